@@ -1,0 +1,337 @@
+/*
+ * ev.c - see ev.h.
+ *
+ * HOW IT WORKS.  Descriptors live in an array indexed by fd (grown on
+ * demand) holding the callback, its argument and the events asked for;
+ * epoll carries the fd number as its data.  Timers form a binary min-heap
+ * of pointers to caller-owned struct ev_timer, each remembering its slot,
+ * so cancel and re-arm are O(log n) with no search.  One turn: wait for
+ * min(next timer, requested timeout), call every ready fd callback, then
+ * every expired timer, then the before-sleep hook.  A callback may delete
+ * any fd, including ones still in this turn's ready list: the fd slot is
+ * checked again before each call.
+ */
+#include "ev.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EV_MAXEVENTS	256
+
+struct ev_fd {
+	ev_fd_cb	*ef_cb;
+	void		*ef_arg;
+	int		 ef_events;	/* 0: slot unused */
+};
+
+struct ev_loop {
+	int		  el_epfd;
+	int		  el_stop;
+	struct ev_fd	 *el_fds;
+	size_t		  el_nfds;
+	struct ev_timer	**el_heap;
+	size_t		  el_nheap;
+	size_t		  el_capheap;
+	ev_hook_cb	 *el_hook;
+	void		 *el_hookarg;
+};
+
+static uint64_t (*ev_clock)(void);
+
+static uint64_t
+ev_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+uint64_t
+ev_now_ms(void)
+{
+	return ev_clock != NULL ? ev_clock() : ev_monotonic();
+}
+
+void
+ev_set_clock(uint64_t (*clock)(void))
+{
+	ev_clock = clock;
+}
+
+struct ev_loop *
+ev_loop_new(void)
+{
+	struct ev_loop *el;
+
+	if ((el = calloc(1, sizeof(*el))) == NULL)
+		return NULL;
+	if ((el->el_epfd = epoll_create1(EPOLL_CLOEXEC)) == -1) {
+		free(el);
+		return NULL;
+	}
+	return el;
+}
+
+void
+ev_loop_free(struct ev_loop *el)
+{
+	if (el == NULL)
+		return;
+	close(el->el_epfd);
+	free(el->el_fds);
+	free(el->el_heap);
+	free(el);
+}
+
+static uint32_t
+ev_epoll_events(int events)
+{
+	return ((events & EV_READ) ? EPOLLIN : 0) |
+	    ((events & EV_WRITE) ? EPOLLOUT : 0);
+}
+
+static int
+ev_fds_grow(struct ev_loop *el, int fd)
+{
+	size_t n = el->el_nfds ? el->el_nfds : 64;
+	struct ev_fd *fds;
+
+	while (n <= (size_t)fd)
+		n *= 2;
+	if ((fds = realloc(el->el_fds, n * sizeof(*fds))) == NULL)
+		return -1;
+	memset(fds + el->el_nfds, 0, (n - el->el_nfds) * sizeof(*fds));
+	el->el_fds = fds;
+	el->el_nfds = n;
+	return 0;
+}
+
+int
+ev_fd_add(struct ev_loop *el, int fd, int events, ev_fd_cb *cb, void *arg)
+{
+	struct epoll_event ee = { 0 };
+	int op;
+
+	if (fd < 0 || events == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((size_t)fd >= el->el_nfds && ev_fds_grow(el, fd) == -1)
+		return -1;
+	op = el->el_fds[fd].ef_events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+	ee.events = ev_epoll_events(events);
+	ee.data.fd = fd;
+	if (epoll_ctl(el->el_epfd, op, fd, &ee) == -1)
+		return -1;
+	el->el_fds[fd].ef_cb = cb;
+	el->el_fds[fd].ef_arg = arg;
+	el->el_fds[fd].ef_events = events;
+	return 0;
+}
+
+int
+ev_fd_set(struct ev_loop *el, int fd, int events)
+{
+	struct epoll_event ee = { 0 };
+
+	if (fd < 0 || (size_t)fd >= el->el_nfds ||
+	    el->el_fds[fd].ef_events == 0 || events == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (el->el_fds[fd].ef_events == events)
+		return 0;
+	ee.events = ev_epoll_events(events);
+	ee.data.fd = fd;
+	if (epoll_ctl(el->el_epfd, EPOLL_CTL_MOD, fd, &ee) == -1)
+		return -1;
+	el->el_fds[fd].ef_events = events;
+	return 0;
+}
+
+void
+ev_fd_del(struct ev_loop *el, int fd)
+{
+	if (fd < 0 || (size_t)fd >= el->el_nfds ||
+	    el->el_fds[fd].ef_events == 0)
+		return;
+	(void)epoll_ctl(el->el_epfd, EPOLL_CTL_DEL, fd, NULL);
+	memset(&el->el_fds[fd], 0, sizeof(el->el_fds[fd]));
+}
+
+/* ---- timer heap (slots are 0-based; et_idx stores slot + 1) ---- */
+
+static void
+ev_heap_put(struct ev_loop *el, size_t i, struct ev_timer *t)
+{
+	el->el_heap[i] = t;
+	t->et_idx = i + 1;
+}
+
+static void
+ev_heap_up(struct ev_loop *el, size_t i)
+{
+	struct ev_timer *t = el->el_heap[i];
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (el->el_heap[p]->et_when <= t->et_when)
+			break;
+		ev_heap_put(el, i, el->el_heap[p]);
+		i = p;
+	}
+	ev_heap_put(el, i, t);
+}
+
+static void
+ev_heap_down(struct ev_loop *el, size_t i)
+{
+	struct ev_timer *t = el->el_heap[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= el->el_nheap)
+			break;
+		if (c + 1 < el->el_nheap &&
+		    el->el_heap[c + 1]->et_when < el->el_heap[c]->et_when)
+			c++;
+		if (t->et_when <= el->el_heap[c]->et_when)
+			break;
+		ev_heap_put(el, i, el->el_heap[c]);
+		i = c;
+	}
+	ev_heap_put(el, i, t);
+}
+
+void
+ev_timer_cancel(struct ev_loop *el, struct ev_timer *t)
+{
+	size_t i;
+	struct ev_timer *last;
+
+	if (t == NULL || t->et_idx == 0)
+		return;
+	i = t->et_idx - 1;
+	t->et_idx = 0;
+	last = el->el_heap[--el->el_nheap];
+	if (i == el->el_nheap)
+		return;
+	ev_heap_put(el, i, last);
+	ev_heap_up(el, i);
+	ev_heap_down(el, last->et_idx - 1);
+}
+
+int
+ev_timer_set(struct ev_loop *el, struct ev_timer *t, uint64_t delay_ms,
+    ev_timer_cb *cb, void *arg)
+{
+	ev_timer_cancel(el, t);
+	if (el->el_nheap == el->el_capheap) {
+		size_t n = el->el_capheap ? el->el_capheap * 2 : 64;
+		struct ev_timer **h;
+
+		if ((h = realloc(el->el_heap, n * sizeof(*h))) == NULL)
+			return -1;
+		el->el_heap = h;
+		el->el_capheap = n;
+	}
+	t->et_when = ev_now_ms() + delay_ms;
+	t->et_cb = cb;
+	t->et_arg = arg;
+	ev_heap_put(el, el->el_nheap++, t);
+	ev_heap_up(el, el->el_nheap - 1);
+	return 0;
+}
+
+int
+ev_timer_armed(const struct ev_timer *t)
+{
+	return t->et_idx != 0;
+}
+
+void
+ev_set_beforesleep(struct ev_loop *el, ev_hook_cb *cb, void *arg)
+{
+	el->el_hook = cb;
+	el->el_hookarg = arg;
+}
+
+void
+ev_stop(struct ev_loop *el)
+{
+	el->el_stop = 1;
+}
+
+static void
+ev_run_timers(struct ev_loop *el)
+{
+	uint64_t now = ev_now_ms();
+
+	while (el->el_nheap > 0 && el->el_heap[0]->et_when <= now) {
+		struct ev_timer *t = el->el_heap[0];
+
+		ev_timer_cancel(el, t);
+		t->et_cb(el, t->et_arg);
+	}
+}
+
+static int
+ev_wait_ms(struct ev_loop *el, int timeout_ms)
+{
+	uint64_t now, when;
+	int t;
+
+	if (el->el_nheap == 0)
+		return timeout_ms;
+	now = ev_now_ms();
+	when = el->el_heap[0]->et_when;
+	t = when <= now ? 0 : (when - now > 60000 ? 60000 : (int)(when - now));
+	return (timeout_ms >= 0 && timeout_ms < t) ? timeout_ms : t;
+}
+
+int
+ev_run_once(struct ev_loop *el, int timeout_ms)
+{
+	struct epoll_event evs[EV_MAXEVENTS];
+	int i, n;
+
+	n = epoll_wait(el->el_epfd, evs, EV_MAXEVENTS, ev_wait_ms(el, timeout_ms));
+	if (n == -1 && errno != EINTR)
+		return -1;
+	for (i = 0; i < n; i++) {
+		int fd = evs[i].data.fd, ready = 0;
+		struct ev_fd *ef;
+
+		if ((size_t)fd >= el->el_nfds || el->el_fds[fd].ef_events == 0)
+			continue;
+		ef = &el->el_fds[fd];
+		if (evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+			ready |= EV_READ;
+		if (evs[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+			ready |= EV_WRITE;
+		ready &= ef->ef_events;
+		if (ready)
+			ef->ef_cb(el, fd, ready, ef->ef_arg);
+	}
+	ev_run_timers(el);
+	if (el->el_hook != NULL)
+		el->el_hook(el, el->el_hookarg);
+	return 0;
+}
+
+int
+ev_run(struct ev_loop *el)
+{
+	el->el_stop = 0;
+	while (!el->el_stop)
+		if (ev_run_once(el, -1) == -1)
+			return -1;
+	return 0;
+}

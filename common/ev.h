@@ -1,0 +1,78 @@
+/*
+ * ev.h - the single-threaded event loop (epoll), in the style of Redis ae.
+ *
+ * File descriptors get a callback for readiness; timers are structures the
+ * caller embeds in its own objects (no allocation, cancel in O(log n)); a
+ * before-sleep hook runs once per turn, after all ready callbacks and
+ * expired timers, before the loop waits again.  That hook is where work
+ * batched during a turn is finished (one commit, then all replies).
+ *
+ * Time comes from ev_now_ms(), a monotonic millisecond clock that tests
+ * can replace through ev_set_clock().
+ */
+#ifndef NLMD_COMMON_EV_H
+#define NLMD_COMMON_EV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define EV_READ		0x1
+#define EV_WRITE	0x2
+
+struct ev_loop;
+
+/* Called with the events that are ready (EV_READ, EV_WRITE). */
+typedef void	ev_fd_cb(struct ev_loop *, int fd, int events, void *arg);
+typedef void	ev_timer_cb(struct ev_loop *, void *arg);
+typedef void	ev_hook_cb(struct ev_loop *, void *arg);
+
+/* A timer embedded in the caller's object.  Zero-initialise before use. */
+struct ev_timer {
+	uint64_t	 et_when;	/* expiry, ev_now_ms() scale */
+	size_t		 et_idx;	/* heap slot + 1; 0 when not armed */
+	ev_timer_cb	*et_cb;
+	void		*et_arg;
+};
+
+/* Create a loop.  Returns NULL (errno set) on failure. */
+struct ev_loop	*ev_loop_new(void);
+/* Free a loop; safe on NULL.  Does not close registered descriptors. */
+void		 ev_loop_free(struct ev_loop *);
+
+/*
+ * Watch `fd' for `events'.  Replaces an earlier registration of the same
+ * fd.  Returns 0, or -1 if epoll refused (errno set, logged by caller).
+ */
+int	ev_fd_add(struct ev_loop *, int fd, int events, ev_fd_cb *, void *arg);
+/* Change the events watched for a registered fd.  0 or -1 as above. */
+int	ev_fd_set(struct ev_loop *, int fd, int events);
+/* Stop watching fd (call before close()).  Safe if fd is not watched. */
+void	ev_fd_del(struct ev_loop *, int fd);
+
+/*
+ * Arm `t' to call cb(loop, arg) once, `delay_ms' from now.  Re-arming an
+ * armed timer moves it.  Returns 0, or -1 on allocation failure.
+ */
+int	ev_timer_set(struct ev_loop *, struct ev_timer *t, uint64_t delay_ms,
+	    ev_timer_cb *cb, void *arg);
+/* Disarm; safe on a timer that is not armed. */
+void	ev_timer_cancel(struct ev_loop *, struct ev_timer *t);
+/* Non-zero while armed. */
+int	ev_timer_armed(const struct ev_timer *t);
+
+/* Run `cb' before every wait (one hook per loop; NULL removes it). */
+void	ev_set_beforesleep(struct ev_loop *, ev_hook_cb *cb, void *arg);
+
+/* Run until ev_stop().  Returns 0, or -1 if epoll_wait failed. */
+int	ev_run(struct ev_loop *);
+/* Make ev_run() return after the current turn. */
+void	ev_stop(struct ev_loop *);
+/* Run one turn, waiting at most timeout_ms (-1: until something happens). */
+int	ev_run_once(struct ev_loop *, int timeout_ms);
+
+/* Monotonic milliseconds. */
+uint64_t	ev_now_ms(void);
+/* Replace the clock (tests); NULL restores CLOCK_MONOTONIC. */
+void		ev_set_clock(uint64_t (*clock)(void));
+
+#endif

@@ -1,0 +1,111 @@
+/*
+ * log.c - see log.h.
+ */
+#include "log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+static const char *log_ident = "nlmd";
+static int log_foreground = 1;
+static int log_verbose;
+
+void
+log_init(const char *ident, int foreground, int verbose)
+{
+	log_ident = ident;
+	log_foreground = foreground;
+	log_verbose = verbose;
+	if (!foreground)
+		openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+void
+log_setverbose(int verbose)
+{
+	log_verbose = verbose;
+}
+
+int
+log_getverbose(void)
+{
+	return log_verbose;
+}
+
+static void
+vlog(int pri, const char *fmt, va_list ap, const char *err)
+{
+	char msg[1024];
+	struct timespec ts;
+	struct tm tm;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (!log_foreground) {
+		if (err != NULL)
+			syslog(pri, "%s: %s", msg, err);
+		else
+			syslog(pri, "%s", msg);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	fprintf(stderr, "%02d:%02d:%02d.%03ld %s: %s%s%s\n", tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, log_ident, msg,
+	    err != NULL ? ": " : "", err != NULL ? err : "");
+}
+
+#define LOG_BODY(pri, err)			\
+	do {					\
+		va_list ap;			\
+		va_start(ap, fmt);		\
+		vlog((pri), fmt, ap, (err));	\
+		va_end(ap);			\
+	} while (0)
+
+void
+log_warn(const char *fmt, ...)
+{
+	const char *err = strerror(errno);
+
+	LOG_BODY(LOG_WARNING, err);
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	LOG_BODY(LOG_WARNING, NULL);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	LOG_BODY(LOG_INFO, NULL);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	if (log_verbose <= 0)
+		return;
+	LOG_BODY(LOG_DEBUG, NULL);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	const char *err = strerror(errno);
+
+	LOG_BODY(LOG_CRIT, err);
+	exit(1);
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	LOG_BODY(LOG_CRIT, NULL);
+	exit(1);
+}

@@ -1,0 +1,85 @@
+/*
+ * statedir.c - see statedir.h.
+ */
+#include "statedir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* mkdir -p, each component 0700 when created. */
+static int
+statedir_mkdirs(const char *path, char *err, size_t errlen)
+{
+	char buf[4096];
+	size_t i, n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf)) {
+		snprintf(err, errlen, "state directory name is empty or too long");
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0700) == -1 && errno != EEXIST) {
+			snprintf(err, errlen, "cannot create %s: %s", buf,
+			    strerror(errno));
+			return -1;
+		}
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+int
+statedir_lock(const char *path, char *err, size_t errlen)
+{
+	char lockpath[4200], pidbuf[32];
+	ssize_t n;
+	int fd;
+
+	if (statedir_mkdirs(path, err, errlen) == -1)
+		return -1;
+	snprintf(lockpath, sizeof(lockpath), "%s/nlmd.lock", path);
+	if ((fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
+		snprintf(err, errlen, "cannot open %s: %s", lockpath,
+		    strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		int e = errno;
+
+		n = pread(fd, pidbuf, sizeof(pidbuf) - 1, 0);
+		pidbuf[n > 0 ? n : 0] = '\0';
+		pidbuf[strcspn(pidbuf, "\n")] = '\0';
+		if (e == EWOULDBLOCK)
+			snprintf(err, errlen, "state directory %s is in use by "
+			    "another nlmd (pid %s); refusing to start", path,
+			    pidbuf[0] ? pidbuf : "unknown");
+		else
+			snprintf(err, errlen, "cannot lock %s: %s", lockpath,
+			    strerror(e));
+		close(fd);
+		return -1;
+	}
+	statedir_write_pid(fd);
+	return fd;
+}
+
+void
+statedir_write_pid(int fd)
+{
+	char buf[32];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0)
+		(void)!pwrite(fd, buf, (size_t)n, 0);
+}

@@ -1,0 +1,25 @@
+/*
+ * rpcb.h - registering our programs with the local rpcbind.
+ *
+ * These calls talk to rpcbind on this host (its AF_LOCAL socket, falling
+ * back to loopback) with libtirpc's blocking client: they are made only at
+ * start and at exit, never from a request path.
+ */
+#ifndef NLMD_RPC_RPCB_H
+#define NLMD_RPC_RPCB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Register prog/vers at `port' for udp and tcp (`v4') and udp6 and tcp6
+ * (`v6').  Any earlier registration of prog/vers is removed first.
+ * Returns 0, or -1 with a reason in err[errlen].
+ */
+int	rpc_rpcb_set(uint32_t prog, uint32_t vers, unsigned port, int v4,
+	    int v6, char *err, size_t errlen);
+
+/* Remove every registration of prog/vers.  Quietly ignores failure. */
+void	rpc_rpcb_unset(uint32_t prog, uint32_t vers);
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * srv.h - nlmd's ONC RPC server transport.
+ *
+ * Our own listeners on the event loop instead of libtirpc's svc_* loop, so
+ * that nothing a client does can block the daemon: TCP records are
+ * assembled without blocking and capped in size, replies are queued per
+ * connection and written when the socket can take them, and a connection
+ * that stops reading is closed rather than waited for.  UDP replies leave
+ * from the address the request arrived at (IP_PKTINFO).
+ *
+ * Calls are handed to the rpcgen-generated dispatchers (nlm_prog_4(),
+ * sm_prog_1() ...) through a per-call SVCXPRT whose operations decode from
+ * our buffer and encode into our reply queue, so generated code and the
+ * svcerr_*() helpers of libtirpc work unchanged.
+ *
+ * Replies made during one turn of the event loop are sent by
+ * rpc_srv_flush(), which the daemon calls from the loop's before-sleep
+ * hook, after anything that must happen before a reply (a commit).
+ */
+#ifndef NLMD_RPC_SRV_H
+#define NLMD_RPC_SRV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <rpc/rpc.h>
+
+struct ev_loop;
+struct rpc_srv;
+
+enum rpc_xport { RPC_UDP, RPC_TCP };
+
+/* What a handler can learn about the call it is serving. */
+struct rpc_call {
+	enum rpc_xport		 rc_xport;
+	struct sockaddr_storage	 rc_peer;	/* source of the request */
+	socklen_t		 rc_peerlen;
+	struct sockaddr_storage	 rc_local;	/* address it was sent to */
+	socklen_t		 rc_locallen;
+	uint32_t		 rc_xid;
+	uint32_t		 rc_prog;
+	uint32_t		 rc_vers;
+	uint32_t		 rc_proc;
+	uint32_t		 rc_flavor;	/* credential flavour */
+	struct rpc_srv		*rc_srv;
+	void			*rc_priv;	/* transport-private */
+};
+
+/* Dispatcher signature, as rpcgen generates it. */
+typedef void	rpc_dispatch_fn(struct svc_req *, SVCXPRT *);
+
+struct rpc_srv_limits {
+	size_t		max_record;	/* largest TCP record accepted */
+	unsigned	max_conns;	/* TCP connections at once */
+	unsigned	idle_sec;	/* close idle TCP connections */
+	size_t		max_outq;	/* queued reply bytes per connection */
+};
+
+struct rpc_srv_stats {
+	uint64_t	calls;		/* dispatched calls */
+	uint64_t	garbage;	/* undecodable messages dropped */
+	uint64_t	oversize;	/* TCP records over the limit */
+	uint64_t	noprog;		/* PROG_UNAVAIL / PROG_MISMATCH */
+	uint64_t	badauth;	/* credential flavour refused */
+	uint64_t	conns_open;	/* TCP connections now */
+	uint64_t	conns_total;	/* TCP connections accepted */
+	uint64_t	conns_refused;	/* over max_conns */
+	uint64_t	conns_slow;	/* closed: reply queue full */
+	uint64_t	conns_idle;	/* closed: idle timeout */
+	uint64_t	udp_send_fail;	/* UDP replies the kernel refused */
+};
+
+/* Create a server on `loop'.  NULL on allocation failure. */
+struct rpc_srv	*rpc_srv_new(struct ev_loop *loop,
+		    const struct rpc_srv_limits *limits);
+/* Close every socket and free; safe on NULL. */
+void		 rpc_srv_free(struct rpc_srv *);
+
+/*
+ * Serve program `prog' version `vers' with `fn'.  Returns 0, -1 when the
+ * table is full (a programming error).
+ */
+int	rpc_srv_add_program(struct rpc_srv *, uint32_t prog, uint32_t vers,
+	    rpc_dispatch_fn *fn);
+
+/*
+ * Listen on `port' (0: let the kernel pick one TCP port and use the same
+ * for UDP) over UDP and TCP, IPv4 and IPv6 (IPv6 sockets are v6-only).
+ * `addr' NULL or "" binds the wildcard addresses; otherwise one numeric
+ * address.  Stores the port bound in *bound.  Returns 0, or -1 with a
+ * reason in err[errlen] (sockets opened so far stay open and are closed by
+ * rpc_srv_free()).
+ */
+int	rpc_srv_listen(struct rpc_srv *, const char *addr, unsigned port,
+	    unsigned *bound, char *err, size_t errlen);
+
+/* Which address families rpc_srv_listen() got (for rpcbind). */
+int	rpc_srv_has_family(const struct rpc_srv *, int family);
+
+/*
+ * Hook run by rpc_srv_flush() before the queued replies are written; it
+ * returns 0 to send them, -1 to drop them (the commit failed: clients will
+ * retransmit).
+ */
+void	rpc_srv_set_preflush(struct rpc_srv *, int (*fn)(void *), void *arg);
+
+/* Send every reply queued during this turn (call from before-sleep). */
+void	rpc_srv_flush(struct rpc_srv *);
+
+/* The call being served by a handler (valid only during dispatch). */
+struct rpc_call	*rpc_srv_call(struct svc_req *);
+
+const struct rpc_srv_stats *rpc_srv_stats(const struct rpc_srv *);
+
+/*
+ * Format a socket address as "a.b.c.d:port" / "[v6]:port" (port omitted
+ * when `with_port' is 0).  IPv4-mapped IPv6 addresses print as IPv4.
+ */
+const char	*rpc_addr_str(const struct sockaddr *sa, int with_port,
+		    char *buf, size_t len);
+
+/*
+ * Normalise an IPv4-mapped IPv6 address to AF_INET in place; other
+ * addresses are left alone.  Updates *len.
+ */
+void	rpc_addr_unmap(struct sockaddr_storage *ss, socklen_t *len);
+
+#endif

@@ -1,0 +1,13 @@
+/*
+ * runner.h - contract between tests/runner.c and each test directory.
+ */
+#ifndef NLMD_TESTS_RUNNER_H
+#define NLMD_TESTS_RUNNER_H
+
+/*
+ * Add this binary's suites to the CUnit registry.  Defined once per test
+ * directory (tests/<module>/suites.c).  Returns 0 on success.
+ */
+int	tests_register(void);
+
+#endif

@@ -1,0 +1,39 @@
+#!/bin/sh
+# deps.sh - install every Debian package that building, testing and running
+# nlmd needs, and nothing else.  Idempotent: does nothing when all is there.
+set -eu
+
+PKGS="gcc make libc6-dev pkg-config rpcsvc-proto libtirpc-dev libtirpc-common
+libinih-dev libdb5.3-dev libcunit1-dev libnfs-dev rpcbind nfs-common
+tshark iproute2 util-linux procps psmisc
+qemu-system-x86 busybox-static nfs-ganesha nfs-ganesha-vfs cpio xz-utils kmod"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+	    grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "deps: missing Debian packages:$missing"
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: not root; run 'sudo make deps' (or install the packages above)" >&2
+	exit 1
+fi
+# Installing rpcbind/nfs-common/ganesha must not start services on the host:
+# the tests run their own daemons in private namespaces.
+policy=/usr/sbin/policy-rc.d
+added_policy=""
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' > "$policy"
+	chmod 755 "$policy"
+	added_policy=1
+fi
+export DEBIAN_FRONTEND=noninteractive
+rc=0
+apt-get update -q || rc=$?
+[ $rc = 0 ] && { apt-get install -y -q --no-install-recommends $missing || rc=$?; }
+[ -n "$added_policy" ] && rm -f "$policy"
+exit $rc
