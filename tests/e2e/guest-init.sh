@@ -1,0 +1,100 @@
+#!/bin/sh
+# guest-init.sh - /init of the e2e guest (busybox sh, PID 1).
+#
+# Brings up the network, rpcbind and rpc.statd, mounts the export twice
+# (/mnt/a, and /mnt/b with nosharecache so the client keeps separate inodes
+# and lock tables), runs the boot mode named on the kernel command line and
+# powers off.  Everything it says goes to the serial console, which run.sh
+# reads:
+#   E2E: <progress>           informational
+#   E2E: STEP <name> ok|FAIL  a set-up step (run.sh turns FAILs into checks)
+#   LT: ...                   locktest's lines (see locktest.c)
+#   E2E: MODE <mode> rc=<n>   the boot mode finished
+#   E2E: END                  the last line before poweroff
+#
+# Kernel command line: e2e.mode=<mode> e2e.srv=<server ip>
+#   e2e.ip=<guest ip/prefix> e2e.export=<path> [e2e.scen=a,b,c]
+#
+# Adding a boot mode: write mode_<name>() below (it runs after the mounts)
+# and list <name> in E2E_MODES for run.sh; see tests/e2e/README.md.
+
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+exec </dev/console >/dev/console 2>&1
+mount -t tmpfs -o mode=755 tmpfs /run
+mkdir -p /run/rpcbind /tmp /dev/pts
+
+log() { echo "E2E: $*"; }
+step() { log "STEP $1 $2${3:+ $3}"; }
+end() {
+	log "END"
+	sync
+	poweroff -f
+	sleep 10
+}
+die() { step "$1" FAIL "$2"; end; }
+
+MODE=locks SRV='' IP='' EXPORT='' SCEN=all
+# shellcheck disable=SC2013 # the command line is one line of words
+for w in $(cat /proc/cmdline); do
+	case $w in
+	e2e.mode=*) MODE=${w#*=} ;;
+	e2e.srv=*) SRV=${w#*=} ;;
+	e2e.ip=*) IP=${w#*=} ;;
+	e2e.export=*) EXPORT=${w#*=} ;;
+	e2e.scen=*) SCEN=$(echo "${w#*=}" | tr , ' ') ;;
+	esac
+done
+log "boot mode=$MODE uptime=$(cut -d' ' -f1 /proc/uptime)"
+
+hostname nlmguest
+
+# Modules in dependency order, resolved on the host ("name args..." lines).
+while read -r m args; do
+	[ -n "$m" ] || continue
+	# shellcheck disable=SC2086 # args are module parameters, split on purpose
+	insmod "/lib/modules/e2e/$m.ko" $args || die modules "insmod $m"
+done </etc/e2e/modules
+step modules ok
+
+ip link set lo up
+ip link set eth0 up || die network "no eth0"
+ip addr add "$IP" dev eth0 || die network "ip addr add $IP"
+step network ok "$IP"
+
+rpcbind -w || die rpcbind "rpcbind did not start"
+rpc.statd -L || die statd "rpc.statd did not start"
+step daemons ok
+
+OPTS=vers=3,proto=tcp,hard,timeo=50,retrans=3
+mkdir -p /mnt/a /mnt/b
+mount.nfs "$SRV:$EXPORT" /mnt/a -o "$OPTS" || die mount "/mnt/a"
+mount.nfs "$SRV:$EXPORT" /mnt/b -o "$OPTS,nosharecache" || die mount "/mnt/b"
+step mount ok "$(grep -c ' nfs ' /proc/mounts) nfs mounts"
+log "ready uptime=$(cut -d' ' -f1 /proc/uptime)"
+
+# ---- boot modes ---------------------------------------------------------
+
+# The lock scenarios of locktest.c.
+mode_locks() {
+	# shellcheck disable=SC2086 # one word per scenario
+	locktest -a /mnt/a -b /mnt/b $SCEN
+}
+
+# Boot modes added later (client reboot with sm-notify, server restart and
+# reclaim) follow the same shape: do the guest's half here, print
+# "E2E: WAIT <marker>" when run.sh must act on the host, and leave results
+# as LT: PASS/FAIL lines.
+
+if type "mode_$MODE" >/dev/null 2>&1; then
+	"mode_$MODE"
+	log "MODE $MODE rc=$?"
+else
+	step mode FAIL "unknown boot mode $MODE"
+fi
+log "done uptime=$(cut -d' ' -f1 /proc/uptime)"
+end

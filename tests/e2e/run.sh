@@ -1,0 +1,747 @@
+#!/bin/bash
+# run.sh - the Linux-client end-to-end test: a Debian kernel booted under
+# qemu (TCG) mounts NFSv3 from NFS-Ganesha and takes fcntl locks, which
+# travel as NLMv4 to the lock server under test.  See tests/e2e/README.md.
+#
+# HOW IT WORKS
+#   host (outer part)       builds the artefacts into $E2E_WORK (kernel
+#                           fetched once with apt-get download and cached,
+#                           locktest, fake-nlm, initramfs), creates a private
+#                           network namespace and runs the inner part in it
+#                           under a timeout; tears it all down on any exit.
+#   namespace (inner part)  run.sh __inside, in a private mount namespace
+#                           with tmpfs over /run and /var/lib/nfs: tap device
+#                           10.77.0.1/24, tshark, rpcbind, the lock server,
+#                           Ganesha; then one qemu boot per boot mode
+#                           (E2E_MODES), then the capture analysis.
+#   guest                   guest-init.sh as /init: 10.77.0.2, rpcbind,
+#                           rpc.statd, two mounts, locktest, poweroff.
+# Every check is one line "PASS|FAIL <name>: <detail>" in $E2E_WORK/checks;
+# the last line printed is "e2e: N passed, M failed".
+#
+# Exit status: 0 all passed, 1 a check failed, 77 skipped (cannot run here:
+# not root, no qemu, no network namespace...).
+#
+# Environment (all optional):
+#   E2E_SERVER     nlmd (default) | ganesha-nlm | fake
+#   NLMD           nlmd binary (default build/debug/nlmd)
+#   NLMD_ARGS      extra nlmd arguments (e.g. to switch callbacks off)
+#   E2E_NLMD_DEBUG 1 (default): run nlmd with -d
+#   E2E_MODES      boot modes, in order (default "locks")
+#   E2E_SCENARIOS  locktest scenarios for the locks boot (default "all")
+#   E2E_WORK       work directory (default build/e2e); kept after the run
+#   E2E_CACHE      kernel cache (default $E2E_WORK/cache)
+#   E2E_KMETA      kernel meta package (default linux-image-amd64)
+#   E2E_TIMEOUT    limit for the namespace part in seconds (default 170)
+#   E2E_BOOT_TIMEOUT  limit for one guest boot (default 150)
+#   E2E_SMP, E2E_MEM  guest CPUs (1) and MiB (512)
+set -u
+umask 022
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+SELF="$HERE/run.sh"
+
+: "${E2E_SERVER:=nlmd}"
+: "${NLMD:=$REPO/build/debug/nlmd}"
+: "${NLMD_ARGS:=}"
+: "${E2E_NLMD_DEBUG:=1}"
+: "${E2E_MODES:=locks}"
+: "${E2E_SCENARIOS:=all}"
+: "${E2E_WORK:=$REPO/build/e2e}"
+: "${E2E_CACHE:=$E2E_WORK/cache}"
+: "${E2E_KMETA:=linux-image-amd64}"
+: "${E2E_TIMEOUT:=170}"
+: "${E2E_BOOT_TIMEOUT:=150}"
+: "${E2E_SMP:=1}"
+: "${E2E_MEM:=512}"
+: "${E2E_T0:=$(date +%s%N)}"
+export E2E_SERVER NLMD NLMD_ARGS E2E_NLMD_DEBUG E2E_MODES E2E_SCENARIOS \
+    E2E_WORK E2E_CACHE E2E_KMETA E2E_TIMEOUT E2E_BOOT_TIMEOUT E2E_SMP \
+    E2E_MEM E2E_T0
+
+# The private network: the host end of the tap, the guest, the ports.
+SRV_IP=10.77.0.1
+GUEST_IP=10.77.0.2
+TAP=e2etap0
+NLM_PORT=32803
+NSM_PORT=32765
+STATD_OUT_PORT=32766
+MNT_PORT=20048
+GUEST_LOCKD_PORT=4045
+W=$E2E_WORK
+KDIR=$E2E_CACHE/$E2E_KMETA
+EXPORT=$W/export
+CAP=$W/e2e.pcapng
+TSHARK_OPTS=(-n -o tcp.try_heuristic_first:TRUE -o udp.try_heuristic_first:TRUE)
+
+# ---- output -------------------------------------------------------------
+
+elapsed() {
+	local ms=$((($(date +%s%N) - E2E_T0) / 1000000))
+	printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
+}
+
+say() {
+	local line
+	line="[$(elapsed)s] $*"
+	printf '%s\n' "$line"
+	[ -d "$W" ] && printf '%s\n' "$line" >>"$W/e2e.log"
+	return 0
+}
+
+# check PASS|FAIL <name> <detail>: record and print one check.
+check() {
+	printf '%s %s: %s\n' "$1" "$2" "$3" >>"$W/checks"
+	say "$1 $2: $3"
+}
+
+skip() {
+	echo "SKIP: $*"
+	echo "e2e: 0 passed, 0 failed (skipped)"
+	exit 77
+}
+
+fatal() {
+	say "ERROR: $*"
+	echo "e2e: 0 passed, 1 failed"
+	exit 1
+}
+
+# ---- preflight (host) ---------------------------------------------------
+
+preflight() {
+	local missing="" c pkg
+	[ "$(id -u)" = 0 ] ||
+	    skip "needs root (network namespace, tap device, mounts)"
+	for c in qemu-system-x86_64:qemu-system-x86 tshark:tshark \
+	    ganesha.nfsd:nfs-ganesha rpcbind:rpcbind rpcinfo:rpcbind \
+	    rpc.statd:nfs-common mount.nfs:nfs-common sm-notify:nfs-common \
+	    cpio:cpio xz:xz-utils ip:iproute2 gcc:gcc unshare:util-linux \
+	    timeout:coreutils modinfo:kmod readelf:binutils \
+	    dpkg-deb:dpkg apt-get:apt pkg-config:pkg-config; do
+		command -v "${c%%:*}" >/dev/null 2>&1 || missing="$missing ${c#*:}"
+	done
+	[ -e /usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so ] ||
+	    missing="$missing nfs-ganesha-vfs"
+	if ! command -v busybox >/dev/null 2>&1 ||
+	    ldd "$(command -v busybox)" >/dev/null 2>&1; then
+		missing="$missing busybox-static"
+	fi
+	[ -e /usr/lib/x86_64-linux-gnu/libc.a ] || missing="$missing libc6-dev"
+	pkg-config --exists libtirpc 2>/dev/null || missing="$missing libtirpc-dev"
+	if [ -n "$missing" ]; then
+		pkg=$(echo "$missing" | tr ' ' '\n' | sort -u | tr '\n' ' ')
+		skip "missing packages:${pkg% } (run 'make deps' as root)"
+	fi
+	[ -c /dev/net/tun ] || skip "no /dev/net/tun (tap devices unavailable)"
+	case $E2E_SERVER in
+	nlmd)
+		[ -x "$NLMD" ] || fatal "nlmd not found at $NLMD (run 'make' first, or set NLMD=)"
+		;;
+	ganesha-nlm | fake) ;;
+	*) fatal "E2E_SERVER must be nlmd, ganesha-nlm or fake, not '$E2E_SERVER'" ;;
+	esac
+}
+
+# ---- build (host) -------------------------------------------------------
+
+# Module closure resolver state (fetch_kernel).
+declare -A KO_PATH=()
+MOD_ORDER=()
+MOD_SEEN=" "
+
+mod_resolve() {
+	local m=$1 d
+	case $MOD_SEEN in *" $m "*) return 0 ;; esac
+	MOD_SEEN="$MOD_SEEN$m "
+	if [ -z "${KO_PATH[$m]:-}" ]; then
+		# Built into the kernel: nothing to load.
+		grep -q "/${m//_/[_-]}.ko\$" "$KBUILTIN" && return 0
+		say "kernel: module $m not found"
+		return 1
+	fi
+	for d in $(modinfo -F depends "${KO_PATH[$m]}" | tr , ' '); do
+		mod_resolve "$d" || return 1
+	done
+	MOD_ORDER+=("$m")
+}
+
+# Fetch the kernel once: vmlinux (or bzImage) and the modules the guest
+# needs, in load order, under $E2E_CACHE/<meta>/.
+fetch_kernel() {
+	local kc=$E2E_CACHE/$E2E_KMETA tmp pkg deb vmlinuz off f m
+	KDIR=$kc
+	if [ -s "$kc/kernel" ] && [ -s "$kc/modules/order" ]; then
+		say "kernel: cached $(cat "$kc/version")"
+		return 0
+	fi
+	tmp=$E2E_CACHE/tmp.$$
+	rm -rf "$tmp" "$kc"
+	mkdir -p "$tmp/x" "$kc/modules" || return 1
+	pkg=$(apt-cache depends "$E2E_KMETA" 2>/dev/null |
+	    awk '/Depends: linux-image-/ { print $2; exit }')
+	[ -n "$pkg" ] || { say "kernel: cannot resolve $E2E_KMETA (apt-get update?)"; return 1; }
+	say "kernel: downloading $pkg"
+	(cd "$tmp" && apt-get -q -o APT::Sandbox::User=root download "$pkg") \
+	    >"$tmp/download.log" 2>&1 ||
+	    { cat "$tmp/download.log"; return 1; }
+	deb=$(ls "$tmp"/*.deb)
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/x" \
+	    --wildcards './boot/vmlinuz-*' './lib/modules/*' || return 1
+	vmlinuz=$(ls "$tmp"/x/boot/vmlinuz-*)
+	# PVH boot of the uncompressed ELF saves ~3.5 s of emulated
+	# decompression per boot; find the xz stream inside the bzImage.
+	off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$vmlinuz" | head -1 | cut -d: -f1)
+	if [ -n "$off" ] &&
+	    tail -c +$((off + 1)) "$vmlinuz" | xz -dc --single-stream >"$tmp/vmlinux" 2>/dev/null &&
+	    readelf -n "$tmp/vmlinux" 2>/dev/null | grep -q 'note type: (0x00000012)\|Xen.*0x00000012\|XEN_ELFNOTE_PHYS32_ENTRY'; then
+		mv "$tmp/vmlinux" "$kc/kernel"
+		echo pvh >"$kc/format"
+	else
+		cp "$vmlinuz" "$kc/kernel"
+		echo bzimage >"$kc/format"
+	fi
+	KBUILTIN=$(ls "$tmp"/x/lib/modules/*/modules.builtin)
+	while read -r f; do
+		m=$(basename "$f" .ko)
+		KO_PATH[${m//-/_}]=$f
+	done < <(find "$tmp/x/lib/modules" -name '*.ko')
+	for m in virtio_pci virtio_net nfsv3; do
+		mod_resolve "$m" || return 1
+	done
+	for m in "${MOD_ORDER[@]}"; do
+		cp "${KO_PATH[$m]}" "$kc/modules/$m.ko"
+		case $m in
+		lockd) echo "$m nlm_tcpport=$GUEST_LOCKD_PORT nlm_udpport=$GUEST_LOCKD_PORT" ;;
+		*) echo "$m" ;;
+		esac
+	done >"$kc/modules/order"
+	basename "$deb" .deb >"$kc/version"
+	rm -rf "$tmp"
+	say "kernel: $(cat "$kc/version"), $(cat "$kc/format"), modules: ${MOD_ORDER[*]}"
+}
+
+build_progs() {
+	mkdir -p "$W/bin"
+	gcc -static -O2 -std=c11 -Wall -Wextra -Werror -o "$W/bin/locktest" \
+	    "$HERE/locktest.c" || return 1
+	# shellcheck disable=SC2046 # pkg-config output is a list of flags
+	gcc -O2 -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags libtirpc) \
+	    -o "$W/bin/fake-nlm" "$HERE/fake-nlm.c" \
+	    $(pkg-config --libs libtirpc) || return 1
+}
+
+# Copy a dynamic binary and its ldd closure into the initramfs root $1.
+copy_dyn() {
+	local r=$1 bin=$2 dest=$3 lib
+	cp "$bin" "$r$dest/" || return 1
+	for lib in $(ldd "$bin" | awk '/=> \// { print $3 } /^\t\/lib64\// { print $1 }'); do
+		case $lib in
+		*/ld-linux-x86-64.so.2) cp -L "$lib" "$r/usr/lib64/" ;;
+		*) cp -L "$lib" "$r/usr/lib/x86_64-linux-gnu/" ;;
+		esac
+	done
+}
+
+build_initramfs() {
+	local r=$W/initramfs a uid_statd uid_rpc
+	rm -rf "$r"
+	mkdir -p "$r"/usr/bin "$r"/usr/sbin "$r"/usr/lib/x86_64-linux-gnu \
+	    "$r"/usr/lib64 "$r"/usr/lib/modules/e2e "$r"/etc/e2e "$r"/proc \
+	    "$r"/sys "$r"/dev "$r"/run "$r"/tmp "$r"/mnt/a "$r"/mnt/b \
+	    "$r"/var/lib/nfs/sm "$r"/var/lib/nfs/sm.bak "$r"/root
+	ln -s usr/bin "$r/bin"
+	ln -s usr/sbin "$r/sbin"
+	ln -s usr/lib "$r/lib"
+	ln -s usr/lib64 "$r/lib64"
+	ln -s ../run "$r/var/run"	# not "run": that loops (pitfall 7)
+	mknod -m 600 "$r/dev/console" c 5 1
+	mknod -m 666 "$r/dev/null" c 1 3
+	cp "$(command -v busybox)" "$r/usr/bin/busybox"
+	for a in $("$r/usr/bin/busybox" --list); do
+		[ -e "$r/usr/bin/$a" ] || ln -s busybox "$r/usr/bin/$a"
+	done
+	for a in /usr/sbin/rpcbind /usr/sbin/rpc.statd /usr/sbin/sm-notify \
+	    /usr/sbin/mount.nfs; do
+		copy_dyn "$r" "$a" /usr/sbin || return 1
+	done
+	copy_dyn "$r" /usr/bin/rpcinfo /usr/bin || return 1
+	cp "$W/bin/locktest" "$r/usr/bin/"
+	cp "$KDIR"/modules/*.ko "$r/usr/lib/modules/e2e/"
+	cp "$KDIR/modules/order" "$r/etc/e2e/modules"
+	cp "$HERE/guest-init.sh" "$r/init"
+	chmod 755 "$r/init"
+	for a in netconfig rpc services protocols bindresvport.blacklist; do
+		[ -e "/etc/$a" ] && cp "/etc/$a" "$r/etc/"
+	done
+	uid_statd=$(id -u statd 2>/dev/null || echo 0)
+	uid_rpc=$(id -u _rpc 2>/dev/null || echo 0)
+	cat >"$r/etc/passwd" <<-EOF
+	root:x:0:0:root:/root:/bin/sh
+	_rpc:x:$uid_rpc:65534::/run/rpcbind:/usr/sbin/nologin
+	statd:x:$uid_statd:65534::/var/lib/nfs:/usr/sbin/nologin
+	EOF
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$r/etc/group"
+	hosts_file >"$r/etc/hosts"
+	printf 'passwd: files\ngroup: files\nhosts: files\nrpc: files\nservices: files\nprotocols: files\n' \
+	    >"$r/etc/nsswitch.conf"
+	echo nlmguest >"$r/etc/hostname"
+	ln -s /proc/mounts "$r/etc/mtab"
+	chown -R "$uid_statd" "$r/var/lib/nfs"
+	(cd "$r" && find . | cpio -o -H newc --quiet) >"$W/initrd.img" || return 1
+}
+
+hosts_file() {
+	printf '127.0.0.1\tlocalhost\n::1\tlocalhost\n%s\tnlmserver\n%s\tnlmguest\n' \
+	    "$SRV_IP" "$GUEST_IP"
+}
+
+build_all() {
+	fetch_kernel || return 1
+	build_progs || return 1
+	build_initramfs || return 1
+	say "built: locktest, fake-nlm, initramfs $(($(stat -c %s "$W/initrd.img") / 1048576)) MiB"
+}
+
+# ---- inside the namespace -----------------------------------------------
+
+PIDS=()
+
+PID_tshark=""
+PID_server=""
+PID_ganesha=""
+
+# spawn <name> <logfile> cmd...: start a daemon, remember its pid in
+# PID_<name> (tshark, server, ganesha, rpcbind).
+spawn() {
+	local name=$1 log=$2
+	shift 2
+	"$@" >"$log" 2>&1 &
+	PIDS+=("$!")
+	printf -v "PID_$name" '%s' "$!"
+}
+
+stop_pid() {
+	local pid=$1 i
+	kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for i in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
+}
+
+wait_for() {
+	local t=$1 end
+	shift
+	end=$(($(date +%s) + t))
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -ge "$end" ] && return 1
+		sleep 0.1
+	done
+}
+
+# registered PROG VERS NETID...: all listed netids registered with rpcbind.
+registered() {
+	local prog=$1 vers=$2 n
+	shift 2
+	for n in "$@"; do
+		rpcinfo 127.0.0.1 2>/dev/null |
+		    awk -v p="$prog" -v v="$vers" -v n="$n" \
+		    '$1 == p && $2 == v && $3 == n { f = 1 } END { exit !f }' ||
+		    return 1
+	done
+}
+
+inside_cleanup() {
+	local i
+	trap - EXIT INT TERM
+	for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
+		if [ "${PIDS[i]}" = "${PID_tshark:-}" ]; then
+			kill -INT "${PIDS[i]}" 2>/dev/null
+		fi
+		stop_pid "${PIDS[i]}"
+	done
+}
+
+setup_namespace() {
+	mount -t tmpfs -o mode=755 tmpfs /run || return 1
+	mkdir -p /run/rpcbind /run/ganesha /var/lib/nfs
+	mount -t tmpfs -o mode=755 tmpfs /var/lib/nfs || return 1
+	mkdir -p /var/lib/nfs/sm /var/lib/nfs/sm.bak /var/lib/nfs/ganesha
+	chown statd /var/lib/nfs/sm /var/lib/nfs/sm.bak 2>/dev/null
+	hosts_file >"$W/hosts"
+	: >"$W/resolv.conf"
+	mount --bind "$W/hosts" /etc/hosts || return 1
+	mount --bind "$W/resolv.conf" /etc/resolv.conf || return 1
+	ip link set lo up || return 1
+	ip tuntap add dev "$TAP" mode tap || return 1
+	ip addr add "$SRV_IP/24" dev "$TAP" || return 1
+	ip link set "$TAP" up || return 1
+}
+
+start_capture() {
+	spawn tshark "$W/tshark.log" tshark -i any -n -q -w "$CAP" \
+	    -f "not port 2049"
+	wait_for 20 grep -q "Capturing on" "$W/tshark.log"
+}
+
+ganesha_conf() {
+	sed -e "s|@EXPORT@|$EXPORT|" -e "s|@ENABLE_NLM@|$1|" \
+	    -e "s|@NLM_PORT@|$NLM_PORT|" -e "s|@MNT_PORT@|$MNT_PORT|" \
+	    -e "s|@PLUGINS_DIR@|/usr/lib/x86_64-linux-gnu/ganesha|" \
+	    "$HERE/ganesha.conf.in" >"$W/ganesha.conf"
+}
+
+# Start the lock server under test (before Ganesha).
+start_lock_server() {
+	local args=()
+	case $E2E_SERVER in
+	nlmd)
+		mkdir -p "$W/nlmd-state"
+		[ "$E2E_NLMD_DEBUG" = 1 ] && args+=(-d)
+		# shellcheck disable=SC2206 # NLMD_ARGS is a word list
+		args+=($NLMD_ARGS)
+		spawn server "$W/nlmd.log" "$NLMD" -F "${args[@]}" \
+		    -s "$W/nlmd-state" --nlm-port "$NLM_PORT" \
+		    --nsm-port "$NSM_PORT"
+		SERVER_LOG=$W/nlmd.log
+		;;
+	fake)
+		spawn server "$W/fake-nlm.log" "$W/bin/fake-nlm" -p "$NLM_PORT"
+		SERVER_LOG=$W/fake-nlm.log
+		;;
+	ganesha-nlm)
+		# Ganesha's NLM needs a statd for SM_MON; it is the server.
+		spawn server "$W/statd.log" rpc.statd -F -L -p "$NSM_PORT" \
+		    -o "$STATD_OUT_PORT"
+		SERVER_LOG=$W/ganesha.log
+		;;
+	esac
+	if [ "$E2E_SERVER" != ganesha-nlm ]; then
+		if wait_for 20 registered 100021 4 tcp; then
+			check PASS "server-up" "$E2E_SERVER registered NLM v4/tcp with rpcbind"
+		else
+			check FAIL "server-up" "$E2E_SERVER did not register NLM v4/tcp within 20 s (log: $SERVER_LOG)"
+			return 1
+		fi
+	fi
+}
+
+start_ganesha() {
+	local nlm=false
+	[ "$E2E_SERVER" = ganesha-nlm ] && nlm=true
+	ganesha_conf "$nlm"
+	spawn ganesha "$W/ganesha.out" ganesha.nfsd -F -f "$W/ganesha.conf" \
+	    -L "$W/ganesha.log" -p /run/ganesha/ganesha.pid -N NIV_EVENT
+	if ! wait_for 30 registered 100005 3 tcp ||
+	    ! wait_for 10 registered 100003 3 tcp; then
+		check FAIL "ganesha-up" "Ganesha did not register NFS and MOUNT v3 (log: $W/ganesha.log)"
+		return 1
+	fi
+	if [ "$nlm" = true ] && ! wait_for 10 registered 100021 4 tcp; then
+		check FAIL "server-up" "Ganesha did not register its NLM"
+		return 1
+	fi
+	check PASS "ganesha-up" "Ganesha serves NFSv3 $EXPORT (Enable_NLM = $nlm)"
+	[ "$nlm" = true ] && check PASS "server-up" "Ganesha registered its NLM v4/tcp"
+	return 0
+}
+
+# nlmd registers what the README promises: NLM v1/v3/v4 and NSM v1 on UDP
+# and TCP, IPv4 and IPv6.
+check_registration() {
+	local missing="" v n
+	[ "$E2E_SERVER" = nlmd ] || return 0
+	for v in 1 3 4; do
+		for n in tcp udp tcp6 udp6; do
+			registered 100021 "$v" "$n" || missing="$missing 100021/v$v/$n"
+		done
+	done
+	for n in tcp udp tcp6 udp6; do
+		registered 100024 1 "$n" || missing="$missing 100024/v1/$n"
+	done
+	if [ -z "$missing" ]; then
+		check PASS "registration" "100021 v1/v3/v4 and 100024 v1 on tcp, udp, tcp6, udp6"
+	else
+		check FAIL "registration" "not registered:$missing"
+	fi
+}
+
+# ---- guest boots --------------------------------------------------------
+
+qemu_cmd() {
+	local mode=$1 initrd=$2 append
+	append="console=ttyS0 quiet panic=-1 e2e.mode=$mode e2e.srv=$SRV_IP"
+	append="$append e2e.ip=$GUEST_IP/24 e2e.export=$EXPORT"
+	append="$append e2e.scen=$(echo "$E2E_SCENARIOS" | tr ' ' ,)"
+	# shellcheck disable=SC2054 # commas are part of qemu's arguments
+	QEMU=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
+	    -m "$E2E_MEM" -smp "$E2E_SMP" -nodefaults -no-user-config
+	    -display none -no-reboot -monitor none
+	    -kernel "$KDIR/kernel" -initrd "$initrd" -append "$append"
+	    -serial "file:$W/console-$mode.log"
+	    -netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no"
+	    -device "virtio-net-pci,netdev=n0,romfile=,mac=52:54:00:e2:e0:02")
+}
+
+# Show the guest's verdict lines while it runs.
+follow_console() {
+	tail --pid="$2" -n +1 -F "$1" 2>/dev/null | tr -d '\r' |
+	    grep --line-buffered -E '^(LT: (PASS|FAIL|wakeup-latency)|E2E: (STEP .* FAIL|MODE|ready))' |
+	    while IFS= read -r l; do say "  guest: $l"; done
+}
+
+# boot_guest MODE: one qemu boot.  Hooks a mode may define (host side):
+#   mode_<m>_initrd  print the initrd to boot (default: the common one)
+#   mode_<m>_host    run while the guest runs (e.g. wait for a console
+#                    marker with wait_console, restart the server)
+#   mode_<m>_check   turn the console into checks (default: check_locktest)
+boot_guest() {
+	local mode=$1 initrd con qpid fpid rc t0
+	initrd=$W/initrd.img
+	con=$W/console-$mode.log
+	declare -F "mode_${mode}_initrd" >/dev/null && initrd=$("mode_${mode}_initrd")
+	qemu_cmd "$mode" "$initrd"
+	printf '%q ' "${QEMU[@]}" >"$W/qemu-cmdline-$mode.txt"
+	: >"$con"
+	t0=$(date +%s)
+	say "guest: booting mode $mode"
+	timeout -k 5 "$E2E_BOOT_TIMEOUT" "${QEMU[@]}" >"$W/qemu-$mode.log" 2>&1 &
+	qpid=$!
+	follow_console "$con" "$qpid" &
+	fpid=$!
+	declare -F "mode_${mode}_host" >/dev/null && "mode_${mode}_host" "$con" "$qpid"
+	wait "$qpid"
+	rc=$?
+	wait "$fpid"
+	say "guest: mode $mode ended after $(($(date +%s) - t0)) s (qemu rc=$rc)"
+	if declare -F "mode_${mode}_check" >/dev/null; then
+		"mode_${mode}_check" "$con" "$rc"
+	else
+		check_guest "$mode" "$con" "$rc"
+	fi
+}
+
+# wait_console FILE PATTERN SECONDS: for mode_<m>_host hooks.
+wait_console() {
+	wait_for "$3" grep -q -- "$2" "$1"
+}
+
+console_lines() {
+	tr -d '\r' <"$1" | grep -a -E "$2"
+}
+
+# The standard verdict of a boot running locktest.
+check_guest() {
+	local mode=$1 con=$2 rc=$3 steps s line plan name what
+	steps=$(console_lines "$con" '^E2E: STEP .* FAIL' | sed 's/^E2E: STEP //')
+	if [ -n "$steps" ]; then
+		check FAIL "$mode/guest" "guest set-up failed: $steps (console: $con)"
+	elif ! console_lines "$con" '^E2E: STEP mount ok' >/dev/null; then
+		check FAIL "$mode/guest" "guest never mounted the export (qemu rc=$rc, console: $con)"
+	else
+		check PASS "$mode/guest" "booted, rpcbind + statd up, export mounted twice ($(console_lines "$con" '^E2E: ready' | sed 's/^E2E: //'))"
+	fi
+	if [ "$E2E_SCENARIOS" = all ]; then
+		plan=$("$W/bin/locktest" list | cut -f1)
+	else
+		plan=$E2E_SCENARIOS
+	fi
+	for name in $plan; do
+		what=$("$W/bin/locktest" list | awk -F'\t' -v n="$name" '$1 == n { print $2 }')
+		line=$(console_lines "$con" "^LT: (PASS|FAIL) $name " | head -1)
+		case $line in
+		"LT: PASS "*)
+			check PASS "$mode/$name" "$what ${line#LT: PASS "$name" }"
+			;;
+		"LT: FAIL "*)
+			check FAIL "$mode/$name" "$what: ${line#LT: FAIL "$name" }"
+			console_lines "$con" "^LT: not ok $name:" | head -8 |
+			    while IFS= read -r s; do say "    $s"; done
+			;;
+		*)
+			check FAIL "$mode/$name" "$what: no result (guest hung or died; console: $con)"
+			;;
+		esac
+	done
+	console_lines "$con" '^E2E: END' >/dev/null ||
+	    check FAIL "$mode/finished" "guest did not finish (qemu rc=$rc: timeout or crash)"
+}
+
+# ---- the wire -----------------------------------------------------------
+
+ts() {
+	tshark "${TSHARK_OPTS[@]}" -r "$CAP" "$@" 2>/dev/null
+}
+
+analyse_capture() {
+	local calls replies gm gs gres malformed procs
+	if [ ! -s "$CAP" ]; then
+		check FAIL "wire/capture" "no capture in $CAP"
+		return
+	fi
+	ts -Y 'nlm || stat || portmap' >"$W/capture-summary.txt"
+	# One line per RPC message: src dst dstport msgtype version procedure.
+	ts -Y nlm -T fields -E separator=' ' -e ip.src -e ip.dst \
+	    -e tcp.dstport -e udp.dstport -e rpc.msgtyp \
+	    -e rpc.programversion -e rpc.procedure |
+	    awk '{ n = split($4, t, ","); split($5, v, ","); split($6, p, ",");
+	           for (i = 1; i <= n; i++) print $1, $2, $3, t[i], v[i], p[i] }' \
+	    >"$W/capture-nlm.txt"
+	calls=$(awk -v g="$GUEST_IP" -v s="$SRV_IP" -v port="$NLM_PORT" \
+	    '$1 == g && $2 == s && $3 == port && $4 == 0 && $5 == 4 { c[$6]++ }
+	     END { printf "TEST %d LOCK %d CANCEL %d UNLOCK %d", c[1], c[2], c[3], c[4] }' \
+	    "$W/capture-nlm.txt")
+	replies=$(awk -v g="$GUEST_IP" -v s="$SRV_IP" \
+	    '$1 == s && $2 == g && $4 == 1 && $5 == 4 { c++ } END { print c + 0 }' \
+	    "$W/capture-nlm.txt")
+	gm=$(awk -v g="$GUEST_IP" -v s="$SRV_IP" \
+	    '$1 == s && $2 == g && $4 == 0 && $6 == 10 { c++ } END { print c + 0 }' \
+	    "$W/capture-nlm.txt")
+	gs=$(awk -v g="$GUEST_IP" -v s="$SRV_IP" \
+	    '$1 == s && $2 == g && $4 == 0 && $6 == 5 { c++ } END { print c + 0 }' \
+	    "$W/capture-nlm.txt")
+	gres=$(awk -v g="$GUEST_IP" -v s="$SRV_IP" \
+	    '$1 == g && $2 == s && $4 == 0 && $6 == 15 { c++ } END { print c + 0 }' \
+	    "$W/capture-nlm.txt")
+	procs=$(echo "$calls" | awk '{ print ($2 > 0 && $4 > 0 && $8 > 0) }')
+	if [ "$procs" = 1 ] && [ "$replies" -gt 0 ]; then
+		check PASS "wire/nlm-calls" "NLM v4 calls guest -> $SRV_IP:$NLM_PORT ($calls), $replies replies back"
+	else
+		check FAIL "wire/nlm-calls" "want NLM v4 TEST, LOCK and UNLOCK from the guest to port $NLM_PORT and replies; saw $calls, $replies replies"
+	fi
+	if [ "$gm" -gt 0 ]; then
+		check PASS "wire/granted-callbacks" "$gm GRANTED_MSG callbacks server -> guest lockd, $gres GRANTED_RES back (sync GRANTED: $gs)"
+	else
+		check FAIL "wire/granted-callbacks" "no GRANTED_MSG callback from the server to the guest (sync GRANTED: $gs)"
+	fi
+	malformed=$(ts -Y _ws.malformed -T fields -e frame.number | tr '\n' ' ')
+	if [ -z "$malformed" ]; then
+		check PASS "wire/malformed" "no malformed packets in $(ts -T fields -e frame.number | wc -l) frames"
+	else
+		check FAIL "wire/malformed" "malformed frames: $malformed(see $W/capture-summary.txt)"
+	fi
+}
+
+# ---- boot modes (host side) ---------------------------------------------
+# A mode is a name in E2E_MODES, a mode_<name>() in guest-init.sh and,
+# when needed, the hooks of boot_guest above.  "locks" needs none.
+
+inside() {
+	local mode
+	trap inside_cleanup EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
+	setup_namespace || { check FAIL "namespace" "set-up failed"; return 1; }
+	start_capture || check FAIL "wire/capture" "tshark did not start (log: $W/tshark.log)"
+	spawn rpcbind "$W/rpcbind.log" rpcbind -f -w
+	wait_for 10 rpcinfo -p 127.0.0.1 || { check FAIL "rpcbind" "rpcbind did not start"; return 1; }
+	say "namespace: tap $TAP $SRV_IP, rpcbind, tshark up"
+	start_lock_server || return 1
+	start_ganesha || return 1
+	check_registration
+	for mode in $E2E_MODES; do
+		boot_guest "$mode"
+	done
+	if kill -0 "$PID_server" 2>/dev/null; then
+		check PASS "server-alive" "$E2E_SERVER still running after the guest boots"
+	else
+		check FAIL "server-alive" "$E2E_SERVER died during the run (log: $SERVER_LOG)"
+	fi
+	stop_pid "$PID_ganesha"
+	stop_pid "$PID_server"
+	if [ "$E2E_SERVER" = nlmd ]; then
+		wait "$PID_server"
+		local st=$?
+		if [ "$st" = 0 ] && ! registered 100021 4 tcp && ! registered 100024 1 tcp; then
+			check PASS "server-stop" "nlmd exited 0 on SIGTERM and unregistered"
+		else
+			check FAIL "server-stop" "nlmd on SIGTERM: exit status $st, still registered: $(registered 100021 4 tcp && echo NLM) $(registered 100024 1 tcp && echo NSM)"
+		fi
+	fi
+	kill -INT "$PID_tshark" 2>/dev/null
+	wait "$PID_tshark" 2>/dev/null
+	analyse_capture
+}
+
+# ---- host side ----------------------------------------------------------
+
+NS=""
+INNER=""
+
+outer_cleanup() {
+	local p i
+	trap - EXIT INT TERM
+	[ -n "$INNER" ] && kill -TERM "$INNER" 2>/dev/null
+	if [ -n "$NS" ]; then
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			p=$(ip netns pids "$NS" 2>/dev/null)
+			[ -z "$p" ] && break
+			# shellcheck disable=SC2086 # a list of pids
+			kill -TERM $p 2>/dev/null
+			sleep 0.3
+		done
+		p=$(ip netns pids "$NS" 2>/dev/null)
+		# shellcheck disable=SC2086
+		[ -n "$p" ] && kill -KILL $p 2>/dev/null
+		ip netns del "$NS" 2>/dev/null
+	fi
+	[ -n "$INNER" ] && wait "$INNER" 2>/dev/null
+	return 0
+}
+
+summary() {
+	local pass fail
+	pass=$(grep -c '^PASS ' "$W/checks" 2>/dev/null)
+	fail=$(grep -c '^FAIL ' "$W/checks" 2>/dev/null)
+	say "server $E2E_SERVER, $(elapsed) s in all"
+	if [ "${fail:-0}" != 0 ] || [ "${pass:-0}" = 0 ]; then
+		say "FAILED: kept $W (e2e.log, checks, console-*.log, ${SERVER_LOG_NAME}, e2e.pcapng, capture-summary.txt)"
+	fi
+	echo "e2e: ${pass:-0} passed, ${fail:-0} failed"
+	[ "${fail:-0}" = 0 ] && [ "${pass:-0}" != 0 ]
+}
+
+main() {
+	local rc err
+	preflight
+	# Start from an empty work directory, keeping the kernel cache.
+	mkdir -p "$W" "$E2E_CACHE" || fatal "cannot create $W"
+	find "$W" -mindepth 1 -maxdepth 1 ! -path "$E2E_CACHE" -exec rm -rf {} + 2>/dev/null
+	mkdir -p "$EXPORT"
+	: >"$W/checks"
+	say "e2e: server $E2E_SERVER, modes: $E2E_MODES, work dir $W"
+	build_all || fatal "build failed (see above)"
+	NS=nlme2e-$$
+	trap outer_cleanup EXIT
+	trap 'say "interrupted"; exit 130' INT
+	trap 'say "terminated"; exit 143' TERM
+	if ! err=$(ip netns add "$NS" 2>&1); then
+		NS=""
+		skip "cannot create a network namespace: $err"
+	fi
+	timeout -k 10 "$E2E_TIMEOUT" ip netns exec "$NS" \
+	    unshare -m --propagation private -- "$SELF" __inside &
+	INNER=$!
+	wait "$INNER"
+	rc=$?
+	INNER=""
+	[ "$rc" = 124 ] && check FAIL "timeout" "the namespace part took over $E2E_TIMEOUT s"
+	outer_cleanup
+	trap - EXIT
+	case $E2E_SERVER in
+	nlmd) SERVER_LOG_NAME=nlmd.log ;;
+	fake) SERVER_LOG_NAME=fake-nlm.log ;;
+	*) SERVER_LOG_NAME="ganesha.log, statd.log" ;;
+	esac
+	summary
+}
+
+if [ "${1:-}" = __inside ]; then
+	inside
+	exit $?
+fi
+main "$@"
