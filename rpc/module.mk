@@ -5,7 +5,7 @@ RPC_X     := rpc/nlm_prot.x rpc/sm_inter.x
 RPC_HDRS  := $(patsubst %.x,$(O)/%.h,$(RPC_X))
 RPC_GEN_C := $(patsubst %.x,$(O)/%_xdr.c,$(RPC_X)) $(patsubst %.x,$(O)/%_svc.c,$(RPC_X))
 RPC_GEN_O := $(RPC_GEN_C:.c=.o)
-INC_rpc   := -I. -Icommon -I$(O) $(PKG_CFLAGS)
+INC_rpc   := -I. -Irpc -Icommon -I$(O) $(PKG_CFLAGS)
 RPC_OBJS  := $(patsubst %.c,$(O)/%.o,$(wildcard rpc/*.c))
 
 $(O)/rpc/%.h: rpc/%.x

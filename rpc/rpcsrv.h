@@ -1,5 +1,5 @@
 /*
- * srv.h - nlmd's ONC RPC server transport.
+ * rpcsrv.h - nlmd's ONC RPC server transport.
  *
  * Our own listeners on the event loop instead of libtirpc's svc_* loop, so
  * that nothing a client does can block the daemon: TCP records are
@@ -17,8 +17,8 @@
  * rpc_srv_flush(), which the daemon calls from the loop's before-sleep
  * hook, after anything that must happen before a reply (a commit).
  */
-#ifndef NLMD_RPC_SRV_H
-#define NLMD_RPC_SRV_H
+#ifndef NLMD_RPC_RPCSRV_H
+#define NLMD_RPC_RPCSRV_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,12 +1,12 @@
 /*
- * rpcb.h - registering our programs with the local rpcbind.
+ * rpcreg.h - registering our programs with the local rpcbind.
  *
  * These calls talk to rpcbind on this host (its AF_LOCAL socket, falling
  * back to loopback) with libtirpc's blocking client: they are made only at
  * start and at exit, never from a request path.
  */
-#ifndef NLMD_RPC_RPCB_H
-#define NLMD_RPC_RPCB_H
+#ifndef NLMD_RPC_RPCREG_H
+#define NLMD_RPC_RPCREG_H
 
 #include <stddef.h>
 #include <stdint.h>

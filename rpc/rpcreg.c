@@ -1,7 +1,7 @@
 /*
- * rpcb.c - see rpcb.h.
+ * rpcreg.c - see rpcreg.h.
  */
-#include "rpcb.h"
+#include "rpcreg.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,5 +1,5 @@
 /*
- * srv.c - see srv.h.
+ * rpcsrv.c - see rpcsrv.h.
  *
  * HOW IT WORKS.
  *  - Listeners: one UDP and one TCP socket per address family, all
@@ -22,7 +22,7 @@
  *    stack SVCXPRT whose ops read arguments from the same XDR stream and
  *    encode replies into our queue.
  */
-#include "srv.h"
+#include "rpcsrv.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

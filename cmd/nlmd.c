@@ -1,0 +1,300 @@
+/*
+ * nlmd.c - main() of the lock server: read the configuration, open the
+ * state directory, wire the services to the transport and run the loop.
+ * No protocol logic lives here.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "rpcout.h"
+#include "config.h"
+#include "ev.h"
+#include "log.h"
+#include "nlm.h"
+#include "nsm.h"
+#include "rpcreg.h"
+#include "rpcsrv.h"
+#include "statedir.h"
+
+#define NLM_PROGRAM	100021
+#define NSM_PROGRAM	100024
+
+struct nlmd {
+	struct config	 conf;
+	struct ev_loop	*loop;
+	struct rpc_srv	*srv;
+	struct rpc_clnt	*clnt;
+	int		 sigfd;
+	int		 lockfd;
+	unsigned	 nlm_port;
+	unsigned	 nsm_port;
+	int		 registered;
+};
+
+static void
+usage(FILE *f)
+{
+	const char *const *k;
+
+	fprintf(f, "usage: nlmd [-Fdh] [-c file] [-s state-dir] [-p nlm-port] "
+	    "[--no-rpcbind] [--KEY=VALUE ...]\n"
+	    "  -F, --foreground     stay in the foreground, log to stderr\n"
+	    "  -d, --debug          more logging (repeat for more)\n"
+	    "  -c, --config FILE    configuration (default %s)\n"
+	    "  -s, --state-dir DIR  state directory\n"
+	    "  -p, --port PORT      NLM port (udp and tcp)\n"
+	    "      --no-rpcbind     do not register with rpcbind\n"
+	    "      --print-config   print the effective configuration, exit\n"
+	    "Every setting of section [nlmd] of the configuration file can be "
+	    "given as --KEY=VALUE:\n ", CONFIG_DEFAULT_FILE);
+	for (k = config_keys(); *k != NULL; k++)
+		fprintf(f, " %s", *k);
+	fprintf(f, "\n");
+}
+
+static void
+print_line(const char *line, void *arg)
+{
+	fprintf(arg, "%s\n", line);
+}
+
+/* Two passes: -c first (the file), then every flag over it. */
+static void
+parse_args(struct nlmd *d, int argc, char **argv)
+{
+	static const char shortopts[] = "Fdhc:s:p:";
+	struct option opts[64];
+	const char *const *k;
+	const char *cfile = CONFIG_DEFAULT_FILE;
+	int optional = 1, n = 0, c, idx, print = 0;
+	char err[512];
+
+	memset(opts, 0, sizeof(opts));
+	opts[n++] = (struct option){ "foreground", no_argument, NULL, 'F' };
+	opts[n++] = (struct option){ "debug", no_argument, NULL, 'd' };
+	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	opts[n++] = (struct option){ "config", required_argument, NULL, 'c' };
+	opts[n++] = (struct option){ "port", required_argument, NULL, 'p' };
+	opts[n++] = (struct option){ "no-rpcbind", no_argument, NULL, 'R' };
+	opts[n++] = (struct option){ "print-config", no_argument, NULL, 'P' };
+	for (k = config_keys(); *k != NULL && n < 62; k++)
+		opts[n++] = (struct option){ *k, required_argument, NULL, 0 };
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1)
+		if (c == 'c') {
+			cfile = optarg;
+			optional = 0;
+		} else if (c == '?') {
+			usage(stderr);
+			exit(2);
+		}
+	config_defaults(&d->conf);
+	if (config_load(&d->conf, cfile, optional, err, sizeof(err)) == -1) {
+		fprintf(stderr, "nlmd: %s\n", err);
+		exit(2);
+	}
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shortopts, opts, &idx)) != -1) {
+		const char *key = NULL, *val = optarg;
+
+		switch (c) {
+		case 'F': d->conf.foreground = 1; break;
+		case 'd': d->conf.verbose++; break;
+		case 'h': usage(stdout); exit(0);
+		case 'c': break;
+		case 's': key = "state-directory"; break;
+		case 'p': key = "nlm-port"; break;
+		case 'R': key = "rpcbind"; val = "no"; break;
+		case 'P': print = 1; break;
+		case 0: key = opts[idx].name; break;
+		default: usage(stderr); exit(2);
+		}
+		if (key != NULL &&
+		    config_set(&d->conf, key, val, err, sizeof(err)) == -1) {
+			fprintf(stderr, "nlmd: %s\n", err);
+			exit(2);
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		exit(2);
+	}
+	if (print) {
+		config_dump(&d->conf, print_line, stdout);
+		exit(0);
+	}
+}
+
+static void
+on_signal(struct ev_loop *loop, int fd, int events, void *arg)
+{
+	struct signalfd_siginfo si;
+
+	(void)events;
+	(void)arg;
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			log_info("SIGHUP: nothing to reload yet");
+			continue;
+		}
+		log_info("signal %u: shutting down", si.ssi_signo);
+		ev_stop(loop);
+	}
+}
+
+static void
+before_sleep(struct ev_loop *loop, void *arg)
+{
+	struct nlmd *d = arg;
+
+	(void)loop;
+	rpc_srv_flush(d->srv);
+}
+
+static void
+nlm_config_from(const struct config *c, struct nlm_config *nc)
+{
+	memset(nc, 0, sizeof(*nc));
+	nc->nc_max_name = 255;
+	nc->nc_max_fh = 1024;
+	nc->nc_max_oh = 1024;
+	nc->nc_max_hosts = c->max_hosts;
+	nc->nc_cbmode = (enum nlm_cbmode)c->callbacks;
+	nc->nc_cb_retry_min_ms = c->cb_retry_min_ms;
+	nc->nc_cb_retry_max_ms = c->cb_retry_max_ms;
+	nc->nc_cb_give_up_sec = c->cb_give_up_sec;
+	nc->nc_cb_max_per_host = c->cb_max_per_host;
+	nc->nc_max_locks = c->max_locks;
+	nc->nc_max_locks_per_host = c->max_locks_per_host;
+	nc->nc_max_waiters_per_host = c->max_waiters_per_host;
+}
+
+static void
+setup_signals(struct nlmd *d)
+{
+	sigset_t ss;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &ss, NULL) == -1 ||
+	    (d->sigfd = signalfd(-1, &ss, SFD_NONBLOCK | SFD_CLOEXEC)) == -1)
+		fatal("signalfd");
+	if (ev_fd_add(d->loop, d->sigfd, EV_READ, on_signal, d) == -1)
+		fatal("event loop");
+}
+
+static void
+setup_network(struct nlmd *d)
+{
+	struct rpc_srv_limits lim;
+	struct nlm_config nc;
+	char err[512];
+
+	memset(&lim, 0, sizeof(lim));
+	lim.max_record = d->conf.max_record;
+	lim.max_conns = d->conf.max_connections;
+	lim.idle_sec = d->conf.conn_idle_sec;
+	if ((d->srv = rpc_srv_new(d->loop, &lim)) == NULL)
+		fatalx("out of memory");
+	if ((d->clnt = rpc_clnt_new(d->loop, 0, err, sizeof(err))) == NULL)
+		fatalx("%s", err);
+	nlm_config_from(&d->conf, &nc);
+	if (nlm_init(d->loop, d->clnt, &nc, err, sizeof(err)) == -1)
+		fatalx("%s", err);
+	if (nsm_init(d->conf.state_dir, err, sizeof(err)) == -1)
+		fatalx("%s", err);
+	if (nlm_register(d->srv) == -1 || nsm_register(d->srv) == -1)
+		fatalx("cannot add programs");
+	if (rpc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nlm_port,
+	    &d->nlm_port, err, sizeof(err)) == -1)
+		fatalx("NLM listener: %s", err);
+	if (d->conf.nsm_port != d->conf.nlm_port || d->conf.nsm_port == 0) {
+		if (rpc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nsm_port,
+		    &d->nsm_port, err, sizeof(err)) == -1)
+			fatalx("NSM listener: %s", err);
+	} else
+		d->nsm_port = d->nlm_port;
+}
+
+static void
+rpcbind_unset_all(void)
+{
+	rpc_rpcb_unset(NLM_PROGRAM, 1);
+	rpc_rpcb_unset(NLM_PROGRAM, 3);
+	rpc_rpcb_unset(NLM_PROGRAM, 4);
+	rpc_rpcb_unset(NSM_PROGRAM, 1);
+}
+
+static void
+rpcbind_register(struct nlmd *d)
+{
+	static const uint32_t vers[] = { 1, 3, 4 };
+	int v4 = rpc_srv_has_family(d->srv, AF_INET);
+	int v6 = rpc_srv_has_family(d->srv, AF_INET6);
+	char err[512];
+	size_t i;
+
+	if (!d->conf.rpcbind)
+		return;
+	for (i = 0; i < 3; i++)
+		if (rpc_rpcb_set(NLM_PROGRAM, vers[i], d->nlm_port, v4, v6, err,
+		    sizeof(err)) == -1)
+			goto fail;
+	if (rpc_rpcb_set(NSM_PROGRAM, 1, d->nsm_port, v4, v6, err,
+	    sizeof(err)) == -1)
+		goto fail;
+	d->registered = 1;
+	return;
+fail:
+	rpcbind_unset_all();
+	fatalx("%s", err);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct nlmd d;
+	char err[512];
+
+	memset(&d, 0, sizeof(d));
+	parse_args(&d, argc, argv);
+	log_init("nlmd", d.conf.foreground, d.conf.verbose);
+	if ((d.lockfd = statedir_lock(d.conf.state_dir, err, sizeof(err))) == -1)
+		fatalx("%s", err);
+	if ((d.loop = ev_loop_new()) == NULL)
+		fatal("event loop");
+	setup_network(&d);
+	if (!d.conf.foreground) {
+		if (daemon(0, 0) == -1)
+			fatal("daemon");
+		statedir_write_pid(d.lockfd);
+	}
+	setup_signals(&d);
+	rpcbind_register(&d);
+	ev_set_beforesleep(d.loop, before_sleep, &d);
+	log_info("nlmd ready: NLM (100021 v1,3,4) on port %u, NSM (100024 v1) "
+	    "on port %u, udp+tcp%s, state %s, NSM state %d%s", d.nlm_port,
+	    d.nsm_port, rpc_srv_has_family(d.srv, AF_INET6) ? ", IPv4+IPv6" :
+	    ", IPv4", d.conf.state_dir, nsm_state(),
+	    d.registered ? ", registered with rpcbind" : ", not registered");
+	if (ev_run(d.loop) == -1)
+		log_warn("event loop");
+	if (d.registered)
+		rpcbind_unset_all();
+	nlm_shutdown();
+	rpc_srv_free(d.srv);
+	rpc_clnt_free(d.clnt);
+	ev_loop_free(d.loop);
+	close(d.sigfd);
+	close(d.lockfd);
+	log_info("stopped");
+	return 0;
+}

@@ -1,0 +1,108 @@
+/*
+ * nlm.h - the NLM service (program 100021, versions 1, 3 and 4).
+ *
+ * Turns NLM requests into lock-core calls and lock-core results into
+ * replies, _RES messages and GRANTED callbacks.  It holds no lock logic of
+ * its own.  There is one service per process: the rpcgen-generated
+ * dispatchers call global handler functions, which find it here.
+ */
+#ifndef NLMD_NLM_NLM_H
+#define NLMD_NLM_NLM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct ev_loop;
+struct rpc_clnt;
+struct rpc_srv;
+struct lk_table;
+
+enum nlm_cbmode {
+	NLM_CB_MSG,		/* GRANTED_MSG, acknowledged by GRANTED_RES */
+	NLM_CB_SYNC,		/* synchronous GRANTED */
+	NLM_CB_BOTH,		/* GRANTED_MSG, then GRANTED on later tries */
+	NLM_CB_OFF		/* no callbacks: clients find out by polling */
+};
+
+struct nlm_config {
+	size_t		nc_max_name;		/* caller_name bytes */
+	size_t		nc_max_fh;		/* file handle bytes */
+	size_t		nc_max_oh;		/* owner handle bytes */
+	unsigned	nc_max_hosts;
+	enum nlm_cbmode	nc_cbmode;
+	unsigned	nc_cb_retry_min_ms;	/* first retransmission */
+	unsigned	nc_cb_retry_max_ms;	/* backoff ceiling */
+	unsigned	nc_cb_give_up_sec;	/* 0: retry while held */
+	unsigned	nc_cb_max_per_host;	/* callbacks in flight */
+	size_t		nc_max_locks;		/* lock-core limits */
+	size_t		nc_max_locks_per_host;
+	size_t		nc_max_waiters_per_host;
+	uint64_t	nc_token_seed;
+};
+
+/* Counters, kept from the start; the operator tooling exposes them. */
+#define NLM_NPROCS	24	/* procedure numbers 0..23 */
+#define NLM_NSTATS	10	/* nlm4_stats 0..9 */
+
+struct nlm_counters {
+	uint64_t	calls[5][NLM_NPROCS];	/* [version][procedure] */
+	uint64_t	status[NLM_NPROCS][NLM_NSTATS];	/* v4 status sent */
+	uint64_t	bad_args;	/* over a limit or malformed field */
+	uint64_t	res_sent;	/* _RES messages handed to the network */
+	uint64_t	res_failed;	/* _RES not delivered (no port...) */
+	uint64_t	cb_granted;	/* waiters granted -> callback started */
+	uint64_t	cb_sent;	/* GRANTED / GRANTED_MSG transmissions */
+	uint64_t	cb_retried;	/* of which retransmissions */
+	uint64_t	cb_acked;	/* GRANTED_RES / reply: granted */
+	uint64_t	cb_refused;	/* client said not granted: released */
+	uint64_t	cb_repoll;	/* acknowledged by a re-sent LOCK */
+	uint64_t	cb_given_up;	/* give-up deadline: released */
+	uint64_t	cb_dropped;	/* ended by cancel/unlock/release */
+	uint64_t	cb_unknown_res;	/* GRANTED_RES matching nothing */
+	uint64_t	rpcb_lookups;	/* rpcbind queries to client hosts */
+	uint64_t	rpcb_failed;
+	uint64_t	reboots;	/* hosts whose NSM state changed */
+	uint64_t	free_all;	/* FREE_ALL that released a host */
+	uint64_t	free_all_refused; /* FREE_ALL from a foreign address */
+	uint64_t	sm_notify;	/* proc 16 notifications acted on */
+	uint64_t	sm_notify_refused;
+	uint64_t	hosts;		/* gauge: hosts known */
+	uint64_t	cb_inflight;	/* gauge: grants awaiting acknowledgement */
+};
+
+/*
+ * Start the service: create the lock table and host table.  `clnt' is the
+ * outbound caller used for callbacks and _RES messages.  Returns 0, or -1
+ * with a reason in err[errlen].
+ */
+int	nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt,
+	    const struct nlm_config *conf, char *err, size_t errlen);
+
+/* Tear everything down (pending callbacks are abandoned).  Idempotent. */
+void	nlm_shutdown(void);
+
+/* Serve NLM versions 1, 3 and 4 on `srv'.  Returns 0 or -1. */
+int	nlm_register(struct rpc_srv *srv);
+
+const struct nlm_counters *nlm_get_counters(void);
+/* The lock table, for the status dump (read only). */
+const struct lk_table *nlm_get_table(void);
+
+/*
+ * A client sent SM_NOTIFY (it restarted) from `addr': release what the
+ * hosts at that address hold -- those whose caller_name is `name', or, when
+ * none is, every host at that address (its lock manager may use another
+ * name than its status monitor).  Hosts elsewhere are never touched.
+ * Returns the number of hosts released.
+ */
+unsigned	nlm_host_notified(const char *name, const struct sockaddr *addr,
+		    socklen_t addrlen);
+
+/*
+ * A status monitor on this host reported that host `name' restarted (NLM
+ * procedure 16): release the hosts of that caller_name.  Returns how many.
+ */
+unsigned	nlm_host_rebooted(const char *name);
+
+#endif

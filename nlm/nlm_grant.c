@@ -1,0 +1,318 @@
+/*
+ * nlm_grant.c - GRANTED callbacks.
+ *
+ * HOW IT WORKS.  Every blocking LOCK gets a struct nlm_grant that records
+ * what the callback will need: the lock exactly as the client sent it
+ * (the Linux client matches GRANTED by range, svid, file handle and the
+ * server address it sees it come from), the NLM version it used and the
+ * server address it sent the LOCK to.  lockcore keeps it as the waiter's
+ * udata.  When lockcore grants the waiter, nlm_grant_start() gives the
+ * grant a fresh cookie and sends GRANTED_MSG (or the synchronous GRANTED,
+ * by configuration) to the client's NLM, from that server address.  A timer
+ * resends it with exponential backoff (callback-retry-min-ms doubling up to
+ * callback-retry-max-ms) until one of these ends it:
+ *   - GRANTED_RES (or the reply to a synchronous GRANTED) saying granted:
+ *     the grant is confirmed in lockcore;
+ *   - the same with any other status but DENIED_GRACE_PERIOD: the client no
+ *     longer wants the lock, so it is released;
+ *   - the client's own re-sent LOCK (it polls every 30 s): lockcore confirms;
+ *   - CANCEL, UNLOCK, FREE_ALL, a reboot or an admin release;
+ *   - the give-up deadline (callback-give-up, off by default, as in Linux):
+ *     the lock is released and the event logged and counted.
+ * All of these reach nlm_grant_free() through lockcore's rs_dropped.
+ */
+#include "nlm_impl.h"
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+static size_t
+grant_bucket(const void *cookie)
+{
+	uint64_t c;
+
+	memcpy(&c, cookie, sizeof(c));
+	return (size_t)(c % NLM_GRANT_BUCKETS);
+}
+
+static void
+grant_hash_remove(struct nlm_grant *g)
+{
+	struct nlm_grant **pp = &nlm->n_grants[grant_bucket(g->g_cookie)];
+
+	for (; *pp != NULL; pp = &(*pp)->g_next)
+		if (*pp == g) {
+			*pp = g->g_next;
+			return;
+		}
+}
+
+struct nlm_grant *
+nlm_grant_new(const struct nlm_ctx *cx, struct nlm_host *h,
+    const nlm4_lockargs *a)
+{
+	struct nlm_grant *g;
+	const nlm4_lock *l = &a->alock;
+
+	if ((g = calloc(1, sizeof(*g))) == NULL)
+		return NULL;
+	g->g_fh = malloc(l->fh.nlm_netobj_len);
+	g->g_oh = malloc(l->oh.nlm_netobj_len + 1);
+	if (g->g_fh == NULL || g->g_oh == NULL) {
+		nlm_grant_free(g);
+		return NULL;
+	}
+	memcpy(g->g_fh, l->fh.nlm_netobj_val, l->fh.nlm_netobj_len);
+	g->g_fhlen = l->fh.nlm_netobj_len;
+	if (l->oh.nlm_netobj_len > 0)
+		memcpy(g->g_oh, l->oh.nlm_netobj_val, l->oh.nlm_netobj_len);
+	g->g_ohlen = l->oh.nlm_netobj_len;
+	g->g_host = h;
+	g->g_vers = cx->cx_vers;
+	g->g_local = cx->cx_local;
+	g->g_locallen = cx->cx_locallen;
+	g->g_svid = l->svid;
+	g->g_excl = a->exclusive;
+	g->g_start = l->l_offset;
+	g->g_len = l->l_len;
+	g->g_wire_off = cx->cx_wire_off;
+	g->g_wire_len = cx->cx_wire_len;
+	return g;
+}
+
+void
+nlm_grant_free(struct nlm_grant *g)
+{
+	if (g == NULL)
+		return;
+	if (g->g_active) {
+		grant_hash_remove(g);
+		g->g_host->h_grants--;
+		nlm->n_stats.cb_inflight--;
+	}
+	ev_timer_cancel(nlm->n_loop, &g->g_timer);
+	nlm_send_cancel(g->g_send);
+	free(g->g_fh);
+	free(g->g_oh);
+	free(g);
+}
+
+void
+nlm_grant_lockreq(const struct nlm_grant *g, struct lk_lockreq *rq)
+{
+	memset(rq, 0, sizeof(*rq));
+	rq->rq_host = g->g_host->h_id;
+	rq->rq_svid = g->g_svid;
+	rq->rq_oh = g->g_oh;
+	rq->rq_ohlen = g->g_ohlen;
+	rq->rq_fh = g->g_fh;
+	rq->rq_fhlen = g->g_fhlen;
+	rq->rq_start = g->g_start;
+	rq->rq_len = g->g_len;
+	rq->rq_excl = g->g_excl;
+}
+
+struct nlm_grant *
+nlm_grant_by_cookie(const nlm_netobj *cookie)
+{
+	struct nlm_grant *g;
+
+	if (cookie->nlm_netobj_len != sizeof(g->g_cookie))
+		return NULL;
+	for (g = nlm->n_grants[grant_bucket(cookie->nlm_netobj_val)];
+	    g != NULL; g = g->g_next)
+		if (memcmp(g->g_cookie, cookie->nlm_netobj_val,
+		    sizeof(g->g_cookie)) == 0)
+			return g;
+	return NULL;
+}
+
+/* Release the granted lock: the client refused it or we gave up. */
+static void
+grant_release(struct nlm_grant *g)
+{
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+
+	nlm_grant_lockreq(g, &rq);
+	(void)lk_unlock(nlm->n_table, &rq, ev_now_ms(), &res);
+	nlm_apply(res);	/* frees g */
+}
+
+void
+nlm_grant_answer(struct nlm_grant *g, nlm4_stats st)
+{
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+	char hs[300];
+
+	switch (st) {
+	case NLM4_GRANTED:
+		nlm->n_stats.cb_acked++;
+		nlm_grant_lockreq(g, &rq);
+		(void)lk_grant_confirm(nlm->n_table, &rq, &res);
+		nlm_apply(res);
+		return;
+	case NLM4_DENIED_GRACE_PERIOD:
+		return;	/* the client is recovering: keep trying */
+	default:
+		nlm->n_stats.cb_refused++;
+		log_info("host %s refused a granted lock (status %d): "
+		    "releasing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
+		    (int)st);
+		grant_release(g);
+		return;
+	}
+}
+
+/* Which procedure this attempt uses. */
+static uint32_t
+grant_proc(const struct nlm_grant *g)
+{
+	switch (nlm->n_conf.nc_cbmode) {
+	case NLM_CB_SYNC:
+		return NLMPROC4_GRANTED;
+	case NLM_CB_BOTH:
+		return g->g_attempts % 2 == 0 ? NLMPROC4_GRANTED_MSG :
+		    NLMPROC4_GRANTED;
+	default:
+		return NLMPROC4_GRANTED_MSG;
+	}
+}
+
+static void
+grant_sent(void *arg, int ok, XDR *res)
+{
+	struct nlm_grant *g = arg;
+	nlm4_res r4;
+	nlm_res r1;
+
+	g->g_send = NULL;
+	if (!ok || res == NULL || g->g_proc == NLMPROC4_GRANTED_MSG)
+		return;	/* _MSG: the answer comes as GRANTED_RES */
+	memset(&r4, 0, sizeof(r4));
+	memset(&r1, 0, sizeof(r1));
+	if (g->g_vers == NLM4_VERS) {
+		if (xdr_nlm4_res(res, &r4))
+			nlm_grant_answer(g, r4.stat.stat);	/* may free g */
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r4);
+	} else {
+		if (xdr_nlm_res(res, &r1))
+			nlm_grant_answer(g, (nlm4_stats)r1.stat.stat);
+		xdr_free(XDRPROC(xdr_nlm_res), (char *)&r1);
+	}
+}
+
+static struct nlm_send *
+grant_encode(struct nlm_grant *g, uint32_t proc)
+{
+	nlm4_testargs a4;
+	nlm_testargs a1;
+	nlm_netobj cookie = { sizeof(g->g_cookie), (char *)g->g_cookie };
+	nlm_netobj fh = { (u_int)g->g_fhlen, (char *)g->g_fh };
+	nlm_netobj oh = { (u_int)g->g_ohlen, (char *)g->g_oh };
+
+	if (g->g_vers == NLM4_VERS) {
+		a4.cookie = cookie;
+		a4.exclusive = g->g_excl;
+		a4.alock.caller_name = nlm->n_myname;
+		a4.alock.fh = fh;
+		a4.alock.oh = oh;
+		a4.alock.svid = g->g_svid;
+		a4.alock.l_offset = g->g_wire_off;
+		a4.alock.l_len = g->g_wire_len;
+		return nlm_send_new(&g->g_host->h_addr, g->g_host->h_addrlen,
+		    g->g_vers, proc, XDRPROC(xdr_nlm4_testargs), &a4,
+		    &g->g_local, g->g_locallen);
+	}
+	a1.cookie = cookie;
+	a1.exclusive = g->g_excl;
+	a1.alock.caller_name = nlm->n_myname;
+	a1.alock.fh = fh;
+	a1.alock.oh = oh;
+	a1.alock.svid = g->g_svid;
+	a1.alock.l_offset = (unsigned)g->g_wire_off;
+	a1.alock.l_len = (unsigned)g->g_wire_len;
+	return nlm_send_new(&g->g_host->h_addr, g->g_host->h_addrlen, g->g_vers,
+	    proc, XDRPROC(xdr_nlm_testargs), &a1, &g->g_local,
+	    g->g_locallen);
+}
+
+static void	grant_send(struct nlm_grant *);
+
+static void
+grant_retry(struct ev_loop *loop, void *arg)
+{
+	struct nlm_grant *g = arg;
+
+	(void)loop;
+	nlm_send_cancel(g->g_send);
+	g->g_send = NULL;
+	nlm->n_stats.cb_retried++;
+	grant_send(g);
+}
+
+static void
+grant_send(struct nlm_grant *g)
+{
+	uint64_t now = ev_now_ms();
+	unsigned give_up = nlm->n_conf.nc_cb_give_up_sec;
+	struct nlm_send *s;
+	uint32_t proc;
+	char hs[300];
+
+	if (give_up > 0 && now - g->g_granted_at >= (uint64_t)give_up * 1000) {
+		nlm->n_stats.cb_given_up++;
+		log_warnx("host %s never acknowledged a granted lock in %u s: "
+		    "releasing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
+		    give_up);
+		grant_release(g);
+		return;
+	}
+	proc = grant_proc(g);
+	g->g_proc = proc;
+	if ((s = grant_encode(g, proc)) != NULL) {
+		g->g_send = s;
+		nlm->n_stats.cb_sent++;
+		nlm_send_start(s, g->g_delay_ms, 1, grant_sent, g);
+	}
+	g->g_attempts++;
+	(void)ev_timer_set(nlm->n_loop, &g->g_timer, g->g_delay_ms, grant_retry,
+	    g);
+	g->g_delay_ms = g->g_delay_ms * 2 > nlm->n_conf.nc_cb_retry_max_ms ?
+	    nlm->n_conf.nc_cb_retry_max_ms : g->g_delay_ms * 2;
+}
+
+void
+nlm_grant_start(struct nlm_grant *g)
+{
+	uint64_t c;
+	size_t b;
+	char hs[300];
+
+	if (g->g_active)
+		return;
+	g->g_active = true;
+	g->g_granted_at = ev_now_ms();
+	c = ++nlm->n_cookie;
+	memcpy(g->g_cookie, &c, sizeof(c));
+	b = grant_bucket(g->g_cookie);
+	g->g_next = nlm->n_grants[b];
+	nlm->n_grants[b] = g;
+	g->g_host->h_grants++;
+	nlm->n_stats.cb_inflight++;
+	nlm->n_stats.cb_granted++;
+	g->g_delay_ms = nlm->n_conf.nc_cb_retry_min_ms;
+	if (nlm->n_conf.nc_cbmode == NLM_CB_OFF)
+		return;	/* the client's re-sent LOCK will collect it */
+	if (g->g_host->h_grants > nlm->n_conf.nc_cb_max_per_host) {
+		log_warnx("host %s: over %u callbacks in flight; it will have "
+		    "to poll", nlm_host_str(g->g_host, hs, sizeof(hs)),
+		    nlm->n_conf.nc_cb_max_per_host);
+		return;
+	}
+	grant_send(g);
+}

@@ -1,0 +1,306 @@
+/*
+ * nlm_host.c - the hosts nlmd knows.
+ *
+ * A host is the pair (source address of its requests, caller_name), the
+ * address with any IPv4-mapped form undone and the port ignored.  Neither
+ * alone is trusted: a name is whatever a client says, an address can be
+ * shared by NATed or containerised clients.  No DNS is ever consulted.
+ *
+ * Each host gets a lockcore host id (never 0, never reused) and remembers
+ * the NSM state its LOCKs carried.  Hosts that hold nothing in the lock
+ * table, have no callback in flight and have been idle for HOST_IDLE_MS are
+ * freed by a periodic sweep.
+ */
+#include "nlm_impl.h"
+
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "rpcsrv.h"
+
+#define HOST_GC_MS	60000
+#define HOST_IDLE_MS	600000
+
+static const uint8_t *
+nlm_addr_bytes(const struct sockaddr_storage *ss, size_t *len)
+{
+	if (ss->ss_family == AF_INET) {
+		*len = 4;
+		return (const uint8_t *)&((const struct sockaddr_in *)
+		    (const void *)ss)->sin_addr;
+	}
+	if (ss->ss_family == AF_INET6) {
+		*len = 16;
+		return (const uint8_t *)&((const struct sockaddr_in6 *)
+		    (const void *)ss)->sin6_addr;
+	}
+	*len = 0;
+	return NULL;
+}
+
+bool
+nlm_addr_equal(const struct sockaddr_storage *a,
+    const struct sockaddr_storage *b)
+{
+	const uint8_t *x, *y;
+	size_t xl, yl;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	x = nlm_addr_bytes(a, &xl);
+	y = nlm_addr_bytes(b, &yl);
+	return xl == yl && xl > 0 && memcmp(x, y, xl) == 0;
+}
+
+/* FNV-1a over the address bytes and the name. */
+static size_t
+nlm_host_hash(const struct sockaddr_storage *ss, const char *name)
+{
+	const uint8_t *p;
+	size_t i, n;
+	uint64_t h = 1469598103934665603ull;
+
+	p = nlm_addr_bytes(ss, &n);
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	for (; *name != '\0'; name++)
+		h = (h ^ (uint8_t)*name) * 1099511628211ull;
+	return (size_t)(h % NLM_HOST_BUCKETS);
+}
+
+const char *
+nlm_host_str(const struct nlm_host *h, char *buf, size_t len)
+{
+	char a[64];
+
+	snprintf(buf, len, "%s@%s", h->h_name[0] ? h->h_name : "-",
+	    rpc_addr_str((const struct sockaddr *)&h->h_addr, 0, a, sizeof(a)));
+	return buf;
+}
+
+static struct nlm_host *
+nlm_host_new(const struct sockaddr_storage *ss, socklen_t sl, const char *name)
+{
+	struct nlm_host *h;
+
+	if (nlm->n_nhosts >= nlm->n_conf.nc_max_hosts) {
+		log_warnx("host table full (%u hosts, max-hosts)",
+		    nlm->n_nhosts);
+		return NULL;
+	}
+	if ((h = calloc(1, sizeof(*h))) == NULL)
+		return NULL;
+	if ((h->h_name = strdup(name)) == NULL) {
+		free(h);
+		return NULL;
+	}
+	h->h_addr = *ss;
+	h->h_addrlen = sl;
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)&h->h_addr)->sin_port = 0;
+	else if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&h->h_addr)->sin6_port = 0;
+	h->h_id = ++nlm->n_next_host;
+	h->h_seen = ev_now_ms();
+	nlm->n_nhosts++;
+	nlm->n_stats.hosts = nlm->n_nhosts;
+	return h;
+}
+
+struct nlm_host *
+nlm_host_get(const struct sockaddr_storage *ss, socklen_t sl,
+    const char *name, bool create)
+{
+	size_t b = nlm_host_hash(ss, name);
+	struct nlm_host *h;
+
+	for (h = nlm->n_hosts[b]; h != NULL; h = h->h_next)
+		if (strcmp(h->h_name, name) == 0 &&
+		    nlm_addr_equal(&h->h_addr, ss))
+			return h;
+	if (!create || (h = nlm_host_new(ss, sl, name)) == NULL)
+		return NULL;
+	h->h_next = nlm->n_hosts[b];
+	nlm->n_hosts[b] = h;
+	return h;
+}
+
+void
+nlm_host_release(struct nlm_host *h, const char *why)
+{
+	const struct lk_result *res;
+	char hs[300];
+
+	(void)lk_host_release(nlm->n_table, h->h_id, ev_now_ms(), &res);
+	if (res->rs_nremoved > 0 || res->rs_ndropped > 0)
+		log_info("host %s: released %zu locks/shares (%s)",
+		    nlm_host_str(h, hs, sizeof(hs)), res->rs_nremoved, why);
+	nlm_apply(res);
+}
+
+void
+nlm_host_foreach(void (*fn)(struct nlm_host *, void *), void *arg)
+{
+	struct nlm_host *h, *next;
+	size_t b;
+
+	for (b = 0; b < NLM_HOST_BUCKETS; b++)
+		for (h = nlm->n_hosts[b]; h != NULL; h = next) {
+			next = h->h_next;
+			fn(h, arg);
+		}
+}
+
+struct nlm_notified_arg {
+	const char		*na_name;
+	const struct sockaddr_storage *na_addr;	/* NULL: any address */
+	bool			 na_any_name;
+	unsigned		 na_named;	/* hosts of that name there */
+	unsigned		 na_count;
+};
+
+static void
+nlm_notified_count(struct nlm_host *h, void *arg)
+{
+	struct nlm_notified_arg *na = arg;
+
+	if (strcmp(h->h_name, na->na_name) == 0 &&
+	    (na->na_addr == NULL || nlm_addr_equal(&h->h_addr, na->na_addr)))
+		na->na_named++;
+}
+
+static void
+nlm_notified_one(struct nlm_host *h, void *arg)
+{
+	struct nlm_notified_arg *na = arg;
+
+	if (na->na_addr != NULL && !nlm_addr_equal(&h->h_addr, na->na_addr))
+		return;
+	if (!na->na_any_name && strcmp(h->h_name, na->na_name) != 0)
+		return;
+	nlm_host_release(h, "status monitor: host restarted");
+	h->h_state = 0;
+	na->na_count++;
+}
+
+unsigned
+nlm_host_notified(const char *name, const struct sockaddr *addr,
+    socklen_t addrlen)
+{
+	struct nlm_notified_arg na;
+	struct sockaddr_storage ss;
+
+	if (addrlen > sizeof(ss))
+		return 0;
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, addr, addrlen);
+	rpc_addr_unmap(&ss, &addrlen);
+	memset(&na, 0, sizeof(na));
+	na.na_name = name;
+	na.na_addr = &ss;
+	nlm_host_foreach(nlm_notified_count, &na);
+	na.na_any_name = na.na_named == 0;
+	nlm_host_foreach(nlm_notified_one, &na);
+	return na.na_count;
+}
+
+unsigned
+nlm_host_rebooted(const char *name)
+{
+	struct nlm_notified_arg na;
+
+	memset(&na, 0, sizeof(na));
+	na.na_name = name;
+	nlm_host_foreach(nlm_notified_one, &na);
+	return na.na_count;
+}
+
+/* ---- idle host sweep ---- */
+
+struct nlm_gc_ids {
+	uint64_t	*gi_ids;
+	size_t		 gi_n;
+	size_t		 gi_cap;
+};
+
+static int
+nlm_gc_collect(const struct lk_host_info *hi, void *arg)
+{
+	struct nlm_gc_ids *gi = arg;
+
+	if (gi->gi_n < gi->gi_cap)
+		gi->gi_ids[gi->gi_n++] = hi->hi_host;
+	return 0;
+}
+
+static int
+nlm_id_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Free hosts that hold nothing, wait for nothing and have been idle. */
+static void
+nlm_gc(struct ev_loop *loop, void *arg)
+{
+	struct nlm_gc_ids gi;
+	struct lk_counts ct;
+	struct nlm_host **pp, *h;
+	uint64_t now = ev_now_ms();
+	size_t b;
+
+	(void)arg;
+	lk_table_counts(nlm->n_table, &ct);
+	memset(&gi, 0, sizeof(gi));
+	gi.gi_cap = ct.ct_hosts;
+	if (gi.gi_cap > 0 &&
+	    (gi.gi_ids = malloc(gi.gi_cap * sizeof(*gi.gi_ids))) == NULL)
+		goto out;	/* try again next time */
+	(void)lk_host_foreach(nlm->n_table, nlm_gc_collect, &gi);
+	qsort(gi.gi_ids, gi.gi_n, sizeof(*gi.gi_ids), nlm_id_cmp);
+	for (b = 0; b < NLM_HOST_BUCKETS; b++) {
+		pp = &nlm->n_hosts[b];
+		while ((h = *pp) != NULL) {
+			if (h->h_grants == 0 && now - h->h_seen > HOST_IDLE_MS &&
+			    (gi.gi_n == 0 || bsearch(&h->h_id, gi.gi_ids,
+			    gi.gi_n, sizeof(*gi.gi_ids), nlm_id_cmp) == NULL)) {
+				*pp = h->h_next;
+				free(h->h_name);
+				free(h);
+				nlm->n_nhosts--;
+				continue;
+			}
+			pp = &h->h_next;
+		}
+	}
+	free(gi.gi_ids);
+	nlm->n_stats.hosts = nlm->n_nhosts;
+out:
+	(void)ev_timer_set(loop, &nlm->n_gc, HOST_GC_MS, nlm_gc, NULL);
+}
+
+void
+nlm_host_gc_start(void)
+{
+	(void)ev_timer_set(nlm->n_loop, &nlm->n_gc, HOST_GC_MS, nlm_gc, NULL);
+}
+
+void
+nlm_host_free_all(void)
+{
+	struct nlm_host *h;
+	size_t b;
+
+	for (b = 0; b < NLM_HOST_BUCKETS; b++)
+		while ((h = nlm->n_hosts[b]) != NULL) {
+			nlm->n_hosts[b] = h->h_next;
+			free(h->h_name);
+			free(h);
+		}
+	nlm->n_nhosts = 0;
+}

@@ -1,0 +1,378 @@
+/*
+ * nlm_out.c - calls from nlmd to a client's NLM (GRANTED callbacks, _RES
+ * messages), over UDP, without ever waiting.
+ *
+ * HOW IT WORKS.  A send holds its arguments already encoded.  To deliver
+ * it we need the port the client's NLM registered with the rpcbind on the
+ * client's address: the port cache (one entry per client address and NLM
+ * version) answers at once when it knows, otherwise the send joins the
+ * entry's waiting list and one non-blocking rpcbind query (PMAP GETPORT for
+ * IPv4, RPCB GETADDR for IPv6) is made for all of them.  When the answer
+ * comes every waiting send goes out; when it does not, each completes as
+ * failed.  Ports are cached for PORT_TTL_MS and forgotten after a failure.
+ * Every send completes exactly once through its callback, unless its owner
+ * cancels it first; either way it is then freed here.
+ */
+#include "nlm_impl.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <rpc/pmap_prot.h>
+#include <rpc/rpcb_prot.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rpcout.h"
+#include "rpcsrv.h"
+#include "log.h"
+
+#define PEER_BUCKETS	256
+#define PORT_TTL_MS	120000
+#define RPCB_PORT	111
+#define RPCB_TIMEOUT_MS	1000
+#define RPCB_TRIES	3
+
+struct nlm_peer {
+	struct sockaddr_storage	 p_addr;	/* port 0 */
+	socklen_t		 p_addrlen;
+	uint32_t		 p_vers;
+	uint16_t		 p_port;	/* 0: unknown */
+	uint64_t		 p_expires;
+	bool			 p_busy;	/* rpcbind query in flight */
+	uint32_t		 p_xid;
+	struct nlm_send		*p_waiting;
+	struct nlm_peer		*p_next;
+};
+
+static struct nlm_peer *peers[PEER_BUCKETS];
+
+static size_t
+peer_hash(const struct sockaddr_storage *ss, uint32_t vers)
+{
+	const uint8_t *p = (const uint8_t *)ss;
+	size_t i, n = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+	    sizeof(struct sockaddr_in6);
+	uint64_t h = 1469598103934665603ull ^ vers;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return (size_t)(h % PEER_BUCKETS);
+}
+
+static void
+peer_key(const struct sockaddr_storage *in, socklen_t inlen,
+    struct sockaddr_storage *out, socklen_t *outlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (in->ss_family == AF_INET) {
+		struct sockaddr_in *o = (struct sockaddr_in *)out;
+
+		o->sin_family = AF_INET;
+		o->sin_addr = ((const struct sockaddr_in *)(const void *)in)->sin_addr;
+		*outlen = sizeof(*o);
+	} else {
+		struct sockaddr_in6 *o = (struct sockaddr_in6 *)out;
+
+		o->sin6_family = AF_INET6;
+		o->sin6_addr =
+		    ((const struct sockaddr_in6 *)(const void *)in)->sin6_addr;
+		o->sin6_scope_id =
+		    ((const struct sockaddr_in6 *)(const void *)in)->sin6_scope_id;
+		*outlen = sizeof(*o);
+	}
+	(void)inlen;
+}
+
+static struct nlm_peer *
+peer_get(const struct sockaddr_storage *addr, socklen_t len, uint32_t vers,
+    bool create)
+{
+	struct sockaddr_storage key;
+	socklen_t kl;
+	struct nlm_peer *p;
+	size_t b;
+
+	peer_key(addr, len, &key, &kl);
+	b = peer_hash(&key, vers);
+	for (p = peers[b]; p != NULL; p = p->p_next)
+		if (p->p_vers == vers && memcmp(&p->p_addr, &key, kl) == 0)
+			return p;
+	if (!create || (p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->p_addr = key;
+	p->p_addrlen = kl;
+	p->p_vers = vers;
+	p->p_next = peers[b];
+	peers[b] = p;
+	return p;
+}
+
+static bool_t
+nlm_xdr_raw(XDR *x, void *arg)
+{
+	struct nlm_send *s = arg;
+
+	return xdr_opaque(x, (char *)s->s_args, (u_int)s->s_len);
+}
+
+struct nlm_send *
+nlm_send_new(const struct sockaddr_storage *peer, socklen_t peerlen,
+    uint32_t vers, uint32_t proc, xdrproc_t xargs, const void *args,
+    const struct sockaddr_storage *local, socklen_t locallen)
+{
+	uint8_t buf[8192];
+	struct nlm_send *s;
+	XDR x;
+	size_t len;
+
+	xdrmem_create(&x, (char *)buf, sizeof(buf), XDR_ENCODE);
+	if (!xargs(&x, (void *)(uintptr_t)args)) {
+		xdr_destroy(&x);
+		return NULL;
+	}
+	len = xdr_getpos(&x);
+	xdr_destroy(&x);
+	if ((s = calloc(1, sizeof(*s) + len)) == NULL)
+		return NULL;
+	memcpy(s->s_args, buf, len);
+	s->s_len = len;
+	peer_key(peer, peerlen, &s->s_peer, &s->s_peerlen);
+	s->s_vers = vers;
+	s->s_proc = proc;
+	if (local != NULL && locallen > 0) {
+		s->s_local = *local;
+		s->s_locallen = locallen;
+	}
+	return s;
+}
+
+static void
+send_done(void *arg, enum rpc_clnt_status st, XDR *res)
+{
+	struct nlm_send *s = arg;
+
+	s->s_xid = 0;
+	if (st != RPC_CLNT_OK)
+		nlm_port_forget(&s->s_peer, s->s_vers);
+	if (s->s_cb != NULL)
+		s->s_cb(s->s_arg, st == RPC_CLNT_OK, res);
+	free(s);
+}
+
+static void
+send_fail(struct nlm_send *s)
+{
+	if (s->s_cb != NULL)
+		s->s_cb(s->s_arg, 0, NULL);
+	free(s);
+}
+
+static void
+send_transmit(struct nlm_send *s, uint16_t port)
+{
+	struct sockaddr_storage dst = s->s_peer;
+	struct rpc_clnt_req rq;
+
+	if (dst.ss_family == AF_INET)
+		((struct sockaddr_in *)&dst)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)&dst)->sin6_port = htons(port);
+	memset(&rq, 0, sizeof(rq));
+	rq.cr_dst = (struct sockaddr *)&dst;
+	rq.cr_dstlen = s->s_peerlen;
+	rq.cr_src = s->s_locallen > 0 ? (struct sockaddr *)&s->s_local : NULL;
+	rq.cr_srclen = s->s_locallen;
+	rq.cr_prog = NLM_PROG;
+	rq.cr_vers = s->s_vers;
+	rq.cr_proc = s->s_proc;
+	rq.cr_xargs = XDRPROC(nlm_xdr_raw);
+	rq.cr_args = s;
+	rq.cr_timeout_ms = s->s_timeout_ms;
+	rq.cr_tries = s->s_tries;
+	rq.cr_cb = send_done;
+	rq.cr_arg = s;
+	if (rpc_clnt_call(nlm->n_clnt, &rq, &s->s_xid) == -1)
+		send_fail(s);
+}
+
+/* Parse the port out of a universal address "h1.h2...p1.p2". */
+static uint16_t
+uaddr_port(const char *ua)
+{
+	const char *last, *prev = NULL;
+	unsigned hi, lo;
+
+	if (ua == NULL || (last = strrchr(ua, '.')) == NULL)
+		return 0;
+	for (const char *p = ua; p < last; p++)
+		if (*p == '.')
+			prev = p;
+	if (prev == NULL || sscanf(prev + 1, "%u.%u", &hi, &lo) != 2 ||
+	    hi > 255 || lo > 255)
+		return 0;
+	return (uint16_t)(hi << 8 | lo);
+}
+
+static void
+lookup_done(void *arg, enum rpc_clnt_status st, XDR *res)
+{
+	struct nlm_peer *p = arg;
+	struct nlm_send *s, *next;
+	uint16_t port = 0;
+	char a[64];
+
+	p->p_busy = false;
+	p->p_xid = 0;
+	if (st == RPC_CLNT_OK && p->p_addr.ss_family == AF_INET) {
+		u_long v = 0;
+
+		if (xdr_u_long(res, &v) && v < 65536)
+			port = (uint16_t)v;
+	} else if (st == RPC_CLNT_OK) {
+		char *ua = NULL;
+
+		if (xdr_wrapstring(res, &ua))
+			port = uaddr_port(ua);
+		xdr_free(XDRPROC(xdr_wrapstring), (char *)&ua);
+	}
+	if (port == 0) {
+		nlm->n_stats.rpcb_failed++;
+		log_debug("no NLM v%u/udp port from rpcbind at %s", p->p_vers,
+		    rpc_addr_str((struct sockaddr *)&p->p_addr, 0, a, sizeof(a)));
+	} else {
+		p->p_port = port;
+		p->p_expires = ev_now_ms() + PORT_TTL_MS;
+	}
+	s = p->p_waiting;
+	p->p_waiting = NULL;
+	for (; s != NULL; s = next) {
+		next = s->s_next;
+		s->s_waiton = NULL;
+		if (port != 0)
+			send_transmit(s, port);
+		else
+			send_fail(s);
+	}
+}
+
+static void
+peer_lookup(struct nlm_peer *p, const struct nlm_send *s)
+{
+	struct sockaddr_storage dst = p->p_addr;
+	struct rpc_clnt_req rq;
+	struct pmap pm;
+	RPCB rb;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.cr_prog = PMAPPROG;
+	if (dst.ss_family == AF_INET) {
+		((struct sockaddr_in *)&dst)->sin_port = htons(RPCB_PORT);
+		pm.pm_prog = NLM_PROG;
+		pm.pm_vers = p->p_vers;
+		pm.pm_prot = IPPROTO_UDP;
+		pm.pm_port = 0;
+		rq.cr_vers = PMAPVERS;
+		rq.cr_proc = PMAPPROC_GETPORT;
+		rq.cr_xargs = XDRPROC(xdr_pmap);
+		rq.cr_args = &pm;
+	} else {
+		((struct sockaddr_in6 *)&dst)->sin6_port = htons(RPCB_PORT);
+		rb.r_prog = NLM_PROG;
+		rb.r_vers = p->p_vers;
+		rb.r_netid = (char *)"udp6";
+		rb.r_addr = (char *)"";
+		rb.r_owner = (char *)"";
+		rq.cr_vers = RPCBVERS;
+		rq.cr_proc = RPCBPROC_GETADDR;
+		rq.cr_xargs = XDRPROC(xdr_rpcb);
+		rq.cr_args = &rb;
+	}
+	rq.cr_dst = (struct sockaddr *)&dst;
+	rq.cr_dstlen = p->p_addrlen;
+	rq.cr_src = s->s_locallen > 0 ? (const struct sockaddr *)&s->s_local :
+	    NULL;
+	rq.cr_srclen = s->s_locallen;
+	rq.cr_timeout_ms = RPCB_TIMEOUT_MS;
+	rq.cr_tries = RPCB_TRIES;
+	rq.cr_cb = lookup_done;
+	rq.cr_arg = p;
+	nlm->n_stats.rpcb_lookups++;
+	p->p_busy = true;
+	if (rpc_clnt_call(nlm->n_clnt, &rq, &p->p_xid) == -1)
+		lookup_done(p, RPC_CLNT_UNREACH, NULL);
+}
+
+void
+nlm_send_start(struct nlm_send *s, unsigned timeout_ms, unsigned tries,
+    nlm_send_cb *cb, void *arg)
+{
+	struct nlm_peer *p;
+
+	s->s_timeout_ms = timeout_ms;
+	s->s_tries = tries;
+	s->s_cb = cb;
+	s->s_arg = arg;
+	p = peer_get(&s->s_peer, s->s_peerlen, s->s_vers, true);
+	if (p == NULL) {
+		send_fail(s);
+		return;
+	}
+	if (p->p_port != 0 && ev_now_ms() < p->p_expires) {
+		send_transmit(s, p->p_port);
+		return;
+	}
+	s->s_waiton = p;
+	s->s_next = p->p_waiting;
+	p->p_waiting = s;
+	if (!p->p_busy)
+		peer_lookup(p, s);
+}
+
+void
+nlm_send_cancel(struct nlm_send *s)
+{
+	struct nlm_send **pp;
+
+	if (s == NULL)
+		return;
+	if (s->s_waiton != NULL) {
+		for (pp = &s->s_waiton->p_waiting; *pp != NULL;
+		    pp = &(*pp)->s_next)
+			if (*pp == s) {
+				*pp = s->s_next;
+				break;
+			}
+	} else if (s->s_xid != 0)
+		rpc_clnt_cancel(nlm->n_clnt, s->s_xid);
+	free(s);
+}
+
+void
+nlm_port_forget(const struct sockaddr_storage *addr, uint32_t vers)
+{
+	struct nlm_peer *p = peer_get(addr, 0, vers, false);
+
+	if (p != NULL)
+		p->p_port = 0;
+}
+
+void
+nlm_out_shutdown(void)
+{
+	struct nlm_peer *p;
+	struct nlm_send *s;
+	size_t b;
+
+	for (b = 0; b < PEER_BUCKETS; b++)
+		while ((p = peers[b]) != NULL) {
+			peers[b] = p->p_next;
+			if (p->p_xid != 0)
+				rpc_clnt_cancel(nlm->n_clnt, p->p_xid);
+			while ((s = p->p_waiting) != NULL) {
+				p->p_waiting = s->s_next;
+				free(s);
+			}
+			free(p);
+		}
+}

@@ -1,0 +1,40 @@
+/*
+ * nsm.h - the status monitor (program 100024 version 1), in process.
+ *
+ * nlmd is the lock manager its NSM serves, so monitoring a client is not a
+ * separate RPC: the NLM side knows its hosts.  What the NSM does here:
+ *   - keeps our state number (odd while up, +2 at every start, never
+ *     reset), and answers SM_STAT with it;
+ *   - accepts SM_NOTIFY from rebooted clients and has the NLM release what
+ *     they held, if the notification comes from the host's own address;
+ *   - refuses SM_MON for other programs (no RPC bounce: CA-99.05), and
+ *     accepts SM_UNMON, SM_UNMON_ALL and SM_SIMU_CRASH only from a
+ *     privileged port on this host.
+ */
+#ifndef NLMD_NSM_NSM_H
+#define NLMD_NSM_NSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rpc_srv;
+
+struct nsm_stats {
+	uint64_t	calls[7];	/* by procedure */
+	uint64_t	notify_released; /* SM_NOTIFY that released a host */
+	uint64_t	notify_unknown;	/* SM_NOTIFY matching no host */
+	uint64_t	refused;	/* not from a privileged local port */
+};
+
+/*
+ * Read, advance (+2, or to 1 when new) and store durably our state number
+ * in `state_dir'.  Returns 0, or -1 with a reason in err[errlen].
+ */
+int	nsm_init(const char *state_dir, char *err, size_t errlen);
+/* Serve NSM version 1 on `srv'.  0 or -1. */
+int	nsm_register(struct rpc_srv *srv);
+/* Our current state number. */
+int32_t	nsm_state(void);
+const struct nsm_stats *nsm_get_stats(void);
+
+#endif

@@ -1,0 +1,427 @@
+/*
+ * rpcout.c - see rpcout.h.
+ *
+ * HOW IT WORKS.  Each pending call keeps its encoded message, destination,
+ * source address and a timer.  The timer fires after cr_timeout_ms: the
+ * message is sent again until cr_tries sends have been made, then the
+ * callback reports RPC_CLNT_TIMEDOUT.  Replies arriving on the sockets are
+ * matched by xid through a small hash table; a reply from an address other
+ * than the one called is ignored (a spoofed or stray datagram cannot
+ * complete someone else's call).
+ */
+#include "rpcout.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "ev.h"
+#include "log.h"
+#include "rpcsrv.h"
+
+#define CLNT_BUCKETS	256
+#define CLNT_MAXMSG	16384
+
+struct rpc_pending {
+	struct rpc_clnt		*pe_clnt;
+	struct rpc_pending	*pe_next;	/* hash chain */
+	uint32_t		 pe_xid;
+	unsigned		 pe_tries_left;
+	unsigned		 pe_timeout_ms;
+	struct sockaddr_storage	 pe_dst;
+	socklen_t		 pe_dstlen;
+	struct sockaddr_storage	 pe_src;
+	socklen_t		 pe_srclen;
+	rpc_clnt_cb		*pe_cb;
+	void			*pe_arg;
+	struct ev_timer		 pe_timer;
+	size_t			 pe_len;
+	uint8_t			 pe_msg[];
+};
+
+struct rpc_clnt {
+	struct ev_loop		*cl_loop;
+	int			 cl_fd4;
+	int			 cl_fd6;
+	uint32_t		 cl_xid;
+	struct rpc_pending	*cl_hash[CLNT_BUCKETS];
+	struct rpc_clnt_stats	 cl_stats;
+	uint8_t			 cl_buf[CLNT_MAXMSG];
+};
+
+static struct rpc_pending **
+clnt_slot(struct rpc_clnt *cl, uint32_t xid)
+{
+	struct rpc_pending **pp = &cl->cl_hash[xid % CLNT_BUCKETS];
+
+	while (*pp != NULL && (*pp)->pe_xid != xid)
+		pp = &(*pp)->pe_next;
+	return pp;
+}
+
+static void
+clnt_unlink(struct rpc_clnt *cl, struct rpc_pending *pe)
+{
+	struct rpc_pending **pp = clnt_slot(cl, pe->pe_xid);
+
+	if (*pp == pe)
+		*pp = pe->pe_next;
+	ev_timer_cancel(cl->cl_loop, &pe->pe_timer);
+	cl->cl_stats.pending--;
+}
+
+static int
+clnt_send(struct rpc_clnt *cl, struct rpc_pending *pe)
+{
+	union {
+		char	c4[CMSG_SPACE(sizeof(struct in_pktinfo))];
+		char	c6[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+	} cbuf;
+	struct msghdr mh;
+	struct iovec iov;
+	struct cmsghdr *cm;
+	int fd = pe->pe_dst.ss_family == AF_INET6 ? cl->cl_fd6 : cl->cl_fd4;
+
+	if (fd == -1)
+		return -1;
+	memset(&mh, 0, sizeof(mh));
+	memset(&cbuf, 0, sizeof(cbuf));
+	iov.iov_base = pe->pe_msg;
+	iov.iov_len = pe->pe_len;
+	mh.msg_name = &pe->pe_dst;
+	mh.msg_namelen = pe->pe_dstlen;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	cm = (struct cmsghdr *)(void *)&cbuf;
+	if (pe->pe_srclen > 0 && pe->pe_src.ss_family == AF_INET &&
+	    pe->pe_dst.ss_family == AF_INET) {
+		struct in_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.ipi_spec_dst = ((struct sockaddr_in *)&pe->pe_src)->sin_addr;
+		mh.msg_control = &cbuf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
+		cm->cmsg_level = IPPROTO_IP;
+		cm->cmsg_type = IP_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+	} else if (pe->pe_srclen > 0 && pe->pe_src.ss_family == AF_INET6 &&
+	    pe->pe_dst.ss_family == AF_INET6) {
+		struct in6_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.ipi6_addr = ((struct sockaddr_in6 *)&pe->pe_src)->sin6_addr;
+		mh.msg_control = &cbuf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
+		cm->cmsg_level = IPPROTO_IPV6;
+		cm->cmsg_type = IPV6_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+	}
+	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == -1)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+	return 0;
+}
+
+static void
+clnt_finish(struct rpc_pending *pe, enum rpc_clnt_status st, XDR *res)
+{
+	struct rpc_clnt *cl = pe->pe_clnt;
+
+	clnt_unlink(cl, pe);
+	if (pe->pe_cb != NULL)
+		pe->pe_cb(pe->pe_arg, st, res);
+	free(pe);
+}
+
+static void
+clnt_timer(struct ev_loop *loop, void *arg)
+{
+	struct rpc_pending *pe = arg;
+	struct rpc_clnt *cl = pe->pe_clnt;
+
+	if (pe->pe_tries_left == 0) {
+		cl->cl_stats.timeouts++;
+		clnt_finish(pe, RPC_CLNT_TIMEDOUT, NULL);
+		return;
+	}
+	pe->pe_tries_left--;
+	cl->cl_stats.retransmits++;
+	if (clnt_send(cl, pe) == -1) {
+		cl->cl_stats.errors++;
+		clnt_finish(pe, RPC_CLNT_UNREACH, NULL);
+		return;
+	}
+	(void)ev_timer_set(loop, &pe->pe_timer, pe->pe_timeout_ms, clnt_timer,
+	    pe);
+}
+
+static int
+clnt_same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin_addr.s_addr == y->sin_addr.s_addr &&
+		    x->sin_port == y->sin_port;
+	}
+	if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+
+		return memcmp(&x->sin6_addr, &y->sin6_addr, 16) == 0 &&
+		    x->sin6_port == y->sin6_port;
+	}
+	return 0;
+}
+
+static void
+clnt_reply(struct rpc_clnt *cl, const struct sockaddr_storage *from,
+    uint8_t *buf, size_t len)
+{
+	struct rpc_msg msg;
+	struct rpc_pending *pe;
+	uint32_t xid;
+	XDR x;
+
+	if (len < 8)
+		return;
+	memcpy(&xid, buf, 4);
+	xid = ntohl(xid);
+	if ((pe = *clnt_slot(cl, xid)) == NULL ||
+	    !clnt_same_addr(from, &pe->pe_dst))
+		return;
+	memset(&msg, 0, sizeof(msg));
+	msg.acpted_rply.ar_results.where = NULL;
+	msg.acpted_rply.ar_results.proc = XDRPROC(xdr_void);
+	xdrmem_create(&x, (char *)buf, (u_int)len, XDR_DECODE);
+	/* Decode the header only; the caller decodes the results. */
+	if (!xdr_replymsg(&x, &msg) || msg.rm_direction != REPLY) {
+		xdr_destroy(&x);
+		return;
+	}
+	cl->cl_stats.replies++;
+	if (msg.rm_reply.rp_stat == MSG_ACCEPTED &&
+	    msg.acpted_rply.ar_stat == SUCCESS)
+		clnt_finish(pe, RPC_CLNT_OK, &x);
+	else
+		clnt_finish(pe, RPC_CLNT_REFUSED, NULL);
+	xdr_destroy(&x);
+}
+
+static void
+clnt_read(struct ev_loop *loop, int fd, int events, void *arg)
+{
+	struct rpc_clnt *cl = arg;
+	struct sockaddr_storage from;
+	socklen_t fl;
+	ssize_t n;
+	int i;
+
+	(void)loop;
+	(void)events;
+	for (i = 0; i < 64; i++) {
+		fl = sizeof(from);
+		n = recvfrom(fd, cl->cl_buf, sizeof(cl->cl_buf), MSG_DONTWAIT,
+		    (struct sockaddr *)&from, &fl);
+		if (n == -1) {
+			/* ECONNREFUSED etc. come back as errors here. */
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			continue;
+		}
+		clnt_reply(cl, &from, cl->cl_buf, (size_t)n);
+	}
+}
+
+static int
+clnt_socket(int family, unsigned port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd, one = 1;
+
+	fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return -1;
+	memset(&ss, 0, sizeof(ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		sl = sizeof(*s4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+		    sizeof(one));
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		sl = sizeof(*s6);
+	}
+	if (bind(fd, (struct sockaddr *)&ss, sl) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct rpc_clnt *
+rpc_clnt_new(struct ev_loop *loop, unsigned port, char *err, size_t errlen)
+{
+	struct rpc_clnt *cl;
+
+	if ((cl = calloc(1, sizeof(*cl))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	cl->cl_loop = loop;
+	cl->cl_fd4 = clnt_socket(AF_INET, port);
+	cl->cl_fd6 = clnt_socket(AF_INET6, port);
+	if (cl->cl_fd4 == -1) {
+		snprintf(err, errlen, "outgoing udp socket (port %u): %s", port,
+		    strerror(errno));
+		rpc_clnt_free(cl);
+		return NULL;
+	}
+	if (ev_fd_add(loop, cl->cl_fd4, EV_READ, clnt_read, cl) == -1 ||
+	    (cl->cl_fd6 != -1 &&
+	    ev_fd_add(loop, cl->cl_fd6, EV_READ, clnt_read, cl) == -1)) {
+		snprintf(err, errlen, "event loop: %s", strerror(errno));
+		rpc_clnt_free(cl);
+		return NULL;
+	}
+	if (getrandom(&cl->cl_xid, sizeof(cl->cl_xid), GRND_NONBLOCK) !=
+	    sizeof(cl->cl_xid))
+		cl->cl_xid = (uint32_t)getpid() * 2654435761u;
+	return cl;
+}
+
+void
+rpc_clnt_free(struct rpc_clnt *cl)
+{
+	size_t i;
+
+	if (cl == NULL)
+		return;
+	for (i = 0; i < CLNT_BUCKETS; i++)
+		while (cl->cl_hash[i] != NULL) {
+			struct rpc_pending *pe = cl->cl_hash[i];
+
+			clnt_unlink(cl, pe);
+			free(pe);
+		}
+	if (cl->cl_fd4 != -1) {
+		ev_fd_del(cl->cl_loop, cl->cl_fd4);
+		close(cl->cl_fd4);
+	}
+	if (cl->cl_fd6 != -1) {
+		ev_fd_del(cl->cl_loop, cl->cl_fd6);
+		close(cl->cl_fd6);
+	}
+	free(cl);
+}
+
+/* Encode the call message into cl_buf; returns its length or 0. */
+static size_t
+clnt_encode(struct rpc_clnt *cl, const struct rpc_clnt_req *rq, uint32_t xid)
+{
+	struct rpc_msg msg;
+	XDR x;
+	size_t len = 0;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.rm_xid = xid;
+	msg.rm_direction = CALL;
+	msg.rm_call.cb_rpcvers = RPC_MSG_VERSION;
+	msg.rm_call.cb_prog = rq->cr_prog;
+	msg.rm_call.cb_vers = rq->cr_vers;
+	msg.rm_call.cb_proc = rq->cr_proc;
+	msg.rm_call.cb_cred = _null_auth;
+	msg.rm_call.cb_verf = _null_auth;
+	xdrmem_create(&x, (char *)cl->cl_buf, sizeof(cl->cl_buf), XDR_ENCODE);
+	/* xdr_callhdr() stops at the procedure: credentials follow. */
+	if (xdr_callhdr(&x, &msg) &&
+	    xdr_opaque_auth(&x, &msg.rm_call.cb_cred) &&
+	    xdr_opaque_auth(&x, &msg.rm_call.cb_verf) &&
+	    rq->cr_xargs(&x, (void *)(uintptr_t)rq->cr_args))
+		len = xdr_getpos(&x);
+	xdr_destroy(&x);
+	return len;
+}
+
+int
+rpc_clnt_call(struct rpc_clnt *cl, const struct rpc_clnt_req *rq,
+    uint32_t *xidp)
+{
+	struct rpc_pending *pe;
+	struct rpc_pending **slot;
+	uint32_t xid;
+	size_t len;
+
+	do
+		xid = ++cl->cl_xid;
+	while (*clnt_slot(cl, xid) != NULL);
+	if ((len = clnt_encode(cl, rq, xid)) == 0 ||
+	    rq->cr_dstlen > sizeof(pe->pe_dst) ||
+	    rq->cr_srclen > sizeof(pe->pe_src))
+		return -1;
+	if ((pe = calloc(1, sizeof(*pe) + len)) == NULL)
+		return -1;
+	memcpy(pe->pe_msg, cl->cl_buf, len);
+	pe->pe_len = len;
+	pe->pe_clnt = cl;
+	pe->pe_xid = xid;
+	memcpy(&pe->pe_dst, rq->cr_dst, rq->cr_dstlen);
+	pe->pe_dstlen = rq->cr_dstlen;
+	rpc_addr_unmap(&pe->pe_dst, &pe->pe_dstlen);
+	if (rq->cr_src != NULL && rq->cr_srclen > 0) {
+		memcpy(&pe->pe_src, rq->cr_src, rq->cr_srclen);
+		pe->pe_srclen = rq->cr_srclen;
+		rpc_addr_unmap(&pe->pe_src, &pe->pe_srclen);
+	}
+	pe->pe_tries_left = rq->cr_tries > 0 ? rq->cr_tries - 1 : 0;
+	pe->pe_timeout_ms = rq->cr_timeout_ms > 0 ? rq->cr_timeout_ms : 1000;
+	pe->pe_cb = rq->cr_cb;
+	pe->pe_arg = rq->cr_arg;
+	slot = clnt_slot(cl, xid);
+	*slot = pe;
+	cl->cl_stats.pending++;
+	cl->cl_stats.calls++;
+	if (ev_timer_set(cl->cl_loop, &pe->pe_timer, pe->pe_timeout_ms,
+	    clnt_timer, pe) == -1) {
+		clnt_unlink(cl, pe);
+		free(pe);
+		return -1;
+	}
+	if (clnt_send(cl, pe) == -1)
+		cl->cl_stats.errors++;	/* the timer retries */
+	if (xidp != NULL)
+		*xidp = xid;
+	return 0;
+}
+
+void
+rpc_clnt_cancel(struct rpc_clnt *cl, uint32_t xid)
+{
+	struct rpc_pending *pe = *clnt_slot(cl, xid);
+
+	if (pe == NULL)
+		return;
+	clnt_unlink(cl, pe);
+	free(pe);
+}
+
+const struct rpc_clnt_stats *
+rpc_clnt_stats(const struct rpc_clnt *cl)
+{
+	return &cl->cl_stats;
+}
