@@ -32,8 +32,8 @@
 #   E2E_WORK       work directory (default build/e2e); kept after the run
 #   E2E_CACHE      kernel cache (default $E2E_WORK/cache)
 #   E2E_KMETA      kernel meta package (default linux-image-amd64)
-#   E2E_TIMEOUT    limit for the namespace part in seconds (default 170)
-#   E2E_BOOT_TIMEOUT  limit for one guest boot (default 150)
+#   E2E_TIMEOUT    limit for the namespace part in seconds (default 150)
+#   E2E_BOOT_TIMEOUT  limit for one guest boot (default 120)
 #   E2E_SMP, E2E_MEM  guest CPUs (1) and MiB (512)
 set -u
 umask 022
@@ -51,8 +51,8 @@ SELF="$HERE/run.sh"
 : "${E2E_WORK:=$REPO/build/e2e}"
 : "${E2E_CACHE:=$E2E_WORK/cache}"
 : "${E2E_KMETA:=linux-image-amd64}"
-: "${E2E_TIMEOUT:=170}"
-: "${E2E_BOOT_TIMEOUT:=150}"
+: "${E2E_TIMEOUT:=150}"
+: "${E2E_BOOT_TIMEOUT:=120}"
 : "${E2E_SMP:=1}"
 : "${E2E_MEM:=512}"
 : "${E2E_T0:=$(date +%s%N)}"
@@ -118,7 +118,7 @@ preflight() {
 	    ganesha.nfsd:nfs-ganesha rpcbind:rpcbind rpcinfo:rpcbind \
 	    rpc.statd:nfs-common mount.nfs:nfs-common sm-notify:nfs-common \
 	    cpio:cpio xz:xz-utils ip:iproute2 gcc:gcc unshare:util-linux \
-	    timeout:coreutils modinfo:kmod readelf:binutils \
+	    timeout:coreutils flock:util-linux modinfo:kmod readelf:binutils \
 	    dpkg-deb:dpkg apt-get:apt pkg-config:pkg-config; do
 		command -v "${c%%:*}" >/dev/null 2>&1 || missing="$missing ${c#*:}"
 	done
@@ -298,7 +298,11 @@ hosts_file() {
 }
 
 build_all() {
+	# Runs with different work directories may share the kernel cache.
+	exec 8>"$E2E_CACHE/.lock"
+	flock -w 300 8 || return 1
 	fetch_kernel || return 1
+	exec 8>&-
 	build_progs || return 1
 	build_initramfs || return 1
 	say "built: locktest, fake-nlm, initramfs $(($(stat -c %s "$W/initrd.img") / 1048576)) MiB"
@@ -558,7 +562,7 @@ check_guest() {
 			check PASS "$mode/$name" "$what ${line#LT: PASS "$name" }"
 			;;
 		"LT: FAIL "*)
-			check FAIL "$mode/$name" "$what: ${line#LT: FAIL "$name" }"
+			check FAIL "$mode/$name" "$what ${line#LT: FAIL "$name" }"
 			console_lines "$con" "^LT: not ok $name:" | head -8 |
 			    while IFS= read -r s; do say "    $s"; done
 			;;
@@ -693,13 +697,25 @@ outer_cleanup() {
 	return 0
 }
 
+interrupted() {
+	check FAIL "interrupted" "$1 during the run"
+	outer_cleanup
+	summary
+	exit "$2"
+}
+
 summary() {
-	local pass fail
+	local pass fail log
+	case $E2E_SERVER in
+	nlmd) log=nlmd.log ;;
+	fake) log=fake-nlm.log ;;
+	*) log="ganesha.log, statd.log" ;;
+	esac
 	pass=$(grep -c '^PASS ' "$W/checks" 2>/dev/null)
 	fail=$(grep -c '^FAIL ' "$W/checks" 2>/dev/null)
 	say "server $E2E_SERVER, $(elapsed) s in all"
 	if [ "${fail:-0}" != 0 ] || [ "${pass:-0}" = 0 ]; then
-		say "FAILED: kept $W (e2e.log, checks, console-*.log, ${SERVER_LOG_NAME}, e2e.pcapng, capture-summary.txt)"
+		say "FAILED: kept $W (e2e.log, checks, console-*.log, $log, e2e.pcapng, capture-summary.txt)"
 	fi
 	echo "e2e: ${pass:-0} passed, ${fail:-0} failed"
 	[ "${fail:-0}" = 0 ] && [ "${pass:-0}" != 0 ]
@@ -708,17 +724,21 @@ summary() {
 main() {
 	local rc err
 	preflight
-	# Start from an empty work directory, keeping the kernel cache.
 	mkdir -p "$W" "$E2E_CACHE" || fatal "cannot create $W"
-	find "$W" -mindepth 1 -maxdepth 1 ! -path "$E2E_CACHE" -exec rm -rf {} + 2>/dev/null
+	# One run per work directory at a time (set E2E_WORK for parallel runs).
+	exec 9>"$W/.lock"
+	flock -n 9 || fatal "another e2e run is using $W (set E2E_WORK)"
+	# Start from an empty work directory, keeping the kernel cache.
+	find "$W" -mindepth 1 -maxdepth 1 ! -path "$E2E_CACHE" ! -name .lock \
+	    -exec rm -rf {} + 2>/dev/null
 	mkdir -p "$EXPORT"
 	: >"$W/checks"
 	say "e2e: server $E2E_SERVER, modes: $E2E_MODES, work dir $W"
 	build_all || fatal "build failed (see above)"
 	NS=nlme2e-$$
 	trap outer_cleanup EXIT
-	trap 'say "interrupted"; exit 130' INT
-	trap 'say "terminated"; exit 143' TERM
+	trap 'interrupted SIGINT 130' INT
+	trap 'interrupted SIGTERM 143' TERM
 	if ! err=$(ip netns add "$NS" 2>&1); then
 		NS=""
 		skip "cannot create a network namespace: $err"
@@ -732,11 +752,6 @@ main() {
 	[ "$rc" = 124 ] && check FAIL "timeout" "the namespace part took over $E2E_TIMEOUT s"
 	outer_cleanup
 	trap - EXIT
-	case $E2E_SERVER in
-	nlmd) SERVER_LOG_NAME=nlmd.log ;;
-	fake) SERVER_LOG_NAME=fake-nlm.log ;;
-	*) SERVER_LOG_NAME="ganesha.log, statd.log" ;;
-	esac
 	summary
 }
 
