@@ -138,6 +138,19 @@ enum lk_policy {
 	LK_POLICY_BARGE		/* grant whatever held locks allow */
 };
 
+/*
+ * Optional allocator: when set, the table calls these (with al_arg) instead
+ * of malloc/realloc/free, for everything it allocates, the table included.
+ * For failure-injection tests and memory accounting.  al_realloc(NULL, n)
+ * must behave as al_malloc(n).
+ */
+struct lk_allocator {
+	void	*(*al_malloc)(size_t size, void *arg);
+	void	*(*al_realloc)(void *p, size_t size, void *arg);
+	void	 (*al_free)(void *p, void *arg);
+	void	*al_arg;
+};
+
 struct lk_config {
 	size_t		 cf_max_locks;		/* lock records, all hosts */
 	size_t		 cf_max_locks_per_host;
@@ -147,6 +160,9 @@ struct lk_config {
 	size_t		 cf_max_shares_per_host;
 	enum lk_policy	 cf_policy;
 	uint64_t	 cf_token_seed;		/* last token issued before */
+	const struct lk_allocator *cf_alloc;	/* NULL: the C library; the
+						   struct must outlive the
+						   table */
 };
 
 /*
@@ -224,7 +240,7 @@ struct lk_sharereq {
 
 struct lk_table;
 
-/* Fill *cf with the defaults: no limits, FIFO, token seed 0. */
+/* Fill *cf with the defaults: no limits, FIFO, token seed 0, libc. */
 void	lk_config_init(struct lk_config *cf);
 
 /*

@@ -1,0 +1,117 @@
+/*
+ * deadlock.c - refuse a blocking request that would close a cycle in the
+ * wait-for graph of owners.
+ *
+ * HOW IT WORKS
+ *   Owner X waits for owner Y when one of X's queued waiters conflicts with
+ *   a lock Y holds on that file or, with the FIFO policy, with an older
+ *   queued waiter of Y there (X cannot be granted before Y's waiter).  The
+ *   graph is never stored: a node's edges are recomputed from its queued
+ *   waiters, the file trees and the file queues, so an edge is gone the
+ *   moment its waiter is granted, cancelled or released.
+ *
+ *   Queueing request R of owner O adds the edges O -> B for every blocker B
+ *   of R; that closes a cycle iff O is reachable from some B.  A depth-first
+ *   search from the blockers answers it; visited owners are marked with a
+ *   fresh generation (ow_mark == t_mark), the stack is t_stack.
+ *
+ *   Checking at queue time is enough with FIFO: a grant (immediate or of a
+ *   waiter) never conflicts with an older queued waiter of another owner,
+ *   so it adds no edge out of an existing waiter, and younger waiters it
+ *   conflicts with already had the edge to its owner.  With LK_POLICY_BARGE
+ *   a grant can add edges; a cycle closed that way is not detected.
+ */
+#include "lockcore.h"
+
+#include "lk_impl.h"
+
+struct lk_dl {
+	struct lk_table		*d_t;
+	const struct lk_owner	*d_x;
+	bool			 d_excl;
+	bool			 d_nomem;
+};
+
+static bool
+lk_dl_push(struct lk_table *t, struct lk_owner *o)
+{
+	struct lk_vec *v = &t->t_stack;
+
+	if (o->ow_mark == t->t_mark)
+		return true;
+	if (!lk_vec_reserve(t, v, sizeof(o), 1))
+		return false;
+	o->ow_mark = t->t_mark;
+	((struct lk_owner **)v->v_data)[v->v_len++] = o;
+	return true;
+}
+
+static int
+lk_dl_lock_cb(struct lk_lock *l, void *arg)
+{
+	struct lk_dl *d = arg;
+
+	if (l->lo_owner == d->d_x || !lk_conflicts(d->d_excl, l->lo_excl))
+		return 0;
+	if (!lk_dl_push(d->d_t, l->lo_owner)) {
+		d->d_nomem = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* Push every owner that blocks x's request (r, excl) queued before upto. */
+static bool
+lk_dl_blockers(struct lk_table *t, const struct lk_owner *x, struct lk_file *f,
+    const struct lk_range *r, bool excl, const struct lk_waiter *upto)
+{
+	struct lk_dl d = { t, x, excl, false };
+	struct lk_waiter *v;
+
+	lk_tree_overlap(f->fi_root, r->r_start, r->r_end, lk_dl_lock_cb, &d);
+	if (d.d_nomem)
+		return false;
+	if (t->t_cf.cf_policy != LK_POLICY_FIFO)
+		return true;
+	for (v = f->fi_wq; v != NULL && v != upto; v = v->wa_fnext)
+		if (v->wa_owner != x &&
+		    lk_overlaps(v->wa_start, v->wa_end, r->r_start, r->r_end) &&
+		    lk_conflicts(excl, v->wa_excl) &&
+		    !lk_dl_push(t, v->wa_owner))
+			return false;
+	return true;
+}
+
+/*
+ * Would queueing o's request (r, excl) on f deadlock?  Returns LK_OK,
+ * LK_DEADLOCK or LK_NOMEM.
+ */
+enum lk_status
+lk_deadlock_check(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, bool excl)
+{
+	struct lk_owner **stack, *x;
+	struct lk_waiter *w;
+	struct lk_range wr;
+
+	t->t_mark++;
+	t->t_stack.v_len = 0;
+	if (!lk_dl_blockers(t, o, f, r, excl, NULL))
+		return LK_NOMEM;
+	while (t->t_stack.v_len > 0) {
+		stack = t->t_stack.v_data;
+		x = stack[--t->t_stack.v_len];
+		if (x == o)
+			return LK_DEADLOCK;
+		for (w = x->ow_waiters; w != NULL; w = w->wa_onext) {
+			if (w->wa_granted)
+				continue;
+			wr.r_start = w->wa_start;
+			wr.r_end = w->wa_end;
+			if (!lk_dl_blockers(t, x, w->wa_file, &wr, w->wa_excl,
+			    w))
+				return LK_NOMEM;
+		}
+	}
+	return LK_OK;
+}

@@ -1,0 +1,290 @@
+/*
+ * lk_impl.h - lockcore internals shared by the lockcore sources; never
+ * included from outside lockcore/.
+ *
+ * OWNERSHIP LEGEND (single-threaded; no locking)
+ *   table  owns the three hash tables (files, owners, hosts) and through
+ *          them every object; owns the result vectors and the spare pool.
+ *   file   owns its interval tree of locks (fi_root), its share list and
+ *          the FIFO of *queued* waiters (fi_wq); holds fh bytes.
+ *   owner  owns nothing; links its locks (ow_locks), its waiters and
+ *          unconfirmed grants (ow_waiters) and its shares (ow_shares).
+ *   host   links its owners (ho_owners), live or zombie.
+ *
+ * LIFETIME OF FILES, OWNERS, HOSTS (HOW IT WORKS)
+ *   ob_refs counts what refers to an object: locks + waiters + grants +
+ *   shares for files and owners, live owners for hosts.  An object whose
+ *   count falls to 0 becomes a *zombie*: it stays in its hash table (so a
+ *   LOCK right after an UNLOCK revives it without malloc/free), and goes on
+ *   the table's zombie list.  Zombies are freed only at the start of a later
+ *   call (lk_begin) and only when there are more than LK_ZOMBIE_KEEP of
+ *   them; this is also what keeps fh/oh bytes referenced by the previous
+ *   call's result valid until the next call.
+ *
+ * CHANGE SETS (HOW IT WORKS)
+ *   Lock and share nodes are never modified in place once in the table: a
+ *   change is "remove node" + "add node".  Removing writes a record into
+ *   t_removed; adding pushes the node on t_addl/t_adds and marks it fresh
+ *   (lo_fresh, lo_addidx = index).  Removing a fresh node just swap-removes
+ *   it from the added vector instead, so the reported set is net.  lk_finish
+ *   turns the surviving added nodes into records.
+ */
+#ifndef NLMD_LOCKCORE_LK_IMPL_H
+#define NLMD_LOCKCORE_LK_IMPL_H
+
+#include "lockcore.h"
+
+#define LK_ZOMBIE_KEEP	1024	/* zombies kept before a sweep */
+#define LK_SPARE_KEEP	64	/* free lock nodes kept for reuse */
+#define LK_HASH_MIN	64
+
+/* Growable array of fixed-size elements. */
+struct lk_vec {
+	void		*v_data;
+	size_t		 v_len;
+	size_t		 v_cap;
+};
+
+/* Hash-table and zombie-list linkage shared by files, owners, hosts. */
+struct lk_obj {
+	struct lk_obj	*ob_next;	/* hash chain */
+	struct lk_obj	*ob_znext;	/* zombie list, when ob_refs == 0 */
+	struct lk_obj	*ob_zprev;
+	uint64_t	 ob_hash;
+	size_t		 ob_refs;
+};
+
+struct lk_hash {
+	struct lk_obj	**h_tab;
+	size_t		 h_mask;	/* buckets - 1 */
+	size_t		 h_count;
+};
+
+struct lk_zlist {
+	struct lk_obj	*z_head;
+	size_t		 z_count;
+};
+
+/* A granted byte range: node of its file's interval treap. */
+struct lk_lock {
+	struct lk_lock	*lo_left;
+	struct lk_lock	*lo_right;
+	uint64_t	 lo_start;
+	uint64_t	 lo_end;	/* last byte, inclusive */
+	uint64_t	 lo_max;	/* largest lo_end in this subtree */
+	uint64_t	 lo_token;
+	struct lk_owner	*lo_owner;
+	struct lk_file	*lo_file;
+	struct lk_lock	*lo_onext;	/* owner's locks */
+	struct lk_lock	*lo_oprev;
+	uint32_t	 lo_addidx;	/* index in t_addl when lo_fresh */
+	uint8_t		 lo_excl;
+	uint8_t		 lo_fresh;
+};
+
+/* A queued request, or (wa_granted) an unconfirmed grant. */
+struct lk_waiter {
+	struct lk_owner	*wa_owner;
+	struct lk_file	*wa_file;
+	uint64_t	 wa_start;
+	uint64_t	 wa_end;
+	uint64_t	 wa_since;
+	void		*wa_udata;
+	struct lk_waiter *wa_fnext;	/* file queue (queued only) */
+	struct lk_waiter *wa_fprev;
+	struct lk_waiter *wa_onext;	/* owner's waiters and grants */
+	struct lk_waiter *wa_oprev;
+	bool		 wa_excl;
+	bool		 wa_granted;
+};
+
+struct lk_share {
+	struct lk_owner	*sh_owner;
+	struct lk_file	*sh_file;
+	struct lk_share	*sh_fnext;	/* file's shares */
+	struct lk_share	*sh_fprev;
+	struct lk_share	*sh_onext;	/* owner's shares */
+	struct lk_share	*sh_oprev;
+	uint32_t	 sh_addidx;	/* index in t_adds when sh_fresh */
+	uint8_t		 sh_access;
+	uint8_t		 sh_deny;
+	uint8_t		 sh_fresh;
+};
+
+struct lk_file {
+	struct lk_obj	 fi_ob;
+	struct lk_lock	*fi_root;	/* interval treap keyed by start */
+	struct lk_waiter *fi_wq;	/* FIFO of queued waiters, head */
+	struct lk_waiter *fi_wqtail;
+	struct lk_waiter *fi_pend;	/* unconfirmed grants */
+	struct lk_share	*fi_shares;
+	size_t		 fi_nlocks;
+	size_t		 fi_nwaiters;	/* queued */
+	size_t		 fi_npending;	/* unconfirmed grants */
+	size_t		 fi_nshares;
+	uint64_t	 fi_mark;	/* release passes: visited */
+	size_t		 fi_fhlen;
+	unsigned char	 fi_fh[];
+};
+
+struct lk_owner {
+	struct lk_obj	 ow_ob;
+	struct lk_host	*ow_host;
+	struct lk_owner	*ow_hnext;	/* host's owners */
+	struct lk_owner	*ow_hprev;
+	struct lk_lock	*ow_locks;
+	struct lk_waiter *ow_waiters;
+	struct lk_share	*ow_shares;
+	size_t		 ow_nlocks;
+	size_t		 ow_nwaiters;	/* queued */
+	size_t		 ow_npending;
+	size_t		 ow_nshares;
+	uint64_t	 ow_mark;	/* deadlock search: visited */
+	int32_t		 ow_svid;
+	bool		 ow_share;	/* share owner (host, oh) */
+	size_t		 ow_ohlen;
+	unsigned char	 ow_oh[];
+};
+
+struct lk_host {
+	struct lk_obj	 ho_ob;
+	uint64_t	 ho_id;
+	struct lk_owner	*ho_owners;
+	size_t		 ho_nowners;	/* live */
+	size_t		 ho_nlocks;
+	size_t		 ho_nwaiters;
+	size_t		 ho_npending;
+	size_t		 ho_nshares;
+};
+
+struct lk_table {
+	struct lk_config t_cf;
+	struct lk_allocator t_al;
+	struct lk_hash	 t_files;
+	struct lk_hash	 t_owners;
+	struct lk_hash	 t_hosts;
+	struct lk_zlist	 t_zfiles;
+	struct lk_zlist	 t_zowners;
+	struct lk_zlist	 t_zhosts;
+	size_t		 t_nlocks;
+	size_t		 t_nwaiters;
+	size_t		 t_npending;
+	size_t		 t_nshares;
+	uint64_t	 t_token;	/* last token issued */
+	uint64_t	 t_mark;	/* generation for ow_mark/fi_mark */
+	struct lk_lock	*t_spare;	/* free lock nodes, via lo_left */
+	size_t		 t_nspare;
+	/* result of the current call */
+	struct lk_vec	 t_addl;	/* struct lk_lock * */
+	struct lk_vec	 t_adds;	/* struct lk_share * */
+	struct lk_vec	 t_added;	/* struct lk_record, built at finish */
+	struct lk_vec	 t_removed;	/* struct lk_record */
+	struct lk_vec	 t_granted;	/* struct lk_grant */
+	struct lk_vec	 t_dropped;	/* void * */
+	struct lk_result t_res;
+	/* scratch */
+	struct lk_vec	 t_tmp;		/* struct lk_lock * */
+	struct lk_vec	 t_stack;	/* struct lk_owner * */
+	struct lk_vec	 t_touched;	/* struct lk_file * */
+	struct lk_counts t_ct;		/* cumulative counters only */
+};
+
+/* A validated byte range: first and last byte, inclusive. */
+struct lk_range {
+	uint64_t	 r_start;
+	uint64_t	 r_end;
+};
+
+/* table.c */
+void	*lk_alloc(struct lk_table *t, size_t size);
+void	*lk_realloc(struct lk_table *t, void *p, size_t size);
+void	lk_free(struct lk_table *t, void *p);
+bool	lk_vec_reserve(struct lk_table *t, struct lk_vec *v, size_t elsize,
+	    size_t extra);
+void	lk_vec_free(struct lk_table *t, struct lk_vec *v);
+void	lk_begin(struct lk_table *t);
+enum lk_status lk_finish(struct lk_table *t, enum lk_status st,
+	    const struct lk_result **resp);
+bool	lk_reserve(struct lk_table *t, size_t adds, size_t removes);
+void	lk_drop_udata(struct lk_table *t, void *udata);
+uint64_t lk_record_len(uint64_t start, uint64_t end);
+enum lk_status lk_range_make(uint64_t start, uint64_t len,
+	    struct lk_range *r);
+
+/* obj.c */
+uint64_t lk_hash_bytes(const void *p, size_t n, uint64_t seed);
+bool	lk_hash_init(struct lk_table *t, struct lk_hash *h);
+void	lk_hash_fini(struct lk_table *t, struct lk_hash *h);
+struct lk_file *lk_file_find(struct lk_table *t, const void *fh, size_t len);
+struct lk_file *lk_file_get(struct lk_table *t, const void *fh, size_t len);
+struct lk_owner *lk_owner_find(struct lk_table *t, uint64_t host,
+	    int32_t svid, bool share, const void *oh, size_t ohlen);
+struct lk_owner *lk_owner_get(struct lk_table *t, uint64_t host,
+	    int32_t svid, bool share, const void *oh, size_t ohlen);
+struct lk_host *lk_host_find(struct lk_table *t, uint64_t id);
+void	lk_file_hold(struct lk_table *t, struct lk_file *f);
+void	lk_file_drop(struct lk_table *t, struct lk_file *f);
+void	lk_owner_hold(struct lk_table *t, struct lk_owner *o);
+void	lk_owner_drop(struct lk_table *t, struct lk_owner *o);
+void	lk_sweep(struct lk_table *t);
+void	lk_objects_free(struct lk_table *t);
+
+/* tree.c */
+void	lk_tree_insert(struct lk_lock **root, struct lk_lock *n);
+void	lk_tree_remove(struct lk_lock **root, struct lk_lock *n);
+typedef int (*lk_tree_cb)(struct lk_lock *, void *);
+int	lk_tree_overlap(struct lk_lock *root, uint64_t s, uint64_t e,
+	    lk_tree_cb cb, void *arg);
+int	lk_tree_walk(struct lk_lock *root, lk_tree_cb cb, void *arg);
+bool	lk_tree_check(const struct lk_lock *root, size_t *count);
+
+/* lock.c */
+bool	lk_conflicts(bool excl1, bool excl2);
+bool	lk_overlaps(uint64_t s1, uint64_t e1, uint64_t s2, uint64_t e2);
+void	lk_record_lock(struct lk_record *rc, const struct lk_lock *l);
+void	lk_record_share(struct lk_record *rc, const struct lk_share *s);
+struct lk_lock *lk_held_conflict(struct lk_file *f, struct lk_owner *o,
+	    const struct lk_range *r, bool excl);
+struct lk_waiter *lk_queued_conflict(const struct lk_table *t,
+	    const struct lk_file *f, const struct lk_owner *o,
+	    const struct lk_range *r, bool excl, const struct lk_waiter *upto);
+enum lk_status lk_collect(struct lk_table *t, const struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r, bool excl,
+	    struct lk_lock **conflictp);
+struct lk_lock *lk_covered(const struct lk_table *t, const struct lk_range *r,
+	    bool excl);
+enum lk_status lk_take(struct lk_table *t, struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r, bool excl,
+	    bool limits, uint64_t *tokenp);
+enum lk_status lk_free_range(struct lk_table *t, struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r);
+void	lk_lock_remove(struct lk_table *t, struct lk_lock *l);
+struct lk_lock *lk_lock_add(struct lk_table *t, struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r, bool excl,
+	    uint64_t token);
+
+/* wait.c */
+enum lk_status lk_deadlock_check(struct lk_table *t, struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r, bool excl);
+struct lk_waiter *lk_waiter_match(struct lk_owner *o, struct lk_file *f,
+	    const struct lk_range *r, bool excl, bool granted);
+enum lk_status lk_waiter_queue(struct lk_table *t, struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r, bool excl,
+	    void *udata, uint64_t now);
+void	lk_waiter_free(struct lk_table *t, struct lk_waiter *w);
+void	lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now);
+size_t	lk_pending_count(const struct lk_owner *o, const struct lk_file *f,
+	    const struct lk_range *r);
+void	lk_record_waiter(struct lk_record *rc, const struct lk_waiter *w);
+void	lk_pending_end_overlap(struct lk_table *t, struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r);
+
+/* share.c */
+void	lk_share_remove(struct lk_table *t, struct lk_share *s);
+void	lk_share_add(struct lk_table *t, struct lk_share *s,
+	    struct lk_owner *o, struct lk_file *f, uint8_t access,
+	    uint8_t deny);
+bool	lk_share_conflicts(const struct lk_share *s, uint8_t access,
+	    uint8_t deny);
+
+#endif /* NLMD_LOCKCORE_LK_IMPL_H */

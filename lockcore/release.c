@@ -1,0 +1,205 @@
+/*
+ * release.c - releasing everything of a host or of a file, and loading
+ * stored records at startup.
+ */
+#include "lockcore.h"
+
+#include <stdlib.h>
+
+#include "lk_impl.h"
+
+/* Remember f for a grant pass at the end (t_touched reserved). */
+static void
+lk_touch(struct lk_table *t, struct lk_file *f)
+{
+	if (f->fi_mark == t->t_mark)
+		return;
+	f->fi_mark = t->t_mark;
+	((struct lk_file **)t->t_touched.v_data)[t->t_touched.v_len++] = f;
+}
+
+/* Remove all of o's locks, waiters, grants and shares (all reserved). */
+static void
+lk_owner_clear(struct lk_table *t, struct lk_owner *o)
+{
+	struct lk_waiter *w;
+
+	while (o->ow_locks != NULL) {
+		lk_touch(t, o->ow_locks->lo_file);
+		lk_lock_remove(t, o->ow_locks);
+	}
+	while ((w = o->ow_waiters) != NULL) {
+		/* A queued waiter may hold younger ones back (FIFO). */
+		if (!w->wa_granted)
+			lk_touch(t, w->wa_file);
+		lk_drop_udata(t, w->wa_udata);
+		lk_waiter_free(t, w);
+	}
+	while (o->ow_shares != NULL)
+		lk_share_remove(t, o->ow_shares);
+}
+
+static enum lk_status
+lk_host_release_do(struct lk_table *t, uint64_t id, uint64_t now)
+{
+	struct lk_file **touched;
+	struct lk_owner *o;
+	struct lk_host *ho;
+	size_t i;
+
+	if ((ho = lk_host_find(t, id)) == NULL)
+		return LK_OK;
+	t->t_touched.v_len = 0;
+	if (!lk_reserve(t, 0, ho->ho_nlocks + ho->ho_nshares) ||
+	    !lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
+	    ho->ho_nwaiters + ho->ho_npending) ||
+	    !lk_vec_reserve(t, &t->t_touched, sizeof(struct lk_file *),
+	    ho->ho_nlocks + ho->ho_nwaiters))
+		return LK_NOMEM;
+	t->t_mark++;
+	/* Owners only turn into zombies here; the list stays intact. */
+	for (o = ho->ho_owners; o != NULL; o = o->ow_hnext)
+		lk_owner_clear(t, o);
+	touched = t->t_touched.v_data;
+	for (i = 0; i < t->t_touched.v_len; i++)
+		if (touched[i]->fi_nwaiters > 0)
+			lk_grant_pass(t, touched[i], now);
+	return LK_OK;
+}
+
+enum lk_status
+lk_host_release(struct lk_table *t, uint64_t host, uint64_t now,
+    const struct lk_result **resp)
+{
+	lk_begin(t);
+	return lk_finish(t, lk_host_release_do(t, host, now), resp);
+}
+
+static enum lk_status
+lk_file_release_do(struct lk_table *t, const void *fh, size_t fhlen)
+{
+	struct lk_waiter *w;
+	struct lk_file *f;
+
+	if (fh == NULL || fhlen == 0 || fhlen > LK_FH_MAX)
+		return LK_INVAL;
+	if ((f = lk_file_find(t, fh, fhlen)) == NULL)
+		return LK_OK;
+	if (!lk_reserve(t, 0, f->fi_nlocks + f->fi_nshares) ||
+	    !lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
+	    f->fi_nwaiters + f->fi_npending))
+		return LK_NOMEM;
+	while (f->fi_root != NULL)
+		lk_lock_remove(t, f->fi_root);
+	while ((w = f->fi_wq) != NULL || (w = f->fi_pend) != NULL) {
+		lk_drop_udata(t, w->wa_udata);
+		lk_waiter_free(t, w);
+	}
+	while (f->fi_shares != NULL)
+		lk_share_remove(t, f->fi_shares);
+	return LK_OK;
+}
+
+enum lk_status
+lk_file_release(struct lk_table *t, const void *fh, size_t fhlen,
+    uint64_t now, const struct lk_result **resp)
+{
+	(void)now;
+	lk_begin(t);
+	return lk_finish(t, lk_file_release_do(t, fh, fhlen), resp);
+}
+
+static bool
+lk_record_ok(const struct lk_record *rc)
+{
+	return rc->rc_fh != NULL && rc->rc_fhlen > 0 &&
+	    rc->rc_fhlen <= LK_FH_MAX && rc->rc_ohlen <= LK_OH_MAX &&
+	    (rc->rc_oh != NULL || rc->rc_ohlen == 0);
+}
+
+static enum lk_status
+lk_load_lock(struct lk_table *t, const struct lk_record *rc)
+{
+	struct lk_lock **own, *c;
+	struct lk_owner *o;
+	struct lk_file *f;
+	struct lk_range r;
+	size_t i;
+
+	if (rc->rc_excl > 1 || lk_range_make(rc->rc_start, rc->rc_len, &r))
+		return LK_INVAL;
+	if ((f = lk_file_get(t, rc->rc_fh, rc->rc_fhlen)) == NULL ||
+	    (o = lk_owner_get(t, rc->rc_host, rc->rc_svid, false, rc->rc_oh,
+	    rc->rc_ohlen)) == NULL)
+		return LK_NOMEM;
+	switch (lk_collect(t, o, f, &r, rc->rc_excl, &c)) {
+	case LK_OK:
+		break;
+	case LK_DENIED:
+		return LK_INVAL;
+	default:
+		return LK_NOMEM;
+	}
+	own = t->t_tmp.v_data;
+	for (i = 0; i < t->t_tmp.v_len; i++)
+		if (lk_overlaps(own[i]->lo_start, own[i]->lo_end, r.r_start,
+		    r.r_end))
+			return LK_INVAL;
+	if (!lk_reserve(t, 1, 0))
+		return LK_NOMEM;
+	lk_lock_add(t, o, f, &r, rc->rc_excl, rc->rc_token);
+	if (rc->rc_token > t->t_token)
+		t->t_token = rc->rc_token;
+	return LK_OK;
+}
+
+static enum lk_status
+lk_load_share(struct lk_table *t, const struct lk_record *rc)
+{
+	struct lk_share *s;
+	struct lk_owner *o;
+	struct lk_file *f;
+
+	if (((rc->rc_access | rc->rc_deny) & ~(LK_SHARE_R | LK_SHARE_W)) != 0)
+		return LK_INVAL;
+	if ((f = lk_file_get(t, rc->rc_fh, rc->rc_fhlen)) == NULL ||
+	    (o = lk_owner_get(t, rc->rc_host, 0, true, rc->rc_oh,
+	    rc->rc_ohlen)) == NULL)
+		return LK_NOMEM;
+	for (s = f->fi_shares; s != NULL; s = s->sh_fnext)
+		if (s->sh_owner == o ||
+		    lk_share_conflicts(s, rc->rc_access, rc->rc_deny))
+			return LK_INVAL;
+	if (!lk_reserve(t, 1, 0) || (s = lk_alloc(t, sizeof(*s))) == NULL)
+		return LK_NOMEM;
+	lk_share_add(t, s, o, f, rc->rc_access, rc->rc_deny);
+	return LK_OK;
+}
+
+enum lk_status
+lk_table_load(struct lk_table *t, const struct lk_record *recs, size_t n,
+    size_t *badp)
+{
+	enum lk_status st = LK_OK;
+	size_t i;
+
+	lk_begin(t);
+	for (i = 0; i < n; i++) {
+		if (!lk_record_ok(&recs[i]))
+			st = LK_INVAL;
+		else if (recs[i].rc_kind == LK_REC_LOCK)
+			st = lk_load_lock(t, &recs[i]);
+		else if (recs[i].rc_kind == LK_REC_SHARE)
+			st = lk_load_share(t, &recs[i]);
+		else
+			st = LK_INVAL;
+		if (st != LK_OK) {
+			if (badp != NULL)
+				*badp = i;
+			break;
+		}
+	}
+	/* What was loaded is not a change to report. */
+	lk_begin(t);
+	return st;
+}

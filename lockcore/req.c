@@ -1,0 +1,284 @@
+/*
+ * req.c - the lock request entry points: lk_lock, lk_test, lk_unlock,
+ * lk_cancel, lk_grant_confirm.  Each validates, resolves file and owner,
+ * decides, and leaves the change set in the table's result.
+ *
+ * Order of the LOCK decision (why): a re-sent request that is still queued
+ * is answered BLOCKED before anything else (never queued twice); a range
+ * the owner already holds in the mode is GRANTED before looking at the
+ * queue (idempotent even while others wait); only then does an older
+ * conflicting waiter of another owner stop the request (FIFO).
+ */
+#include "lockcore.h"
+
+#include "lk_impl.h"
+
+static enum lk_status
+lk_req_check(const struct lk_lockreq *req, struct lk_range *r)
+{
+	if (req->rq_fh == NULL || req->rq_fhlen == 0 ||
+	    req->rq_fhlen > LK_FH_MAX || req->rq_ohlen > LK_OH_MAX ||
+	    (req->rq_oh == NULL && req->rq_ohlen != 0))
+		return LK_INVAL;
+	return lk_range_make(req->rq_start, req->rq_len, r);
+}
+
+static struct lk_owner *
+lk_req_owner(struct lk_table *t, const struct lk_lockreq *req)
+{
+	return lk_owner_find(t, req->rq_host, req->rq_svid, false, req->rq_oh,
+	    req->rq_ohlen);
+}
+
+static void
+lk_holder_lock(struct lk_table *t, const struct lk_lock *l)
+{
+	lk_record_lock(&t->t_res.rs_holder, l);
+	t->t_res.rs_holder_waiting = false;
+}
+
+static void
+lk_holder_waiter(struct lk_table *t, const struct lk_waiter *w)
+{
+	lk_record_waiter(&t->t_res.rs_holder, w);
+	t->t_res.rs_holder_waiting = true;
+}
+
+/* The request conflicts (holder already set): deny, refuse or queue. */
+static enum lk_status
+lk_lock_conflict(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, const struct lk_lockreq *req, uint64_t now)
+{
+	enum lk_status st;
+
+	if (!req->rq_block) {
+		t->t_ct.ct_denied++;
+		return LK_DENIED;
+	}
+	st = lk_deadlock_check(t, o, f, r, req->rq_excl);
+	if (st == LK_DEADLOCK)
+		t->t_ct.ct_deadlocks++;
+	if (st != LK_OK)
+		return st;
+	return lk_waiter_queue(t, o, f, r, req->rq_excl, req->rq_udata, now);
+}
+
+static enum lk_status
+lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, const struct lk_lockreq *req, uint64_t now)
+{
+	bool excl = req->rq_excl;
+	struct lk_waiter *w;
+	struct lk_lock *c;
+	enum lk_status st;
+	uint64_t token;
+
+	switch (lk_collect(t, o, f, r, excl, &c)) {
+	case LK_OK:
+		break;
+	case LK_DENIED:
+		lk_holder_lock(t, c);
+		return lk_lock_conflict(t, o, f, r, req, now);
+	default:
+		return LK_NOMEM;
+	}
+	if (lk_covered(t, r, excl) == NULL &&
+	    (w = lk_queued_conflict(t, f, o, r, excl, NULL)) != NULL) {
+		lk_holder_waiter(t, w);
+		return lk_lock_conflict(t, o, f, r, req, now);
+	}
+	if ((st = lk_take(t, o, f, r, excl, true, &token)) != LK_OK)
+		return st;
+	t->t_res.rs_token = token;
+	t->t_ct.ct_granted++;
+	if (!excl && f->fi_nwaiters > 0)
+		lk_grant_pass(t, f, now);
+	return LK_GRANTED;
+}
+
+static enum lk_status
+lk_lock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
+{
+	struct lk_range r;
+	struct lk_file *f;
+	struct lk_owner *o;
+	struct lk_waiter *w;
+	enum lk_status st;
+
+	if ((st = lk_req_check(req, &r)) != LK_OK)
+		return st;
+	if ((f = lk_file_get(t, req->rq_fh, req->rq_fhlen)) == NULL ||
+	    (o = lk_owner_get(t, req->rq_host, req->rq_svid, false,
+	    req->rq_oh, req->rq_ohlen)) == NULL ||
+	    !lk_vec_reserve(t, &t->t_dropped, sizeof(void *), 1))
+		return LK_NOMEM;
+	if ((w = lk_waiter_match(o, f, &r, req->rq_excl, false)) != NULL) {
+		/* Re-sent while queued: keep the newest udata. */
+		lk_drop_udata(t, w->wa_udata);
+		w->wa_udata = req->rq_udata;
+		return LK_BLOCKED;
+	}
+	st = lk_lock_new(t, o, f, &r, req, now);
+	if (st == LK_GRANTED &&
+	    (w = lk_waiter_match(o, f, &r, req->rq_excl, true)) != NULL) {
+		/* Re-sent after the grant: the client knows now. */
+		lk_drop_udata(t, w->wa_udata);
+		lk_waiter_free(t, w);
+	}
+	return st;
+}
+
+enum lk_status
+lk_lock(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
+    const struct lk_result **resp)
+{
+	lk_begin(t);
+	return lk_finish(t, lk_lock_do(t, req, now), resp);
+}
+
+static enum lk_status
+lk_test_do(struct lk_table *t, const struct lk_lockreq *req)
+{
+	struct lk_range r;
+	struct lk_file *f;
+	struct lk_owner *o;
+	struct lk_waiter *w;
+	struct lk_lock *c;
+	enum lk_status st;
+
+	if ((st = lk_req_check(req, &r)) != LK_OK)
+		return st;
+	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL)
+		return LK_GRANTED;
+	o = lk_req_owner(t, req);
+	st = lk_collect(t, o, f, &r, req->rq_excl, &c);
+	if (st == LK_DENIED) {
+		lk_holder_lock(t, c);
+		return LK_DENIED;
+	}
+	if (st != LK_OK)
+		return st;
+	if (lk_covered(t, &r, req->rq_excl) == NULL &&
+	    (w = lk_queued_conflict(t, f, o, &r, req->rq_excl, NULL)) != NULL) {
+		lk_holder_waiter(t, w);
+		return LK_DENIED;
+	}
+	return LK_GRANTED;
+}
+
+enum lk_status
+lk_test(struct lk_table *t, const struct lk_lockreq *req,
+    const struct lk_result **resp)
+{
+	lk_begin(t);
+	return lk_finish(t, lk_test_do(t, req), resp);
+}
+
+/* Unlock r for o on f, end overlapping unconfirmed grants, grant waiters. */
+static enum lk_status
+lk_unlock_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, uint64_t now)
+{
+	enum lk_status st;
+
+	if (!lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
+	    lk_pending_count(o, f, r)))
+		return LK_NOMEM;
+	if ((st = lk_free_range(t, o, f, r)) != LK_OK)
+		return st;
+	lk_pending_end_overlap(t, o, f, r);
+	if (f->fi_nwaiters > 0)
+		lk_grant_pass(t, f, now);
+	return LK_OK;
+}
+
+static enum lk_status
+lk_unlock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
+{
+	struct lk_range r;
+	struct lk_file *f;
+	struct lk_owner *o;
+	enum lk_status st;
+
+	if ((st = lk_req_check(req, &r)) != LK_OK)
+		return st;
+	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
+	    (o = lk_req_owner(t, req)) == NULL)
+		return LK_OK;
+	return lk_unlock_range(t, o, f, &r, now);
+}
+
+enum lk_status
+lk_unlock(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
+    const struct lk_result **resp)
+{
+	lk_begin(t);
+	return lk_finish(t, lk_unlock_do(t, req, now), resp);
+}
+
+static enum lk_status
+lk_cancel_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
+{
+	struct lk_range r;
+	struct lk_file *f;
+	struct lk_owner *o;
+	struct lk_waiter *w;
+	enum lk_status st;
+
+	if ((st = lk_req_check(req, &r)) != LK_OK)
+		return st;
+	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
+	    (o = lk_req_owner(t, req)) == NULL)
+		return LK_NOTFOUND;
+	if ((w = lk_waiter_match(o, f, &r, req->rq_excl, false)) != NULL) {
+		if (!lk_vec_reserve(t, &t->t_dropped, sizeof(void *), 1))
+			return LK_NOMEM;
+		lk_drop_udata(t, w->wa_udata);
+		lk_waiter_free(t, w);
+		/* Younger waiters may have queued behind this one. */
+		if (f->fi_nwaiters > 0)
+			lk_grant_pass(t, f, now);
+		return LK_OK;
+	}
+	if (lk_waiter_match(o, f, &r, req->rq_excl, true) != NULL)
+		return lk_unlock_range(t, o, f, &r, now);
+	return LK_NOTFOUND;
+}
+
+enum lk_status
+lk_cancel(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
+    const struct lk_result **resp)
+{
+	lk_begin(t);
+	return lk_finish(t, lk_cancel_do(t, req, now), resp);
+}
+
+static enum lk_status
+lk_confirm_do(struct lk_table *t, const struct lk_lockreq *req)
+{
+	struct lk_range r;
+	struct lk_file *f;
+	struct lk_owner *o;
+	struct lk_waiter *w;
+	enum lk_status st;
+
+	if ((st = lk_req_check(req, &r)) != LK_OK)
+		return st;
+	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
+	    (o = lk_req_owner(t, req)) == NULL ||
+	    (w = lk_waiter_match(o, f, &r, req->rq_excl, true)) == NULL)
+		return LK_NOTFOUND;
+	if (!lk_vec_reserve(t, &t->t_dropped, sizeof(void *), 1))
+		return LK_NOMEM;
+	lk_drop_udata(t, w->wa_udata);
+	lk_waiter_free(t, w);
+	return LK_OK;
+}
+
+enum lk_status
+lk_grant_confirm(struct lk_table *t, const struct lk_lockreq *req,
+    const struct lk_result **resp)
+{
+	lk_begin(t);
+	return lk_finish(t, lk_confirm_do(t, req), resp);
+}

@@ -1,0 +1,261 @@
+/*
+ * wait.c - blocked requests: the per-file FIFO, granting waiters after a
+ * release, unconfirmed grants, and deadlock detection.
+ *
+ * A waiter is on its owner's list (ow_waiters) for its whole life, and on
+ * its file's queue (fi_wq, arrival order) while queued, or on the file's
+ * list of unconfirmed grants (fi_pend) once granted.
+ *
+ * INVARIANT: when a call returns, no queued waiter could be granted (it
+ * conflicts with a held lock of another owner, or, with the FIFO policy,
+ * with an older queued waiter of another owner).  Every release path ends
+ * with lk_grant_pass() on the files it touched to restore it; the only
+ * exception is running out of memory inside the pass, which leaves the
+ * remaining waiters queued until the next release on that file.
+ */
+#include "lockcore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lk_impl.h"
+
+/* A waiter as a lock record (token 0). */
+void
+lk_record_waiter(struct lk_record *rc, const struct lk_waiter *w)
+{
+	const struct lk_owner *o = w->wa_owner;
+
+	memset(rc, 0, sizeof(*rc));
+	rc->rc_kind = LK_REC_LOCK;
+	rc->rc_host = o->ow_host->ho_id;
+	rc->rc_svid = o->ow_svid;
+	rc->rc_oh = o->ow_oh;
+	rc->rc_ohlen = o->ow_ohlen;
+	rc->rc_fh = w->wa_file->fi_fh;
+	rc->rc_fhlen = w->wa_file->fi_fhlen;
+	rc->rc_start = w->wa_start;
+	rc->rc_len = lk_record_len(w->wa_start, w->wa_end);
+	rc->rc_excl = w->wa_excl;
+}
+
+/* The owner's queued (or, if granted, unconfirmed) request for exactly r. */
+struct lk_waiter *
+lk_waiter_match(struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, bool excl, bool granted)
+{
+	struct lk_waiter *w;
+
+	for (w = o->ow_waiters; w != NULL; w = w->wa_onext)
+		if (w->wa_file == f && w->wa_granted == granted &&
+		    w->wa_start == r->r_start && w->wa_end == r->r_end &&
+		    w->wa_excl == excl)
+			return w;
+	return NULL;
+}
+
+static bool
+lk_waiters_fit(const struct lk_table *t, const struct lk_host *ho)
+{
+	const struct lk_config *cf = &t->t_cf;
+
+	if (cf->cf_max_waiters != 0 && t->t_nwaiters >= cf->cf_max_waiters)
+		return false;
+	if (cf->cf_max_waiters_per_host != 0 &&
+	    ho->ho_nwaiters >= cf->cf_max_waiters_per_host)
+		return false;
+	return true;
+}
+
+/* Queue a request.  Returns LK_BLOCKED, LK_NOLOCKS or LK_NOMEM. */
+enum lk_status
+lk_waiter_queue(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, bool excl, void *udata, uint64_t now)
+{
+	struct lk_waiter *w;
+
+	if (!lk_waiters_fit(t, o->ow_host))
+		return LK_NOLOCKS;
+	if ((w = lk_alloc(t, sizeof(*w))) == NULL)
+		return LK_NOMEM;
+	w->wa_owner = o;
+	w->wa_file = f;
+	w->wa_start = r->r_start;
+	w->wa_end = r->r_end;
+	w->wa_excl = excl;
+	w->wa_udata = udata;
+	w->wa_since = now;
+	w->wa_fprev = f->fi_wqtail;
+	if (f->fi_wqtail != NULL)
+		f->fi_wqtail->wa_fnext = w;
+	else
+		f->fi_wq = w;
+	f->fi_wqtail = w;
+	w->wa_onext = o->ow_waiters;
+	if (o->ow_waiters != NULL)
+		o->ow_waiters->wa_oprev = w;
+	o->ow_waiters = w;
+	lk_owner_hold(t, o);
+	lk_file_hold(t, f);
+	o->ow_nwaiters++;
+	o->ow_host->ho_nwaiters++;
+	f->fi_nwaiters++;
+	t->t_nwaiters++;
+	t->t_ct.ct_blocked++;
+	return LK_BLOCKED;
+}
+
+static void
+lk_queue_unlink(struct lk_file *f, struct lk_waiter *w)
+{
+	if (w->wa_fprev != NULL)
+		w->wa_fprev->wa_fnext = w->wa_fnext;
+	else
+		f->fi_wq = w->wa_fnext;
+	if (w->wa_fnext != NULL)
+		w->wa_fnext->wa_fprev = w->wa_fprev;
+	else
+		f->fi_wqtail = w->wa_fprev;
+	w->wa_fnext = w->wa_fprev = NULL;
+}
+
+static void
+lk_pend_unlink(struct lk_file *f, struct lk_waiter *w)
+{
+	if (w->wa_fprev != NULL)
+		w->wa_fprev->wa_fnext = w->wa_fnext;
+	else
+		f->fi_pend = w->wa_fnext;
+	if (w->wa_fnext != NULL)
+		w->wa_fnext->wa_fprev = w->wa_fprev;
+	w->wa_fnext = w->wa_fprev = NULL;
+}
+
+/* Free a waiter or unconfirmed grant (its udata is the caller's business). */
+void
+lk_waiter_free(struct lk_table *t, struct lk_waiter *w)
+{
+	struct lk_owner *o = w->wa_owner;
+	struct lk_file *f = w->wa_file;
+
+	if (w->wa_granted) {
+		lk_pend_unlink(f, w);
+		o->ow_npending--;
+		o->ow_host->ho_npending--;
+		f->fi_npending--;
+		t->t_npending--;
+	} else {
+		lk_queue_unlink(f, w);
+		o->ow_nwaiters--;
+		o->ow_host->ho_nwaiters--;
+		f->fi_nwaiters--;
+		t->t_nwaiters--;
+	}
+	if (w->wa_oprev != NULL)
+		w->wa_oprev->wa_onext = w->wa_onext;
+	else
+		o->ow_waiters = w->wa_onext;
+	if (w->wa_onext != NULL)
+		w->wa_onext->wa_oprev = w->wa_oprev;
+	lk_owner_drop(t, o);
+	lk_file_drop(t, f);
+	lk_free(t, w);
+}
+
+/* Turn a queued waiter into an unconfirmed grant and report it. */
+static void
+lk_waiter_granted(struct lk_table *t, struct lk_waiter *w, uint64_t token,
+    uint64_t now)
+{
+	struct lk_grant *g = t->t_granted.v_data;
+	struct lk_owner *o = w->wa_owner;
+	struct lk_file *f = w->wa_file;
+
+	lk_queue_unlink(f, w);
+	w->wa_granted = true;
+	w->wa_since = now;
+	w->wa_fnext = f->fi_pend;
+	if (f->fi_pend != NULL)
+		f->fi_pend->wa_fprev = w;
+	f->fi_pend = w;
+	o->ow_nwaiters--;
+	o->ow_npending++;
+	o->ow_host->ho_nwaiters--;
+	o->ow_host->ho_npending++;
+	f->fi_nwaiters--;
+	f->fi_npending++;
+	t->t_nwaiters--;
+	t->t_npending++;
+	t->t_ct.ct_waiter_grants++;
+	g = &g[t->t_granted.v_len++];
+	lk_record_waiter(&g->gr_lock, w);
+	g->gr_lock.rc_token = token;
+	g->gr_udata = w->wa_udata;
+}
+
+/*
+ * Grant, in arrival order, every queued waiter on f that no held lock and
+ * (FIFO) no older queued waiter of another owner blocks.  One pass is
+ * enough: a grant only adds locks, so it never unblocks an older waiter.
+ */
+void
+lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now)
+{
+	struct lk_waiter *w, *next;
+	struct lk_lock *conflict;
+	struct lk_range r;
+	uint64_t token;
+
+	for (w = f->fi_wq; w != NULL; w = next) {
+		next = w->wa_fnext;
+		r.r_start = w->wa_start;
+		r.r_end = w->wa_end;
+		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w))
+			continue;
+		switch (lk_collect(t, w->wa_owner, f, &r, w->wa_excl,
+		    &conflict)) {
+		case LK_OK:
+			break;
+		case LK_DENIED:
+			continue;
+		default:
+			return;
+		}
+		if (!lk_vec_reserve(t, &t->t_granted, sizeof(struct lk_grant), 1) ||
+		    lk_take(t, w->wa_owner, f, &r, w->wa_excl, false,
+		    &token) != LK_OK)
+			return;
+		lk_waiter_granted(t, w, token, now);
+	}
+}
+
+/* How many of o's unconfirmed grants on f overlap r. */
+size_t
+lk_pending_count(const struct lk_owner *o, const struct lk_file *f,
+    const struct lk_range *r)
+{
+	const struct lk_waiter *w;
+	size_t n = 0;
+
+	for (w = o->ow_waiters; w != NULL; w = w->wa_onext)
+		n += w->wa_granted && w->wa_file == f &&
+		    lk_overlaps(w->wa_start, w->wa_end, r->r_start, r->r_end);
+	return n;
+}
+
+/* End o's unconfirmed grants on f overlapping r (t_dropped reserved). */
+void
+lk_pending_end_overlap(struct lk_table *t, struct lk_owner *o,
+    struct lk_file *f, const struct lk_range *r)
+{
+	struct lk_waiter *w, *next;
+
+	for (w = o->ow_waiters; w != NULL; w = next) {
+		next = w->wa_onext;
+		if (w->wa_granted && w->wa_file == f &&
+		    lk_overlaps(w->wa_start, w->wa_end, r->r_start, r->r_end)) {
+			lk_drop_udata(t, w->wa_udata);
+			lk_waiter_free(t, w);
+		}
+	}
+}
