@@ -348,8 +348,12 @@ clnt_encode(struct rpc_clnt *cl, const struct rpc_clnt_req *rq, uint32_t xid)
 	msg.rm_call.cb_cred = _null_auth;
 	msg.rm_call.cb_verf = _null_auth;
 	xdrmem_create(&x, (char *)cl->cl_buf, sizeof(cl->cl_buf), XDR_ENCODE);
-	/* xdr_callhdr() stops at the procedure: credentials follow. */
+	/*
+	 * xdr_callhdr() stops after the version (clients marshal the
+	 * procedure and credentials themselves): add them.
+	 */
 	if (xdr_callhdr(&x, &msg) &&
+	    xdr_u_int32_t(&x, &msg.rm_call.cb_proc) &&
 	    xdr_opaque_auth(&x, &msg.rm_call.cb_cred) &&
 	    xdr_opaque_auth(&x, &msg.rm_call.cb_verf) &&
 	    rq->cr_xargs(&x, (void *)(uintptr_t)rq->cr_args))

@@ -1,0 +1,111 @@
+# lib.sh - shared helpers for integration tests (sourced, bash).
+#
+# Every test script re-executes itself inside a private network namespace
+# and a private mount namespace (`itest_enter'), so the rpcbind it starts,
+# its /run/rpcbind.sock and everything nlmd registers are invisible to the
+# host and vanish with the namespace.  Only loopback exists in there.
+#
+#   . tests/integration/lib.sh
+#   itest_enter "$@"           # re-exec in fresh namespaces (no-op inside)
+#   itest_start_rpcbind
+#   itest_start_nlmd [nlmd flags...]   # sets NLMD_PID, NLMD_LOG, STATE
+#   check "description" command...    # one PASS/FAIL line
+#   itest_finish                       # summary line, exit status
+#
+# Environment: NLMD (path of the binary, default build/debug/nlmd),
+# ITEST_WORK (scratch dir, default a mktemp dir, kept on failure).
+
+ITEST_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+NLMD=${NLMD:-$ITEST_TOP/build/debug/nlmd}
+ITEST_PASS=0
+ITEST_FAIL=0
+ITEST_PIDS=()
+
+itest_enter() {
+	if [ -z "${ITEST_INSIDE:-}" ]; then
+		if [ "$(id -u)" != 0 ]; then
+			echo "SKIP: integration tests need root (namespaces)"
+			exit 77
+		fi
+		export ITEST_INSIDE=1
+		exec unshare --net --mount --propagation private -- \
+		    bash "$0" "$@"
+	fi
+	set -u
+	ip link set lo up
+	mount -t tmpfs tmpfs /run
+	mkdir -p /run/rpcbind
+	ITEST_WORK=${ITEST_WORK:-$(mktemp -d /tmp/nlmd-itest.XXXXXX)}
+	mkdir -p "$ITEST_WORK"
+	trap itest_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+itest_cleanup() {
+	local p
+	for p in "${ITEST_PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	sleep 0.1
+	for p in "${ITEST_PIDS[@]}"; do
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	if [ "$ITEST_FAIL" = 0 ] && [ -z "${ITEST_KEEP:-}" ]; then
+		rm -rf "$ITEST_WORK"
+	else
+		echo "kept: $ITEST_WORK"
+	fi
+}
+
+# Wait until `cmd...' succeeds (max ~5 s).
+itest_wait() {
+	local i
+	for i in $(seq 1 100); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+itest_start_rpcbind() {
+	rpcbind -f -w &
+	ITEST_PIDS+=($!)
+	itest_wait rpcinfo -p 127.0.0.1 ||
+	    { echo "FATAL: rpcbind did not start"; exit 1; }
+}
+
+# Start nlmd in the foreground with a fresh state dir; extra flags appended.
+itest_start_nlmd() {
+	STATE=${STATE:-$ITEST_WORK/state}
+	NLMD_LOG=$ITEST_WORK/nlmd.log
+	"$NLMD" -F -s "$STATE" --nlm-port "${NLM_PORT:-4045}" \
+	    --nsm-port "${NSM_PORT:-662}" "$@" >>"$NLMD_LOG" 2>&1 &
+	NLMD_PID=$!
+	ITEST_PIDS+=($NLMD_PID)
+	if ! itest_wait grep -q "nlmd ready" "$NLMD_LOG"; then
+		echo "FATAL: nlmd did not start:"; cat "$NLMD_LOG"; exit 1
+	fi
+}
+
+itest_stop_nlmd() {
+	kill "$NLMD_PID" 2>/dev/null
+	wait "$NLMD_PID" 2>/dev/null
+}
+
+check() {
+	local what=$1; shift
+	if "$@" >>"$ITEST_WORK/checks.log" 2>&1; then
+		echo "PASS: $what"
+		ITEST_PASS=$((ITEST_PASS + 1))
+	else
+		echo "FAIL: $what"
+		ITEST_FAIL=$((ITEST_FAIL + 1))
+	fi
+}
+
+itest_finish() {
+	echo "$(basename "$0" .sh): $ITEST_PASS passed, $ITEST_FAIL failed"
+	[ "$ITEST_FAIL" = 0 ]
+	exit $?
+}

@@ -1,0 +1,38 @@
+#!/bin/bash
+# run.sh - `make run`: start nlmd in the foreground on local state.
+#
+# State goes to build/run/state (override with NLMD_STATE).  If no rpcbind
+# answers on this host, one is started (and stopped again when nlmd exits).
+# Ports: NLM 4045, NSM 662 unless NLMD_ARGS says otherwise.
+set -u
+cd "$(dirname "$0")/.."
+nlmd=${1:-build/debug/nlmd}
+state=${NLMD_STATE:-$PWD/build/run/state}
+started_rpcbind=""
+
+if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "run: rpcbind is not running and only root can start it" >&2
+		exit 1
+	fi
+	echo "run: rpcbind is not running: starting it"
+	mkdir -p /run/rpcbind
+	rpcbind -w || { echo "run: cannot start rpcbind" >&2; exit 1; }
+	started_rpcbind=1
+	for i in $(seq 50); do
+		rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+fi
+cleanup() {
+	[ -n "$started_rpcbind" ] && pkill -x rpcbind
+}
+trap cleanup EXIT
+
+cat <<MSG
+run: starting nlmd (state in $state); Ctrl-C stops it.
+     Talk to it:  rpcinfo -p 127.0.0.1      (100021 v1,3,4 and 100024 v1)
+                  rpcinfo -t 127.0.0.1 nlockmgr 4
+                  rpcinfo -u 127.0.0.1 status 1
+MSG
+"$nlmd" -F -s "$state" ${NLMD_ARGS:-}
