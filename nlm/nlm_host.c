@@ -280,6 +280,7 @@ nlm_gc(struct ev_loop *loop, void *arg)
 	}
 	free(gi.gi_ids);
 	nlm->n_stats.hosts = nlm->n_nhosts;
+	nlm_out_gc();
 out:
 	(void)ev_timer_set(loop, &nlm->n_gc, HOST_GC_MS, nlm_gc, NULL);
 }

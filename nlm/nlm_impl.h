@@ -188,6 +188,8 @@ void		 nlm_send_start(struct nlm_send *, unsigned timeout_ms,
 void		 nlm_send_cancel(struct nlm_send *);
 /* Forget the cached NLM port of a client (after failures). */
 void		 nlm_port_forget(const struct sockaddr_storage *, uint32_t vers);
+/* Free port cache entries that expired and wait for nothing. */
+void		 nlm_out_gc(void);
 /* Free the port cache and abandon waiting sends (shutdown). */
 void		 nlm_out_shutdown(void);
 

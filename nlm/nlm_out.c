@@ -349,6 +349,27 @@ nlm_send_cancel(struct nlm_send *s)
 }
 
 void
+nlm_out_gc(void)
+{
+	struct nlm_peer **pp, *p;
+	uint64_t now = ev_now_ms();
+	size_t b;
+
+	for (b = 0; b < PEER_BUCKETS; b++) {
+		pp = &peers[b];
+		while ((p = *pp) != NULL) {
+			if (!p->p_busy && p->p_waiting == NULL &&
+			    now >= p->p_expires) {
+				*pp = p->p_next;
+				free(p);
+				continue;
+			}
+			pp = &p->p_next;
+		}
+	}
+}
+
+void
 nlm_port_forget(const struct sockaddr_storage *addr, uint32_t vers)
 {
 	struct nlm_peer *p = peer_get(addr, 0, vers, false);

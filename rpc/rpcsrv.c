@@ -201,7 +201,14 @@ rpc_xp_getargs(SVCXPRT *xprt, xdrproc_t proc, void *args)
 {
 	struct rpc_ctx *cx = xprt->xp_p1;
 
-	return (*proc)(&cx->cx_xdr, args);
+	if ((*proc)(&cx->cx_xdr, args))
+		return TRUE;
+	/*
+	 * The dispatcher zeroed args before decoding and will not free them
+	 * on failure: free what a partial decode allocated.
+	 */
+	xdr_free(proc, args);
+	return FALSE;
 }
 
 static bool_t
