@@ -493,9 +493,17 @@ qemu_cmd() {
 
 # Show the guest's verdict lines while it runs.
 follow_console() {
-	tail --pid="$2" -n +1 -F "$1" 2>/dev/null | tr -d '\r' |
-	    grep --line-buffered -E '^(LT: (PASS|FAIL|wakeup-latency)|E2E: (STEP .* FAIL|MODE|ready))' |
-	    while IFS= read -r l; do say "  guest: $l"; done
+	local l
+	# No tr/sed in the pipe: they would buffer the lines until the end.
+	tail --pid="$2" -n +1 -F "$1" 2>/dev/null |
+	    while IFS= read -r l; do
+		l=${l%$'\r'}
+		case $l in
+		"LT: PASS "* | "LT: FAIL "* | "LT: wakeup-latency"* | \
+		    "E2E: STEP "*FAIL* | "E2E: MODE "* | "E2E: ready"*)
+			say "  guest: $l" ;;
+		esac
+	    done
 }
 
 # boot_guest MODE: one qemu boot.  Hooks a mode may define (host side):
