@@ -1,0 +1,514 @@
+/*
+ * test_misc.c - shares, host and file release, limits, load, enumeration,
+ * and atomicity under allocation failure.
+ */
+#include "lktest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#define OA	1, 100, "ownerA"
+#define OB	2, 200, "ownerB"
+#define OC	3, 300, "ownerC"
+#define EX	true
+#define SH	false
+#define NB	false
+#define BL	true
+#define R	LK_SHARE_R
+#define W	LK_SHARE_W
+
+static struct lk_table *t;
+static int u1, u2, u3;
+
+static void
+reset(const struct lk_config *cf)
+{
+	lk_table_destroy(t);
+	t = lk_table_new(cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+}
+
+static int
+teardown(void)
+{
+	lk_table_destroy(t);
+	t = NULL;
+	return 0;
+}
+
+static void
+test_shares(void)
+{
+	reset(NULL);
+	CU_ASSERT_EQUAL(lt_share(t, 1, "a", "f", R, W), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nadded, 1);
+	CU_ASSERT_EQUAL(lt_res->rs_added[0].rc_kind, LK_REC_SHARE);
+	/* Another reader denying writes: fine.  A writer: denied. */
+	CU_ASSERT_EQUAL(lt_share(t, 2, "b", "f", R, W), LK_OK);
+	CU_ASSERT_EQUAL(lt_share(t, 3, "c", "f", W, 0), LK_DENIED);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_kind, LK_REC_SHARE);
+	CU_ASSERT_EQUAL(lt_share(t, 3, "c", "f", R, R), LK_DENIED);
+	CU_ASSERT_EQUAL(lt_share(t, 3, "c", "f", 0, 0), LK_OK);
+	CU_ASSERT_EQUAL(lt_share(t, 3, "c", "g", R | W, R | W), LK_OK);
+	/* Same owner: replaced, not conflicting with itself. */
+	CU_ASSERT_EQUAL(lt_share(t, 1, "a", "f", R, R | W), LK_DENIED);
+	CU_ASSERT_EQUAL(lt_unshare(t, 2, "b", "f"), LK_OK);
+	CU_ASSERT_EQUAL(lt_share(t, 1, "a", "f", R, R | W), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 1);
+	CU_ASSERT_EQUAL(lt_res->rs_nadded, 1);
+	CU_ASSERT_EQUAL(lt_res->rs_added[0].rc_deny, R | W);
+	CU_ASSERT_EQUAL(lt_share(t, 1, "a", "f", R, R | W), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nadded + lt_res->rs_nremoved, 0);
+	CU_ASSERT_EQUAL(lt_unshare(t, 9, "nobody", "f"), LK_OK);
+	CU_ASSERT_EQUAL(lt_share(t, 1, "a", "f", 4, 0), LK_INVAL);
+	/* Shares and locks are independent. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(2, 0, "b", "f", 0, 0, EX, NB),
+	    NULL), LK_GRANTED);
+}
+
+static void
+test_host_release(void)
+{
+	struct lk_counts ct;
+
+	reset(NULL);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f1", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(1, 7, "x", "f2", 0, 10, SH, NB),
+	    NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f2", 20, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f3", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f3", 0, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f1", 0, 1, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f2", 0, 5, EX, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_share(t, 1, "ownerA", "f1", R, W), LK_OK);
+	CU_ASSERT_EQUAL(lk_host_release(t, 1, 5, &lt_res), LK_OK);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 3);
+	CU_ASSERT_EQUAL(lt_res->rs_nadded, 2);
+	CU_ASSERT_EQUAL(lt_res->rs_ndropped, 1);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 2);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_TRUE(lt_granted(&u3));
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 4);
+	CU_ASSERT_EQUAL(ct.ct_shares, 0);
+	CU_ASSERT_EQUAL(ct.ct_waiters, 0);
+	CU_ASSERT_EQUAL(ct.ct_pending, 2);
+	CU_ASSERT_EQUAL(ct.ct_hosts, 2);
+	/* Unknown host: fine. */
+	CU_ASSERT_EQUAL(lk_host_release(t, 1, 6, &lt_res), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 0);
+	/* Release host 2: its unconfirmed grant's udata comes back. */
+	CU_ASSERT_EQUAL(lk_host_release(t, 2, 7, &lt_res), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+static void
+test_file_release(void)
+{
+	reset(NULL);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "g", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_share(t, 3, "c", "f", R, 0), LK_OK);
+	CU_ASSERT_EQUAL(lk_file_release(t, "f", 1, 1, &lt_res), LK_OK);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 2);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 0);
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "g"), 1);
+	CU_ASSERT_EQUAL(lk_file_release(t, "zz", 2, 1, &lt_res), LK_OK);
+	CU_ASSERT_EQUAL(lk_file_release(t, "zz", 0, 1, &lt_res), LK_INVAL);
+}
+
+static void
+test_limits(void)
+{
+	struct lk_config cf;
+
+	lk_config_init(&cf);
+	cf.cf_max_locks_per_host = 2;
+	cf.cf_max_locks = 3;
+	cf.cf_max_waiters_per_host = 1;
+	cf.cf_max_shares_per_host = 1;
+	reset(&cf);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 40, 10, EX, NB), NULL),
+	    LK_NOLOCKS);
+	/* A merge does not grow the count: allowed. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 40, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	/* Splitting [0,30) would make 3 records: refused, nothing changed. */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 5, 1, EX, NB)),
+	    LK_NOLOCKS);
+	CU_ASSERT_EQUAL(lt_res->rs_nadded + lt_res->rs_nremoved, 0);
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 30, EX));
+	/* Global limit. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 100, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 200, 1, EX, NB), NULL),
+	    LK_NOLOCKS);
+	/* Waiters per host. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 2, 1, EX, BL), &u2),
+	    LK_NOLOCKS);
+	/* Shares per host. */
+	CU_ASSERT_EQUAL(lt_share(t, 1, "a", "f", R, 0), LK_OK);
+	CU_ASSERT_EQUAL(lt_share(t, 1, "a", "g", R, 0), LK_NOLOCKS);
+	CU_ASSERT_EQUAL(lt_share(t, 1, "a", "f", R | W, 0), LK_OK);
+	CU_ASSERT_STRING_EQUAL(lk_strerror(LK_NOLOCKS),
+	    "lock, waiter or share limit reached");
+}
+
+struct lt_recs {
+	struct lk_record r[64];
+	size_t		 n;
+};
+
+static int
+lt_recs_cb(const struct lk_record *rc, void *arg)
+{
+	struct lt_recs *v = arg;
+
+	if (v->n < 64)
+		v->r[v->n++] = *rc;
+	return 0;
+}
+
+static void
+test_load(void)
+{
+	static struct lt_recs a, b;
+	struct lk_table *t2;
+	struct lk_counts ct;
+	struct lk_record bad[2];
+	size_t badi = 99, i;
+
+	reset(NULL);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 10, 0, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 10, 0, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_share(t, 1, "a", "f", R, W), LK_OK);
+	a.n = 0;
+	lk_lock_foreach(t, lt_recs_cb, &a);
+	lk_share_foreach(t, lt_recs_cb, &a);
+	CU_ASSERT_EQUAL(a.n, 4);
+	t2 = lk_table_new(NULL);
+	CU_ASSERT_EQUAL(lk_table_load(t2, a.r, a.n, &badi), LK_OK);
+	CU_ASSERT_EQUAL(lk_table_check(t2), LK_OK);
+	b.n = 0;
+	lk_lock_foreach(t2, lt_recs_cb, &b);
+	lk_share_foreach(t2, lt_recs_cb, &b);
+	CU_ASSERT_EQUAL(b.n, a.n);
+	lk_table_counts(t2, &ct);
+	CU_ASSERT_EQUAL(ct.ct_last_token, 3);
+	/* Every record found again with its token. */
+	for (i = 0; i < a.n; i++)
+		CU_ASSERT_TRUE(a.r[i].rc_kind == LK_REC_SHARE ||
+		    lt_token(t2, a.r[i].rc_host, a.r[i].rc_svid,
+		    a.r[i].rc_host == 1 ? "ownerA" : a.r[i].rc_host == 2 ?
+		    "ownerB" : "ownerC", "f", a.r[i].rc_start, a.r[i].rc_len,
+		    a.r[i].rc_excl) == a.r[i].rc_token);
+	/* New grants continue above the loaded tokens. */
+	CU_ASSERT_EQUAL(lt_lock(t2, lt_req(OA, "g", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_res->rs_token, 4);
+	/* Conflicting and malformed records are refused. */
+	bad[0] = a.r[0];
+	bad[0].rc_host = 77;
+	CU_ASSERT_EQUAL(lk_table_load(t2, bad, 1, &badi), LK_INVAL);
+	CU_ASSERT_EQUAL(badi, 0);
+	bad[0] = a.r[0];
+	bad[0].rc_fh = "zz";
+	bad[1] = bad[0];
+	bad[1].rc_kind = 9;
+	CU_ASSERT_EQUAL(lk_table_load(t2, bad, 2, &badi), LK_INVAL);
+	CU_ASSERT_EQUAL(badi, 1);
+	bad[1] = bad[0];
+	CU_ASSERT_EQUAL(lk_table_load(t2, bad + 1, 1, &badi), LK_INVAL);
+	CU_ASSERT_EQUAL(lk_table_check(t2), LK_OK);
+	lk_table_destroy(t2);
+}
+
+static int
+lt_count_cb(const void *info, void *arg)
+{
+	(void)info;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static int lt_file_cb(const struct lk_file_info *i, void *a)
+{ return lt_count_cb(i, a); }
+static int lt_host_cb(const struct lk_host_info *i, void *a)
+{ return lt_count_cb(i, a); }
+static int lt_owner_cb(const struct lk_owner_info *i, void *a)
+{ return lt_count_cb(i, a); }
+static int lt_waiter_cb(const struct lk_waiter_info *i, void *a)
+{ return lt_count_cb(i, a); }
+static int lt_stop_cb(const struct lk_record *i, void *a)
+{ (void)i; (void)a; return 42; }
+
+static void
+test_enumerate(void)
+{
+	struct lk_counts ct;
+	int n;
+
+	reset(NULL);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "g", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_share(t, 3, "c", "h", R, 0), LK_OK);
+	/* Zombies (released objects kept for reuse) are not listed. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "z", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "z", 0, 0, EX, NB)), LK_OK);
+	n = 0;
+	lk_file_foreach(t, lt_file_cb, &n);
+	CU_ASSERT_EQUAL(n, 3);
+	n = 0;
+	lk_host_foreach(t, lt_host_cb, &n);
+	CU_ASSERT_EQUAL(n, 3);
+	n = 0;
+	lk_owner_foreach(t, lt_owner_cb, &n);
+	CU_ASSERT_EQUAL(n, 3);
+	n = 0;
+	lk_waiter_foreach(t, lt_waiter_cb, &n);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(lk_lock_foreach(t, lt_stop_cb, NULL), 42);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_files, 3);
+	CU_ASSERT_EQUAL(ct.ct_owners, 3);
+	CU_ASSERT_EQUAL(ct.ct_locks, 2);
+	CU_ASSERT_EQUAL(ct.ct_waiters, 1);
+	CU_ASSERT_EQUAL(ct.ct_shares, 1);
+	CU_ASSERT_EQUAL(ct.ct_blocked, 1);
+}
+
+/* ---- allocation failure: LK_NOMEM must leave everything as it was ---- */
+
+struct lt_failer {
+	long	 countdown;	/* fail when it reaches 0; <0: never */
+	long	 failed;
+};
+
+static void *
+lt_fail_malloc(size_t n, void *arg)
+{
+	struct lt_failer *f = arg;
+
+	if (f->countdown >= 0 && f->countdown-- == 0) {
+		f->failed++;
+		return NULL;
+	}
+	return malloc(n);
+}
+
+static void *
+lt_fail_realloc(void *p, size_t n, void *arg)
+{
+	struct lt_failer *f = arg;
+
+	if (f->countdown >= 0 && f->countdown-- == 0) {
+		f->failed++;
+		return NULL;
+	}
+	return realloc(p, n);
+}
+
+static void
+lt_fail_free(void *p, void *arg)
+{
+	(void)arg;
+	free(p);
+}
+
+struct lt_snap {
+	char	 buf[8192];
+	size_t	 len;
+};
+
+static int
+lt_snap_rec(const struct lk_record *rc, void *arg)
+{
+	struct lt_snap *s = arg;
+	int n = snprintf(s->buf + s->len, sizeof(s->buf) - s->len,
+	    "%d %llu %d %.*s %.*s %llu %llu %llu %d %d %d;", rc->rc_kind,
+	    (unsigned long long)rc->rc_host, rc->rc_svid, (int)rc->rc_ohlen,
+	    (const char *)rc->rc_oh, (int)rc->rc_fhlen,
+	    (const char *)rc->rc_fh, (unsigned long long)rc->rc_start,
+	    (unsigned long long)rc->rc_len, (unsigned long long)rc->rc_token,
+	    rc->rc_excl, rc->rc_access, rc->rc_deny);
+
+	s->len += n > 0 ? (size_t)n : 0;
+	return s->len >= sizeof(s->buf) - 1;
+}
+
+static int
+lt_snap_wait(const struct lk_waiter_info *wi, void *arg)
+{
+	struct lt_snap *s = arg;
+
+	lt_snap_rec(&wi->wi_req, arg);
+	s->len += (size_t)snprintf(s->buf + s->len, sizeof(s->buf) - s->len,
+	    "%p %d|", wi->wi_udata, wi->wi_granted);
+	return s->len >= sizeof(s->buf) - 1;
+}
+
+static void
+lt_snapshot(struct lk_table *tt, struct lt_snap *s)
+{
+	struct lk_counts ct;
+
+	s->len = 0;
+	lk_lock_foreach(tt, lt_snap_rec, s);
+	lk_share_foreach(tt, lt_snap_rec, s);
+	lk_waiter_foreach(tt, lt_snap_wait, s);
+	lk_table_counts(tt, &ct);
+	s->len += (size_t)snprintf(s->buf + s->len, sizeof(s->buf) - s->len,
+	    "%zu %zu %zu %zu %llu", ct.ct_locks, ct.ct_waiters, ct.ct_pending,
+	    ct.ct_shares, (unsigned long long)ct.ct_last_token);
+}
+
+/* Build a busy table; then run op k with the k-th allocation failing. */
+static void
+lt_build(struct lk_table *tt)
+{
+	struct lk_lockreq rq;
+	struct lk_sharereq sq = { 3, "c", 1, "f", 1, R, 0 };
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		rq = lt_req(OA, i % 2 ? "f" : "g", (uint64_t)i * 20, 10,
+		    i % 3 == 0, NB);
+		lk_lock(tt, &rq, 0, NULL);
+	}
+	rq = lt_req(OB, "f", 0, 100, EX, BL);
+	rq.rq_udata = &u1;
+	lk_lock(tt, &rq, 0, NULL);
+	rq = lt_req(OC, "g", 0, 100, SH, BL);
+	rq.rq_udata = &u2;
+	lk_lock(tt, &rq, 0, NULL);
+	lk_share(tt, &sq, NULL);
+}
+
+static enum lk_status
+lt_nomem_op(struct lk_table *tt, int op)
+{
+	struct lk_lockreq rq;
+	struct lk_sharereq sq = { 4, "d", 1, "h", 1, R, R };
+
+	switch (op) {
+	case 0:
+		rq = lt_req(OA, "f", 25, 10, EX, NB);
+		return lk_lock(tt, &rq, 1, NULL);
+	case 1:
+		rq = lt_req(OA, "g", 5, 50, SH, NB);
+		return lk_lock(tt, &rq, 1, NULL);
+	case 2:
+		rq = lt_req(OA, "f", 22, 5, EX, NB);
+		return lk_unlock(tt, &rq, 1, NULL);
+	case 3:
+		rq = lt_req(3, 1, "new", "newfile", 0, 1, EX, BL);
+		rq.rq_udata = &u3;
+		return lk_lock(tt, &rq, 1, NULL);
+	case 4:
+		rq = lt_req(OB, "g", 0, 1, EX, BL);
+		rq.rq_udata = &u3;
+		return lk_lock(tt, &rq, 1, NULL);
+	case 5:
+		return lk_host_release(tt, 1, 1, NULL);
+	case 6:
+		return lk_share(tt, &sq, NULL);
+	default:
+		rq = lt_req(OB, "f", 0, 100, EX, BL);
+		return lk_cancel(tt, &rq, 1, NULL);
+	}
+}
+
+static void
+test_nomem_atomic(void)
+{
+	static struct lt_snap before, after;
+	struct lt_failer fl;
+	struct lk_allocator al = { lt_fail_malloc, lt_fail_realloc,
+	    lt_fail_free, &fl };
+	struct lk_config cf;
+	struct lk_table *tt;
+	enum lk_status st;
+	int op, k, nomem = 0;
+
+	lk_config_init(&cf);
+	cf.cf_alloc = &al;
+	fl.countdown = 0;
+	fl.failed = 0;
+	CU_ASSERT_PTR_NULL(lk_table_new(&cf));
+	for (op = 0; op < 8; op++) {
+		for (k = 0; k < 40; k++) {
+			fl.countdown = -1;
+			tt = lk_table_new(&cf);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+			lt_build(tt);
+			lt_snapshot(tt, &before);
+			fl.countdown = k;
+			fl.failed = 0;
+			st = lt_nomem_op(tt, op);
+			fl.countdown = -1;
+			if (st == LK_NOMEM) {
+				nomem++;
+				lt_snapshot(tt, &after);
+				CU_ASSERT_STRING_EQUAL(before.buf, after.buf);
+				CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+			} else if (fl.failed == 0) {
+				CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+			}
+			lk_table_destroy(tt);
+		}
+	}
+	CU_ASSERT_TRUE(nomem > 10);
+}
+
+int
+lt_register_misc(void)
+{
+	CU_pSuite s = CU_add_suite("lockcore shares, hosts, limits, load",
+	    NULL, teardown);
+
+	if (s == NULL ||
+	    !CU_add_test(s, "share reservations", test_shares) ||
+	    !CU_add_test(s, "host release", test_host_release) ||
+	    !CU_add_test(s, "file release", test_file_release) ||
+	    !CU_add_test(s, "limits", test_limits) ||
+	    !CU_add_test(s, "load records", test_load) ||
+	    !CU_add_test(s, "enumeration and counts", test_enumerate) ||
+	    !CU_add_test(s, "LK_NOMEM changes nothing", test_nomem_atomic))
+		return -1;
+	return 0;
+}

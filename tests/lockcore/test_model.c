@@ -1,0 +1,1116 @@
+/*
+ * test_model.c - randomized model-based test of lockcore.
+ *
+ * HOW IT WORKS
+ *   The reference model is deliberately dumb: for each of MF files and MB
+ *   "bytes" it stores what each of MO owners holds there (none, shared,
+ *   exclusive), plus an array of waiters in arrival order and a table of
+ *   share reservations.  Every rule is written per byte, with no ranges,
+ *   trees, merging or splitting.  A random sequence of LOCK (blocking or
+ *   not, sometimes re-sent), TEST, UNLOCK, CANCEL, CONFIRM, SHARE,
+ *   UNSHARE and host release runs against both; after every step the test
+ *   compares the status, the conflicting holder's validity, the granted
+ *   and dropped udata, the lock records (the model's maximal same-mode
+ *   runs per owner must be exactly the table's records), the waiters, the
+ *   shares, and runs lk_table_check().
+ *
+ *   Two address spaces: "low", bytes 0..63 plus a virtual byte 64 that
+ *   stands for [64, UINT64_MAX] (len 0 requests reach it), and "high",
+ *   bytes UINT64_MAX-63 .. UINT64_MAX, where len 0 ends at byte 63 and
+ *   ranges running past UINT64_MAX must be refused with LK_RANGE.
+ *
+ *   Persistence: a "store" applies each call's rs_removed then rs_added;
+ *   it must equal the table's records (tokens included) at every check,
+ *   and a table rebuilt with lk_table_load() from it must equal the
+ *   original at the end.  Tokens of added records must be new (above
+ *   every token seen before the call) or inherited from a record removed
+ *   in the same call (a split).
+ *
+ *   Default: fixed seeds, a few tens of thousands of steps.  NLMD_TEST_LONG
+ *   runs millions; NLMD_TEST_SEED picks another seed.
+ */
+#include "lktest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#define MF	3		/* files */
+#define MO	6		/* lock owners */
+#define MB	65		/* model bytes (64 = beyond, low space only) */
+#define MW	256		/* waiters + unconfirmed grants */
+#define MAXREC	4096
+
+struct m_owner {
+	uint64_t	 host;
+	int32_t		 svid;
+	const char	*oh;
+};
+
+static const struct m_owner m_owners[MO] = {
+	{ 1, 0, "a" }, { 1, 1, "a" }, { 1, 0, "b" },
+	{ 2, 0, "a" }, { 2, -7, "c" }, { 3, 0, "" },
+};
+static const char *const m_files[MF] = { "F0", "file-1", "F2" };
+
+struct m_wait {
+	int		 o, f, s, e, id;
+	bool		 excl, granted;
+};
+
+struct m_rec {
+	int		 kind, f, o, s, e, excl, access, deny;
+	uint64_t	 token;
+};
+
+/* One model + table run. */
+struct m_run {
+	struct lk_table	*t;
+	bool		 high;		/* high address space */
+	bool		 fifo;
+	uint64_t	 rng;
+	uint8_t		 held[MF][MB][MO];
+	struct m_wait	 w[MW];
+	int		 nw;
+	int		 sh_acc[MF][MO], sh_den[MF][MO];	/* -1: none */
+	int		 next_id;
+	int		 granted[MW], ngranted;
+	int		 dropped[MW * 2], ndropped;
+	char		*live;		/* udata ids held by the table */
+	int		 nlive;
+	/* the store */
+	struct m_srec	*store;
+	size_t		 nstore, capstore;
+	uint64_t	 max_token;
+	unsigned long	 steps, failures;
+	const struct lk_result *res;
+	unsigned long	 nstat[LK_INVAL + 1], nwgrants, maxrec, maxw;
+};
+
+/* A stored record with its own copies of the bytes. */
+struct m_srec {
+	struct lk_record r;
+	char		 fh[16], oh[16];
+};
+
+static int
+m_nbytes(const struct m_run *m)
+{
+	return m->high ? 64 : 65;
+}
+
+static uint64_t
+m_base(const struct m_run *m)
+{
+	return m->high ? UINT64_MAX - 63 : 0;
+}
+
+static uint64_t
+m_rand(struct m_run *m, uint64_t n)
+{
+	return lt_rand(&m->rng) % n;
+}
+
+/* Index of the share owner (host, oh) of lock owner o: first such. */
+static int
+m_share_owner(int o)
+{
+	int i;
+
+	for (i = 0; i < MO; i++)
+		if (m_owners[i].host == m_owners[o].host &&
+		    strcmp(m_owners[i].oh, m_owners[o].oh) == 0)
+			return i;
+	return o;
+}
+
+/* ---- the model's rules, per byte ---- */
+
+static int
+m_mode(bool excl)
+{
+	return excl ? 2 : 1;
+}
+
+/* First other owner holding a byte of [s, e] in f in conflict, or -1. */
+static int
+m_held_conflict(const struct m_run *m, int o, int f, int s, int e, bool excl)
+{
+	int b, p;
+
+	for (b = s; b <= e; b++)
+		for (p = 0; p < MO; p++)
+			if (p != o && m->held[f][b][p] != 0 &&
+			    (excl || m->held[f][b][p] == 2))
+				return p;
+	return -1;
+}
+
+/* Does o hold every byte of [a, b] in f with mode >= excl's? */
+static bool
+m_covers(const struct m_run *m, int o, int f, int a, int b, bool excl)
+{
+	int i;
+
+	for (i = a; i <= b; i++)
+		if (m->held[f][i][o] < m_mode(excl))
+			return false;
+	return true;
+}
+
+/* Does o hold every byte of [s, e] in exactly that mode (idempotent)? */
+static bool
+m_same(const struct m_run *m, int o, int f, int s, int e, bool excl)
+{
+	int i;
+
+	for (i = s; i <= e; i++)
+		if (m->held[f][i][o] != m_mode(excl))
+			return false;
+	return true;
+}
+
+static bool
+m_waiter_blocks(const struct m_run *m, const struct m_wait *w, int o, int f,
+    int s, int e, bool excl)
+{
+	int a, b;
+
+	if (!m->fifo || w->granted || w->o == o || w->f != f ||
+	    w->s > e || s > w->e || !(excl || w->excl))
+		return false;
+	a = w->s > s ? w->s : s;
+	b = w->e < e ? w->e : e;
+	return !m_covers(m, o, f, a, b, excl);
+}
+
+/* First queued waiter before index upto that holds the request back. */
+static int
+m_queued_block(const struct m_run *m, int o, int f, int s, int e, bool excl,
+    int upto)
+{
+	int i;
+
+	for (i = 0; i < upto; i++)
+		if (m_waiter_blocks(m, &m->w[i], o, f, s, e, excl))
+			return i;
+	return -1;
+}
+
+static void
+m_set(struct m_run *m, int o, int f, int s, int e, int mode)
+{
+	int b;
+
+	for (b = s; b <= e; b++)
+		m->held[f][b][o] = (uint8_t)mode;
+}
+
+static void
+m_drop(struct m_run *m, int id)
+{
+	m->dropped[m->ndropped++] = id;
+}
+
+static void
+m_wremove(struct m_run *m, int i)
+{
+	memmove(&m->w[i], &m->w[i + 1], (size_t)(m->nw - i - 1) *
+	    sizeof(m->w[0]));
+	m->nw--;
+}
+
+/* Grant what can be granted on f, in arrival order. */
+static void
+m_grant_pass(struct m_run *m, int f)
+{
+	struct m_wait *w;
+	int i;
+
+	for (i = 0; i < m->nw; i++) {
+		w = &m->w[i];
+		if (w->granted || w->f != f ||
+		    m_held_conflict(m, w->o, f, w->s, w->e, w->excl) >= 0 ||
+		    m_queued_block(m, w->o, f, w->s, w->e, w->excl, i) >= 0)
+			continue;
+		m_set(m, w->o, f, w->s, w->e, m_mode(w->excl));
+		w->granted = true;
+		m->granted[m->ngranted++] = w->id;
+	}
+}
+
+/* Push the owners blocking (x, f, s, e, excl) queued before upto. */
+static void
+m_blockers(const struct m_run *m, int x, int f, int s, int e, bool excl,
+    int upto, bool *out)
+{
+	int b, p, i;
+
+	for (b = s; b <= e; b++)
+		for (p = 0; p < MO; p++)
+			if (p != x && m->held[f][b][p] != 0 &&
+			    (excl || m->held[f][b][p] == 2))
+				out[p] = true;
+	for (i = 0; i < upto; i++)
+		if (m_waiter_blocks(m, &m->w[i], x, f, s, e, excl))
+			out[m->w[i].o] = true;
+}
+
+/* Would o waiting for (f, s, e, excl) close a cycle?  Fixed point. */
+static bool
+m_deadlock(const struct m_run *m, int o, int f, int s, int e, bool excl)
+{
+	bool reach[MO] = { false }, changed = true;
+	int x, i;
+
+	m_blockers(m, o, f, s, e, excl, m->nw, reach);
+	while (changed) {
+		changed = false;
+		for (x = 0; x < MO; x++) {
+			bool out[MO] = { false };
+			int p;
+
+			if (!reach[x])
+				continue;
+			for (i = 0; i < m->nw; i++)
+				if (m->w[i].o == x && !m->w[i].granted)
+					m_blockers(m, x, m->w[i].f, m->w[i].s,
+					    m->w[i].e, m->w[i].excl, i, out);
+			for (p = 0; p < MO; p++)
+				if (out[p] && !reach[p])
+					reach[p] = changed = true;
+		}
+	}
+	return reach[o];
+}
+
+static int
+m_find_wait(const struct m_run *m, int o, int f, int s, int e, bool excl,
+    bool granted)
+{
+	int i;
+
+	for (i = 0; i < m->nw; i++)
+		if (m->w[i].o == o && m->w[i].f == f && m->w[i].s == s &&
+		    m->w[i].e == e && m->w[i].excl == excl &&
+		    m->w[i].granted == granted)
+			return i;
+	return -1;
+}
+
+static enum lk_status
+m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
+    int id)
+{
+	int i;
+
+	if ((i = m_find_wait(m, o, f, s, e, excl, false)) >= 0) {
+		m_drop(m, m->w[i].id);
+		m->w[i].id = id;
+		return LK_BLOCKED;
+	}
+	if (m_held_conflict(m, o, f, s, e, excl) >= 0 ||
+	    (!m_same(m, o, f, s, e, excl) &&
+	    m_queued_block(m, o, f, s, e, excl, m->nw) >= 0)) {
+		if (!block)
+			return LK_DENIED;
+		if (m_deadlock(m, o, f, s, e, excl))
+			return LK_DEADLOCK;
+		m->w[m->nw++] = (struct m_wait){ o, f, s, e, id, excl, false };
+		return LK_BLOCKED;
+	}
+	m_set(m, o, f, s, e, m_mode(excl));
+	if (!excl)
+		m_grant_pass(m, f);
+	if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
+		m_drop(m, m->w[i].id);
+		m_wremove(m, i);
+	}
+	return LK_GRANTED;
+}
+
+static void
+m_unlock(struct m_run *m, int o, int f, int s, int e)
+{
+	int i;
+
+	m_set(m, o, f, s, e, 0);
+	for (i = m->nw - 1; i >= 0; i--)
+		if (m->w[i].granted && m->w[i].o == o && m->w[i].f == f &&
+		    m->w[i].s <= e && s <= m->w[i].e) {
+			m_drop(m, m->w[i].id);
+			m_wremove(m, i);
+		}
+	m_grant_pass(m, f);
+}
+
+static enum lk_status
+m_cancel(struct m_run *m, int o, int f, int s, int e, bool excl)
+{
+	int i;
+
+	if ((i = m_find_wait(m, o, f, s, e, excl, false)) >= 0) {
+		m_drop(m, m->w[i].id);
+		m_wremove(m, i);
+		m_grant_pass(m, f);
+		return LK_OK;
+	}
+	if (m_find_wait(m, o, f, s, e, excl, true) >= 0) {
+		m_unlock(m, o, f, s, e);
+		return LK_OK;
+	}
+	return LK_NOTFOUND;
+}
+
+static enum lk_status
+m_confirm(struct m_run *m, int o, int f, int s, int e, bool excl)
+{
+	int i;
+
+	if ((i = m_find_wait(m, o, f, s, e, excl, true)) < 0)
+		return LK_NOTFOUND;
+	m_drop(m, m->w[i].id);
+	m_wremove(m, i);
+	return LK_OK;
+}
+
+static void
+m_host_release(struct m_run *m, uint64_t host)
+{
+	int o, f, i;
+
+	for (o = 0; o < MO; o++) {
+		if (m_owners[o].host != host)
+			continue;
+		for (f = 0; f < MF; f++) {
+			m_set(m, o, f, 0, MB - 1, 0);
+			m->sh_acc[f][o] = m->sh_den[f][o] = -1;
+		}
+	}
+	for (i = m->nw - 1; i >= 0; i--)
+		if (m_owners[m->w[i].o].host == host) {
+			m_drop(m, m->w[i].id);
+			m_wremove(m, i);
+		}
+	for (f = 0; f < MF; f++)
+		m_grant_pass(m, f);
+}
+
+static enum lk_status
+m_share(struct m_run *m, int so, int f, int acc, int den)
+{
+	int p;
+
+	for (p = 0; p < MO; p++)
+		if (p != so && m->sh_acc[f][p] >= 0 &&
+		    ((acc & m->sh_den[f][p]) || (den & m->sh_acc[f][p])))
+			return LK_DENIED;
+	m->sh_acc[f][so] = acc;
+	m->sh_den[f][so] = den;
+	return LK_OK;
+}
+
+/* ---- comparing the table with the model ---- */
+
+static int
+m_file_of(const void *fh, size_t len)
+{
+	int f;
+
+	for (f = 0; f < MF; f++)
+		if (strlen(m_files[f]) == len && memcmp(m_files[f], fh, len) == 0)
+			return f;
+	return -1;
+}
+
+static int
+m_owner_of(const struct lk_record *rc)
+{
+	int o;
+
+	for (o = 0; o < MO; o++)
+		if (m_owners[o].host == rc->rc_host &&
+		    (rc->rc_kind == LK_REC_SHARE ||
+		    m_owners[o].svid == rc->rc_svid) &&
+		    strlen(m_owners[o].oh) == rc->rc_ohlen &&
+		    memcmp(m_owners[o].oh, rc->rc_oh, rc->rc_ohlen) == 0)
+			return o;
+	return -1;
+}
+
+/* Model bytes of a record's range. */
+static void
+m_bytes(const struct m_run *m, const struct lk_record *rc, int *s, int *e)
+{
+	uint64_t base = m_base(m);
+
+	*s = (int)(rc->rc_start - base);
+	if (rc->rc_len == 0)
+		*e = m_nbytes(m) - 1;
+	else
+		*e = (int)(rc->rc_start - base + rc->rc_len - 1);
+}
+
+static void
+m_to_rec(const struct m_run *m, const struct lk_record *rc, struct m_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = rc->rc_kind;
+	r->f = m_file_of(rc->rc_fh, rc->rc_fhlen);
+	r->o = m_owner_of(rc);
+	if (rc->rc_kind == LK_REC_LOCK) {
+		m_bytes(m, rc, &r->s, &r->e);
+		r->excl = rc->rc_excl;
+	} else {
+		r->access = rc->rc_access;
+		r->deny = rc->rc_deny;
+	}
+	r->token = rc->rc_token;
+}
+
+static int
+m_rec_cmp(const void *a, const void *b)
+{
+	const struct m_rec *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	if (x->f != y->f)
+		return x->f - y->f;
+	if (x->o != y->o)
+		return x->o - y->o;
+	return x->s - y->s;
+}
+
+struct m_collect {
+	const struct m_run *m;
+	struct m_rec	*r;
+	size_t		 n;
+};
+
+static int
+m_collect_cb(const struct lk_record *rc, void *arg)
+{
+	struct m_collect *c = arg;
+
+	if (c->n < MAXREC)
+		m_to_rec(c->m, rc, &c->r[c->n]);
+	c->n++;
+	return 0;
+}
+
+/* The table's lock and share records, sorted. */
+static size_t
+m_table_recs(const struct m_run *m, struct lk_table *t, struct m_rec *r)
+{
+	struct m_collect c = { m, r, 0 };
+
+	lk_lock_foreach(t, m_collect_cb, &c);
+	lk_share_foreach(t, m_collect_cb, &c);
+	CU_ASSERT_FATAL(c.n <= MAXREC);
+	qsort(r, c.n, sizeof(*r), m_rec_cmp);
+	return c.n;
+}
+
+/* The model's records: maximal same-mode runs, then shares; sorted. */
+static size_t
+m_model_recs(const struct m_run *m, struct m_rec *r)
+{
+	int f, o, b, s, mode, nb = m_nbytes(m);
+	size_t n = 0;
+
+	for (f = 0; f < MF; f++) {
+		for (o = 0; o < MO; o++) {
+			for (b = 0; b < nb; b = s) {
+				mode = m->held[f][b][o];
+				for (s = b + 1; s < nb && m->held[f][s][o] == mode;
+				    s++)
+					;
+				if (mode != 0)
+					r[n++] = (struct m_rec){ LK_REC_LOCK, f,
+					    o, b, s - 1, mode == 2, 0, 0, 0 };
+			}
+			if (m->sh_acc[f][o] >= 0)
+				r[n++] = (struct m_rec){ LK_REC_SHARE, f, o, 0,
+				    0, 0, m->sh_acc[f][o], m->sh_den[f][o], 0 };
+		}
+	}
+	qsort(r, n, sizeof(*r), m_rec_cmp);
+	return n;
+}
+
+static bool
+m_recs_equal(const struct m_rec *a, size_t na, const struct m_rec *b,
+    size_t nb, bool tokens)
+{
+	size_t i;
+
+	if (na != nb)
+		return false;
+	for (i = 0; i < na; i++)
+		if (a[i].kind != b[i].kind || a[i].f != b[i].f ||
+		    a[i].o != b[i].o || a[i].s != b[i].s || a[i].e != b[i].e ||
+		    a[i].excl != b[i].excl || a[i].access != b[i].access ||
+		    a[i].deny != b[i].deny ||
+		    (tokens && a[i].token != b[i].token))
+			return false;
+	return true;
+}
+
+static int
+m_int_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static bool
+m_ids_equal(int *a, int na, int *b, int nb)
+{
+	qsort(a, (size_t)na, sizeof(int), m_int_cmp);
+	qsort(b, (size_t)nb, sizeof(int), m_int_cmp);
+	return na == nb && memcmp(a, b, (size_t)na * sizeof(int)) == 0;
+}
+
+struct m_wcollect {
+	const struct m_run *m;
+	struct m_wait	 w[MW];
+	int		 n;
+};
+
+static int
+m_wcollect_cb(const struct lk_waiter_info *wi, void *arg)
+{
+	struct m_wcollect *c = arg;
+	struct m_wait *w = &c->w[c->n++];
+
+	w->f = m_file_of(wi->wi_req.rc_fh, wi->wi_req.rc_fhlen);
+	w->o = m_owner_of(&wi->wi_req);
+	m_bytes(c->m, &wi->wi_req, &w->s, &w->e);
+	w->excl = wi->wi_req.rc_excl;
+	w->granted = wi->wi_granted;
+	w->id = (int)(uintptr_t)wi->wi_udata;
+	return c->n >= MW;
+}
+
+static int
+m_wait_cmp(const void *a, const void *b)
+{
+	return ((const struct m_wait *)a)->id - ((const struct m_wait *)b)->id;
+}
+
+/* Waiters and unconfirmed grants: same set, same fields. */
+static bool
+m_waiters_equal(struct m_run *m)
+{
+	static struct m_wcollect c;
+	struct m_wait mine[MW];
+	int i;
+
+	c.m = m;
+	c.n = 0;
+	lk_waiter_foreach(m->t, m_wcollect_cb, &c);
+	if (c.n != m->nw)
+		return false;
+	memcpy(mine, m->w, sizeof(mine[0]) * (size_t)m->nw);
+	qsort(mine, (size_t)m->nw, sizeof(mine[0]), m_wait_cmp);
+	qsort(c.w, (size_t)c.n, sizeof(c.w[0]), m_wait_cmp);
+	for (i = 0; i < c.n; i++)
+		if (mine[i].id != c.w[i].id || mine[i].o != c.w[i].o ||
+		    mine[i].f != c.w[i].f || mine[i].s != c.w[i].s ||
+		    mine[i].e != c.w[i].e || mine[i].excl != c.w[i].excl ||
+		    mine[i].granted != c.w[i].granted)
+			return false;
+	return true;
+}
+
+/* ---- the store (persistence seam) ---- */
+
+static bool
+m_same_key(const struct lk_record *a, const struct lk_record *b)
+{
+	if (a->rc_kind != b->rc_kind || a->rc_host != b->rc_host ||
+	    a->rc_fhlen != b->rc_fhlen || a->rc_ohlen != b->rc_ohlen ||
+	    memcmp(a->rc_fh, b->rc_fh, a->rc_fhlen) != 0 ||
+	    memcmp(a->rc_oh, b->rc_oh, a->rc_ohlen) != 0)
+		return false;
+	return a->rc_kind == LK_REC_SHARE ||
+	    (a->rc_svid == b->rc_svid && a->rc_start == b->rc_start);
+}
+
+static bool
+m_store_apply(struct m_run *m, const struct lk_result *res)
+{
+	struct m_srec *s;
+	size_t i, j;
+
+	for (i = 0; i < res->rs_nremoved; i++) {
+		for (j = 0; j < m->nstore; j++)
+			if (m_same_key(&m->store[j].r, &res->rs_removed[i]))
+				break;
+		if (j == m->nstore ||
+		    memcmp(&m->store[j].r.rc_start, &res->rs_removed[i].rc_start,
+		    3 * sizeof(uint64_t)) != 0)
+			return false;
+		m->store[j] = m->store[--m->nstore];
+		m->store[j].r.rc_fh = m->store[j].fh;
+		m->store[j].r.rc_oh = m->store[j].oh;
+	}
+	for (i = 0; i < res->rs_nadded; i++) {
+		for (j = 0; j < m->nstore; j++)
+			if (m_same_key(&m->store[j].r, &res->rs_added[i]))
+				return false;
+		if (m->nstore == m->capstore) {
+			m->capstore = m->capstore ? m->capstore * 2 : 256;
+			m->store = realloc(m->store, m->capstore *
+			    sizeof(*m->store));
+			CU_ASSERT_PTR_NOT_NULL_FATAL(m->store);
+			for (j = 0; j < m->nstore; j++) {
+				m->store[j].r.rc_fh = m->store[j].fh;
+				m->store[j].r.rc_oh = m->store[j].oh;
+			}
+		}
+		s = &m->store[m->nstore++];
+		s->r = res->rs_added[i];
+		memcpy(s->fh, s->r.rc_fh, s->r.rc_fhlen);
+		memcpy(s->oh, s->r.rc_oh, s->r.rc_ohlen);
+		s->r.rc_fh = s->fh;
+		s->r.rc_oh = s->oh;
+	}
+	return true;
+}
+
+/* Added tokens are new, or inherited from a record removed now. */
+static bool
+m_tokens_ok(struct m_run *m, const struct lk_result *res)
+{
+	uint64_t max = m->max_token;
+	size_t i, j;
+
+	for (i = 0; i < res->rs_nadded; i++) {
+		const struct lk_record *a = &res->rs_added[i];
+
+		if (a->rc_kind != LK_REC_LOCK)
+			continue;
+		if (a->rc_token > m->max_token) {
+			max = a->rc_token > max ? a->rc_token : max;
+			continue;
+		}
+		for (j = 0; j < res->rs_nremoved; j++)
+			if (res->rs_removed[j].rc_token == a->rc_token)
+				break;
+		if (j == res->rs_nremoved)
+			return false;
+	}
+	m->max_token = max;
+	return true;
+}
+
+static size_t
+m_store_recs(const struct m_run *m, struct m_rec *r)
+{
+	size_t i;
+
+	for (i = 0; i < m->nstore; i++)
+		m_to_rec(m, &m->store[i].r, &r[i]);
+	qsort(r, m->nstore, sizeof(*r), m_rec_cmp);
+	return m->nstore;
+}
+
+/* ---- driving a step ---- */
+
+#define M_FAIL(m, what)	do {						\
+	if ((m)->failures++ < 5)					\
+		fprintf(stderr, "\nmodel: seed-run step %lu: %s\n",	\
+		    (m)->steps, (what));				\
+	CU_FAIL(what);							\
+} while (0)
+
+static void
+m_check_udata(struct m_run *m, const struct lk_result *res,
+    enum lk_status st, int id)
+{
+	int got_g[MW], got_d[MW * 2];
+	size_t i;
+
+	for (i = 0; i < res->rs_ngranted && i < MW; i++)
+		got_g[i] = (int)(uintptr_t)res->rs_granted[i].gr_udata;
+	for (i = 0; i < res->rs_ndropped && i < MW * 2; i++) {
+		got_d[i] = (int)(uintptr_t)res->rs_dropped[i];
+		if (!m->live[got_d[i]])
+			M_FAIL(m, "udata dropped twice or never taken");
+		m->live[got_d[i]] = 0;
+	}
+	if (st == LK_BLOCKED && !m->live[id])
+		m->live[id] = 1;
+	if (!m_ids_equal(got_g, (int)res->rs_ngranted, m->granted,
+	    m->ngranted))
+		M_FAIL(m, "granted waiters differ");
+	if (!m_ids_equal(got_d, (int)res->rs_ndropped, m->dropped,
+	    m->ndropped))
+		M_FAIL(m, "dropped udata differ");
+}
+
+/* The reported holder must really conflict with the request. */
+static void
+m_check_holder(struct m_run *m, const struct lk_result *res, int o, int f,
+    int s, int e, bool excl)
+{
+	struct m_rec h;
+	int i;
+
+	m_to_rec(m, &res->rs_holder, &h);
+	if (h.o < 0 || h.o == o || h.f != f || h.s > e || s > h.e ||
+	    !(excl || h.excl)) {
+		fprintf(stderr, "model: req o%d f%d [%d,%d] %d; holder o%d "
+		    "f%d [%d,%d] %d waiting %d\n", o, f, s, e, excl, h.o, h.f,
+		    h.s, h.e, h.excl, res->rs_holder_waiting);
+		M_FAIL(m, "holder does not conflict");
+		return;
+	}
+	if (res->rs_holder_waiting) {
+		for (i = 0; i < m->nw; i++)
+			if (!m->w[i].granted && m->w[i].o == h.o &&
+			    m->w[i].s == h.s && m->w[i].e == h.e &&
+			    m->w[i].excl == h.excl)
+				return;
+		M_FAIL(m, "waiting holder is not queued");
+	} else if (m->held[f][s > h.s ? s : h.s][h.o] != m_mode(h.excl))
+		M_FAIL(m, "holder does not hold");
+}
+
+static void
+m_compare(struct m_run *m)
+{
+	static struct m_rec a[MAXREC], b[MAXREC];
+	size_t na, nb;
+
+	if (lk_table_check(m->t) != LK_OK)
+		M_FAIL(m, "lk_table_check");
+	na = m_table_recs(m, m->t, a);
+	nb = m_model_recs(m, b);
+	if (!m_recs_equal(a, na, b, nb, false))
+		M_FAIL(m, "records differ from the model");
+	nb = m_store_recs(m, b);
+	if (!m_recs_equal(a, na, b, nb, true))
+		M_FAIL(m, "store differs from the table");
+	if (!m_waiters_equal(m))
+		M_FAIL(m, "waiters differ from the model");
+}
+
+/* A random request range: model bytes [*s, *e] and wire (start, len). */
+static bool
+m_pick_range(struct m_run *m, int *s, int *e, uint64_t *start, uint64_t *len)
+{
+	uint64_t base = m_base(m);
+	int last = m_nbytes(m) - 1;
+
+	*s = (int)m_rand(m, 64);
+	if (m_rand(m, 10) == 0) {
+		if (!m->high && m_rand(m, 4) == 0)
+			*s = 64;
+		*e = last;
+		*len = 0;
+	} else if (m->high && m_rand(m, 25) == 0) {
+		/* Runs past UINT64_MAX: must be refused. */
+		*e = last;
+		*len = (uint64_t)(64 - *s) + 1 + m_rand(m, 1000);
+		*start = base + (uint64_t)*s;
+		return false;
+	} else {
+		*e = *s + (int)m_rand(m, m_rand(m, 4) == 0 ? 64 : 6);
+		if (*e > 63)
+			*e = 63;
+		*len = (uint64_t)(*e - *s + 1);
+	}
+	*start = base + (uint64_t)*s;
+	return true;
+}
+
+static struct lk_lockreq
+m_req(int o, int f, uint64_t start, uint64_t len, bool excl, bool block)
+{
+	return lt_req(m_owners[o].host, m_owners[o].svid, m_owners[o].oh,
+	    m_files[f], start, len, excl, block);
+}
+
+/* Wire form of a model waiter's range. */
+static void
+m_wire(const struct m_run *m, const struct m_wait *w, uint64_t *start,
+    uint64_t *len)
+{
+	*start = m_base(m) + (uint64_t)w->s;
+	if (w->e == m_nbytes(m) - 1)
+		*len = 0;
+	else
+		*len = (uint64_t)(w->e - w->s + 1);
+}
+
+static enum lk_status
+m_test(const struct m_run *m, int o, int f, int s, int e, bool excl)
+{
+	if (m_held_conflict(m, o, f, s, e, excl) >= 0 ||
+	    (!m_same(m, o, f, s, e, excl) &&
+	    m_queued_block(m, o, f, s, e, excl, m->nw) >= 0))
+		return LK_DENIED;
+	return LK_GRANTED;
+}
+
+/* One LOCK-family operation; returns the table's status. */
+static enum lk_status
+m_do_lockop(struct m_run *m, int op, enum lk_status *want, bool *holder,
+    int *ro, int *rf, int *rs, int *re, bool *rexcl)
+{
+	struct lk_lockreq rq;
+	uint64_t start, len;
+	int o = (int)m_rand(m, MO), f = (int)m_rand(m, MF), s, e, id, i;
+	bool excl = m_rand(m, 2) == 0, block = m_rand(m, 2) == 0, ok;
+
+	ok = m_pick_range(m, &s, &e, &start, &len);
+	if ((op == 1 || op == 4 || op == 5) && m->nw > 0 &&
+	    (op != 4 || m_rand(m, 2) == 0)) {
+		/* Re-send / cancel / confirm an existing request. */
+		i = (int)m_rand(m, (uint64_t)m->nw);
+		o = m->w[i].o;
+		f = m->w[i].f;
+		s = m->w[i].s;
+		e = m->w[i].e;
+		excl = m->w[i].excl;
+		block = true;
+		ok = true;
+		m_wire(m, &m->w[i], &start, &len);
+	}
+	if (m->nw > MW - 8)
+		block = false;
+	rq = m_req(o, f, start, len, excl, block);
+	*ro = o, *rf = f, *rs = s, *re = e, *rexcl = excl;
+	*holder = false;
+	id = m->next_id++;
+	rq.rq_udata = (void *)(uintptr_t)id;
+	switch (op) {
+	case 0:
+	case 1:
+		i = m->nw;
+		*want = ok ? m_lock(m, o, f, s, e, excl, block, id) : LK_RANGE;
+		/* A holder is reported unless a re-send was answered. */
+		*holder = *want == LK_DENIED || *want == LK_DEADLOCK ||
+		    (*want == LK_BLOCKED && m->nw > i);
+		return lk_lock(m->t, &rq, m->steps, &m->res);
+	case 2:
+		*want = ok ? m_test(m, o, f, s, e, excl) : LK_RANGE;
+		*holder = *want == LK_DENIED;
+		return lk_test(m->t, &rq, &m->res);
+	case 3:
+		*want = ok ? LK_OK : LK_RANGE;
+		if (ok)
+			m_unlock(m, o, f, s, e);
+		return lk_unlock(m->t, &rq, m->steps, &m->res);
+	case 4:
+		*want = ok ? m_cancel(m, o, f, s, e, excl) : LK_RANGE;
+		return lk_cancel(m->t, &rq, m->steps, &m->res);
+	default:
+		*want = ok ? m_confirm(m, o, f, s, e, excl) : LK_RANGE;
+		return lk_grant_confirm(m->t, &rq, &m->res);
+	}
+}
+
+static enum lk_status
+m_do_shareop(struct m_run *m, int op, enum lk_status *want)
+{
+	struct lk_sharereq sq;
+	int o = (int)m_rand(m, MO), f = (int)m_rand(m, MF), so;
+	int acc = (int)m_rand(m, 4), den = (int)m_rand(m, 4);
+
+	so = m_share_owner(o);
+	memset(&sq, 0, sizeof(sq));
+	sq.sq_host = m_owners[o].host;
+	sq.sq_oh = m_owners[o].oh;
+	sq.sq_ohlen = strlen(m_owners[o].oh);
+	sq.sq_fh = m_files[f];
+	sq.sq_fhlen = strlen(m_files[f]);
+	sq.sq_access = (uint8_t)acc;
+	sq.sq_deny = (uint8_t)den;
+	if (op == 6) {
+		*want = m_share(m, so, f, acc, den);
+		return lk_share(m->t, &sq, &m->res);
+	}
+	*want = LK_OK;
+	m->sh_acc[f][so] = m->sh_den[f][so] = -1;
+	return lk_unshare(m->t, &sq, &m->res);
+}
+
+/* Run one random step; false once the table and the model disagree. */
+static bool
+m_step(struct m_run *m)
+{
+	static const int mix[] = { 0, 0, 0, 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 3,
+	    3, 4, 4, 5, 6, 7 };
+	enum lk_status st, want;
+	int op, o = 0, f = 0, s = 0, e = 0, id = 0;
+	bool holder = false, excl = false;
+	unsigned long before = m->failures;
+	uint64_t host;
+
+	m->ngranted = m->ndropped = 0;
+	op = mix[m_rand(m, sizeof(mix) / sizeof(mix[0]))];
+	if (m_rand(m, 150) == 0)
+		op = 8;
+	if (op <= 5) {
+		id = m->next_id;
+		st = m_do_lockop(m, op, &want, &holder, &o, &f, &s, &e, &excl);
+	} else if (op <= 7)
+		st = m_do_shareop(m, op, &want);
+	else {
+		host = 1 + m_rand(m, 3);
+		want = LK_OK;
+		m_host_release(m, host);
+		st = lk_host_release(m->t, host, m->steps, &m->res);
+	}
+	if (st != want) {
+		M_FAIL(m, "status differs from the model");
+		fprintf(stderr, "model: op %d owner %d file %d [%d,%d] %s: "
+		    "table %s, model %s\n", op, o, f, s, e,
+		    excl ? "excl" : "shared", lk_strerror(st),
+		    lk_strerror(want));
+		return false;
+	}
+	if (holder)
+		m_check_holder(m, m->res, o, f, s, e, excl);
+	if (!m_tokens_ok(m, m->res))
+		M_FAIL(m, "a token went backwards");
+	if (!m_store_apply(m, m->res))
+		M_FAIL(m, "change set does not apply to the store");
+	m_check_udata(m, m->res, st, id);
+	m_compare(m);
+	m->nstat[st]++;
+	m->nwgrants += (unsigned long)m->ngranted;
+	if (m->nstore > m->maxrec)
+		m->maxrec = m->nstore;
+	if ((unsigned long)m->nw > m->maxw)
+		m->maxw = (unsigned long)m->nw;
+	return before == m->failures;
+}
+
+/* A table rebuilt from the store equals the table. */
+static void
+m_check_reload(struct m_run *m)
+{
+	static struct m_rec a[MAXREC], b[MAXREC];
+	struct lk_record *recs;
+	struct lk_table *t2;
+	struct lk_counts c1, c2;
+	size_t i, na, nb, bad = 0;
+
+	t2 = lk_table_new(NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t2);
+	recs = calloc(m->nstore + 1, sizeof(*recs));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(recs);
+	for (i = 0; i < m->nstore; i++)
+		recs[i] = m->store[i].r;
+	CU_ASSERT_EQUAL(lk_table_load(t2, recs, m->nstore, &bad), LK_OK);
+	CU_ASSERT_EQUAL(lk_table_check(t2), LK_OK);
+	na = m_table_recs(m, m->t, a);
+	nb = m_table_recs(m, t2, b);
+	CU_ASSERT_TRUE(m_recs_equal(a, na, b, nb, true));
+	lk_table_counts(m->t, &c1);
+	lk_table_counts(t2, &c2);
+	CU_ASSERT_EQUAL(c1.ct_locks, c2.ct_locks);
+	CU_ASSERT_EQUAL(c1.ct_shares, c2.ct_shares);
+	CU_ASSERT_TRUE(c2.ct_last_token <= c1.ct_last_token);
+	free(recs);
+	lk_table_destroy(t2);
+}
+
+static void
+m_run(bool high, bool fifo, uint64_t seed, unsigned long steps)
+{
+	static struct m_run m;
+	struct lk_config cf;
+	unsigned long i;
+
+	memset(&m, 0, sizeof(m));
+	m.high = high;
+	m.fifo = fifo;
+	m.rng = seed;
+	m.next_id = 1;
+	memset(m.sh_acc, -1, sizeof(m.sh_acc));
+	memset(m.sh_den, -1, sizeof(m.sh_den));
+	m.live = calloc(steps + 2, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m.live);
+	lk_config_init(&cf);
+	cf.cf_policy = fifo ? LK_POLICY_FIFO : LK_POLICY_BARGE;
+	cf.cf_token_seed = seed & 0xffff;
+	m.max_token = cf.cf_token_seed;
+	m.t = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m.t);
+	for (i = 0; i < steps; i++) {
+		m.steps = i;
+		if (!m_step(&m)) {
+			fprintf(stderr, "model: %s %s seed %llu failed at step "
+			    "%lu\n", high ? "high" : "low",
+			    fifo ? "fifo" : "barge", (unsigned long long)seed,
+			    i);
+			break;
+		}
+	}
+	m_check_reload(&m);
+	printf("\n  model %s/%s seed %llu: %lu steps: granted %lu denied %lu "
+	    "blocked %lu deadlock %lu range %lu notfound %lu; waiter grants "
+	    "%lu; max records %lu, max waiters %lu ", high ? "high" : "low",
+	    fifo ? "fifo" : "barge", (unsigned long long)seed, i,
+	    m.nstat[LK_OK], m.nstat[LK_DENIED], m.nstat[LK_BLOCKED],
+	    m.nstat[LK_DEADLOCK], m.nstat[LK_RANGE], m.nstat[LK_NOTFOUND],
+	    m.nwgrants, m.maxrec, m.maxw);
+	lk_table_destroy(m.t);
+	free(m.store);
+	free(m.live);
+}
+
+static unsigned long
+m_steps(void)
+{
+	return lt_long() ? 1000000UL : 40000UL;
+}
+
+static void
+test_model_low_fifo(void)
+{
+	m_run(false, true, lt_seed(1), m_steps());
+}
+
+static void
+test_model_low_barge(void)
+{
+	m_run(false, false, lt_seed(2), m_steps());
+}
+
+static void
+test_model_high_fifo(void)
+{
+	m_run(true, true, lt_seed(3), m_steps());
+}
+
+static void
+test_model_high_barge(void)
+{
+	m_run(true, false, lt_seed(4), m_steps());
+}
+
+int
+lt_register_model(void)
+{
+	CU_pSuite s = CU_add_suite("lockcore model", NULL, NULL);
+
+	if (s == NULL ||
+	    !CU_add_test(s, "random vs model, bytes 0..2^64, FIFO",
+	    test_model_low_fifo) ||
+	    !CU_add_test(s, "random vs model, bytes 0..2^64, BARGE",
+	    test_model_low_barge) ||
+	    !CU_add_test(s, "random vs model, last 64 bytes, FIFO",
+	    test_model_high_fifo) ||
+	    !CU_add_test(s, "random vs model, last 64 bytes, BARGE",
+	    test_model_high_barge))
+		return -1;
+	return 0;
+}

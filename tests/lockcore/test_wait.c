@@ -1,0 +1,457 @@
+/*
+ * test_wait.c - blocking, FIFO without barging, grants on every release
+ * path, re-sent requests, cancel, confirm, deadlock detection.
+ */
+#include "lktest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#define OA	1, 100, "ownerA"
+#define OB	2, 200, "ownerB"
+#define OC	3, 300, "ownerC"
+#define OD	4, 400, "ownerD"
+#define EX	true
+#define SH	false
+#define NB	false
+#define BL	true
+
+static struct lk_table *t;
+static int u1, u2, u3, u4;	/* udata tokens: their addresses */
+
+static void
+reset(enum lk_policy policy)
+{
+	struct lk_config cf;
+
+	lk_table_destroy(t);
+	lk_config_init(&cf);
+	cf.cf_policy = policy;
+	t = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+}
+
+static int
+teardown(void)
+{
+	lk_table_destroy(t);
+	t = NULL;
+	return 0;
+}
+
+static size_t
+waiters(void)
+{
+	struct lk_counts ct;
+
+	lk_table_counts(t, &ct);
+	return ct.ct_waiters;
+}
+
+static size_t
+pending(void)
+{
+	struct lk_counts ct;
+
+	lk_table_counts(t, &ct);
+	return ct.ct_pending;
+}
+
+static void
+test_block_and_grant(void)
+{
+	const struct lk_grant *g;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 5, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 1);
+	CU_ASSERT_EQUAL(lt_res->rs_nadded, 0);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 10, EX, NB)), LK_OK);
+	CU_ASSERT_EQUAL_FATAL(lt_res->rs_ngranted, 1);
+	g = &lt_res->rs_granted[0];
+	CU_ASSERT_PTR_EQUAL(g->gr_udata, &u1);
+	CU_ASSERT_EQUAL(g->gr_lock.rc_host, 2);
+	CU_ASSERT_EQUAL(g->gr_lock.rc_svid, 200);
+	CU_ASSERT_EQUAL(memcmp(g->gr_lock.rc_fh, "f", 1), 0);
+	CU_ASSERT_EQUAL(g->gr_lock.rc_start, 5);
+	CU_ASSERT_EQUAL(g->gr_lock.rc_len, 10);
+	CU_ASSERT_EQUAL(g->gr_lock.rc_excl, 1);
+	CU_ASSERT_TRUE(g->gr_lock.rc_token != 0);
+	/* Removal of A's lock and addition of B's in one change set. */
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 1);
+	CU_ASSERT_EQUAL(lt_res->rs_nadded, 1);
+	CU_ASSERT_EQUAL(lt_res->rs_added[0].rc_token, g->gr_lock.rc_token);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 5, 10, EX));
+	CU_ASSERT_EQUAL(waiters(), 0);
+	CU_ASSERT_EQUAL(pending(), 1);
+	/* Confirm: udata handed back once, lock stays. */
+	CU_ASSERT_EQUAL(lt_confirm(t, lt_req(OB, "f", 5, 10, EX, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(pending(), 0);
+	CU_ASSERT_EQUAL(lt_confirm(t, lt_req(OB, "f", 5, 10, EX, BL)),
+	    LK_NOTFOUND);
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OB, "f", 5, 10, EX, BL)),
+	    LK_NOTFOUND);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 5, 10, EX));
+	/* Non-blocking conflict: denied, not queued. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 0, SH, NB), &u2),
+	    LK_DENIED);
+	CU_ASSERT_EQUAL(waiters(), 0);
+}
+
+static void
+test_fifo_no_barging(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	/* C is compatible with A but not with B's older request. */
+	CU_ASSERT_EQUAL(lt_test(t, lt_req(OC, "f", 5, 1, SH, NB)), LK_DENIED);
+	CU_ASSERT_TRUE(lt_res->rs_holder_waiting);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 2);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 1, SH, NB), NULL),
+	    LK_DENIED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 1, SH, BL), &u2),
+	    LK_BLOCKED);
+	/* A re-sending what it holds is still granted (idempotent). */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	/* Outside B's range nothing waits. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 10, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, SH, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 1);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 0, 0, SH, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+}
+
+static void
+test_barge_policy(void)
+{
+	reset(LK_POLICY_BARGE);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, SH, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 0);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f", 0, 0, SH, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+}
+
+static void
+test_arrival_order(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 0, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 1, EX, BL), &u2),
+	    LK_BLOCKED);
+	/* D overlaps nothing queued: granted with A gone, not behind B. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 5, 1, SH, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 2);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_TRUE(lt_granted(&u3));
+	CU_ASSERT_FALSE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+}
+
+static void
+test_downgrade_wakes(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 100, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 10, 10, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 50, 10, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 100, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 1);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	/* Partial downgrade wakes C's range only. */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 50, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+}
+
+static void
+test_resent(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	/* Re-sent while queued: BLOCKED, not queued twice, udata replaced. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	/* A different range is a different request. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 5, EX, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(waiters(), 2);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 10, EX, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 2);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_TRUE(lt_granted(&u3));
+	CU_ASSERT_EQUAL(pending(), 2);
+	/* Re-sent after the grant: GRANTED, confirms, udata handed back. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u4),
+	    LK_GRANTED);
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_FALSE(lt_dropped(&u4));
+	CU_ASSERT_EQUAL(lt_res->rs_nadded + lt_res->rs_nremoved, 0);
+	CU_ASSERT_EQUAL(pending(), 1);
+	/* Unlock of the owner's range ends the other unconfirmed grant. */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 0, 1, EX, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u3));
+	CU_ASSERT_EQUAL(pending(), 0);
+}
+
+static void
+test_cancel(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 10, SH, BL), &u2),
+	    LK_BLOCKED);
+	/* Wrong mode or range: not found. */
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OB, "f", 0, 10, SH, BL)),
+	    LK_NOTFOUND);
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OB, "f", 0, 9, EX, BL)),
+	    LK_NOTFOUND);
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OD, "f", 0, 10, EX, BL)),
+	    LK_NOTFOUND);
+	/* Cancelling B lets C (behind B only) through. */
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OB, "f", 0, 10, EX, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(waiters(), 0);
+	/* Cancel of an unconfirmed grant releases the lock. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 0, 10, EX, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, SH, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OC, "f", 0, 10, SH, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OC, "f"), 0);
+	CU_ASSERT_TRUE(lt_granted(&u3));
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OC, "f", 0, 10, SH, BL)),
+	    LK_NOTFOUND);
+}
+
+/* Deadlock across two files and two hosts; no false positive after. */
+static void
+test_deadlock2(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f1", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f2", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f2", 0, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f1", 0, 1, EX, BL), &u2),
+	    LK_DEADLOCK);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 1);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f1", 0, 1, EX, NB), NULL),
+	    LK_DENIED);
+	/* A gives up waiting: B may now wait for A. */
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OA, "f2", 0, 1, EX, BL)), LK_OK);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f1", 0, 1, EX, BL), &u2),
+	    LK_BLOCKED);
+	/* Shared requests do not wait for each other. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f2", 5, 1, SH, BL), &u3),
+	    LK_GRANTED);
+}
+
+/* Both upgrade a shared lock: the second to ask deadlocks. */
+static void
+test_deadlock_upgrade(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u2),
+	    LK_DEADLOCK);
+	/* B unlocks instead: A's upgrade is granted. */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 10, EX));
+}
+
+/* A waits through the FIFO queue: an edge to a waiter, not a holder. */
+static void
+test_deadlock_queue_edge(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, EX, BL), &u1),
+	    LK_BLOCKED);
+	/* Bytes A already holds shared are not barging... */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 5, 5, SH, BL), &u2),
+	    LK_GRANTED);
+	/* ...new ones are: A would wait for B, which waits for A. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 5, 10, SH, BL), &u2),
+	    LK_DEADLOCK);
+	CU_ASSERT_TRUE(lt_res->rs_holder_waiting);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 2);
+	/* With barging allowed the same request is simply granted. */
+	reset(LK_POLICY_BARGE);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 5, 10, SH, BL), &u2),
+	    LK_GRANTED);
+}
+
+/* An owner's waiter is not held back by others for bytes it holds. */
+static void
+test_deadlock_no_false_positive_covered(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 50, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 60, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	/* C waits for A's bytes 0..9. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	/* A grows over B's range: waits for B only, not for C. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 100, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_FALSE(lt_granted(&u1));
+}
+
+/*
+ * N owners on N hosts, owner i holds file i and waits for file i+1; the
+ * last one asking for file 0 closes the cycle.  N = 2, 3, 50.
+ */
+static void
+ring(int n)
+{
+	char fh[32], oh[32], last_fh[32], last_oh[32];
+	int i;
+
+	reset(LK_POLICY_FIFO);
+	for (i = 0; i < n; i++) {
+		snprintf(fh, sizeof(fh), "file%d", i);
+		snprintf(oh, sizeof(oh), "o%d", i);
+		CU_ASSERT_EQUAL(lt_lock(t, lt_req((uint64_t)i + 10, i, oh, fh,
+		    0, 1, EX, NB), NULL), LK_GRANTED);
+	}
+	for (i = 0; i + 1 < n; i++) {
+		snprintf(fh, sizeof(fh), "file%d", i + 1);
+		snprintf(oh, sizeof(oh), "o%d", i);
+		CU_ASSERT_EQUAL(lt_lock(t, lt_req((uint64_t)i + 10, i, oh, fh,
+		    0, 1, EX, BL), &u1), LK_BLOCKED);
+	}
+	snprintf(last_oh, sizeof(last_oh), "o%d", n - 1);
+	snprintf(last_fh, sizeof(last_fh), "file%d", 0);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req((uint64_t)n - 1 + 10, n - 1, last_oh,
+	    last_fh, 0, 1, EX, BL), &u2), LK_DEADLOCK);
+	/* Break the chain in the middle: no cycle any more. */
+	snprintf(fh, sizeof(fh), "file%d", n / 2);
+	snprintf(oh, sizeof(oh), "o%d", n / 2 - 1);
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req((uint64_t)n / 2 - 1 + 10,
+	    n / 2 - 1, oh, fh, 0, 1, EX, BL)), LK_OK);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req((uint64_t)n - 1 + 10, n - 1, last_oh,
+	    last_fh, 0, 1, EX, BL), &u2), LK_BLOCKED);
+}
+
+static void
+test_deadlock_rings(void)
+{
+	ring(2);
+	ring(3);
+	ring(4);
+	ring(50);
+}
+
+/* No false positive once a waiter in the chain has been granted. */
+static void
+test_deadlock_after_grant(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f1", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f2", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f3", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f2", 0, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f3", 0, 1, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f1", 0, 1, EX, BL), &u3),
+	    LK_DEADLOCK);
+	/* C releases f3: B gets it, then B waits for nobody. */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f3", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f1", 0, 1, EX, BL), &u3),
+	    LK_BLOCKED);
+	/* Host release of A grants C; B still waits for... B holds f2. */
+	CU_ASSERT_EQUAL(lk_host_release(t, 1, 9, &lt_res), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_TRUE(lt_granted(&u3));
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+int
+lt_register_wait(void)
+{
+	CU_pSuite s = CU_add_suite("lockcore waiters", NULL, teardown);
+
+	if (s == NULL ||
+	    !CU_add_test(s, "block, grant event, confirm",
+	    test_block_and_grant) ||
+	    !CU_add_test(s, "FIFO: no barging", test_fifo_no_barging) ||
+	    !CU_add_test(s, "BARGE policy", test_barge_policy) ||
+	    !CU_add_test(s, "arrival order", test_arrival_order) ||
+	    !CU_add_test(s, "downgrade wakes waiters", test_downgrade_wakes) ||
+	    !CU_add_test(s, "re-sent requests", test_resent) ||
+	    !CU_add_test(s, "cancel (queued, unconfirmed)", test_cancel) ||
+	    !CU_add_test(s, "deadlock: 2 files, 2 hosts", test_deadlock2) ||
+	    !CU_add_test(s, "deadlock: double upgrade",
+	    test_deadlock_upgrade) ||
+	    !CU_add_test(s, "deadlock: FIFO queue edge",
+	    test_deadlock_queue_edge) ||
+	    !CU_add_test(s, "deadlock: none through covered bytes",
+	    test_deadlock_no_false_positive_covered) ||
+	    !CU_add_test(s, "deadlock: 2-, 3-, 4-, 50-cycles",
+	    test_deadlock_rings) ||
+	    !CU_add_test(s, "deadlock: none after grant/release",
+	    test_deadlock_after_grant))
+		return -1;
+	return 0;
+}
