@@ -73,10 +73,10 @@ lk_dl_blockers(struct lk_table *t, const struct lk_owner *x, struct lk_file *f,
 		return false;
 	if (t->t_cf.cf_policy != LK_POLICY_FIFO)
 		return true;
+	if (lk_own_collect(t, x, f, r) != LK_OK)
+		return false;
 	for (v = f->fi_wq; v != NULL && v != upto; v = v->wa_fnext)
-		if (v->wa_owner != x &&
-		    lk_overlaps(v->wa_start, v->wa_end, r->r_start, r->r_end) &&
-		    lk_conflicts(excl, v->wa_excl) &&
+		if (lk_waiter_blocks(t, v, x, r, excl) &&
 		    !lk_dl_push(t, v->wa_owner))
 			return false;
 	return true;

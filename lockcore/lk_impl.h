@@ -72,6 +72,7 @@ struct lk_lock {
 	uint64_t	 lo_start;
 	uint64_t	 lo_end;	/* last byte, inclusive */
 	uint64_t	 lo_max;	/* largest lo_end in this subtree */
+	uint64_t	 lo_lmax;	/* lo_max of lo_left (0 if none) */
 	uint64_t	 lo_token;
 	struct lk_owner	*lo_owner;
 	struct lk_file	*lo_file;
@@ -245,6 +246,10 @@ void	lk_record_lock(struct lk_record *rc, const struct lk_lock *l);
 void	lk_record_share(struct lk_record *rc, const struct lk_share *s);
 struct lk_lock *lk_held_conflict(struct lk_file *f, struct lk_owner *o,
 	    const struct lk_range *r, bool excl);
+enum lk_status lk_own_collect(struct lk_table *t, const struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r);
+bool	lk_waiter_blocks(const struct lk_table *t, const struct lk_waiter *w,
+	    const struct lk_owner *o, const struct lk_range *r, bool excl);
 struct lk_waiter *lk_queued_conflict(const struct lk_table *t,
 	    const struct lk_file *f, const struct lk_owner *o,
 	    const struct lk_range *r, bool excl, const struct lk_waiter *upto);

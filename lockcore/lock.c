@@ -213,8 +213,53 @@ lk_held_conflict(struct lk_file *f, struct lk_owner *o,
 }
 
 /*
- * With the FIFO policy, the first queued waiter of another owner, ahead of
- * `upto` (NULL: the whole queue), that conflicts with (r, excl).
+ * Do the owner's locks collected in t_tmp (disjoint, in start order) with a
+ * mode at least as strong as excl cover all of [a, b]?
+ */
+static bool
+lk_own_covers(const struct lk_table *t, uint64_t a, uint64_t b, bool excl)
+{
+	struct lk_lock **v = t->t_tmp.v_data;
+	uint64_t cursor = a;
+	size_t i;
+
+	for (i = 0; i < t->t_tmp.v_len; i++) {
+		if ((excl && !v[i]->lo_excl) || v[i]->lo_end < cursor)
+			continue;
+		if (v[i]->lo_start > cursor)
+			return false;
+		if (v[i]->lo_end >= b)
+			return true;
+		cursor = v[i]->lo_end + 1;
+	}
+	return false;
+}
+
+/*
+ * Does queued waiter w (of another owner) hold back o's request (r, excl)?
+ * Only for bytes o does not already hold in a mode at least as strong:
+ * keeping or weakening what one holds (a downgrade) is not barging.
+ * Needs o's locks on the file in t_tmp (lk_collect or lk_own_collect).
+ */
+bool
+lk_waiter_blocks(const struct lk_table *t, const struct lk_waiter *w,
+    const struct lk_owner *o, const struct lk_range *r, bool excl)
+{
+	uint64_t a, b;
+
+	if (w->wa_owner == o ||
+	    !lk_overlaps(w->wa_start, w->wa_end, r->r_start, r->r_end) ||
+	    !lk_conflicts(excl, w->wa_excl))
+		return false;
+	a = w->wa_start > r->r_start ? w->wa_start : r->r_start;
+	b = w->wa_end < r->r_end ? w->wa_end : r->r_end;
+	return !lk_own_covers(t, a, b, excl);
+}
+
+/*
+ * With the FIFO policy, the first queued waiter ahead of `upto` (NULL: the
+ * whole queue) that holds back o's request (r, excl); see
+ * lk_waiter_blocks() for what t_tmp must hold.
  */
 struct lk_waiter *
 lk_queued_conflict(const struct lk_table *t, const struct lk_file *f,
@@ -226,9 +271,7 @@ lk_queued_conflict(const struct lk_table *t, const struct lk_file *f,
 	if (t->t_cf.cf_policy != LK_POLICY_FIFO)
 		return NULL;
 	for (w = f->fi_wq; w != NULL && w != upto; w = w->wa_fnext)
-		if (w->wa_owner != o &&
-		    lk_overlaps(w->wa_start, w->wa_end, r->r_start, r->r_end) &&
-		    lk_conflicts(excl, w->wa_excl))
+		if (lk_waiter_blocks(t, w, o, r, excl))
 			return w;
 	return NULL;
 }
@@ -388,6 +431,20 @@ lk_own_cb(struct lk_lock *l, void *arg)
 	}
 	((struct lk_lock **)v->v_data)[v->v_len++] = l;
 	return 0;
+}
+
+/* Put all of o's locks on f overlapping or touching r into t_tmp. */
+enum lk_status
+lk_own_collect(struct lk_table *t, const struct lk_owner *o,
+    struct lk_file *f, const struct lk_range *r)
+{
+	struct lk_collect c = { t, o, *r, false, false, NULL };
+	uint64_t s = r->r_start, e = r->r_end;
+
+	t->t_tmp.v_len = 0;
+	lk_tree_overlap(f->fi_root, s == 0 ? 0 : s - 1,
+	    e == UINT64_MAX ? e : e + 1, lk_own_cb, &c);
+	return c.c_nomem ? LK_NOMEM : LK_OK;
 }
 
 /*

@@ -36,13 +36,17 @@
  *   - A blocking request that conflicts is queued (LK_BLOCKED).  With the
  *     default policy LK_POLICY_FIFO, a request also conflicts with every
  *     older queued request of another owner that it overlaps (one of the two
- *     exclusive): new requests never barge ahead of older waiters, and TEST
- *     and non-blocking LOCK answer the same way (rs_holder_waiting is then
- *     set).  Waiters are granted in arrival order.
+ *     exclusive) on bytes the requester does not already hold in a mode at
+ *     least as strong: new requests never barge ahead of older waiters, while
+ *     keeping or downgrading what one holds never waits.  TEST and
+ *     non-blocking LOCK answer the same way (rs_holder_waiting is then set).
+ *     Waiters are granted in arrival order.
  *   - A blocking request whose queueing would close a cycle in the wait-for
  *     graph of owners (across files and hosts) gets LK_DEADLOCK instead.
  *     The graph is computed from the live waiters on every check, so an
- *     edge disappears the moment its waiter is granted or removed.
+ *     edge disappears the moment its waiter is granted or removed.  (With
+ *     LK_POLICY_BARGE a cycle closed by a grant rather than by queueing is
+ *     not detected.)
  *
  * RESULTS
  *   Every call that takes `const struct lk_result **resp` stores there a
@@ -94,8 +98,8 @@
  *
  * COMPLEXITY
  *   File, host and owner lookup O(1) (hash); a lock, test or unlock is
- *   O(log n + k) in the n locks on the file and the k locks overlapping the
- *   request.  Release paths that have waiters on the file also scan that
+ *   O(log n + k) in the n locks on the file (interval treap keyed by start)
+ *   and the k locks overlapping the request.  Release paths that have waiters on the file also scan that
  *   file's waiter queue (O(w^2) in the waiters of that file).
  *
  * THREADS

@@ -210,8 +210,6 @@ lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now)
 		next = w->wa_fnext;
 		r.r_start = w->wa_start;
 		r.r_end = w->wa_end;
-		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w))
-			continue;
 		switch (lk_collect(t, w->wa_owner, f, &r, w->wa_excl,
 		    &conflict)) {
 		case LK_OK:
@@ -221,6 +219,8 @@ lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now)
 		default:
 			return;
 		}
+		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w))
+			continue;
 		if (!lk_vec_reserve(t, &t->t_granted, sizeof(struct lk_grant), 1) ||
 		    lk_take(t, w->wa_owner, f, &r, w->wa_excl, false,
 		    &token) != LK_OK)

@@ -194,9 +194,12 @@ lk_check_lock_cb(struct lk_lock *l, void *arg)
 	    lk_check_pair_cb, l);
 }
 
-/* Queue well formed, counts right, and no queued waiter grantable. */
+/*
+ * Queue well formed, counts right, and no queued waiter grantable.  Uses
+ * the table's scratch vector, hence the non-const table.
+ */
 static bool
-lk_check_queue(const struct lk_table *t, struct lk_file *f)
+lk_check_queue(struct lk_table *t, struct lk_file *f)
 {
 	struct lk_waiter *w, *prev = NULL;
 	struct lk_range r;
@@ -206,6 +209,7 @@ lk_check_queue(const struct lk_table *t, struct lk_file *f)
 		r.r_start = w->wa_start;
 		r.r_end = w->wa_end;
 		if (w->wa_granted || w->wa_file != f || w->wa_fprev != prev ||
+		    lk_own_collect(t, w->wa_owner, f, &r) != LK_OK ||
 		    (lk_held_conflict(f, w->wa_owner, &r, w->wa_excl) == NULL &&
 		    lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl,
 		    w) == NULL))
@@ -237,7 +241,7 @@ lk_check_shares(const struct lk_file *f)
 }
 
 static bool
-lk_check_file(const struct lk_table *t, struct lk_file *f, size_t sum[4])
+lk_check_file(struct lk_table *t, struct lk_file *f, size_t sum[4])
 {
 	size_t n;
 
@@ -296,8 +300,10 @@ lk_check_host(const struct lk_host *ho)
 }
 
 enum lk_status
-lk_table_check(const struct lk_table *t)
+lk_table_check(const struct lk_table *ct)
 {
+	/* Only the scratch vector t_tmp is written. */
+	struct lk_table *t = (struct lk_table *)(uintptr_t)ct;
 	size_t fsum[4] = { 0, 0, 0, 0 }, hsum[4] = { 0, 0, 0, 0 }, i;
 	const struct lk_host *ho;
 	struct lk_obj *ob;
