@@ -169,6 +169,11 @@ mod_resolve() {
 	MOD_ORDER+=("$m")
 }
 
+kernel_package() {
+	apt-cache depends "$E2E_KMETA" 2>/dev/null |
+	    awk '/Depends: linux-image-/ { print $2; exit }'
+}
+
 # Fetch the kernel once: vmlinux (or bzImage) and the modules the guest
 # needs, in load order, under $E2E_CACHE/<meta>/.
 fetch_kernel() {
@@ -181,8 +186,13 @@ fetch_kernel() {
 	tmp=$E2E_CACHE/tmp.$$
 	rm -rf "$tmp" "$kc"
 	mkdir -p "$tmp/x" "$kc/modules" || return 1
-	pkg=$(apt-cache depends "$E2E_KMETA" 2>/dev/null |
-	    awk '/Depends: linux-image-/ { print $2; exit }')
+	pkg=$(kernel_package)
+	if [ -z "$pkg" ]; then
+		# Package lists may be missing on a fresh machine or image.
+		say "kernel: $E2E_KMETA unknown to apt; running apt-get update"
+		apt-get update -q >"$tmp/update.log" 2>&1
+		pkg=$(kernel_package)
+	fi
 	[ -n "$pkg" ] || { say "kernel: cannot resolve $E2E_KMETA (apt-get update?)"; return 1; }
 	say "kernel: downloading $pkg"
 	(cd "$tmp" && apt-get -q -o APT::Sandbox::User=root download "$pkg") \
