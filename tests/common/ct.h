@@ -1,0 +1,11 @@
+/*
+ * ct.h - suites of the common/ test binary (test-common).
+ */
+#ifndef NLMD_TESTS_COMMON_CT_H
+#define NLMD_TESTS_COMMON_CT_H
+
+/* Each returns 0, or -1 if CUnit could not add the suite. */
+int	ct_register_ev(void);
+int	ct_register_config(void);
+
+#endif

@@ -1,0 +1,717 @@
+/*
+ * test_ev.c - common/ev.c: descriptor callbacks, timers (ordering, cancel,
+ * re-arm) on a fake clock, the before-sleep hook, ev_run/ev_stop.
+ *
+ * Timers are driven by ev_set_clock(): the tests move `fake_now' and call
+ * ev_run_once(loop, 0), so nothing depends on real time passing.
+ * Descriptors are pipes, which are ready (or not) immediately.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "ct.h"
+#include "ev.h"
+
+static uint64_t fake_now;
+
+static uint64_t
+fake_clock(void)
+{
+	return fake_now;
+}
+
+static struct ev_loop *loop;
+
+static int
+ev_suite_init(void)
+{
+	fake_now = 1000000;
+	ev_set_clock(fake_clock);
+	return 0;
+}
+
+static int
+ev_suite_clean(void)
+{
+	ev_set_clock(NULL);
+	return 0;
+}
+
+static void
+setup(void)
+{
+	fake_now = 1000000;
+	loop = ev_loop_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(loop);
+}
+
+static void
+teardown(void)
+{
+	ev_loop_free(loop);
+	loop = NULL;
+}
+
+/* ---- a trace of what ran, in order ---- */
+
+static char trace[256];
+
+static void
+trace_add(char c)
+{
+	size_t n = strlen(trace);
+
+	if (n + 1 < sizeof(trace)) {
+		trace[n] = c;
+		trace[n + 1] = '\0';
+	}
+}
+
+/* ---- descriptors ---- */
+
+struct fdrec {
+	int	calls;
+	int	fd;
+	int	events;
+	void	*arg;
+};
+
+static void
+rec_cb(struct ev_loop *l, int fd, int events, void *arg)
+{
+	struct fdrec *r = arg;
+
+	(void)l;
+	r->calls++;
+	r->fd = fd;
+	r->events = events;
+	r->arg = arg;
+	trace_add('F');
+}
+
+static void
+test_loop_free_null(void)
+{
+	ev_loop_free(NULL);
+	CU_PASS("ev_loop_free(NULL) is a no-op");
+}
+
+static void
+test_fd_read(void)
+{
+	struct fdrec r = { 0 };
+	int p[2];
+
+	setup();
+	CU_ASSERT_FATAL(pipe2(p, O_NONBLOCK) == 0);
+	CU_ASSERT(ev_fd_add(loop, p[0], EV_READ, rec_cb, &r) == 0);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 0);
+	CU_ASSERT(write(p[1], "x", 1) == 1);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.fd, p[0]);
+	CU_ASSERT_EQUAL(r.events, EV_READ);
+	CU_ASSERT_PTR_EQUAL(r.arg, &r);
+	/* Level-triggered: still readable, called again. */
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 2);
+	/* Deleted: never again, even though still readable. */
+	ev_fd_del(loop, p[0]);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 2);
+	/* Deleting twice, or an fd never added, is harmless. */
+	ev_fd_del(loop, p[0]);
+	ev_fd_del(loop, p[1]);
+	ev_fd_del(loop, 100000);
+	ev_fd_del(loop, -1);
+	close(p[0]);
+	close(p[1]);
+	teardown();
+}
+
+static void
+test_fd_write_and_set(void)
+{
+	struct fdrec r = { 0 };
+	int p[2];
+
+	setup();
+	CU_ASSERT_FATAL(pipe2(p, O_NONBLOCK) == 0);
+	/* The write end of an empty pipe is writable at once. */
+	CU_ASSERT(ev_fd_add(loop, p[1], EV_WRITE, rec_cb, &r) == 0);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.events, EV_WRITE);
+	/* Switch to read: a write end never becomes readable. */
+	CU_ASSERT(ev_fd_set(loop, p[1], EV_READ) == 0);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	/* Same events again is a no-op that succeeds. */
+	CU_ASSERT(ev_fd_set(loop, p[1], EV_READ) == 0);
+	CU_ASSERT(ev_fd_set(loop, p[1], EV_READ | EV_WRITE) == 0);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 2);
+	CU_ASSERT_EQUAL(r.events, EV_WRITE);
+	/* Re-adding replaces the registration (callback and arg). */
+	{
+		struct fdrec r2 = { 0 };
+
+		CU_ASSERT(ev_fd_add(loop, p[1], EV_WRITE, rec_cb, &r2) == 0);
+		CU_ASSERT(ev_run_once(loop, 0) == 0);
+		CU_ASSERT_EQUAL(r.calls, 2);
+		CU_ASSERT_EQUAL(r2.calls, 1);
+	}
+	ev_fd_del(loop, p[1]);
+	close(p[0]);
+	close(p[1]);
+	teardown();
+}
+
+static void
+test_fd_errors(void)
+{
+	struct fdrec r = { 0 };
+	int p[2];
+
+	setup();
+	CU_ASSERT_FATAL(pipe2(p, O_NONBLOCK) == 0);
+	errno = 0;
+	CU_ASSERT(ev_fd_add(loop, -1, EV_READ, rec_cb, &r) == -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	errno = 0;
+	CU_ASSERT(ev_fd_add(loop, p[0], 0, rec_cb, &r) == -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	/* ev_fd_set on an fd that is not watched. */
+	errno = 0;
+	CU_ASSERT(ev_fd_set(loop, p[0], EV_READ) == -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	CU_ASSERT(ev_fd_set(loop, 100000, EV_READ) == -1);
+	CU_ASSERT(ev_fd_set(loop, -1, EV_READ) == -1);
+	CU_ASSERT(ev_fd_add(loop, p[0], EV_READ, rec_cb, &r) == 0);
+	CU_ASSERT(ev_fd_set(loop, p[0], 0) == -1);
+	/* A closed descriptor: epoll refuses, the call reports it. */
+	CU_ASSERT(ev_fd_add(loop, 999, EV_READ, rec_cb, &r) == -1);
+	ev_fd_del(loop, p[0]);
+	close(p[0]);
+	close(p[1]);
+	teardown();
+}
+
+static void
+test_fd_high_number(void)
+{
+	struct fdrec r = { 0 };
+	int p[2], hi;
+
+	setup();
+	CU_ASSERT_FATAL(pipe2(p, O_NONBLOCK) == 0);
+	/* Far past the initial table: the table grows. */
+	hi = dup2(p[0], 700);
+	CU_ASSERT_FATAL(hi == 700);
+	CU_ASSERT(ev_fd_add(loop, hi, EV_READ, rec_cb, &r) == 0);
+	CU_ASSERT(write(p[1], "x", 1) == 1);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.fd, 700);
+	ev_fd_del(loop, hi);
+	close(hi);
+	close(p[0]);
+	close(p[1]);
+	teardown();
+}
+
+/* Two ready fds whose callbacks each delete the other: one call only. */
+struct pair {
+	int	fds[2];
+	int	calls;
+};
+
+static void
+del_other_cb(struct ev_loop *l, int fd, int events, void *arg)
+{
+	struct pair *pr = arg;
+
+	(void)events;
+	pr->calls++;
+	ev_fd_del(l, fd == pr->fds[0] ? pr->fds[1] : pr->fds[0]);
+}
+
+static void
+test_fd_del_in_callback(void)
+{
+	struct pair pr;
+	int a[2], b[2];
+
+	setup();
+	CU_ASSERT_FATAL(pipe2(a, O_NONBLOCK) == 0);
+	CU_ASSERT_FATAL(pipe2(b, O_NONBLOCK) == 0);
+	memset(&pr, 0, sizeof(pr));
+	pr.fds[0] = a[0];
+	pr.fds[1] = b[0];
+	CU_ASSERT(ev_fd_add(loop, a[0], EV_READ, del_other_cb, &pr) == 0);
+	CU_ASSERT(ev_fd_add(loop, b[0], EV_READ, del_other_cb, &pr) == 0);
+	CU_ASSERT(write(a[1], "x", 1) == 1);
+	CU_ASSERT(write(b[1], "x", 1) == 1);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(pr.calls, 1);
+	ev_fd_del(loop, a[0]);
+	ev_fd_del(loop, b[0]);
+	close(a[0]);
+	close(a[1]);
+	close(b[0]);
+	close(b[1]);
+	teardown();
+}
+
+/* ---- timers ---- */
+
+struct tmrec {
+	char	name;
+	int	calls;
+	uint64_t fired_at;
+};
+
+static void
+tm_cb(struct ev_loop *l, void *arg)
+{
+	struct tmrec *r = arg;
+
+	(void)l;
+	r->calls++;
+	r->fired_at = ev_now_ms();
+	trace_add(r->name);
+}
+
+static void
+test_clock(void)
+{
+	struct timespec ts;
+	uint64_t mono, a, b;
+
+	fake_now = 42;
+	CU_ASSERT_EQUAL(ev_now_ms(), 42);
+	ev_set_clock(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	mono = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	a = ev_now_ms();
+	b = ev_now_ms();
+	CU_ASSERT(a >= mono && a - mono < 1000);
+	CU_ASSERT(b >= a);
+	ev_set_clock(fake_clock);
+	CU_ASSERT_EQUAL(ev_now_ms(), 42);
+}
+
+static void
+test_timer_order(void)
+{
+	struct ev_timer t[3];
+	struct tmrec r[3] = { { 'a', 0, 0 }, { 'b', 0, 0 }, { 'c', 0, 0 } };
+
+	setup();
+	memset(t, 0, sizeof(t));
+	trace[0] = '\0';
+	CU_ASSERT(ev_timer_set(loop, &t[0], 30, tm_cb, &r[0]) == 0);
+	CU_ASSERT(ev_timer_set(loop, &t[1], 10, tm_cb, &r[1]) == 0);
+	CU_ASSERT(ev_timer_set(loop, &t[2], 20, tm_cb, &r[2]) == 0);
+	CU_ASSERT(ev_timer_armed(&t[0]) && ev_timer_armed(&t[1]) &&
+	    ev_timer_armed(&t[2]));
+	/* Nothing is due yet. */
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	fake_now += 9;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_STRING_EQUAL(trace, "");
+	/* Exactly due fires (when <= now). */
+	fake_now += 1;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_STRING_EQUAL(trace, "b");
+	CU_ASSERT(!ev_timer_armed(&t[1]));
+	/* Both overdue ones fire in one turn, earliest first. */
+	fake_now += 100;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_STRING_EQUAL(trace, "bca");
+	CU_ASSERT(r[0].calls == 1 && r[1].calls == 1 && r[2].calls == 1);
+	CU_ASSERT(!ev_timer_armed(&t[0]) && !ev_timer_armed(&t[2]));
+	/* One-shot: nothing more. */
+	fake_now += 1000;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_STRING_EQUAL(trace, "bca");
+	teardown();
+}
+
+static void
+test_timer_cancel(void)
+{
+	struct ev_timer t[4];
+	struct tmrec r[4] = { { 'a', 0, 0 }, { 'b', 0, 0 }, { 'c', 0, 0 },
+	    { 'd', 0, 0 } };
+	int i;
+
+	setup();
+	memset(t, 0, sizeof(t));
+	trace[0] = '\0';
+	/* Cancel of a never-armed (zeroed) timer is harmless. */
+	ev_timer_cancel(loop, &t[0]);
+	ev_timer_cancel(loop, NULL);
+	CU_ASSERT(!ev_timer_armed(&t[0]));
+	for (i = 0; i < 4; i++)
+		CU_ASSERT(ev_timer_set(loop, &t[i], (uint64_t)(10 * (i + 1)),
+		    tm_cb, &r[i]) == 0);
+	/* Cancel the root, a middle one, the last slot. */
+	ev_timer_cancel(loop, &t[0]);
+	ev_timer_cancel(loop, &t[2]);
+	ev_timer_cancel(loop, &t[2]);
+	CU_ASSERT(!ev_timer_armed(&t[0]) && !ev_timer_armed(&t[2]));
+	CU_ASSERT(ev_timer_armed(&t[1]) && ev_timer_armed(&t[3]));
+	fake_now += 1000;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_STRING_EQUAL(trace, "bd");
+	teardown();
+}
+
+static void
+test_timer_rearm(void)
+{
+	struct ev_timer t;
+	struct tmrec r = { 'a', 0, 0 };
+
+	setup();
+	memset(&t, 0, sizeof(t));
+	trace[0] = '\0';
+	CU_ASSERT(ev_timer_set(loop, &t, 10, tm_cb, &r) == 0);
+	/* Re-arming moves it: later ... */
+	CU_ASSERT(ev_timer_set(loop, &t, 50, tm_cb, &r) == 0);
+	fake_now += 20;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 0);
+	fake_now += 30;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.fired_at, 1000050);
+	/* ... or earlier; and once fired it can be armed again. */
+	CU_ASSERT(ev_timer_set(loop, &t, 100, tm_cb, &r) == 0);
+	CU_ASSERT(ev_timer_set(loop, &t, 5, tm_cb, &r) == 0);
+	fake_now += 5;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 2);
+	fake_now += 1000;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 2);
+	teardown();
+}
+
+/* A periodic timer: the callback re-arms itself. */
+struct periodic {
+	struct ev_timer	t;
+	int		calls;
+	int		max;
+};
+
+static void
+periodic_cb(struct ev_loop *l, void *arg)
+{
+	struct periodic *p = arg;
+
+	if (++p->calls < p->max)
+		CU_ASSERT(ev_timer_set(l, &p->t, 10, periodic_cb, p) == 0);
+}
+
+static void
+test_timer_periodic(void)
+{
+	struct periodic p;
+	int i;
+
+	setup();
+	memset(&p, 0, sizeof(p));
+	p.max = 3;
+	CU_ASSERT(ev_timer_set(loop, &p.t, 10, periodic_cb, &p) == 0);
+	for (i = 0; i < 10; i++) {
+		fake_now += 10;
+		CU_ASSERT(ev_run_once(loop, 0) == 0);
+		CU_ASSERT_EQUAL(p.calls, i < 3 ? i + 1 : 3);
+	}
+	CU_ASSERT(!ev_timer_armed(&p.t));
+	teardown();
+}
+
+/* A callback cancels a timer that is also due in the same turn. */
+struct canceller {
+	struct ev_timer	*victim;
+	int		 calls;
+};
+
+static void
+cancel_cb(struct ev_loop *l, void *arg)
+{
+	struct canceller *c = arg;
+
+	c->calls++;
+	ev_timer_cancel(l, c->victim);
+}
+
+static void
+test_timer_cancel_from_callback(void)
+{
+	struct ev_timer t1, t2;
+	struct tmrec r = { 'v', 0, 0 };
+	struct canceller c;
+
+	setup();
+	memset(&t1, 0, sizeof(t1));
+	memset(&t2, 0, sizeof(t2));
+	c.victim = &t2;
+	c.calls = 0;
+	CU_ASSERT(ev_timer_set(loop, &t1, 10, cancel_cb, &c) == 0);
+	CU_ASSERT(ev_timer_set(loop, &t2, 20, tm_cb, &r) == 0);
+	fake_now += 100;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_EQUAL(r.calls, 0);
+	teardown();
+}
+
+/*
+ * HOW IT WORKS: a model check of the heap.  Arm N timers at random
+ * delays, cancel and re-arm random ones, then advance the clock in random
+ * steps; every armed timer must fire exactly once, in non-decreasing
+ * expiry order, never before its time, and cancelled ones never.
+ */
+#define NT	500
+
+struct mtimer {
+	struct ev_timer	t;
+	uint64_t	when;		/* expected expiry, 0 if not armed */
+	int		calls;
+};
+
+static uint64_t model_last;
+static int model_bad;
+
+static void
+model_cb(struct ev_loop *l, void *arg)
+{
+	struct mtimer *m = arg;
+
+	(void)l;
+	m->calls++;
+	if (m->when == 0 || m->when > ev_now_ms() || m->when < model_last)
+		model_bad++;
+	model_last = m->when;
+	m->when = 0;
+}
+
+static void
+test_timer_model(void)
+{
+	static struct mtimer m[NT];
+	unsigned seed = 12345;
+	int i, round, armed = 0, fired = 0;
+
+	setup();
+	memset(m, 0, sizeof(m));
+	model_last = 0;
+	model_bad = 0;
+	srand(seed);
+	for (i = 0; i < NT; i++) {
+		uint64_t d = (uint64_t)(rand() % 1000);
+
+		CU_ASSERT(ev_timer_set(loop, &m[i].t, d, model_cb, &m[i]) == 0);
+		m[i].when = fake_now + d;
+	}
+	for (i = 0; i < NT; i++) {
+		int k = rand() % NT;
+
+		if (rand() % 2) {
+			ev_timer_cancel(loop, &m[k].t);
+			m[k].when = 0;
+		} else {
+			uint64_t d = (uint64_t)(rand() % 1000);
+
+			CU_ASSERT(ev_timer_set(loop, &m[k].t, d, model_cb,
+			    &m[k]) == 0);
+			m[k].when = fake_now + d;
+		}
+	}
+	for (i = 0; i < NT; i++) {
+		armed += m[i].when != 0;
+		CU_ASSERT_EQUAL(ev_timer_armed(&m[i].t), m[i].when != 0);
+	}
+	for (round = 0; round < 200; round++) {
+		fake_now += (uint64_t)(rand() % 10);
+		CU_ASSERT(ev_run_once(loop, 0) == 0);
+	}
+	fake_now += 1000;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	for (i = 0; i < NT; i++) {
+		CU_ASSERT(m[i].calls <= 1);
+		fired += m[i].calls;
+		CU_ASSERT(!ev_timer_armed(&m[i].t));
+	}
+	CU_ASSERT_EQUAL(fired, armed);
+	CU_ASSERT_EQUAL(model_bad, 0);
+	teardown();
+}
+
+/* ---- before-sleep hook, ev_run/ev_stop ---- */
+
+static int hook_calls;
+
+static void
+hook_cb(struct ev_loop *l, void *arg)
+{
+	(void)l;
+	CU_ASSERT_PTR_EQUAL(arg, &hook_calls);
+	hook_calls++;
+	trace_add('H');
+}
+
+static void
+tm_trace_cb(struct ev_loop *l, void *arg)
+{
+	(void)l;
+	(void)arg;
+	trace_add('T');
+}
+
+static void
+test_hook_order(void)
+{
+	struct fdrec r = { 0 };
+	struct ev_timer t;
+	int p[2];
+
+	setup();
+	memset(&t, 0, sizeof(t));
+	CU_ASSERT_FATAL(pipe2(p, O_NONBLOCK) == 0);
+	hook_calls = 0;
+	trace[0] = '\0';
+	ev_set_beforesleep(loop, hook_cb, &hook_calls);
+	/* Runs on every turn, even an idle one. */
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(hook_calls, 1);
+	CU_ASSERT_STRING_EQUAL(trace, "H");
+	/* After fd callbacks and timers of the same turn. */
+	CU_ASSERT(ev_fd_add(loop, p[0], EV_READ, rec_cb, &r) == 0);
+	CU_ASSERT(ev_timer_set(loop, &t, 0, tm_trace_cb, NULL) == 0);
+	CU_ASSERT(write(p[1], "x", 1) == 1);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_STRING_EQUAL(trace, "HFTH");
+	/* Removed with NULL. */
+	ev_set_beforesleep(loop, NULL, NULL);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(hook_calls, 2);
+	ev_fd_del(loop, p[0]);
+	close(p[0]);
+	close(p[1]);
+	teardown();
+}
+
+static int run_turns;
+
+static void
+stop_hook(struct ev_loop *l, void *arg)
+{
+	(void)arg;
+	if (++run_turns == 3)
+		ev_stop(l);
+}
+
+static void
+stop_timer_cb(struct ev_loop *l, void *arg)
+{
+	(void)arg;
+	ev_stop(l);
+}
+
+static void
+test_run_stop(void)
+{
+	struct ev_timer t;
+
+	setup();
+	memset(&t, 0, sizeof(t));
+	/* A due timer stops the loop: ev_run returns 0 after that turn. */
+	CU_ASSERT(ev_timer_set(loop, &t, 0, stop_timer_cb, NULL) == 0);
+	CU_ASSERT(ev_run(loop) == 0);
+	CU_ASSERT(!ev_timer_armed(&t));
+	/* ev_run clears an earlier stop; the hook stops it on turn 3. */
+	run_turns = 0;
+	ev_set_beforesleep(loop, stop_hook, NULL);
+	CU_ASSERT(ev_timer_set(loop, &t, 0, tm_trace_cb, NULL) == 0);
+	ev_stop(loop);
+	{
+		/* Keep every turn short: a readable pipe. */
+		struct fdrec r = { 0 };
+		int p[2];
+
+		CU_ASSERT_FATAL(pipe2(p, O_NONBLOCK) == 0);
+		CU_ASSERT(write(p[1], "x", 1) == 1);
+		CU_ASSERT(ev_fd_add(loop, p[0], EV_READ, rec_cb, &r) == 0);
+		CU_ASSERT(ev_run(loop) == 0);
+		CU_ASSERT_EQUAL(run_turns, 3);
+		CU_ASSERT_EQUAL(r.calls, 3);
+		ev_fd_del(loop, p[0]);
+		close(p[0]);
+		close(p[1]);
+	}
+	teardown();
+}
+
+/* A timer in the (fake) future bounds the wait but does not fire early. */
+static void
+test_wait_bounded(void)
+{
+	struct ev_timer t;
+	struct tmrec r = { 'a', 0, 0 };
+
+	setup();
+	memset(&t, 0, sizeof(t));
+	CU_ASSERT(ev_timer_set(loop, &t, 20, tm_cb, &r) == 0);
+	/* Real 20 ms pass inside epoll_wait; the fake clock does not move. */
+	CU_ASSERT(ev_run_once(loop, -1) == 0);
+	CU_ASSERT_EQUAL(r.calls, 0);
+	fake_now += 20;
+	CU_ASSERT(ev_run_once(loop, -1) == 0);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	teardown();
+}
+
+int
+ct_register_ev(void)
+{
+	CU_pSuite s;
+
+	s = CU_add_suite("ev", ev_suite_init, ev_suite_clean);
+	if (s == NULL ||
+	    CU_add_test(s, "loop_free(NULL)", test_loop_free_null) == NULL ||
+	    CU_add_test(s, "fd read, level, del", test_fd_read) == NULL ||
+	    CU_add_test(s, "fd write, ev_fd_set, re-add",
+	    test_fd_write_and_set) == NULL ||
+	    CU_add_test(s, "fd argument errors", test_fd_errors) == NULL ||
+	    CU_add_test(s, "fd table growth", test_fd_high_number) == NULL ||
+	    CU_add_test(s, "fd deleted by another callback in the same turn",
+	    test_fd_del_in_callback) == NULL ||
+	    CU_add_test(s, "clock: fake and monotonic", test_clock) == NULL ||
+	    CU_add_test(s, "timers fire in expiry order",
+	    test_timer_order) == NULL ||
+	    CU_add_test(s, "timer cancel", test_timer_cancel) == NULL ||
+	    CU_add_test(s, "timer re-arm moves it", test_timer_rearm) == NULL ||
+	    CU_add_test(s, "periodic timer", test_timer_periodic) == NULL ||
+	    CU_add_test(s, "timer cancelled by an earlier callback",
+	    test_timer_cancel_from_callback) == NULL ||
+	    CU_add_test(s, "timer heap model check", test_timer_model) == NULL ||
+	    CU_add_test(s, "before-sleep hook order", test_hook_order) == NULL ||
+	    CU_add_test(s, "ev_run / ev_stop", test_run_stop) == NULL ||
+	    CU_add_test(s, "wait bounded by next timer",
+	    test_wait_bounded) == NULL)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,435 @@
+#!/bin/bash
+# test_foundation.sh - issue 2: nlmd registers with rpcbind and answers on
+# every program, version and transport; refuses a second instance on its
+# state directory; reads its configuration as documented; survives
+# malformed input on every port; unregisters and exits 0 on SIGTERM/SIGINT.
+#
+# Run as root (it re-executes itself in private namespaces, see lib.sh):
+#   bash tests/integration/test_foundation.sh
+#   NLMD=build/asan/nlmd BUILD=asan bash tests/integration/test_foundation.sh
+#
+# Every expectation below was checked against what the Debian 12 tools
+# actually print (rpcbind 1.2.6, libtirpc 1.3.3 rpcinfo).  Two facts shape
+# the checks:
+#  - this rpcinfo ignores `-n PORT' for -t/-u and always asks rpcbind, so
+#    without rpcbind we call nlmd through tests/integration/garbage.c (raw
+#    sockets) and libnfs_null.c (libnfs) instead;
+#  - `rpcinfo -m' prints rpcbind's statistics; the udp6/tcp6 netids appear
+#    in its RPCB_GETADDR table once clients looked our programs up over
+#    IPv6, which is what we assert.
+#
+# The packet sender is seeded from GARBAGE_SEED (default: per process;
+# the seed in use is printed in checks.log).
+
+. "$(dirname "$0")/lib.sh"
+
+# Build the helpers before entering the namespaces (same BUILD as nlmd).
+if [ -z "${ITEST_INSIDE:-}" ] && [ -z "${ITEST_NO_BUILD:-}" ]; then
+	make -s -C "$ITEST_TOP" -f GNUmakefile -f tests/integration/module.mk \
+	    BUILD="${BUILD:-debug}" itest-helpers ||
+	    { echo "FATAL: cannot build the test helpers"; exit 1; }
+fi
+itest_enter "$@"
+
+T0=$SECONDS
+HELPERS=${ITEST_HELPERS:-$ITEST_TOP/build/${BUILD:-debug}/tests}
+GARBAGE=$HELPERS/garbage
+LIBNFS_NULL=$HELPERS/libnfs_null
+# Not the defaults (4045, 662): proves the configured ports are used.
+NLM_PORT=40045
+NSM_PORT=40662
+HOSTS="127.0.0.1 ::1"
+NLM=100021
+NSM=100024
+# "prog:vers" of every service we offer.
+SERVICES="$NLM:1 $NLM:3 $NLM:4 $NSM:1"
+# The main daemon's record limit comes from its config file.
+MAXREC=16384
+SANITIZER_RE='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error|SUMMARY: UndefinedBehaviorSanitizer'
+
+for h in "$GARBAGE" "$LIBNFS_NULL" "$NLMD"; do
+	[ -x "$h" ] || { echo "FATAL: $h missing (make?)"; exit 1; }
+done
+
+# ---- helpers ------------------------------------------------------------
+
+# out_has REGEX CMD...: CMD's stdout+stderr matches the extended REGEX.
+out_has() {
+	local re=$1 out; shift
+	out=$("$@" 2>&1)
+	echo "\$ $* =>"; echo "$out"
+	grep -Eq -- "$re" <<<"$out"
+}
+
+# status_and_msg RC REGEX CMD...: exit status is RC, output matches REGEX.
+status_and_msg() {
+	local want=$1 re=$2 out rc; shift 2
+	out=$("$@" 2>&1); rc=$?
+	echo "\$ $* => $rc"; echo "$out"
+	[ "$rc" = "$want" ] && grep -Eq -- "$re" <<<"$out"
+}
+
+# Port to rpcbind universal-address suffix: 40045 -> .156.109
+uaddr_port() { echo ".$(($1 / 256)).$(($1 % 256))"; }
+
+port_of() { [ "$1" = "$NLM" ] && echo "$NLM_PORT" || echo "$NSM_PORT"; }
+
+# rpcinfo -p lists prog/vers on udp and tcp with the right port, and
+# nothing else of ours.
+rpcinfo_p_ok() {
+	local out s p v n
+	out=$(rpcinfo -p 127.0.0.1) || return 1
+	echo "$out"
+	for s in $SERVICES; do
+		p=${s%:*} v=${s#*:}
+		for n in udp tcp; do
+			awk -v p="$p" -v v="$v" -v n="$n" -v port="$(port_of "$p")" \
+			    '$1 == p && $2 == v && $3 == n && $4 == port {f = 1}
+			     END {exit !f}' <<<"$out" ||
+			    { echo "missing: $p v$v $n"; return 1; }
+		done
+	done
+	[ "$(awk '$1 == 100021 || $1 == 100024' <<<"$out" | wc -l)" = 8 ] ||
+	    { echo "unexpected extra registrations"; return 1; }
+}
+
+# The full rpcbind dump over IPv6 has every prog/vers on udp, tcp, udp6
+# and tcp6 with our port in the universal address.
+rpcinfo_dump_ok() {
+	local out s p v n
+	out=$(rpcinfo ::1) || return 1
+	echo "$out"
+	for s in $SERVICES; do
+		p=${s%:*} v=${s#*:}
+		for n in udp tcp udp6 tcp6; do
+			awk -v p="$p" -v v="$v" -v n="$n" \
+			    -v u="$(uaddr_port "$(port_of "$p")")" \
+			    '$1 == p && $2 == v && $3 == n &&
+			     substr($4, length($4) - length(u) + 1) == u {f = 1}
+			     END {exit !f}' <<<"$out" ||
+			    { echo "missing: $p v$v $n"; return 1; }
+		done
+	done
+}
+
+# rpcinfo -s ::1: our two programs with exactly our versions, on all four
+# netids.
+rpcinfo_s_ok() {
+	local out line
+	out=$(rpcinfo -s ::1) || return 1
+	echo "$out"
+	for line in "$NLM 1,3,4 tcp,tcp6,udp,udp6 nlockmgr" \
+	    "$NSM 1 tcp,tcp6,udp,udp6 status"; do
+		set -- $line
+		awk -v p="$1" -v vs="$2" -v ns="$3" -v name="$4" '
+		    function sorted(s,   a, n, i, j, t, r) {
+			n = split(s, a, ",")
+			for (i = 1; i <= n; i++)
+				for (j = i + 1; j <= n; j++)
+					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			r = a[1]
+			for (i = 2; i <= n; i++) r = r "," a[i]
+			return r
+		    }
+		    $1 == p && sorted($2) == vs && sorted($3) == ns &&
+		    $4 == name {f = 1}
+		    END {exit !f}' <<<"$out" ||
+		    { echo "bad or missing line for $1"; return 1; }
+	done
+}
+
+# rpcinfo -m ::1: rpcbind's RPCB_GETADDR table shows our programs looked
+# up over udp6 and tcp6 (done by the rpcinfo -T calls before), no failure.
+rpcinfo_m_ok() {
+	local out name v n s
+	out=$(rpcinfo -m ::1) || return 1
+	echo "$out"
+	for s in nlockmgr:1 nlockmgr:3 nlockmgr:4 status:1; do
+		name=${s%:*} v=${s#*:}
+		for n in udp6 tcp6; do
+			awk -v p="$name" -v v="$v" -v n="$n" \
+			    '$1 == p && $2 == v && $3 == n && $4 >= 1 && $5 == 0 \
+			     {f = 1} END {exit !f}' <<<"$out" ||
+			    { echo "no GETADDR of $name v$v on $n"; return 1; }
+		done
+	done
+}
+
+# Nothing of 100021/100024 is registered (IPv4 portmap view and the full
+# rpcbind view over IPv6).
+nothing_registered() {
+	local out
+	out=$(rpcinfo -p 127.0.0.1; rpcinfo ::1) || return 1
+	echo "$out"
+	! awk '$1 == 100021 || $1 == 100024 {f = 1} END {exit !f}' <<<"$out"
+}
+
+# NULL through our raw-socket client on every service, transport, family.
+raw_null_all() {
+	local h s p v x
+	for h in $HOSTS; do
+		for s in $SERVICES; do
+			p=${s%:*} v=${s#*:}
+			for x in -t -u; do
+				"$GARBAGE" call $x "$h" "$(port_of "$p")" "$p" "$v" 0 \
+				    success || return 1
+			done
+		done
+	done
+}
+
+# NULL through rpcinfo (port looked up in rpcbind) on every service over
+# udp, tcp, udp6 and tcp6.
+rpcinfo_null_all() {
+	local s p v
+	for s in $SERVICES; do
+		p=${s%:*} v=${s#*:}
+		out_has "program $p version $v ready and waiting" \
+		    rpcinfo -t 127.0.0.1 "$p" "$v" || return 1
+		out_has "program $p version $v ready and waiting" \
+		    rpcinfo -u 127.0.0.1 "$p" "$v" || return 1
+		out_has "program $p version $v ready and waiting" \
+		    rpcinfo -T tcp6 ::1 "$p" "$v" || return 1
+		out_has "program $p version $v ready and waiting" \
+		    rpcinfo -T udp6 ::1 "$p" "$v" || return 1
+	done
+}
+
+# Stop the current nlmd with signal $1; it must exit 0.
+stop_nlmd_with() {
+	kill -"$1" "$NLMD_PID"
+	wait "$NLMD_PID"
+	NLMD_RC=$?
+	itest_forget "$NLMD_PID"
+	[ "$NLMD_RC" = 0 ]
+}
+
+no_sanitizer_report() {
+	! grep -E "$SANITIZER_RE" "$ITEST_WORK"/nlmd.log*
+}
+
+# itest_start_nlmd appends to one log and waits for "nlmd ready" in it, so
+# a second start would find the first one's line: give each start a fresh
+# log (the old ones stay, as nlmd.log.N, for the sanitizer check).
+NLMD_RUN=0
+start_nlmd() {
+	NLMD_RUN=$((NLMD_RUN + 1))
+	[ -e "$ITEST_WORK/nlmd.log" ] &&
+	    mv "$ITEST_WORK/nlmd.log" "$ITEST_WORK/nlmd.log.$NLMD_RUN"
+	itest_start_nlmd "$@"
+}
+
+# ---- 1. configuration, no daemon ------------------------------------------
+
+W=$ITEST_WORK
+printf '[nlmd]\nnlm-port = 1111\nbogus-key = 1\n' >"$W/badkey.conf"
+printf '[nlmd]\nnsm-port = 99999\n' >"$W/badvalue.conf"
+printf '[nlmd]\nnlm-port = 1111\nthis line is not ini\n' >"$W/syntax.conf"
+printf '[nlmd]\nrpcbind = perhaps\n' >"$W/badbool.conf"
+cat >"$W/main.conf" <<EOF
+# nfs.conf dialect: other sections are someone else's.
+[general]
+pipefs-directory = /run/rpc_pipefs
+[nlmd]
+nlm-port = 1111
+nsm-port = 2222
+; the command line wins over the two ports above, not over this:
+max-record-size = $MAXREC
+EOF
+
+check "bad key in config file: exit 2, names the file and the key" \
+    status_and_msg 2 "$W/badkey.conf.*bogus-key" \
+    "$NLMD" -F -s "$W/cfgstate" -c "$W/badkey.conf"
+check "out-of-range value in config file: exit 2, names file and key" \
+    status_and_msg 2 "$W/badvalue.conf.*nsm-port.*99999" \
+    "$NLMD" -F -s "$W/cfgstate" -c "$W/badvalue.conf"
+check "bad boolean in config file: exit 2, names file and key" \
+    status_and_msg 2 "$W/badbool.conf.*rpcbind.*perhaps" \
+    "$NLMD" -F -s "$W/cfgstate" -c "$W/badbool.conf"
+check "syntax error in config file: exit 2, names file and line" \
+    status_and_msg 2 "$W/syntax.conf:3" \
+    "$NLMD" -F -s "$W/cfgstate" -c "$W/syntax.conf"
+check "missing config file named with -c: exit 2, names it" \
+    status_and_msg 2 "$W/nonexistent.conf" \
+    "$NLMD" -F -s "$W/cfgstate" -c "$W/nonexistent.conf"
+check "bad value on the command line: exit 2, names the key" \
+    status_and_msg 2 "max-record-size" \
+    "$NLMD" -F -s "$W/cfgstate" --max-record-size=12x
+check "unknown command-line option: exit 2 with usage" \
+    status_and_msg 2 "usage: nlmd" "$NLMD" --no-such-option=1
+check "no daemon started and no state dir created by refused configs" \
+    test ! -e "$W/cfgstate"
+check "file values apply; command line overrides the file" \
+    status_and_msg 0 "nlm-port = 3333" \
+    "$NLMD" -c "$W/main.conf" --nlm-port=3333 --print-config
+check "file values apply where the command line is silent" \
+    status_and_msg 0 "nsm-port = 2222.*max-record-size = $MAXREC" \
+    bash -c "'$NLMD' -c '$W/main.conf' --nlm-port=3333 --print-config |
+        tr '\n' ' '"
+check "-p overrides the file too" \
+    status_and_msg 0 "nlm-port = 4444" \
+    "$NLMD" -c "$W/main.conf" -p 4444 --print-config
+keys_in_help() {
+	local help k
+	help=$("$NLMD" -h) || return 1
+	for k in $("$NLMD" --print-config -c /dev/null | sed -n 's/ = .*//p'); do
+		grep -qw -- "$k" <<<"$help" || { echo "-h lacks $k"; return 1; }
+	done
+}
+check "nlmd -h lists every config key" keys_in_help
+
+# ---- 2. --no-rpcbind, with no rpcbind at all ------------------------------
+
+STATE=$W/state-norpcbind start_nlmd --no-rpcbind
+check "--no-rpcbind without rpcbind: starts, says not registered" \
+    grep -q "nlmd ready: .*not registered" "$NLMD_LOG"
+check "--no-rpcbind without rpcbind: NULL on every service, udp+tcp, v4+v6" \
+    raw_null_all
+check "--no-rpcbind without rpcbind: libnfs NULL to NLM v4 and NSM v1" \
+    bash -c "'$LIBNFS_NULL' 127.0.0.1 nlm4 $NLM_PORT &&
+        '$LIBNFS_NULL' ::1 nsm1 $NSM_PORT"
+check "--no-rpcbind without rpcbind: SIGTERM, exit 0" stop_nlmd_with TERM
+
+# ---- 3. rpcbind up; --no-rpcbind still registers nothing --------------------
+
+itest_start_rpcbind
+STATE=$W/state-norpcbind start_nlmd --no-rpcbind
+check "--no-rpcbind with rpcbind running: nothing registered" \
+    nothing_registered
+check "--no-rpcbind with rpcbind running: answers NULL" raw_null_all
+check "--no-rpcbind with rpcbind running: SIGTERM, exit 0" \
+    stop_nlmd_with TERM
+
+# ---- 4. the registered daemon -----------------------------------------------
+
+STATE=$W/state start_nlmd -c "$W/main.conf"
+FIRST_PID=$NLMD_PID
+check "ready line: command-line ports win over the config file" \
+    grep -q "nlmd ready: .* on port $NLM_PORT, .* on port $NSM_PORT, udp+tcp, IPv4+IPv6, .*registered with rpcbind" \
+    "$NLMD_LOG"
+check "rpcinfo -p: 100021 v1,3,4 and 100024 v1 on udp and tcp, our ports" \
+    rpcinfo_p_ok
+check "rpcinfo ::1 (dump): every version on udp, tcp, udp6, tcp6, our ports" \
+    rpcinfo_dump_ok
+check "rpcinfo -s ::1: nlockmgr 1,3,4 and status 1 on tcp,tcp6,udp,udp6" \
+    rpcinfo_s_ok
+check "rpcinfo -l ::1 100021 4: inet6 udp and tcp at ::1, our port" \
+    out_has "100021 +4 +inet6/udp/clts +::1$(uaddr_port $NLM_PORT) .*100021 +4 +inet6/tcp/cots_ord +::1$(uaddr_port $NLM_PORT)" \
+    bash -c "rpcinfo -l ::1 100021 4 | tr '\n' ' '"
+check "rpcinfo -t/-u (IPv4) and -T tcp6/udp6 (::1): NULL on every version" \
+    rpcinfo_null_all
+check "rpcinfo -m ::1: udp6/tcp6 GETADDR of every version succeeded" \
+    rpcinfo_m_ok
+for h in 127.0.0.1 ::1; do
+	x=-t; [ "$h" = ::1 ] && x="-T tcp6"
+	y=-u; [ "$h" = ::1 ] && y="-T udp6"
+	check "rpcinfo $x $h 100021 2: version mismatch, low 1 high 4" \
+	    status_and_msg 1 "Program/version mismatch; low version = 1, high version = 4" \
+	    rpcinfo $x "$h" 100021 2
+	check "rpcinfo $y $h 100021 2: version mismatch, low 1 high 4" \
+	    status_and_msg 1 "Program/version mismatch; low version = 1, high version = 4" \
+	    rpcinfo $y "$h" 100021 2
+	check "rpcinfo $y $h 100024 2: version mismatch, low 1 high 1" \
+	    status_and_msg 1 "Program/version mismatch; low version = 1, high version = 1" \
+	    rpcinfo $y "$h" 100024 2
+done
+check "libnfs (portmapper lookup): NULL to NLM v4 and NSM v1, IPv4+IPv6" \
+    bash -c "'$LIBNFS_NULL' 127.0.0.1 nlm4 && '$LIBNFS_NULL' 127.0.0.1 nsm1 &&
+        '$LIBNFS_NULL' ::1 nlm4 && '$LIBNFS_NULL' ::1 nsm1"
+check "libnfs (direct port): NULL to NLM v4 and NSM v1, IPv4+IPv6" \
+    bash -c "'$LIBNFS_NULL' 127.0.0.1 nlm4 $NLM_PORT &&
+        '$LIBNFS_NULL' ::1 nsm1 $NSM_PORT"
+
+# A second nlmd on the same state directory (other ports, so only the
+# state directory can stop it).
+check "second nlmd on the same state dir: exit 1 with a clear message" \
+    status_and_msg 1 "state directory $W/state is in use by another nlmd \(pid $FIRST_PID\); refusing to start" \
+    timeout 10 "$NLMD" -F -s "$W/state" --nlm-port 0 --nsm-port 0
+check "... the first keeps running" kill -0 "$FIRST_PID"
+check "... and is still registered" rpcinfo_p_ok
+check "... and still answers NULL on every version" rpcinfo_null_all
+
+# ---- 5. malformed input on every port ------------------------------------------
+
+# Header-level defects, once per transport and family (NLM port).
+header_defects() {
+	local h=$1 x=$2 p=$NLM_PORT
+	"$GARBAGE" call $x "$h" $p 100021 2 0 prog_mismatch:1-4 &&
+	"$GARBAGE" call $x "$h" $p 100021 0 0 prog_mismatch:1-4 &&
+	"$GARBAGE" call $x "$h" $p 100021 5 0 prog_mismatch:1-4 &&
+	"$GARBAGE" call $x "$h" $NSM_PORT 100024 2 0 prog_mismatch:1-1 &&
+	"$GARBAGE" call $x "$h" $p 100099 1 0 prog_unavail &&
+	"$GARBAGE" call $x "$h" $p 100021 4 99 proc_unavail &&
+	"$GARBAGE" call $x "$h" $NSM_PORT 100024 1 99 proc_unavail &&
+	"$GARBAGE" call $x -f 6 "$h" $p 100021 4 0 auth_error &&
+	"$GARBAGE" call $x -c 401 "$h" $p 100021 4 0 none &&
+	"$GARBAGE" call $x -c 4000000000 "$h" $p 100021 4 0 none &&
+	"$GARBAGE" call $x -D "$h" $p 100021 4 0 none &&
+	"$GARBAGE" call $x -T 512 "$h" $p 100021 4 0 success
+}
+
+# Valid header, garbage arguments: GARBAGE_ARGS, for each program.
+garbage_args() {
+	local h=$1 x=$2
+	# NLM4 TEST: cookie length 0x7fffffff; then no args at all; then
+	# three stray bytes.
+	"$GARBAGE" call $x -a 7fffffff "$h" $NLM_PORT 100021 4 1 garbage_args &&
+	"$GARBAGE" call $x "$h" $NLM_PORT 100021 4 2 garbage_args &&
+	"$GARBAGE" call $x -A 3 "$h" $NLM_PORT 100021 1 1 garbage_args &&
+	"$GARBAGE" call $x -a 00000000 "$h" $NLM_PORT 100021 3 2 garbage_args &&
+	# SM_STAT: name length 0xffffffff; SM_MON with nothing after the name.
+	"$GARBAGE" call $x -a ffffffff "$h" $NSM_PORT 100024 1 1 garbage_args &&
+	"$GARBAGE" call $x -a 0000000161000000 "$h" $NSM_PORT 100024 1 2 \
+	    garbage_args
+}
+
+for h in $HOSTS; do
+	for x in -u -t; do
+		t=udp; [ $x = -t ] && t=tcp
+		check "$t $h: bad version, program, procedure, credentials, direction" \
+		    header_defects "$h" $x
+		check "$t $h: valid header with garbage args gets GARBAGE_ARGS" \
+		    garbage_args "$h" $x
+	done
+	check_xfail "udp $h: RPC version 3 gets MSG_DENIED RPC_MISMATCH (2-2)" \
+	    "$GARBAGE" call -u -r 3 "$h" $NLM_PORT 100021 4 0 rpc_mismatch
+	for port in $NLM_PORT $NSM_PORT; do
+		p=$NLM v=4; [ $port = $NSM_PORT ] && p=$NSM v=1
+		check "udp $h:$port: 300 random datagrams, no reply" \
+		    "$GARBAGE" udp-random "$h" $port 300
+		check "tcp $h:$port: 30 random byte streams, no reply" \
+		    "$GARBAGE" tcp-random "$h" $port 30
+		check "tcp $h:$port: record with a garbage header, no reply" \
+		    "$GARBAGE" tcp-garbage-record "$h" $port $p $v
+		check "tcp $h:$port: records over max-record-size ($MAXREC) closed; exactly $MAXREC answered" \
+		    "$GARBAGE" tcp-oversize "$h" $port $p $v $MAXREC
+		check "tcp $h:$port: half-sent record does not stall other clients" \
+		    "$GARBAGE" tcp-half "$h" $port $p $v
+	done
+done
+check "after all that: nlmd still running" kill -0 "$FIRST_PID"
+check "after all that: NULL on every version (rpcinfo, udp/tcp/udp6/tcp6)" \
+    rpcinfo_null_all
+check "after all that: NULL on every version (raw, both ports' services)" \
+    raw_null_all
+check "after all that: still registered" rpcinfo_p_ok
+check "oversized records were logged" \
+    grep -q "closing connection from .*record over $MAXREC bytes" "$NLMD_LOG"
+
+# ---- 6. shutdown -------------------------------------------------------------
+
+check "SIGTERM: nlmd exits 0" stop_nlmd_with TERM
+check "SIGTERM: nothing of 100021/100024 left registered" nothing_registered
+check "SIGTERM: 'stopped' logged" grep -q "nlmd: stopped" "$NLMD_LOG"
+
+STATE=$W/state start_nlmd
+check "restart on the same state dir after a clean stop" rpcinfo_p_ok
+check "SIGINT: nlmd exits 0" stop_nlmd_with INT
+check "SIGINT: nothing of 100021/100024 left registered" nothing_registered
+
+check "no sanitizer report in the nlmd log ($(basename "$NLMD"))" \
+    no_sanitizer_report
+check "whole test under 60 s ($((SECONDS - T0)) s)" \
+    test $((SECONDS - T0)) -lt 60
+[ "$ITEST_XFAIL" = 0 ] || echo "($ITEST_XFAIL known failure(s) marked XFAIL)"
+itest_finish
