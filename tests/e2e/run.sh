@@ -417,6 +417,10 @@ start_lock_server() {
 	case $E2E_SERVER in
 	nlmd)
 		mkdir -p "$W/nlmd-state"
+		# Our own (empty) configuration: the host's /etc/nlmd must
+		# not change what is tested.
+		: >"$W/nlmd.conf"
+		args+=(-c "$W/nlmd.conf")
 		[ "$E2E_NLMD_DEBUG" = 1 ] && args+=(-d)
 		# shellcheck disable=SC2206 # NLMD_ARGS is a word list
 		args+=($NLMD_ARGS)
