@@ -272,7 +272,9 @@ const char *lk_strerror(enum lk_status st);
  *                token.  A downgrade may grant waiters (rs_granted).  A
  *                re-sent request matching an unconfirmed grant confirms it
  *                (its udata appears in rs_dropped); req's udata stays the
- *                caller's.
+ *                caller's.  (If such a re-sent request is BLOCKED because
+ *                the owner changed the range since, the new waiter
+ *                replaces the unconfirmed grant, whose udata is dropped.)
  *   LK_BLOCKED   queued (req->rq_block only); the table now owns rq_udata.
  *                A re-sent request matching a queued waiter (same owner,
  *                file, range, mode) is not queued twice: its udata replaces

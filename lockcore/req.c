@@ -91,7 +91,11 @@ lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		return st;
 	t->t_res.rs_token = token;
 	t->t_ct.ct_granted++;
-	if (!excl && f->fi_nwaiters > 0)
+	/*
+	 * A downgrade releases; and new bytes may free o's own queued
+	 * waiters from older waiters they were held back by (FIFO).
+	 */
+	if (f->fi_nwaiters > 0 && (!excl || o->ow_nwaiters > 0))
 		lk_grant_pass(t, f, now);
 	return LK_GRANTED;
 }
@@ -119,9 +123,14 @@ lk_lock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 		return LK_BLOCKED;
 	}
 	st = lk_lock_new(t, o, f, &r, req, now);
-	if (st == LK_GRANTED &&
+	if ((st == LK_GRANTED || st == LK_BLOCKED) &&
 	    (w = lk_waiter_match(o, f, &r, req->rq_excl, true)) != NULL) {
-		/* Re-sent after the grant: the client knows now. */
+		/*
+		 * Re-sent after the grant: the client has its answer now (or,
+		 * if the owner changed the range since and must wait again,
+		 * the new waiter supersedes the old grant).  Either way at
+		 * most one request per owner, file, range and mode exists.
+		 */
 		lk_drop_udata(t, w->wa_udata);
 		lk_waiter_free(t, w);
 	}

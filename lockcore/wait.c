@@ -194,17 +194,19 @@ lk_waiter_granted(struct lk_table *t, struct lk_waiter *w, uint64_t token,
 }
 
 /*
- * Grant, in arrival order, every queued waiter on f that no held lock and
- * (FIFO) no older queued waiter of another owner blocks.  One pass is
- * enough: a grant only adds locks, so it never unblocks an older waiter.
+ * One sweep of f's queue in arrival order, granting every waiter that no
+ * held lock and (FIFO) no older queued waiter of another owner blocks.
+ * Returns how many it granted; *nomem when it had to stop.
  */
-void
-lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now)
+static size_t
+lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
+    bool *nomem)
 {
 	struct lk_waiter *w, *next;
 	struct lk_lock *conflict;
 	struct lk_range r;
 	uint64_t token;
+	size_t n = 0;
 
 	for (w = f->fi_wq; w != NULL; w = next) {
 		next = w->wa_fnext;
@@ -217,16 +219,41 @@ lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now)
 		case LK_DENIED:
 			continue;
 		default:
-			return;
+			*nomem = true;
+			return n;
 		}
 		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w))
 			continue;
-		if (!lk_vec_reserve(t, &t->t_granted, sizeof(struct lk_grant), 1) ||
-		    lk_take(t, w->wa_owner, f, &r, w->wa_excl, false,
-		    &token) != LK_OK)
-			return;
+		if (!lk_vec_reserve(t, &t->t_granted, sizeof(struct lk_grant),
+		    1) || lk_take(t, w->wa_owner, f, &r, w->wa_excl, false,
+		    &token) != LK_OK) {
+			*nomem = true;
+			return n;
+		}
 		lk_waiter_granted(t, w, token, now);
+		n++;
 	}
+	return n;
+}
+
+/*
+ * Grant every queued waiter on f that can be granted, in arrival order.
+ *
+ * One sweep is not always enough: a grant can unblock a waiter the sweep
+ * already passed, either by downgrading an exclusive lock the grantee
+ * held (its waiter asked for shared over it), or, with FIFO, by giving the
+ * grantee bytes that its own older waiter was held back on.  So sweep
+ * until a sweep grants nothing; each extra sweep grants at least one
+ * waiter, so this ends.
+ */
+void
+lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now)
+{
+	bool nomem = false;
+
+	while (f->fi_nwaiters > 0 && lk_grant_sweep(t, f, now, &nomem) > 0 &&
+	    !nomem)
+		continue;
 }
 
 /* How many of o's unconfirmed grants on f overlap r. */

@@ -87,6 +87,7 @@ struct m_run {
 	unsigned long	 steps, failures;
 	const struct lk_result *res;
 	unsigned long	 nstat[LK_INVAL + 1], nwgrants, maxrec, maxw;
+	int		 last_op, last_o, last_f, last_s, last_e, last_excl;
 };
 
 /* A stored record with its own copies of the bytes. */
@@ -222,22 +223,32 @@ m_wremove(struct m_run *m, int i)
 	m->nw--;
 }
 
-/* Grant what can be granted on f, in arrival order. */
+/*
+ * Grant what can be granted on f, in arrival order, until nothing can:
+ * the reference rule is simply "no queued waiter is ever grantable".
+ */
 static void
 m_grant_pass(struct m_run *m, int f)
 {
 	struct m_wait *w;
+	bool again = true;
 	int i;
 
-	for (i = 0; i < m->nw; i++) {
-		w = &m->w[i];
-		if (w->granted || w->f != f ||
-		    m_held_conflict(m, w->o, f, w->s, w->e, w->excl) >= 0 ||
-		    m_queued_block(m, w->o, f, w->s, w->e, w->excl, i) >= 0)
-			continue;
-		m_set(m, w->o, f, w->s, w->e, m_mode(w->excl));
-		w->granted = true;
-		m->granted[m->ngranted++] = w->id;
+	while (again) {
+		again = false;
+		for (i = 0; i < m->nw; i++) {
+			w = &m->w[i];
+			if (w->granted || w->f != f ||
+			    m_held_conflict(m, w->o, f, w->s, w->e,
+			    w->excl) >= 0 ||
+			    m_queued_block(m, w->o, f, w->s, w->e, w->excl,
+			    i) >= 0)
+				continue;
+			m_set(m, w->o, f, w->s, w->e, m_mode(w->excl));
+			w->granted = true;
+			m->granted[m->ngranted++] = w->id;
+			again = true;
+		}
 	}
 }
 
@@ -318,12 +329,15 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 			return LK_DENIED;
 		if (m_deadlock(m, o, f, s, e, excl))
 			return LK_DEADLOCK;
+		if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
+			m_drop(m, m->w[i].id);
+			m_wremove(m, i);
+		}
 		m->w[m->nw++] = (struct m_wait){ o, f, s, e, id, excl, false };
 		return LK_BLOCKED;
 	}
 	m_set(m, o, f, s, e, m_mode(excl));
-	if (!excl)
-		m_grant_pass(m, f);
+	m_grant_pass(m, f);
 	if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
 		m_drop(m, m->w[i].id);
 		m_wremove(m, i);
@@ -722,8 +736,11 @@ m_store_recs(const struct m_run *m, struct m_rec *r)
 
 #define M_FAIL(m, what)	do {						\
 	if ((m)->failures++ < 5)					\
-		fprintf(stderr, "\nmodel: seed-run step %lu: %s\n",	\
-		    (m)->steps, (what));				\
+		fprintf(stderr, "\nmodel: step %lu (op %d owner %d "	\
+		    "file %d [%d,%d] %s): %s\n", (m)->steps,		\
+		    (m)->last_op, (m)->last_o, (m)->last_f, (m)->last_s, \
+		    (m)->last_e, (m)->last_excl ? "excl" : "shared",	\
+		    (what));						\
 	CU_FAIL(what);							\
 } while (0)
 
@@ -748,8 +765,16 @@ m_check_udata(struct m_run *m, const struct lk_result *res,
 	    m->ngranted))
 		M_FAIL(m, "granted waiters differ");
 	if (!m_ids_equal(got_d, (int)res->rs_ndropped, m->dropped,
-	    m->ndropped))
+	    m->ndropped)) {
 		M_FAIL(m, "dropped udata differ");
+		fprintf(stderr, "model: dropped: table");
+		for (i = 0; i < res->rs_ndropped; i++)
+			fprintf(stderr, " %d", got_d[i]);
+		fprintf(stderr, "; model");
+		for (i = 0; i < (size_t)m->ndropped; i++)
+			fprintf(stderr, " %d", m->dropped[i]);
+		fprintf(stderr, "\n");
+	}
 }
 
 /* The reported holder must really conflict with the request. */
@@ -977,6 +1002,8 @@ m_step(struct m_run *m)
 	}
 	if (holder)
 		m_check_holder(m, m->res, o, f, s, e, excl);
+	m->last_op = op, m->last_o = o, m->last_f = f, m->last_s = s;
+	m->last_e = e, m->last_excl = excl;
 	if (!m_tokens_ok(m, m->res))
 		M_FAIL(m, "a token went backwards");
 	if (!m_store_apply(m, m->res))
@@ -1070,7 +1097,7 @@ m_run(bool high, bool fifo, uint64_t seed, unsigned long steps)
 static unsigned long
 m_steps(void)
 {
-	return lt_long() ? 1000000UL : 40000UL;
+	return lt_long() ? 1000000UL : 120000UL;
 }
 
 static void

@@ -143,7 +143,7 @@ test_holder(void)
 	reset();
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 20, EX, NB), NULL),
 	    LK_GRANTED);
-	CU_ASSERT_EQUAL(lt_test(t, lt_req(OB, "f", 0, 11, SH, NB)),
+	CU_ASSERT_EQUAL_FATAL(lt_test(t, lt_req(OB, "f", 0, 11, SH, NB)),
 	    LK_DENIED);
 	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_kind, LK_REC_LOCK);
 	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 1);

@@ -427,6 +427,65 @@ test_deadlock_after_grant(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/*
+ * Regression (found by the long model run): granting Y's shared waiter
+ * downgrades Y's own exclusive lock, which unblocks X's older waiter that
+ * the same sweep had already passed.
+ */
+static void
+test_grant_downgrade_chain(void)
+{
+	enum lk_policy p;
+
+	for (p = LK_POLICY_FIFO; p <= LK_POLICY_BARGE; p++) {
+		reset(p);
+		CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB),
+		    NULL), LK_GRANTED);
+		CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 15, 5, EX, NB),
+		    NULL), LK_GRANTED);
+		CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 5, 1, SH, BL),
+		    &u1), LK_BLOCKED);
+		CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, SH, BL),
+		    &u2), LK_BLOCKED);
+		CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f", 0, 0, EX, NB)),
+		    LK_OK);
+		CU_ASSERT_TRUE(lt_granted(&u2));
+		CU_ASSERT_TRUE(lt_granted(&u1));
+		CU_ASSERT_EQUAL(waiters(), 0);
+	}
+}
+
+/*
+ * Regression (long model run): a re-sent request that must wait again
+ * replaces the unconfirmed grant it matches; never two of them.
+ */
+static void
+test_resent_after_change(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	/* B downgrades part of it, C shares it, B asks for all again. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 5, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 5, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(pending(), 0);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(lt_confirm(t, lt_req(OB, "f", 0, 10, EX, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_EQUAL(pending(), 0);
+}
+
 int
 lt_register_wait(void)
 {
@@ -441,6 +500,10 @@ lt_register_wait(void)
 	    !CU_add_test(s, "downgrade wakes waiters", test_downgrade_wakes) ||
 	    !CU_add_test(s, "re-sent requests", test_resent) ||
 	    !CU_add_test(s, "cancel (queued, unconfirmed)", test_cancel) ||
+	    !CU_add_test(s, "a grant's downgrade unblocks older waiters",
+	    test_grant_downgrade_chain) ||
+	    !CU_add_test(s, "re-sent after change replaces the grant",
+	    test_resent_after_change) ||
 	    !CU_add_test(s, "deadlock: 2 files, 2 hosts", test_deadlock2) ||
 	    !CU_add_test(s, "deadlock: double upgrade",
 	    test_deadlock_upgrade) ||
