@@ -87,8 +87,26 @@ mode_locks() {
 
 # Boot modes added later (client reboot with sm-notify, server restart and
 # reclaim) follow the same shape: do the guest's half here, print
-# "E2E: WAIT <marker>" when run.sh must act on the host, and leave results
-# as LT: PASS/FAIL lines.
+# "E2E: WAIT <marker>" when run.sh must act on the host (its mode hook
+# waits for the marker with wait_console), wait for the host's answer with
+# wait_host_flag, and leave results as LT: PASS/FAIL lines.
+
+# wait_host_flag NAME SECONDS: wait until run.sh's host_flag NAME created
+# the file on the export.  /mnt/a and /mnt/b cache negative lookups for up
+# to a minute, so the flags are read through a third mount that does not.
+wait_host_flag() {
+	i=0
+	if ! grep -q ' /mnt/ctl ' /proc/mounts; then
+		mkdir -p /mnt/ctl
+		mount.nfs "$SRV:$EXPORT" /mnt/ctl \
+		    -o "$OPTS,nosharecache,noac,lookupcache=none" || return 1
+	fi
+	while [ ! -e "/mnt/ctl/.e2e-flag-$1" ]; do
+		[ "$i" -ge "$(($2 * 10))" ] && return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 
 if type "mode_$MODE" >/dev/null 2>&1; then
 	"mode_$MODE"

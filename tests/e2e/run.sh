@@ -562,6 +562,11 @@ wait_console() {
 	wait_for "$3" grep -q -- "$2" "$1"
 }
 
+# host_flag NAME: answer the guest's wait_host_flag NAME.
+host_flag() {
+	touch "$EXPORT/.e2e-flag-$1"
+}
+
 console_lines() {
 	tr -d '\r' <"$1" | grep -a -E "$2"
 }
