@@ -4,6 +4,12 @@
  * One table describes every key: its name, type, where it lives in struct
  * config and its bounds.  The file loader (inih) and the command line both
  * go through config_set(), so they cannot disagree.
+ *
+ * nfs.conf(5) rules that inih's defaults differ from, and how we keep
+ * them: leading white space is ignored (our line reader strips it, so an
+ * indented line is never taken as the continuation of the previous value);
+ * a value in single or double quotes loses them; an empty assignment is
+ * ignored.
  */
 #include "config.h"
 
@@ -12,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <ini.h>
 
@@ -208,15 +215,37 @@ struct config_ctx {
 	int		 cc_failed;
 };
 
+/* fgets() for inih, without the leading white space of each line. */
+static char *
+config_read_line(char *str, int num, void *stream)
+{
+	char *p;
+
+	if (fgets(str, num, stream) == NULL)
+		return NULL;
+	for (p = str; *p == ' ' || *p == '\t'; p++)
+		;
+	if (p != str)
+		memmove(str, p, strlen(p) + 1);
+	return str;
+}
+
 static int
 config_ini_cb(void *arg, const char *section, const char *name,
     const char *value)
 {
 	struct config_ctx *ctx = arg;
-	char why[256];
+	char why[256], unq[4096];
+	size_t n = strlen(value);
 
-	if (strcmp(section, CONFIG_SECTION) != 0)
+	if (strcmp(section, CONFIG_SECTION) != 0 || n == 0)
 		return 1;
+	if (n >= 2 && (value[0] == '"' || value[0] == '\'') &&
+	    value[n - 1] == value[0] && n - 2 < sizeof(unq)) {
+		memcpy(unq, value + 1, n - 2);
+		unq[n - 2] = '\0';
+		value = unq;
+	}
 	if (config_set(&ctx->cc_conf, name, value, why, sizeof(why)) == -1) {
 		snprintf(ctx->cc_err, ctx->cc_errlen, "%s: %s", ctx->cc_path,
 		    why);
@@ -231,6 +260,7 @@ config_load(struct config *c, const char *path, int optional, char *err,
     size_t errlen)
 {
 	struct config_ctx ctx;
+	struct stat st;
 	FILE *f;
 	int rc;
 
@@ -240,12 +270,17 @@ config_load(struct config *c, const char *path, int optional, char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	if (fstat(fileno(f), &st) == -1 || S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a file", path);
+		fclose(f);
+		return -1;
+	}
 	ctx.cc_conf = *c;
 	ctx.cc_err = err;
 	ctx.cc_errlen = errlen;
 	ctx.cc_path = path;
 	ctx.cc_failed = 0;
-	rc = ini_parse_file(f, config_ini_cb, &ctx);
+	rc = ini_parse_stream(config_read_line, f, config_ini_cb, &ctx);
 	fclose(f);
 	if (rc != 0) {
 		if (ctx.cc_failed) {

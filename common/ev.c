@@ -273,8 +273,13 @@ static void
 ev_run_timers(struct ev_loop *el)
 {
 	uint64_t now = ev_now_ms();
+	size_t n = el->el_nheap;
 
-	while (el->el_nheap > 0 && el->el_heap[0]->et_when <= now) {
+	/*
+	 * At most the timers armed on entry: one that re-arms itself with
+	 * delay 0 runs again next turn, not forever in this one.
+	 */
+	while (n-- > 0 && el->el_nheap > 0 && el->el_heap[0]->et_when <= now) {
 		struct ev_timer *t = el->el_heap[0];
 
 		ev_timer_cancel(el, t);

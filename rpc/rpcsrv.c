@@ -476,6 +476,44 @@ rpc_lookup(struct rpc_srv *rs, SVCXPRT *xp, uint32_t prog, uint32_t vers)
 	return NULL;
 }
 
+/* The stack SVCXPRT generated code and svcerr_*() reply through. */
+static void
+rpc_xprt_init(SVCXPRT *xp, struct rpc_ctx *cx)
+{
+	memset(xp, 0, sizeof(*xp));
+	xp->xp_fd = cx->cx_conn ? cx->cx_conn->co_fd : cx->cx_fd;
+	xp->xp_ops = &rpc_xp_ops;
+	xp->xp_ops2 = &rpc_xp_ops2;
+	xp->xp_rtaddr.buf = &cx->cx_call.rc_peer;
+	xp->xp_rtaddr.len = xp->xp_rtaddr.maxlen = cx->cx_call.rc_peerlen;
+	xp->xp_ltaddr.buf = &cx->cx_call.rc_local;
+	xp->xp_ltaddr.len = xp->xp_ltaddr.maxlen = cx->cx_call.rc_locallen;
+	xp->xp_verf = _null_auth;
+	xp->xp_p1 = cx;
+}
+
+/*
+ * xdr_callmsg() refuses a call whose RPC version is not 2, so look at the
+ * first three words ourselves: a CALL of another version is answered
+ * RPC_MISMATCH (RFC 5531) instead of being dropped as garbage.  Returns 1
+ * when the message was handled here.
+ */
+static int
+rpc_check_version(struct rpc_ctx *cx, SVCXPRT *xp, const uint8_t *msg,
+    size_t len)
+{
+	uint32_t w[3];
+
+	if (len < sizeof(w))
+		return 0;
+	memcpy(w, msg, sizeof(w));
+	if (ntohl(w[1]) != CALL || ntohl(w[2]) == RPC_MSG_VERSION)
+		return 0;
+	cx->cx_call.rc_xid = ntohl(w[0]);
+	rpc_reply_denied(xp, RPC_MISMATCH);
+	return 1;
+}
+
 static void
 rpc_dispatch(struct rpc_ctx *cx, uint8_t *msgbuf, size_t len)
 {
@@ -486,6 +524,9 @@ rpc_dispatch(struct rpc_ctx *cx, uint8_t *msgbuf, size_t len)
 	SVCXPRT xp;
 	rpc_dispatch_fn *fn;
 
+	rpc_xprt_init(&xp, cx);
+	if (rpc_check_version(cx, &xp, msgbuf, len))
+		return;
 	memset(&msg, 0, sizeof(msg));
 	msg.rm_call.cb_cred.oa_base = credbuf;
 	msg.rm_call.cb_verf.oa_base = verfbuf;
@@ -494,25 +535,11 @@ rpc_dispatch(struct rpc_ctx *cx, uint8_t *msgbuf, size_t len)
 		rs->rs_stats.garbage++;
 		goto out;
 	}
-	memset(&xp, 0, sizeof(xp));
-	xp.xp_fd = cx->cx_conn ? cx->cx_conn->co_fd : cx->cx_fd;
-	xp.xp_ops = &rpc_xp_ops;
-	xp.xp_ops2 = &rpc_xp_ops2;
-	xp.xp_rtaddr.buf = &cx->cx_call.rc_peer;
-	xp.xp_rtaddr.len = xp.xp_rtaddr.maxlen = cx->cx_call.rc_peerlen;
-	xp.xp_ltaddr.buf = &cx->cx_call.rc_local;
-	xp.xp_ltaddr.len = xp.xp_ltaddr.maxlen = cx->cx_call.rc_locallen;
-	xp.xp_verf = _null_auth;
-	xp.xp_p1 = cx;
 	cx->cx_call.rc_xid = msg.rm_xid;
 	cx->cx_call.rc_prog = (uint32_t)msg.rm_call.cb_prog;
 	cx->cx_call.rc_vers = (uint32_t)msg.rm_call.cb_vers;
 	cx->cx_call.rc_proc = (uint32_t)msg.rm_call.cb_proc;
 	cx->cx_call.rc_flavor = (uint32_t)msg.rm_call.cb_cred.oa_flavor;
-	if (msg.rm_call.cb_rpcvers != RPC_MSG_VERSION) {
-		rpc_reply_denied(&xp, RPC_MISMATCH);
-		goto out;
-	}
 	if (msg.rm_call.cb_cred.oa_flavor != AUTH_NONE &&
 	    msg.rm_call.cb_cred.oa_flavor != AUTH_SYS) {
 		rs->rs_stats.badauth++;

@@ -9,4 +9,4 @@ $(O)/tests/test-$(1): $$(TEST_$(1)_OBJS) $(2)
 TESTS += $(O)/tests/test-$(1)
 endef
 $(eval $(call unit_test,lockcore,$(O)/liblockcore.a,))
-$(eval $(call unit_test,common,$(O)/libcommon.a,))
+$(eval $(call unit_test,common,$(O)/libcommon.a,-linih))

@@ -343,8 +343,7 @@ test_load_errors(void)
 }
 
 /*
- * Known bugs (inactive unless NLMD_TEST_KNOWN_BUGS is set; see
- * ct_register_config).  nfs.conf(5): "Leading and trailing spaces and tab
+ * nfs.conf(5): "Leading and trailing spaces and tab
  * are ignored ... Single and double quotes surrounding the assigned value
  * are also removed.  If the resulting string is empty, the whole
  * assignment is ignored."  inih, with its default INI_ALLOW_MULTILINE,
@@ -459,16 +458,14 @@ ct_register_config(void)
 		const char *name;
 		CU_TestFunc fn;
 	} bugs[] = {
-		{ "KNOWN BUG: nfs.conf indented assignment", test_bug_indented },
-		{ "KNOWN BUG: nfs.conf quoted value", test_bug_quotes },
-		{ "KNOWN BUG: nfs.conf empty assignment ignored",
+		{ "nfs.conf: indented assignment", test_bug_indented },
+		{ "nfs.conf: quoted value", test_bug_quotes },
+		{ "nfs.conf: empty assignment ignored",
 		    test_bug_empty_assignment },
-		{ "KNOWN BUG: a directory is not a config file",
+		{ "a directory is not a config file",
 		    test_bug_directory },
 	};
-	int known = getenv("NLMD_TEST_KNOWN_BUGS") != NULL;
 	CU_pSuite s;
-	CU_pTest t;
 	size_t i;
 
 	s = CU_add_suite("config", config_suite_init, config_suite_clean);
@@ -490,12 +487,9 @@ ct_register_config(void)
 	    CU_add_test(s, "dump: round trip through config_load",
 	    test_dump_roundtrip) == NULL)
 		return -1;
-	/* Failing tests for reported bugs: inactive until fixed. */
-	for (i = 0; i < sizeof(bugs) / sizeof(bugs[0]); i++) {
-		if ((t = CU_add_test(s, bugs[i].name, bugs[i].fn)) == NULL)
+	/* Once known bugs (nfs.conf(5) rules), fixed: now ordinary tests. */
+	for (i = 0; i < sizeof(bugs) / sizeof(bugs[0]); i++)
+		if (CU_add_test(s, bugs[i].name, bugs[i].fn) == NULL)
 			return -1;
-		if (!known)
-			CU_set_test_active(t, CU_FALSE);
-	}
 	return 0;
 }

@@ -75,15 +75,23 @@ itest_start_rpcbind() {
 	    { echo "FATAL: rpcbind did not start"; exit 1; }
 }
 
+# More than $1 "nlmd ready" lines in the log?
+itest_ready_after() {
+	[ "$(grep -c "nlmd ready" "$NLMD_LOG" 2>/dev/null)" -gt "$1" ]
+}
+
 # Start nlmd in the foreground with a fresh state dir; extra flags appended.
 itest_start_nlmd() {
 	STATE=${STATE:-$ITEST_WORK/state}
 	NLMD_LOG=$ITEST_WORK/nlmd.log
+	# The log is appended to across restarts: wait for a new ready line.
+	local before
+	before=$(grep -c "nlmd ready" "$NLMD_LOG" 2>/dev/null || true)
 	"$NLMD" -F -s "$STATE" --nlm-port "${NLM_PORT:-4045}" \
 	    --nsm-port "${NSM_PORT:-662}" "$@" >>"$NLMD_LOG" 2>&1 &
 	NLMD_PID=$!
 	ITEST_PIDS+=($NLMD_PID)
-	if ! itest_wait grep -q "nlmd ready" "$NLMD_LOG"; then
+	if ! itest_wait itest_ready_after "${before:-0}"; then
 		echo "FATAL: nlmd did not start:"; cat "$NLMD_LOG"; exit 1
 	fi
 }

@@ -391,11 +391,11 @@ for h in $HOSTS; do
 		check "$t $h: valid header with garbage args gets GARBAGE_ARGS" \
 		    garbage_args "$h" $x
 	done
-	check_xfail "udp $h: RPC version 3 gets MSG_DENIED RPC_MISMATCH (2-2)" \
+	check "udp $h: RPC version 3 gets MSG_DENIED RPC_MISMATCH (2-2)" \
 	    "$GARBAGE" call -u -r 3 "$h" $NLM_PORT 100021 4 0 rpc_mismatch
 	for port in $NLM_PORT $NSM_PORT; do
 		p=$NLM v=4; [ $port = $NSM_PORT ] && p=$NSM v=1
-		check "udp $h:$port: 300 random datagrams, no reply" \
+		check "udp $h:$port: 300 random datagrams, only RPC_MISMATCH replies" \
 		    "$GARBAGE" udp-random "$h" $port 300
 		check "tcp $h:$port: 30 random byte streams, no reply" \
 		    "$GARBAGE" tcp-random "$h" $port 30
