@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lockcore.h"
+#include "lockcore/lockcore.h"
 
 #define FHLEN	32
 #define OHLEN	20

@@ -1,6 +1,8 @@
-# bench/lkbench: in-process lockcore benchmark (make bench).  Links only
-# liblockcore.a: it measures the library, nothing else.
-INC_bench := -Ilockcore
+# bench/lkbench: in-process lockcore benchmark (make BUILD=release bench).
+# Links only liblockcore.a: it measures the library, nothing else.  It
+# includes "lockcore/lockcore.h", so -I. (shared with bench/nlmbench.mk,
+# which may also set INC_bench) is all it needs.
+INC_bench += -I.
 $(O)/lkbench: $(O)/bench/lkbench.o $(O)/liblockcore.a
 	$(CC) $(LDFLAGS) -o $@ $^
 BENCHES += $(O)/lkbench
