@@ -949,7 +949,7 @@ static const struct scenario scenarios[] = {
 	{"bigoffset", sc_bigoffset, 60, "locks beyond 2^32"},
 	{"toeof", sc_toeof, 60, "l_len 0 locks to end of file"},
 	/* Last: without GRANTED callbacks it runs into its timeout. */
-	{"contend", sc_contend, 60, "20 processes x 50 F_SETLKW cycles"},
+	{"contend", sc_contend, 90, "20 processes x 50 F_SETLKW cycles"},
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 

@@ -32,8 +32,8 @@
 #   E2E_WORK       work directory (default build/e2e); kept after the run
 #   E2E_CACHE      kernel cache (default $E2E_WORK/cache)
 #   E2E_KMETA      kernel meta package (default linux-image-amd64)
-#   E2E_TIMEOUT    limit for the namespace part in seconds (default 150)
-#   E2E_BOOT_TIMEOUT  limit for one guest boot (default 120)
+#   E2E_TIMEOUT    limit for the namespace part in seconds (default 170)
+#   E2E_BOOT_TIMEOUT  limit for one guest boot (default 150)
 #   E2E_SMP, E2E_MEM  guest CPUs (1) and MiB (512)
 set -u
 umask 022
@@ -51,8 +51,8 @@ SELF="$HERE/run.sh"
 : "${E2E_WORK:=$REPO/build/e2e}"
 : "${E2E_CACHE:=$E2E_WORK/cache}"
 : "${E2E_KMETA:=linux-image-amd64}"
-: "${E2E_TIMEOUT:=150}"
-: "${E2E_BOOT_TIMEOUT:=120}"
+: "${E2E_TIMEOUT:=170}"
+: "${E2E_BOOT_TIMEOUT:=150}"
 : "${E2E_SMP:=1}"
 : "${E2E_MEM:=512}"
 : "${E2E_T0:=$(date +%s%N)}"
