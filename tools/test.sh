@@ -53,8 +53,8 @@ for t in tests/integration/test_*.sh; do
 	    env NLMD="$PWD/build/asan/nlmd" BUILD=asan bash "$t"
 done
 if [ -x tests/e2e/run.sh ]; then
-	step "e2e (Linux client in qemu)" env NLMD="$PWD/build/debug/nlmd" \
-	    tests/e2e/run.sh
+	step "e2e (Linux client in qemu, asan nlmd)" \
+	    env NLMD="$PWD/build/asan/nlmd" tests/e2e/run.sh
 fi
 [ ${#failed[@]} -gt 0 ] && printf 'failed: %s\n' "${failed[@]}"
 echo "test: $pass passed, $fail failed"
