@@ -9,7 +9,8 @@
 #   server  (the namespace lib.sh creates)   client  (netns "nlmcli")
 #   rpcbind, nlmd, tshark on veth-s          rpcbind, nlmtest (+ its
 #   10.99.0.1 and 10.99.0.11   <-- veth -->  callback receiver), libnfs
-#                                            10.99.0.2 and 10.99.0.3
+#   fd00:99::1                               10.99.0.2, 10.99.0.3,
+#                                            fd00:99::2
 #
 # The client namespace has a /run of its own (a bind-mounted directory,
 # shared by every process started there with `cli'), so the receiver in
@@ -43,6 +44,8 @@ SRV=10.99.0.1
 SRV2=10.99.0.11
 CLI1=10.99.0.2
 CLI2=10.99.0.3
+SRV6=fd00:99::1
+CLI6=fd00:99::2
 NLM_PORT=4045
 NSM_PORT=4046
 RETRY_MIN=100
@@ -65,9 +68,11 @@ ip netns add nlmcli || { echo "FATAL: ip netns add"; exit 1; }
 ip link add veth-s type veth peer name veth-c netns nlmcli
 ip addr add $SRV/24 dev veth-s
 ip addr add $SRV2/24 dev veth-s
+ip addr add $SRV6/64 dev veth-s nodad
 ip link set veth-s up
 ip -n nlmcli addr add $CLI1/24 dev veth-c
 ip -n nlmcli addr add $CLI2/24 dev veth-c
+ip -n nlmcli addr add $CLI6/64 dev veth-c nodad
 ip -n nlmcli link set veth-c up
 ip -n nlmcli link set lo up
 
@@ -117,7 +122,8 @@ nlmtest() {
 	local g=$1
 	shift
 	run_prog "$g" "$W/nlmtest.$g.log" "$BIN/nlmtest" --group "$g" \
-	    --srv $SRV --srv2 $SRV2 --cli $CLI1 --cli $CLI2 "$@"
+	    --srv $SRV --srv2 $SRV2 --cli $CLI1 --cli $CLI2 \
+	    --srv6 $SRV6 --cli6 $CLI6 "$@"
 }
 
 NLMD_RUN=0
@@ -168,7 +174,8 @@ TS=(tshark -n -2 -r "$W/nlm.pcapng" -o tcp.try_heuristic_first:TRUE
     -o udp.try_heuristic_first:TRUE)
 "${TS[@]}" -Y 'rpc.program == 100021' -T fields -E separator=/t \
     -e frame.number -e rpc.msgtyp -e rpc.programversion -e rpc.procedure \
-    -e rpc.repframe -e rpc.reqframe -e ip.src -e ip.dst >"$W/nlm.tsv" \
+    -e rpc.repframe -e rpc.reqframe -e ip.src -e ip.dst -e ipv6.src \
+    -e ipv6.dst >"$W/nlm.tsv" \
     2>"$W/tshark-r.log"
 
 # Calls that got no reply, as "frame vers proc src dst" lines.  The link
@@ -176,7 +183,7 @@ TS=(tshark -n -2 -r "$W/nlm.pcapng" -o tcp.try_heuristic_first:TRUE
 # rpc.repframe in others): either will do.
 unanswered() {
 	awk -F'\t' '$2 == 0 && $5 == "" && $6 == "" {print $1, "v" $3,
-	    "proc", $4, $7, "->", $8}' "$W/nlm.tsv"
+	    "proc", $4, $7 $9, "->", $8 $10}' "$W/nlm.tsv"
 }
 nlm_calls() {
 	awk -F'\t' '$2 == 0' "$W/nlm.tsv" | wc -l
@@ -221,7 +228,7 @@ nlm_dissected() {
 callbacks_from_server() {
 	awk -F'\t' '{split($4, b, ","); p = b[1] + 0}
 	    $2 == 0 && p >= 10 && p <= 15 &&
-	    ($7 == "'$SRV'" || $7 == "'$SRV2'") {n++} END {print n;
+	    ($7 == "'$SRV'" || $7 == "'$SRV2'" || $9 == "'$SRV6'") {n++} END {print n;
 	    exit !(n > 10)}' "$W/nlm.tsv"
 }
 

@@ -43,11 +43,14 @@ struct t_cfg {
 	const char	*srv;		/* server address used by default */
 	const char	*srv2;		/* a second address of the server */
 	const char	*cli[2];	/* the two client addresses */
+	const char	*srv6;		/* IPv6 address of the server, or NULL */
+	const char	*cli6;		/* IPv6 address of client host A */
 	uint16_t	 port;		/* nlmd's NLM port */
 };
 extern struct t_cfg tcfg;
 
-/* A client handle: NLM version vers, from src to dst, UDP or TCP. */
+/* A client handle: NLM version vers, from src to dst (IPv4 or IPv6
+ * literals), UDP or TCP. */
 CLIENT	*t_clnt(const char *src, const char *dst, rpcvers_t vers, bool tcp);
 void	 t_clnt_free(CLIENT *);
 int	 t_clnt_fd(CLIENT *);
@@ -126,7 +129,7 @@ struct t_cb {
 	int		 vers;
 	int		 proc;
 	bool		 tcp;
-	struct sockaddr_in from;
+	char		 from[64];	/* source address, no port */
 	uint64_t	 t_ms;
 	uint8_t		 cookie[1024];
 	unsigned	 cookielen;

@@ -104,32 +104,49 @@ t_sleep_ms(unsigned ms)
 
 /* ---- clients ---- */
 
+/* Fill ss with a literal address and port; returns its length. */
+static socklen_t
+t_sockaddr(struct sockaddr_storage *ss, const char *addr, uint16_t port)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (strchr(addr, ':') != NULL) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		inet_pton(AF_INET6, addr, &s6->sin6_addr);
+		return sizeof(*s6);
+	}
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(port);
+	inet_pton(AF_INET, addr, &s4->sin_addr);
+	return sizeof(*s4);
+}
+
 CLIENT *
 t_clnt(const char *src, const char *dst, rpcvers_t vers, bool tcp)
 {
-	struct sockaddr_in sa, da;
+	struct sockaddr_storage sa, da;
+	socklen_t sl, dl;
 	struct netbuf nb;
 	struct timeval tv = { 3, 0 }, rt = { 0, 300000 };
 	CLIENT *c;
 	int fd;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	inet_pton(AF_INET, src, &sa.sin_addr);
-	da = sa;
-	inet_pton(AF_INET, dst, &da.sin_addr);
-	da.sin_port = htons(tcfg.port);
-	fd = socket(AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
-	if (fd == -1 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
+	sl = t_sockaddr(&sa, src, 0);
+	dl = t_sockaddr(&da, dst, tcfg.port);
+	fd = socket(sa.ss_family, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+	if (fd == -1 || bind(fd, (struct sockaddr *)&sa, sl) == -1) {
 		perror("t_clnt: socket/bind");
 		exit(2);
 	}
-	if (tcp && connect(fd, (struct sockaddr *)&da, sizeof(da)) == -1) {
+	if (tcp && connect(fd, (struct sockaddr *)&da, dl) == -1) {
 		perror("t_clnt: connect");
 		exit(2);
 	}
 	nb.buf = &da;
-	nb.len = nb.maxlen = sizeof(da);
+	nb.len = nb.maxlen = dl;
 	c = tcp ? clnt_vc_create(fd, &nb, NLM_PROG, vers, 0, 0) :
 	    clnt_dg_create(fd, &nb, NLM_PROG, vers, 0, 0);
 	if (c == NULL) {
@@ -843,7 +860,7 @@ static pthread_cond_t cb_cv = PTHREAD_COND_INITIALIZER;
 static struct t_cb *cb_recs;
 static int cb_n;
 static int cb_sync_stat = NLM4_GRANTED;
-static SVCXPRT *cb_ux, *cb_tx;
+static SVCXPRT *cb_ux, *cb_tx, *cb_ux6;
 static uint16_t cb_uport, cb_tport;
 static pthread_t cb_thr;
 
@@ -976,11 +993,19 @@ cb_dispatch(struct svc_req *rq, SVCXPRT *xp)
 		abort();
 	r->vers = (int)rq->rq_vers;
 	r->proc = (int)rq->rq_proc;
-	r->tcp = xp != cb_ux;
+	r->tcp = xp != cb_ux && xp != cb_ux6;
 	r->t_ms = t_now_ms();
 	nb = svc_getrpccaller(xp);
-	if (nb != NULL && nb->len >= sizeof(struct sockaddr_in))
-		memcpy(&r->from, nb->buf, sizeof(r->from));
+	if (nb != NULL && nb->len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr *sa = nb->buf;
+
+		if (sa->sa_family == AF_INET)
+			inet_ntop(AF_INET, &((const struct sockaddr_in *)
+			    nb->buf)->sin_addr, r->from, sizeof(r->from));
+		else if (sa->sa_family == AF_INET6)
+			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)
+			    nb->buf)->sin6_addr, r->from, sizeof(r->from));
+	}
 	if (rq->rq_proc == NLMPROC4_GRANTED ||
 	    rq->rq_proc == NLMPROC4_GRANTED_MSG) {
 		if (v4)
@@ -1022,35 +1047,63 @@ cb_main(void *arg)
 }
 
 static int
-cb_sock(int type, uint16_t *port)
+cb_sock(int family, int type, uint16_t *port)
 {
-	struct sockaddr_in sa;
-	socklen_t sl = sizeof(sa);
-	int fd;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int fd, one = 1;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	if ((fd = socket(AF_INET, type, 0)) == -1 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) == -1)
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = (sa_family_t)family;
+	if ((fd = socket(family, type, 0)) == -1)
+		return -1;
+	if (family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+		    sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, family == AF_INET6 ?
+	    sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in)) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl) == -1)
 		return -1;
 	if (type == SOCK_STREAM && listen(fd, 16) == -1)
 		return -1;
-	*port = ntohs(sa.sin_port);
+	*port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	return fd;
+}
+
+/* Register NLM vers on udp6 with the local rpcbind (RPCB SET). */
+static bool
+cb_reg6(rpcvers_t vers, uint16_t port)
+{
+	struct netconfig *nc = getnetconfigent("udp6");
+	struct sockaddr_in6 s6;
+	struct netbuf nb;
+	bool ok;
+
+	if (nc == NULL)
+		return false;
+	memset(&s6, 0, sizeof(s6));
+	s6.sin6_family = AF_INET6;
+	s6.sin6_port = htons(port);
+	nb.buf = &s6;
+	nb.len = nb.maxlen = sizeof(s6);
+	(void)rpcb_unset(NLM_PROG, vers, nc);
+	ok = rpcb_set(NLM_PROG, vers, nc, &nb);
+	freenetconfigent(nc);
+	return ok;
 }
 
 int
 cb_start(void)
 {
 	static const rpcvers_t vers[] = { NLM_VERS, NLM_VERSX, NLM4_VERS };
-	int ufd, tfd;
+	uint16_t port6 = 0;
+	int ufd, tfd, u6fd;
 	size_t i;
 
 	if ((cb_recs = calloc(CB_MAX, sizeof(*cb_recs))) == NULL)
 		return -1;
-	if ((ufd = cb_sock(SOCK_DGRAM, &cb_uport)) == -1 ||
-	    (tfd = cb_sock(SOCK_STREAM, &cb_tport)) == -1) {
+	if ((ufd = cb_sock(AF_INET, SOCK_DGRAM, &cb_uport)) == -1 ||
+	    (tfd = cb_sock(AF_INET, SOCK_STREAM, &cb_tport)) == -1) {
 		perror("receiver socket");
 		return -1;
 	}
@@ -1058,6 +1111,9 @@ cb_start(void)
 	cb_tx = svc_vc_create(tfd, 0, 0);
 	if (cb_ux == NULL || cb_tx == NULL)
 		return -1;
+	/* IPv6 is optional: only when the host has it. */
+	if ((u6fd = cb_sock(AF_INET6, SOCK_DGRAM, &port6)) != -1)
+		cb_ux6 = svc_dg_create(u6fd, 0, 0);
 	for (i = 0; i < sizeof(vers) / sizeof(vers[0]); i++) {
 		pmap_unset(NLM_PROG, vers[i]);
 		if (!svc_reg(cb_ux, NLM_PROG, vers[i], cb_dispatch, NULL) ||
@@ -1065,6 +1121,13 @@ cb_start(void)
 		    !pmap_set(NLM_PROG, vers[i], IPPROTO_UDP, cb_uport) ||
 		    !pmap_set(NLM_PROG, vers[i], IPPROTO_TCP, cb_tport)) {
 			fprintf(stderr, "receiver: cannot register v%lu\n",
+			    (unsigned long)vers[i]);
+			return -1;
+		}
+		if (cb_ux6 != NULL &&
+		    (!svc_reg(cb_ux6, NLM_PROG, vers[i], cb_dispatch, NULL) ||
+		    !cb_reg6(vers[i], port6))) {
+			fprintf(stderr, "receiver: cannot register v%lu/udp6\n",
 			    (unsigned long)vers[i]);
 			return -1;
 		}
@@ -1080,8 +1143,15 @@ cb_stop(void)
 	static const rpcvers_t vers[] = { NLM_VERS, NLM_VERSX, NLM4_VERS };
 	size_t i;
 
-	for (i = 0; i < sizeof(vers) / sizeof(vers[0]); i++)
+	struct netconfig *nc = getnetconfigent("udp6");
+
+	for (i = 0; i < sizeof(vers) / sizeof(vers[0]); i++) {
 		pmap_unset(NLM_PROG, vers[i]);
+		if (nc != NULL)
+			(void)rpcb_unset(NLM_PROG, vers[i], nc);
+	}
+	if (nc != NULL)
+		freenetconfigent(nc);
 }
 
 uint16_t

@@ -4,13 +4,14 @@
  * tests/integration/test_nlm.sh, which sets up the hosts and runs
  *
  *   nlmtest --group main|sync|off|both --srv A --srv2 A2 --cli C1 --cli C2
- *           [--port N] [--retry-min MS --retry-max MS]
+ *           [--srv6 A6 --cli6 C6] [--port N] [--retry-min MS --retry-max MS]
  *
  * once per nlmd callback mode:
  *   main   --callbacks=msg (the default): every procedure of every version,
  *          conflicts, the GRANTED_MSG/GRANTED_RES cycle, retransmission and
  *          backoff, CANCEL/grant races, _MSG -> _RES, FREE_ALL, SHARE,
- *          32-bit range edges, limits, deadlock, FIFO.
+ *          32-bit range edges, limits, deadlock, FIFO; IPv6 (callbacks
+ *          found through RPCB GETADDR) when --srv6/--cli6 are given.
  *   sync   --callbacks=sync --callback-give-up=2: synchronous GRANTED.
  *   off    --callbacks=off: no callback; the client's re-poll collects.
  *   both   --callbacks=both: GRANTED_MSG and GRANTED alternate.
@@ -38,14 +39,6 @@ static unsigned retry_min = 100, retry_max = 800;
 
 /* Clients of the two hosts, by version and transport. */
 static CLIENT *a4, *b4, *b4s2, *a4t, *b4t, *a1, *b1, *a3, *b3;
-
-static const char *
-ipstr(const struct sockaddr_in *sa)
-{
-	static char buf[INET_ADDRSTRLEN];
-
-	return inet_ntop(AF_INET, &sa->sin_addr, buf, sizeof(buf));
-}
 
 static struct t_lk
 LK(const char *name, const char *fh, const char *oh, int32_t svid,
@@ -78,9 +71,9 @@ expect_grant(int vers, int proc, const struct t_lk *k, bool excl,
 	    proc == 5 ? "GRANTED" : "GRANTED_MSG", vers);
 	if (r == NULL)
 		return NULL;
-	t_check(strcmp(ipstr(&r->from), srv) == 0,
+	t_check(strcmp(r->from, srv) == 0,
 	    "%s: callback comes from the server address the client used "
-	    "(want %s, got %s)", what, srv, ipstr(&r->from));
+	    "(want %s, got %s)", what, srv, r->from);
 	t_eq(r->cookielen, 8, "%s: callback cookie is 8 bytes", what);
 	t_check(!r->tcp, "%s: callback over UDP", what);
 	t_check(r->svid == k->svid && r->off == k->off && r->len == k->len &&
@@ -773,8 +766,8 @@ no_stray(CLIENT *c, const char *what)
 }
 
 static struct t_cb *
-expect_res(int vers, int proc, const void *cookie, unsigned clen, int stat,
-    const char *what)
+expect_res_from(const char *srv, int vers, int proc, const void *cookie,
+    unsigned clen, int stat, const char *what)
 {
 	struct t_cb *r = cb_wait(vers, proc, 3000);
 
@@ -785,10 +778,16 @@ expect_res(int vers, int proc, const void *cookie, unsigned clen, int stat,
 	t_check(cookie == NULL || (r->cookielen == clen &&
 	    memcmp(r->cookie, cookie, clen) == 0), "%s: cookie echoed", what);
 	t_eq(r->stat, stat, "%s: status", what);
-	t_check(strcmp(ipstr(&r->from), tcfg.srv) == 0 && !r->tcp,
-	    "%s: sent over UDP from the server address (%s)", what,
-	    ipstr(&r->from));
+	t_check(strcmp(r->from, srv) == 0 && !r->tcp,
+	    "%s: sent over UDP from the server address (%s)", what, r->from);
 	return r;
+}
+
+static struct t_cb *
+expect_res(int vers, int proc, const void *cookie, unsigned clen, int stat,
+    const char *what)
+{
+	return expect_res_from(tcfg.srv, vers, proc, cookie, clen, stat, what);
 }
 
 static void
@@ -1212,6 +1211,48 @@ test_v1_callback(void)
 	(void)l1_unlock(b3, &W3);
 }
 
+/* ---- IPv6: callbacks through RPCB GETADDR on the client's address ---- */
+
+static void
+test_ipv6(void)
+{
+	struct t_lk H = LK(HA, "f-v6", "oh-h", 181, 0, 10);
+	struct t_lk W = LK(HA, "f-v6", "oh-w6", 182, 0, 10);
+	uint8_t ck[4] = { 6, 6, 6, 6 };
+	struct t_holder ho;
+	struct t_cb *r;
+	CLIENT *c6, *c6t;
+
+	if (tcfg.srv6 == NULL || tcfg.cli6 == NULL) {
+		t_note("no IPv6 addresses given: IPv6 tests skipped");
+		return;
+	}
+	c6 = t_clnt(tcfg.cli6, tcfg.srv6, NLM4_VERS, false);
+	c6t = t_clnt(tcfg.cli6, tcfg.srv6, NLM4_VERS, true);
+	cb_flush();
+	t_eq(t_null(c6), RPC_SUCCESS, "v6: NULL over udp6");
+	t_eq(t_null(c6t), RPC_SUCCESS, "v6: NULL over tcp6");
+	t_eq(l4_lock(a4, &H, true, false, 0), NLM4_GRANTED, "v6: A locks (v4)");
+	t_eq(l4_lock(c6, &W, true, true, 0), NLM4_BLOCKED,
+	    "v6: same caller_name from an IPv6 address is another host");
+	(void)l4_unlock(a4, &H);
+	r = expect_grant(4, NLMPROC4_GRANTED_MSG, &W, true, tcfg.srv6, "v6");
+	if (r != NULL)
+		t_eq(l4_granted_res(c6, r->cookie, 8, NLM4_GRANTED),
+		    RPC_SUCCESS, "v6: GRANTED_RES over udp6");
+	t_check(quiet_for(400), "v6: acknowledged");
+	t_eq(l4_test(a4, &H, true, &ho), NLM4_DENIED, "v6: IPv6 host holds it");
+	t_check(ho.svid == 182, "v6: holder is the IPv6 host's owner");
+	t_eq(l4_msg(c6t, NLMPROC4_UNLOCK_MSG, &W, true, false, ck, 4),
+	    RPC_SUCCESS, "v6: UNLOCK_MSG over tcp6");
+	expect_res_from(tcfg.srv6, 4, NLMPROC4_UNLOCK_RES, ck, 4, NLM4_GRANTED,
+	    "v6 UNLOCK_MSG");
+	t_eq(l4_test(a4, &H, true, NULL), NLM4_GRANTED, "v6: unlocked");
+	t_eq(l4_free_all(c6, HA, 0), RPC_SUCCESS, "v6: FREE_ALL over udp6");
+	t_clnt_free(c6);
+	t_clnt_free(c6t);
+}
+
 /* ---- groups ---- */
 
 static void
@@ -1239,6 +1280,7 @@ group_main(void)
 	test_share();
 	test_v1_ranges();
 	test_v1_callback();
+	test_ipv6();
 }
 
 /* Synchronous GRANTED (proc 5): its reply status is the answer. */
@@ -1388,8 +1430,8 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: nlmtest --group main|sync|off|both --srv A "
-	    "--srv2 A2 --cli C1 --cli C2 [--port N] [--retry-min MS] "
-	    "[--retry-max MS]\n");
+	    "--srv2 A2 --cli C1 --cli C2 [--srv6 A6 --cli6 C6] [--port N] "
+	    "[--retry-min MS] [--retry-max MS]\n");
 	exit(2);
 }
 
@@ -1412,6 +1454,10 @@ main(int argc, char **argv)
 			tcfg.srv2 = argv[++i];
 		else if (strcmp(argv[i], "--cli") == 0 && ncli < 2)
 			tcfg.cli[ncli++] = argv[++i];
+		else if (strcmp(argv[i], "--srv6") == 0)
+			tcfg.srv6 = argv[++i];
+		else if (strcmp(argv[i], "--cli6") == 0)
+			tcfg.cli6 = argv[++i];
 		else if (strcmp(argv[i], "--port") == 0)
 			tcfg.port = (uint16_t)atoi(argv[++i]);
 		else if (strcmp(argv[i], "--retry-min") == 0)
