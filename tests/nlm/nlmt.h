@@ -84,6 +84,8 @@ struct t_holder {
 int	 l4_test(CLIENT *, const struct t_lk *, bool excl, struct t_holder *);
 int	 l4_lock(CLIENT *, const struct t_lk *, bool excl, bool block,
 	    int state);
+/* LOCK with reclaim = TRUE (non-blocking). */
+int	 l4_lock_reclaim(CLIENT *, const struct t_lk *, bool excl);
 int	 l4_nm_lock(CLIENT *, const struct t_lk *, bool excl, bool block);
 int	 l4_cancel(CLIENT *, const struct t_lk *, bool excl, bool block);
 int	 l4_unlock(CLIENT *, const struct t_lk *);
@@ -153,6 +155,9 @@ struct t_cb {
 int	 cb_start(void);
 void	 cb_stop(void);
 uint16_t cb_udp_port(void);
+uint16_t cb_udp6_port(void);
+/* Register (on) or unregister the receiver's IPv4 NLM with rpcbind. */
+bool	 cb_register(bool on);
 /* Wait up to ms for an unused record of (vers, proc); vers 0 = any. */
 struct t_cb *cb_wait(int vers, int proc, unsigned ms);
 /* Unused records of (vers, proc) so far (vers 0 = any, proc -1 = any). */

@@ -291,7 +291,7 @@ l4_test(CLIENT *c, const struct t_lk *k, bool excl, struct t_holder *ho)
 
 static int
 l4_lock_proc(CLIENT *c, const struct t_lk *k, bool excl, bool block,
-    int state, bool nm)
+    int state, bool nm, bool reclaim)
 {
 	uint8_t cb[4];
 	nlm4_lockargs a;
@@ -306,6 +306,7 @@ l4_lock_proc(CLIENT *c, const struct t_lk *k, bool excl, bool block,
 	a.exclusive = excl;
 	mk4(&a.alock, k);
 	a.state = state;
+	a.reclaim = reclaim;
 	st = nm ? nlmproc4_nm_lock_4(&a, &r, c) : nlmproc4_lock_4(&a, &r, c);
 	if (st != RPC_SUCCESS)
 		return t_rpcfail(c, st, nm ? "NM_LOCK" : "LOCK");
@@ -318,13 +319,19 @@ l4_lock_proc(CLIENT *c, const struct t_lk *k, bool excl, bool block,
 int
 l4_lock(CLIENT *c, const struct t_lk *k, bool excl, bool block, int state)
 {
-	return l4_lock_proc(c, k, excl, block, state, false);
+	return l4_lock_proc(c, k, excl, block, state, false, false);
+}
+
+int
+l4_lock_reclaim(CLIENT *c, const struct t_lk *k, bool excl)
+{
+	return l4_lock_proc(c, k, excl, false, 0, false, true);
 }
 
 int
 l4_nm_lock(CLIENT *c, const struct t_lk *k, bool excl, bool block)
 {
-	return l4_lock_proc(c, k, excl, block, 0, true);
+	return l4_lock_proc(c, k, excl, block, 0, true, false);
 }
 
 int
@@ -861,7 +868,7 @@ static struct t_cb *cb_recs;
 static int cb_n;
 static int cb_sync_stat = NLM4_GRANTED;
 static SVCXPRT *cb_ux, *cb_tx, *cb_ux6;
-static uint16_t cb_uport, cb_tport;
+static uint16_t cb_uport, cb_tport, cb_u6port;
 static pthread_t cb_thr;
 
 static void
@@ -1114,6 +1121,7 @@ cb_start(void)
 	/* IPv6 is optional: only when the host has it. */
 	if ((u6fd = cb_sock(AF_INET6, SOCK_DGRAM, &port6)) != -1)
 		cb_ux6 = svc_dg_create(u6fd, 0, 0);
+	cb_u6port = port6;
 	for (i = 0; i < sizeof(vers) / sizeof(vers[0]); i++) {
 		pmap_unset(NLM_PROG, vers[i]);
 		if (!svc_reg(cb_ux, NLM_PROG, vers[i], cb_dispatch, NULL) ||
@@ -1154,10 +1162,37 @@ cb_stop(void)
 		freenetconfigent(nc);
 }
 
+bool
+cb_register(bool on)
+{
+	static const rpcvers_t vers[] = { NLM_VERS, NLM_VERSX, NLM4_VERS };
+	bool ok = true;
+	size_t i;
+
+	/*
+	 * All versions: rpcbind answers GETPORT for a missing version with
+	 * the port of another version of the program.
+	 */
+	for (i = 0; i < sizeof(vers) / sizeof(vers[0]); i++)
+		if (!on)
+			ok = pmap_unset(NLM_PROG, vers[i]) && ok;
+		else
+			ok = pmap_set(NLM_PROG, vers[i], IPPROTO_UDP, cb_uport) &&
+			    pmap_set(NLM_PROG, vers[i], IPPROTO_TCP, cb_tport) &&
+			    ok;
+	return ok;
+}
+
 uint16_t
 cb_udp_port(void)
 {
 	return cb_uport;
+}
+
+uint16_t
+cb_udp6_port(void)
+{
+	return cb_u6port;
 }
 
 static struct t_cb *

@@ -1211,6 +1211,77 @@ test_v1_callback(void)
 	(void)l1_unlock(b3, &W3);
 }
 
+/* ---- reclaim outside grace; whole-file UNLOCK of a waiter; late NLM ---- */
+
+static void
+test_reclaim(void)
+{
+	struct t_lk R = LK(HA, "f-recl", "oh-r", 191, 0, 10);
+	struct t_lk O = LK(HB, "f-recl", "oh-o", 192, 0, 10);
+
+	/*
+	 * nlmd is long past any grace period here.  Linux and Ganesha
+	 * answer a reclaim outside grace DENIED_GRACE_PERIOD (research:
+	 * anchors-features.md 1.4, "deny (Linux behaviour) unless the lock
+	 * is in our persisted table for that host"); nothing was persisted.
+	 */
+	t_eq(l4_lock_reclaim(a4, &R, true), NLM4_DENIED_GRACE_PERIOD,
+	    "reclaim LOCK outside grace -> DENIED_GRACE_PERIOD");
+	if (l4_test(b4, &O, true, NULL) != NLM4_GRANTED)
+		(void)l4_unlock(a4, &R);
+}
+
+static void
+test_unlock_all_cancels_wait(void)
+{
+	struct t_lk H = LK(HA, "f-uaw", "oh-h", 193, 0, 0);
+	struct t_lk W = LK(HB, "f-uaw", "oh-w", 194, 5, 5);
+	struct t_lk Wall = LK(HB, "f-uaw", "oh-w", 194, 0, 0);
+	struct t_cb *r;
+
+	cb_flush();
+	(void)l4_lock(a4, &H, true, false, 0);
+	t_eq(l4_lock(b4, &W, true, true, 0), NLM4_BLOCKED, "uaw: B waits");
+	t_eq(l4_unlock(b4, &Wall), NLM4_GRANTED,
+	    "uaw: B unlocks the whole file (as a client does on close)");
+	(void)l4_unlock(a4, &H);
+	r = cb_wait(4, NLMPROC4_GRANTED_MSG, 500);
+	t_check(r == NULL, "uaw: a whole-file UNLOCK cancels the owner's "
+	    "wait on a sub-range (no GRANTED_MSG)");
+	if (r != NULL)
+		(void)l4_granted_res(b4, r->cookie, 8, NLM4_DENIED);
+	(void)l4_unlock(b4, &Wall);
+	t_check(quiet_for(300), "uaw: quiet");
+}
+
+static void
+test_late_registration(void)
+{
+	struct t_lk H = LK(HA, "f-late", "oh-h", 195, 0, 10);
+	struct t_lk W = LK(HB, "f-late", "oh-w", 196, 0, 10);
+	struct t_cb *r;
+
+	cb_flush();
+	/*
+	 * nlmd caches a client's NLM port (for minutes) once found, so this
+	 * must run before any callback to host B's address.
+	 */
+	t_check(cb_register(false),
+	    "late: client NLM unregistered from the client's rpcbind");
+	(void)l4_lock(a4, &H, true, false, 0);
+	t_eq(l4_lock(b4, &W, true, true, 0), NLM4_BLOCKED, "late: B waits");
+	(void)l4_unlock(a4, &H);
+	t_check(quiet_for(1200), "late: no callback while nothing is "
+	    "registered");
+	t_check(cb_register(true), "late: registered again");
+	r = expect_grant(4, NLMPROC4_GRANTED_MSG, &W, true, tcfg.srv,
+	    "late registration");
+	if (r != NULL)
+		(void)l4_granted_res(b4, r->cookie, 8, NLM4_GRANTED);
+	t_check(quiet_for(retry_max + 200), "late: acknowledged");
+	(void)l4_unlock(b4, &W);
+}
+
 /* ---- IPv6: callbacks through RPCB GETADDR on the client's address ---- */
 
 static void
@@ -1258,6 +1329,8 @@ test_ipv6(void)
 static void
 group_main(void)
 {
+	/* First: nlmd has not cached the port of host B's NLM yet. */
+	test_late_registration();
 	test_basics();
 	test_conflicts();
 	test_posix();
@@ -1281,6 +1354,8 @@ group_main(void)
 	test_v1_ranges();
 	test_v1_callback();
 	test_ipv6();
+	test_unlock_all_cancels_wait();
+	test_reclaim();
 }
 
 /* Synchronous GRANTED (proc 5): its reply status is the answer. */
@@ -1389,6 +1464,26 @@ group_off(void)
 	    "off: CANCEL of the uncollected grant -> GRANTED");
 	t_eq(l4_lock(a4, &H, true, false, 0), NLM4_GRANTED,
 	    "off: cancelled grant released");
+
+	/*
+	 * A waiter on a sub-range whose owner then unlocks the whole file
+	 * (a client closing the file) must not be granted that range later:
+	 * with no callback nobody would ever collect or refuse it.
+	 */
+	{
+		struct t_lk Ws = LK(HB, "f-off", "oh-w", 162, 2, 3);
+		struct t_lk Wall = LK(HB, "f-off", "oh-w", 162, 0, 0);
+
+		t_eq(l4_lock(b4, &Ws, true, true, 0), NLM4_BLOCKED,
+		    "off: B waits on [2,5)");
+		t_eq(l4_unlock(b4, &Wall), NLM4_GRANTED,
+		    "off: B unlocks the whole file");
+		(void)l4_unlock(a4, &H);
+		t_eq(l4_lock(a4, &H, true, false, 0), NLM4_GRANTED,
+		    "off: after B's whole-file UNLOCK, A can lock again "
+		    "(nothing granted to B's abandoned wait)");
+		(void)l4_unlock(b4, &Wall);
+	}
 	(void)l4_unlock(a4, &H);
 }
 
@@ -1486,8 +1581,8 @@ main(int argc, char **argv)
 		return t_summary("nlm");
 	}
 	t_note("group %s: nlmd %s:%u (and %s), clients %s %s, receiver "
-	    "udp/%u", group, tcfg.srv, tcfg.port, tcfg.srv2, tcfg.cli[0],
-	    tcfg.cli[1], cb_udp_port());
+	    "udp/%u udp6/%u", group, tcfg.srv, tcfg.port, tcfg.srv2,
+	    tcfg.cli[0], tcfg.cli[1], cb_udp_port(), cb_udp6_port());
 	a4 = t_clnt(tcfg.cli[0], tcfg.srv, NLM4_VERS, false);
 	b4 = t_clnt(tcfg.cli[1], tcfg.srv, NLM4_VERS, false);
 	b4s2 = t_clnt(tcfg.cli[1], tcfg.srv2, NLM4_VERS, false);
