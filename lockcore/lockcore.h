@@ -307,6 +307,17 @@ enum lk_status lk_unlock(struct lk_table *t, const struct lk_lockreq *req,
 	    uint64_t now, const struct lk_result **resp);
 
 /*
+ * UNLOCK as NLM means it: lk_unlock(), and also remove the owner's queued
+ * requests on the file that overlap the range (their udata in rs_dropped).
+ * A client unlocking a range has given up waiting for any part of it; left
+ * queued, such a request would later be granted to nobody.  Returns as
+ * lk_unlock(); on failure nothing changed.
+ */
+enum lk_status lk_unlock_cancel(struct lk_table *t,
+	    const struct lk_lockreq *req, uint64_t now,
+	    const struct lk_result **resp);
+
+/*
  * CANCEL a blocked request: the owner's waiter on the file with the same
  * range and mode is removed (its udata in rs_dropped) and LK_OK returned.
  * Failing that, an unconfirmed grant with the same range and mode is ended

@@ -226,6 +226,41 @@ lk_unlock(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
 }
 
 static enum lk_status
+lk_unlock_cancel_do(struct lk_table *t, const struct lk_lockreq *req,
+    uint64_t now)
+{
+	struct lk_range r;
+	struct lk_file *f;
+	struct lk_owner *o;
+	enum lk_status st;
+
+	if ((st = lk_req_check(req, &r)) != LK_OK)
+		return st;
+	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
+	    (o = lk_req_owner(t, req)) == NULL)
+		return LK_OK;
+	/* Reserve every drop first: after lk_free_range() nothing may fail. */
+	if (!lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
+	    lk_pending_count(o, f, &r) + lk_queued_count(o, f, &r)))
+		return LK_NOMEM;
+	if ((st = lk_free_range(t, o, f, &r)) != LK_OK)
+		return st;
+	lk_pending_end_overlap(t, o, f, &r);
+	lk_queued_end_overlap(t, o, f, &r);
+	if (f->fi_nwaiters > 0)
+		lk_grant_pass(t, f, now);
+	return LK_OK;
+}
+
+enum lk_status
+lk_unlock_cancel(struct lk_table *t, const struct lk_lockreq *req,
+    uint64_t now, const struct lk_result **resp)
+{
+	lk_begin(t);
+	return lk_finish(t, lk_unlock_cancel_do(t, req, now), resp);
+}
+
+static enum lk_status
 lk_cancel_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 {
 	struct lk_range r;

@@ -286,3 +286,33 @@ lk_pending_end_overlap(struct lk_table *t, struct lk_owner *o,
 		}
 	}
 }
+
+size_t
+lk_queued_count(const struct lk_owner *o, const struct lk_file *f,
+    const struct lk_range *r)
+{
+	const struct lk_waiter *w;
+	size_t n = 0;
+
+	for (w = o->ow_waiters; w != NULL; w = w->wa_onext)
+		n += !w->wa_granted && w->wa_file == f &&
+		    lk_overlaps(w->wa_start, w->wa_end, r->r_start, r->r_end);
+	return n;
+}
+
+/* Remove o's queued requests on f overlapping r (t_dropped reserved). */
+void
+lk_queued_end_overlap(struct lk_table *t, struct lk_owner *o,
+    struct lk_file *f, const struct lk_range *r)
+{
+	struct lk_waiter *w, *next;
+
+	for (w = o->ow_waiters; w != NULL; w = next) {
+		next = w->wa_onext;
+		if (!w->wa_granted && w->wa_file == f &&
+		    lk_overlaps(w->wa_start, w->wa_end, r->r_start, r->r_end)) {
+			lk_drop_udata(t, w->wa_udata);
+			lk_waiter_free(t, w);
+		}
+	}
+}

@@ -197,6 +197,15 @@ nlm_proc_lock(const struct nlm_ctx *cx, const nlm4_lockargs *a, nlm4_res *r)
 	ns = nlm_check(a->alock.caller_name, &a->alock.fh, &a->alock.oh);
 	if (ns != NLM4_GRANTED)
 		goto out;
+	/*
+	 * Reclaims are honoured only during a grace period, and nlmd is
+	 * never in one yet (no lock survives a restart to be reclaimed).
+	 * Like Linux, refuse them rather than grant them as new locks.
+	 */
+	if (a->reclaim) {
+		ns = NLM4_DENIED_GRACE_PERIOD;
+		goto out;
+	}
 	if ((h = nlm_host_of(cx, a->alock.caller_name, true)) == NULL) {
 		ns = NLM4_DENIED_NOLOCKS;
 		goto out;
@@ -261,7 +270,6 @@ nlm_proc_unlock(const struct nlm_ctx *cx, const nlm4_unlockargs *a,
 	struct nlm_host *h;
 	enum lk_status st;
 	nlm4_stats ns;
-	int excl;
 
 	r->cookie = a->cookie;
 	ns = nlm_check(a->alock.caller_name, &a->alock.fh, &a->alock.oh);
@@ -271,15 +279,11 @@ nlm_proc_unlock(const struct nlm_ctx *cx, const nlm4_unlockargs *a,
 		goto out;	/* holds nothing: unlocking nothing succeeds */
 	/*
 	 * UNLOCK implies CANCEL: a client whose blocked request was
-	 * interrupted, or whose GRANTED_RES got lost, unlocks the range.
+	 * interrupted, or whose GRANTED_RES got lost, unlocks the range; any
+	 * request of this owner still queued inside it is abandoned too.
 	 */
-	for (excl = 0; excl < 2; excl++) {
-		nlm_lockreq(&rq, h->h_id, &a->alock, excl, true);
-		(void)lk_cancel(nlm->n_table, &rq, ev_now_ms(), &res);
-		nlm_apply(res);
-	}
 	nlm_lockreq(&rq, h->h_id, &a->alock, false, false);
-	st = lk_unlock(nlm->n_table, &rq, ev_now_ms(), &res);
+	st = lk_unlock_cancel(nlm->n_table, &rq, ev_now_ms(), &res);
 	nlm_apply(res);
 	ns = nlm_stat_from_lk(st);
 out:
@@ -339,6 +343,10 @@ nlm_proc_share(const struct nlm_ctx *cx, const nlm4_shareargs *a,
 	r->sequence = 0;
 	if ((ns = nlm_share_check(a)) != NLM4_GRANTED)
 		goto out;
+	if (a->reclaim) {
+		ns = NLM4_DENIED_GRACE_PERIOD;	/* as for LOCK */
+		goto out;
+	}
 	if ((h = nlm_host_of(cx, a->share.caller_name, true)) == NULL) {
 		ns = NLM4_DENIED_NOLOCKS;
 		goto out;

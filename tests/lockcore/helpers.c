@@ -58,6 +58,12 @@ lt_unlock(struct lk_table *t, struct lk_lockreq rq)
 }
 
 enum lk_status
+lt_unlock_cancel(struct lk_table *t, struct lk_lockreq rq)
+{
+	return lt_checked(t, lk_unlock_cancel(t, &rq, 2, &lt_res));
+}
+
+enum lk_status
 lt_cancel(struct lk_table *t, struct lk_lockreq rq)
 {
 	return lt_checked(t, lk_cancel(t, &rq, 3, &lt_res));

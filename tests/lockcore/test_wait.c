@@ -262,6 +262,39 @@ test_cancel(void)
 }
 
 /* Deadlock across two files and two hosts; no false positive after. */
+/* NLM's UNLOCK: also ends the owner's queued requests it overlaps. */
+static void
+test_unlock_cancel(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 5, SH, NB), NULL),
+	    LK_DENIED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 2, 3, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "g", 2, 3, EX, BL), &u2),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 4, 1, EX, BL), &u3),
+	    LK_BLOCKED);
+	/* Plain unlock of a disjoint range: B's wait stays. */
+	CU_ASSERT_EQUAL(lt_unlock_cancel(t, lt_req(OB, "f", 6, 0, SH, NB)),
+	    LK_OK);
+	CU_ASSERT_FALSE(lt_dropped(&u1));
+	/* Whole-file unlock by B ends its wait on [2,5), not C's. */
+	CU_ASSERT_EQUAL(lt_unlock_cancel(t, lt_req(OB, "f", 0, 0, SH, NB)),
+	    LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_FALSE(lt_dropped(&u3));
+	CU_ASSERT_EQUAL(waiters(), 1);
+	/* B's lock on the other file is untouched; A's release grants C only. */
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "g"), 1);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, SH, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u3));
+	CU_ASSERT_FALSE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 0);
+}
+
 static void
 test_deadlock2(void)
 {
@@ -500,6 +533,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "downgrade wakes waiters", test_downgrade_wakes) ||
 	    !CU_add_test(s, "re-sent requests", test_resent) ||
 	    !CU_add_test(s, "cancel (queued, unconfirmed)", test_cancel) ||
+	    !CU_add_test(s, "unlock_cancel ends overlapping waits",
+	    test_unlock_cancel) ||
 	    !CU_add_test(s, "a grant's downgrade unblocks older waiters",
 	    test_grant_downgrade_chain) ||
 	    !CU_add_test(s, "re-sent after change replaces the grant",
