@@ -1,0 +1,1363 @@
+/*
+ * nlmbench.c - closed-loop load generator for nlmd (NLM v4 over TCP/UDP).
+ *
+ * HOW IT WORKS.  N clients, each with its own socket (a TCP connection or
+ * a connected UDP socket) and its own identity: caller_name "bench-<i>",
+ * svid 1000+i, owner handle "<svid>@bench-<i>".  Each client has exactly
+ * one request outstanding (closed loop); one thread drives them all with
+ * epoll.  Calls are encoded by hand (RFC 5531 / RFC 1813 XDR), independent
+ * of the XDR code nlmd is built from, and every reply is decoded and
+ * checked: xid, accepted/SUCCESS, the cookie echoed byte for byte, and the
+ * NLM status the mode expects.  Anything else is an error, counted apart
+ * from the operations; any error makes the exit status 1.
+ *
+ * Modes (-m):
+ *   null        NULL procedure: the transport's ceiling.
+ *   test        TEST on a client-private file: no conflict, GRANTED.
+ *   lockunlock  LOCK (non-blocking, exclusive) then UNLOCK of a private
+ *               file; one pair is one op, latency is that of the pair.
+ *   contended   every client LOCKs the same range of one file, exclusive,
+ *               non-blocking; a client that gets it UNLOCKs it.  Every RPC
+ *               is an op; grants and denials are counted.
+ *   hold        every client first takes K locks (-k) on one shared file
+ *               and keeps them, then runs lockunlock on a private range of
+ *               that same file (so lockcore works on a tree of N*K locks).
+ *   blackhole   -r rounds of: lockunlock without, then with, a client at
+ *               its own address (-b) holding a pending grant whose NLM
+ *               callback port drops everything; reports the p99 ratio.
+ *
+ * Operations completing in the window [warm-up, warm-up + -t seconds) are
+ * counted; after it each client finishes what it holds (UNLOCK) and stops.
+ *
+ * Output: one line of key=value pairs per run (per phase in blackhole).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Wire constants (RFC 5531, NLM v4 of the Open Group XNFS spec). */
+#define RPC_CALL		0
+#define RPC_REPLY		1
+#define RPC_VERS		2
+#define MSG_ACCEPTED		0
+#define ACCEPT_SUCCESS		0
+#define AUTH_NONE_FLAVOR	0
+#define NLM_PROGRAM		100021
+#define NLM_V4			4
+#define PROC_NULL		0
+#define PROC_TEST		1
+#define PROC_LOCK		2
+#define PROC_UNLOCK		4
+#define PROC_GRANTED_MSG	10
+#define NLM4_GRANTED		0
+#define NLM4_DENIED		1
+#define NLM4_BLOCKED		3
+#define PMAP_PROGRAM		100000
+#define PMAP_GETPORT		3
+
+#define MAX_CLIENTS	4096
+#define MSG_MAX		2048
+#define INBUF		8192
+#define MAX_ERRMSG	5
+#define DRAIN_MS	3000
+#define UDP_RTO_MS	500
+#define UDP_MAXTRIES	10
+
+enum mode { M_NULL, M_TEST, M_LOCKUNLOCK, M_CONTENDED, M_HOLD, M_BLACKHOLE };
+
+static const char *const mode_names[] = {
+	"null", "test", "lockunlock", "contended", "hold", "blackhole"
+};
+
+/* What a client is waiting for. */
+enum step {
+	S_NULL,		/* NULL reply */
+	S_TEST,		/* TEST reply */
+	S_LOCK,		/* LOCK reply, measured */
+	S_UNLOCK,	/* UNLOCK reply, measured */
+	S_HOLD,		/* one of the K setup LOCKs */
+	S_READY,	/* hold mode: setup done, waiting for the others */
+	S_DRAIN,	/* the UNLOCK sent after the window closed */
+	S_DONE
+};
+
+struct opts {
+	const char	*addr;
+	unsigned	 port;
+	unsigned	 clients;
+	double		 secs;
+	double		 warm;
+	bool		 udp;
+	enum mode	 mode;
+	unsigned	 hold;
+	pid_t		 srvpid;
+	const char	*bhaddr;
+	bool		 bh_rpcbind;	/* black-hole the rpcbind, not NLM */
+	unsigned	 rounds;
+	unsigned	 bh_wait_ms;
+};
+
+struct client {
+	int		 c_fd;
+	unsigned	 c_idx;
+	enum step	 c_step;
+	uint32_t	 c_xid;
+	uint32_t	 c_seq;
+	uint32_t	 c_proc;
+	uint64_t	 c_sent;	/* ns, this RPC */
+	uint64_t	 c_opstart;	/* ns, this op (pair) */
+	unsigned	 c_held;	/* hold mode: setup locks taken */
+	unsigned	 c_tries;	/* UDP: sends of this xid */
+	bool		 c_locked;	/* holds the measured lock */
+	char		 c_name[32];
+	char		 c_oh[48];
+	char		 c_fh[64];	/* file of the measured lock */
+	uint64_t	 c_off;
+	uint8_t		 c_msg[MSG_MAX];	/* last call, for UDP resend */
+	size_t		 c_msglen;
+	uint8_t		 c_in[INBUF];
+	size_t		 c_inlen;
+};
+
+struct stats {
+	uint64_t	 ops;
+	uint64_t	 rpcs;
+	uint64_t	 granted;
+	uint64_t	 denied;
+	uint64_t	 errors;
+	uint64_t	 retrans;
+	uint64_t	 stale;
+	uint32_t	*lat;		/* µs per op */
+	size_t		 nlat;
+	size_t		 caplat;
+	double		 wall;		/* s, measured window */
+	double		 gen_cpu;	/* fraction of one core */
+	double		 srv_cpu;
+	unsigned	 nerrmsg;
+};
+
+struct run {
+	const struct opts *r_o;
+	enum mode	 r_mode;	/* the load mode of this run */
+	struct client	*r_cl;
+	unsigned	 r_n;
+	int		 r_ep;
+	char		 r_tag[32];	/* makes file handles unique per run */
+	uint64_t	 r_t0;		/* window start, ns */
+	uint64_t	 r_tend;	/* window end, ns */
+	bool		 r_measuring;
+	bool		 r_stopping;
+	unsigned	 r_ready;	/* hold: clients done with setup */
+	unsigned	 r_done;
+	struct stats	*r_st;
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "nlmbench: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(2);
+}
+
+static void
+run_error(struct run *r, const struct client *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->r_st->errors++;
+	if (r->r_st->nerrmsg++ >= MAX_ERRMSG)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "nlmbench: client %u (proc %u): ", c->c_idx, c->c_proc);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+}
+
+/* ---- XDR encoding ---------------------------------------------------- */
+
+struct xbuf {
+	uint8_t	*x_p;
+	size_t	 x_len;
+	size_t	 x_cap;
+	bool	 x_err;
+};
+
+static void
+put_u32(struct xbuf *x, uint32_t v)
+{
+	if (x->x_len + 4 > x->x_cap) {
+		x->x_err = true;
+		return;
+	}
+	v = htonl(v);
+	memcpy(x->x_p + x->x_len, &v, 4);
+	x->x_len += 4;
+}
+
+static void
+put_u64(struct xbuf *x, uint64_t v)
+{
+	put_u32(x, (uint32_t)(v >> 32));
+	put_u32(x, (uint32_t)v);
+}
+
+static void
+put_opaque(struct xbuf *x, const void *p, size_t n)
+{
+	size_t pad = (4 - n % 4) % 4;
+
+	put_u32(x, (uint32_t)n);
+	if (x->x_len + n + pad > x->x_cap) {
+		x->x_err = true;
+		return;
+	}
+	memcpy(x->x_p + x->x_len, p, n);
+	memset(x->x_p + x->x_len + n, 0, pad);
+	x->x_len += n + pad;
+}
+
+static void
+put_str(struct xbuf *x, const char *s)
+{
+	put_opaque(x, s, strlen(s));
+}
+
+static void
+put_callhdr(struct xbuf *x, uint32_t xid, uint32_t prog, uint32_t vers,
+    uint32_t proc)
+{
+	put_u32(x, xid);
+	put_u32(x, RPC_CALL);
+	put_u32(x, RPC_VERS);
+	put_u32(x, prog);
+	put_u32(x, vers);
+	put_u32(x, proc);
+	put_u32(x, AUTH_NONE_FLAVOR);	/* credential */
+	put_u32(x, 0);
+	put_u32(x, AUTH_NONE_FLAVOR);	/* verifier */
+	put_u32(x, 0);
+}
+
+/* The 8-byte cookie of a call: client index, sequence number. */
+static void
+cookie_of(const struct client *c, uint8_t ck[8])
+{
+	uint32_t a = htonl(c->c_idx), b = htonl(c->c_seq);
+
+	memcpy(ck, &a, 4);
+	memcpy(ck + 4, &b, 4);
+}
+
+/* nlm4_lock */
+static void
+put_lock(struct xbuf *x, const struct client *c, const char *fh,
+    uint64_t off, uint64_t len)
+{
+	put_str(x, c->c_name);
+	put_opaque(x, fh, strlen(fh));
+	put_str(x, c->c_oh);
+	put_u32(x, 1000 + c->c_idx);
+	put_u64(x, off);
+	put_u64(x, len);
+}
+
+struct call {
+	uint32_t	 proc;
+	const char	*fh;
+	uint64_t	 off;
+	uint64_t	 len;
+	bool		 block;
+};
+
+/* Encode call `k' for client c (next xid, next cookie) into its c_msg. */
+static void
+encode_call(struct client *c, const struct call *k, bool tcp)
+{
+	struct xbuf x = { c->c_msg, 0, sizeof(c->c_msg), false };
+	uint8_t ck[8];
+
+	c->c_xid = (uint32_t)random();
+	c->c_seq++;
+	c->c_proc = k->proc;
+	cookie_of(c, ck);
+	if (tcp)
+		put_u32(&x, 0);		/* record mark, patched below */
+	put_callhdr(&x, c->c_xid, NLM_PROGRAM, NLM_V4, k->proc);
+	switch (k->proc) {
+	case PROC_NULL:
+		break;
+	case PROC_TEST:
+		put_opaque(&x, ck, sizeof(ck));
+		put_u32(&x, 1);			/* exclusive */
+		put_lock(&x, c, k->fh, k->off, k->len);
+		break;
+	case PROC_LOCK:
+		put_opaque(&x, ck, sizeof(ck));
+		put_u32(&x, k->block);
+		put_u32(&x, 1);			/* exclusive */
+		put_lock(&x, c, k->fh, k->off, k->len);
+		put_u32(&x, 0);			/* reclaim */
+		put_u32(&x, 1);			/* our NSM state */
+		break;
+	case PROC_UNLOCK:
+		put_opaque(&x, ck, sizeof(ck));
+		put_lock(&x, c, k->fh, k->off, k->len);
+		break;
+	default:
+		die("internal: proc %u", k->proc);
+	}
+	if (x.x_err)
+		die("call does not fit in %zu bytes", sizeof(c->c_msg));
+	if (tcp) {
+		uint32_t mark = htonl(0x80000000u | (uint32_t)(x.x_len - 4));
+
+		memcpy(c->c_msg, &mark, 4);
+	}
+	c->c_msglen = x.x_len;
+}
+
+/* ---- reply decoding --------------------------------------------------- */
+
+struct xdec {
+	const uint8_t	*d_p;
+	size_t		 d_len;
+	size_t		 d_off;
+	bool		 d_err;
+};
+
+static uint32_t
+get_u32(struct xdec *d)
+{
+	uint32_t v;
+
+	if (d->d_len - d->d_off < 4) {
+		d->d_err = true;
+		return 0;
+	}
+	memcpy(&v, d->d_p + d->d_off, 4);
+	d->d_off += 4;
+	return ntohl(v);
+}
+
+/* Skip (or, with want != NULL, compare) an opaque<>. */
+static bool
+get_opaque(struct xdec *d, const uint8_t *want, size_t wantlen)
+{
+	uint32_t n = get_u32(d);
+	size_t padded = ((size_t)n + 3) & ~(size_t)3;
+
+	if (d->d_err || d->d_len - d->d_off < padded) {
+		d->d_err = true;
+		return false;
+	}
+	if (want != NULL && (n != wantlen ||
+	    memcmp(d->d_p + d->d_off, want, n) != 0))
+		return false;
+	d->d_off += padded;
+	return true;
+}
+
+/*
+ * Check the reply to client c's outstanding call.  Returns 1 and sets
+ * *stat on success (stat is 0 for NULL), 0 for a reply to another xid
+ * (UDP: a late duplicate), -1 with a message for anything broken.
+ */
+static int
+decode_reply(const struct client *c, const uint8_t *p, size_t n,
+    uint32_t *stat, const char **why)
+{
+	struct xdec d = { p, n, 0, false };
+	uint8_t ck[8];
+
+	if (get_u32(&d) != c->c_xid)
+		return d.d_err ? (*why = "short reply", -1) : 0;
+	if (get_u32(&d) != RPC_REPLY)
+		return *why = "not a reply", -1;
+	if (get_u32(&d) != MSG_ACCEPTED)
+		return *why = "call denied (MSG_DENIED)", -1;
+	(void)get_u32(&d);			/* verifier flavour */
+	(void)get_opaque(&d, NULL, 0);		/* verifier body */
+	if (get_u32(&d) != ACCEPT_SUCCESS)
+		return *why = d.d_err ? "short reply" :
+		    "accept_stat not SUCCESS", -1;
+	*stat = 0;
+	if (c->c_proc == PROC_NULL)
+		return d.d_off == n ? 1 : (*why = "NULL reply not empty", -1);
+	cookie_of(c, ck);
+	if (!get_opaque(&d, ck, sizeof(ck)))
+		return *why = d.d_err ? "short reply" : "cookie not echoed", -1;
+	*stat = get_u32(&d);
+	if (d.d_err)
+		return *why = "short reply", -1;
+	return 1;
+}
+
+/* ---- the run ----------------------------------------------------------- */
+
+static void
+stats_lat(struct stats *st, uint64_t ns)
+{
+	if (st->nlat == st->caplat) {
+		size_t cap = st->caplat ? st->caplat * 2 : 65536;
+		uint32_t *l = realloc(st->lat, cap * sizeof(*l));
+
+		if (l == NULL)
+			die("out of memory");
+		st->lat = l;
+		st->caplat = cap;
+	}
+	st->lat[st->nlat++] = (uint32_t)(ns / 1000 > UINT32_MAX ? UINT32_MAX :
+	    ns / 1000);
+}
+
+static void
+client_send(struct run *r, struct client *c, const struct call *k)
+{
+	ssize_t w;
+
+	encode_call(c, k, !r->r_o->udp);
+	c->c_tries = 1;
+	c->c_sent = now_ns();
+	w = send(c->c_fd, c->c_msg, c->c_msglen, MSG_NOSIGNAL);
+	if (w != (ssize_t)c->c_msglen) {
+		/* Closed loop, ~200-byte calls: a short send is a failure. */
+		run_error(r, c, "send: %s", w == -1 ? strerror(errno) :
+		    "short");
+		c->c_step = S_DONE;
+		r->r_done++;
+	}
+}
+
+static const char *
+client_fh(const struct run *r, const struct client *c)
+{
+	(void)r;
+	return c->c_fh;
+}
+
+/* Send the first call of an op in the client's mode. */
+static void
+client_next(struct run *r, struct client *c)
+{
+	struct call k = { PROC_NULL, client_fh(r, c), c->c_off, 1, false };
+
+	c->c_opstart = now_ns();
+	switch (r->r_mode) {
+	case M_NULL:
+		c->c_step = S_NULL;
+		break;
+	case M_TEST:
+		k.proc = PROC_TEST;
+		c->c_step = S_TEST;
+		break;
+	default:
+		k.proc = PROC_LOCK;
+		c->c_step = S_LOCK;
+		break;
+	}
+	client_send(r, c, &k);
+}
+
+static void
+client_unlock(struct run *r, struct client *c, enum step next)
+{
+	struct call k = { PROC_UNLOCK, client_fh(r, c), c->c_off, 1, false };
+
+	c->c_step = next;
+	client_send(r, c, &k);
+}
+
+/* Hold mode: the j-th held lock of client i, apart from all others. */
+static uint64_t
+hold_off(const struct run *r, unsigned i, unsigned j)
+{
+	return ((uint64_t)i * (r->r_o->hold + 1) + j) * 2;
+}
+
+static void
+client_hold_next(struct run *r, struct client *c)
+{
+	struct call k = { PROC_LOCK, c->c_fh, hold_off(r, c->c_idx, c->c_held),
+	    1, false };
+
+	c->c_step = S_HOLD;
+	client_send(r, c, &k);
+}
+
+static void
+client_finish(struct run *r, struct client *c)
+{
+	c->c_step = S_DONE;
+	r->r_done++;
+}
+
+/* After the window: release what is held, then stop. */
+static void
+client_stop(struct run *r, struct client *c)
+{
+	if (r->r_mode == M_HOLD) {
+		/* One UNLOCK of the whole file drops the K held locks too. */
+		struct call k = { PROC_UNLOCK, c->c_fh, 0, 0, false };
+
+		c->c_step = S_DRAIN;
+		client_send(r, c, &k);
+		return;
+	}
+	if (c->c_locked) {
+		client_unlock(r, c, S_DRAIN);
+		c->c_locked = false;
+		return;
+	}
+	client_finish(r, c);
+}
+
+static bool
+in_window(const struct run *r, uint64_t t)
+{
+	return r->r_measuring && t >= r->r_t0 && t < r->r_tend;
+}
+
+static void
+count_rpc(struct run *r, uint64_t t)
+{
+	if (in_window(r, t))
+		r->r_st->rpcs++;
+}
+
+static void
+count_op(struct run *r, const struct client *c, uint64_t t, uint64_t start)
+{
+	(void)c;
+	if (!in_window(r, t))
+		return;
+	r->r_st->ops++;
+	stats_lat(r->r_st, t - start);
+}
+
+static void	start_measuring(struct run *);
+
+/* A checked reply with NLM status `st' arrived for client c. */
+static void
+client_reply(struct run *r, struct client *c, uint32_t st)
+{
+	uint64_t t = now_ns();
+	bool go = !r->r_stopping;
+
+	count_rpc(r, t);
+	switch (c->c_step) {
+	case S_NULL:
+	case S_TEST:
+		if (st != NLM4_GRANTED)
+			goto bad;
+		count_op(r, c, t, c->c_sent);
+		break;
+	case S_LOCK:
+		if (r->r_mode == M_CONTENDED && st == NLM4_DENIED) {
+			if (in_window(r, t))
+				r->r_st->denied++;
+			count_op(r, c, t, c->c_sent);
+			break;
+		}
+		if (st != NLM4_GRANTED)
+			goto bad;
+		c->c_locked = true;
+		if (r->r_mode == M_CONTENDED) {
+			if (in_window(r, t))
+				r->r_st->granted++;
+			count_op(r, c, t, c->c_sent);
+			c->c_opstart = t;
+		}
+		client_unlock(r, c, S_UNLOCK);
+		return;
+	case S_UNLOCK:
+		if (st != NLM4_GRANTED)
+			goto bad;
+		c->c_locked = false;
+		count_op(r, c, t, r->r_mode == M_CONTENDED ? c->c_sent :
+		    c->c_opstart);
+		break;
+	case S_HOLD:
+		if (st != NLM4_GRANTED)
+			goto bad;
+		if (++c->c_held < r->r_o->hold) {
+			client_hold_next(r, c);
+			return;
+		}
+		c->c_step = S_READY;
+		if (++r->r_ready == r->r_n)
+			start_measuring(r);
+		return;
+	case S_DRAIN:
+		if (st != NLM4_GRANTED)
+			goto bad;
+		client_finish(r, c);
+		return;
+	default:
+		run_error(r, c, "reply in state %d", (int)c->c_step);
+		return;
+	}
+	if (go)
+		client_next(r, c);
+	else
+		client_stop(r, c);
+	return;
+bad:
+	run_error(r, c, "unexpected NLM status %u in step %d", st,
+	    (int)c->c_step);
+	c->c_locked = false;
+	client_stop(r, c);
+}
+
+static void
+client_record(struct run *r, struct client *c, const uint8_t *p, size_t n)
+{
+	const char *why = NULL;
+	uint32_t st = 0;
+	int rc;
+
+	if (c->c_step == S_DONE || c->c_step == S_READY) {
+		run_error(r, c, "unsolicited reply");
+		return;
+	}
+	rc = decode_reply(c, p, n, &st, &why);
+	if (rc == 0) {
+		if (r->r_o->udp)
+			r->r_st->stale++;
+		else
+			run_error(r, c, "reply to a call not made");
+		return;
+	}
+	if (rc == -1) {
+		run_error(r, c, "%s", why);
+		client_finish(r, c);
+		return;
+	}
+	client_reply(r, c, st);
+}
+
+static void
+client_readable(struct run *r, struct client *c)
+{
+	ssize_t n;
+	size_t off = 0;
+
+	n = recv(c->c_fd, c->c_in + c->c_inlen, sizeof(c->c_in) - c->c_inlen,
+	    MSG_DONTWAIT);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		if (c->c_step != S_DONE) {
+			run_error(r, c, "connection lost: %s", n == 0 ?
+			    "EOF" : strerror(errno));
+			client_finish(r, c);
+		}
+		(void)epoll_ctl(r->r_ep, EPOLL_CTL_DEL, c->c_fd, NULL);
+		return;
+	}
+	if (r->r_o->udp) {
+		client_record(r, c, c->c_in, (size_t)n);
+		return;
+	}
+	c->c_inlen += (size_t)n;
+	/* Replies are single-fragment records of a few dozen bytes. */
+	while (c->c_inlen - off >= 4) {
+		uint32_t mark;
+		size_t flen;
+
+		memcpy(&mark, c->c_in + off, 4);
+		mark = ntohl(mark);
+		flen = mark & 0x7fffffffu;
+		if (!(mark & 0x80000000u) || flen > sizeof(c->c_in) - 4) {
+			run_error(r, c, "multi-fragment or oversized record");
+			client_finish(r, c);
+			c->c_inlen = 0;
+			return;
+		}
+		if (c->c_inlen - off - 4 < flen)
+			break;
+		client_record(r, c, c->c_in + off + 4, flen);
+		off += 4 + flen;
+	}
+	memmove(c->c_in, c->c_in + off, c->c_inlen - off);
+	c->c_inlen -= off;
+}
+
+/* UDP: resend a call whose reply is overdue (same xid). */
+static void
+udp_resend(struct run *r, uint64_t t)
+{
+	unsigned i;
+
+	for (i = 0; i < r->r_n; i++) {
+		struct client *c = &r->r_cl[i];
+
+		if (c->c_step == S_DONE || c->c_step == S_READY ||
+		    t - c->c_sent < (uint64_t)UDP_RTO_MS * 1000000 * c->c_tries)
+			continue;
+		if (c->c_tries >= UDP_MAXTRIES) {
+			run_error(r, c, "no reply after %u sends", c->c_tries);
+			client_finish(r, c);
+			continue;
+		}
+		c->c_tries++;
+		r->r_st->retrans++;
+		(void)send(c->c_fd, c->c_msg, c->c_msglen, MSG_NOSIGNAL);
+	}
+}
+
+static int
+sock_open(const struct opts *o, const char *src)
+{
+	struct sockaddr_in sa;
+	int fd, one = 1;
+
+	fd = socket(AF_INET, (o->udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC,
+	    0);
+	if (fd == -1)
+		die("socket: %s", strerror(errno));
+	if (src != NULL) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sin_family = AF_INET;
+		if (inet_pton(AF_INET, src, &sa.sin_addr) != 1)
+			die("bad address %s", src);
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1)
+			die("bind %s: %s", src, strerror(errno));
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)o->port);
+	if (inet_pton(AF_INET, o->addr, &sa.sin_addr) != 1)
+		die("bad address %s", o->addr);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1)
+		die("connect %s:%u: %s", o->addr, o->port, strerror(errno));
+	if (!o->udp)
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+		    sizeof(one));
+	return fd;
+}
+
+static void
+client_init(struct run *r, struct client *c, unsigned i)
+{
+	struct epoll_event ee;
+
+	memset(c, 0, sizeof(*c));
+	c->c_idx = i;
+	snprintf(c->c_name, sizeof(c->c_name), "bench-%u", i);
+	snprintf(c->c_oh, sizeof(c->c_oh), "%u@bench-%u", 1000 + i, i);
+	switch (r->r_mode) {
+	case M_CONTENDED:
+		snprintf(c->c_fh, sizeof(c->c_fh), "nlmbench-%s-contended",
+		    r->r_tag);
+		break;
+	case M_HOLD:
+		snprintf(c->c_fh, sizeof(c->c_fh), "nlmbench-%s-hold",
+		    r->r_tag);
+		c->c_off = hold_off(r, i, r->r_o->hold);
+		break;
+	default:
+		snprintf(c->c_fh, sizeof(c->c_fh), "nlmbench-%s-f%u",
+		    r->r_tag, i);
+		break;
+	}
+	c->c_fd = sock_open(r->r_o, NULL);
+	if (fcntl(c->c_fd, F_SETFL, O_NONBLOCK) == -1)
+		die("fcntl: %s", strerror(errno));
+	memset(&ee, 0, sizeof(ee));
+	ee.events = EPOLLIN;
+	ee.data.ptr = c;
+	if (epoll_ctl(r->r_ep, EPOLL_CTL_ADD, c->c_fd, &ee) == -1)
+		die("epoll_ctl: %s", strerror(errno));
+}
+
+static double
+cpu_self(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* utime + stime of another process, seconds; -1 if unknown. */
+static double
+cpu_of(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut, st;
+	FILE *f;
+	size_t n;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* Fields after the parenthesised command: state is field 3. */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+	    &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static void
+start_measuring(struct run *r)
+{
+	unsigned i;
+
+	r->r_measuring = true;
+	r->r_t0 = now_ns() + (uint64_t)(r->r_o->warm * 1e9);
+	r->r_tend = r->r_t0 + (uint64_t)(r->r_o->secs * 1e9);
+	for (i = 0; i < r->r_n; i++)
+		if (r->r_cl[i].c_step == S_READY)
+			client_next(r, &r->r_cl[i]);
+}
+
+/* The event loop of one run: until every client is done. */
+static void
+run_loop(struct run *r)
+{
+	struct epoll_event evs[256];
+	uint64_t t, drain_until = 0, last_scan = 0;
+	double cpu0 = 0, scpu0 = 0;
+	bool window_open = false;
+	int n, i;
+
+	while (r->r_done < r->r_n) {
+		n = epoll_wait(r->r_ep, evs, 256, 10);
+		if (n == -1 && errno != EINTR)
+			die("epoll_wait: %s", strerror(errno));
+		for (i = 0; i < n; i++)
+			client_readable(r, evs[i].data.ptr);
+		t = now_ns();
+		if (r->r_measuring && !window_open && t >= r->r_t0) {
+			window_open = true;
+			cpu0 = cpu_self();
+			scpu0 = cpu_of(r->r_o->srvpid);
+		}
+		if (r->r_measuring && !r->r_stopping && t >= r->r_tend) {
+			double cpu1 = cpu_self(), scpu1 = cpu_of(r->r_o->srvpid);
+			double wall = (double)(t - r->r_t0) / 1e9;
+
+			r->r_st->wall = (double)(r->r_tend - r->r_t0) / 1e9;
+			r->r_st->gen_cpu = (cpu1 - cpu0) / wall;
+			r->r_st->srv_cpu = scpu0 >= 0 && scpu1 >= 0 ?
+			    (scpu1 - scpu0) / wall : -1;
+			r->r_stopping = true;
+			drain_until = t + (uint64_t)DRAIN_MS * 1000000;
+			/* Clients waiting for others (hold setup) stop now. */
+			for (i = 0; i < (int)r->r_n; i++)
+				if (r->r_cl[i].c_step == S_READY)
+					client_finish(r, &r->r_cl[i]);
+		}
+		if (r->r_stopping && t >= drain_until) {
+			fprintf(stderr, "nlmbench: %u clients still busy after "
+			    "%d ms drain\n", r->r_n - r->r_done, DRAIN_MS);
+			r->r_st->errors += r->r_n - r->r_done;
+			break;
+		}
+		if (r->r_o->udp && t - last_scan > 10000000) {
+			udp_resend(r, t);
+			last_scan = t;
+		}
+	}
+}
+
+static void
+run_once(const struct opts *o, enum mode mode, const char *tag,
+    struct stats *st)
+{
+	struct run r;
+	unsigned i;
+
+	memset(&r, 0, sizeof(r));
+	memset(st, 0, sizeof(*st));
+	r.r_o = o;
+	r.r_mode = mode;
+	r.r_n = o->clients;
+	r.r_st = st;
+	snprintf(r.r_tag, sizeof(r.r_tag), "%s", tag);
+	if ((r.r_cl = calloc(r.r_n, sizeof(*r.r_cl))) == NULL)
+		die("out of memory");
+	if ((r.r_ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
+		die("epoll_create1: %s", strerror(errno));
+	for (i = 0; i < r.r_n; i++)
+		client_init(&r, &r.r_cl[i], i);
+	if (mode == M_HOLD && o->hold > 0)
+		for (i = 0; i < r.r_n; i++)
+			client_hold_next(&r, &r.r_cl[i]);
+	else {
+		for (i = 0; i < r.r_n; i++)
+			r.r_cl[i].c_step = S_READY;
+		r.r_ready = r.r_n;
+		start_measuring(&r);
+	}
+	run_loop(&r);
+	for (i = 0; i < r.r_n; i++)
+		close(r.r_cl[i].c_fd);
+	close(r.r_ep);
+	free(r.r_cl);
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t
+pct(const struct stats *st, double p)
+{
+	size_t i;
+
+	if (st->nlat == 0)
+		return 0;
+	i = (size_t)(p * (double)(st->nlat - 1) + 0.5);
+	return st->lat[i];
+}
+
+static void
+report(const struct opts *o, const char *mode, const struct stats *st,
+    const char *extra)
+{
+	double w = st->wall > 0 ? st->wall : 1;
+
+	qsort(st->lat, st->nlat, sizeof(*st->lat), cmp_u32);
+	printf("mode=%s proto=%s clients=%u secs=%.2f ops=%" PRIu64
+	    " ops_s=%.0f p50_us=%u p99_us=%u rpc_s=%.0f", mode,
+	    o->udp ? "udp" : "tcp", o->clients, st->wall, st->ops,
+	    (double)st->ops / w, pct(st, 0.50), pct(st, 0.99),
+	    (double)st->rpcs / w);
+	if (strcmp(mode, "contended") == 0)
+		printf(" granted=%" PRIu64 " denied=%" PRIu64, st->granted,
+		    st->denied);
+	printf(" errors=%" PRIu64 " retrans=%" PRIu64 " gen_cpu=%.0f%%",
+	    st->errors, st->retrans, st->gen_cpu * 100);
+	if (st->srv_cpu >= 0)
+		printf(" srv_cpu=%.0f%%", st->srv_cpu * 100);
+	if (extra != NULL)
+		printf(" %s", extra);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* ---- black hole -------------------------------------------------------- */
+
+/*
+ * At address bhaddr: a port mapper on UDP 111 that tells whoever asks that
+ * NLM lives on the "dead" UDP port, where we read and count every call and
+ * answer none (from the caller's side a black hole: no reply, no ICMP).
+ * With bh_rpcbind the port mapper itself is the black hole instead.
+ */
+struct blackhole {
+	int		 b_pmap;
+	int		 b_dead;
+	uint16_t	 b_deadport;
+	bool		 b_answer_pmap;
+	pthread_t	 b_thr;
+	atomic_bool	 b_stop;
+	atomic_uint	 b_pmap_calls;
+	atomic_uint	 b_nlm_calls;
+	atomic_uint	 b_granted_msgs;
+};
+
+static int
+udp_bind(const char *addr, uint16_t port, uint16_t *bound)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	int fd;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1)
+		die("socket: %s", strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons(port);
+	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+		die("bad address %s", addr);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1)
+		die("bind %s:%u: %s", addr, port, strerror(errno));
+	if (bound != NULL) {
+		getsockname(fd, (struct sockaddr *)&sa, &sl);
+		*bound = ntohs(sa.sin_port);
+	}
+	return fd;
+}
+
+static void
+pmap_answer(struct blackhole *b, const uint8_t *p, size_t n,
+    const struct sockaddr_in *from)
+{
+	struct xdec d = { p, n, 0, false };
+	uint8_t out[64];
+	struct xbuf x = { out, 0, sizeof(out), false };
+	uint32_t xid = get_u32(&d), prog, proc;
+
+	if (get_u32(&d) != RPC_CALL || get_u32(&d) != RPC_VERS)
+		return;
+	prog = get_u32(&d);
+	(void)get_u32(&d);
+	proc = get_u32(&d);
+	if (d.d_err || prog != PMAP_PROGRAM || proc != PMAP_GETPORT)
+		return;
+	put_u32(&x, xid);
+	put_u32(&x, RPC_REPLY);
+	put_u32(&x, MSG_ACCEPTED);
+	put_u32(&x, AUTH_NONE_FLAVOR);
+	put_u32(&x, 0);
+	put_u32(&x, ACCEPT_SUCCESS);
+	put_u32(&x, b->b_deadport);
+	(void)sendto(b->b_pmap, out, x.x_len, 0, (const struct sockaddr *)from,
+	    sizeof(*from));
+}
+
+static void *
+bh_thread(void *arg)
+{
+	struct blackhole *b = arg;
+	struct pollfd pf[2];
+	uint8_t buf[65536];
+
+	pf[0].fd = b->b_pmap;
+	pf[1].fd = b->b_dead;
+	pf[0].events = pf[1].events = POLLIN;
+	while (!atomic_load(&b->b_stop)) {
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		ssize_t n;
+
+		if (poll(pf, 2, 100) <= 0)
+			continue;
+		if (pf[0].revents & POLLIN) {
+			n = recvfrom(b->b_pmap, buf, sizeof(buf), MSG_DONTWAIT,
+			    (struct sockaddr *)&from, &fl);
+			if (n > 0) {
+				atomic_fetch_add(&b->b_pmap_calls, 1);
+				if (b->b_answer_pmap)
+					pmap_answer(b, buf, (size_t)n, &from);
+			}
+		}
+		if (pf[1].revents & POLLIN) {
+			n = recv(b->b_dead, buf, sizeof(buf), MSG_DONTWAIT);
+			if (n >= 24) {
+				uint32_t proc;
+
+				memcpy(&proc, buf + 20, 4);
+				atomic_fetch_add(&b->b_nlm_calls, 1);
+				if (ntohl(proc) == PROC_GRANTED_MSG)
+					atomic_fetch_add(&b->b_granted_msgs, 1);
+			}
+		}
+	}
+	return NULL;
+}
+
+/* One blocking RPC on a TCP socket; returns the NLM status. */
+static uint32_t
+sync_call(int fd, struct client *c, const struct call *k)
+{
+	uint8_t hdr[4];
+	uint32_t mark, st = 0;
+	size_t len, got;
+	const char *why = "?";
+	ssize_t n;
+
+	encode_call(c, k, true);
+	if (send(fd, c->c_msg, c->c_msglen, MSG_NOSIGNAL) !=
+	    (ssize_t)c->c_msglen)
+		die("black-hole client: send: %s", strerror(errno));
+	if (recv(fd, hdr, 4, MSG_WAITALL) != 4)
+		die("black-hole client: no reply");
+	memcpy(&mark, hdr, 4);
+	len = ntohl(mark) & 0x7fffffffu;
+	if (len > sizeof(c->c_in))
+		die("black-hole client: oversized reply");
+	for (got = 0; got < len; got += (size_t)n)
+		if ((n = recv(fd, c->c_in + got, len - got, 0)) <= 0)
+			die("black-hole client: short reply");
+	if (decode_reply(c, c->c_in, len, &st, &why) != 1)
+		die("black-hole client: bad reply: %s", why);
+	return st;
+}
+
+struct bh_clients {
+	struct client	 h;	/* holder, at the normal address */
+	struct client	 v;	/* victim, at the black-hole address */
+	int		 hfd;
+	int		 vfd;
+};
+
+static void
+bh_client_init(struct client *c, unsigned idx, const char *name,
+    const char *fh)
+{
+	memset(c, 0, sizeof(*c));
+	c->c_idx = idx;
+	snprintf(c->c_name, sizeof(c->c_name), "%s", name);
+	snprintf(c->c_oh, sizeof(c->c_oh), "%u@%s", 1000 + idx, name);
+	snprintf(c->c_fh, sizeof(c->c_fh), "%s", fh);
+}
+
+/*
+ * Make the victim hold a pending grant: the holder locks, the victim
+ * blocks, the holder unlocks, nlmd grants to the victim and starts calling
+ * it back.  Waits until the first GRANTED_MSG (or rpcbind query) arrives.
+ */
+static void
+bh_arm(const struct opts *o, struct blackhole *b, struct bh_clients *bc,
+    unsigned round)
+{
+	struct opts tcp = *o;
+	char fh[64];
+	struct call k = { PROC_LOCK, NULL, 0, 1, false };
+	unsigned before = o->bh_rpcbind ? atomic_load(&b->b_pmap_calls) :
+	    atomic_load(&b->b_granted_msgs);
+	uint64_t until;
+	uint32_t st;
+
+	tcp.udp = false;
+	snprintf(fh, sizeof(fh), "nlmbench-%d-bh%u", (int)getpid(), round);
+	bh_client_init(&bc->h, 9000, "bench-holder", fh);
+	bh_client_init(&bc->v, 9001, "bench-blackhole", fh);
+	bc->hfd = sock_open(&tcp, NULL);
+	bc->vfd = sock_open(&tcp, o->bhaddr);
+	k.fh = fh;
+	if ((st = sync_call(bc->hfd, &bc->h, &k)) != NLM4_GRANTED)
+		die("black hole: holder LOCK: status %u", st);
+	k.block = true;
+	if ((st = sync_call(bc->vfd, &bc->v, &k)) != NLM4_BLOCKED)
+		die("black hole: victim LOCK: status %u, not BLOCKED", st);
+	k.proc = PROC_UNLOCK;
+	k.block = false;
+	if ((st = sync_call(bc->hfd, &bc->h, &k)) != NLM4_GRANTED)
+		die("black hole: holder UNLOCK: status %u", st);
+	until = now_ns() + (uint64_t)o->bh_wait_ms * 1000000;
+	while ((o->bh_rpcbind ? atomic_load(&b->b_pmap_calls) :
+	    atomic_load(&b->b_granted_msgs)) == before) {
+		if (now_ns() > until)
+			die("black hole: no %s reached %s in %u ms",
+			    o->bh_rpcbind ? "rpcbind query" : "GRANTED_MSG",
+			    o->bhaddr, o->bh_wait_ms);
+		usleep(1000);
+	}
+}
+
+/* The victim UNLOCKs: that releases its granted lock and ends the callbacks. */
+static void
+bh_disarm(struct bh_clients *bc)
+{
+	struct call k = { PROC_UNLOCK, bc->v.c_fh, 0, 1, false };
+	uint32_t st;
+
+	if ((st = sync_call(bc->vfd, &bc->v, &k)) != NLM4_GRANTED)
+		die("black hole: victim UNLOCK: status %u", st);
+	close(bc->hfd);
+	close(bc->vfd);
+}
+
+static double
+median(double *v, unsigned n)
+{
+	unsigned i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int
+run_blackhole(const struct opts *o)
+{
+	struct blackhole b;
+	struct bh_clients bc;
+	struct stats st;
+	double base[16], bh[16], bops[16], hops[16];
+	char tag[32], extra[128];
+	unsigned i, cb0 = 0, cb1, nr = o->rounds > 16 ? 16 : o->rounds;
+	uint64_t errors = 0;
+
+	memset(&b, 0, sizeof(b));
+	b.b_answer_pmap = !o->bh_rpcbind;
+	b.b_pmap = udp_bind(o->bhaddr, 111, NULL);
+	b.b_dead = udp_bind(o->bhaddr, 0, &b.b_deadport);
+	if (pthread_create(&b.b_thr, NULL, bh_thread, &b) != 0)
+		die("pthread_create");
+	for (i = 0; i < nr; i++) {
+		snprintf(tag, sizeof(tag), "%d-b%u", (int)getpid(), i);
+		run_once(o, M_LOCKUNLOCK, tag, &st);
+		report(o, "lockunlock", &st, "blackhole=no");
+		base[i] = pct(&st, 0.99);
+		bops[i] = (double)st.ops / st.wall;
+		errors += st.errors;
+		free(st.lat);
+
+		/*
+		 * NLM black hole: calls must keep arriving during the run.
+		 * rpcbind black hole: nlmd waits out one query (3 x 1 s) at
+		 * a time, so count from before the grant.
+		 */
+		if (o->bh_rpcbind)
+			cb0 = atomic_load(&b.b_pmap_calls);
+		bh_arm(o, &b, &bc, i);
+		if (!o->bh_rpcbind)
+			cb0 = atomic_load(&b.b_nlm_calls);
+		snprintf(tag, sizeof(tag), "%d-h%u", (int)getpid(), i);
+		run_once(o, M_LOCKUNLOCK, tag, &st);
+		cb1 = o->bh_rpcbind ? atomic_load(&b.b_pmap_calls) :
+		    atomic_load(&b.b_nlm_calls);
+		snprintf(extra, sizeof(extra), "blackhole=%s dropped_calls=%u",
+		    o->bh_rpcbind ? "rpcbind" : "nlm", cb1 - cb0);
+		report(o, "lockunlock", &st, extra);
+		bh[i] = pct(&st, 0.99);
+		hops[i] = (double)st.ops / st.wall;
+		errors += st.errors;
+		free(st.lat);
+		bh_disarm(&bc);
+		if (cb1 == cb0) {
+			fprintf(stderr, "nlmbench: the black hole received "
+			    "nothing during the run\n");
+			errors++;
+		}
+	}
+	atomic_store(&b.b_stop, true);
+	pthread_join(b.b_thr, NULL);
+	printf("blackhole=%s clients=%u proto=%s rounds=%u "
+	    "p99_without_us=%.0f p99_with_us=%.0f p99_ratio=%.2f "
+	    "ops_s_without=%.0f ops_s_with=%.0f pmap_queries=%u "
+	    "nlm_calls_dropped=%u errors=%" PRIu64 "\n",
+	    o->bh_rpcbind ? "rpcbind" : "nlm", o->clients,
+	    o->udp ? "udp" : "tcp", nr, median(base, nr), median(bh, nr),
+	    median(bh, nr) / median(base, nr), median(bops, nr),
+	    median(hops, nr), atomic_load(&b.b_pmap_calls),
+	    atomic_load(&b.b_nlm_calls), errors);
+	close(b.b_pmap);
+	close(b.b_dead);
+	return errors ? 1 : 0;
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: nlmbench [-u] [-a addr] [-p port] [-c clients] [-t secs]\n"
+	    "                [-w warmup-secs] [-m mode] [-k held-locks]\n"
+	    "                [-P server-pid] [-b blackhole-addr] [-r rounds]"
+	    " [-R]\n"
+	    "  modes: null test lockunlock contended hold blackhole\n"
+	    "  -R  (blackhole) black-hole the client's rpcbind, not its NLM\n");
+}
+
+static enum mode
+parse_mode(const char *s)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		if (strcmp(s, mode_names[i]) == 0)
+			return (enum mode)i;
+	usage(stderr);
+	exit(2);
+}
+
+static double
+parse_num(const char *s, double lo, double hi)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+		die("bad number '%s' (range %g..%g)", s, lo, hi);
+	return v;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { "127.0.0.1", 4045, 1, 3.0, 0.3, false, M_NULL, 100,
+	    0, "127.0.0.2", false, 3, 5000 };
+	struct stats st;
+	char tag[32];
+	int ch;
+
+	while ((ch = getopt(argc, argv, "a:b:c:hk:m:p:P:r:Rt:uw:")) != -1)
+		switch (ch) {
+		case 'a': o.addr = optarg; break;
+		case 'b': o.bhaddr = optarg; break;
+		case 'c':
+			o.clients = (unsigned)parse_num(optarg, 1, MAX_CLIENTS);
+			break;
+		case 'k': o.hold = (unsigned)parse_num(optarg, 0, 1e6); break;
+		case 'm': o.mode = parse_mode(optarg); break;
+		case 'p': o.port = (unsigned)parse_num(optarg, 1, 65535); break;
+		case 'P': o.srvpid = (pid_t)parse_num(optarg, 1, 1e9); break;
+		case 'r': o.rounds = (unsigned)parse_num(optarg, 1, 16); break;
+		case 'R': o.bh_rpcbind = true; break;
+		case 't': o.secs = parse_num(optarg, 0.1, 600); break;
+		case 'u': o.udp = true; break;
+		case 'w': o.warm = parse_num(optarg, 0, 60); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	srandom((unsigned)(getpid() ^ now_ns()));
+	if (o.mode == M_BLACKHOLE)
+		return run_blackhole(&o);
+	snprintf(tag, sizeof(tag), "%d-%s", (int)getpid(), mode_names[o.mode]);
+	run_once(&o, o.mode, tag, &st);
+	report(&o, mode_names[o.mode], &st, NULL);
+	free(st.lat);
+	return st.errors ? 1 : 0;
+}
