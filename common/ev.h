@@ -70,7 +70,10 @@ void	ev_stop(struct ev_loop *);
 /* Run one turn, waiting at most timeout_ms (-1: until something happens). */
 int	ev_run_once(struct ev_loop *, int timeout_ms);
 
-/* Monotonic milliseconds. */
+/*
+ * Monotonic milliseconds.  Inside a turn of the loop this is the time the
+ * turn started (read once after waking), so callbacks of one turn agree.
+ */
 uint64_t	ev_now_ms(void);
 /* Replace the clock (tests); NULL restores CLOCK_MONOTONIC. */
 void		ev_set_clock(uint64_t (*clock)(void));

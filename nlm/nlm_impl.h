@@ -160,6 +160,12 @@ nlm4_stats nlm_stat_from_lk(enum lk_status);
 void	nlm_send_res(const struct nlm_ctx *, uint32_t proc, xdrproc_t xres,
 	    const void *res);
 
+/* ---- nlm_xdr.c: in-place decoders (same wire format as rpcgen's) ---- */
+bool_t	nlm_xdr_lockargs(XDR *, nlm4_lockargs *);
+bool_t	nlm_xdr_unlockargs(XDR *, nlm4_unlockargs *);
+bool_t	nlm_xdr_testargs(XDR *, nlm4_testargs *);
+bool_t	nlm_xdr_cancargs(XDR *, nlm4_cancargs *);
+
 /* ---- nlm_host.c ---- */
 struct nlm_host	*nlm_host_get(const struct sockaddr_storage *,
 		    socklen_t, const char *name, bool create);

@@ -111,6 +111,16 @@ nlm_register(struct rpc_srv *srv)
 	    rpc_srv_add_program(srv, NLM_PROG, NLM_VERSX, nlm_prog_3) == -1 ||
 	    rpc_srv_add_program(srv, NLM_PROG, NLM4_VERS, nlm_prog_4) == -1)
 		return -1;
+	/* The hot v4 procedures decode without allocating (nlm_xdr.c). */
+	if (rpc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_lockargs),
+	    XDRPROC(nlm_xdr_lockargs)) == -1 ||
+	    rpc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_unlockargs),
+	    XDRPROC(nlm_xdr_unlockargs)) == -1 ||
+	    rpc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_testargs),
+	    XDRPROC(nlm_xdr_testargs)) == -1 ||
+	    rpc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_cancargs),
+	    XDRPROC(nlm_xdr_cancargs)) == -1)
+		return -1;
 	return 0;
 }
 

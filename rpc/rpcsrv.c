@@ -44,6 +44,7 @@
 #define UDP_MAXMSG	65536
 #define REPLY_MAX	16384
 #define SWEEP_MS	5000
+#define MAX_DECODERS	8
 
 struct rpc_program {
 	uint32_t	 rp_prog;
@@ -96,6 +97,9 @@ struct rpc_srv {
 	struct rpc_srv_limits	 rs_lim;
 	struct rpc_program	 rs_progs[MAX_PROGRAMS];
 	size_t			 rs_nprogs;
+	xdrproc_t		 rs_dec_proc[MAX_DECODERS];
+	xdrproc_t		 rs_dec_fast[MAX_DECODERS];
+	size_t			 rs_ndec;
 	struct rpc_listener	 rs_lis[MAX_LISTENERS];
 	size_t			 rs_nlis;
 	struct rpc_conn		*rs_conns;
@@ -115,6 +119,7 @@ struct rpc_ctx {
 	XDR		 cx_xdr;	/* positioned at the arguments */
 	int		 cx_fd;		/* UDP socket */
 	struct rpc_conn	*cx_conn;	/* TCP connection */
+	int		 cx_inplace;	/* args point into the request */
 };
 
 static void	rpc_conn_close(struct rpc_conn *);
@@ -200,7 +205,14 @@ static bool_t
 rpc_xp_getargs(SVCXPRT *xprt, xdrproc_t proc, void *args)
 {
 	struct rpc_ctx *cx = xprt->xp_p1;
+	struct rpc_srv *rs = cx->cx_call.rc_srv;
+	size_t i;
 
+	for (i = 0; i < rs->rs_ndec; i++)
+		if (rs->rs_dec_proc[i] == proc) {
+			cx->cx_inplace = 1;
+			return (*rs->rs_dec_fast[i])(&cx->cx_xdr, args);
+		}
 	if ((*proc)(&cx->cx_xdr, args))
 		return TRUE;
 	/*
@@ -214,9 +226,11 @@ rpc_xp_getargs(SVCXPRT *xprt, xdrproc_t proc, void *args)
 static bool_t
 rpc_xp_freeargs(SVCXPRT *xprt, xdrproc_t proc, void *args)
 {
+	struct rpc_ctx *cx = xprt->xp_p1;
 	XDR x;
 
-	(void)xprt;
+	if (cx->cx_inplace)
+		return TRUE;
 	memset(&x, 0, sizeof(x));
 	x.x_op = XDR_FREE;
 	return (*proc)(&x, args);
@@ -939,6 +953,17 @@ rpc_srv_add_program(struct rpc_srv *rs, uint32_t prog, uint32_t vers,
 	rs->rs_progs[rs->rs_nprogs].rp_vers = vers;
 	rs->rs_progs[rs->rs_nprogs].rp_fn = fn;
 	rs->rs_nprogs++;
+	return 0;
+}
+
+int
+rpc_srv_add_decoder(struct rpc_srv *rs, xdrproc_t proc, xdrproc_t fast)
+{
+	if (rs->rs_ndec == MAX_DECODERS)
+		return -1;
+	rs->rs_dec_proc[rs->rs_ndec] = proc;
+	rs->rs_dec_fast[rs->rs_ndec] = fast;
+	rs->rs_ndec++;
 	return 0;
 }
 

@@ -105,6 +105,15 @@ int	rpc_srv_has_family(const struct rpc_srv *, int family);
  */
 void	rpc_srv_set_preflush(struct rpc_srv *, int (*fn)(void *), void *arg);
 
+/*
+ * Decode arguments that generated code would decode with `proc' with
+ * `fast' instead.  `fast' may point the decoded structure into the request
+ * buffer rather than allocate (the buffer outlives the handler and the
+ * reply); such arguments are then not passed to xdr_free().  At most
+ * eight.  Returns 0 or -1.
+ */
+int	rpc_srv_add_decoder(struct rpc_srv *, xdrproc_t proc, xdrproc_t fast);
+
 /* Send every reply queued during this turn (call from before-sleep). */
 void	rpc_srv_flush(struct rpc_srv *);
 

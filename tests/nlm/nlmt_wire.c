@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +26,8 @@ struct t_cfg tcfg;
 /* ---- harness ---- */
 
 static int npass, nfail;
+
+static u_int32_t t_next_xid;
 
 static void
 t_vresult(bool ok, const char *extra, const char *fmt, va_list ap)
@@ -155,6 +158,16 @@ t_clnt(const char *src, const char *dst, rpcvers_t vers, bool tcp)
 	}
 	clnt_control(c, CLSET_FD_CLOSE, NULL);
 	clnt_control(c, CLSET_TIMEOUT, (char *)&tv);
+	/*
+	 * libtirpc seeds each handle's xid from the clock and the pid, so two
+	 * handles can reuse each other's xids; tshark then pairs a reply with
+	 * the wrong call and reports it malformed.  Space the handles apart.
+	 */
+	if (t_next_xid == 0 && getrandom(&t_next_xid, sizeof(t_next_xid), 0) !=
+	    sizeof(t_next_xid))
+		t_next_xid = (u_int32_t)getpid() << 16;
+	t_next_xid += 0x10000u;
+	clnt_control(c, CLSET_XID, (char *)&t_next_xid);
 	if (!tcp)
 		clnt_control(c, CLSET_RETRY_TIMEOUT, (char *)&rt);
 	/* AUTH_UNIX, as the Linux client sends. */

@@ -1,0 +1,272 @@
+/*
+ * test_nlmxdr.c - the in-place NLMv4 argument decoders (nlm/nlm_xdr.c)
+ * against rpcgen's decoders from the same .x file.
+ *
+ * Random arguments are encoded with the rpcgen encoder; both decoders must
+ * then agree field by field.  Every truncation of a valid message must
+ * fail in both.  Over-long fields must fail.  An embedded NUL in
+ * caller_name is refused by ours (rpcgen's would silently truncate it).
+ */
+#include "tests/runner.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "nlm_impl.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t
+rnd(void)
+{
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static char bytes[4][1100];
+static char name[1100];
+
+static void
+rnd_netobj(nlm_netobj *o, int which, u_int max)
+{
+	u_int i, n = (u_int)(rnd() % (max + 1));
+
+	for (i = 0; i < n; i++)
+		bytes[which][i] = (char)rnd();
+	o->nlm_netobj_len = n;
+	o->nlm_netobj_val = n > 0 ? bytes[which] : NULL;
+}
+
+static void
+rnd_lock(nlm4_lock *l)
+{
+	size_t i, n = rnd() % 70;
+
+	/* Sometimes the longest name allowed, padding-free lengths too. */
+	if (rnd() % 8 == 0)
+		n = LM_MAXSTRLEN;
+	for (i = 0; i < n; i++)
+		name[i] = (char)('a' + rnd() % 26);
+	name[n] = '\0';
+	l->caller_name = name;
+	rnd_netobj(&l->fh, 1, rnd() % 4 == 0 ? MAXNETOBJ_SZ : 64);
+	rnd_netobj(&l->oh, 2, rnd() % 4 == 0 ? MAXNETOBJ_SZ : 40);
+	l->svid = (int)rnd();
+	l->l_offset = rnd();
+	l->l_len = rnd() % 3 == 0 ? 0 : rnd();
+}
+
+static int
+netobj_eq(const nlm_netobj *a, const nlm_netobj *b)
+{
+	return a->nlm_netobj_len == b->nlm_netobj_len &&
+	    (a->nlm_netobj_len == 0 || memcmp(a->nlm_netobj_val,
+	    b->nlm_netobj_val, a->nlm_netobj_len) == 0);
+}
+
+static int
+lock_eq(const nlm4_lock *a, const nlm4_lock *b)
+{
+	return strcmp(a->caller_name, b->caller_name) == 0 &&
+	    netobj_eq(&a->fh, &b->fh) && netobj_eq(&a->oh, &b->oh) &&
+	    a->svid == b->svid && a->l_offset == b->l_offset &&
+	    a->l_len == b->l_len;
+}
+
+static size_t
+encode(xdrproc_t proc, void *args, char *buf, size_t len)
+{
+	XDR x;
+	size_t n;
+
+	xdrmem_create(&x, buf, (u_int)len, XDR_ENCODE);
+	CU_ASSERT_FATAL(proc(&x, args));
+	n = xdr_getpos(&x);
+	xdr_destroy(&x);
+	return n;
+}
+
+static bool_t
+decode(xdrproc_t proc, void *args, char *buf, size_t len)
+{
+	XDR x;
+	bool_t ok;
+
+	xdrmem_create(&x, buf, (u_int)len, XDR_DECODE);
+	ok = proc(&x, args);
+	xdr_destroy(&x);
+	return ok;
+}
+
+static void
+free_ref(xdrproc_t proc, void *args)
+{
+	xdr_free(proc, args);
+}
+
+/* Every strict prefix of a valid message fails with both decoders. */
+static void
+check_truncations(xdrproc_t ref, xdrproc_t fast, const char *wire,
+    size_t len, size_t argsize)
+{
+	char buf[4096];
+	union { nlm4_lockargs l; nlm4_unlockargs u; nlm4_testargs t;
+	    nlm4_cancargs c; } a, b;
+	size_t cut;
+
+	CU_ASSERT_FATAL(argsize <= sizeof(a));
+	for (cut = 0; cut < len; cut++) {
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		memcpy(buf, wire, len);
+		CU_ASSERT_FALSE(decode(ref, &a, buf, cut));
+		free_ref(ref, &a);
+		memcpy(buf, wire, len);
+		CU_ASSERT_FALSE(decode(fast, &b, buf, cut));
+	}
+}
+
+static void
+test_lockargs(void)
+{
+	char wire[4096], copy[4096];
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		nlm4_lockargs in, a, b;
+		size_t n;
+
+		memset(&in, 0, sizeof(in));
+		rnd_netobj(&in.cookie, 0, rnd() % 2 ? 8 : MAXNETOBJ_SZ);
+		in.block = (bool_t)(rnd() % 2);
+		in.exclusive = (bool_t)(rnd() % 2);
+		rnd_lock(&in.alock);
+		in.reclaim = (bool_t)(rnd() % 2);
+		in.state = (int)rnd();
+		n = encode(XDRPROC(xdr_nlm4_lockargs), &in, wire, sizeof(wire));
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		memcpy(copy, wire, n);
+		CU_ASSERT_FATAL(decode(XDRPROC(xdr_nlm4_lockargs), &a, copy, n));
+		memcpy(copy, wire, n);
+		CU_ASSERT_FATAL(decode(XDRPROC(nlm_xdr_lockargs), &b, copy, n));
+		CU_ASSERT(netobj_eq(&a.cookie, &b.cookie));
+		CU_ASSERT(a.block == b.block && a.exclusive == b.exclusive &&
+		    a.reclaim == b.reclaim && a.state == b.state);
+		CU_ASSERT(lock_eq(&a.alock, &b.alock));
+		CU_ASSERT(lock_eq(&in.alock, &b.alock));
+		free_ref(XDRPROC(xdr_nlm4_lockargs), &a);
+		if (i < 40)
+			check_truncations(XDRPROC(xdr_nlm4_lockargs),
+			    XDRPROC(nlm_xdr_lockargs), wire, n, sizeof(a));
+	}
+}
+
+static void
+test_other_args(void)
+{
+	char wire[4096], copy[4096];
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		nlm4_unlockargs u, ua, ub;
+		nlm4_testargs t, ta, tb;
+		nlm4_cancargs c, ca, cb;
+		size_t n;
+
+		memset(&u, 0, sizeof(u));
+		rnd_netobj(&u.cookie, 0, 16);
+		rnd_lock(&u.alock);
+		n = encode(XDRPROC(xdr_nlm4_unlockargs), &u, wire, sizeof(wire));
+		memset(&ua, 0, sizeof(ua));
+		memset(&ub, 0, sizeof(ub));
+		memcpy(copy, wire, n);
+		CU_ASSERT_FATAL(decode(XDRPROC(xdr_nlm4_unlockargs), &ua, copy, n));
+		memcpy(copy, wire, n);
+		CU_ASSERT_FATAL(decode(XDRPROC(nlm_xdr_unlockargs), &ub, copy, n));
+		CU_ASSERT(netobj_eq(&ua.cookie, &ub.cookie) &&
+		    lock_eq(&ua.alock, &ub.alock));
+		free_ref(XDRPROC(xdr_nlm4_unlockargs), &ua);
+		if (i < 20)
+			check_truncations(XDRPROC(xdr_nlm4_unlockargs),
+			    XDRPROC(nlm_xdr_unlockargs), wire, n, sizeof(ua));
+
+		memset(&t, 0, sizeof(t));
+		rnd_netobj(&t.cookie, 0, 16);
+		t.exclusive = (bool_t)(rnd() % 2);
+		rnd_lock(&t.alock);
+		n = encode(XDRPROC(xdr_nlm4_testargs), &t, wire, sizeof(wire));
+		memset(&ta, 0, sizeof(ta));
+		memset(&tb, 0, sizeof(tb));
+		memcpy(copy, wire, n);
+		CU_ASSERT_FATAL(decode(XDRPROC(xdr_nlm4_testargs), &ta, copy, n));
+		memcpy(copy, wire, n);
+		CU_ASSERT_FATAL(decode(XDRPROC(nlm_xdr_testargs), &tb, copy, n));
+		CU_ASSERT(netobj_eq(&ta.cookie, &tb.cookie) &&
+		    ta.exclusive == tb.exclusive && lock_eq(&ta.alock, &tb.alock));
+		free_ref(XDRPROC(xdr_nlm4_testargs), &ta);
+
+		memset(&c, 0, sizeof(c));
+		rnd_netobj(&c.cookie, 0, 16);
+		c.block = (bool_t)(rnd() % 2);
+		c.exclusive = (bool_t)(rnd() % 2);
+		rnd_lock(&c.alock);
+		n = encode(XDRPROC(xdr_nlm4_cancargs), &c, wire, sizeof(wire));
+		memset(&ca, 0, sizeof(ca));
+		memset(&cb, 0, sizeof(cb));
+		memcpy(copy, wire, n);
+		CU_ASSERT_FATAL(decode(XDRPROC(xdr_nlm4_cancargs), &ca, copy, n));
+		memcpy(copy, wire, n);
+		CU_ASSERT_FATAL(decode(XDRPROC(nlm_xdr_cancargs), &cb, copy, n));
+		CU_ASSERT(netobj_eq(&ca.cookie, &cb.cookie) &&
+		    ca.block == cb.block && ca.exclusive == cb.exclusive &&
+		    lock_eq(&ca.alock, &cb.alock));
+		free_ref(XDRPROC(xdr_nlm4_cancargs), &ca);
+	}
+}
+
+/* Lengths over the .x bounds, and an embedded NUL, are refused. */
+static void
+test_refusals(void)
+{
+	char wire[4096];
+	nlm4_lockargs in, b;
+	size_t n;
+	uint32_t big = htonl(MAXNETOBJ_SZ + 1);
+
+	memset(&in, 0, sizeof(in));
+	in.alock.caller_name = (char *)"abcd";
+	n = encode(XDRPROC(xdr_nlm4_lockargs), &in, wire, sizeof(wire));
+	/* cookie length word first: make it 1025. */
+	memcpy(wire, &big, 4);
+	memset(&b, 0, sizeof(b));
+	CU_ASSERT_FALSE(decode(XDRPROC(nlm_xdr_lockargs), &b, wire, n));
+	/* caller_name length (after cookie, block, exclusive) over 1024. */
+	n = encode(XDRPROC(xdr_nlm4_lockargs), &in, wire, sizeof(wire));
+	big = htonl(LM_MAXSTRLEN + 1);
+	memcpy(wire + 12, &big, 4);
+	CU_ASSERT_FALSE(decode(XDRPROC(nlm_xdr_lockargs), &b, wire, n));
+	/* "ab\0d": ours refuses, rpcgen's would read "ab". */
+	n = encode(XDRPROC(xdr_nlm4_lockargs), &in, wire, sizeof(wire));
+	wire[16 + 2] = '\0';
+	CU_ASSERT_FALSE(decode(XDRPROC(nlm_xdr_lockargs), &b, wire, n));
+}
+
+int
+tests_register(void)
+{
+	CU_pSuite s = CU_add_suite("nlm in-place XDR", NULL, NULL);
+
+	if (s == NULL ||
+	    CU_add_test(s, "lockargs agree with rpcgen", test_lockargs) == NULL ||
+	    CU_add_test(s, "unlock/test/cancel args agree",
+	    test_other_args) == NULL ||
+	    CU_add_test(s, "over-long and NUL refused", test_refusals) == NULL)
+		return -1;
+	return 0;
+}
