@@ -36,6 +36,9 @@
 
 #define LK_ZOMBIE_KEEP	1024	/* zombies kept before a sweep */
 #define LK_SPARE_KEEP	64	/* free lock nodes kept for reuse */
+#define LK_BT_ORDER	16	/* keys per B+-tree node */
+#define LK_BT_MAXH	16	/* deepest tree reserved for (16^16 keys) */
+#define LK_BT_SPARE_KEEP 128	/* free tree nodes kept for reuse */
 #define LK_HASH_MIN	64
 
 /* Growable array of fixed-size elements. */
@@ -65,18 +68,16 @@ struct lk_zlist {
 	size_t		 z_count;
 };
 
-/* A granted byte range: node of its file's interval treap. */
+/* A granted byte range: a key of its file's interval B+-tree. */
+struct lk_bnode;
+
 struct lk_lock {
-	struct lk_lock	*lo_left;
-	struct lk_lock	*lo_right;
 	uint64_t	 lo_start;
 	uint64_t	 lo_end;	/* last byte, inclusive */
-	uint64_t	 lo_max;	/* largest lo_end in this subtree */
-	uint64_t	 lo_lmax;	/* lo_max of lo_left (0 if none) */
 	uint64_t	 lo_token;
 	struct lk_owner	*lo_owner;
 	struct lk_file	*lo_file;
-	struct lk_lock	*lo_onext;	/* owner's locks */
+	struct lk_lock	*lo_onext;	/* owner's locks; spare list link */
 	struct lk_lock	*lo_oprev;
 	uint32_t	 lo_addidx;	/* index in t_addl when lo_fresh */
 	uint8_t		 lo_excl;
@@ -114,7 +115,7 @@ struct lk_share {
 
 struct lk_file {
 	struct lk_obj	 fi_ob;
-	struct lk_lock	*fi_root;	/* interval treap keyed by start */
+	struct lk_bnode	*fi_root;	/* interval B+-tree keyed by start */
 	struct lk_waiter *fi_wq;	/* FIFO of queued waiters, head */
 	struct lk_waiter *fi_wqtail;
 	struct lk_waiter *fi_pend;	/* unconfirmed grants */
@@ -173,8 +174,12 @@ struct lk_table {
 	size_t		 t_nshares;
 	uint64_t	 t_token;	/* last token issued */
 	uint64_t	 t_mark;	/* generation for ow_mark/fi_mark */
-	struct lk_lock	*t_spare;	/* free lock nodes, via lo_left */
+	struct lk_lock	*t_spare;	/* free lock nodes, via lo_onext */
 	size_t		 t_nspare;
+	struct lk_bnode	*t_bleaf;	/* free tree leaves */
+	size_t		 t_nbleaf;
+	struct lk_bnode	*t_bint;	/* free internal tree nodes */
+	size_t		 t_nbint;
 	/* result of the current call */
 	struct lk_vec	 t_addl;	/* struct lk_lock * */
 	struct lk_vec	 t_adds;	/* struct lk_share * */
@@ -231,13 +236,21 @@ void	lk_sweep(struct lk_table *t);
 void	lk_objects_free(struct lk_table *t);
 
 /* tree.c */
-void	lk_tree_insert(struct lk_lock **root, struct lk_lock *n);
-void	lk_tree_remove(struct lk_lock **root, struct lk_lock *n);
+/* Make sure `adds' inserts can proceed without allocating. */
+bool	lk_tree_reserve(struct lk_table *t, size_t adds);
+void	lk_tree_pools_free(struct lk_table *t);
+void	lk_tree_insert(struct lk_table *t, struct lk_bnode **root,
+	    struct lk_lock *n);
+void	lk_tree_remove(struct lk_table *t, struct lk_bnode **root,
+	    struct lk_lock *n);
 typedef int (*lk_tree_cb)(struct lk_lock *, void *);
-int	lk_tree_overlap(struct lk_lock *root, uint64_t s, uint64_t e,
+int	lk_tree_overlap(struct lk_bnode *root, uint64_t s, uint64_t e,
 	    lk_tree_cb cb, void *arg);
-int	lk_tree_walk(struct lk_lock *root, lk_tree_cb cb, void *arg);
-bool	lk_tree_check(const struct lk_lock *root, size_t *count);
+int	lk_tree_walk(struct lk_bnode *root, lk_tree_cb cb, void *arg);
+struct lk_lock *lk_tree_first(struct lk_bnode *root);
+/* Free every node and every lock in the tree. */
+void	lk_tree_free(struct lk_table *t, struct lk_bnode *root);
+bool	lk_tree_check(const struct lk_bnode *root, size_t *count);
 
 /* lock.c */
 bool	lk_conflicts(bool excl1, bool excl2);

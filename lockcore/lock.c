@@ -65,7 +65,7 @@ lk_lock_add(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	struct lk_lock *l = t->t_spare, **added = t->t_addl.v_data;
 	struct lk_host *ho = o->ow_host;
 
-	t->t_spare = l->lo_left;
+	t->t_spare = l->lo_onext;
 	t->t_nspare--;
 	l->lo_start = r->r_start;
 	l->lo_end = r->r_end;
@@ -78,7 +78,7 @@ lk_lock_add(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	if (o->ow_locks != NULL)
 		o->ow_locks->lo_oprev = l;
 	o->ow_locks = l;
-	lk_tree_insert(&f->fi_root, l);
+	lk_tree_insert(t, &f->fi_root, l);
 	lk_owner_hold(t, o);
 	lk_file_hold(t, f);
 	o->ow_nlocks++;
@@ -115,7 +115,7 @@ lk_lock_remove(struct lk_table *t, struct lk_lock *l)
 		lk_lock_unfresh(t, l);
 	else
 		lk_record_lock(&rm[t->t_removed.v_len++], l);
-	lk_tree_remove(&f->fi_root, l);
+	lk_tree_remove(t, &f->fi_root, l);
 	if (l->lo_oprev != NULL)
 		l->lo_oprev->lo_onext = l->lo_onext;
 	else
@@ -129,7 +129,7 @@ lk_lock_remove(struct lk_table *t, struct lk_lock *l)
 	lk_owner_drop(t, o);
 	lk_file_drop(t, f);
 	if (t->t_nspare < LK_SPARE_KEEP) {
-		l->lo_left = t->t_spare;
+		l->lo_onext = t->t_spare;
 		t->t_spare = l;
 		t->t_nspare++;
 	} else

@@ -98,7 +98,7 @@
  *
  * COMPLEXITY
  *   File, host and owner lookup O(1) (hash); a lock, test or unlock is
- *   O(log n + k) in the n locks on the file (interval treap keyed by start)
+ *   O(log n + k) in the n locks on the file (interval B+-tree keyed by start)
  *   and the k locks overlapping the request.  Release paths that have waiters on the file also scan that
  *   file's waiter queue (O(w^2) in the waiters of that file).
  *

@@ -348,20 +348,6 @@ lk_sweep(struct lk_table *t)
 }
 
 static void
-lk_tree_free(struct lk_table *t, struct lk_lock *l)
-{
-	struct lk_lock *right;
-
-	/* Recurse left, loop right: depth stays logarithmic. */
-	while (l != NULL) {
-		lk_tree_free(t, l->lo_left);
-		right = l->lo_right;
-		lk_free(t, l);
-		l = right;
-	}
-}
-
-static void
 lk_file_free_contents(struct lk_table *t, struct lk_file *f)
 {
 	struct lk_share *s;

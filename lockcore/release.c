@@ -90,7 +90,7 @@ lk_file_release_do(struct lk_table *t, const void *fh, size_t fhlen)
 	    f->fi_nwaiters + f->fi_npending))
 		return LK_NOMEM;
 	while (f->fi_root != NULL)
-		lk_lock_remove(t, f->fi_root);
+		lk_lock_remove(t, lk_tree_first(f->fi_root));
 	while ((w = f->fi_wq) != NULL || (w = f->fi_pend) != NULL) {
 		lk_drop_udata(t, w->wa_udata);
 		lk_waiter_free(t, w);

@@ -107,9 +107,10 @@ lk_table_destroy(struct lk_table *t)
 	lk_hash_fini(t, &t->t_owners);
 	lk_hash_fini(t, &t->t_hosts);
 	while ((l = t->t_spare) != NULL) {
-		t->t_spare = l->lo_left;
+		t->t_spare = l->lo_onext;
 		lk_free(t, l);
 	}
+	lk_tree_pools_free(t);
 	lk_vec_free(t, &t->t_addl);
 	lk_vec_free(t, &t->t_adds);
 	lk_vec_free(t, &t->t_added);
@@ -247,10 +248,12 @@ lk_reserve(struct lk_table *t, size_t adds, size_t removes)
 	while (t->t_nspare < adds) {
 		if ((l = lk_alloc(t, sizeof(*l))) == NULL)
 			return false;
-		l->lo_left = t->t_spare;
+		l->lo_onext = t->t_spare;
 		t->t_spare = l;
 		t->t_nspare++;
 	}
+	if (!lk_tree_reserve(t, adds))
+		return false;
 	total = t->t_addl.v_len + t->t_adds.v_len + adds;
 	if (!lk_vec_reserve(t, &t->t_addl, sizeof(struct lk_lock *), adds) ||
 	    !lk_vec_reserve(t, &t->t_adds, sizeof(struct lk_share *), adds) ||

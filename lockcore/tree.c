@@ -2,239 +2,443 @@
  * tree.c - per-file interval tree of locks.
  *
  * HOW IT WORKS
- *   A treap: a binary search tree ordered by (lo_start, lo_owner) that is
- *   also a max-heap on a priority.  The priority is a hash of the node's
- *   address, so it costs no memory and the expected depth is O(log n)
- *   whatever order ranges arrive in.  (start, owner) is unique because the
- *   locks of one owner on one file never overlap.
+ *   A B+-tree of fanout LK_BT_ORDER keyed by (start, lock address); the
+ *   address breaks ties between locks of different owners that start on
+ *   the same byte.  Leaves hold the locks in key order; internal nodes hold
+ *   for each child a separator (a lower bound of every key below it) and
+ *   the largest end below it, which makes the tree an interval tree: a
+ *   child whose largest end is before the query start holds nothing
+ *   overlapping, and once a separator is past the query end so is every
+ *   key after it.  An interval query visits O(log n + k) nodes for k hits,
+ *   in start order.  With 16 keys per node, 100,000 locks need 4-5 levels
+ *   whose nodes are a few cache lines each, where a binary tree needs ~23
+ *   scattered nodes: at that size the lock table is bound by cache misses.
  *
- *   Every node carries lo_max, the largest lo_end in its subtree, which
- *   turns the treap into an interval tree: a subtree whose lo_max is below
- *   the query start holds nothing overlapping, and once a node starts
- *   after the query end so does everything to its right.  lk_tree_overlap
- *   therefore visits O(log n + k) nodes for k hits, in start order.
+ *   Insert splits full nodes on the way down (so a split never has to go
+ *   back up) and raises each child's largest end on the way.  Remove takes
+ *   the key out of its leaf and recomputes a parent's largest end only if
+ *   it was the removed lock's end; empty nodes are freed, a root with one
+ *   child is replaced by the child, and nodes are otherwise left as they
+ *   are (no merging: separators stay valid lower bounds, depth never grows
+ *   on removal).
  *
- *   Insert descends by key and rotates the new node up while its priority
- *   beats its parent's; remove finds the node by key and replaces it with
- *   the merge of its two subtrees.  Both recompute lo_max on the way back
- *   up.  Recursion depth is the tree depth (expected ~2 ln n).
+ *   Nodes come from spare pools filled by lk_tree_reserve() before a call
+ *   changes anything, so an insert cannot fail half way.
  */
 #include "lockcore.h"
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lk_impl.h"
 
+struct lk_bnode {
+	struct lk_bnode	*bn_next;	/* spare pool link */
+	uint16_t	 bn_n;		/* keys (leaf) or children in use */
+	uint16_t	 bn_leaf;
+	uint64_t	 bn_start[LK_BT_ORDER];	/* key start / separator start */
+	uint64_t	 bn_max[LK_BT_ORDER];	/* lock end / largest end below */
+	struct lk_lock	*bn_key[LK_BT_ORDER];	/* the lock / separator's lock */
+	struct lk_bnode	*bn_child[LK_BT_ORDER];	/* internal nodes only */
+};
+
+/* Leaves are allocated without the child array. */
+#define LK_BT_LEAF_SIZE	offsetof(struct lk_bnode, bn_child)
+
+static int
+lk_key_cmp(uint64_t s1, const struct lk_lock *l1, uint64_t s2,
+    const struct lk_lock *l2)
+{
+	if (s1 != s2)
+		return s1 < s2 ? -1 : 1;
+	if (l1 == l2)
+		return 0;
+	return (uintptr_t)l1 < (uintptr_t)l2 ? -1 : 1;
+}
+
 static uint64_t
-lk_prio(const struct lk_lock *n)
+lk_bn_maxof(const struct lk_bnode *b)
 {
-	uint64_t x = (uint64_t)(uintptr_t)n;
+	uint64_t m = 0;
+	unsigned i;
 
-	x ^= x >> 31;
-	x *= 0x7fb5d329728ea185ULL;
-	x ^= x >> 27;
-	x *= 0x81dadef4bc2dd44dULL;
-	x ^= x >> 33;
-	return x;
+	for (i = 0; i < b->bn_n; i++)
+		if (b->bn_max[i] > m)
+			m = b->bn_max[i];
+	return m;
 }
 
-static bool
-lk_less(const struct lk_lock *a, const struct lk_lock *b)
+/* The child of internal node b whose key range holds (s, l). */
+static unsigned
+lk_bn_child_idx(const struct lk_bnode *b, uint64_t s, const struct lk_lock *l)
 {
-	if (a->lo_start != b->lo_start)
-		return a->lo_start < b->lo_start;
-	return (uintptr_t)a->lo_owner < (uintptr_t)b->lo_owner;
+	unsigned i;
+
+	for (i = 1; i < b->bn_n; i++)
+		if (lk_key_cmp(s, l, b->bn_start[i], b->bn_key[i]) < 0)
+			break;
+	return i - 1;
 }
 
-static void
-lk_update(struct lk_lock *n)
-{
-	uint64_t m = n->lo_end;
+/* ---- node pools ---- */
 
-	n->lo_lmax = n->lo_left != NULL ? n->lo_left->lo_max : 0;
-	if (n->lo_left != NULL && n->lo_lmax > m)
-		m = n->lo_lmax;
-	if (n->lo_right != NULL && n->lo_right->lo_max > m)
-		m = n->lo_right->lo_max;
-	n->lo_max = m;
+bool
+lk_tree_reserve(struct lk_table *t, size_t adds)
+{
+	struct lk_bnode *b;
+	size_t ints = adds * LK_BT_MAXH + 1;
+
+	while (t->t_nbleaf < adds) {
+		if ((b = lk_alloc(t, LK_BT_LEAF_SIZE)) == NULL)
+			return false;
+		b->bn_next = t->t_bleaf;
+		t->t_bleaf = b;
+		t->t_nbleaf++;
+	}
+	while (t->t_nbint < ints) {
+		if ((b = lk_alloc(t, sizeof(*b))) == NULL)
+			return false;
+		b->bn_next = t->t_bint;
+		t->t_bint = b;
+		t->t_nbint++;
+	}
+	return true;
 }
 
-static struct lk_lock *
-lk_rotate_right(struct lk_lock *n)
+static struct lk_bnode *
+lk_bn_take(struct lk_table *t, bool leaf)
 {
-	struct lk_lock *l = n->lo_left;
+	struct lk_bnode *b;
 
-	n->lo_left = l->lo_right;
-	l->lo_right = n;
-	lk_update(n);
-	lk_update(l);
-	return l;
-}
-
-static struct lk_lock *
-lk_rotate_left(struct lk_lock *n)
-{
-	struct lk_lock *r = n->lo_right;
-
-	n->lo_right = r->lo_left;
-	r->lo_left = n;
-	lk_update(n);
-	lk_update(r);
-	return r;
-}
-
-/*
- * Insert n below root.  lo_max is raised on the way down, so the way back
- * up never reads a sibling (at 100,000 locks each one is a cache miss);
- * only a rotation recomputes the two nodes it moves.
- */
-static struct lk_lock *
-lk_insert(struct lk_lock *root, struct lk_lock *n, uint64_t prio)
-{
-	if (root == NULL)
-		return n;
-	if (n->lo_end > root->lo_max)
-		root->lo_max = n->lo_end;
-	if (lk_less(n, root)) {
-		if (root->lo_left == NULL || n->lo_end > root->lo_lmax)
-			root->lo_lmax = n->lo_end;
-		root->lo_left = lk_insert(root->lo_left, n, prio);
-		if (root->lo_left == n && prio > lk_prio(root))
-			return lk_rotate_right(root);
+	if (leaf) {
+		b = t->t_bleaf;
+		t->t_bleaf = b->bn_next;
+		t->t_nbleaf--;
 	} else {
-		root->lo_right = lk_insert(root->lo_right, n, prio);
-		if (root->lo_right == n && prio > lk_prio(root))
-			return lk_rotate_left(root);
+		b = t->t_bint;
+		t->t_bint = b->bn_next;
+		t->t_nbint--;
 	}
-	return root;
-}
-
-void
-lk_tree_insert(struct lk_lock **root, struct lk_lock *n)
-{
-	n->lo_left = n->lo_right = NULL;
-	n->lo_max = n->lo_end;
-	n->lo_lmax = 0;
-	*root = lk_insert(*root, n, lk_prio(n));
-}
-
-static struct lk_lock *
-lk_merge(struct lk_lock *a, struct lk_lock *b)
-{
-	if (a == NULL)
-		return b;
-	if (b == NULL)
-		return a;
-	if (lk_prio(a) > lk_prio(b)) {
-		a->lo_right = lk_merge(a->lo_right, b);
-		lk_update(a);
-		return a;
-	}
-	b->lo_left = lk_merge(a, b->lo_left);
-	lk_update(b);
+	b->bn_next = NULL;
+	b->bn_n = 0;
+	b->bn_leaf = leaf;
 	return b;
 }
 
-/*
- * Remove n below root.  An ancestor's lo_max can only change if it was n's
- * end, so other ancestors are left alone (no sibling reads).
- */
-static struct lk_lock *
-lk_remove(struct lk_lock *root, struct lk_lock *n)
+static void
+lk_bn_give(struct lk_table *t, struct lk_bnode *b)
 {
-	if (root == n)
-		return lk_merge(n->lo_left, n->lo_right);
-	if (lk_less(n, root))
-		root->lo_left = lk_remove(root->lo_left, n);
-	else
-		root->lo_right = lk_remove(root->lo_right, n);
-	if (root->lo_max == n->lo_end || root->lo_lmax == n->lo_end)
-		lk_update(root);
-	return root;
+	if (b->bn_leaf && t->t_nbleaf < LK_BT_SPARE_KEEP) {
+		b->bn_next = t->t_bleaf;
+		t->t_bleaf = b;
+		t->t_nbleaf++;
+	} else if (!b->bn_leaf && t->t_nbint < LK_BT_SPARE_KEEP) {
+		b->bn_next = t->t_bint;
+		t->t_bint = b;
+		t->t_nbint++;
+	} else
+		lk_free(t, b);
 }
 
 void
-lk_tree_remove(struct lk_lock **root, struct lk_lock *n)
+lk_tree_pools_free(struct lk_table *t)
 {
-	*root = lk_remove(*root, n);
+	struct lk_bnode *b;
+
+	while ((b = t->t_bleaf) != NULL) {
+		t->t_bleaf = b->bn_next;
+		lk_free(t, b);
+	}
+	while ((b = t->t_bint) != NULL) {
+		t->t_bint = b->bn_next;
+		lk_free(t, b);
+	}
+	t->t_nbleaf = t->t_nbint = 0;
 }
 
-/* Call cb on every node overlapping [s, e], in start order, until != 0. */
+/* ---- insert ---- */
+
+/* Split full child i of internal node p into two halves. */
+static void
+lk_bn_split(struct lk_table *t, struct lk_bnode *p, unsigned i)
+{
+	struct lk_bnode *c = p->bn_child[i], *r;
+	unsigned h = LK_BT_ORDER / 2, m = LK_BT_ORDER - h, j;
+
+	r = lk_bn_take(t, c->bn_leaf);
+	memcpy(r->bn_start, c->bn_start + h, m * sizeof(r->bn_start[0]));
+	memcpy(r->bn_max, c->bn_max + h, m * sizeof(r->bn_max[0]));
+	memcpy(r->bn_key, c->bn_key + h, m * sizeof(r->bn_key[0]));
+	if (!c->bn_leaf)
+		memcpy(r->bn_child, c->bn_child + h,
+		    m * sizeof(r->bn_child[0]));
+	r->bn_n = (uint16_t)m;
+	c->bn_n = (uint16_t)h;
+	for (j = p->bn_n; j > i + 1; j--) {
+		p->bn_start[j] = p->bn_start[j - 1];
+		p->bn_max[j] = p->bn_max[j - 1];
+		p->bn_key[j] = p->bn_key[j - 1];
+		p->bn_child[j] = p->bn_child[j - 1];
+	}
+	p->bn_start[i + 1] = r->bn_start[0];
+	p->bn_key[i + 1] = r->bn_key[0];
+	p->bn_child[i + 1] = r;
+	p->bn_max[i] = lk_bn_maxof(c);
+	p->bn_max[i + 1] = lk_bn_maxof(r);
+	p->bn_n++;
+}
+
+static void
+lk_bn_leaf_insert(struct lk_bnode *b, struct lk_lock *l)
+{
+	unsigned pos, j;
+
+	for (pos = 0; pos < b->bn_n; pos++)
+		if (lk_key_cmp(l->lo_start, l, b->bn_start[pos],
+		    b->bn_key[pos]) < 0)
+			break;
+	for (j = b->bn_n; j > pos; j--) {
+		b->bn_start[j] = b->bn_start[j - 1];
+		b->bn_max[j] = b->bn_max[j - 1];
+		b->bn_key[j] = b->bn_key[j - 1];
+	}
+	b->bn_start[pos] = l->lo_start;
+	b->bn_max[pos] = l->lo_end;
+	b->bn_key[pos] = l;
+	b->bn_n++;
+}
+
+void
+lk_tree_insert(struct lk_table *t, struct lk_bnode **root, struct lk_lock *l)
+{
+	struct lk_bnode *b = *root, *nr;
+	uint64_t s = l->lo_start, e = l->lo_end;
+	unsigned i;
+
+	if (b == NULL) {
+		b = lk_bn_take(t, true);
+		*root = b;
+	} else if (b->bn_n == LK_BT_ORDER) {
+		nr = lk_bn_take(t, false);
+		nr->bn_n = 1;
+		nr->bn_start[0] = b->bn_start[0];
+		nr->bn_key[0] = b->bn_key[0];
+		nr->bn_max[0] = lk_bn_maxof(b);
+		nr->bn_child[0] = b;
+		lk_bn_split(t, nr, 0);
+		*root = b = nr;
+	}
+	while (!b->bn_leaf) {
+		i = lk_bn_child_idx(b, s, l);
+		if (b->bn_child[i]->bn_n == LK_BT_ORDER) {
+			lk_bn_split(t, b, i);
+			if (lk_key_cmp(s, l, b->bn_start[i + 1],
+			    b->bn_key[i + 1]) >= 0)
+				i++;
+		}
+		/* Separators stay lower bounds of what is below them. */
+		if (lk_key_cmp(s, l, b->bn_start[i], b->bn_key[i]) < 0) {
+			b->bn_start[i] = s;
+			b->bn_key[i] = l;
+		}
+		if (e > b->bn_max[i])
+			b->bn_max[i] = e;
+		b = b->bn_child[i];
+	}
+	lk_bn_leaf_insert(b, l);
+}
+
+/* ---- remove ---- */
+
+static void
+lk_bn_cut(struct lk_bnode *b, unsigned i)
+{
+	unsigned j;
+
+	for (j = i + 1; j < b->bn_n; j++) {
+		b->bn_start[j - 1] = b->bn_start[j];
+		b->bn_max[j - 1] = b->bn_max[j];
+		b->bn_key[j - 1] = b->bn_key[j];
+		if (!b->bn_leaf)
+			b->bn_child[j - 1] = b->bn_child[j];
+	}
+	b->bn_n--;
+}
+
+static void
+lk_bn_remove(struct lk_table *t, struct lk_bnode *b, struct lk_lock *l)
+{
+	struct lk_bnode *c;
+	unsigned i;
+
+	if (b->bn_leaf) {
+		for (i = 0; i < b->bn_n; i++)
+			if (b->bn_key[i] == l) {
+				lk_bn_cut(b, i);
+				return;
+			}
+		return;
+	}
+	i = lk_bn_child_idx(b, l->lo_start, l);
+	c = b->bn_child[i];
+	lk_bn_remove(t, c, l);
+	if (c->bn_n == 0) {
+		lk_bn_give(t, c);
+		lk_bn_cut(b, i);
+	} else if (b->bn_max[i] == l->lo_end)
+		b->bn_max[i] = lk_bn_maxof(c);
+}
+
+void
+lk_tree_remove(struct lk_table *t, struct lk_bnode **root, struct lk_lock *l)
+{
+	struct lk_bnode *b = *root;
+
+	lk_bn_remove(t, b, l);
+	while (b != NULL && (b->bn_n == 0 || (!b->bn_leaf && b->bn_n == 1))) {
+		struct lk_bnode *next = b->bn_n == 0 ? NULL : b->bn_child[0];
+
+		lk_bn_give(t, b);
+		b = next;
+	}
+	*root = b;
+}
+
+/* ---- queries ---- */
+
 int
-lk_tree_overlap(struct lk_lock *n, uint64_t s, uint64_t e, lk_tree_cb cb,
+lk_tree_overlap(struct lk_bnode *b, uint64_t s, uint64_t e, lk_tree_cb cb,
     void *arg)
 {
+	unsigned i;
 	int rc;
 
-	while (n != NULL && n->lo_max >= s) {
-		/* lo_lmax spares reading the left child when going right. */
-		if (n->lo_left != NULL && n->lo_lmax >= s &&
-		    (rc = lk_tree_overlap(n->lo_left, s, e, cb, arg)) != 0)
+	if (b == NULL)
+		return 0;
+	for (i = 0; i < b->bn_n; i++) {
+		if (b->bn_start[i] > e)
+			break;
+		if (b->bn_max[i] < s)
+			continue;
+		rc = b->bn_leaf ? cb(b->bn_key[i], arg) :
+		    lk_tree_overlap(b->bn_child[i], s, e, cb, arg);
+		if (rc != 0)
 			return rc;
-		if (n->lo_start > e)
-			return 0;
-		if (n->lo_end >= s && (rc = cb(n, arg)) != 0)
-			return rc;
-		n = n->lo_right;
 	}
 	return 0;
 }
 
-/* Call cb on every node in order, until it returns non-zero. */
 int
-lk_tree_walk(struct lk_lock *n, lk_tree_cb cb, void *arg)
+lk_tree_walk(struct lk_bnode *b, lk_tree_cb cb, void *arg)
 {
-	struct lk_lock *right;
+	unsigned i;
 	int rc;
 
-	while (n != NULL) {
-		if ((rc = lk_tree_walk(n->lo_left, cb, arg)) != 0)
+	if (b == NULL)
+		return 0;
+	for (i = 0; i < b->bn_n; i++) {
+		rc = b->bn_leaf ? cb(b->bn_key[i], arg) :
+		    lk_tree_walk(b->bn_child[i], cb, arg);
+		if (rc != 0)
 			return rc;
-		right = n->lo_right;
-		if ((rc = cb(n, arg)) != 0)
-			return rc;
-		n = right;
 	}
 	return 0;
 }
 
-/* Check order, heap property and lo_max below n; count the nodes. */
-static bool
-lk_check(const struct lk_lock *n, const struct lk_lock *lo,
-    const struct lk_lock *hi, size_t *count)
+struct lk_lock *
+lk_tree_first(struct lk_bnode *b)
 {
-	uint64_t m;
+	if (b == NULL)
+		return NULL;
+	while (!b->bn_leaf)
+		b = b->bn_child[0];
+	return b->bn_key[0];
+}
 
-	if (n == NULL)
-		return true;
-	if ((lo != NULL && !lk_less(lo, n)) || (hi != NULL && !lk_less(n, hi)))
+void
+lk_tree_free(struct lk_table *t, struct lk_bnode *b)
+{
+	unsigned i;
+
+	if (b == NULL)
+		return;
+	for (i = 0; i < b->bn_n; i++)
+		if (b->bn_leaf)
+			lk_free(t, b->bn_key[i]);
+		else
+			lk_tree_free(t, b->bn_child[i]);
+	lk_free(t, b);
+}
+
+/* ---- invariants (tests) ---- */
+
+struct lk_bt_span {
+	uint64_t		 sp_start;	/* smallest key */
+	const struct lk_lock	*sp_key;
+	uint64_t		 sp_lstart;	/* largest key */
+	const struct lk_lock	*sp_lkey;
+	uint64_t		 sp_max;	/* largest end */
+	unsigned		 sp_depth;
+};
+
+static bool
+lk_bt_check(const struct lk_bnode *b, size_t *count, struct lk_bt_span *sp)
+{
+	struct lk_bt_span c;
+	unsigned i;
+
+	if (b->bn_n == 0 || b->bn_n > LK_BT_ORDER)
 		return false;
-	if (n->lo_start > n->lo_end)
-		return false;
-	m = n->lo_end;
-	if (n->lo_left != NULL) {
-		if (lk_prio(n->lo_left) > lk_prio(n) ||
-		    n->lo_lmax != n->lo_left->lo_max)
+	sp->sp_max = 0;
+	for (i = 0; i < b->bn_n; i++) {
+		if (b->bn_leaf) {
+			const struct lk_lock *l = b->bn_key[i];
+
+			if (b->bn_start[i] != l->lo_start ||
+			    b->bn_max[i] != l->lo_end ||
+			    l->lo_start > l->lo_end)
+				return false;
+			c.sp_start = c.sp_lstart = l->lo_start;
+			c.sp_key = c.sp_lkey = l;
+			c.sp_max = l->lo_end;
+			c.sp_depth = 0;
+			(*count)++;
+		} else {
+			if (!lk_bt_check(b->bn_child[i], count, &c) ||
+			    c.sp_max != b->bn_max[i] ||
+			    lk_key_cmp(b->bn_start[i], b->bn_key[i], c.sp_start,
+			    c.sp_key) > 0)
+				return false;
+			c.sp_depth++;
+		}
+		if (i > 0 && (c.sp_depth != sp->sp_depth ||
+		    lk_key_cmp(sp->sp_lstart, sp->sp_lkey, b->bn_start[i],
+		    b->bn_key[i]) >= 0 || lk_key_cmp(sp->sp_lstart, sp->sp_lkey,
+		    c.sp_start, c.sp_key) >= 0))
 			return false;
-		if (n->lo_left->lo_max > m)
-			m = n->lo_left->lo_max;
+		if (i == 0) {
+			sp->sp_start = c.sp_start;
+			sp->sp_key = c.sp_key;
+			sp->sp_depth = c.sp_depth;
+		}
+		sp->sp_lstart = c.sp_lstart;
+		sp->sp_lkey = c.sp_lkey;
+		if (c.sp_max > sp->sp_max)
+			sp->sp_max = c.sp_max;
 	}
-	if (n->lo_right != NULL) {
-		if (lk_prio(n->lo_right) > lk_prio(n))
-			return false;
-		if (n->lo_right->lo_max > m)
-			m = n->lo_right->lo_max;
-	}
-	if (m != n->lo_max)
-		return false;
-	(*count)++;
-	return lk_check(n->lo_left, lo, n, count) &&
-	    lk_check(n->lo_right, n, hi, count);
+	return true;
 }
 
 bool
-lk_tree_check(const struct lk_lock *root, size_t *count)
+lk_tree_check(const struct lk_bnode *root, size_t *count)
 {
+	struct lk_bt_span sp;
+
 	*count = 0;
-	return lk_check(root, NULL, NULL, count);
+	if (root == NULL)
+		return true;
+	if (!root->bn_leaf && root->bn_n < 2)
+		return false;
+	return lk_bt_check(root, count, &sp);
 }
