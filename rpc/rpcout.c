@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "ev.h"
@@ -79,54 +78,12 @@ clnt_unlink(struct rpc_clnt *cl, struct rpc_pending *pe)
 static int
 clnt_send(struct rpc_clnt *cl, struct rpc_pending *pe)
 {
-	union {
-		char	c4[CMSG_SPACE(sizeof(struct in_pktinfo))];
-		char	c6[CMSG_SPACE(sizeof(struct in6_pktinfo))];
-	} cbuf;
-	struct msghdr mh;
-	struct iovec iov;
-	struct cmsghdr *cm;
 	int fd = pe->pe_dst.ss_family == AF_INET6 ? cl->cl_fd6 : cl->cl_fd4;
 
 	if (fd == -1)
 		return -1;
-	memset(&mh, 0, sizeof(mh));
-	memset(&cbuf, 0, sizeof(cbuf));
-	iov.iov_base = pe->pe_msg;
-	iov.iov_len = pe->pe_len;
-	mh.msg_name = &pe->pe_dst;
-	mh.msg_namelen = pe->pe_dstlen;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	cm = (struct cmsghdr *)(void *)&cbuf;
-	if (pe->pe_srclen > 0 && pe->pe_src.ss_family == AF_INET &&
-	    pe->pe_dst.ss_family == AF_INET) {
-		struct in_pktinfo pi;
-
-		memset(&pi, 0, sizeof(pi));
-		pi.ipi_spec_dst = ((struct sockaddr_in *)&pe->pe_src)->sin_addr;
-		mh.msg_control = &cbuf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
-		cm->cmsg_level = IPPROTO_IP;
-		cm->cmsg_type = IP_PKTINFO;
-		cm->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
-	} else if (pe->pe_srclen > 0 && pe->pe_src.ss_family == AF_INET6 &&
-	    pe->pe_dst.ss_family == AF_INET6) {
-		struct in6_pktinfo pi;
-
-		memset(&pi, 0, sizeof(pi));
-		pi.ipi6_addr = ((struct sockaddr_in6 *)&pe->pe_src)->sin6_addr;
-		mh.msg_control = &cbuf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
-		cm->cmsg_level = IPPROTO_IPV6;
-		cm->cmsg_type = IPV6_PKTINFO;
-		cm->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
-	}
-	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == -1)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-	return 0;
+	return rpc_send_from(fd, pe->pe_msg, pe->pe_len, &pe->pe_dst,
+	    pe->pe_dstlen, pe->pe_srclen > 0 ? &pe->pe_src : NULL);
 }
 
 static void

@@ -367,9 +367,10 @@ rpc_queue_reply(struct rpc_ctx *cx, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* sendmsg() from the local address the request came to. */
-static void
-rpc_udp_send(struct rpc_srv *rs, struct rpc_udpreply *ur)
+int
+rpc_send_from(int fd, const void *buf, size_t len,
+    const struct sockaddr_storage *dst, socklen_t dstlen,
+    const struct sockaddr_storage *src)
 {
 	union {
 		char	c4[CMSG_SPACE(sizeof(struct in_pktinfo))];
@@ -377,43 +378,55 @@ rpc_udp_send(struct rpc_srv *rs, struct rpc_udpreply *ur)
 	} cbuf;
 	struct msghdr mh;
 	struct iovec iov;
-	struct cmsghdr *cm;
+	struct cmsghdr *cm = (struct cmsghdr *)(void *)&cbuf;
 
 	memset(&mh, 0, sizeof(mh));
 	memset(&cbuf, 0, sizeof(cbuf));
-	iov.iov_base = ur->ur_buf;
-	iov.iov_len = ur->ur_len;
-	mh.msg_name = &ur->ur_peer;
-	mh.msg_namelen = ur->ur_peerlen;
+	iov.iov_base = (void *)(uintptr_t)buf;
+	iov.iov_len = len;
+	mh.msg_name = (void *)(uintptr_t)dst;
+	mh.msg_namelen = dstlen;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
-	mh.msg_control = &cbuf;
-	cm = (struct cmsghdr *)(void *)&cbuf;
-	if (ur->ur_local.ss_family == AF_INET) {
+	if (src != NULL && src->ss_family == AF_INET &&
+	    dst->ss_family == AF_INET) {
 		struct in_pktinfo pi;
 
 		memset(&pi, 0, sizeof(pi));
-		pi.ipi_spec_dst =
-		    ((struct sockaddr_in *)&ur->ur_local)->sin_addr;
+		pi.ipi_spec_dst = ((const struct sockaddr_in *)(const void *)
+		    src)->sin_addr;
+		mh.msg_control = &cbuf;
 		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
 		cm->cmsg_level = IPPROTO_IP;
 		cm->cmsg_type = IP_PKTINFO;
 		cm->cmsg_len = CMSG_LEN(sizeof(pi));
 		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
-	} else if (ur->ur_local.ss_family == AF_INET6) {
+	} else if (src != NULL && src->ss_family == AF_INET6 &&
+	    dst->ss_family == AF_INET6) {
 		struct in6_pktinfo pi;
 
 		memset(&pi, 0, sizeof(pi));
-		pi.ipi6_addr =
-		    ((struct sockaddr_in6 *)&ur->ur_local)->sin6_addr;
+		pi.ipi6_addr = ((const struct sockaddr_in6 *)(const void *)
+		    src)->sin6_addr;
+		mh.msg_control = &cbuf;
 		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
 		cm->cmsg_level = IPPROTO_IPV6;
 		cm->cmsg_type = IPV6_PKTINFO;
 		cm->cmsg_len = CMSG_LEN(sizeof(pi));
 		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
-	} else
-		mh.msg_control = NULL;
-	if (sendmsg(ur->ur_fd, &mh, MSG_DONTWAIT) == -1)
+	}
+	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == -1)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+	return 0;
+}
+
+/* The reply leaves from the local address the request came to. */
+static void
+rpc_udp_send(struct rpc_srv *rs, struct rpc_udpreply *ur)
+{
+	if (rpc_send_from(ur->ur_fd, ur->ur_buf, ur->ur_len, &ur->ur_peer,
+	    ur->ur_peerlen, ur->ur_local.ss_family != AF_UNSPEC ?
+	    &ur->ur_local : NULL) == -1)
 		rs->rs_stats.udp_send_fail++;
 }
 

@@ -130,6 +130,16 @@ const char	*rpc_addr_str(const struct sockaddr *sa, int with_port,
 		    char *buf, size_t len);
 
 /*
+ * Send one datagram on UDP socket fd to dst, leaving from local address
+ * src (IP_PKTINFO / IPV6_PKTINFO; NULL: the kernel chooses).  Never
+ * blocks.  Returns 0 (also when the socket buffer is full: UDP may lose
+ * it), -1 on a hard error (errno set).
+ */
+int	rpc_send_from(int fd, const void *buf, size_t len,
+	    const struct sockaddr_storage *dst, socklen_t dstlen,
+	    const struct sockaddr_storage *src);
+
+/*
  * Normalise an IPv4-mapped IPv6 address to AF_INET in place; other
  * addresses are left alone.  Updates *len.
  */

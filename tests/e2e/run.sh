@@ -73,7 +73,10 @@ W=$E2E_WORK
 KDIR=$E2E_CACHE/$E2E_KMETA
 EXPORT=$W/export
 CAP=$W/e2e.pcapng
-TSHARK_OPTS=(-n -o tcp.try_heuristic_first:TRUE -o udp.try_heuristic_first:TRUE)
+# RPC on ephemeral ports needs the heuristics first; the DNS one then
+# claims an RPC datagram whose xid happens to look like DNS flags.
+TSHARK_OPTS=(-n -o tcp.try_heuristic_first:TRUE -o udp.try_heuristic_first:TRUE
+    --disable-heuristic dns_udp)
 
 # ---- output -------------------------------------------------------------
 

@@ -176,7 +176,7 @@ itest_forget "$TSHARK_PID"
 # ---- the capture, decoded --------------------------------------------------
 
 TS=(tshark -n -2 -r "$W/nlm.pcapng" -o tcp.try_heuristic_first:TRUE
-    -o udp.try_heuristic_first:TRUE)
+    -o udp.try_heuristic_first:TRUE --disable-heuristic dns_udp)
 "${TS[@]}" -Y 'rpc.program == 100021' -T fields -E separator=/t \
     -e frame.number -e rpc.msgtyp -e rpc.programversion -e rpc.procedure \
     -e rpc.repframe -e rpc.reqframe -e ip.src -e ip.dst -e ipv6.src \
