@@ -8,7 +8,8 @@ set -u
 cd "$(dirname "$0")/.."
 nlmd=${1:-build/debug/nlmd}
 state=${NLMD_STATE:-$PWD/build/run/state}
-started_rpcbind=""
+rpcbind_pid=""
+nlmd_pid=""
 
 if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
 	if [ "$(id -u)" != 0 ]; then
@@ -17,17 +18,21 @@ if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
 	fi
 	echo "run: rpcbind is not running: starting it"
 	mkdir -p /run/rpcbind
-	rpcbind -w || { echo "run: cannot start rpcbind" >&2; exit 1; }
-	started_rpcbind=1
+	rpcbind -f -w &
+	rpcbind_pid=$!
 	for i in $(seq 50); do
 		rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && break
 		sleep 0.1
 	done
 fi
+# Only what this script started is stopped, by pid.
 cleanup() {
-	[ -n "$started_rpcbind" ] && pkill -x rpcbind
+	[ -n "$nlmd_pid" ] && kill "$nlmd_pid" 2>/dev/null
+	[ -n "$rpcbind_pid" ] && kill "$rpcbind_pid" 2>/dev/null
+	wait 2>/dev/null
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 cat <<MSG
 run: starting nlmd (state in $state); Ctrl-C stops it.
@@ -35,4 +40,9 @@ run: starting nlmd (state in $state); Ctrl-C stops it.
                   rpcinfo -t 127.0.0.1 nlockmgr 4
                   rpcinfo -u 127.0.0.1 status 1
 MSG
-"$nlmd" -F -s "$state" ${NLMD_ARGS:-}
+"$nlmd" -F -s "$state" ${NLMD_ARGS:-} &
+nlmd_pid=$!
+wait "$nlmd_pid"
+rc=$?
+nlmd_pid=""
+exit $rc
