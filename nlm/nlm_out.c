@@ -32,6 +32,7 @@
 #define RPCB_PORT	111
 #define RPCB_TIMEOUT_MS	1000
 #define RPCB_TRIES	3
+#define PORT_TIMEOUTS	3
 
 struct nlm_peer {
 	struct sockaddr_storage	 p_addr;	/* port 0 */
@@ -40,6 +41,7 @@ struct nlm_peer {
 	uint16_t		 p_port;	/* 0: unknown */
 	uint64_t		 p_expires;
 	bool			 p_busy;	/* rpcbind query in flight */
+	unsigned		 p_timeouts;	/* calls unanswered in a row */
 	uint32_t		 p_xid;
 	struct nlm_send		*p_waiting;
 	struct nlm_peer		*p_next;
@@ -151,10 +153,18 @@ static void
 send_done(void *arg, enum rpc_clnt_status st, XDR *res)
 {
 	struct nlm_send *s = arg;
+	struct nlm_peer *p;
 
 	s->s_xid = 0;
-	if (st != RPC_CLNT_OK)
-		nlm_port_forget(&s->s_peer, s->s_vers);
+	if ((p = peer_get(&s->s_peer, s->s_peerlen, s->s_vers, false)) != NULL) {
+		if (st == RPC_CLNT_OK)
+			p->p_timeouts = 0;
+		else if (st != RPC_CLNT_TIMEDOUT ||
+		    ++p->p_timeouts >= PORT_TIMEOUTS) {
+			p->p_port = 0;
+			p->p_timeouts = 0;
+		}
+	}
 	if (s->s_cb != NULL)
 		s->s_cb(s->s_arg, st == RPC_CLNT_OK, res);
 	free(s);
