@@ -27,6 +27,9 @@
 
 struct nlmd {
 	struct config	 conf;
+	const char	*cfile;		/* configuration file */
+	int		 cfile_optional;
+	int		 cli_verbose;	/* -d given: keep it over reloads */
 	struct ev_loop	*loop;
 	struct rpc_srv	*srv;
 	struct rpc_clnt	*clnt;
@@ -98,13 +101,15 @@ parse_args(struct nlmd *d, int argc, char **argv)
 		fprintf(stderr, "nlmd: %s\n", err);
 		exit(2);
 	}
+	d->cfile = cfile;
+	d->cfile_optional = optional;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, opts, &idx)) != -1) {
 		const char *key = NULL, *val = optarg;
 
 		switch (c) {
 		case 'F': d->conf.foreground = 1; break;
-		case 'd': d->conf.verbose++; break;
+		case 'd': d->conf.verbose++; d->cli_verbose = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case 'c': break;
 		case 's': key = "state-directory"; break;
@@ -130,16 +135,40 @@ parse_args(struct nlmd *d, int argc, char **argv)
 	}
 }
 
+/*
+ * SIGHUP: read the configuration file again.  The log level applies at
+ * once (unless -d fixed it); settings that shape sockets, the lock table
+ * or the state directory take effect at the next start.
+ */
+static void
+reload(struct nlmd *d)
+{
+	struct config c;
+	char err[512];
+
+	config_defaults(&c);
+	if (config_load(&c, d->cfile, d->cfile_optional, err,
+	    sizeof(err)) == -1) {
+		log_warnx("SIGHUP: %s; keeping the running configuration", err);
+		return;
+	}
+	if (!d->cli_verbose) {
+		log_setverbose(c.verbose);
+		d->conf.verbose = c.verbose;
+	}
+	log_info("SIGHUP: %s reread: verbose = %d now; other settings at "
+	    "the next start", d->cfile, d->conf.verbose);
+}
+
 static void
 on_signal(struct ev_loop *loop, int fd, int events, void *arg)
 {
 	struct signalfd_siginfo si;
 
 	(void)events;
-	(void)arg;
 	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			log_info("SIGHUP: nothing to reload yet");
+			reload(arg);
 			continue;
 		}
 		log_info("signal %u: shutting down", si.ssi_signo);

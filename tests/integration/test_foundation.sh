@@ -422,8 +422,18 @@ check "SIGTERM: nlmd exits 0" stop_nlmd_with TERM
 check "SIGTERM: nothing of 100021/100024 left registered" nothing_registered
 check "SIGTERM: 'stopped' logged" grep -q "nlmd: stopped" "$NLMD_LOG"
 
-STATE=$W/state start_nlmd
+printf '[nlmd]\nverbose = 2\n' >"$W/hup.conf"
+STATE=$W/state start_nlmd -c "$W/hup.conf"
 check "restart on the same state dir after a clean stop" rpcinfo_p_ok
+printf '[nlmd]\nverbose = 0\n' >"$W/hup.conf"
+kill -HUP "$NLMD_PID"
+check "SIGHUP: the file is reread and the log level applied" \
+    itest_wait grep -q "SIGHUP: .*hup.conf reread: verbose = 0 now" "$NLMD_LOG"
+printf '[nlmd]\nverbose = lots\n' >"$W/hup.conf"
+kill -HUP "$NLMD_PID"
+check "SIGHUP: a broken file keeps the running configuration" \
+    itest_wait grep -q "keeping the running configuration" "$NLMD_LOG"
+check "SIGHUP: still answering" rpcinfo_p_ok
 check "SIGINT: nlmd exits 0" stop_nlmd_with INT
 check "SIGINT: nothing of 100021/100024 left registered" nothing_registered
 
