@@ -189,9 +189,9 @@ static void
 nlm_config_from(const struct config *c, struct nlm_config *nc)
 {
 	memset(nc, 0, sizeof(*nc));
-	nc->nc_max_name = 255;
-	nc->nc_max_fh = 1024;
-	nc->nc_max_oh = 1024;
+	nc->nc_max_name = c->max_name;
+	nc->nc_max_fh = c->max_fh;
+	nc->nc_max_oh = c->max_oh;
 	nc->nc_max_hosts = c->max_hosts;
 	nc->nc_cbmode = (enum nlm_cbmode)c->callbacks;
 	nc->nc_cb_retry_min_ms = c->cb_retry_min_ms;

@@ -61,6 +61,9 @@ static const struct config_key config_table[] = {
 	KEY_UINT("max-waiters-per-host", max_waiters_per_host, 1, 100000000),
 	KEY_UINT("max-locks", max_locks, 1, 1000000000),
 	KEY_UINT("max-hosts", max_hosts, 1, 10000000),
+	KEY_UINT("max-name-length", max_name, 1, 1024),
+	KEY_UINT("max-fh-length", max_fh, 1, 1024),
+	KEY_UINT("max-oh-length", max_oh, 1, 1024),
 };
 #define NKEYS	(sizeof(config_table) / sizeof(config_table[0]))
 
@@ -86,6 +89,9 @@ config_defaults(struct config *c)
 	c->max_waiters_per_host = 100000;
 	c->max_locks = 10000000;
 	c->max_hosts = 100000;
+	c->max_name = 255;
+	c->max_fh = 1024;
+	c->max_oh = 1024;
 }
 
 static const struct config_key *

@@ -43,6 +43,9 @@ struct config {
 	unsigned	max_waiters_per_host;	/* max-waiters-per-host */
 	unsigned	max_locks;		/* max-locks (all hosts) */
 	unsigned	max_hosts;		/* max-hosts */
+	unsigned	max_name;		/* max-name-length */
+	unsigned	max_fh;			/* max-fh-length */
+	unsigned	max_oh;			/* max-oh-length */
 };
 
 /* Fill `c' with the documented defaults. */
