@@ -254,6 +254,11 @@ lookup_done(void *arg, enum rpc_clnt_status st, XDR *res)
 		p->p_port = port;
 		p->p_expires = ev_now_ms() + PORT_TTL_MS;
 	}
+	/*
+	 * The list is detached while it is worked off: a completion callback
+	 * may start new sends to this peer, but must not cancel one of these
+	 * (none does: callbacks only record the outcome).
+	 */
 	s = p->p_waiting;
 	p->p_waiting = NULL;
 	for (; s != NULL; s = next) {
