@@ -183,26 +183,33 @@ lk_test(struct lk_table *t, const struct lk_lockreq *req,
 	return lk_finish(t, lk_test_do(t, req), resp);
 }
 
-/* Unlock r for o on f, end overlapping unconfirmed grants, grant waiters. */
+/*
+ * Unlock r for o on f, end overlapping unconfirmed grants (and, with
+ * `queued', o's overlapping queued requests), grant waiters.  Every drop
+ * is reserved first: after lk_free_range() nothing may fail.
+ */
 static enum lk_status
 lk_unlock_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
-    const struct lk_range *r, uint64_t now)
+    const struct lk_range *r, uint64_t now, bool queued)
 {
 	enum lk_status st;
 
 	if (!lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
-	    lk_pending_count(o, f, r)))
+	    lk_pending_count(o, f, r) + (queued ? lk_queued_count(o, f, r) : 0)))
 		return LK_NOMEM;
 	if ((st = lk_free_range(t, o, f, r)) != LK_OK)
 		return st;
 	lk_pending_end_overlap(t, o, f, r);
+	if (queued)
+		lk_queued_end_overlap(t, o, f, r);
 	if (f->fi_nwaiters > 0)
 		lk_grant_pass(t, f, now);
 	return LK_OK;
 }
 
 static enum lk_status
-lk_unlock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
+lk_unlock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
+    bool queued)
 {
 	struct lk_range r;
 	struct lk_file *f;
@@ -214,7 +221,7 @@ lk_unlock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
 	    (o = lk_req_owner(t, req)) == NULL)
 		return LK_OK;
-	return lk_unlock_range(t, o, f, &r, now);
+	return lk_unlock_range(t, o, f, &r, now, queued);
 }
 
 enum lk_status
@@ -222,34 +229,7 @@ lk_unlock(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
     const struct lk_result **resp)
 {
 	lk_begin(t);
-	return lk_finish(t, lk_unlock_do(t, req, now), resp);
-}
-
-static enum lk_status
-lk_unlock_cancel_do(struct lk_table *t, const struct lk_lockreq *req,
-    uint64_t now)
-{
-	struct lk_range r;
-	struct lk_file *f;
-	struct lk_owner *o;
-	enum lk_status st;
-
-	if ((st = lk_req_check(req, &r)) != LK_OK)
-		return st;
-	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
-	    (o = lk_req_owner(t, req)) == NULL)
-		return LK_OK;
-	/* Reserve every drop first: after lk_free_range() nothing may fail. */
-	if (!lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
-	    lk_pending_count(o, f, &r) + lk_queued_count(o, f, &r)))
-		return LK_NOMEM;
-	if ((st = lk_free_range(t, o, f, &r)) != LK_OK)
-		return st;
-	lk_pending_end_overlap(t, o, f, &r);
-	lk_queued_end_overlap(t, o, f, &r);
-	if (f->fi_nwaiters > 0)
-		lk_grant_pass(t, f, now);
-	return LK_OK;
+	return lk_finish(t, lk_unlock_do(t, req, now, false), resp);
 }
 
 enum lk_status
@@ -257,7 +237,7 @@ lk_unlock_cancel(struct lk_table *t, const struct lk_lockreq *req,
     uint64_t now, const struct lk_result **resp)
 {
 	lk_begin(t);
-	return lk_finish(t, lk_unlock_cancel_do(t, req, now), resp);
+	return lk_finish(t, lk_unlock_do(t, req, now, true), resp);
 }
 
 static enum lk_status
@@ -285,7 +265,7 @@ lk_cancel_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 		return LK_OK;
 	}
 	if (lk_waiter_match(o, f, &r, req->rq_excl, true) != NULL)
-		return lk_unlock_range(t, o, f, &r, now);
+		return lk_unlock_range(t, o, f, &r, now, false);
 	return LK_NOTFOUND;
 }
 
