@@ -429,33 +429,13 @@ nlm_proc_granted_res(const struct nlm_ctx *cx, const nlm4_res *a)
 	nlm_grant_answer(g, a->stat.stat);
 }
 
-static bool
-nlm_privileged_local(const struct nlm_ctx *cx)
-{
-	const struct sockaddr_storage *ss = &cx->cx_peer;
-
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const void *)ss;
-
-		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127 &&
-		    ntohs(s4->sin_port) < 1024;
-	}
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const void *)ss;
-
-		return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) &&
-		    ntohs(s6->sin6_port) < 1024;
-	}
-	return false;
-}
-
 void
 nlm_proc_sm_notify(const struct nlm_ctx *cx, const nlm_sm_status *a)
 {
 	char ps[64];
 
 	/* Only a status monitor on this host may tell us of reboots. */
-	if (!nlm_privileged_local(cx) || !nlm_name_ok(a->mon_name)) {
+	if (!rpc_addr_local_privileged(&cx->cx_peer, cx->cx_peerlen) || !nlm_name_ok(a->mon_name)) {
 		nlm->n_stats.sm_notify_refused++;
 		log_warnx("status-monitor notification from %s refused",
 		    rpc_addr_str((const struct sockaddr *)&cx->cx_peer, 1, ps,

@@ -121,23 +121,8 @@ static int
 nsm_local_privileged(struct svc_req *rq)
 {
 	struct rpc_call *c = rpc_srv_call(rq);
-	struct sockaddr_storage ss = c->rc_peer;
-	socklen_t sl = c->rc_peerlen;
 
-	rpc_addr_unmap(&ss, &sl);
-	if (ss.ss_family == AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-
-		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127 &&
-		    ntohs(s4->sin_port) < 1024;
-	}
-	if (ss.ss_family == AF_INET6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-		return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) &&
-		    ntohs(s6->sin6_port) < 1024;
-	}
-	return 0;
+	return rpc_addr_local_privileged(&c->rc_peer, c->rc_peerlen);
 }
 
 static void

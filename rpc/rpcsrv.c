@@ -144,6 +144,27 @@ rpc_addr_unmap(struct sockaddr_storage *ss, socklen_t *len)
 	*len = sizeof(s4);
 }
 
+int
+rpc_addr_local_privileged(const struct sockaddr_storage *in, socklen_t len)
+{
+	struct sockaddr_storage ss = *in;
+
+	rpc_addr_unmap(&ss, &len);
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)&ss;
+
+		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127 &&
+		    ntohs(s4->sin_port) < 1024;
+	}
+	if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)&ss;
+
+		return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) &&
+		    ntohs(s6->sin6_port) < 1024;
+	}
+	return 0;
+}
+
 const char *
 rpc_addr_str(const struct sockaddr *sa, int with_port, char *buf, size_t len)
 {

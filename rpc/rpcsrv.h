@@ -140,6 +140,14 @@ int	rpc_send_from(int fd, const void *buf, size_t len,
 	    const struct sockaddr_storage *src);
 
 /*
+ * Is `ss' (IPv4-mapped form accepted) a loopback address with a privileged
+ * source port (< 1024), i.e. root on this host?  The rule nfs-utils and
+ * Linux apply to status-monitor notifications and SM_SIMU_CRASH.
+ */
+int	rpc_addr_local_privileged(const struct sockaddr_storage *ss,
+	    socklen_t len);
+
+/*
  * Normalise an IPv4-mapped IPv6 address to AF_INET in place; other
  * addresses are left alone.  Updates *len.
  */
