@@ -6,10 +6,26 @@
  *   table  owns the three hash tables (files, owners, hosts) and through
  *          them every object; owns the result vectors and the spare pool.
  *   file   owns its interval tree of locks (fi_root), its share list and
- *          the FIFO of *queued* waiters (fi_wq); holds fh bytes.
- *   owner  owns nothing; links its locks (ow_locks), its waiters and
- *          unconfirmed grants (ow_waiters) and its shares (ow_shares).
+ *          the FIFO of *queued* waiters (fi_wq); holds fh bytes; owns
+ *          fi_recl (below) while it has reclaimable records.
+ *   owner  owns nothing but ow_recl; links its locks (ow_locks), its
+ *          waiters and unconfirmed grants (ow_waiters) and its shares
+ *          (ow_shares).
  *   host   links its owners (ho_owners), live or zombie.
+ *
+ * RECLAIMABLE RECORDS (HOW IT WORKS)
+ *   Reclaimable locks and shares (lockcore.h, GRACE AND RECLAIM) are
+ *   ordinary lock and share nodes with lo_reclaim / sh_reclaim set, kept
+ *   out of every live container: a file's reclaimable locks are in a second
+ *   interval tree and its reclaimable shares in a second list, an owner's
+ *   in second lists, all in a struct lk_recl that the file or owner has
+ *   only while it holds reclaimable records (allocated by lk_table_load(),
+ *   freed by the removal that empties it).  So the live paths (collect,
+ *   take, grant sweep, deadlock search) never see a reclaimable node, and
+ *   outside grace every reclaimable check is one NULL test.  Reclaimable
+ *   records count in ob_refs like live ones (they keep their file and
+ *   owner alive) and have their own counters (re_n*, ho_nr*, t_nr*), never
+ *   the live ones the limits look at.
  *
  * LIFETIME OF FILES, OWNERS, HOSTS (HOW IT WORKS)
  *   ob_refs counts what refers to an object: locks + waiters + grants +
@@ -68,6 +84,12 @@ struct lk_zlist {
 	size_t		 z_count;
 };
 
+/* A validated byte range: first and last byte, inclusive. */
+struct lk_range {
+	uint64_t	 r_start;
+	uint64_t	 r_end;
+};
+
 /* A granted byte range: a key of its file's interval B+-tree. */
 struct lk_bnode;
 
@@ -75,13 +97,25 @@ struct lk_lock {
 	uint64_t	 lo_start;
 	uint64_t	 lo_end;	/* last byte, inclusive */
 	uint64_t	 lo_token;
+	uint64_t	 lo_epoch;
 	struct lk_owner	*lo_owner;
 	struct lk_file	*lo_file;
-	struct lk_lock	*lo_onext;	/* owner's locks; spare list link */
+	struct lk_lock	*lo_onext;	/* owner's (reclaimable) locks; spare
+					   list link */
 	struct lk_lock	*lo_oprev;
 	uint32_t	 lo_addidx;	/* index in t_addl when lo_fresh */
 	uint8_t		 lo_excl;
 	uint8_t		 lo_fresh;
+	uint8_t		 lo_reclaim;	/* in the reclaimable containers */
+};
+
+/* What a lock node is made from (lk_lock_add). */
+struct lk_piece {
+	struct lk_range	 p_r;
+	uint64_t	 p_token;
+	uint64_t	 p_epoch;
+	bool		 p_excl;
+	bool		 p_reclaim;
 };
 
 /* A queued request, or (wa_granted) an unconfirmed grant. */
@@ -103,14 +137,25 @@ struct lk_waiter {
 struct lk_share {
 	struct lk_owner	*sh_owner;
 	struct lk_file	*sh_file;
-	struct lk_share	*sh_fnext;	/* file's shares */
+	struct lk_share	*sh_fnext;	/* file's (reclaimable) shares */
 	struct lk_share	*sh_fprev;
-	struct lk_share	*sh_onext;	/* owner's shares */
+	struct lk_share	*sh_onext;	/* owner's (reclaimable) shares */
 	struct lk_share	*sh_oprev;
+	uint64_t	 sh_epoch;
 	uint32_t	 sh_addidx;	/* index in t_adds when sh_fresh */
 	uint8_t		 sh_access;
 	uint8_t		 sh_deny;
 	uint8_t		 sh_fresh;
+	uint8_t		 sh_reclaim;	/* in the reclaimable containers */
+};
+
+/* A file's or owner's reclaimable records (see RECLAIMABLE RECORDS). */
+struct lk_recl {
+	struct lk_bnode	*re_root;	/* file: interval tree of its locks */
+	struct lk_lock	*re_locks;	/* owner: its locks (lo_onext) */
+	struct lk_share	*re_shares;	/* file: sh_fnext; owner: sh_onext */
+	size_t		 re_nlocks;
+	size_t		 re_nshares;
 };
 
 struct lk_file {
@@ -120,6 +165,7 @@ struct lk_file {
 	struct lk_waiter *fi_wqtail;
 	struct lk_waiter *fi_pend;	/* unconfirmed grants */
 	struct lk_share	*fi_shares;
+	struct lk_recl	*fi_recl;	/* NULL: no reclaimable records */
 	size_t		 fi_nlocks;
 	size_t		 fi_nwaiters;	/* queued */
 	size_t		 fi_npending;	/* unconfirmed grants */
@@ -137,6 +183,7 @@ struct lk_owner {
 	struct lk_lock	*ow_locks;
 	struct lk_waiter *ow_waiters;
 	struct lk_share	*ow_shares;
+	struct lk_recl	*ow_recl;	/* NULL: no reclaimable records */
 	size_t		 ow_nlocks;
 	size_t		 ow_nwaiters;	/* queued */
 	size_t		 ow_npending;
@@ -144,7 +191,8 @@ struct lk_owner {
 	uint64_t	 ow_mark;	/* deadlock search: visited */
 	int32_t		 ow_svid;
 	bool		 ow_share;	/* share owner (host, oh) */
-	size_t		 ow_ohlen;
+	uint16_t	 ow_ohlen;	/* <= LK_OH_MAX; packed next to
+					   ow_svid: owners are many */
 	unsigned char	 ow_oh[];
 };
 
@@ -157,6 +205,8 @@ struct lk_host {
 	size_t		 ho_nwaiters;
 	size_t		 ho_npending;
 	size_t		 ho_nshares;
+	size_t		 ho_nrlocks;	/* reclaimable */
+	size_t		 ho_nrshares;
 };
 
 struct lk_table {
@@ -172,6 +222,11 @@ struct lk_table {
 	size_t		 t_nwaiters;
 	size_t		 t_npending;
 	size_t		 t_nshares;
+	size_t		 t_nrlocks;	/* reclaimable */
+	size_t		 t_nrshares;
+	bool		 t_grace;	/* see GRACE AND RECLAIM */
+	bool		 t_grace_closed; /* ending: reclaims refused */
+	size_t		 t_grace_cursor; /* lk_grace_drop: next file bucket */
 	uint64_t	 t_token;	/* last token issued */
 	uint64_t	 t_mark;	/* generation for ow_mark/fi_mark */
 	struct lk_lock	*t_spare;	/* free lock nodes, via lo_onext */
@@ -190,15 +245,10 @@ struct lk_table {
 	struct lk_result t_res;
 	/* scratch */
 	struct lk_vec	 t_tmp;		/* struct lk_lock * */
+	struct lk_vec	 t_rtmp;	/* struct lk_lock *, reclaimable */
 	struct lk_vec	 t_stack;	/* struct lk_owner * */
 	struct lk_vec	 t_touched;	/* struct lk_file * */
 	struct lk_counts t_ct;		/* cumulative counters only */
-};
-
-/* A validated byte range: first and last byte, inclusive. */
-struct lk_range {
-	uint64_t	 r_start;
-	uint64_t	 r_end;
 };
 
 /* table.c */
@@ -248,9 +298,17 @@ int	lk_tree_overlap(struct lk_bnode *root, uint64_t s, uint64_t e,
 	    lk_tree_cb cb, void *arg);
 int	lk_tree_walk(struct lk_bnode *root, lk_tree_cb cb, void *arg);
 struct lk_lock *lk_tree_first(struct lk_bnode *root);
+struct lk_lock *lk_tree_next(struct lk_bnode *root, const struct lk_lock *l);
 /* Free every node and every lock in the tree. */
 void	lk_tree_free(struct lk_table *t, struct lk_bnode *root);
 bool	lk_tree_check(const struct lk_bnode *root, size_t *count);
+
+/* What lk_take_plan() decided. */
+struct lk_plan {
+	struct lk_lock	*pl_cover;	/* already held so: nothing to do */
+	size_t		 pl_adds;	/* nodes to reserve */
+	size_t		 pl_removes;
+};
 
 /* lock.c */
 bool	lk_conflicts(bool excl1, bool excl2);
@@ -259,6 +317,8 @@ void	lk_record_lock(struct lk_record *rc, const struct lk_lock *l);
 void	lk_record_share(struct lk_record *rc, const struct lk_share *s);
 struct lk_lock *lk_held_conflict(struct lk_file *f, struct lk_owner *o,
 	    const struct lk_range *r, bool excl);
+bool	lk_held_own(struct lk_file *f, const struct lk_owner *o,
+	    const struct lk_range *r);
 enum lk_status lk_own_collect(struct lk_table *t, const struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r);
 bool	lk_waiter_blocks(const struct lk_table *t, const struct lk_waiter *w,
@@ -271,15 +331,22 @@ enum lk_status lk_collect(struct lk_table *t, const struct lk_owner *o,
 	    struct lk_lock **conflictp);
 struct lk_lock *lk_covered(const struct lk_table *t, const struct lk_range *r,
 	    bool excl);
+enum lk_status lk_take_plan(const struct lk_table *t,
+	    const struct lk_owner *o, const struct lk_range *r, bool excl,
+	    bool limits, struct lk_plan *pl);
+struct lk_lock *lk_take_apply(struct lk_table *t, struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r, bool excl,
+	    const struct lk_plan *pl);
 enum lk_status lk_take(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r, bool excl,
-	    bool limits, uint64_t *tokenp);
+	    bool limits, struct lk_lock **coverp);
 enum lk_status lk_free_range(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r);
+void	lk_outside(const struct lk_lock *l, const struct lk_range *r,
+	    struct lk_piece *p, size_t *np);
 void	lk_lock_remove(struct lk_table *t, struct lk_lock *l);
 struct lk_lock *lk_lock_add(struct lk_table *t, struct lk_owner *o,
-	    struct lk_file *f, const struct lk_range *r, bool excl,
-	    uint64_t token);
+	    struct lk_file *f, const struct lk_piece *p);
 
 /* wait.c */
 enum lk_status lk_deadlock_check(struct lk_table *t, struct lk_owner *o,
@@ -304,9 +371,39 @@ void	lk_queued_end_overlap(struct lk_table *, struct lk_owner *,
 /* share.c */
 void	lk_share_remove(struct lk_table *t, struct lk_share *s);
 void	lk_share_add(struct lk_table *t, struct lk_share *s,
-	    struct lk_owner *o, struct lk_file *f, uint8_t access,
-	    uint8_t deny);
+	    struct lk_owner *o, struct lk_file *f);
 bool	lk_share_conflicts(const struct lk_share *s, uint8_t access,
 	    uint8_t deny);
+struct lk_share *lk_share_of(struct lk_share *list,
+	    const struct lk_owner *o, const struct lk_file *f);
+
+/* grace.c */
+/* Which reclaimable lock lk_recl_find() looks for. */
+enum lk_recl_q {
+	LK_RQ_OWN,	/* o's, overlapping */
+	LK_RQ_GRACE,	/* o's overlapping, or another owner's conflicting */
+	LK_RQ_OTHER,	/* another owner's, conflicting */
+	LK_RQ_HOST	/* another host's, conflicting */
+};
+bool	lk_recl_get(struct lk_table *t, struct lk_recl **rp);
+void	lk_recl_put(struct lk_table *t, struct lk_recl **rp);
+struct lk_lock *lk_recl_find(const struct lk_file *f, const struct lk_owner *o,
+	    const struct lk_range *r, bool excl, enum lk_recl_q q);
+struct lk_share *lk_rshare_find(const struct lk_file *f,
+	    const struct lk_owner *o, uint8_t access, uint8_t deny,
+	    enum lk_recl_q q);
+enum lk_status lk_recl_collect(struct lk_table *t, const struct lk_owner *o,
+	    const struct lk_file *f, const struct lk_range *r);
+void	lk_recl_cut_plan(const struct lk_table *t, const struct lk_range *r,
+	    struct lk_piece *p, size_t *np);
+void	lk_recl_cut(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+	    const struct lk_piece *p, size_t np);
+enum lk_status lk_recl_lock_check(struct lk_table *t, struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r, bool excl);
+void	lk_file_recl_clear(struct lk_table *t, struct lk_file *f);
+void	lk_owner_recl_clear(struct lk_table *t, struct lk_owner *o);
+
+/* release.c */
+void	lk_file_touch(struct lk_table *t, struct lk_file *f);
 
 #endif /* NLMD_LOCKCORE_LK_IMPL_H */

@@ -13,11 +13,14 @@
  *                                           with the old mode and token;
  *     other mode, only touching            untouched.
  *   and one record [merged start, merged end] in the new mode, with a new
- *   token, is added.  At most two remainders exist (only the leftmost lock
- *   can start before s, only the rightmost end after e), so a take needs
- *   at most three new nodes; they are reserved, with the record slots,
- *   before anything changes: an ENOMEM or a limit leaves the table as it
- *   was.  Unlock (lk_free_range) is the same without the new record.
+ *   token and the current epoch, is added.  At most two remainders exist
+ *   (only the leftmost lock can start before s, only the rightmost end
+ *   after e), so a take needs at most three new nodes; they are reserved,
+ *   with the record slots, before anything changes: an ENOMEM or a limit
+ *   leaves the table as it was.  lk_take_plan() and lk_take_apply() are
+ *   the two halves, for callers that reserve for more than the take (a
+ *   reclaim).  Unlock (lk_free_range) is the same without the new record,
+ *   and also cuts the range out of the owner's reclaimable locks.
  */
 #include "lockcore.h"
 
@@ -43,48 +46,75 @@ lk_record_lock(struct lk_record *rc, const struct lk_lock *l)
 {
 	const struct lk_owner *o = l->lo_owner;
 
-	memset(rc, 0, sizeof(*rc));
-	rc->rc_kind = LK_REC_LOCK;
+	/* Field by field, no memset: this runs for every record reported. */
 	rc->rc_host = o->ow_host->ho_id;
-	rc->rc_svid = o->ow_svid;
 	rc->rc_oh = o->ow_oh;
-	rc->rc_ohlen = o->ow_ohlen;
 	rc->rc_fh = l->lo_file->fi_fh;
+	rc->rc_ohlen = o->ow_ohlen;
 	rc->rc_fhlen = l->lo_file->fi_fhlen;
 	rc->rc_start = l->lo_start;
 	rc->rc_len = lk_record_len(l->lo_start, l->lo_end);
 	rc->rc_token = l->lo_token;
+	rc->rc_epoch = l->lo_epoch;
+	rc->rc_svid = o->ow_svid;
+	rc->rc_kind = LK_REC_LOCK;
+	rc->rc_reclaim = l->lo_reclaim;
 	rc->rc_excl = l->lo_excl;
+	rc->rc_access = 0;
+	rc->rc_deny = 0;
 }
 
-/* Add a lock node (reserved by lk_reserve) to the table and the result. */
+/* Count l in (d 1) or out (d -1, as size_t) of the counters of its kind. */
+static inline void
+lk_lock_count(struct lk_table *t, const struct lk_lock *l, size_t d)
+{
+	struct lk_owner *o = l->lo_owner;
+	struct lk_file *f = l->lo_file;
+
+	if (l->lo_reclaim) {
+		f->fi_recl->re_nlocks += d;
+		o->ow_recl->re_nlocks += d;
+		o->ow_host->ho_nrlocks += d;
+		t->t_nrlocks += d;
+	} else {
+		f->fi_nlocks += d;
+		o->ow_nlocks += d;
+		o->ow_host->ho_nlocks += d;
+		t->t_nlocks += d;
+	}
+}
+
+/*
+ * Add a lock node (reserved by lk_reserve) made from p to the table and
+ * the result.  A reclaimable one needs f->fi_recl and o->ow_recl.
+ */
 struct lk_lock *
 lk_lock_add(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
-    const struct lk_range *r, bool excl, uint64_t token)
+    const struct lk_piece *p)
 {
-	struct lk_lock *l = t->t_spare, **added = t->t_addl.v_data;
-	struct lk_host *ho = o->ow_host;
+	struct lk_lock *l = t->t_spare, **added = t->t_addl.v_data, **head;
 
 	t->t_spare = l->lo_onext;
 	t->t_nspare--;
-	l->lo_start = r->r_start;
-	l->lo_end = r->r_end;
-	l->lo_token = token;
+	l->lo_start = p->p_r.r_start;
+	l->lo_end = p->p_r.r_end;
+	l->lo_token = p->p_token;
+	l->lo_epoch = p->p_epoch;
 	l->lo_owner = o;
 	l->lo_file = f;
-	l->lo_excl = excl;
+	l->lo_excl = p->p_excl;
+	l->lo_reclaim = p->p_reclaim;
+	head = l->lo_reclaim ? &o->ow_recl->re_locks : &o->ow_locks;
 	l->lo_oprev = NULL;
-	l->lo_onext = o->ow_locks;
-	if (o->ow_locks != NULL)
-		o->ow_locks->lo_oprev = l;
-	o->ow_locks = l;
-	lk_tree_insert(t, &f->fi_root, l);
+	l->lo_onext = *head;
+	if (*head != NULL)
+		(*head)->lo_oprev = l;
+	*head = l;
+	lk_tree_insert(t, l->lo_reclaim ? &f->fi_recl->re_root : &f->fi_root,
+	    l);
 	lk_owner_hold(t, o);
 	lk_file_hold(t, f);
-	o->ow_nlocks++;
-	ho->ho_nlocks++;
-	f->fi_nlocks++;
-	t->t_nlocks++;
+	lk_lock_count(t, l, 1);
 	l->lo_fresh = 1;
 	l->lo_addidx = (uint32_t)t->t_addl.v_len;
 	added[t->t_addl.v_len++] = l;
@@ -115,17 +145,21 @@ lk_lock_remove(struct lk_table *t, struct lk_lock *l)
 		lk_lock_unfresh(t, l);
 	else
 		lk_record_lock(&rm[t->t_removed.v_len++], l);
-	lk_tree_remove(t, &f->fi_root, l);
 	if (l->lo_oprev != NULL)
 		l->lo_oprev->lo_onext = l->lo_onext;
+	else if (l->lo_reclaim)
+		o->ow_recl->re_locks = l->lo_onext;
 	else
 		o->ow_locks = l->lo_onext;
 	if (l->lo_onext != NULL)
 		l->lo_onext->lo_oprev = l->lo_oprev;
-	o->ow_nlocks--;
-	o->ow_host->ho_nlocks--;
-	f->fi_nlocks--;
-	t->t_nlocks--;
+	lk_lock_count(t, l, (size_t)-1);
+	if (l->lo_reclaim) {
+		lk_tree_remove(t, &f->fi_recl->re_root, l);
+		lk_recl_put(t, &f->fi_recl);
+		lk_recl_put(t, &o->ow_recl);
+	} else
+		lk_tree_remove(t, &f->fi_root, l);
 	lk_owner_drop(t, o);
 	lk_file_drop(t, f);
 	if (t->t_nspare < LK_SPARE_KEEP) {
@@ -212,6 +246,25 @@ lk_held_conflict(struct lk_file *f, struct lk_owner *o,
 	return c.c_conflict;
 }
 
+static int
+lk_own_any_cb(struct lk_lock *l, void *arg)
+{
+	const struct lk_collect *c = arg;
+
+	return l->lo_owner == c->c_owner;
+}
+
+/* Does o hold a (live) lock on f overlapping r? */
+bool
+lk_held_own(struct lk_file *f, const struct lk_owner *o,
+    const struct lk_range *r)
+{
+	struct lk_collect c = { NULL, o, *r, false, false, NULL };
+
+	return lk_tree_overlap(f->fi_root, r->r_start, r->r_end, lk_own_any_cb,
+	    &c) != 0;
+}
+
 /*
  * Do the owner's locks collected in t_tmp (disjoint, in start order) with a
  * mode at least as strong as excl cover all of [a, b]?
@@ -294,8 +347,8 @@ lk_locks_fit(const struct lk_table *t, const struct lk_host *ho, long delta)
 }
 
 /* Count what lk_take will add and remove, for limits and reservation. */
-static void
-lk_take_plan(const struct lk_table *t, const struct lk_range *r, bool excl,
+static inline void
+lk_take_count(const struct lk_table *t, const struct lk_range *r, bool excl,
     size_t *adds, size_t *removes)
 {
 	struct lk_lock **v = t->t_tmp.v_data, *l;
@@ -330,90 +383,126 @@ lk_covered(const struct lk_table *t, const struct lk_range *r, bool excl)
 	return NULL;
 }
 
-/* A piece of a lock left outside an unlocked or re-moded range. */
-struct lk_piece {
-	struct lk_range	 p_r;
-	uint64_t	 p_token;
-	bool		 p_excl;
-};
-
-/* Append the parts of l outside r (at most two in all) to p[*np]. */
-static void
-lk_outside(const struct lk_lock *l, const struct lk_range *r,
+/*
+ * Append the parts of l outside r (at most two in all) to p[*np]; they
+ * keep l's token, epoch, mode and kind.
+ */
+static inline void
+lk_outside_in(const struct lk_lock *l, const struct lk_range *r,
     struct lk_piece *p, size_t *np)
 {
+	struct lk_piece keep = { { 0, 0 }, l->lo_token, l->lo_epoch,
+	    l->lo_excl, l->lo_reclaim };
+
 	if (l->lo_start < r->r_start) {
+		p[*np] = keep;
 		p[*np].p_r.r_start = l->lo_start;
-		p[*np].p_r.r_end = r->r_start - 1;
-		p[*np].p_token = l->lo_token;
-		p[(*np)++].p_excl = l->lo_excl;
+		p[(*np)++].p_r.r_end = r->r_start - 1;
 	}
 	if (l->lo_end > r->r_end) {
+		p[*np] = keep;
 		p[*np].p_r.r_start = r->r_end + 1;
-		p[*np].p_r.r_end = l->lo_end;
-		p[*np].p_token = l->lo_token;
-		p[(*np)++].p_excl = l->lo_excl;
+		p[(*np)++].p_r.r_end = l->lo_end;
 	}
 }
 
+void
+lk_outside(const struct lk_lock *l, const struct lk_range *r,
+    struct lk_piece *p, size_t *np)
+{
+	lk_outside_in(l, r, p, np);
+}
+
 /*
- * Remove the collected locks (t_tmp) and add the merged range and the
- * remainders.  Everything is reserved; this cannot fail.
+ * First half of lk_take: decide, given o's collected locks in t_tmp and no
+ * conflict.  Fills *pl: the covering lock when o already holds r in that
+ * mode (nothing to do), else what to reserve.  Returns LK_OK, or
+ * LK_NOLOCKS (limits and `limits`, or tokens exhausted).
  */
-static void
-lk_take_apply(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
-    const struct lk_range *r, bool excl, uint64_t token)
+static inline enum lk_status
+lk_take_plan_in(const struct lk_table *t, const struct lk_owner *o,
+    const struct lk_range *r, bool excl, bool limits, struct lk_plan *pl)
+{
+	pl->pl_adds = pl->pl_removes = 0;
+	if ((pl->pl_cover = lk_covered(t, r, excl)) != NULL)
+		return LK_OK;
+	lk_take_count(t, r, excl, &pl->pl_adds, &pl->pl_removes);
+	if (limits && !lk_locks_fit(t, o->ow_host,
+	    (long)pl->pl_adds - (long)pl->pl_removes))
+		return LK_NOLOCKS;
+	if (t->t_token == UINT64_MAX)
+		return LK_NOLOCKS;
+	return LK_OK;
+}
+
+/*
+ * Second half: remove the collected locks (t_tmp) and add the merged range
+ * (new token, current epoch) and the remainders.  pl's nodes and records
+ * are reserved; this cannot fail.  Returns the lock now covering r.
+ */
+static inline struct lk_lock *
+lk_take_apply_in(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, bool excl, const struct lk_plan *pl)
 {
 	struct lk_lock **v = t->t_tmp.v_data, *l;
-	struct lk_range m = *r;
+	struct lk_piece m = { *r, 0, t->t_cf.cf_epoch, excl, false };
 	struct lk_piece rem[2];
 	size_t i, nrem = 0;
 
+	if (pl->pl_cover != NULL)
+		return pl->pl_cover;
 	for (i = 0; i < t->t_tmp.v_len; i++) {
 		l = v[i];
 		if (l->lo_excl == excl) {
-			if (l->lo_start < m.r_start)
-				m.r_start = l->lo_start;
-			if (l->lo_end > m.r_end)
-				m.r_end = l->lo_end;
+			if (l->lo_start < m.p_r.r_start)
+				m.p_r.r_start = l->lo_start;
+			if (l->lo_end > m.p_r.r_end)
+				m.p_r.r_end = l->lo_end;
 		} else if (lk_overlaps(l->lo_start, l->lo_end, r->r_start,
 		    r->r_end))
-			lk_outside(l, r, rem, &nrem);
+			lk_outside_in(l, r, rem, &nrem);
 		else
 			continue;
 		lk_lock_remove(t, l);
 	}
 	for (i = 0; i < nrem; i++)
-		lk_lock_add(t, o, f, &rem[i].p_r, rem[i].p_excl,
-		    rem[i].p_token);
-	lk_lock_add(t, o, f, &m, excl, token);
+		lk_lock_add(t, o, f, &rem[i]);
+	m.p_token = ++t->t_token;
+	return lk_lock_add(t, o, f, &m);
+}
+
+enum lk_status
+lk_take_plan(const struct lk_table *t, const struct lk_owner *o,
+    const struct lk_range *r, bool excl, bool limits, struct lk_plan *pl)
+{
+	return lk_take_plan_in(t, o, r, excl, limits, pl);
+}
+
+struct lk_lock *
+lk_take_apply(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, bool excl, const struct lk_plan *pl)
+{
+	return lk_take_apply_in(t, o, f, r, excl, pl);
 }
 
 /*
  * Give o the range r in mode excl on f, given its collected locks in t_tmp
- * and no conflict.  *tokenp gets the covering lock's token.  Returns LK_OK,
+ * and no conflict.  *coverp gets the lock now covering r.  Returns LK_OK,
  * LK_NOLOCKS (limits and `limits`, or tokens exhausted), LK_NOMEM.
  */
 enum lk_status
 lk_take(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
-    const struct lk_range *r, bool excl, bool limits, uint64_t *tokenp)
+    const struct lk_range *r, bool excl, bool limits,
+    struct lk_lock **coverp)
 {
-	struct lk_lock *cover;
-	size_t adds, removes;
+	struct lk_plan pl;
+	enum lk_status st;
 
-	if ((cover = lk_covered(t, r, excl)) != NULL) {
-		*tokenp = cover->lo_token;
-		return LK_OK;
-	}
-	lk_take_plan(t, r, excl, &adds, &removes);
-	if (limits && !lk_locks_fit(t, o->ow_host, (long)adds - (long)removes))
-		return LK_NOLOCKS;
-	if (t->t_token == UINT64_MAX)
-		return LK_NOLOCKS;
-	if (!lk_reserve(t, adds, removes))
+	if ((st = lk_take_plan_in(t, o, r, excl, limits, &pl)) != LK_OK)
+		return st;
+	if (!lk_reserve(t, pl.pl_adds, pl.pl_removes))
 		return LK_NOMEM;
-	*tokenp = ++t->t_token;
-	lk_take_apply(t, o, f, r, excl, *tokenp);
+	*coverp = lk_take_apply_in(t, o, f, r, excl, &pl);
 	return LK_OK;
 }
 
@@ -448,7 +537,8 @@ lk_own_collect(struct lk_table *t, const struct lk_owner *o,
 }
 
 /*
- * Unlock r for o on f: remove what o holds there, keep the parts outside.
+ * Unlock r for o on f: remove what o holds there, live or reclaimable, and
+ * keep the parts outside.  Only the live split counts toward the limits.
  * Returns LK_OK, LK_NOLOCKS (a split over the limits), LK_NOMEM.
  */
 enum lk_status
@@ -456,26 +546,33 @@ lk_free_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
     const struct lk_range *r)
 {
 	struct lk_collect c = { t, o, *r, false, false, NULL };
-	struct lk_piece rem[2];
+	struct lk_piece rem[2], rrem[2];
 	struct lk_lock **v;
-	size_t i, n, nrem = 0;
+	size_t i, n, nrem = 0, nr = 0, nrrem = 0;
 
 	t->t_tmp.v_len = 0;
 	lk_tree_overlap(f->fi_root, r->r_start, r->r_end, lk_own_cb, &c);
 	if (c.c_nomem)
 		return LK_NOMEM;
+	if (f->fi_recl != NULL) {
+		if (lk_recl_collect(t, o, f, r) != LK_OK)
+			return LK_NOMEM;
+		lk_recl_cut_plan(t, r, rrem, &nrrem);
+		nr = t->t_rtmp.v_len;
+	}
 	v = t->t_tmp.v_data;
 	n = t->t_tmp.v_len;
 	for (i = 0; i < n; i++)
-		lk_outside(v[i], r, rem, &nrem);
+		lk_outside_in(v[i], r, rem, &nrem);
 	if (!lk_locks_fit(t, o->ow_host, (long)nrem - (long)n))
 		return LK_NOLOCKS;
-	if (!lk_reserve(t, nrem, n))
+	if (!lk_reserve(t, nrem + nrrem, n + nr))
 		return LK_NOMEM;
 	for (i = 0; i < n; i++)
 		lk_lock_remove(t, v[i]);
 	for (i = 0; i < nrem; i++)
-		lk_lock_add(t, o, f, &rem[i].p_r, rem[i].p_excl,
-		    rem[i].p_token);
+		lk_lock_add(t, o, f, &rem[i]);
+	if (nr > 0)
+		lk_recl_cut(t, o, f, rrem, nrrem);
 	return LK_OK;
 }

@@ -70,7 +70,9 @@
  *     rs_dropped           udata pointers whose life in the table ended
  *                          (see UDATA); the caller frees them.
  *     rs_holder            the conflicting lock or share, on LK_DENIED,
- *                          LK_BLOCKED and LK_DEADLOCK.
+ *                          LK_BLOCKED, LK_DEADLOCK and LK_GRACE
+ *                          (rc_reclaim set when it is a reclaimable
+ *                          record; see GRACE AND RECLAIM).
  *
  * UDATA
  *   lk_lock() takes ownership of rq_udata if and only if it returns
@@ -89,6 +91,89 @@
  *   already covered by the owner's lock of the same mode changes nothing and
  *   reports that lock's token.
  *
+ * GRACE AND RECLAIM
+ *   Records loaded by lk_table_load() with rc_reclaim set are *reclaimable*:
+ *   what an owner held before the server restarted.  They are kept apart
+ *   from the live locks and shares (they never merge with them and count
+ *   toward no limit), and loading any puts the table *in grace* until
+ *   lk_grace_end().  While in grace:
+ *     - LOCK with rq_reclaim is never queued (rq_block does not matter).
+ *       It is LK_DENIED (rs_holder) when it conflicts with a live lock of
+ *       another owner; otherwise, by cf_reclaim_check:
+ *         LK_RECLAIM_STRICT    granted only when the owner's reclaimable
+ *                              locks on the file cover the whole range in
+ *                              a mode at least as strong (an exclusive
+ *                              record covers a shared reclaim); the owner's
+ *                              live locks count as cover too, so a re-sent
+ *                              reclaim is granted again.  Otherwise
+ *                              LK_DENIED, rs_holder the conflicting
+ *                              reclaimable record of another owner, or all
+ *                              zero (rc_kind 0) when there is none;
+ *         LK_RECLAIM_CONFLICT  LK_DENIED when it conflicts with a
+ *                              reclaimable lock of another *host*
+ *                              (rs_holder); otherwise granted (the default;
+ *                              values not listed here act as it);
+ *         LK_RECLAIM_OFF       granted (only live locks are checked).
+ *       A granted reclaim removes the owner's reclaimable locks where they
+ *       overlap the range (the parts outside stay reclaimable, with their
+ *       token and epoch) and takes the range as an ordinary LOCK would
+ *       (merge, new token, the current epoch; rs_token), ignoring the
+ *       limits and the queue.  A queued request of the owner for exactly
+ *       that range and mode is thereby answered and removed (its udata in
+ *       rs_dropped).  (Going past the queue, a reclaim not on record can
+ *       close a wait-for cycle that is then not detected, as with
+ *       LK_POLICY_BARGE.)
+ *     - LOCK without rq_reclaim that overlaps a reclaimable lock of the same
+ *       owner, or conflicts with one of another owner, is LK_GRACE
+ *       (rs_holder: that record) and never queued; otherwise it is handled
+ *       as outside grace.  (Only a re-sent request still queued is answered
+ *       LK_BLOCKED before this check.)  So no waiter ever conflicts with a
+ *       reclaimable record, and an owner's live and reclaimable locks never
+ *       overlap.
+ *     - TEST also reports a conflicting reclaimable lock of another owner as
+ *       the holder (after live locks and queued waiters).  Like the rest of
+ *       TEST it looks at other owners only: the requester's own records do
+ *       not make it LK_DENIED.
+ *     - UNLOCK (lk_unlock, lk_unlock_cancel, and lk_cancel ending a grant)
+ *       also removes the owner's reclaimable locks in the range.
+ *     - SHARE with sq_reclaim: LK_DENIED when it conflicts with a live share
+ *       of another owner; then STRICT grants it only when the owner's
+ *       reclaimable share on the file (or, re-sent, its live one) has every
+ *       access and deny bit asked for, CONFLICT refuses it when it
+ *       conflicts with a reclaimable share of another host, OFF grants it;
+ *       rs_holder as for LOCK.  Share reclaims are not limited either.
+ *       SHARE without sq_reclaim is LK_GRACE when it conflicts with a
+ *       reclaimable share of another owner (checked before live shares, as
+ *       for LOCK).  A granted SHARE (either kind) replaces the owner's
+ *       reclaimable share on the file; UNSHARE removes it too.  So an owner
+ *       has at most one reservation per file, live or reclaimable.
+ *     - lk_host_release() and lk_file_release() remove reclaimable records
+ *       as well.
+ *     - rq_reclaim means nothing to TEST, UNLOCK, CANCEL or confirm, nor
+ *       sq_reclaim to UNSHARE.
+ *   A live record may conflict with a reclaimable one only where a reclaim
+ *   was granted over it (another owner of the same host under CONFLICT, or
+ *   anyone under OFF), or where lk_table_load() loaded both; reclaiming
+ *   that record later is then LK_DENIED.
+ *   Outside grace a request with rq_reclaim / sq_reclaim is LK_NOGRACE and
+ *   changes nothing.  Reclaimable records appear in rs_removed (rc_reclaim
+ *   set) when they go; a reclaim may report a removed reclaimable record and
+ *   an added live record with the same key, so a store must apply removals
+ *   before additions (as RESULTS says).  The pieces of a reclaimable lock
+ *   cut by a reclaim or an UNLOCK appear in rs_added with rc_reclaim set.
+ *   When ct_rlocks and ct_rshares are both 0 every record was reclaimed or
+ *   released, and the caller may end grace at once (grace never ends by
+ *   itself).  Reclaims are counted in ct_reclaims and ct_reclaims_denied
+ *   only (not in ct_granted / ct_denied); LK_NOGRACE is not counted.
+ *
+ * EPOCHS
+ *   Every record carries rc_epoch, the epoch (a number chosen by the caller,
+ *   cf_epoch or lk_set_epoch()) it was granted in.  New locks and shares
+ *   get the current epoch; pieces left by a split keep theirs, as they keep
+ *   their token.  A granted waiter's gr_lock carries the epoch of the lock
+ *   covering it; waiter records (lk_waiter_foreach) have epoch 0.
+ *   lockcore gives epochs no other meaning.
+ *
  * LIMITS
  *   Limits count lock records (after merging), queued waiters and share
  *   reservations, per host and for the whole table; 0 means unlimited.  A
@@ -99,8 +184,11 @@
  * COMPLEXITY
  *   File, host and owner lookup O(1) (hash); a lock, test or unlock is
  *   O(log n + k) in the n locks on the file (interval B+-tree keyed by start)
- *   and the k locks overlapping the request.  Release paths that have waiters on the file also scan that
- *   file's waiter queue (O(w^2) in the waiters of that file).
+ *   and the k locks overlapping the request.  Release paths that have
+ *   waiters on the file also scan that file's waiter queue (O(w^2) in the
+ *   waiters of that file).  In grace, requests on a file with reclaimable
+ *   records also query its second tree of them (O(log r + k)); outside
+ *   grace that costs one test.
  *
  * THREADS
  *   A table is not locked internally: one thread at a time per table.
@@ -134,7 +222,16 @@ enum lk_status {
 	LK_NOMEM,		/* out of memory; nothing changed */
 	LK_RANGE,		/* start + len - 1 is beyond UINT64_MAX */
 	LK_NOTFOUND,		/* cancel/confirm: no such waiter or grant */
-	LK_INVAL		/* malformed argument or record */
+	LK_INVAL,		/* malformed argument or record */
+	LK_GRACE,		/* grace: conflicts with a reclaimable record */
+	LK_NOGRACE		/* reclaim outside grace: refused */
+};
+
+/* How reclaims are checked against the reclaimable records (see GRACE). */
+enum lk_reclaim_check {
+	LK_RECLAIM_CONFLICT = 0,	/* default */
+	LK_RECLAIM_STRICT,
+	LK_RECLAIM_OFF
 };
 
 enum lk_policy {
@@ -164,6 +261,8 @@ struct lk_config {
 	size_t		 cf_max_shares_per_host;
 	enum lk_policy	 cf_policy;
 	uint64_t	 cf_token_seed;		/* last token issued before */
+	uint64_t	 cf_epoch;		/* epoch of new records */
+	enum lk_reclaim_check cf_reclaim_check;
 	const struct lk_allocator *cf_alloc;	/* NULL: the C library; the
 						   struct must outlive the
 						   table */
@@ -183,8 +282,10 @@ struct lk_record {
 	uint64_t	 rc_start;	/* locks: first byte */
 	uint64_t	 rc_len;	/* locks: 0 = through UINT64_MAX */
 	uint64_t	 rc_token;	/* locks: fencing token */
+	uint64_t	 rc_epoch;	/* epoch it was granted in */
 	int32_t		 rc_svid;	/* locks: owner's svid */
 	uint8_t		 rc_kind;	/* LK_REC_LOCK or LK_REC_SHARE */
+	uint8_t		 rc_reclaim;	/* 1: reclaimable (see GRACE) */
 	uint8_t		 rc_excl;	/* locks: 1 exclusive, 0 shared */
 	uint8_t		 rc_access;	/* shares: LK_SHARE_* mask */
 	uint8_t		 rc_deny;	/* shares: LK_SHARE_* mask */
@@ -229,6 +330,7 @@ struct lk_lockreq {
 	uint64_t	 rq_len;	/* 0 = to end of file */
 	bool		 rq_excl;
 	bool		 rq_block;
+	bool		 rq_reclaim;	/* lk_lock: a reclaim (see GRACE) */
 	void		*rq_udata;	/* see UDATA */
 };
 
@@ -240,11 +342,15 @@ struct lk_sharereq {
 	size_t		 sq_fhlen;
 	uint8_t		 sq_access;	/* LK_SHARE_* mask, lk_share() only */
 	uint8_t		 sq_deny;	/* LK_SHARE_* mask, lk_share() only */
+	bool		 sq_reclaim;	/* lk_share(): a reclaim (see GRACE) */
 };
 
 struct lk_table;
 
-/* Fill *cf with the defaults: no limits, FIFO, token seed 0, libc. */
+/*
+ * Fill *cf with the defaults: no limits, FIFO, token seed 0, epoch 0,
+ * LK_RECLAIM_CONFLICT, libc.
+ */
 void	lk_config_init(struct lk_config *cf);
 
 /*
@@ -282,7 +388,12 @@ const char *lk_strerror(enum lk_status st);
  *   LK_DENIED    conflict and !rq_block; rs_holder says with what.
  *   LK_DEADLOCK  conflict, rq_block, and waiting would deadlock.
  *   LK_NOLOCKS   a limit would be exceeded.
+ *   LK_GRACE     in grace, the request meets a reclaimable record (see
+ *                GRACE AND RECLAIM; rs_holder says which); nothing changed.
+ *   LK_NOGRACE   rq_reclaim outside grace; nothing changed.
  *   LK_NOMEM, LK_RANGE, LK_INVAL (bad lengths).
+ * A reclaim (rq_reclaim) is never queued: LK_GRANTED or LK_DENIED as GRACE
+ * AND RECLAIM says.
  * On everything but LK_BLOCKED the caller keeps rq_udata.
  */
 enum lk_status lk_lock(struct lk_table *t, const struct lk_lockreq *req,
@@ -291,7 +402,8 @@ enum lk_status lk_lock(struct lk_table *t, const struct lk_lockreq *req,
 /*
  * TEST: would a non-blocking lk_lock() of req be granted?  Changes nothing.
  * Returns LK_GRANTED, or LK_DENIED with one conflicting holder in
- * rs_holder (the first in file order), or LK_RANGE / LK_INVAL.
+ * rs_holder (a live lock if any, else a queued waiter, else, in grace, a
+ * reclaimable lock; the first in file order), or LK_RANGE / LK_INVAL.
  */
 enum lk_status lk_test(struct lk_table *t, const struct lk_lockreq *req,
 	    const struct lk_result **resp);
@@ -342,7 +454,8 @@ enum lk_status lk_grant_confirm(struct lk_table *t,
  * Conflicts with another owner's reservation when
  * (new.access & old.deny) || (new.deny & old.access).  The owner's previous
  * reservation on the file, if any, is replaced.  Returns LK_OK, LK_DENIED
- * (rs_holder is the conflicting share), LK_NOLOCKS, LK_NOMEM, LK_INVAL.
+ * (rs_holder is the conflicting share), LK_GRACE, LK_NOGRACE (see GRACE
+ * AND RECLAIM), LK_NOLOCKS, LK_NOMEM, LK_INVAL.
  */
 enum lk_status lk_share(struct lk_table *t, const struct lk_sharereq *req,
 	    const struct lk_result **resp);
@@ -372,14 +485,56 @@ enum lk_status lk_file_release(struct lk_table *t, const void *fh,
 
 /*
  * Add stored records to the table (startup).  Records keep their tokens
- * and are not merged; the token counter moves past the largest token.
- * Fails with LK_INVAL (bad lengths or kind, or a record overlapping another
- * lock of its owner, or conflicting with another owner's lock or share) or
- * LK_NOMEM, and then stores the index of the bad record in *badp (when not
- * NULL); records before it stay loaded.  Limits are not applied.
+ * and epochs and are not merged; the token counter moves past the largest
+ * token.  Records with rc_reclaim set are loaded as reclaimable and put the
+ * table in grace (see GRACE AND RECLAIM); they are checked against each
+ * other as live records are (one owner's never overlap; different owners'
+ * never conflict), and not against other owners' live records.  Against
+ * its own owner's live records a reclaimable record is refused where the
+ * two could share a store key: a reclaimable lock overlapping a live lock
+ * of its owner, a reclaimable share where its owner has a live share on
+ * the file (and the other way round).  A reclaimable lock is refused too
+ * where it meets a queued waiter (one of its owner overlapping it, or one
+ * of another owner conflicting with it).
+ * Fails with LK_INVAL (bad lengths, kind or rc_reclaim > 1, or a record
+ * overlapping another lock of its owner, or conflicting with another
+ * owner's lock or share, or refused as above) or LK_NOMEM, and then stores
+ * the index of the bad record in *badp (when not NULL); records before it
+ * stay loaded (and grace, if one of them was reclaimable).  Limits are not
+ * applied.
  */
 enum lk_status lk_table_load(struct lk_table *t, const struct lk_record *recs,
 	    size_t n, size_t *badp);
+
+/*
+ * End grace: every reclaimable record is removed (rs_removed, rc_reclaim
+ * set) and requests are no longer checked against them; reclaims are
+ * LK_NOGRACE from now on.  Waiters that can now be granted are (rs_granted;
+ * by the GRACE rules no waiter waits for a reclaimable record, so this
+ * grants none unless a rule changes).  Returns LK_OK (also when not in
+ * grace) or LK_NOMEM (nothing changed).
+ */
+enum lk_status lk_grace_end(struct lk_table *t, uint64_t now,
+	    const struct lk_result **resp);
+
+/*
+ * End grace in steps of at most `max' records, so that a caller storing
+ * each change set is never held up by a huge one: the first call closes
+ * grace to reclaims (LK_NOGRACE from then on), and each call removes up
+ * to `max' reclaimable records (rs_removed), which until then still hold
+ * back conflicting requests (LK_GRACE).  When the last one is gone the
+ * table is out of grace (lk_in_grace() false).  lk_grace_end() is this
+ * with no limit.  Returns LK_OK (also when not in grace) or LK_NOMEM
+ * (nothing changed).
+ */
+enum lk_status lk_grace_drop(struct lk_table *t, size_t max, uint64_t now,
+	    const struct lk_result **resp);
+
+/* Is the table in grace (reclaimable records were loaded, not ended)? */
+bool	lk_in_grace(const struct lk_table *t);
+
+/* The epoch given to records created from now on. */
+void	lk_set_epoch(struct lk_table *t, uint64_t epoch);
 
 /* Gauges and counters, for the status dump and metrics. */
 struct lk_counts {
@@ -390,12 +545,19 @@ struct lk_counts {
 	size_t		 ct_shares;
 	size_t		 ct_waiters;
 	size_t		 ct_pending;	/* unconfirmed grants */
+	size_t		 ct_rlocks;	/* reclaimable locks */
+	size_t		 ct_rshares;	/* reclaimable shares */
+	bool		 ct_grace;	/* lk_in_grace() */
 	uint64_t	 ct_last_token;	/* last fencing token issued */
 	uint64_t	 ct_granted;	/* LOCKs granted at once (cumulative) */
 	uint64_t	 ct_denied;
 	uint64_t	 ct_blocked;
 	uint64_t	 ct_deadlocks;
 	uint64_t	 ct_waiter_grants;
+	uint64_t	 ct_reclaims;	/* reclaims granted (locks, shares) */
+	uint64_t	 ct_reclaims_denied; /* reclaims refused in grace */
+	uint64_t	 ct_grace_denied; /* LK_GRACE answers */
+	uint64_t	 ct_grace_dropped; /* records dropped by lk_grace_end */
 };
 
 void	lk_table_counts(const struct lk_table *t, struct lk_counts *ct);
@@ -409,9 +571,9 @@ void	lk_table_counts(const struct lk_table *t, struct lk_counts *ct);
 struct lk_file_info {
 	const void	*fi_fh;
 	size_t		 fi_fhlen;
-	size_t		 fi_locks;
+	size_t		 fi_locks;	/* live ones (not reclaimable) */
 	size_t		 fi_waiters;
-	size_t		 fi_shares;
+	size_t		 fi_shares;	/* live */
 };
 
 struct lk_host_info {
@@ -421,6 +583,8 @@ struct lk_host_info {
 	size_t		 hi_waiters;
 	size_t		 hi_shares;
 	size_t		 hi_pending;
+	size_t		 hi_rlocks;	/* reclaimable */
+	size_t		 hi_rshares;
 };
 
 struct lk_owner_info {
@@ -432,6 +596,8 @@ struct lk_owner_info {
 	size_t		 oi_locks;
 	size_t		 oi_waiters;	/* queued + unconfirmed grants */
 	size_t		 oi_shares;
+	size_t		 oi_rlocks;	/* reclaimable */
+	size_t		 oi_rshares;
 };
 
 /* A queued request, or an unconfirmed grant (wi_granted). */
@@ -451,9 +617,9 @@ typedef int	(*lk_waiter_cb)(const struct lk_waiter_info *, void *);
 int	lk_file_foreach(const struct lk_table *t, lk_file_cb cb, void *arg);
 int	lk_host_foreach(const struct lk_table *t, lk_host_cb cb, void *arg);
 int	lk_owner_foreach(const struct lk_table *t, lk_owner_cb cb, void *arg);
-/* Every lock record (rc_kind LK_REC_LOCK). */
+/* Every lock record (rc_kind LK_REC_LOCK), reclaimable ones included. */
 int	lk_lock_foreach(const struct lk_table *t, lk_record_cb cb, void *arg);
-/* Every share record (rc_kind LK_REC_SHARE). */
+/* Every share record (rc_kind LK_REC_SHARE), reclaimable ones included. */
 int	lk_share_foreach(const struct lk_table *t, lk_record_cb cb, void *arg);
 /* Every waiter and unconfirmed grant. */
 int	lk_waiter_foreach(const struct lk_table *t, lk_waiter_cb cb, void *arg);
@@ -461,7 +627,11 @@ int	lk_waiter_foreach(const struct lk_table *t, lk_waiter_cb cb, void *arg);
 /*
  * Verify every internal invariant (tree order and balance data, counts,
  * no overlapping locks of one owner, no conflicting locks, no grantable
- * waiter).  O(everything); for tests.  Returns LK_OK or LK_INVAL.
+ * waiter; among reclaimable records the same, no live lock of an owner
+ * overlapping a reclaimable lock of that owner, at most one reservation,
+ * live or reclaimable, per share owner and file, no queued waiter meeting
+ * a reclaimable lock, none at all outside grace).  O(everything); for
+ * tests.  Returns LK_OK or LK_INVAL.
  */
 enum lk_status lk_table_check(const struct lk_table *t);
 

@@ -13,6 +13,9 @@
 
 #include "lk_impl.h"
 
+/* ow_ohlen is a uint16_t. */
+_Static_assert(LK_OH_MAX <= UINT16_MAX, "LK_OH_MAX does not fit ow_ohlen");
+
 #define LK_SEED_FILE	0x6a09e667f3bcc908ULL
 #define LK_SEED_OWNER	0xbb67ae8584caa73bULL
 #define LK_SEED_HOST	0x3c6ef372fe94f82bULL
@@ -253,7 +256,7 @@ lk_owner_get(struct lk_table *t, uint64_t host, int32_t svid, bool share,
 	if ((o = lk_alloc(t, sizeof(*o) + ohlen)) == NULL)
 		return NULL;
 	memcpy(o->ow_oh, oh, ohlen);
-	o->ow_ohlen = ohlen;
+	o->ow_ohlen = (uint16_t)ohlen;
 	o->ow_svid = svid;
 	o->ow_share = share;
 	o->ow_host = ho;
@@ -357,6 +360,14 @@ lk_file_free_contents(struct lk_table *t, struct lk_file *f)
 		f->fi_shares = s->sh_fnext;
 		lk_free(t, s);
 	}
+	if (f->fi_recl == NULL)
+		return;
+	lk_tree_free(t, f->fi_recl->re_root);
+	while ((s = f->fi_recl->re_shares) != NULL) {
+		f->fi_recl->re_shares = s->sh_fnext;
+		lk_free(t, s);
+	}
+	lk_free(t, f->fi_recl);
 }
 
 static void
@@ -368,6 +379,8 @@ lk_owner_free_contents(struct lk_table *t, struct lk_owner *o)
 		o->ow_waiters = w->wa_onext;
 		lk_free(t, w);
 	}
+	/* Its reclaimable records went with their files. */
+	lk_free(t, o->ow_recl);
 }
 
 /* Free every file, owner and host with what they own (destroy only). */

@@ -1,6 +1,6 @@
 /*
- * release.c - releasing everything of a host or of a file, and loading
- * stored records at startup.
+ * release.c - releasing everything of a host or of a file (reclaimable
+ * records included), and loading stored records at startup.
  */
 #include "lockcore.h"
 
@@ -9,8 +9,8 @@
 #include "lk_impl.h"
 
 /* Remember f for a grant pass at the end (t_touched reserved). */
-static void
-lk_touch(struct lk_table *t, struct lk_file *f)
+void
+lk_file_touch(struct lk_table *t, struct lk_file *f)
 {
 	if (f->fi_mark == t->t_mark)
 		return;
@@ -18,25 +18,30 @@ lk_touch(struct lk_table *t, struct lk_file *f)
 	((struct lk_file **)t->t_touched.v_data)[t->t_touched.v_len++] = f;
 }
 
-/* Remove all of o's locks, waiters, grants and shares (all reserved). */
+/*
+ * Remove all of o's locks, waiters, grants and shares, reclaimable ones
+ * included (all reserved).
+ */
 static void
 lk_owner_clear(struct lk_table *t, struct lk_owner *o)
 {
 	struct lk_waiter *w;
 
 	while (o->ow_locks != NULL) {
-		lk_touch(t, o->ow_locks->lo_file);
+		lk_file_touch(t, o->ow_locks->lo_file);
 		lk_lock_remove(t, o->ow_locks);
 	}
 	while ((w = o->ow_waiters) != NULL) {
 		/* A queued waiter may hold younger ones back (FIFO). */
 		if (!w->wa_granted)
-			lk_touch(t, w->wa_file);
+			lk_file_touch(t, w->wa_file);
 		lk_drop_udata(t, w->wa_udata);
 		lk_waiter_free(t, w);
 	}
 	while (o->ow_shares != NULL)
 		lk_share_remove(t, o->ow_shares);
+	/* No waiter waits for a reclaimable record: nothing to touch. */
+	lk_owner_recl_clear(t, o);
 }
 
 static enum lk_status
@@ -50,7 +55,8 @@ lk_host_release_do(struct lk_table *t, uint64_t id, uint64_t now)
 	if ((ho = lk_host_find(t, id)) == NULL)
 		return LK_OK;
 	t->t_touched.v_len = 0;
-	if (!lk_reserve(t, 0, ho->ho_nlocks + ho->ho_nshares) ||
+	if (!lk_reserve(t, 0, ho->ho_nlocks + ho->ho_nshares +
+	    ho->ho_nrlocks + ho->ho_nrshares) ||
 	    !lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
 	    ho->ho_nwaiters + ho->ho_npending) ||
 	    !lk_vec_reserve(t, &t->t_touched, sizeof(struct lk_file *),
@@ -85,7 +91,9 @@ lk_file_release_do(struct lk_table *t, const void *fh, size_t fhlen)
 		return LK_INVAL;
 	if ((f = lk_file_find(t, fh, fhlen)) == NULL)
 		return LK_OK;
-	if (!lk_reserve(t, 0, f->fi_nlocks + f->fi_nshares) ||
+	if (!lk_reserve(t, 0, f->fi_nlocks + f->fi_nshares +
+	    (f->fi_recl == NULL ? 0 :
+	    f->fi_recl->re_nlocks + f->fi_recl->re_nshares)) ||
 	    !lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
 	    f->fi_nwaiters + f->fi_npending))
 		return LK_NOMEM;
@@ -97,6 +105,7 @@ lk_file_release_do(struct lk_table *t, const void *fh, size_t fhlen)
 	}
 	while (f->fi_shares != NULL)
 		lk_share_remove(t, f->fi_shares);
+	lk_file_recl_clear(t, f);
 	return LK_OK;
 }
 
@@ -114,25 +123,48 @@ lk_record_ok(const struct lk_record *rc)
 {
 	return rc->rc_fh != NULL && rc->rc_fhlen > 0 &&
 	    rc->rc_fhlen <= LK_FH_MAX && rc->rc_ohlen <= LK_OH_MAX &&
-	    (rc->rc_oh != NULL || rc->rc_ohlen == 0);
+	    (rc->rc_oh != NULL || rc->rc_ohlen == 0) && rc->rc_reclaim <= 1;
 }
 
+/*
+ * Would reclaimable lock (o, r, excl) on f meet a queued waiter: one of o
+ * overlapping it, or one of another owner conflicting with it?  (Refused,
+ * so that no waiter ever waits for a reclaimable record.)
+ */
+static bool
+lk_load_meets_waiter(const struct lk_file *f, const struct lk_owner *o,
+    const struct lk_range *r, bool excl)
+{
+	const struct lk_waiter *w;
+
+	for (w = f->fi_wq; w != NULL; w = w->wa_fnext)
+		if (lk_overlaps(w->wa_start, w->wa_end, r->r_start, r->r_end) &&
+		    (w->wa_owner == o || lk_conflicts(excl, w->wa_excl)))
+			return true;
+	return false;
+}
+
+/*
+ * The checks of a record against what is loaded: a live lock against the
+ * live locks (lk_collect) and o's reclaimable ones (the store keys of o's
+ * live and reclaimable locks must differ); a reclaimable lock against the
+ * reclaimable locks, o's live locks and the queued waiters.
+ */
 static enum lk_status
-lk_load_lock(struct lk_table *t, const struct lk_record *rc)
+lk_load_lock_check(struct lk_table *t, const struct lk_record *rc,
+    struct lk_owner *o, struct lk_file *f, const struct lk_range *r)
 {
 	struct lk_lock **own, *c;
-	struct lk_owner *o;
-	struct lk_file *f;
-	struct lk_range r;
 	size_t i;
 
-	if (rc->rc_excl > 1 || lk_range_make(rc->rc_start, rc->rc_len, &r))
-		return LK_INVAL;
-	if ((f = lk_file_get(t, rc->rc_fh, rc->rc_fhlen)) == NULL ||
-	    (o = lk_owner_get(t, rc->rc_host, rc->rc_svid, false, rc->rc_oh,
-	    rc->rc_ohlen)) == NULL)
-		return LK_NOMEM;
-	switch (lk_collect(t, o, f, &r, rc->rc_excl, &c)) {
+	if (rc->rc_reclaim) {
+		if (lk_recl_find(f, o, r, rc->rc_excl, LK_RQ_GRACE) != NULL ||
+		    lk_held_own(f, o, r) ||
+		    lk_load_meets_waiter(f, o, r, rc->rc_excl))
+			return LK_INVAL;
+		return LK_OK;
+	}
+	switch (lk_collect(t, o, f, r, rc->rc_excl, &c)) {
 	case LK_OK:
 		break;
 	case LK_DENIED:
@@ -142,15 +174,69 @@ lk_load_lock(struct lk_table *t, const struct lk_record *rc)
 	}
 	own = t->t_tmp.v_data;
 	for (i = 0; i < t->t_tmp.v_len; i++)
-		if (lk_overlaps(own[i]->lo_start, own[i]->lo_end, r.r_start,
-		    r.r_end))
+		if (lk_overlaps(own[i]->lo_start, own[i]->lo_end, r->r_start,
+		    r->r_end))
 			return LK_INVAL;
+	return lk_recl_find(f, o, r, false, LK_RQ_OWN) != NULL ? LK_INVAL :
+	    LK_OK;
+}
+
+static enum lk_status
+lk_load_lock(struct lk_table *t, const struct lk_record *rc)
+{
+	struct lk_piece p = { { 0, 0 }, rc->rc_token, rc->rc_epoch,
+	    rc->rc_excl, rc->rc_reclaim };
+	struct lk_owner *o;
+	struct lk_file *f;
+	enum lk_status st;
+
+	if (rc->rc_excl > 1 || lk_range_make(rc->rc_start, rc->rc_len, &p.p_r))
+		return LK_INVAL;
+	if ((f = lk_file_get(t, rc->rc_fh, rc->rc_fhlen)) == NULL ||
+	    (o = lk_owner_get(t, rc->rc_host, rc->rc_svid, false, rc->rc_oh,
+	    rc->rc_ohlen)) == NULL)
+		return LK_NOMEM;
+	if ((st = lk_load_lock_check(t, rc, o, f, &p.p_r)) != LK_OK)
+		return st;
 	if (!lk_reserve(t, 1, 0))
 		return LK_NOMEM;
-	lk_lock_add(t, o, f, &r, rc->rc_excl, rc->rc_token);
+	if (rc->rc_reclaim && (!lk_recl_get(t, &f->fi_recl) ||
+	    !lk_recl_get(t, &o->ow_recl))) {
+		lk_recl_put(t, &f->fi_recl);
+		lk_recl_put(t, &o->ow_recl);
+		return LK_NOMEM;
+	}
+	lk_lock_add(t, o, f, &p);
 	if (rc->rc_token > t->t_token)
 		t->t_token = rc->rc_token;
 	return LK_OK;
+}
+
+/*
+ * A share against the loaded shares of its kind, and against o's share
+ * of the other kind on f (one reservation per owner and file).
+ */
+static bool
+lk_load_share_ok(const struct lk_record *rc, struct lk_owner *o,
+    struct lk_file *f)
+{
+	struct lk_share *s, *own;
+
+	if (rc->rc_reclaim) {
+		s = f->fi_recl == NULL ? NULL : f->fi_recl->re_shares;
+		own = lk_share_of(o->ow_shares, o, f);
+	} else {
+		s = f->fi_shares;
+		own = o->ow_recl == NULL ? NULL :
+		    lk_share_of(o->ow_recl->re_shares, o, f);
+	}
+	if (own != NULL)
+		return false;
+	for (; s != NULL; s = s->sh_fnext)
+		if (s->sh_owner == o ||
+		    lk_share_conflicts(s, rc->rc_access, rc->rc_deny))
+			return false;
+	return true;
 }
 
 static enum lk_status
@@ -166,13 +252,22 @@ lk_load_share(struct lk_table *t, const struct lk_record *rc)
 	    (o = lk_owner_get(t, rc->rc_host, 0, true, rc->rc_oh,
 	    rc->rc_ohlen)) == NULL)
 		return LK_NOMEM;
-	for (s = f->fi_shares; s != NULL; s = s->sh_fnext)
-		if (s->sh_owner == o ||
-		    lk_share_conflicts(s, rc->rc_access, rc->rc_deny))
-			return LK_INVAL;
+	if (!lk_load_share_ok(rc, o, f))
+		return LK_INVAL;
 	if (!lk_reserve(t, 1, 0) || (s = lk_alloc(t, sizeof(*s))) == NULL)
 		return LK_NOMEM;
-	lk_share_add(t, s, o, f, rc->rc_access, rc->rc_deny);
+	if (rc->rc_reclaim && (!lk_recl_get(t, &f->fi_recl) ||
+	    !lk_recl_get(t, &o->ow_recl))) {
+		lk_recl_put(t, &f->fi_recl);
+		lk_recl_put(t, &o->ow_recl);
+		lk_free(t, s);
+		return LK_NOMEM;
+	}
+	s->sh_access = rc->rc_access;
+	s->sh_deny = rc->rc_deny;
+	s->sh_epoch = rc->rc_epoch;
+	s->sh_reclaim = rc->rc_reclaim;
+	lk_share_add(t, s, o, f);
 	return LK_OK;
 }
 
@@ -198,6 +293,8 @@ lk_table_load(struct lk_table *t, const struct lk_record *recs, size_t n,
 				*badp = i;
 			break;
 		}
+		if (recs[i].rc_reclaim)
+			t->t_grace = true;
 	}
 	/* What was loaded is not a change to report. */
 	lk_begin(t);

@@ -4,10 +4,15 @@
  * decides, and leaves the change set in the table's result.
  *
  * Order of the LOCK decision (why): a re-sent request that is still queued
- * is answered BLOCKED before anything else (never queued twice); a range
- * the owner already holds in the mode is GRANTED before looking at the
- * queue (idempotent even while others wait); only then does an older
+ * is answered BLOCKED before anything else (never queued twice); in grace,
+ * a request meeting a reclaimable record is answered GRACE before it can
+ * be granted or queued (so no waiter ever waits for a reclaimable record);
+ * a range the owner already holds in the mode is GRANTED before looking at
+ * the queue (idempotent even while others wait); only then does an older
  * conflicting waiter of another owner stop the request (FIFO).
+ *
+ * A reclaim (rq_reclaim) takes its own path, lk_lock_reclaim(): never
+ * queued, not held back by waiters, not limited.
  */
 #include "lockcore.h"
 
@@ -71,8 +76,13 @@ lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	struct lk_waiter *w;
 	struct lk_lock *c;
 	enum lk_status st;
-	uint64_t token;
 
+	if (f->fi_recl != NULL &&
+	    (c = lk_recl_find(f, o, r, excl, LK_RQ_GRACE)) != NULL) {
+		lk_holder_lock(t, c);
+		t->t_ct.ct_grace_denied++;
+		return LK_GRACE;
+	}
 	switch (lk_collect(t, o, f, r, excl, &c)) {
 	case LK_OK:
 		break;
@@ -87,15 +97,72 @@ lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		lk_holder_waiter(t, w);
 		return lk_lock_conflict(t, o, f, r, req, now);
 	}
-	if ((st = lk_take(t, o, f, r, excl, true, &token)) != LK_OK)
+	if ((st = lk_take(t, o, f, r, excl, true, &c)) != LK_OK)
 		return st;
-	t->t_res.rs_token = token;
+	t->t_res.rs_token = c->lo_token;
 	t->t_ct.ct_granted++;
 	/*
 	 * A downgrade releases; and new bytes may free o's own queued
 	 * waiters from older waiters they were held back by (FIFO).
 	 */
 	if (f->fi_nwaiters > 0 && (!excl || o->ow_nwaiters > 0))
+		lk_grant_pass(t, f, now);
+	return LK_GRANTED;
+}
+
+/*
+ * A reclaim in grace (see GRACE AND RECLAIM): the live check, the
+ * cf_reclaim_check check, then o's reclaimable locks are cut out of r and
+ * r is taken.  The cut and the take are reserved together, before either
+ * changes anything.
+ */
+static enum lk_status
+lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, const struct lk_lockreq *req, uint64_t now)
+{
+	bool excl = req->rq_excl, freed = false;
+	struct lk_piece rem[2];
+	struct lk_waiter *w;
+	struct lk_lock *c;
+	struct lk_plan pl;
+	enum lk_status st;
+	size_t nrem;
+
+	switch (lk_collect(t, o, f, r, excl, &c)) {
+	case LK_OK:
+		break;
+	case LK_DENIED:
+		lk_holder_lock(t, c);
+		t->t_ct.ct_reclaims_denied++;
+		return LK_DENIED;
+	default:
+		return LK_NOMEM;
+	}
+	if (lk_recl_collect(t, o, f, r) != LK_OK)
+		return LK_NOMEM;
+	if ((st = lk_recl_lock_check(t, o, f, r, excl)) != LK_OK) {
+		t->t_ct.ct_reclaims_denied++;
+		return st;
+	}
+	lk_recl_cut_plan(t, r, rem, &nrem);
+	if ((st = lk_take_plan(t, o, r, excl, false, &pl)) != LK_OK)
+		return st;
+	if (!lk_reserve(t, nrem + pl.pl_adds, t->t_rtmp.v_len + pl.pl_removes))
+		return LK_NOMEM;
+	lk_recl_cut(t, o, f, rem, nrem);
+	c = lk_take_apply(t, o, f, r, excl, &pl);
+	t->t_res.rs_token = c->lo_token;
+	t->t_ct.ct_reclaims++;
+	/*
+	 * A queued request of o for exactly this is answered now (at most
+	 * one request per owner, file, range and mode; t_dropped reserved).
+	 */
+	if ((w = lk_waiter_match(o, f, r, excl, false)) != NULL) {
+		lk_drop_udata(t, w->wa_udata);
+		lk_waiter_free(t, w);
+		freed = true;
+	}
+	if (f->fi_nwaiters > 0 && (!excl || o->ow_nwaiters > 0 || freed))
 		lk_grant_pass(t, f, now);
 	return LK_GRANTED;
 }
@@ -111,18 +178,24 @@ lk_lock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 
 	if ((st = lk_req_check(req, &r)) != LK_OK)
 		return st;
+	if (req->rq_reclaim && (!t->t_grace || t->t_grace_closed))
+		return LK_NOGRACE;
+	/* Two drops at most: a queued and (reclaim) a granted request. */
 	if ((f = lk_file_get(t, req->rq_fh, req->rq_fhlen)) == NULL ||
 	    (o = lk_owner_get(t, req->rq_host, req->rq_svid, false,
 	    req->rq_oh, req->rq_ohlen)) == NULL ||
-	    !lk_vec_reserve(t, &t->t_dropped, sizeof(void *), 1))
+	    !lk_vec_reserve(t, &t->t_dropped, sizeof(void *), 2))
 		return LK_NOMEM;
-	if ((w = lk_waiter_match(o, f, &r, req->rq_excl, false)) != NULL) {
+	if (req->rq_reclaim)
+		st = lk_lock_reclaim(t, o, f, &r, req, now);
+	else if ((w = lk_waiter_match(o, f, &r, req->rq_excl, false)) !=
+	    NULL) {
 		/* Re-sent while queued: keep the newest udata. */
 		lk_drop_udata(t, w->wa_udata);
 		w->wa_udata = req->rq_udata;
 		return LK_BLOCKED;
-	}
-	st = lk_lock_new(t, o, f, &r, req, now);
+	} else
+		st = lk_lock_new(t, o, f, &r, req, now);
 	if ((st == LK_GRANTED || st == LK_BLOCKED) &&
 	    (w = lk_waiter_match(o, f, &r, req->rq_excl, true)) != NULL) {
 		/*
@@ -170,6 +243,10 @@ lk_test_do(struct lk_table *t, const struct lk_lockreq *req)
 	if (lk_covered(t, &r, req->rq_excl) == NULL &&
 	    (w = lk_queued_conflict(t, f, o, &r, req->rq_excl, NULL)) != NULL) {
 		lk_holder_waiter(t, w);
+		return LK_DENIED;
+	}
+	if ((c = lk_recl_find(f, o, &r, req->rq_excl, LK_RQ_OTHER)) != NULL) {
+		lk_holder_lock(t, c);
 		return LK_DENIED;
 	}
 	return LK_GRANTED;

@@ -3,6 +3,11 @@
  * owner (host, oh), an access mask and a deny mask.  Two reservations of
  * different owners conflict when one's access meets the other's deny.
  * A file has few of them, so a list is the right container.
+ *
+ * Reclaimable reservations (GRACE AND RECLAIM) are share nodes with
+ * sh_reclaim set on the lists of fi_recl / ow_recl.  An owner has at most
+ * one reservation on a file, live or reclaimable: a granted SHARE replaces
+ * either.
  */
 #include "lockcore.h"
 
@@ -33,34 +38,72 @@ lk_record_share(struct lk_record *rc, const struct lk_share *s)
 	rc->rc_fhlen = s->sh_file->fi_fhlen;
 	rc->rc_access = s->sh_access;
 	rc->rc_deny = s->sh_deny;
+	rc->rc_epoch = s->sh_epoch;
+	rc->rc_reclaim = s->sh_reclaim;
 }
 
-/* Link a new share node s into the table (result slots reserved). */
+/* The heads of the file and owner lists s belongs on. */
+static void
+lk_share_heads(struct lk_share *s, struct lk_share ***fh, struct lk_share ***oh)
+{
+	if (s->sh_reclaim) {
+		*fh = &s->sh_file->fi_recl->re_shares;
+		*oh = &s->sh_owner->ow_recl->re_shares;
+	} else {
+		*fh = &s->sh_file->fi_shares;
+		*oh = &s->sh_owner->ow_shares;
+	}
+}
+
+/* Count s in (add) or out of the counters of its kind. */
+static void
+lk_share_count(struct lk_table *t, const struct lk_share *s, bool add)
+{
+	struct lk_owner *o = s->sh_owner;
+	struct lk_file *f = s->sh_file;
+	size_t *c[4], i;
+
+	if (s->sh_reclaim) {
+		c[0] = &f->fi_recl->re_nshares;
+		c[1] = &o->ow_recl->re_nshares;
+		c[2] = &o->ow_host->ho_nrshares;
+		c[3] = &t->t_nrshares;
+	} else {
+		c[0] = &f->fi_nshares;
+		c[1] = &o->ow_nshares;
+		c[2] = &o->ow_host->ho_nshares;
+		c[3] = &t->t_nshares;
+	}
+	for (i = 0; i < 4; i++)
+		*c[i] = add ? *c[i] + 1 : *c[i] - 1;
+}
+
+/*
+ * Link a new share node s (zeroed, then sh_access, sh_deny, sh_epoch and
+ * sh_reclaim set) into the table (result slots reserved).  A reclaimable
+ * one needs f->fi_recl and o->ow_recl.
+ */
 void
 lk_share_add(struct lk_table *t, struct lk_share *s, struct lk_owner *o,
-    struct lk_file *f, uint8_t access, uint8_t deny)
+    struct lk_file *f)
 {
-	struct lk_share **added = t->t_adds.v_data;
+	struct lk_share **added = t->t_adds.v_data, **fh, **oh;
 
-	memset(s, 0, sizeof(*s));
 	s->sh_owner = o;
 	s->sh_file = f;
-	s->sh_access = access;
-	s->sh_deny = deny;
-	s->sh_fnext = f->fi_shares;
-	if (f->fi_shares != NULL)
-		f->fi_shares->sh_fprev = s;
-	f->fi_shares = s;
-	s->sh_onext = o->ow_shares;
-	if (o->ow_shares != NULL)
-		o->ow_shares->sh_oprev = s;
-	o->ow_shares = s;
+	lk_share_heads(s, &fh, &oh);
+	s->sh_fprev = s->sh_oprev = NULL;
+	s->sh_fnext = *fh;
+	if (*fh != NULL)
+		(*fh)->sh_fprev = s;
+	*fh = s;
+	s->sh_onext = *oh;
+	if (*oh != NULL)
+		(*oh)->sh_oprev = s;
+	*oh = s;
 	lk_owner_hold(t, o);
 	lk_file_hold(t, f);
-	o->ow_nshares++;
-	o->ow_host->ho_nshares++;
-	f->fi_nshares++;
-	t->t_nshares++;
+	lk_share_count(t, s, true);
 	s->sh_fresh = 1;
 	s->sh_addidx = (uint32_t)t->t_adds.v_len;
 	added[t->t_adds.v_len++] = s;
@@ -69,16 +112,19 @@ lk_share_add(struct lk_table *t, struct lk_share *s, struct lk_owner *o,
 static void
 lk_share_unlink(struct lk_share *s)
 {
+	struct lk_share **fh, **oh;
+
+	lk_share_heads(s, &fh, &oh);
 	if (s->sh_fprev != NULL)
 		s->sh_fprev->sh_fnext = s->sh_fnext;
 	else
-		s->sh_file->fi_shares = s->sh_fnext;
+		*fh = s->sh_fnext;
 	if (s->sh_fnext != NULL)
 		s->sh_fnext->sh_fprev = s->sh_fprev;
 	if (s->sh_oprev != NULL)
 		s->sh_oprev->sh_onext = s->sh_onext;
 	else
-		s->sh_owner->ow_shares = s->sh_onext;
+		*oh = s->sh_onext;
 	if (s->sh_onext != NULL)
 		s->sh_onext->sh_oprev = s->sh_oprev;
 }
@@ -99,10 +145,11 @@ lk_share_remove(struct lk_table *t, struct lk_share *s)
 	} else
 		lk_record_share(&rm[t->t_removed.v_len++], s);
 	lk_share_unlink(s);
-	o->ow_nshares--;
-	o->ow_host->ho_nshares--;
-	f->fi_nshares--;
-	t->t_nshares--;
+	lk_share_count(t, s, false);
+	if (s->sh_reclaim) {
+		lk_recl_put(t, &f->fi_recl);
+		lk_recl_put(t, &o->ow_recl);
+	}
 	lk_owner_drop(t, o);
 	lk_file_drop(t, f);
 	lk_free(t, s);
@@ -131,37 +178,139 @@ lk_sreq_ok(const struct lk_sharereq *req)
 	    (req->sq_deny & ~LK_SHARE_ALL) == 0;
 }
 
+/* o's reservation on f in list (one of o's two lists), or NULL. */
+struct lk_share *
+lk_share_of(struct lk_share *list, const struct lk_owner *o,
+    const struct lk_file *f)
+{
+	struct lk_share *s;
+
+	for (s = list; s != NULL; s = s->sh_onext)
+		if (s->sh_owner == o && s->sh_file == f)
+			return s;
+	return NULL;
+}
+
+/* Does s grant every access and deny bit of req? */
+static bool
+lk_share_covers(const struct lk_share *s, const struct lk_sharereq *req)
+{
+	return s != NULL && (req->sq_access & ~s->sh_access) == 0 &&
+	    (req->sq_deny & ~s->sh_deny) == 0;
+}
+
+/*
+ * The cf_reclaim_check part of a share reclaim (mine, rmine: o's live and
+ * reclaimable reservation on f).  LK_OK, or LK_DENIED with rs_holder the
+ * conflicting reclaimable share (zeroed when STRICT finds none in the way
+ * but the request not on record).
+ */
+static enum lk_status
+lk_share_reclaim_check(struct lk_table *t, struct lk_file *f,
+    struct lk_owner *o, const struct lk_share *mine,
+    const struct lk_share *rmine, const struct lk_sharereq *req)
+{
+	struct lk_share *c;
+
+	switch (t->t_cf.cf_reclaim_check) {
+	case LK_RECLAIM_OFF:
+		return LK_OK;
+	case LK_RECLAIM_STRICT:
+		/* mine: a re-sent reclaim already granted. */
+		if (lk_share_covers(rmine, req) || lk_share_covers(mine, req))
+			return LK_OK;
+		c = lk_rshare_find(f, o, req->sq_access, req->sq_deny,
+		    LK_RQ_OTHER);
+		break;
+	case LK_RECLAIM_CONFLICT:
+	default:
+		if ((c = lk_rshare_find(f, o, req->sq_access, req->sq_deny,
+		    LK_RQ_HOST)) == NULL)
+			return LK_OK;
+		break;
+	}
+	if (c != NULL)
+		lk_record_share(&t->t_res.rs_holder, c);
+	return LK_DENIED;
+}
+
+/*
+ * Decide a SHARE: in grace a plain request meeting another owner's
+ * reclaimable reservation is GRACE (before the live check, as for locks),
+ * a reclaim is checked as GRACE AND RECLAIM says.  Sets *mp / *rmp to o's
+ * live and reclaimable reservations on f.
+ */
+static enum lk_status
+lk_share_decide(struct lk_table *t, struct lk_file *f, struct lk_owner *o,
+    const struct lk_sharereq *req, struct lk_share **mp, struct lk_share **rmp)
+{
+	struct lk_share *s;
+
+	*rmp = o->ow_recl == NULL ? NULL :
+	    lk_share_of(o->ow_recl->re_shares, o, f);
+	*mp = NULL;
+	if (!req->sq_reclaim && f->fi_recl != NULL &&
+	    (s = lk_rshare_find(f, o, req->sq_access, req->sq_deny,
+	    LK_RQ_OTHER)) != NULL) {
+		lk_record_share(&t->t_res.rs_holder, s);
+		t->t_ct.ct_grace_denied++;
+		return LK_GRACE;
+	}
+	for (s = f->fi_shares; s != NULL; s = s->sh_fnext) {
+		if (s->sh_owner == o)
+			*mp = s;
+		else if (lk_share_conflicts(s, req->sq_access, req->sq_deny)) {
+			lk_record_share(&t->t_res.rs_holder, s);
+			t->t_ct.ct_reclaims_denied += req->sq_reclaim;
+			return LK_DENIED;
+		}
+	}
+	if (req->sq_reclaim &&
+	    lk_share_reclaim_check(t, f, o, *mp, *rmp, req) != LK_OK) {
+		t->t_ct.ct_reclaims_denied++;
+		return LK_DENIED;
+	}
+	return LK_OK;
+}
+
 static enum lk_status
 lk_share_do(struct lk_table *t, const struct lk_sharereq *req)
 {
-	struct lk_share *s, *mine = NULL;
+	struct lk_share *s, *mine, *rmine;
 	struct lk_owner *o;
 	struct lk_file *f;
+	enum lk_status st;
 
 	if (!lk_sreq_ok(req))
 		return LK_INVAL;
+	if (req->sq_reclaim && (!t->t_grace || t->t_grace_closed))
+		return LK_NOGRACE;
 	if ((f = lk_file_get(t, req->sq_fh, req->sq_fhlen)) == NULL ||
 	    (o = lk_owner_get(t, req->sq_host, 0, true, req->sq_oh,
 	    req->sq_ohlen)) == NULL)
 		return LK_NOMEM;
-	for (s = f->fi_shares; s != NULL; s = s->sh_fnext) {
-		if (s->sh_owner == o)
-			mine = s;
-		else if (lk_share_conflicts(s, req->sq_access, req->sq_deny)) {
-			lk_record_share(&t->t_res.rs_holder, s);
-			return LK_DENIED;
-		}
-	}
+	if ((st = lk_share_decide(t, f, o, req, &mine, &rmine)) != LK_OK)
+		return st;
+	/* (o never has both: a live one replaced the reclaimable one.) */
 	if (mine != NULL && mine->sh_access == req->sq_access &&
-	    mine->sh_deny == req->sq_deny)
+	    mine->sh_deny == req->sq_deny) {
+		t->t_ct.ct_reclaims += req->sq_reclaim;
 		return LK_OK;
-	if (mine == NULL && !lk_shares_fit(t, o->ow_host))
+	}
+	/* Reclaims, like lock reclaims, are not limited. */
+	if (!req->sq_reclaim && mine == NULL && !lk_shares_fit(t, o->ow_host))
 		return LK_NOLOCKS;
-	if (!lk_reserve(t, 1, 1) || (s = lk_alloc(t, sizeof(*s))) == NULL)
+	if (!lk_reserve(t, 1, 2) || (s = lk_alloc(t, sizeof(*s))) == NULL)
 		return LK_NOMEM;
 	if (mine != NULL)
 		lk_share_remove(t, mine);
-	lk_share_add(t, s, o, f, req->sq_access, req->sq_deny);
+	if (rmine != NULL)
+		lk_share_remove(t, rmine);
+	s->sh_access = req->sq_access;
+	s->sh_deny = req->sq_deny;
+	s->sh_epoch = t->t_cf.cf_epoch;
+	lk_share_add(t, s, o, f);
+	t->t_ct.ct_reclaims += req->sq_reclaim;
 	return LK_OK;
 }
 
@@ -176,7 +325,7 @@ lk_share(struct lk_table *t, const struct lk_sharereq *req,
 static enum lk_status
 lk_unshare_do(struct lk_table *t, const struct lk_sharereq *req)
 {
-	struct lk_share *s;
+	struct lk_share *s, *rs;
 	struct lk_owner *o;
 	struct lk_file *f;
 
@@ -186,14 +335,15 @@ lk_unshare_do(struct lk_table *t, const struct lk_sharereq *req)
 	    (o = lk_owner_find(t, req->sq_host, 0, true, req->sq_oh,
 	    req->sq_ohlen)) == NULL)
 		return LK_OK;
-	for (s = o->ow_shares; s != NULL; s = s->sh_onext) {
-		if (s->sh_file == f) {
-			if (!lk_reserve(t, 0, 1))
-				return LK_NOMEM;
-			lk_share_remove(t, s);
-			break;
-		}
-	}
+	s = lk_share_of(o->ow_shares, o, f);
+	rs = o->ow_recl == NULL ? NULL :
+	    lk_share_of(o->ow_recl->re_shares, o, f);
+	if ((s != NULL || rs != NULL) && !lk_reserve(t, 0, 2))
+		return LK_NOMEM;
+	if (s != NULL)
+		lk_share_remove(t, s);
+	if (rs != NULL)
+		lk_share_remove(t, rs);
 	return LK_OK;
 }
 

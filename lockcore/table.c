@@ -118,6 +118,7 @@ lk_table_destroy(struct lk_table *t)
 	lk_vec_free(t, &t->t_granted);
 	lk_vec_free(t, &t->t_dropped);
 	lk_vec_free(t, &t->t_tmp);
+	lk_vec_free(t, &t->t_rtmp);
 	lk_vec_free(t, &t->t_stack);
 	lk_vec_free(t, &t->t_touched);
 	lk_free(t, t);
@@ -145,6 +146,10 @@ lk_strerror(enum lk_status st)
 		return "no such waiter or grant";
 	case LK_INVAL:
 		return "invalid argument";
+	case LK_GRACE:
+		return "grace period: a lock or share is still to be reclaimed";
+	case LK_NOGRACE:
+		return "reclaim outside the grace period";
 	}
 	return "unknown lockcore status";
 }
@@ -309,5 +314,8 @@ lk_table_counts(const struct lk_table *t, struct lk_counts *ct)
 	ct->ct_shares = t->t_nshares;
 	ct->ct_waiters = t->t_nwaiters;
 	ct->ct_pending = t->t_npending;
+	ct->ct_rlocks = t->t_nrlocks;
+	ct->ct_rshares = t->t_nrshares;
+	ct->ct_grace = t->t_grace;
 	ct->ct_last_token = t->t_token;
 }

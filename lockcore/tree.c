@@ -356,6 +356,37 @@ lk_tree_first(struct lk_bnode *b)
 	return b->bn_key[0];
 }
 
+/*
+ * The lock after l in key order in the tree holding l, or NULL.  The
+ * successor is below the child l would be inserted into or in the first
+ * key of a later child: every key of a child is below the next child's
+ * separator.  O(log n).
+ */
+struct lk_lock *
+lk_tree_next(struct lk_bnode *b, const struct lk_lock *l)
+{
+	struct lk_lock *n;
+	unsigned i, first;
+
+	if (b == NULL)
+		return NULL;
+	if (b->bn_leaf) {
+		for (i = 0; i < b->bn_n; i++)
+			if (lk_key_cmp(l->lo_start, l, b->bn_start[i],
+			    b->bn_key[i]) < 0)
+				return b->bn_key[i];
+		return NULL;
+	}
+	first = lk_bn_child_idx(b, l->lo_start, l);
+	for (i = first; i < b->bn_n; i++) {
+		n = i == first ? lk_tree_next(b->bn_child[i], l) :
+		    lk_tree_first(b->bn_child[i]);
+		if (n != NULL)
+			return n;
+	}
+	return NULL;
+}
+
 void
 lk_tree_free(struct lk_table *t, struct lk_bnode *b)
 {

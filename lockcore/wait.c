@@ -162,10 +162,13 @@ lk_waiter_free(struct lk_table *t, struct lk_waiter *w)
 	lk_free(t, w);
 }
 
-/* Turn a queued waiter into an unconfirmed grant and report it. */
+/*
+ * Turn a queued waiter into an unconfirmed grant and report it with the
+ * token and epoch of the lock now covering it.
+ */
 static void
-lk_waiter_granted(struct lk_table *t, struct lk_waiter *w, uint64_t token,
-    uint64_t now)
+lk_waiter_granted(struct lk_table *t, struct lk_waiter *w,
+    const struct lk_lock *cover, uint64_t now)
 {
 	struct lk_grant *g = t->t_granted.v_data;
 	struct lk_owner *o = w->wa_owner;
@@ -189,7 +192,8 @@ lk_waiter_granted(struct lk_table *t, struct lk_waiter *w, uint64_t token,
 	t->t_ct.ct_waiter_grants++;
 	g = &g[t->t_granted.v_len++];
 	lk_record_waiter(&g->gr_lock, w);
-	g->gr_lock.rc_token = token;
+	g->gr_lock.rc_token = cover->lo_token;
+	g->gr_lock.rc_epoch = cover->lo_epoch;
 	g->gr_udata = w->wa_udata;
 }
 
@@ -203,9 +207,8 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
     bool *nomem)
 {
 	struct lk_waiter *w, *next;
-	struct lk_lock *conflict;
+	struct lk_lock *conflict, *cover;
 	struct lk_range r;
-	uint64_t token;
 	size_t n = 0;
 
 	for (w = f->fi_wq; w != NULL; w = next) {
@@ -226,11 +229,11 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 			continue;
 		if (!lk_vec_reserve(t, &t->t_granted, sizeof(struct lk_grant),
 		    1) || lk_take(t, w->wa_owner, f, &r, w->wa_excl, false,
-		    &token) != LK_OK) {
+		    &cover) != LK_OK) {
 			*nomem = true;
 			return n;
 		}
-		lk_waiter_granted(t, w, token, now);
+		lk_waiter_granted(t, w, cover, now);
 		n++;
 	}
 	return n;

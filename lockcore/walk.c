@@ -4,6 +4,8 @@
  */
 #include "lockcore.h"
 
+#include <string.h>
+
 #include "lk_impl.h"
 
 #define LK_FOREACH_OBJ(h, ob, i)					\
@@ -53,6 +55,8 @@ lk_host_foreach(const struct lk_table *t, lk_host_cb cb, void *arg)
 		hi.hi_waiters = ho->ho_nwaiters;
 		hi.hi_shares = ho->ho_nshares;
 		hi.hi_pending = ho->ho_npending;
+		hi.hi_rlocks = ho->ho_nrlocks;
+		hi.hi_rshares = ho->ho_nrshares;
 		if ((rc = cb(&hi, arg)) != 0)
 			return rc;
 	}
@@ -80,58 +84,108 @@ lk_owner_foreach(const struct lk_table *t, lk_owner_cb cb, void *arg)
 		oi.oi_locks = o->ow_nlocks;
 		oi.oi_waiters = o->ow_nwaiters + o->ow_npending;
 		oi.oi_shares = o->ow_nshares;
+		oi.oi_rlocks = o->ow_recl == NULL ? 0 : o->ow_recl->re_nlocks;
+		oi.oi_rshares = o->ow_recl == NULL ? 0 : o->ow_recl->re_nshares;
 		if ((rc = cb(&oi, arg)) != 0)
 			return rc;
 	}
 	return 0;
 }
 
+/*
+ * Locks of a file in start order: the live tree is walked, and the
+ * reclaimable locks (a second tree, only in grace) are merged in with an
+ * iterator (w_next) as the walk passes their start.
+ */
 struct lk_walk {
 	lk_record_cb	 w_cb;
 	void		*w_arg;
+	struct lk_bnode	*w_rroot;	/* the file's reclaimable locks */
+	struct lk_lock	*w_next;	/* next of them to report */
 };
 
 static int
-lk_walk_lock_cb(struct lk_lock *l, void *arg)
+lk_walk_emit(struct lk_walk *w, const struct lk_lock *l)
 {
-	struct lk_walk *w = arg;
 	struct lk_record rc;
 
 	lk_record_lock(&rc, l);
 	return w->w_cb(&rc, w->w_arg);
 }
 
+/* Report the reclaimable locks that start before `before' (or all). */
+static int
+lk_walk_rlocks(struct lk_walk *w, uint64_t before, bool all)
+{
+	int rc;
+
+	while (w->w_next != NULL && (all || w->w_next->lo_start < before)) {
+		if ((rc = lk_walk_emit(w, w->w_next)) != 0)
+			return rc;
+		w->w_next = lk_tree_next(w->w_rroot, w->w_next);
+	}
+	return 0;
+}
+
+static int
+lk_walk_lock_cb(struct lk_lock *l, void *arg)
+{
+	struct lk_walk *w = arg;
+	int rc;
+
+	if ((rc = lk_walk_rlocks(w, l->lo_start, false)) != 0)
+		return rc;
+	return lk_walk_emit(w, l);
+}
+
 int
 lk_lock_foreach(const struct lk_table *t, lk_record_cb cb, void *arg)
 {
-	struct lk_walk w = { cb, arg };
+	struct lk_walk w = { cb, arg, NULL, NULL };
+	struct lk_file *f;
 	struct lk_obj *ob;
 	size_t i;
 	int rc;
 
-	LK_FOREACH_OBJ(&t->t_files, ob, i)
-		if ((rc = lk_tree_walk(((struct lk_file *)ob)->fi_root,
-		    lk_walk_lock_cb, &w)) != 0)
+	LK_FOREACH_OBJ(&t->t_files, ob, i) {
+		f = (struct lk_file *)ob;
+		w.w_rroot = f->fi_recl == NULL ? NULL : f->fi_recl->re_root;
+		w.w_next = lk_tree_first(w.w_rroot);
+		if ((rc = lk_tree_walk(f->fi_root, lk_walk_lock_cb, &w)) != 0 ||
+		    (rc = lk_walk_rlocks(&w, 0, true)) != 0)
 			return rc;
+	}
+	return 0;
+}
+
+static int
+lk_walk_shares(const struct lk_share *s, lk_record_cb cb, void *arg)
+{
+	struct lk_record rc;
+	int r;
+
+	for (; s != NULL; s = s->sh_fnext) {
+		lk_record_share(&rc, s);
+		if ((r = cb(&rc, arg)) != 0)
+			return r;
+	}
 	return 0;
 }
 
 int
 lk_share_foreach(const struct lk_table *t, lk_record_cb cb, void *arg)
 {
-	struct lk_record rc;
-	struct lk_share *s;
+	const struct lk_file *f;
 	struct lk_obj *ob;
 	size_t i;
 	int r;
 
 	LK_FOREACH_OBJ(&t->t_files, ob, i) {
-		for (s = ((struct lk_file *)ob)->fi_shares; s != NULL;
-		    s = s->sh_fnext) {
-			lk_record_share(&rc, s);
-			if ((r = cb(&rc, arg)) != 0)
-				return r;
-		}
+		f = (const struct lk_file *)ob;
+		if ((r = lk_walk_shares(f->fi_shares, cb, arg)) != 0 ||
+		    (f->fi_recl != NULL &&
+		    (r = lk_walk_shares(f->fi_recl->re_shares, cb, arg)) != 0))
+			return r;
 	}
 	return 0;
 }
@@ -170,7 +224,13 @@ lk_waiter_foreach(const struct lk_table *t, lk_waiter_cb cb, void *arg)
 	return 0;
 }
 
-/* lk_table_check: every lock against everything overlapping it. */
+/* lk_table_check.  Sums of counters, indexed by what they count. */
+enum {
+	LK_S_LOCKS, LK_S_WAITERS, LK_S_PENDING, LK_S_SHARES, LK_S_RLOCKS,
+	LK_S_RSHARES, LK_S_N
+};
+
+/* Every lock against everything overlapping it in its tree. */
 static int
 lk_check_pair_cb(struct lk_lock *l2, void *arg)
 {
@@ -188,15 +248,34 @@ lk_check_lock_cb(struct lk_lock *l, void *arg)
 {
 	const struct lk_file *f = arg;
 
-	if (l->lo_file != f || l->lo_owner->ow_ob.ob_refs == 0)
+	if (l->lo_file != f || l->lo_reclaim || l->lo_owner->ow_ob.ob_refs == 0)
 		return 1;
 	return lk_tree_overlap(f->fi_root, l->lo_start, l->lo_end,
 	    lk_check_pair_cb, l);
 }
 
 /*
- * Queue well formed, counts right, and no queued waiter grantable.  Uses
- * the table's scratch vector, hence the non-const table.
+ * A reclaimable lock: among the reclaimable ones as a live lock among the
+ * live ones, and no live lock of its owner overlapping it.
+ */
+static int
+lk_check_rlock_cb(struct lk_lock *l, void *arg)
+{
+	struct lk_file *f = arg;
+	struct lk_range r = { l->lo_start, l->lo_end };
+
+	if (l->lo_file != f || !l->lo_reclaim ||
+	    l->lo_owner->ow_ob.ob_refs == 0 || l->lo_owner->ow_recl == NULL ||
+	    lk_held_own(f, l->lo_owner, &r))
+		return 1;
+	return lk_tree_overlap(f->fi_recl->re_root, l->lo_start, l->lo_end,
+	    lk_check_pair_cb, l);
+}
+
+/*
+ * Queue well formed, counts right, and no queued waiter grantable, nor
+ * meeting a reclaimable lock (see GRACE).  Uses the table's scratch
+ * vector, hence the non-const table.
  */
 static bool
 lk_check_queue(struct lk_table *t, struct lk_file *f)
@@ -212,7 +291,9 @@ lk_check_queue(struct lk_table *t, struct lk_file *f)
 		    lk_own_collect(t, w->wa_owner, f, &r) != LK_OK ||
 		    (lk_held_conflict(f, w->wa_owner, &r, w->wa_excl) == NULL &&
 		    lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl,
-		    w) == NULL))
+		    w) == NULL) ||
+		    lk_recl_find(f, w->wa_owner, &r, w->wa_excl,
+		    LK_RQ_GRACE) != NULL)
 			return false;
 	}
 	if (f->fi_wqtail != prev || n != f->fi_nwaiters)
@@ -223,70 +304,144 @@ lk_check_queue(struct lk_table *t, struct lk_file *f)
 	return np == f->fi_npending;
 }
 
+/*
+ * A share list of f of one kind: well formed, one reservation per owner,
+ * no two conflicting; and (reclaimable list) no owner with a live
+ * reservation on f too.  *n gets the length.
+ */
 static bool
-lk_check_shares(const struct lk_file *f)
+lk_check_share_list(const struct lk_file *f, const struct lk_share *s,
+    bool reclaim, size_t *n)
 {
-	const struct lk_share *s, *s2;
-	size_t n = 0;
+	const struct lk_share *s2, *prev = NULL;
 
-	for (s = f->fi_shares; s != NULL; s = s->sh_fnext, n++) {
-		if (s->sh_file != f)
+	for (*n = 0; s != NULL; prev = s, s = s->sh_fnext, (*n)++) {
+		if (s->sh_file != f || s->sh_reclaim != reclaim ||
+		    s->sh_fprev != prev || s->sh_owner->ow_ob.ob_refs == 0 ||
+		    (reclaim && (s->sh_owner->ow_recl == NULL ||
+		    lk_share_of(s->sh_owner->ow_shares, s->sh_owner,
+		    f) != NULL)))
 			return false;
 		for (s2 = s->sh_fnext; s2 != NULL; s2 = s2->sh_fnext)
 			if (s2->sh_owner == s->sh_owner ||
 			    lk_share_conflicts(s2, s->sh_access, s->sh_deny))
 				return false;
 	}
-	return n == f->fi_nshares;
+	return true;
+}
+
+/* f's reclaimable records; a fi_recl is never empty. */
+static bool
+lk_check_file_recl(struct lk_file *f, size_t sum[LK_S_N])
+{
+	const struct lk_recl *re = f->fi_recl;
+	size_t n, ns;
+
+	if (re == NULL)
+		return true;
+	if (re->re_locks != NULL || re->re_nlocks + re->re_nshares == 0 ||
+	    !lk_tree_check(re->re_root, &n) || n != re->re_nlocks ||
+	    lk_tree_walk(re->re_root, lk_check_rlock_cb, f) != 0 ||
+	    !lk_check_share_list(f, re->re_shares, true, &ns) ||
+	    ns != re->re_nshares)
+		return false;
+	sum[LK_S_RLOCKS] += re->re_nlocks;
+	sum[LK_S_RSHARES] += re->re_nshares;
+	return true;
 }
 
 static bool
-lk_check_file(struct lk_table *t, struct lk_file *f, size_t sum[4])
+lk_check_file(struct lk_table *t, struct lk_file *f, size_t sum[LK_S_N])
 {
-	size_t n;
+	size_t n, ns, nr = 0;
 
+	if (f->fi_recl != NULL)
+		nr = f->fi_recl->re_nlocks + f->fi_recl->re_nshares;
 	if (!lk_tree_check(f->fi_root, &n) || n != f->fi_nlocks ||
 	    f->fi_ob.ob_refs != f->fi_nlocks + f->fi_nwaiters +
-	    f->fi_npending + f->fi_nshares ||
+	    f->fi_npending + f->fi_nshares + nr ||
 	    lk_tree_walk(f->fi_root, lk_check_lock_cb, f) != 0 ||
-	    !lk_check_queue(t, f) || !lk_check_shares(f))
+	    !lk_check_queue(t, f) ||
+	    !lk_check_share_list(f, f->fi_shares, false, &ns) ||
+	    ns != f->fi_nshares || !lk_check_file_recl(f, sum))
 		return false;
-	sum[0] += f->fi_nlocks;
-	sum[1] += f->fi_nwaiters;
-	sum[2] += f->fi_npending;
-	sum[3] += f->fi_nshares;
+	sum[LK_S_LOCKS] += f->fi_nlocks;
+	sum[LK_S_WAITERS] += f->fi_nwaiters;
+	sum[LK_S_PENDING] += f->fi_npending;
+	sum[LK_S_SHARES] += f->fi_nshares;
 	return true;
 }
 
-static bool
-lk_check_owner(const struct lk_owner *o, size_t sum[4])
+/* Length of an owner's lock list, if every lock is o's and of its kind. */
+static size_t
+lk_check_owner_locks(const struct lk_owner *o, const struct lk_lock *l,
+    bool reclaim)
 {
-	const struct lk_waiter *w;
-	const struct lk_lock *l;
-	const struct lk_share *s;
-	size_t nl = 0, nw = 0, np = 0, ns = 0;
+	size_t n = 0;
 
-	for (l = o->ow_locks; l != NULL; l = l->lo_onext)
-		nl += l->lo_owner == o ? 1 : 1000000;
+	for (; l != NULL; l = l->lo_onext)
+		n += l->lo_owner == o && l->lo_reclaim == reclaim ? 1 : 1000000;
+	return n;
+}
+
+static size_t
+lk_check_owner_shares(const struct lk_owner *o, const struct lk_share *s,
+    bool reclaim)
+{
+	size_t n = 0;
+
+	for (; s != NULL; s = s->sh_onext)
+		n += s->sh_owner == o && s->sh_reclaim == reclaim ? 1 : 1000000;
+	return n;
+}
+
+static bool
+lk_check_owner(const struct lk_owner *o, size_t sum[LK_S_N])
+{
+	const struct lk_recl *re = o->ow_recl;
+	const struct lk_waiter *w;
+	size_t nl, nw = 0, np = 0, ns, nrl = 0, nrs = 0;
+
+	nl = lk_check_owner_locks(o, o->ow_locks, false);
 	for (w = o->ow_waiters; w != NULL; w = w->wa_onext)
 		w->wa_granted ? np++ : nw++;
-	for (s = o->ow_shares; s != NULL; s = s->sh_onext)
-		ns += s->sh_owner == o ? 1 : 1000000;
+	ns = lk_check_owner_shares(o, o->ow_shares, false);
+	if (re != NULL) {
+		nrl = lk_check_owner_locks(o, re->re_locks, true);
+		nrs = lk_check_owner_shares(o, re->re_shares, true);
+		if (re->re_root != NULL || nrl != re->re_nlocks ||
+		    nrs != re->re_nshares || nrl + nrs == 0)
+			return false;
+	}
 	if (nl != o->ow_nlocks || nw != o->ow_nwaiters ||
 	    np != o->ow_npending || ns != o->ow_nshares ||
-	    o->ow_ob.ob_refs != nl + nw + np + ns)
+	    o->ow_ob.ob_refs != nl + nw + np + ns + nrl + nrs)
 		return false;
-	sum[0] += nl;
-	sum[1] += nw;
-	sum[2] += np;
-	sum[3] += ns;
+	sum[LK_S_LOCKS] += nl;
+	sum[LK_S_WAITERS] += nw;
+	sum[LK_S_PENDING] += np;
+	sum[LK_S_SHARES] += ns;
+	sum[LK_S_RLOCKS] += nrl;
+	sum[LK_S_RSHARES] += nrs;
 	return true;
+}
+
+/* The host's counters, into sum[]. */
+static void
+lk_host_sums(const struct lk_host *ho, size_t sum[LK_S_N])
+{
+	sum[LK_S_LOCKS] += ho->ho_nlocks;
+	sum[LK_S_WAITERS] += ho->ho_nwaiters;
+	sum[LK_S_PENDING] += ho->ho_npending;
+	sum[LK_S_SHARES] += ho->ho_nshares;
+	sum[LK_S_RLOCKS] += ho->ho_nrlocks;
+	sum[LK_S_RSHARES] += ho->ho_nrshares;
 }
 
 static bool
 lk_check_host(const struct lk_host *ho)
 {
-	size_t sum[4] = { 0, 0, 0, 0 }, live = 0;
+	size_t sum[LK_S_N] = { 0 }, own[LK_S_N] = { 0 }, live = 0;
 	const struct lk_owner *o;
 
 	for (o = ho->ho_owners; o != NULL; o = o->ow_hnext) {
@@ -294,9 +449,9 @@ lk_check_host(const struct lk_host *ho)
 			return false;
 		live += o->ow_ob.ob_refs != 0;
 	}
+	lk_host_sums(ho, own);
 	return live == ho->ho_nowners && live == ho->ho_ob.ob_refs &&
-	    sum[0] == ho->ho_nlocks && sum[1] == ho->ho_nwaiters &&
-	    sum[2] == ho->ho_npending && sum[3] == ho->ho_nshares;
+	    memcmp(sum, own, sizeof(sum)) == 0;
 }
 
 enum lk_status
@@ -304,26 +459,26 @@ lk_table_check(const struct lk_table *ct)
 {
 	/* Only the scratch vector t_tmp is written. */
 	struct lk_table *t = (struct lk_table *)(uintptr_t)ct;
-	size_t fsum[4] = { 0, 0, 0, 0 }, hsum[4] = { 0, 0, 0, 0 }, i;
-	const struct lk_host *ho;
+	size_t fsum[LK_S_N] = { 0 }, hsum[LK_S_N] = { 0 }, tsum[LK_S_N], i;
 	struct lk_obj *ob;
 
 	LK_FOREACH_OBJ(&t->t_files, ob, i)
 		if (!lk_check_file(t, (struct lk_file *)ob, fsum))
 			return LK_INVAL;
 	LK_FOREACH_OBJ(&t->t_hosts, ob, i) {
-		ho = (const struct lk_host *)ob;
-		if (!lk_check_host(ho))
+		if (!lk_check_host((const struct lk_host *)ob))
 			return LK_INVAL;
-		hsum[0] += ho->ho_nlocks;
-		hsum[1] += ho->ho_nwaiters;
-		hsum[2] += ho->ho_npending;
-		hsum[3] += ho->ho_nshares;
+		lk_host_sums((const struct lk_host *)ob, hsum);
 	}
-	if (fsum[0] != t->t_nlocks || fsum[1] != t->t_nwaiters ||
-	    fsum[2] != t->t_npending || fsum[3] != t->t_nshares ||
-	    hsum[0] != t->t_nlocks || hsum[1] != t->t_nwaiters ||
-	    hsum[2] != t->t_npending || hsum[3] != t->t_nshares)
+	tsum[LK_S_LOCKS] = t->t_nlocks;
+	tsum[LK_S_WAITERS] = t->t_nwaiters;
+	tsum[LK_S_PENDING] = t->t_npending;
+	tsum[LK_S_SHARES] = t->t_nshares;
+	tsum[LK_S_RLOCKS] = t->t_nrlocks;
+	tsum[LK_S_RSHARES] = t->t_nrshares;
+	if (memcmp(fsum, tsum, sizeof(tsum)) != 0 ||
+	    memcmp(hsum, tsum, sizeof(tsum)) != 0 ||
+	    (!t->t_grace && t->t_nrlocks + t->t_nrshares != 0))
 		return LK_INVAL;
 	return LK_OK;
 }

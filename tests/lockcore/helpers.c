@@ -4,6 +4,8 @@
  */
 #include "lktest.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,4 +221,104 @@ lt_long(void)
 	const char *s = getenv("NLMD_TEST_LONG");
 
 	return s != NULL && *s != '\0' && strcmp(s, "0") != 0;
+}
+
+/* ---- allocation failure injection and table snapshots ---- */
+
+static void *
+lt_fail_malloc(size_t n, void *arg)
+{
+	struct lt_failer *f = arg;
+
+	if (f->countdown >= 0 && f->countdown-- == 0) {
+		f->failed++;
+		return NULL;
+	}
+	return malloc(n);
+}
+
+static void *
+lt_fail_realloc(void *p, size_t n, void *arg)
+{
+	struct lt_failer *f = arg;
+
+	if (f->countdown >= 0 && f->countdown-- == 0) {
+		f->failed++;
+		return NULL;
+	}
+	return realloc(p, n);
+}
+
+static void
+lt_fail_free(void *p, void *arg)
+{
+	(void)arg;
+	free(p);
+}
+
+void
+lt_failer_init(struct lt_failer *f)
+{
+	f->countdown = -1;
+	f->failed = 0;
+	f->al.al_malloc = lt_fail_malloc;
+	f->al.al_realloc = lt_fail_realloc;
+	f->al.al_free = lt_fail_free;
+	f->al.al_arg = f;
+}
+
+/* Append to the snapshot; returns non-zero once it is full. */
+static int __attribute__((format(printf, 2, 3)))
+lt_snap_printf(struct lt_snap *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (s->len >= sizeof(s->buf) - 1)
+		return 1;
+	va_start(ap, fmt);
+	n = vsnprintf(s->buf + s->len, sizeof(s->buf) - s->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		s->len += (size_t)n;
+	if (s->len >= sizeof(s->buf) - 1) {
+		s->len = sizeof(s->buf) - 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+lt_snap_rec(const struct lk_record *rc, void *arg)
+{
+	return lt_snap_printf(arg, "%d %llu %d %.*s %.*s %llu %llu %llu %llu "
+	    "%d %d %d %d;", rc->rc_kind, (unsigned long long)rc->rc_host,
+	    rc->rc_svid, (int)rc->rc_ohlen, (const char *)rc->rc_oh,
+	    (int)rc->rc_fhlen, (const char *)rc->rc_fh,
+	    (unsigned long long)rc->rc_start, (unsigned long long)rc->rc_len,
+	    (unsigned long long)rc->rc_token, (unsigned long long)rc->rc_epoch,
+	    rc->rc_excl, rc->rc_reclaim, rc->rc_access, rc->rc_deny);
+}
+
+static int
+lt_snap_wait(const struct lk_waiter_info *wi, void *arg)
+{
+	return lt_snap_rec(&wi->wi_req, arg) ||
+	    lt_snap_printf(arg, "%p %d|", wi->wi_udata, wi->wi_granted);
+}
+
+void
+lt_snapshot(struct lk_table *t, struct lt_snap *s)
+{
+	struct lk_counts ct;
+
+	s->len = 0;
+	s->buf[0] = '\0';
+	lk_lock_foreach(t, lt_snap_rec, s);
+	lk_share_foreach(t, lt_snap_rec, s);
+	lk_waiter_foreach(t, lt_snap_wait, s);
+	lk_table_counts(t, &ct);
+	lt_snap_printf(s, "%zu %zu %zu %zu %zu %zu %d %llu", ct.ct_locks,
+	    ct.ct_waiters, ct.ct_pending, ct.ct_shares, ct.ct_rlocks,
+	    ct.ct_rshares, ct.ct_grace, (unsigned long long)ct.ct_last_token);
 }

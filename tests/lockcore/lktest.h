@@ -48,10 +48,29 @@ uint64_t lt_rand(uint64_t *state);
 uint64_t lt_seed(uint64_t def);
 bool	lt_long(void);
 
+/*
+ * An allocator whose countdown-th call (counting from 0) fails; countdown
+ * < 0: none.  lt_failer_init() sets al (for cf_alloc) and countdown -1.
+ */
+struct lt_failer {
+	struct lk_allocator al;
+	long		 countdown;
+	long		 failed;	/* failures injected */
+};
+void	lt_failer_init(struct lt_failer *f);
+
+/* Every record, waiter and count of a table as text (for comparisons). */
+struct lt_snap {
+	char		 buf[16384];
+	size_t		 len;
+};
+void	lt_snapshot(struct lk_table *t, struct lt_snap *s);
+
 /* Suite registration, one per test file. */
 int	lt_register_rules(void);
 int	lt_register_wait(void);
 int	lt_register_misc(void);
 int	lt_register_model(void);
+int	lt_register_grace(void);
 
 #endif

@@ -9,7 +9,8 @@ int
 tests_register(void)
 {
 	if (lt_register_rules() != 0 || lt_register_wait() != 0 ||
-	    lt_register_misc() != 0 || lt_register_model() != 0)
+	    lt_register_misc() != 0 || lt_register_grace() != 0 ||
+	    lt_register_model() != 0)
 		return -1;
 	return 0;
 }

@@ -314,95 +314,12 @@ test_enumerate(void)
 
 /* ---- allocation failure: LK_NOMEM must leave everything as it was ---- */
 
-struct lt_failer {
-	long	 countdown;	/* fail when it reaches 0; <0: never */
-	long	 failed;
-};
-
-static void *
-lt_fail_malloc(size_t n, void *arg)
-{
-	struct lt_failer *f = arg;
-
-	if (f->countdown >= 0 && f->countdown-- == 0) {
-		f->failed++;
-		return NULL;
-	}
-	return malloc(n);
-}
-
-static void *
-lt_fail_realloc(void *p, size_t n, void *arg)
-{
-	struct lt_failer *f = arg;
-
-	if (f->countdown >= 0 && f->countdown-- == 0) {
-		f->failed++;
-		return NULL;
-	}
-	return realloc(p, n);
-}
-
-static void
-lt_fail_free(void *p, void *arg)
-{
-	(void)arg;
-	free(p);
-}
-
-struct lt_snap {
-	char	 buf[8192];
-	size_t	 len;
-};
-
-static int
-lt_snap_rec(const struct lk_record *rc, void *arg)
-{
-	struct lt_snap *s = arg;
-	int n = snprintf(s->buf + s->len, sizeof(s->buf) - s->len,
-	    "%d %llu %d %.*s %.*s %llu %llu %llu %d %d %d;", rc->rc_kind,
-	    (unsigned long long)rc->rc_host, rc->rc_svid, (int)rc->rc_ohlen,
-	    (const char *)rc->rc_oh, (int)rc->rc_fhlen,
-	    (const char *)rc->rc_fh, (unsigned long long)rc->rc_start,
-	    (unsigned long long)rc->rc_len, (unsigned long long)rc->rc_token,
-	    rc->rc_excl, rc->rc_access, rc->rc_deny);
-
-	s->len += n > 0 ? (size_t)n : 0;
-	return s->len >= sizeof(s->buf) - 1;
-}
-
-static int
-lt_snap_wait(const struct lk_waiter_info *wi, void *arg)
-{
-	struct lt_snap *s = arg;
-
-	lt_snap_rec(&wi->wi_req, arg);
-	s->len += (size_t)snprintf(s->buf + s->len, sizeof(s->buf) - s->len,
-	    "%p %d|", wi->wi_udata, wi->wi_granted);
-	return s->len >= sizeof(s->buf) - 1;
-}
-
-static void
-lt_snapshot(struct lk_table *tt, struct lt_snap *s)
-{
-	struct lk_counts ct;
-
-	s->len = 0;
-	lk_lock_foreach(tt, lt_snap_rec, s);
-	lk_share_foreach(tt, lt_snap_rec, s);
-	lk_waiter_foreach(tt, lt_snap_wait, s);
-	lk_table_counts(tt, &ct);
-	s->len += (size_t)snprintf(s->buf + s->len, sizeof(s->buf) - s->len,
-	    "%zu %zu %zu %zu %llu", ct.ct_locks, ct.ct_waiters, ct.ct_pending,
-	    ct.ct_shares, (unsigned long long)ct.ct_last_token);
-}
-
 /* Build a busy table; then run op k with the k-th allocation failing. */
 static void
 lt_build(struct lk_table *tt)
 {
 	struct lk_lockreq rq;
-	struct lk_sharereq sq = { 3, "c", 1, "f", 1, R, 0 };
+	struct lk_sharereq sq = { 3, "c", 1, "f", 1, R, 0, false };
 	int i;
 
 	for (i = 0; i < 6; i++) {
@@ -423,7 +340,7 @@ static enum lk_status
 lt_nomem_op(struct lk_table *tt, int op)
 {
 	struct lk_lockreq rq;
-	struct lk_sharereq sq = { 4, "d", 1, "h", 1, R, R };
+	struct lk_sharereq sq = { 4, "d", 1, "h", 1, R, R, false };
 
 	switch (op) {
 	case 0:
@@ -458,15 +375,14 @@ test_nomem_atomic(void)
 {
 	static struct lt_snap before, after;
 	struct lt_failer fl;
-	struct lk_allocator al = { lt_fail_malloc, lt_fail_realloc,
-	    lt_fail_free, &fl };
 	struct lk_config cf;
 	struct lk_table *tt;
 	enum lk_status st;
 	int op, k, nomem = 0;
 
+	lt_failer_init(&fl);
 	lk_config_init(&cf);
-	cf.cf_alloc = &al;
+	cf.cf_alloc = &fl.al;
 	fl.countdown = 0;
 	fl.failed = 0;
 	CU_ASSERT_PTR_NULL(lk_table_new(&cf));

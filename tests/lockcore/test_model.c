@@ -26,6 +26,18 @@
  *   every token seen before the call) or inherited from a record removed
  *   in the same call (a split).
  *
+ *   Grace: now and then the run *restarts*: the table is destroyed (its
+ *   waiters with it), and a new one, with a new epoch, a random
+ *   cf_reclaim_check and the store's high-water token as seed, loads the
+ *   store's live records as reclaimable (the store's old reclaimable ones
+ *   are dropped).  The model keeps reclaimable locks per byte and owner
+ *   (rheld) and reclaimable shares, and writes the GRACE rules per byte
+ *   too.  In grace, half the LOCK and SHARE requests are reclaims (outside,
+ *   a few are, and must get LK_NOGRACE); grace ends at random, and the
+ *   epoch moves at random.  Epochs are checked like tokens: a record with
+ *   a new token has the current epoch, one with an inherited token the
+ *   epoch (and kind) of the record it was cut from.
+ *
  *   Default: fixed seeds, a few tens of thousands of steps.  NLMD_TEST_LONG
  *   runs millions; NLMD_TEST_SEED picks another seed.
  */
@@ -61,8 +73,8 @@ struct m_wait {
 };
 
 struct m_rec {
-	int		 kind, f, o, s, e, excl, access, deny;
-	uint64_t	 token;
+	int		 kind, f, o, s, e, excl, access, deny, reclaim;
+	uint64_t	 token, epoch;
 };
 
 /* One model + table run. */
@@ -72,9 +84,15 @@ struct m_run {
 	bool		 fifo;
 	uint64_t	 rng;
 	uint8_t		 held[MF][MB][MO];
+	uint8_t		 rheld[MF][MB][MO];	/* reclaimable */
 	struct m_wait	 w[MW];
 	int		 nw;
 	int		 sh_acc[MF][MO], sh_den[MF][MO];	/* -1: none */
+	int		 rsh_acc[MF][MO], rsh_den[MF][MO];	/* on record */
+	bool		 grace;
+	enum lk_reclaim_check check;
+	uint64_t	 epoch;
+	unsigned long	 restarts, reclaims, grace_ends;
 	int		 next_id;
 	int		 granted[MW], ngranted;
 	int		 dropped[MW * 2], ndropped;
@@ -86,7 +104,7 @@ struct m_run {
 	uint64_t	 max_token;
 	unsigned long	 steps, failures;
 	const struct lk_result *res;
-	unsigned long	 nstat[LK_INVAL + 1], nwgrants, maxrec, maxw;
+	unsigned long	 nstat[LK_NOGRACE + 1], nwgrants, maxrec, maxw;
 	int		 last_op, last_o, last_f, last_s, last_e, last_excl;
 };
 
@@ -297,6 +315,31 @@ m_deadlock(const struct m_run *m, int o, int f, int s, int e, bool excl)
 	return reach[o];
 }
 
+/*
+ * In grace, does (o, f, [s, e], excl) meet a reclaimable lock: one of o
+ * overlapping it, or (own false) one of another owner conflicting with
+ * it?  With `host', only owners of another host count.
+ */
+static bool
+m_rconflict(const struct m_run *m, int o, int f, int s, int e, bool excl,
+    bool own, bool host)
+{
+	int b, p;
+
+	for (b = s; b <= e; b++)
+		for (p = 0; p < MO; p++) {
+			if (m->rheld[f][b][p] == 0)
+				continue;
+			if (p == o) {
+				if (own)
+					return true;
+			} else if ((excl || m->rheld[f][b][p] == 2) &&
+			    (!host || m_owners[p].host != m_owners[o].host))
+				return true;
+		}
+	return false;
+}
+
 static int
 m_find_wait(const struct m_run *m, int o, int f, int s, int e, bool excl,
     bool granted)
@@ -322,6 +365,8 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 		m->w[i].id = id;
 		return LK_BLOCKED;
 	}
+	if (m_rconflict(m, o, f, s, e, excl, true, false))
+		return LK_GRACE;
 	if (m_held_conflict(m, o, f, s, e, excl) >= 0 ||
 	    (!m_same(m, o, f, s, e, excl) &&
 	    m_queued_block(m, o, f, s, e, excl, m->nw) >= 0)) {
@@ -345,12 +390,61 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 	return LK_GRANTED;
 }
 
+/* Is every byte of [s, e] o's, live or reclaimable, in mode >= excl's? */
+static bool
+m_on_record(const struct m_run *m, int o, int f, int s, int e, bool excl)
+{
+	int b, have;
+
+	for (b = s; b <= e; b++) {
+		/* (An owner's live and reclaimable bytes never overlap.) */
+		have = m->held[f][b][o] != 0 ? m->held[f][b][o] :
+		    m->rheld[f][b][o];
+		if (have < m_mode(excl))
+			return false;
+	}
+	return true;
+}
+
+/* A reclaim (see GRACE AND RECLAIM), never queued. */
+static enum lk_status
+m_reclaim(struct m_run *m, int o, int f, int s, int e, bool excl)
+{
+	int b, i;
+
+	if (!m->grace)
+		return LK_NOGRACE;
+	if (m_held_conflict(m, o, f, s, e, excl) >= 0)
+		return LK_DENIED;
+	if ((m->check == LK_RECLAIM_STRICT &&
+	    !m_on_record(m, o, f, s, e, excl)) ||
+	    (m->check == LK_RECLAIM_CONFLICT &&
+	    m_rconflict(m, o, f, s, e, excl, false, true)))
+		return LK_DENIED;
+	for (b = s; b <= e; b++)
+		m->rheld[f][b][o] = 0;
+	m_set(m, o, f, s, e, m_mode(excl));
+	if ((i = m_find_wait(m, o, f, s, e, excl, false)) >= 0) {
+		m_drop(m, m->w[i].id);
+		m_wremove(m, i);
+	}
+	m_grant_pass(m, f);
+	if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
+		m_drop(m, m->w[i].id);
+		m_wremove(m, i);
+	}
+	m->reclaims++;
+	return LK_GRANTED;
+}
+
 static void
 m_unlock(struct m_run *m, int o, int f, int s, int e)
 {
-	int i;
+	int b, i;
 
 	m_set(m, o, f, s, e, 0);
+	for (b = s; b <= e; b++)
+		m->rheld[f][b][o] = 0;
 	for (i = m->nw - 1; i >= 0; i--)
 		if (m->w[i].granted && m->w[i].o == o && m->w[i].f == f &&
 		    m->w[i].s <= e && s <= m->w[i].e) {
@@ -393,14 +487,17 @@ m_confirm(struct m_run *m, int o, int f, int s, int e, bool excl)
 static void
 m_host_release(struct m_run *m, uint64_t host)
 {
-	int o, f, i;
+	int o, f, b, i;
 
 	for (o = 0; o < MO; o++) {
 		if (m_owners[o].host != host)
 			continue;
 		for (f = 0; f < MF; f++) {
 			m_set(m, o, f, 0, MB - 1, 0);
+			for (b = 0; b < MB; b++)
+				m->rheld[f][b][o] = 0;
 			m->sh_acc[f][o] = m->sh_den[f][o] = -1;
+			m->rsh_acc[f][o] = m->rsh_den[f][o] = -1;
 		}
 	}
 	for (i = m->nw - 1; i >= 0; i--)
@@ -412,17 +509,58 @@ m_host_release(struct m_run *m, uint64_t host)
 		m_grant_pass(m, f);
 }
 
-static enum lk_status
-m_share(struct m_run *m, int so, int f, int acc, int den)
+static bool
+m_sconflict(int acc, int den, int pacc, int pden)
+{
+	return pacc >= 0 && ((acc & pden) || (den & pacc));
+}
+
+/* Does (acc, den) ask for nothing beyond (pacc, pden)? */
+static bool
+m_scovered(int acc, int den, int pacc, int pden)
+{
+	return pacc >= 0 && (acc & ~pacc) == 0 && (den & ~pden) == 0;
+}
+
+/* The cf_reclaim_check part of a share reclaim. */
+static bool
+m_share_reclaim_ok(const struct m_run *m, int so, int f, int acc, int den)
 {
 	int p;
 
+	if (m->check == LK_RECLAIM_STRICT)
+		return m_scovered(acc, den, m->rsh_acc[f][so],
+		    m->rsh_den[f][so]) ||
+		    m_scovered(acc, den, m->sh_acc[f][so], m->sh_den[f][so]);
+	if (m->check == LK_RECLAIM_CONFLICT)
+		for (p = 0; p < MO; p++)
+			if (m_owners[p].host != m_owners[so].host &&
+			    m_sconflict(acc, den, m->rsh_acc[f][p],
+			    m->rsh_den[f][p]))
+				return false;
+	return true;
+}
+
+static enum lk_status
+m_share(struct m_run *m, int so, int f, int acc, int den, bool reclaim)
+{
+	int p;
+
+	if (reclaim && !m->grace)
+		return LK_NOGRACE;
+	for (p = 0; p < MO && !reclaim; p++)
+		if (p != so && m_sconflict(acc, den, m->rsh_acc[f][p],
+		    m->rsh_den[f][p]))
+			return LK_GRACE;
 	for (p = 0; p < MO; p++)
-		if (p != so && m->sh_acc[f][p] >= 0 &&
-		    ((acc & m->sh_den[f][p]) || (den & m->sh_acc[f][p])))
+		if (p != so && m_sconflict(acc, den, m->sh_acc[f][p],
+		    m->sh_den[f][p]))
 			return LK_DENIED;
+	if (reclaim && !m_share_reclaim_ok(m, so, f, acc, den))
+		return LK_DENIED;
 	m->sh_acc[f][so] = acc;
 	m->sh_den[f][so] = den;
+	m->rsh_acc[f][so] = m->rsh_den[f][so] = -1;
 	return LK_OK;
 }
 
@@ -481,7 +619,9 @@ m_to_rec(const struct m_run *m, const struct lk_record *rc, struct m_rec *r)
 		r->access = rc->rc_access;
 		r->deny = rc->rc_deny;
 	}
+	r->reclaim = rc->rc_reclaim;
 	r->token = rc->rc_token;
+	r->epoch = rc->rc_epoch;
 }
 
 static int
@@ -491,6 +631,8 @@ m_rec_cmp(const void *a, const void *b)
 
 	if (x->kind != y->kind)
 		return x->kind - y->kind;
+	if (x->reclaim != y->reclaim)
+		return x->reclaim - y->reclaim;
 	if (x->f != y->f)
 		return x->f - y->f;
 	if (x->o != y->o)
@@ -528,27 +670,48 @@ m_table_recs(const struct m_run *m, struct lk_table *t, struct m_rec *r)
 	return c.n;
 }
 
-/* The model's records: maximal same-mode runs, then shares; sorted. */
+/* Maximal same-mode runs of o in held[f] (a live or reclaimable map). */
 static size_t
-m_model_recs(const struct m_run *m, struct m_rec *r)
+m_runs(const struct m_run *m, uint8_t held[MF][MB][MO], int f, int o,
+    int reclaim, struct m_rec *r)
 {
-	int f, o, b, s, mode, nb = m_nbytes(m);
+	int b, s, mode, nb = m_nbytes(m);
 	size_t n = 0;
+
+	for (b = 0; b < nb; b = s) {
+		mode = held[f][b][o];
+		for (s = b + 1; s < nb && held[f][s][o] == mode; s++)
+			;
+		if (mode != 0)
+			r[n++] = (struct m_rec){ LK_REC_LOCK, f, o, b, s - 1,
+			    mode == 2, 0, 0, reclaim, 0, 0 };
+	}
+	return n;
+}
+
+/*
+ * The model's records: maximal same-mode runs, then shares, live and
+ * reclaimable; sorted.  (Reclaimable records are runs too: they were
+ * loaded from live records, and are only ever cut.)
+ */
+static size_t
+m_model_recs(struct m_run *m, struct m_rec *r)
+{
+	size_t n = 0;
+	int f, o;
 
 	for (f = 0; f < MF; f++) {
 		for (o = 0; o < MO; o++) {
-			for (b = 0; b < nb; b = s) {
-				mode = m->held[f][b][o];
-				for (s = b + 1; s < nb && m->held[f][s][o] == mode;
-				    s++)
-					;
-				if (mode != 0)
-					r[n++] = (struct m_rec){ LK_REC_LOCK, f,
-					    o, b, s - 1, mode == 2, 0, 0, 0 };
-			}
+			n += m_runs(m, m->held, f, o, 0, r + n);
+			n += m_runs(m, m->rheld, f, o, 1, r + n);
 			if (m->sh_acc[f][o] >= 0)
 				r[n++] = (struct m_rec){ LK_REC_SHARE, f, o, 0,
-				    0, 0, m->sh_acc[f][o], m->sh_den[f][o], 0 };
+				    0, 0, m->sh_acc[f][o], m->sh_den[f][o], 0,
+				    0, 0 };
+			if (m->rsh_acc[f][o] >= 0)
+				r[n++] = (struct m_rec){ LK_REC_SHARE, f, o, 0,
+				    0, 0, m->rsh_acc[f][o], m->rsh_den[f][o], 1,
+				    0, 0 };
 		}
 	}
 	qsort(r, n, sizeof(*r), m_rec_cmp);
@@ -567,8 +730,9 @@ m_recs_equal(const struct m_rec *a, size_t na, const struct m_rec *b,
 		if (a[i].kind != b[i].kind || a[i].f != b[i].f ||
 		    a[i].o != b[i].o || a[i].s != b[i].s || a[i].e != b[i].e ||
 		    a[i].excl != b[i].excl || a[i].access != b[i].access ||
-		    a[i].deny != b[i].deny ||
-		    (tokens && a[i].token != b[i].token))
+		    a[i].deny != b[i].deny || a[i].reclaim != b[i].reclaim ||
+		    (tokens && (a[i].token != b[i].token ||
+		    a[i].epoch != b[i].epoch)))
 			return false;
 	return true;
 }
@@ -653,10 +817,43 @@ m_same_key(const struct lk_record *a, const struct lk_record *b)
 	    (a->rc_svid == b->rc_svid && a->rc_start == b->rc_start);
 }
 
+/* Every field of a record but its key. */
+static bool
+m_same_value(const struct lk_record *a, const struct lk_record *b)
+{
+	return a->rc_start == b->rc_start && a->rc_len == b->rc_len &&
+	    a->rc_token == b->rc_token && a->rc_epoch == b->rc_epoch &&
+	    a->rc_excl == b->rc_excl && a->rc_reclaim == b->rc_reclaim &&
+	    a->rc_access == b->rc_access && a->rc_deny == b->rc_deny;
+}
+
+/* Add a record to the store (its key not there yet). */
+static void
+m_store_add(struct m_run *m, const struct lk_record *rc)
+{
+	struct m_srec *s;
+	size_t j;
+
+	if (m->nstore == m->capstore) {
+		m->capstore = m->capstore ? m->capstore * 2 : 256;
+		m->store = realloc(m->store, m->capstore * sizeof(*m->store));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m->store);
+		for (j = 0; j < m->nstore; j++) {
+			m->store[j].r.rc_fh = m->store[j].fh;
+			m->store[j].r.rc_oh = m->store[j].oh;
+		}
+	}
+	s = &m->store[m->nstore++];
+	s->r = *rc;
+	memcpy(s->fh, s->r.rc_fh, s->r.rc_fhlen);
+	memcpy(s->oh, s->r.rc_oh, s->r.rc_ohlen);
+	s->r.rc_fh = s->fh;
+	s->r.rc_oh = s->oh;
+}
+
 static bool
 m_store_apply(struct m_run *m, const struct lk_result *res)
 {
-	struct m_srec *s;
 	size_t i, j;
 
 	for (i = 0; i < res->rs_nremoved; i++) {
@@ -664,8 +861,7 @@ m_store_apply(struct m_run *m, const struct lk_result *res)
 			if (m_same_key(&m->store[j].r, &res->rs_removed[i]))
 				break;
 		if (j == m->nstore ||
-		    memcmp(&m->store[j].r.rc_start, &res->rs_removed[i].rc_start,
-		    3 * sizeof(uint64_t)) != 0)
+		    !m_same_value(&m->store[j].r, &res->rs_removed[i]))
 			return false;
 		m->store[j] = m->store[--m->nstore];
 		m->store[j].r.rc_fh = m->store[j].fh;
@@ -675,45 +871,39 @@ m_store_apply(struct m_run *m, const struct lk_result *res)
 		for (j = 0; j < m->nstore; j++)
 			if (m_same_key(&m->store[j].r, &res->rs_added[i]))
 				return false;
-		if (m->nstore == m->capstore) {
-			m->capstore = m->capstore ? m->capstore * 2 : 256;
-			m->store = realloc(m->store, m->capstore *
-			    sizeof(*m->store));
-			CU_ASSERT_PTR_NOT_NULL_FATAL(m->store);
-			for (j = 0; j < m->nstore; j++) {
-				m->store[j].r.rc_fh = m->store[j].fh;
-				m->store[j].r.rc_oh = m->store[j].oh;
-			}
-		}
-		s = &m->store[m->nstore++];
-		s->r = res->rs_added[i];
-		memcpy(s->fh, s->r.rc_fh, s->r.rc_fhlen);
-		memcpy(s->oh, s->r.rc_oh, s->r.rc_ohlen);
-		s->r.rc_fh = s->fh;
-		s->r.rc_oh = s->oh;
+		m_store_add(m, &res->rs_added[i]);
 	}
 	return true;
 }
 
-/* Added tokens are new, or inherited from a record removed now. */
+/*
+ * Added tokens are new, with the current epoch and live; or inherited
+ * from a record removed now, with its epoch and kind.  Added shares are
+ * new and live.
+ */
 static bool
 m_tokens_ok(struct m_run *m, const struct lk_result *res)
 {
+	const struct lk_record *a, *r;
 	uint64_t max = m->max_token;
 	size_t i, j;
 
 	for (i = 0; i < res->rs_nadded; i++) {
-		const struct lk_record *a = &res->rs_added[i];
-
-		if (a->rc_kind != LK_REC_LOCK)
-			continue;
-		if (a->rc_token > m->max_token) {
-			max = a->rc_token > max ? a->rc_token : max;
+		a = &res->rs_added[i];
+		if (a->rc_kind != LK_REC_LOCK || a->rc_token > m->max_token) {
+			if (a->rc_epoch != m->epoch || a->rc_reclaim)
+				return false;
+			if (a->rc_token > max)
+				max = a->rc_token;
 			continue;
 		}
-		for (j = 0; j < res->rs_nremoved; j++)
-			if (res->rs_removed[j].rc_token == a->rc_token)
+		for (j = 0; j < res->rs_nremoved; j++) {
+			r = &res->rs_removed[j];
+			if (r->rc_token == a->rc_token &&
+			    r->rc_epoch == a->rc_epoch &&
+			    r->rc_reclaim == a->rc_reclaim)
 				break;
+		}
 		if (j == res->rs_nremoved)
 			return false;
 	}
@@ -777,17 +967,28 @@ m_check_udata(struct m_run *m, const struct lk_result *res,
 	}
 }
 
-/* The reported holder must really conflict with the request. */
+/*
+ * The reported holder must really conflict with the request (or, for
+ * LK_GRACE, be a reclaimable lock of the requester overlapping it); only
+ * a STRICT reclaim refusal may have none.
+ */
 static void
-m_check_holder(struct m_run *m, const struct lk_result *res, int o, int f,
-    int s, int e, bool excl)
+m_check_holder(struct m_run *m, const struct lk_result *res,
+    enum lk_status st, bool reclaim, int o, int f, int s, int e, bool excl)
 {
 	struct m_rec h;
 	int i;
 
+	if (res->rs_holder.rc_kind == 0) {
+		if (st != LK_DENIED || !reclaim ||
+		    m->check != LK_RECLAIM_STRICT)
+			M_FAIL(m, "no holder reported");
+		return;
+	}
 	m_to_rec(m, &res->rs_holder, &h);
-	if (h.o < 0 || h.o == o || h.f != f || h.s > e || s > h.e ||
-	    !(excl || h.excl)) {
+	if (h.o < 0 || h.f != f || h.s > e || s > h.e ||
+	    (h.o == o ? !(st == LK_GRACE && h.reclaim) : !(excl || h.excl)) ||
+	    (st == LK_GRACE && !h.reclaim)) {
 		fprintf(stderr, "model: req o%d f%d [%d,%d] %d; holder o%d "
 		    "f%d [%d,%d] %d waiting %d\n", o, f, s, e, excl, h.o, h.f,
 		    h.s, h.e, h.excl, res->rs_holder_waiting);
@@ -801,7 +1002,8 @@ m_check_holder(struct m_run *m, const struct lk_result *res, int o, int f,
 			    m->w[i].excl == h.excl)
 				return;
 		M_FAIL(m, "waiting holder is not queued");
-	} else if (m->held[f][s > h.s ? s : h.s][h.o] != m_mode(h.excl))
+	} else if ((h.reclaim ? m->rheld : m->held)[f][s > h.s ? s : h.s]
+	    [h.o] != m_mode(h.excl))
 		M_FAIL(m, "holder does not hold");
 }
 
@@ -877,20 +1079,29 @@ m_test(const struct m_run *m, int o, int f, int s, int e, bool excl)
 {
 	if (m_held_conflict(m, o, f, s, e, excl) >= 0 ||
 	    (!m_same(m, o, f, s, e, excl) &&
-	    m_queued_block(m, o, f, s, e, excl, m->nw) >= 0))
+	    m_queued_block(m, o, f, s, e, excl, m->nw) >= 0) ||
+	    m_rconflict(m, o, f, s, e, excl, false, false))
 		return LK_DENIED;
 	return LK_GRANTED;
+}
+
+/* A reclaim now and then; half the requests in grace. */
+static bool
+m_pick_reclaim(struct m_run *m)
+{
+	return m_rand(m, m->grace ? 2 : 25) == 0;
 }
 
 /* One LOCK-family operation; returns the table's status. */
 static enum lk_status
 m_do_lockop(struct m_run *m, int op, enum lk_status *want, bool *holder,
-    int *ro, int *rf, int *rs, int *re, bool *rexcl)
+    int *ro, int *rf, int *rs, int *re, bool *rexcl, bool *rreclaim)
 {
 	struct lk_lockreq rq;
 	uint64_t start, len;
 	int o = (int)m_rand(m, MO), f = (int)m_rand(m, MF), s, e, id, i;
 	bool excl = m_rand(m, 2) == 0, block = m_rand(m, 2) == 0, ok;
+	bool reclaim = (op == 0 || op == 1) && m_pick_reclaim(m);
 
 	ok = m_pick_range(m, &s, &e, &start, &len);
 	if ((op == 1 || op == 4 || op == 5) && m->nw > 0 &&
@@ -909,7 +1120,9 @@ m_do_lockop(struct m_run *m, int op, enum lk_status *want, bool *holder,
 	if (m->nw > MW - 8)
 		block = false;
 	rq = m_req(o, f, start, len, excl, block);
+	rq.rq_reclaim = reclaim;
 	*ro = o, *rf = f, *rs = s, *re = e, *rexcl = excl;
+	*rreclaim = reclaim;
 	*holder = false;
 	id = m->next_id++;
 	rq.rq_udata = (void *)(uintptr_t)id;
@@ -917,10 +1130,15 @@ m_do_lockop(struct m_run *m, int op, enum lk_status *want, bool *holder,
 	case 0:
 	case 1:
 		i = m->nw;
-		*want = ok ? m_lock(m, o, f, s, e, excl, block, id) : LK_RANGE;
+		if (!ok)
+			*want = LK_RANGE;
+		else if (reclaim)
+			*want = m_reclaim(m, o, f, s, e, excl);
+		else
+			*want = m_lock(m, o, f, s, e, excl, block, id);
 		/* A holder is reported unless a re-send was answered. */
 		*holder = *want == LK_DENIED || *want == LK_DEADLOCK ||
-		    (*want == LK_BLOCKED && m->nw > i);
+		    *want == LK_GRACE || (*want == LK_BLOCKED && m->nw > i);
 		return lk_lock(m->t, &rq, m->steps, &m->res);
 	case 2:
 		*want = ok ? m_test(m, o, f, s, e, excl) : LK_RANGE;
@@ -946,6 +1164,7 @@ m_do_shareop(struct m_run *m, int op, enum lk_status *want)
 	struct lk_sharereq sq;
 	int o = (int)m_rand(m, MO), f = (int)m_rand(m, MF), so;
 	int acc = (int)m_rand(m, 4), den = (int)m_rand(m, 4);
+	bool reclaim = op == 6 && m_pick_reclaim(m);
 
 	so = m_share_owner(o);
 	memset(&sq, 0, sizeof(sq));
@@ -956,13 +1175,105 @@ m_do_shareop(struct m_run *m, int op, enum lk_status *want)
 	sq.sq_fhlen = strlen(m_files[f]);
 	sq.sq_access = (uint8_t)acc;
 	sq.sq_deny = (uint8_t)den;
+	sq.sq_reclaim = reclaim;
 	if (op == 6) {
-		*want = m_share(m, so, f, acc, den);
+		*want = m_share(m, so, f, acc, den, reclaim);
 		return lk_share(m->t, &sq, &m->res);
 	}
 	*want = LK_OK;
 	m->sh_acc[f][so] = m->sh_den[f][so] = -1;
+	m->rsh_acc[f][so] = m->rsh_den[f][so] = -1;
 	return lk_unshare(m->t, &sq, &m->res);
+}
+
+/*
+ * Restart: a new table, with a new epoch and a random reclaim check,
+ * loads the store's live records as reclaimable (see HOW IT WORKS).
+ */
+static void
+m_restart(struct m_run *m)
+{
+	struct lk_record *recs;
+	struct m_srec *old;
+	struct lk_config cf;
+	size_t i, j, n = 0, bad = 0;
+	int f, o;
+
+	old = calloc(m->nstore + 1, sizeof(*old));
+	recs = calloc(m->nstore + 1, sizeof(*recs));
+	CU_ASSERT_FATAL(old != NULL && recs != NULL);
+	for (i = 0; i < m->nstore; i++) {
+		if (m->store[i].r.rc_reclaim)
+			continue;
+		old[n] = m->store[i];
+		old[n].r.rc_fh = old[n].fh;
+		old[n].r.rc_oh = old[n].oh;
+		old[n].r.rc_reclaim = 1;
+		n++;
+	}
+	/* In random order: loading must not depend on it. */
+	for (i = 0; i < n; i++) {
+		j = i + (size_t)m_rand(m, (uint64_t)(n - i));
+		recs[i] = old[j].r;
+		old[j].r = old[i].r;
+	}
+	lk_table_destroy(m->t);
+	lk_config_init(&cf);
+	cf.cf_policy = m->fifo ? LK_POLICY_FIFO : LK_POLICY_BARGE;
+	cf.cf_token_seed = m->max_token;
+	cf.cf_epoch = ++m->epoch;
+	cf.cf_reclaim_check = (enum lk_reclaim_check)m_rand(m, 3);
+	m->check = cf.cf_reclaim_check;
+	m->t = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m->t);
+	if (lk_table_load(m->t, recs, n, &bad) != LK_OK)
+		M_FAIL(m, "restart: the store does not load");
+	m->nstore = 0;
+	for (i = 0; i < n; i++)
+		m_store_add(m, &recs[i]);
+	free(recs);
+	free(old);
+	/* The model: everything held is now on record, nothing waits. */
+	memcpy(m->rheld, m->held, sizeof(m->rheld));
+	memset(m->held, 0, sizeof(m->held));
+	for (f = 0; f < MF; f++)
+		for (o = 0; o < MO; o++) {
+			m->rsh_acc[f][o] = m->sh_acc[f][o];
+			m->rsh_den[f][o] = m->sh_den[f][o];
+			m->sh_acc[f][o] = m->sh_den[f][o] = -1;
+		}
+	for (i = 0; i < (size_t)m->nw; i++)
+		m->live[m->w[i].id] = 0;
+	m->nw = 0;
+	m->grace = n > 0;
+	if (m->grace != lk_in_grace(m->t))
+		M_FAIL(m, "restart: grace");
+	m->restarts++;
+	m_compare(m);
+}
+
+/* End grace: every reclaimable record goes. */
+static enum lk_status
+m_grace_end(struct m_run *m)
+{
+	enum lk_status st;
+	size_t i;
+	int f;
+
+	memset(m->rheld, 0, sizeof(m->rheld));
+	memset(m->rsh_acc, -1, sizeof(m->rsh_acc));
+	memset(m->rsh_den, -1, sizeof(m->rsh_den));
+	m->grace = false;
+	for (f = 0; f < MF; f++)
+		m_grant_pass(m, f);
+	st = lk_grace_end(m->t, m->steps, &m->res);
+	for (i = 0; i < m->res->rs_nremoved; i++)
+		if (!m->res->rs_removed[i].rc_reclaim)
+			M_FAIL(m, "grace end removed a live record");
+	if (lk_in_grace(m->t))
+		M_FAIL(m, "still in grace");
+	m->grace_ends++;
+	return st;
 }
 
 /* Run one random step; false once the table and the model disagree. */
@@ -973,24 +1284,36 @@ m_step(struct m_run *m)
 	    3, 4, 4, 5, 6, 7 };
 	enum lk_status st, want;
 	int op, o = 0, f = 0, s = 0, e = 0, id = 0;
-	bool holder = false, excl = false;
+	bool holder = false, excl = false, reclaim = false;
 	unsigned long before = m->failures;
 	uint64_t host;
 
 	m->ngranted = m->ndropped = 0;
+	if (m_rand(m, 3000) == 0) {
+		m_restart(m);
+		return before == m->failures;
+	}
+	if (m_rand(m, 700) == 0)
+		lk_set_epoch(m->t, ++m->epoch);
 	op = mix[m_rand(m, sizeof(mix) / sizeof(mix[0]))];
 	if (m_rand(m, 150) == 0)
 		op = 8;
+	if (m->grace && m_rand(m, 800) == 0)
+		op = 9;
 	if (op <= 5) {
 		id = m->next_id;
-		st = m_do_lockop(m, op, &want, &holder, &o, &f, &s, &e, &excl);
+		st = m_do_lockop(m, op, &want, &holder, &o, &f, &s, &e, &excl,
+		    &reclaim);
 	} else if (op <= 7)
 		st = m_do_shareop(m, op, &want);
-	else {
+	else if (op == 8) {
 		host = 1 + m_rand(m, 3);
 		want = LK_OK;
 		m_host_release(m, host);
 		st = lk_host_release(m->t, host, m->steps, &m->res);
+	} else {
+		want = LK_OK;
+		st = m_grace_end(m);
 	}
 	if (st != want) {
 		M_FAIL(m, "status differs from the model");
@@ -1001,7 +1324,7 @@ m_step(struct m_run *m)
 		return false;
 	}
 	if (holder)
-		m_check_holder(m, m->res, o, f, s, e, excl);
+		m_check_holder(m, m->res, st, reclaim, o, f, s, e, excl);
 	m->last_op = op, m->last_o = o, m->last_f = f, m->last_s = s;
 	m->last_e = e, m->last_excl = excl;
 	if (!m_tokens_ok(m, m->res))
@@ -1044,6 +1367,8 @@ m_check_reload(struct m_run *m)
 	lk_table_counts(t2, &c2);
 	CU_ASSERT_EQUAL(c1.ct_locks, c2.ct_locks);
 	CU_ASSERT_EQUAL(c1.ct_shares, c2.ct_shares);
+	CU_ASSERT_EQUAL(c1.ct_rlocks, c2.ct_rlocks);
+	CU_ASSERT_EQUAL(c1.ct_rshares, c2.ct_rshares);
 	CU_ASSERT_TRUE(c2.ct_last_token <= c1.ct_last_token);
 	free(recs);
 	lk_table_destroy(t2);
@@ -1063,11 +1388,15 @@ m_run(bool high, bool fifo, uint64_t seed, unsigned long steps)
 	m.next_id = 1;
 	memset(m.sh_acc, -1, sizeof(m.sh_acc));
 	memset(m.sh_den, -1, sizeof(m.sh_den));
+	memset(m.rsh_acc, -1, sizeof(m.rsh_acc));
+	memset(m.rsh_den, -1, sizeof(m.rsh_den));
+	m.epoch = seed & 0xff;
 	m.live = calloc(steps + 2, 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m.live);
 	lk_config_init(&cf);
 	cf.cf_policy = fifo ? LK_POLICY_FIFO : LK_POLICY_BARGE;
 	cf.cf_token_seed = seed & 0xffff;
+	cf.cf_epoch = m.epoch;
 	m.max_token = cf.cf_token_seed;
 	m.t = lk_table_new(&cf);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m.t);
@@ -1084,11 +1413,13 @@ m_run(bool high, bool fifo, uint64_t seed, unsigned long steps)
 	m_check_reload(&m);
 	printf("\n  model %s/%s seed %llu: %lu steps: granted %lu denied %lu "
 	    "blocked %lu deadlock %lu range %lu notfound %lu; waiter grants "
-	    "%lu; max records %lu, max waiters %lu ", high ? "high" : "low",
-	    fifo ? "fifo" : "barge", (unsigned long long)seed, i,
-	    m.nstat[LK_OK], m.nstat[LK_DENIED], m.nstat[LK_BLOCKED],
-	    m.nstat[LK_DEADLOCK], m.nstat[LK_RANGE], m.nstat[LK_NOTFOUND],
-	    m.nwgrants, m.maxrec, m.maxw);
+	    "%lu; max records %lu, max waiters %lu; restarts %lu, reclaims "
+	    "granted %lu, grace %lu, nograce %lu, grace ends %lu ",
+	    high ? "high" : "low", fifo ? "fifo" : "barge",
+	    (unsigned long long)seed, i, m.nstat[LK_OK], m.nstat[LK_DENIED],
+	    m.nstat[LK_BLOCKED], m.nstat[LK_DEADLOCK], m.nstat[LK_RANGE],
+	    m.nstat[LK_NOTFOUND], m.nwgrants, m.maxrec, m.maxw, m.restarts,
+	    m.reclaims, m.nstat[LK_GRACE], m.nstat[LK_NOGRACE], m.grace_ends);
 	lk_table_destroy(m.t);
 	free(m.store);
 	free(m.live);
