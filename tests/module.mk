@@ -12,3 +12,5 @@ $(eval $(call unit_test,lockcore,$(O)/liblockcore.a,))
 $(eval $(call unit_test,common,$(O)/libcommon.a,-linih))
 $(eval $(call unit_test,nlmxdr,$(O)/nlm/nlm_xdr.o $(O)/rpc/nlm_prot_xdr.o,$(TIRPC_LIBS)))
 $(TEST_nlmxdr_OBJS): | $(RPC_HDRS)
+INC_tests += -Idb
+$(eval $(call unit_test,store,$(O)/libstore.a,$(DB_LIBS)))

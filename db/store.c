@@ -1,0 +1,424 @@
+/*
+ * store.c - open, close, epoch and info of nlmd's Berkeley DB store (see
+ * store.h for the contract and store_codec.c for the on-disk format).
+ *
+ * HOW IT WORKS
+ *   store_open() creates a DB_ENV handle, sizes it (below), and opens the
+ *   environment with DB_CREATE | DB_INIT_TXN | DB_INIT_LOG | DB_INIT_LOCK |
+ *   DB_INIT_MPOOL | DB_RECOVER | DB_THREAD: the region files are rebuilt
+ *   and normal recovery replays the log from the last checkpoint but one,
+ *   so the databases hold exactly the committed transactions.  The region
+ *   files live on disk (not DB_PRIVATE) so that db5.3_stat -h DIR works
+ *   while nlmd runs; nlmd's flock on the state directory keeps a second
+ *   nlmd (whose DB_RECOVER would tear the regions down) away.  Then one
+ *   transaction opens or creates the four databases and reads meta.db, or
+ *   on a new store writes its initial values; it is committed with a
+ *   flush.  Last, the checkpoint thread starts (store_ckp.c).
+ *
+ * SIZING (measured with bench/storebench.c on the 2-core build machine,
+ * 1,000,000 lock records of ~110 bytes: 1000 hosts, 28-byte owner
+ * handles, 32-byte file handles)
+ *   cache      64 MiB by default (sc_cache_bytes).  locks.db is 245 MB for
+ *              those records (inserted in no particular key order; 126 MB
+ *              in key order), but loading is one sequential pass and a
+ *              turn touches few pages.  One transaction of 1M puts took
+ *              7.7 s with 64 MiB, 10.8 s with 16 MiB, 7.3 s with 256 MiB.
+ *   log        16 MiB files, 4 MiB in-memory buffer.
+ *   locks      Berkeley DB locks pages, not records: the 1M-record
+ *              transaction held 14,937 page locks at its peak, so the lock
+ *              table has room for 100,000 locks and lock objects (an 18 MB
+ *              region) - some 6M such records, or 1M of ~700 bytes.  More
+ *              than that in one transaction fails with STORE_NOMEM.
+ *   pages      16 KiB btree pages: fewer page locks in big transactions
+ *              and fewer page reads when loading than 4 KiB (62,618 locks,
+ *              load 0.49 s), while keys with 1 KiB handles still fit.
+ */
+#include "store_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ENV_FLAGS	(DB_CREATE | DB_INIT_TXN | DB_INIT_LOG | \
+			 DB_INIT_LOCK | DB_INIT_MPOOL | DB_RECOVER | DB_THREAD)
+
+const char *
+store_strerror(enum store_status s)
+{
+	switch (s) {
+	case STORE_OK:
+		return "success";
+	case STORE_NOTFOUND:
+		return "no such record";
+	case STORE_INVAL:
+		return "invalid argument";
+	case STORE_NOMEM:
+		return "out of memory; transaction aborted";
+	case STORE_CORRUPT:
+		return "stored data does not decode, or has a newer format";
+	case STORE_BUSY:
+		return "the store is in use elsewhere";
+	case STORE_IO:
+		return "store operation failed; transaction aborted";
+	case STORE_FATAL:
+		return "the store needs recovery (restart)";
+	}
+	return "unknown store status";
+}
+
+enum store_status
+store_status_of(struct store *st, int rc)
+{
+	if (rc != 0)
+		st->st_lastrc = rc;
+	switch (rc) {
+	case 0:
+		return STORE_OK;
+	case DB_RUNRECOVERY:
+		st->st_fatal = true;
+		return STORE_FATAL;
+	case ENOMEM:
+		return STORE_NOMEM;
+	default:
+		/* EINVAL too: our arguments were checked before the call. */
+		return STORE_IO;
+	}
+}
+
+const char *
+store_last_error(struct store *st)
+{
+	if (st->st_lastrc == 0)
+		return "no error";
+	snprintf(st->st_lasterr, sizeof(st->st_lasterr), "%s%s%s%s",
+	    db_strerror(st->st_lastrc), st->st_dberr[0] ? " (" : "",
+	    st->st_dberr, st->st_dberr[0] ? ")" : "");
+	return st->st_lasterr;
+}
+
+/* Berkeley DB's error messages: keep the last one for err[]. */
+static void
+store_errcall(const DB_ENV *env, const char *pfx, const char *msg)
+{
+	struct store *st = env->app_private;
+
+	(void)pfx;
+	snprintf(st->st_dberr, sizeof(st->st_dberr), "%s", msg);
+}
+
+/* err := "<what>: <db_strerror(rc)>[ (<last Berkeley DB message>)]". */
+static enum store_status
+store_report(struct store *st, int rc, const char *what, char *err,
+    size_t errlen)
+{
+	if (err != NULL && errlen > 0)
+		snprintf(err, errlen, "%s: %s%s%s%s", what, db_strerror(rc),
+		    st->st_dberr[0] ? " (" : "", st->st_dberr,
+		    st->st_dberr[0] ? ")" : "");
+	return store_status_of(st, rc);
+}
+
+static uint64_t
+store_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Size the environment (only effective when the regions are created,
+ * which DB_RECOVER does at every open).
+ */
+static int
+store_env_config(DB_ENV *env, size_t cache)
+{
+	int rc;
+
+	if (cache == 0)
+		cache = STORE_CACHE_DEFAULT;
+	env->set_errcall(env, store_errcall);
+	if ((rc = env->set_cachesize(env, (u_int32_t)(cache >> 30),
+	    (u_int32_t)(cache & ((1u << 30) - 1)), 1)) != 0 ||
+	    (rc = env->set_lg_max(env, STORE_LOG_FILE_BYTES)) != 0 ||
+	    (rc = env->set_lg_bsize(env, STORE_LOG_BUF_BYTES)) != 0 ||
+	    (rc = env->set_lk_max_locks(env, STORE_LOCKS_MAX)) != 0 ||
+	    (rc = env->set_lk_max_objects(env, STORE_LOCKS_MAX)) != 0 ||
+	    (rc = env->set_lk_detect(env, DB_LOCK_DEFAULT)) != 0)
+		return rc;
+	return 0;
+}
+
+static enum store_status
+store_env_open(struct store *st, const struct store_config *cf, char *err,
+    size_t errlen)
+{
+	enum store_status s;
+	char what[512];
+	int rc;
+
+	snprintf(what, sizeof(what), "cannot open the environment in %s",
+	    cf->sc_dir);
+	if ((rc = db_env_create(&st->st_env, 0)) != 0) {
+		st->st_env = NULL;
+		return store_report(st, rc, what, err, errlen);
+	}
+	st->st_env->app_private = st;
+	if ((rc = store_env_config(st->st_env, cf->sc_cache_bytes)) != 0 ||
+	    (rc = st->st_env->open(st->st_env, cf->sc_dir, ENV_FLAGS,
+	    0600)) != 0) {
+		s = store_report(st, rc, what, err, errlen);
+		return rc == EBUSY || rc == EAGAIN ? STORE_BUSY : s;
+	}
+	return STORE_OK;
+}
+
+/* Open (or create) one btree database inside txn. */
+static int
+store_db_open(struct store *st, DB_TXN *txn, const char *file, DB **dbp)
+{
+	DB *db;
+	int rc;
+
+	if ((rc = db_create(&db, st->st_env, 0)) != 0)
+		return rc;
+	if ((rc = db->set_pagesize(db, STORE_PAGE_BYTES)) != 0 ||
+	    (rc = db->open(db, txn, file, NULL, DB_BTREE, DB_CREATE,
+	    0600)) != 0) {
+		(void)db->close(db, 0);
+		return rc;
+	}
+	*dbp = db;
+	return 0;
+}
+
+/* Read meta value `name'; DB_NOTFOUND when absent, EINVAL if corrupt. */
+static int
+store_meta_get(struct store *st, DB_TXN *txn, const char *name,
+    uint64_t *out)
+{
+	DBT k, v;
+	int rc;
+
+	memset(&k, 0, sizeof(k));
+	memset(&v, 0, sizeof(v));
+	k.data = (void *)(uintptr_t)name;
+	k.size = (u_int32_t)strlen(name);
+	v.data = st->st_val;
+	v.ulen = sizeof(st->st_val);
+	v.flags = DB_DBT_USERMEM;
+	if ((rc = st->st_meta->get(st->st_meta, txn, &k, &v, 0)) != 0)
+		return rc;
+	return store_dec_meta(v.data, v.size, out) == NULL ? 0 : EINVAL;
+}
+
+static int
+store_meta_put(struct store *st, DB_TXN *txn, const char *name, uint64_t val)
+{
+	DBT k, v;
+
+	memset(&k, 0, sizeof(k));
+	memset(&v, 0, sizeof(v));
+	k.data = (void *)(uintptr_t)name;
+	k.size = (u_int32_t)strlen(name);
+	v.data = st->st_val;
+	v.size = (u_int32_t)store_enc_meta(st->st_val, val);
+	return st->st_meta->put(st->st_meta, txn, &k, &v, 0);
+}
+
+/* A new store: its initial meta values. */
+static int
+store_meta_create(struct store *st, DB_TXN *txn)
+{
+	struct store_meta *m = &st->st_cur;
+	int rc;
+
+	m->sm_format = STORE_FORMAT;
+	m->sm_epoch = 0;
+	m->sm_token = 0;
+	m->sm_next_host = 1;
+	if ((rc = store_meta_put(st, txn, "format", m->sm_format)) != 0 ||
+	    (rc = store_meta_put(st, txn, "epoch", m->sm_epoch)) != 0 ||
+	    (rc = store_meta_put(st, txn, "token", m->sm_token)) != 0 ||
+	    (rc = store_meta_put(st, txn, "nexthost", m->sm_next_host)) != 0)
+		return rc;
+	st->st_info.si_created = true;
+	return 0;
+}
+
+/* Read the meta values of an existing store; check its format. */
+static enum store_status
+store_meta_load(struct store *st, DB_TXN *txn, char *err, size_t errlen)
+{
+	struct store_meta *m = &st->st_cur;
+	int rc;
+
+	if ((rc = store_meta_get(st, txn, "format", &m->sm_format)) ==
+	    DB_NOTFOUND) {
+		if ((rc = store_meta_create(st, txn)) != 0)
+			return store_report(st, rc, "cannot initialise meta.db",
+			    err, errlen);
+		return STORE_OK;
+	}
+	if (rc == 0 && m->sm_format > STORE_FORMAT) {
+		snprintf(err, errlen, "the store in %s has format %llu, newer "
+		    "than this nlmd knows (%d); refusing to open it",
+		    st->st_dir, (unsigned long long)m->sm_format, STORE_FORMAT);
+		return STORE_CORRUPT;
+	}
+	if (rc == 0 && m->sm_format == 0)
+		rc = EINVAL;
+	if (rc == 0 && (rc = store_meta_get(st, txn, "epoch",
+	    &m->sm_epoch)) == 0 && (rc = store_meta_get(st, txn, "token",
+	    &m->sm_token)) == 0)
+		rc = store_meta_get(st, txn, "nexthost", &m->sm_next_host);
+	if (rc == EINVAL || rc == DB_NOTFOUND) {
+		snprintf(err, errlen, "meta.db in %s: a value is missing or "
+		    "does not decode", st->st_dir);
+		return STORE_CORRUPT;
+	}
+	return rc == 0 ? STORE_OK : store_report(st, rc, "cannot read meta.db",
+	    err, errlen);
+}
+
+static enum store_status
+store_dbs_open(struct store *st, char *err, size_t errlen)
+{
+	enum store_status s;
+	DB_TXN *txn;
+	int rc;
+
+	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
+		return store_report(st, rc, "cannot begin a transaction", err,
+		    errlen);
+	if ((rc = store_db_open(st, txn, "meta.db", &st->st_meta)) != 0 ||
+	    (rc = store_db_open(st, txn, "hosts.db", &st->st_hosts)) != 0 ||
+	    (rc = store_db_open(st, txn, "locks.db", &st->st_locks)) != 0 ||
+	    (rc = store_db_open(st, txn, "shares.db", &st->st_shares)) != 0) {
+		s = store_report(st, rc, "cannot open the databases", err,
+		    errlen);
+		goto fail;
+	}
+	if ((s = store_meta_load(st, txn, err, errlen)) != STORE_OK)
+		goto fail;
+	if ((rc = txn->commit(txn, DB_TXN_SYNC)) != 0)
+		return store_report(st, rc, "cannot commit the databases' "
+		    "creation", err, errlen);
+	st->st_new = st->st_cur;
+	return STORE_OK;
+fail:
+	(void)txn->abort(txn);
+	return s;
+}
+
+/* Safe on a partly constructed handle. */
+static void
+store_destroy(struct store *st)
+{
+	DB **dbs[] = { &st->st_meta, &st->st_hosts, &st->st_locks,
+	    &st->st_shares };
+	size_t i;
+
+	store_ckp_stop(st->st_ckp);
+	st->st_ckp = NULL;
+	store_txn_discard(st);
+	/* A last checkpoint makes the next open's recovery short. */
+	if (st->st_env != NULL && st->st_meta != NULL && !st->st_fatal)
+		(void)store_ckp_run(st->st_env, &st->st_info.si_logs_removed);
+	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++)
+		if (*dbs[i] != NULL) {
+			(void)(*dbs[i])->close(*dbs[i], 0);
+			*dbs[i] = NULL;
+		}
+	if (st->st_env != NULL)
+		(void)st->st_env->close(st->st_env, 0);
+	free(st->st_dir);
+	free(st);
+}
+
+enum store_status
+store_open(const struct store_config *cf, struct store **stp, char *err,
+    size_t errlen)
+{
+	struct store *st;
+	enum store_status s;
+	uint64_t t0 = store_now_ms();
+
+	*stp = NULL;
+	if (cf == NULL || cf->sc_dir == NULL ||
+	    cf->sc_durability > STORE_NONE) {
+		snprintf(err, errlen, "store_open: bad configuration");
+		return STORE_INVAL;
+	}
+	if ((st = calloc(1, sizeof(*st))) == NULL ||
+	    (st->st_dir = strdup(cf->sc_dir)) == NULL) {
+		free(st);
+		snprintf(err, errlen, "store_open: out of memory");
+		return STORE_NOMEM;
+	}
+	st->st_durability = cf->sc_durability;
+	if ((s = store_env_open(st, cf, err, errlen)) != STORE_OK ||
+	    (s = store_dbs_open(st, err, errlen)) != STORE_OK ||
+	    (s = store_ckp_start(st, cf->sc_checkpoint_sec != 0 ?
+	    cf->sc_checkpoint_sec : STORE_CKP_SEC_DEFAULT, err, errlen)) !=
+	    STORE_OK) {
+		store_destroy(st);
+		return s;
+	}
+	st->st_info.si_open_ms = store_now_ms() - t0;
+	*stp = st;
+	return STORE_OK;
+}
+
+void
+store_close(struct store *st)
+{
+	if (st != NULL)
+		store_destroy(st);
+}
+
+enum store_status
+store_epoch_begin(struct store *st, uint64_t min_epoch, uint64_t *epochp,
+    char *err, size_t errlen)
+{
+	enum store_status s;
+	uint64_t epoch;
+
+	if (st->st_txn != NULL) {
+		snprintf(err, errlen, "store_epoch_begin: a turn is pending");
+		return STORE_INVAL;
+	}
+	if (st->st_cur.sm_epoch == UINT64_MAX) {
+		snprintf(err, errlen, "the stored epoch is exhausted");
+		return STORE_CORRUPT;
+	}
+	epoch = st->st_cur.sm_epoch + 1;
+	if (epoch < min_epoch)
+		epoch = min_epoch;
+	store_require_flush(st);
+	if ((s = store_put_epoch(st, epoch)) != STORE_OK ||
+	    (s = store_commit(st)) != STORE_OK) {
+		snprintf(err, errlen, "cannot store epoch %llu: %s",
+		    (unsigned long long)epoch, store_strerror(s));
+		return s;
+	}
+	*epochp = epoch;
+	return STORE_OK;
+}
+
+void
+store_info(const struct store *st, struct store_info *si)
+{
+	uint64_t nckp, nremoved;
+
+	*si = st->st_info;
+	si->si_epoch = st->st_cur.sm_epoch;
+	si->si_token = st->st_cur.sm_token;
+	si->si_next_host = st->st_cur.sm_next_host;
+	store_ckp_counts(st->st_ckp, &nckp, &nremoved);
+	si->si_checkpoints += nckp;
+	si->si_logs_removed += nremoved;
+}

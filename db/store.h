@@ -1,0 +1,257 @@
+/*
+ * store.h - nlmd's durable state: a Berkeley DB 5.3 transactional
+ * environment in the state directory.
+ *
+ * WHAT IS STORED
+ *   meta    the epoch (bumped at every start), the fencing-token high-water
+ *           mark (no token ever issued is above it), the next host id, the
+ *           format version;
+ *   hosts   one record per host nlmd knows (id, caller_name, the address it
+ *           sent from, the server address it talked to, its NSM state,
+ *           flags);
+ *   locks   every granted lock, keyed like lockcore's (host, svid, oh, fh,
+ *           start), with its length, mode, fencing token and epoch;
+ *   shares  every share reservation, keyed (host, oh, fh), with its access
+ *           and deny masks and epoch.
+ *   Every value starts with a record version byte; integers are big-endian;
+ *   byte strings are length-prefixed.  No C struct is ever written raw.
+ *   Everything lives inside the environment (no side files), so Berkeley DB
+ *   replication could be switched on later.  db/store_codec.c specifies the
+ *   format byte by byte.
+ *
+ * HOW IT WORKS (one transaction per turn of the event loop)
+ *   The first store_put_* / store_del_* / store_apply() of a turn begins a
+ *   transaction; the later ones add to it; store_commit() commits it (or
+ *   does nothing when nothing was staged).  Only after store_commit()
+ *   returns STORE_OK may the caller let out anything that reports the
+ *   staged state.  The commit is flushed to disk (DB_TXN_SYNC) under
+ *   STORE_SYNC, or whenever store_require_flush() was called in the turn;
+ *   under STORE_LOG it is written to the OS only (survives kill -9 of the
+ *   process, not a power loss).  Under STORE_NONE lock, share and token
+ *   changes are not stored at all (benchmarks; a restart forgets them);
+ *   hosts and the epoch still are.
+ *
+ *   A failing staging call or commit aborts the turn's transaction: the
+ *   store is then exactly as the last successful commit left it, and the
+ *   caller must treat it as fatal (log, exit non-zero; recovery runs at the
+ *   next store_open()), because the in-memory state has already moved on.
+ *
+ *   A background thread checkpoints the environment every
+ *   sc_checkpoint_sec seconds (when anything was written), or sooner once
+ *   16 MiB of log were written, and removes log files no longer needed, so
+ *   the log does not grow without bound and recovery after a crash stays
+ *   short; the event loop never waits for it.
+ *
+ * ERRORS
+ *   Every function returns enum store_status; Berkeley DB's DB_* codes
+ *   never leave db/.  Messages for operators go to err[errlen] where a
+ *   function takes one.
+ *
+ * THREADS
+ *   One thread (the event loop) calls everything here; the checkpoint
+ *   thread is internal.
+ */
+#ifndef NLMD_DB_STORE_H
+#define NLMD_DB_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lockcore.h"
+
+enum store_status {
+	STORE_OK = 0,
+	STORE_NOTFOUND,		/* no such record */
+	STORE_INVAL,		/* bad argument (length, kind) */
+	STORE_NOMEM,		/* out of memory */
+	STORE_CORRUPT,		/* a stored record does not decode, or a
+				   newer format than we know */
+	STORE_BUSY,		/* the environment is in use elsewhere */
+	STORE_IO,		/* an operation failed; the turn's transaction
+				   was aborted */
+	STORE_FATAL		/* the environment needs recovery
+				   (DB_RUNRECOVERY): exit, restart */
+};
+
+enum store_durability {
+	STORE_SYNC = 0,		/* every commit flushed (default) */
+	STORE_LOG,		/* written to the OS; hosts' first records
+				   flushed (store_require_flush) */
+	STORE_NONE		/* locks and shares not stored */
+};
+
+struct store_config {
+	const char		*sc_dir;	/* environment directory; must
+						   exist */
+	enum store_durability	 sc_durability;
+	size_t			 sc_cache_bytes; /* 0: built-in default,
+						   64 MiB */
+	unsigned		 sc_checkpoint_sec; /* 0: built-in default,
+						   30 s */
+};
+
+/* Host flags. */
+#define STORE_HOST_MONITORED	0x1	/* sent a monitored LOCK/SHARE */
+
+/* Addresses are stored as raw bytes: 4 (IPv4) or 16 (IPv6), 0 = none. */
+struct store_addr {
+	uint8_t		 sa_len;
+	uint8_t		 sa_bytes[16];
+	uint32_t	 sa_scope;	/* IPv6 scope id, else 0 */
+};
+
+struct store_host {
+	uint64_t	 sh_id;		/* never 0 */
+	const char	*sh_name;	/* caller_name, NUL-terminated, borrowed;
+					   at most STORE_NAME_MAX bytes */
+	struct store_addr sh_addr;	/* where its requests come from */
+	struct store_addr sh_local;	/* our address it talked to */
+	int32_t		 sh_state;	/* its NSM state, 0 unknown */
+	uint32_t	 sh_flags;	/* STORE_HOST_* */
+	uint64_t	 sh_epoch;	/* epoch the record was first written */
+};
+
+#define STORE_NAME_MAX	1024
+
+/*
+ * What store_open() found, and the counters.  Meta values are as last
+ * committed (staged ones show after store_commit()).
+ */
+struct store_info {
+	uint64_t	 si_epoch;	/* current (after store_epoch_begin) */
+	uint64_t	 si_token;	/* fencing-token high-water mark */
+	uint64_t	 si_next_host;	/* next host id to give out */
+	bool		 si_created;	/* the environment was new */
+	uint64_t	 si_open_ms;	/* store_open(): open + recovery */
+	uint64_t	 si_commits;	/* transactions committed */
+	uint64_t	 si_flushes;	/* of which flushed to disk */
+	uint64_t	 si_puts;	/* records written */
+	uint64_t	 si_dels;	/* records deleted */
+	uint64_t	 si_checkpoints;
+	uint64_t	 si_logs_removed; /* log files removed */
+};
+
+struct store;
+
+/* Static English text for a status; never NULL. */
+const char	*store_strerror(enum store_status st);
+
+/*
+ * What the last failing Berkeley DB call said ("no error" when none
+ * failed): its error text and Berkeley DB's own message, for the log of a
+ * fatal failure.  Valid until the next call on st.
+ */
+const char	*store_last_error(struct store *st);
+
+/*
+ * Open (creating if needed) the environment in cf->sc_dir and run normal
+ * recovery, so that the store holds exactly what was committed before the
+ * last exit or crash.  Starts the checkpoint thread.  Does not change the
+ * epoch (see store_epoch_begin()).  On success stores the handle in *stp.
+ * Returns STORE_OK, STORE_BUSY (Berkeley DB said EBUSY/EAGAIN; nlmd's
+ * flock on the state directory normally keeps other users away),
+ * STORE_CORRUPT (a newer format version, or meta.db does not decode),
+ * STORE_INVAL (cf), STORE_NOMEM, STORE_IO or STORE_FATAL with a reason in
+ * err[errlen]; *stp is then NULL.
+ */
+enum store_status store_open(const struct store_config *cf,
+	    struct store **stp, char *err, size_t errlen);
+
+/*
+ * Abort a transaction left open, stop the checkpoint thread, checkpoint
+ * once more and close everything.  Safe on NULL.
+ */
+void	store_close(struct store *st);
+
+/*
+ * Start a new epoch: epoch = max(stored epoch + 1, min_epoch), committed
+ * and flushed in a transaction of its own before this returns.  Call once,
+ * after store_open(), before loading.  *epochp gets the new epoch.
+ * Returns STORE_OK, STORE_INVAL (a turn is pending: nothing changed),
+ * STORE_CORRUPT (the stored epoch is UINT64_MAX), STORE_IO, STORE_NOMEM,
+ * STORE_FATAL (err[errlen] says why; the stored epoch is unchanged).
+ */
+enum store_status store_epoch_begin(struct store *st, uint64_t min_epoch,
+	    uint64_t *epochp, char *err, size_t errlen);
+
+/* Meta values and counters (cheap). */
+void	store_info(const struct store *st, struct store_info *si);
+
+/*
+ * LOADING (startup).  Walk every stored host / every lock and share record
+ * (locks first, then shares), in key order, calling cb with borrowed
+ * pointers valid during the call.  A non-zero return from cb stops the walk
+ * and store_*_load() returns STORE_INVAL.  Records come back with rc_epoch
+ * as stored and rc_reclaim 0.  Call with no turn pending (STORE_INVAL
+ * otherwise).  Returns STORE_OK, STORE_INVAL, STORE_CORRUPT (a record that
+ * does not decode; err says which), STORE_NOMEM, STORE_IO, STORE_FATAL; a
+ * failed load changes nothing in the store.
+ */
+typedef int	store_host_cb(const struct store_host *h, void *arg);
+typedef int	store_record_cb(const struct lk_record *rc, void *arg);
+
+enum store_status store_hosts_load(struct store *st, store_host_cb *cb,
+	    void *arg, char *err, size_t errlen);
+enum store_status store_records_load(struct store *st, store_record_cb *cb,
+	    void *arg, char *err, size_t errlen);
+
+/*
+ * STAGING (the current turn's transaction; see HOW IT WORKS).  Each returns
+ * STORE_OK, or STORE_INVAL (a record that cannot be stored: nothing staged,
+ * the transaction stays as it was), or STORE_IO / STORE_NOMEM / STORE_FATAL
+ * (the transaction was aborted: fatal for the caller).  After STORE_FATAL
+ * every call returns STORE_FATAL.
+ */
+/* Store a lock or share record (insert or replace by key). */
+enum store_status store_put_record(struct store *st,
+	    const struct lk_record *rc);
+/* Delete a lock or share record by key (deleting none is STORE_OK). */
+enum store_status store_del_record(struct store *st,
+	    const struct lk_record *rc);
+/* A lockcore change set: every rs_removed record, then every rs_added. */
+enum store_status store_apply(struct store *st, const struct lk_result *res);
+/* Insert or replace a host record. */
+enum store_status store_put_host(struct store *st, const struct store_host *h);
+/* Delete a host record (none: STORE_OK). */
+enum store_status store_del_host(struct store *st, uint64_t id);
+/*
+ * Raise the token high-water mark to `token' (never lowers it; a lower or
+ * equal value stages nothing).  Does nothing under STORE_NONE.
+ */
+enum store_status store_put_token(struct store *st, uint64_t token);
+/* Raise the stored next host id to `next' (never lowers it). */
+enum store_status store_put_next_host(struct store *st, uint64_t next);
+/* Set the epoch (never lowers it), e.g. for a simulated restart. */
+enum store_status store_put_epoch(struct store *st, uint64_t epoch);
+
+/* This turn's commit must be flushed to disk whatever the durability. */
+void	store_require_flush(struct store *st);
+
+/* Is a transaction open (something staged this turn)? */
+bool	store_pending(const struct store *st);
+
+/*
+ * Commit the turn's transaction: STORE_OK (also when nothing was staged),
+ * or STORE_IO / STORE_FATAL (aborted: the store is as the last commit left
+ * it; fatal for the caller).
+ */
+enum store_status store_commit(struct store *st);
+
+/*
+ * Abort the turn's transaction (tests, and error paths that exit).  The
+ * store is as the last commit left it.  No-op when none is open.
+ */
+void	store_abort(struct store *st);
+
+/*
+ * FAULT INJECTION (tests).  Make the `n'-th Berkeley DB call from now
+ * (counting every call db/ makes on the caller's thread after store_open():
+ * puts, deletes, txn begin and commit, cursor opens and gets; not aborts
+ * and closes, which must not be skipped, nor the checkpoint thread's) fail
+ * as an I/O error (EIO) would; 0 switches it off.  The store then behaves
+ * as it must after a real failure.  Test-only raw writes: db/store_test.h.
+ */
+void	store_fail_after(struct store *st, unsigned n);
+
+#endif /* NLMD_DB_STORE_H */

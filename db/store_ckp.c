@@ -1,0 +1,308 @@
+/*
+ * store_ckp.c - the checkpoint thread.
+ *
+ * HOW IT WORKS
+ *   The thread wakes every STORE_CKP_POLL_MS and checkpoints the
+ *   environment (dirty cache pages written and synced, a checkpoint record
+ *   logged) when STORE_CKP_LOG_BYTES of log were written since the last
+ *   checkpoint, or when `period' seconds passed since it and anything at
+ *   all was written.  After each checkpoint it unlinks the log files that
+ *   recovery no longer needs (DB_ENV->log_archive without DB_ARCH_LOG/DATA
+ *   lists exactly those).  Recovery after a crash replays the log from the
+ *   last checkpoint but one, about 4 s per million records (measured:
+ *   ~200 bytes of log per record), so the volume trigger is what bounds
+ *   restart time under load (16 MiB of log, some 80,000 records, ~0.3 s;
+ *   measured 0.3-1.5 s after a kill while writing 200,000 records/s); the
+ *   period bounds it, and removes old logs, when the load is light.  An
+ *   idle store is not checkpointed.  Catastrophic recovery (from an old
+ *   backup plus all logs) is therefore not possible; nlmd's state is
+ *   rebuilt by clients' reclaims anyway.
+ *
+ *   The thread has its own DB_ENV handle, joined to the environment
+ *   store_open() created, so that it shares no handle, error buffer or
+ *   fault counter with the event loop; the loop never waits for it except
+ *   on Berkeley DB's page latches and on the disk they share (a turn's p99
+ *   latency rises while a checkpoint writes pages).  It sleeps on a condition
+ *   variable (CLOCK_MONOTONIC timed wait), so store_close() stops it at
+ *   once unless a checkpoint is running, which it lets finish.  All
+ *   signals are blocked in it: they are the event loop's.
+ *
+ * LOCKING
+ *   ck_mu protects ck_stop.  ck_nckp and ck_nremoved are atomics written
+ *   by the thread and read by store_info().  Everything else is set before
+ *   the thread starts and read-only until it is joined.
+ */
+#include "store_impl.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How often the thread looks at the log volume. */
+#define STORE_CKP_POLL_MS	250
+
+struct store_ckp {
+	DB_ENV		*ck_env;	/* the thread's own handle */
+	pthread_t	 ck_thread;
+	bool		 ck_started;	/* ck_thread is joinable */
+	pthread_mutex_t	 ck_mu;
+	pthread_cond_t	 ck_cv;		/* signalled on stop */
+	bool		 ck_stop;	/* under ck_mu */
+	unsigned	 ck_period;	/* seconds; see HOW IT WORKS */
+	_Atomic uint64_t ck_nckp;	/* checkpoints done */
+	_Atomic uint64_t ck_nremoved;	/* log files removed */
+};
+
+/* Unlink the log files no checkpoint needs; *nleft := log files left. */
+static int
+store_ckp_archive(DB_ENV *env, uint64_t *nremoved, size_t *nleft)
+{
+	char **list = NULL, **p;
+	int rc;
+
+	if ((rc = env->log_archive(env, &list, DB_ARCH_ABS)) != 0)
+		return rc;
+	for (p = list; p != NULL && *p != NULL; p++)
+		if (unlink(*p) == 0)
+			(*nremoved)++;
+	/* One allocation holds the array and the strings. */
+	free(list);
+	list = NULL;
+	if ((rc = env->log_archive(env, &list, DB_ARCH_LOG)) != 0)
+		return rc;
+	for (*nleft = 0, p = list; p != NULL && *p != NULL; p++)
+		(*nleft)++;
+	free(list);
+	return 0;
+}
+
+int
+store_ckp_run(DB_ENV *env, uint64_t *nremoved)
+{
+	size_t nleft;
+	int rc, round;
+
+	/*
+	 * Recovery starts from the checkpoint *before* the last one (the last
+	 * may have been torn by a crash), and log_archive keeps what that one
+	 * needs; a checkpoint's LSN is where the oldest transaction active
+	 * when it began started.  So a checkpoint taken during a long
+	 * transaction, or one that took long while turns went on, would keep
+	 * (and make recovery replay) everything since.  Hence a pair: the
+	 * second, forced one (little is left to write) becomes the "one
+	 * before the last" of the next; and a second pair when more than the
+	 * current log file is still needed.  Measured: reopening after a
+	 * committed million-record transaction took 3.9 s with single
+	 * checkpoints, 0.1 s with pairs.
+	 */
+	for (round = 0; round < 2; round++) {
+		if ((rc = env->txn_checkpoint(env, 0, 0, DB_FORCE)) != 0 ||
+		    (rc = env->txn_checkpoint(env, 0, 0, DB_FORCE)) != 0 ||
+		    (rc = store_ckp_archive(env, nremoved, &nleft)) != 0)
+			return rc;
+		if (nleft <= 1)
+			break;
+	}
+	return 0;
+}
+
+/* Log bytes written since the last checkpoint (0 if unknown). */
+static uint64_t
+store_ckp_written(DB_ENV *env)
+{
+	DB_LOG_STAT *ls;
+	uint64_t n;
+
+	if (env->log_stat(env, &ls, 0) != 0)
+		return 0;
+	n = (uint64_t)ls->st_wc_mbytes * (1u << 20) + ls->st_wc_bytes;
+	free(ls);
+	return n;
+}
+
+static uint64_t
+store_ckp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+/* Is a checkpoint due?  (See HOW IT WORKS.) */
+static bool
+store_ckp_due(struct store_ckp *ck, uint64_t *lastp)
+{
+	uint64_t written = store_ckp_written(ck->ck_env);
+	uint64_t now = store_ckp_now();
+
+	if (written >= STORE_CKP_LOG_BYTES ||
+	    (written > 0 && now - *lastp >= ck->ck_period)) {
+		*lastp = now;
+		return true;
+	}
+	return false;
+}
+
+static void *
+store_ckp_main(void *arg)
+{
+	struct store_ckp *ck = arg;
+	struct timespec when;
+	uint64_t n, last = store_ckp_now();
+
+	pthread_mutex_lock(&ck->ck_mu);
+	while (!ck->ck_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &when);
+		when.tv_nsec += STORE_CKP_POLL_MS * 1000000L;
+		if (when.tv_nsec >= 1000000000L) {
+			when.tv_sec++;
+			when.tv_nsec -= 1000000000L;
+		}
+		while (!ck->ck_stop && pthread_cond_timedwait(&ck->ck_cv,
+		    &ck->ck_mu, &when) != ETIMEDOUT)
+			continue;
+		if (ck->ck_stop)
+			break;
+		pthread_mutex_unlock(&ck->ck_mu);
+		if (store_ckp_due(ck, &last)) {
+			n = 0;
+			if (store_ckp_run(ck->ck_env, &n) == 0)
+				atomic_fetch_add(&ck->ck_nckp, 1);
+			atomic_fetch_add(&ck->ck_nremoved, n);
+		}
+		pthread_mutex_lock(&ck->ck_mu);
+	}
+	pthread_mutex_unlock(&ck->ck_mu);
+	return NULL;
+}
+
+/* The thread's handle reports nothing: the event loop sees real trouble. */
+static void
+store_ckp_errcall(const DB_ENV *env, const char *pfx, const char *msg)
+{
+	(void)env;
+	(void)pfx;
+	(void)msg;
+}
+
+static int
+store_ckp_init(struct store_ckp *ck, const char *dir)
+{
+	int rc;
+
+	if ((rc = db_env_create(&ck->ck_env, 0)) != 0) {
+		ck->ck_env = NULL;
+		return rc;
+	}
+	ck->ck_env->set_errcall(ck->ck_env, store_ckp_errcall);
+	/* Join the environment store_open() created and recovered. */
+	return ck->ck_env->open(ck->ck_env, dir, DB_INIT_TXN | DB_INIT_LOG |
+	    DB_INIT_LOCK | DB_INIT_MPOOL | DB_THREAD, 0600);
+}
+
+/* Safe on a partly constructed ck (not on a running thread). */
+static void
+store_ckp_free(struct store_ckp *ck)
+{
+	if (ck->ck_env != NULL)
+		(void)ck->ck_env->close(ck->ck_env, 0);
+	pthread_cond_destroy(&ck->ck_cv);
+	pthread_mutex_destroy(&ck->ck_mu);
+	free(ck);
+}
+
+/* Start the thread with every signal blocked. */
+static int
+store_ckp_spawn(struct store_ckp *ck)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	if ((rc = pthread_sigmask(SIG_SETMASK, &all, &old)) != 0)
+		return rc;
+	rc = pthread_create(&ck->ck_thread, NULL, store_ckp_main, ck);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0)
+		ck->ck_started = true;
+	return rc;
+}
+
+/* The condition variable waits on CLOCK_MONOTONIC. */
+static int
+store_ckp_sync_init(struct store_ckp *ck)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	if ((rc = pthread_condattr_init(&ca)) != 0)
+		return rc;
+	if ((rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC)) == 0)
+		rc = pthread_cond_init(&ck->ck_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (rc != 0)
+		return rc;
+	if ((rc = pthread_mutex_init(&ck->ck_mu, NULL)) != 0)
+		pthread_cond_destroy(&ck->ck_cv);
+	return rc;
+}
+
+enum store_status
+store_ckp_start(struct store *st, unsigned period_sec, char *err,
+    size_t errlen)
+{
+	struct store_ckp *ck;
+	int rc;
+
+	if ((ck = calloc(1, sizeof(*ck))) == NULL ||
+	    store_ckp_sync_init(ck) != 0) {
+		free(ck);
+		snprintf(err, errlen, "checkpoint thread: out of resources");
+		return STORE_NOMEM;
+	}
+	ck->ck_period = period_sec;
+	atomic_init(&ck->ck_nckp, 0);
+	atomic_init(&ck->ck_nremoved, 0);
+	if ((rc = store_ckp_init(ck, st->st_dir)) != 0 ||
+	    (rc = store_ckp_spawn(ck)) != 0) {
+		snprintf(err, errlen, "cannot start the checkpoint thread: %s",
+		    db_strerror(rc));
+		store_ckp_free(ck);
+		return store_status_of(st, rc);
+	}
+	st->st_ckp = ck;
+	return STORE_OK;
+}
+
+void
+store_ckp_stop(struct store_ckp *ck)
+{
+	if (ck == NULL)
+		return;
+	pthread_mutex_lock(&ck->ck_mu);
+	ck->ck_stop = true;
+	pthread_cond_signal(&ck->ck_cv);
+	pthread_mutex_unlock(&ck->ck_mu);
+	if (ck->ck_started)
+		pthread_join(ck->ck_thread, NULL);
+	store_ckp_free(ck);
+}
+
+void
+store_ckp_counts(const struct store_ckp *ck, uint64_t *nckp,
+    uint64_t *nremoved)
+{
+	if (ck == NULL) {
+		*nckp = 0;
+		*nremoved = 0;
+		return;
+	}
+	*nckp = atomic_load(&ck->ck_nckp);
+	*nremoved = atomic_load(&ck->ck_nremoved);
+}

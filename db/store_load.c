@@ -1,0 +1,214 @@
+/*
+ * store_load.c - loading at startup: every host, lock and share record.
+ *
+ * HOW IT WORKS
+ *   One cursor per database walks it in key order with bulk gets
+ *   (DB_MULTIPLE_KEY | DB_NEXT): each get fills a STORE_BULK_BYTES buffer
+ *   with as many key/value pairs as fit, so a million records cost some
+ *   sixty Berkeley DB calls instead of a million.  Records are decoded in
+ *   place; the callback's pointers (handles, names) point into the buffer
+ *   or into st_name and are valid only during the call.
+ */
+#include "store_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum store_load_kind {
+	LOAD_HOSTS,
+	LOAD_LOCKS,
+	LOAD_SHARES
+};
+
+/* One walk over one database. */
+struct store_loader {
+	struct store		*ld_st;
+	DB			*ld_db;
+	const char		*ld_name;	/* file name, for messages */
+	enum store_load_kind	 ld_kind;
+	store_host_cb		*ld_hcb;
+	store_record_cb		*ld_rcb;
+	void			*ld_arg;
+	size_t			 ld_n;		/* records seen */
+	char			*ld_err;
+	size_t			 ld_errlen;
+};
+
+/* Decode one key/value pair and hand it to the callback. */
+static enum store_status
+store_load_one(struct store_loader *ld, const void *k, u_int32_t klen,
+    const void *v, u_int32_t vlen)
+{
+	struct lk_record rc;
+	struct store_host h;
+	const char *why;
+	int r;
+
+	if (ld->ld_kind == LOAD_HOSTS)
+		why = store_dec_host(k, klen, v, vlen, &h, ld->ld_st->st_name);
+	else if (ld->ld_kind == LOAD_LOCKS)
+		why = store_dec_lock(k, klen, v, vlen, &rc);
+	else
+		why = store_dec_share(k, klen, v, vlen, &rc);
+	if (why != NULL) {
+		snprintf(ld->ld_err, ld->ld_errlen, "%s in %s: record %zu "
+		    "(key %u bytes, value %u bytes, version byte %u): %s",
+		    ld->ld_name, ld->ld_st->st_dir, ld->ld_n, (unsigned)klen,
+		    (unsigned)vlen, vlen > 0 ? *(const uint8_t *)v : 0u, why);
+		return STORE_CORRUPT;
+	}
+	r = ld->ld_kind == LOAD_HOSTS ? ld->ld_hcb(&h, ld->ld_arg) :
+	    ld->ld_rcb(&rc, ld->ld_arg);
+	if (r != 0) {
+		snprintf(ld->ld_err, ld->ld_errlen, "%s: the caller stopped "
+		    "loading at record %zu", ld->ld_name, ld->ld_n);
+		return STORE_INVAL;
+	}
+	return STORE_OK;
+}
+
+/* Every pair of one bulk buffer. */
+static enum store_status
+store_load_batch(struct store_loader *ld, DBT *v)
+{
+	enum store_status s = STORE_OK;
+	void *p, *kp, *dp;
+	u_int32_t klen, dlen;
+
+	DB_MULTIPLE_INIT(p, v);
+	while (s == STORE_OK) {
+		DB_MULTIPLE_KEY_NEXT(p, v, kp, klen, dp, dlen);
+		if (p == NULL)
+			break;
+		ld->ld_n++;
+		s = store_load_one(ld, kp, klen, dp, dlen);
+	}
+	return s;
+}
+
+/* A Berkeley DB call failed while reading: say so in err. */
+static enum store_status
+store_load_fail(struct store_loader *ld, int rc)
+{
+	struct store *st = ld->ld_st;
+
+	snprintf(ld->ld_err, ld->ld_errlen, "cannot read %s in %s: %s%s%s",
+	    ld->ld_name, st->st_dir, db_strerror(rc),
+	    st->st_dberr[0] ? ": " : "", st->st_dberr);
+	return store_status_of(st, rc);
+}
+
+/* Walk the cursor to the end. */
+static enum store_status
+store_load_walk(struct store_loader *ld, DBC *c, void *buf)
+{
+	struct store *st = ld->ld_st;
+	enum store_status s;
+	DBT k, v;
+	int rc;
+
+	for (;;) {
+		memset(&k, 0, sizeof(k));
+		memset(&v, 0, sizeof(v));
+		v.data = buf;
+		v.ulen = STORE_BULK_BYTES;
+		v.flags = DB_DBT_USERMEM;
+		rc = STORE_DB(st, c->get(c, &k, &v, DB_MULTIPLE_KEY | DB_NEXT));
+		if (rc == DB_NOTFOUND)
+			return STORE_OK;
+		if (rc != 0)
+			return store_load_fail(ld, rc);
+		if ((s = store_load_batch(ld, &v)) != STORE_OK)
+			return s;
+	}
+}
+
+static enum store_status
+store_load_db(struct store_loader *ld)
+{
+	struct store *st = ld->ld_st;
+	enum store_status s;
+	DBC *c;
+	void *buf;
+	int rc;
+
+	if ((buf = malloc(STORE_BULK_BYTES)) == NULL) {
+		snprintf(ld->ld_err, ld->ld_errlen, "%s: out of memory",
+		    ld->ld_name);
+		return STORE_NOMEM;
+	}
+	st->st_dberr[0] = '\0';
+	rc = STORE_DB(st, ld->ld_db->cursor(ld->ld_db, NULL, &c, 0));
+	if (rc != 0) {
+		s = store_load_fail(ld, rc);
+		goto out;
+	}
+	s = store_load_walk(ld, c, buf);
+	(void)c->close(c);
+out:
+	free(buf);
+	return s;
+}
+
+/* Common checks and set-up of a load. */
+static enum store_status
+store_load_init(struct store_loader *ld, struct store *st, char *err,
+    size_t errlen)
+{
+	memset(ld, 0, sizeof(*ld));
+	ld->ld_st = st;
+	ld->ld_err = err;
+	ld->ld_errlen = errlen;
+	if (st->st_fatal) {
+		snprintf(err, errlen, "the store needs recovery");
+		return STORE_FATAL;
+	}
+	/* Our own cursor would wait forever on the turn's page locks. */
+	if (st->st_txn != NULL) {
+		snprintf(err, errlen, "cannot load while a turn is pending");
+		return STORE_INVAL;
+	}
+	return STORE_OK;
+}
+
+enum store_status
+store_hosts_load(struct store *st, store_host_cb *cb, void *arg, char *err,
+    size_t errlen)
+{
+	struct store_loader ld;
+	enum store_status s;
+
+	if ((s = store_load_init(&ld, st, err, errlen)) != STORE_OK)
+		return s;
+	ld.ld_db = st->st_hosts;
+	ld.ld_name = "hosts.db";
+	ld.ld_kind = LOAD_HOSTS;
+	ld.ld_hcb = cb;
+	ld.ld_arg = arg;
+	return store_load_db(&ld);
+}
+
+enum store_status
+store_records_load(struct store *st, store_record_cb *cb, void *arg,
+    char *err, size_t errlen)
+{
+	struct store_loader ld;
+	enum store_status s;
+
+	if ((s = store_load_init(&ld, st, err, errlen)) != STORE_OK)
+		return s;
+	ld.ld_db = st->st_locks;
+	ld.ld_name = "locks.db";
+	ld.ld_kind = LOAD_LOCKS;
+	ld.ld_rcb = cb;
+	ld.ld_arg = arg;
+	if ((s = store_load_db(&ld)) != STORE_OK)
+		return s;
+	ld.ld_db = st->st_shares;
+	ld.ld_name = "shares.db";
+	ld.ld_kind = LOAD_SHARES;
+	ld.ld_n = 0;
+	return store_load_db(&ld);
+}

@@ -1,0 +1,30 @@
+/*
+ * store_test.h - test-only access to nlmd's store.  Used by tests/store/
+ * to write records the public API cannot produce (unknown versions,
+ * garbage, newer formats); nlmd itself never includes this header.
+ */
+#ifndef NLMD_DB_STORE_TEST_H
+#define NLMD_DB_STORE_TEST_H
+
+#include <stddef.h>
+
+#include "store.h"
+
+enum store_test_db {
+	STORE_TEST_META,	/* meta.db */
+	STORE_TEST_HOSTS,	/* hosts.db */
+	STORE_TEST_LOCKS,	/* locks.db */
+	STORE_TEST_SHARES	/* shares.db */
+};
+
+/*
+ * Stage key[klen] := val[vlen] verbatim in database `which', in the
+ * current turn's transaction (commit it with store_commit()).  Returns as
+ * the staging calls of store.h do; STORE_INVAL for an unknown `which' or
+ * an empty key.
+ */
+enum store_status store_test_put_raw(struct store *st,
+	    enum store_test_db which, const void *key, size_t klen,
+	    const void *val, size_t vlen);
+
+#endif /* NLMD_DB_STORE_TEST_H */

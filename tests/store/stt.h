@@ -1,0 +1,69 @@
+/*
+ * stt.h - helpers shared by the store unit tests (test-store).
+ *
+ * Every test works in its own mkdtemp directory (stt_dir_new), removed by
+ * stt_dir_free.  A snapshot is everything a store holds as seen through
+ * the public API (meta values, hosts, records, in load order), so two
+ * snapshots compare equal exactly when the stores hold the same content.
+ */
+#ifndef NLMD_TESTS_STORE_STT_H
+#define NLMD_TESTS_STORE_STT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* A fresh directory; NULL-safe removal (rm -r). */
+char	*stt_dir_new(void);
+void	 stt_dir_free(char *dir);
+
+/* Open dir (durability d, checkpoint period ckp, 0 = default). */
+enum store_status stt_open(const char *dir, enum store_durability d,
+	    unsigned ckp, struct store **stp);
+/* Same, asserting success (CU_FAIL_FATAL otherwise). */
+struct store *stt_open_ok(const char *dir, enum store_durability d);
+
+/* Lock record with NUL-terminated oh and fh (bytes point into them). */
+struct lk_record stt_lock(uint64_t host, int32_t svid, const char *oh,
+	    const char *fh, uint64_t start, uint64_t len, bool excl,
+	    uint64_t token);
+struct lk_record stt_share(uint64_t host, const char *oh, const char *fh,
+	    uint8_t access, uint8_t deny);
+
+/* Deep copies of loaded records and hosts. */
+struct stt_snap {
+	struct lk_record *ss_recs;
+	size_t		 ss_nrecs;
+	size_t		 ss_reccap;
+	struct store_host *ss_hosts;
+	size_t		 ss_nhosts;
+	size_t		 ss_hostcap;
+	uint64_t	 ss_epoch;
+	uint64_t	 ss_token;
+	uint64_t	 ss_next_host;
+};
+
+/* Load everything from st; returns the load status (STORE_OK). */
+enum store_status stt_snap_take(struct store *st, struct stt_snap *ss);
+void	stt_snap_free(struct stt_snap *ss);
+bool	stt_snap_equal(const struct stt_snap *a, const struct stt_snap *b);
+/* Open dir, snapshot, close; asserts the open and load succeed. */
+void	stt_snap_dir(const char *dir, struct stt_snap *ss);
+
+bool	stt_rec_equal(const struct lk_record *a, const struct lk_record *b);
+bool	stt_host_equal(const struct store_host *a, const struct store_host *b);
+
+/* Number of log.* files in dir. */
+size_t	stt_nlogs(const char *dir);
+
+/* NLMD_TEST_LONG set (and not "0")? */
+bool	stt_long(void);
+
+/* Suite registration, one per test file. */
+int	stt_register_basic(void);
+int	stt_register_fault(void);
+int	stt_register_durable(void);
+
+#endif

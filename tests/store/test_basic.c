@@ -1,0 +1,651 @@
+/*
+ * test_basic.c - open/create, epochs, records, hosts, high-water marks,
+ * uncommitted turns, STORE_NONE, counters, corrupt records.
+ */
+#include "stt.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "store_test.h"
+
+static char *dir;
+static struct store *st;
+
+static int
+setup(void)
+{
+	return (dir = stt_dir_new()) == NULL ? -1 : 0;
+}
+
+/* Each test closes its store; this catches the ones that failed early. */
+static int
+teardown(void)
+{
+	store_close(st);
+	st = NULL;
+	stt_dir_free(dir);
+	dir = NULL;
+	return 0;
+}
+
+/* A fresh directory for the next test. */
+static void
+fresh(void)
+{
+	store_close(st);
+	st = NULL;
+	stt_dir_free(dir);
+	dir = stt_dir_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+}
+
+static void
+reopen(enum store_durability d)
+{
+	store_close(st);
+	st = stt_open_ok(dir, d);
+}
+
+static void
+test_open_create(void)
+{
+	struct store_info si;
+	struct store *bad = (struct store *)&si;
+	struct store_config cf = { "/nonexistent/nlmd-test", STORE_SYNC, 0, 0 };
+	char err[256] = "", path[4200];
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	store_info(st, &si);
+	CU_ASSERT(si.si_created);
+	CU_ASSERT_EQUAL(si.si_epoch, 0);
+	CU_ASSERT_EQUAL(si.si_token, 0);
+	CU_ASSERT_EQUAL(si.si_next_host, 1);
+	CU_ASSERT_EQUAL(si.si_commits, 0);
+	CU_ASSERT(!store_pending(st));
+	snprintf(path, sizeof(path), "%s/locks.db", dir);
+	CU_ASSERT_EQUAL(access(path, F_OK), 0);
+	reopen(STORE_SYNC);
+	store_info(st, &si);
+	CU_ASSERT(!si.si_created);
+	CU_ASSERT_EQUAL(si.si_next_host, 1);
+	store_close(st);
+	st = NULL;
+	/* A directory that does not exist: an error, a reason, no handle. */
+	CU_ASSERT_NOT_EQUAL(store_open(&cf, &bad, err, sizeof(err)), STORE_OK);
+	CU_ASSERT_PTR_NULL(bad);
+	CU_ASSERT(err[0] != '\0');
+	CU_ASSERT_STRING_NOT_EQUAL(store_strerror(STORE_IO), "");
+	CU_ASSERT_PTR_NOT_NULL(store_strerror((enum store_status)99));
+}
+
+static void
+test_epoch(void)
+{
+	struct store_info si;
+	struct lk_record rc = stt_lock(1, 1, "o", "f", 0, 0, true, 1);
+	uint64_t e, want;
+	char err[256];
+
+	fresh();
+	for (want = 1; want <= 3; want++) {
+		reopen(STORE_LOG);
+		CU_ASSERT_EQUAL(store_epoch_begin(st, 0, &e, err, sizeof(err)),
+		    STORE_OK);
+		CU_ASSERT_EQUAL(e, want);
+		store_info(st, &si);
+		CU_ASSERT_EQUAL(si.si_epoch, want);
+		/* Its own transaction, flushed even under STORE_LOG. */
+		CU_ASSERT_EQUAL(si.si_flushes, 1);
+	}
+	reopen(STORE_SYNC);
+	CU_ASSERT_EQUAL(store_epoch_begin(st, 10, &e, err, sizeof(err)),
+	    STORE_OK);
+	CU_ASSERT_EQUAL(e, 10);
+	reopen(STORE_SYNC);
+	CU_ASSERT_EQUAL(store_epoch_begin(st, 5, &e, err, sizeof(err)),
+	    STORE_OK);
+	CU_ASSERT_EQUAL(e, 11);
+	/* Not while a turn is pending. */
+	CU_ASSERT_EQUAL(store_put_record(st, &rc), STORE_OK);
+	CU_ASSERT_EQUAL(store_epoch_begin(st, 0, &e, err, sizeof(err)),
+	    STORE_INVAL);
+	store_abort(st);
+	reopen(STORE_SYNC);
+	store_info(st, &si);
+	CU_ASSERT_EQUAL(si.si_epoch, 11);
+	store_close(st);
+	st = NULL;
+}
+
+/* Records on the edges of every field. */
+static size_t
+edge_records(struct lk_record *v, char *big_fh, char *big_oh)
+{
+	size_t n = 0;
+
+	memset(big_fh, 'F', LK_FH_MAX);
+	big_fh[LK_FH_MAX] = '\0';
+	memset(big_oh, 'O', LK_OH_MAX);
+	big_oh[LK_OH_MAX] = '\0';
+	v[n++] = stt_lock(1, 0, "", "f", 0, 0, true, 1);
+	v[n++] = stt_lock(1, -1, "o", "f", 0, 1, false, 2);
+	v[n++] = stt_lock(1, INT32_MIN, "o", "f", 10, 5, true, 3);
+	v[n++] = stt_lock(1, INT32_MAX, "o", "f", UINT64_MAX, 1, true, 4);
+	v[n++] = stt_lock(2, 7, "o", "f", UINT64_MAX, 0, false, UINT64_MAX);
+	v[n++] = stt_lock(UINT64_MAX, 7, big_oh, big_fh, 1, UINT64_MAX, true,
+	    5);
+	v[n++] = stt_lock(3, 7, big_oh, "f", 0, 0, false, 6);
+	v[n++] = stt_share(1, "", "f", LK_SHARE_R, 0);
+	v[n++] = stt_share(1, "o", "f", LK_SHARE_R | LK_SHARE_W,
+	    LK_SHARE_R | LK_SHARE_W);
+	v[n++] = stt_share(UINT64_MAX, big_oh, big_fh, 0, LK_SHARE_W);
+	v[1].rc_epoch = 0;
+	v[2].rc_epoch = UINT64_MAX;
+	v[8].rc_epoch = 77;
+	return n;
+}
+
+/* Every record of want[] in ss exactly once; locks before shares. */
+static void
+assert_records(const struct stt_snap *ss, const struct lk_record *want,
+    size_t n)
+{
+	size_t i, j, found;
+
+	CU_ASSERT_EQUAL_FATAL(ss->ss_nrecs, n);
+	for (i = 0; i < n; i++) {
+		for (found = 0, j = 0; j < n; j++)
+			found += stt_rec_equal(&want[i], &ss->ss_recs[j]);
+		CU_ASSERT_EQUAL(found, 1);
+		if (found != 1)
+			fprintf(stderr, "\nrecord %zu not loaded once\n", i);
+	}
+	for (i = 1; i < n; i++)
+		CU_ASSERT(ss->ss_recs[i - 1].rc_kind <= ss->ss_recs[i].rc_kind);
+}
+
+static void
+test_records(void)
+{
+	struct lk_record v[16];
+	static char big_fh[LK_FH_MAX + 1], big_oh[LK_OH_MAX + 1];
+	struct stt_snap ss;
+	size_t i, n;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	n = edge_records(v, big_fh, big_oh);
+	for (i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(store_put_record(st, &v[i]), STORE_OK);
+	CU_ASSERT(store_pending(st));
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	CU_ASSERT(!store_pending(st));
+	reopen(STORE_SYNC);
+	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
+	assert_records(&ss, v, n);
+	/* Key order: host, then svid numerically (negative first). */
+	CU_ASSERT_EQUAL(ss.ss_recs[0].rc_svid, INT32_MIN);
+	CU_ASSERT_EQUAL(ss.ss_recs[1].rc_svid, -1);
+	CU_ASSERT_EQUAL(ss.ss_recs[2].rc_svid, 0);
+	CU_ASSERT_EQUAL(ss.ss_recs[3].rc_svid, INT32_MAX);
+	for (i = 0; i < ss.ss_nrecs; i++)
+		CU_ASSERT_EQUAL(ss.ss_recs[i].rc_reclaim, 0);
+	stt_snap_free(&ss);
+	store_close(st);
+	st = NULL;
+}
+
+/* What cannot be stored is refused and stages nothing. */
+static void
+test_records_invalid(void)
+{
+	struct lk_record v[16], bad;
+	static char big_fh[LK_FH_MAX + 1], big_oh[LK_OH_MAX + 1];
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	(void)edge_records(v, big_fh, big_oh);
+	bad = v[0];
+	bad.rc_fhlen = 0;
+	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
+	bad.rc_fhlen = LK_FH_MAX + 1;
+	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
+	bad = v[1];
+	bad.rc_ohlen = LK_OH_MAX + 1;
+	CU_ASSERT_EQUAL(store_del_record(st, &bad), STORE_INVAL);
+	bad = v[3];
+	bad.rc_len = 2;
+	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
+	bad = v[0];
+	bad.rc_kind = 3;
+	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
+	bad = v[7];
+	bad.rc_access = 4;
+	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
+	CU_ASSERT(!store_pending(st));
+	store_close(st);
+	st = NULL;
+}
+
+static void
+test_del_apply(void)
+{
+	struct lk_record a = stt_lock(1, 1, "oa", "f", 0, 10, true, 1);
+	struct lk_record b = stt_lock(1, 1, "oa", "f", 20, 10, true, 2);
+	struct lk_record c = stt_share(2, "oc", "g", LK_SHARE_R, 0);
+	struct lk_record a2, d = stt_lock(3, 9, "od", "h", 5, 0, false, 4);
+	struct lk_record none = stt_lock(9, 9, "x", "y", 0, 0, true, 9);
+	struct lk_record rem[1], add[2], want[3];
+	struct lk_result res;
+	struct stt_snap ss;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_LOG);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_record(st, &b), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_record(st, &c), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	CU_ASSERT_EQUAL(store_del_record(st, &b), STORE_OK);
+	CU_ASSERT_EQUAL(store_del_record(st, &none), STORE_OK);
+	/* Removal and addition of the same key: the addition wins. */
+	a2 = a;
+	a2.rc_len = 30;
+	a2.rc_token = 3;
+	memset(&res, 0, sizeof(res));
+	rem[0] = a;
+	add[0] = a2;
+	add[1] = d;
+	res.rs_removed = rem;
+	res.rs_nremoved = 1;
+	res.rs_added = add;
+	res.rs_nadded = 2;
+	CU_ASSERT_EQUAL(store_apply(st, &res), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	reopen(STORE_LOG);
+	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
+	want[0] = a2;
+	want[1] = d;
+	want[2] = c;
+	assert_records(&ss, want, 3);
+	stt_snap_free(&ss);
+	/* One bad record in a change set: nothing of it is staged. */
+	add[1].rc_fhlen = 0;
+	CU_ASSERT_EQUAL(store_apply(st, &res), STORE_INVAL);
+	CU_ASSERT(!store_pending(st));
+	store_close(st);
+	st = NULL;
+}
+
+static struct store_host
+host(uint64_t id, const char *name, uint8_t alen, uint32_t scope)
+{
+	struct store_host h;
+	unsigned i;
+
+	memset(&h, 0, sizeof(h));
+	h.sh_id = id;
+	h.sh_name = name;
+	h.sh_addr.sa_len = alen;
+	for (i = 0; i < alen; i++)
+		h.sh_addr.sa_bytes[i] = (uint8_t)(id + i);
+	h.sh_addr.sa_scope = scope;
+	h.sh_local.sa_len = 4;
+	memcpy(h.sh_local.sa_bytes, "\x7f\0\0\x01", 4);
+	h.sh_state = (int32_t)(id * 2 + 1);
+	h.sh_flags = STORE_HOST_MONITORED;
+	h.sh_epoch = id + 100;
+	return h;
+}
+
+static void
+test_hosts(void)
+{
+	static char longname[STORE_NAME_MAX + 2];
+	struct store_host h[5];
+	struct stt_snap ss;
+	size_t i;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	memset(longname, 'n', STORE_NAME_MAX);
+	h[0] = host(1, "client1.example", 4, 0);
+	h[1] = host(2, "client6", 16, 3);
+	h[1].sh_state = -7;
+	h[2] = host(3, longname, 0, 0);
+	h[3] = host(UINT64_MAX, "", 16, 0);
+	h[4] = host(4, "gone", 4, 0);
+	for (i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(store_put_host(st, &h[i]), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	/* Replace one, delete one, delete one that is not there. */
+	h[0].sh_state = 42;
+	CU_ASSERT_EQUAL(store_put_host(st, &h[0]), STORE_OK);
+	CU_ASSERT_EQUAL(store_del_host(st, 4), STORE_OK);
+	CU_ASSERT_EQUAL(store_del_host(st, 12345), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	reopen(STORE_SYNC);
+	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
+	/* In id order. */
+	CU_ASSERT_EQUAL_FATAL(ss.ss_nhosts, 4);
+	for (i = 0; i < 4; i++)
+		CU_ASSERT(stt_host_equal(&ss.ss_hosts[i], &h[i]));
+	CU_ASSERT_EQUAL(strlen(ss.ss_hosts[2].sh_name), STORE_NAME_MAX);
+	stt_snap_free(&ss);
+	store_close(st);
+	st = NULL;
+}
+
+/* Refused: id 0, name too long, no name, bad address length. */
+static void
+test_hosts_invalid(void)
+{
+	static char longname[STORE_NAME_MAX + 2];
+	struct store_host bad;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	memset(longname, 'n', STORE_NAME_MAX + 1);
+	bad = host(1, "one", 4, 0);
+	bad.sh_id = 0;
+	CU_ASSERT_EQUAL(store_put_host(st, &bad), STORE_INVAL);
+	CU_ASSERT_EQUAL(store_del_host(st, 0), STORE_INVAL);
+	bad = host(3, longname, 0, 0);
+	CU_ASSERT_EQUAL(strlen(longname), STORE_NAME_MAX + 1);
+	CU_ASSERT_EQUAL(store_put_host(st, &bad), STORE_INVAL);
+	bad.sh_name = NULL;
+	CU_ASSERT_EQUAL(store_put_host(st, &bad), STORE_INVAL);
+	bad = host(1, "one", 4, 0);
+	bad.sh_addr.sa_len = 5;
+	CU_ASSERT_EQUAL(store_put_host(st, &bad), STORE_INVAL);
+	bad = host(1, "one", 4, 0);
+	bad.sh_local.sa_len = 6;
+	CU_ASSERT_EQUAL(store_put_host(st, &bad), STORE_INVAL);
+	CU_ASSERT(!store_pending(st));
+	store_close(st);
+	st = NULL;
+}
+
+static void
+test_marks(void)
+{
+	struct store_info si;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_put_token(st, 100), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_next_host(st, 7), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_epoch(st, 4), STORE_OK);
+	/* Staged, not committed: store_info shows the committed values. */
+	store_info(st, &si);
+	CU_ASSERT_EQUAL(si.si_token, 0);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_token(st, 50), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_next_host(st, 2), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_epoch(st, 3), STORE_OK);
+	CU_ASSERT(!store_pending(st));
+	CU_ASSERT_EQUAL(store_put_token(st, 101), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_token(st, 99), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	reopen(STORE_SYNC);
+	store_info(st, &si);
+	CU_ASSERT_EQUAL(si.si_token, 101);
+	CU_ASSERT_EQUAL(si.si_next_host, 7);
+	CU_ASSERT_EQUAL(si.si_epoch, 4);
+	store_close(st);
+	st = NULL;
+}
+
+static void
+test_uncommitted(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "f", 0, 0, true, 1);
+	struct lk_record b = stt_lock(2, 1, "o", "f", 0, 0, true, 2);
+	struct lk_record bad = a;
+	struct store_host h = host(5, "h5", 4, 0);
+	struct stt_snap ss;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_token(st, 9), STORE_OK);
+	store_abort(st);
+	CU_ASSERT(!store_pending(st));
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_abort(st);
+	/* An invalid call mid-turn leaves the turn as it was. */
+	CU_ASSERT_EQUAL(store_put_record(st, &b), STORE_OK);
+	bad.rc_fh = NULL;
+	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
+	CU_ASSERT(store_pending(st));
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	/* Staged, then closed without a commit. */
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_host(st, &h), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_next_host(st, 6), STORE_OK);
+	reopen(STORE_SYNC);
+	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 1);
+	CU_ASSERT(ss.ss_nrecs == 1 && stt_rec_equal(&ss.ss_recs[0], &b));
+	CU_ASSERT_EQUAL(ss.ss_nhosts, 0);
+	CU_ASSERT_EQUAL(ss.ss_token, 0);
+	CU_ASSERT_EQUAL(ss.ss_next_host, 1);
+	stt_snap_free(&ss);
+	store_close(st);
+	st = NULL;
+}
+
+static void
+test_none(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "f", 0, 0, true, 1);
+	struct store_host h = host(5, "h5", 4, 0);
+	struct lk_result res;
+	struct stt_snap ss;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_NONE);
+	memset(&res, 0, sizeof(res));
+	res.rs_added = &a;
+	res.rs_nadded = 1;
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_del_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_apply(st, &res), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_token(st, 10), STORE_OK);
+	CU_ASSERT(!store_pending(st));
+	CU_ASSERT_EQUAL(store_put_host(st, &h), STORE_OK);
+	CU_ASSERT(store_pending(st));
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	reopen(STORE_NONE);
+	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 0);
+	CU_ASSERT_EQUAL(ss.ss_nhosts, 1);
+	CU_ASSERT_EQUAL(ss.ss_token, 0);
+	stt_snap_free(&ss);
+	store_close(st);
+	st = NULL;
+}
+
+static void
+test_counters(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "f", 0, 0, true, 1);
+	struct store_info si;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_token(st, 1), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_info(st, &si);
+	CU_ASSERT_EQUAL(si.si_commits, 1);
+	CU_ASSERT_EQUAL(si.si_flushes, 1);
+	CU_ASSERT_EQUAL(si.si_puts, 2);
+	CU_ASSERT_EQUAL(si.si_dels, 0);
+	reopen(STORE_LOG);
+	CU_ASSERT_EQUAL(store_del_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_info(st, &si);
+	CU_ASSERT_EQUAL(si.si_commits, 1);
+	CU_ASSERT_EQUAL(si.si_flushes, 0);
+	CU_ASSERT_EQUAL(si.si_dels, 1);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	store_require_flush(st);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	/* The flush request ends with its turn. */
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_info(st, &si);
+	CU_ASSERT_EQUAL(si.si_commits, 3);
+	CU_ASSERT_EQUAL(si.si_flushes, 1);
+	CU_ASSERT(si.si_open_ms < 10000);
+	store_close(st);
+	st = NULL;
+}
+
+static int
+stop_cb(const struct lk_record *rc, void *arg)
+{
+	(void)rc;
+	return ++*(int *)arg == 2;
+}
+
+static int
+count_rec_cb(const struct lk_record *rc, void *arg)
+{
+	(void)rc;
+	++*(int *)arg;
+	return 0;
+}
+
+static int
+count_host_cb(const struct store_host *h, void *arg)
+{
+	(void)h;
+	++*(int *)arg;
+	return 0;
+}
+
+/* Stage a raw pair, commit, reopen, expect a load to say want. */
+static void
+corrupt_one(enum store_test_db db, const void *k, size_t klen,
+    const void *v, size_t vlen, const char *want)
+{
+	enum store_status s;
+	char err[512] = "";
+	int n = 0;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_test_put_raw(st, db, k, klen, v, vlen),
+	    STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	reopen(STORE_SYNC);
+	if (db == STORE_TEST_HOSTS)
+		s = store_hosts_load(st, count_host_cb, &n, err, sizeof(err));
+	else
+		s = store_records_load(st, count_rec_cb, &n, err, sizeof(err));
+	CU_ASSERT_EQUAL(s, STORE_CORRUPT);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+	if (strstr(err, want) == NULL)
+		fprintf(stderr, "\nerr: %s\n", err);
+	store_close(st);
+	st = NULL;
+}
+
+static void
+test_corrupt(void)
+{
+	/* host 1, svid 0 (biased), oh "", fh "f", start 0 */
+	static const uint8_t lkey[] = { 0, 0, 0, 0, 0, 0, 0, 1, 0x80, 0, 0, 0,
+	    0, 0, 0, 1, 'f', 0, 0, 0, 0, 0, 0, 0, 0 };
+	uint8_t val[26] = { 7 };
+	static const uint8_t skey[] = { 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1,
+	    'f' };
+	static const uint8_t hkey[] = { 0, 0, 0, 0, 0, 0, 0, 9 };
+	static const uint8_t fmt[] = { 1, 0, 0, 0, 0, 0, 0, 0, 2 };
+	struct store *bad = NULL;
+	char err[512] = "";
+	struct store_config cf;
+
+	corrupt_one(STORE_TEST_LOCKS, lkey, sizeof(lkey), val, sizeof(val),
+	    "unknown record version");
+	val[0] = 1;
+	corrupt_one(STORE_TEST_LOCKS, lkey, sizeof(lkey), val, 20,
+	    "wrong length");
+	corrupt_one(STORE_TEST_LOCKS, lkey, sizeof(lkey) - 1, val, 26,
+	    "key");
+	corrupt_one(STORE_TEST_SHARES, skey, sizeof(skey), val, 26,
+	    "shares.db");
+	corrupt_one(STORE_TEST_HOSTS, hkey, sizeof(hkey), val, 3,
+	    "bad address");
+	/* A newer format: refused at open with a clear message. */
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_test_put_raw(st, STORE_TEST_META, "format", 6,
+	    fmt, sizeof(fmt)), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_close(st);
+	st = NULL;
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_dir = dir;
+	CU_ASSERT_EQUAL(store_open(&cf, &bad, err, sizeof(err)), STORE_CORRUPT);
+	CU_ASSERT_PTR_NULL(bad);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "newer"));
+}
+
+static void
+test_load_stop(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "f", 0, 0, true, 1);
+	struct lk_record b = stt_lock(1, 1, "o", "g", 0, 0, true, 1);
+	char err[256];
+	int n = 0;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_record(st, &b), STORE_OK);
+	/* Not while a turn is pending. */
+	CU_ASSERT_EQUAL(store_records_load(st, stop_cb, &n, err, sizeof(err)),
+	    STORE_INVAL);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	CU_ASSERT_EQUAL(store_records_load(st, stop_cb, &n, err, sizeof(err)),
+	    STORE_INVAL);
+	CU_ASSERT_EQUAL(n, 2);
+	store_close(st);
+	st = NULL;
+}
+
+int
+stt_register_basic(void)
+{
+	CU_pSuite s = CU_add_suite("store basics", setup, teardown);
+
+	if (s == NULL ||
+	    !CU_add_test(s, "open and create", test_open_create) ||
+	    !CU_add_test(s, "epochs", test_epoch) ||
+	    !CU_add_test(s, "lock and share records", test_records) ||
+	    !CU_add_test(s, "records that cannot be stored",
+	    test_records_invalid) ||
+	    !CU_add_test(s, "delete and apply", test_del_apply) ||
+	    !CU_add_test(s, "hosts", test_hosts) ||
+	    !CU_add_test(s, "hosts that cannot be stored", test_hosts_invalid) ||
+	    !CU_add_test(s, "high-water marks", test_marks) ||
+	    !CU_add_test(s, "uncommitted turns", test_uncommitted) ||
+	    !CU_add_test(s, "STORE_NONE", test_none) ||
+	    !CU_add_test(s, "counters", test_counters) ||
+	    !CU_add_test(s, "corrupt records, newer format", test_corrupt) ||
+	    !CU_add_test(s, "load stopped by the caller", test_load_stop))
+		return -1;
+	return 0;
+}

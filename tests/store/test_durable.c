@@ -1,0 +1,336 @@
+/*
+ * test_durable.c - what survives a killed process, checkpoints and log
+ * removal, a prompt close, and one very large transaction.
+ */
+#include "stt.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#define KILL_TURNS	200
+
+static char *dir;
+static struct store *st;
+
+static int
+teardown(void)
+{
+	store_close(st);
+	st = NULL;
+	stt_dir_free(dir);
+	dir = NULL;
+	return 0;
+}
+
+static void
+fresh(void)
+{
+	store_close(st);
+	st = NULL;
+	stt_dir_free(dir);
+	dir = stt_dir_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+}
+
+static double
+now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The child: KILL_TURNS committed turns, one staged, then death. */
+static void
+child(enum store_durability d, bool sigkill)
+{
+	struct store *cst;
+	struct lk_record rc;
+	uint64_t t;
+
+	if (stt_open(dir, d, 0, &cst) != STORE_OK)
+		_exit(2);
+	for (t = 1; t <= KILL_TURNS + 1; t++) {
+		rc = stt_lock(t, 1, "owner", "file", t, 1, true, t);
+		if (store_put_record(cst, &rc) != STORE_OK ||
+		    store_put_token(cst, t) != STORE_OK)
+			_exit(3);
+		if (t <= KILL_TURNS && store_commit(cst) != STORE_OK)
+			_exit(4);
+	}
+	if (sigkill)
+		raise(SIGKILL);
+	_exit(0);
+}
+
+static void
+killed(enum store_durability d, bool sigkill)
+{
+	struct stt_snap ss;
+	pid_t pid;
+	size_t i;
+	int status;
+	bool died;
+
+	fresh();
+	if ((pid = fork()) == 0)
+		child(d, sigkill);
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	died = sigkill ? WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL :
+	    WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	CU_ASSERT(died);
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, KILL_TURNS);
+	CU_ASSERT_EQUAL(ss.ss_token, KILL_TURNS);
+	for (i = 0; i < ss.ss_nrecs; i++)
+		CU_ASSERT(ss.ss_recs[i].rc_host == i + 1 &&
+		    ss.ss_recs[i].rc_token == i + 1);
+	stt_snap_free(&ss);
+}
+
+static void
+test_kill_sync(void)
+{
+	killed(STORE_SYNC, true);
+	killed(STORE_SYNC, false);
+}
+
+static void
+test_kill_log(void)
+{
+	killed(STORE_LOG, true);
+	killed(STORE_LOG, false);
+}
+
+/* Highest log file number in dir (log.0000000001 ...). */
+static unsigned long
+last_log(const char *d)
+{
+	struct dirent *de;
+	unsigned long n, max = 0;
+	DIR *dp;
+
+	if ((dp = opendir(d)) == NULL)
+		return 0;
+	while ((de = readdir(dp)) != NULL)
+		if (strncmp(de->d_name, "log.", 4) == 0 &&
+		    (n = strtoul(de->d_name + 4, NULL, 10)) > max)
+			max = n;
+	closedir(dp);
+	return max;
+}
+
+/* Turns that write ~64 MiB of log but leave no record; false on error. */
+static bool
+churn(struct store *cst)
+{
+	static char fh[LK_FH_MAX + 1], oh[LK_OH_MAX + 1];
+	struct lk_record rc;
+	enum store_status s;
+	unsigned t, i;
+
+	memset(fh, 'f', LK_FH_MAX);
+	memset(oh, 'o', LK_OH_MAX);
+	for (t = 0; t < 1000; t++) {
+		for (i = 0; i < 16; i++) {
+			rc = stt_lock(1, (int32_t)i, oh, fh, 0, 0, true, t);
+			s = t % 2 == 0 ? store_put_record(cst, &rc) :
+			    store_del_record(cst, &rc);
+			if (s != STORE_OK)
+				return false;
+		}
+		if (store_commit(cst) != STORE_OK)
+			return false;
+	}
+	return true;
+}
+
+/* Wait (up to 10 s) for a checkpoint that removed log files. */
+static bool
+wait_removal(struct store *cst)
+{
+	struct store_info si;
+	double t0 = now_sec();
+
+	do {
+		usleep(100000);
+		store_info(cst, &si);
+	} while ((stt_nlogs(dir) > 2 || si.si_logs_removed == 0) &&
+	    now_sec() - t0 < 10);
+	if (si.si_checkpoints >= 1 && si.si_logs_removed >= 2)
+		return true;
+	fprintf(stderr, "\nafter %.1f s: %zu log files, last %lu, %llu "
+	    "checkpoints, %llu removed\n", now_sec() - t0, stt_nlogs(dir),
+	    last_log(dir), (unsigned long long)si.si_checkpoints,
+	    (unsigned long long)si.si_logs_removed);
+	return false;
+}
+
+/* Records host 1..n of turn `base', one turn each (committed). */
+static bool
+put_turns(struct store *cst, uint64_t base, uint64_t n)
+{
+	struct lk_record rc;
+	uint64_t i;
+
+	for (i = 1; i <= n; i++) {
+		rc = stt_lock(base + i, 1, "owner", "file", 0, 0, true, i);
+		if (store_put_record(cst, &rc) != STORE_OK ||
+		    store_commit(cst) != STORE_OK)
+			return false;
+	}
+	return true;
+}
+
+/* Committed turns, a checkpoint that removed logs, more turns, kill. */
+static void
+ckp_child(void)
+{
+	struct store *cst;
+	struct lk_record rc = stt_lock(999, 1, "o", "f", 0, 0, true, 1);
+
+	if (stt_open(dir, STORE_LOG, 1, &cst) != STORE_OK)
+		_exit(2);
+	if (!churn(cst) || !put_turns(cst, 0, 50))
+		_exit(3);
+	if (!wait_removal(cst))
+		_exit(4);
+	if (!put_turns(cst, 50, 50) || store_put_record(cst, &rc) != STORE_OK)
+		_exit(5);
+	raise(SIGKILL);
+	_exit(6);
+}
+
+static void
+test_kill_after_ckp(void)
+{
+	struct stt_snap ss;
+	pid_t pid;
+	size_t i;
+	int status;
+
+	fresh();
+	if ((pid = fork()) == 0)
+		ckp_child();
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	if (WIFEXITED(status))
+		fprintf(stderr, "\nchild exited %d\n", WEXITSTATUS(status));
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 100);
+	for (i = 0; i < ss.ss_nrecs; i++)
+		CU_ASSERT_EQUAL(ss.ss_recs[i].rc_host, i + 1);
+	stt_snap_free(&ss);
+}
+
+static void
+test_checkpoint(void)
+{
+	struct store_info si;
+	uint64_t n;
+
+	fresh();
+	CU_ASSERT_FATAL(stt_open(dir, STORE_LOG, 1, &st) == STORE_OK);
+	CU_ASSERT_FATAL(churn(st));
+	CU_ASSERT(last_log(dir) >= 4);
+	/* Within a few periods a checkpoint removes the old files. */
+	CU_ASSERT(wait_removal(st));
+	CU_ASSERT(stt_nlogs(dir) <= 3);
+	if (stt_nlogs(dir) > 3)
+		fprintf(stderr, "\n%zu log files left, last %lu\n",
+		    stt_nlogs(dir), last_log(dir));
+	/* An idle store is not checkpointed again and again. */
+	usleep(1500000);
+	store_info(st, &si);
+	n = si.si_checkpoints;
+	usleep(2500000);
+	store_info(st, &si);
+	CU_ASSERT_EQUAL(si.si_checkpoints, n);
+	store_close(st);
+	st = NULL;
+}
+
+static void
+test_close_prompt(void)
+{
+	double t0;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	usleep(200000);
+	t0 = now_sec();
+	store_close(st);
+	st = NULL;
+	CU_ASSERT(now_sec() - t0 < 1.0);
+}
+
+/* One transaction of n puts, then one of n deletes. */
+static void
+test_big_txn(void)
+{
+	size_t i, n = stt_long() ? 1000000 : 100000;
+	struct lk_record rc;
+	struct stt_snap ss;
+	char fh[32];
+	double t0, t1, t2;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_LOG);
+	t0 = now_sec();
+	for (i = 0; i < n; i++) {
+		snprintf(fh, sizeof(fh), "file-%zu", i / 4);
+		rc = stt_lock(i % 1000 + 1, (int32_t)(i / 1000), "owner", fh,
+		    i % 4 * 100, 100, true, i + 1);
+		CU_ASSERT_EQUAL_FATAL(store_put_record(st, &rc), STORE_OK);
+	}
+	CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
+	t1 = now_sec();
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, n);
+	stt_snap_free(&ss);
+	st = stt_open_ok(dir, STORE_LOG);
+	t2 = now_sec();
+	for (i = 0; i < n; i++) {
+		snprintf(fh, sizeof(fh), "file-%zu", i / 4);
+		rc = stt_lock(i % 1000 + 1, (int32_t)(i / 1000), "owner", fh,
+		    i % 4 * 100, 100, true, i + 1);
+		CU_ASSERT_EQUAL_FATAL(store_del_record(st, &rc), STORE_OK);
+	}
+	CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
+	printf("\n  [%zu puts in one txn %.2f s, %zu deletes %.2f s] ", n,
+	    t1 - t0, n, now_sec() - t2);
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 0);
+	stt_snap_free(&ss);
+}
+
+int
+stt_register_durable(void)
+{
+	CU_pSuite s = CU_add_suite("store durability", NULL, teardown);
+
+	if (s == NULL ||
+	    !CU_add_test(s, "killed process, STORE_SYNC", test_kill_sync) ||
+	    !CU_add_test(s, "killed process, STORE_LOG", test_kill_log) ||
+	    !CU_add_test(s, "checkpoints remove logs", test_checkpoint) ||
+	    !CU_add_test(s, "killed after a checkpoint", test_kill_after_ckp) ||
+	    !CU_add_test(s, "close is prompt", test_close_prompt) ||
+	    !CU_add_test(s, "one large transaction", test_big_txn))
+		return -1;
+	return 0;
+}
