@@ -22,7 +22,7 @@
 
 #include <ini.h>
 
-enum config_type { CT_STR, CT_UINT, CT_SIZE, CT_BOOL, CT_CALLBACKS };
+enum config_type { CT_STR, CT_UINT, CT_SIZE, CT_BOOL, CT_ENUM };
 
 struct config_key {
 	const char	*ck_name;
@@ -31,15 +31,27 @@ struct config_key {
 	size_t		 ck_size;	/* CT_STR: buffer size */
 	unsigned long long ck_min;
 	unsigned long long ck_max;
+	const char *const *ck_names;	/* CT_ENUM: value names, by value */
 };
 
 #define KEY_STR(n, f)	{ n, CT_STR, offsetof(struct config, f), \
-	sizeof(((struct config *)0)->f), 0, 0 }
+	sizeof(((struct config *)0)->f), 0, 0, NULL }
 #define KEY_UINT(n, f, lo, hi) { n, CT_UINT, offsetof(struct config, f), 0, \
-	lo, hi }
+	lo, hi, NULL }
 #define KEY_SIZE(n, f, lo, hi) { n, CT_SIZE, offsetof(struct config, f), 0, \
-	lo, hi }
-#define KEY_BOOL(n, f)	{ n, CT_BOOL, offsetof(struct config, f), 0, 0, 1 }
+	lo, hi, NULL }
+#define KEY_BOOL(n, f)	{ n, CT_BOOL, offsetof(struct config, f), 0, 0, 1, \
+	NULL }
+/* An enum field; `names' is NULL-terminated, index = value. */
+#define KEY_ENUM(n, f, names) { n, CT_ENUM, offsetof(struct config, f), 0, \
+	0, 0, names }
+
+static const char *const callbacks_names[] = { "msg", "sync", "both", "off",
+	NULL };
+static const char *const durability_names[] = { "sync", "log", "none",
+	NULL };
+static const char *const reclaim_names[] = { "conflict", "strict", "off",
+	NULL };
 
 static const struct config_key config_table[] = {
 	KEY_STR("state-directory", state_dir),
@@ -51,8 +63,7 @@ static const struct config_key config_table[] = {
 	KEY_SIZE("max-record-size", max_record, 1024, 1 << 20),
 	KEY_UINT("max-connections", max_connections, 1, 1000000),
 	KEY_UINT("connection-idle-timeout", conn_idle_sec, 1, 86400),
-	{ "callbacks", CT_CALLBACKS, offsetof(struct config, callbacks), 0,
-	    0, 0 },
+	KEY_ENUM("callbacks", callbacks, callbacks_names),
 	KEY_UINT("callback-retry-min-ms", cb_retry_min_ms, 10, 3600000),
 	KEY_UINT("callback-retry-max-ms", cb_retry_max_ms, 10, 3600000),
 	KEY_UINT("callback-give-up", cb_give_up_sec, 0, 30 * 86400),
@@ -64,10 +75,12 @@ static const struct config_key config_table[] = {
 	KEY_UINT("max-name-length", max_name, 1, 1024),
 	KEY_UINT("max-fh-length", max_fh, 1, 1024),
 	KEY_UINT("max-oh-length", max_oh, 1, 1024),
+	KEY_ENUM("durability", durability, durability_names),
+	KEY_UINT("grace-period", grace_sec, 0, 86400),
+	KEY_ENUM("reclaim-check", reclaim_check, reclaim_names),
+	KEY_UINT("checkpoint-interval", checkpoint_sec, 1, 86400),
 };
 #define NKEYS	(sizeof(config_table) / sizeof(config_table[0]))
-
-static const char *const callbacks_names[] = { "msg", "sync", "both", "off" };
 
 void
 config_defaults(struct config *c)
@@ -92,6 +105,10 @@ config_defaults(struct config *c)
 	c->max_name = 255;
 	c->max_fh = 1024;
 	c->max_oh = 1024;
+	c->durability = CONFIG_DURABILITY_SYNC;
+	c->grace_sec = 90;
+	c->reclaim_check = CONFIG_RECLAIM_CONFLICT;
+	c->checkpoint_sec = 30;
 }
 
 static const struct config_key *
@@ -129,18 +146,23 @@ config_parse_uint(const struct config_key *k, const char *value,
 }
 
 static int
-config_parse_enum(const struct config_key *k, const char *value,
-    const char *const *names, size_t n, int *out, char *err, size_t errlen)
+config_parse_enum(const struct config_key *k, const char *value, int *out,
+    char *err, size_t errlen)
 {
-	size_t i;
+	char all[256];
+	size_t i, n = 0;
 
-	for (i = 0; i < n; i++)
-		if (strcasecmp(value, names[i]) == 0) {
+	for (i = 0; k->ck_names[i] != NULL; i++)
+		if (strcasecmp(value, k->ck_names[i]) == 0) {
 			*out = (int)i;
 			return 0;
 		}
-	snprintf(err, errlen, "%s: '%s' is not one of msg, sync, both, off",
-	    k->ck_name, value);
+	all[0] = '\0';
+	for (i = 0; k->ck_names[i] != NULL && n < sizeof(all); i++)
+		n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s",
+		    i > 0 ? ", " : "", k->ck_names[i]);
+	snprintf(err, errlen, "%s: '%s' is not one of %s", k->ck_name, value,
+	    all);
 	return -1;
 }
 
@@ -202,11 +224,10 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 			return -1;
 		*(int *)(void *)field = iv;
 		return 0;
-	case CT_CALLBACKS:
-		if (config_parse_enum(k, value, callbacks_names, 4, &iv, err,
-		    errlen) == -1)
+	case CT_ENUM:
+		if (config_parse_enum(k, value, &iv, err, errlen) == -1)
 			return -1;
-		c->callbacks = (enum config_callbacks)iv;
+		*(int *)(void *)field = iv;
 		return 0;
 	}
 	snprintf(err, errlen, "%s: internal error", key);
@@ -325,9 +346,9 @@ config_format(const struct config *c, const struct config_key *k, char *buf,
 		snprintf(buf, len, "%s = %s", k->ck_name,
 		    *(const int *)(const void *)field ? "yes" : "no");
 		break;
-	case CT_CALLBACKS:
+	case CT_ENUM:
 		snprintf(buf, len, "%s = %s", k->ck_name,
-		    callbacks_names[c->callbacks]);
+		    k->ck_names[*(const int *)(const void *)field]);
 		break;
 	}
 }

@@ -23,6 +23,19 @@ enum config_callbacks {
 	CONFIG_CB_OFF		/* never call back: clients re-poll */
 };
 
+enum config_durability {
+	CONFIG_DURABILITY_SYNC,	/* every turn's commit flushed to disk */
+	CONFIG_DURABILITY_LOG,	/* written to the OS: survives kill -9 */
+	CONFIG_DURABILITY_NONE	/* locks not stored (benchmarks) */
+};
+
+enum config_reclaim {
+	CONFIG_RECLAIM_CONFLICT,	/* refuse what another host held */
+	CONFIG_RECLAIM_STRICT,		/* only what is on record */
+	CONFIG_RECLAIM_OFF		/* as Linux: any reclaim in grace */
+};
+
+/* Enum settings are stored as int (config.c writes them through int *). */
 struct config {
 	char		state_dir[4096];	/* state-directory */
 	char		bind_addr[256];		/* bind-address; "" = any */
@@ -34,7 +47,7 @@ struct config {
 	size_t		max_record;		/* max-record-size (bytes) */
 	unsigned	max_connections;	/* max-connections */
 	unsigned	conn_idle_sec;		/* connection-idle-timeout */
-	enum config_callbacks callbacks;	/* callbacks */
+	int		callbacks;		/* enum config_callbacks */
 	unsigned	cb_retry_min_ms;	/* callback-retry-min-ms */
 	unsigned	cb_retry_max_ms;	/* callback-retry-max-ms */
 	unsigned	cb_give_up_sec;		/* callback-give-up (0 never) */
@@ -46,6 +59,10 @@ struct config {
 	unsigned	max_name;		/* max-name-length */
 	unsigned	max_fh;			/* max-fh-length */
 	unsigned	max_oh;			/* max-oh-length */
+	int		durability;		/* enum config_durability */
+	unsigned	grace_sec;		/* grace-period */
+	int		reclaim_check;		/* enum config_reclaim */
+	unsigned	checkpoint_sec;		/* checkpoint-interval */
 };
 
 /* Fill `c' with the documented defaults. */

@@ -176,6 +176,33 @@ test_set_callbacks(void)
 }
 
 static void
+test_set_persistence(void)
+{
+	struct config c;
+
+	config_defaults(&c);
+	CU_ASSERT_EQUAL(c.durability, CONFIG_DURABILITY_SYNC);
+	CU_ASSERT_EQUAL(c.grace_sec, 90);
+	CU_ASSERT_EQUAL(c.reclaim_check, CONFIG_RECLAIM_CONFLICT);
+	CU_ASSERT(set_ok(&c, "durability", "log"));
+	CU_ASSERT_EQUAL(c.durability, CONFIG_DURABILITY_LOG);
+	CU_ASSERT(set_ok(&c, "durability", "NONE"));
+	CU_ASSERT_EQUAL(c.durability, CONFIG_DURABILITY_NONE);
+	CU_ASSERT(set_ok(&c, "durability", "sync"));
+	CU_ASSERT_EQUAL(c.durability, CONFIG_DURABILITY_SYNC);
+	CU_ASSERT(set_fails("durability", "fsync", "sync, log, none"));
+	CU_ASSERT(set_ok(&c, "reclaim-check", "strict"));
+	CU_ASSERT_EQUAL(c.reclaim_check, CONFIG_RECLAIM_STRICT);
+	CU_ASSERT(set_ok(&c, "reclaim-check", "off"));
+	CU_ASSERT_EQUAL(c.reclaim_check, CONFIG_RECLAIM_OFF);
+	CU_ASSERT(set_ok(&c, "reclaim-check", "conflict"));
+	CU_ASSERT_EQUAL(c.reclaim_check, CONFIG_RECLAIM_CONFLICT);
+	CU_ASSERT(set_fails("reclaim-check", "lax", "conflict, strict, off"));
+	CU_ASSERT(set_ok(&c, "grace-period", "0"));
+	CU_ASSERT_EQUAL(c.grace_sec, 0);
+}
+
+static void
 test_set_errors(void)
 {
 	char err[256];
@@ -233,6 +260,8 @@ test_set_bounds(void)
 		{ "max-waiters-per-host", "1", "100000000", "0", "100000001" },
 		{ "max-locks", "1", "1000000000", "0", "1000000001" },
 		{ "max-hosts", "1", "10000000", "0", "10000001" },
+		{ "grace-period", "0", "86400", NULL, "86401" },
+		{ "checkpoint-interval", "1", "86400", "0", "86401" },
 	};
 	struct config c;
 	size_t i;
@@ -474,6 +503,8 @@ ct_register_config(void)
 	    CU_add_test(s, "set: each type", test_set_types) == NULL ||
 	    CU_add_test(s, "set: booleans", test_set_bool) == NULL ||
 	    CU_add_test(s, "set: callbacks", test_set_callbacks) == NULL ||
+	    CU_add_test(s, "set: durability, grace, reclaim-check",
+	    test_set_persistence) == NULL ||
 	    CU_add_test(s, "set: errors leave config unchanged",
 	    test_set_errors) == NULL ||
 	    CU_add_test(s, "set: bounds of every number",
