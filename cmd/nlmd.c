@@ -1,7 +1,8 @@
 /*
  * nlmd.c - main() of the lock server: read the configuration, open the
- * state directory, wire the services to the transport and run the loop.
- * No protocol logic lives here.
+ * state directory and the store, begin the epoch, wire the services to
+ * the transport (the NLM service loads the stored state before any
+ * listener opens) and run the loop.  No protocol logic lives here.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +15,7 @@
 
 #include "rpcout.h"
 #include "config.h"
+#include "dump.h"
 #include "ev.h"
 #include "log.h"
 #include "nlm.h"
@@ -21,6 +23,7 @@
 #include "rpcreg.h"
 #include "rpcsrv.h"
 #include "statedir.h"
+#include "store.h"
 
 #define NLM_PROGRAM	100021
 #define NSM_PROGRAM	100024
@@ -33,6 +36,8 @@ struct nlmd {
 	struct ev_loop	*loop;
 	struct rpc_srv	*srv;
 	struct rpc_clnt	*clnt;
+	struct store	*store;
+	uint64_t	 epoch;
 	int		 sigfd;
 	int		 lockfd;
 	unsigned	 nlm_port;
@@ -54,6 +59,9 @@ usage(FILE *f)
 	    "  -p, --port PORT      NLM port (udp and tcp)\n"
 	    "      --no-rpcbind     do not register with rpcbind\n"
 	    "      --print-config   print the effective configuration, exit\n"
+	    "      --dump-state     print what the state directory holds "
+	    "(the daemon must\n"
+	    "                       not be running), exit\n"
 	    "Every setting of section [nlmd] of the configuration file can be "
 	    "given as --KEY=VALUE:\n ", CONFIG_DEFAULT_FILE);
 	for (k = config_keys(); *k != NULL; k++)
@@ -75,7 +83,7 @@ parse_args(struct nlmd *d, int argc, char **argv)
 	struct option opts[64];
 	const char *const *k;
 	const char *cfile = CONFIG_DEFAULT_FILE;
-	int optional = 1, n = 0, c, idx, print = 0;
+	int optional = 1, n = 0, c, idx, print = 0, dump = 0;
 	char err[512];
 
 	memset(opts, 0, sizeof(opts));
@@ -86,6 +94,7 @@ parse_args(struct nlmd *d, int argc, char **argv)
 	opts[n++] = (struct option){ "port", required_argument, NULL, 'p' };
 	opts[n++] = (struct option){ "no-rpcbind", no_argument, NULL, 'R' };
 	opts[n++] = (struct option){ "print-config", no_argument, NULL, 'P' };
+	opts[n++] = (struct option){ "dump-state", no_argument, NULL, 'D' };
 	for (k = config_keys(); *k != NULL && n < 62; k++)
 		opts[n++] = (struct option){ *k, required_argument, NULL, 0 };
 	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1)
@@ -116,6 +125,7 @@ parse_args(struct nlmd *d, int argc, char **argv)
 		case 'p': key = "nlm-port"; break;
 		case 'R': key = "rpcbind"; val = "no"; break;
 		case 'P': print = 1; break;
+		case 'D': dump = 1; break;
 		case 0: key = opts[idx].name; break;
 		default: usage(stderr); exit(2);
 		}
@@ -133,6 +143,8 @@ parse_args(struct nlmd *d, int argc, char **argv)
 		config_dump(&d->conf, print_line, stdout);
 		exit(0);
 	}
+	if (dump)
+		exit(dump_state(&d->conf, stdout) == 0 ? 0 : 1);
 }
 
 /*
@@ -176,13 +188,14 @@ on_signal(struct ev_loop *loop, int fd, int events, void *arg)
 	}
 }
 
+/* The end of every turn: commit, then let the turn's messages out. */
 static void
 before_sleep(struct ev_loop *loop, void *arg)
 {
 	struct nlmd *d = arg;
 
 	(void)loop;
-	rpc_srv_flush(d->srv);
+	nlm_turn_end(d->srv);
 }
 
 static void
@@ -201,6 +214,54 @@ nlm_config_from(const struct config *c, struct nlm_config *nc)
 	nc->nc_max_locks = c->max_locks;
 	nc->nc_max_locks_per_host = c->max_locks_per_host;
 	nc->nc_max_waiters_per_host = c->max_waiters_per_host;
+	nc->nc_grace_sec = c->grace_sec;
+	switch (c->reclaim_check) {
+	case CONFIG_RECLAIM_STRICT:
+		nc->nc_reclaim_check = LK_RECLAIM_STRICT;
+		break;
+	case CONFIG_RECLAIM_OFF:
+		nc->nc_reclaim_check = LK_RECLAIM_OFF;
+		break;
+	default:
+		nc->nc_reclaim_check = LK_RECLAIM_CONFLICT;
+		break;
+	}
+}
+
+static const char *
+durability_name(int d)
+{
+	return d == CONFIG_DURABILITY_LOG ? "log" :
+	    d == CONFIG_DURABILITY_NONE ? "none" : "sync";
+}
+
+/*
+ * Open the store (recovering it), then begin this start's epoch (the NSM
+ * state number follows from it).  Anything wrong here is fatal: nlmd
+ * never serves without its state.
+ */
+static void
+setup_store(struct nlmd *d)
+{
+	struct store_config sc;
+	struct store_info si;
+	char err[512];
+
+	memset(&sc, 0, sizeof(sc));
+	sc.sc_dir = d->conf.state_dir;
+	sc.sc_durability = d->conf.durability == CONFIG_DURABILITY_LOG ?
+	    STORE_LOG : d->conf.durability == CONFIG_DURABILITY_NONE ?
+	    STORE_NONE : STORE_SYNC;
+	sc.sc_checkpoint_sec = d->conf.checkpoint_sec;
+	if (store_open(&sc, &d->store, err, sizeof(err)) != STORE_OK)
+		fatalx("store in %s: %s", d->conf.state_dir, err);
+	if (nsm_init(d->conf.state_dir, d->store, &d->epoch, err,
+	    sizeof(err)) == -1)
+		fatalx("%s", err);
+	store_info(d->store, &si);
+	log_info("store %s: %s, opened and recovered in %llu ms; epoch %llu",
+	    d->conf.state_dir, si.si_created ? "created" : "found",
+	    (unsigned long long)si.si_open_ms, (unsigned long long)d->epoch);
 }
 
 static void
@@ -223,9 +284,11 @@ setup_signals(struct nlmd *d)
 static void
 setup_network(struct nlmd *d)
 {
+	const struct nlm_counters *ct;
 	struct rpc_srv_limits lim;
 	struct nlm_config nc;
 	char err[512];
+	uint64_t t0;
 
 	memset(&lim, 0, sizeof(lim));
 	lim.max_record = d->conf.max_record;
@@ -236,10 +299,16 @@ setup_network(struct nlmd *d)
 	if ((d->clnt = rpc_clnt_new(d->loop, 0, err, sizeof(err))) == NULL)
 		fatalx("%s", err);
 	nlm_config_from(&d->conf, &nc);
-	if (nlm_init(d->loop, d->clnt, &nc, err, sizeof(err)) == -1)
+	nc.nc_epoch = d->epoch;
+	t0 = ev_now_ms();
+	if (nlm_init(d->loop, d->clnt, d->store, &nc, err, sizeof(err)) == -1)
 		fatalx("%s", err);
-	if (nsm_init(d->conf.state_dir, err, sizeof(err)) == -1)
-		fatalx("%s", err);
+	ct = nlm_get_counters();
+	log_info("loaded %llu hosts, %llu locks, %llu shares in %llu ms",
+	    (unsigned long long)ct->loaded_hosts,
+	    (unsigned long long)ct->loaded_locks,
+	    (unsigned long long)ct->loaded_shares,
+	    (unsigned long long)(ev_now_ms() - t0));
 	if (nlm_register(d->srv) == -1 || nsm_register(d->srv) == -1)
 		fatalx("cannot add programs");
 	if (rpc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nlm_port,
@@ -287,6 +356,20 @@ fail:
 	fatalx("%s", err);
 }
 
+static void
+log_store_stats(const struct store *st)
+{
+	struct store_info si;
+
+	store_info(st, &si);
+	log_info("store: %llu commits, %llu flushed to disk, %llu records "
+	    "written, %llu deleted, %llu checkpoints",
+	    (unsigned long long)si.si_commits,
+	    (unsigned long long)si.si_flushes, (unsigned long long)si.si_puts,
+	    (unsigned long long)si.si_dels,
+	    (unsigned long long)si.si_checkpoints);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -298,21 +381,29 @@ main(int argc, char **argv)
 	log_init("nlmd", d.conf.foreground, d.conf.verbose);
 	if ((d.lockfd = statedir_lock(d.conf.state_dir, err, sizeof(err))) == -1)
 		fatalx("%s", err);
-	if ((d.loop = ev_loop_new()) == NULL)
-		fatal("event loop");
-	setup_network(&d);
+	/*
+	 * Into the background before the store opens: its handles and its
+	 * checkpoint thread must belong to the process that uses them.
+	 * (Errors from here on go to syslog; under systemd use -F.)
+	 */
 	if (!d.conf.foreground) {
 		if (daemon(0, 0) == -1)
 			fatal("daemon");
 		statedir_write_pid(d.lockfd);
 	}
+	if ((d.loop = ev_loop_new()) == NULL)
+		fatal("event loop");
+	setup_store(&d);
+	setup_network(&d);
 	setup_signals(&d);
 	rpcbind_register(&d);
 	ev_set_beforesleep(d.loop, before_sleep, &d);
 	log_info("nlmd ready: NLM (100021 v1,3,4) on port %u, NSM (100024 v1) "
-	    "on port %u, udp+tcp%s, state %s, NSM state %d%s", d.nlm_port,
-	    d.nsm_port, rpc_srv_has_family(d.srv, AF_INET6) ? ", IPv4+IPv6" :
-	    ", IPv4", d.conf.state_dir, nsm_state(),
+	    "on port %u, udp+tcp%s, state %s, durability %s, epoch %llu, "
+	    "NSM state %d%s", d.nlm_port, d.nsm_port,
+	    rpc_srv_has_family(d.srv, AF_INET6) ? ", IPv4+IPv6" : ", IPv4",
+	    d.conf.state_dir, durability_name(d.conf.durability),
+	    (unsigned long long)d.epoch, nsm_state(),
 	    d.registered ? ", registered with rpcbind" : ", not registered");
 	if (ev_run(d.loop) == -1)
 		log_warn("event loop");
@@ -321,6 +412,8 @@ main(int argc, char **argv)
 	nlm_shutdown();
 	rpc_srv_free(d.srv);
 	rpc_clnt_free(d.clnt);
+	log_store_stats(d.store);
+	store_close(d.store);
 	ev_loop_free(d.loop);
 	close(d.sigfd);
 	close(d.lockfd);

@@ -5,10 +5,16 @@
  * replies, _RES messages and GRANTED callbacks.  It holds no lock logic of
  * its own.  There is one service per process: the rpcgen-generated
  * dispatchers call global handler functions, which find it here.
+ *
+ * Every change a turn of the event loop makes (lock-core change sets,
+ * host records, the fencing-token high-water mark) is staged in the store
+ * as it happens; nlm_turn_end() commits the turn and only then lets the
+ * turn's replies and outbound calls leave (DESIGN.md, rule 1).
  */
 #ifndef NLMD_NLM_NLM_H
 #define NLMD_NLM_NLM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -17,6 +23,7 @@ struct ev_loop;
 struct rpc_clnt;
 struct rpc_srv;
 struct lk_table;
+struct store;
 
 enum nlm_cbmode {
 	NLM_CB_MSG,		/* GRANTED_MSG, acknowledged by GRANTED_RES */
@@ -38,7 +45,9 @@ struct nlm_config {
 	size_t		nc_max_locks;		/* lock-core limits */
 	size_t		nc_max_locks_per_host;
 	size_t		nc_max_waiters_per_host;
-	uint64_t	nc_token_seed;
+	uint64_t	nc_epoch;		/* this start's epoch */
+	unsigned	nc_grace_sec;		/* grace deadline */
+	int		nc_reclaim_check;	/* enum lk_reclaim_check */
 };
 
 /* Counters, kept from the start; the operator tooling exposes them. */
@@ -69,15 +78,51 @@ struct nlm_counters {
 	uint64_t	sm_notify_refused;
 	uint64_t	hosts;		/* gauge: hosts known */
 	uint64_t	cb_inflight;	/* gauge: grants awaiting acknowledgement */
+	uint64_t	loaded_locks;	/* reclaimable at start */
+	uint64_t	loaded_shares;
+	uint64_t	loaded_hosts;
+	uint64_t	grace_dropped;	/* not reclaimed by the deadline */
+	uint64_t	commits;	/* turns committed with changes */
+};
+
+/* The grace period of this start (see nlm_grace.c). */
+struct nlm_grace {
+	bool		g_active;	/* in grace now */
+	bool		g_had;		/* there was one at this start */
+	uint64_t	g_start_ms;	/* ev_now_ms() when it began */
+	uint64_t	g_deadline_ms;
+	uint64_t	g_end_ms;	/* when it ended (0: not yet) */
+	const char	*g_how;		/* why it ends (set: ending) */
+	size_t		g_drop_locks;	/* left to drop when it ended */
+	size_t		g_drop_shares;
+	uint64_t	g_dropped;	/* dropped so far */
 };
 
 /*
- * Start the service: create the lock table and host table.  `clnt' is the
- * outbound caller used for callbacks and _RES messages.  Returns 0, or -1
- * with a reason in err[errlen].
+ * Start the service: create the lock table and the host table, load the
+ * hosts, locks and shares `st' holds (the locks and shares as reclaimable:
+ * a grace period of conf->nc_grace_sec starts when there are any), and arm
+ * the timers.  `clnt' is the outbound caller used for callbacks and _RES
+ * messages; `st' (borrowed, must outlive the service) receives every
+ * change.  Call after store_epoch_begin() and before the listeners open.
+ * Returns 0, or -1 with a reason in err[errlen].
  */
-int	nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt,
+int	nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt, struct store *st,
 	    const struct nlm_config *conf, char *err, size_t errlen);
+
+/*
+ * The end of a turn of the event loop (its before-sleep hook): end grace
+ * if nothing is left to reclaim, stage the token and host-id high-water
+ * marks, commit the turn's transaction, then release the replies queued on
+ * `srv' and the outbound calls held by the client, and repeat while that
+ * staged or held anything new.  A failed commit is fatal: logged, and the
+ * process exits with status 1 without sending anything of the turn
+ * (recovery runs at the next start).
+ */
+void	nlm_turn_end(struct rpc_srv *srv);
+
+/* Records created from now on carry `epoch' (a simulated restart). */
+void	nlm_set_epoch(uint64_t epoch);
 
 /* Tear everything down (pending callbacks are abandoned).  Idempotent. */
 void	nlm_shutdown(void);
@@ -86,6 +131,7 @@ void	nlm_shutdown(void);
 int	nlm_register(struct rpc_srv *srv);
 
 const struct nlm_counters *nlm_get_counters(void);
+const struct nlm_grace *nlm_get_grace(void);
 /* The lock table, for the status dump (read only). */
 const struct lk_table *nlm_get_table(void);
 

@@ -6,10 +6,16 @@
  * alone is trusted: a name is whatever a client says, an address can be
  * shared by NATed or containerised clients.  No DNS is ever consulted.
  *
- * Each host gets a lockcore host id (never 0, never reused) and remembers
- * the NSM state its LOCKs carried.  Hosts that hold nothing in the lock
+ * Each host gets a lockcore host id (never 0, never reused: the next id
+ * is kept in the store) and remembers the NSM state its LOCKs carried and
+ * the server address it talked to.  Every host is a store record, written
+ * when the host is created (flushed before it is answered, whatever the
+ * durability: the monitor list must survive a power loss) and whenever
+ * what it records changes; at startup the records come back first, so a
+ * client reclaiming after a restart is the same host, with the same id, as
+ * the one whose locks were stored.  Hosts that hold nothing in the lock
  * table, have no callback in flight and have been idle for HOST_IDLE_MS are
- * freed by a periodic sweep.
+ * freed by a periodic sweep, and their records deleted.
  */
 #include "nlm_impl.h"
 
@@ -81,6 +87,86 @@ nlm_host_str(const struct nlm_host *h, char *buf, size_t len)
 	return buf;
 }
 
+/* Copy an address with the port cleared. */
+static void
+nlm_addr_noport(struct sockaddr_storage *dst, socklen_t *dstlen,
+    const struct sockaddr_storage *src, socklen_t srclen)
+{
+	*dst = *src;
+	*dstlen = srclen;
+	if (dst->ss_family == AF_INET)
+		((struct sockaddr_in *)dst)->sin_port = 0;
+	else if (dst->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)dst)->sin6_port = 0;
+}
+
+static void
+nlm_addr_to_store(const struct sockaddr_storage *ss, socklen_t len,
+    struct store_addr *sa)
+{
+	const uint8_t *p;
+	size_t n;
+
+	memset(sa, 0, sizeof(*sa));
+	if (len == 0 || (p = nlm_addr_bytes(ss, &n)) == NULL)
+		return;
+	memcpy(sa->sa_bytes, p, n);
+	sa->sa_len = (uint8_t)n;
+	if (ss->ss_family == AF_INET6)
+		sa->sa_scope = ((const struct sockaddr_in6 *)(const void *)ss)->
+		    sin6_scope_id;
+}
+
+/* Returns the length of the address made, 0 when sa holds none. */
+static socklen_t
+nlm_addr_from_store(const struct store_addr *sa, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (sa->sa_len == 4) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		memcpy(&s4->sin_addr, sa->sa_bytes, 4);
+		return sizeof(*s4);
+	}
+	if (sa->sa_len == 16) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		memcpy(&s6->sin6_addr, sa->sa_bytes, 16);
+		s6->sin6_scope_id = sa->sa_scope;
+		return sizeof(*s6);
+	}
+	return 0;
+}
+
+void
+nlm_host_stage(struct nlm_host *h)
+{
+	struct store_host sh;
+
+	memset(&sh, 0, sizeof(sh));
+	sh.sh_id = h->h_id;
+	sh.sh_name = h->h_name;
+	nlm_addr_to_store(&h->h_addr, h->h_addrlen, &sh.sh_addr);
+	nlm_addr_to_store(&h->h_local, h->h_locallen, &sh.sh_local);
+	sh.sh_state = h->h_state;
+	sh.sh_flags = h->h_monitored ? STORE_HOST_MONITORED : 0;
+	sh.sh_epoch = h->h_epoch;
+	nlm_store_check(store_put_host(nlm->n_store, &sh), "staging a host");
+}
+
+static void
+nlm_host_link(struct nlm_host *h)
+{
+	size_t b = nlm_host_hash(&h->h_addr, h->h_name);
+
+	h->h_next = nlm->n_hosts[b];
+	nlm->n_hosts[b] = h;
+	nlm->n_nhosts++;
+	nlm->n_stats.hosts = nlm->n_nhosts;
+}
+
 static struct nlm_host *
 nlm_host_new(const struct sockaddr_storage *ss, socklen_t sl, const char *name)
 {
@@ -97,35 +183,80 @@ nlm_host_new(const struct sockaddr_storage *ss, socklen_t sl, const char *name)
 		free(h);
 		return NULL;
 	}
-	h->h_addr = *ss;
-	h->h_addrlen = sl;
-	if (ss->ss_family == AF_INET)
-		((struct sockaddr_in *)&h->h_addr)->sin_port = 0;
-	else if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)&h->h_addr)->sin6_port = 0;
-	h->h_id = ++nlm->n_next_host;
+	nlm_addr_noport(&h->h_addr, &h->h_addrlen, ss, sl);
 	h->h_seen = ev_now_ms();
-	nlm->n_nhosts++;
-	nlm->n_stats.hosts = nlm->n_nhosts;
 	return h;
+}
+
+/* A request reached us at `local': remember it, stage when it changed. */
+static void
+nlm_host_local(struct nlm_host *h, const struct sockaddr_storage *local,
+    socklen_t locallen, bool stage)
+{
+	if (local == NULL || locallen == 0 ||
+	    (h->h_locallen > 0 && nlm_addr_equal(&h->h_local, local)))
+		return;
+	nlm_addr_noport(&h->h_local, &h->h_locallen, local, locallen);
+	if (stage)
+		nlm_host_stage(h);
 }
 
 struct nlm_host *
 nlm_host_get(const struct sockaddr_storage *ss, socklen_t sl,
-    const char *name, bool create)
+    const char *name, const struct sockaddr_storage *local,
+    socklen_t locallen, bool create)
 {
 	size_t b = nlm_host_hash(ss, name);
 	struct nlm_host *h;
 
 	for (h = nlm->n_hosts[b]; h != NULL; h = h->h_next)
 		if (strcmp(h->h_name, name) == 0 &&
-		    nlm_addr_equal(&h->h_addr, ss))
+		    nlm_addr_equal(&h->h_addr, ss)) {
+			if (create)
+				nlm_host_local(h, local, locallen, true);
 			return h;
+		}
 	if (!create || (h = nlm_host_new(ss, sl, name)) == NULL)
 		return NULL;
-	h->h_next = nlm->n_hosts[b];
-	nlm->n_hosts[b] = h;
+	h->h_id = nlm->n_next_host++;
+	h->h_epoch = nlm->n_conf.nc_epoch;
+	nlm_host_local(h, local, locallen, false);
+	nlm_host_link(h);
+	/* Its first record reaches the disk before it is answered. */
+	nlm_host_stage(h);
+	store_require_flush(nlm->n_store);
 	return h;
+}
+
+int
+nlm_host_restore(const struct store_host *sh)
+{
+	struct sockaddr_storage ss;
+	struct nlm_host *h;
+	socklen_t sl;
+
+	if (sh->sh_id == 0 ||
+	    (sl = nlm_addr_from_store(&sh->sh_addr, &ss)) == 0) {
+		log_warnx("stored host %llu (%s): no usable address; ignored",
+		    (unsigned long long)sh->sh_id, sh->sh_name);
+		return -1;
+	}
+	if ((h = calloc(1, sizeof(*h))) == NULL ||
+	    (h->h_name = strdup(sh->sh_name)) == NULL) {
+		free(h);
+		return -1;
+	}
+	h->h_id = sh->sh_id;
+	nlm_addr_noport(&h->h_addr, &h->h_addrlen, &ss, sl);
+	h->h_locallen = nlm_addr_from_store(&sh->sh_local, &h->h_local);
+	h->h_state = sh->sh_state;
+	h->h_monitored = (sh->sh_flags & STORE_HOST_MONITORED) != 0;
+	h->h_epoch = sh->sh_epoch;
+	h->h_seen = ev_now_ms();
+	if (h->h_id >= nlm->n_next_host)
+		nlm->n_next_host = h->h_id + 1;
+	nlm_host_link(h);
+	return 0;
 }
 
 void
@@ -270,6 +401,8 @@ nlm_gc(struct ev_loop *loop, void *arg)
 			    (gi.gi_n == 0 || bsearch(&h->h_id, gi.gi_ids,
 			    gi.gi_n, sizeof(*gi.gi_ids), nlm_id_cmp) == NULL)) {
 				*pp = h->h_next;
+				nlm_store_check(store_del_host(nlm->n_store,
+				    h->h_id), "staging a host removal");
 				free(h->h_name);
 				free(h);
 				nlm->n_nhosts--;

@@ -8,9 +8,12 @@
  *                convert the result back.  No decisions.
  *   nlm_proc.c   the semantics of each procedure over lockcore, on v4
  *                types and a protocol-neutral context: testable without
- *                sockets.
+ *                sockets.  Each does validate -> resolve host -> decide ->
+ *                stage (nlm_apply()).
  *   nlm_host.c   hosts: (source address, caller_name) -> lockcore host id,
- *                the client's NSM state, its NLM port (rpcbind cache).
+ *                the client's NSM state; each host is a store record.
+ *   nlm_grace.c  the grace period after a restart, and the end of a turn
+ *                (commit, then release what the turn produced).
  *   nlm_out.c    outbound calls to a client's NLM: rpcbind look-up on the
  *                client's address, then the call, all non-blocking.
  *   nlm_grant.c  GRANTED callbacks: one record per blocked request, sent
@@ -19,7 +22,15 @@
  * Ownership legend: a struct nlm_grant is created for every blocking LOCK
  * and given to lockcore as the waiter's udata; lockcore hands it back in
  * rs_granted (start calling back) and, exactly once, in rs_dropped (free
- * it).  Everything else belongs to the service singleton `nlm'.
+ * it).  The store is borrowed from the daemon.  Everything else belongs to
+ * the service singleton `nlm'.
+ *
+ * Staging rule: every change to the lock table goes through nlm_apply()
+ * with the result of the call that made it, before the next lockcore call
+ * (a result lives until then); every change to a host goes through
+ * nlm_host_stage().  Nothing is sent directly: replies wait in the
+ * transport and outbound calls in the RPC client until nlm_turn_end() has
+ * committed the turn.
  */
 #ifndef NLMD_NLM_NLM_IMPL_H
 #define NLMD_NLM_NLM_IMPL_H
@@ -33,6 +44,7 @@
 #include "nlm.h"
 #include "rpc/nlm_prot.h"
 #include "rpcout.h"
+#include "store.h"
 
 struct rpc_clnt;
 struct nlm_host;
@@ -52,12 +64,15 @@ struct nlm_ctx {
 };
 
 struct nlm_host {
-	uint64_t		 h_id;		/* lockcore host id */
+	uint64_t		 h_id;		/* lockcore host id = store key */
 	char			*h_name;	/* caller_name */
 	struct sockaddr_storage	 h_addr;	/* port 0 */
 	socklen_t		 h_addrlen;
+	struct sockaddr_storage	 h_local;	/* our address it used, port 0 */
+	socklen_t		 h_locallen;	/* 0: not known */
 	int32_t			 h_state;	/* client's NSM state, 0 unknown */
 	bool			 h_monitored;
+	uint64_t		 h_epoch;	/* epoch it was first stored in */
 	uint64_t		 h_seen;	/* last request, ev_now_ms() */
 	unsigned		 h_grants;	/* callbacks in flight */
 	struct nlm_host		*h_next;	/* hash chain */
@@ -110,6 +125,8 @@ struct nlm_send {
 	void			*s_arg;
 	uint32_t		 s_xid;		/* 0: not on the wire yet */
 	struct nlm_send		*s_next;	/* waiting list */
+	struct nlm_send		*s_anext;	/* every live send */
+	struct nlm_send		*s_aprev;
 	size_t			 s_len;
 	uint8_t			 s_args[];	/* encoded arguments */
 };
@@ -120,8 +137,13 @@ struct nlm_send {
 struct nlm_service {
 	struct ev_loop		*n_loop;
 	struct rpc_clnt		*n_clnt;
+	struct store		*n_store;	/* borrowed */
 	struct nlm_config	 n_conf;
 	struct lk_table		*n_table;
+	uint64_t		 n_token_stored; /* token high-water mark staged */
+	uint64_t		 n_host_stored;	/* next host id staged */
+	struct nlm_grace	 n_grace;
+	struct ev_timer		 n_grace_timer;
 	struct nlm_host		*n_hosts[NLM_HOST_BUCKETS];
 	unsigned		 n_nhosts;
 	uint64_t		 n_next_host;
@@ -134,31 +156,63 @@ struct nlm_service {
 
 extern struct nlm_service *nlm;
 
-/* ---- nlm_proc.c: the procedures, on v4 types ---- */
+/* ---- nlm_proc.c: the procedures, on v4 types ----
+ *
+ * Each takes the caller's context and the decoded v4 arguments (borrowed
+ * for the call) and fills the result, whose pointers (cookie, holder owner
+ * handle) point into the arguments or the lock table and stay valid until
+ * the reply is encoded.  A handler never fails: bad input gets the
+ * protocol's error in the result and changes nothing.  Mutating handlers
+ * stage what they change (nlm_apply()); their reply leaves after the
+ * turn's commit.
+ */
 void	nlm_proc_test(const struct nlm_ctx *, const nlm4_testargs *,
 	    nlm4_testres *);
+/* LOCK and NM_LOCK (cx_monitored false); reclaims included. */
 void	nlm_proc_lock(const struct nlm_ctx *, const nlm4_lockargs *,
 	    nlm4_res *);
 void	nlm_proc_cancel(const struct nlm_ctx *, const nlm4_cancargs *,
 	    nlm4_res *);
 void	nlm_proc_unlock(const struct nlm_ctx *, const nlm4_unlockargs *,
 	    nlm4_res *);
+/* GRANTED sent to us: we are a server, so always DENIED. */
 void	nlm_proc_granted(const struct nlm_ctx *, const nlm4_testargs *,
 	    nlm4_res *);
 void	nlm_proc_share(const struct nlm_ctx *, const nlm4_shareargs *,
 	    nlm4_shareres *);
 void	nlm_proc_unshare(const struct nlm_ctx *, const nlm4_shareargs *,
 	    nlm4_shareres *);
+/* FREE_ALL: release the hosts of that name, if asked from their address. */
 void	nlm_proc_free_all(const struct nlm_ctx *, const nlm4_notify *);
+/* GRANTED_RES: the client's answer to a GRANTED_MSG callback. */
 void	nlm_proc_granted_res(const struct nlm_ctx *, const nlm4_res *);
+/* Procedure 16, from a status monitor on this host only. */
 void	nlm_proc_sm_notify(const struct nlm_ctx *, const nlm_sm_status *);
-/* Apply a lockcore result's grants and drops (every mutating call). */
+
+/*
+ * Stage a lockcore result and act on it: its change set goes to the
+ * store's turn transaction (a failure is fatal), its grants start their
+ * GRANTED callbacks (held until the commit), its dropped waiter records
+ * are freed.  Call after every mutating lockcore call, before the next
+ * one; NULL does nothing.
+ */
 void	nlm_apply(const struct lk_result *);
 /* The one lockcore -> wire mapping. */
 nlm4_stats nlm_stat_from_lk(enum lk_status);
-/* Send a _RES message of `proc' carrying `res' (encoded by `xres'). */
+/*
+ * Queue a _RES message of `proc' carrying `res' (encoded by `xres' at
+ * once) to the client's NLM, found through the rpcbind on the request's
+ * source address.  One try; failures are counted, never retried (the
+ * client re-sends its _MSG).
+ */
 void	nlm_send_res(const struct nlm_ctx *, uint32_t proc, xdrproc_t xres,
 	    const void *res);
+/*
+ * A store call failed (st != STORE_OK) while doing `what': log and exit(1)
+ * (the in-memory state has moved on; recovery runs at the next start).
+ * Returns when st is STORE_OK.
+ */
+void	nlm_store_check(enum store_status st, const char *what);
 
 /* ---- nlm_xdr.c: in-place decoders (same wire format as rpcgen's) ---- */
 bool_t	nlm_xdr_lockargs(XDR *, nlm4_lockargs *);
@@ -167,9 +221,25 @@ bool_t	nlm_xdr_testargs(XDR *, nlm4_testargs *);
 bool_t	nlm_xdr_cancargs(XDR *, nlm4_cancargs *);
 
 /* ---- nlm_host.c ---- */
-struct nlm_host	*nlm_host_get(const struct sockaddr_storage *,
-		    socklen_t, const char *name, bool create);
-/* Release everything the host holds in the lock table. */
+/*
+ * The host (source address ss, caller_name name), or NULL when unknown and
+ * !create.  With create, a new host gets the next id, `local' (the server
+ * address it used; may be NULL) and a store record staged with a flush
+ * required (its first record reaches the disk before it is answered);
+ * NULL then means the host table is full (max-hosts) or memory ran out.
+ */
+struct nlm_host	*nlm_host_get(const struct sockaddr_storage *ss,
+		    socklen_t sl, const char *name,
+		    const struct sockaddr_storage *local, socklen_t locallen,
+		    bool create);
+/* Stage the host's record (after a change of state, flags or address). */
+void		 nlm_host_stage(struct nlm_host *);
+/*
+ * Add a host read from the store at startup (no record staged).  Returns
+ * 0, or -1 when out of memory or the record is unusable (logged).
+ */
+int		 nlm_host_restore(const struct store_host *);
+/* Release everything the host holds in the lock table (staged). */
 void		 nlm_host_release(struct nlm_host *, const char *why);
 /* Call fn for every host; fn may release (not free) the host. */
 void		 nlm_host_foreach(void (*fn)(struct nlm_host *, void *),
@@ -182,12 +252,30 @@ void		 nlm_host_free_all(void);
 bool		 nlm_addr_equal(const struct sockaddr_storage *,
 		    const struct sockaddr_storage *);
 
+/* ---- nlm_grace.c ---- */
+/* Start grace if the loaded table has reclaimable records (logged). */
+void		 nlm_grace_start(void);
+/* End grace now if nothing is left to reclaim (called every turn). */
+void		 nlm_grace_check(void);
+/* End grace: drop what is left (staged), log why.  No-op outside grace. */
+void		 nlm_grace_end(const char *how);
+
 /* ---- nlm_out.c ---- */
+/*
+ * A call to the NLM of the client at `peer' (port ignored): procedure
+ * `proc' of version `vers', arguments encoded now by `xargs', to leave
+ * from `local' (may be NULL).  NULL when it cannot be encoded or memory
+ * runs out.  Not started: see nlm_send_start().
+ */
 struct nlm_send	*nlm_send_new(const struct sockaddr_storage *peer,
 		    socklen_t peerlen, uint32_t vers, uint32_t proc,
 		    xdrproc_t xargs, const void *args,
 		    const struct sockaddr_storage *local, socklen_t locallen);
-/* Start it: look up the port if needed, call; cb runs exactly once. */
+/*
+ * Start it: look up the client's NLM port if needed, then call; both go
+ * out at the next flush.  cb runs exactly once (ok = reply received),
+ * unless cancelled; the send is freed after cb.
+ */
 void		 nlm_send_start(struct nlm_send *, unsigned timeout_ms,
 		    unsigned tries, nlm_send_cb *cb, void *arg);
 /* Abandon a started send: its callback will not run; frees it. */
@@ -200,12 +288,20 @@ void		 nlm_out_gc(void);
 void		 nlm_out_shutdown(void);
 
 /* ---- nlm_grant.c ---- */
+/*
+ * The callback record of a blocking LOCK (copies what it needs from the
+ * arguments), or NULL when out of memory.  Owned by the caller until
+ * lockcore takes it as udata (LK_BLOCKED).
+ */
 struct nlm_grant *nlm_grant_new(const struct nlm_ctx *, struct nlm_host *,
 		    const nlm4_lockargs *);
+/* Free; stops its timer and any send in flight.  NULL ok. */
 void		 nlm_grant_free(struct nlm_grant *);
+/* lockcore granted the waiter: start calling back (idempotent). */
 void		 nlm_grant_start(struct nlm_grant *);
-/* The client answered a GRANTED callback with `st'. */
+/* The client answered a GRANTED callback with `st' (may free g). */
 void		 nlm_grant_answer(struct nlm_grant *, nlm4_stats st);
+/* The active grant with this cookie, or NULL. */
 struct nlm_grant *nlm_grant_by_cookie(const nlm_netobj *);
 /* Fill a lockcore request describing the grant's lock. */
 void		 nlm_grant_lockreq(const struct nlm_grant *,

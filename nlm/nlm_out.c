@@ -11,7 +11,9 @@
  * comes every waiting send goes out; when it does not, each completes as
  * failed.  Ports are cached for PORT_TTL_MS and forgotten after a failure.
  * Every send completes exactly once through its callback, unless its owner
- * cancels it first; either way it is then freed here.
+ * cancels it first; either way it is then freed here.  Every live send is
+ * also on one list, so that shutdown frees those nobody owns (a _RES in
+ * flight) as well.
  */
 #include "nlm_impl.h"
 
@@ -48,6 +50,19 @@ struct nlm_peer {
 };
 
 static struct nlm_peer *peers[PEER_BUCKETS];
+static struct nlm_send *sends;	/* every live send */
+
+static void
+send_free(struct nlm_send *s)
+{
+	if (s->s_aprev != NULL)
+		s->s_aprev->s_anext = s->s_anext;
+	else
+		sends = s->s_anext;
+	if (s->s_anext != NULL)
+		s->s_anext->s_aprev = s->s_aprev;
+	free(s);
+}
 
 static size_t
 peer_hash(const struct sockaddr_storage *ss, uint32_t vers)
@@ -139,6 +154,10 @@ nlm_send_new(const struct sockaddr_storage *peer, socklen_t peerlen,
 		return NULL;
 	memcpy(s->s_args, buf, len);
 	s->s_len = len;
+	s->s_anext = sends;
+	if (sends != NULL)
+		sends->s_aprev = s;
+	sends = s;
 	peer_key(peer, peerlen, &s->s_peer, &s->s_peerlen);
 	s->s_vers = vers;
 	s->s_proc = proc;
@@ -167,7 +186,7 @@ send_done(void *arg, enum rpc_clnt_status st, XDR *res)
 	}
 	if (s->s_cb != NULL)
 		s->s_cb(s->s_arg, st == RPC_CLNT_OK, res);
-	free(s);
+	send_free(s);
 }
 
 static void
@@ -175,7 +194,7 @@ send_fail(struct nlm_send *s)
 {
 	if (s->s_cb != NULL)
 		s->s_cb(s->s_arg, 0, NULL);
-	free(s);
+	send_free(s);
 }
 
 static void
@@ -360,7 +379,7 @@ nlm_send_cancel(struct nlm_send *s)
 			}
 	} else if (s->s_xid != 0)
 		rpc_clnt_cancel(nlm->n_clnt, s->s_xid);
-	free(s);
+	send_free(s);
 }
 
 void
@@ -405,10 +424,12 @@ nlm_out_shutdown(void)
 			peers[b] = p->p_next;
 			if (p->p_xid != 0)
 				rpc_clnt_cancel(nlm->n_clnt, p->p_xid);
-			while ((s = p->p_waiting) != NULL) {
-				p->p_waiting = s->s_next;
-				free(s);
-			}
+			p->p_waiting = NULL;	/* freed below, with the rest */
 			free(p);
 		}
+	while ((s = sends) != NULL) {
+		if (s->s_waiton == NULL && s->s_xid != 0)
+			rpc_clnt_cancel(nlm->n_clnt, s->s_xid);
+		send_free(s);
+	}
 }

@@ -1,14 +1,19 @@
 /*
  * nlm_proc.c - the NLM procedures, on version 4 types, over lockcore.
  *
- * Every mutating lockcore call is followed at once by nlm_apply() on its
- * result (the result is only valid until the next call): grants start
- * their GRANTED callbacks, dropped waiter records are freed.
+ * Every procedure has the same four steps: validate the fields, resolve
+ * the caller's host (nlm_begin(), the one prologue), decide (one lockcore
+ * call), stage (nlm_apply(): the change set goes to the store's turn
+ * transaction, grants start their callbacks, dropped waiters are freed).
+ * The reply is encoded when the handler returns but leaves only after
+ * nlm_turn_end() has committed the turn.
  *
  * Statuses follow what the Linux client expects: UNLOCK of nothing is
  * GRANTED; CANCEL of nothing is DENIED (which the client treats as done,
  * not as a reason to retry); a GRANTED call sent to us (we are a server)
- * is answered DENIED.
+ * is answered DENIED; a reclaim outside grace, and a request that meets a
+ * lock still to be reclaimed during grace, get DENIED_GRACE_PERIOD (the
+ * client waits and retries).
  */
 #include "nlm_impl.h"
 
@@ -40,10 +45,23 @@ nlm_stat_from_lk(enum lk_status st)
 		return NLM4_FBIG;
 	case LK_NOTFOUND:
 		return NLM4_DENIED;
+	case LK_GRACE:
+	case LK_NOGRACE:
+		return NLM4_DENIED_GRACE_PERIOD;
 	case LK_INVAL:
 		break;
 	}
 	return NLM4_FAILED;
+}
+
+void
+nlm_store_check(enum store_status st, const char *what)
+{
+	if (st == STORE_OK)
+		return;
+	fatalx("store: %s while %s: %s; exiting without answering (the "
+	    "store recovers at the next start)", store_strerror(st), what,
+	    store_last_error(nlm->n_store));
 }
 
 void
@@ -53,6 +71,9 @@ nlm_apply(const struct lk_result *res)
 
 	if (res == NULL)
 		return;
+	if (res->rs_nadded > 0 || res->rs_nremoved > 0)
+		nlm_store_check(store_apply(nlm->n_store, res),
+		    "staging lock changes");
 	for (i = 0; i < res->rs_ngranted; i++)
 		nlm_grant_start(res->rs_granted[i].gr_udata);
 	for (i = 0; i < res->rs_ndropped; i++)
@@ -80,20 +101,62 @@ nlm_name_ok(const char *name)
 	return true;
 }
 
-/* Check the lengths of a request's fields; NLM4_GRANTED when fine. */
+/*
+ * Validate a request's fields: a file handle of 1..max-fh-length bytes
+ * (else NLM4_STALE_FH), a printable caller_name and an owner handle within
+ * their limits (else NLM4_FAILED).  NLM4_GRANTED when they are fine.
+ */
 static nlm4_stats
-nlm_check(const char *caller, const nlm_netobj *fh, const nlm_netobj *oh)
+nlm_fields_check(const char *caller, const nlm_netobj *fh,
+    const nlm_netobj *oh)
 {
-	nlm4_stats st = NLM4_GRANTED;
-
-	if (fh->nlm_netobj_len == 0 || fh->nlm_netobj_len > nlm->n_conf.nc_max_fh)
-		st = NLM4_STALE_FH;
-	else if (!nlm_name_ok(caller) ||
-	    oh->nlm_netobj_len > nlm->n_conf.nc_max_oh)
-		st = NLM4_FAILED;
-	if (st != NLM4_GRANTED)
+	if (fh->nlm_netobj_len == 0 ||
+	    fh->nlm_netobj_len > nlm->n_conf.nc_max_fh) {
 		nlm->n_stats.bad_args++;
-	return st;
+		return NLM4_STALE_FH;
+	}
+	if (!nlm_name_ok(caller) || oh->nlm_netobj_len > nlm->n_conf.nc_max_oh) {
+		nlm->n_stats.bad_args++;
+		return NLM4_FAILED;
+	}
+	return NLM4_GRANTED;
+}
+
+/*
+ * Resolve the caller's host (source address, caller_name), created when
+ * `create' (one that cannot be: NLM4_DENIED_NOLOCKS), and note that it was
+ * seen.  NLM4_GRANTED with *hp set (NULL: unknown, not created).
+ */
+static nlm4_stats
+nlm_resolve(const struct nlm_ctx *cx, const char *caller, bool create,
+    struct nlm_host **hp)
+{
+	struct nlm_host *h;
+
+	h = nlm_host_get(&cx->cx_peer, cx->cx_peerlen, caller, &cx->cx_local,
+	    cx->cx_locallen, create);
+	*hp = h;
+	if (h == NULL)
+		return create ? NLM4_DENIED_NOLOCKS : NLM4_GRANTED;
+	h->h_seen = ev_now_ms();
+	return NLM4_GRANTED;
+}
+
+/*
+ * The prologue of every lock procedure: validate, then resolve.  Returns
+ * NLM4_GRANTED with *hp set (NULL: unknown, not created) or the status to
+ * answer; nothing changed then.
+ */
+static nlm4_stats
+nlm_begin(const struct nlm_ctx *cx, const char *caller, const nlm_netobj *fh,
+    const nlm_netobj *oh, bool create, struct nlm_host **hp)
+{
+	nlm4_stats ns;
+
+	*hp = NULL;
+	if ((ns = nlm_fields_check(caller, fh, oh)) != NLM4_GRANTED)
+		return ns;
+	return nlm_resolve(cx, caller, create, hp);
 }
 
 static void
@@ -113,37 +176,33 @@ nlm_lockreq(struct lk_lockreq *rq, uint64_t host, const nlm4_lock *l,
 	rq->rq_block = block;
 }
 
-/* Existing host of a request, or NULL (it holds nothing then). */
-static struct nlm_host *
-nlm_host_of(const struct nlm_ctx *cx, const char *name, bool create)
-{
-	struct nlm_host *h;
-
-	h = nlm_host_get(&cx->cx_peer, cx->cx_peerlen, name, create);
-	if (h != NULL)
-		h->h_seen = ev_now_ms();
-	return h;
-}
-
 /*
- * The NSM state in a LOCK differs from the one this host sent before: it
- * rebooted without an SM_NOTIFY reaching us, so what it held is stale.
+ * A monitored LOCK: the host now needs status monitoring, and the NSM
+ * state it carries is checked.  A state that differs from the one this
+ * host sent before means it rebooted without an SM_NOTIFY reaching us:
+ * what it held is stale and is released (staged).  The host record is
+ * staged when anything changed.
  */
 static void
-nlm_state_check(struct nlm_host *h, int32_t state)
+nlm_host_monitor(struct nlm_host *h, int32_t state)
 {
+	bool changed = !h->h_monitored;
 	char hs[300];
 
-	if (state == 0)
-		return;
-	if (h->h_state != 0 && h->h_state != state) {
-		log_info("host %s: NSM state %d -> %d, it restarted; "
-		    "releasing what it held", nlm_host_str(h, hs, sizeof(hs)),
-		    h->h_state, state);
-		nlm->n_stats.reboots++;
-		nlm_host_release(h, "reboot seen in LOCK");
+	h->h_monitored = true;
+	if (state != 0 && h->h_state != state) {
+		if (h->h_state != 0) {
+			log_info("host %s: NSM state %d -> %d, it restarted; "
+			    "releasing what it held",
+			    nlm_host_str(h, hs, sizeof(hs)), h->h_state, state);
+			nlm->n_stats.reboots++;
+			nlm_host_release(h, "reboot seen in LOCK");
+		}
+		h->h_state = state;
+		changed = true;
 	}
-	h->h_state = state;
+	if (changed)
+		nlm_host_stage(h);
 }
 
 void
@@ -158,10 +217,10 @@ nlm_proc_test(const struct nlm_ctx *cx, const nlm4_testargs *a,
 
 	memset(r, 0, sizeof(*r));
 	r->cookie = a->cookie;
-	ns = nlm_check(a->alock.caller_name, &a->alock.fh, &a->alock.oh);
+	ns = nlm_begin(cx, a->alock.caller_name, &a->alock.fh, &a->alock.oh,
+	    false, &h);
 	if (ns != NLM4_GRANTED)
 		goto out;
-	h = nlm_host_of(cx, a->alock.caller_name, false);
 	/* Host id 0 is never assigned: an unknown host owns nothing. */
 	nlm_lockreq(&rq, h != NULL ? h->h_id : 0, &a->alock, a->exclusive,
 	    false);
@@ -182,43 +241,26 @@ out:
 	nlm_count(NLMPROC4_TEST, ns);
 }
 
-void
-nlm_proc_lock(const struct nlm_ctx *cx, const nlm4_lockargs *a, nlm4_res *r)
+/* LOCK, decided: the lockcore call, its callback record, staging. */
+static nlm4_stats
+nlm_lock_decide(const struct nlm_ctx *cx, struct nlm_host *h,
+    const nlm4_lockargs *a)
 {
 	const struct lk_result *res;
-	struct lk_lockreq rq;
-	struct nlm_host *h;
 	struct nlm_grant *g = NULL;
+	struct lk_lockreq rq;
 	enum lk_status st;
-	nlm4_stats ns;
 	size_t i;
+	char hs[300];
 
-	r->cookie = a->cookie;
-	ns = nlm_check(a->alock.caller_name, &a->alock.fh, &a->alock.oh);
-	if (ns != NLM4_GRANTED)
-		goto out;
-	/*
-	 * Reclaims are honoured only during a grace period, and nlmd is
-	 * never in one yet (no lock survives a restart to be reclaimed).
-	 * Like Linux, refuse them rather than grant them as new locks.
-	 */
-	if (a->reclaim) {
-		ns = NLM4_DENIED_GRACE_PERIOD;
-		goto out;
-	}
-	if ((h = nlm_host_of(cx, a->alock.caller_name, true)) == NULL) {
-		ns = NLM4_DENIED_NOLOCKS;
-		goto out;
-	}
-	if (cx->cx_monitored) {
-		h->h_monitored = true;
-		nlm_state_check(h, a->state);
-	}
-	nlm_lockreq(&rq, h->h_id, &a->alock, a->exclusive, a->block);
-	if (a->block && (g = nlm_grant_new(cx, h, a)) == NULL) {
-		ns = NLM4_DENIED_NOLOCKS;
-		goto out;
-	}
+	if (cx->cx_monitored)
+		nlm_host_monitor(h, a->state);
+	/* A reclaim is never queued: it needs no callback record. */
+	nlm_lockreq(&rq, h->h_id, &a->alock, a->exclusive,
+	    a->block && !a->reclaim);
+	rq.rq_reclaim = a->reclaim;
+	if (rq.rq_block && (g = nlm_grant_new(cx, h, a)) == NULL)
+		return NLM4_DENIED_NOLOCKS;
 	rq.rq_udata = g;
 	st = lk_lock(nlm->n_table, &rq, ev_now_ms(), &res);
 	if (st != LK_BLOCKED && g != NULL)
@@ -227,9 +269,28 @@ nlm_proc_lock(const struct nlm_ctx *cx, const nlm4_lockargs *a, nlm4_res *r)
 		for (i = 0; i < res->rs_ndropped; i++)
 			if (((struct nlm_grant *)res->rs_dropped[i])->g_active)
 				nlm->n_stats.cb_repoll++;
+	if (a->reclaim)
+		log_debug("host %s: reclaim of %s [%llu, +%llu) by svid %d: %s",
+		    nlm_host_str(h, hs, sizeof(hs)),
+		    a->exclusive ? "exclusive" : "shared",
+		    (unsigned long long)a->alock.l_offset,
+		    (unsigned long long)a->alock.l_len, a->alock.svid,
+		    lk_strerror(st));
 	nlm_apply(res);
-	ns = nlm_stat_from_lk(st);
-out:
+	return nlm_stat_from_lk(st);
+}
+
+void
+nlm_proc_lock(const struct nlm_ctx *cx, const nlm4_lockargs *a, nlm4_res *r)
+{
+	struct nlm_host *h;
+	nlm4_stats ns;
+
+	r->cookie = a->cookie;
+	ns = nlm_begin(cx, a->alock.caller_name, &a->alock.fh, &a->alock.oh,
+	    true, &h);
+	if (ns == NLM4_GRANTED)
+		ns = nlm_lock_decide(cx, h, a);
 	r->stat.stat = ns;
 	nlm_count(NLMPROC4_LOCK, ns);
 }
@@ -241,22 +302,19 @@ nlm_proc_cancel(const struct nlm_ctx *cx, const nlm4_cancargs *a,
 	const struct lk_result *res;
 	struct lk_lockreq rq;
 	struct nlm_host *h;
-	enum lk_status st;
 	nlm4_stats ns;
 
 	r->cookie = a->cookie;
-	ns = nlm_check(a->alock.caller_name, &a->alock.fh, &a->alock.oh);
-	if (ns != NLM4_GRANTED)
-		goto out;
-	if ((h = nlm_host_of(cx, a->alock.caller_name, false)) == NULL) {
-		ns = NLM4_DENIED;
-		goto out;
+	ns = nlm_begin(cx, a->alock.caller_name, &a->alock.fh, &a->alock.oh,
+	    false, &h);
+	if (ns == NLM4_GRANTED && h == NULL)
+		ns = NLM4_DENIED;	/* an unknown host waits for nothing */
+	if (ns == NLM4_GRANTED) {
+		nlm_lockreq(&rq, h->h_id, &a->alock, a->exclusive, a->block);
+		ns = nlm_stat_from_lk(lk_cancel(nlm->n_table, &rq, ev_now_ms(),
+		    &res));
+		nlm_apply(res);
 	}
-	nlm_lockreq(&rq, h->h_id, &a->alock, a->exclusive, a->block);
-	st = lk_cancel(nlm->n_table, &rq, ev_now_ms(), &res);
-	nlm_apply(res);
-	ns = nlm_stat_from_lk(st);
-out:
 	r->stat.stat = ns;
 	nlm_count(NLMPROC4_CANCEL, ns);
 }
@@ -268,25 +326,25 @@ nlm_proc_unlock(const struct nlm_ctx *cx, const nlm4_unlockargs *a,
 	const struct lk_result *res;
 	struct lk_lockreq rq;
 	struct nlm_host *h;
-	enum lk_status st;
 	nlm4_stats ns;
 
 	r->cookie = a->cookie;
-	ns = nlm_check(a->alock.caller_name, &a->alock.fh, &a->alock.oh);
-	if (ns != NLM4_GRANTED)
-		goto out;
-	if ((h = nlm_host_of(cx, a->alock.caller_name, false)) == NULL)
-		goto out;	/* holds nothing: unlocking nothing succeeds */
-	/*
-	 * UNLOCK implies CANCEL: a client whose blocked request was
-	 * interrupted, or whose GRANTED_RES got lost, unlocks the range; any
-	 * request of this owner still queued inside it is abandoned too.
-	 */
-	nlm_lockreq(&rq, h->h_id, &a->alock, false, false);
-	st = lk_unlock_cancel(nlm->n_table, &rq, ev_now_ms(), &res);
-	nlm_apply(res);
-	ns = nlm_stat_from_lk(st);
-out:
+	ns = nlm_begin(cx, a->alock.caller_name, &a->alock.fh, &a->alock.oh,
+	    false, &h);
+	/* An unknown host holds nothing: unlocking nothing succeeds. */
+	if (ns == NLM4_GRANTED && h != NULL) {
+		/*
+		 * UNLOCK implies CANCEL: a client whose blocked request was
+		 * interrupted, or whose GRANTED_RES got lost, unlocks the
+		 * range; any request of this owner still queued inside it is
+		 * abandoned too.  During grace it also gives up what the owner
+		 * held there before the restart.
+		 */
+		nlm_lockreq(&rq, h->h_id, &a->alock, false, false);
+		ns = nlm_stat_from_lk(lk_unlock_cancel(nlm->n_table, &rq,
+		    ev_now_ms(), &res));
+		nlm_apply(res);
+	}
 	r->stat.stat = ns;
 	nlm_count(NLMPROC4_UNLOCK, ns);
 }
@@ -302,24 +360,30 @@ nlm_proc_granted(const struct nlm_ctx *cx, const nlm4_testargs *a,
 	nlm_count(NLMPROC4_GRANTED, NLM4_DENIED);
 }
 
+/* The SHARE/UNSHARE prologue: nlm_begin() with mode and access checked. */
 static nlm4_stats
-nlm_share_check(const nlm4_shareargs *a)
+nlm_share_begin(const struct nlm_ctx *cx, const nlm4_shareargs *a,
+    bool create, struct nlm_host **hp)
 {
 	nlm4_stats ns;
 
-	ns = nlm_check(a->share.caller_name, &a->share.fh, &a->share.oh);
-	if (ns == NLM4_GRANTED &&
-	    ((unsigned)a->share.mode > fsm_DRW ||
-	    (unsigned)a->share.access > fsa_RW)) {
+	*hp = NULL;
+	ns = nlm_fields_check(a->share.caller_name, &a->share.fh, &a->share.oh);
+	if (ns != NLM4_GRANTED)
+		return ns;
+	if ((unsigned)a->share.mode > fsm_DRW ||
+	    (unsigned)a->share.access > fsa_RW) {
 		nlm->n_stats.bad_args++;
-		ns = NLM4_FAILED;
+		return NLM4_FAILED;
 	}
-	return ns;
+	return nlm_resolve(cx, a->share.caller_name, create, hp);
 }
 
 static void
-nlm_sharereq(struct lk_sharereq *sq, uint64_t host, const nlm4_share *s)
+nlm_sharereq(struct lk_sharereq *sq, uint64_t host, const nlm4_shareargs *a)
 {
+	const nlm4_share *s = &a->share;
+
 	memset(sq, 0, sizeof(*sq));
 	sq->sq_host = host;
 	sq->sq_oh = s->oh.nlm_netobj_val;
@@ -329,31 +393,26 @@ nlm_sharereq(struct lk_sharereq *sq, uint64_t host, const nlm4_share *s)
 	/* fsh_access R=1 W=2 and fsh_mode DR=1 DW=2 are lockcore's bits. */
 	sq->sq_access = (uint8_t)s->access;
 	sq->sq_deny = (uint8_t)s->mode;
+	sq->sq_reclaim = a->reclaim;
 }
 
 void
 nlm_proc_share(const struct nlm_ctx *cx, const nlm4_shareargs *a,
     nlm4_shareres *r)
 {
+	const struct lk_result *res;
 	struct lk_sharereq sq;
 	struct nlm_host *h;
 	nlm4_stats ns;
 
 	r->cookie = a->cookie;
 	r->sequence = 0;
-	if ((ns = nlm_share_check(a)) != NLM4_GRANTED)
-		goto out;
-	if (a->reclaim) {
-		ns = NLM4_DENIED_GRACE_PERIOD;	/* as for LOCK */
-		goto out;
+	ns = nlm_share_begin(cx, a, true, &h);
+	if (ns == NLM4_GRANTED) {
+		nlm_sharereq(&sq, h->h_id, a);
+		ns = nlm_stat_from_lk(lk_share(nlm->n_table, &sq, &res));
+		nlm_apply(res);
 	}
-	if ((h = nlm_host_of(cx, a->share.caller_name, true)) == NULL) {
-		ns = NLM4_DENIED_NOLOCKS;
-		goto out;
-	}
-	nlm_sharereq(&sq, h->h_id, &a->share);
-	ns = nlm_stat_from_lk(lk_share(nlm->n_table, &sq, NULL));
-out:
 	r->stat = ns;
 	nlm_count(NLMPROC4_SHARE, ns);
 }
@@ -362,19 +421,20 @@ void
 nlm_proc_unshare(const struct nlm_ctx *cx, const nlm4_shareargs *a,
     nlm4_shareres *r)
 {
+	const struct lk_result *res;
 	struct lk_sharereq sq;
 	struct nlm_host *h;
 	nlm4_stats ns;
 
 	r->cookie = a->cookie;
 	r->sequence = 0;
-	if ((ns = nlm_share_check(a)) != NLM4_GRANTED)
-		goto out;
-	if ((h = nlm_host_of(cx, a->share.caller_name, false)) == NULL)
-		goto out;
-	nlm_sharereq(&sq, h->h_id, &a->share);
-	ns = nlm_stat_from_lk(lk_unshare(nlm->n_table, &sq, NULL));
-out:
+	ns = nlm_share_begin(cx, a, false, &h);
+	if (ns == NLM4_GRANTED && h != NULL) {
+		nlm_sharereq(&sq, h->h_id, a);
+		sq.sq_reclaim = false;
+		ns = nlm_stat_from_lk(lk_unshare(nlm->n_table, &sq, &res));
+		nlm_apply(res);
+	}
 	r->stat = ns;
 	nlm_count(NLMPROC4_UNSHARE, ns);
 }

@@ -17,11 +17,77 @@ void	nlm_prog_1(struct svc_req *, SVCXPRT *);
 void	nlm_prog_3(struct svc_req *, SVCXPRT *);
 void	nlm_prog_4(struct svc_req *, SVCXPRT *);
 
-int
-nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt,
-    const struct nlm_config *conf, char *err, size_t errlen)
+static int
+nlm_load_host(const struct store_host *sh, void *arg)
+{
+	(void)arg;
+	if (nlm_host_restore(sh) == 0)
+		nlm->n_stats.loaded_hosts++;
+	return 0;
+}
+
+/* A stored lock or share comes back reclaimable. */
+static int
+nlm_load_record(const struct lk_record *rc, void *arg)
+{
+	struct lk_record r = *rc;
+	enum lk_status st;
+	char *err = arg;
+
+	r.rc_reclaim = 1;
+	if ((st = lk_table_load(nlm->n_table, &r, 1, NULL)) != LK_OK) {
+		snprintf(err, 256, "stored %s of host %llu: %s",
+		    rc->rc_kind == LK_REC_LOCK ? "lock" : "share",
+		    (unsigned long long)rc->rc_host, lk_strerror(st));
+		return 1;
+	}
+	if (rc->rc_kind == LK_REC_LOCK)
+		nlm->n_stats.loaded_locks++;
+	else
+		nlm->n_stats.loaded_shares++;
+	return 0;
+}
+
+/* Hosts first (their ids), then every lock and share. */
+static int
+nlm_load(char *err, size_t errlen)
+{
+	char why[256] = "";
+	enum store_status st;
+
+	st = store_hosts_load(nlm->n_store, nlm_load_host, NULL, err, errlen);
+	if (st != STORE_OK)
+		return -1;
+	st = store_records_load(nlm->n_store, nlm_load_record, why, err,
+	    errlen);
+	if (st != STORE_OK) {
+		if (why[0] != '\0')
+			snprintf(err, errlen, "loading the store: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+static struct lk_table *
+nlm_table_new(const struct nlm_config *conf, const struct store_info *si)
 {
 	struct lk_config lc;
+
+	lk_config_init(&lc);
+	lc.cf_max_locks = conf->nc_max_locks;
+	lc.cf_max_locks_per_host = conf->nc_max_locks_per_host;
+	lc.cf_max_waiters_per_host = conf->nc_max_waiters_per_host;
+	lc.cf_token_seed = si->si_token;
+	lc.cf_epoch = conf->nc_epoch;
+	lc.cf_reclaim_check = (enum lk_reclaim_check)conf->nc_reclaim_check;
+	return lk_table_new(&lc);
+}
+
+int
+nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt, struct store *st,
+    const struct nlm_config *conf, char *err, size_t errlen)
+{
+	struct store_info si;
 	struct timespec ts;
 
 	if (nlm != NULL) {
@@ -34,18 +100,17 @@ nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt,
 	}
 	nlm->n_loop = loop;
 	nlm->n_clnt = clnt;
+	nlm->n_store = st;
 	nlm->n_conf = *conf;
 	if (nlm->n_conf.nc_cb_retry_max_ms < nlm->n_conf.nc_cb_retry_min_ms)
 		nlm->n_conf.nc_cb_retry_max_ms = nlm->n_conf.nc_cb_retry_min_ms;
-	lk_config_init(&lc);
-	lc.cf_max_locks = conf->nc_max_locks;
-	lc.cf_max_locks_per_host = conf->nc_max_locks_per_host;
-	lc.cf_max_waiters_per_host = conf->nc_max_waiters_per_host;
-	lc.cf_token_seed = conf->nc_token_seed;
-	if ((nlm->n_table = lk_table_new(&lc)) == NULL) {
+	store_info(st, &si);
+	nlm->n_token_stored = si.si_token;
+	nlm->n_next_host = nlm->n_host_stored =
+	    si.si_next_host > 0 ? si.si_next_host : 1;
+	if ((nlm->n_table = nlm_table_new(conf, &si)) == NULL) {
 		snprintf(err, errlen, "out of memory");
-		free(nlm);
-		nlm = NULL;
+		nlm_shutdown();
 		return -1;
 	}
 	if (gethostname(nlm->n_myname, sizeof(nlm->n_myname) - 1) == -1)
@@ -56,6 +121,11 @@ nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt,
 	 */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	nlm->n_cookie = ((uint64_t)ts.tv_sec << 24) ^ (uint64_t)ts.tv_nsec;
+	if (nlm_load(err, errlen) == -1) {
+		nlm_shutdown();
+		return -1;
+	}
+	nlm_grace_start();
 	nlm_host_gc_start();
 	return 0;
 }
@@ -86,6 +156,7 @@ nlm_shutdown(void)
 	if (nlm == NULL)
 		return;
 	ev_timer_cancel(nlm->n_loop, &nlm->n_gc);
+	ev_timer_cancel(nlm->n_loop, &nlm->n_grace_timer);
 	/* The table drops waiter records silently: collect them first. */
 	lk_table_counts(nlm->n_table, &ct);
 	memset(&ul, 0, sizeof(ul));

@@ -3,8 +3,8 @@
  *
  * nlmd is the lock manager its NSM serves, so monitoring a client is not a
  * separate RPC: the NLM side knows its hosts.  What the NSM does here:
- *   - keeps our state number (odd while up, +2 at every start, never
- *     reset), and answers SM_STAT with it;
+ *   - keeps our state number, derived from the store's epoch (odd while
+ *     up, +2 at every start, never reset), and answers SM_STAT with it;
  *   - accepts SM_NOTIFY from rebooted clients and has the NLM release what
  *     they held, if the notification comes from the host's own address;
  *   - refuses SM_MON for other programs (no RPC bounce: CA-99.05), and
@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 struct rpc_srv;
+struct store;
 
 struct nsm_stats {
 	uint64_t	calls[7];	/* by procedure */
@@ -27,10 +28,15 @@ struct nsm_stats {
 };
 
 /*
- * Read, advance (+2, or to 1 when new) and store durably our state number
- * in `state_dir'.  Returns 0, or -1 with a reason in err[errlen].
+ * Begin a new epoch in `st' (store_epoch_begin(): committed and flushed)
+ * and derive our state number from it; a "nsm-state" file that an earlier
+ * nlmd left in `state_dir' is migrated (the epoch starts past it) and
+ * removed.  `st' is borrowed for the life of the process (SM_SIMU_CRASH
+ * stages a new epoch in it).  Stores the epoch in *epochp.  Returns 0, or
+ * -1 with a reason in err[errlen].
  */
-int	nsm_init(const char *state_dir, char *err, size_t errlen);
+int	nsm_init(const char *state_dir, struct store *st, uint64_t *epochp,
+	    char *err, size_t errlen);
 /* Serve NSM version 1 on `srv'.  0 or -1. */
 int	nsm_register(struct rpc_srv *srv);
 /* Our current state number. */

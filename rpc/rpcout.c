@@ -2,7 +2,12 @@
  * rpcout.c - see rpcout.h.
  *
  * HOW IT WORKS.  Each pending call keeps its encoded message, destination,
- * source address and a timer.  The timer fires after cr_timeout_ms: the
+ * source address and a timer.  A new call is only *held*: it goes on the
+ * held list and nothing is sent until rpc_clnt_flush(), which the daemon
+ * calls after the turn that made the call is committed (a GRANTED callback
+ * or a _RES must never report state that is not yet stored).  The flush
+ * sends every held call and arms its timer.  The timer fires after
+ * cr_timeout_ms: the
  * message is sent again until cr_tries sends have been made, then the
  * callback reports RPC_CLNT_TIMEDOUT.  Replies arriving on the sockets are
  * matched by xid through a small hash table; a reply from an address other
@@ -40,6 +45,9 @@ struct rpc_pending {
 	rpc_clnt_cb		*pe_cb;
 	void			*pe_arg;
 	struct ev_timer		 pe_timer;
+	struct rpc_pending	*pe_hnext;	/* held list (not yet sent) */
+	struct rpc_pending	*pe_hprev;
+	int			 pe_held;	/* 1 held, 2 being flushed */
 	size_t			 pe_len;
 	uint8_t			 pe_msg[];
 };
@@ -50,6 +58,8 @@ struct rpc_clnt {
 	int			 cl_fd6;
 	uint32_t		 cl_xid;
 	struct rpc_pending	*cl_hash[CLNT_BUCKETS];
+	struct rpc_pending	*cl_held;	/* made this turn, not sent */
+	struct rpc_pending	*cl_flushing;	/* being sent by the flush */
 	struct rpc_clnt_stats	 cl_stats;
 	uint8_t			 cl_buf[CLNT_MAXMSG];
 };
@@ -71,6 +81,17 @@ clnt_unlink(struct rpc_clnt *cl, struct rpc_pending *pe)
 
 	if (*pp == pe)
 		*pp = pe->pe_next;
+	if (pe->pe_held) {
+		if (pe->pe_hprev != NULL)
+			pe->pe_hprev->pe_hnext = pe->pe_hnext;
+		else if (pe->pe_held == 2)
+			cl->cl_flushing = pe->pe_hnext;
+		else
+			cl->cl_held = pe->pe_hnext;
+		if (pe->pe_hnext != NULL)
+			pe->pe_hnext->pe_hprev = pe->pe_hprev;
+		pe->pe_held = 0;
+	}
 	ev_timer_cancel(cl->cl_loop, &pe->pe_timer);
 	cl->cl_stats.pending--;
 }
@@ -355,19 +376,54 @@ rpc_clnt_call(struct rpc_clnt *cl, const struct rpc_clnt_req *rq,
 	pe->pe_arg = rq->cr_arg;
 	slot = clnt_slot(cl, xid);
 	*slot = pe;
+	pe->pe_held = 1;
+	pe->pe_hnext = cl->cl_held;
+	if (cl->cl_held != NULL)
+		cl->cl_held->pe_hprev = pe;
+	cl->cl_held = pe;
 	cl->cl_stats.pending++;
 	cl->cl_stats.calls++;
-	if (ev_timer_set(cl->cl_loop, &pe->pe_timer, pe->pe_timeout_ms,
-	    clnt_timer, pe) == -1) {
-		clnt_unlink(cl, pe);
-		free(pe);
-		return -1;
-	}
-	if (clnt_send(cl, pe) == -1)
-		cl->cl_stats.errors++;	/* the timer retries */
 	if (xidp != NULL)
 		*xidp = xid;
 	return 0;
+}
+
+void
+rpc_clnt_flush(struct rpc_clnt *cl)
+{
+	struct rpc_pending *pe;
+
+	/*
+	 * Moved to a list of its own first: a completion callback run from
+	 * here may make new calls, which belong to the next flush (their turn
+	 * is not committed yet), or cancel calls still on this list.
+	 */
+	cl->cl_flushing = cl->cl_held;
+	cl->cl_held = NULL;
+	for (pe = cl->cl_flushing; pe != NULL; pe = pe->pe_hnext)
+		pe->pe_held = 2;
+	while ((pe = cl->cl_flushing) != NULL) {
+		cl->cl_flushing = pe->pe_hnext;
+		if (cl->cl_flushing != NULL)
+			cl->cl_flushing->pe_hprev = NULL;
+		pe->pe_held = 0;
+		pe->pe_hnext = pe->pe_hprev = NULL;
+		/* Without a timer the call could never complete. */
+		if (ev_timer_set(cl->cl_loop, &pe->pe_timer, pe->pe_timeout_ms,
+		    clnt_timer, pe) == -1) {
+			cl->cl_stats.errors++;
+			clnt_finish(pe, RPC_CLNT_UNREACH, NULL);
+			continue;
+		}
+		if (clnt_send(cl, pe) == -1)
+			cl->cl_stats.errors++;	/* the timer retries */
+	}
+}
+
+int
+rpc_clnt_held(const struct rpc_clnt *cl)
+{
+	return cl->cl_held != NULL;
 }
 
 void

@@ -3,8 +3,9 @@
  *
  * Used for everything nlmd sends on its own: GRANTED callbacks, _RES
  * replies, SM_NOTIFY and rpcbind look-ups on client hosts.  A call is
- * encoded at once, sent on a shared non-blocking socket, retransmitted on
- * a timer and matched to its reply by xid; the caller learns the outcome
+ * encoded at once and held until rpc_clnt_flush() (after the turn's
+ * commit), then sent on a shared non-blocking socket, retransmitted on a
+ * timer and matched to its reply by xid; the caller learns the outcome
  * through a callback from the event loop.  Nothing here ever waits.
  *
  * A call may name the local address it must leave from (IP_PKTINFO), so a
@@ -78,14 +79,24 @@ struct rpc_clnt	*rpc_clnt_new(struct ev_loop *, unsigned port, char *err,
 void		 rpc_clnt_free(struct rpc_clnt *);
 
 /*
- * Encode and send a call.  The arguments are copied (encoded) before this
- * returns.  On success stores the xid in *xidp (may be NULL) and returns 0;
- * the callback will run exactly once, later, unless rpc_clnt_cancel() is
- * called first.  Returns -1 if the call cannot be encoded or memory runs
- * out (no callback).
+ * Encode a call and hold it until the next rpc_clnt_flush().  The
+ * arguments are copied (encoded) before this returns.  On success stores
+ * the xid in *xidp (may be NULL) and returns 0; the callback will run
+ * exactly once, later, unless rpc_clnt_cancel() is called first.  Returns
+ * -1 if the call cannot be encoded or memory runs out (no callback).
  */
 int	rpc_clnt_call(struct rpc_clnt *, const struct rpc_clnt_req *,
 	    uint32_t *xidp);
+
+/*
+ * Send every call held since the last flush and start its retransmission
+ * timer.  Call it after the turn's changes are committed (before-sleep
+ * hook).  A call whose timer cannot be armed completes RPC_CLNT_UNREACH.
+ */
+void	rpc_clnt_flush(struct rpc_clnt *);
+
+/* Non-zero when calls are held (made since the last flush). */
+int	rpc_clnt_held(const struct rpc_clnt *);
 
 /* Forget a pending call; its callback will not run.  Unknown xid: no-op. */
 void	rpc_clnt_cancel(struct rpc_clnt *, uint32_t xid);

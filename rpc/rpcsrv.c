@@ -72,7 +72,9 @@ struct rpc_conn {
 	size_t		 co_reclen;
 	uint8_t		*co_out;	/* queued reply bytes */
 	size_t		 co_outlen;
-	size_t		 co_outoff;
+	size_t		 co_outoff;	/* sent so far */
+	size_t		 co_safe;	/* may be sent: committed (see
+					   rpc_srv_flush) */
 	size_t		 co_outcap;
 	uint64_t	 co_active;	/* last read, ev_now_ms() */
 	int		 co_dead;	/* close at the end of the turn */
@@ -107,8 +109,6 @@ struct rpc_srv {
 	struct rpc_udpreply	*rs_udpq;
 	struct rpc_udpreply	**rs_udptail;
 	struct ev_timer		 rs_sweep;
-	int			(*rs_preflush)(void *);
-	void			*rs_preflush_arg;
 	struct rpc_srv_stats	 rs_stats;
 	uint8_t			*rs_udpbuf;
 };
@@ -326,7 +326,7 @@ rpc_conn_append(struct rpc_conn *co, const uint8_t *p, size_t n)
 	size_t need;
 
 	if (co->co_outoff > 0 && co->co_outoff == co->co_outlen)
-		co->co_outoff = co->co_outlen = 0;
+		co->co_outoff = co->co_outlen = co->co_safe = 0;
 	need = co->co_outlen + n;
 	if (need - co->co_outoff > rs->rs_lim.max_outq) {
 		char a[64];
@@ -388,59 +388,6 @@ rpc_queue_reply(struct rpc_ctx *cx, const uint8_t *p, size_t n)
 	return 0;
 }
 
-int
-rpc_send_from(int fd, const void *buf, size_t len,
-    const struct sockaddr_storage *dst, socklen_t dstlen,
-    const struct sockaddr_storage *src)
-{
-	union {
-		char	c4[CMSG_SPACE(sizeof(struct in_pktinfo))];
-		char	c6[CMSG_SPACE(sizeof(struct in6_pktinfo))];
-	} cbuf;
-	struct msghdr mh;
-	struct iovec iov;
-	struct cmsghdr *cm = (struct cmsghdr *)(void *)&cbuf;
-
-	memset(&mh, 0, sizeof(mh));
-	memset(&cbuf, 0, sizeof(cbuf));
-	iov.iov_base = (void *)(uintptr_t)buf;
-	iov.iov_len = len;
-	mh.msg_name = (void *)(uintptr_t)dst;
-	mh.msg_namelen = dstlen;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (src != NULL && src->ss_family == AF_INET &&
-	    dst->ss_family == AF_INET) {
-		struct in_pktinfo pi;
-
-		memset(&pi, 0, sizeof(pi));
-		pi.ipi_spec_dst = ((const struct sockaddr_in *)(const void *)
-		    src)->sin_addr;
-		mh.msg_control = &cbuf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
-		cm->cmsg_level = IPPROTO_IP;
-		cm->cmsg_type = IP_PKTINFO;
-		cm->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
-	} else if (src != NULL && src->ss_family == AF_INET6 &&
-	    dst->ss_family == AF_INET6) {
-		struct in6_pktinfo pi;
-
-		memset(&pi, 0, sizeof(pi));
-		pi.ipi6_addr = ((const struct sockaddr_in6 *)(const void *)
-		    src)->sin6_addr;
-		mh.msg_control = &cbuf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
-		cm->cmsg_level = IPPROTO_IPV6;
-		cm->cmsg_type = IPV6_PKTINFO;
-		cm->cmsg_len = CMSG_LEN(sizeof(pi));
-		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
-	}
-	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == -1)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-	return 0;
-}
-
 /* The reply leaves from the local address the request came to. */
 static void
 rpc_udp_send(struct rpc_srv *rs, struct rpc_udpreply *ur)
@@ -456,15 +403,10 @@ rpc_srv_flush(struct rpc_srv *rs)
 {
 	struct rpc_udpreply *ur, *next;
 	struct rpc_conn *co, *cnext;
-	int send = 1;
 
-	if (rs->rs_preflush != NULL && (rs->rs_udpq != NULL ||
-	    rs->rs_dirty != NULL))
-		send = rs->rs_preflush(rs->rs_preflush_arg) == 0;
 	for (ur = rs->rs_udpq; ur != NULL; ur = next) {
 		next = ur->ur_next;
-		if (send)
-			rpc_udp_send(rs, ur);
+		rpc_udp_send(rs, ur);
 		free(ur);
 	}
 	rs->rs_udpq = NULL;
@@ -473,8 +415,8 @@ rpc_srv_flush(struct rpc_srv *rs)
 		cnext = co->co_dirty;
 		co->co_dirty = NULL;
 		co->co_isdirty = 0;
-		if (!send)
-			co->co_dead = 1;
+		/* Everything queued so far may leave now (see co_safe). */
+		co->co_safe = co->co_outlen;
 		if (co->co_dead)
 			rpc_conn_close(co);
 		else
@@ -720,7 +662,7 @@ static void	rpc_conn_io(struct ev_loop *, int, int, void *);
 static void
 rpc_conn_watch(struct rpc_conn *co)
 {
-	int ev = co->co_outoff < co->co_outlen ? EV_WRITE : EV_READ;
+	int ev = co->co_outoff < co->co_safe ? EV_WRITE : EV_READ;
 
 	if (ev_fd_set(co->co_srv->rs_loop, co->co_fd, ev) == -1)
 		co->co_dead = 1;
@@ -731,9 +673,10 @@ rpc_conn_flush(struct rpc_conn *co)
 {
 	ssize_t n;
 
-	while (co->co_outoff < co->co_outlen) {
-		n = send(co->co_fd, co->co_out + co->co_outoff,
-		    co->co_outlen - co->co_outoff, MSG_DONTWAIT | MSG_NOSIGNAL);
+	/* Never past co_safe: later bytes report an uncommitted turn. */
+	while (co->co_outoff < co->co_safe) {
+		n = rpc_stream_send(co->co_fd, co->co_out + co->co_outoff,
+		    co->co_safe - co->co_outoff);
 		if (n == -1) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				break;
@@ -746,7 +689,7 @@ rpc_conn_flush(struct rpc_conn *co)
 		co->co_outoff += (size_t)n;
 	}
 	if (co->co_outoff == co->co_outlen)
-		co->co_outoff = co->co_outlen = 0;
+		co->co_outoff = co->co_outlen = co->co_safe = 0;
 	rpc_conn_watch(co);
 	if (co->co_dead)
 		rpc_conn_close(co);
@@ -964,7 +907,6 @@ rpc_srv_free(struct rpc_srv *rs)
 
 	if (rs == NULL)
 		return;
-	rs->rs_preflush = NULL;
 	rpc_srv_flush(rs);
 	while (rs->rs_conns != NULL)
 		rpc_conn_close(rs->rs_conns);
@@ -999,13 +941,6 @@ rpc_srv_add_decoder(struct rpc_srv *rs, xdrproc_t proc, xdrproc_t fast)
 	rs->rs_dec_fast[rs->rs_ndec] = fast;
 	rs->rs_ndec++;
 	return 0;
-}
-
-void
-rpc_srv_set_preflush(struct rpc_srv *rs, int (*fn)(void *), void *arg)
-{
-	rs->rs_preflush = fn;
-	rs->rs_preflush_arg = arg;
 }
 
 const struct rpc_srv_stats *

@@ -13,9 +13,9 @@
  * our buffer and encode into our reply queue, so generated code and the
  * svcerr_*() helpers of libtirpc work unchanged.
  *
- * Replies made during one turn of the event loop are sent by
+ * Replies made during one turn of the event loop are held until
  * rpc_srv_flush(), which the daemon calls from the loop's before-sleep
- * hook, after anything that must happen before a reply (a commit).
+ * hook after the turn's changes are committed.
  */
 #ifndef NLMD_RPC_RPCSRV_H
 #define NLMD_RPC_RPCSRV_H
@@ -25,6 +25,8 @@
 #include <sys/socket.h>
 
 #include <rpc/rpc.h>
+
+#include "rpcsend.h"
 
 struct ev_loop;
 struct rpc_srv;
@@ -99,13 +101,6 @@ int	rpc_srv_listen(struct rpc_srv *, const char *addr, unsigned port,
 int	rpc_srv_has_family(const struct rpc_srv *, int family);
 
 /*
- * Hook run by rpc_srv_flush() before the queued replies are written; it
- * returns 0 to send them, -1 to drop them (the commit failed: clients will
- * retransmit).
- */
-void	rpc_srv_set_preflush(struct rpc_srv *, int (*fn)(void *), void *arg);
-
-/*
  * Decode arguments that generated code would decode with `proc' with
  * `fast' instead.  `fast' may point the decoded structure into the request
  * buffer rather than allocate (the buffer outlives the handler and the
@@ -114,7 +109,11 @@ void	rpc_srv_set_preflush(struct rpc_srv *, int (*fn)(void *), void *arg);
  */
 int	rpc_srv_add_decoder(struct rpc_srv *, xdrproc_t proc, xdrproc_t fast);
 
-/* Send every reply queued during this turn (call from before-sleep). */
+/*
+ * Send every reply queued so far.  Call it from the loop's before-sleep
+ * hook, after the turn's changes are committed: until then no reply of
+ * the turn leaves, not even on a connection that becomes writable.
+ */
 void	rpc_srv_flush(struct rpc_srv *);
 
 /* The call being served by a handler (valid only during dispatch). */
@@ -128,16 +127,6 @@ const struct rpc_srv_stats *rpc_srv_stats(const struct rpc_srv *);
  */
 const char	*rpc_addr_str(const struct sockaddr *sa, int with_port,
 		    char *buf, size_t len);
-
-/*
- * Send one datagram on UDP socket fd to dst, leaving from local address
- * src (IP_PKTINFO / IPV6_PKTINFO; NULL: the kernel chooses).  Never
- * blocks.  Returns 0 (also when the socket buffer is full: UDP may lose
- * it), -1 on a hard error (errno set).
- */
-int	rpc_send_from(int fd, const void *buf, size_t len,
-	    const struct sockaddr_storage *dst, socklen_t dstlen,
-	    const struct sockaddr_storage *src);
 
 /*
  * Is `ss' (IPv4-mapped form accepted) a loopback address with a privileged

@@ -1,0 +1,122 @@
+/*
+ * dump.c - see dump.h.
+ *
+ * Output, one record per line, fields as key=value (byte strings in hex,
+ * addresses in presentation form):
+ *   epoch N
+ *   token-high-water N
+ *   next-host-id N
+ *   host id=N name=S addr=A local=A state=N monitored=yes|no epoch=N
+ *   lock host=N svid=N oh=HEX fh=HEX start=N len=N mode=exclusive|shared
+ *        token=N epoch=N
+ *   share host=N oh=HEX fh=HEX access=N deny=N epoch=N
+ * (a lock is one line).  Locks come before shares, each in key order.
+ */
+#include "dump.h"
+
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "statedir.h"
+#include "store.h"
+
+static void
+dump_hex(FILE *out, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	if (n == 0)
+		fputc('-', out);
+	for (i = 0; i < n; i++)
+		fprintf(out, "%02x", b[i]);
+}
+
+static const char *
+dump_addr(const struct store_addr *sa, char *buf, size_t len)
+{
+	if (sa->sa_len == 4)
+		return inet_ntop(AF_INET, sa->sa_bytes, buf, (socklen_t)len);
+	if (sa->sa_len == 16)
+		return inet_ntop(AF_INET6, sa->sa_bytes, buf, (socklen_t)len);
+	return "-";
+}
+
+static int
+dump_host(const struct store_host *h, void *arg)
+{
+	char a[64], l[64];
+	FILE *out = arg;
+
+	fprintf(out, "host id=%" PRIu64 " name=%s addr=%s local=%s state=%"
+	    PRId32 " monitored=%s epoch=%" PRIu64 "\n", h->sh_id, h->sh_name,
+	    dump_addr(&h->sh_addr, a, sizeof(a)),
+	    dump_addr(&h->sh_local, l, sizeof(l)), h->sh_state,
+	    (h->sh_flags & STORE_HOST_MONITORED) ? "yes" : "no", h->sh_epoch);
+	return 0;
+}
+
+static int
+dump_record(const struct lk_record *rc, void *arg)
+{
+	FILE *out = arg;
+
+	if (rc->rc_kind == LK_REC_LOCK) {
+		fprintf(out, "lock host=%" PRIu64 " svid=%" PRId32 " oh=",
+		    rc->rc_host, rc->rc_svid);
+		dump_hex(out, rc->rc_oh, rc->rc_ohlen);
+		fputs(" fh=", out);
+		dump_hex(out, rc->rc_fh, rc->rc_fhlen);
+		fprintf(out, " start=%" PRIu64 " len=%" PRIu64 " mode=%s token=%"
+		    PRIu64 " epoch=%" PRIu64 "\n", rc->rc_start, rc->rc_len,
+		    rc->rc_excl ? "exclusive" : "shared", rc->rc_token,
+		    rc->rc_epoch);
+		return 0;
+	}
+	fprintf(out, "share host=%" PRIu64 " oh=", rc->rc_host);
+	dump_hex(out, rc->rc_oh, rc->rc_ohlen);
+	fputs(" fh=", out);
+	dump_hex(out, rc->rc_fh, rc->rc_fhlen);
+	fprintf(out, " access=%u deny=%u epoch=%" PRIu64 "\n", rc->rc_access,
+	    rc->rc_deny, rc->rc_epoch);
+	return 0;
+}
+
+int
+dump_state(const struct config *conf, FILE *out)
+{
+	struct store_config sc;
+	struct store_info si;
+	struct store *st = NULL;
+	char err[512];
+	int fd, rc = -1;
+
+	if ((fd = statedir_lock(conf->state_dir, err, sizeof(err))) == -1) {
+		fprintf(stderr, "nlmd: %s\n", err);
+		return -1;
+	}
+	memset(&sc, 0, sizeof(sc));
+	sc.sc_dir = conf->state_dir;
+	if (store_open(&sc, &st, err, sizeof(err)) != STORE_OK)
+		goto out;
+	store_info(st, &si);
+	fprintf(out, "epoch %" PRIu64 "\ntoken-high-water %" PRIu64
+	    "\nnext-host-id %" PRIu64 "\n", si.si_epoch, si.si_token,
+	    si.si_next_host);
+	if (store_hosts_load(st, dump_host, out, err, sizeof(err)) !=
+	    STORE_OK ||
+	    store_records_load(st, dump_record, out, err, sizeof(err)) !=
+	    STORE_OK)
+		goto out;
+	rc = 0;
+out:
+	if (rc == -1)
+		fprintf(stderr, "nlmd: store in %s: %s\n", conf->state_dir, err);
+	store_close(st);
+	close(fd);
+	return rc;
+}

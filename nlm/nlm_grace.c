@@ -1,0 +1,195 @@
+/*
+ * nlm_grace.c - the grace period after a restart, and the end of every
+ * turn of the event loop.
+ *
+ * GRACE (HOW IT WORKS).  At startup every stored lock and share is loaded
+ * as reclaimable (nlm_service.c); if there are any, grace begins, with a
+ * deadline of grace-period seconds.  Unlike the lock managers nlmd
+ * replaces, it holds back only what could conflict: lockcore refuses a
+ * new request with LK_GRACE only where it meets a record still to be
+ * reclaimed, and grants everything else at once.  Grace ends at the first
+ * of:
+ *   - nothing left to reclaim: every record was reclaimed, or released by
+ *     its host (UNLOCK, FREE_ALL), or dropped because its host is known to
+ *     have restarted (SM_NOTIFY, a LOCK with a new NSM state) -- checked at
+ *     the end of every turn;
+ *   - the deadline: what is left is dropped (NLM_GRACE_STEP records a
+ *     turn, so that a huge drop never stalls the loop), logged and
+ *     counted.
+ * No reclaimable record at startup means no grace at all.
+ *
+ * THE END OF A TURN.  Handlers and timers stage their changes in the
+ * store's turn transaction as they go (nlm_apply(), nlm_host_stage());
+ * replies wait in the transport and outbound calls in the RPC client.
+ * nlm_turn_end() stages the high-water marks, commits, and only then
+ * releases both: nothing leaves that reports state not yet stored.
+ */
+#include "nlm_impl.h"
+
+#include <inttypes.h>
+
+#include "log.h"
+#include "rpcsrv.h"
+
+/* Records dropped per turn once the deadline passed (see nlm_grace_end). */
+#define NLM_GRACE_STEP	4096
+
+static void	nlm_grace_drain(struct ev_loop *, void *);
+
+static void
+nlm_grace_deadline(struct ev_loop *loop, void *arg)
+{
+	(void)loop;
+	(void)arg;
+	nlm_grace_end("deadline");
+}
+
+void
+nlm_grace_start(void)
+{
+	struct nlm_grace *g = &nlm->n_grace;
+	struct lk_counts ct;
+
+	lk_table_counts(nlm->n_table, &ct);
+	if (!ct.ct_grace) {
+		log_info("no grace period: nothing to reclaim");
+		return;
+	}
+	g->g_active = g->g_had = true;
+	g->g_start_ms = ev_now_ms();
+	g->g_deadline_ms = g->g_start_ms +
+	    (uint64_t)nlm->n_conf.nc_grace_sec * 1000;
+	log_info("grace period: %zu locks and %zu shares to reclaim; ends "
+	    "when all are reclaimed, at the latest in %u s", ct.ct_rlocks,
+	    ct.ct_rshares, nlm->n_conf.nc_grace_sec);
+	if (ev_timer_set(nlm->n_loop, &nlm->n_grace_timer,
+	    (uint64_t)nlm->n_conf.nc_grace_sec * 1000, nlm_grace_deadline,
+	    NULL) == -1)
+		fatalx("cannot arm the grace timer");
+}
+
+/* Grace is over: log how it ended. */
+static void
+nlm_grace_over(void)
+{
+	struct nlm_grace *g = &nlm->n_grace;
+
+	g->g_active = false;
+	g->g_end_ms = ev_now_ms();
+	if (g->g_dropped > 0)
+		log_warnx("grace period over (%s) after %" PRIu64 " ms: %zu "
+		    "locks and %zu shares not reclaimed, dropped", g->g_how,
+		    g->g_end_ms - g->g_start_ms, g->g_drop_locks,
+		    g->g_drop_shares);
+	else
+		log_info("grace period over (%s) after %" PRIu64 " ms: "
+		    "everything reclaimed or released", g->g_how,
+		    g->g_end_ms - g->g_start_ms);
+}
+
+/*
+ * Drop the next NLM_GRACE_STEP records that were not reclaimed, and come
+ * back next turn while any is left: dropping a million records is seconds
+ * of store work, which must not stall the loop (each step is one turn's
+ * commit; requests are served in between, and until its record is gone a
+ * conflicting request is still told to wait).
+ */
+static void
+nlm_grace_drain(struct ev_loop *loop, void *arg)
+{
+	const struct lk_result *res;
+	enum lk_status st;
+
+	(void)arg;
+	st = lk_grace_drop(nlm->n_table, NLM_GRACE_STEP, ev_now_ms(), &res);
+	if (st == LK_OK) {
+		nlm->n_stats.grace_dropped += res->rs_nremoved;
+		nlm->n_grace.g_dropped += res->rs_nremoved;
+		nlm_apply(res);
+	} else
+		log_warnx("grace end: %s; trying again", lk_strerror(st));
+	if (!lk_in_grace(nlm->n_table)) {
+		nlm_grace_over();
+		return;
+	}
+	if (ev_timer_set(loop, &nlm->n_grace_timer, 0, nlm_grace_drain,
+	    NULL) == -1)
+		fatalx("cannot arm the grace timer");
+}
+
+void
+nlm_grace_end(const char *how)
+{
+	struct nlm_grace *g = &nlm->n_grace;
+	struct lk_counts ct;
+
+	if (!g->g_active || g->g_how != NULL)
+		return;
+	lk_table_counts(nlm->n_table, &ct);
+	g->g_how = how;
+	g->g_drop_locks = ct.ct_rlocks;
+	g->g_drop_shares = ct.ct_rshares;
+	ev_timer_cancel(nlm->n_loop, &nlm->n_grace_timer);
+	nlm_grace_drain(nlm->n_loop, NULL);
+}
+
+void
+nlm_grace_check(void)
+{
+	struct lk_counts ct;
+
+	if (!nlm->n_grace.g_active)
+		return;
+	lk_table_counts(nlm->n_table, &ct);
+	if (ct.ct_rlocks == 0 && ct.ct_rshares == 0)
+		nlm_grace_end("nothing left to reclaim");
+}
+
+/* Stage what only grows: the token and host-id high-water marks. */
+static void
+nlm_stage_marks(void)
+{
+	struct lk_counts ct;
+
+	lk_table_counts(nlm->n_table, &ct);
+	if (ct.ct_last_token > nlm->n_token_stored) {
+		nlm_store_check(store_put_token(nlm->n_store,
+		    ct.ct_last_token), "staging the token high-water mark");
+		nlm->n_token_stored = ct.ct_last_token;
+	}
+	if (nlm->n_next_host > nlm->n_host_stored) {
+		nlm_store_check(store_put_next_host(nlm->n_store,
+		    nlm->n_next_host), "staging the next host id");
+		nlm->n_host_stored = nlm->n_next_host;
+	}
+}
+
+void
+nlm_turn_end(struct rpc_srv *srv)
+{
+	do {
+		nlm_grace_check();
+		nlm_stage_marks();
+		if (store_pending(nlm->n_store)) {
+			nlm_store_check(store_commit(nlm->n_store),
+			    "committing a turn");
+			nlm->n_stats.commits++;
+		}
+		rpc_srv_flush(srv);
+		rpc_clnt_flush(nlm->n_clnt);
+		/* A completion run by the flush may have changed more. */
+	} while (store_pending(nlm->n_store) || rpc_clnt_held(nlm->n_clnt));
+}
+
+void
+nlm_set_epoch(uint64_t epoch)
+{
+	nlm->n_conf.nc_epoch = epoch;
+	lk_set_epoch(nlm->n_table, epoch);
+}
+
+const struct nlm_grace *
+nlm_get_grace(void)
+{
+	return &nlm->n_grace;
+}

@@ -1,0 +1,69 @@
+/*
+ * rpcsend.c - see rpcsend.h.
+ */
+#include "rpcsend.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+
+int
+rpc_send_from(int fd, const void *buf, size_t len,
+    const struct sockaddr_storage *dst, socklen_t dstlen,
+    const struct sockaddr_storage *src)
+{
+	union {
+		char	c4[CMSG_SPACE(sizeof(struct in_pktinfo))];
+		char	c6[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+	} cbuf;
+	struct msghdr mh;
+	struct iovec iov;
+	struct cmsghdr *cm = (struct cmsghdr *)(void *)&cbuf;
+
+	memset(&mh, 0, sizeof(mh));
+	memset(&cbuf, 0, sizeof(cbuf));
+	iov.iov_base = (void *)(uintptr_t)buf;
+	iov.iov_len = len;
+	mh.msg_name = (void *)(uintptr_t)dst;
+	mh.msg_namelen = dstlen;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (src != NULL && src->ss_family == AF_INET &&
+	    dst->ss_family == AF_INET) {
+		struct in_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.ipi_spec_dst = ((const struct sockaddr_in *)(const void *)
+		    src)->sin_addr;
+		mh.msg_control = &cbuf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
+		cm->cmsg_level = IPPROTO_IP;
+		cm->cmsg_type = IP_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+	} else if (src != NULL && src->ss_family == AF_INET6 &&
+	    dst->ss_family == AF_INET6) {
+		struct in6_pktinfo pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.ipi6_addr = ((const struct sockaddr_in6 *)(const void *)
+		    src)->sin6_addr;
+		mh.msg_control = &cbuf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
+		cm->cmsg_level = IPPROTO_IPV6;
+		cm->cmsg_type = IPV6_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+	}
+	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == -1)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+	return 0;
+}
+
+ssize_t
+rpc_stream_send(int fd, const void *buf, size_t len)
+{
+	return send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+}

@@ -1,0 +1,35 @@
+/*
+ * rpcsend.h - the two functions through which every byte nlmd sends
+ * leaves the process: UDP datagrams (replies, callbacks, _RES messages,
+ * rpcbind look-ups) and TCP reply bytes.
+ *
+ * They live in a file of their own so that unit tests can link a fake in
+ * their place (tests/fakes/) and see exactly what would have left, and
+ * when: nothing may leave before the turn that produced it is committed
+ * (DESIGN.md, rule 1).
+ */
+#ifndef NLMD_RPC_RPCSEND_H
+#define NLMD_RPC_RPCSEND_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+/*
+ * Send one datagram on UDP socket fd to dst, leaving from local address
+ * src (IP_PKTINFO / IPV6_PKTINFO; NULL: the kernel chooses).  Never
+ * blocks.  Returns 0 (also when the socket buffer is full: UDP may lose
+ * it), -1 on a hard error (errno set).
+ */
+int	rpc_send_from(int fd, const void *buf, size_t len,
+	    const struct sockaddr_storage *dst, socklen_t dstlen,
+	    const struct sockaddr_storage *src);
+
+/*
+ * Write up to len bytes to the connected stream socket fd without
+ * blocking.  Returns what send(2) returns (bytes written, or -1 with errno
+ * set; EAGAIN when the socket buffer is full).
+ */
+ssize_t	rpc_stream_send(int fd, const void *buf, size_t len);
+
+#endif
