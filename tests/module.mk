@@ -12,5 +12,19 @@ $(eval $(call unit_test,lockcore,$(O)/liblockcore.a,))
 $(eval $(call unit_test,common,$(O)/libcommon.a,-linih))
 $(eval $(call unit_test,nlmxdr,$(O)/nlm/nlm_xdr.o $(O)/rpc/nlm_prot_xdr.o,$(TIRPC_LIBS)))
 $(TEST_nlmxdr_OBJS): | $(RPC_HDRS)
-INC_tests += -Idb
+INC_tests += -Idb -Insm
 $(eval $(call unit_test,store,$(O)/libstore.a,$(DB_LIBS)))
+# The NLM service over fakes: tests/fakes/ replaces db/ (store_fake.o) and
+# the two sending functions of rpc/ (send_fake.o, linked before librpc.a).
+# The libraries refer to each other (rpcgen's dispatchers in librpc call
+# the handlers in libnlm): a link group.
+SVC_FAKES := $(O)/tests/fakes/store_fake.o $(O)/tests/fakes/send_fake.o
+SVC_LIBS  := $(O)/libnlm.a $(O)/librpc.a $(O)/liblockcore.a $(O)/libcommon.a
+TEST_service_OBJS := $(O)/tests/runner.o \
+    $(patsubst %.c,$(O)/%.o,$(wildcard tests/service/*.c))
+$(O)/tests/test-service: $(TEST_service_OBJS) $(SVC_FAKES) $(SVC_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_service_OBJS) $(SVC_FAKES) \
+	    -Wl,--start-group $(SVC_LIBS) -Wl,--end-group -lcunit $(TIRPC_LIBS)
+TESTS += $(O)/tests/test-service
+$(TEST_service_OBJS) $(SVC_FAKES): | $(RPC_HDRS)
+-include $(TEST_service_OBJS:.o=.d) $(SVC_FAKES:.o=.d)

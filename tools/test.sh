@@ -34,8 +34,7 @@ step() {
 
 unit() {
 	local b=$1 t rc=0
-	make -s -j"$JOBS" BUILD="$b" all build/"$b"/tests/test-lockcore \
-	    build/"$b"/tests/test-common || return 1
+	make -s -j"$JOBS" BUILD="$b" all unit-tests || return 1
 	for t in build/"$b"/tests/test-*; do
 		[ -x "$t" ] || continue
 		echo "--- $t"

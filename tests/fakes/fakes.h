@@ -1,0 +1,67 @@
+/*
+ * fakes.h - link seams for unit tests of the NLM service.
+ *
+ *   store_fake.c  the whole of db/store.h in memory: staged operations are
+ *                 kept per turn and applied at store_commit(); the test can
+ *                 look at what is committed and make a commit fail.
+ *   send_fake.c   rpc_send_from() and rpc_stream_send() (rpc/rpcsend.h):
+ *                 every send is recorded together with the fake store's
+ *                 state at that moment, then really made (the real code is
+ *                 compiled in under another name).
+ *
+ * Linked before librpc.a and instead of libstore.a, they replace the real
+ * functions: the linker takes the first definition it sees.
+ */
+#ifndef NLMD_TESTS_FAKES_FAKES_H
+#define NLMD_TESTS_FAKES_FAKES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+
+/* ---- store ---- */
+/* The one fake store (created empty on first use). */
+struct store	*fake_store(void);
+/* Forget everything (committed and staged), counters included. */
+void		 fake_store_reset(void);
+/* Operations staged and not yet committed. */
+size_t		 fake_store_staged(void);
+/* Committed lock / share records, hosts. */
+size_t		 fake_store_nlocks(void);
+size_t		 fake_store_nshares(void);
+size_t		 fake_store_nhosts(void);
+/* Is this lock committed (exact key and range; host 0: any host)? */
+bool		 fake_store_has_lock(uint64_t host, int32_t svid,
+		    const void *oh, size_t ohlen, const void *fh,
+		    size_t fhlen, uint64_t start, uint64_t len, bool excl);
+uint64_t	 fake_store_commits(void);
+uint64_t	 fake_store_flushes(void);	/* commits required to flush */
+uint64_t	 fake_store_token(void);	/* committed high-water mark */
+uint64_t	 fake_store_epoch(void);
+/* Make the next store_commit() fail with STORE_IO. */
+void		 fake_store_fail_next_commit(void);
+
+/* ---- sender ---- */
+struct fake_send {
+	int		 fs_stream;	/* 1: TCP bytes, 0: a datagram */
+	uint16_t	 fs_dport;	/* datagrams: destination port */
+	size_t		 fs_len;
+	size_t		 fs_staged;	/* fake_store_staged() when sent */
+	uint64_t	 fs_commits;	/* fake_store_commits() when sent */
+	uint8_t		 fs_buf[512];	/* first bytes */
+};
+
+/* Sends recorded since the last reset. */
+size_t		 fake_sends(void);
+const struct fake_send *fake_send_get(size_t i);
+/* Sends made while something was staged and not committed. */
+size_t		 fake_send_violations(void);
+void		 fake_send_reset(void);
+/* When set, each send's record is also written to this fd (fork tests). */
+void		 fake_send_mirror(int fd);
+/* Called at each send, after recording (NULL: none). */
+void		 fake_send_hook(void (*fn)(const struct fake_send *));
+
+#endif

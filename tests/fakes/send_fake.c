@@ -1,0 +1,113 @@
+/*
+ * send_fake.c - the two sending functions of rpc/rpcsend.h, recording
+ * every send with the fake store's state at that moment (see fakes.h),
+ * then sending for real through the real code, compiled in here under
+ * other names.
+ */
+#define rpc_send_from	real_rpc_send_from
+#define rpc_stream_send	real_rpc_stream_send
+#include "rpc/rpcsend.c"
+#undef rpc_send_from
+#undef rpc_stream_send
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fakes.h"
+
+int	rpc_send_from(int, const void *, size_t,
+	    const struct sockaddr_storage *, socklen_t,
+	    const struct sockaddr_storage *);
+ssize_t	rpc_stream_send(int, const void *, size_t);
+
+#define FAKE_MAXSENDS	4096
+
+static struct fake_send fs_log[FAKE_MAXSENDS];
+static size_t fs_n;
+static size_t fs_violations;
+static int fs_mirror = -1;
+static void (*fs_hook)(const struct fake_send *);
+
+static void
+fs_record(int stream, uint16_t dport, const void *buf, size_t len)
+{
+	struct fake_send *f;
+
+	if (fake_store_staged() > 0)
+		fs_violations++;
+	if (fs_n == FAKE_MAXSENDS)
+		return;
+	f = &fs_log[fs_n++];
+	memset(f, 0, sizeof(*f));
+	f->fs_stream = stream;
+	f->fs_dport = dport;
+	f->fs_len = len;
+	f->fs_staged = fake_store_staged();
+	f->fs_commits = fake_store_commits();
+	memcpy(f->fs_buf, buf, len < sizeof(f->fs_buf) ? len : sizeof(f->fs_buf));
+	if (fs_mirror != -1 && write(fs_mirror, f, sizeof(*f)) == -1)
+		fs_mirror = -1;
+	if (fs_hook != NULL)
+		fs_hook(f);
+}
+
+int
+rpc_send_from(int fd, const void *buf, size_t len,
+    const struct sockaddr_storage *dst, socklen_t dstlen,
+    const struct sockaddr_storage *src)
+{
+	uint16_t port = 0;
+
+	if (dst->ss_family == AF_INET)
+		port = ntohs(((const struct sockaddr_in *)(const void *)dst)->
+		    sin_port);
+	else if (dst->ss_family == AF_INET6)
+		port = ntohs(((const struct sockaddr_in6 *)(const void *)dst)->
+		    sin6_port);
+	fs_record(0, port, buf, len);
+	return real_rpc_send_from(fd, buf, len, dst, dstlen, src);
+}
+
+ssize_t
+rpc_stream_send(int fd, const void *buf, size_t len)
+{
+	fs_record(1, 0, buf, len);
+	return real_rpc_stream_send(fd, buf, len);
+}
+
+size_t
+fake_sends(void)
+{
+	return fs_n;
+}
+
+const struct fake_send *
+fake_send_get(size_t i)
+{
+	return i < fs_n ? &fs_log[i] : NULL;
+}
+
+size_t
+fake_send_violations(void)
+{
+	return fs_violations;
+}
+
+void
+fake_send_reset(void)
+{
+	fs_n = 0;
+	fs_violations = 0;
+}
+
+void
+fake_send_mirror(int fd)
+{
+	fs_mirror = fd;
+}
+
+void
+fake_send_hook(void (*fn)(const struct fake_send *))
+{
+	fs_hook = fn;
+}

@@ -1,0 +1,529 @@
+/*
+ * store_fake.c - db/store.h in memory, for unit tests (see fakes.h).
+ *
+ * Records are kept in plain arrays (tests hold few); a staged operation is
+ * a copy of its record plus "put" or "delete", applied in order at commit.
+ * Keys are those of the real store: locks (host, svid, oh, fh, start),
+ * shares (host, oh, fh), hosts by id.
+ */
+#include "store.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "fakes.h"
+
+enum fk_op { FK_PUT, FK_DEL, FK_HOST_PUT, FK_HOST_DEL, FK_TOKEN, FK_NEXT,
+	FK_EPOCH };
+
+struct fk_rec {
+	struct lk_record r;
+	uint8_t		 oh[LK_OH_MAX];
+	uint8_t		 fh[LK_FH_MAX];
+	char		 name[STORE_NAME_MAX + 1];
+	struct store_host h;
+};
+
+struct fk_staged {
+	enum fk_op	 op;
+	uint64_t	 val;
+	struct fk_rec	 rec;
+};
+
+struct store {
+	struct fk_rec	*recs;		/* committed locks and shares */
+	size_t		 nrecs, caprecs;
+	struct fk_rec	*hosts;
+	size_t		 nhosts, caphosts;
+	struct fk_staged *staged;
+	size_t		 nstaged, capstaged;
+	uint64_t	 epoch, token, next_host;
+	uint64_t	 commits, flushes;
+	bool		 flush;
+	bool		 fail_commit;
+};
+
+static struct store fk;
+
+struct store *
+fake_store(void)
+{
+	return &fk;
+}
+
+void
+fake_store_reset(void)
+{
+	free(fk.recs);
+	free(fk.hosts);
+	free(fk.staged);
+	memset(&fk, 0, sizeof(fk));
+}
+
+static void
+fk_copy(struct fk_rec *d, const struct lk_record *r)
+{
+	memset(d, 0, sizeof(*d));
+	d->r = *r;
+	memcpy(d->oh, r->rc_oh, r->rc_ohlen);
+	memcpy(d->fh, r->rc_fh, r->rc_fhlen);
+	d->r.rc_oh = d->oh;
+	d->r.rc_fh = d->fh;
+	d->r.rc_reclaim = 0;
+}
+
+static bool
+fk_same_key(const struct lk_record *a, const struct lk_record *b)
+{
+	/* The cheap fields first: tests hold thousands of records. */
+	if (a->rc_kind != b->rc_kind || a->rc_host != b->rc_host ||
+	    a->rc_ohlen != b->rc_ohlen || a->rc_fhlen != b->rc_fhlen)
+		return false;
+	if (a->rc_kind == LK_REC_LOCK && (a->rc_svid != b->rc_svid ||
+	    a->rc_start != b->rc_start))
+		return false;
+	return memcmp(a->rc_oh, b->rc_oh, a->rc_ohlen) == 0 &&
+	    memcmp(a->rc_fh, b->rc_fh, a->rc_fhlen) == 0;
+}
+
+/* Make room for one more element in *vp (n used, *capp allocated). */
+static void *
+fk_grow(void *v, size_t n, size_t *capp, size_t elsize)
+{
+	if (n < *capp)
+		return v;
+	*capp = *capp == 0 ? 16 : *capp * 2;
+	if ((v = realloc(v, *capp * elsize)) == NULL)
+		abort();
+	return v;
+}
+
+static ssize_t
+fk_find(const struct lk_record *r)
+{
+	size_t i;
+
+	for (i = 0; i < fk.nrecs; i++)
+		if (fk_same_key(&fk.recs[i].r, r))
+			return (ssize_t)i;
+	return -1;
+}
+
+static void
+fk_rec_fix(struct fk_rec *d)
+{
+	d->r.rc_oh = d->oh;
+	d->r.rc_fh = d->fh;
+	d->h.sh_name = d->name;
+}
+
+static void
+fk_apply_put(const struct fk_rec *src)
+{
+	ssize_t i = fk_find(&src->r);
+
+	if (i < 0) {
+		size_t j;
+
+		struct fk_rec *old = fk.recs;
+
+		fk.recs = fk_grow(fk.recs, fk.nrecs, &fk.caprecs,
+		    sizeof(*fk.recs));
+		/* Moved: every record points into itself again. */
+		for (j = 0; old != fk.recs && j < fk.nrecs; j++)
+			fk_rec_fix(&fk.recs[j]);
+		i = (ssize_t)fk.nrecs++;
+	}
+	fk.recs[i] = *src;
+	fk_rec_fix(&fk.recs[i]);
+}
+
+static void
+fk_apply_del(const struct fk_rec *src)
+{
+	ssize_t i = fk_find(&src->r);
+
+	if (i < 0)
+		return;
+	fk.recs[i] = fk.recs[--fk.nrecs];
+	fk_rec_fix(&fk.recs[i]);
+}
+
+static ssize_t
+fk_host_find(uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < fk.nhosts; i++)
+		if (fk.hosts[i].h.sh_id == id)
+			return (ssize_t)i;
+	return -1;
+}
+
+static void
+fk_apply_host(const struct fk_staged *s)
+{
+	ssize_t i = fk_host_find(s->op == FK_HOST_PUT ? s->rec.h.sh_id :
+	    s->val);
+
+	if (s->op == FK_HOST_DEL) {
+		if (i >= 0) {
+			fk.hosts[i] = fk.hosts[--fk.nhosts];
+			fk_rec_fix(&fk.hosts[i]);
+		}
+		return;
+	}
+	if (i < 0) {
+		size_t j;
+
+		fk.hosts = fk_grow(fk.hosts, fk.nhosts, &fk.caphosts,
+		    sizeof(*fk.hosts));
+		for (j = 0; j < fk.nhosts; j++)
+			fk_rec_fix(&fk.hosts[j]);
+		i = (ssize_t)fk.nhosts++;
+	}
+	fk.hosts[i] = s->rec;
+	fk_rec_fix(&fk.hosts[i]);
+}
+
+static struct fk_staged *
+fk_stage(enum fk_op op)
+{
+	struct fk_staged *s;
+
+	fk.staged = fk_grow(fk.staged, fk.nstaged, &fk.capstaged,
+	    sizeof(*fk.staged));
+	s = &fk.staged[fk.nstaged++];
+	memset(s, 0, sizeof(*s));
+	s->op = op;
+	return s;
+}
+
+const char *
+store_strerror(enum store_status st)
+{
+	return st == STORE_OK ? "ok" : "fake store error";
+}
+
+const char *
+store_last_error(struct store *st)
+{
+	(void)st;
+	return "injected by the test";
+}
+
+enum store_status
+store_open(const struct store_config *cf, struct store **stp, char *err,
+    size_t errlen)
+{
+	(void)cf;
+	(void)err;
+	(void)errlen;
+	*stp = &fk;
+	return STORE_OK;
+}
+
+void
+store_close(struct store *st)
+{
+	(void)st;
+	fk.nstaged = 0;
+}
+
+enum store_status
+store_epoch_begin(struct store *st, uint64_t min_epoch, uint64_t *epochp,
+    char *err, size_t errlen)
+{
+	(void)st;
+	(void)err;
+	(void)errlen;
+	fk.epoch = fk.epoch + 1 > min_epoch ? fk.epoch + 1 : min_epoch;
+	*epochp = fk.epoch;
+	return STORE_OK;
+}
+
+void
+store_info(const struct store *st, struct store_info *si)
+{
+	(void)st;
+	memset(si, 0, sizeof(*si));
+	si->si_epoch = fk.epoch;
+	si->si_token = fk.token;
+	si->si_next_host = fk.next_host;
+	si->si_commits = fk.commits;
+	si->si_flushes = fk.flushes;
+}
+
+enum store_status
+store_hosts_load(struct store *st, store_host_cb *cb, void *arg, char *err,
+    size_t errlen)
+{
+	size_t i;
+
+	(void)st;
+	(void)err;
+	(void)errlen;
+	for (i = 0; i < fk.nhosts; i++)
+		if (cb(&fk.hosts[i].h, arg) != 0)
+			return STORE_INVAL;
+	return STORE_OK;
+}
+
+enum store_status
+store_records_load(struct store *st, store_record_cb *cb, void *arg,
+    char *err, size_t errlen)
+{
+	size_t i;
+	int kind;
+
+	(void)st;
+	(void)err;
+	(void)errlen;
+	for (kind = LK_REC_LOCK; kind <= LK_REC_SHARE; kind++)
+		for (i = 0; i < fk.nrecs; i++)
+			if (fk.recs[i].r.rc_kind == kind &&
+			    cb(&fk.recs[i].r, arg) != 0)
+				return STORE_INVAL;
+	return STORE_OK;
+}
+
+enum store_status
+store_put_record(struct store *st, const struct lk_record *rc)
+{
+	(void)st;
+	fk_copy(&fk_stage(FK_PUT)->rec, rc);
+	return STORE_OK;
+}
+
+enum store_status
+store_del_record(struct store *st, const struct lk_record *rc)
+{
+	(void)st;
+	fk_copy(&fk_stage(FK_DEL)->rec, rc);
+	return STORE_OK;
+}
+
+enum store_status
+store_apply(struct store *st, const struct lk_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->rs_nremoved; i++)
+		(void)store_del_record(st, &res->rs_removed[i]);
+	for (i = 0; i < res->rs_nadded; i++)
+		(void)store_put_record(st, &res->rs_added[i]);
+	return STORE_OK;
+}
+
+enum store_status
+store_put_host(struct store *st, const struct store_host *h)
+{
+	struct fk_staged *s = fk_stage(FK_HOST_PUT);
+
+	(void)st;
+	s->rec.h = *h;
+	strncpy(s->rec.name, h->sh_name, STORE_NAME_MAX);
+	return STORE_OK;
+}
+
+enum store_status
+store_del_host(struct store *st, uint64_t id)
+{
+	(void)st;
+	fk_stage(FK_HOST_DEL)->val = id;
+	return STORE_OK;
+}
+
+enum store_status
+store_put_token(struct store *st, uint64_t token)
+{
+	(void)st;
+	fk_stage(FK_TOKEN)->val = token;
+	return STORE_OK;
+}
+
+enum store_status
+store_put_next_host(struct store *st, uint64_t next)
+{
+	(void)st;
+	fk_stage(FK_NEXT)->val = next;
+	return STORE_OK;
+}
+
+enum store_status
+store_put_epoch(struct store *st, uint64_t epoch)
+{
+	(void)st;
+	fk_stage(FK_EPOCH)->val = epoch;
+	return STORE_OK;
+}
+
+void
+store_require_flush(struct store *st)
+{
+	(void)st;
+	fk.flush = true;
+}
+
+bool
+store_pending(const struct store *st)
+{
+	(void)st;
+	return fk.nstaged > 0;
+}
+
+static void
+fk_apply(const struct fk_staged *s)
+{
+	switch (s->op) {
+	case FK_PUT:
+		fk_apply_put(&s->rec);
+		break;
+	case FK_DEL:
+		fk_apply_del(&s->rec);
+		break;
+	case FK_HOST_PUT:
+	case FK_HOST_DEL:
+		fk_apply_host(s);
+		break;
+	case FK_TOKEN:
+		fk.token = s->val > fk.token ? s->val : fk.token;
+		break;
+	case FK_NEXT:
+		fk.next_host = s->val > fk.next_host ? s->val : fk.next_host;
+		break;
+	case FK_EPOCH:
+		fk.epoch = s->val > fk.epoch ? s->val : fk.epoch;
+		break;
+	}
+}
+
+enum store_status
+store_commit(struct store *st)
+{
+	size_t i;
+
+	(void)st;
+	if (fk.nstaged == 0)
+		return STORE_OK;
+	if (fk.fail_commit) {
+		fk.fail_commit = false;
+		fk.nstaged = 0;
+		return STORE_IO;
+	}
+	for (i = 0; i < fk.nstaged; i++) {
+		/* The staged array may have moved since: point inside again. */
+		fk_rec_fix(&fk.staged[i].rec);
+		fk_apply(&fk.staged[i]);
+	}
+	fk.nstaged = 0;
+	fk.commits++;
+	if (fk.flush)
+		fk.flushes++;
+	fk.flush = false;
+	return STORE_OK;
+}
+
+void
+store_abort(struct store *st)
+{
+	(void)st;
+	fk.nstaged = 0;
+	fk.flush = false;
+}
+
+void
+store_fail_after(struct store *st, unsigned n)
+{
+	(void)st;
+	(void)n;
+}
+
+size_t
+fake_store_staged(void)
+{
+	return fk.nstaged;
+}
+
+static size_t
+fk_count(int kind)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < fk.nrecs; i++)
+		n += fk.recs[i].r.rc_kind == kind;
+	return n;
+}
+
+size_t
+fake_store_nlocks(void)
+{
+	return fk_count(LK_REC_LOCK);
+}
+
+size_t
+fake_store_nshares(void)
+{
+	return fk_count(LK_REC_SHARE);
+}
+
+size_t
+fake_store_nhosts(void)
+{
+	return fk.nhosts;
+}
+
+bool
+fake_store_has_lock(uint64_t host, int32_t svid, const void *oh, size_t ohlen,
+    const void *fh, size_t fhlen, uint64_t start, uint64_t len, bool excl)
+{
+	struct lk_record k;
+	ssize_t i;
+
+	memset(&k, 0, sizeof(k));
+	k.rc_kind = LK_REC_LOCK;
+	k.rc_svid = svid;
+	k.rc_oh = oh;
+	k.rc_ohlen = ohlen;
+	k.rc_fh = fh;
+	k.rc_fhlen = fhlen;
+	k.rc_start = start;
+	for (i = 0; i < (ssize_t)fk.nrecs; i++) {
+		k.rc_host = host != 0 ? host : fk.recs[i].r.rc_host;
+		if (fk_same_key(&fk.recs[i].r, &k))
+			return fk.recs[i].r.rc_len == len &&
+			    fk.recs[i].r.rc_excl == excl;
+	}
+	return false;
+}
+
+uint64_t
+fake_store_commits(void)
+{
+	return fk.commits;
+}
+
+uint64_t
+fake_store_flushes(void)
+{
+	return fk.flushes;
+}
+
+uint64_t
+fake_store_token(void)
+{
+	return fk.token;
+}
+
+uint64_t
+fake_store_epoch(void)
+{
+	return fk.epoch;
+}
+
+void
+fake_store_fail_next_commit(void)
+{
+	fk.fail_commit = true;
+}

@@ -1,0 +1,430 @@
+/*
+ * harness.c - the NLM service over a fake store and a fake sender:
+ * the set-up the tests of tests/service/ share (see svctest.h).
+ *
+ * The real NLM service, transport, lock core and event loop run in this
+ * process; db/ is replaced by tests/fakes/store_fake.c and the two sending
+ * functions by tests/fakes/send_fake.c, which records, at every send, how
+ * many staged operations were not yet committed (a violation when > 0) and
+ * lets a test look at the store at that very moment.  Requests are real
+ * datagrams (and one TCP connection) on loopback; the "client host" is
+ * this process too: a fake rpcbind on 127.0.0.1:111 answers nlmd's port
+ * look-ups with the port of a socket that receives the callbacks.  Port
+ * 111 needs a network namespace of our own, made at suite start (root);
+ * without one the suite is skipped with the reason.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rpc/rpc.h>
+#include <rpc/pmap_prot.h>
+
+#include <CUnit/CUnit.h>
+
+#include "ev.h"
+#include "lockcore.h"
+#include "nlm.h"
+#include "rpc/nlm_prot.h"
+#include "rpcout.h"
+#include "rpcsrv.h"
+#include "store.h"
+#include "tests/fakes/fakes.h"
+#include "svctest.h"
+
+#define LO	"127.0.0.1"
+
+static int st_ns_ok;		/* our own network namespace */
+static const char *st_skip_why = "";
+static uint64_t st_clock;	/* the loop's clock, ms */
+
+static struct ev_loop *loop;
+static struct rpc_srv *srv;
+static struct rpc_clnt *clnt;
+static unsigned srv_port;
+static int rpcb_fd = -1;	/* fake rpcbind, 127.0.0.1:111 */
+static int cb_fd = -1;		/* the client's NLM: callbacks, _RES */
+static int cli_fd = -1;		/* requests (UDP) */
+static uint32_t st_xid = 1000;
+
+/* ---- plumbing ---- */
+
+static uint64_t
+st_now(void)
+{
+	return st_clock;
+}
+
+static void
+st_hook(struct ev_loop *l, void *arg)
+{
+	(void)l;
+	nlm_turn_end(arg);
+}
+
+static int
+st_udp(uint16_t port)
+{
+	struct sockaddr_in a;
+	int fd;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0)) == -1)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons(port);
+	inet_pton(AF_INET, LO, &a.sin_addr);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static uint16_t
+st_port_of(int fd)
+{
+	struct sockaddr_in a;
+	socklen_t l = sizeof(a);
+
+	getsockname(fd, (struct sockaddr *)&a, &l);
+	return ntohs(a.sin_port);
+}
+
+static int
+st_lo_up(void)
+{
+	struct ifreq ifr;
+	int fd, rc;
+
+	if ((fd = socket(AF_INET, SOCK_DGRAM, 0)) == -1)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	rc = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	ifr.ifr_flags |= IFF_UP;
+	if (rc == 0)
+		rc = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	close(fd);
+	return rc;
+}
+
+int
+ts_namespace(void)
+{
+	if (getuid() != 0) {
+		st_skip_why = "not root: cannot make a network namespace";
+		return 0;
+	}
+	if (unshare(CLONE_NEWNET) == -1 || st_lo_up() == -1) {
+		st_skip_why = "unshare(CLONE_NEWNET) failed";
+		return 0;
+	}
+	st_ns_ok = 1;
+	return 1;
+}
+
+const char *
+ts_skip_reason(void)
+{
+	return st_ns_ok ? NULL : st_skip_why;
+}
+
+/* Start everything, with the fake store holding what a test preloaded. */
+void
+ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
+{
+	struct rpc_srv_limits lim;
+	struct nlm_config nc;
+	uint64_t epoch;
+	char err[256];
+
+	st_clock = 1000000;
+	ev_set_clock(st_now);
+	loop = ev_loop_new();
+	memset(&lim, 0, sizeof(lim));
+	lim.max_record = 65536;
+	lim.max_conns = 64;
+	lim.idle_sec = 600;
+	srv = rpc_srv_new(loop, &lim);
+	clnt = rpc_clnt_new(loop, 0, err, sizeof(err));
+	CU_ASSERT_FATAL(srv != NULL && clnt != NULL);
+	CU_ASSERT_FATAL(store_epoch_begin(fake_store(), 0, &epoch, err,
+	    sizeof(err)) == STORE_OK);
+	memset(&nc, 0, sizeof(nc));
+	nc.nc_max_name = 255;
+	nc.nc_max_fh = 1024;
+	nc.nc_max_oh = 1024;
+	nc.nc_max_hosts = 1000;
+	nc.nc_cbmode = cbmode;
+	nc.nc_cb_retry_min_ms = 1000;
+	nc.nc_cb_retry_max_ms = 8000;
+	nc.nc_cb_give_up_sec = give_up_sec;
+	nc.nc_cb_max_per_host = 100;
+	nc.nc_epoch = epoch;
+	nc.nc_grace_sec = 90;
+	nc.nc_reclaim_check = LK_RECLAIM_CONFLICT;
+	CU_ASSERT_FATAL(nlm_init(loop, clnt, fake_store(), &nc, err,
+	    sizeof(err)) == 0);
+	CU_ASSERT_FATAL(nlm_register(srv) == 0);
+	CU_ASSERT_FATAL(rpc_srv_listen(srv, LO, 0, &srv_port, err,
+	    sizeof(err)) == 0);
+	ev_set_beforesleep(loop, st_hook, srv);
+	rpcb_fd = st_udp(PMAPPORT);
+	cb_fd = st_udp(0);
+	cli_fd = st_udp(0);
+	CU_ASSERT_FATAL(rpcb_fd != -1 && cb_fd != -1 && cli_fd != -1);
+	/* The load and grace start of nlm_init() are a turn of their own. */
+	nlm_turn_end(srv);
+	fake_send_reset();
+}
+
+void
+ts_stop(void)
+{
+	nlm_shutdown();
+	rpc_srv_free(srv);
+	rpc_clnt_free(clnt);
+	ev_loop_free(loop);
+	close(rpcb_fd);
+	close(cb_fd);
+	close(cli_fd);
+	rpcb_fd = cb_fd = cli_fd = -1;
+	fake_send_hook(NULL);
+	ev_set_clock(NULL);
+}
+
+void
+ts_advance(uint64_t ms)
+{
+	st_clock += ms;
+}
+
+/* Answer one PMAP GETPORT on the fake rpcbind with the callback port. */
+static int
+st_rpcb_serve(void)
+{
+	uint8_t buf[2048], out[256];
+	struct sockaddr_in from;
+	socklen_t fl = sizeof(from);
+	struct rpc_msg call, rep;
+	struct pmap pm;
+	u_long port = st_port_of(cb_fd);
+	ssize_t n;
+	XDR x;
+
+	n = recvfrom(rpcb_fd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+	    &fl);
+	if (n <= 0)
+		return 0;
+	memset(&call, 0, sizeof(call));
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	if (!xdr_callmsg(&x, &call) || !xdr_pmap(&x, &pm))
+		return 1;
+	memset(&rep, 0, sizeof(rep));
+	rep.rm_xid = call.rm_xid;
+	rep.rm_direction = REPLY;
+	rep.rm_reply.rp_stat = MSG_ACCEPTED;
+	rep.acpted_rply.ar_verf = _null_auth;
+	rep.acpted_rply.ar_stat = SUCCESS;
+	rep.acpted_rply.ar_results.where = (caddr_t)&port;
+	rep.acpted_rply.ar_results.proc = XDRPROC(xdr_u_long);
+	xdrmem_create(&x, (char *)out, sizeof(out), XDR_ENCODE);
+	if (xdr_replymsg(&x, &rep))
+		(void)sendto(rpcb_fd, out, xdr_getpos(&x), 0,
+		    (struct sockaddr *)&from, fl);
+	return 1;
+}
+
+void
+ts_turn(void)
+{
+	(void)ev_run_once(loop, 0);
+}
+
+/* Run the loop (and the fake rpcbind) until nothing happens for a bit. */
+void
+ts_pump(void)
+{
+	int i, idle = 0;
+
+	for (i = 0; i < 200 && idle < 3; i++) {
+		struct pollfd p = { rpcb_fd, POLLIN, 0 };
+
+		(void)ev_run_once(loop, 5);
+		if (poll(&p, 1, 0) == 1 && st_rpcb_serve())
+			idle = 0;
+		else
+			idle++;
+	}
+}
+
+static size_t
+st_enc_call(uint8_t *buf, size_t cap, uint32_t xid, uint32_t proc,
+    xdrproc_t xargs, const void *args)
+{
+	struct rpc_msg m;
+	size_t len = 0;
+	XDR x;
+
+	memset(&m, 0, sizeof(m));
+	m.rm_xid = xid;
+	m.rm_direction = CALL;
+	m.rm_call.cb_rpcvers = RPC_MSG_VERSION;
+	m.rm_call.cb_prog = NLM_PROG;
+	m.rm_call.cb_vers = NLM4_VERS;
+	m.rm_call.cb_proc = proc;
+	m.rm_call.cb_cred = _null_auth;
+	m.rm_call.cb_verf = _null_auth;
+	xdrmem_create(&x, (char *)buf, (u_int)cap, XDR_ENCODE);
+	if (xdr_callmsg(&x, &m) && xargs(&x, (void *)(uintptr_t)args))
+		len = xdr_getpos(&x);
+	xdr_destroy(&x);
+	return len;
+}
+
+/* Send an NLM v4 call over UDP; returns its xid. */
+uint32_t
+ts_send(uint32_t proc, xdrproc_t xargs, const void *args)
+{
+	struct sockaddr_in a;
+	uint8_t buf[4096];
+	uint32_t xid = ++st_xid;
+	size_t len = st_enc_call(buf, sizeof(buf), xid, proc, xargs, args);
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)srv_port);
+	inet_pton(AF_INET, LO, &a.sin_addr);
+	CU_ASSERT_FATAL(len > 0);
+	CU_ASSERT(sendto(cli_fd, buf, len, 0, (struct sockaddr *)&a,
+	    sizeof(a)) == (ssize_t)len);
+	return xid;
+}
+
+/* A TCP connection to the server and one call on it; returns the fd. */
+int
+ts_send_tcp(uint32_t proc, xdrproc_t xargs, const void *args,
+    uint32_t *xidp)
+{
+	struct sockaddr_in a;
+	uint8_t buf[4096];
+	uint32_t mark;
+	size_t len = st_enc_call(buf + 4, sizeof(buf) - 4, ++st_xid, proc,
+	    xargs, args);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)srv_port);
+	inet_pton(AF_INET, LO, &a.sin_addr);
+	CU_ASSERT_FATAL(fd != -1 && len > 0);
+	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	mark = htonl(0x80000000u | (uint32_t)len);
+	memcpy(buf, &mark, 4);
+	CU_ASSERT(write(fd, buf, len + 4) == (ssize_t)(len + 4));
+	*xidp = st_xid;
+	return fd;
+}
+
+ssize_t
+ts_recv(void *buf, size_t cap)
+{
+	struct pollfd p = { cli_fd, POLLIN, 0 };
+
+	if (poll(&p, 1, 200) != 1)
+		return -1;
+	return recv(cli_fd, buf, cap, 0);
+}
+
+/* Read one nlm4_res reply from fd (UDP, or TCP with stream set). */
+int
+ts_reply(int fd, bool stream, nlm4_res *res)
+{
+	uint8_t buf[4096];
+	struct rpc_msg m;
+	struct pollfd p = { fd, POLLIN, 0 };
+	ssize_t n;
+	size_t off = stream ? 4 : 0;
+	XDR x;
+	int ok;
+
+	if (fd == -1)
+		fd = cli_fd;
+	p.fd = fd;
+	if (poll(&p, 1, 200) != 1 ||
+	    (n = recv(fd, buf, sizeof(buf), 0)) <= (ssize_t)off)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	memset(res, 0, sizeof(*res));
+	m.acpted_rply.ar_results.where = (caddr_t)res;
+	m.acpted_rply.ar_results.proc = XDRPROC(xdr_nlm4_res);
+	xdrmem_create(&x, (char *)buf + off, (u_int)((size_t)n - off),
+	    XDR_DECODE);
+	ok = xdr_replymsg(&x, &m);
+	xdr_destroy(&x);
+	return ok ? 0 : -1;
+}
+
+/* Read one call arriving at the client's NLM; returns its procedure. */
+int
+ts_callback(nlm4_testargs *args, nlm4_res *res)
+{
+	uint8_t buf[4096];
+	struct rpc_msg m;
+	struct pollfd p = { cb_fd, POLLIN, 0 };
+	ssize_t n;
+	XDR x;
+	int proc = -1;
+
+	if (poll(&p, 1, 200) != 1 ||
+	    (n = recv(cb_fd, buf, sizeof(buf), 0)) <= 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	if (xdr_callmsg(&x, &m)) {
+		proc = (int)m.rm_call.cb_proc;
+		if (proc == NLMPROC4_GRANTED_MSG && args != NULL) {
+			memset(args, 0, sizeof(*args));
+			if (!xdr_nlm4_testargs(&x, args))
+				proc = -1;
+		} else if (proc == NLMPROC4_LOCK_RES && res != NULL) {
+			memset(res, 0, sizeof(*res));
+			if (!xdr_nlm4_res(&x, res))
+				proc = -1;
+		}
+	}
+	xdr_destroy(&x);
+	return proc;
+}
+
+/* No more calls waiting at the client's NLM? */
+bool
+ts_no_callback(void)
+{
+	struct pollfd p = { cb_fd, POLLIN, 0 };
+
+	return poll(&p, 1, 50) == 0;
+}
+
+uint16_t
+ts_cb_port(void)
+{
+	return st_port_of(cb_fd);
+}
+
+uint16_t
+ts_cli_port(void)
+{
+	return st_port_of(cli_fd);
+}

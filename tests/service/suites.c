@@ -1,0 +1,18 @@
+/*
+ * suites.c - the NLM service test binary's suites (see tests/runner.h).
+ * The network namespace is made before any suite runs.
+ */
+#include "tests/runner.h"
+
+#include <stdio.h>
+
+#include "svctest.h"
+
+int
+tests_register(void)
+{
+	if (!ts_namespace())
+		printf("test-service: SKIPPING every test: %s\n",
+		    ts_skip_reason());
+	return ts_register_turn();
+}

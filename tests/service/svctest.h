@@ -1,0 +1,48 @@
+/*
+ * svctest.h - what the NLM service unit tests share (harness.c).
+ *
+ * One service at a time: ts_start() builds loop, transport, RPC client
+ * and NLM service over the fake store (which keeps what a test committed
+ * or preloaded across ts_stop()/ts_start(): a restart), ts_stop() tears
+ * them down.  Requests go out as datagrams (or one TCP call) from this
+ * process; ts_pump() turns the loop and answers nlmd's rpcbind look-ups.
+ */
+#ifndef NLMD_TESTS_SERVICE_SVCTEST_H
+#define NLMD_TESTS_SERVICE_SVCTEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "nlm.h"
+#include "rpc/nlm_prot.h"
+#include "rpcout.h"
+
+/* Make a network namespace (once, at suite start).  0: cannot (why:). */
+int		 ts_namespace(void);
+/* NULL when the namespace exists, else why the tests cannot run. */
+const char	*ts_skip_reason(void);
+
+void		 ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec);
+void		 ts_stop(void);
+void		 ts_pump(void);
+/* One turn of the loop, without waiting. */
+void		 ts_turn(void);
+/* Move the loop's clock forward. */
+void		 ts_advance(uint64_t ms);
+uint32_t	 ts_send(uint32_t proc, xdrproc_t xargs, const void *args);
+int		 ts_send_tcp(uint32_t proc, xdrproc_t xargs, const void *args,
+		    uint32_t *xidp);
+/* The next datagram at the UDP request socket (a reply), -1: none. */
+ssize_t		 ts_recv(void *buf, size_t cap);
+/* fd -1: the UDP request socket.  0, or -1 when nothing decodable came. */
+int		 ts_reply(int fd, bool stream, nlm4_res *res);
+/* Procedure of the next call at the client's NLM, -1 when none came. */
+int		 ts_callback(nlm4_testargs *args, nlm4_res *res);
+bool		 ts_no_callback(void);
+uint16_t	 ts_cb_port(void);
+uint16_t	 ts_cli_port(void);
+
+int		 ts_register_turn(void);
+
+#endif

@@ -1,0 +1,798 @@
+/*
+ * test_turn.c - one loop turn is the unit of side effects: nothing a turn
+ * produces (replies over UDP and TCP, _RES messages, GRANTED callbacks,
+ * consequences of timers and of the client's answers) leaves before the
+ * turn's changes are committed, a failed commit ends the process before
+ * anything of its turn leaves, and grace works through the service.
+ *
+ * Two checks run at every send (tests/fakes/send_fake.c calls st_check):
+ *   - nothing is staged and uncommitted in the fake store (the fake
+ *     sender counts violations itself);
+ *   - what the message reports is committed: a GRANTED reply to a LOCK
+ *     (found by xid), a LOCK_RES saying GRANTED (found by cookie), a
+ *     GRANTED_MSG callback (by the lock it names) -- each lock must be in
+ *     the fake store's committed records at that moment.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "lockcore.h"
+#include "rpcsend.h"
+#include "store.h"
+#include "svctest.h"
+#include "tests/fakes/fakes.h"
+
+/* A LOCK a test sent: what a GRANTED answer to it must find committed. */
+struct t_expect {
+	uint32_t	 e_key;		/* xid (replies) or cookie (_RES) */
+	int32_t		 e_svid;
+	char		 e_oh[32];
+	char		 e_fh[32];
+	uint64_t	 e_off;
+	uint64_t	 e_len;
+	bool		 e_excl;
+};
+
+static struct t_expect t_exp[64];
+static size_t t_nexp;
+static size_t t_checked;	/* messages whose content was checked */
+static size_t t_bad;		/* ... that reported uncommitted state */
+
+static const struct t_expect *
+t_find(uint32_t key)
+{
+	size_t i;
+
+	for (i = 0; i < t_nexp; i++)
+		if (t_exp[i].e_key == key)
+			return &t_exp[i];
+	return NULL;
+}
+
+static bool
+t_committed(int32_t svid, const void *oh, size_t ohlen, const void *fh,
+    size_t fhlen, uint64_t off, uint64_t len, bool excl)
+{
+	return fake_store_has_lock(0, svid, oh, ohlen, fh, fhlen, off, len,
+	    excl);
+}
+
+/* A reply (UDP or TCP) to one of our LOCKs: GRANTED must be stored. */
+static void
+t_check_reply(const uint8_t *buf, size_t len)
+{
+	const struct t_expect *e;
+	struct rpc_msg m;
+	nlm4_res res;
+	XDR x;
+
+	memset(&m, 0, sizeof(m));
+	memset(&res, 0, sizeof(res));
+	m.acpted_rply.ar_results.where = (caddr_t)&res;
+	m.acpted_rply.ar_results.proc = XDRPROC(xdr_nlm4_res);
+	xdrmem_create(&x, (char *)(uintptr_t)buf, (u_int)len, XDR_DECODE);
+	if (xdr_replymsg(&x, &m) && (e = t_find(m.rm_xid)) != NULL &&
+	    res.stat.stat == NLM4_GRANTED) {
+		t_checked++;
+		if (!t_committed(e->e_svid, e->e_oh, strlen(e->e_oh), e->e_fh,
+		    strlen(e->e_fh), e->e_off, e->e_len, e->e_excl))
+			t_bad++;
+	}
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&res);
+	xdr_destroy(&x);
+}
+
+/* A call to the client's NLM: GRANTED_MSG, or a LOCK_RES. */
+static void
+t_check_call(const uint8_t *buf, size_t len)
+{
+	const struct t_expect *e;
+	nlm4_testargs ta;
+	struct rpc_msg m;
+	nlm4_res res;
+	uint32_t key;
+	XDR x;
+
+	memset(&m, 0, sizeof(m));
+	memset(&ta, 0, sizeof(ta));
+	memset(&res, 0, sizeof(res));
+	xdrmem_create(&x, (char *)(uintptr_t)buf, (u_int)len, XDR_DECODE);
+	if (!xdr_callmsg(&x, &m) || m.rm_call.cb_prog != NLM_PROG)
+		goto out;
+	if (m.rm_call.cb_proc == NLMPROC4_GRANTED_MSG &&
+	    xdr_nlm4_testargs(&x, &ta)) {
+		t_checked++;
+		if (!t_committed(ta.alock.svid, ta.alock.oh.nlm_netobj_val,
+		    ta.alock.oh.nlm_netobj_len, ta.alock.fh.nlm_netobj_val,
+		    ta.alock.fh.nlm_netobj_len, ta.alock.l_offset,
+		    ta.alock.l_len, ta.exclusive))
+			t_bad++;
+	} else if (m.rm_call.cb_proc == NLMPROC4_LOCK_RES &&
+	    xdr_nlm4_res(&x, &res) && res.cookie.nlm_netobj_len == 4 &&
+	    res.stat.stat == NLM4_GRANTED) {
+		memcpy(&key, res.cookie.nlm_netobj_val, 4);
+		if ((e = t_find(key)) != NULL) {
+			t_checked++;
+			if (!t_committed(e->e_svid, e->e_oh, strlen(e->e_oh),
+			    e->e_fh, strlen(e->e_fh), e->e_off, e->e_len,
+			    e->e_excl))
+				t_bad++;
+		}
+	}
+out:
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&res);
+	xdr_destroy(&x);
+}
+
+static void
+st_check(const struct fake_send *f)
+{
+	size_t len = f->fs_len < sizeof(f->fs_buf) ? f->fs_len :
+	    sizeof(f->fs_buf);
+
+	if (f->fs_stream && len > 4)
+		t_check_reply(f->fs_buf + 4, len - 4);
+	else if (!f->fs_stream && f->fs_dport == ts_cli_port())
+		t_check_reply(f->fs_buf, len);
+	else if (!f->fs_stream && f->fs_dport == ts_cb_port())
+		t_check_call(f->fs_buf, len);
+}
+
+static void
+t_reset(void)
+{
+	t_nexp = t_checked = t_bad = 0;
+	fake_store_reset();
+	fake_send_reset();
+}
+
+static void
+t_begin(enum nlm_cbmode mode, unsigned give_up)
+{
+	t_reset();
+	ts_start(mode, give_up);
+	fake_send_hook(st_check);
+}
+
+/* The arguments of a LOCK; strings must live until it is sent. */
+static void
+t_lockargs(nlm4_lockargs *a, const char *name, int32_t svid, const char *oh,
+    const char *fh, uint64_t off, uint64_t len, bool excl, bool block)
+{
+	static uint32_t cookie = 7000;
+
+	memset(a, 0, sizeof(*a));
+	cookie++;
+	a->cookie.nlm_netobj_len = 4;
+	a->cookie.nlm_netobj_val = (char *)malloc(4);
+	memcpy(a->cookie.nlm_netobj_val, &cookie, 4);
+	a->block = block;
+	a->exclusive = excl;
+	a->alock.caller_name = (char *)(uintptr_t)name;
+	a->alock.fh.nlm_netobj_len = (u_int)strlen(fh);
+	a->alock.fh.nlm_netobj_val = (char *)(uintptr_t)fh;
+	a->alock.oh.nlm_netobj_len = (u_int)strlen(oh);
+	a->alock.oh.nlm_netobj_val = (char *)(uintptr_t)oh;
+	a->alock.svid = svid;
+	a->alock.l_offset = off;
+	a->alock.l_len = len;
+	a->state = 1;
+}
+
+static void
+t_expect_add(uint32_t key, const nlm4_lockargs *a)
+{
+	struct t_expect *e = &t_exp[t_nexp++];
+
+	e->e_key = key;
+	e->e_svid = a->alock.svid;
+	snprintf(e->e_oh, sizeof(e->e_oh), "%.*s",
+	    (int)a->alock.oh.nlm_netobj_len, a->alock.oh.nlm_netobj_val);
+	snprintf(e->e_fh, sizeof(e->e_fh), "%.*s",
+	    (int)a->alock.fh.nlm_netobj_len, a->alock.fh.nlm_netobj_val);
+	e->e_off = a->alock.l_offset;
+	e->e_len = a->alock.l_len;
+	e->e_excl = a->exclusive;
+}
+
+/* LOCK over UDP; returns the status of the reply (-1: none). */
+static int
+t_lock(const char *name, int32_t svid, const char *oh, const char *fh,
+    uint64_t off, uint64_t len, bool excl, bool block, bool reclaim)
+{
+	nlm4_lockargs a;
+	nlm4_res r;
+	uint32_t xid;
+	int st = -1;
+
+	t_lockargs(&a, name, svid, oh, fh, off, len, excl, block);
+	a.reclaim = reclaim;
+	xid = ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	t_expect_add(xid, &a);
+	ts_pump();
+	if (ts_reply(-1, false, &r) == 0) {
+		st = (int)r.stat.stat;
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	}
+	free(a.cookie.nlm_netobj_val);
+	return st;
+}
+
+static int
+t_unlock(const char *name, int32_t svid, const char *oh, const char *fh,
+    uint64_t off, uint64_t len)
+{
+	nlm4_unlockargs u;
+	nlm4_lockargs a;
+	nlm4_res r;
+
+	int st = -1;
+
+	t_lockargs(&a, name, svid, oh, fh, off, len, false, false);
+	u.cookie = a.cookie;
+	u.alock = a.alock;
+	(void)ts_send(NLMPROC4_UNLOCK, XDRPROC(xdr_nlm4_unlockargs), &u);
+	ts_pump();
+	free(a.cookie.nlm_netobj_val);
+	if (ts_reply(-1, false, &r) == 0) {
+		st = (int)r.stat.stat;
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	}
+	return st;
+}
+
+static bool
+t_skip(void)
+{
+	if (ts_skip_reason() == NULL)
+		return false;
+	printf("\n    SKIPPED: %s\n", ts_skip_reason());
+	return true;
+}
+
+/* The check can fail: a send while something is staged is counted. */
+static void
+test_detector(void)
+{
+	struct sockaddr_storage dst;
+	struct sockaddr_in *d = (struct sockaddr_in *)&dst;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (t_skip())
+		return;
+	t_reset();
+	memset(&dst, 0, sizeof(dst));
+	d->sin_family = AF_INET;
+	d->sin_port = htons(9);
+	inet_pton(AF_INET, "127.0.0.1", &d->sin_addr);
+	CU_ASSERT(store_put_token(fake_store(), 5) == STORE_OK);
+	CU_ASSERT(rpc_send_from(fd, "x", 1, &dst, sizeof(*d), NULL) == 0);
+	CU_ASSERT_EQUAL(fake_send_violations(), 1);
+	store_abort(fake_store());
+	CU_ASSERT(rpc_send_from(fd, "x", 1, &dst, sizeof(*d), NULL) == 0);
+	CU_ASSERT_EQUAL(fake_send_violations(), 1);
+	close(fd);
+}
+
+/* A new host's first LOCK: reply after the commit, which was flushed. */
+static void
+test_lock_reply(void)
+{
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "file1", 0, 10, true,
+	    false, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_send_violations(), 0);
+	CU_ASSERT_EQUAL(t_checked, 1);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 1);
+	CU_ASSERT(fake_store_flushes() >= 1);
+	CU_ASSERT(fake_store_token() >= 1);
+	/* The same host again: nothing new to flush. */
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "file1", 20, 10, true,
+	    false, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_flushes(), 1);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/* UNLOCK grants a waiter: its GRANTED_MSG leaves after the commit. */
+static void
+test_granted_callback(void)
+{
+	nlm4_testargs ta;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 10),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_EQUAL(ta.alock.svid, 2);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT_EQUAL(fake_send_violations(), 0);
+	CU_ASSERT(t_checked >= 2);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/* LOCK_MSG: the LOCK_RES leaves after the commit. */
+static void
+test_res_message(void)
+{
+	nlm4_lockargs a;
+	nlm4_res r;
+	uint32_t key;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	t_lockargs(&a, "hostC", 3, "ownC", "g", 5, 0, true, false);
+	memcpy(&key, a.cookie.nlm_netobj_val, 4);
+	t_expect_add(key, &a);
+	(void)ts_send(NLMPROC4_LOCK_MSG, XDRPROC(xdr_nlm4_lockargs), &a);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	free(a.cookie.nlm_netobj_val);
+	CU_ASSERT_EQUAL(fake_send_violations(), 0);
+	CU_ASSERT_EQUAL(t_checked, 1);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/* A TCP reply: no byte of it before the commit. */
+static void
+test_tcp_reply(void)
+{
+	nlm4_lockargs a;
+	nlm4_res r;
+	uint32_t xid;
+	int fd;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	t_lockargs(&a, "hostD", 4, "ownD", "h", 0, 1, false, false);
+	fd = ts_send_tcp(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a, &xid);
+	t_expect_add(xid, &a);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_reply(fd, true, &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT(t_committed(4, "ownD", 4, "h", 1, 0, 1, false));
+	CU_ASSERT_EQUAL(fake_send_violations(), 0);
+	CU_ASSERT(fake_sends() >= 1 && fake_send_get(0)->fs_stream);
+	CU_ASSERT(fake_send_get(0)->fs_commits >= 1);
+	CU_ASSERT_EQUAL(t_checked, 1);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	close(fd);
+	free(a.cookie.nlm_netobj_val);
+	ts_stop();
+}
+
+/*
+ * A timer releases a grant nobody acknowledged (callback-give-up), which
+ * grants the next waiter: that callback too leaves after the commit that
+ * stores its lock and drops the released one.
+ */
+static void
+test_timer_consequence(void)
+{
+	nlm4_testargs ta;
+	int n, svids = 0;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 2);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 0, 10, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 10),
+	    NLM4_GRANTED);
+	/* B's grant goes unanswered past the give-up deadline. */
+	for (n = 0; n < 4; n++) {
+		ts_advance(1500);
+		ts_pump();
+	}
+	while (ts_callback(&ta, NULL) == NLMPROC4_GRANTED_MSG) {
+		svids |= 1 << ta.alock.svid;
+		xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	}
+	CU_ASSERT_EQUAL(svids, (1 << 2) | (1 << 3));
+	CU_ASSERT(!t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+	CU_ASSERT(t_committed(3, "ownC", 4, "f", 1, 0, 10, true));
+	CU_ASSERT_EQUAL(fake_send_violations(), 0);
+	CU_ASSERT(t_checked >= 3);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
+ * The client answers a synchronous GRANTED with DENIED (it no longer
+ * wants the lock): the release and the next grant are committed before
+ * that grant's callback leaves.  (Our receiver answers nothing, so use
+ * GRANTED_RES, the answer to GRANTED_MSG, which takes the same path.)
+ */
+static void
+test_answer_consequence(void)
+{
+	nlm4_testargs ta;
+	nlm4_res res;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 0, 10, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 10),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_EQUAL(ta.alock.svid, 2);
+	memset(&res, 0, sizeof(res));
+	res.cookie = ta.cookie;
+	res.stat.stat = NLM4_DENIED;
+	(void)ts_send(NLMPROC4_GRANTED_RES, XDRPROC(xdr_nlm4_res), &res);
+	ts_pump();
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT_EQUAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_EQUAL(ta.alock.svid, 3);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT(!t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+	CU_ASSERT_EQUAL(fake_send_violations(), 0);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/* A failed commit ends the process; nothing of its turn has left. */
+static void
+test_commit_failure(void)
+{
+	struct fake_send f;
+	int p[2], status = 0, replies = 0;
+	pid_t pid;
+
+	if (t_skip())
+		return;
+	CU_ASSERT_FATAL(pipe(p) == 0);
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		t_begin(NLM_CB_MSG, 0);
+		fake_send_mirror(p[1]);
+		fake_store_fail_next_commit();
+		(void)t_lock("hostA", 1, "ownA", "file1", 0, 10, true, false,
+		    false);
+		_exit(0);	/* not reached: the failed commit exits */
+	}
+	close(p[1]);
+	while (read(p[0], &f, sizeof(f)) == (ssize_t)sizeof(f))
+		replies++;
+	close(p[0]);
+	CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+	CU_ASSERT_EQUAL(replies, 0);
+}
+
+/*
+ * Grace through the service: a stored lock comes back reclaimable; a
+ * conflicting new LOCK is told to wait, a non-conflicting one is granted
+ * at once, TEST names the reclaimable holder, the owner's reclaim is
+ * granted with a token above the stored one, and grace ends in that turn
+ * because nothing is left to reclaim.  A reclaim after grace is refused.
+ */
+static void
+test_grace(void)
+{
+	struct store_host sh;
+	struct lk_record rc;
+	nlm4_testargs ta;
+	nlm4_testres tr;
+	const struct nlm_grace *g;
+	uint8_t buf[2048];
+	struct rpc_msg m;
+	ssize_t n;
+	XDR x;
+
+	if (t_skip())
+		return;
+	t_reset();
+	memset(&sh, 0, sizeof(sh));
+	sh.sh_id = 7;
+	sh.sh_name = "hostG";
+	sh.sh_addr.sa_len = 4;
+	inet_pton(AF_INET, "127.0.0.1", sh.sh_addr.sa_bytes);
+	sh.sh_flags = STORE_HOST_MONITORED;
+	sh.sh_state = 1;
+	memset(&rc, 0, sizeof(rc));
+	rc.rc_kind = LK_REC_LOCK;
+	rc.rc_host = 7;
+	rc.rc_svid = 1;
+	rc.rc_oh = "ownG";
+	rc.rc_ohlen = 4;
+	rc.rc_fh = "fg";
+	rc.rc_fhlen = 2;
+	rc.rc_len = 10;
+	rc.rc_excl = 1;
+	rc.rc_token = 500;
+	rc.rc_epoch = 1;
+	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	CU_ASSERT(store_put_record(fake_store(), &rc) == STORE_OK);
+	CU_ASSERT(store_put_token(fake_store(), 500) == STORE_OK);
+	CU_ASSERT(store_put_next_host(fake_store(), 8) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	ts_start(NLM_CB_MSG, 0);
+	fake_send_hook(st_check);
+	g = nlm_get_grace();
+	CU_ASSERT(g->g_active);
+	CU_ASSERT_EQUAL(t_lock("hostH", 2, "ownH", "fg", 0, 5, true, true,
+	    false), NLM4_DENIED_GRACE_PERIOD);
+	CU_ASSERT_EQUAL(t_lock("hostH", 2, "ownH", "fg", 20, 5, true, false,
+	    false), NLM4_GRANTED);
+	/* TEST names the lock still to be reclaimed. */
+	memset(&ta, 0, sizeof(ta));
+	ta.cookie.nlm_netobj_len = 0;
+	ta.exclusive = true;
+	ta.alock.caller_name = (char *)"hostH";
+	ta.alock.fh.nlm_netobj_len = 2;
+	ta.alock.fh.nlm_netobj_val = (char *)"fg";
+	ta.alock.oh.nlm_netobj_len = 4;
+	ta.alock.oh.nlm_netobj_val = (char *)"ownH";
+	ta.alock.svid = 2;
+	ta.alock.l_len = 1;
+	(void)ts_send(NLMPROC4_TEST, XDRPROC(xdr_nlm4_testargs), &ta);
+	ts_pump();
+	memset(&m, 0, sizeof(m));
+	memset(&tr, 0, sizeof(tr));
+	m.acpted_rply.ar_results.where = (caddr_t)&tr;
+	m.acpted_rply.ar_results.proc = XDRPROC(xdr_nlm4_testres);
+	n = ts_recv(buf, sizeof(buf));
+	CU_ASSERT_FATAL(n > 0);
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	CU_ASSERT(xdr_replymsg(&x, &m));
+	CU_ASSERT_EQUAL(tr.test_stat.stat, NLM4_DENIED);
+	CU_ASSERT_EQUAL(tr.test_stat.nlm4_testrply_u.holder.svid, 1);
+	xdr_destroy(&x);
+	xdr_free(XDRPROC(xdr_nlm4_testres), (char *)&tr);
+	/* The owner reclaims; grace ends with this turn. */
+	CU_ASSERT_EQUAL(t_lock("hostG", 1, "ownG", "fg", 0, 10, true, false,
+	    true), NLM4_GRANTED);
+	CU_ASSERT(!g->g_active);
+	CU_ASSERT(g->g_how != NULL &&
+	    strcmp(g->g_how, "nothing left to reclaim") == 0);
+	CU_ASSERT(t_committed(1, "ownG", 4, "fg", 2, 0, 10, true));
+	CU_ASSERT(fake_store_token() > 500);
+	CU_ASSERT_EQUAL(t_lock("hostG", 1, "ownG", "fg", 40, 10, true, false,
+	    true), NLM4_DENIED_GRACE_PERIOD);
+	CU_ASSERT_EQUAL(fake_send_violations(), 0);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/* What is not reclaimed by the deadline is dropped from the store. */
+static void
+test_grace_deadline(void)
+{
+	struct store_host sh;
+	struct lk_record rc;
+
+	if (t_skip())
+		return;
+	t_reset();
+	memset(&sh, 0, sizeof(sh));
+	sh.sh_id = 3;
+	sh.sh_name = "gone";
+	sh.sh_addr.sa_len = 4;
+	inet_pton(AF_INET, "127.0.0.9", sh.sh_addr.sa_bytes);
+	memset(&rc, 0, sizeof(rc));
+	rc.rc_kind = LK_REC_LOCK;
+	rc.rc_host = 3;
+	rc.rc_oh = "o";
+	rc.rc_ohlen = 1;
+	rc.rc_fh = "fd";
+	rc.rc_fhlen = 2;
+	rc.rc_excl = 1;
+	rc.rc_token = 9;
+	rc.rc_epoch = 1;
+	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	CU_ASSERT(store_put_record(fake_store(), &rc) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	ts_start(NLM_CB_MSG, 0);
+	fake_send_hook(st_check);
+	CU_ASSERT(nlm_get_grace()->g_active);
+	CU_ASSERT_EQUAL(t_lock("hostH", 2, "ownH", "fd", 100, 1, true, false,
+	    false), NLM4_DENIED_GRACE_PERIOD);
+	ts_advance(91 * 1000);
+	ts_pump();
+	CU_ASSERT(!nlm_get_grace()->g_active);
+	CU_ASSERT_EQUAL(nlm_get_counters()->grace_dropped, 1);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(t_lock("hostH", 2, "ownH", "fd", 100, 1, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_send_violations(), 0);
+	ts_stop();
+}
+
+/*
+ * At the deadline a huge number of unreclaimed records is dropped a step
+ * per turn: the loop keeps serving, and until its record is gone a
+ * conflicting LOCK is still told to wait.
+ */
+static void
+test_grace_drain(void)
+{
+	struct store_host sh;
+	struct lk_record rc;
+	const struct nlm_grace *g;
+	size_t n = 10000, left;
+	uint64_t i;
+
+	if (t_skip())
+		return;
+	t_reset();
+	memset(&sh, 0, sizeof(sh));
+	sh.sh_id = 3;
+	sh.sh_name = "many";
+	sh.sh_addr.sa_len = 4;
+	inet_pton(AF_INET, "127.0.0.9", sh.sh_addr.sa_bytes);
+	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	memset(&rc, 0, sizeof(rc));
+	rc.rc_kind = LK_REC_LOCK;
+	rc.rc_host = 3;
+	rc.rc_oh = "o";
+	rc.rc_ohlen = 1;
+	rc.rc_fh = "big";
+	rc.rc_fhlen = 3;
+	rc.rc_len = 1;
+	rc.rc_excl = 1;
+	rc.rc_epoch = 1;
+	for (i = 0; i < n; i++) {
+		rc.rc_start = i * 2;
+		rc.rc_token = i + 1;
+		CU_ASSERT_FATAL(store_put_record(fake_store(), &rc) == STORE_OK);
+	}
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	ts_start(NLM_CB_MSG, 0);
+	fake_send_hook(st_check);
+	g = nlm_get_grace();
+	CU_ASSERT(g->g_active);
+	ts_advance(91 * 1000);
+	ts_turn();	/* the deadline: the first step */
+	left = fake_store_nlocks();
+	CU_ASSERT(left > 0 && left < n);
+	CU_ASSERT(g->g_active);
+	/* The last record is still there, and still holds back. */
+	CU_ASSERT_EQUAL(t_lock("hostH", 2, "ownH", "big", (n - 1) * 2, 1, true,
+	    false, false), NLM4_DENIED_GRACE_PERIOD);
+	ts_pump();
+	CU_ASSERT(!g->g_active);
+	CU_ASSERT_EQUAL(g->g_dropped, n);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(t_lock("hostH", 2, "ownH", "big", (n - 1) * 2, 1, true,
+	    false, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_send_violations(), 0);
+	ts_stop();
+}
+
+/* No stored lock: no grace at all, the first LOCK is granted at once. */
+static void
+test_no_grace(void)
+{
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT(!nlm_get_grace()->g_had);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 0, true, false,
+	    false), NLM4_GRANTED);
+	ts_stop();
+}
+
+struct t_tokens {
+	uint64_t	 max;
+	uint64_t	 min_epoch2;
+};
+
+static int
+t_token_cb(const struct lk_record *rc, void *arg)
+{
+	struct t_tokens *tt = arg;
+
+	if (rc->rc_token > tt->max)
+		tt->max = rc->rc_token;
+	if (rc->rc_epoch == 2 && (tt->min_epoch2 == 0 ||
+	    rc->rc_token < tt->min_epoch2))
+		tt->min_epoch2 = rc->rc_token;
+	return 0;
+}
+
+/* After a restart every new token is above every token issued before. */
+static void
+test_tokens_restart(void)
+{
+	struct t_tokens before, after;
+	int i;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	for (i = 0; i < 20; i++) {
+		CU_ASSERT_EQUAL(t_lock("hostA", i, "ownA", "tf", 0, 10, false,
+		    false, false), NLM4_GRANTED);
+		if (i % 2)
+			(void)t_unlock("hostA", i, "ownA", "tf", 0, 10);
+	}
+	memset(&before, 0, sizeof(before));
+	(void)lk_lock_foreach(nlm_get_table(), t_token_cb, &before);
+	/* The high-water mark covers the released locks' tokens too. */
+	CU_ASSERT(fake_store_token() >= before.max);
+	before.max = fake_store_token();
+	ts_stop();
+	ts_start(NLM_CB_MSG, 0);	/* the fake store keeps what was committed */
+	CU_ASSERT_EQUAL(t_lock("hostB", 1, "ownB", "tf2", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostA", 0, "ownA", "tf", 0, 10, false,
+	    false, true), NLM4_GRANTED);
+	memset(&after, 0, sizeof(after));
+	(void)lk_lock_foreach(nlm_get_table(), t_token_cb, &after);
+	CU_ASSERT(after.min_epoch2 > before.max);
+	CU_ASSERT(before.max >= 20);
+	ts_stop();
+}
+
+int
+ts_register_turn(void)
+{
+	CU_pSuite s = CU_add_suite("service: one turn, one commit", NULL,
+	    NULL);
+
+	if (s == NULL ||
+	    CU_add_test(s, "the checker counts a send before a commit",
+	    test_detector) == NULL ||
+	    CU_add_test(s, "LOCK reply after its commit; new host flushed",
+	    test_lock_reply) == NULL ||
+	    CU_add_test(s, "GRANTED_MSG after the commit of the grant",
+	    test_granted_callback) == NULL ||
+	    CU_add_test(s, "LOCK_RES after the commit", test_res_message) ==
+	    NULL ||
+	    CU_add_test(s, "TCP reply after the commit", test_tcp_reply) ==
+	    NULL ||
+	    CU_add_test(s, "timer release: next grant after its commit",
+	    test_timer_consequence) == NULL ||
+	    CU_add_test(s, "client refuses a grant: next grant after commit",
+	    test_answer_consequence) == NULL ||
+	    CU_add_test(s, "failed commit exits, sends nothing",
+	    test_commit_failure) == NULL ||
+	    CU_add_test(s, "grace: reclaim, conflict, early end",
+	    test_grace) == NULL ||
+	    CU_add_test(s, "grace: deadline drops the rest",
+	    test_grace_deadline) == NULL ||
+	    CU_add_test(s, "grace: a huge drop, a step per turn",
+	    test_grace_drain) == NULL ||
+	    CU_add_test(s, "no grace without stored locks", test_no_grace) ==
+	    NULL ||
+	    CU_add_test(s, "tokens increase across a restart",
+	    test_tokens_restart) == NULL)
+		return -1;
+	return 0;
+}
