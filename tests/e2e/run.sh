@@ -628,7 +628,7 @@ ts() {
 # for RPC on ephemeral ports), a datagram of another protocol can be
 # claimed by the wrong heuristic and then called malformed (issue 8).
 rpc_malformed() {
-	local ports="111 $NLM_PORT $NSM_PORT $STATD_OUT_PORT $MNT_PORT $GUEST_LOCKD_PORT"
+	local ports="111, $NLM_PORT, $NSM_PORT, $STATD_OUT_PORT, $MNT_PORT, $GUEST_LOCKD_PORT"
 	tshark "${TSHARK_OPTS[@]}" -r "$1" -T fields -e frame.number -Y \
 	    "_ws.malformed && (rpc || portmap || nlm || stat || udp.port in {$ports} || tcp.port in {$ports})" \
 	    2>/dev/null | tr '\n' ' '
