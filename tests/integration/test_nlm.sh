@@ -25,10 +25,8 @@
 # (every NLM call answered, the procedures seen, nothing malformed), then
 # nlmd's logs are searched for sanitizer reports.
 #
-# Known failures (nlmd bugs, reported with issue 4; the checks stay until
-# fixed): "reclaim LOCK outside grace -> DENIED_GRACE_PERIOD", "uaw: a
-# whole-file UNLOCK cancels the owner's wait on a sub-range" and "off: after
-# B's whole-file UNLOCK, A can lock again".
+# Then the grace groups (tests/nlm/nlmt_grace.c) and libnfs's reclaim
+# flows across kill -9 and SIGTERM restarts of nlmd on one state directory.
 #
 # Output: the PASS/FAIL lines of the programs and of this script, then
 # "nlm: N passed, M failed" (all program-level checks) and the lib.sh
@@ -169,6 +167,48 @@ nlmtest both
 sleep 0.5
 stop_nlmd
 
+# ---- grace: restarts over one state directory ------------------------------
+# (tests/nlm/nlmt_grace.c says what each group checks.)
+
+GRACE=6
+# restart_nlmd SIGNAL [flags]: stop nlmd with SIGNAL, start it again on the
+# same state directory.
+restart_nlmd() {
+	local sig=$1
+	shift
+	kill "-$sig" "$NLMD_PID" 2>/dev/null
+	wait "$NLMD_PID" 2>/dev/null
+	itest_forget "$NLMD_PID"
+	itest_start_nlmd -d "$@"
+}
+# The log of the running nlmd: from its store's open on.
+log_since_ready() {
+	tac "$NLMD_LOG" | sed '/opened and recovered/q' | tac
+}
+
+start_nlmd_group --grace-period=$GRACE --reclaim-check=conflict
+run_prog libnfs-hold "$W/libnfs-hold.log" "$BIN/libnfs_flows" $SRV hold
+nlmtest grace-hold
+restart_nlmd KILL --grace-period=$GRACE --reclaim-check=conflict
+check "after kill -9: a grace period for the 6 stored locks and 1 share" \
+    eval 'log_since_ready | grep -q "grace period: 6 locks and 1 shares to reclaim"'
+run_prog libnfs-reclaim "$W/libnfs-reclaim.log" "$BIN/libnfs_flows" $SRV \
+    reclaim
+nlmtest grace-conflict --grace $GRACE
+check "grace ended at the deadline, the unreclaimed lock dropped" \
+    grep -q "grace period over (deadline) after .*: 1 locks and 0 shares not reclaimed, dropped" "$NLMD_LOG"
+restart_nlmd KILL --grace-period=60 --reclaim-check=strict
+nlmtest grace-strict
+check "strict: grace ended early, everything reclaimed" \
+    grep -q "grace period over (nothing left to reclaim)" "$NLMD_LOG"
+restart_nlmd TERM --grace-period=60
+check "no grace after a clean stop with nothing held" \
+    eval 'log_since_ready | grep -q "no grace period: nothing to reclaim"'
+nlmtest grace-none
+stop_nlmd
+
+# Let the capture catch up with the last packets before it stops.
+sleep 1
 kill -INT "$TSHARK_PID" 2>/dev/null
 wait "$TSHARK_PID" 2>/dev/null
 itest_forget "$TSHARK_PID"
@@ -247,6 +287,14 @@ check "every exercised procedure of v1, v3, v4 appears in the capture" \
 check "callbacks and _RES in the capture come from the server addresses" \
     callbacks_from_server
 check "no malformed packet in the capture" no_malformed
+# Reclaims and grace answers as Wireshark reads them.
+tsn() {
+	"${TS[@]}" -Y "$1" -T fields -e frame.number 2>/dev/null | wc -l
+}
+check "tshark sees reclaim LOCKs (nlm.reclaim == 1): $(tsn 'nlm.reclaim == 1')" \
+    test "$(tsn 'nlm.reclaim == 1')" -ge 15
+check "tshark sees DENIED_GRACE_PERIOD replies (nlm.stat == 4): $(tsn 'nlm.stat == 4')" \
+    test "$(tsn 'nlm.stat == 4')" -ge 8
 
 # ---- sanitizers ------------------------------------------------------------
 

@@ -2,14 +2,17 @@
  * libnfs_flows.c - the key NLM flows driven through libnfs's NLM client,
  * whose XDR (libnfs-raw-nlm.h, ZDR) is independent of ours.
  *
- *   libnfs_flows SERVER
+ *   libnfs_flows SERVER [main|hold|reclaim]
  *
  * Two libnfs contexts play two client hosts (two caller_names; same source
  * address).  Each finds nlmd through the server's rpcbind and talks NLMv4
  * over TCP.  Flows: lock, conflicting lock, TEST with holder, unlock,
  * blocked lock then unlock by the holder, re-sent LOCK granted; CANCEL of
- * a waiter and of nothing.  Output: PASS/FAIL lines and a final
- * "libnfs: N passed, M failed".
+ * a waiter and of nothing.  Around a restart of nlmd (grace): "hold" takes
+ * locks and leaves them; after the restart "reclaim" checks that a new
+ * conflicting LOCK is told DENIED_GRACE_PERIOD, a free one is granted, and
+ * both owners' reclaims (reclaim = TRUE, encoded by libnfs) are granted.
+ * Output: PASS/FAIL lines and a final "libnfs: N passed, M failed".
  */
 #include <poll.h>
 #include <stdarg.h>
@@ -228,7 +231,8 @@ finish(struct host *h, struct call *c, const char *what)
 }
 
 static int
-do_lock(struct host *h, bool block, uint64_t off, uint64_t len)
+do_lock_r(struct host *h, bool block, bool reclaim, uint64_t off,
+    uint64_t len)
 {
 	struct call c = { 0 };
 	NLM4_LOCKargs a;
@@ -237,11 +241,18 @@ do_lock(struct host *h, bool block, uint64_t off, uint64_t len)
 	fill_cookie(h, &a.cookie);
 	a.block = block;
 	a.exclusive = 1;
+	a.reclaim = reclaim;
 	fill_lock(h, &a.lock, off, len);
 	a.state = 1;
 	if (rpc_nlm4_lock_async(h->rpc, lock_cb, &a, &c) != 0)
 		return -1;
 	return finish(h, &c, "LOCK");
+}
+
+static int
+do_lock(struct host *h, bool block, uint64_t off, uint64_t len)
+{
+	return do_lock_r(h, block, false, off, len);
 }
 
 static int
@@ -312,71 +323,62 @@ host_open(struct host *h, const char *server, const char *name,
 	return true;
 }
 
+/* Before a restart: A holds [0,100), B holds [200,210). */
+static void
+flows_hold(struct host *A, struct host *B)
+{
+	check(do_lock(A, false, 0, 100) == NLM4_GRANTED,
+	    "hold: A LOCK [0,100) -> GRANTED");
+	check(do_lock(B, false, 200, 10) == NLM4_GRANTED,
+	    "hold: B LOCK [200,210) -> GRANTED");
+}
+
+/* After the restart, in grace. */
+static void
+flows_reclaim(struct host *A, struct host *B)
+{
+	struct call c = { 0 };
+
+	check(do_lock(B, false, 50, 10) == NLM4_DENIED_GRACE_PERIOD,
+	    "grace: B LOCK over A's stored lock -> DENIED_GRACE_PERIOD");
+	check(do_lock(B, false, 500, 10) == NLM4_GRANTED,
+	    "grace: B LOCK that conflicts with nothing stored -> GRANTED");
+	check(do_test(B, 50, 10, &c) == NLM4_DENIED && c.hsvid == 11,
+	    "grace: TEST names A's stored lock");
+	check(do_lock_r(A, false, true, 0, 100) == NLM4_GRANTED,
+	    "grace: A reclaims [0,100) -> GRANTED");
+	check(do_lock_r(B, false, true, 200, 10) == NLM4_GRANTED,
+	    "grace: B reclaims [200,210) -> GRANTED");
+	check(do_unlock(A, 0, 100) == NLM4_GRANTED &&
+	    do_unlock(B, 200, 10) == NLM4_GRANTED &&
+	    do_unlock(B, 500, 10) == NLM4_GRANTED, "grace: unlock all");
+}
+
+static void
+flows_main(struct host *A, struct host *B);
+
 int
 main(int argc, char **argv)
 {
 	struct host A = { 0 }, B = { 0 };
-	struct call c = { 0 };
-	uint64_t t0;
-	int st;
+	const char *phase = argc > 2 ? argv[2] : "main";
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: libnfs_flows SERVER\n");
+	if (argc < 2 || argc > 3 || (strcmp(phase, "main") != 0 &&
+	    strcmp(phase, "hold") != 0 && strcmp(phase, "reclaim") != 0)) {
+		fprintf(stderr, "usage: libnfs_flows SERVER "
+		    "[main|hold|reclaim]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!host_open(&A, argv[1], "libnfs-a", 11) ||
 	    !host_open(&B, argv[1], "libnfs-b", 22))
 		goto out;
-	if (rpc_nlm4_null_async(A.rpc, null_cb, &c) == 0)
-		check(run(A.rpc, &c), "NLM4 NULL");
-
-	check(do_lock(&A, false, 0, 100) == NLM4_GRANTED,
-	    "A: LOCK [0,100) -> GRANTED");
-	check(do_lock(&B, false, 50, 10) == NLM4_DENIED,
-	    "B: conflicting LOCK -> DENIED");
-	st = do_test(&B, 50, 10, &c);
-	check(st == NLM4_DENIED, "B: TEST -> DENIED");
-	check(c.hexcl && c.hsvid == 11 && c.hoff == 0 && c.hlen == 100,
-	    "B: TEST holder is A's lock {excl, svid 11, 0, 100} (got excl %d "
-	    "svid %u %llu+%llu)", c.hexcl, c.hsvid,
-	    (unsigned long long)c.hoff, (unsigned long long)c.hlen);
-	check(do_test(&A, 50, 10, &c) == NLM4_GRANTED,
-	    "A: TEST of its own lock -> GRANTED");
-	check(do_unlock(&A, 0, 100) == NLM4_GRANTED, "A: UNLOCK -> GRANTED");
-	check(do_lock(&B, false, 50, 10) == NLM4_GRANTED,
-	    "B: LOCK after A's UNLOCK -> GRANTED");
-	check(do_unlock(&B, 50, 10) == NLM4_GRANTED, "B: UNLOCK");
-
-	/* Blocked lock, then the holder unlocks; B's re-sent LOCK wins. */
-	check(do_lock(&A, false, 0, 0) == NLM4_GRANTED, "A: LOCK whole file");
-	check(do_lock(&B, true, 10, 10) == NLM4_BLOCKED,
-	    "B: blocking LOCK -> BLOCKED");
-	check(do_lock(&B, true, 10, 10) == NLM4_BLOCKED,
-	    "B: re-sent blocking LOCK -> BLOCKED");
-	check(do_unlock(&A, 0, 0) == NLM4_GRANTED, "A: UNLOCK");
-	t0 = now_ms();
-	while ((st = do_lock(&B, true, 10, 10)) != NLM4_GRANTED &&
-	    now_ms() - t0 < 3000)
-		;
-	check(st == NLM4_GRANTED, "B: re-sent LOCK after the unlock -> "
-	    "GRANTED");
-	st = do_test(&A, 0, 0, &c);
-	check(st == NLM4_DENIED && c.hsvid == 22 && c.hoff == 10 &&
-	    c.hlen == 10, "A: TEST shows B's lock as holder");
-	check(do_unlock(&B, 10, 10) == NLM4_GRANTED, "B: UNLOCK");
-	check(do_test(&A, 0, 0, &c) == NLM4_GRANTED, "A: file free again");
-
-	/* CANCEL. */
-	check(do_cancel(&B, 10, 10) == NLM4_DENIED, "B: CANCEL of nothing -> "
-	    "DENIED");
-	check(do_lock(&A, false, 0, 0) == NLM4_GRANTED, "A: LOCK whole file");
-	check(do_lock(&B, true, 10, 10) == NLM4_BLOCKED, "B: waits");
-	check(do_cancel(&B, 10, 10) == NLM4_GRANTED, "B: CANCEL of its wait -> "
-	    "GRANTED");
-	check(do_unlock(&A, 0, 0) == NLM4_GRANTED, "A: UNLOCK");
-	check(do_test(&A, 0, 0, &c) == NLM4_GRANTED,
-	    "nothing granted to the cancelled waiter");
+	if (strcmp(phase, "hold") == 0)
+		flows_hold(&A, &B);
+	else if (strcmp(phase, "reclaim") == 0)
+		flows_reclaim(&A, &B);
+	else
+		flows_main(&A, &B);
 	check(cookies_ok, "every reply echoed libnfs's cookie");
 out:
 	if (A.rpc != NULL)
@@ -385,4 +387,62 @@ out:
 		rpc_destroy_context(B.rpc);
 	printf("libnfs: %d passed, %d failed\n", npass, nfail);
 	return nfail == 0 ? 0 : 1;
+}
+
+static void
+flows_main(struct host *A, struct host *B)
+{
+	struct call c = { 0 };
+	uint64_t t0;
+	int st;
+
+	if (rpc_nlm4_null_async(A->rpc, null_cb, &c) == 0)
+		check(run(A->rpc, &c), "NLM4 NULL");
+
+	check(do_lock(A, false, 0, 100) == NLM4_GRANTED,
+	    "A: LOCK [0,100) -> GRANTED");
+	check(do_lock(B, false, 50, 10) == NLM4_DENIED,
+	    "B: conflicting LOCK -> DENIED");
+	st = do_test(B, 50, 10, &c);
+	check(st == NLM4_DENIED, "B: TEST -> DENIED");
+	check(c.hexcl && c.hsvid == 11 && c.hoff == 0 && c.hlen == 100,
+	    "B: TEST holder is A's lock {excl, svid 11, 0, 100} (got excl %d "
+	    "svid %u %llu+%llu)", c.hexcl, c.hsvid,
+	    (unsigned long long)c.hoff, (unsigned long long)c.hlen);
+	check(do_test(A, 50, 10, &c) == NLM4_GRANTED,
+	    "A: TEST of its own lock -> GRANTED");
+	check(do_unlock(A, 0, 100) == NLM4_GRANTED, "A: UNLOCK -> GRANTED");
+	check(do_lock(B, false, 50, 10) == NLM4_GRANTED,
+	    "B: LOCK after A's UNLOCK -> GRANTED");
+	check(do_unlock(B, 50, 10) == NLM4_GRANTED, "B: UNLOCK");
+
+	/* Blocked lock, then the holder unlocks; B's re-sent LOCK wins. */
+	check(do_lock(A, false, 0, 0) == NLM4_GRANTED, "A: LOCK whole file");
+	check(do_lock(B, true, 10, 10) == NLM4_BLOCKED,
+	    "B: blocking LOCK -> BLOCKED");
+	check(do_lock(B, true, 10, 10) == NLM4_BLOCKED,
+	    "B: re-sent blocking LOCK -> BLOCKED");
+	check(do_unlock(A, 0, 0) == NLM4_GRANTED, "A: UNLOCK");
+	t0 = now_ms();
+	while ((st = do_lock(B, true, 10, 10)) != NLM4_GRANTED &&
+	    now_ms() - t0 < 3000)
+		;
+	check(st == NLM4_GRANTED, "B: re-sent LOCK after the unlock -> "
+	    "GRANTED");
+	st = do_test(A, 0, 0, &c);
+	check(st == NLM4_DENIED && c.hsvid == 22 && c.hoff == 10 &&
+	    c.hlen == 10, "A: TEST shows B's lock as holder");
+	check(do_unlock(B, 10, 10) == NLM4_GRANTED, "B: UNLOCK");
+	check(do_test(A, 0, 0, &c) == NLM4_GRANTED, "A: file free again");
+
+	/* CANCEL. */
+	check(do_cancel(B, 10, 10) == NLM4_DENIED, "B: CANCEL of nothing -> "
+	    "DENIED");
+	check(do_lock(A, false, 0, 0) == NLM4_GRANTED, "A: LOCK whole file");
+	check(do_lock(B, true, 10, 10) == NLM4_BLOCKED, "B: waits");
+	check(do_cancel(B, 10, 10) == NLM4_GRANTED, "B: CANCEL of its wait -> "
+	    "GRANTED");
+	check(do_unlock(A, 0, 0) == NLM4_GRANTED, "A: UNLOCK");
+	check(do_test(A, 0, 0, &c) == NLM4_GRANTED,
+	    "nothing granted to the cancelled waiter");
 }

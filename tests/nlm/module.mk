@@ -6,7 +6,8 @@
 #   libnfs_flows  the key flows through libnfs's independent NLM XDR.
 NLMT_DIR   := $(O)/tests/nlm
 NLMT_CLNT  := $(NLMT_DIR)/nlm_prot_clnt.c
-NLMT_OBJS  := $(NLMT_DIR)/nlmtest.o $(NLMT_DIR)/nlmt_wire.o
+NLMT_OBJS  := $(NLMT_DIR)/nlmtest.o $(NLMT_DIR)/nlmt_wire.o \
+              $(NLMT_DIR)/nlmt_grace.o
 NLMT_BINS  := $(NLMT_DIR)/nlmtest $(NLMT_DIR)/libnfs_flows
 
 $(NLMT_CLNT): rpc/nlm_prot.x $(O)/rpc/nlm_prot.h

@@ -92,6 +92,8 @@ int	 l4_unlock(CLIENT *, const struct t_lk *);
 int	 l4_granted(CLIENT *, const struct t_lk *, bool excl);
 int	 l4_share(CLIENT *, const struct t_lk *, int mode, int access);
 int	 l4_unshare(CLIENT *, const struct t_lk *, int mode, int access);
+/* SHARE with reclaim = TRUE. */
+int	 l4_share_reclaim(CLIENT *, const struct t_lk *, int mode, int access);
 enum clnt_stat l4_free_all(CLIENT *, const char *name, int state);
 enum clnt_stat l4_granted_res(CLIENT *, const void *cookie, unsigned len,
 	    int stat);
@@ -166,5 +168,13 @@ int	 cb_count(int vers, int proc);
 void	 cb_flush(void);
 /* What the receiver answers a synchronous GRANTED with. */
 void	 cb_set_sync_reply(int stat);
+
+/* ---- nlmt_grace.c: the groups run around restarts of nlmd ---- */
+/* Each returns true when the host's state must be left as it is (no
+ * clean-up at the end of the run). */
+bool	 group_grace_hold(CLIENT *a4, CLIENT *b4);
+bool	 group_grace_conflict(CLIENT *a4, CLIENT *b4, unsigned grace_sec);
+bool	 group_grace_strict(CLIENT *a4, CLIENT *b4);
+bool	 group_grace_none(CLIENT *a4, CLIENT *b4);
 
 #endif

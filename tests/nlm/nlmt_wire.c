@@ -440,7 +440,7 @@ l4_granted(CLIENT *c, const struct t_lk *k, bool excl)
 
 static int
 l4_share_proc(CLIENT *c, const struct t_lk *k, int mode, int access,
-    bool share)
+    bool share, bool reclaim)
 {
 	uint8_t cb[4];
 	nlm4_shareargs a;
@@ -456,6 +456,7 @@ l4_share_proc(CLIENT *c, const struct t_lk *k, int mode, int access,
 	a.share.oh = t_obj(k->oh);
 	a.share.mode = (fsh_mode)mode;
 	a.share.access = (fsh_access)access;
+	a.reclaim = reclaim;
 	st = share ? nlmproc4_share_4(&a, &r, c) :
 	    nlmproc4_unshare_4(&a, &r, c);
 	if (st != RPC_SUCCESS)
@@ -469,13 +470,19 @@ l4_share_proc(CLIENT *c, const struct t_lk *k, int mode, int access,
 int
 l4_share(CLIENT *c, const struct t_lk *k, int mode, int access)
 {
-	return l4_share_proc(c, k, mode, access, true);
+	return l4_share_proc(c, k, mode, access, true, false);
+}
+
+int
+l4_share_reclaim(CLIENT *c, const struct t_lk *k, int mode, int access)
+{
+	return l4_share_proc(c, k, mode, access, true, true);
 }
 
 int
 l4_unshare(CLIENT *c, const struct t_lk *k, int mode, int access)
 {
-	return l4_share_proc(c, k, mode, access, false);
+	return l4_share_proc(c, k, mode, access, false, false);
 }
 
 enum clnt_stat

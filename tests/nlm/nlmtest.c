@@ -1524,9 +1524,10 @@ group_both(void)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: nlmtest --group main|sync|off|both --srv A "
+	fprintf(stderr, "usage: nlmtest --group main|sync|off|both|"
+	    "grace-hold|grace-conflict|grace-strict|grace-none --srv A "
 	    "--srv2 A2 --cli C1 --cli C2 [--srv6 A6 --cli6 C6] [--port N] "
-	    "[--retry-min MS] [--retry-max MS]\n");
+	    "[--retry-min MS] [--retry-max MS] [--grace SEC]\n");
 	exit(2);
 }
 
@@ -1535,6 +1536,8 @@ main(int argc, char **argv)
 {
 	const char *group = "main";
 	int i, ncli = 0, rc;
+	unsigned grace_sec = 5;
+	bool keep = false;
 	struct sockaddr_in sa;
 
 	tcfg.port = 0;
@@ -1559,6 +1562,8 @@ main(int argc, char **argv)
 			retry_min = (unsigned)atoi(argv[++i]);
 		else if (strcmp(argv[i], "--retry-max") == 0)
 			retry_max = (unsigned)atoi(argv[++i]);
+		else if (strcmp(argv[i], "--grace") == 0)
+			grace_sec = (unsigned)atoi(argv[++i]);
 		else
 			usage();
 	}
@@ -1601,11 +1606,22 @@ main(int argc, char **argv)
 		group_off();
 	else if (strcmp(group, "both") == 0)
 		group_both();
+	else if (strcmp(group, "grace-hold") == 0)
+		keep = group_grace_hold(a4, b4);
+	else if (strcmp(group, "grace-conflict") == 0)
+		keep = group_grace_conflict(a4, b4, grace_sec);
+	else if (strcmp(group, "grace-strict") == 0)
+		keep = group_grace_strict(a4, b4);
+	else if (strcmp(group, "grace-none") == 0)
+		keep = group_grace_none(a4, b4);
 	else
 		usage();
 
-	cleanup_host(a4, HA);
-	cleanup_host(b4, HB);
+	/* The grace groups leave their locks for the next start of nlmd. */
+	if (!keep) {
+		cleanup_host(a4, HA);
+		cleanup_host(b4, HB);
+	}
 	t_cookie_summary();
 	cb_stop();
 	rc = t_summary("nlm");
