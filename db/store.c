@@ -186,8 +186,8 @@ store_db_open(struct store *st, DB_TXN *txn, const char *file, DB **dbp)
 	if ((rc = db_create(&db, st->st_env, 0)) != 0)
 		return rc;
 	if ((rc = db->set_pagesize(db, STORE_PAGE_BYTES)) != 0 ||
-	    (rc = db->open(db, txn, file, NULL, DB_BTREE, DB_CREATE,
-	    0600)) != 0) {
+	    (rc = db->open(db, txn, file, NULL, DB_BTREE,
+	    DB_CREATE | DB_THREAD, 0600)) != 0) {
 		(void)db->close(db, 0);
 		return rc;
 	}
@@ -297,21 +297,50 @@ store_dbs_open(struct store *st, char *err, size_t errlen)
 	if ((rc = store_db_open(st, txn, "meta.db", &st->st_meta)) != 0 ||
 	    (rc = store_db_open(st, txn, "hosts.db", &st->st_hosts)) != 0 ||
 	    (rc = store_db_open(st, txn, "locks.db", &st->st_locks)) != 0 ||
-	    (rc = store_db_open(st, txn, "shares.db", &st->st_shares)) != 0) {
+	    (rc = store_db_open(st, txn, "shares.db", &st->st_shares)) != 0 ||
+	    (rc = store_db_open(st, txn, "journal0.db",
+	    &st->st_journal[0])) != 0 ||
+	    (rc = store_db_open(st, txn, "journal1.db",
+	    &st->st_journal[1])) != 0) {
 		s = store_report(st, rc, "cannot open the databases", err,
 		    errlen);
 		goto fail;
 	}
-	if ((s = store_meta_load(st, txn, err, errlen)) != STORE_OK)
-		goto fail;
 	if ((rc = txn->commit(txn, DB_TXN_SYNC)) != 0)
 		return store_report(st, rc, "cannot commit the databases' "
 		    "creation", err, errlen);
-	st->st_new = st->st_cur;
 	return STORE_OK;
 fail:
 	(void)txn->abort(txn);
 	return s;
+}
+
+/*
+ * Fold what the journals hold (a crash left it there), then read (or, new,
+ * create) the meta values, in a transaction of their own.
+ */
+static enum store_status
+store_journals_open(struct store *st, char *err, size_t errlen)
+{
+	enum store_status s;
+	DB_TXN *txn;
+	int rc;
+
+	if ((rc = store_compact_open(st)) != 0)
+		return store_report(st, rc, "cannot fold the journals", err,
+		    errlen);
+	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
+		return store_report(st, rc, "cannot begin a transaction", err,
+		    errlen);
+	if ((s = store_meta_load(st, txn, err, errlen)) != STORE_OK) {
+		(void)txn->abort(txn);
+		return s;
+	}
+	if ((rc = txn->commit(txn, DB_TXN_SYNC)) != 0)
+		return store_report(st, rc, "cannot commit meta.db", err,
+		    errlen);
+	st->st_new = st->st_sealed_meta = st->st_cur;
+	return STORE_OK;
 }
 
 /* Safe on a partly constructed handle. */
@@ -319,12 +348,21 @@ static void
 store_destroy(struct store *st)
 {
 	DB **dbs[] = { &st->st_meta, &st->st_hosts, &st->st_locks,
-	    &st->st_shares };
+	    &st->st_shares, &st->st_journal[0], &st->st_journal[1] };
 	size_t i;
 
+	store_txn_discard(st);
+	/* What was sealed is committed before anything closes... */
+	if (st->st_csync) {
+		(void)store_commit_wait(st, st->st_sealed);
+		store_compactor_stop(st);
+		/* ... and folded, so the next open has nothing to do. */
+		if (st->st_cerr == STORE_OK && st->st_meta != NULL)
+			(void)store_compact_round(st);
+	}
+	store_commit_stop(st);
 	store_ckp_stop(st->st_ckp);
 	st->st_ckp = NULL;
-	store_txn_discard(st);
 	/* A last checkpoint makes the next open's recovery short. */
 	if (st->st_env != NULL && st->st_meta != NULL && !st->st_fatal)
 		(void)store_ckp_run(st->st_env, &st->st_info.si_logs_removed);
@@ -360,8 +398,12 @@ store_open(const struct store_config *cf, struct store **stp, char *err,
 		return STORE_NOMEM;
 	}
 	st->st_durability = cf->sc_durability;
+	st->st_efd = -1;
 	if ((s = store_env_open(st, cf, err, errlen)) != STORE_OK ||
 	    (s = store_dbs_open(st, err, errlen)) != STORE_OK ||
+	    (s = store_commit_start(st, err, errlen)) != STORE_OK ||
+	    (s = store_journals_open(st, err, errlen)) != STORE_OK ||
+	    (s = store_compactor_start(st, err, errlen)) != STORE_OK ||
 	    (s = store_ckp_start(st, cf->sc_checkpoint_sec != 0 ?
 	    cf->sc_checkpoint_sec : STORE_CKP_SEC_DEFAULT, err, errlen)) !=
 	    STORE_OK) {
@@ -387,15 +429,15 @@ store_epoch_begin(struct store *st, uint64_t min_epoch, uint64_t *epochp,
 	enum store_status s;
 	uint64_t epoch;
 
-	if (st->st_txn != NULL) {
+	if (store_pending(st)) {
 		snprintf(err, errlen, "store_epoch_begin: a turn is pending");
 		return STORE_INVAL;
 	}
-	if (st->st_cur.sm_epoch == UINT64_MAX) {
+	if (st->st_sealed_meta.sm_epoch == UINT64_MAX) {
 		snprintf(err, errlen, "the stored epoch is exhausted");
 		return STORE_CORRUPT;
 	}
-	epoch = st->st_cur.sm_epoch + 1;
+	epoch = st->st_sealed_meta.sm_epoch + 1;
 	if (epoch < min_epoch)
 		epoch = min_epoch;
 	store_require_flush(st);
@@ -412,12 +454,13 @@ store_epoch_begin(struct store *st, uint64_t min_epoch, uint64_t *epochp,
 void
 store_info(const struct store *st, struct store_info *si)
 {
+	struct store_meta cur;
 	uint64_t nckp, nremoved;
 
-	*si = st->st_info;
-	si->si_epoch = st->st_cur.sm_epoch;
-	si->si_token = st->st_cur.sm_token;
-	si->si_next_host = st->st_cur.sm_next_host;
+	store_commit_info(st, si, &cur);
+	si->si_epoch = cur.sm_epoch;
+	si->si_token = cur.sm_token;
+	si->si_next_host = cur.sm_next_host;
 	store_ckp_counts(st->st_ckp, &nckp, &nremoved);
 	si->si_checkpoints += nckp;
 	si->si_logs_removed += nremoved;

@@ -19,22 +19,27 @@
  *   replication could be switched on later.  db/store_codec.c specifies the
  *   format byte by byte.
  *
- * HOW IT WORKS (one transaction per turn of the event loop)
- *   The first store_put_* / store_del_* / store_apply() of a turn begins a
- *   transaction; the later ones add to it; store_commit() commits it (or
- *   does nothing when nothing was staged).  Only after store_commit()
- *   returns STORE_OK may the caller let out anything that reports the
- *   staged state.  The commit is flushed to disk (DB_TXN_SYNC) under
- *   STORE_SYNC, or whenever store_require_flush() was called in the turn;
- *   under STORE_LOG it is written to the OS only (survives kill -9 of the
- *   process, not a power loss).  Under STORE_NONE lock, share and token
- *   changes are not stored at all (benchmarks; a restart forgets them);
- *   hosts and the epoch still are.
+ * HOW IT WORKS (one commit per turn of the event loop, off the loop)
+ *   Each store_put_* / store_del_* / store_apply() of a turn adds its
+ *   operations, encoded, to the turn's batch in memory (no disk, no
+ *   Berkeley DB call).  At the end of the turn store_seal() gives the
+ *   batch a sequence number and hands it to the committer thread, which
+ *   applies it -- folded with whatever else was sealed meanwhile: per key
+ *   only the last change counts -- in one transaction.  store_fd() becomes
+ *   readable when commits complete; store_committed() says up to which
+ *   sequence number.  Only then may the caller let out what turns up to
+ *   that number reported.  store_commit() seals and waits (startup,
+ *   tools, tests).  The commit is flushed to disk (DB_TXN_SYNC) under
+ *   STORE_SYNC, or when store_require_flush() was called in one of its
+ *   turns; under STORE_LOG it is written to the OS only (survives kill -9
+ *   of the process, not a power loss).  Under STORE_NONE lock, share and
+ *   token changes are not stored at all (benchmarks; a restart forgets
+ *   them); hosts and the epoch still are.
  *
- *   A failing staging call or commit aborts the turn's transaction: the
- *   store is then exactly as the last successful commit left it, and the
- *   caller must treat it as fatal (log, exit non-zero; recovery runs at the
- *   next store_open()), because the in-memory state has already moved on.
+ *   A failing commit is latched: the store is then exactly as the last
+ *   successful commit left it, nothing more is committed, and the caller
+ *   must treat it as fatal (log, exit non-zero; recovery runs at the next
+ *   store_open()), because the in-memory state has already moved on.
  *
  *   A background thread checkpoints the environment every
  *   sc_checkpoint_sec seconds (when anything was written), or sooner once
@@ -48,8 +53,8 @@
  *   function takes one.
  *
  * THREADS
- *   One thread (the event loop) calls everything here; the checkpoint
- *   thread is internal.
+ *   One thread (the event loop) calls everything here; the committer and
+ *   checkpoint threads are internal.
  */
 #ifndef NLMD_DB_STORE_H
 #define NLMD_DB_STORE_H
@@ -126,8 +131,10 @@ struct store_info {
 	uint64_t	 si_open_ms;	/* store_open(): open + recovery */
 	uint64_t	 si_commits;	/* transactions committed */
 	uint64_t	 si_flushes;	/* of which flushed to disk */
-	uint64_t	 si_puts;	/* records written */
-	uint64_t	 si_dels;	/* records deleted */
+	uint64_t	 si_puts;	/* records written (as staged) */
+	uint64_t	 si_dels;	/* records deleted (as staged) */
+	uint64_t	 si_folds;	/* journals folded into the records */
+	uint64_t	 si_fold_ops;	/* net operations they applied */
 	uint64_t	 si_checkpoints;
 	uint64_t	 si_logs_removed; /* log files removed */
 };
@@ -197,11 +204,11 @@ enum store_status store_records_load(struct store *st, store_record_cb *cb,
 	    void *arg, char *err, size_t errlen);
 
 /*
- * STAGING (the current turn's transaction; see HOW IT WORKS).  Each returns
+ * STAGING (the current turn's batch; see HOW IT WORKS).  Each returns
  * STORE_OK, or STORE_INVAL (a record that cannot be stored: nothing staged,
- * the transaction stays as it was), or STORE_IO / STORE_NOMEM / STORE_FATAL
- * (the transaction was aborted: fatal for the caller).  After STORE_FATAL
- * every call returns STORE_FATAL.
+ * the batch stays as it was), or STORE_NOMEM (the turn's batch was
+ * dropped: fatal for the caller), or STORE_FATAL (the store needs
+ * recovery).  Staging does no I/O.
  */
 /* Store a lock or share record (insert or replace by key). */
 enum store_status store_put_record(struct store *st,
@@ -228,27 +235,63 @@ enum store_status store_put_epoch(struct store *st, uint64_t epoch);
 /* This turn's commit must be flushed to disk whatever the durability. */
 void	store_require_flush(struct store *st);
 
-/* Is a transaction open (something staged this turn)? */
+/* Was anything staged this turn (not yet sealed)? */
 bool	store_pending(const struct store *st);
 
 /*
- * Commit the turn's transaction: STORE_OK (also when nothing was staged),
- * or STORE_IO / STORE_FATAL (aborted: the store is as the last commit left
- * it; fatal for the caller).
+ * End the turn: what it staged becomes commit number *seqp (numbers rise
+ * by one per sealed turn), queued for the committer.  When nothing was
+ * staged, *seqp is the last number sealed before (what the turn's
+ * messages may depend on).  Returns STORE_OK, or the latched failure of
+ * an earlier commit (STORE_IO, STORE_NOMEM, STORE_FATAL: the turn is
+ * dropped; fatal for the caller).
+ */
+enum store_status store_seal(struct store *st, uint64_t *seqp);
+
+/* The last sequence number sealed (0: none yet). */
+uint64_t store_sealed(const struct store *st);
+
+/*
+ * The last sequence number committed, without touching store_fd() (after
+ * store_seal() under STORE_LOG and STORE_NONE the turn is committed
+ * already: the caller may release at once).
+ */
+uint64_t store_durable(struct store *st);
+
+/*
+ * A descriptor (eventfd) that is readable when the committer thread
+ * (STORE_SYNC) completed commits since the last store_committed(); watch
+ * it for reading in the event loop.  (A failure of any commit makes it
+ * readable too.)
+ */
+int	store_fd(const struct store *st);
+
+/*
+ * Drain store_fd() and store in *seqp the last sequence number committed
+ * (everything up to it is in the store).  Returns STORE_OK, or the
+ * latched failure (fatal for the caller).
+ */
+enum store_status store_committed(struct store *st, uint64_t *seqp);
+
+/*
+ * Seal the turn and wait until everything sealed is committed: STORE_OK
+ * (also when nothing was staged), or the failure (the store is as the
+ * last successful commit left it; fatal for the caller).
  */
 enum store_status store_commit(struct store *st);
 
 /*
- * Abort the turn's transaction (tests, and error paths that exit).  The
- * store is as the last commit left it.  No-op when none is open.
+ * Drop what the turn staged (tests, and error paths that exit).  What was
+ * sealed is not affected.
  */
 void	store_abort(struct store *st);
 
 /*
  * FAULT INJECTION (tests).  Make the `n'-th Berkeley DB call from now
- * (counting every call db/ makes on the caller's thread after store_open():
- * puts, deletes, txn begin and commit, cursor opens and gets; not aborts
- * and closes, which must not be skipped, nor the checkpoint thread's) fail
+ * (counting every call db/ makes after store_open(), the committer's
+ * included: puts, deletes, txn begin and commit, cursor opens and gets;
+ * not aborts and closes, which must not be skipped, nor the checkpoint
+ * thread's) fail
  * as an I/O error (EIO) would; 0 switches it off.  The store then behaves
  * as it must after a real failure.  Test-only raw writes: db/store_test.h.
  */

@@ -170,6 +170,13 @@ store_ckp_main(void *arg)
 		if (ck->ck_stop)
 			break;
 		pthread_mutex_unlock(&ck->ck_mu);
+		/*
+		 * Keep the log written and synced from here: a commit that
+		 * fills a log file syncs it before it opens the next one, and
+		 * the less is left to sync then, the shorter the event loop
+		 * waits (under durability log nothing else syncs the log).
+		 */
+		(void)ck->ck_env->log_flush(ck->ck_env, NULL);
 		if (store_ckp_due(ck, &last)) {
 			n = 0;
 			if (store_ckp_run(ck->ck_env, &n) == 0)

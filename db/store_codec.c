@@ -6,12 +6,14 @@
  *   A Berkeley DB 5.3 transactional environment in the state directory:
  *   region files __db.001 ... (rebuilt by recovery at every open), log
  *   files log.0000000001 ... (16 MiB each; those no checkpoint needs are
- *   removed), and four btree databases, one file each, opened with the
+ *   removed), and six btree databases, one file each, opened with the
  *   default (bytewise, memcmp) key order:
  *     meta.db    store-wide values
  *     hosts.db   one record per host
  *     locks.db   one record per granted lock
  *     shares.db  one record per share reservation
+ *     journal0.db, journal1.db
+ *                committed turns not yet folded into the four above
  *   Nothing else in the directory belongs to the store.
  *
  * ENCODING
@@ -54,6 +56,16 @@
  *   key:   u64 host, bytes16 owner handle, bytes16 file handle
  *   value: u8 version 1, u8 access mask, u8 deny mask (LK_SHARE_R = 1,
  *          LK_SHARE_W = 2), u64 epoch.  11 bytes.
+ *
+ * journal0.db, journal1.db (see store_compact.c)
+ *   key:   u64 sequence number of the last turn the entry carries
+ *   value: u8 version 1, then the turns' operations in order, each:
+ *          u8 database (0 meta, 1 hosts, 2 locks, 3 shares), u8 kind
+ *          (1 put, 0 delete), u16 key length, u32 value length (0 for a
+ *          delete), the key, the value -- exactly as they are to be
+ *          stored in that database (the formats above).
+ *   What the store holds is the four databases with every journal entry
+ *   applied in sequence order (the entries of both journals together).
  *
  * Whether a record is reclaimable is not stored: it follows from its
  * epoch, and the caller decides.
@@ -275,6 +287,42 @@ store_host_ok(const struct store_host *h)
 		    a[i]->sa_len != 16)
 			return false;
 	return true;
+}
+
+size_t
+store_enc_jop(uint8_t *buf, const struct store_op *op)
+{
+	uint8_t *p = buf;
+
+	p = put_u8(p, op->op_dbi);
+	p = put_u8(p, op->op_put);
+	p = put_u16(p, op->op_klen);
+	p = put_u32(p, op->op_vlen);
+	memcpy(p, op + 1, (size_t)op->op_klen + op->op_vlen);
+	return (size_t)(p - buf) + op->op_klen + op->op_vlen;
+}
+
+const char *
+store_dec_jop(const void *v, size_t vlen, size_t *offp, struct store_op *op,
+    const uint8_t **datap)
+{
+	struct store_rd rd;
+	size_t n;
+
+	rd_init(&rd, (const uint8_t *)v + *offp, vlen - *offp);
+	op->op_dbi = get_u8(&rd);
+	op->op_put = get_u8(&rd);
+	op->op_klen = (uint16_t)get_uint(&rd, 2);
+	op->op_vlen = get_u32(&rd);
+	if (rd.rd_bad || op->op_dbi > STORE_DBI_SHARES || op->op_put > 1 ||
+	    op->op_klen == 0 || op->op_klen > STORE_KEY_MAX ||
+	    op->op_vlen > STORE_VAL_MAX || (!op->op_put && op->op_vlen != 0))
+		return "bad operation header";
+	n = (size_t)op->op_klen + op->op_vlen;
+	if ((*datap = get_n(&rd, n)) == NULL)
+		return "operation runs past the entry";
+	*offp = vlen - rd.rd_left;
+	return NULL;
 }
 
 size_t

@@ -4,7 +4,11 @@
  *
  * FILES
  *   store.c        open, close, epoch, info, error mapping
- *   store_txn.c    the turn's transaction: staging, commit, abort, faults
+ *   store_txn.c    the turn: staging into a batch, sealing, waiting,
+ *                  abort, faults
+ *   store_commit.c committing sealed turns as journal entries (the
+ *                  committer thread under sync), folding
+ *   store_compact.c the compactor: journals folded into the records
  *   store_codec.c  encoding and decoding of keys and values (the format)
  *   store_load.c   bulk loading at startup
  *   store_ckp.c    the checkpoint thread
@@ -13,6 +17,8 @@
 #ifndef NLMD_DB_STORE_IMPL_H
 #define NLMD_DB_STORE_IMPL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +41,10 @@
 #define STORE_PAGE_BYTES	16384u		/* btree page size */
 #define STORE_LOCKS_MAX		100000u		/* page locks of one txn */
 #define STORE_BULK_BYTES	(4u << 20)	/* bulk-get buffer (load) */
+#define STORE_COMMIT_OPS	50000u		/* operations per journal entry
+						   (one batch may exceed it) */
+#define STORE_COMPACT_MS	500u		/* compactor round period */
+#define STORE_COMPACT_OPS	100000u		/* or after this many ops */
 
 /* Largest encoded key and value (see store_codec.c). */
 #define STORE_KEY_MAX	(8 + 4 + 2 + LK_OH_MAX + 2 + LK_FH_MAX + 8)
@@ -51,9 +61,58 @@ struct store_meta {
 
 struct store_ckp;
 
+/* The databases, as staged operations name them. */
+enum store_dbi {
+	STORE_DBI_META,
+	STORE_DBI_HOSTS,
+	STORE_DBI_LOCKS,
+	STORE_DBI_SHARES
+};
+
 /*
- * The handle.  Everything but st_ckp belongs to the event-loop thread; the
- * checkpoint thread has its own DB_ENV handle inside st_ckp.
+ * One staged operation, in memory only: this header, then the encoded key
+ * (op_klen bytes) and, for a put, the encoded value (op_vlen bytes).
+ */
+struct store_op {
+	uint8_t		 op_dbi;	/* enum store_dbi */
+	uint8_t		 op_put;	/* 1 put, 0 delete */
+	uint16_t	 op_klen;
+	uint32_t	 op_vlen;
+};
+
+/* Bytes an operation takes in a batch: padded so the next is aligned. */
+#define STORE_OP_SPACE(klen, vlen) \
+	((sizeof(struct store_op) + (klen) + (vlen) + 7) & ~(size_t)7)
+
+/* A turn's operations; once sealed, owned by the committer's queue. */
+struct store_batch {
+	struct store_batch *b_next;	/* queue / free list */
+	uint64_t	 b_seq;		/* sealed: its sequence number */
+	bool		 b_flush;	/* commit with DB_TXN_SYNC */
+	struct store_meta b_meta;	/* the meta once it is committed */
+	uint8_t		*b_buf;		/* struct store_op, key, value ... */
+	size_t		 b_len;
+	size_t		 b_cap;
+	size_t		 b_nops;
+	uint64_t	 b_puts;	/* of which puts (store_info) */
+};
+
+struct store_slot;
+
+/* A fold table: per key, the last operation (store_commit.c). */
+struct store_fold {
+	struct store_slot *fo_slot;
+	size_t		 fo_cap;
+	size_t		 fo_mask;
+};
+
+/*
+ * The handle.  The event-loop thread owns the staging side (st_batch,
+ * st_new, st_sealed*, st_flush, st_key/st_val); whoever commits
+ * (store_commit.c) owns st_jbuf; the compactor (store_compact.c) owns
+ * st_kbuf and st_kfold; what they share is under st_cmu, st_jmu and
+ * st_kmu (see the LOCKING notes there).  The database handles are opened
+ * DB_THREAD.  The checkpoint thread has its own DB_ENV handle in st_ckp.
  */
 struct store {
 	DB_ENV		*st_env;
@@ -61,16 +120,45 @@ struct store {
 	DB		*st_hosts;	/* hosts.db */
 	DB		*st_locks;	/* locks.db */
 	DB		*st_shares;	/* shares.db */
-	DB_TXN		*st_txn;	/* the turn's transaction, or NULL */
+	DB		*st_journal[2];	/* journal0.db, journal1.db */
 	enum store_durability st_durability;
 	bool		 st_flush;	/* store_require_flush() this turn */
 	bool		 st_fatal;	/* DB_RUNRECOVERY seen: refuse all */
-	unsigned	 st_fail;	/* fault countdown, 0 = off */
+	_Atomic unsigned st_fail;	/* fault countdown, 0 = off */
+	struct store_meta st_new;	/* sealed + staged */
+	struct store_batch *st_batch;	/* the turn's operations */
+	uint64_t	 st_sealed;	/* last sequence number sealed */
+	struct store_meta st_sealed_meta; /* st_new at the last seal */
+	/* shared with the committer, under st_cmu */
+	pthread_mutex_t	 st_cmu;
+	pthread_cond_t	 st_ccv;	/* work queued / stop */
+	pthread_cond_t	 st_dcv;	/* a run committed (or failed) */
+	bool		 st_csync;	/* the three above initialised */
+	struct store_batch *st_qhead;	/* sealed, not yet committed */
+	struct store_batch **st_qtail;
+	struct store_batch *st_free;	/* recycled batches */
+	uint64_t	 st_committed;	/* last sequence number committed */
+	enum store_status st_cerr;	/* latched commit failure */
+	bool		 st_cstop;
 	struct store_meta st_cur;	/* as last committed */
-	struct store_meta st_new;	/* as staged in st_txn */
-	uint64_t	 st_turn_puts;	/* staged in st_txn */
-	uint64_t	 st_turn_dels;
 	struct store_info st_info;	/* counters (ckp ones in st_ckp) */
+	/* the committer (a thread under STORE_SYNC, else the loop) */
+	pthread_t	 st_cthread;
+	bool		 st_cstarted;
+	int		 st_efd;	/* eventfd: commits done */
+	uint8_t		*st_jbuf;	/* a journal entry being encoded */
+	size_t		 st_jcap;
+	/* the journals and the compactor */
+	pthread_mutex_t	 st_jmu;	/* st_jactive, a commit into it */
+	int		 st_jactive;
+	size_t		 st_jops;	/* ops in the active journal */
+	pthread_mutex_t	 st_kmu;	/* one compaction round at a time */
+	pthread_cond_t	 st_kcv;	/* wakes the compactor (st_cmu) */
+	bool		 st_kstop;	/* under st_cmu */
+	pthread_t	 st_kthread;
+	bool		 st_kstarted;
+	struct store_batch st_kbuf;	/* a journal, decoded */
+	struct store_fold st_kfold;
 	struct store_ckp *st_ckp;	/* NULL until started */
 	char		*st_dir;
 	char		 st_dberr[256];	/* Berkeley DB's last message */
@@ -82,10 +170,10 @@ struct store {
 };
 
 /*
- * Every Berkeley DB call the event-loop side makes (except closes and
- * aborts, which must not be skipped) goes through STORE_DB, so that
- * store_fail_after() can make the n-th one fail with EIO without calling
- * it.
+ * Every Berkeley DB call db/ makes outside the checkpoint thread (except
+ * closes and aborts, which must not be skipped) goes through STORE_DB, so
+ * that store_fail_after() can make the n-th one fail with EIO without
+ * calling it.  The countdown is atomic: the committer counts too.
  */
 bool	store_fault(struct store *st);
 #define STORE_DB(st, call)	(store_fault(st) ? EIO : (call))
@@ -93,14 +181,62 @@ bool	store_fault(struct store *st);
 /* Map a Berkeley DB or errno code; latches st_fatal on DB_RUNRECOVERY. */
 enum store_status store_status_of(struct store *st, int rc);
 
-/* Abort the turn's transaction (if any) and forget what it staged. */
+/* Forget what the turn staged (nothing of it was sealed). */
 void	store_txn_discard(struct store *st);
 
-/* store_txn.c: the turn's transaction, begun on first use. */
-enum store_status store_txn_get(struct store *st, DB_TXN **txnp);
-/* Stage a put (val != NULL) or delete of key in db; aborts on failure. */
-enum store_status store_stage(struct store *st, DB *db, const void *key,
-	    size_t klen, const void *val, size_t vlen);
+/*
+ * store_txn.c: stage a put (val != NULL) or delete of key in database
+ * dbi, in the turn's batch.  STORE_NOMEM drops the turn.
+ */
+enum store_status store_stage(struct store *st, enum store_dbi dbi,
+	    const void *key, size_t klen, const void *val, size_t vlen);
+
+/* store_commit.c: committing, and folding. */
+struct store_batch *store_batch_new(void);
+/* Fold a run of batches (nops operations) into fo.  false: ENOMEM. */
+bool	store_fold(struct store *st, const struct store_batch *run,
+	    size_t nops, struct store_fold *fo);
+/* Apply a fold's operations in txn; a Berkeley DB code. */
+int	store_fold_apply(struct store *st, const struct store_fold *fo,
+	    DB_TXN *txn, uint64_t *puts, uint64_t *dels);
+void	store_fold_free(struct store_fold *fo);
+/* Start / stop (after finishing what was sealed) the committer thread. */
+enum store_status store_commit_start(struct store *st, char *err,
+	    size_t errlen);
+void	store_commit_stop(struct store *st);
+/* Hand a sealed batch to the committer. */
+void	store_commit_queue(struct store *st, struct store_batch *b);
+/* The latched commit failure, STORE_OK when none. */
+enum store_status store_commit_error(struct store *st);
+/* Wait until seq is committed: STORE_OK, or the latched failure. */
+enum store_status store_commit_wait(struct store *st, uint64_t seq);
+/* Counters and meta as committed. */
+void	store_commit_info(const struct store *st, struct store_info *si,
+	    struct store_meta *cur);
+
+/* store_compact.c: folding the journals. */
+/* Fold journal j into the record databases and empty it; a code. */
+int	store_compact_journal(struct store *st, int j);
+/* At open, before the threads: fold both journals, older first. */
+int	store_compact_open(struct store *st);
+/* One round (switch journals, fold the old one); failures latched. */
+int	store_compact_round(struct store *st);
+/* Wait for every sealed commit, then fold it all (loads). */
+enum store_status store_compact_all(struct store *st);
+enum store_status store_compactor_start(struct store *st, char *err,
+	    size_t errlen);
+void	store_compactor_stop(struct store *st);
+/* A commit added n operations to the active journal (st_jmu held). */
+void	store_compact_noted(struct store *st, size_t n);
+/* store_codec.c: a journal operation, to and from its stored form. */
+size_t	store_enc_jop(uint8_t *buf, const struct store_op *op);
+/*
+ * Decode the operation at *offp of a journal value: its header into *op,
+ * a pointer to its key and value into *datap, *offp past it.  NULL, or
+ * why it does not decode.
+ */
+const char *store_dec_jop(const void *v, size_t vlen, size_t *offp,
+	    struct store_op *op, const uint8_t **datap);
 
 /* store_codec.c: encoders return the length written into buf. */
 size_t	store_enc_u64key(uint8_t *buf, uint64_t v);

@@ -165,10 +165,15 @@ store_load_init(struct store_loader *ld, struct store *st, char *err,
 		snprintf(err, errlen, "the store needs recovery");
 		return STORE_FATAL;
 	}
-	/* Our own cursor would wait forever on the turn's page locks. */
-	if (st->st_txn != NULL) {
+	if (store_pending(st)) {
 		snprintf(err, errlen, "cannot load while a turn is pending");
 		return STORE_INVAL;
+	}
+	/* Everything sealed is in the databases before we read them. */
+	if (store_compact_all(st) != STORE_OK) {
+		snprintf(err, errlen, "a commit failed: %s",
+		    store_last_error(st));
+		return STORE_IO;
 	}
 	return STORE_OK;
 }

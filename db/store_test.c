@@ -9,20 +9,20 @@ enum store_status
 store_test_put_raw(struct store *st, enum store_test_db which,
     const void *key, size_t klen, const void *val, size_t vlen)
 {
-	DB *db;
+	enum store_dbi db;
 
 	switch (which) {
 	case STORE_TEST_META:
-		db = st->st_meta;
+		db = STORE_DBI_META;
 		break;
 	case STORE_TEST_HOSTS:
-		db = st->st_hosts;
+		db = STORE_DBI_HOSTS;
 		break;
 	case STORE_TEST_LOCKS:
-		db = st->st_locks;
+		db = STORE_DBI_LOCKS;
 		break;
 	case STORE_TEST_SHARES:
-		db = st->st_shares;
+		db = STORE_DBI_SHARES;
 		break;
 	default:
 		return STORE_INVAL;

@@ -1,128 +1,126 @@
 /*
- * store_txn.c - the turn's transaction: staging, commit, abort, and fault
- * injection (see store.h, HOW IT WORKS).
+ * store_txn.c - staging a turn, sealing it for the committer, waiting for
+ * commits, and fault injection (see store.h, HOW IT WORKS).
+ *
+ * Staging never calls Berkeley DB: every put or delete is appended,
+ * encoded as it will be stored, to the turn's batch (st_batch), an
+ * in-memory list of operations (struct store_op).  store_seal() hands the
+ * batch to the committer thread (store_commit.c), which applies it in a
+ * transaction of its own; the event loop learns of commits through
+ * store_fd() / store_committed().
  *
  * INVARIANTS
- *   st_txn != NULL exactly when something was staged since the last commit
- *   or abort.  st_new is st_cur plus what st_txn staged in meta.db; every
- *   path that ends st_txn without committing it resets st_new to st_cur
- *   (store_txn_discard), so the in-memory meta never runs ahead of what a
- *   reopen would find.
+ *   st_batch holds exactly what was staged since the last seal or abort;
+ *   st_new is the meta of everything sealed plus st_batch (high-water
+ *   marks only rise); an abort resets st_new to the meta of what was
+ *   sealed (st_sealed_meta).
  */
 #include "store_impl.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool
 store_fault(struct store *st)
 {
-	if (st->st_fail == 0)
-		return false;
-	return --st->st_fail == 0;
+	unsigned n = atomic_load(&st->st_fail);
+
+	while (n != 0)
+		if (atomic_compare_exchange_weak(&st->st_fail, &n, n - 1))
+			return n == 1;
+	return false;
 }
 
 void
 store_fail_after(struct store *st, unsigned n)
 {
-	st->st_fail = n;
+	atomic_store(&st->st_fail, n);
 }
 
+/* Forget what the turn staged (nothing was sealed of it). */
 void
 store_txn_discard(struct store *st)
 {
-	int rc;
-
-	if (st->st_txn != NULL) {
-		/* A failed abort means the environment needs recovery. */
-		if ((rc = st->st_txn->abort(st->st_txn)) != 0)
-			(void)store_status_of(st, rc);
-		st->st_txn = NULL;
+	if (st->st_batch != NULL) {
+		st->st_batch->b_len = 0;
+		st->st_batch->b_nops = 0;
+		st->st_batch->b_puts = 0;
+		st->st_batch->b_flush = false;
 	}
-	st->st_new = st->st_cur;
-	st->st_turn_puts = 0;
-	st->st_turn_dels = 0;
+	st->st_new = st->st_sealed_meta;
 	st->st_flush = false;
 }
 
-/* A staging call failed with rc: abort the turn, map the code. */
-static enum store_status
-store_fail(struct store *st, int rc)
+/* The turn's batch, with room for `need' more bytes.  NULL: no memory. */
+static struct store_batch *
+store_batch_room(struct store *st, size_t need)
 {
-	enum store_status s = store_status_of(st, rc);
+	struct store_batch *b = st->st_batch;
+	size_t cap;
+	uint8_t *p;
 
-	store_txn_discard(st);
-	return s;
+	if (b == NULL && (b = st->st_batch = store_batch_new()) == NULL)
+		return NULL;
+	if (b->b_len + need <= b->b_cap)
+		return b;
+	for (cap = b->b_cap ? b->b_cap : 4096; cap < b->b_len + need; cap *= 2)
+		continue;
+	if ((p = realloc(b->b_buf, cap)) == NULL)
+		return NULL;
+	b->b_buf = p;
+	b->b_cap = cap;
+	return b;
 }
 
 enum store_status
-store_txn_get(struct store *st, DB_TXN **txnp)
+store_stage(struct store *st, enum store_dbi dbi, const void *key,
+    size_t klen, const void *val, size_t vlen)
 {
-	int rc;
+	struct store_batch *b;
+	struct store_op op;
 
 	if (st->st_fatal)
 		return STORE_FATAL;
-	if (st->st_txn == NULL) {
-		rc = STORE_DB(st, st->st_env->txn_begin(st->st_env, NULL,
-		    &st->st_txn, 0));
-		if (rc != 0) {
-			st->st_txn = NULL;
-			return store_fail(st, rc);
-		}
+	if ((b = store_batch_room(st, STORE_OP_SPACE(klen, vlen))) == NULL) {
+		/* As a failed transaction would: the turn is gone. */
+		store_txn_discard(st);
+		return STORE_NOMEM;
 	}
-	*txnp = st->st_txn;
+	memset(&op, 0, sizeof(op));
+	op.op_dbi = (uint8_t)dbi;
+	op.op_put = val != NULL;
+	op.op_klen = (uint16_t)klen;
+	op.op_vlen = (uint32_t)vlen;
+	memcpy(b->b_buf + b->b_len, &op, sizeof(op));
+	memcpy(b->b_buf + b->b_len + sizeof(op), key, klen);
+	if (vlen > 0)
+		memcpy(b->b_buf + b->b_len + sizeof(op) + klen, val, vlen);
+	b->b_len += STORE_OP_SPACE(klen, vlen);
+	b->b_nops++;
+	b->b_puts += val != NULL;
 	return STORE_OK;
-}
-
-enum store_status
-store_stage(struct store *st, DB *db, const void *key, size_t klen,
-    const void *val, size_t vlen)
-{
-	DBT k, v;
-	DB_TXN *txn = NULL;
-	enum store_status s;
-	int rc;
-
-	if ((s = store_txn_get(st, &txn)) != STORE_OK)
-		return s;
-	memset(&k, 0, sizeof(k));
-	memset(&v, 0, sizeof(v));
-	k.data = (void *)(uintptr_t)key;
-	k.size = (u_int32_t)klen;
-	if (val != NULL) {
-		v.data = (void *)(uintptr_t)val;
-		v.size = (u_int32_t)vlen;
-		rc = STORE_DB(st, db->put(db, txn, &k, &v, 0));
-		st->st_turn_puts++;
-	} else {
-		rc = STORE_DB(st, db->del(db, txn, &k, 0));
-		/* Deleting what is not there is fine (store.h). */
-		if (rc == DB_NOTFOUND)
-			rc = 0;
-		st->st_turn_dels++;
-	}
-	return rc == 0 ? STORE_OK : store_fail(st, rc);
 }
 
 /* Stage a put or delete of one valid record. */
 static enum store_status
 store_stage_record(struct store *st, const struct lk_record *rc, bool put)
 {
+	enum store_dbi dbi;
 	size_t klen, vlen = 0;
-	DB *db;
 
 	if (rc->rc_kind == LK_REC_LOCK) {
-		db = st->st_locks;
+		dbi = STORE_DBI_LOCKS;
 		klen = store_enc_lock_key(st->st_key, rc);
 		if (put)
 			vlen = store_enc_lock_val(st->st_val, rc);
 	} else {
-		db = st->st_shares;
+		dbi = STORE_DBI_SHARES;
 		klen = store_enc_share_key(st->st_key, rc);
 		if (put)
 			vlen = store_enc_share_val(st->st_val, rc);
 	}
-	return store_stage(st, db, st->st_key, klen, put ? st->st_val : NULL,
+	return store_stage(st, dbi, st->st_key, klen, put ? st->st_val : NULL,
 	    vlen);
 }
 
@@ -178,7 +176,7 @@ store_put_host(struct store *st, const struct store_host *h)
 		return STORE_INVAL;
 	klen = store_enc_u64key(st->st_key, h->sh_id);
 	vlen = store_enc_host_val(st->st_val, h);
-	return store_stage(st, st->st_hosts, st->st_key, klen, st->st_val,
+	return store_stage(st, STORE_DBI_HOSTS, st->st_key, klen, st->st_val,
 	    vlen);
 }
 
@@ -190,7 +188,7 @@ store_del_host(struct store *st, uint64_t id)
 	if (id == 0)
 		return STORE_INVAL;
 	klen = store_enc_u64key(st->st_key, id);
-	return store_stage(st, st->st_hosts, st->st_key, klen, NULL, 0);
+	return store_stage(st, STORE_DBI_HOSTS, st->st_key, klen, NULL, 0);
 }
 
 /* Stage meta value `name' := v when v raises *cur; else nothing. */
@@ -206,8 +204,9 @@ store_put_meta(struct store *st, const char *name, uint64_t *cur,
 	if (v <= *cur)
 		return STORE_OK;
 	vlen = store_enc_meta(st->st_val, v);
-	s = store_stage(st, st->st_meta, name, strlen(name), st->st_val, vlen);
-	/* On failure store_stage() already reset st_new to st_cur. */
+	s = store_stage(st, STORE_DBI_META, name, strlen(name), st->st_val,
+	    vlen);
+	/* On failure store_stage() already reset st_new. */
 	if (s == STORE_OK)
 		*cur = v;
 	return s;
@@ -242,52 +241,50 @@ store_require_flush(struct store *st)
 bool
 store_pending(const struct store *st)
 {
-	return st->st_txn != NULL;
+	return st->st_batch != NULL && st->st_batch->b_nops > 0;
 }
 
-/* Commit or abort st_txn: the fault point counts as a failed commit. */
-static int
-store_txn_end(struct store *st, bool flush)
+enum store_status
+store_seal(struct store *st, uint64_t *seqp)
 {
-	DB_TXN *txn = st->st_txn;
+	struct store_batch *b = st->st_batch;
+	enum store_status s;
 
-	st->st_txn = NULL;
-	if (store_fault(st)) {
-		/* A failed commit aborts; so does an injected one. */
-		(void)txn->abort(txn);
-		return EIO;
+	if ((s = store_commit_error(st)) != STORE_OK) {
+		store_txn_discard(st);
+		return s;
 	}
-	return txn->commit(txn, flush ? DB_TXN_SYNC : DB_TXN_WRITE_NOSYNC);
+	if (b == NULL || b->b_nops == 0) {
+		st->st_flush = false;
+		*seqp = st->st_sealed;
+		return STORE_OK;
+	}
+	b->b_flush = st->st_durability == STORE_SYNC || st->st_flush;
+	b->b_meta = st->st_new;
+	b->b_seq = ++st->st_sealed;
+	st->st_sealed_meta = st->st_new;
+	st->st_batch = NULL;
+	st->st_flush = false;
+	store_commit_queue(st, b);
+	*seqp = b->b_seq;
+	return STORE_OK;
+}
+
+uint64_t
+store_sealed(const struct store *st)
+{
+	return st->st_sealed;
 }
 
 enum store_status
 store_commit(struct store *st)
 {
-	bool flush;
-	int rc;
+	enum store_status s;
+	uint64_t seq;
 
-	if (st->st_fatal) {
-		store_txn_discard(st);
-		return STORE_FATAL;
-	}
-	if (st->st_txn == NULL) {
-		st->st_flush = false;
-		return STORE_OK;
-	}
-	flush = st->st_durability == STORE_SYNC || st->st_flush;
-	/* The handle is gone after commit, whatever it returned. */
-	if ((rc = store_txn_end(st, flush)) != 0)
-		return store_fail(st, rc);
-	st->st_cur = st->st_new;
-	st->st_info.si_commits++;
-	if (flush)
-		st->st_info.si_flushes++;
-	st->st_info.si_puts += st->st_turn_puts;
-	st->st_info.si_dels += st->st_turn_dels;
-	st->st_turn_puts = 0;
-	st->st_turn_dels = 0;
-	st->st_flush = false;
-	return STORE_OK;
+	if ((s = store_seal(st, &seq)) != STORE_OK)
+		return s;
+	return store_commit_wait(st, seq);
 }
 
 void

@@ -65,5 +65,6 @@ bool	stt_long(void);
 int	stt_register_basic(void);
 int	stt_register_fault(void);
 int	stt_register_durable(void);
+int	stt_register_commit(void);
 
 #endif

@@ -1,0 +1,584 @@
+/*
+ * store_commit.c - committing sealed turns: each commit is one journal
+ * entry, written by the committer thread (durability sync) or at once by
+ * the loop (log, none); and the folding that store_compact.c uses.
+ *
+ * HOW IT WORKS
+ *   store_seal() hands the turn's batch (its operations, already encoded)
+ *   over.  Under STORE_SYNC a commit means a disk flush (~0.1-1 ms), so
+ *   the batch is queued for the committer thread: it takes every batch
+ *   queued (up to STORE_COMMIT_OPS operations) and writes them as one
+ *   journal entry in one transaction committed with DB_TXN_SYNC; while it
+ *   flushes, the loop decides the next turns, and they share the next
+ *   flush (group commit across turns).  Under STORE_LOG the commit only
+ *   writes to the OS (a few microseconds), so the loop writes the entry
+ *   itself (DB_TXN_WRITE_NOSYNC, or DB_TXN_SYNC when a host's first record
+ *   asked for a flush) and the turn is durable when store_seal() returns:
+ *   no thread hand-off on the reply path.  Either way a commit is one
+ *   put, whatever the number of records it changes; store_compact.c folds
+ *   the journal into the record databases in the background.  After a
+ *   commit the sequence number of its last batch is published as
+ *   committed (and, from the thread, the eventfd the loop watches is
+ *   written).  What the loop releases after that is exactly what turns
+ *   1..seq reported.
+ *
+ *   A failed transaction is aborted and the failure latched (st_cerr):
+ *   batches behind it are dropped, seals are refused, and the loop exits
+ *   at once (the in-memory state has moved on; recovery runs at the next
+ *   open).  The store is then what the last successful commit left.
+ *
+ * LOCKING
+ *   st_cmu protects the queue, st_committed, st_cerr, st_cur, st_cstop,
+ *   the free list and the counters of st_info.  st_jmu: see
+ *   store_compact.c.  st_jbuf belongs to whoever commits (the thread, or
+ *   the loop when there is none).
+ */
+#include "store_impl.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+struct store_batch *
+store_batch_new(void)
+{
+	return calloc(1, sizeof(struct store_batch));
+}
+
+static void
+store_batch_free(struct store_batch *b)
+{
+	if (b != NULL) {
+		free(b->b_buf);
+		free(b);
+	}
+}
+
+/* ---- folding operations into one net change set ---- */
+
+struct store_slot {
+	uint64_t		 sl_hash;
+	const struct store_op	*sl_op;		/* NULL: empty */
+};
+
+static uint64_t
+store_op_hash(const struct store_op *op)
+{
+	const uint8_t *p = (const uint8_t *)(op + 1);
+	uint64_t h = 1469598103934665603ull ^ op->op_dbi;
+	size_t i;
+
+	for (i = 0; i < op->op_klen; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+static bool
+store_op_samekey(const struct store_op *a, const struct store_op *b)
+{
+	return a->op_dbi == b->op_dbi && a->op_klen == b->op_klen &&
+	    memcmp(a + 1, b + 1, a->op_klen) == 0;
+}
+
+/* Make the fold table empty with room for n operations.  false: ENOMEM. */
+static bool
+store_fold_reset(struct store_fold *fo, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	if (cap > fo->fo_cap) {
+		free(fo->fo_slot);
+		if ((fo->fo_slot = calloc(cap, sizeof(*fo->fo_slot))) ==
+		    NULL) {
+			fo->fo_cap = 0;
+			return false;
+		}
+		fo->fo_cap = cap;
+	} else
+		memset(fo->fo_slot, 0, cap * sizeof(*fo->fo_slot));
+	fo->fo_mask = cap - 1;
+	return true;
+}
+
+/* The last operation on a key wins (open addressing, linear probing). */
+static void
+store_fold_add(struct store_fold *fo, const struct store_op *op)
+{
+	uint64_t h = store_op_hash(op);
+	size_t i = (size_t)h & fo->fo_mask;
+
+	while (fo->fo_slot[i].sl_op != NULL) {
+		if (fo->fo_slot[i].sl_hash == h &&
+		    store_op_samekey(fo->fo_slot[i].sl_op, op)) {
+			fo->fo_slot[i].sl_op = op;
+			return;
+		}
+		i = (i + 1) & fo->fo_mask;
+	}
+	fo->fo_slot[i].sl_hash = h;
+	fo->fo_slot[i].sl_op = op;
+}
+
+bool
+store_fold(struct store *st, const struct store_batch *run, size_t nops,
+    struct store_fold *fo)
+{
+	const struct store_batch *b;
+	size_t off;
+
+	(void)st;
+	if (!store_fold_reset(fo, nops))
+		return false;
+	for (b = run; b != NULL; b = b->b_next)
+		for (off = 0; off < b->b_len; ) {
+			const struct store_op *op =
+			    (const struct store_op *)(const void *)
+			    (b->b_buf + off);
+
+			store_fold_add(fo, op);
+			off += STORE_OP_SPACE(op->op_klen, op->op_vlen);
+		}
+	return true;
+}
+
+void
+store_fold_free(struct store_fold *fo)
+{
+	free(fo->fo_slot);
+	fo->fo_slot = NULL;
+	fo->fo_cap = 0;
+}
+
+static DB *
+store_dbi_db(struct store *st, unsigned dbi)
+{
+	switch (dbi) {
+	case STORE_DBI_META:
+		return st->st_meta;
+	case STORE_DBI_HOSTS:
+		return st->st_hosts;
+	case STORE_DBI_LOCKS:
+		return st->st_locks;
+	default:
+		return st->st_shares;
+	}
+}
+
+static int
+store_apply_op(struct store *st, DB_TXN *txn, const struct store_op *op,
+    uint64_t *puts, uint64_t *dels)
+{
+	DB *db = store_dbi_db(st, op->op_dbi);
+	const uint8_t *key = (const uint8_t *)(op + 1);
+	DBT k, v;
+	int rc;
+
+	memset(&k, 0, sizeof(k));
+	memset(&v, 0, sizeof(v));
+	k.data = (void *)(uintptr_t)key;
+	k.size = op->op_klen;
+	if (op->op_put) {
+		v.data = (void *)(uintptr_t)(key + op->op_klen);
+		v.size = op->op_vlen;
+		(*puts)++;
+		return db->put(db, txn, &k, &v, 0);
+	}
+	(*dels)++;
+	rc = db->del(db, txn, &k, 0);
+	/* Deleting what is not there is fine (store.h). */
+	return rc == DB_NOTFOUND ? 0 : rc;
+}
+
+int
+store_fold_apply(struct store *st, const struct store_fold *fo, DB_TXN *txn,
+    uint64_t *puts, uint64_t *dels)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i <= fo->fo_mask; i++)
+		if (fo->fo_slot[i].sl_op != NULL &&
+		    (rc = store_apply_op(st, txn, fo->fo_slot[i].sl_op, puts,
+		    dels)) != 0)
+			return rc;
+	return 0;
+}
+
+/* ---- one commit: one journal entry ---- */
+
+/* Encode the run as one journal value in st_jbuf; false: ENOMEM. */
+static bool
+store_journal_encode(struct store *st, const struct store_batch *run,
+    size_t *lenp)
+{
+	const struct store_batch *b;
+	size_t need = 1, off, len;
+	uint8_t *p;
+
+	for (b = run; b != NULL; b = b->b_next)
+		need += b->b_len;	/* encoded ops are never longer */
+	if (need > st->st_jcap) {
+		if ((p = realloc(st->st_jbuf, need)) == NULL)
+			return false;
+		st->st_jbuf = p;
+		st->st_jcap = need;
+	}
+	st->st_jbuf[0] = STORE_REC_V1;
+	len = 1;
+	for (b = run; b != NULL; b = b->b_next)
+		for (off = 0; off < b->b_len; ) {
+			const struct store_op *op =
+			    (const struct store_op *)(const void *)
+			    (b->b_buf + off);
+
+			len += store_enc_jop(st->st_jbuf + len, op);
+			off += STORE_OP_SPACE(op->op_klen, op->op_vlen);
+		}
+	*lenp = len;
+	return true;
+}
+
+/* Write the run as one journal entry, in one transaction; a code. */
+static int
+store_journal_append(struct store *st, const struct store_batch *run,
+    uint64_t last, size_t nops, bool flush)
+{
+	uint8_t kb[8];
+	DB_TXN *txn;
+	DBT k, v;
+	size_t len;
+	DB *j;
+	int rc, i;
+
+	if (!store_journal_encode(st, run, &len))
+		return ENOMEM;
+	for (i = 0; i < 8; i++)
+		kb[i] = (uint8_t)(last >> (56 - 8 * i));
+	memset(&k, 0, sizeof(k));
+	memset(&v, 0, sizeof(v));
+	k.data = kb;
+	k.size = sizeof(kb);
+	v.data = st->st_jbuf;
+	v.size = (u_int32_t)len;
+	pthread_mutex_lock(&st->st_jmu);
+	j = st->st_journal[st->st_jactive];
+	if ((rc = STORE_DB(st, st->st_env->txn_begin(st->st_env, NULL, &txn,
+	    0))) != 0)
+		goto out;
+	if ((rc = STORE_DB(st, j->put(j, txn, &k, &v, 0))) != 0 ||
+	    store_fault(st)) {
+		(void)txn->abort(txn);
+		rc = rc != 0 ? rc : EIO;
+		goto out;
+	}
+	rc = txn->commit(txn, flush ? DB_TXN_SYNC : DB_TXN_WRITE_NOSYNC);
+	if (rc == 0)
+		store_compact_noted(st, nops);
+out:
+	pthread_mutex_unlock(&st->st_jmu);
+	return rc;
+}
+
+/* ---- the thread ---- */
+
+/* Take the next run of queued batches (st_cmu held); NULL when none. */
+static struct store_batch *
+store_take_run(struct store *st, size_t *nopsp, bool *flushp)
+{
+	struct store_batch *run = st->st_qhead, *b = run, *last = NULL;
+	size_t n = 0;
+
+	*flushp = false;
+	while (b != NULL && (n == 0 || n + b->b_nops <= STORE_COMMIT_OPS)) {
+		n += b->b_nops;
+		*flushp |= b->b_flush;
+		last = b;
+		b = b->b_next;
+	}
+	if (last == NULL)
+		return NULL;
+	last->b_next = NULL;
+	st->st_qhead = b;
+	if (b == NULL)
+		st->st_qtail = &st->st_qhead;
+	*nopsp = n;
+	return run;
+}
+
+static void
+store_notify(struct store *st)
+{
+	uint64_t one = 1;
+
+	if (write(st->st_efd, &one, sizeof(one)) == -1 && errno != EAGAIN)
+		return;	/* the counter is full: the loop will read it */
+}
+
+static uint64_t
+store_run_last(const struct store_batch *run)
+{
+	while (run->b_next != NULL)
+		run = run->b_next;
+	return run->b_seq;
+}
+
+/*
+ * Publish the outcome of a run (st_cmu held), recycle its batches, and
+ * (notify) wake whoever waits on the eventfd.
+ */
+static void
+store_run_done(struct store *st, struct store_batch *run, int rc, bool flush,
+    bool notify)
+{
+	struct store_batch *b, *next;
+
+	for (b = run; ; b = b->b_next) {
+		if (rc == 0 && st->st_cerr == STORE_OK) {
+			st->st_info.si_puts += b->b_puts;
+			st->st_info.si_dels += b->b_nops - b->b_puts;
+		}
+		if (b->b_next == NULL)
+			break;
+	}
+	if (rc == 0 && st->st_cerr == STORE_OK) {
+		st->st_committed = b->b_seq;
+		st->st_cur = b->b_meta;
+		st->st_info.si_commits++;
+		st->st_info.si_flushes += flush;
+	} else if (st->st_cerr == STORE_OK) {
+		st->st_cerr = rc == ENOMEM ? STORE_NOMEM :
+		    store_status_of(st, rc);
+		notify = true;
+	}
+	for (b = run; b != NULL; b = next) {
+		next = b->b_next;
+		b->b_len = b->b_nops = 0;
+		b->b_puts = 0;
+		b->b_next = st->st_free;
+		st->st_free = b;
+	}
+	pthread_cond_broadcast(&st->st_dcv);
+	if (notify)
+		store_notify(st);
+}
+
+static void *
+store_committer(void *arg)
+{
+	struct store *st = arg;
+	struct store_batch *run;
+	size_t nops;
+	bool flush;
+	int rc;
+
+	pthread_mutex_lock(&st->st_cmu);
+	for (;;) {
+		while (st->st_qhead == NULL && !st->st_cstop)
+			pthread_cond_wait(&st->st_ccv, &st->st_cmu);
+		if ((run = store_take_run(st, &nops, &flush)) == NULL)
+			break;
+		pthread_mutex_unlock(&st->st_cmu);
+		if (st->st_cerr != STORE_OK)
+			rc = EIO;	/* behind a failed commit: dropped */
+		else
+			rc = store_journal_append(st, run, store_run_last(run),
+			    nops, flush);
+		pthread_mutex_lock(&st->st_cmu);
+		store_run_done(st, run, rc, flush, true);
+	}
+	pthread_mutex_unlock(&st->st_cmu);
+	return NULL;
+}
+
+/* ---- the loop's side ---- */
+
+enum store_status
+store_commit_start(struct store *st, char *err, size_t errlen)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int rc;
+
+	st->st_qtail = &st->st_qhead;
+	if ((st->st_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "eventfd: %s", strerror(errno));
+		return STORE_IO;
+	}
+	pthread_mutex_init(&st->st_cmu, NULL);
+	pthread_mutex_init(&st->st_jmu, NULL);
+	pthread_mutex_init(&st->st_kmu, NULL);
+	pthread_cond_init(&st->st_ccv, NULL);
+	pthread_cond_init(&st->st_dcv, NULL);
+	/* The compactor's timed waits count on CLOCK_MONOTONIC. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&st->st_kcv, &ca);
+	pthread_condattr_destroy(&ca);
+	st->st_csync = true;
+	if (st->st_durability != STORE_SYNC)
+		return STORE_OK;	/* the loop commits (HOW IT WORKS) */
+	/* Signals are the event loop's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&st->st_cthread, NULL, store_committer, st);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot start the committer: %s",
+		    strerror(rc));
+		return STORE_IO;
+	}
+	st->st_cstarted = true;
+	return STORE_OK;
+}
+
+void
+store_commit_stop(struct store *st)
+{
+	struct store_batch *b;
+
+	if (st->st_cstarted) {
+		/* What was sealed was promised: the thread finishes it. */
+		pthread_mutex_lock(&st->st_cmu);
+		st->st_cstop = true;
+		pthread_cond_signal(&st->st_ccv);
+		pthread_mutex_unlock(&st->st_cmu);
+		pthread_join(st->st_cthread, NULL);
+		st->st_cstarted = false;
+	}
+	if (st->st_csync) {
+		pthread_mutex_destroy(&st->st_cmu);
+		pthread_mutex_destroy(&st->st_jmu);
+		pthread_mutex_destroy(&st->st_kmu);
+		pthread_cond_destroy(&st->st_ccv);
+		pthread_cond_destroy(&st->st_dcv);
+		pthread_cond_destroy(&st->st_kcv);
+		st->st_csync = false;
+	}
+	while ((b = st->st_free) != NULL) {
+		st->st_free = b->b_next;
+		store_batch_free(b);
+	}
+	store_batch_free(st->st_batch);
+	st->st_batch = NULL;
+	store_fold_free(&st->st_kfold);
+	free(st->st_kbuf.b_buf);
+	st->st_kbuf.b_buf = NULL;
+	free(st->st_jbuf);
+	st->st_jbuf = NULL;
+	if (st->st_efd > 0)
+		close(st->st_efd);
+	st->st_efd = -1;
+}
+
+void
+store_commit_queue(struct store *st, struct store_batch *b)
+{
+	int rc;
+
+	if (!st->st_cstarted) {
+		/* No committer: write it now (see HOW IT WORKS). */
+		b->b_next = NULL;
+		rc = store_journal_append(st, b, b->b_seq, b->b_nops,
+		    b->b_flush);
+		pthread_mutex_lock(&st->st_cmu);
+		store_run_done(st, b, rc, b->b_flush, false);
+		st->st_batch = st->st_free;
+		if (st->st_free != NULL) {
+			st->st_free = st->st_free->b_next;
+			st->st_batch->b_next = NULL;
+		}
+		pthread_mutex_unlock(&st->st_cmu);
+		return;
+	}
+	pthread_mutex_lock(&st->st_cmu);
+	b->b_next = NULL;
+	*st->st_qtail = b;
+	st->st_qtail = &b->b_next;
+	/* A recycled batch for the next turn, if one is free. */
+	if (st->st_free != NULL) {
+		st->st_batch = st->st_free;
+		st->st_free = st->st_free->b_next;
+		st->st_batch->b_next = NULL;
+	}
+	pthread_cond_signal(&st->st_ccv);
+	pthread_mutex_unlock(&st->st_cmu);
+}
+
+enum store_status
+store_commit_error(struct store *st)
+{
+	enum store_status s;
+
+	if (!st->st_csync)
+		return STORE_OK;
+	pthread_mutex_lock(&st->st_cmu);
+	s = st->st_cerr;
+	pthread_mutex_unlock(&st->st_cmu);
+	return s;
+}
+
+enum store_status
+store_commit_wait(struct store *st, uint64_t seq)
+{
+	enum store_status s;
+
+	pthread_mutex_lock(&st->st_cmu);
+	while (st->st_committed < seq && st->st_cerr == STORE_OK)
+		pthread_cond_wait(&st->st_dcv, &st->st_cmu);
+	s = st->st_committed >= seq ? STORE_OK : st->st_cerr;
+	pthread_mutex_unlock(&st->st_cmu);
+	return s;
+}
+
+uint64_t
+store_durable(struct store *st)
+{
+	uint64_t seq;
+
+	pthread_mutex_lock(&st->st_cmu);
+	seq = st->st_committed;
+	pthread_mutex_unlock(&st->st_cmu);
+	return seq;
+}
+
+int
+store_fd(const struct store *st)
+{
+	return st->st_efd;
+}
+
+enum store_status
+store_committed(struct store *st, uint64_t *seqp)
+{
+	enum store_status s;
+	uint64_t n;
+
+	while (read(st->st_efd, &n, sizeof(n)) == (ssize_t)sizeof(n))
+		continue;
+	pthread_mutex_lock(&st->st_cmu);
+	*seqp = st->st_committed;
+	s = st->st_cerr;
+	pthread_mutex_unlock(&st->st_cmu);
+	return s;
+}
+
+/* Counters and meta as committed (store_info). */
+void
+store_commit_info(const struct store *cst, struct store_info *si,
+    struct store_meta *cur)
+{
+	struct store *st = (struct store *)(uintptr_t)cst;
+
+	if (st->st_csync)
+		pthread_mutex_lock(&st->st_cmu);
+	*si = st->st_info;
+	*cur = st->st_cur;
+	if (st->st_csync)
+		pthread_mutex_unlock(&st->st_cmu);
+}

@@ -1,0 +1,189 @@
+/*
+ * test_commit.c - committing: sealed turns are committed off the caller's
+ * thread under STORE_SYNC (announced on store_fd()) and at once under
+ * STORE_LOG, journals are folded per key, and a failed commit is latched
+ * (nothing after it is committed).
+ */
+#include "stt.h"
+
+#include <poll.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+static char *dir;
+static struct store *st;
+
+static int
+teardown(void)
+{
+	store_close(st);
+	st = NULL;
+	stt_dir_free(dir);
+	dir = NULL;
+	return 0;
+}
+
+static void
+fresh(enum store_durability d)
+{
+	teardown();
+	dir = stt_dir_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	st = stt_open_ok(dir, d);
+}
+
+/* Wait (at most 5 s) until seq is committed, through store_fd(). */
+static bool
+committed_by_fd(uint64_t seq)
+{
+	struct pollfd p;
+	uint64_t got = 0;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		p.fd = store_fd(st);
+		p.events = POLLIN;
+		p.revents = 0;
+		if (poll(&p, 1, 100) == 1 &&
+		    store_committed(st, &got) == STORE_OK && got >= seq)
+			return true;
+	}
+	return false;
+}
+
+static void
+test_seal_fd(void)
+{
+	struct lk_record r = stt_lock(1, 1, "o", "f", 0, 10, true, 1);
+	struct stt_snap s;
+	uint64_t seq = 99, seq2 = 99;
+
+	fresh(STORE_SYNC);
+	CU_ASSERT_EQUAL(store_seal(st, &seq), STORE_OK);
+	CU_ASSERT_EQUAL(seq, 0);	/* nothing staged, nothing sealed */
+	CU_ASSERT_EQUAL(store_put_record(st, &r), STORE_OK);
+	CU_ASSERT_TRUE(store_pending(st));
+	CU_ASSERT_EQUAL(store_seal(st, &seq), STORE_OK);
+	CU_ASSERT_EQUAL(seq, 1);
+	CU_ASSERT_FALSE(store_pending(st));
+	CU_ASSERT_EQUAL(store_sealed(st), 1);
+	/* A turn that staged nothing depends on the last one sealed. */
+	CU_ASSERT_EQUAL(store_seal(st, &seq2), STORE_OK);
+	CU_ASSERT_EQUAL(seq2, 1);
+	CU_ASSERT_TRUE(committed_by_fd(1));
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &s);
+	CU_ASSERT_EQUAL(s.ss_nrecs, 1);
+	stt_snap_free(&s);
+	/* Under STORE_LOG the loop commits: durable when the seal returns. */
+	fresh(STORE_LOG);
+	CU_ASSERT_EQUAL(store_put_record(st, &r), STORE_OK);
+	CU_ASSERT_EQUAL(store_seal(st, &seq), STORE_OK);
+	CU_ASSERT_EQUAL(seq, 1);
+	CU_ASSERT_EQUAL(store_durable(st), 1);
+}
+
+/* Later turns undo earlier ones; the store ends as the last says. */
+static void
+test_fold(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "f", 0, 10, true, 1);
+	struct lk_record b = stt_lock(1, 1, "o", "f", 20, 10, true, 2);
+	struct lk_record a2 = stt_lock(1, 1, "o", "f", 0, 5, false, 3);
+	struct store_info si;
+	struct stt_snap s;
+	uint64_t seq;
+	int i;
+
+	fresh(STORE_LOG);
+	for (i = 0; i < 200; i++) {
+		CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+		CU_ASSERT_EQUAL(store_seal(st, &seq), STORE_OK);
+		CU_ASSERT_EQUAL(store_del_record(st, &a), STORE_OK);
+		CU_ASSERT_EQUAL(store_put_record(st, &b), STORE_OK);
+		CU_ASSERT_EQUAL(store_seal(st, &seq), STORE_OK);
+	}
+	CU_ASSERT_EQUAL(store_put_record(st, &a2), STORE_OK);
+	CU_ASSERT_EQUAL(store_del_record(st, &b), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_token(st, 77), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_info(st, &si);
+	CU_ASSERT_EQUAL(si.si_token, 77);
+	/* 401 turns, folded into far fewer transactions. */
+	CU_ASSERT(si.si_commits >= 1 && si.si_commits <= 401);
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &s);
+	CU_ASSERT_EQUAL_FATAL(s.ss_nrecs, 1);
+	CU_ASSERT(stt_rec_equal(&s.ss_recs[0], &a2));
+	CU_ASSERT_EQUAL(s.ss_token, 77);
+	stt_snap_free(&s);
+}
+
+/* A failed commit: latched, nothing after it committed, store as before. */
+static void
+test_latched(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "f", 0, 10, true, 1);
+	struct lk_record b = stt_lock(2, 1, "o", "f", 20, 10, true, 2);
+	struct lk_record c = stt_lock(3, 1, "o", "f", 40, 10, true, 3);
+	struct stt_snap s;
+	uint64_t seq;
+
+	fresh(STORE_SYNC);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_fail_after(st, 1);	/* the next transaction's begin */
+	CU_ASSERT_EQUAL(store_put_record(st, &b), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_IO);
+	CU_ASSERT_EQUAL(store_committed(st, &seq), STORE_IO);
+	CU_ASSERT_EQUAL(seq, 1);
+	CU_ASSERT_EQUAL(store_put_record(st, &c), STORE_OK);
+	CU_ASSERT_EQUAL(store_seal(st, &seq), STORE_IO);
+	CU_ASSERT_FALSE(store_pending(st));
+	CU_ASSERT_STRING_NOT_EQUAL(store_last_error(st), "no error");
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &s);
+	CU_ASSERT_EQUAL_FATAL(s.ss_nrecs, 1);
+	CU_ASSERT(stt_rec_equal(&s.ss_recs[0], &a));
+	stt_snap_free(&s);
+}
+
+/* What was sealed is committed by store_close(); what was not, is not. */
+static void
+test_close_finishes(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "f", 0, 10, true, 1);
+	struct lk_record b = stt_lock(2, 1, "o", "f", 20, 10, true, 2);
+	struct stt_snap s;
+	uint64_t seq;
+
+	fresh(STORE_SYNC);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_seal(st, &seq), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_record(st, &b), STORE_OK);
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &s);
+	CU_ASSERT_EQUAL_FATAL(s.ss_nrecs, 1);
+	CU_ASSERT(stt_rec_equal(&s.ss_recs[0], &a));
+	stt_snap_free(&s);
+}
+
+int
+stt_register_commit(void)
+{
+	CU_pSuite s = CU_add_suite("store committer", NULL, teardown);
+
+	if (s == NULL ||
+	    !CU_add_test(s, "seal, store_fd, store_committed", test_seal_fd) ||
+	    !CU_add_test(s, "turns folded per key", test_fold) ||
+	    !CU_add_test(s, "a failed commit is latched", test_latched) ||
+	    !CU_add_test(s, "close commits what was sealed",
+	    test_close_finishes))
+		return -1;
+	return 0;
+}
