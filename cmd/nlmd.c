@@ -409,6 +409,8 @@ main(int argc, char **argv)
 		log_warn("event loop");
 	if (d.registered)
 		rpcbind_unset_all();
+	/* The last turns' commits, then what they answered. */
+	nlm_drain();
 	nlm_shutdown();
 	rpc_srv_free(d.srv);
 	rpc_clnt_free(d.clnt);

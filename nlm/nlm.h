@@ -8,8 +8,9 @@
  *
  * Every change a turn of the event loop makes (lock-core change sets,
  * host records, the fencing-token high-water mark) is staged in the store
- * as it happens; nlm_turn_end() commits the turn and only then lets the
- * turn's replies and outbound calls leave (DESIGN.md, rule 1).
+ * as it happens; nlm_turn_end() seals the turn, and its replies and
+ * outbound calls leave once the store has committed it (DESIGN.md, rule
+ * 1).
  */
 #ifndef NLMD_NLM_NLM_H
 #define NLMD_NLM_NLM_H
@@ -113,13 +114,20 @@ int	nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt, struct store *st,
 /*
  * The end of a turn of the event loop (its before-sleep hook): end grace
  * if nothing is left to reclaim, stage the token and host-id high-water
- * marks, commit the turn's transaction, then release the replies queued on
- * `srv' and the outbound calls held by the client, and repeat while that
- * staged or held anything new.  A failed commit is fatal: logged, and the
- * process exits with status 1 without sending anything of the turn
- * (recovery runs at the next start).
+ * marks, seal the turn (the store commits it on its own thread), and tag
+ * the replies queued on `srv' and the calls held by the RPC client with
+ * its commit number; they leave when the store says that commit is
+ * durable (the service watches the store's descriptor).  A failed commit
+ * is fatal: logged, and the process exits with status 1 without sending
+ * anything of the turns it carried (recovery runs at the next start).
  */
 void	nlm_turn_end(struct rpc_srv *srv);
+
+/*
+ * After the loop stopped: wait until everything sealed is committed, and
+ * let out what it reported.  Call before tearing the transport down.
+ */
+void	nlm_drain(void);
 
 /* Records created from now on carry `epoch' (a simulated restart). */
 void	nlm_set_epoch(uint64_t epoch);

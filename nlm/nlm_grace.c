@@ -19,10 +19,16 @@
  * No reclaimable record at startup means no grace at all.
  *
  * THE END OF A TURN.  Handlers and timers stage their changes in the
- * store's turn transaction as they go (nlm_apply(), nlm_host_stage());
- * replies wait in the transport and outbound calls in the RPC client.
- * nlm_turn_end() stages the high-water marks, commits, and only then
- * releases both: nothing leaves that reports state not yet stored.
+ * store's turn batch as they go (nlm_apply(), nlm_host_stage()); replies
+ * wait in the transport and outbound calls in the RPC client.
+ * nlm_turn_end() stages the high-water marks and seals the turn: the store
+ * commits it on its own thread, and the replies and calls are tagged with
+ * its commit number.  When the store's descriptor says commits completed
+ * (nlm_store_ready()), everything tagged up to the last durable number
+ * leaves: nothing leaves that reports state not yet stored, and the loop
+ * never waits for the disk (the next turns are decided while a commit is
+ * flushing, and share the next flush).  A turn that staged nothing is
+ * tagged with the last number sealed: its replies may depend on it.
  */
 #include "nlm_impl.h"
 
@@ -164,21 +170,66 @@ nlm_stage_marks(void)
 	}
 }
 
+/* Let out what commits up to the last durable one reported. */
+static void
+nlm_release(void)
+{
+	uint64_t done;
+
+	nlm_store_check(store_committed(nlm->n_store, &done),
+	    "committing a turn");
+	nlm->n_committed = done;
+	if (nlm->n_srv != NULL)
+		rpc_srv_release(nlm->n_srv, done);
+	rpc_clnt_release(nlm->n_clnt, done);
+}
+
+void
+nlm_store_ready(struct ev_loop *loop, int fd, int events, void *arg)
+{
+	(void)loop;
+	(void)fd;
+	(void)events;
+	(void)arg;
+	nlm_release();
+}
+
 void
 nlm_turn_end(struct rpc_srv *srv)
 {
+	uint64_t seq;
+
+	nlm->n_srv = srv;
 	do {
 		nlm_grace_check();
 		nlm_stage_marks();
-		if (store_pending(nlm->n_store)) {
-			nlm_store_check(store_commit(nlm->n_store),
-			    "committing a turn");
+		if (store_pending(nlm->n_store))
 			nlm->n_stats.commits++;
-		}
-		rpc_srv_flush(srv);
-		rpc_clnt_flush(nlm->n_clnt);
-		/* A completion run by the flush may have changed more. */
+		nlm_store_check(store_seal(nlm->n_store, &seq),
+		    "committing a turn");
+		rpc_srv_seal(srv, seq);
+		rpc_clnt_seal(nlm->n_clnt, seq);
+		/*
+		 * Depends on nothing newer than what is durable (under
+		 * durability log the store commits as it seals): out now.
+		 */
+		if (seq <= nlm->n_committed ||
+		    seq <= store_durable(nlm->n_store))
+			nlm_release();
+		/* A completion run by the release may have changed more. */
 	} while (store_pending(nlm->n_store) || rpc_clnt_held(nlm->n_clnt));
+}
+
+void
+nlm_drain(void)
+{
+	nlm_stage_marks();
+	nlm_store_check(store_commit(nlm->n_store), "committing a turn");
+	if (nlm->n_srv != NULL) {
+		rpc_srv_seal(nlm->n_srv, store_sealed(nlm->n_store));
+		rpc_clnt_seal(nlm->n_clnt, store_sealed(nlm->n_store));
+		nlm_release();
+	}
 }
 
 void

@@ -29,8 +29,8 @@
  * with the result of the call that made it, before the next lockcore call
  * (a result lives until then); every change to a host goes through
  * nlm_host_stage().  Nothing is sent directly: replies wait in the
- * transport and outbound calls in the RPC client until nlm_turn_end() has
- * committed the turn.
+ * transport and outbound calls in the RPC client until the turn that made
+ * them is committed (nlm_grace.c, THE END OF A TURN).
  */
 #ifndef NLMD_NLM_NLM_IMPL_H
 #define NLMD_NLM_NLM_IMPL_H
@@ -140,6 +140,8 @@ struct nlm_service {
 	struct store		*n_store;	/* borrowed */
 	struct nlm_config	 n_conf;
 	struct lk_table		*n_table;
+	struct rpc_srv		*n_srv;		/* the transport (turn ends) */
+	uint64_t		 n_committed;	/* last commit known durable */
 	uint64_t		 n_token_stored; /* token high-water mark staged */
 	uint64_t		 n_host_stored;	/* next host id staged */
 	struct nlm_grace	 n_grace;
@@ -259,6 +261,9 @@ void		 nlm_grace_start(void);
 void		 nlm_grace_check(void);
 /* End grace: drop what is left (staged), log why.  No-op outside grace. */
 void		 nlm_grace_end(const char *how);
+/* The store's descriptor is readable: release what is now durable. */
+void		 nlm_store_ready(struct ev_loop *, int fd, int events,
+		    void *arg);
 
 /* ---- nlm_out.c ---- */
 /*

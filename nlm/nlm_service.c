@@ -3,6 +3,7 @@
  */
 #include "nlm_impl.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,12 @@ nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt, struct store *st,
 		nlm_shutdown();
 		return -1;
 	}
+	if (ev_fd_add(loop, store_fd(st), EV_READ, nlm_store_ready,
+	    NULL) == -1) {
+		snprintf(err, errlen, "event loop: %s", strerror(errno));
+		nlm_shutdown();
+		return -1;
+	}
 	nlm_grace_start();
 	nlm_host_gc_start();
 	return 0;
@@ -157,6 +164,9 @@ nlm_shutdown(void)
 		return;
 	ev_timer_cancel(nlm->n_loop, &nlm->n_gc);
 	ev_timer_cancel(nlm->n_loop, &nlm->n_grace_timer);
+	ev_fd_del(nlm->n_loop, store_fd(nlm->n_store));
+	if (nlm->n_table == NULL)
+		goto out;
 	/* The table drops waiter records silently: collect them first. */
 	lk_table_counts(nlm->n_table, &ct);
 	memset(&ul, 0, sizeof(ul));
@@ -169,6 +179,7 @@ nlm_shutdown(void)
 	for (i = 0; i < ul.ul_n; i++)
 		nlm_grant_free(ul.ul_v[i]);
 	free(ul.ul_v);
+out:
 	nlm_out_shutdown();
 	nlm_host_free_all();
 	free(nlm);
@@ -178,6 +189,7 @@ nlm_shutdown(void)
 int
 nlm_register(struct rpc_srv *srv)
 {
+	nlm->n_srv = srv;
 	if (rpc_srv_add_program(srv, NLM_PROG, NLM_VERS, nlm_prog_1) == -1 ||
 	    rpc_srv_add_program(srv, NLM_PROG, NLM_VERSX, nlm_prog_3) == -1 ||
 	    rpc_srv_add_program(srv, NLM_PROG, NLM4_VERS, nlm_prog_4) == -1)

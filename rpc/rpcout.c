@@ -2,12 +2,12 @@
  * rpcout.c - see rpcout.h.
  *
  * HOW IT WORKS.  Each pending call keeps its encoded message, destination,
- * source address and a timer.  A new call is only *held*: it goes on the
- * held list and nothing is sent until rpc_clnt_flush(), which the daemon
- * calls after the turn that made the call is committed (a GRANTED callback
- * or a _RES must never report state that is not yet stored).  The flush
- * sends every held call and arms its timer.  The timer fires after
- * cr_timeout_ms: the
+ * source address and a timer.  A new call is only *held* (list HELD);
+ * at the end of its turn rpc_clnt_seal() tags it with the turn's commit
+ * number and moves it to SEALED, in order; rpc_clnt_release(), once that
+ * number is committed, sends it and arms its timer (a GRANTED callback
+ * or a _RES must never report state that is not yet stored).  The timer
+ * fires after cr_timeout_ms: the
  * message is sent again until cr_tries sends have been made, then the
  * callback reports RPC_CLNT_TIMEDOUT.  Replies arriving on the sockets are
  * matched by xid through a small hash table; a reply from an address other
@@ -45,12 +45,16 @@ struct rpc_pending {
 	rpc_clnt_cb		*pe_cb;
 	void			*pe_arg;
 	struct ev_timer		 pe_timer;
-	struct rpc_pending	*pe_hnext;	/* held list (not yet sent) */
+	struct rpc_pending	*pe_hnext;	/* list pe_list (not yet sent) */
 	struct rpc_pending	*pe_hprev;
-	int			 pe_held;	/* 1 held, 2 being flushed */
+	int			 pe_list;	/* CL_NONE: sent */
+	uint64_t		 pe_seq;	/* SEALED: commit to wait for */
 	size_t			 pe_len;
 	uint8_t			 pe_msg[];
 };
+
+/* Where a call not yet sent waits. */
+enum { CL_NONE, CL_HELD, CL_SEALED, CL_SENDING, CL_NLISTS };
 
 struct rpc_clnt {
 	struct ev_loop		*cl_loop;
@@ -58,8 +62,10 @@ struct rpc_clnt {
 	int			 cl_fd6;
 	uint32_t		 cl_xid;
 	struct rpc_pending	*cl_hash[CLNT_BUCKETS];
-	struct rpc_pending	*cl_held;	/* made this turn, not sent */
-	struct rpc_pending	*cl_flushing;	/* being sent by the flush */
+	struct rpc_pending	*cl_head[CL_NLISTS]; /* HELD: this turn's;
+						   SEALED: in seal order;
+						   SENDING: being released */
+	struct rpc_pending	*cl_tail[CL_NLISTS];
 	struct rpc_clnt_stats	 cl_stats;
 	uint8_t			 cl_buf[CLNT_MAXMSG];
 };
@@ -74,6 +80,40 @@ clnt_slot(struct rpc_clnt *cl, uint32_t xid)
 	return pp;
 }
 
+/* Take pe off the list it waits on (none: no-op). */
+static void
+clnt_list_del(struct rpc_clnt *cl, struct rpc_pending *pe)
+{
+	if (pe->pe_list == CL_NONE)
+		return;
+	if (pe->pe_hprev != NULL)
+		pe->pe_hprev->pe_hnext = pe->pe_hnext;
+	else
+		cl->cl_head[pe->pe_list] = pe->pe_hnext;
+	if (pe->pe_hnext != NULL)
+		pe->pe_hnext->pe_hprev = pe->pe_hprev;
+	else
+		cl->cl_tail[pe->pe_list] = pe->pe_hprev;
+	pe->pe_hnext = pe->pe_hprev = NULL;
+	pe->pe_list = CL_NONE;
+}
+
+/* Append pe to list `l' (it is on none). */
+static void
+clnt_list_add(struct rpc_clnt *cl, struct rpc_pending *pe, int l)
+{
+	struct rpc_pending *last = cl->cl_tail[l];
+
+	pe->pe_list = l;
+	pe->pe_hnext = NULL;
+	pe->pe_hprev = last;
+	if (last != NULL)
+		last->pe_hnext = pe;
+	else
+		cl->cl_head[l] = pe;
+	cl->cl_tail[l] = pe;
+}
+
 static void
 clnt_unlink(struct rpc_clnt *cl, struct rpc_pending *pe)
 {
@@ -81,17 +121,7 @@ clnt_unlink(struct rpc_clnt *cl, struct rpc_pending *pe)
 
 	if (*pp == pe)
 		*pp = pe->pe_next;
-	if (pe->pe_held) {
-		if (pe->pe_hprev != NULL)
-			pe->pe_hprev->pe_hnext = pe->pe_hnext;
-		else if (pe->pe_held == 2)
-			cl->cl_flushing = pe->pe_hnext;
-		else
-			cl->cl_held = pe->pe_hnext;
-		if (pe->pe_hnext != NULL)
-			pe->pe_hnext->pe_hprev = pe->pe_hprev;
-		pe->pe_held = 0;
-	}
+	clnt_list_del(cl, pe);
 	ev_timer_cancel(cl->cl_loop, &pe->pe_timer);
 	cl->cl_stats.pending--;
 }
@@ -376,11 +406,7 @@ rpc_clnt_call(struct rpc_clnt *cl, const struct rpc_clnt_req *rq,
 	pe->pe_arg = rq->cr_arg;
 	slot = clnt_slot(cl, xid);
 	*slot = pe;
-	pe->pe_held = 1;
-	pe->pe_hnext = cl->cl_held;
-	if (cl->cl_held != NULL)
-		cl->cl_held->pe_hprev = pe;
-	cl->cl_held = pe;
+	clnt_list_add(cl, pe, CL_HELD);
 	cl->cl_stats.pending++;
 	cl->cl_stats.calls++;
 	if (xidp != NULL)
@@ -389,41 +415,64 @@ rpc_clnt_call(struct rpc_clnt *cl, const struct rpc_clnt_req *rq,
 }
 
 void
-rpc_clnt_flush(struct rpc_clnt *cl)
+rpc_clnt_seal(struct rpc_clnt *cl, uint64_t seq)
+{
+	struct rpc_pending *pe;
+
+	while ((pe = cl->cl_head[CL_HELD]) != NULL) {
+		clnt_list_del(cl, pe);
+		pe->pe_seq = seq;
+		clnt_list_add(cl, pe, CL_SEALED);
+	}
+}
+
+/* Send pe now and start its timer. */
+static void
+clnt_start(struct rpc_clnt *cl, struct rpc_pending *pe)
+{
+	/* Without a timer the call could never complete. */
+	if (ev_timer_set(cl->cl_loop, &pe->pe_timer, pe->pe_timeout_ms,
+	    clnt_timer, pe) == -1) {
+		cl->cl_stats.errors++;
+		clnt_finish(pe, RPC_CLNT_UNREACH, NULL);
+		return;
+	}
+	if (clnt_send(cl, pe) == -1)
+		cl->cl_stats.errors++;	/* the timer retries */
+}
+
+void
+rpc_clnt_release(struct rpc_clnt *cl, uint64_t committed)
 {
 	struct rpc_pending *pe;
 
 	/*
 	 * Moved to a list of its own first: a completion callback run from
-	 * here may make new calls, which belong to the next flush (their turn
-	 * is not committed yet), or cancel calls still on this list.
+	 * here may make new calls (they belong to a later turn) or cancel
+	 * calls still on this list.
 	 */
-	cl->cl_flushing = cl->cl_held;
-	cl->cl_held = NULL;
-	for (pe = cl->cl_flushing; pe != NULL; pe = pe->pe_hnext)
-		pe->pe_held = 2;
-	while ((pe = cl->cl_flushing) != NULL) {
-		cl->cl_flushing = pe->pe_hnext;
-		if (cl->cl_flushing != NULL)
-			cl->cl_flushing->pe_hprev = NULL;
-		pe->pe_held = 0;
-		pe->pe_hnext = pe->pe_hprev = NULL;
-		/* Without a timer the call could never complete. */
-		if (ev_timer_set(cl->cl_loop, &pe->pe_timer, pe->pe_timeout_ms,
-		    clnt_timer, pe) == -1) {
-			cl->cl_stats.errors++;
-			clnt_finish(pe, RPC_CLNT_UNREACH, NULL);
-			continue;
-		}
-		if (clnt_send(cl, pe) == -1)
-			cl->cl_stats.errors++;	/* the timer retries */
+	while ((pe = cl->cl_head[CL_SEALED]) != NULL &&
+	    pe->pe_seq <= committed) {
+		clnt_list_del(cl, pe);
+		clnt_list_add(cl, pe, CL_SENDING);
 	}
+	while ((pe = cl->cl_head[CL_SENDING]) != NULL) {
+		clnt_list_del(cl, pe);
+		clnt_start(cl, pe);
+	}
+}
+
+void
+rpc_clnt_flush(struct rpc_clnt *cl)
+{
+	rpc_clnt_seal(cl, 0);
+	rpc_clnt_release(cl, UINT64_MAX);
 }
 
 int
 rpc_clnt_held(const struct rpc_clnt *cl)
 {
-	return cl->cl_held != NULL;
+	return cl->cl_head[CL_HELD] != NULL;
 }
 
 void

@@ -79,23 +79,33 @@ struct rpc_clnt	*rpc_clnt_new(struct ev_loop *, unsigned port, char *err,
 void		 rpc_clnt_free(struct rpc_clnt *);
 
 /*
- * Encode a call and hold it until the next rpc_clnt_flush().  The
- * arguments are copied (encoded) before this returns.  On success stores
- * the xid in *xidp (may be NULL) and returns 0; the callback will run
- * exactly once, later, unless rpc_clnt_cancel() is called first.  Returns
- * -1 if the call cannot be encoded or memory runs out (no callback).
+ * Encode a call and hold it until it is sealed and released (see
+ * rpc_clnt_seal()).  The arguments are copied (encoded) before this
+ * returns.  On success stores the xid in *xidp (may be NULL) and returns
+ * 0; the callback will run exactly once, later, unless rpc_clnt_cancel()
+ * is called first.  Returns -1 if the call cannot be encoded or memory
+ * runs out (no callback).
  */
 int	rpc_clnt_call(struct rpc_clnt *, const struct rpc_clnt_req *,
 	    uint32_t *xidp);
 
 /*
- * Send every call held since the last flush and start its retransmission
- * timer.  Call it after the turn's changes are committed (before-sleep
- * hook).  A call whose timer cannot be armed completes RPC_CLNT_UNREACH.
+ * End of a turn: every call made since the last seal waits for commit
+ * number `seq' (the daemon's store; see rpc_clnt_release()).
  */
+void	rpc_clnt_seal(struct rpc_clnt *, uint64_t seq);
+
+/*
+ * Commit number `committed' is durable: send every sealed call waiting
+ * for it or an earlier one, in seal order, and start its retransmission
+ * timer.  A call whose timer cannot be armed completes RPC_CLNT_UNREACH.
+ */
+void	rpc_clnt_release(struct rpc_clnt *, uint64_t committed);
+
+/* Seal and release everything now (shutdown, after the last commit). */
 void	rpc_clnt_flush(struct rpc_clnt *);
 
-/* Non-zero when calls are held (made since the last flush). */
+/* Non-zero when calls are held (made since the last seal). */
 int	rpc_clnt_held(const struct rpc_clnt *);
 
 /* Forget a pending call; its callback will not run.  Unknown xid: no-op. */

@@ -59,6 +59,12 @@ struct rpc_listener {
 	struct rpc_srv	*rl_srv;
 };
 
+/* Bytes up to co_out[rm_off] may leave once commit rm_seq is durable. */
+struct rpc_mark {
+	size_t		 rm_off;
+	uint64_t	 rm_seq;
+};
+
 struct rpc_conn {
 	int		 co_fd;
 	struct rpc_srv	*co_srv;
@@ -74,7 +80,13 @@ struct rpc_conn {
 	size_t		 co_outlen;
 	size_t		 co_outoff;	/* sent so far */
 	size_t		 co_safe;	/* may be sent: committed (see
-					   rpc_srv_flush) */
+					   rpc_srv_release) */
+	struct rpc_mark	*co_marks;	/* sealed, waiting for commits */
+	size_t		 co_nmarks;
+	size_t		 co_capmarks;
+	struct rpc_conn	*co_wnext;	/* conns with marks */
+	struct rpc_conn	*co_wprev;
+	int		 co_waiting;
 	size_t		 co_outcap;
 	uint64_t	 co_active;	/* last read, ev_now_ms() */
 	int		 co_dead;	/* close at the end of the turn */
@@ -86,6 +98,7 @@ struct rpc_conn {
 
 struct rpc_udpreply {
 	int		 ur_fd;
+	uint64_t	 ur_seq;	/* sealed: commit to wait for */
 	struct sockaddr_storage ur_peer;
 	socklen_t	 ur_peerlen;
 	struct sockaddr_storage ur_local;
@@ -105,8 +118,11 @@ struct rpc_srv {
 	struct rpc_listener	 rs_lis[MAX_LISTENERS];
 	size_t			 rs_nlis;
 	struct rpc_conn		*rs_conns;
-	struct rpc_conn		*rs_dirty;
-	struct rpc_udpreply	*rs_udpq;
+	struct rpc_conn		*rs_dirty;	/* queued bytes this turn */
+	struct rpc_conn		*rs_waiting;	/* with marks */
+	struct rpc_udpreply	*rs_udpnew;	/* this turn's, not sealed */
+	struct rpc_udpreply	**rs_udpnewtail;
+	struct rpc_udpreply	*rs_udpq;	/* sealed, in seal order */
 	struct rpc_udpreply	**rs_udptail;
 	struct ev_timer		 rs_sweep;
 	struct rpc_srv_stats	 rs_stats;
@@ -325,7 +341,8 @@ rpc_conn_append(struct rpc_conn *co, const uint8_t *p, size_t n)
 	struct rpc_srv *rs = co->co_srv;
 	size_t need;
 
-	if (co->co_outoff > 0 && co->co_outoff == co->co_outlen)
+	if (co->co_outoff > 0 && co->co_outoff == co->co_outlen &&
+	    co->co_nmarks == 0)
 		co->co_outoff = co->co_outlen = co->co_safe = 0;
 	need = co->co_outlen + n;
 	if (need - co->co_outoff > rs->rs_lim.max_outq) {
@@ -383,8 +400,8 @@ rpc_queue_reply(struct rpc_ctx *cx, const uint8_t *p, size_t n)
 	ur->ur_len = n;
 	ur->ur_next = NULL;
 	memcpy(ur->ur_buf, p, n);
-	*rs->rs_udptail = ur;
-	rs->rs_udptail = &ur->ur_next;
+	*rs->rs_udpnewtail = ur;
+	rs->rs_udpnewtail = &ur->ur_next;
 	return 0;
 }
 
@@ -398,31 +415,115 @@ rpc_udp_send(struct rpc_srv *rs, struct rpc_udpreply *ur)
 		rs->rs_stats.udp_send_fail++;
 }
 
-void
-rpc_srv_flush(struct rpc_srv *rs)
+/* Put co on (or take it off) the list of connections with marks. */
+static void
+rpc_conn_wait(struct rpc_conn *co, int on)
 {
-	struct rpc_udpreply *ur, *next;
+	struct rpc_srv *rs = co->co_srv;
+
+	if (on == co->co_waiting)
+		return;
+	if (on) {
+		co->co_wprev = NULL;
+		co->co_wnext = rs->rs_waiting;
+		if (rs->rs_waiting != NULL)
+			rs->rs_waiting->co_wprev = co;
+		rs->rs_waiting = co;
+	} else {
+		if (co->co_wprev != NULL)
+			co->co_wprev->co_wnext = co->co_wnext;
+		else
+			rs->rs_waiting = co->co_wnext;
+		if (co->co_wnext != NULL)
+			co->co_wnext->co_wprev = co->co_wprev;
+	}
+	co->co_waiting = on;
+}
+
+/* Everything co queued so far waits for commit seq.  -1: no memory. */
+static int
+rpc_conn_mark(struct rpc_conn *co, uint64_t seq)
+{
+	struct rpc_mark *m;
+	size_t cap;
+
+	if (co->co_nmarks > 0 &&
+	    co->co_marks[co->co_nmarks - 1].rm_off == co->co_outlen)
+		return 0;
+	if (co->co_nmarks == co->co_capmarks) {
+		cap = co->co_capmarks ? co->co_capmarks * 2 : 4;
+		if ((m = realloc(co->co_marks, cap * sizeof(*m))) == NULL)
+			return -1;
+		co->co_marks = m;
+		co->co_capmarks = cap;
+	}
+	co->co_marks[co->co_nmarks].rm_off = co->co_outlen;
+	co->co_marks[co->co_nmarks++].rm_seq = seq;
+	rpc_conn_wait(co, 1);
+	return 0;
+}
+
+void
+rpc_srv_seal(struct rpc_srv *rs, uint64_t seq)
+{
+	struct rpc_udpreply *ur;
 	struct rpc_conn *co, *cnext;
 
-	for (ur = rs->rs_udpq; ur != NULL; ur = next) {
-		next = ur->ur_next;
-		rpc_udp_send(rs, ur);
-		free(ur);
+	for (ur = rs->rs_udpnew; ur != NULL; ur = ur->ur_next)
+		ur->ur_seq = seq;
+	if (rs->rs_udpnew != NULL) {
+		*rs->rs_udptail = rs->rs_udpnew;
+		rs->rs_udptail = rs->rs_udpnewtail;
 	}
-	rs->rs_udpq = NULL;
-	rs->rs_udptail = &rs->rs_udpq;
+	rs->rs_udpnew = NULL;
+	rs->rs_udpnewtail = &rs->rs_udpnew;
 	for (co = rs->rs_dirty; co != NULL; co = cnext) {
 		cnext = co->co_dirty;
 		co->co_dirty = NULL;
 		co->co_isdirty = 0;
-		/* Everything queued so far may leave now (see co_safe). */
-		co->co_safe = co->co_outlen;
+		if (!co->co_dead && rpc_conn_mark(co, seq) == -1)
+			co->co_dead = 1;
 		if (co->co_dead)
 			rpc_conn_close(co);
-		else
-			rpc_conn_flush(co);
 	}
 	rs->rs_dirty = NULL;
+}
+
+void
+rpc_srv_release(struct rpc_srv *rs, uint64_t committed)
+{
+	struct rpc_udpreply *ur;
+	struct rpc_conn *co, *cnext;
+	size_t i;
+
+	while ((ur = rs->rs_udpq) != NULL && ur->ur_seq <= committed) {
+		rs->rs_udpq = ur->ur_next;
+		if (rs->rs_udpq == NULL)
+			rs->rs_udptail = &rs->rs_udpq;
+		rpc_udp_send(rs, ur);
+		free(ur);
+	}
+	for (co = rs->rs_waiting; co != NULL; co = cnext) {
+		cnext = co->co_wnext;
+		for (i = 0; i < co->co_nmarks &&
+		    co->co_marks[i].rm_seq <= committed; i++)
+			co->co_safe = co->co_marks[i].rm_off;
+		if (i == 0)
+			continue;
+		co->co_nmarks -= i;
+		memmove(co->co_marks, co->co_marks + i,
+		    co->co_nmarks * sizeof(*co->co_marks));
+		if (co->co_nmarks == 0)
+			rpc_conn_wait(co, 0);
+		rpc_conn_flush(co);
+	}
+}
+
+void
+rpc_srv_flush(struct rpc_srv *rs)
+{
+	rpc_srv_seal(rs, 0);
+	rpc_srv_release(rs, UINT64_MAX);
 }
 
 /* ---- dispatch ---------------------------------------------------------- */
@@ -637,10 +738,11 @@ rpc_conn_close(struct rpc_conn *co)
 	struct rpc_srv *rs = co->co_srv;
 
 	if (co->co_isdirty) {
-		/* Still on the dirty list: rpc_srv_flush() closes it. */
+		/* Still on the dirty list: rpc_srv_seal() closes it. */
 		co->co_dead = 1;
 		return;
 	}
+	rpc_conn_wait(co, 0);
 	ev_fd_del(rs->rs_loop, co->co_fd);
 	close(co->co_fd);
 	if (co->co_prev != NULL)
@@ -653,6 +755,7 @@ rpc_conn_close(struct rpc_conn *co)
 	free(co->co_in);
 	free(co->co_rec);
 	free(co->co_out);
+	free(co->co_marks);
 	free(co);
 }
 
@@ -688,7 +791,7 @@ rpc_conn_flush(struct rpc_conn *co)
 		}
 		co->co_outoff += (size_t)n;
 	}
-	if (co->co_outoff == co->co_outlen)
+	if (co->co_outoff == co->co_outlen && co->co_nmarks == 0)
 		co->co_outoff = co->co_outlen = co->co_safe = 0;
 	rpc_conn_watch(co);
 	if (co->co_dead)
@@ -896,6 +999,7 @@ rpc_srv_new(struct ev_loop *loop, const struct rpc_srv_limits *lim)
 	if (rs->rs_lim.max_outq == 0)
 		rs->rs_lim.max_outq = 4 * 1024 * 1024;
 	rs->rs_udptail = &rs->rs_udpq;
+	rs->rs_udpnewtail = &rs->rs_udpnew;
 	(void)ev_timer_set(loop, &rs->rs_sweep, SWEEP_MS, rpc_sweep, rs);
 	return rs;
 }

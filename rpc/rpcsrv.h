@@ -13,9 +13,9 @@
  * our buffer and encode into our reply queue, so generated code and the
  * svcerr_*() helpers of libtirpc work unchanged.
  *
- * Replies made during one turn of the event loop are held until
- * rpc_srv_flush(), which the daemon calls from the loop's before-sleep
- * hook after the turn's changes are committed.
+ * Replies made during one turn of the event loop are held: the turn's end
+ * seals them with the turn's commit number (rpc_srv_seal()), and they
+ * leave when that commit is durable (rpc_srv_release()).
  */
 #ifndef NLMD_RPC_RPCSRV_H
 #define NLMD_RPC_RPCSRV_H
@@ -110,10 +110,20 @@ int	rpc_srv_has_family(const struct rpc_srv *, int family);
 int	rpc_srv_add_decoder(struct rpc_srv *, xdrproc_t proc, xdrproc_t fast);
 
 /*
- * Send every reply queued so far.  Call it from the loop's before-sleep
- * hook, after the turn's changes are committed: until then no reply of
- * the turn leaves, not even on a connection that becomes writable.
+ * End of a turn: every reply queued since the last seal waits for commit
+ * number `seq' (the daemon's store).  Until rpc_srv_release() says it is
+ * durable no byte of them leaves, not even on a connection that becomes
+ * writable.  Connections that died this turn are closed here.
  */
+void	rpc_srv_seal(struct rpc_srv *, uint64_t seq);
+
+/*
+ * Commit number `committed' is durable: send every sealed reply waiting
+ * for it or an earlier one (UDP at once; TCP as the socket takes it).
+ */
+void	rpc_srv_release(struct rpc_srv *, uint64_t committed);
+
+/* Seal and release everything now (shutdown, after the last commit). */
 void	rpc_srv_flush(struct rpc_srv *);
 
 /* The call being served by a handler (valid only during dispatch). */

@@ -2,12 +2,14 @@
  * fakes.h - link seams for unit tests of the NLM service.
  *
  *   store_fake.c  the whole of db/store.h in memory: staged operations are
- *                 kept per turn and applied at store_commit(); the test can
- *                 look at what is committed and make a commit fail.
+ *                 kept per turn, sealed, and committed at once or when the
+ *                 test says (fake_store_defer()); the test can look at what
+ *                 is committed and make a commit fail.
  *   send_fake.c   rpc_send_from() and rpc_stream_send() (rpc/rpcsend.h):
  *                 every send is recorded together with the fake store's
  *                 state at that moment, then really made (the real code is
- *                 compiled in under another name).
+ *                 compiled in under another name); a hook lets the test
+ *                 check each message against the committed records.
  *
  * Linked before librpc.a and instead of libstore.a, they replace the real
  * functions: the linker takes the first definition it sees.
@@ -26,8 +28,14 @@ struct store;
 struct store	*fake_store(void);
 /* Forget everything (committed and staged), counters included. */
 void		 fake_store_reset(void);
-/* Operations staged and not yet committed. */
+/* Operations staged this turn (not sealed). */
 size_t		 fake_store_staged(void);
+/* Operations sealed and not yet committed. */
+size_t		 fake_store_uncommitted(void);
+/* Defer commits until fake_store_complete() (off: commit at the seal). */
+void		 fake_store_defer(bool on);
+/* Commit everything sealed now (writes the store's eventfd). */
+void		 fake_store_complete(void);
 /* Committed lock / share records, hosts. */
 size_t		 fake_store_nlocks(void);
 size_t		 fake_store_nshares(void);
@@ -40,7 +48,7 @@ uint64_t	 fake_store_commits(void);
 uint64_t	 fake_store_flushes(void);	/* commits required to flush */
 uint64_t	 fake_store_token(void);	/* committed high-water mark */
 uint64_t	 fake_store_epoch(void);
-/* Make the next store_commit() fail with STORE_IO. */
+/* Make the next commit fail with STORE_IO (latched, as the real one). */
 void		 fake_store_fail_next_commit(void);
 
 /* ---- sender ---- */
@@ -49,6 +57,7 @@ struct fake_send {
 	uint16_t	 fs_dport;	/* datagrams: destination port */
 	size_t		 fs_len;
 	size_t		 fs_staged;	/* fake_store_staged() when sent */
+	size_t		 fs_uncommitted; /* fake_store_uncommitted() then */
 	uint64_t	 fs_commits;	/* fake_store_commits() when sent */
 	uint8_t		 fs_buf[512];	/* first bytes */
 };
@@ -56,8 +65,6 @@ struct fake_send {
 /* Sends recorded since the last reset. */
 size_t		 fake_sends(void);
 const struct fake_send *fake_send_get(size_t i);
-/* Sends made while something was staged and not committed. */
-size_t		 fake_send_violations(void);
 void		 fake_send_reset(void);
 /* When set, each send's record is also written to this fd (fork tests). */
 void		 fake_send_mirror(int fd);

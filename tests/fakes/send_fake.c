@@ -24,7 +24,6 @@ ssize_t	rpc_stream_send(int, const void *, size_t);
 
 static struct fake_send fs_log[FAKE_MAXSENDS];
 static size_t fs_n;
-static size_t fs_violations;
 static int fs_mirror = -1;
 static void (*fs_hook)(const struct fake_send *);
 
@@ -33,8 +32,6 @@ fs_record(int stream, uint16_t dport, const void *buf, size_t len)
 {
 	struct fake_send *f;
 
-	if (fake_store_staged() > 0)
-		fs_violations++;
 	if (fs_n == FAKE_MAXSENDS)
 		return;
 	f = &fs_log[fs_n++];
@@ -43,6 +40,7 @@ fs_record(int stream, uint16_t dport, const void *buf, size_t len)
 	f->fs_dport = dport;
 	f->fs_len = len;
 	f->fs_staged = fake_store_staged();
+	f->fs_uncommitted = fake_store_uncommitted();
 	f->fs_commits = fake_store_commits();
 	memcpy(f->fs_buf, buf, len < sizeof(f->fs_buf) ? len : sizeof(f->fs_buf));
 	if (fs_mirror != -1 && write(fs_mirror, f, sizeof(*f)) == -1)
@@ -87,17 +85,10 @@ fake_send_get(size_t i)
 	return i < fs_n ? &fs_log[i] : NULL;
 }
 
-size_t
-fake_send_violations(void)
-{
-	return fs_violations;
-}
-
 void
 fake_send_reset(void)
 {
 	fs_n = 0;
-	fs_violations = 0;
 }
 
 void

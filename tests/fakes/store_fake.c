@@ -1,8 +1,11 @@
 /*
  * store_fake.c - db/store.h in memory, for unit tests (see fakes.h).
  *
- * Records are kept in plain arrays (tests hold few); a staged operation is
- * a copy of its record plus "put" or "delete", applied in order at commit.
+ * Records are kept in plain arrays; a staged operation is a copy of its
+ * record plus "put" or "delete".  store_seal() marks what was staged as
+ * sealed and, unless the test deferred commits (fake_store_defer()),
+ * commits it at once: applied in order, the committed number raised, the
+ * eventfd written -- as the real committer does, only sooner.
  * Keys are those of the real store: locks (host, svid, oh, fh, start),
  * shares (host, oh, fh), hosts by id.
  */
@@ -10,7 +13,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "fakes.h"
 
@@ -36,8 +41,13 @@ struct store {
 	size_t		 nrecs, caprecs;
 	struct fk_rec	*hosts;
 	size_t		 nhosts, caphosts;
-	struct fk_staged *staged;
+	struct fk_staged *staged;	/* sealed ones first */
 	size_t		 nstaged, capstaged;
+	size_t		 nsealed;	/* staged[0..nsealed) are sealed */
+	uint64_t	 seq_sealed, seq_committed;
+	enum store_status cerr;		/* latched commit failure */
+	bool		 defer;
+	int		 efd;
 	uint64_t	 epoch, token, next_host;
 	uint64_t	 commits, flushes;
 	bool		 flush;
@@ -55,10 +65,13 @@ fake_store(void)
 void
 fake_store_reset(void)
 {
+	int efd = fk.efd;
+
 	free(fk.recs);
 	free(fk.hosts);
 	free(fk.staged);
 	memset(&fk, 0, sizeof(fk));
+	fk.efd = efd;
 }
 
 static void
@@ -228,7 +241,7 @@ void
 store_close(struct store *st)
 {
 	(void)st;
-	fk.nstaged = 0;
+	fk.nstaged = fk.nsealed;
 }
 
 enum store_status
@@ -370,7 +383,7 @@ bool
 store_pending(const struct store *st)
 {
 	(void)st;
-	return fk.nstaged > 0;
+	return fk.nstaged > fk.nsealed;
 }
 
 static void
@@ -399,37 +412,122 @@ fk_apply(const struct fk_staged *s)
 	}
 }
 
-enum store_status
-store_commit(struct store *st)
+static void
+fk_notify(void)
+{
+	uint64_t one = 1;
+
+	if (fk.efd > 0 && write(fk.efd, &one, sizeof(one)) == -1)
+		return;
+}
+
+/* Commit everything sealed (or latch the failure a test asked for). */
+void
+fake_store_complete(void)
 {
 	size_t i;
 
-	(void)st;
-	if (fk.nstaged == 0)
-		return STORE_OK;
+	if (fk.nsealed == 0 || fk.cerr != STORE_OK)
+		return;
 	if (fk.fail_commit) {
 		fk.fail_commit = false;
-		fk.nstaged = 0;
-		return STORE_IO;
+		fk.cerr = STORE_IO;
+		fk_notify();
+		return;
 	}
-	for (i = 0; i < fk.nstaged; i++) {
+	for (i = 0; i < fk.nsealed; i++) {
 		/* The staged array may have moved since: point inside again. */
 		fk_rec_fix(&fk.staged[i].rec);
 		fk_apply(&fk.staged[i]);
 	}
-	fk.nstaged = 0;
+	memmove(fk.staged, fk.staged + fk.nsealed,
+	    (fk.nstaged - fk.nsealed) * sizeof(*fk.staged));
+	fk.nstaged -= fk.nsealed;
+	fk.nsealed = 0;
 	fk.commits++;
 	if (fk.flush)
 		fk.flushes++;
 	fk.flush = false;
+	fk.seq_committed = fk.seq_sealed;
+	fk_notify();
+}
+
+void
+fake_store_defer(bool on)
+{
+	fk.defer = on;
+}
+
+enum store_status
+store_seal(struct store *st, uint64_t *seqp)
+{
+	(void)st;
+	if (fk.cerr != STORE_OK) {
+		fk.nstaged = fk.nsealed;
+		return fk.cerr;
+	}
+	if (fk.nstaged > fk.nsealed) {
+		fk.nsealed = fk.nstaged;
+		fk.seq_sealed++;
+	}
+	*seqp = fk.seq_sealed;
+	if (!fk.defer)
+		fake_store_complete();
 	return STORE_OK;
+}
+
+uint64_t
+store_durable(struct store *st)
+{
+	(void)st;
+	return fk.seq_committed;
+}
+
+uint64_t
+store_sealed(const struct store *st)
+{
+	(void)st;
+	return fk.seq_sealed;
+}
+
+int
+store_fd(const struct store *st)
+{
+	(void)st;
+	if (fk.efd <= 0)
+		fk.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	return fk.efd;
+}
+
+enum store_status
+store_committed(struct store *st, uint64_t *seqp)
+{
+	uint64_t n;
+
+	(void)st;
+	while (fk.efd > 0 && read(fk.efd, &n, sizeof(n)) == (ssize_t)sizeof(n))
+		continue;
+	*seqp = fk.seq_committed;
+	return fk.cerr;
+}
+
+enum store_status
+store_commit(struct store *st)
+{
+	enum store_status s;
+	uint64_t seq;
+
+	if ((s = store_seal(st, &seq)) != STORE_OK)
+		return s;
+	fake_store_complete();
+	return fk.cerr;
 }
 
 void
 store_abort(struct store *st)
 {
 	(void)st;
-	fk.nstaged = 0;
+	fk.nstaged = fk.nsealed;
 	fk.flush = false;
 }
 
@@ -443,7 +541,13 @@ store_fail_after(struct store *st, unsigned n)
 size_t
 fake_store_staged(void)
 {
-	return fk.nstaged;
+	return fk.nstaged - fk.nsealed;
+}
+
+size_t
+fake_store_uncommitted(void)
+{
+	return fk.nsealed;
 }
 
 static size_t
