@@ -114,6 +114,7 @@ struct opts {
 	bool		 bh_rpcbind;	/* black-hole the rpcbind, not NLM */
 	unsigned	 rounds;
 	unsigned	 bh_wait_ms;
+	bool		 keep;		/* hold: leave the K locks held */
 };
 
 struct client {
@@ -530,7 +531,11 @@ client_finish(struct run *r, struct client *c)
 static void
 client_stop(struct run *r, struct client *c)
 {
-	if (r->r_mode == M_HOLD) {
+	if (r->r_mode == M_HOLD && r->r_o->keep && !c->c_locked) {
+		client_finish(r, c);	/* -K: the K locks stay held */
+		return;
+	}
+	if (r->r_mode == M_HOLD && !r->r_o->keep) {
 		/* One UNLOCK of the whole file drops the K held locks too. */
 		struct call k = { PROC_UNLOCK, c->c_fh, 0, 0, false };
 
@@ -1291,9 +1296,11 @@ usage(FILE *f)
 	    "usage: nlmbench [-u] [-a addr] [-p port] [-c clients] [-t secs]\n"
 	    "                [-w warmup-secs] [-m mode] [-k held-locks]\n"
 	    "                [-P server-pid] [-b blackhole-addr] [-r rounds]"
-	    " [-R]\n"
+	    " [-R] [-K]\n"
 	    "  modes: null test lockunlock contended hold blackhole\n"
-	    "  -R  (blackhole) black-hole the client's rpcbind, not its NLM\n");
+	    "  -R  (blackhole) black-hole the client's rpcbind, not its NLM\n"
+	    "  -K  (hold) leave the held locks held at the end (restart "
+	    "benchmarks)\n");
 }
 
 static enum mode
@@ -1323,12 +1330,12 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { "127.0.0.1", 4045, 1, 3.0, 0.3, false, M_NULL, 100,
-	    0, "127.0.0.2", false, 3, 5000 };
+	    0, "127.0.0.2", false, 3, 5000, false };
 	struct stats st;
 	char tag[32];
 	int ch;
 
-	while ((ch = getopt(argc, argv, "a:b:c:hk:m:p:P:r:Rt:uw:")) != -1)
+	while ((ch = getopt(argc, argv, "a:b:c:hk:Km:p:P:r:Rt:uw:")) != -1)
 		switch (ch) {
 		case 'a': o.addr = optarg; break;
 		case 'b': o.bhaddr = optarg; break;
@@ -1341,6 +1348,7 @@ main(int argc, char **argv)
 		case 'P': o.srvpid = (pid_t)parse_num(optarg, 1, 1e9); break;
 		case 'r': o.rounds = (unsigned)parse_num(optarg, 1, 16); break;
 		case 'R': o.bh_rpcbind = true; break;
+		case 'K': o.keep = true; break;
 		case 't': o.secs = parse_num(optarg, 0.1, 600); break;
 		case 'u': o.udp = true; break;
 		case 'w': o.warm = parse_num(optarg, 0, 60); break;
