@@ -15,6 +15,7 @@
 #include "dump.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -92,9 +93,16 @@ dump_state(const struct config *conf, FILE *out)
 	struct store_config sc;
 	struct store_info si;
 	struct store *st = NULL;
-	char err[512];
+	char err[512], path[4200];
 	int fd, rc = -1;
 
+	/* Never create a store where there is none. */
+	snprintf(path, sizeof(path), "%s/meta.db", conf->state_dir);
+	if (access(path, F_OK) == -1) {
+		fprintf(stderr, "nlmd: no store in %s (%s)\n", conf->state_dir,
+		    strerror(errno));
+		return -1;
+	}
 	if ((fd = statedir_lock(conf->state_dir, err, sizeof(err))) == -1) {
 		fprintf(stderr, "nlmd: %s\n", err);
 		return -1;

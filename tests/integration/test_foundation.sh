@@ -437,6 +437,38 @@ check "SIGHUP: still answering" rpcinfo_p_ok
 check "SIGINT: nlmd exits 0" stop_nlmd_with INT
 check "SIGINT: nothing of 100021/100024 left registered" nothing_registered
 
+# ---- the NSM state number: from the store's epoch; an old file migrated --
+
+mkdir -p "$W/state-migrate"
+echo 41 >"$W/state-migrate/nsm-state"
+STATE=$W/state-migrate start_nlmd --no-rpcbind
+check "an nsm-state file of an earlier nlmd (41) is migrated: NSM state 43" \
+    grep -q "nlmd ready: .*epoch 22, NSM state 43" "$NLMD_LOG"
+check "... and removed (the store holds the number now)" \
+    test ! -e "$W/state-migrate/nsm-state"
+check "... SIGTERM, exit 0" stop_nlmd_with TERM
+STATE=$W/state-migrate start_nlmd --no-rpcbind
+check "the next start: epoch 23, NSM state 45" \
+    grep -q "nlmd ready: .*epoch 23, NSM state 45" "$NLMD_LOG"
+check "... SIGTERM, exit 0" stop_nlmd_with TERM
+check "nlmd --dump-state of a directory without a store: exit 1, creates none" \
+    bash -c "! '$NLMD' --dump-state -s '$W/no-store' 2>/dev/null &&
+        test ! -e '$W/no-store'"
+check "nlmd --dump-state of the stopped server: epoch 23" \
+    bash -c "'$NLMD' --dump-state -s '$W/state-migrate' | grep -qx 'epoch 23'"
+STATE=$W/state-migrate start_nlmd --no-rpcbind
+dump_refused() {
+	local out rc
+	out=$("$NLMD" --dump-state -s "$W/state-migrate" 2>&1)
+	rc=$?
+	echo "exit $rc: $out"
+	[ "$rc" = 1 ] && echo "$out" | grep -q "$NLMD_PID" &&
+	    ! echo "$out" | grep -q "^epoch"
+}
+check "nlmd --dump-state while it runs: exit 1, names the owner's pid" \
+    dump_refused
+check "... SIGTERM, exit 0" stop_nlmd_with TERM
+
 check "no sanitizer report in the nlmd log ($(basename "$NLMD"))" \
     no_sanitizer_report
 check "whole test under 60 s ($((SECONDS - T0)) s)" \
