@@ -45,6 +45,8 @@
 
 /* How often the thread looks at the log volume. */
 #define STORE_CKP_POLL_MS	250
+/* Share of the cache memp_trickle() keeps clean. */
+#define STORE_CKP_CLEAN_PCT	20
 
 struct store_ckp {
 	DB_ENV		*ck_env;	/* the thread's own handle */
@@ -155,6 +157,7 @@ store_ckp_main(void *arg)
 	struct store_ckp *ck = arg;
 	struct timespec when;
 	uint64_t n, last = store_ckp_now();
+	int wrote;
 
 	pthread_mutex_lock(&ck->ck_mu);
 	while (!ck->ck_stop) {
@@ -177,6 +180,12 @@ store_ckp_main(void *arg)
 		 * waits (under durability log nothing else syncs the log).
 		 */
 		(void)ck->ck_env->log_flush(ck->ck_env, NULL);
+		/*
+		 * And keep some of the cache clean: a commit that needs a
+		 * page when all are dirty writes one out itself, in the loop.
+		 */
+		(void)ck->ck_env->memp_trickle(ck->ck_env, STORE_CKP_CLEAN_PCT,
+		    &wrote);
 		if (store_ckp_due(ck, &last)) {
 			n = 0;
 			if (store_ckp_run(ck->ck_env, &n) == 0)
