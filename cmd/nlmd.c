@@ -259,9 +259,12 @@ setup_store(struct nlmd *d)
 	    sizeof(err)) == -1)
 		fatalx("%s", err);
 	store_info(d->store, &si);
-	log_info("store %s: %s, opened and recovered in %llu ms; epoch %llu",
+	log_info("store %s: %s, opened and recovered in %llu ms (environment "
+	    "and recovery %llu ms, journal fold %llu ms); epoch %llu",
 	    d->conf.state_dir, si.si_created ? "created" : "found",
-	    (unsigned long long)si.si_open_ms, (unsigned long long)d->epoch);
+	    (unsigned long long)si.si_open_ms,
+	    (unsigned long long)si.si_recover_ms,
+	    (unsigned long long)si.si_fold_ms, (unsigned long long)d->epoch);
 }
 
 static void

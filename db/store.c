@@ -326,9 +326,12 @@ store_journals_open(struct store *st, char *err, size_t errlen)
 	DB_TXN *txn;
 	int rc;
 
+	uint64_t t0 = store_now_ms();
+
 	if ((rc = store_compact_open(st)) != 0)
 		return store_report(st, rc, "cannot fold the journals", err,
 		    errlen);
+	st->st_info.si_fold_ms = store_now_ms() - t0;
 	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
 		return store_report(st, rc, "cannot begin a transaction", err,
 		    errlen);
@@ -399,7 +402,9 @@ store_open(const struct store_config *cf, struct store **stp, char *err,
 	}
 	st->st_durability = cf->sc_durability;
 	st->st_efd = -1;
-	if ((s = store_env_open(st, cf, err, errlen)) != STORE_OK ||
+	if ((s = store_env_open(st, cf, err, errlen)) == STORE_OK)
+		st->st_info.si_recover_ms = store_now_ms() - t0;
+	if (s != STORE_OK ||
 	    (s = store_dbs_open(st, err, errlen)) != STORE_OK ||
 	    (s = store_commit_start(st, err, errlen)) != STORE_OK ||
 	    (s = store_journals_open(st, err, errlen)) != STORE_OK ||

@@ -128,7 +128,9 @@ struct store_info {
 	uint64_t	 si_token;	/* fencing-token high-water mark */
 	uint64_t	 si_next_host;	/* next host id to give out */
 	bool		 si_created;	/* the environment was new */
-	uint64_t	 si_open_ms;	/* store_open(): open + recovery */
+	uint64_t	 si_open_ms;	/* store_open(), all of it: */
+	uint64_t	 si_recover_ms;	/* environment open with recovery */
+	uint64_t	 si_fold_ms;	/* folding the journals left */
 	uint64_t	 si_commits;	/* transactions committed */
 	uint64_t	 si_flushes;	/* of which flushed to disk */
 	uint64_t	 si_puts;	/* records written (as staged) */

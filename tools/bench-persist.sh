@@ -184,8 +184,11 @@ for run in 1 2 3; do
 	first=$("$BENCH" -t 0.1 -m lockunlock -c 1)
 	tf=$(( $(now_ms) - t ))
 	openms=$(sed -n 's/.*opened and recovered in \([0-9]*\) ms.*/\1/p' "$log" | tail -1)
+	recms=$(sed -n 's/.*environment and recovery \([0-9]*\) ms.*/\1/p' "$log" | tail -1)
+	foldms=$(sed -n 's/.*journal fold \([0-9]*\) ms.*/\1/p' "$log" | tail -1)
 	loadms=$(sed -n 's/.*loaded .* in \([0-9]*\) ms$/\1/p' "$log" | tail -1)
-	echo "restart $run: ready after ${tr} ms (open+recovery ${openms} ms," \
+	echo "restart $run: ready after ${tr} ms (store open ${openms} ms:" \
+	    "environment and recovery ${recms} ms, journal fold ${foldms} ms;" \
 	    "load ${loadms} ms); LOCK answered (p50 $(field p50_us "$first") us)" \
 	    "by ${tf} ms including the load generator's start;" \
 	    "$(grep -o "loaded [0-9]* hosts, [0-9]* locks" "$log" | tail -1)"
