@@ -170,7 +170,17 @@ nlm_stage_marks(void)
 	}
 }
 
-/* Let out what commits up to the last durable one reported. */
+/* Let out what turns up to commit number `done' (durable) reported. */
+static void
+nlm_release_upto(uint64_t done)
+{
+	nlm->n_committed = done;
+	if (nlm->n_srv != NULL)
+		rpc_srv_release(nlm->n_srv, done);
+	rpc_clnt_release(nlm->n_clnt, done);
+}
+
+/* The store says commits completed (or one failed: fatal). */
 static void
 nlm_release(void)
 {
@@ -178,10 +188,7 @@ nlm_release(void)
 
 	nlm_store_check(store_committed(nlm->n_store, &done),
 	    "committing a turn");
-	nlm->n_committed = done;
-	if (nlm->n_srv != NULL)
-		rpc_srv_release(nlm->n_srv, done);
-	rpc_clnt_release(nlm->n_clnt, done);
+	nlm_release_upto(done);
 }
 
 void
@@ -197,7 +204,7 @@ nlm_store_ready(struct ev_loop *loop, int fd, int events, void *arg)
 void
 nlm_turn_end(struct rpc_srv *srv)
 {
-	uint64_t seq;
+	uint64_t seq, done;
 
 	nlm->n_srv = srv;
 	do {
@@ -211,11 +218,13 @@ nlm_turn_end(struct rpc_srv *srv)
 		rpc_clnt_seal(nlm->n_clnt, seq);
 		/*
 		 * Depends on nothing newer than what is durable (under
-		 * durability log the store commits as it seals): out now.
+		 * durability log the store commits as it seals): out now,
+		 * without a read of the store's descriptor in every turn.
 		 */
-		if (seq <= nlm->n_committed ||
-		    seq <= store_durable(nlm->n_store))
-			nlm_release();
+		done = seq > nlm->n_committed ? store_durable(nlm->n_store) :
+		    nlm->n_committed;
+		if (seq <= done)
+			nlm_release_upto(done);
 		/* A completion run by the release may have changed more. */
 	} while (store_pending(nlm->n_store) || rpc_clnt_held(nlm->n_clnt));
 }

@@ -462,13 +462,6 @@ rpc_clnt_release(struct rpc_clnt *cl, uint64_t committed)
 	}
 }
 
-void
-rpc_clnt_flush(struct rpc_clnt *cl)
-{
-	rpc_clnt_seal(cl, 0);
-	rpc_clnt_release(cl, UINT64_MAX);
-}
-
 int
 rpc_clnt_held(const struct rpc_clnt *cl)
 {

@@ -3,9 +3,9 @@
  *
  * Used for everything nlmd sends on its own: GRANTED callbacks, _RES
  * replies, SM_NOTIFY and rpcbind look-ups on client hosts.  A call is
- * encoded at once and held until rpc_clnt_flush() (after the turn's
- * commit), then sent on a shared non-blocking socket, retransmitted on a
- * timer and matched to its reply by xid; the caller learns the outcome
+ * encoded at once and held until the turn that made it is committed
+ * (rpc_clnt_seal(), rpc_clnt_release()), then sent on a shared
+ * non-blocking socket, retransmitted on a timer and matched to its reply by xid; the caller learns the outcome
  * through a callback from the event loop.  Nothing here ever waits.
  *
  * A call may name the local address it must leave from (IP_PKTINFO), so a
@@ -102,8 +102,6 @@ void	rpc_clnt_seal(struct rpc_clnt *, uint64_t seq);
  */
 void	rpc_clnt_release(struct rpc_clnt *, uint64_t committed);
 
-/* Seal and release everything now (shutdown, after the last commit). */
-void	rpc_clnt_flush(struct rpc_clnt *);
 
 /* Non-zero when calls are held (made since the last seal). */
 int	rpc_clnt_held(const struct rpc_clnt *);

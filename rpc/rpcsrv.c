@@ -519,13 +519,6 @@ rpc_srv_release(struct rpc_srv *rs, uint64_t committed)
 	}
 }
 
-void
-rpc_srv_flush(struct rpc_srv *rs)
-{
-	rpc_srv_seal(rs, 0);
-	rpc_srv_release(rs, UINT64_MAX);
-}
-
 /* ---- dispatch ---------------------------------------------------------- */
 
 static void
@@ -1004,14 +997,36 @@ rpc_srv_new(struct ev_loop *loop, const struct rpc_srv_limits *lim)
 	return rs;
 }
 
+static void
+rpc_udp_drop(struct rpc_udpreply *ur)
+{
+	struct rpc_udpreply *next;
+
+	for (; ur != NULL; ur = next) {
+		next = ur->ur_next;
+		free(ur);
+	}
+}
+
 void
 rpc_srv_free(struct rpc_srv *rs)
 {
+	struct rpc_conn *co;
 	size_t i;
 
 	if (rs == NULL)
 		return;
-	rpc_srv_flush(rs);
+	/*
+	 * What was never released is dropped, not sent: it may report a
+	 * commit that did not happen (the daemon releases everything durable
+	 * before it gets here).
+	 */
+	rpc_udp_drop(rs->rs_udpnew);
+	rpc_udp_drop(rs->rs_udpq);
+	while ((co = rs->rs_dirty) != NULL) {
+		rs->rs_dirty = co->co_dirty;
+		co->co_isdirty = 0;
+	}
 	while (rs->rs_conns != NULL)
 		rpc_conn_close(rs->rs_conns);
 	for (i = 0; i < rs->rs_nlis; i++) {

@@ -76,7 +76,10 @@ struct rpc_srv_stats {
 /* Create a server on `loop'.  NULL on allocation failure. */
 struct rpc_srv	*rpc_srv_new(struct ev_loop *loop,
 		    const struct rpc_srv_limits *limits);
-/* Close every socket and free; safe on NULL. */
+/*
+ * Close every socket and free; replies never released are dropped.  Safe
+ * on NULL.
+ */
 void		 rpc_srv_free(struct rpc_srv *);
 
 /*
@@ -123,8 +126,6 @@ void	rpc_srv_seal(struct rpc_srv *, uint64_t seq);
  */
 void	rpc_srv_release(struct rpc_srv *, uint64_t committed);
 
-/* Seal and release everything now (shutdown, after the last commit). */
-void	rpc_srv_flush(struct rpc_srv *);
 
 /* The call being served by a handler (valid only during dispatch). */
 struct rpc_call	*rpc_srv_call(struct svc_req *);
