@@ -247,6 +247,62 @@ t_unlock(const char *name, int32_t svid, const char *oh, const char *fh,
 	return st;
 }
 
+/*
+ * hostA holds "f" [0,10) exclusive; hostB (and, with two, hostC) queue
+ * for it; hostA unlocks, which grants hostB's request.
+ */
+static void
+t_hold_queue_release(int nwaiters)
+{
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, true,
+	    false), NLM4_BLOCKED);
+	if (nwaiters > 1)
+		CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 0, 10, true,
+		    true, false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 10),
+	    NLM4_GRANTED);
+}
+
+/*
+ * What an earlier start left in the store, committed: host `id' (`name'
+ * at `addr') holding an exclusive lock of (svid, oh) on fh at [start,
+ * start + len), granted in epoch 1 with `token'.
+ */
+static void
+t_preload(uint64_t id, const char *name, const char *addr, int32_t svid,
+    const char *oh, const char *fh, uint64_t start, uint64_t len,
+    uint64_t token)
+{
+	struct store_host sh;
+	struct lk_record rc;
+
+	memset(&sh, 0, sizeof(sh));
+	sh.sh_id = id;
+	sh.sh_name = name;
+	sh.sh_addr.sa_len = 4;
+	inet_pton(AF_INET, addr, sh.sh_addr.sa_bytes);
+	sh.sh_flags = STORE_HOST_MONITORED;
+	sh.sh_state = 1;
+	memset(&rc, 0, sizeof(rc));
+	rc.rc_kind = LK_REC_LOCK;
+	rc.rc_host = id;
+	rc.rc_svid = svid;
+	rc.rc_oh = oh;
+	rc.rc_ohlen = strlen(oh);
+	rc.rc_fh = fh;
+	rc.rc_fhlen = strlen(fh);
+	rc.rc_start = start;
+	rc.rc_len = len;
+	rc.rc_excl = 1;
+	rc.rc_token = token;
+	rc.rc_epoch = 1;
+	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	CU_ASSERT(store_put_record(fake_store(), &rc) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+}
+
 static bool
 t_skip(void)
 {
@@ -366,12 +422,7 @@ test_granted_callback(void)
 	if (t_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
-	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
-	    false), NLM4_GRANTED);
-	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, true,
-	    false), NLM4_BLOCKED);
-	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 10),
-	    NLM4_GRANTED);
+	t_hold_queue_release(1);
 	CU_ASSERT_EQUAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
 	CU_ASSERT_EQUAL(ta.alock.svid, 2);
 	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
@@ -448,14 +499,7 @@ test_timer_consequence(void)
 	if (t_skip())
 		return;
 	t_begin(NLM_CB_MSG, 2);
-	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
-	    false), NLM4_GRANTED);
-	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, true,
-	    false), NLM4_BLOCKED);
-	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 0, 10, true, true,
-	    false), NLM4_BLOCKED);
-	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 10),
-	    NLM4_GRANTED);
+	t_hold_queue_release(2);
 	/* B's grant goes unanswered past the give-up deadline. */
 	for (n = 0; n < 4; n++) {
 		ts_advance(1500);
@@ -488,14 +532,7 @@ test_answer_consequence(void)
 	if (t_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
-	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
-	    false), NLM4_GRANTED);
-	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, true,
-	    false), NLM4_BLOCKED);
-	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 0, 10, true, true,
-	    false), NLM4_BLOCKED);
-	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 10),
-	    NLM4_GRANTED);
+	t_hold_queue_release(2);
 	CU_ASSERT_EQUAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
 	CU_ASSERT_EQUAL(ta.alock.svid, 2);
 	memset(&res, 0, sizeof(res));
@@ -553,8 +590,6 @@ test_commit_failure(void)
 static void
 test_grace(void)
 {
-	struct store_host sh;
-	struct lk_record rc;
 	nlm4_testargs ta;
 	nlm4_testres tr;
 	const struct nlm_grace *g;
@@ -566,27 +601,7 @@ test_grace(void)
 	if (t_skip())
 		return;
 	t_reset();
-	memset(&sh, 0, sizeof(sh));
-	sh.sh_id = 7;
-	sh.sh_name = "hostG";
-	sh.sh_addr.sa_len = 4;
-	inet_pton(AF_INET, "127.0.0.1", sh.sh_addr.sa_bytes);
-	sh.sh_flags = STORE_HOST_MONITORED;
-	sh.sh_state = 1;
-	memset(&rc, 0, sizeof(rc));
-	rc.rc_kind = LK_REC_LOCK;
-	rc.rc_host = 7;
-	rc.rc_svid = 1;
-	rc.rc_oh = "ownG";
-	rc.rc_ohlen = 4;
-	rc.rc_fh = "fg";
-	rc.rc_fhlen = 2;
-	rc.rc_len = 10;
-	rc.rc_excl = 1;
-	rc.rc_token = 500;
-	rc.rc_epoch = 1;
-	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
-	CU_ASSERT(store_put_record(fake_store(), &rc) == STORE_OK);
+	t_preload(7, "hostG", "127.0.0.1", 1, "ownG", "fg", 0, 10, 500);
 	CU_ASSERT(store_put_token(fake_store(), 500) == STORE_OK);
 	CU_ASSERT(store_put_next_host(fake_store(), 8) == STORE_OK);
 	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
@@ -641,30 +656,10 @@ test_grace(void)
 static void
 test_grace_deadline(void)
 {
-	struct store_host sh;
-	struct lk_record rc;
-
 	if (t_skip())
 		return;
 	t_reset();
-	memset(&sh, 0, sizeof(sh));
-	sh.sh_id = 3;
-	sh.sh_name = "gone";
-	sh.sh_addr.sa_len = 4;
-	inet_pton(AF_INET, "127.0.0.9", sh.sh_addr.sa_bytes);
-	memset(&rc, 0, sizeof(rc));
-	rc.rc_kind = LK_REC_LOCK;
-	rc.rc_host = 3;
-	rc.rc_oh = "o";
-	rc.rc_ohlen = 1;
-	rc.rc_fh = "fd";
-	rc.rc_fhlen = 2;
-	rc.rc_excl = 1;
-	rc.rc_token = 9;
-	rc.rc_epoch = 1;
-	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
-	CU_ASSERT(store_put_record(fake_store(), &rc) == STORE_OK);
-	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	t_preload(3, "gone", "127.0.0.9", 0, "o", "fd", 0, 0, 9);
 	ts_start(NLM_CB_MSG, 0);
 	fake_send_hook(st_check);
 	CU_ASSERT(nlm_get_grace()->g_active);
