@@ -111,28 +111,6 @@ lk_rshare_find(const struct lk_file *f, const struct lk_owner *o,
 	return NULL;
 }
 
-struct lk_rcollect {
-	struct lk_table		*c_t;
-	const struct lk_owner	*c_owner;
-	bool			 c_nomem;
-};
-
-static int
-lk_rcollect_cb(struct lk_lock *l, void *arg)
-{
-	struct lk_rcollect *c = arg;
-	struct lk_vec *v = &c->c_t->t_rtmp;
-
-	if (l->lo_owner != c->c_owner)
-		return 0;
-	if (!lk_vec_reserve(c->c_t, v, sizeof(l), 1)) {
-		c->c_nomem = true;
-		return 1;
-	}
-	((struct lk_lock **)v->v_data)[v->v_len++] = l;
-	return 0;
-}
-
 /*
  * Put o's reclaimable locks on f that overlap r into t_rtmp, in start
  * order (none when f has none).  LK_OK or LK_NOMEM.
@@ -141,14 +119,12 @@ enum lk_status
 lk_recl_collect(struct lk_table *t, const struct lk_owner *o,
     const struct lk_file *f, const struct lk_range *r)
 {
-	struct lk_rcollect c = { t, o, false };
-
-	t->t_rtmp.v_len = 0;
-	if (f->fi_recl == NULL)
+	if (f->fi_recl == NULL) {
+		t->t_rtmp.v_len = 0;
 		return LK_OK;
-	lk_tree_overlap(f->fi_recl->re_root, r->r_start, r->r_end,
-	    lk_rcollect_cb, &c);
-	return c.c_nomem ? LK_NOMEM : LK_OK;
+	}
+	return lk_own_in(t, o, f->fi_recl->re_root, r->r_start, r->r_end,
+	    &t->t_rtmp);
 }
 
 /*
@@ -306,7 +282,7 @@ static enum lk_status
 lk_grace_drop_do(struct lk_table *t, size_t max, uint64_t now)
 {
 	size_t i, n = t->t_nrlocks + t->t_nrshares, done = 0;
-	struct lk_file **touched, *f;
+	struct lk_file *f;
 	struct lk_obj *ob;
 
 	if (!t->t_grace)
@@ -339,10 +315,7 @@ lk_grace_drop_do(struct lk_table *t, size_t max, uint64_t now)
 		t->t_grace = t->t_grace_closed = false;
 		t->t_grace_cursor = 0;
 	}
-	touched = t->t_touched.v_data;
-	for (i = 0; i < t->t_touched.v_len; i++)
-		if (touched[i]->fi_nwaiters > 0)
-			lk_grant_pass(t, touched[i], now);
+	lk_touched_grant(t, now);
 	return LK_OK;
 }
 

@@ -321,6 +321,8 @@ bool	lk_held_own(struct lk_file *f, const struct lk_owner *o,
 	    const struct lk_range *r);
 enum lk_status lk_own_collect(struct lk_table *t, const struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r);
+enum lk_status lk_own_in(struct lk_table *t, const struct lk_owner *o,
+	    struct lk_bnode *root, uint64_t s, uint64_t e, struct lk_vec *v);
 bool	lk_waiter_blocks(const struct lk_table *t, const struct lk_waiter *w,
 	    const struct lk_owner *o, const struct lk_range *r, bool excl);
 struct lk_waiter *lk_queued_conflict(const struct lk_table *t,
@@ -405,5 +407,6 @@ void	lk_owner_recl_clear(struct lk_table *t, struct lk_owner *o);
 
 /* release.c */
 void	lk_file_touch(struct lk_table *t, struct lk_file *f);
+void	lk_touched_grant(struct lk_table *t, uint64_t now);
 
 #endif /* NLMD_LOCKCORE_LK_IMPL_H */

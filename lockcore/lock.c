@@ -506,20 +506,41 @@ lk_take(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	return LK_OK;
 }
 
+struct lk_ocollect {
+	struct lk_table		*oc_t;
+	const struct lk_owner	*oc_owner;
+	struct lk_vec		*oc_v;
+	bool			 oc_nomem;
+};
+
 static int
 lk_own_cb(struct lk_lock *l, void *arg)
 {
-	struct lk_collect *c = arg;
-	struct lk_vec *v = &c->c_t->t_tmp;
+	struct lk_ocollect *c = arg;
 
-	if (l->lo_owner != c->c_owner)
+	if (l->lo_owner != c->oc_owner)
 		return 0;
-	if (!lk_vec_reserve(c->c_t, v, sizeof(l), 1)) {
-		c->c_nomem = true;
+	if (!lk_vec_reserve(c->oc_t, c->oc_v, sizeof(l), 1)) {
+		c->oc_nomem = true;
 		return 1;
 	}
-	((struct lk_lock **)v->v_data)[v->v_len++] = l;
+	((struct lk_lock **)c->oc_v->v_data)[c->oc_v->v_len++] = l;
 	return 0;
+}
+
+/*
+ * Put o's locks in the tree root that overlap [s, e] into v (emptied
+ * first), in start order.  LK_OK or LK_NOMEM.
+ */
+enum lk_status
+lk_own_in(struct lk_table *t, const struct lk_owner *o, struct lk_bnode *root,
+    uint64_t s, uint64_t e, struct lk_vec *v)
+{
+	struct lk_ocollect c = { t, o, v, false };
+
+	v->v_len = 0;
+	lk_tree_overlap(root, s, e, lk_own_cb, &c);
+	return c.oc_nomem ? LK_NOMEM : LK_OK;
 }
 
 /* Put all of o's locks on f overlapping or touching r into t_tmp. */
@@ -527,13 +548,10 @@ enum lk_status
 lk_own_collect(struct lk_table *t, const struct lk_owner *o,
     struct lk_file *f, const struct lk_range *r)
 {
-	struct lk_collect c = { t, o, *r, false, false, NULL };
 	uint64_t s = r->r_start, e = r->r_end;
 
-	t->t_tmp.v_len = 0;
-	lk_tree_overlap(f->fi_root, s == 0 ? 0 : s - 1,
-	    e == UINT64_MAX ? e : e + 1, lk_own_cb, &c);
-	return c.c_nomem ? LK_NOMEM : LK_OK;
+	return lk_own_in(t, o, f->fi_root, s == 0 ? 0 : s - 1,
+	    e == UINT64_MAX ? e : e + 1, &t->t_tmp);
 }
 
 /*
@@ -545,14 +563,12 @@ enum lk_status
 lk_free_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
     const struct lk_range *r)
 {
-	struct lk_collect c = { t, o, *r, false, false, NULL };
 	struct lk_piece rem[2], rrem[2];
 	struct lk_lock **v;
 	size_t i, n, nrem = 0, nr = 0, nrrem = 0;
 
-	t->t_tmp.v_len = 0;
-	lk_tree_overlap(f->fi_root, r->r_start, r->r_end, lk_own_cb, &c);
-	if (c.c_nomem)
+	if (lk_own_in(t, o, f->fi_root, r->r_start, r->r_end, &t->t_tmp) !=
+	    LK_OK)
 		return LK_NOMEM;
 	if (f->fi_recl != NULL) {
 		if (lk_recl_collect(t, o, f, r) != LK_OK)

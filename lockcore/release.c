@@ -18,6 +18,18 @@ lk_file_touch(struct lk_table *t, struct lk_file *f)
 	((struct lk_file **)t->t_touched.v_data)[t->t_touched.v_len++] = f;
 }
 
+/* A grant pass on every touched file that has waiters. */
+void
+lk_touched_grant(struct lk_table *t, uint64_t now)
+{
+	struct lk_file **touched = t->t_touched.v_data;
+	size_t i;
+
+	for (i = 0; i < t->t_touched.v_len; i++)
+		if (touched[i]->fi_nwaiters > 0)
+			lk_grant_pass(t, touched[i], now);
+}
+
 /*
  * Remove all of o's locks, waiters, grants and shares, reclaimable ones
  * included (all reserved).
@@ -47,10 +59,8 @@ lk_owner_clear(struct lk_table *t, struct lk_owner *o)
 static enum lk_status
 lk_host_release_do(struct lk_table *t, uint64_t id, uint64_t now)
 {
-	struct lk_file **touched;
 	struct lk_owner *o;
 	struct lk_host *ho;
-	size_t i;
 
 	if ((ho = lk_host_find(t, id)) == NULL)
 		return LK_OK;
@@ -66,10 +76,7 @@ lk_host_release_do(struct lk_table *t, uint64_t id, uint64_t now)
 	/* Owners only turn into zombies here; the list stays intact. */
 	for (o = ho->ho_owners; o != NULL; o = o->ow_hnext)
 		lk_owner_clear(t, o);
-	touched = t->t_touched.v_data;
-	for (i = 0; i < t->t_touched.v_len; i++)
-		if (touched[i]->fi_nwaiters > 0)
-			lk_grant_pass(t, touched[i], now);
+	lk_touched_grant(t, now);
 	return LK_OK;
 }
 

@@ -47,6 +47,25 @@ stt_dir_free(char *dir)
 	free(dir);
 }
 
+/* Close a test's store and remove its directory (a suite's clean-up). */
+void
+stt_drop(char **dirp, struct store **stp)
+{
+	store_close(*stp);
+	*stp = NULL;
+	stt_dir_free(*dirp);
+	*dirp = NULL;
+}
+
+/* Drop the test's store and directory; a fresh, empty directory. */
+void
+stt_fresh(char **dirp, struct store **stp)
+{
+	stt_drop(dirp, stp);
+	*dirp = stt_dir_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*dirp);
+}
+
 enum store_status
 stt_open(const char *dir, enum store_durability d, unsigned ckp,
     struct store **stp)

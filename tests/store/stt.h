@@ -18,6 +18,8 @@
 /* A fresh directory; NULL-safe removal (rm -r). */
 char	*stt_dir_new(void);
 void	 stt_dir_free(char *dir);
+void	 stt_drop(char **dirp, struct store **stp);
+void	 stt_fresh(char **dirp, struct store **stp);
 
 /* Open dir (durability d, checkpoint period ckp, 0 = default). */
 enum store_status stt_open(const char *dir, enum store_durability d,

@@ -17,19 +17,14 @@ static struct store *st;
 static int
 teardown(void)
 {
-	store_close(st);
-	st = NULL;
-	stt_dir_free(dir);
-	dir = NULL;
+	stt_drop(&dir, &st);
 	return 0;
 }
 
 static void
 fresh(enum store_durability d)
 {
-	teardown();
-	dir = stt_dir_new();
-	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	stt_fresh(&dir, &st);
 	st = stt_open_ok(dir, d);
 }
 
