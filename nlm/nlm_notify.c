@@ -27,7 +27,13 @@
  *     (record staged); notify-give-up seconds after it began, it is
  *     dropped, logged;
  *   - everything runs from the event loop: a host that never answers
- *     costs a timer and a UDP datagram now and then.
+ *     costs a timer and a UDP datagram now and then;
+ *   - at most NOTIFY_PER_ADDR attempts are in flight to one address
+ *     (hosts sharing an address are one machine, one status monitor);
+ *     the rest wait their turn in order.  A burst of hundreds of
+ *     datagrams would overflow the receiver's socket buffer and cost
+ *     each lost one a full backoff delay; other addresses never wait
+ *     for this one.
  *
  * A host that tells us itself that it restarted (FREE_ALL, SM_NOTIFY)
  * needs no notification: it leaves the list (nlm_host_forget()).
@@ -46,6 +52,17 @@
 
 #define NOTIFY_DELAY_MIN_MS	1000
 #define NOTIFY_DELAY_MAX_MS	60000
+#define NOTIFY_PER_ADDR		16
+#define DEST_BUCKETS		256
+
+/* An address notifications go to: its attempts in flight and its queue. */
+struct notify_dest {
+	struct sockaddr_storage	 d_addr;
+	unsigned		 d_inflight;
+	struct nlm_notifier	*d_head;	/* waiting, in order */
+	struct nlm_notifier	*d_tail;
+	struct notify_dest	*d_next;
+};
 
 struct nlm_notifier {
 	struct nlm_host		*nt_host;
@@ -56,7 +73,110 @@ struct nlm_notifier {
 	uint64_t		 nt_attempt_ms;	/* ... and of this attempt */
 	struct nlm_send		*nt_send;	/* in flight */
 	struct ev_timer		 nt_timer;	/* next attempt */
+	struct notify_dest	*nt_dest;	/* holds a slot there */
+	bool			 nt_queued;	/* waits for a slot */
+	struct nlm_notifier	*nt_qnext;
 };
+
+static struct notify_dest *dests[DEST_BUCKETS];
+static bool notify_closing;	/* shutdown: start nothing */
+
+static size_t
+dest_hash(const struct sockaddr_storage *ss)
+{
+	const uint8_t *p;
+	size_t i, n;
+	uint64_t h = 1469598103934665603ull;
+
+	if (ss->ss_family == AF_INET) {
+		p = (const uint8_t *)&((const struct sockaddr_in *)
+		    (const void *)ss)->sin_addr;
+		n = 4;
+	} else {
+		p = (const uint8_t *)&((const struct sockaddr_in6 *)
+		    (const void *)ss)->sin6_addr;
+		n = 16;
+	}
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return (size_t)(h % DEST_BUCKETS);
+}
+
+static struct notify_dest *
+dest_get(const struct sockaddr_storage *ss)
+{
+	size_t b = dest_hash(ss);
+	struct notify_dest *d;
+
+	for (d = dests[b]; d != NULL; d = d->d_next)
+		if (nlm_addr_equal(&d->d_addr, ss))
+			return d;
+	if ((d = calloc(1, sizeof(*d))) == NULL)
+		return NULL;
+	d->d_addr = *ss;
+	d->d_next = dests[b];
+	dests[b] = d;
+	return d;
+}
+
+/* Free an address nothing is in flight to or waiting for. */
+static void
+dest_put(struct notify_dest *d)
+{
+	struct notify_dest **pp;
+
+	if (d->d_inflight > 0 || d->d_head != NULL)
+		return;
+	for (pp = &dests[dest_hash(&d->d_addr)]; *pp != NULL;
+	    pp = &(*pp)->d_next)
+		if (*pp == d) {
+			*pp = d->d_next;
+			free(d);
+			return;
+		}
+}
+
+static void	notify_send(struct nlm_notifier *);
+
+/* An attempt to d ended: give its slot to the next one waiting. */
+static void
+dest_release(struct notify_dest *d)
+{
+	struct nlm_notifier *nt;
+
+	d->d_inflight--;
+	if (!notify_closing && (nt = d->d_head) != NULL) {
+		d->d_head = nt->nt_qnext;
+		if (d->d_head == NULL)
+			d->d_tail = NULL;
+		nt->nt_queued = false;
+		nt->nt_qnext = NULL;
+		d->d_inflight++;
+		nt->nt_dest = d;
+		notify_send(nt);
+		return;
+	}
+	dest_put(d);
+}
+
+static void
+dest_unqueue(struct nlm_notifier *nt)
+{
+	struct notify_dest *d = dest_get(&nt->nt_host->h_addr);
+	struct nlm_notifier **pp, *prev = NULL;
+
+	if (d == NULL)
+		return;
+	for (pp = &d->d_head; *pp != NULL; prev = *pp, pp = &(*pp)->nt_qnext)
+		if (*pp == nt) {
+			*pp = nt->nt_qnext;
+			if (d->d_tail == nt)
+				d->d_tail = prev;
+			break;
+		}
+	nt->nt_queued = false;
+	dest_put(d);
+}
 
 static uint64_t
 notify_unix_now(void)
@@ -90,6 +210,12 @@ notify_done(void *arg, int ok, XDR *res)
 
 	(void)res;
 	nt->nt_send = NULL;
+	if (nt->nt_dest != NULL) {
+		struct notify_dest *d = nt->nt_dest;
+
+		nt->nt_dest = NULL;
+		dest_release(d);
+	}
 	if (ok) {
 		nlm->n_stats.notify_acked++;
 		log_info("host %s: SM_NOTIFY (state %d) answered after %u "
@@ -133,15 +259,40 @@ notify_mon_name(const struct nlm_host *h, char *buf, size_t len)
 	return nlm->n_myname;
 }
 
+/* Start an attempt, or queue it behind the others to that address. */
 static void
 notify_attempt(struct ev_loop *loop, void *arg)
 {
 	struct nlm_notifier *nt = arg;
+	struct notify_dest *d;
+
+	(void)loop;
+	if ((d = dest_get(&nt->nt_host->h_addr)) == NULL) {
+		notify_send(nt);	/* no memory to pace: just send */
+		return;
+	}
+	if (d->d_inflight >= NOTIFY_PER_ADDR) {
+		nt->nt_queued = true;
+		nt->nt_qnext = NULL;
+		if (d->d_tail != NULL)
+			d->d_tail->nt_qnext = nt;
+		else
+			d->d_head = nt;
+		d->d_tail = nt;
+		return;
+	}
+	d->d_inflight++;
+	nt->nt_dest = d;
+	notify_send(nt);
+}
+
+static void
+notify_send(struct nlm_notifier *nt)
+{
 	struct nlm_host *h = nt->nt_host;
 	struct stat_chge sc;
 	char name[64], hs[300];
 
-	(void)loop;
 	sc.mon_name = (char *)notify_mon_name(h, name, sizeof(name));
 	sc.state = nt->nt_state;
 	nt->nt_attempts++;
@@ -208,6 +359,10 @@ nlm_notify_stop(struct nlm_host *h)
 		return;
 	ev_timer_cancel(nlm->n_loop, &nt->nt_timer);
 	nlm_send_cancel(nt->nt_send);
+	if (nt->nt_queued)
+		dest_unqueue(nt);
+	if (nt->nt_dest != NULL)
+		dest_release(nt->nt_dest);
 	h->h_notify = NULL;
 	nlm->n_stats.notify_pending--;
 	free(nt);
@@ -223,5 +378,7 @@ notify_free_one(struct nlm_host *h, void *arg)
 void
 nlm_notify_shutdown(void)
 {
+	notify_closing = true;
 	nlm_host_foreach(notify_free_one, NULL);
+	notify_closing = false;
 }

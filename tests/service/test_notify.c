@@ -29,28 +29,39 @@ n_skip(void)
 	return true;
 }
 
-/* A stored host at 127.0.0.1 that talked to us at 127.0.0.1. */
+/* Stored hosts HID.. at 127.0.0.1 that talked to us at 127.0.0.1. */
 static void
-n_preload(uint64_t since)
+n_preload_n(uint64_t since, unsigned n)
 {
 	struct store_host sh;
+	char name[32];
+	unsigned i;
 
 	fake_store_reset();
 	fake_send_reset();
-	memset(&sh, 0, sizeof(sh));
-	sh.sh_id = HID;
-	sh.sh_name = "client";
-	sh.sh_addr.sa_len = 4;
-	inet_pton(AF_INET, "127.0.0.1", sh.sh_addr.sa_bytes);
-	sh.sh_local.sa_len = 4;
-	inet_pton(AF_INET, "127.0.0.1", sh.sh_local.sa_bytes);
-	sh.sh_flags = STORE_HOST_MONITORED;
-	sh.sh_state = 5;
-	sh.sh_epoch = 1;
-	sh.sh_notify_since = since;
-	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
-	CU_ASSERT(store_put_next_host(fake_store(), HID + 1) == STORE_OK);
+	for (i = 0; i < n; i++) {
+		memset(&sh, 0, sizeof(sh));
+		sh.sh_id = HID + i;
+		snprintf(name, sizeof(name), "client%u", i);
+		sh.sh_name = name;
+		sh.sh_addr.sa_len = 4;
+		inet_pton(AF_INET, "127.0.0.1", sh.sh_addr.sa_bytes);
+		sh.sh_local.sa_len = 4;
+		inet_pton(AF_INET, "127.0.0.1", sh.sh_local.sa_bytes);
+		sh.sh_flags = STORE_HOST_MONITORED;
+		sh.sh_state = 5;
+		sh.sh_epoch = 1;
+		sh.sh_notify_since = since;
+		CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	}
+	CU_ASSERT(store_put_next_host(fake_store(), HID + n) == STORE_OK);
 	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+}
+
+static void
+n_preload(uint64_t since)
+{
+	n_preload_n(since, 1);
 }
 
 static uint64_t
@@ -212,6 +223,36 @@ test_notify_give_up(void)
 	ts_stop();
 }
 
+/* 40 hosts at one address: 16 in flight at a time, the rest in turn. */
+static void
+test_notify_paced(void)
+{
+	const struct nlm_counters *c;
+	unsigned round[4] = { 0 }, i;
+
+	if (n_skip())
+		return;
+	n_preload_n(0, 40);
+	ts_sm_registered(true);
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(c->notify_pending, 40);
+	for (i = 0; i < 4; i++) {
+		ts_pump();
+		while (n_notify(true))
+			round[i]++;
+	}
+	ts_pump();
+	CU_ASSERT_EQUAL(round[0], 16);
+	CU_ASSERT_EQUAL(round[1], 16);
+	CU_ASSERT_EQUAL(round[2], 8);
+	CU_ASSERT_EQUAL(round[3], 0);
+	CU_ASSERT_EQUAL(c->notify_acked, 40);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(c->notify_sent, 40);
+	ts_stop();
+}
+
 int
 ts_register_notify(void)
 {
@@ -224,7 +265,9 @@ ts_register_notify(void)
 	    CU_add_test(s, "unanswered: 1, 2, 4, 8 s; survives a restart",
 	    test_notify_backoff) == NULL ||
 	    CU_add_test(s, "no status program: given up after notify-give-up",
-	    test_notify_give_up) == NULL)
+	    test_notify_give_up) == NULL ||
+	    CU_add_test(s, "one address: 16 in flight, the rest in turn",
+	    test_notify_paced) == NULL)
 		return -1;
 	return 0;
 }
