@@ -22,6 +22,9 @@
 #     which accepts it (its log) and calls back the receiver that asked it
 #     (SM_MON) to watch nlmd's address: mon_name = 10.99.1.1, our new
 #     state;
+#   - SM_SIMU_CRASH: refused from A (not local, state unchanged); from a
+#     privileged local port it raises the state by 2 and A's statd is
+#     notified of the new one;
 #   - B's rpcbind does not answer: the notification is retried with
 #     backoff (1, 2, 4 ... s apart) and A is notified at once all the
 #     same; after another restart (SIGTERM) the pending notification is
@@ -260,6 +263,24 @@ rcheck "... with backoff: each gap about twice the one before ($gaps)" \
 rcheck "... and the first gap is about 1 s" \
     awk -v g="$gaps" 'BEGIN { split(g, a, " "); exit !(a[1] >= 900 && a[1] <= 1600) }'
 
+# SM_SIMU_CRASH: only from a privileged port on nlmd's host; a new state,
+# through the store, and A is notified of it.
+rcheck "SM_SIMU_CRASH from A (not local) is answered" \
+    on A "$PEER" simucrash $SRV_A
+rcheck "... and refused: the state stays $state1" \
+    sh -c "'$PEER' stat 127.0.0.1 | grep -qx 'state $state1'"
+"${ON_A[@]}" "$PEER" receive 100021 3 60 >"$W/receiver2.log" 2>&1 &
+ITEST_PIDS+=($!)
+itest_wait grep -q ready "$W/receiver2.log"
+rcheck "SM_SIMU_CRASH from a privileged local port is answered" \
+    "$PEER" simucrash 127.0.0.1
+state_sc=$((state1 + 2))
+rcheck "... the state is now $state_sc" \
+    sh -c "'$PEER' stat 127.0.0.1 | grep -qx 'state $state_sc'"
+rcheck "... and A's statd was notified of it (the receiver's callback)" \
+    wait_grep "$W/receiver2.log" "^callback $SRV_A $state_sc " 10
+states="$state1 $state_sc"
+
 # A clean restart: B's notification is still owed and still sent.
 itest_stop_nlmd
 itest_forget "$NLMD_PID"
@@ -279,6 +300,7 @@ itest_wait grep -q ready "$W/statd-B.log"
 itest_start_nlmd -d --grace-period=30
 state2=$(sed -n 's/.*nlmd ready.*NSM state \([0-9]*\).*/\1/p' "$NLMD_LOG" |
     tail -1)
+states="$states $state2"
 rcheck "B's status monitor got SM_NOTIFY $SRV_B state $state2" \
     wait_grep "$W/statd-B.log" "^notify [0-9]+ $SRV_B $state2\$" 10
 rcheck "nlmd logged B's answer" \
@@ -304,10 +326,10 @@ tshark -n -r "$W/nsm.pcapng" -o udp.try_heuristic_first:TRUE \
     >"$W/stat.tsv" 2>"$W/tshark.log"
 n_ours=$(awk -F'\t' '($2 == "'$SRV_A'" || $2 == "'$SRV_B'") && $4 == 0 &&
     $5 == 6 {n++} END {print n + 0}' "$W/stat.tsv")
-n_named=$(awk -F'\t' '(($2 == "'$SRV_A'" && $6 == "'$SRV_A'") ||
-    ($2 == "'$SRV_B'" && $6 == "'$SRV_B'")) && $4 == 0 && $5 == 6 &&
-    ($7 == "'$state1'" || $7 == "'$state2'") {n++} END {print n + 0}' \
-    "$W/stat.tsv")
+n_named=$(awk -F'\t' -v states=" $states " '(($2 == "'$SRV_A'" &&
+    $6 == "'$SRV_A'") || ($2 == "'$SRV_B'" && $6 == "'$SRV_B'")) &&
+    $4 == 0 && $5 == 6 && index(states, " " $7 " ") {n++}
+    END {print n + 0}' "$W/stat.tsv")
 n_bad=$(awk -F'\t' '$8 ~ /malformed/ {n++} END {print n + 0}' "$W/stat.tsv")
 check "tshark decodes nlmd's SM_NOTIFY calls ($n_ours)" test "$n_ours" -ge 2
 check "... every one with mon_name = the server address the host used and \

@@ -16,6 +16,11 @@
  *           NLM v4 TEST by a fresh owner: exit 0 free, 1 held, 2 error
  *   nsmpeer notify SERVER MON_NAME STATE
  *           SM_NOTIFY to SERVER's status monitor (through its rpcbind)
+ *   nsmpeer stat SERVER
+ *           SM_STAT: prints "state N" (SERVER's state number)
+ *   nsmpeer simucrash SERVER
+ *           SM_SIMU_CRASH to SERVER's status monitor (as root: from a
+ *           reserved port)
  *   nsmpeer mon MON_NAME PROG VERS PROC
  *           SM_MON to the status monitor on 127.0.0.1: call PROG VERS
  *           PROC on this host when MON_NAME restarts; exit 0 accepted
@@ -220,6 +225,42 @@ cmd_notify(int argc, char **argv)
 }
 
 static int
+cmd_stat(int argc, char **argv)
+{
+	struct timeval tmo = { 10, 0 };
+	struct sm_stat_res r;
+	enum clnt_stat cs;
+	sm_name n;
+
+	if (argc < 2)
+		return 2;
+	n.mon_name = (char *)"nsmpeer";
+	memset(&r, 0, sizeof(r));
+	cs = clnt_call(peer(argv[1], SM_PROG, SM_VERS), SM_STAT,
+	    XP(xdr_sm_name), (char *)&n, XP(xdr_sm_stat_res), (char *)&r, tmo);
+	if (cs != RPC_SUCCESS) {
+		printf("error: SM_STAT: %s\n", clnt_sperrno(cs));
+		return 2;
+	}
+	printf("state %d\n", r.state);
+	return 0;
+}
+
+static int
+cmd_simucrash(int argc, char **argv)
+{
+	struct timeval tmo = { 10, 0 };
+	enum clnt_stat cs;
+
+	if (argc < 2)
+		return 2;
+	cs = clnt_call(peer(argv[1], SM_PROG, SM_VERS), SM_SIMU_CRASH,
+	    XP(xdr_void), NULL, XP(xdr_void), NULL, tmo);
+	printf("SM_SIMU_CRASH: %s\n", clnt_sperrno(cs));
+	return cs == RPC_SUCCESS ? 0 : 2;
+}
+
+static int
 cmd_mon(int argc, char **argv)
 {
 	struct timeval tmo = { 10, 0 };
@@ -373,6 +414,10 @@ main(int argc, char **argv)
 		return cmd_notify(argc, argv);
 	if (strcmp(argv[0], "mon") == 0)
 		return cmd_mon(argc, argv);
+	if (strcmp(argv[0], "stat") == 0)
+		return cmd_stat(argc, argv);
+	if (strcmp(argv[0], "simucrash") == 0)
+		return cmd_simucrash(argc, argv);
 	if (strcmp(argv[0], "receive") == 0 && argc >= 4)
 		return serve(strtoul(argv[1], NULL, 0), strtoul(argv[2], NULL,
 		    0), receive_dispatch, (unsigned)atoi(argv[3]));
