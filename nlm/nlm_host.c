@@ -462,7 +462,8 @@ nlm_gc(struct ev_loop *loop, void *arg)
 	    (gi.gi_ids = malloc(gi.gi_cap * sizeof(*gi.gi_ids))) == NULL)
 		goto out;	/* try again next time */
 	(void)lk_host_foreach(nlm->n_table, nlm_gc_collect, &gi);
-	qsort(gi.gi_ids, gi.gi_n, sizeof(*gi.gi_ids), nlm_id_cmp);
+	if (gi.gi_n > 0)
+		qsort(gi.gi_ids, gi.gi_n, sizeof(*gi.gi_ids), nlm_id_cmp);
 	for (b = 0; b < NLM_HOST_BUCKETS; b++) {
 		pp = &nlm->n_hosts[b];
 		while ((h = *pp) != NULL) {
