@@ -82,6 +82,7 @@ nlm_metrics(struct sbuf *c)
 				    "\"%s\",status=\"%s\"} %llu\n",
 				    nlm_proc_name[p], nlm_stat_name[k],
 				    (unsigned long long)s->status[p][k]);
+	nlm_lat_metrics(c, nlm_proc_name);
 	one(c, "nlmd_nlm_bad_arguments_total", "counter", "Requests with a "
 	    "field over a limit or malformed.", s->bad_args);
 	help(c, "nlmd_nlm_res_messages_total", "counter", "_RES messages, by "

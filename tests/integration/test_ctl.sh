@@ -160,6 +160,10 @@ rcheck "metrics: LOCK outcomes 3 granted, 1 denied, 1 blocked" test \
 rcheck "metrics: gauges 3 locks, 1 waiter, 5 hosts" test \
     "$(metric nlmd_locks)" = 3 -a "$(metric nlmd_waiters)" = 1 -a \
     "$(metric nlmd_hosts)" = 5
+rcheck "metrics: the latency histogram counted the 5 LOCKs and the TEST" test \
+    "$(metric 'nlmd_nlm_request_duration_seconds_count{procedure="lock"}')" = 5 -a \
+    "$(metric 'nlmd_nlm_request_duration_seconds_bucket{procedure="lock",le="+Inf"}')" = 5 -a \
+    "$(metric 'nlmd_nlm_request_duration_seconds_count{procedure="test"}')" = 1
 curl -sS -D "$W/http.hdr" -o "$W/http.txt" http://127.0.0.1:9464/metrics \
     2>"$W/curl.err"
 rcheck "HTTP GET /metrics: 200, text/plain version 0.0.4" \
