@@ -54,10 +54,11 @@ dump_host(const struct store_host *h, void *arg)
 	FILE *out = arg;
 
 	fprintf(out, "host id=%" PRIu64 " name=%s addr=%s local=%s state=%"
-	    PRId32 " monitored=%s epoch=%" PRIu64 "\n", h->sh_id, h->sh_name,
-	    dump_addr(&h->sh_addr, a, sizeof(a)),
+	    PRId32 " monitored=%s epoch=%" PRIu64 " notify-since=%" PRIu64
+	    "\n", h->sh_id, h->sh_name, dump_addr(&h->sh_addr, a, sizeof(a)),
 	    dump_addr(&h->sh_local, l, sizeof(l)), h->sh_state,
-	    (h->sh_flags & STORE_HOST_MONITORED) ? "yes" : "no", h->sh_epoch);
+	    (h->sh_flags & STORE_HOST_MONITORED) ? "yes" : "no", h->sh_epoch,
+	    h->sh_notify_since);
 	return 0;
 }
 

@@ -215,6 +215,10 @@ nlm_config_from(const struct config *c, struct nlm_config *nc)
 	nc->nc_max_locks_per_host = c->max_locks_per_host;
 	nc->nc_max_waiters_per_host = c->max_waiters_per_host;
 	nc->nc_grace_sec = c->grace_sec;
+	snprintf(nc->nc_notify_name, sizeof(nc->nc_notify_name), "%s",
+	    c->notify_name);
+	nc->nc_notify_give_up_sec = c->notify_give_up_sec;
+	nc->nc_host_idle_sec = c->host_idle_sec;
 	switch (c->reclaim_check) {
 	case CONFIG_RECLAIM_STRICT:
 		nc->nc_reclaim_check = LK_RECLAIM_STRICT;
@@ -303,6 +307,7 @@ setup_network(struct nlmd *d)
 		fatalx("%s", err);
 	nlm_config_from(&d->conf, &nc);
 	nc.nc_epoch = d->epoch;
+	nc.nc_nsm_state = nsm_state();
 	t0 = ev_now_ms();
 	if (nlm_init(d->loop, d->clnt, d->store, &nc, err, sizeof(err)) == -1)
 		fatalx("%s", err);
@@ -316,11 +321,15 @@ setup_network(struct nlmd *d)
 		fatalx("cannot add programs");
 	if (rpc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nlm_port,
 	    &d->nlm_port, err, sizeof(err)) == -1)
-		fatalx("NLM listener: %s", err);
+		fatalx("NLM listener: %s (port %u: choose another with nlm-port "
+		    "in %s or --nlm-port)", err, d->conf.nlm_port,
+		    d->cfile);
 	if (d->conf.nsm_port != d->conf.nlm_port || d->conf.nsm_port == 0) {
 		if (rpc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nsm_port,
 		    &d->nsm_port, err, sizeof(err)) == -1)
-			fatalx("NSM listener: %s", err);
+			fatalx("NSM listener: %s (port %u: choose another with "
+			    "nsm-port in %s or --nsm-port)", err,
+			    d->conf.nsm_port, d->cfile);
 	} else
 		d->nsm_port = d->nlm_port;
 }

@@ -79,6 +79,9 @@ static const struct config_key config_table[] = {
 	KEY_UINT("grace-period", grace_sec, 0, 86400),
 	KEY_ENUM("reclaim-check", reclaim_check, reclaim_names),
 	KEY_UINT("checkpoint-interval", checkpoint_sec, 1, 86400),
+	KEY_STR("notify-name", notify_name),
+	KEY_UINT("notify-give-up", notify_give_up_sec, 1, 30 * 86400),
+	KEY_UINT("host-idle", host_idle_sec, 1, 30 * 86400),
 };
 #define NKEYS	(sizeof(config_table) / sizeof(config_table[0]))
 
@@ -88,7 +91,14 @@ config_defaults(struct config *c)
 	memset(c, 0, sizeof(*c));
 	snprintf(c->state_dir, sizeof(c->state_dir), "/var/lib/nlmd");
 	c->nlm_port = 4045;
-	c->nsm_port = 662;
+	/*
+	 * Not 662, the port many statd setups use: it lies in 600-1023, the
+	 * range bindresvport() hands out to any local RPC client, so nlmd
+	 * could find it taken at start.  32765 is below Linux's ephemeral
+	 * range (32768-60999) and is the statd port Debian's NFS firewall
+	 * advice uses.
+	 */
+	c->nsm_port = 32765;
 	c->rpcbind = 1;
 	c->max_record = 64 * 1024;
 	c->max_connections = 4096;
@@ -109,6 +119,8 @@ config_defaults(struct config *c)
 	c->grace_sec = 90;
 	c->reclaim_check = CONFIG_RECLAIM_CONFLICT;
 	c->checkpoint_sec = 30;
+	c->notify_give_up_sec = 86400;
+	c->host_idle_sec = 600;
 }
 
 static const struct config_key *

@@ -63,6 +63,9 @@ struct config {
 	unsigned	grace_sec;		/* grace-period */
 	int		reclaim_check;		/* enum config_reclaim */
 	unsigned	checkpoint_sec;		/* checkpoint-interval */
+	char		notify_name[256];	/* notify-name; "" = address */
+	unsigned	notify_give_up_sec;	/* notify-give-up */
+	unsigned	host_idle_sec;		/* host-idle */
 };
 
 /* Fill `c' with the documented defaults. */

@@ -8,7 +8,8 @@
  *           format version;
  *   hosts   one record per host nlmd knows (id, caller_name, the address it
  *           sent from, the server address it talked to, its NSM state,
- *           flags);
+ *           flags, since when an SM_NOTIFY to it is owed): the status
+ *           monitor's list;
  *   locks   every granted lock, keyed like lockcore's (host, svid, oh, fh,
  *           start), with its length, mode, fencing token and epoch;
  *   shares  every share reservation, keyed (host, oh, fh), with its access
@@ -115,6 +116,8 @@ struct store_host {
 	int32_t		 sh_state;	/* its NSM state, 0 unknown */
 	uint32_t	 sh_flags;	/* STORE_HOST_* */
 	uint64_t	 sh_epoch;	/* epoch the record was first written */
+	uint64_t	 sh_notify_since; /* Unix seconds since an SM_NOTIFY to
+					   it is owed; 0: none owed */
 };
 
 #define STORE_NAME_MAX	1024

@@ -26,8 +26,10 @@
  *                      (network order, as in struct in_addr/in6_addr),
  *                      u32 IPv6 scope id (0 otherwise).
  *   Every value begins with a u8 record version.  This code writes version
- *   1 (STORE_REC_V1) and refuses to load any other (STORE_CORRUPT); a
- *   value must have exactly the length its version defines.
+ *   1 (STORE_REC_V1), except host values, which are version 2
+ *   (STORE_REC_V2; version 1 host values are still read); it refuses to
+ *   load any other (STORE_CORRUPT).  A value must have exactly the length
+ *   its version defines.
  *
  * meta.db
  *   key: ASCII name without NUL; value: u8 version 1, u64.
@@ -41,10 +43,13 @@
  *
  * hosts.db
  *   key:   u64 host id (never 0)
- *   value: u8 version 1, bytes16 caller name (0..1024 bytes, no NUL),
+ *   value: u8 version 2, bytes16 caller name (0..1024 bytes, no NUL),
  *          addr requests come from, addr of ours it talked to,
  *          i32 NSM state, u32 flags (STORE_HOST_*), u64 epoch first
- *          written.
+ *          written, u64 notify-since (Unix time in seconds since which
+ *          an SM_NOTIFY to this host is owed and unanswered; 0: none).
+ *          Version 1 (written by the first persistent nlmd) is the same
+ *          without notify-since, which then reads as 0.
  *
  * locks.db (lockcore's unique key of a lock)
  *   key:   u64 host, svid, bytes16 owner handle (0..1024 bytes),
@@ -391,13 +396,14 @@ store_enc_host_val(uint8_t *buf, const struct store_host *h)
 {
 	uint8_t *p = buf;
 
-	p = put_u8(p, STORE_REC_V1);
+	p = put_u8(p, STORE_REC_V2);
 	p = put_bytes16(p, h->sh_name, strlen(h->sh_name));
 	p = put_addr(p, &h->sh_addr);
 	p = put_addr(p, &h->sh_local);
 	p = put_u32(p, (uint32_t)h->sh_state);
 	p = put_u32(p, h->sh_flags);
 	p = put_u64(p, h->sh_epoch);
+	p = put_u64(p, h->sh_notify_since);
 	return (size_t)(p - buf);
 }
 
@@ -478,6 +484,7 @@ store_dec_host(const void *k, size_t klen, const void *v, size_t vlen,
 {
 	struct store_rd rd;
 	const uint8_t *p;
+	uint8_t version;
 	size_t n;
 
 	memset(h, 0, sizeof(*h));
@@ -488,7 +495,8 @@ store_dec_host(const void *k, size_t klen, const void *v, size_t vlen,
 	rd_init(&rd, v, vlen);
 	if (vlen == 0)
 		return "empty value";
-	if (get_u8(&rd) != STORE_REC_V1)
+	version = get_u8(&rd);
+	if (version != STORE_REC_V1 && version != STORE_REC_V2)
 		return "unknown record version";
 	if ((p = get_bytes16(&rd, STORE_NAME_MAX, &n)) == NULL ||
 	    memchr(p, '\0', n) != NULL)
@@ -501,6 +509,8 @@ store_dec_host(const void *k, size_t klen, const void *v, size_t vlen,
 	h->sh_state = i32_dec(get_u32(&rd));
 	h->sh_flags = get_u32(&rd);
 	h->sh_epoch = get_u64(&rd);
+	if (version >= STORE_REC_V2)
+		h->sh_notify_since = get_u64(&rd);
 	if (!rd_done(&rd))
 		return "value has the wrong length for its version";
 	return NULL;

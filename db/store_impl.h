@@ -31,6 +31,7 @@
 #define STORE_FORMAT		1
 /* Record version byte that starts every value written by this code. */
 #define STORE_REC_V1		1
+#define STORE_REC_V2		2	/* host values only */
 
 /* Tunables; see store.c's header comment for how they were chosen. */
 #define STORE_CACHE_DEFAULT	(64u << 20)	/* mpool cache */
@@ -49,7 +50,7 @@
 /* Largest encoded key and value (see store_codec.c). */
 #define STORE_KEY_MAX	(8 + 4 + 2 + LK_OH_MAX + 2 + LK_FH_MAX + 8)
 #define STORE_VAL_MAX	(1 + 2 + STORE_NAME_MAX + 2 * (1 + 16 + 4) + 4 + \
-			 4 + 8)
+			 4 + 8 + 8)
 
 /* The meta values, as last committed or as staged. */
 struct store_meta {

@@ -49,6 +49,11 @@ struct nlm_config {
 	uint64_t	nc_epoch;		/* this start's epoch */
 	unsigned	nc_grace_sec;		/* grace deadline */
 	int		nc_reclaim_check;	/* enum lk_reclaim_check */
+	int32_t		nc_nsm_state;		/* our NSM state this start */
+	char		nc_notify_name[256];	/* SM_NOTIFY mon_name; "": the
+						   address the host used */
+	unsigned	nc_notify_give_up_sec;	/* stop notifying after */
+	unsigned	nc_host_idle_sec;	/* unused hosts leave after */
 };
 
 /* Counters, kept from the start; the operator tooling exposes them. */
@@ -84,6 +89,11 @@ struct nlm_counters {
 	uint64_t	loaded_hosts;
 	uint64_t	grace_dropped;	/* not reclaimed by the deadline */
 	uint64_t	commits;	/* turns committed with changes */
+	uint64_t	notify_started;	/* SM_NOTIFY owed to a host */
+	uint64_t	notify_sent;	/* SM_NOTIFY attempts (incl. retries) */
+	uint64_t	notify_acked;	/* answered: the host knows */
+	uint64_t	notify_given_up; /* unanswered after notify-give-up */
+	uint64_t	notify_pending;	/* gauge: hosts still to notify */
 };
 
 /* The grace period of this start (see nlm_grace.c). */
@@ -129,8 +139,12 @@ void	nlm_turn_end(struct rpc_srv *srv);
  */
 void	nlm_drain(void);
 
-/* Records created from now on carry `epoch' (a simulated restart). */
-void	nlm_set_epoch(uint64_t epoch);
+/*
+ * A simulated restart (SM_SIMU_CRASH): records created from now on carry
+ * `epoch', and every host on the monitor list is owed an SM_NOTIFY with
+ * our new NSM state `state' (staged; sent after the turn's commit).
+ */
+void	nlm_set_epoch(uint64_t epoch, int32_t state);
 
 /* Tear everything down (pending callbacks are abandoned).  Idempotent. */
 void	nlm_shutdown(void);
@@ -144,14 +158,20 @@ const struct nlm_grace *nlm_get_grace(void);
 const struct lk_table *nlm_get_table(void);
 
 /*
- * A client sent SM_NOTIFY (it restarted) from `addr': release what the
- * hosts at that address hold -- those whose caller_name is `name', or, when
- * none is, every host at that address (its lock manager may use another
- * name than its status monitor).  Hosts elsewhere are never touched.
- * Returns the number of hosts released.
+ * A client sent SM_NOTIFY (it restarted, now in NSM state `state') from
+ * `addr': release what the hosts at that address hold -- those whose
+ * caller_name is `name', or, when no host anywhere has that name, every
+ * host at that address (its lock manager may use another name than its
+ * status monitor) -- and take them off the monitor list.  A name known
+ * only at other addresses releases nothing.  Hosts elsewhere are never
+ * touched, and
+ * neither is a host whose recorded state is already `state' (a repeated
+ * notification; counted in *unchanged, which may be NULL).  Returns the
+ * number of hosts released.
  */
-unsigned	nlm_host_notified(const char *name, const struct sockaddr *addr,
-		    socklen_t addrlen);
+unsigned	nlm_host_notified(const char *name, int32_t state,
+		    const struct sockaddr *addr, socklen_t addrlen,
+		    unsigned *unchanged);
 
 /*
  * A status monitor on this host reported that host `name' restarted (NLM

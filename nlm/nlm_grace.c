@@ -242,10 +242,12 @@ nlm_drain(void)
 }
 
 void
-nlm_set_epoch(uint64_t epoch)
+nlm_set_epoch(uint64_t epoch, int32_t state)
 {
 	nlm->n_conf.nc_epoch = epoch;
+	nlm->n_conf.nc_nsm_state = state;
 	lk_set_epoch(nlm->n_table, epoch);
+	nlm_notify_all(state);
 }
 
 const struct nlm_grace *

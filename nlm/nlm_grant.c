@@ -225,7 +225,7 @@ grant_encode(struct nlm_grant *g, uint32_t proc)
 		a4.alock.l_offset = g->g_wire_off;
 		a4.alock.l_len = g->g_wire_len;
 		return nlm_send_new(&g->g_host->h_addr, g->g_host->h_addrlen,
-		    g->g_vers, proc, XDRPROC(xdr_nlm4_testargs), &a4,
+		    NLM_PROG, g->g_vers, proc, XDRPROC(xdr_nlm4_testargs), &a4,
 		    &g->g_local, g->g_locallen);
 	}
 	a1.cookie = cookie;
@@ -236,8 +236,8 @@ grant_encode(struct nlm_grant *g, uint32_t proc)
 	a1.alock.svid = g->g_svid;
 	a1.alock.l_offset = (unsigned)g->g_wire_off;
 	a1.alock.l_len = (unsigned)g->g_wire_len;
-	return nlm_send_new(&g->g_host->h_addr, g->g_host->h_addrlen, g->g_vers,
-	    proc, XDRPROC(xdr_nlm_testargs), &a1, &g->g_local,
+	return nlm_send_new(&g->g_host->h_addr, g->g_host->h_addrlen, NLM_PROG,
+	    g->g_vers, proc, XDRPROC(xdr_nlm_testargs), &a1, &g->g_local,
 	    g->g_locallen);
 }
 

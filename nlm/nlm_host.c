@@ -13,9 +13,18 @@
  * durability: the monitor list must survive a power loss) and whenever
  * what it records changes; at startup the records come back first, so a
  * client reclaiming after a restart is the same host, with the same id, as
- * the one whose locks were stored.  Hosts that hold nothing in the lock
- * table, have no callback in flight and have been idle for HOST_IDLE_MS are
- * freed by a periodic sweep, and their records deleted.
+ * the one whose locks were stored.
+ *
+ * The host table is also the status monitor's list (nlm_notify.c sends
+ * SM_NOTIFY to every host on it at each start).  A host leaves it when it
+ * holds nothing in the lock table, has no callback in flight, owes no
+ * SM_NOTIFY and has been idle for host-idle seconds (a periodic sweep
+ * frees it and deletes its record), or at once when it tells us it
+ * restarted (FREE_ALL, SM_NOTIFY: nlm_host_forget()).
+ *
+ * nsm/ reaches hosts only through nlm.h (nlm_host_notified()); nlm/ never
+ * calls nsm/.  Hosts are created by NLM requests and are lockcore host
+ * ids, so they live here, and the NSM side asks.
  */
 #include "nlm_impl.h"
 
@@ -28,7 +37,6 @@
 #include "rpcsrv.h"
 
 #define HOST_GC_MS	60000
-#define HOST_IDLE_MS	600000
 
 static const uint8_t *
 nlm_addr_bytes(const struct sockaddr_storage *ss, size_t *len)
@@ -153,6 +161,7 @@ nlm_host_stage(struct nlm_host *h)
 	sh.sh_state = h->h_state;
 	sh.sh_flags = h->h_monitored ? STORE_HOST_MONITORED : 0;
 	sh.sh_epoch = h->h_epoch;
+	sh.sh_notify_since = h->h_notify_since;
 	nlm_store_check(store_put_host(nlm->n_store, &sh), "staging a host");
 }
 
@@ -252,6 +261,7 @@ nlm_host_restore(const struct store_host *sh)
 	h->h_state = sh->sh_state;
 	h->h_monitored = (sh->sh_flags & STORE_HOST_MONITORED) != 0;
 	h->h_epoch = sh->sh_epoch;
+	h->h_notify_since = sh->sh_notify_since;
 	h->h_seen = ev_now_ms();
 	if (h->h_id >= nlm->n_next_host)
 		nlm->n_next_host = h->h_id + 1;
@@ -287,10 +297,13 @@ nlm_host_foreach(void (*fn)(struct nlm_host *, void *), void *arg)
 
 struct nlm_notified_arg {
 	const char		*na_name;
+	int32_t			 na_state;	/* 0: any */
 	const struct sockaddr_storage *na_addr;	/* NULL: any address */
 	bool			 na_any_name;
 	unsigned		 na_named;	/* hosts of that name there */
+	unsigned		 na_named_anywhere;
 	unsigned		 na_count;
+	unsigned		 na_unchanged;	/* same state as recorded */
 };
 
 static void
@@ -298,8 +311,10 @@ nlm_notified_count(struct nlm_host *h, void *arg)
 {
 	struct nlm_notified_arg *na = arg;
 
-	if (strcmp(h->h_name, na->na_name) == 0 &&
-	    (na->na_addr == NULL || nlm_addr_equal(&h->h_addr, na->na_addr)))
+	if (strcmp(h->h_name, na->na_name) != 0)
+		return;
+	na->na_named_anywhere++;
+	if (na->na_addr == NULL || nlm_addr_equal(&h->h_addr, na->na_addr))
 		na->na_named++;
 }
 
@@ -312,14 +327,19 @@ nlm_notified_one(struct nlm_host *h, void *arg)
 		return;
 	if (!na->na_any_name && strcmp(h->h_name, na->na_name) != 0)
 		return;
+	/* The state it already told us: a repeat, not a new restart. */
+	if (na->na_state != 0 && h->h_state == na->na_state) {
+		na->na_unchanged++;
+		return;
+	}
 	nlm_host_release(h, "status monitor: host restarted");
-	h->h_state = 0;
+	nlm_host_forget(h);
 	na->na_count++;
 }
 
 unsigned
-nlm_host_notified(const char *name, const struct sockaddr *addr,
-    socklen_t addrlen)
+nlm_host_notified(const char *name, int32_t state,
+    const struct sockaddr *addr, socklen_t addrlen, unsigned *unchanged)
 {
 	struct nlm_notified_arg na;
 	struct sockaddr_storage ss;
@@ -331,10 +351,21 @@ nlm_host_notified(const char *name, const struct sockaddr *addr,
 	rpc_addr_unmap(&ss, &addrlen);
 	memset(&na, 0, sizeof(na));
 	na.na_name = name;
+	na.na_state = state;
 	na.na_addr = &ss;
 	nlm_host_foreach(nlm_notified_count, &na);
+	/*
+	 * A name we know from elsewhere only: someone speaks for a host
+	 * from an address it never used -- nothing.  A name we do not know
+	 * at all: the status monitor's name, not its lock manager's; every
+	 * host at the sender's own address.
+	 */
+	if (na.na_named == 0 && na.na_named_anywhere > 0)
+		return 0;
 	na.na_any_name = na.na_named == 0;
 	nlm_host_foreach(nlm_notified_one, &na);
+	if (unchanged != NULL)
+		*unchanged = na.na_unchanged;
 	return na.na_count;
 }
 
@@ -347,6 +378,43 @@ nlm_host_rebooted(const char *name)
 	na.na_name = name;
 	nlm_host_foreach(nlm_notified_one, &na);
 	return na.na_count;
+}
+
+/* Unlinked already: delete the record, free. */
+static void
+nlm_host_drop(struct nlm_host *h)
+{
+	nlm_notify_stop(h);
+	nlm_store_check(store_del_host(nlm->n_store, h->h_id),
+	    "staging a host removal");
+	free(h->h_name);
+	free(h);
+	nlm->n_nhosts--;
+	nlm->n_stats.hosts = nlm->n_nhosts;
+}
+
+void
+nlm_host_forget(struct nlm_host *h)
+{
+	struct nlm_host **pp;
+	size_t b;
+
+	nlm_notify_stop(h);
+	if (h->h_notify_since != 0) {
+		h->h_notify_since = 0;
+		nlm_host_stage(h);
+	}
+	if (h->h_grants > 0) {
+		h->h_seen = 0;	/* the next sweep takes it */
+		return;
+	}
+	b = nlm_host_hash(&h->h_addr, h->h_name);
+	for (pp = &nlm->n_hosts[b]; *pp != NULL; pp = &(*pp)->h_next)
+		if (*pp == h) {
+			*pp = h->h_next;
+			nlm_host_drop(h);
+			return;
+		}
 }
 
 /* ---- idle host sweep ---- */
@@ -383,6 +451,7 @@ nlm_gc(struct ev_loop *loop, void *arg)
 	struct lk_counts ct;
 	struct nlm_host **pp, *h;
 	uint64_t now = ev_now_ms();
+	uint64_t idle_ms = (uint64_t)nlm->n_conf.nc_host_idle_sec * 1000;
 	size_t b;
 
 	(void)arg;
@@ -393,19 +462,17 @@ nlm_gc(struct ev_loop *loop, void *arg)
 	    (gi.gi_ids = malloc(gi.gi_cap * sizeof(*gi.gi_ids))) == NULL)
 		goto out;	/* try again next time */
 	(void)lk_host_foreach(nlm->n_table, nlm_gc_collect, &gi);
-	qsort(gi.gi_ids, gi.gi_n, sizeof(*gi.gi_ids), nlm_id_cmp);
+	if (gi.gi_n > 0)
+		qsort(gi.gi_ids, gi.gi_n, sizeof(*gi.gi_ids), nlm_id_cmp);
 	for (b = 0; b < NLM_HOST_BUCKETS; b++) {
 		pp = &nlm->n_hosts[b];
 		while ((h = *pp) != NULL) {
-			if (h->h_grants == 0 && now - h->h_seen > HOST_IDLE_MS &&
+			if (h->h_grants == 0 && h->h_notify_since == 0 &&
+			    now - h->h_seen >= idle_ms &&
 			    (gi.gi_n == 0 || bsearch(&h->h_id, gi.gi_ids,
 			    gi.gi_n, sizeof(*gi.gi_ids), nlm_id_cmp) == NULL)) {
 				*pp = h->h_next;
-				nlm_store_check(store_del_host(nlm->n_store,
-				    h->h_id), "staging a host removal");
-				free(h->h_name);
-				free(h);
-				nlm->n_nhosts--;
+				nlm_host_drop(h);
 				continue;
 			}
 			pp = &h->h_next;
@@ -433,6 +500,7 @@ nlm_host_free_all(void)
 	for (b = 0; b < NLM_HOST_BUCKETS; b++)
 		while ((h = nlm->n_hosts[b]) != NULL) {
 			nlm->n_hosts[b] = h->h_next;
+			nlm_notify_stop(h);
 			free(h->h_name);
 			free(h);
 		}

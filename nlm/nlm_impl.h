@@ -75,6 +75,9 @@ struct nlm_host {
 	uint64_t		 h_epoch;	/* epoch it was first stored in */
 	uint64_t		 h_seen;	/* last request, ev_now_ms() */
 	unsigned		 h_grants;	/* callbacks in flight */
+	uint64_t		 h_notify_since; /* Unix s an SM_NOTIFY is owed
+						   since; 0: none (stored) */
+	struct nlm_notifier	*h_notify;	/* that notification's sender */
 	struct nlm_host		*h_next;	/* hash chain */
 };
 
@@ -115,12 +118,15 @@ struct nlm_send {
 	struct sockaddr_storage	 s_peer;	/* the client (port ignored) */
 	socklen_t		 s_peerlen;
 	struct nlm_peer		*s_waiton;	/* port look-up it waits for */
+	uint32_t		 s_prog;
 	uint32_t		 s_vers;
 	uint32_t		 s_proc;
 	struct sockaddr_storage	 s_local;
 	socklen_t		 s_locallen;
 	unsigned		 s_timeout_ms;
 	unsigned		 s_tries;
+	unsigned		 s_lk_timeout_ms; /* port look-up; 0: default */
+	unsigned		 s_lk_tries;
 	nlm_send_cb		*s_cb;
 	void			*s_arg;
 	uint32_t		 s_xid;		/* 0: not on the wire yet */
@@ -254,6 +260,27 @@ void		 nlm_host_free_all(void);
 bool		 nlm_addr_equal(const struct sockaddr_storage *,
 		    const struct sockaddr_storage *);
 
+/*
+ * The host told us it restarted (FREE_ALL, SM_NOTIFY) and was released:
+ * it leaves the monitor list now -- its record is deleted and it is
+ * freed, or, while a callback is still winding down, it is left to the
+ * next sweep.  `h' must not be used after.
+ */
+void		 nlm_host_forget(struct nlm_host *);
+
+/* ---- nlm_notify.c: SM_NOTIFY to the hosts on the monitor list ---- */
+/*
+ * Owe every host an SM_NOTIFY carrying `state' and start sending (each
+ * host record is staged with the time the debt began, unless it already
+ * had one: a pending notification survives restarts, and its give-up
+ * time counts from when it was first owed).
+ */
+void		 nlm_notify_all(int32_t state);
+/* Stop notifying `h' (it is being freed, or told us it restarted). */
+void		 nlm_notify_stop(struct nlm_host *);
+/* Free every sender (shutdown; nothing staged). */
+void		 nlm_notify_shutdown(void);
+
 /* ---- nlm_grace.c ---- */
 /* Start grace if the loaded table has reclaimable records (logged). */
 void		 nlm_grace_start(void);
@@ -267,15 +294,22 @@ void		 nlm_store_ready(struct ev_loop *, int fd, int events,
 
 /* ---- nlm_out.c ---- */
 /*
- * A call to the NLM of the client at `peer' (port ignored): procedure
- * `proc' of version `vers', arguments encoded now by `xargs', to leave
- * from `local' (may be NULL).  NULL when it cannot be encoded or memory
- * runs out.  Not started: see nlm_send_start().
+ * A call to program `prog' (NLM_PROG, SM_PROG) of the client at `peer'
+ * (port ignored): procedure `proc' of version `vers', arguments encoded
+ * now by `xargs', to leave from `local' (may be NULL).  NULL when it
+ * cannot be encoded or memory runs out.  Not started: see
+ * nlm_send_start().
  */
 struct nlm_send	*nlm_send_new(const struct sockaddr_storage *peer,
-		    socklen_t peerlen, uint32_t vers, uint32_t proc,
-		    xdrproc_t xargs, const void *args,
+		    socklen_t peerlen, uint32_t prog, uint32_t vers,
+		    uint32_t proc, xdrproc_t xargs, const void *args,
 		    const struct sockaddr_storage *local, socklen_t locallen);
+/*
+ * Before nlm_send_start(): if this send needs a port look-up, query
+ * rpcbind `tries' times, `timeout_ms' apart (default 3 x 1 s).
+ */
+void		 nlm_send_lookup(struct nlm_send *, unsigned timeout_ms,
+		    unsigned tries);
 /*
  * Start it: look up the client's NLM port if needed, then call; both go
  * out at the next flush.  cb runs exactly once (ok = reply received),

@@ -1,11 +1,13 @@
 /*
  * nlm_out.c - calls from nlmd to a client's NLM (GRANTED callbacks, _RES
- * messages), over UDP, without ever waiting.
+ * messages) and status monitor (SM_NOTIFY), over UDP, without ever
+ * waiting.
  *
  * HOW IT WORKS.  A send holds its arguments already encoded.  To deliver
- * it we need the port the client's NLM registered with the rpcbind on the
- * client's address: the port cache (one entry per client address and NLM
- * version) answers at once when it knows, otherwise the send joins the
+ * it we need the port the client's program registered with the rpcbind on
+ * the client's address: the port cache (one entry per client address,
+ * program and version) answers at once when it knows, otherwise the send
+ * joins the
  * entry's waiting list and one non-blocking rpcbind query (PMAP GETPORT for
  * IPv4, RPCB GETADDR for IPv6) is made for all of them.  When the answer
  * comes every waiting send goes out; when it does not, each completes as
@@ -39,6 +41,7 @@
 struct nlm_peer {
 	struct sockaddr_storage	 p_addr;	/* port 0 */
 	socklen_t		 p_addrlen;
+	uint32_t		 p_prog;
 	uint32_t		 p_vers;
 	uint16_t		 p_port;	/* 0: unknown */
 	uint64_t		 p_expires;
@@ -65,12 +68,12 @@ send_free(struct nlm_send *s)
 }
 
 static size_t
-peer_hash(const struct sockaddr_storage *ss, uint32_t vers)
+peer_hash(const struct sockaddr_storage *ss, uint32_t prog, uint32_t vers)
 {
 	const uint8_t *p = (const uint8_t *)ss;
 	size_t i, n = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
 	    sizeof(struct sockaddr_in6);
-	uint64_t h = 1469598103934665603ull ^ vers;
+	uint64_t h = 1469598103934665603ull ^ vers ^ ((uint64_t)prog << 32);
 
 	for (i = 0; i < n; i++)
 		h = (h ^ p[i]) * 1099511628211ull;
@@ -102,8 +105,8 @@ peer_key(const struct sockaddr_storage *in, socklen_t inlen,
 }
 
 static struct nlm_peer *
-peer_get(const struct sockaddr_storage *addr, socklen_t len, uint32_t vers,
-    bool create)
+peer_get(const struct sockaddr_storage *addr, socklen_t len, uint32_t prog,
+    uint32_t vers, bool create)
 {
 	struct sockaddr_storage key;
 	socklen_t kl;
@@ -111,14 +114,16 @@ peer_get(const struct sockaddr_storage *addr, socklen_t len, uint32_t vers,
 	size_t b;
 
 	peer_key(addr, len, &key, &kl);
-	b = peer_hash(&key, vers);
+	b = peer_hash(&key, prog, vers);
 	for (p = peers[b]; p != NULL; p = p->p_next)
-		if (p->p_vers == vers && memcmp(&p->p_addr, &key, kl) == 0)
+		if (p->p_prog == prog && p->p_vers == vers &&
+		    memcmp(&p->p_addr, &key, kl) == 0)
 			return p;
 	if (!create || (p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
 	p->p_addr = key;
 	p->p_addrlen = kl;
+	p->p_prog = prog;
 	p->p_vers = vers;
 	p->p_next = peers[b];
 	peers[b] = p;
@@ -135,8 +140,9 @@ nlm_xdr_raw(XDR *x, void *arg)
 
 struct nlm_send *
 nlm_send_new(const struct sockaddr_storage *peer, socklen_t peerlen,
-    uint32_t vers, uint32_t proc, xdrproc_t xargs, const void *args,
-    const struct sockaddr_storage *local, socklen_t locallen)
+    uint32_t prog, uint32_t vers, uint32_t proc, xdrproc_t xargs,
+    const void *args, const struct sockaddr_storage *local,
+    socklen_t locallen)
 {
 	uint8_t buf[8192];
 	struct nlm_send *s;
@@ -159,6 +165,7 @@ nlm_send_new(const struct sockaddr_storage *peer, socklen_t peerlen,
 		sends->s_aprev = s;
 	sends = s;
 	peer_key(peer, peerlen, &s->s_peer, &s->s_peerlen);
+	s->s_prog = prog;
 	s->s_vers = vers;
 	s->s_proc = proc;
 	if (local != NULL && locallen > 0) {
@@ -175,7 +182,8 @@ send_done(void *arg, enum rpc_clnt_status st, XDR *res)
 	struct nlm_peer *p;
 
 	s->s_xid = 0;
-	if ((p = peer_get(&s->s_peer, s->s_peerlen, s->s_vers, false)) != NULL) {
+	if ((p = peer_get(&s->s_peer, s->s_peerlen, s->s_prog, s->s_vers,
+	    false)) != NULL) {
 		if (st == RPC_CLNT_OK)
 			p->p_timeouts = 0;
 		else if (st != RPC_CLNT_TIMEDOUT ||
@@ -212,7 +220,7 @@ send_transmit(struct nlm_send *s, uint16_t port)
 	rq.cr_dstlen = s->s_peerlen;
 	rq.cr_src = s->s_locallen > 0 ? (struct sockaddr *)&s->s_local : NULL;
 	rq.cr_srclen = s->s_locallen;
-	rq.cr_prog = NLM_PROG;
+	rq.cr_prog = s->s_prog;
 	rq.cr_vers = s->s_vers;
 	rq.cr_proc = s->s_proc;
 	rq.cr_xargs = XDRPROC(nlm_xdr_raw);
@@ -267,8 +275,9 @@ lookup_done(void *arg, enum rpc_clnt_status st, XDR *res)
 	}
 	if (port == 0) {
 		nlm->n_stats.rpcb_failed++;
-		log_debug("no NLM v%u/udp port from rpcbind at %s", p->p_vers,
-		    rpc_addr_str((struct sockaddr *)&p->p_addr, 0, a, sizeof(a)));
+		log_debug("no port for program %u v%u/udp from rpcbind at %s",
+		    p->p_prog, p->p_vers, rpc_addr_str((struct sockaddr *)
+		    &p->p_addr, 0, a, sizeof(a)));
 	} else {
 		p->p_port = port;
 		p->p_expires = ev_now_ms() + PORT_TTL_MS;
@@ -302,7 +311,7 @@ peer_lookup(struct nlm_peer *p, const struct nlm_send *s)
 	rq.cr_prog = PMAPPROG;
 	if (dst.ss_family == AF_INET) {
 		((struct sockaddr_in *)&dst)->sin_port = htons(RPCB_PORT);
-		pm.pm_prog = NLM_PROG;
+		pm.pm_prog = p->p_prog;
 		pm.pm_vers = p->p_vers;
 		pm.pm_prot = IPPROTO_UDP;
 		pm.pm_port = 0;
@@ -312,7 +321,7 @@ peer_lookup(struct nlm_peer *p, const struct nlm_send *s)
 		rq.cr_args = &pm;
 	} else {
 		((struct sockaddr_in6 *)&dst)->sin6_port = htons(RPCB_PORT);
-		rb.r_prog = NLM_PROG;
+		rb.r_prog = p->p_prog;
 		rb.r_vers = p->p_vers;
 		rb.r_netid = (char *)"udp6";
 		rb.r_addr = (char *)"";
@@ -327,8 +336,10 @@ peer_lookup(struct nlm_peer *p, const struct nlm_send *s)
 	rq.cr_src = s->s_locallen > 0 ? (const struct sockaddr *)&s->s_local :
 	    NULL;
 	rq.cr_srclen = s->s_locallen;
-	rq.cr_timeout_ms = RPCB_TIMEOUT_MS;
-	rq.cr_tries = RPCB_TRIES;
+	/* The first waiting send may ask for its own look-up timing. */
+	rq.cr_timeout_ms = s->s_lk_timeout_ms > 0 ? s->s_lk_timeout_ms :
+	    RPCB_TIMEOUT_MS;
+	rq.cr_tries = s->s_lk_tries > 0 ? s->s_lk_tries : RPCB_TRIES;
 	rq.cr_cb = lookup_done;
 	rq.cr_arg = p;
 	nlm->n_stats.rpcb_lookups++;
@@ -347,7 +358,7 @@ nlm_send_start(struct nlm_send *s, unsigned timeout_ms, unsigned tries,
 	s->s_tries = tries;
 	s->s_cb = cb;
 	s->s_arg = arg;
-	p = peer_get(&s->s_peer, s->s_peerlen, s->s_vers, true);
+	p = peer_get(&s->s_peer, s->s_peerlen, s->s_prog, s->s_vers, true);
 	if (p == NULL) {
 		send_fail(s);
 		return;
@@ -404,9 +415,16 @@ nlm_out_gc(void)
 }
 
 void
+nlm_send_lookup(struct nlm_send *s, unsigned timeout_ms, unsigned tries)
+{
+	s->s_lk_timeout_ms = timeout_ms;
+	s->s_lk_tries = tries;
+}
+
+void
 nlm_port_forget(const struct sockaddr_storage *addr, uint32_t vers)
 {
-	struct nlm_peer *p = peer_get(addr, 0, vers, false);
+	struct nlm_peer *p = peer_get(addr, 0, NLM_PROG, vers, false);
 
 	if (p != NULL)
 		p->p_port = 0;

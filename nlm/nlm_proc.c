@@ -463,6 +463,7 @@ nlm_free_all_one(struct nlm_host *h, void *arg)
 	}
 	nlm->n_stats.free_all++;
 	nlm_host_release(h, "FREE_ALL");
+	nlm_host_forget(h);
 }
 
 void
@@ -526,8 +527,8 @@ nlm_send_res(const struct nlm_ctx *cx, uint32_t proc, xdrproc_t xres,
 	 * request's source address: never to the source port, and never
 	 * by looking up caller_name.
 	 */
-	s = nlm_send_new(&cx->cx_peer, cx->cx_peerlen, cx->cx_vers, proc, xres,
-	    res, &cx->cx_local, cx->cx_locallen);
+	s = nlm_send_new(&cx->cx_peer, cx->cx_peerlen, NLM_PROG, cx->cx_vers,
+	    proc, xres, res, &cx->cx_local, cx->cx_locallen);
 	if (s == NULL) {
 		nlm->n_stats.res_failed++;
 		return;

@@ -134,6 +134,8 @@ nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt, struct store *st,
 	}
 	nlm_grace_start();
 	nlm_host_gc_start();
+	/* Staged now; sent once the first turn is committed. */
+	nlm_notify_all(conf->nc_nsm_state);
 	return 0;
 }
 
@@ -180,6 +182,7 @@ nlm_shutdown(void)
 		nlm_grant_free(ul.ul_v[i]);
 	free(ul.ul_v);
 out:
+	nlm_notify_shutdown();
 	nlm_out_shutdown();
 	nlm_host_free_all();
 	free(nlm);

@@ -24,6 +24,7 @@ struct nsm_stats {
 	uint64_t	calls[7];	/* by procedure */
 	uint64_t	notify_released; /* SM_NOTIFY that released a host */
 	uint64_t	notify_unknown;	/* SM_NOTIFY matching no host */
+	uint64_t	notify_unchanged; /* a state we knew: ignored */
 	uint64_t	refused;	/* not from a privileged local port */
 };
 

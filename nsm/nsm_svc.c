@@ -241,8 +241,8 @@ sm_simu_crash_1_svc(void *a, void *r, struct svc_req *rq)
 		    "(the store recovers at the next start)",
 		    store_strerror(st), store_last_error(nsm_store));
 	nsm_epoch++;
-	nlm_set_epoch(nsm_epoch);
 	nsm_cur_state = (int32_t)(2 * nsm_epoch - 1);
+	nlm_set_epoch(nsm_epoch, nsm_cur_state);
 	log_info("SM_SIMU_CRASH: epoch %" PRIu64 ", state number now %d",
 	    nsm_epoch, nsm_cur_state);
 	return TRUE;
@@ -253,7 +253,7 @@ sm_notify_1_svc(stat_chge *a, void *r, struct svc_req *rq)
 {
 	struct rpc_call *c = rpc_srv_call(rq);
 	char addr[64];
-	unsigned n;
+	unsigned n, same = 0;
 
 	(void)r;
 	nsm_count(rq);
@@ -264,15 +264,18 @@ sm_notify_1_svc(stat_chge *a, void *r, struct svc_req *rq)
 		return TRUE;
 	}
 	/* Only what is held from the notifying address is released. */
-	n = nlm_host_notified(a->mon_name, (struct sockaddr *)&c->rc_peer,
-	    c->rc_peerlen);
+	n = nlm_host_notified(a->mon_name, a->state,
+	    (struct sockaddr *)&c->rc_peer, c->rc_peerlen, &same);
 	if (n > 0)
 		nsm_st.notify_released++;
+	else if (same > 0)
+		nsm_st.notify_unchanged++;
 	else
 		nsm_st.notify_unknown++;
 	log_info("SM_NOTIFY: %s (state %d) from %s restarted: %u host(s) "
-	    "released", a->mon_name, a->state, rpc_addr_str((struct sockaddr *)
-	    &c->rc_peer, 0, addr, sizeof(addr)), n);
+	    "released%s", a->mon_name, a->state, rpc_addr_str((struct sockaddr *)
+	    &c->rc_peer, 0, addr, sizeof(addr)), n, same > 0 ?
+	    ", state unchanged for the rest (ignored)" : "");
 	return TRUE;
 }
 

@@ -3,7 +3,7 @@
 #
 # State goes to build/run/state (override with NLMD_STATE).  If no rpcbind
 # answers on this host, one is started (and stopped again when nlmd exits).
-# Ports: NLM 4045, NSM 662 unless NLMD_ARGS says otherwise.
+# Ports: NLM 4045, NSM 32765 unless NLMD_ARGS says otherwise.
 set -u
 cd "$(dirname "$0")/.."
 nlmd=${1:-build/debug/nlmd}

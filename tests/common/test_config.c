@@ -56,7 +56,7 @@ test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.state_dir, "/var/lib/nlmd");
 	CU_ASSERT_STRING_EQUAL(c.bind_addr, "");
 	CU_ASSERT_EQUAL(c.nlm_port, 4045);
-	CU_ASSERT_EQUAL(c.nsm_port, 662);
+	CU_ASSERT_EQUAL(c.nsm_port, 32765);
 	CU_ASSERT_EQUAL(c.rpcbind, 1);
 	CU_ASSERT_EQUAL(c.verbose, 0);
 	CU_ASSERT_EQUAL(c.foreground, 0);
@@ -72,6 +72,9 @@ test_defaults(void)
 	CU_ASSERT_EQUAL(c.max_waiters_per_host, 100000);
 	CU_ASSERT_EQUAL(c.max_locks, 10000000);
 	CU_ASSERT_EQUAL(c.max_hosts, 100000);
+	CU_ASSERT_STRING_EQUAL(c.notify_name, "");
+	CU_ASSERT_EQUAL(c.notify_give_up_sec, 86400);
+	CU_ASSERT_EQUAL(c.host_idle_sec, 600);
 }
 
 /* config_set must succeed and change `c'. */

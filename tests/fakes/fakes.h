@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 struct store;
+struct store_host;
 
 /* ---- store ---- */
 /* The one fake store (created empty on first use). */
@@ -44,6 +45,8 @@ size_t		 fake_store_nhosts(void);
 bool		 fake_store_has_lock(uint64_t host, int32_t svid,
 		    const void *oh, size_t ohlen, const void *fh,
 		    size_t fhlen, uint64_t start, uint64_t len, bool excl);
+/* The committed record of host `id' (name borrowed); false: none. */
+bool		 fake_store_host(uint64_t id, struct store_host *out);
 uint64_t	 fake_store_commits(void);
 uint64_t	 fake_store_flushes(void);	/* commits required to flush */
 uint64_t	 fake_store_token(void);	/* committed high-water mark */

@@ -579,6 +579,17 @@ fake_store_nhosts(void)
 }
 
 bool
+fake_store_host(uint64_t id, struct store_host *out)
+{
+	ssize_t i = fk_host_find(id);
+
+	if (i < 0)
+		return false;
+	*out = fk.hosts[i].h;
+	return true;
+}
+
+bool
 fake_store_has_lock(uint64_t host, int32_t svid, const void *oh, size_t ohlen,
     const void *fh, size_t fhlen, uint64_t start, uint64_t len, bool excl)
 {

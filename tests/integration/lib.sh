@@ -88,7 +88,7 @@ itest_start_nlmd() {
 	local before
 	before=$(grep -c "nlmd ready" "$NLMD_LOG" 2>/dev/null || true)
 	"$NLMD" -F -s "$STATE" --nlm-port "${NLM_PORT:-4045}" \
-	    --nsm-port "${NSM_PORT:-662}" "$@" >>"$NLMD_LOG" 2>&1 &
+	    --nsm-port "${NSM_PORT:-32765}" "$@" >>"$NLMD_LOG" 2>&1 &
 	NLMD_PID=$!
 	ITEST_PIDS+=($NLMD_PID)
 	if ! itest_wait itest_ready_after "${before:-0}"; then

@@ -35,7 +35,7 @@ T0=$SECONDS
 HELPERS=${ITEST_HELPERS:-$ITEST_TOP/build/${BUILD:-debug}/tests}
 GARBAGE=$HELPERS/garbage
 LIBNFS_NULL=$HELPERS/libnfs_null
-# Not the defaults (4045, 662): proves the configured ports are used.
+# Not the defaults (4045, 32765): proves the configured ports are used.
 NLM_PORT=40045
 NSM_PORT=40662
 HOSTS="127.0.0.1 ::1"

@@ -9,7 +9,8 @@
  * lets a test look at the store at that very moment.  Requests are real
  * datagrams (and one TCP connection) on loopback; the "client host" is
  * this process too: a fake rpcbind on 127.0.0.1:111 answers nlmd's port
- * look-ups with the port of a socket that receives the callbacks.  Port
+ * look-ups with the port of a socket that receives the callbacks (NLM)
+ * or of one that receives SM_NOTIFY (the status program).  Port
  * 111 needs a network namespace of our own, made at suite start (root);
  * without one the suite is skipped with the reason.
  */
@@ -36,6 +37,7 @@
 #include "lockcore.h"
 #include "nlm.h"
 #include "rpc/nlm_prot.h"
+#include "rpc/sm_inter.h"
 #include "rpcout.h"
 #include "rpcsrv.h"
 #include "store.h"
@@ -55,7 +57,10 @@ static unsigned srv_port;
 static int rpcb_fd = -1;	/* fake rpcbind, 127.0.0.1:111 */
 static int cb_fd = -1;		/* the client's NLM: callbacks, _RES */
 static int cli_fd = -1;		/* requests (UDP) */
+static int sm_fd = -1;		/* the client's status monitor */
 static uint32_t st_xid = 1000;
+static bool st_sm_registered = true;
+static unsigned st_lookups[2];	/* GETPORT answered: NLM, NSM */
 
 /* ---- plumbing ---- */
 
@@ -174,6 +179,9 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	nc.nc_epoch = epoch;
 	nc.nc_grace_sec = 90;
 	nc.nc_reclaim_check = LK_RECLAIM_CONFLICT;
+	nc.nc_nsm_state = (int32_t)(2 * epoch - 1);
+	nc.nc_notify_give_up_sec = 86400;
+	nc.nc_host_idle_sec = 600;
 	CU_ASSERT_FATAL(nlm_init(loop, clnt, fake_store(), &nc, err,
 	    sizeof(err)) == 0);
 	CU_ASSERT_FATAL(nlm_register(srv) == 0);
@@ -183,7 +191,9 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	rpcb_fd = st_udp(PMAPPORT);
 	cb_fd = st_udp(0);
 	cli_fd = st_udp(0);
-	CU_ASSERT_FATAL(rpcb_fd != -1 && cb_fd != -1 && cli_fd != -1);
+	sm_fd = st_udp(0);
+	CU_ASSERT_FATAL(rpcb_fd != -1 && cb_fd != -1 && cli_fd != -1 &&
+	    sm_fd != -1);
 	/* The load and grace start of nlm_init() are a turn of their own. */
 	nlm_turn_end(srv);
 	fake_send_reset();
@@ -199,7 +209,8 @@ ts_stop(void)
 	close(rpcb_fd);
 	close(cb_fd);
 	close(cli_fd);
-	rpcb_fd = cb_fd = cli_fd = -1;
+	close(sm_fd);
+	rpcb_fd = cb_fd = cli_fd = sm_fd = -1;
 	fake_send_hook(NULL);
 	ev_set_clock(NULL);
 }
@@ -210,7 +221,11 @@ ts_advance(uint64_t ms)
 	st_clock += ms;
 }
 
-/* Answer one PMAP GETPORT on the fake rpcbind with the callback port. */
+/*
+ * Answer one PMAP GETPORT on the fake rpcbind: the callback socket for
+ * NLM, the status-monitor socket for NSM (0, "not registered", when
+ * ts_sm_registered(false)).
+ */
 static int
 st_rpcb_serve(void)
 {
@@ -219,7 +234,7 @@ st_rpcb_serve(void)
 	socklen_t fl = sizeof(from);
 	struct rpc_msg call, rep;
 	struct pmap pm;
-	u_long port = st_port_of(cb_fd);
+	u_long port;
 	ssize_t n;
 	XDR x;
 
@@ -231,6 +246,11 @@ st_rpcb_serve(void)
 	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
 	if (!xdr_callmsg(&x, &call) || !xdr_pmap(&x, &pm))
 		return 1;
+	st_lookups[pm.pm_prog == SM_PROG]++;
+	if (pm.pm_prog == SM_PROG)
+		port = st_sm_registered ? st_port_of(sm_fd) : 0;
+	else
+		port = st_port_of(cb_fd);
 	memset(&rep, 0, sizeof(rep));
 	rep.rm_xid = call.rm_xid;
 	rep.rm_direction = REPLY;
@@ -427,4 +447,66 @@ uint16_t
 ts_cli_port(void)
 {
 	return st_port_of(cli_fd);
+}
+
+/* ---- the client's status monitor ---- */
+
+void
+ts_sm_registered(bool on)
+{
+	st_sm_registered = on;
+}
+
+uint16_t
+ts_sm_port(void)
+{
+	return (uint16_t)st_port_of(sm_fd);
+}
+
+unsigned
+ts_sm_lookups(void)
+{
+	return st_lookups[1];
+}
+
+int
+ts_sm_notify(struct stat_chge *sc, bool answer)
+{
+	uint8_t buf[2048], out[256];
+	struct sockaddr_storage from;
+	socklen_t fl = sizeof(from);
+	struct rpc_msg call, rep;
+	ssize_t n;
+	XDR x;
+	int ok;
+
+	n = recvfrom(sm_fd, buf, sizeof(buf), MSG_DONTWAIT,
+	    (struct sockaddr *)&from, &fl);
+	if (n <= 0)
+		return -1;
+	memset(&call, 0, sizeof(call));
+	memset(sc, 0, sizeof(*sc));
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	ok = xdr_callmsg(&x, &call) && call.rm_call.cb_prog == SM_PROG &&
+	    call.rm_call.cb_vers == SM_VERS &&
+	    call.rm_call.cb_proc == SM_NOTIFY && xdr_stat_chge(&x, sc);
+	xdr_destroy(&x);
+	if (!ok)
+		return -1;
+	if (!answer)
+		return 0;
+	memset(&rep, 0, sizeof(rep));
+	rep.rm_xid = call.rm_xid;
+	rep.rm_direction = REPLY;
+	rep.rm_reply.rp_stat = MSG_ACCEPTED;
+	rep.acpted_rply.ar_verf = _null_auth;
+	rep.acpted_rply.ar_stat = SUCCESS;
+	rep.acpted_rply.ar_results.where = NULL;
+	rep.acpted_rply.ar_results.proc = XDRPROC(xdr_void);
+	xdrmem_create(&x, (char *)out, sizeof(out), XDR_ENCODE);
+	if (xdr_replymsg(&x, &rep))
+		(void)sendto(sm_fd, out, xdr_getpos(&x), 0,
+		    (struct sockaddr *)&from, fl);
+	xdr_destroy(&x);
+	return 0;
 }

@@ -44,5 +44,19 @@ uint16_t	 ts_cb_port(void);
 uint16_t	 ts_cli_port(void);
 
 int		 ts_register_turn(void);
+int		 ts_register_notify(void);
+
+struct stat_chge;
+/* Does the fake rpcbind know the client's status program?  (default) */
+void		 ts_sm_registered(bool on);
+/* GETPORT queries for the status program answered so far. */
+unsigned	 ts_sm_lookups(void);
+uint16_t	 ts_sm_port(void);
+/*
+ * The next SM_NOTIFY at the client's status monitor, decoded into *sc
+ * (free with xdr_free(xdr_stat_chge)); answered when `answer'.  0, or -1
+ * when none is waiting.
+ */
+int		 ts_sm_notify(struct stat_chge *sc, bool answer);
 
 #endif

@@ -260,7 +260,8 @@ stt_host_equal(const struct store_host *a, const struct store_host *b)
 	    stt_addr_equal(&a->sh_addr, &b->sh_addr) &&
 	    stt_addr_equal(&a->sh_local, &b->sh_local) &&
 	    a->sh_state == b->sh_state && a->sh_flags == b->sh_flags &&
-	    a->sh_epoch == b->sh_epoch;
+	    a->sh_epoch == b->sh_epoch &&
+	    a->sh_notify_since == b->sh_notify_since;
 }
 
 bool

@@ -294,6 +294,7 @@ host(uint64_t id, const char *name, uint8_t alen, uint32_t scope)
 	h.sh_state = (int32_t)(id * 2 + 1);
 	h.sh_flags = STORE_HOST_MONITORED;
 	h.sh_epoch = id + 100;
+	h.sh_notify_since = id % 2 ? 1790000000 + id : 0;
 	return h;
 }
 
@@ -331,6 +332,52 @@ test_hosts(void)
 		CU_ASSERT(stt_host_equal(&ss.ss_hosts[i], &h[i]));
 	CU_ASSERT_EQUAL(strlen(ss.ss_hosts[2].sh_name), STORE_NAME_MAX);
 	stt_snap_free(&ss);
+	store_close(st);
+	st = NULL;
+}
+
+/*
+ * A version 1 host value (the first persistent nlmd's, without
+ * notify-since) still loads, with nothing owed.
+ */
+static int
+v1_host_cb(const struct store_host *h, void *arg)
+{
+	struct store_host *out = arg;
+
+	CU_ASSERT_STRING_EQUAL(h->sh_name, "old");
+	*out = *h;
+	out->sh_name = NULL;
+	return 0;
+}
+
+static void
+test_hosts_v1(void)
+{
+	static const uint8_t key[] = { 0, 0, 0, 0, 0, 0, 0, 5 };
+	static const uint8_t val[] = { 1, 0, 3, 'o', 'l', 'd',
+	    4, 10, 0, 0, 2, 0, 0, 0, 0,		/* from 10.0.0.2 */
+	    4, 10, 0, 0, 1, 0, 0, 0, 0,		/* to 10.0.0.1 */
+	    0, 0, 0, 7, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3 };
+	struct store_host h;
+	char err[512] = "";
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_test_put_raw(st, STORE_TEST_HOSTS, key,
+	    sizeof(key), val, sizeof(val)), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	reopen(STORE_SYNC);
+	memset(&h, 0xff, sizeof(h));
+	CU_ASSERT_EQUAL(store_hosts_load(st, v1_host_cb, &h, err,
+	    sizeof(err)), STORE_OK);
+	CU_ASSERT_EQUAL(h.sh_id, 5);
+	CU_ASSERT_EQUAL(h.sh_addr.sa_bytes[3], 2);
+	CU_ASSERT_EQUAL(h.sh_local.sa_bytes[3], 1);
+	CU_ASSERT_EQUAL(h.sh_state, 7);
+	CU_ASSERT_EQUAL(h.sh_flags, STORE_HOST_MONITORED);
+	CU_ASSERT_EQUAL(h.sh_epoch, 3);
+	CU_ASSERT_EQUAL(h.sh_notify_since, 0);
 	store_close(st);
 	st = NULL;
 }
@@ -632,6 +679,7 @@ stt_register_basic(void)
 	    test_records_invalid) ||
 	    !CU_add_test(s, "delete and apply", test_del_apply) ||
 	    !CU_add_test(s, "hosts", test_hosts) ||
+	    !CU_add_test(s, "version 1 host records", test_hosts_v1) ||
 	    !CU_add_test(s, "hosts that cannot be stored", test_hosts_invalid) ||
 	    !CU_add_test(s, "high-water marks", test_marks) ||
 	    !CU_add_test(s, "uncommitted turns", test_uncommitted) ||

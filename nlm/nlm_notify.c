@@ -1,0 +1,384 @@
+/*
+ * nlm_notify.c - telling the hosts on the monitor list that we restarted.
+ *
+ * The monitor list is the host table (nlm_host.c): every host that held or
+ * waited for a lock or share, kept in the store.  At every start (and at a
+ * simulated one, SM_SIMU_CRASH) each host is owed an SM_NOTIFY (NSM v1
+ * procedure 6) carrying our new state number, so that its status monitor
+ * tells its lock manager to reclaim.  For each host:
+ *
+ *   - the debt is stored: the host record gets the Unix time it began
+ *     (h_notify_since), staged now and committed before anything is sent.
+ *     A restart before the host answered finds it there and keeps the
+ *     original time, so the give-up deadline counts from the first start
+ *     that owed it;
+ *   - the notification goes to the `status' program that the host's
+ *     rpcbind knows (PMAP GETPORT over IPv4, RPCB GETADDR over IPv6, both
+ *     through nlm_out.c's port cache), over UDP, from the server address
+ *     the host used to reach us;
+ *   - mon_name is that server address in presentation form, which is what
+ *     a Linux client monitors (its statd compares names, the kernel asked
+ *     for the address it mounted); the notify-name setting replaces it
+ *     with a fixed name;
+ *   - an attempt is one look-up (if the port is not cached) and one call,
+ *     each waiting up to the current delay; without an answer the next
+ *     attempt starts when the delay has passed since this one began.  The
+ *     delay starts at 1 s and doubles up to 60 s.  A reply ends the debt
+ *     (record staged); notify-give-up seconds after it began, it is
+ *     dropped, logged;
+ *   - everything runs from the event loop: a host that never answers
+ *     costs a timer and a UDP datagram now and then;
+ *   - at most NOTIFY_PER_ADDR attempts are in flight to one address
+ *     (hosts sharing an address are one machine, one status monitor);
+ *     the rest wait their turn in order.  A burst of hundreds of
+ *     datagrams would overflow the receiver's socket buffer and cost
+ *     each lost one a full backoff delay; other addresses never wait
+ *     for this one.
+ *
+ * A host that tells us itself that it restarted (FREE_ALL, SM_NOTIFY)
+ * needs no notification: it leaves the list (nlm_host_forget()).
+ */
+#include "nlm_impl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "rpc/sm_inter.h"
+#include "rpcsrv.h"
+
+#define NOTIFY_DELAY_MIN_MS	1000
+#define NOTIFY_DELAY_MAX_MS	60000
+#define NOTIFY_PER_ADDR		16
+#define DEST_BUCKETS		256
+
+/* An address notifications go to: its attempts in flight and its queue. */
+struct notify_dest {
+	struct sockaddr_storage	 d_addr;
+	unsigned		 d_inflight;
+	struct nlm_notifier	*d_head;	/* waiting, in order */
+	struct nlm_notifier	*d_tail;
+	struct notify_dest	*d_next;
+};
+
+struct nlm_notifier {
+	struct nlm_host		*nt_host;
+	int32_t			 nt_state;	/* the state we announce */
+	unsigned		 nt_delay_ms;	/* this attempt's wait */
+	unsigned		 nt_attempts;
+	uint64_t		 nt_begun_ms;	/* ev_now_ms() of the first */
+	uint64_t		 nt_attempt_ms;	/* ... and of this attempt */
+	struct nlm_send		*nt_send;	/* in flight */
+	struct ev_timer		 nt_timer;	/* next attempt */
+	struct notify_dest	*nt_dest;	/* holds a slot there */
+	bool			 nt_queued;	/* waits for a slot */
+	struct nlm_notifier	*nt_qnext;
+};
+
+static struct notify_dest *dests[DEST_BUCKETS];
+static bool notify_closing;	/* shutdown: start nothing */
+
+static size_t
+dest_hash(const struct sockaddr_storage *ss)
+{
+	const uint8_t *p;
+	size_t i, n;
+	uint64_t h = 1469598103934665603ull;
+
+	if (ss->ss_family == AF_INET) {
+		p = (const uint8_t *)&((const struct sockaddr_in *)
+		    (const void *)ss)->sin_addr;
+		n = 4;
+	} else {
+		p = (const uint8_t *)&((const struct sockaddr_in6 *)
+		    (const void *)ss)->sin6_addr;
+		n = 16;
+	}
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return (size_t)(h % DEST_BUCKETS);
+}
+
+static struct notify_dest *
+dest_get(const struct sockaddr_storage *ss)
+{
+	size_t b = dest_hash(ss);
+	struct notify_dest *d;
+
+	for (d = dests[b]; d != NULL; d = d->d_next)
+		if (nlm_addr_equal(&d->d_addr, ss))
+			return d;
+	if ((d = calloc(1, sizeof(*d))) == NULL)
+		return NULL;
+	d->d_addr = *ss;
+	d->d_next = dests[b];
+	dests[b] = d;
+	return d;
+}
+
+/* Free an address nothing is in flight to or waiting for. */
+static void
+dest_put(struct notify_dest *d)
+{
+	struct notify_dest **pp;
+
+	if (d->d_inflight > 0 || d->d_head != NULL)
+		return;
+	for (pp = &dests[dest_hash(&d->d_addr)]; *pp != NULL;
+	    pp = &(*pp)->d_next)
+		if (*pp == d) {
+			*pp = d->d_next;
+			free(d);
+			return;
+		}
+}
+
+static void	notify_send(struct nlm_notifier *);
+
+/* An attempt to d ended: give its slot to the next one waiting. */
+static void
+dest_release(struct notify_dest *d)
+{
+	struct nlm_notifier *nt;
+
+	d->d_inflight--;
+	if (!notify_closing && (nt = d->d_head) != NULL) {
+		d->d_head = nt->nt_qnext;
+		if (d->d_head == NULL)
+			d->d_tail = NULL;
+		nt->nt_queued = false;
+		nt->nt_qnext = NULL;
+		d->d_inflight++;
+		nt->nt_dest = d;
+		notify_send(nt);
+		return;
+	}
+	dest_put(d);
+}
+
+static void
+dest_unqueue(struct nlm_notifier *nt)
+{
+	struct notify_dest *d = dest_get(&nt->nt_host->h_addr);
+	struct nlm_notifier **pp, *prev = NULL;
+
+	if (d == NULL)
+		return;
+	for (pp = &d->d_head; *pp != NULL; prev = *pp, pp = &(*pp)->nt_qnext)
+		if (*pp == nt) {
+			*pp = nt->nt_qnext;
+			if (d->d_tail == nt)
+				d->d_tail = prev;
+			break;
+		}
+	nt->nt_queued = false;
+	dest_put(d);
+}
+
+static uint64_t
+notify_unix_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec > 0 ? (uint64_t)ts.tv_sec : 1;
+}
+
+static void	notify_attempt(struct ev_loop *, void *);
+
+/* The debt is settled (answered or given up): stored, sender freed. */
+static void
+notify_end(struct nlm_notifier *nt)
+{
+	struct nlm_host *h = nt->nt_host;
+
+	h->h_notify_since = 0;
+	nlm_host_stage(h);
+	nlm_notify_stop(h);
+}
+
+static void
+notify_done(void *arg, int ok, XDR *res)
+{
+	struct nlm_notifier *nt = arg;
+	struct nlm_host *h = nt->nt_host;
+	uint64_t now = ev_now_ms(), next;
+	char hs[300];
+
+	(void)res;
+	nt->nt_send = NULL;
+	if (nt->nt_dest != NULL) {
+		struct notify_dest *d = nt->nt_dest;
+
+		nt->nt_dest = NULL;
+		dest_release(d);
+	}
+	if (ok) {
+		nlm->n_stats.notify_acked++;
+		log_info("host %s: SM_NOTIFY (state %d) answered after %u "
+		    "attempt(s), %" PRIu64 " ms", nlm_host_str(h, hs,
+		    sizeof(hs)), nt->nt_state, nt->nt_attempts,
+		    now - nt->nt_begun_ms);
+		notify_end(nt);
+		return;
+	}
+	if (notify_unix_now() - h->h_notify_since >=
+	    nlm->n_conf.nc_notify_give_up_sec) {
+		nlm->n_stats.notify_given_up++;
+		log_warnx("host %s: SM_NOTIFY (state %d) unanswered since %"
+		    PRIu64 " (%u attempts); giving up (notify-give-up %u s): "
+		    "it will not know to reclaim", nlm_host_str(h, hs,
+		    sizeof(hs)), nt->nt_state, h->h_notify_since,
+		    nt->nt_attempts, nlm->n_conf.nc_notify_give_up_sec);
+		notify_end(nt);
+		return;
+	}
+	next = nt->nt_attempt_ms + nt->nt_delay_ms;
+	if (nt->nt_delay_ms < NOTIFY_DELAY_MAX_MS)
+		nt->nt_delay_ms = nt->nt_delay_ms * 2 > NOTIFY_DELAY_MAX_MS ?
+		    NOTIFY_DELAY_MAX_MS : nt->nt_delay_ms * 2;
+	if (ev_timer_set(nlm->n_loop, &nt->nt_timer, next > now ? next - now :
+	    0, notify_attempt, nt) == -1)
+		log_warn("host %s: cannot schedule the next SM_NOTIFY",
+		    nlm_host_str(h, hs, sizeof(hs)));
+}
+
+/* The mon_name we send to `h': notify-name, or the address it used. */
+static const char *
+notify_mon_name(const struct nlm_host *h, char *buf, size_t len)
+{
+	if (nlm->n_conf.nc_notify_name[0] != '\0')
+		return nlm->n_conf.nc_notify_name;
+	if (h->h_locallen > 0)
+		return rpc_addr_str((const struct sockaddr *)&h->h_local, 0,
+		    buf, len);
+	/* Never talked to us through a known address: our name. */
+	return nlm->n_myname;
+}
+
+/* Start an attempt, or queue it behind the others to that address. */
+static void
+notify_attempt(struct ev_loop *loop, void *arg)
+{
+	struct nlm_notifier *nt = arg;
+	struct notify_dest *d;
+
+	(void)loop;
+	if ((d = dest_get(&nt->nt_host->h_addr)) == NULL) {
+		notify_send(nt);	/* no memory to pace: just send */
+		return;
+	}
+	if (d->d_inflight >= NOTIFY_PER_ADDR) {
+		nt->nt_queued = true;
+		nt->nt_qnext = NULL;
+		if (d->d_tail != NULL)
+			d->d_tail->nt_qnext = nt;
+		else
+			d->d_head = nt;
+		d->d_tail = nt;
+		return;
+	}
+	d->d_inflight++;
+	nt->nt_dest = d;
+	notify_send(nt);
+}
+
+static void
+notify_send(struct nlm_notifier *nt)
+{
+	struct nlm_host *h = nt->nt_host;
+	struct stat_chge sc;
+	char name[64], hs[300];
+
+	sc.mon_name = (char *)notify_mon_name(h, name, sizeof(name));
+	sc.state = nt->nt_state;
+	nt->nt_attempts++;
+	nt->nt_attempt_ms = ev_now_ms();
+	nt->nt_send = nlm_send_new(&h->h_addr, h->h_addrlen, SM_PROG, SM_VERS,
+	    SM_NOTIFY, XDRPROC(xdr_stat_chge), &sc,
+	    h->h_locallen > 0 ? &h->h_local : NULL, h->h_locallen);
+	if (nt->nt_send == NULL) {
+		log_warnx("host %s: out of memory for SM_NOTIFY; retrying",
+		    nlm_host_str(h, hs, sizeof(hs)));
+		notify_done(nt, 0, NULL);
+		return;
+	}
+	nlm->n_stats.notify_sent++;
+	log_debug("host %s: SM_NOTIFY mon_name %s state %d, attempt %u",
+	    nlm_host_str(h, hs, sizeof(hs)), sc.mon_name, sc.state,
+	    nt->nt_attempts);
+	nlm_send_lookup(nt->nt_send, nt->nt_delay_ms, 1);
+	nlm_send_start(nt->nt_send, nt->nt_delay_ms, 1, notify_done, nt);
+}
+
+static void
+notify_one(struct nlm_host *h, void *arg)
+{
+	int32_t state = *(const int32_t *)arg;
+	struct nlm_notifier *nt;
+
+	nlm_notify_stop(h);	/* an older state's: superseded */
+	if (h->h_notify_since == 0)
+		h->h_notify_since = notify_unix_now();
+	nlm_host_stage(h);
+	if ((nt = calloc(1, sizeof(*nt))) == NULL) {
+		/* Stored: the next start sends it. */
+		log_warnx("out of memory: SM_NOTIFY to %s deferred to the "
+		    "next start", h->h_name);
+		return;
+	}
+	nt->nt_host = h;
+	nt->nt_state = state;
+	nt->nt_delay_ms = NOTIFY_DELAY_MIN_MS;
+	nt->nt_begun_ms = ev_now_ms();
+	h->h_notify = nt;
+	nlm->n_stats.notify_started++;
+	nlm->n_stats.notify_pending++;
+	/* Made now, held by the RPC client until the turn is committed. */
+	notify_attempt(nlm->n_loop, nt);
+}
+
+void
+nlm_notify_all(int32_t state)
+{
+	if (nlm->n_nhosts > 0)
+		log_info("notifying %u host(s) of NSM state %d", nlm->n_nhosts,
+		    state);
+	nlm_host_foreach(notify_one, &state);
+}
+
+void
+nlm_notify_stop(struct nlm_host *h)
+{
+	struct nlm_notifier *nt = h->h_notify;
+
+	if (nt == NULL)
+		return;
+	ev_timer_cancel(nlm->n_loop, &nt->nt_timer);
+	nlm_send_cancel(nt->nt_send);
+	if (nt->nt_queued)
+		dest_unqueue(nt);
+	if (nt->nt_dest != NULL)
+		dest_release(nt->nt_dest);
+	h->h_notify = NULL;
+	nlm->n_stats.notify_pending--;
+	free(nt);
+}
+
+static void
+notify_free_one(struct nlm_host *h, void *arg)
+{
+	(void)arg;
+	nlm_notify_stop(h);
+}
+
+void
+nlm_notify_shutdown(void)
+{
+	notify_closing = true;
+	nlm_host_foreach(notify_free_one, NULL);
+	notify_closing = false;
+}

@@ -1,0 +1,273 @@
+/*
+ * test_notify.c - the notifier over the fake store: at every start each
+ * stored host is owed an SM_NOTIFY; the debt is committed before the
+ * notification leaves; an answer settles it; without one it is sent
+ * again 1, 2, 4 ... s apart; it survives a restart with its first time,
+ * and is given up after notify-give-up.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <CUnit/CUnit.h>
+
+#include "nlm.h"
+#include "rpc/sm_inter.h"
+#include "store.h"
+#include "svctest.h"
+#include "tests/fakes/fakes.h"
+
+#define HID	3
+
+static bool
+n_skip(void)
+{
+	if (ts_skip_reason() == NULL)
+		return false;
+	printf("\n    SKIPPED: %s\n", ts_skip_reason());
+	return true;
+}
+
+/* Stored hosts HID.. at 127.0.0.1 that talked to us at 127.0.0.1. */
+static void
+n_preload_n(uint64_t since, unsigned n)
+{
+	struct store_host sh;
+	char name[32];
+	unsigned i;
+
+	fake_store_reset();
+	fake_send_reset();
+	for (i = 0; i < n; i++) {
+		memset(&sh, 0, sizeof(sh));
+		sh.sh_id = HID + i;
+		snprintf(name, sizeof(name), "client%u", i);
+		sh.sh_name = name;
+		sh.sh_addr.sa_len = 4;
+		inet_pton(AF_INET, "127.0.0.1", sh.sh_addr.sa_bytes);
+		sh.sh_local.sa_len = 4;
+		inet_pton(AF_INET, "127.0.0.1", sh.sh_local.sa_bytes);
+		sh.sh_flags = STORE_HOST_MONITORED;
+		sh.sh_state = 5;
+		sh.sh_epoch = 1;
+		sh.sh_notify_since = since;
+		CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	}
+	CU_ASSERT(store_put_next_host(fake_store(), HID + n) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+}
+
+static void
+n_preload(uint64_t since)
+{
+	n_preload_n(since, 1);
+}
+
+static uint64_t
+n_since(void)
+{
+	struct store_host sh;
+
+	if (!fake_store_host(HID, &sh))
+		return UINT64_MAX;
+	return sh.sh_notify_since;
+}
+
+/* The next SM_NOTIFY, checked; true when one came. */
+static bool
+n_notify(bool answer)
+{
+	struct stat_chge sc;
+
+	if (ts_sm_notify(&sc, answer) != 0)
+		return false;
+	CU_ASSERT_STRING_EQUAL(sc.mon_name, "127.0.0.1");
+	CU_ASSERT_EQUAL(sc.state, (int32_t)(2 * fake_store_epoch() - 1));
+	xdr_free(XDRPROC(xdr_stat_chge), (char *)&sc);
+	return true;
+}
+
+/* Every datagram to the status monitor left with nothing uncommitted. */
+static void
+n_check_sends(unsigned want)
+{
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < fake_sends(); i++) {
+		const struct fake_send *f = fake_send_get(i);
+
+		if (f->fs_stream || f->fs_dport != ts_sm_port())
+			continue;
+		n++;
+		CU_ASSERT_EQUAL(f->fs_uncommitted, 0);
+		CU_ASSERT_EQUAL(f->fs_staged, 0);
+	}
+	CU_ASSERT_EQUAL(n, want);
+}
+
+static void
+test_notify_answered(void)
+{
+	const struct nlm_counters *c;
+	time_t t0 = time(NULL);
+
+	if (n_skip())
+		return;
+	n_preload(0);
+	ts_sm_registered(true);
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	/* The debt is committed (ts_start ends the first turn). */
+	CU_ASSERT(n_since() >= (uint64_t)t0 && n_since() <= (uint64_t)t0 + 5);
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	ts_pump();
+	CU_ASSERT(n_notify(true));
+	ts_pump();
+	CU_ASSERT_EQUAL(n_since(), 0);
+	CU_ASSERT_EQUAL(c->notify_acked, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(c->notify_sent, 1);
+	ts_advance(10000);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	n_check_sends(1);
+	ts_stop();
+}
+
+static void
+test_notify_backoff(void)
+{
+	const struct nlm_counters *c;
+	uint64_t since;
+	int32_t state;
+	unsigned i, lookups;
+	static const unsigned gap[] = { 1000, 2000, 4000, 8000 };
+
+	if (n_skip())
+		return;
+	n_preload(0);
+	ts_sm_registered(true);
+	lookups = ts_sm_lookups();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	since = n_since();
+	ts_pump();
+	CU_ASSERT(n_notify(false));
+	for (i = 0; i < 4; i++) {
+		/* Not before the delay... */
+		ts_advance(gap[i] - 1);
+		ts_pump();
+		CU_ASSERT(!n_notify(false));
+		/* ...and at once after it. */
+		ts_advance(1);
+		ts_pump();
+		ts_pump();
+		CU_ASSERT(n_notify(false));
+	}
+	CU_ASSERT_EQUAL(c->notify_sent, 5);
+	/*
+	 * The port was looked up, cached, forgotten after three unanswered
+	 * calls in a row (it may have changed) and looked up again.
+	 */
+	CU_ASSERT_EQUAL(ts_sm_lookups() - lookups, 2);
+	CU_ASSERT_EQUAL(n_since(), since);
+	n_check_sends(5);
+	ts_stop();
+	/* A restart: still owed, since the same time, with the new state. */
+	state = (int32_t)(2 * fake_store_epoch() - 1);
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT((int32_t)(2 * fake_store_epoch() - 1) > state);
+	CU_ASSERT_EQUAL(n_since(), since);
+	ts_pump();
+	CU_ASSERT(n_notify(true));
+	ts_pump();
+	CU_ASSERT_EQUAL(n_since(), 0);
+	n_check_sends(1);
+	ts_stop();
+}
+
+/* rpcbind does not know the status program: retried, then given up. */
+static void
+test_notify_give_up(void)
+{
+	const struct nlm_counters *c;
+	uint64_t old = (uint64_t)time(NULL) - 86400 + 3;
+
+	if (n_skip())
+		return;
+	n_preload(old);
+	ts_sm_registered(false);
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(n_since(), old);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	CU_ASSERT_EQUAL(c->notify_given_up, 0);
+	/* Every attempt fails at once; the give-up time is wall-clock. */
+	while (c->notify_given_up == 0 && time(NULL) < (time_t)old + 86400 + 5) {
+		ts_advance(1000);
+		ts_pump();
+	}
+	CU_ASSERT_EQUAL(c->notify_given_up, 1);
+	CU_ASSERT(c->notify_sent >= 2);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(n_since(), 0);
+	ts_sm_registered(true);
+	ts_advance(120000);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	ts_stop();
+}
+
+/* 40 hosts at one address: 16 in flight at a time, the rest in turn. */
+static void
+test_notify_paced(void)
+{
+	const struct nlm_counters *c;
+	unsigned round[4] = { 0 }, i;
+
+	if (n_skip())
+		return;
+	n_preload_n(0, 40);
+	ts_sm_registered(true);
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(c->notify_pending, 40);
+	for (i = 0; i < 4; i++) {
+		ts_pump();
+		while (n_notify(true))
+			round[i]++;
+	}
+	ts_pump();
+	CU_ASSERT_EQUAL(round[0], 16);
+	CU_ASSERT_EQUAL(round[1], 16);
+	CU_ASSERT_EQUAL(round[2], 8);
+	CU_ASSERT_EQUAL(round[3], 0);
+	CU_ASSERT_EQUAL(c->notify_acked, 40);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(c->notify_sent, 40);
+	ts_stop();
+}
+
+int
+ts_register_notify(void)
+{
+	CU_pSuite s = CU_add_suite("service: SM_NOTIFY to the monitor list",
+	    NULL, NULL);
+
+	if (s == NULL ||
+	    CU_add_test(s, "owed, committed, sent, answered",
+	    test_notify_answered) == NULL ||
+	    CU_add_test(s, "unanswered: 1, 2, 4, 8 s; survives a restart",
+	    test_notify_backoff) == NULL ||
+	    CU_add_test(s, "no status program: given up after notify-give-up",
+	    test_notify_give_up) == NULL ||
+	    CU_add_test(s, "one address: 16 in flight, the rest in turn",
+	    test_notify_paced) == NULL)
+		return -1;
+	return 0;
+}
