@@ -66,6 +66,9 @@ struct config {
 	char		notify_name[256];	/* notify-name; "" = address */
 	unsigned	notify_give_up_sec;	/* notify-give-up */
 	unsigned	host_idle_sec;		/* host-idle */
+	char		control_socket[108];	/* control-socket; "" = none */
+	char		control_group[64];	/* control-group; "" = root */
+	char		metrics_addr[128];	/* metrics-address; "" = off */
 };
 
 /* Fill `c' with the documented defaults. */
