@@ -1,0 +1,200 @@
+/*
+ * fuzz_nlmxdr.c - libFuzzer: the in-place NLMv4 argument decoders
+ * (nlm/nlm_xdr.c) against rpcgen's decoders of the same .x file.
+ *
+ * Input: one byte choosing the argument type (lockargs, unlockargs,
+ * testargs, cancargs: the four nlmd decodes in place), then the bytes
+ * both decoders get, each in its own copy (ours writes a NUL into its
+ * buffer).  They must agree:
+ *   - both fail; or
+ *   - both succeed with equal fields, ours pointing only into its buffer,
+ *     every length within the .x bounds; or
+ *   - rpcgen's succeeds and ours refuses, only when caller_name holds an
+ *     embedded NUL (rpcgen's would silently shorten the name; ours says
+ *     no, on purpose: see nlm_xdr.c).
+ * Anything else aborts, as does any memory error under ASan/UBSan.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nlm_impl.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+enum { A_LOCK, A_UNLOCK, A_TEST, A_CANC, A_N };
+
+union fz_args {
+	nlm4_lockargs	l;
+	nlm4_unlockargs	u;
+	nlm4_testargs	t;
+	nlm4_cancargs	c;
+};
+
+struct fz_type {
+	xdrproc_t	 ref;
+	xdrproc_t	 fast;
+	unsigned	 words;		/* u_int fields between cookie and
+					   caller_name */
+};
+
+static const struct fz_type *
+fz_type(unsigned which)
+{
+	static struct fz_type t[A_N];
+
+	if (t[0].ref == NULL) {
+		t[A_LOCK] = (struct fz_type){ XDRPROC(xdr_nlm4_lockargs),
+		    XDRPROC(nlm_xdr_lockargs), 2 };
+		t[A_UNLOCK] = (struct fz_type){ XDRPROC(xdr_nlm4_unlockargs),
+		    XDRPROC(nlm_xdr_unlockargs), 0 };
+		t[A_TEST] = (struct fz_type){ XDRPROC(xdr_nlm4_testargs),
+		    XDRPROC(nlm_xdr_testargs), 1 };
+		t[A_CANC] = (struct fz_type){ XDRPROC(xdr_nlm4_cancargs),
+		    XDRPROC(nlm_xdr_cancargs), 2 };
+	}
+	return &t[which];
+}
+
+#define FZ_CHECK(c)	do {						\
+	if (!(c)) {							\
+		fprintf(stderr, "fuzz_nlmxdr: %s:%d: %s\n", __FILE__,	\
+		    __LINE__, #c);					\
+		abort();						\
+	}								\
+} while (0)
+
+static bool_t
+fz_decode(xdrproc_t proc, void *args, uint8_t *buf, size_t len)
+{
+	XDR x;
+	bool_t ok;
+
+	xdrmem_create(&x, (char *)buf, (u_int)len, XDR_DECODE);
+	ok = proc(&x, args);
+	xdr_destroy(&x);
+	return ok;
+}
+
+static uint32_t
+fz_word(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Does caller_name on the wire hold a NUL (rpcgen decoded it, so the
+ * bytes are there)? */
+static int
+fz_name_has_nul(const uint8_t *wire, const struct fz_type *ty)
+{
+	size_t off = 4 + ((fz_word(wire) + 3u) & ~3u) + 4u * ty->words;
+	uint32_t len = fz_word(wire + off);
+
+	return memchr(wire + off + 4, '\0', len) != NULL;
+}
+
+static void
+fz_netobj_eq(const nlm_netobj *a, const nlm_netobj *b, const uint8_t *buf,
+    size_t len)
+{
+	FZ_CHECK(a->nlm_netobj_len == b->nlm_netobj_len);
+	FZ_CHECK(b->nlm_netobj_len <= MAXNETOBJ_SZ);
+	if (b->nlm_netobj_len == 0)
+		return;
+	FZ_CHECK((const uint8_t *)b->nlm_netobj_val >= buf &&
+	    (const uint8_t *)b->nlm_netobj_val + b->nlm_netobj_len <=
+	    buf + len);
+	FZ_CHECK(memcmp(a->nlm_netobj_val, b->nlm_netobj_val,
+	    b->nlm_netobj_len) == 0);
+}
+
+static void
+fz_lock_eq(const nlm4_lock *a, const nlm4_lock *b, const uint8_t *buf,
+    size_t len)
+{
+	size_t n;
+
+	FZ_CHECK(b->caller_name != NULL);
+	FZ_CHECK((const uint8_t *)b->caller_name >= buf &&
+	    (const uint8_t *)b->caller_name < buf + len);
+	n = strnlen(b->caller_name, (size_t)(buf + len -
+	    (const uint8_t *)b->caller_name));
+	FZ_CHECK((const uint8_t *)b->caller_name + n < buf + len);
+	FZ_CHECK(n <= LM_MAXSTRLEN);
+	FZ_CHECK(strcmp(a->caller_name, b->caller_name) == 0);
+	fz_netobj_eq(&a->fh, &b->fh, buf, len);
+	fz_netobj_eq(&a->oh, &b->oh, buf, len);
+	FZ_CHECK(a->svid == b->svid);
+	FZ_CHECK(a->l_offset == b->l_offset && a->l_len == b->l_len);
+}
+
+static void
+fz_compare(unsigned which, const union fz_args *a, const union fz_args *b,
+    const uint8_t *buf, size_t len)
+{
+	switch (which) {
+	case A_LOCK:
+		fz_netobj_eq(&a->l.cookie, &b->l.cookie, buf, len);
+		FZ_CHECK(a->l.block == b->l.block);
+		FZ_CHECK(a->l.exclusive == b->l.exclusive);
+		fz_lock_eq(&a->l.alock, &b->l.alock, buf, len);
+		FZ_CHECK(a->l.reclaim == b->l.reclaim);
+		FZ_CHECK(a->l.state == b->l.state);
+		break;
+	case A_UNLOCK:
+		fz_netobj_eq(&a->u.cookie, &b->u.cookie, buf, len);
+		fz_lock_eq(&a->u.alock, &b->u.alock, buf, len);
+		break;
+	case A_TEST:
+		fz_netobj_eq(&a->t.cookie, &b->t.cookie, buf, len);
+		FZ_CHECK(a->t.exclusive == b->t.exclusive);
+		fz_lock_eq(&a->t.alock, &b->t.alock, buf, len);
+		break;
+	default:
+		fz_netobj_eq(&a->c.cookie, &b->c.cookie, buf, len);
+		FZ_CHECK(a->c.block == b->c.block);
+		FZ_CHECK(a->c.exclusive == b->c.exclusive);
+		fz_lock_eq(&a->c.alock, &b->c.alock, buf, len);
+		break;
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const struct fz_type *ty;
+	union fz_args a, b;
+	uint8_t *ref, *fast;
+	unsigned which;
+	bool_t ok_ref, ok_fast;
+
+	if (size < 1)
+		return 0;
+	which = data[0] % A_N;
+	ty = fz_type(which);
+	data++;
+	size--;
+	/* Exact-size copies: ASan sees any read past the message. */
+	ref = malloc(size ? size : 1);
+	fast = malloc(size ? size : 1);
+	FZ_CHECK(ref != NULL && fast != NULL);
+	memcpy(ref, data, size);
+	memcpy(fast, data, size);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	ok_ref = fz_decode(ty->ref, &a, ref, size);
+	ok_fast = fz_decode(ty->fast, &b, fast, size);
+	if (ok_ref && ok_fast)
+		fz_compare(which, &a, &b, fast, size);
+	else if (ok_ref)
+		FZ_CHECK(fz_name_has_nul(data, ty));
+	else
+		FZ_CHECK(!ok_fast);
+	xdr_free(ty->ref, &a);
+	free(ref);
+	free(fast);
+	return 0;
+}
