@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""seeds.py - make the seed corpora of tests/fuzz/ (run by hand, not by make).
+
+    tests/fuzz/seeds.py CAPTURE.pcapng...
+
+Takes the NLM and NSM calls out of packet captures the integration and
+end-to-end tests make (test_nsm.sh keeps nsm.pcapng in its scratch
+directory, tests/e2e keeps build/e2e/e2e.pcapng: a real Linux client over
+TCP and UDP), with tshark, and adds calls of the procedures and versions
+those captures lack (v1/v3, CANCEL, the _MSG forms, SHARE, UNSHARE,
+NM_LOCK, FREE_ALL, procedure 16, SM_STAT/MON/UNMON/UNMON_ALL), built here
+with the same XDR layout.  Writes, replacing what was there:
+
+  corpus/nlmxdr/    argument type byte + the arguments of a v4 call
+  corpus/recmark/   limit (2 bytes) + [n][n bytes of the TCP stream]...
+  corpus/dispatch/  config byte + [len:2][flags:1][call]... sequences
+
+The formats are the harnesses' (see the comment at the top of each).
+"""
+import hashlib
+import os
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NLM, NSM = 100021, 100024
+
+
+def u32(v):
+    return struct.pack(">I", v & 0xffffffff)
+
+
+def u64(v):
+    return struct.pack(">Q", v)
+
+
+def opaque(b):
+    return u32(len(b)) + b + b"\0" * ((4 - len(b) % 4) % 4)
+
+
+def call(xid, prog, vers, proc, args, auth_sys=True):
+    if auth_sys:
+        body = u32(0) + opaque(b"client") + u32(0) + u32(0) + u32(0)
+        cred = u32(1) + opaque(body)
+    else:
+        cred = u32(0) + u32(0)
+    return (u32(xid) + u32(0) + u32(2) + u32(prog) + u32(vers) + u32(proc)
+            + cred + u32(0) + u32(0) + args)
+
+
+def args_offset(msg):
+    """Offset of the arguments in a call message (None: not a call)."""
+    if len(msg) < 40 or struct.unpack(">I", msg[4:8])[0] != 0:
+        return None
+    off = 24
+    for _ in range(2):
+        (n,) = struct.unpack(">I", msg[off + 4:off + 8])
+        off += 8 + ((n + 3) & ~3)
+        if off > len(msg):
+            return None
+    return off
+
+
+def hdr(msg):
+    return struct.unpack(">IIII", msg[8:24])[1:]     # prog, vers, proc
+
+
+# ---- calls from the captures ------------------------------------------
+
+def from_captures(paths):
+    """UDP calls (whole messages) and TCP payloads (record marked)."""
+    udp, tcp = [], []
+    for p in paths:
+        out = subprocess.run(
+            ["tshark", "-r", p, "-Y",
+             "rpc.msgtyp==0 && (rpc.program==100021 || rpc.program==100024)",
+             "-T", "fields", "-e", "udp.payload", "-e", "tcp.payload"],
+            capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            u, _, t = line.partition("\t")
+            if u:
+                udp.append(bytes.fromhex(u.replace(":", "")))
+            if t:
+                tcp.append(bytes.fromhex(t.replace(":", "")))
+    return udp, tcp
+
+
+def records(stream):
+    """Whole records of a record-marked stream."""
+    out, rec, off = [], b"", 0
+    while off + 4 <= len(stream):
+        (m,) = struct.unpack(">I", stream[off:off + 4])
+        n = m & 0x7fffffff
+        rec += stream[off + 4:off + 4 + n]
+        off += 4 + n
+        if m & 0x80000000:
+            out.append(rec)
+            rec = b""
+    return out
+
+
+def pick(msgs, per_kind):
+    """A few distinct calls of each (prog, vers, proc, length)."""
+    seen, out = {}, []
+    for m in msgs:
+        if args_offset(m) is None:
+            continue
+        k = hdr(m) + (len(m),)
+        if seen.get(k, 0) < per_kind:
+            seen[k] = seen.get(k, 0) + 1
+            out.append(m)
+    return out
+
+
+# ---- calls the captures lack ------------------------------------------
+
+FH = bytes(range(32))
+OH = b"oh-1234@client"
+
+
+def lock4(name=b"client", fh=FH, oh=OH, svid=77, off=0, ln=100):
+    return opaque(name) + opaque(fh) + opaque(oh) + u32(svid) + u64(off) \
+        + u64(ln)
+
+
+def lock1(name=b"client", fh=FH, oh=OH, svid=77, off=0, ln=100):
+    return opaque(name) + opaque(fh) + opaque(oh) + u32(svid) + u32(off) \
+        + u32(ln)
+
+
+def synthesized():
+    c = opaque(b"ck01")
+    out = []
+    x = 0x5eed0000
+    for vers, lk in ((1, lock1), (3, lock1), (4, lock4)):
+        a_test = c + u32(1) + lk()
+        a_lock = c + u32(1) + u32(1) + lk() + u32(0) + u32(3)
+        a_canc = c + u32(1) + u32(1) + lk()
+        a_unl = c + lk()
+        a_res = c + u32(0)
+        for proc, a in ((0, b""), (1, a_test), (2, a_lock), (3, a_canc),
+                        (4, a_unl), (5, a_test), (6, a_test), (7, a_lock),
+                        (8, a_canc), (9, a_unl), (12, a_res), (15, a_res),
+                        (16, opaque(b"client") + u32(5) + b"p" * 16)):
+            x += 1
+            out.append(call(x, NLM, vers, proc, a))
+        if vers >= 3:
+            share = c + opaque(b"client") + opaque(FH) + opaque(OH) + \
+                u32(1) + u32(3) + u32(0)
+            for proc, a in ((20, share), (21, share),
+                            (22, a_lock), (23, opaque(b"client") + u32(7))):
+                x += 1
+                out.append(call(x, NLM, vers, proc, a))
+    myid = opaque(b"localhost") + u32(NLM) + u32(4) + u32(16)
+    for proc, a in ((0, b""), (1, opaque(b"client")),
+                    (2, opaque(b"client") + myid + b"\1" * 16),
+                    (3, opaque(b"client") + myid), (4, myid), (5, b""),
+                    (6, opaque(b"client") + u32(9))):
+        x += 1
+        out.append(call(x, NSM, 1, proc, a))
+    return out
+
+
+# ---- corpora ----------------------------------------------------------
+
+def write(kind, blobs):
+    d = os.path.join(HERE, "corpus", kind)
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        os.unlink(os.path.join(d, f))
+    for b in blobs:
+        name = hashlib.sha1(b).hexdigest()
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(b)
+    print(f"corpus/{kind}: {len(blobs)} files, {sum(map(len, blobs))} bytes")
+
+
+XDR_TYPE = {1: 2, 2: 0, 3: 3, 4: 1, 6: 2, 7: 0, 8: 3, 9: 1}
+
+
+def nlmxdr_seeds(calls):
+    out = []
+    for m in calls:
+        prog, vers, proc = hdr(m)
+        if prog == NLM and vers == 4 and proc in XDR_TYPE:
+            out.append(bytes([XDR_TYPE[proc]]) + m[args_offset(m):])
+    return out
+
+
+def chunked(stream, sizes):
+    out, off, i = b"", 0, 0
+    while off < len(stream):
+        n = min(sizes[i % len(sizes)], len(stream) - off, 255)
+        out += bytes([n]) + stream[off:off + n]
+        off += n
+        i += 1
+    return out
+
+
+def recmark_seeds(tcp, calls):
+    out = []
+    multi = sorted(tcp, key=len)[-4:]          # several records a segment
+    for i, s in enumerate(multi + tcp[:4]):
+        out.append(u32(4096 + i)[2:] + chunked(s, [255, 7, 100, 1, 64][i % 5:]))
+    # records in two fragments, and one record over a small limit
+    for m in calls[:6]:
+        h = len(m) // 2
+        s = u32(h) + m[:h] + u32(0x80000000 | (len(m) - h)) + m[h:]
+        out.append(u32(8192)[2:] + chunked(s, [3, 50, 255]))
+    big = calls[0]
+    out.append(u32(64)[2:] + chunked(u32(0x80000000 | len(big)) + big,
+                                      [255]))
+    return out
+
+
+def seq(conf, items):
+    """items: (message, flags)."""
+    b = bytes([conf])
+    for m, fl in items:
+        b += struct.pack(">HB", len(m), fl) + m
+    return b
+
+
+def dispatch_seeds(calls):
+    out = []
+    # each call alone, from a local privileged port and from afar
+    for i, m in enumerate(calls):
+        out.append(seq(i % 16, [(m, 8 | (0 if i % 2 else 2))]))
+    c = opaque(b"ck02")
+    lk = lambda **kw: lock4(**kw)
+    a = lambda svid, off, ln, blk=1, excl=1, recl=0: call(
+        0x1000 + svid + off, NLM, 4, 2,
+        c + u32(blk) + u32(excl) + lk(svid=svid, off=off, ln=ln)
+        + u32(recl) + u32(3))
+    unl = lambda svid, off, ln: call(0x2000 + svid, NLM, 4, 4,
+                                     c + lk(svid=svid, off=off, ln=ln))
+    canc = lambda svid, off, ln: call(0x3000 + svid, NLM, 4, 3,
+                                      c + u32(1) + u32(1) +
+                                      lk(svid=svid, off=off, ln=ln))
+    test = call(0x4000, NLM, 4, 1, c + u32(1) + lk(svid=9, off=0, ln=0))
+    # a holder, a blocked waiter, a release that grants it (callback)
+    out.append(seq(0, [(a(1, 0, 10), 8), (a(2, 5, 10), 8), (test, 8),
+                       (unl(1, 0, 10), 8 | 0x80), (canc(2, 5, 10), 8)]))
+    # the same from two hosts, one in the same turn, then a restart and
+    # reclaims in grace
+    out.append(seq(9, [(a(1, 0, 0), 0), (a(3, 100, 5), 3 | 8),
+                       (a(4, 0, 1), 0x38),
+                       (a(1, 0, 0, recl=1), 8), (a(3, 100, 5, recl=1), 0x88),
+                       (test, 8)]))
+    # monitor, notify, free all
+    myid = opaque(b"localhost") + u32(NLM) + u32(4) + u32(16)
+    mon = call(0x5000, NSM, 1, 2, opaque(b"client") + myid + b"\2" * 16)
+    note = call(0x5001, NSM, 1, 6, opaque(b"client") + u32(11))
+    p16 = call(0x5002, NLM, 4, 16, opaque(b"client") + u32(11) + b"\2" * 16)
+    fa = call(0x5003, NLM, 4, 23, opaque(b"client") + u32(13))
+    out.append(seq(1, [(a(1, 0, 10), 8), (mon, 8), (note, 8),
+                       (a(1, 0, 10), 8), (p16, 8), (a(2, 0, 10), 8),
+                       (fa, 8)]))
+    # shares, and the _MSG forms with their _RES
+    sh = call(0x6000, NLM, 4, 20, c + opaque(b"client") + opaque(FH) +
+              opaque(OH) + u32(1) + u32(3) + u32(0))
+    ush = call(0x6001, NLM, 4, 21, c + opaque(b"client") + opaque(FH) +
+               opaque(OH) + u32(1) + u32(3) + u32(0))
+    lmsg = call(0x6002, NLM, 4, 7, c + u32(1) + u32(1) + lk(svid=5) +
+                u32(0) + u32(3))
+    gres = call(0x6003, NLM, 4, 15, c + u32(0))
+    out.append(seq(2, [(sh, 8), (sh, 8 | 1), (lmsg, 8 | 0x40), (gres, 8),
+                       (ush, 8 | 0x80)]))
+    return out
+
+
+def main():
+    udp, tcp = from_captures(sys.argv[1:])
+    tcp_calls = [r for s in tcp for r in records(s)]
+    captured = pick(udp + tcp_calls, 2)
+    calls = captured + synthesized()
+    print(f"captures: {len(udp)} UDP calls, {len(tcp)} TCP segments; "
+          f"kept {len(captured)}")
+    write("nlmxdr", nlmxdr_seeds(calls))
+    write("recmark", recmark_seeds(tcp, calls))
+    write("dispatch", dispatch_seeds(calls))
+
+
+if __name__ == "__main__":
+    main()
