@@ -197,7 +197,8 @@ lk_owner_lookup(struct lk_table *t, uint64_t host, int32_t svid, bool share,
 		o = (struct lk_owner *)ob;
 		if (ob->ob_hash == h && o->ow_host->ho_id == host &&
 		    o->ow_svid == svid && o->ow_share == share &&
-		    o->ow_ohlen == ohlen && memcmp(o->ow_oh, oh, ohlen) == 0)
+		    o->ow_ohlen == ohlen &&
+		    (ohlen == 0 || memcmp(o->ow_oh, oh, ohlen) == 0))
 			return o;
 	}
 	return NULL;
@@ -255,7 +256,9 @@ lk_owner_get(struct lk_table *t, uint64_t host, int32_t svid, bool share,
 		return NULL;
 	if ((o = lk_alloc(t, sizeof(*o) + ohlen)) == NULL)
 		return NULL;
-	memcpy(o->ow_oh, oh, ohlen);
+	/* An empty owner handle may come as NULL (memcpy wants non-NULL). */
+	if (ohlen > 0)
+		memcpy(o->ow_oh, oh, ohlen);
 	o->ow_ohlen = (uint16_t)ohlen;
 	o->ow_svid = svid;
 	o->ow_share = share;
