@@ -2,6 +2,8 @@
 # test.sh - what `make test` runs, in order:
 #   1. build (debug and asan) and the unit tests of both builds
 #   2. the layering check
+#   2b. the libFuzzer harnesses (tests/fuzz/), 20 s each after replaying
+#      their committed inputs
 #   3. the integration tests (daemon in private namespaces), against the
 #      ASan/UBSan build so memory errors in the server fail the run
 #   4. the Linux-client end-to-end test (skipped, with the reason, when
@@ -43,9 +45,15 @@ unit() {
 	return $rc
 }
 
+fuzz() {
+	make -s -j"$JOBS" fuzz-bins || return 1
+	tests/fuzz/run.sh short
+}
+
 step "build+unit (debug)" unit debug
 step "build+unit (asan)" unit asan
 step "layering" tools/check-layering.sh
+step "fuzz (libFuzzer, ASan+UBSan, ${FUZZ_SHORT:-20} s each)" fuzz
 for t in tests/integration/test_*.sh; do
 	[ -e "$t" ] || continue
 	step "integration $(basename "$t" .sh) (asan nlmd)" \
