@@ -3,9 +3,14 @@
  * (nlm/nlm_xdr.c) against rpcgen's decoders of the same .x file.
  *
  * Input: one byte choosing the argument type (lockargs, unlockargs,
- * testargs, cancargs: the four nlmd decodes in place), then the bytes
- * both decoders get, each in its own copy (ours writes a NUL into its
- * buffer).  They must agree:
+ * testargs, cancargs: the four nlmd decodes in place: bits 0-1) and the
+ * form of the rest (bit 2).  Raw: the rest is what both decoders get.
+ * Framed: the rest is four 16-bit lengths (cookie, caller_name, fh, oh)
+ * and a pool of bytes; the harness lays out the arguments with those
+ * lengths, the data and the padding (not necessarily zero) taken from the
+ * pool, so that lengths around the bounds are one mutation away while
+ * everything after them stays in place.  Each decoder gets its own copy
+ * of the message (ours writes a NUL into its buffer).  They must agree:
  *   - both fail; or
  *   - both succeed with equal fields, ours pointing only into its buffer,
  *     every length within the .x bounds; or
@@ -162,9 +167,68 @@ fz_compare(unsigned which, const union fz_args *a, const union fz_args *b,
 	}
 }
 
+/* Framed form: bytes taken from the pool in turn (0 when it is empty). */
+struct fz_pool {
+	const uint8_t	*p;
+	size_t		 n, i;
+	uint8_t		*out;
+	size_t		 len, cap;
+};
+
+static void
+fz_put(struct fz_pool *fp, const uint8_t *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && fp->len < fp->cap; i++)
+		fp->out[fp->len++] = b != NULL ? b[i] :
+		    fp->n > 0 ? fp->p[fp->i++ % fp->n] : 0;
+}
+
+static void
+fz_put_word(struct fz_pool *fp, uint32_t v)
+{
+	uint8_t w[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16),
+	    (uint8_t)(v >> 8), (uint8_t)v };
+
+	fz_put(fp, w, 4);
+}
+
+/* A length word, then len bytes and the padding, from the pool. */
+static void
+fz_put_opaque(struct fz_pool *fp, uint32_t len)
+{
+	fz_put_word(fp, len);
+	fz_put(fp, NULL, (len + 3u) & ~3u);
+}
+
+/* Lay out arguments of type `which' from lengths and a pool. */
+static size_t
+fz_frame(unsigned which, const uint8_t *d, size_t n, uint8_t *out,
+    size_t cap)
+{
+	struct fz_pool fp = { d + 8, n - 8, 0, out, 0, cap };
+	const struct fz_type *ty = fz_type(which);
+	uint32_t len[4];
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		len[i] = (uint32_t)d[2 * i] << 8 | d[2 * i + 1];
+	fz_put_opaque(&fp, len[0]);			/* cookie */
+	fz_put(&fp, NULL, 4 * ty->words);		/* block, exclusive */
+	fz_put_opaque(&fp, len[1]);			/* caller_name */
+	fz_put_opaque(&fp, len[2]);			/* fh */
+	fz_put_opaque(&fp, len[3]);			/* oh */
+	fz_put(&fp, NULL, 4 + 8 + 8);			/* svid, l_offset, l_len */
+	if (which == A_LOCK)
+		fz_put(&fp, NULL, 8);			/* reclaim, state */
+	return fp.len;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static uint8_t framed[4 * 65540 + 64];
 	const struct fz_type *ty;
 	union fz_args a, b;
 	uint8_t *ref, *fast;
@@ -175,8 +239,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	which = data[0] % A_N;
 	ty = fz_type(which);
-	data++;
-	size--;
+	if ((data[0] & 4) && size >= 9) {
+		size = fz_frame(which, data + 1, size - 1, framed,
+		    sizeof(framed));
+		data = framed;
+	} else {
+		data++;
+		size--;
+	}
 	/* Exact-size copies: ASan sees any read past the message. */
 	ref = malloc(size ? size : 1);
 	fast = malloc(size ? size : 1);

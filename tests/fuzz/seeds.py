@@ -152,6 +152,16 @@ def synthesized():
                             (22, a_lock), (23, opaque(b"client") + u32(7))):
                 x += 1
                 out.append(call(x, NLM, vers, proc, a))
+    # every bounded field at its bound (1024 bytes) and empty
+    big = b"\xab" * 1024
+    for name, fh, oh in ((b"n" * 1024, big, big), (b"", FH, b""),
+                         (b"n" * 255, b"\1", big)):
+        x += 1
+        out.append(call(x, NLM, 4, 2, opaque(big) + u32(0) + u32(1) +
+                        lock4(name=name, fh=fh, oh=oh) + u32(0) + u32(1)))
+        x += 1
+        out.append(call(x, NLM, 4, 4, opaque(b"") +
+                        lock4(name=name, fh=fh, oh=oh)))
     myid = opaque(b"localhost") + u32(NLM) + u32(4) + u32(16)
     for proc, a in ((0, b""), (1, opaque(b"client")),
                     (2, opaque(b"client") + myid + b"\1" * 16),
@@ -180,7 +190,12 @@ XDR_TYPE = {1: 2, 2: 0, 3: 3, 4: 1, 6: 2, 7: 0, 8: 3, 9: 1}
 
 
 def nlmxdr_seeds(calls):
-    out = []
+    # the framed form: type | 4, four lengths, a pool of bytes
+    out = [bytes([t | 4]) + struct.pack(">HHHH", *ls) + pool
+           for t in range(4)
+           for ls, pool in (((4, 6, 32, 14), b"client" + bytes(range(60))),
+                            ((1024, 1024, 1024, 1024), b"\x41"),
+                            ((0, 0, 1, 0), b"\0"))]
     for m in calls:
         prog, vers, proc = hdr(m)
         if prog == NLM and vers == 4 and proc in XDR_TYPE:
