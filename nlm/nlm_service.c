@@ -27,7 +27,18 @@ nlm_load_host(const struct store_host *sh, void *arg)
 	return 0;
 }
 
-/* A stored lock or share comes back reclaimable. */
+/*
+ * A stored lock or share comes back reclaimable.  One that cannot be
+ * loaded beside those loaded before it (LK_INVAL: it conflicts with
+ * another owner's) is dropped, from the table and the store, with a
+ * warning.  Such pairs are made legitimately: a reclaim granted over
+ * another owner's reclaimable record (one of the same host under
+ * reclaim-check conflict, anyone's under off) leaves both in the store,
+ * the live one and the one it overrode, and at the next restart both are
+ * reclaimable, which lockcore refuses.  Refusing to start instead would
+ * keep nlmd down for good.  (Which of the two stays follows the store's
+ * key order; under conflict both are one host's.)
+ */
 static int
 nlm_load_record(const struct lk_record *rc, void *arg)
 {
@@ -36,7 +47,16 @@ nlm_load_record(const struct lk_record *rc, void *arg)
 	char *err = arg;
 
 	r.rc_reclaim = 1;
-	if ((st = lk_table_load(nlm->n_table, &r, 1, NULL)) != LK_OK) {
+	if ((st = lk_table_load(nlm->n_table, &r, 1, NULL)) == LK_INVAL &&
+	    store_del_record(nlm->n_store, rc) == STORE_OK) {
+		log_warnx("stored %s of host %llu (svid %d, offset %llu) "
+		    "conflicts with one loaded before it: dropped",
+		    rc->rc_kind == LK_REC_LOCK ? "lock" : "share",
+		    (unsigned long long)rc->rc_host, (int)rc->rc_svid,
+		    (unsigned long long)rc->rc_start);
+		return 0;
+	}
+	if (st != LK_OK) {
 		snprintf(err, 256, "stored %s of host %llu: %s",
 		    rc->rc_kind == LK_REC_LOCK ? "lock" : "share",
 		    (unsigned long long)rc->rc_host, lk_strerror(st));

@@ -219,8 +219,11 @@ fz_start(void)
 	nc.nc_nsm_state = nsm_state();
 	nc.nc_notify_give_up_sec = 600;
 	nc.nc_host_idle_sec = 600;
-	FZ_CHECK(nlm_init(fz.loop, fz.clnt, fake_store(), &nc, err,
-	    sizeof(err)) == 0);
+	if (nlm_init(fz.loop, fz.clnt, fake_store(), &nc, err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "fuzz_dispatch: nlm_init: %s\n", err);
+		abort();
+	}
 	FZ_CHECK(nlm_register(fz.srv) == 0 && nsm_register(fz.srv) == 0);
 	ev_set_beforesleep(fz.loop, fz_hook, fz.srv);
 	/* The load and grace start of nlm_init() are a turn of their own. */
