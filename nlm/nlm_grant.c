@@ -29,6 +29,11 @@
 
 #include "log.h"
 
+/* Limits for messages a peer can trigger (log.h). */
+static struct log_rl rl_cb_limit;
+static struct log_rl rl_give_up;
+static struct log_rl rl_refused;
+
 static size_t
 grant_bucket(const void *cookie)
 {
@@ -160,7 +165,8 @@ nlm_grant_answer(struct nlm_grant *g, nlm4_stats st)
 		return;	/* the client is recovering: keep trying */
 	default:
 		nlm->n_stats.cb_refused++;
-		log_info("host %s refused a granted lock (status %d): "
+		log_rl_info(&rl_refused,
+		    "host %s refused a granted lock (status %d): "
 		    "releasing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
 		    (int)st);
 		grant_release(g);
@@ -266,7 +272,8 @@ grant_send(struct nlm_grant *g)
 
 	if (give_up > 0 && now - g->g_granted_at >= (uint64_t)give_up * 1000) {
 		nlm->n_stats.cb_given_up++;
-		log_warnx("host %s never acknowledged a granted lock in %u s: "
+		log_rl_warnx(&rl_give_up,
+		    "host %s never acknowledged a granted lock in %u s: "
 		    "releasing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
 		    give_up);
 		grant_release(g);
@@ -309,7 +316,8 @@ nlm_grant_start(struct nlm_grant *g)
 	if (nlm->n_conf.nc_cbmode == NLM_CB_OFF)
 		return;	/* the client's re-sent LOCK will collect it */
 	if (g->g_host->h_grants > nlm->n_conf.nc_cb_max_per_host) {
-		log_warnx("host %s: over %u callbacks in flight; it will have "
+		log_rl_warnx(&rl_cb_limit,
+		    "host %s: over %u callbacks in flight; it will have "
 		    "to poll", nlm_host_str(g->g_host, hs, sizeof(hs)),
 		    nlm->n_conf.nc_cb_max_per_host);
 		return;

@@ -36,6 +36,10 @@
 #include "log.h"
 #include "rpcsrv.h"
 
+/* Limits for messages a peer can trigger (log.h). */
+static struct log_rl rl_released;
+static struct log_rl rl_table_full;
+
 #define HOST_GC_MS	60000
 
 static const uint8_t *
@@ -214,7 +218,8 @@ nlm_host_new(const struct sockaddr_storage *ss, socklen_t sl, const char *name)
 	struct nlm_host *h;
 
 	if (nlm->n_nhosts >= nlm->n_conf.nc_max_hosts) {
-		log_warnx("host table full (%u hosts, max-hosts)",
+		log_rl_warnx(&rl_table_full,
+		    "host table full (%u hosts, max-hosts)",
 		    nlm->n_nhosts);
 		return NULL;
 	}
@@ -311,7 +316,8 @@ nlm_host_release(struct nlm_host *h, const char *why)
 
 	(void)lk_host_release(nlm->n_table, h->h_id, ev_now_ms(), &res);
 	if (res->rs_nremoved > 0 || res->rs_ndropped > 0)
-		log_info("host %s: released %zu locks/shares (%s)",
+		log_rl_info(&rl_released,
+		    "host %s: released %zu locks/shares (%s)",
 		    nlm_host_str(h, hs, sizeof(hs)), res->rs_nremoved, why);
 	nlm_apply(res);
 }

@@ -190,6 +190,15 @@ rcheck "... ignored: an unchanged state releases nothing" \
     sh -c "! '$PEER' test $SRV_A x f1 0 10 >/dev/null"
 check "... logged as unchanged" grep -q "state unchanged" "$NLMD_LOG"
 
+# A flood of malformed notifications: answered, logged a few times only.
+for i in $(seq 60); do
+	on A "$PEER" notify $SRV_A "bad/name$i" 9 >/dev/null 2>&1
+done
+n_bad=$(grep -c "SM_NOTIFY with a malformed name" "$NLMD_LOG")
+check "60 malformed SM_NOTIFYs: the log says so $n_bad times (rate-limited)" \
+    test "$n_bad" -ge 1 -a "$n_bad" -le 10
+rcheck "... and nlmd still answers" "$PEER" test $SRV_A x f9 0 1
+
 # nfs-utils' sm-notify, as after A's reboot: its monitor list names the
 # server; -v clientA: the name A's lock manager used; -f: even if it ran.
 printf '%s %s %s %s %s %s %s\n' 0100007f 000186b5 00000004 00000010 \
