@@ -79,6 +79,7 @@ struct nlm_counters {
 	uint64_t	cb_given_up;	/* give-up deadline: released */
 	uint64_t	cb_dropped;	/* ended by cancel/unlock/release */
 	uint64_t	cb_unknown_res;	/* GRANTED_RES matching nothing */
+	uint64_t	cb_release_failed; /* releasing a grant failed: retried */
 	uint64_t	rpcb_lookups;	/* rpcbind queries to client hosts */
 	uint64_t	rpcb_failed;
 	uint64_t	reboots;	/* hosts whose NSM state changed */
