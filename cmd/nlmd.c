@@ -24,6 +24,7 @@
 #include "rpcsrv.h"
 #include "statedir.h"
 #include "store.h"
+#include "svcmgr.h"
 
 #define NLM_PROGRAM	100021
 #define NSM_PROGRAM	100024
@@ -43,6 +44,7 @@ struct nlmd {
 	unsigned	 nlm_port;
 	unsigned	 nsm_port;
 	int		 registered;
+	struct svcmgr	*mgr;		/* systemd notification; NULL: none */
 };
 
 static void
@@ -196,6 +198,7 @@ before_sleep(struct ev_loop *loop, void *arg)
 
 	(void)loop;
 	nlm_turn_end(d->srv);
+	svcmgr_turn(d->mgr);
 }
 
 static void
@@ -405,6 +408,7 @@ main(int argc, char **argv)
 	}
 	if ((d.loop = ev_loop_new()) == NULL)
 		fatal("event loop");
+	d.mgr = svcmgr_new(d.loop);
 	setup_store(&d);
 	setup_network(&d);
 	setup_signals(&d);
@@ -417,8 +421,10 @@ main(int argc, char **argv)
 	    d.conf.state_dir, durability_name(d.conf.durability),
 	    (unsigned long long)d.epoch, nsm_state(),
 	    d.registered ? ", registered with rpcbind" : ", not registered");
+	svcmgr_ready(d.mgr, d.epoch);
 	if (ev_run(d.loop) == -1)
 		log_warn("event loop");
+	svcmgr_stopping(d.mgr);
 	if (d.registered)
 		rpcbind_unset_all();
 	/* The last turns' commits, then what they answered. */
@@ -428,6 +434,7 @@ main(int argc, char **argv)
 	rpc_clnt_free(d.clnt);
 	log_store_stats(d.store);
 	store_close(d.store);
+	svcmgr_free(d.mgr);
 	ev_loop_free(d.loop);
 	close(d.sigfd);
 	close(d.lockfd);

@@ -7,5 +7,6 @@
 /* Each returns 0, or -1 if CUnit could not add the suite. */
 int	ct_register_ev(void);
 int	ct_register_config(void);
+int	ct_register_sdnotify(void);
 
 #endif
