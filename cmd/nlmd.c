@@ -20,6 +20,7 @@
 #include "log.h"
 #include "nlm.h"
 #include "nsm.h"
+#include "privdrop.h"
 #include "rpcreg.h"
 #include "rpcsrv.h"
 #include "statedir.h"
@@ -45,6 +46,9 @@ struct nlmd {
 	unsigned	 nsm_port;
 	int		 registered;
 	struct svcmgr	*mgr;		/* systemd notification; NULL: none */
+	int		 drop;		/* root, `user' set: drop after start */
+	uid_t		 run_uid;	/* `user' */
+	gid_t		 run_gid;	/* its primary group */
 };
 
 static void
@@ -371,6 +375,60 @@ fail:
 	fatalx("%s", err);
 }
 
+/*
+ * `user' set: look it up now, so that a missing user stops nlmd before it
+ * touches anything, and decide whether to drop to it.  Only root can; a
+ * process that already runs as that user (systemd's User=) has nothing to
+ * do.
+ */
+static void
+setup_user(struct nlmd *d)
+{
+	char err[512];
+
+	if (d->conf.user[0] == '\0')
+		return;
+	if (priv_user_lookup(d->conf.user, &d->run_uid, &d->run_gid, err,
+	    sizeof(err)) == -1)
+		fatalx("%s", err);
+	if (geteuid() == d->run_uid)
+		return;
+	if (geteuid() != 0)
+		fatalx("user = %s: nlmd runs as uid %u, not as root, and cannot "
+		    "become uid %u", d->conf.user, (unsigned)geteuid(),
+		    (unsigned)d->run_uid);
+	d->drop = 1;
+}
+
+/*
+ * Started as root with `user' set, once the sockets are bound and the
+ * store is open: give the state directory to the user and become it for
+ * good.  Registering with rpcbind comes after: rpcbind lets only the owner
+ * of a registration (or root) remove it, and the owner is whoever
+ * registered through its local socket, so registrations made as root
+ * could not be removed at exit.  What an earlier process registered is
+ * removed here, while we are still root.  Files the store creates after
+ * the chown are created by the user; one a store thread created in
+ * between is already open, and the next start (as root) chowns it.
+ */
+static void
+drop_privileges(struct nlmd *d)
+{
+	char err[512];
+
+	if (!d->drop)
+		return;
+	if (d->conf.rpcbind)
+		rpcbind_unset_all();
+	if (statedir_chown(d->conf.state_dir, d->run_uid, d->run_gid, err,
+	    sizeof(err)) == -1)
+		fatalx("%s (needed to run as user %s)", err, d->conf.user);
+	if (priv_drop(d->run_uid, d->run_gid, err, sizeof(err)) == -1)
+		fatalx("dropping privileges to user %s: %s", d->conf.user, err);
+	log_info("running as user %s (uid %u, gid %u)", d->conf.user,
+	    (unsigned)d->run_uid, (unsigned)d->run_gid);
+}
+
 static void
 log_store_stats(const struct store *st)
 {
@@ -394,6 +452,7 @@ main(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	parse_args(&d, argc, argv);
 	log_init("nlmd", d.conf.foreground, d.conf.verbose);
+	setup_user(&d);
 	if ((d.lockfd = statedir_lock(d.conf.state_dir, err, sizeof(err))) == -1)
 		fatalx("%s", err);
 	/*
@@ -412,6 +471,7 @@ main(int argc, char **argv)
 	setup_store(&d);
 	setup_network(&d);
 	setup_signals(&d);
+	drop_privileges(&d);
 	rpcbind_register(&d);
 	ev_set_beforesleep(d.loop, before_sleep, &d);
 	log_info("nlmd ready: NLM (100021 v1,3,4) on port %u, NSM (100024 v1) "

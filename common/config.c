@@ -82,6 +82,7 @@ static const struct config_key config_table[] = {
 	KEY_STR("notify-name", notify_name),
 	KEY_UINT("notify-give-up", notify_give_up_sec, 1, 30 * 86400),
 	KEY_UINT("host-idle", host_idle_sec, 1, 30 * 86400),
+	KEY_STR("user", user),
 };
 #define NKEYS	(sizeof(config_table) / sizeof(config_table[0]))
 

@@ -66,6 +66,8 @@ struct config {
 	char		notify_name[256];	/* notify-name; "" = address */
 	unsigned	notify_give_up_sec;	/* notify-give-up */
 	unsigned	host_idle_sec;		/* host-idle */
+	char		user[256];		/* user: run as it after start (as
+						   root); "" = stay */
 };
 
 /* Fill `c' with the documented defaults. */

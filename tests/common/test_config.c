@@ -75,6 +75,7 @@ test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.notify_name, "");
 	CU_ASSERT_EQUAL(c.notify_give_up_sec, 86400);
 	CU_ASSERT_EQUAL(c.host_idle_sec, 600);
+	CU_ASSERT_STRING_EQUAL(c.user, "");
 }
 
 /* config_set must succeed and change `c'. */
