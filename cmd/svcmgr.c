@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ev.h"
 #include "lockcore.h"
@@ -63,7 +64,8 @@ static void
 svcmgr_send(struct svcmgr *m, const char *msg)
 {
 	if (sdnotify_send(m->sm_notify, msg) == -1)
-		log_warn("notifying the service manager (%.20s...)", msg);
+		log_warn("notifying the service manager (%.*s)",
+		    (int)strcspn(msg, "\n"), msg);
 }
 
 /* "READY=1\n" (or nothing) then the STATUS line of the moment. */
