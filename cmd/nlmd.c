@@ -49,6 +49,7 @@ struct nlmd {
 	int		 drop;		/* root, `user' set: drop after start */
 	uid_t		 run_uid;	/* `user' */
 	gid_t		 run_gid;	/* its primary group */
+	char		 conf_warn[1024]; /* from reading the files; logged */
 };
 
 static void
@@ -73,6 +74,41 @@ usage(FILE *f)
 	for (k = config_keys(); *k != NULL; k++)
 		fprintf(f, " %s", *k);
 	fprintf(f, "\n");
+}
+
+/*
+ * The configuration files, lowest precedence first: the built-in
+ * defaults, nfs-utils' nfs.conf ([nlmd], and [lockd] and [statd] for the
+ * ports; $NLMD_NFS_CONF names another file, or none when empty), nlmd's
+ * own file.  The command line comes on top (parse_args).
+ */
+static int
+load_config_files(struct config *c, const char *cfile, int optional,
+    char *warn, size_t warnlen, char *err, size_t errlen)
+{
+	const char *nfs = config_nfs_path();
+
+	config_defaults(c);
+	warn[0] = '\0';
+	if (nfs != NULL && config_load_nfs(c, nfs, warn, warnlen, err,
+	    errlen) == -1)
+		return -1;
+	return config_load(c, cfile, optional, err, errlen);
+}
+
+/* Each '\n'-terminated line of `warn' as a warning (log or stderr). */
+static void
+log_config_warnings(const char *warn, int to_stderr)
+{
+	const char *p, *e;
+
+	for (p = warn; *p != '\0'; p = *e != '\0' ? e + 1 : e) {
+		e = p + strcspn(p, "\n");
+		if (to_stderr)
+			fprintf(stderr, "nlmd: warning: %.*s\n", (int)(e - p), p);
+		else
+			log_warnx("%.*s", (int)(e - p), p);
+	}
 }
 
 static void
@@ -111,8 +147,8 @@ parse_args(struct nlmd *d, int argc, char **argv)
 			usage(stderr);
 			exit(2);
 		}
-	config_defaults(&d->conf);
-	if (config_load(&d->conf, cfile, optional, err, sizeof(err)) == -1) {
+	if (load_config_files(&d->conf, cfile, optional, d->conf_warn,
+	    sizeof(d->conf_warn), err, sizeof(err)) == -1) {
 		fprintf(stderr, "nlmd: %s\n", err);
 		exit(2);
 	}
@@ -146,6 +182,7 @@ parse_args(struct nlmd *d, int argc, char **argv)
 		exit(2);
 	}
 	if (print) {
+		log_config_warnings(d->conf_warn, 1);
 		config_dump(&d->conf, print_line, stdout);
 		exit(0);
 	}
@@ -162,14 +199,14 @@ static void
 reload(struct nlmd *d)
 {
 	struct config c;
-	char err[512];
+	char err[512], warn[1024];
 
-	config_defaults(&c);
-	if (config_load(&c, d->cfile, d->cfile_optional, err,
-	    sizeof(err)) == -1) {
+	if (load_config_files(&c, d->cfile, d->cfile_optional, warn,
+	    sizeof(warn), err, sizeof(err)) == -1) {
 		log_warnx("SIGHUP: %s; keeping the running configuration", err);
 		return;
 	}
+	log_config_warnings(warn, 0);
 	if (!d->cli_verbose) {
 		log_setverbose(c.verbose);
 		d->conf.verbose = c.verbose;
@@ -452,6 +489,7 @@ main(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	parse_args(&d, argc, argv);
 	log_init("nlmd", d.conf.foreground, d.conf.verbose);
+	log_config_warnings(d.conf_warn, 0);
 	setup_user(&d);
 	if ((d.lockfd = statedir_lock(d.conf.state_dir, err, sizeof(err))) == -1)
 		fatalx("%s", err);
