@@ -69,8 +69,12 @@ usage(FILE *f)
 	    "      --dump-state     print what the state directory holds "
 	    "(the daemon must\n"
 	    "                       not be running), exit\n"
+	    "Settings, highest first: options, the file, %s ([nlmd], "
+	    "[lockd] port,\n"
+	    "[statd] port; $%s names another, empty: none), built-in.\n"
 	    "Every setting of section [nlmd] of the configuration file can be "
-	    "given as --KEY=VALUE:\n ", CONFIG_DEFAULT_FILE);
+	    "given as --KEY=VALUE:\n ", CONFIG_DEFAULT_FILE, CONFIG_NFS_FILE,
+	    CONFIG_NFS_ENV);
 	for (k = config_keys(); *k != NULL; k++)
 		fprintf(f, " %s", *k);
 	fprintf(f, "\n");
