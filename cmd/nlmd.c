@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,10 @@
 
 #include "rpcout.h"
 #include "config.h"
+#include "ctlsrv.h"
 #include "dump.h"
+#include "httpmetrics.h"
+#include "sbuf.h"
 #include "ev.h"
 #include "log.h"
 #include "nlm.h"
@@ -50,6 +54,8 @@ struct nlmd {
 	uid_t		 run_uid;	/* `user' */
 	gid_t		 run_gid;	/* its primary group */
 	char		 conf_warn[1024]; /* from reading the files; logged */
+	struct ctl_srv	*ctl;
+	struct http_metrics *http;
 };
 
 static void
@@ -470,6 +476,79 @@ drop_privileges(struct nlmd *d)
 	    (unsigned)d->run_uid, (unsigned)d->run_gid);
 }
 
+/* The whole exposition: the NLM service's and the status monitor's. */
+static void
+metrics_text(struct sbuf *sb, void *arg)
+{
+	(void)arg;
+	nlm_metrics(sb);
+	nsm_metrics(sb);
+}
+
+/* `metrics' on the control socket: the same text, line by line. */
+static void
+ctl_metrics(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
+{
+	struct sbuf sb;
+	char *line, *save = NULL;
+
+	(void)rq;
+	memset(&sb, 0, sizeof(sb));
+	metrics_text(&sb, arg);
+	if (sb.sb_failed || sb.sb_buf == NULL) {
+		ctl_error(c, "out of memory");
+		sbuf_free(&sb);
+		return;
+	}
+	for (line = strtok_r(sb.sb_buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		ctl_raw(c, "%s", line);
+	sbuf_free(&sb);
+}
+
+/*
+ * The operator's control socket (nlmctl).  Opened after the listeners,
+ * before the loop runs; an empty control-socket setting means none.
+ */
+static void
+setup_control(struct nlmd *d)
+{
+	struct group gr, *grp = NULL;
+	char err[512], buf[4096];
+	long gid = -1;
+
+	if (d->conf.control_socket[0] == '\0')
+		return;
+	if (d->conf.control_group[0] != '\0') {
+		if (getgrnam_r(d->conf.control_group, &gr, buf, sizeof(buf),
+		    &grp) != 0 || grp == NULL)
+			fatalx("control-group %s: no such group",
+			    d->conf.control_group);
+		gid = (long)grp->gr_gid;
+	}
+	if ((d->ctl = ctl_srv_new(d->loop, d->conf.control_socket, gid, err,
+	    sizeof(err))) == NULL)
+		fatalx("%s (set control-socket, or --control-socket, to "
+		    "another path, or to nothing for none)", err);
+	if (nlm_ctl_register(d->ctl, durability_name(d->conf.durability)) ==
+	    -1 || ctl_srv_command(d->ctl, "metrics", ctl_metrics, NULL) == -1)
+		fatalx("out of memory");
+}
+
+/* GET /metrics over HTTP, when metrics-address is set. */
+static void
+setup_metrics(struct nlmd *d)
+{
+	char err[512];
+
+	if (d->conf.metrics_addr[0] == '\0')
+		return;
+	if ((d->http = http_metrics_new(d->loop, d->conf.metrics_addr,
+	    metrics_text, NULL, err, sizeof(err))) == NULL)
+		fatalx("%s", err);
+	log_info("metrics at http://%s/metrics", d->conf.metrics_addr);
+}
+
 static void
 log_store_stats(const struct store *st)
 {
@@ -513,6 +592,9 @@ main(int argc, char **argv)
 	setup_store(&d);
 	setup_network(&d);
 	setup_signals(&d);
+	/* As root still (if started so): /run/nlmd, a metrics port. */
+	setup_control(&d);
+	setup_metrics(&d);
 	drop_privileges(&d);
 	rpcbind_register(&d);
 	ev_set_beforesleep(d.loop, before_sleep, &d);
@@ -527,6 +609,8 @@ main(int argc, char **argv)
 	if (ev_run(d.loop) == -1)
 		log_warn("event loop");
 	svcmgr_stopping(d.mgr);
+	http_metrics_free(d.http);
+	ctl_srv_free(d.ctl);
 	if (d.registered)
 		rpcbind_unset_all();
 	/* The last turns' commits, then what they answered. */

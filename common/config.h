@@ -93,6 +93,9 @@ struct config {
 	char		notify_name[256];	/* notify-name; "" = address */
 	unsigned	notify_give_up_sec;	/* notify-give-up */
 	unsigned	host_idle_sec;		/* host-idle */
+	char		control_socket[108];	/* control-socket; "" = none */
+	char		control_group[64];	/* control-group; "" = root */
+	char		metrics_addr[128];	/* metrics-address; "" = off */
 	char		user[256];		/* user: run as it after start (as
 						   root); "" = stay */
 	/* Per key, in config_keys() order. */

@@ -48,6 +48,8 @@
 
 struct rpc_clnt;
 struct nlm_host;
+struct ctl_conn;
+struct ctl_req;
 
 /* Who is asking, and how: filled by the adapters (or by tests). */
 struct nlm_ctx {
@@ -160,6 +162,7 @@ struct nlm_service {
 	char			 n_myname[256];	/* caller_name in GRANTED */
 	struct ev_timer		 n_gc;
 	struct nlm_counters	 n_stats;
+	uint64_t		 n_started_ms;	/* ev_now_ms() at nlm_init() */
 };
 
 extern struct nlm_service *nlm;
@@ -280,6 +283,18 @@ void		 nlm_notify_all(int32_t state);
 void		 nlm_notify_stop(struct nlm_host *);
 /* Free every sender (shutdown; nothing staged). */
 void		 nlm_notify_shutdown(void);
+
+/* ---- nlm_lat.c: request latency histograms ---- */
+struct sbuf;
+/* A request of procedure `proc' (v4 numbering) starts now. */
+void		 nlm_lat_begin(uint32_t proc);
+/* The turn's requests wait for commit number `seq'. */
+void		 nlm_lat_seal(uint64_t seq);
+/* Commits up to `done' are durable: their requests are answered. */
+void		 nlm_lat_release(uint64_t done);
+/* The histograms, `names' indexed by procedure (NULL: none). */
+void		 nlm_lat_metrics(struct sbuf *, const char *const *names);
+void		 nlm_lat_shutdown(void);
 
 /* ---- nlm_grace.c ---- */
 /* Start grace if the loaded table has reclaimable records (logged). */

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sbuf.h"
 #include "log.h"
 #include "nlm.h"
 #include "rpc/sm_inter.h"
@@ -286,4 +287,33 @@ sm_prog_1_freeresult(SVCXPRT *xp, xdrproc_t proc, caddr_t res)
 	(void)proc;
 	(void)res;
 	return 1;
+}
+
+void
+nsm_metrics(struct sbuf *c)
+{
+	static const char *const names[7] = { "null", "stat", "mon", "unmon",
+	    "unmon_all", "simu_crash", "notify" };
+	unsigned p;
+
+	sbuf_printf(c, "# HELP nlmd_nsm_requests_total NSM requests received, by "
+	    "procedure.\n");
+	sbuf_printf(c, "# TYPE nlmd_nsm_requests_total counter\n");
+	for (p = 0; p < 7; p++)
+		sbuf_printf(c, "nlmd_nsm_requests_total{procedure=\"%s\"} %llu\n",
+		    names[p], (unsigned long long)nsm_st.calls[p]);
+	sbuf_printf(c, "# HELP nlmd_nsm_notify_received_total SM_NOTIFY from "
+	    "client hosts, by what it did.\n");
+	sbuf_printf(c, "# TYPE nlmd_nsm_notify_received_total counter\n");
+	sbuf_printf(c, "nlmd_nsm_notify_received_total{result=\"released\"} "
+	    "%llu\n", (unsigned long long)nsm_st.notify_released);
+	sbuf_printf(c, "nlmd_nsm_notify_received_total{result=\"unknown\"} "
+	    "%llu\n", (unsigned long long)nsm_st.notify_unknown);
+	sbuf_printf(c, "nlmd_nsm_notify_received_total{result=\"unchanged\"} "
+	    "%llu\n", (unsigned long long)nsm_st.notify_unchanged);
+	sbuf_printf(c, "# HELP nlmd_nsm_refused_total Local-only NSM requests "
+	    "refused (not a privileged port on this host).\n");
+	sbuf_printf(c, "# TYPE nlmd_nsm_refused_total counter\n");
+	sbuf_printf(c, "nlmd_nsm_refused_total %llu\n",
+	    (unsigned long long)nsm_st.refused);
 }

@@ -480,14 +480,24 @@ test_dump_roundtrip(void)
 	fclose(d.f);
 	config_defaults(&back);
 	CU_ASSERT_EQUAL(config_load(&back, path, 0, err, sizeof(err)), 0);
-	/* Every key now comes from the file, on its line. */
+	/*
+	 * Every key now comes from the file, on its line -- except empty
+	 * strings: an empty assignment is ignored (nfs.conf(5)), the value
+	 * stays the default's (all empty strings are defaults here).
+	 */
 	for (k = config_keys(); *k != NULL; k++) {
 		const struct config_origin *o = config_origin(&back, *k);
 
+		if (o->co_from == CONFIG_FROM_DEFAULT)
+			continue;
 		CU_ASSERT_EQUAL_FATAL(o->co_from, CONFIG_FROM_FILE);
 		CU_ASSERT_EQUAL(o->co_line, (unsigned)(k - config_keys()) + 2);
 		CU_ASSERT_STRING_EQUAL(o->co_file, path);
 	}
+	CU_ASSERT_EQUAL(config_origin(&back, "user")->co_from,
+	    CONFIG_FROM_FILE);
+	CU_ASSERT_EQUAL(config_origin(&back, "notify-name")->co_from,
+	    CONFIG_FROM_FILE);
 	/* The settings are the same; the origins differ (compared above). */
 	memset(c.origin, 0, sizeof(c.origin));
 	memset(back.origin, 0, sizeof(back.origin));
