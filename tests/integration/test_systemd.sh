@@ -251,6 +251,12 @@ check "registered with rpcbind by nobody (owner 65534)" \
         \$1 == 100021 {n++} END {exit bad || n != 12}'"
 check "libnfs: two hosts lock (the store is written as nobody)" \
     flows hold
+CTL=${NLMCTL:-$ITEST_TOP/build/${BUILD:-debug}/nlmctl}
+if [ -x "$CTL" ]; then
+	# The control socket was opened as root, before the drop.
+	check "nlmctl status (as root) after the drop: 2 locks" \
+	    bash -c "'$CTL' --json status | grep -Eq '\"locks\": *2[,}]'"
+fi
 check "every file in the state directory belongs to nobody" \
     bash -c "test -z \"\$(find '$STATE' ! -user 65534 -print -o ! -group 65534 -print)\""
 check "SIGTERM: exit 0" stop_nlmd
