@@ -122,7 +122,8 @@ count_msgs() { grep -c -- "$1" "$RECV_LOG"; }
 
 verify_unit() {
 	local out rc
-	sed "s|^ExecStart=/usr/local/sbin/nlmd |ExecStart=$NLMD |" \
+	# Whatever the installed path (PREFIX, a package): the binary here.
+	sed -E "s#^ExecStart=[^ ]*/nlmd( |$)#ExecStart=$NLMD\1#" \
 	    "$ITEST_TOP/init/nlmd.service" >"$W/nlmd.service"
 	grep -q "^ExecStart=$NLMD " "$W/nlmd.service" || return 1
 	out=$(systemd-analyze verify "$W/nlmd.service" 2>&1); rc=$?
