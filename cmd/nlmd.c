@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -362,6 +363,10 @@ setup_network(struct nlmd *d)
 	nlm_config_from(&d->conf, &nc);
 	nc.nc_epoch = d->epoch;
 	nc.nc_nsm_state = nsm_state();
+	/* No client may guess where its handles land in our hash tables. */
+	if (getrandom(nc.nc_hash_key, sizeof(nc.nc_hash_key), 0) !=
+	    (ssize_t)sizeof(nc.nc_hash_key))
+		fatal("getrandom");
 	t0 = ev_now_ms();
 	if (nlm_init(d->loop, d->clnt, d->store, &nc, err, sizeof(err)) == -1)
 		fatalx("%s", err);
