@@ -8,5 +8,8 @@
 int	ct_register_ev(void);
 int	ct_register_config(void);
 int	ct_register_log(void);
+int	ct_register_sdnotify(void);
+int	ct_register_privdrop(void);
+int	ct_register_nfsconf(void);
 
 #endif
