@@ -5,8 +5,9 @@
  * Input: one byte choosing the argument type (lockargs, unlockargs,
  * testargs, cancargs: the four nlmd decodes in place: bits 0-1) and the
  * form of the rest (bit 2).  Raw: the rest is what both decoders get.
- * Framed: the rest is four 16-bit lengths (cookie, caller_name, fh, oh)
- * and a pool of bytes; the harness lays out the arguments with those
+ * Framed: the rest is four lengths (cookie, caller_name, fh, oh: 16 bits
+ * each, of which 11 count: 0-2047, past the bounds but not so far that
+ * copying the message costs more than decoding it) and a pool of bytes; the harness lays out the arguments with those
  * lengths, the data and the padding (not necessarily zero) taken from the
  * pool, so that lengths around the bounds are one mutation away while
  * everything after them stays in place.  Each decoder gets its own copy
@@ -178,11 +179,30 @@ struct fz_pool {
 static void
 fz_put(struct fz_pool *fp, const uint8_t *b, size_t n)
 {
-	size_t i;
+	size_t k;
 
-	for (i = 0; i < n && fp->len < fp->cap; i++)
-		fp->out[fp->len++] = b != NULL ? b[i] :
-		    fp->n > 0 ? fp->p[fp->i++ % fp->n] : 0;
+	if (n > fp->cap - fp->len)
+		n = fp->cap - fp->len;
+	if (b != NULL) {
+		memcpy(fp->out + fp->len, b, n);
+		fp->len += n;
+		return;
+	}
+	if (fp->n == 0) {
+		memset(fp->out + fp->len, 0, n);
+		fp->len += n;
+		return;
+	}
+	/* In runs: the pool's bytes from where the last call stopped. */
+	while (n > 0) {
+		k = fp->n - fp->i;
+		if (k > n)
+			k = n;
+		memcpy(fp->out + fp->len, fp->p + fp->i, k);
+		fp->len += k;
+		fp->i = (fp->i + k) % fp->n;
+		n -= k;
+	}
 }
 
 static void
@@ -213,7 +233,7 @@ fz_frame(unsigned which, const uint8_t *d, size_t n, uint8_t *out,
 	unsigned i;
 
 	for (i = 0; i < 4; i++)
-		len[i] = (uint32_t)d[2 * i] << 8 | d[2 * i + 1];
+		len[i] = ((uint32_t)d[2 * i] << 8 | d[2 * i + 1]) & 0x7ff;
 	fz_put_opaque(&fp, len[0]);			/* cookie */
 	fz_put(&fp, NULL, 4 * ty->words);		/* block, exclusive */
 	fz_put_opaque(&fp, len[1]);			/* caller_name */
@@ -228,7 +248,7 @@ fz_frame(unsigned which, const uint8_t *d, size_t n, uint8_t *out,
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t framed[4 * 65540 + 64];
+	static uint8_t framed[4 * 2052 + 64];
 	const struct fz_type *ty;
 	union fz_args a, b;
 	uint8_t *ref, *fast;
