@@ -9,7 +9,7 @@ tshark iproute2 util-linux procps psmisc
 qemu-system-x86 busybox-static nfs-ganesha nfs-ganesha-vfs cpio xz-utils kmod
 libjansson-dev jq prometheus libmicrohttpd-dev curl time
 systemd
-clang"
+clang libclang-rt-dev llvm"
 
 missing=""
 for p in $PKGS; do
