@@ -20,8 +20,11 @@
  * address (local privileged ports, unprivileged, remote, IPv6, mapped);
  * bit 3 ends the turn after it (commit, timers, replies); bits 4-5 both
  * set: restart the service after it (new epoch, locks come back
- * reclaimable, grace); bits 6-7 move the clock (0, 100 ms, 5 s, 100 s).
- * After every turn lk_table_check() must hold.  Each request buffer is
+ * reclaimable, grace); bits 6-7 how far the clock moves when that turn
+ * ends (0, 100 ms, 5 s, 100 s).  The last message ends a turn too, and
+ * then the clock moves twice 100 s (grace, callbacks and notifications
+ * run out) before the service stops.  After every turn lk_table_check()
+ * must hold.  Each request buffer is
  * freed right after its dispatch: anything the service kept pointing into
  * it is a use after free.
  */
