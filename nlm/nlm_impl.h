@@ -157,6 +157,9 @@ struct nlm_service {
 	struct ev_timer		 n_grace_timer;
 	struct nlm_host		**n_hosts;	/* keyed hash of (addr, name) */
 	size_t			 n_hbuckets;	/* a power of two */
+	struct nlm_addrcount	**n_addrs;	/* hosts per source address */
+	size_t			 n_abuckets;
+	size_t			 n_naddrs;
 	unsigned		 n_nhosts;
 	uint64_t		 n_next_host;
 	struct nlm_grant	*n_grants[NLM_GRANT_BUCKETS]; /* by cookie */

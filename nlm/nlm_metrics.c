@@ -147,6 +147,8 @@ nlm_metrics(struct sbuf *c)
 
 	one(c, "nlmd_hosts", "gauge", "Client hosts known (the monitor "
 	    "list).", nlm->n_nhosts);
+	one(c, "nlmd_hosts_refused_total", "counter", "New hosts refused: "
+	    "max-hosts or max-hosts-per-address reached.", s->hosts_refused);
 	one(c, "nlmd_files", "gauge", "Files with locks, shares or waiters.",
 	    ct.ct_files);
 	one(c, "nlmd_locks", "gauge", "Locks held (not reclaimable ones).",
