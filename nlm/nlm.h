@@ -86,6 +86,9 @@ struct nlm_counters {
 	uint64_t	cb_release_failed; /* releasing a grant failed: retried */
 	uint64_t	rpcb_lookups;	/* rpcbind queries to client hosts */
 	uint64_t	rpcb_failed;
+	uint64_t	rpcb_suppressed; /* sends failed at once: no port lately */
+	uint64_t	res_dropped;	/* _RES over the in-flight cap */
+	uint64_t	res_inflight;	/* gauge: _RES on their way */
 	uint64_t	reboots;	/* hosts whose NSM state changed */
 	uint64_t	free_all;	/* FREE_ALL that released a host */
 	uint64_t	free_all_refused; /* FREE_ALL from a foreign address */

@@ -91,6 +91,8 @@ nlm_metrics(struct sbuf *c)
 	    (unsigned long long)s->res_sent);
 	sbuf_printf(c, "nlmd_nlm_res_messages_total{outcome=\"failed\"} %llu\n",
 	    (unsigned long long)s->res_failed);
+	sbuf_printf(c, "nlmd_nlm_res_messages_total{outcome=\"dropped\"} "
+	    "%llu\n", (unsigned long long)s->res_dropped);
 
 	help(c, "nlmd_callbacks_total", "counter", "GRANTED callbacks, by "
 	    "event.");
@@ -116,6 +118,9 @@ nlm_metrics(struct sbuf *c)
 	    (unsigned long long)s->rpcb_lookups);
 	sbuf_printf(c, "nlmd_rpcbind_lookups_total{outcome=\"failed\"} %llu\n",
 	    (unsigned long long)s->rpcb_failed);
+	one(c, "nlmd_rpcbind_suppressed_total", "counter", "Sends failed at "
+	    "once: the address had no port a moment ago (no new look-up).",
+	    s->rpcb_suppressed);
 
 	help(c, "nlmd_host_restarts_total", "counter", "Client restarts "
 	    "acted on, by how nlmd learnt of them.");

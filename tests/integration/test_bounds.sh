@@ -12,7 +12,10 @@
 #     and logged a few times only; nlmd's memory stays flat; a host at
 #     another address is still served;
 #   - SHARE: max-shares-per-host (5), then max-shares (8) over all hosts;
-#   - blocking LOCKs: max-waiters (3) over all hosts.
+#   - blocking LOCKs: max-waiters (3) over all hosts;
+#   - reflected traffic: LOCK_MSGs whose answers need a port look-up at an
+#     address without NLM cost that address one or two look-ups, not one
+#     (or three) per message.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -117,6 +120,20 @@ cli lock $SRV warm5 f-wait 0 1 3 block >"$W/wait4.txt" 2>&1
 rcheck "a fourth waiter: DENIED_NOLOCKS (max-waiters 3)" \
     grep -q "DENIED_NOLOCKS" "$W/wait4.txt"
 rcheck "... nlmd counts 3 waiters" test "$(metric nlmd_waiters)" = 3
+
+# ---- reflected traffic -------------------------------------------------------
+
+# The client host runs no NLM: every LOCK_MSG's answer (LOCK_RES) needs a
+# port look-up at its rpcbind, which finds none.  As if the source were
+# forged: the victim must not get a look-up per message.
+l0=$(metric 'nlmd_rpcbind_lookups_total{outcome="sent"}')
+cli lockmsg $SRV warm6 50 >"$W/lockmsg.txt" 2>&1
+sleep 1.5
+l1=$(metric 'nlmd_rpcbind_lookups_total{outcome="sent"}')
+sup=$(metric nlmd_rpcbind_suppressed_total)
+rcheck "50 LOCK_MSG to a host without NLM: $((l1 - l0)) rpcbind look-ups \
+there (not 50 or 150), $sup sends failed at once" \
+    test $((l1 - l0)) -ge 1 -a $((l1 - l0)) -le 2 -a "$sup" -ge 40
 
 itest_stop_nlmd
 rcheck "no sanitizer report" \

@@ -9,6 +9,9 @@
  *   nsmpeer lock SERVER NAME FH OFF LEN [STATE [reclaim|block]]
  *           NLM v4 LOCK (udp), owner "oh-NAME", svid 1: exit 0 granted,
  *           1 denied, 3 blocked, 2 anything else (printed)
+ *   nsmpeer lockmsg SERVER NAME N
+ *           N LOCK_MSG calls (no reply expected: the answer is a
+ *           LOCK_RES call to this host's NLM), 2 ms apart
  *   nsmpeer sharemany SERVER NAME N
  *           N SHAREs (read, deny none) by host NAME on files NAME-0 ..:
  *           prints how many were granted and the first other status
@@ -176,6 +179,30 @@ cmd_unlock(int argc, char **argv)
 	}
 	printf("UNLOCK %s: %s\n", argv[2], nlm4_stat_name(r.stat.stat));
 	return r.stat.stat == NLM4_GRANTED ? 0 : 1;
+}
+
+static int
+cmd_lockmsg(int argc, char **argv)
+{
+	struct timeval zero = { 0, 1000 };	/* send, do not wait */
+	char oh[300], fh[] = "f-msg";
+	nlm4_lockargs a;
+	CLIENT *c;
+	int i, n;
+
+	if (argc < 4)
+		return 2;
+	c = peer(argv[1], NLM_PROG, NLM4_VERS);
+	n = atoi(argv[3]);
+	snprintf(oh, sizeof(oh), "oh-%s", argv[2]);
+	for (i = 0; i < n; i++) {
+		lockargs(&a, argv[2], oh, fh, (uint64_t)i, 1, 1, 0);
+		(void)clnt_call(c, NLMPROC4_LOCK_MSG, XP(xdr_nlm4_lockargs),
+		    (char *)&a, XP(xdr_void), NULL, zero);
+		usleep(2000);
+	}
+	printf("lockmsg: %d sent\n", n);
+	return 0;
 }
 
 static int
@@ -555,6 +582,8 @@ main(int argc, char **argv)
 		return cmd_lock(argc, argv);
 	if (strcmp(argv[0], "unlock") == 0)
 		return cmd_unlock(argc, argv);
+	if (strcmp(argv[0], "lockmsg") == 0)
+		return cmd_lockmsg(argc, argv);
 	if (strcmp(argv[0], "sharemany") == 0)
 		return cmd_sharemany(argc, argv);
 	if (strcmp(argv[0], "cbrecv") == 0 && argc >= 2)
