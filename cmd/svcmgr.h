@@ -24,7 +24,7 @@ struct svcmgr;
 struct svcmgr	*svcmgr_new(struct ev_loop *loop);
 
 /*
- * Startup is finished (serving epoch `epoch'): send READY=1 with the first
+ * Startup is finished: send READY=1 with the first
  * STATUS, and arm the grace-progress and watchdog timers.
  */
 void	svcmgr_ready(struct svcmgr *m);
