@@ -24,7 +24,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: test_package needs root (dpkg --root runs maintainer scripts)"
 	exit 77
 fi
-for t in mandoc man dpkg-buildpackage dh lintian fakeroot; do
+for t in mandoc man dpkg-buildpackage dh lintian fakeroot systemd-sysusers; do
 	if ! command -v "$t" >/dev/null 2>&1; then
 		echo "SKIP: $t is missing (make deps installs it)"
 		exit 77
