@@ -625,6 +625,37 @@ int	lk_share_foreach(const struct lk_table *t, lk_record_cb cb, void *arg);
 int	lk_waiter_foreach(const struct lk_table *t, lk_waiter_cb cb, void *arg);
 
 /*
+ * RESUMABLE WALKS, for dumps served in pieces between other work.
+ * lk_file_scan() reports every record of the files in one or more
+ * buckets of the file hash -- each file's locks (start order, reclaimable
+ * ones merged in), then its shares, then its waiters, through the
+ * callbacks of `cbs' (any may be NULL; a non-zero return is ignored) --
+ * until at least `budget' records were reported, and returns the cursor
+ * for the next call: 0 once the walk is complete (the first call passes
+ * 0).  The table may change between calls: a file present for the whole
+ * walk is reported exactly once, with its records as they are when it is
+ * reported (the cursor runs over bucket numbers in reverse-bit order, as
+ * Redis's SCAN does, which survives the hash growing).  One file is
+ * reported whole, however many records it has.  *reported (may be NULL)
+ * gets the number of records reported by this call.
+ *
+ * lk_file_records() reports the records of one file the same way;
+ * returns LK_NOTFOUND when no file has that handle.
+ */
+struct lk_scan_cbs {
+	lk_record_cb	 sc_lock;
+	lk_record_cb	 sc_share;
+	lk_waiter_cb	 sc_waiter;
+	void		*sc_arg;
+};
+
+uint64_t	lk_file_scan(const struct lk_table *t, uint64_t cursor,
+		    size_t budget, const struct lk_scan_cbs *cbs,
+		    size_t *reported);
+enum lk_status	lk_file_records(const struct lk_table *t, const void *fh,
+		    size_t fhlen, const struct lk_scan_cbs *cbs);
+
+/*
  * Verify every internal invariant (tree order and balance data, counts,
  * no overlapping locks of one owner, no conflicting locks, no grantable
  * waiter; among reclaimable records the same, no live lock of an owner

@@ -138,23 +138,31 @@ lk_walk_lock_cb(struct lk_lock *l, void *arg)
 	return lk_walk_emit(w, l);
 }
 
+/* One file's locks, live and reclaimable, in start order. */
+static int
+lk_walk_file_locks(const struct lk_file *f, lk_record_cb cb, void *arg)
+{
+	struct lk_walk w = { cb, arg, NULL, NULL };
+	int rc;
+
+	w.w_rroot = f->fi_recl == NULL ? NULL : f->fi_recl->re_root;
+	w.w_next = lk_tree_first(w.w_rroot);
+	if ((rc = lk_tree_walk(f->fi_root, lk_walk_lock_cb, &w)) != 0)
+		return rc;
+	return lk_walk_rlocks(&w, 0, true);
+}
+
 int
 lk_lock_foreach(const struct lk_table *t, lk_record_cb cb, void *arg)
 {
-	struct lk_walk w = { cb, arg, NULL, NULL };
-	struct lk_file *f;
 	struct lk_obj *ob;
 	size_t i;
 	int rc;
 
-	LK_FOREACH_OBJ(&t->t_files, ob, i) {
-		f = (struct lk_file *)ob;
-		w.w_rroot = f->fi_recl == NULL ? NULL : f->fi_recl->re_root;
-		w.w_next = lk_tree_first(w.w_rroot);
-		if ((rc = lk_tree_walk(f->fi_root, lk_walk_lock_cb, &w)) != 0 ||
-		    (rc = lk_walk_rlocks(&w, 0, true)) != 0)
+	LK_FOREACH_OBJ(&t->t_files, ob, i)
+		if ((rc = lk_walk_file_locks((struct lk_file *)ob, cb,
+		    arg)) != 0)
 			return rc;
-	}
 	return 0;
 }
 
@@ -222,6 +230,116 @@ lk_waiter_foreach(const struct lk_table *t, lk_waiter_cb cb, void *arg)
 			return rc;
 	}
 	return 0;
+}
+
+/* ---- resumable walks ---- */
+
+struct lk_scan_count {
+	const struct lk_scan_cbs *sn_cbs;
+	size_t		 sn_n;
+};
+
+static int
+lk_scan_lock_cb(const struct lk_record *rc, void *arg)
+{
+	struct lk_scan_count *sn = arg;
+
+	sn->sn_n++;
+	(void)sn->sn_cbs->sc_lock(rc, sn->sn_cbs->sc_arg);
+	return 0;
+}
+
+static int
+lk_scan_share_cb(const struct lk_record *rc, void *arg)
+{
+	struct lk_scan_count *sn = arg;
+
+	sn->sn_n++;
+	(void)sn->sn_cbs->sc_share(rc, sn->sn_cbs->sc_arg);
+	return 0;
+}
+
+static int
+lk_scan_waiter_cb(const struct lk_waiter_info *wi, void *arg)
+{
+	struct lk_scan_count *sn = arg;
+
+	sn->sn_n++;
+	(void)sn->sn_cbs->sc_waiter(wi, sn->sn_cbs->sc_arg);
+	return 0;
+}
+
+/* Every record of one file; returns how many. */
+static size_t
+lk_scan_file(const struct lk_file *f, const struct lk_scan_cbs *cbs)
+{
+	struct lk_scan_count sn = { cbs, 0 };
+
+	if (cbs->sc_lock != NULL)
+		(void)lk_walk_file_locks(f, lk_scan_lock_cb, &sn);
+	if (cbs->sc_share != NULL) {
+		(void)lk_walk_shares(f->fi_shares, lk_scan_share_cb, &sn);
+		if (f->fi_recl != NULL)
+			(void)lk_walk_shares(f->fi_recl->re_shares,
+			    lk_scan_share_cb, &sn);
+	}
+	if (cbs->sc_waiter != NULL) {
+		(void)lk_waiters_walk(f->fi_wq, lk_scan_waiter_cb, &sn);
+		(void)lk_waiters_walk(f->fi_pend, lk_scan_waiter_cb, &sn);
+	}
+	return sn.sn_n;
+}
+
+static uint64_t
+lk_rev64(uint64_t v)
+{
+	uint64_t r = 0;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		r = (r << 1) | (v & 1);
+		v >>= 1;
+	}
+	return r;
+}
+
+uint64_t
+lk_file_scan(const struct lk_table *t, uint64_t cursor, size_t budget,
+    const struct lk_scan_cbs *cbs, size_t *reported)
+{
+	const struct lk_hash *h = &t->t_files;
+	uint64_t m = h->h_mask, v = cursor;
+	const struct lk_obj *ob;
+	size_t n = 0;
+
+	do {
+		for (ob = h->h_tab[v & m]; ob != NULL; ob = ob->ob_next)
+			if (ob->ob_refs > 0)
+				n += lk_scan_file((const struct lk_file *)ob,
+				    cbs);
+		/* The next bucket in reverse-bit order (Redis's dictScan). */
+		v |= ~m;
+		v = lk_rev64(v);
+		v++;
+		v = lk_rev64(v);
+	} while (v != 0 && n < budget);
+	if (reported != NULL)
+		*reported = n;
+	return v;
+}
+
+enum lk_status
+lk_file_records(const struct lk_table *t, const void *fh, size_t fhlen,
+    const struct lk_scan_cbs *cbs)
+{
+	const struct lk_file *f;
+
+	/* lk_file_find() only looks; it takes the table non-const. */
+	f = lk_file_find((struct lk_table *)(uintptr_t)t, fh, fhlen);
+	if (f == NULL || f->fi_ob.ob_refs == 0)
+		return LK_NOTFOUND;
+	(void)lk_scan_file(f, cbs);
+	return LK_OK;
 }
 
 /* lk_table_check.  Sums of counters, indexed by what they count. */

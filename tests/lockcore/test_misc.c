@@ -411,6 +411,128 @@ test_nomem_atomic(void)
 	CU_ASSERT_TRUE(nomem > 10);
 }
 
+/* ---- resumable walk ---- */
+
+#define SC_FILES	3000
+
+static unsigned sc_seen[2 * SC_FILES + 100];	/* reports per file */
+static size_t sc_locks, sc_shares, sc_waiters;
+
+static int
+sc_file_no(const void *fh, size_t len)
+{
+	char buf[32];
+
+	if (len == 0 || len >= sizeof(buf))
+		return -1;
+	memcpy(buf, fh, len);
+	buf[len] = '\0';
+	return atoi(buf + 1);
+}
+
+static int
+sc_lock(const struct lk_record *rc, void *arg)
+{
+	int n = sc_file_no(rc->rc_fh, rc->rc_fhlen);
+
+	(void)arg;
+	sc_locks++;
+	/* Each file's first lock starts at 0: count the file there. */
+	if (n >= 0 && rc->rc_start == 0)
+		sc_seen[n]++;
+	return 0;
+}
+
+static int
+sc_share(const struct lk_record *rc, void *arg)
+{
+	(void)rc;
+	(void)arg;
+	sc_shares++;
+	return 0;
+}
+
+static int
+sc_waiter(const struct lk_waiter_info *wi, void *arg)
+{
+	(void)wi;
+	(void)arg;
+	sc_waiters++;
+	return 0;
+}
+
+static void
+test_scan(void)
+{
+	struct lk_scan_cbs cbs = { sc_lock, sc_share, sc_waiter, NULL };
+	struct lk_table *tt = lk_table_new(NULL);
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+	char fh[32];
+	uint64_t cur = 0;
+	size_t got, calls = 0, total = 0;
+	int i, added = SC_FILES;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+	for (i = 0; i < SC_FILES; i++) {
+		snprintf(fh, sizeof(fh), "f%d", i);
+		rq = lt_req(1, 1, "o", fh, 0, 10, true, false);
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 1, &res), LK_OK);
+		rq.rq_start = 20;
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 1, &res), LK_OK);
+	}
+	/* One file also has a share and a waiter. */
+	CU_ASSERT_EQUAL(lk_share(tt, &(struct lk_sharereq){ .sq_host = 2,
+	    .sq_oh = "s", .sq_ohlen = 1, .sq_fh = "f7", .sq_fhlen = 2,
+	    .sq_access = LK_SHARE_R }, &res), LK_OK);
+	rq = lt_req(3, 1, "w", "f7", 0, 5, true, true);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 1, &res), LK_BLOCKED);
+	memset(sc_seen, 0, sizeof(sc_seen));
+	sc_locks = sc_shares = sc_waiters = 0;
+	do {
+		cur = lk_file_scan(tt, cur, 50, &cbs, &got);
+		calls++;
+		total += got;
+		/* Files are added meanwhile; the hash grows (4096 -> 8192). */
+		if (calls % 3 == 0 && added < 2 * SC_FILES + 100) {
+			int k;
+
+			for (k = 0; k < 40; k++, added++) {
+				snprintf(fh, sizeof(fh), "f%d", added);
+				rq = lt_req(1, 1, "o", fh, 0, 10, true, false);
+				CU_ASSERT_EQUAL(lk_lock(tt, &rq, 1, &res),
+				    LK_OK);
+			}
+		}
+	} while (cur != 0 && calls < 100000);
+	CU_ASSERT_EQUAL(cur, 0);
+	/* Every file present from start to end: exactly once. */
+	for (i = 0; i < SC_FILES; i++)
+		CU_ASSERT_EQUAL(sc_seen[i], 1);
+	/* Files added during the walk: at most once. */
+	for (i = SC_FILES; i < added; i++)
+		CU_ASSERT(sc_seen[i] <= 1);
+	CU_ASSERT(sc_locks >= 2 * SC_FILES);
+	CU_ASSERT_EQUAL(sc_shares, 1);
+	CU_ASSERT_EQUAL(sc_waiters, 1);
+	CU_ASSERT_EQUAL(total, sc_locks + sc_shares + sc_waiters);
+	/* In pieces: about 50 records a call. */
+	CU_ASSERT(calls > (2 * SC_FILES) / 60);
+	/* One file alone. */
+	sc_locks = sc_shares = sc_waiters = 0;
+	CU_ASSERT_EQUAL(lk_file_records(tt, "f7", 2, &cbs), LK_OK);
+	CU_ASSERT_EQUAL(sc_locks, 2);
+	CU_ASSERT_EQUAL(sc_shares, 1);
+	CU_ASSERT_EQUAL(sc_waiters, 1);
+	CU_ASSERT_EQUAL(lk_file_records(tt, "nope", 4, &cbs), LK_NOTFOUND);
+	/* An empty table: done at once. */
+	lk_table_destroy(tt);
+	tt = lk_table_new(NULL);
+	CU_ASSERT_EQUAL(lk_file_scan(tt, 0, 10, &cbs, &got), 0);
+	CU_ASSERT_EQUAL(got, 0);
+	lk_table_destroy(tt);
+}
+
 int
 lt_register_misc(void)
 {
@@ -424,6 +546,7 @@ lt_register_misc(void)
 	    !CU_add_test(s, "limits", test_limits) ||
 	    !CU_add_test(s, "load records", test_load) ||
 	    !CU_add_test(s, "enumeration and counts", test_enumerate) ||
+	    !CU_add_test(s, "resumable walk survives growth", test_scan) ||
 	    !CU_add_test(s, "LK_NOMEM changes nothing", test_nomem_atomic))
 		return -1;
 	return 0;
