@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "rpcout.h"
 #include "config.h"
+#include "ctlsrv.h"
 #include "dump.h"
 #include "ev.h"
 #include "log.h"
@@ -43,6 +45,7 @@ struct nlmd {
 	unsigned	 nlm_port;
 	unsigned	 nsm_port;
 	int		 registered;
+	struct ctl_srv	*ctl;
 };
 
 static void
@@ -368,6 +371,45 @@ fail:
 	fatalx("%s", err);
 }
 
+/* `metrics': the NLM service's and the status monitor's counters. */
+static void
+ctl_metrics(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
+{
+	(void)rq;
+	(void)arg;
+	nlm_metrics(c);
+	nsm_metrics(c);
+}
+
+/*
+ * The operator's control socket (nlmctl).  Opened after the listeners,
+ * before the loop runs; an empty control-socket setting means none.
+ */
+static void
+setup_control(struct nlmd *d)
+{
+	struct group gr, *grp = NULL;
+	char err[512], buf[4096];
+	long gid = -1;
+
+	if (d->conf.control_socket[0] == '\0')
+		return;
+	if (d->conf.control_group[0] != '\0') {
+		if (getgrnam_r(d->conf.control_group, &gr, buf, sizeof(buf),
+		    &grp) != 0 || grp == NULL)
+			fatalx("control-group %s: no such group",
+			    d->conf.control_group);
+		gid = (long)grp->gr_gid;
+	}
+	if ((d->ctl = ctl_srv_new(d->loop, d->conf.control_socket, gid, err,
+	    sizeof(err))) == NULL)
+		fatalx("%s (set control-socket, or --control-socket, to "
+		    "another path, or to nothing for none)", err);
+	if (nlm_ctl_register(d->ctl, durability_name(d->conf.durability)) ==
+	    -1 || ctl_srv_command(d->ctl, "metrics", ctl_metrics, NULL) == -1)
+		fatalx("out of memory");
+}
+
 static void
 log_store_stats(const struct store *st)
 {
@@ -409,6 +451,7 @@ main(int argc, char **argv)
 	setup_network(&d);
 	setup_signals(&d);
 	rpcbind_register(&d);
+	setup_control(&d);
 	ev_set_beforesleep(d.loop, before_sleep, &d);
 	log_info("nlmd ready: NLM (100021 v1,3,4) on port %u, NSM (100024 v1) "
 	    "on port %u, udp+tcp%s, state %s, durability %s, epoch %llu, "
@@ -419,6 +462,7 @@ main(int argc, char **argv)
 	    d.registered ? ", registered with rpcbind" : ", not registered");
 	if (ev_run(d.loop) == -1)
 		log_warn("event loop");
+	ctl_srv_free(d.ctl);
 	if (d.registered)
 		rpcbind_unset_all();
 	/* The last turns' commits, then what they answered. */

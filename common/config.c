@@ -82,6 +82,8 @@ static const struct config_key config_table[] = {
 	KEY_STR("notify-name", notify_name),
 	KEY_UINT("notify-give-up", notify_give_up_sec, 1, 30 * 86400),
 	KEY_UINT("host-idle", host_idle_sec, 1, 30 * 86400),
+	KEY_STR("control-socket", control_socket),
+	KEY_STR("control-group", control_group),
 };
 #define NKEYS	(sizeof(config_table) / sizeof(config_table[0]))
 
@@ -121,6 +123,8 @@ config_defaults(struct config *c)
 	c->checkpoint_sec = 30;
 	c->notify_give_up_sec = 86400;
 	c->host_idle_sec = 600;
+	snprintf(c->control_socket, sizeof(c->control_socket),
+	    "/run/nlmd/nlmd.sock");
 }
 
 static const struct config_key *

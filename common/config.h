@@ -66,6 +66,8 @@ struct config {
 	char		notify_name[256];	/* notify-name; "" = address */
 	unsigned	notify_give_up_sec;	/* notify-give-up */
 	unsigned	host_idle_sec;		/* host-idle */
+	char		control_socket[108];	/* control-socket; "" = none */
+	char		control_group[64];	/* control-group; "" = root */
 };
 
 /* Fill `c' with the documented defaults. */

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+struct ctl_srv;
 struct ev_loop;
 struct rpc_clnt;
 struct rpc_srv;
@@ -151,6 +152,16 @@ void	nlm_shutdown(void);
 
 /* Serve NLM versions 1, 3 and 4 on `srv'.  Returns 0 or -1. */
 int	nlm_register(struct rpc_srv *srv);
+
+/*
+ * Serve the operator's commands (status, release, grace-end) on the
+ * control socket `srv' (nlm_ctl.c).  `durability' is shown in status.
+ * 0, or -1 when out of memory.
+ */
+int	nlm_ctl_register(struct ctl_srv *srv, const char *durability);
+/* The NLM service's metrics, as Prometheus text lines (nlm_metrics.c). */
+struct ctl_conn;
+void	nlm_metrics(struct ctl_conn *);
 
 const struct nlm_counters *nlm_get_counters(void);
 const struct nlm_grace *nlm_get_grace(void);

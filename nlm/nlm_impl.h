@@ -48,6 +48,8 @@
 
 struct rpc_clnt;
 struct nlm_host;
+struct ctl_conn;
+struct ctl_req;
 
 /* Who is asking, and how: filled by the adapters (or by tests). */
 struct nlm_ctx {
@@ -160,6 +162,7 @@ struct nlm_service {
 	char			 n_myname[256];	/* caller_name in GRANTED */
 	struct ev_timer		 n_gc;
 	struct nlm_counters	 n_stats;
+	uint64_t		 n_started_ms;	/* ev_now_ms() at nlm_init() */
 };
 
 extern struct nlm_service *nlm;

@@ -100,6 +100,7 @@ nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt, struct store *st,
 		return -1;
 	}
 	nlm->n_loop = loop;
+	nlm->n_started_ms = ev_now_ms();
 	nlm->n_clnt = clnt;
 	nlm->n_store = st;
 	nlm->n_conf = *conf;

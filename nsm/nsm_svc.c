@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ctlsrv.h"
 #include "log.h"
 #include "nlm.h"
 #include "rpc/sm_inter.h"
@@ -286,4 +287,33 @@ sm_prog_1_freeresult(SVCXPRT *xp, xdrproc_t proc, caddr_t res)
 	(void)proc;
 	(void)res;
 	return 1;
+}
+
+void
+nsm_metrics(struct ctl_conn *c)
+{
+	static const char *const names[7] = { "null", "stat", "mon", "unmon",
+	    "unmon_all", "simu_crash", "notify" };
+	unsigned p;
+
+	ctl_raw(c, "# HELP nlmd_nsm_requests_total NSM requests received, by "
+	    "procedure.");
+	ctl_raw(c, "# TYPE nlmd_nsm_requests_total counter");
+	for (p = 0; p < 7; p++)
+		ctl_raw(c, "nlmd_nsm_requests_total{procedure=\"%s\"} %llu",
+		    names[p], (unsigned long long)nsm_st.calls[p]);
+	ctl_raw(c, "# HELP nlmd_nsm_notify_received_total SM_NOTIFY from "
+	    "client hosts, by what it did.");
+	ctl_raw(c, "# TYPE nlmd_nsm_notify_received_total counter");
+	ctl_raw(c, "nlmd_nsm_notify_received_total{result=\"released\"} "
+	    "%llu", (unsigned long long)nsm_st.notify_released);
+	ctl_raw(c, "nlmd_nsm_notify_received_total{result=\"unknown\"} "
+	    "%llu", (unsigned long long)nsm_st.notify_unknown);
+	ctl_raw(c, "nlmd_nsm_notify_received_total{result=\"unchanged\"} "
+	    "%llu", (unsigned long long)nsm_st.notify_unchanged);
+	ctl_raw(c, "# HELP nlmd_nsm_refused_total Local-only NSM requests "
+	    "refused (not a privileged port on this host).");
+	ctl_raw(c, "# TYPE nlmd_nsm_refused_total counter");
+	ctl_raw(c, "nlmd_nsm_refused_total %llu",
+	    (unsigned long long)nsm_st.refused);
 }

@@ -19,7 +19,8 @@ $(eval $(call unit_test,store,$(O)/libstore.a,$(DB_LIBS)))
 # The libraries refer to each other (rpcgen's dispatchers in librpc call
 # the handlers in libnlm): a link group.
 SVC_FAKES := $(O)/tests/fakes/store_fake.o $(O)/tests/fakes/send_fake.o
-SVC_LIBS  := $(O)/libnlm.a $(O)/librpc.a $(O)/liblockcore.a $(O)/libcommon.a
+SVC_LIBS  := $(O)/libnlm.a $(O)/libctl.a $(O)/librpc.a $(O)/liblockcore.a \
+    $(O)/libcommon.a
 TEST_service_OBJS := $(O)/tests/runner.o \
     $(patsubst %.c,$(O)/%.o,$(wildcard tests/service/*.c))
 $(O)/tests/test-service: $(TEST_service_OBJS) $(SVC_FAKES) $(SVC_LIBS)

@@ -6,9 +6,17 @@
  * libtirpc (clnt_create, svc_create); every verdict is an exit status and
  * one line on stdout.
  *
- *   nsmpeer lock SERVER NAME FH OFF LEN [STATE [reclaim]]
+ *   nsmpeer lock SERVER NAME FH OFF LEN [STATE [reclaim|block]]
  *           NLM v4 LOCK (udp), owner "oh-NAME", svid 1: exit 0 granted,
- *           1 denied, 2 anything else (printed)
+ *           1 denied, 3 blocked, 2 anything else (printed)
+ *   nsmpeer unlock SERVER NAME FH OFF LEN
+ *           NLM v4 UNLOCK of that owner's range: exit 0 granted
+ *   nsmpeer cbrecv SECONDS
+ *           register NLM v4 (udp) with the local rpcbind and answer one
+ *           synchronous GRANTED callback (granted): prints "granted NAME
+ *           FH OFF LEN"
+ *   nsmpeer ctlraw PATH
+ *           send stdin as it is to the Unix socket PATH, print the answer
  *   nsmpeer lockmany SERVER PREFIX N FH [reclaim]
  *           hosts PREFIX0 .. PREFIX<N-1> each lock byte i of FH: exit 0
  *           when every one is granted; prints the time it took
@@ -43,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,7 +119,7 @@ lockargs(nlm4_lockargs *a, char *name, char *oh, char *fh, uint64_t off,
 
 static int
 do_lock(CLIENT *c, char *name, char *fh, uint64_t off, uint64_t len,
-    int state, int reclaim, int quiet)
+    int state, int reclaim, int quiet, int block)
 {
 	struct timeval tmo = { 10, 0 };
 	char oh[300];
@@ -120,6 +129,7 @@ do_lock(CLIENT *c, char *name, char *fh, uint64_t off, uint64_t len,
 
 	snprintf(oh, sizeof(oh), "oh-%s", name);
 	lockargs(&a, name, oh, fh, off, len, state, reclaim);
+	a.block = block;
 	memset(&r, 0, sizeof(r));
 	cs = clnt_call(c, NLMPROC4_LOCK, XP(xdr_nlm4_lockargs), (char *)&a,
 	    XP(xdr_nlm4_res), (char *)&r, tmo);
@@ -132,7 +142,37 @@ do_lock(CLIENT *c, char *name, char *fh, uint64_t off, uint64_t len,
 		    (unsigned long long)off, (unsigned long long)len,
 		    reclaim ? "(reclaim)" : "", nlm4_stat_name(r.stat.stat));
 	return r.stat.stat == NLM4_GRANTED ? 0 :
-	    r.stat.stat == NLM4_DENIED ? 1 : 2;
+	    r.stat.stat == NLM4_DENIED ? 1 :
+	    r.stat.stat == NLM4_BLOCKED ? 3 : 2;
+}
+
+static int
+cmd_unlock(int argc, char **argv)
+{
+	struct timeval tmo = { 10, 0 };
+	nlm4_unlockargs a;
+	nlm4_lockargs la;
+	nlm4_res r;
+	enum clnt_stat cs;
+	char oh[300];
+
+	if (argc < 6)
+		return 2;
+	snprintf(oh, sizeof(oh), "oh-%s", argv[2]);
+	lockargs(&la, argv[2], oh, argv[3], strtoull(argv[4], NULL, 0),
+	    strtoull(argv[5], NULL, 0), 0, 0);
+	memset(&a, 0, sizeof(a));
+	a.alock = la.alock;
+	memset(&r, 0, sizeof(r));
+	cs = clnt_call(peer(argv[1], NLM_PROG, NLM4_VERS), NLMPROC4_UNLOCK,
+	    XP(xdr_nlm4_unlockargs), (char *)&a, XP(xdr_nlm4_res), (char *)&r,
+	    tmo);
+	if (cs != RPC_SUCCESS) {
+		printf("error: UNLOCK: %s\n", clnt_sperrno(cs));
+		return 2;
+	}
+	printf("UNLOCK %s: %s\n", argv[2], nlm4_stat_name(r.stat.stat));
+	return r.stat.stat == NLM4_GRANTED ? 0 : 1;
 }
 
 static int
@@ -143,7 +183,8 @@ cmd_lock(int argc, char **argv)
 	return do_lock(peer(argv[1], NLM_PROG, NLM4_VERS), argv[2], argv[3],
 	    strtoull(argv[4], NULL, 0), strtoull(argv[5], NULL, 0),
 	    argc > 6 ? atoi(argv[6]) : 0, argc > 7 &&
-	    strcmp(argv[7], "reclaim") == 0, 0);
+	    strcmp(argv[7], "reclaim") == 0, 0, argc > 7 &&
+	    strcmp(argv[7], "block") == 0);
 }
 
 static int
@@ -160,7 +201,7 @@ cmd_lockmany(int argc, char **argv)
 	reclaim = argc > 5 && strcmp(argv[5], "reclaim") == 0;
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%s%d", argv[2], i);
-		if (do_lock(c, name, argv[4], (uint64_t)i, 1, 1, reclaim, 1))
+		if (do_lock(c, name, argv[4], (uint64_t)i, 1, 1, reclaim, 1, 0))
 			bad++;
 	}
 	printf("lockmany: %d of %d granted in %lu ms\n", n - bad, n,
@@ -339,6 +380,64 @@ statd_dispatch(struct svc_req *rq, SVCXPRT *xp)
 }
 
 static void
+granted_dispatch(struct svc_req *rq, SVCXPRT *xp)
+{
+	nlm4_testargs a;
+	nlm4_res r;
+
+	if (rq->rq_proc == 0) {
+		(void)svc_sendreply(xp, XP(xdr_void), NULL);
+		return;
+	}
+	if (rq->rq_proc != NLMPROC4_GRANTED) {
+		svcerr_noproc(xp);
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	if (!svc_getargs(xp, XP(xdr_nlm4_testargs), (char *)&a)) {
+		svcerr_decode(xp);
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.cookie = a.cookie;
+	r.stat.stat = NLM4_GRANTED;
+	(void)svc_sendreply(xp, XP(xdr_nlm4_res), (char *)&r);
+	printf("granted %s %.*s %llu %llu\n", a.alock.caller_name,
+	    (int)a.alock.fh.nlm_netobj_len, a.alock.fh.nlm_netobj_val,
+	    (unsigned long long)a.alock.l_offset,
+	    (unsigned long long)a.alock.l_len);
+	fflush(stdout);
+	exit(0);
+}
+
+static int
+cmd_ctlraw(int argc, char **argv)
+{
+	struct sockaddr_un sun;
+	char buf[65536];
+	ssize_t n;
+	int fd;
+
+	if (argc < 2 || strlen(argv[1]) >= sizeof(sun.sun_path))
+		return 2;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path, argv[1], strlen(argv[1]));
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		perror("ctlraw");
+		return 2;
+	}
+	while ((n = read(0, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, (size_t)n) != n)
+			break;
+	shutdown(fd, SHUT_WR);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	return 0;
+}
+
+static void
 on_alarm(int sig)
 {
 	(void)sig;
@@ -406,6 +505,13 @@ main(int argc, char **argv)
 	argv++;
 	if (strcmp(argv[0], "lock") == 0)
 		return cmd_lock(argc, argv);
+	if (strcmp(argv[0], "unlock") == 0)
+		return cmd_unlock(argc, argv);
+	if (strcmp(argv[0], "cbrecv") == 0 && argc >= 2)
+		return serve(NLM_PROG, NLM4_VERS, granted_dispatch,
+		    (unsigned)atoi(argv[1]));
+	if (strcmp(argv[0], "ctlraw") == 0)
+		return cmd_ctlraw(argc, argv);
 	if (strcmp(argv[0], "lockmany") == 0)
 		return cmd_lockmany(argc, argv);
 	if (strcmp(argv[0], "test") == 0)

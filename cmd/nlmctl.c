@@ -1,0 +1,638 @@
+/*
+ * nlmctl.c - the operator's tool: asks a running nlmd over its control
+ * socket (protocol: ctl/ctl.h) and prints the answer as tables, or as one
+ * JSON document (--json, built with jansson).
+ *
+ *   nlmctl [-s SOCKET] [--json] status [--locks] [--host NAME] [--fh HEX]
+ *   nlmctl [-s SOCKET] [--json] [--dry-run] release --host NAME |
+ *          --addr ADDR | --fh HEX | --owner HOST:SVID:OH
+ *   nlmctl [-s SOCKET] grace end
+ *   nlmctl [-s SOCKET] metrics
+ *
+ * Exit status: 0 done, 1 nlmd refused or could not be reached (or the
+ * answer was cut off), 2 usage.
+ *
+ * JSON schema (version 1): an object with "version" (1), "server",
+ * "grace", "totals" (objects), "hosts" (array of objects), and with
+ * --locks "locks", "shares", "waiters" (arrays); release gives
+ * "released" (array) and "dry_run".  Keys are those of the protocol's
+ * lines with '-' written '_'; numbers are JSON integers; lock, share and
+ * waiter objects also carry "host_name".
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ctl.h"
+#include "version.h"
+
+#define MAX_FIELDS	32
+
+/* One body line, split: kind and fields (decoded in place). */
+struct line {
+	char	*kind;
+	size_t	 n;
+	char	*key[MAX_FIELDS];
+	char	*val[MAX_FIELDS];
+};
+
+static const char *sockpath = CTL_DEFAULT_SOCKET;
+static bool opt_json;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: nlmctl [-s SOCKET] [--json] status [--locks] [--host NAME] "
+	    "[--fh HEX]\n"
+	    "       nlmctl [-s SOCKET] [--json] [--dry-run] release --host NAME "
+	    "| --addr ADDR\n"
+	    "              | --fh HEX | --owner HOST:SVID:OHHEX\n"
+	    "       nlmctl [-s SOCKET] grace end\n"
+	    "       nlmctl [-s SOCKET] metrics\n"
+	    "       nlmctl --help | --version\n"
+	    "  -s, --socket PATH  nlmd's control socket (default %s,\n"
+	    "                     or $NLMCTL_SOCKET)\n"
+	    "      --json         one JSON document instead of tables\n",
+	    CTL_DEFAULT_SOCKET);
+}
+
+static const char *
+get(const struct line *l, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->key[i], key) == 0)
+			return l->val[i];
+	return "";
+}
+
+static unsigned long long
+getu(const struct line *l, const char *key)
+{
+	return strtoull(get(l, key), NULL, 10);
+}
+
+/* Split "kind\tk=v\tk=v" in place; false when malformed. */
+static bool
+split(char *s, struct line *l)
+{
+	char *save = NULL, *tok, *eq;
+
+	memset(l, 0, sizeof(*l));
+	if ((l->kind = strtok_r(s, "\t", &save)) == NULL)
+		return false;
+	while ((tok = strtok_r(NULL, "\t", &save)) != NULL) {
+		if (l->n == MAX_FIELDS || (eq = strchr(tok, '=')) == NULL)
+			return false;
+		*eq = '\0';
+		if (ctl_dec(eq + 1) == (size_t)-1)
+			return false;
+		l->key[l->n] = tok;
+		l->val[l->n++] = eq + 1;
+	}
+	return true;
+}
+
+/* ---- talking to nlmd ---- */
+
+static FILE *
+ask(const char *request)
+{
+	struct sockaddr_un sun;
+	FILE *f;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(sockpath) >= sizeof(sun.sun_path)) {
+		fprintf(stderr, "nlmctl: socket path too long\n");
+		exit(2);
+	}
+	memcpy(sun.sun_path, sockpath, strlen(sockpath));
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		fprintf(stderr, "nlmctl: cannot reach nlmd at %s: %s\n",
+		    sockpath, strerror(errno));
+		exit(1);
+	}
+	/*
+	 * nlmd may have answered (refused) and closed already: then the
+	 * write fails, and the answer is still there to read.
+	 */
+	(void)send(fd, request, strlen(request), MSG_NOSIGNAL);
+	shutdown(fd, SHUT_WR);
+	if ((f = fdopen(fd, "r")) == NULL) {
+		perror("nlmctl");
+		exit(1);
+	}
+	return f;
+}
+
+/*
+ * Read the status line; exits 1 on an error answer.  Then call fn for
+ * every body line, and check the end line.
+ */
+static void
+answer(FILE *f, void (*fn)(char *line, void *arg), void *arg)
+{
+	char *buf = NULL, ok[64], end[64];
+	size_t cap = 0, nlines = 0;
+	unsigned long long want;
+	ssize_t n;
+	bool ended = false;
+
+	snprintf(ok, sizeof(ok), "%s %d ok", CTL_MAGIC, CTL_VERSION);
+	snprintf(end, sizeof(end), "%s %d end ", CTL_MAGIC, CTL_VERSION);
+	if ((n = getline(&buf, &cap, f)) <= 0) {
+		fprintf(stderr, "nlmctl: nlmd closed the connection without "
+		    "an answer\n");
+		exit(1);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strcmp(buf, ok) != 0) {
+		const char *msg = buf;
+		char err[64];
+
+		snprintf(err, sizeof(err), "%s %d error ", CTL_MAGIC,
+		    CTL_VERSION);
+		if (strncmp(buf, err, strlen(err)) == 0)
+			msg = buf + strlen(err);
+		fprintf(stderr, "nlmctl: nlmd: %s\n", msg);
+		exit(1);
+	}
+	while ((n = getline(&buf, &cap, f)) > 0) {
+		if (buf[n - 1] != '\n')
+			break;
+		buf[n - 1] = '\0';
+		if (strncmp(buf, end, strlen(end)) == 0) {
+			want = strtoull(buf + strlen(end), NULL, 10);
+			ended = want == nlines;
+			break;
+		}
+		nlines++;
+		fn(buf, arg);
+	}
+	free(buf);
+	fclose(f);
+	if (!ended) {
+		fprintf(stderr, "nlmctl: the answer was cut off (%zu lines)\n",
+		    nlines);
+		exit(1);
+	}
+}
+
+/* ---- JSON ---- */
+
+static bool
+is_int(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '\0' || strlen(s) > 18)
+		return false;
+	for (; *s != '\0'; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static json_t *
+to_json(const struct line *l)
+{
+	json_t *o = json_object();
+	char key[64];
+	size_t i, j;
+
+	for (i = 0; i < l->n; i++) {
+		snprintf(key, sizeof(key), "%s", l->key[i]);
+		for (j = 0; key[j] != '\0'; j++)
+			if (key[j] == '-')
+				key[j] = '_';
+		json_object_set_new(o, key, is_int(l->val[i]) ?
+		    json_integer(strtoll(l->val[i], NULL, 10)) :
+		    json_string(l->val[i]));
+	}
+	return o;
+}
+
+/* ---- hosts by id, for lock lines ---- */
+
+struct hostname {
+	unsigned long long id;
+	char	*name;
+};
+
+static struct hostname *names;
+static size_t nnames;
+
+static void
+name_add(unsigned long long id, const char *name)
+{
+	struct hostname *n = realloc(names, (nnames + 1) * sizeof(*n));
+
+	if (n == NULL)
+		return;
+	names = n;
+	names[nnames].id = id;
+	names[nnames++].name = strdup(name);
+}
+
+static const char *
+name_of(unsigned long long id)
+{
+	size_t i;
+
+	/* Hosts come in no order, but there are few: a linear scan. */
+	for (i = 0; i < nnames; i++)
+		if (names[i].id == id)
+			return names[i].name != NULL ? names[i].name : "?";
+	return "?";
+}
+
+/* ---- status ---- */
+
+struct status {
+	json_t	*root;
+	bool	 header_locks, header_hosts;
+};
+
+static void
+print_duration(unsigned long long s, char *buf, size_t len)
+{
+	if (s >= 86400)
+		snprintf(buf, len, "%llud%lluh", s / 86400, s % 86400 / 3600);
+	else if (s >= 3600)
+		snprintf(buf, len, "%lluh%llum", s / 3600, s % 3600 / 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%llum%llus", s / 60, s % 60);
+	else
+		snprintf(buf, len, "%llus", s);
+}
+
+static void
+status_text(const struct line *l, struct status *st)
+{
+	char d[32];
+
+	if (strcmp(l->kind, "server") == 0) {
+		print_duration(getu(l, "uptime"), d, sizeof(d));
+		printf("nlmd %s, pid %s: epoch %s, NSM state %s, up %s, "
+		    "durability %s\n", get(l, "version"), get(l, "pid"),
+		    get(l, "epoch"), get(l, "nsm-state"), d,
+		    get(l, "durability"));
+	} else if (strcmp(l->kind, "grace") == 0) {
+		if (getu(l, "active"))
+			printf("grace: %llu s left; %s host(s), %s lock(s), %s "
+			    "share(s) to reclaim\n", (getu(l, "remaining-ms") +
+			    999) / 1000, get(l, "hosts"), get(l, "locks"),
+			    get(l, "shares"));
+		else if (getu(l, "ended-after-ms") > 0 ||
+		    getu(l, "dropped") > 0)
+			printf("grace: over (%s) after %s ms; %s record(s) not "
+			    "reclaimed, dropped\n", get(l, "how"),
+			    get(l, "ended-after-ms"), get(l, "dropped"));
+		else
+			printf("grace: none (%s)\n", get(l, "how"));
+	} else if (strcmp(l->kind, "totals") == 0) {
+		printf("totals: %s host(s), %s file(s), %s lock(s), %s "
+		    "share(s), %s waiter(s), %s callback(s) and %s "
+		    "notification(s) pending, last token %s\n",
+		    get(l, "hosts"), get(l, "files"), get(l, "locks"),
+		    get(l, "shares"), get(l, "waiters"), get(l, "callbacks"),
+		    get(l, "notifications"), get(l, "tokens"));
+	} else if (strcmp(l->kind, "host") == 0) {
+		if (!st->header_hosts) {
+			printf("\n%-5s %-24s %-16s %-16s %6s %7s %6s %7s %5s "
+			    "%3s %6s %8s\n", "ID", "HOST", "ADDRESS", "SERVER",
+			    "NSM", "LOCKS", "SHARES", "WAITERS", "RECL", "CB",
+			    "NOTIFY", "IDLE");
+			st->header_hosts = true;
+		}
+		print_duration(getu(l, "idle-ms") / 1000, d, sizeof(d));
+		printf("%-5s %-24s %-16s %-16s %6s %7s %6s %7s %5s %3s %6s "
+		    "%8s\n", get(l, "id"), get(l, "name"), get(l, "addr"),
+		    get(l, "local"), get(l, "nsm-state"), get(l, "locks"),
+		    get(l, "shares"), get(l, "waiters"),
+		    get(l, "reclaimable"), get(l, "callbacks"),
+		    getu(l, "notify-since") ? "owed" : "-", d);
+	} else if (strcmp(l->kind, "lock") == 0 ||
+	    strcmp(l->kind, "share") == 0 || strcmp(l->kind, "waiter") == 0) {
+		/* One table, in the order nlmd walks: file by file. */
+		if (!st->header_locks) {
+			printf("\n%-6s %-20s %6s %-18s %-24s %20s %20s %-9s "
+			    "%10s %5s %s\n", "KIND", "HOST", "SVID", "OWNER",
+			    "FILE", "START", "LEN", "MODE", "TOKEN", "EPOCH",
+			    "NOTE");
+			st->header_locks = true;
+		}
+		if (strcmp(l->kind, "share") == 0) {
+			snprintf(d, sizeof(d), "a%s/d%s", get(l, "access"),
+			    get(l, "deny"));
+			printf("%-6s %-20s %6s %-18.18s %-24.24s %20s %20s %-9s "
+			    "%10s %5s %s\n", "share", name_of(getu(l, "host")),
+			    "-", get(l, "oh"), get(l, "fh"), "-", "-", d, "-",
+			    get(l, "epoch"), getu(l, "reclaimable") ?
+			    "to reclaim" : "");
+		} else if (strcmp(l->kind, "lock") == 0) {
+			printf("%-6s %-20s %6s %-18.18s %-24.24s %20s %20s %-9s "
+			    "%10s %5s %s\n", "lock", name_of(getu(l, "host")),
+			    get(l, "svid"), get(l, "oh"), get(l, "fh"),
+			    get(l, "start"), getu(l, "len") == 0 ? "to-eof" :
+			    get(l, "len"), get(l, "mode"), get(l, "token"),
+			    get(l, "epoch"), getu(l, "reclaimable") ?
+			    "to reclaim" : "");
+		} else {
+			char note[64];
+
+			print_duration(getu(l, "waited-ms") / 1000, d,
+			    sizeof(d));
+			snprintf(note, sizeof(note), "%s %s", getu(l,
+			    "granted") ? "granted, calling back; for" :
+			    "queued for", d);
+			printf("%-6s %-20s %6s %-18.18s %-24.24s %20s %20s %-9s "
+			    "%10s %5s %s\n", "waiter",
+			    name_of(getu(l, "host")), get(l, "svid"),
+			    get(l, "oh"), get(l, "fh"), get(l, "start"),
+			    getu(l, "len") == 0 ? "to-eof" : get(l, "len"),
+			    get(l, "mode"), "-", "-", note);
+		}
+	}
+}
+
+static void
+status_line(char *buf, void *arg)
+{
+	struct status *st = arg;
+	struct line l;
+	json_t *o, *arr;
+	const char *plural;
+
+	if (!split(buf, &l))
+		return;
+	if (strcmp(l.kind, "host") == 0)
+		name_add(getu(&l, "id"), get(&l, "name"));
+	if (!opt_json) {
+		status_text(&l, st);
+		return;
+	}
+	o = to_json(&l);
+	if (strcmp(l.kind, "lock") == 0 || strcmp(l.kind, "share") == 0 ||
+	    strcmp(l.kind, "waiter") == 0 || strcmp(l.kind, "released") == 0)
+		json_object_set_new(o, "host_name",
+		    json_string(name_of(getu(&l, "host"))));
+	if (strcmp(l.kind, "server") == 0 || strcmp(l.kind, "grace") == 0 ||
+	    strcmp(l.kind, "totals") == 0) {
+		json_object_set_new(st->root, l.kind, o);
+		return;
+	}
+	plural = strcmp(l.kind, "host") == 0 ? "hosts" :
+	    strcmp(l.kind, "lock") == 0 ? "locks" :
+	    strcmp(l.kind, "share") == 0 ? "shares" :
+	    strcmp(l.kind, "waiter") == 0 ? "waiters" :
+	    strcmp(l.kind, "released") == 0 ? "released" : NULL;
+	if (plural == NULL) {
+		json_decref(o);
+		return;
+	}
+	if ((arr = json_object_get(st->root, plural)) == NULL) {
+		arr = json_array();
+		json_object_set_new(st->root, plural, arr);
+	}
+	json_array_append_new(arr, o);
+}
+
+static int
+print_json(json_t *root)
+{
+	if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ==
+	    -1) {
+		fprintf(stderr, "nlmctl: cannot write JSON\n");
+		return 1;
+	}
+	putchar('\n');
+	json_decref(root);
+	return 0;
+}
+
+/* Append key=value (value percent-encoded) to a request. */
+static void
+arg(char *req, size_t cap, const char *key, const char *val)
+{
+	char enc[CTL_REQ_MAX];
+	size_t n = strlen(req);
+
+	if (ctl_enc(val, strlen(val), enc, sizeof(enc)) == (size_t)-1 ||
+	    (size_t)snprintf(req + n, cap - n, " %s=%s", key, enc) >= cap - n) {
+		fprintf(stderr, "nlmctl: argument too long\n");
+		exit(2);
+	}
+}
+
+static int
+cmd_status(int argc, char **argv)
+{
+	static const struct option o[] = {
+		{ "locks", no_argument, NULL, 'l' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "fh", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char req[CTL_REQ_MAX];
+	struct status st;
+	int c;
+
+	snprintf(req, sizeof(req), "%s %d status", CTL_MAGIC, CTL_VERSION);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", o, NULL)) != -1)
+		switch (c) {
+		case 'l': arg(req, sizeof(req), "locks", "1"); break;
+		case 'H': arg(req, sizeof(req), "host", optarg); break;
+		case 'f': arg(req, sizeof(req), "fh", optarg); break;
+		default: usage(stderr); return 2;
+		}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	strcat(req, "\n");
+	memset(&st, 0, sizeof(st));
+	if (opt_json) {
+		/* In this order in the output (values replaced later). */
+		st.root = json_object();
+		json_object_set_new(st.root, "version", json_integer(1));
+		json_object_set_new(st.root, "server", json_null());
+		json_object_set_new(st.root, "grace", json_null());
+		json_object_set_new(st.root, "totals", json_null());
+		json_object_set_new(st.root, "hosts", json_array());
+	}
+	answer(ask(req), status_line, &st);
+	return opt_json ? print_json(st.root) : 0;
+}
+
+struct release {
+	json_t		*root;
+	size_t		 locks, shares;
+};
+
+static void
+release_line(char *buf, void *a)
+{
+	struct release *r = a;
+	struct line l;
+
+	if (!split(buf, &l) || strcmp(l.kind, "released") != 0)
+		return;
+	if (strcmp(get(&l, "kind"), "lock") == 0)
+		r->locks++;
+	else
+		r->shares++;
+	if (opt_json) {
+		json_array_append_new(json_object_get(r->root, "released"),
+		    to_json(&l));
+		return;
+	}
+	if (strcmp(get(&l, "kind"), "lock") == 0)
+		printf("lock   host %-6s svid %-6s owner %-18.18s file %-24.24s "
+		    "[%s, +%s)%s\n", get(&l, "host"), get(&l, "svid"),
+		    get(&l, "oh"), get(&l, "fh"), get(&l, "start"),
+		    getu(&l, "len") == 0 ? "eof" : get(&l, "len"),
+		    getu(&l, "reclaimable") ? " (to reclaim)" : "");
+	else
+		printf("share  host %-6s owner %-18.18s file %-24.24s%s\n",
+		    get(&l, "host"), get(&l, "oh"), get(&l, "fh"),
+		    getu(&l, "reclaimable") ? " (to reclaim)" : "");
+}
+
+static int
+cmd_release(int argc, char **argv, bool dry)
+{
+	static const struct option o[] = {
+		{ "host", required_argument, NULL, 'H' },
+		{ "addr", required_argument, NULL, 'a' },
+		{ "fh", required_argument, NULL, 'f' },
+		{ "owner", required_argument, NULL, 'o' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char req[CTL_REQ_MAX];
+	struct release r;
+	int c, what = 0;
+
+	snprintf(req, sizeof(req), "%s %d release", CTL_MAGIC, CTL_VERSION);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", o, NULL)) != -1)
+		switch (c) {
+		case 'H': arg(req, sizeof(req), "host", optarg); what++; break;
+		case 'a': arg(req, sizeof(req), "addr", optarg); what++; break;
+		case 'f': arg(req, sizeof(req), "fh", optarg); what++; break;
+		case 'o': arg(req, sizeof(req), "owner", optarg); what++; break;
+		case 'n': dry = true; break;
+		default: usage(stderr); return 2;
+		}
+	if (what != 1 || optind != argc) {
+		fprintf(stderr, "nlmctl: release needs exactly one of --host, "
+		    "--addr, --fh, --owner\n");
+		return 2;
+	}
+	if (dry)
+		arg(req, sizeof(req), "dry-run", "1");
+	strcat(req, "\n");
+	memset(&r, 0, sizeof(r));
+	if (opt_json) {
+		r.root = json_object();
+		json_object_set_new(r.root, "version", json_integer(1));
+		json_object_set_new(r.root, "dry_run", json_boolean(dry));
+		json_object_set_new(r.root, "released", json_array());
+	}
+	answer(ask(req), release_line, &r);
+	if (opt_json)
+		return print_json(r.root);
+	printf("%s %zu lock(s) and %zu share(s)\n", dry ?
+	    "would release (dry run, nothing changed):" : "released", r.locks,
+	    r.shares);
+	return 0;
+}
+
+static void
+raw_line(char *buf, void *arg)
+{
+	(void)arg;
+	puts(buf);
+}
+
+static void
+grace_line(char *buf, void *arg)
+{
+	struct line l;
+
+	(void)arg;
+	if (split(buf, &l) && strcmp(l.kind, "grace") == 0)
+		printf("grace ended by the operator: %s lock(s) and %s share(s) "
+		    "not reclaimed, dropped\n", get(&l, "dropped-locks"),
+		    get(&l, "dropped-shares"));
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option o[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char req[128];
+	bool dry = false;
+	const char *env;
+	int c;
+
+	if ((env = getenv("NLMCTL_SOCKET")) != NULL && env[0] != '\0')
+		sockpath = env;
+	/* Options before the command; the command's own after it. */
+	while ((c = getopt_long(argc, argv, "+s:h", o, NULL)) != -1)
+		switch (c) {
+		case 's': sockpath = optarg; break;
+		case 'j': opt_json = true; break;
+		case 'n': dry = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("nlmctl %s\n", NLMD_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[0], "status") == 0)
+		return cmd_status(argc, argv);
+	if (strcmp(argv[0], "release") == 0)
+		return cmd_release(argc, argv, dry);
+	if (strcmp(argv[0], "grace") == 0 && argc == 2 &&
+	    strcmp(argv[1], "end") == 0) {
+		snprintf(req, sizeof(req), "%s %d grace-end\n", CTL_MAGIC,
+		    CTL_VERSION);
+		answer(ask(req), grace_line, NULL);
+		return 0;
+	}
+	if (strcmp(argv[0], "metrics") == 0 && argc == 1) {
+		snprintf(req, sizeof(req), "%s %d metrics\n", CTL_MAGIC,
+		    CTL_VERSION);
+		answer(ask(req), raw_line, NULL);
+		return 0;
+	}
+	usage(stderr);
+	return 2;
+}

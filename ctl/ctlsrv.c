@@ -1,0 +1,581 @@
+/*
+ * ctlsrv.c - the control socket in nlmd (see ctlsrv.h, ctl.h).
+ *
+ * A connection goes: accepted (credentials checked) -> reading its one
+ * request (bounded: CTL_REQ_MAX bytes, CTL_REQ_TIMEOUT_MS) -> answering:
+ * the "ok" line, the command's body lines, the "end N" line -> closed.
+ * Output is buffered per connection and written when the socket takes
+ * it; a producer (ctl_produce) is asked for its next piece at most once
+ * per turn of the event loop, and only once the previous piece is out,
+ * so a dump of any size runs in pieces between everything else the loop
+ * does.
+ */
+#include "ctlsrv.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ev.h"
+#include "log.h"
+
+#define CTL_MAX_CONNS		16
+#define CTL_REQ_TIMEOUT_MS	10000
+#define CTL_HOLD_POLL_MS	5
+#define CTL_LINE_MAX		8192
+
+struct ctl_cmd {
+	char		*cc_name;
+	ctl_cmd_fn	*cc_fn;
+	void		*cc_arg;
+	struct ctl_cmd	*cc_next;
+};
+
+struct ctl_conn {
+	struct ctl_srv	*c_srv;
+	int		 c_fd;
+	struct ctl_peer	 c_peer;
+	char		 c_in[CTL_REQ_MAX + 1];
+	size_t		 c_inlen;
+	bool		 c_answering;	/* request read */
+	bool		 c_sent;	/* some bytes written */
+	bool		 c_done;	/* end line queued: close when out */
+	bool		 c_failed;	/* error line queued */
+	char		*c_out;
+	size_t		 c_outlen;
+	size_t		 c_outoff;
+	size_t		 c_outcap;
+	size_t		 c_lines;	/* body lines */
+	bool		 c_inline;	/* a body line is open */
+	ctl_fill_fn	*c_fill;
+	void		*c_state;
+	ctl_free_fn	*c_free;
+	ctl_ready_fn	*c_ready;
+	void		*c_ready_arg;
+	struct ev_timer	 c_timer;
+	struct ctl_conn	*c_next;
+};
+
+struct ctl_srv {
+	struct ev_loop	*s_loop;
+	int		 s_fd;
+	char		 s_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	long		 s_group;
+	struct ctl_cmd	*s_cmds;
+	struct ctl_conn	*s_conns;
+	unsigned	 s_nconns;
+};
+
+static void	conn_close(struct ctl_conn *);
+static void	conn_flush(struct ctl_conn *);
+
+/* ---- output buffer ---- */
+
+static void
+out_add(struct ctl_conn *c, const char *p, size_t n)
+{
+	char *nb;
+	size_t cap;
+
+	if (c->c_outlen + n > c->c_outcap) {
+		cap = c->c_outcap == 0 ? 65536 : c->c_outcap;
+		while (cap < c->c_outlen + n)
+			cap *= 2;
+		if ((nb = realloc(c->c_out, cap)) == NULL) {
+			/* The answer would be wrong: cut it off. */
+			c->c_failed = true;
+			return;
+		}
+		c->c_out = nb;
+		c->c_outcap = cap;
+	}
+	memcpy(c->c_out + c->c_outlen, p, n);
+	c->c_outlen += n;
+}
+
+const struct ctl_peer *
+ctl_peer(const struct ctl_conn *c)
+{
+	return &c->c_peer;
+}
+
+size_t
+ctl_pending(const struct ctl_conn *c)
+{
+	return c->c_outlen - c->c_outoff;
+}
+
+void
+ctl_error(struct ctl_conn *c, const char *fmt, ...)
+{
+	char msg[512], line[600];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (c->c_sent) {
+		/* Too late for an error line: the reader sees no end. */
+		c->c_failed = true;
+		return;
+	}
+	n = snprintf(line, sizeof(line), CTL_MAGIC " %d error %s\n",
+	    CTL_VERSION, msg);
+	c->c_outlen = c->c_outoff = 0;
+	out_add(c, line, (size_t)n);
+	c->c_done = true;
+	c->c_fill = NULL;
+}
+
+void
+ctl_line(struct ctl_conn *c, const char *kind)
+{
+	if (c->c_inline)
+		ctl_line_end(c);
+	out_add(c, kind, strlen(kind));
+	c->c_inline = true;
+}
+
+void
+ctl_kv_bytes(struct ctl_conn *c, const char *key, const void *val,
+    size_t len)
+{
+	char enc[CTL_LINE_MAX];
+	size_t n;
+
+	out_add(c, "\t", 1);
+	out_add(c, key, strlen(key));
+	out_add(c, "=", 1);
+	if ((n = ctl_enc(val, len, enc, sizeof(enc))) == (size_t)-1)
+		n = ctl_enc("?", 1, enc, sizeof(enc));
+	out_add(c, enc, n);
+}
+
+void
+ctl_kv(struct ctl_conn *c, const char *key, const char *val)
+{
+	ctl_kv_bytes(c, key, val, strlen(val));
+}
+
+void
+ctl_kv_u64(struct ctl_conn *c, const char *key, uint64_t v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+	ctl_kv(c, key, b);
+}
+
+void
+ctl_kv_i64(struct ctl_conn *c, const char *key, int64_t v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%lld", (long long)v);
+	ctl_kv(c, key, b);
+}
+
+void
+ctl_kv_hex(struct ctl_conn *c, const char *key, const void *p, size_t len)
+{
+	char b[2 * 1024 + 1];
+
+	ctl_hex(p, len > 1024 ? 1024 : len, b, sizeof(b));
+	ctl_kv(c, key, b);
+}
+
+void
+ctl_line_end(struct ctl_conn *c)
+{
+	if (!c->c_inline)
+		return;
+	out_add(c, "\n", 1);
+	c->c_inline = false;
+	c->c_lines++;
+}
+
+void
+ctl_raw(struct ctl_conn *c, const char *fmt, ...)
+{
+	char b[CTL_LINE_MAX];
+	va_list ap;
+	int n;
+
+	if (c->c_inline)
+		ctl_line_end(c);
+	va_start(ap, fmt);
+	n = vsnprintf(b, sizeof(b) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(b) - 2)
+		n = (int)sizeof(b) - 2;
+	b[n++] = '\n';
+	out_add(c, b, (size_t)n);
+	c->c_lines++;
+}
+
+void
+ctl_produce(struct ctl_conn *c, ctl_fill_fn *fill, void *state,
+    ctl_free_fn *free_fn)
+{
+	c->c_fill = fill;
+	c->c_state = state;
+	c->c_free = free_fn;
+}
+
+void
+ctl_hold(struct ctl_conn *c, ctl_ready_fn *ready, void *arg)
+{
+	c->c_ready = ready;
+	c->c_ready_arg = arg;
+}
+
+/* ---- connections ---- */
+
+static void
+conn_finish(struct ctl_conn *c)
+{
+	char line[64];
+	int n;
+
+	if (c->c_done)
+		return;
+	ctl_line_end(c);
+	n = snprintf(line, sizeof(line), CTL_MAGIC " %d end %zu\n",
+	    CTL_VERSION, c->c_lines);
+	out_add(c, line, (size_t)n);
+	c->c_done = true;
+}
+
+static void
+conn_close(struct ctl_conn *c)
+{
+	struct ctl_srv *s = c->c_srv;
+	struct ctl_conn **pp;
+
+	for (pp = &s->s_conns; *pp != NULL; pp = &(*pp)->c_next)
+		if (*pp == c) {
+			*pp = c->c_next;
+			break;
+		}
+	s->s_nconns--;
+	ev_timer_cancel(s->s_loop, &c->c_timer);
+	ev_fd_del(s->s_loop, c->c_fd);
+	close(c->c_fd);
+	if (c->c_free != NULL)
+		c->c_free(c->c_state);
+	free(c->c_out);
+	free(c);
+}
+
+static void
+conn_hold_timer(struct ev_loop *loop, void *arg)
+{
+	(void)loop;
+	conn_flush(arg);
+}
+
+static void
+conn_flush(struct ctl_conn *c)
+{
+	struct ev_loop *loop = c->c_srv->s_loop;
+	ssize_t n;
+
+	if (c->c_failed && !c->c_done) {
+		conn_close(c);
+		return;
+	}
+	if (c->c_ready != NULL) {
+		if (!c->c_ready(c->c_ready_arg)) {
+			(void)ev_fd_set(loop, c->c_fd, 0);
+			if (ev_timer_set(loop, &c->c_timer, CTL_HOLD_POLL_MS,
+			    conn_hold_timer, c) == -1)
+				conn_close(c);
+			return;
+		}
+		c->c_ready = NULL;
+	}
+	/* One piece of a producer per turn, and only once the last is out. */
+	if (c->c_fill != NULL && ctl_pending(c) == 0) {
+		c->c_outlen = c->c_outoff = 0;
+		if (!c->c_fill(c, c->c_state)) {
+			c->c_fill = NULL;
+			conn_finish(c);
+		}
+	}
+	while (c->c_outoff < c->c_outlen) {
+		n = send(c->c_fd, c->c_out + c->c_outoff,
+		    c->c_outlen - c->c_outoff, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			c->c_outoff += (size_t)n;
+			c->c_sent = true;
+			continue;
+		}
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n == -1 && errno == EINTR)
+			continue;
+		conn_close(c);	/* the reader went away */
+		return;
+	}
+	if (c->c_outoff == c->c_outlen && c->c_done) {
+		conn_close(c);
+		return;
+	}
+	/* More to write, or more to produce: when the socket takes it. */
+	(void)ev_fd_set(loop, c->c_fd, EV_WRITE);
+}
+
+static void
+conn_request(struct ctl_conn *c)
+{
+	struct ctl_cmd *cmd;
+	struct ctl_req rq;
+	char err[256], line[64];
+	int n;
+
+	c->c_answering = true;
+	ev_timer_cancel(c->c_srv->s_loop, &c->c_timer);
+	if (ctl_req_parse(c->c_in, &rq, err, sizeof(err)) == -1) {
+		ctl_error(c, "%s", err);
+		conn_flush(c);
+		return;
+	}
+	for (cmd = c->c_srv->s_cmds; cmd != NULL; cmd = cmd->cc_next)
+		if (strcmp(cmd->cc_name, rq.cr_cmd) == 0)
+			break;
+	if (cmd == NULL) {
+		ctl_error(c, "unknown command '%s'", rq.cr_cmd);
+		conn_flush(c);
+		return;
+	}
+	n = snprintf(line, sizeof(line), CTL_MAGIC " %d ok\n", CTL_VERSION);
+	out_add(c, line, (size_t)n);
+	cmd->cc_fn(c, &rq, cmd->cc_arg);
+	if (c->c_fill == NULL)
+		conn_finish(c);
+	conn_flush(c);
+}
+
+static void
+conn_io(struct ev_loop *loop, int fd, int events, void *arg)
+{
+	struct ctl_conn *c = arg;
+	char *nl;
+	ssize_t n;
+
+	(void)loop;
+	if (c->c_answering) {
+		if (events & EV_WRITE)
+			conn_flush(c);
+		return;
+	}
+	n = recv(fd, c->c_in + c->c_inlen, CTL_REQ_MAX - c->c_inlen,
+	    MSG_DONTWAIT);
+	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR)) {
+		conn_close(c);
+		return;
+	}
+	if (n < 0)
+		return;
+	c->c_inlen += (size_t)n;
+	c->c_in[c->c_inlen] = '\0';
+	if ((nl = memchr(c->c_in, '\n', c->c_inlen)) != NULL) {
+		*nl = '\0';
+		if (memchr(c->c_in, '\0', (size_t)(nl - c->c_in)) != NULL) {
+			ctl_error(c, "request contains a NUL byte");
+			c->c_answering = true;
+			conn_flush(c);
+			return;
+		}
+		conn_request(c);
+		return;
+	}
+	if (c->c_inlen >= CTL_REQ_MAX) {
+		c->c_answering = true;
+		ctl_error(c, "request longer than %d bytes", CTL_REQ_MAX);
+		conn_flush(c);
+	}
+}
+
+static void
+conn_timeout(struct ev_loop *loop, void *arg)
+{
+	(void)loop;
+	conn_close(arg);
+}
+
+/* Root, or the configured group (primary or supplementary). */
+static bool
+peer_allowed(const struct ctl_srv *s, const struct ctl_peer *p)
+{
+	struct passwd pw, *pwp = NULL;
+	gid_t groups[256];
+	char buf[4096];
+	int ng = 256, i;
+
+	if (p->uid == 0)
+		return true;
+	if (s->s_group < 0)
+		return false;
+	if (p->gid == (gid_t)s->s_group)
+		return true;
+	if (getpwuid_r(p->uid, &pw, buf, sizeof(buf), &pwp) != 0 ||
+	    pwp == NULL)
+		return false;
+	if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &ng) == -1)
+		return false;
+	for (i = 0; i < ng; i++)
+		if (groups[i] == (gid_t)s->s_group)
+			return true;
+	return false;
+}
+
+static void
+srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
+{
+	struct ctl_srv *s = arg;
+	struct ucred uc;
+	socklen_t ul = sizeof(uc);
+	struct ctl_conn *c;
+	int cfd;
+
+	(void)events;
+	if ((cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) ==
+	    -1)
+		return;
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == -1 ||
+	    s->s_nconns >= CTL_MAX_CONNS || (c = calloc(1, sizeof(*c))) ==
+	    NULL) {
+		close(cfd);
+		return;
+	}
+	c->c_srv = s;
+	c->c_fd = cfd;
+	c->c_peer.pid = uc.pid;
+	c->c_peer.uid = uc.uid;
+	c->c_peer.gid = uc.gid;
+	c->c_next = s->s_conns;
+	s->s_conns = c;
+	s->s_nconns++;
+	if (ev_fd_add(loop, cfd, EV_READ, conn_io, c) == -1) {
+		conn_close(c);
+		return;
+	}
+	if (!peer_allowed(s, &c->c_peer)) {
+		log_warnx("control socket: uid %u (pid %d) refused: not root%s",
+		    (unsigned)uc.uid, (int)uc.pid, s->s_group >= 0 ?
+		    " nor in control-group" : "");
+		c->c_answering = true;
+		ctl_error(c, "permission denied: only root%s may use nlmd's "
+		    "control socket", s->s_group >= 0 ?
+		    " and members of control-group" : "");
+		conn_flush(c);
+		return;
+	}
+	if (ev_timer_set(loop, &c->c_timer, CTL_REQ_TIMEOUT_MS, conn_timeout,
+	    c) == -1)
+		conn_close(c);
+}
+
+struct ctl_srv *
+ctl_srv_new(struct ev_loop *loop, const char *path, long group, char *err,
+    size_t errlen)
+{
+	struct sockaddr_un sun;
+	struct ctl_srv *s;
+	char dir[sizeof(sun.sun_path)], *slash;
+	mode_t mode = group >= 0 ? 0660 : 0600;
+
+	memset(&sun, 0, sizeof(sun));
+	if (strlen(path) >= sizeof(sun.sun_path) || path[0] != '/') {
+		snprintf(err, errlen, "control-socket %s: not an absolute path "
+		    "of at most %zu bytes", path, sizeof(sun.sun_path) - 1);
+		return NULL;
+	}
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->s_loop = loop;
+	s->s_group = group;
+	snprintf(s->s_path, sizeof(s->s_path), "%s", path);
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+			snprintf(err, errlen, "control socket directory %s: %s",
+			    dir, strerror(errno));
+			free(s);
+			return NULL;
+		}
+	}
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path, path, strlen(path));
+	s->s_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0);
+	/* nlmd's state-directory lock keeps a second nlmd away from here. */
+	(void)unlink(path);
+	if (s->s_fd == -1 ||
+	    bind(s->s_fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    chmod(path, mode) == -1 ||
+	    (group >= 0 && chown(path, (uid_t)-1, (gid_t)group) == -1) ||
+	    listen(s->s_fd, 16) == -1 ||
+	    ev_fd_add(loop, s->s_fd, EV_READ, srv_accept, s) == -1) {
+		snprintf(err, errlen, "control socket %s: %s", path,
+		    strerror(errno));
+		if (s->s_fd != -1)
+			close(s->s_fd);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+int
+ctl_srv_command(struct ctl_srv *s, const char *name, ctl_cmd_fn *fn,
+    void *arg)
+{
+	struct ctl_cmd *c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL ||
+	    (c->cc_name = strdup(name)) == NULL) {
+		free(c);
+		return -1;
+	}
+	c->cc_fn = fn;
+	c->cc_arg = arg;
+	c->cc_next = s->s_cmds;
+	s->s_cmds = c;
+	return 0;
+}
+
+void
+ctl_srv_free(struct ctl_srv *s)
+{
+	struct ctl_cmd *c;
+
+	if (s == NULL)
+		return;
+	while (s->s_conns != NULL)
+		conn_close(s->s_conns);
+	while ((c = s->s_cmds) != NULL) {
+		s->s_cmds = c->cc_next;
+		free(c->cc_name);
+		free(c);
+	}
+	ev_fd_del(s->s_loop, s->s_fd);
+	close(s->s_fd);
+	(void)unlink(s->s_path);
+	free(s);
+}

@@ -1,0 +1,690 @@
+/*
+ * nlm_ctl.c - what the operator asks a running nlmd (ctl/ctlsrv.h): the
+ * status dump, releasing locks by hand, ending grace, the metrics.
+ *
+ * status   server, grace and totals lines, one line per host; with
+ *          locks=1 every lock, share and waiter too, produced in pieces
+ *          of about CTL_PIECE records per turn of the loop (lockcore's
+ *          resumable walk), so clients are served between the pieces.
+ *          Lock, share and waiter lines name their host by id; the host
+ *          lines come first, so a reader can join them.
+ * release  goes through lockcore and the store like an UNLOCK (or, for a
+ *          whole host, like FREE_ALL): waiters behind get their GRANTED
+ *          callbacks; the answer leaves once the release is committed.
+ *          With dry-run=1 it lists what it would release, changing nothing.
+ * grace-end ends grace now, as the deadline would.
+ * (metrics: nlm_metrics.c, registered by the daemon with the NSM's.)
+ *
+ * Line kinds and keys (nlmctl reads them; see ctl/ctl.h for the format):
+ *   server  version pid epoch nsm-state started uptime durability
+ *   grace   active remaining-ms locks shares hosts how ended-after-ms
+ *           dropped
+ *   totals  hosts files locks shares waiters callbacks notifications
+ *           reclaimable-locks reclaimable-shares tokens
+ *   host    id name addr local nsm-state monitored epoch locks shares
+ *           waiters reclaimable callbacks notify-since idle-ms
+ *   lock    host svid oh fh start len mode token epoch reclaimable
+ *   share   host oh fh access deny epoch reclaimable
+ *   waiter  host svid oh fh start len mode waited-ms granted
+ *   released kind host svid oh fh start len (release)
+ */
+#include "nlm_impl.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctlsrv.h"
+#include "log.h"
+#include "rpcsrv.h"
+#include "version.h"
+
+#define CTL_PIECE	2000	/* records per piece of a dump */
+
+static char ctl_durability[16];
+static uint64_t ctl_started_unix;
+
+/* ---- status ---- */
+
+struct hostrow {
+	uint64_t	 hr_id;
+	struct lk_host_info hr_info;
+};
+
+struct hostrows {
+	struct hostrow	*rows;
+	size_t		 n, cap;
+	size_t		 recl_hosts;
+};
+
+static int
+ctl_host_collect(const struct lk_host_info *hi, void *arg)
+{
+	struct hostrows *hr = arg;
+
+	if (hr->n < hr->cap) {
+		hr->rows[hr->n].hr_id = hi->hi_host;
+		hr->rows[hr->n++].hr_info = *hi;
+	}
+	if (hi->hi_rlocks + hi->hi_rshares > 0)
+		hr->recl_hosts++;
+	return 0;
+}
+
+static int
+ctl_row_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct hostrow *)a)->hr_id;
+	uint64_t y = ((const struct hostrow *)b)->hr_id;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+ctl_addr(struct ctl_conn *c, const char *key,
+    const struct sockaddr_storage *ss, socklen_t len)
+{
+	char a[64];
+
+	ctl_kv(c, key, len == 0 ? "-" : rpc_addr_str((const struct sockaddr *)
+	    ss, 0, a, sizeof(a)));
+}
+
+struct ctl_status {
+	bool		 st_locks;
+	bool		 st_byhost;	/* filter: the hosts in st_ids */
+	uint8_t		 st_fh[1024];
+	long		 st_fhlen;	/* -1: no filter */
+	uint64_t	*st_ids;	/* hosts named st_host */
+	size_t		 st_nids;
+	uint64_t	 st_cursor;
+	bool		 st_started;
+};
+
+static bool
+ctl_host_wanted(const struct ctl_status *st, uint64_t id)
+{
+	size_t i;
+
+	if (!st->st_byhost)
+		return true;
+	for (i = 0; i < st->st_nids; i++)
+		if (st->st_ids[i] == id)
+			return true;
+	return false;
+}
+
+struct ctl_hostline_arg {
+	struct ctl_conn		*conn;
+	struct ctl_status	*st;
+	struct hostrows		*rows;
+	const char		*name;	/* only hosts of this name */
+};
+
+static void
+ctl_host_line(struct nlm_host *h, void *arg)
+{
+	struct ctl_hostline_arg *a = arg;
+	struct ctl_conn *c = a->conn;
+	struct hostrow key, *r;
+	uint64_t *ids;
+
+	if (a->name != NULL) {
+		if (strcmp(h->h_name, a->name) != 0)
+			return;
+		ids = realloc(a->st->st_ids, (a->st->st_nids + 1) *
+		    sizeof(*ids));
+		if (ids == NULL)
+			return;
+		a->st->st_ids = ids;
+		ids[a->st->st_nids++] = h->h_id;
+	}
+	key.hr_id = h->h_id;
+	r = a->rows->n == 0 ? NULL : bsearch(&key, a->rows->rows, a->rows->n,
+	    sizeof(key), ctl_row_cmp);
+	ctl_line(c, "host");
+	ctl_kv_u64(c, "id", h->h_id);
+	ctl_kv(c, "name", h->h_name);
+	ctl_addr(c, "addr", &h->h_addr, h->h_addrlen);
+	ctl_addr(c, "local", &h->h_local, h->h_locallen);
+	ctl_kv_i64(c, "nsm-state", h->h_state);
+	ctl_kv_u64(c, "monitored", h->h_monitored);
+	ctl_kv_u64(c, "epoch", h->h_epoch);
+	ctl_kv_u64(c, "locks", r != NULL ? r->hr_info.hi_locks : 0);
+	ctl_kv_u64(c, "shares", r != NULL ? r->hr_info.hi_shares : 0);
+	ctl_kv_u64(c, "waiters", r != NULL ? r->hr_info.hi_waiters : 0);
+	ctl_kv_u64(c, "reclaimable", r != NULL ? r->hr_info.hi_rlocks +
+	    r->hr_info.hi_rshares : 0);
+	ctl_kv_u64(c, "callbacks", h->h_grants);
+	ctl_kv_u64(c, "notify-since", h->h_notify_since);
+	ctl_kv_u64(c, "idle-ms", ev_now_ms() - h->h_seen);
+	ctl_line_end(c);
+}
+
+static void
+ctl_status_head(struct ctl_conn *c, struct ctl_status *st, const char *name)
+{
+	const struct nlm_grace *g = &nlm->n_grace;
+	struct ctl_hostline_arg ha;
+	struct hostrows hr;
+	struct lk_counts ct;
+	uint64_t now = ev_now_ms();
+
+	lk_table_counts(nlm->n_table, &ct);
+	memset(&hr, 0, sizeof(hr));
+	hr.cap = ct.ct_hosts;
+	if (hr.cap > 0 && (hr.rows = calloc(hr.cap, sizeof(*hr.rows))) == NULL)
+		hr.cap = 0;
+	(void)lk_host_foreach(nlm->n_table, ctl_host_collect, &hr);
+	if (hr.n > 0)
+		qsort(hr.rows, hr.n, sizeof(*hr.rows), ctl_row_cmp);
+
+	ctl_line(c, "server");
+	ctl_kv(c, "version", NLMD_VERSION);
+	ctl_kv_u64(c, "pid", (uint64_t)getpid());
+	ctl_kv_u64(c, "epoch", nlm->n_conf.nc_epoch);
+	ctl_kv_i64(c, "nsm-state", nlm->n_conf.nc_nsm_state);
+	ctl_kv_u64(c, "started", ctl_started_unix);
+	ctl_kv_u64(c, "uptime", (now - nlm->n_started_ms) / 1000);
+	ctl_kv(c, "durability", ctl_durability);
+	ctl_line_end(c);
+
+	ctl_line(c, "grace");
+	ctl_kv_u64(c, "active", g->g_active);
+	ctl_kv_u64(c, "remaining-ms", g->g_active && g->g_deadline_ms > now ?
+	    g->g_deadline_ms - now : 0);
+	ctl_kv_u64(c, "locks", ct.ct_rlocks);
+	ctl_kv_u64(c, "shares", ct.ct_rshares);
+	ctl_kv_u64(c, "hosts", hr.recl_hosts);
+	ctl_kv(c, "how", !g->g_had ? "no grace at this start" :
+	    g->g_how != NULL ? g->g_how : "in progress");
+	ctl_kv_u64(c, "ended-after-ms", g->g_end_ms > 0 ?
+	    g->g_end_ms - g->g_start_ms : 0);
+	ctl_kv_u64(c, "dropped", g->g_dropped);
+	ctl_line_end(c);
+
+	ctl_line(c, "totals");
+	ctl_kv_u64(c, "hosts", nlm->n_nhosts);
+	ctl_kv_u64(c, "files", ct.ct_files);
+	ctl_kv_u64(c, "locks", ct.ct_locks);
+	ctl_kv_u64(c, "shares", ct.ct_shares);
+	ctl_kv_u64(c, "waiters", ct.ct_waiters);
+	ctl_kv_u64(c, "callbacks", nlm->n_stats.cb_inflight);
+	ctl_kv_u64(c, "notifications", nlm->n_stats.notify_pending);
+	ctl_kv_u64(c, "reclaimable-locks", ct.ct_rlocks);
+	ctl_kv_u64(c, "reclaimable-shares", ct.ct_rshares);
+	ctl_kv_u64(c, "tokens", ct.ct_last_token);
+	ctl_line_end(c);
+
+	ha.conn = c;
+	ha.st = st;
+	ha.rows = &hr;
+	ha.name = name;
+	nlm_host_foreach(ctl_host_line, &ha);
+	free(hr.rows);
+}
+
+static int
+ctl_lock_line(const struct lk_record *rc, void *arg)
+{
+	struct ctl_conn *c = arg;
+
+	ctl_line(c, "lock");
+	ctl_kv_u64(c, "host", rc->rc_host);
+	ctl_kv_i64(c, "svid", rc->rc_svid);
+	ctl_kv_hex(c, "oh", rc->rc_oh, rc->rc_ohlen);
+	ctl_kv_hex(c, "fh", rc->rc_fh, rc->rc_fhlen);
+	ctl_kv_u64(c, "start", rc->rc_start);
+	ctl_kv_u64(c, "len", rc->rc_len);
+	ctl_kv(c, "mode", rc->rc_excl ? "exclusive" : "shared");
+	ctl_kv_u64(c, "token", rc->rc_token);
+	ctl_kv_u64(c, "epoch", rc->rc_epoch);
+	ctl_kv_u64(c, "reclaimable", rc->rc_reclaim);
+	ctl_line_end(c);
+	return 0;
+}
+
+static int
+ctl_share_line(const struct lk_record *rc, void *arg)
+{
+	struct ctl_conn *c = arg;
+
+	ctl_line(c, "share");
+	ctl_kv_u64(c, "host", rc->rc_host);
+	ctl_kv_hex(c, "oh", rc->rc_oh, rc->rc_ohlen);
+	ctl_kv_hex(c, "fh", rc->rc_fh, rc->rc_fhlen);
+	ctl_kv_u64(c, "access", rc->rc_access);
+	ctl_kv_u64(c, "deny", rc->rc_deny);
+	ctl_kv_u64(c, "epoch", rc->rc_epoch);
+	ctl_kv_u64(c, "reclaimable", rc->rc_reclaim);
+	ctl_line_end(c);
+	return 0;
+}
+
+static int
+ctl_waiter_line(const struct lk_waiter_info *wi, void *arg)
+{
+	struct ctl_conn *c = arg;
+	const struct lk_record *rc = &wi->wi_req;
+
+	ctl_line(c, "waiter");
+	ctl_kv_u64(c, "host", rc->rc_host);
+	ctl_kv_i64(c, "svid", rc->rc_svid);
+	ctl_kv_hex(c, "oh", rc->rc_oh, rc->rc_ohlen);
+	ctl_kv_hex(c, "fh", rc->rc_fh, rc->rc_fhlen);
+	ctl_kv_u64(c, "start", rc->rc_start);
+	ctl_kv_u64(c, "len", rc->rc_len);
+	ctl_kv(c, "mode", rc->rc_excl ? "exclusive" : "shared");
+	ctl_kv_u64(c, "waited-ms", ev_now_ms() - wi->wi_since);
+	ctl_kv_u64(c, "granted", wi->wi_granted);
+	ctl_line_end(c);
+	return 0;
+}
+
+/* The host filter, applied to records: pass them on or not. */
+struct ctl_filter {
+	struct ctl_conn		*conn;
+	struct ctl_status	*st;
+};
+
+static int
+ctl_f_lock(const struct lk_record *rc, void *arg)
+{
+	struct ctl_filter *f = arg;
+
+	return ctl_host_wanted(f->st, rc->rc_host) ?
+	    ctl_lock_line(rc, f->conn) : 0;
+}
+
+static int
+ctl_f_share(const struct lk_record *rc, void *arg)
+{
+	struct ctl_filter *f = arg;
+
+	return ctl_host_wanted(f->st, rc->rc_host) ?
+	    ctl_share_line(rc, f->conn) : 0;
+}
+
+static int
+ctl_f_waiter(const struct lk_waiter_info *wi, void *arg)
+{
+	struct ctl_filter *f = arg;
+
+	return ctl_host_wanted(f->st, wi->wi_req.rc_host) ?
+	    ctl_waiter_line(wi, f->conn) : 0;
+}
+
+static bool
+ctl_status_fill(struct ctl_conn *c, void *arg)
+{
+	struct ctl_status *st = arg;
+	struct ctl_filter f = { c, st };
+	struct lk_scan_cbs cbs = { ctl_f_lock, ctl_f_share, ctl_f_waiter, &f };
+
+	if (nlm == NULL)
+		return false;
+	if (st->st_fhlen >= 0) {
+		(void)lk_file_records(nlm->n_table, st->st_fh,
+		    (size_t)st->st_fhlen, &cbs);
+		return false;
+	}
+	st->st_cursor = lk_file_scan(nlm->n_table, st->st_cursor, CTL_PIECE,
+	    &cbs, NULL);
+	return st->st_cursor != 0;
+}
+
+static void
+ctl_status_free(void *arg)
+{
+	struct ctl_status *st = arg;
+
+	free(st->st_ids);
+	free(st);
+}
+
+static void
+ctl_cmd_status(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
+{
+	struct ctl_status *st;
+	const char *v, *name;
+
+	(void)arg;
+	if ((st = calloc(1, sizeof(*st))) == NULL) {
+		ctl_error(c, "out of memory");
+		return;
+	}
+	st->st_fhlen = -1;
+	name = ctl_req_get(rq, "host");
+	st->st_byhost = name != NULL;
+	if ((v = ctl_req_get(rq, "fh")) != NULL &&
+	    (st->st_fhlen = ctl_unhex(v, st->st_fh, sizeof(st->st_fh))) <= 0) {
+		ctl_error(c, "fh: not a file handle in hex");
+		free(st);
+		return;
+	}
+	st->st_locks = (v = ctl_req_get(rq, "locks")) != NULL &&
+	    strcmp(v, "1") == 0;
+	/* Collects the ids of the hosts of that name (none: no records). */
+	ctl_status_head(c, st, name);
+	if (!st->st_locks) {
+		ctl_status_free(st);
+		return;
+	}
+	ctl_produce(c, ctl_status_fill, st, ctl_status_free);
+}
+
+/* ---- release ---- */
+
+static bool
+ctl_committed(void *arg)
+{
+	return nlm == NULL || nlm->n_committed >= (uint64_t)(uintptr_t)arg;
+}
+
+/* Hold the answer until what this turn staged is durable. */
+static void
+ctl_hold_commit(struct ctl_conn *c)
+{
+	if (store_pending(nlm->n_store))
+		ctl_hold(c, ctl_committed,
+		    (void *)(uintptr_t)(store_sealed(nlm->n_store) + 1));
+}
+
+struct ctl_rel {
+	struct ctl_conn	*conn;
+	const char	*name;		/* host= */
+	struct sockaddr_storage addr;	/* addr= */
+	bool		 by_addr;
+	uint64_t	*ids;		/* owner=: hosts of that name */
+	size_t		 nids;
+	int32_t		 svid;
+	uint8_t		 oh[1024];
+	long		 ohlen;		/* -1: not by owner */
+	struct lk_record *recs;		/* what to release */
+	size_t		 nrecs, cap;
+	unsigned	 hosts;
+	bool		 dry;
+};
+
+static void
+ctl_rel_line(struct ctl_conn *c, const struct lk_record *rc)
+{
+	ctl_line(c, "released");
+	ctl_kv(c, "kind", rc->rc_kind == LK_REC_LOCK ? "lock" : "share");
+	ctl_kv_u64(c, "host", rc->rc_host);
+	if (rc->rc_kind == LK_REC_LOCK)
+		ctl_kv_i64(c, "svid", rc->rc_svid);
+	ctl_kv_hex(c, "oh", rc->rc_oh, rc->rc_ohlen);
+	ctl_kv_hex(c, "fh", rc->rc_fh, rc->rc_fhlen);
+	if (rc->rc_kind == LK_REC_LOCK) {
+		ctl_kv_u64(c, "start", rc->rc_start);
+		ctl_kv_u64(c, "len", rc->rc_len);
+	}
+	ctl_kv_u64(c, "reclaimable", rc->rc_reclaim);
+	ctl_line_end(c);
+}
+
+/* Keep a copy of a record (its handles too) to release after the walk. */
+static int
+ctl_rel_keep(const struct lk_record *rc, void *arg)
+{
+	struct ctl_rel *r = arg;
+	struct lk_record *nr, *k;
+	uint8_t *mem;
+
+	if (r->ohlen >= 0 && (rc->rc_kind != LK_REC_LOCK ||
+	    rc->rc_svid != r->svid || rc->rc_ohlen != (size_t)r->ohlen ||
+	    memcmp(rc->rc_oh, r->oh, rc->rc_ohlen) != 0))
+		return 0;
+	if (r->ids != NULL) {
+		size_t i;
+
+		for (i = 0; i < r->nids && r->ids[i] != rc->rc_host; i++)
+			;
+		if (i == r->nids)
+			return 0;
+	}
+	if (r->nrecs == r->cap) {
+		r->cap = r->cap == 0 ? 64 : r->cap * 2;
+		if ((nr = realloc(r->recs, r->cap * sizeof(*nr))) == NULL)
+			return 1;
+		r->recs = nr;
+	}
+	if ((mem = malloc(rc->rc_ohlen + rc->rc_fhlen + 1)) == NULL)
+		return 1;
+	k = &r->recs[r->nrecs++];
+	*k = *rc;
+	memcpy(mem, rc->rc_oh, rc->rc_ohlen);
+	memcpy(mem + rc->rc_ohlen, rc->rc_fh, rc->rc_fhlen);
+	k->rc_oh = mem;
+	k->rc_fh = mem + rc->rc_ohlen;
+	return 0;
+}
+
+static int
+ctl_rel_host_recs(const struct lk_record *rc, void *arg)
+{
+	struct ctl_rel *r = arg;
+
+	if (rc->rc_host != r->ids[0])
+		return 0;
+	ctl_rel_line(r->conn, rc);
+	return 0;
+}
+
+/* Release a host: list what it holds, then (not dry) FREE_ALL-like. */
+static void
+ctl_rel_host(struct nlm_host *h, void *arg)
+{
+	struct ctl_rel *r = arg;
+	uint64_t id = h->h_id;
+	char hs[300];
+
+	if (r->by_addr ? !nlm_addr_equal(&h->h_addr, &r->addr) :
+	    strcmp(h->h_name, r->name) != 0)
+		return;
+	r->hosts++;
+	r->ids = &id;
+	(void)lk_lock_foreach(nlm->n_table, ctl_rel_host_recs, r);
+	(void)lk_share_foreach(nlm->n_table, ctl_rel_host_recs, r);
+	r->ids = NULL;
+	if (r->dry)
+		return;
+	log_info("operator (uid %u, pid %d): release of host %s",
+	    (unsigned)ctl_peer(r->conn)->uid, (int)ctl_peer(r->conn)->pid,
+	    nlm_host_str(h, hs, sizeof(hs)));
+	nlm_host_release(h, "released by the operator");
+}
+
+static void
+ctl_owner_ids(struct nlm_host *h, void *arg)
+{
+	struct ctl_rel *r = arg;
+	uint64_t *ids;
+
+	if (strcmp(h->h_name, r->name) != 0)
+		return;
+	if ((ids = realloc(r->ids, (r->nids + 1) * sizeof(*ids))) == NULL)
+		return;
+	r->ids = ids;
+	ids[r->nids++] = h->h_id;
+}
+
+/* Release the records collected (locks: UNLOCK; shares: UNSHARE). */
+static size_t
+ctl_rel_records(struct ctl_rel *r)
+{
+	const struct lk_result *res;
+	struct lk_lockreq lq;
+	struct lk_sharereq sq;
+	size_t i, n = 0;
+	enum lk_status st;
+
+	for (i = 0; i < r->nrecs; i++) {
+		const struct lk_record *rc = &r->recs[i];
+
+		ctl_rel_line(r->conn, rc);
+		if (r->dry)
+			continue;
+		if (rc->rc_kind == LK_REC_LOCK) {
+			memset(&lq, 0, sizeof(lq));
+			lq.rq_host = rc->rc_host;
+			lq.rq_svid = rc->rc_svid;
+			lq.rq_oh = rc->rc_oh;
+			lq.rq_ohlen = rc->rc_ohlen;
+			lq.rq_fh = rc->rc_fh;
+			lq.rq_fhlen = rc->rc_fhlen;
+			lq.rq_start = rc->rc_start;
+			lq.rq_len = rc->rc_len;
+			st = lk_unlock_cancel(nlm->n_table, &lq, ev_now_ms(),
+			    &res);
+		} else {
+			memset(&sq, 0, sizeof(sq));
+			sq.sq_host = rc->rc_host;
+			sq.sq_oh = rc->rc_oh;
+			sq.sq_ohlen = rc->rc_ohlen;
+			sq.sq_fh = rc->rc_fh;
+			sq.sq_fhlen = rc->rc_fhlen;
+			st = lk_unshare(nlm->n_table, &sq, &res);
+		}
+		if (st == LK_OK)
+			n++;
+		nlm_apply(res);
+	}
+	return n;
+}
+
+static void
+ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
+{
+	struct ctl_rel r;
+	const char *host, *addr, *fh, *owner, *v;
+	uint8_t fhb[1024];
+	long fhlen = 0;
+	size_t i, n;
+	int given;
+
+	(void)arg;
+	memset(&r, 0, sizeof(r));
+	r.conn = c;
+	r.ohlen = -1;
+	r.dry = (v = ctl_req_get(rq, "dry-run")) != NULL && strcmp(v, "1") == 0;
+	host = ctl_req_get(rq, "host");
+	addr = ctl_req_get(rq, "addr");
+	fh = ctl_req_get(rq, "fh");
+	owner = ctl_req_get(rq, "owner");
+	given = (host != NULL) + (addr != NULL) + (fh != NULL) +
+	    (owner != NULL);
+	if (given != 1) {
+		ctl_error(c, "release: give exactly one of host, addr, fh, "
+		    "owner");
+		return;
+	}
+	if (addr != NULL) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&r.addr;
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&r.addr;
+
+		if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1)
+			s4->sin_family = AF_INET;
+		else if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1)
+			s6->sin6_family = AF_INET6;
+		else {
+			ctl_error(c, "release: addr: not an IPv4 or IPv6 "
+			    "address");
+			return;
+		}
+		r.by_addr = true;
+	}
+	if (host != NULL || addr != NULL) {
+		r.name = host;
+		nlm_host_foreach(ctl_rel_host, &r);
+		if (r.hosts == 0) {
+			ctl_error(c, "release: no host %s %s", host != NULL ?
+			    "named" : "at", host != NULL ? host : addr);
+			return;
+		}
+		ctl_hold_commit(c);
+		return;
+	}
+	if (fh != NULL) {
+		if ((fhlen = ctl_unhex(fh, fhb, sizeof(fhb))) <= 0) {
+			ctl_error(c, "release: fh: not a file handle in hex");
+			return;
+		}
+		(void)lk_file_records(nlm->n_table, fhb, (size_t)fhlen,
+		    &(struct lk_scan_cbs){ ctl_rel_keep, ctl_rel_keep, NULL,
+		    &r });
+	} else {
+		char name[1024], *p, *q;
+
+		/* HOST:SVID:OHHEX; the host name may itself hold ':'. */
+		snprintf(name, sizeof(name), "%s", owner);
+		if ((q = strrchr(name, ':')) == NULL || q == name ||
+		    (*q = '\0', (p = strrchr(name, ':')) == NULL)) {
+			ctl_error(c, "release: owner: HOST:SVID:OH expected");
+			return;
+		}
+		*p = '\0';
+		r.svid = (int32_t)strtol(p + 1, NULL, 10);
+		if ((r.ohlen = ctl_unhex(q + 1, r.oh, sizeof(r.oh))) < 0) {
+			ctl_error(c, "release: owner: OH is not hex");
+			return;
+		}
+		r.name = name;
+		nlm_host_foreach(ctl_owner_ids, &r);
+		if (r.nids == 0) {
+			ctl_error(c, "release: no host named %s", name);
+			return;
+		}
+		(void)lk_lock_foreach(nlm->n_table, ctl_rel_keep, &r);
+	}
+	n = ctl_rel_records(&r);
+	if (!r.dry && n > 0)
+		log_info("operator (uid %u, pid %d): released %zu lock(s)/"
+		    "share(s) by %s=%s", (unsigned)ctl_peer(c)->uid,
+		    (int)ctl_peer(c)->pid, n, fh != NULL ? "fh" : "owner",
+		    fh != NULL ? fh : owner);
+	for (i = 0; i < r.nrecs; i++)
+		free((void *)(uintptr_t)r.recs[i].rc_oh);
+	free(r.recs);
+	free(r.ids);
+	if (!r.dry)
+		ctl_hold_commit(c);
+}
+
+/* ---- grace ---- */
+
+static void
+ctl_cmd_grace_end(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
+{
+	(void)rq;
+	(void)arg;
+	if (!nlm->n_grace.g_active || nlm->n_grace.g_how != NULL) {
+		ctl_error(c, "not in grace");
+		return;
+	}
+	log_info("operator (uid %u, pid %d): ending grace now",
+	    (unsigned)ctl_peer(c)->uid, (int)ctl_peer(c)->pid);
+	nlm_grace_end("ended by the operator");
+	ctl_line(c, "grace");
+	ctl_kv(c, "how", "ended by the operator");
+	ctl_kv_u64(c, "dropped-locks", nlm->n_grace.g_drop_locks);
+	ctl_kv_u64(c, "dropped-shares", nlm->n_grace.g_drop_shares);
+	ctl_line_end(c);
+	ctl_hold_commit(c);
+}
+
+int
+nlm_ctl_register(struct ctl_srv *srv, const char *durability)
+{
+	snprintf(ctl_durability, sizeof(ctl_durability), "%s", durability);
+	ctl_started_unix = (uint64_t)time(NULL);
+	if (ctl_srv_command(srv, "status", ctl_cmd_status, NULL) == -1 ||
+	    ctl_srv_command(srv, "release", ctl_cmd_release, NULL) == -1 ||
+	    ctl_srv_command(srv, "grace-end", ctl_cmd_grace_end, NULL) == -1)
+		return -1;
+	return 0;
+}

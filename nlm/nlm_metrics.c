@@ -1,0 +1,196 @@
+/*
+ * nlm_metrics.c - the NLM service's counters in the Prometheus text
+ * format (exposition format 0.0.4): names start with nlmd_, counters end
+ * in _total, times are in seconds.  Body lines of the control socket's
+ * `metrics' answer; nlmctl prints them as they are.
+ */
+#include "nlm_impl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ctlsrv.h"
+#include "version.h"
+
+/* Procedure names by number (NLM v4; the same numbers in v1 and v3). */
+static const char *const nlm_proc_name[NLM_NPROCS] = {
+	"null", "test", "lock", "cancel", "unlock", "granted", "test_msg",
+	"lock_msg", "cancel_msg", "unlock_msg", "granted_msg", "test_res",
+	"lock_res", "cancel_res", "unlock_res", "granted_res", "sm_notify",
+	NULL, NULL, NULL, "share", "unshare", "nm_lock", "free_all"
+};
+
+static const char *const nlm_stat_name[NLM_NSTATS] = {
+	"granted", "denied", "denied_nolocks", "blocked",
+	"denied_grace_period", "deadlck", "rofs", "stale_fh", "fbig", "failed"
+};
+
+static void
+help(struct ctl_conn *c, const char *name, const char *type,
+    const char *text)
+{
+	ctl_raw(c, "# HELP %s %s", name, text);
+	ctl_raw(c, "# TYPE %s %s", name, type);
+}
+
+static void
+one(struct ctl_conn *c, const char *name, const char *type,
+    const char *text, uint64_t v)
+{
+	help(c, name, type, text);
+	ctl_raw(c, "%s %llu", name, (unsigned long long)v);
+}
+
+void
+nlm_metrics(struct ctl_conn *c)
+{
+	const struct nlm_counters *s = &nlm->n_stats;
+	struct store_info si;
+	struct lk_counts ct;
+	static const unsigned vers[] = { 1, 3, 4 };
+	unsigned v, p, k;
+
+	lk_table_counts(nlm->n_table, &ct);
+	store_info(nlm->n_store, &si);
+
+	help(c, "nlmd_build_info", "gauge", "Version of nlmd; always 1.");
+	ctl_raw(c, "nlmd_build_info{version=\"%s\"} 1", NLMD_VERSION);
+	one(c, "nlmd_epoch", "gauge", "Epoch of this start (one more at "
+	    "every start).", nlm->n_conf.nc_epoch);
+	one(c, "nlmd_nsm_state", "gauge", "NSM state number announced "
+	    "in SM_NOTIFY.", (uint64_t)nlm->n_conf.nc_nsm_state);
+	one(c, "nlmd_uptime_seconds", "gauge", "Seconds since this start.",
+	    (ev_now_ms() - nlm->n_started_ms) / 1000);
+
+	help(c, "nlmd_nlm_requests_total", "counter",
+	    "NLM requests received, by version and procedure.");
+	for (v = 0; v < 3; v++)
+		for (p = 0; p < NLM_NPROCS; p++)
+			if (nlm_proc_name[p] != NULL &&
+			    (vers[v] == 4 || s->calls[vers[v]][p] > 0))
+				ctl_raw(c, "nlmd_nlm_requests_total{version="
+				    "\"%u\",procedure=\"%s\"} %llu", vers[v],
+				    nlm_proc_name[p], (unsigned long long)
+				    s->calls[vers[v]][p]);
+	help(c, "nlmd_nlm_replies_total", "counter",
+	    "NLM results sent (replies and _RES messages), by procedure and "
+	    "status.");
+	for (p = 0; p < NLM_NPROCS; p++)
+		for (k = 0; k < NLM_NSTATS; k++)
+			if (nlm_proc_name[p] != NULL && s->status[p][k] > 0)
+				ctl_raw(c, "nlmd_nlm_replies_total{procedure="
+				    "\"%s\",status=\"%s\"} %llu",
+				    nlm_proc_name[p], nlm_stat_name[k],
+				    (unsigned long long)s->status[p][k]);
+	one(c, "nlmd_nlm_bad_arguments_total", "counter", "Requests with a "
+	    "field over a limit or malformed.", s->bad_args);
+	help(c, "nlmd_nlm_res_messages_total", "counter", "_RES messages, by "
+	    "outcome.");
+	ctl_raw(c, "nlmd_nlm_res_messages_total{outcome=\"sent\"} %llu",
+	    (unsigned long long)s->res_sent);
+	ctl_raw(c, "nlmd_nlm_res_messages_total{outcome=\"failed\"} %llu",
+	    (unsigned long long)s->res_failed);
+
+	help(c, "nlmd_callbacks_total", "counter", "GRANTED callbacks, by "
+	    "event.");
+#define CB(ev, f)							\
+	ctl_raw(c, "nlmd_callbacks_total{event=\"" ev "\"} %llu",	\
+	    (unsigned long long)s->f)
+	CB("started", cb_granted);
+	CB("sent", cb_sent);
+	CB("retransmitted", cb_retried);
+	CB("acknowledged", cb_acked);
+	CB("refused", cb_refused);
+	CB("repolled", cb_repoll);
+	CB("given_up", cb_given_up);
+	CB("dropped", cb_dropped);
+	CB("unknown_result", cb_unknown_res);
+#undef CB
+	one(c, "nlmd_callbacks_pending", "gauge", "Grants awaiting the "
+	    "client's acknowledgement.", s->cb_inflight);
+	help(c, "nlmd_rpcbind_lookups_total", "counter", "rpcbind queries to "
+	    "client hosts, by outcome.");
+	ctl_raw(c, "nlmd_rpcbind_lookups_total{outcome=\"sent\"} %llu",
+	    (unsigned long long)s->rpcb_lookups);
+	ctl_raw(c, "nlmd_rpcbind_lookups_total{outcome=\"failed\"} %llu",
+	    (unsigned long long)s->rpcb_failed);
+
+	help(c, "nlmd_host_restarts_total", "counter", "Client restarts "
+	    "acted on, by how nlmd learnt of them.");
+	ctl_raw(c, "nlmd_host_restarts_total{how=\"nsm_state\"} %llu",
+	    (unsigned long long)s->reboots);
+	ctl_raw(c, "nlmd_host_restarts_total{how=\"free_all\"} %llu",
+	    (unsigned long long)s->free_all);
+	ctl_raw(c, "nlmd_host_restarts_total{how=\"local_statd\"} %llu",
+	    (unsigned long long)s->sm_notify);
+	help(c, "nlmd_refused_total", "counter", "Requests refused for "
+	    "coming from the wrong place.");
+	ctl_raw(c, "nlmd_refused_total{what=\"free_all\"} %llu",
+	    (unsigned long long)s->free_all_refused);
+	ctl_raw(c, "nlmd_refused_total{what=\"sm_notify_proc16\"} %llu",
+	    (unsigned long long)s->sm_notify_refused);
+
+	help(c, "nlmd_notifications_total", "counter", "SM_NOTIFY to client "
+	    "hosts after a restart, by event.");
+	ctl_raw(c, "nlmd_notifications_total{event=\"owed\"} %llu",
+	    (unsigned long long)s->notify_started);
+	ctl_raw(c, "nlmd_notifications_total{event=\"sent\"} %llu",
+	    (unsigned long long)s->notify_sent);
+	ctl_raw(c, "nlmd_notifications_total{event=\"answered\"} %llu",
+	    (unsigned long long)s->notify_acked);
+	ctl_raw(c, "nlmd_notifications_total{event=\"given_up\"} %llu",
+	    (unsigned long long)s->notify_given_up);
+	one(c, "nlmd_notifications_pending", "gauge", "Hosts still to be "
+	    "told of this start.", s->notify_pending);
+
+	one(c, "nlmd_hosts", "gauge", "Client hosts known (the monitor "
+	    "list).", nlm->n_nhosts);
+	one(c, "nlmd_files", "gauge", "Files with locks, shares or waiters.",
+	    ct.ct_files);
+	one(c, "nlmd_locks", "gauge", "Locks held (not reclaimable ones).",
+	    ct.ct_locks);
+	one(c, "nlmd_shares", "gauge", "Share reservations held.",
+	    ct.ct_shares);
+	one(c, "nlmd_waiters", "gauge", "Blocked lock requests queued.",
+	    ct.ct_waiters);
+	help(c, "nlmd_reclaimable", "gauge", "Records of before the restart "
+	    "still to be reclaimed.");
+	ctl_raw(c, "nlmd_reclaimable{kind=\"lock\"} %zu", ct.ct_rlocks);
+	ctl_raw(c, "nlmd_reclaimable{kind=\"share\"} %zu", ct.ct_rshares);
+	help(c, "nlmd_lock_decisions_total", "counter", "Lock-core decisions "
+	    "on lock requests.");
+	ctl_raw(c, "nlmd_lock_decisions_total{outcome=\"granted\"} %llu",
+	    (unsigned long long)ct.ct_granted);
+	ctl_raw(c, "nlmd_lock_decisions_total{outcome=\"denied\"} %llu",
+	    (unsigned long long)ct.ct_denied);
+	ctl_raw(c, "nlmd_lock_decisions_total{outcome=\"blocked\"} %llu",
+	    (unsigned long long)ct.ct_blocked);
+	ctl_raw(c, "nlmd_lock_decisions_total{outcome=\"deadlock\"} %llu",
+	    (unsigned long long)ct.ct_deadlocks);
+	ctl_raw(c, "nlmd_lock_decisions_total{outcome=\"grace\"} %llu",
+	    (unsigned long long)ct.ct_grace_denied);
+	one(c, "nlmd_waiter_grants_total", "counter", "Queued requests "
+	    "granted.", ct.ct_waiter_grants);
+	help(c, "nlmd_reclaims_total", "counter", "Reclaims, by outcome.");
+	ctl_raw(c, "nlmd_reclaims_total{outcome=\"granted\"} %llu",
+	    (unsigned long long)ct.ct_reclaims);
+	ctl_raw(c, "nlmd_reclaims_total{outcome=\"refused\"} %llu",
+	    (unsigned long long)ct.ct_reclaims_denied);
+	one(c, "nlmd_grace_active", "gauge", "1 while in grace.",
+	    nlm->n_grace.g_active);
+	one(c, "nlmd_grace_dropped_total", "counter", "Records not "
+	    "reclaimed by the end of grace, dropped.", ct.ct_grace_dropped);
+	one(c, "nlmd_fencing_token_last", "gauge", "Last fencing token "
+	    "issued.", ct.ct_last_token);
+
+	one(c, "nlmd_store_commits_total", "counter", "Store transactions "
+	    "committed.", si.si_commits);
+	one(c, "nlmd_store_flushes_total", "counter", "Commits flushed to "
+	    "disk.", si.si_flushes);
+	one(c, "nlmd_store_checkpoints_total", "counter", "Store checkpoints.",
+	    si.si_checkpoints);
+	one(c, "nlmd_store_log_files_removed_total", "counter", "Transaction "
+	    "log files removed after checkpoints.", si.si_logs_removed);
+	one(c, "nlmd_turns_committed_total", "counter", "Loop turns that "
+	    "committed changes.", s->commits);
+}

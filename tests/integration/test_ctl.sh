@@ -1,0 +1,244 @@
+#!/bin/bash
+# test_ctl.sh - the operator's view: nlmctl status (tables, --json),
+# metrics, release, grace end, and the control socket's defences.
+#
+#   bash tests/integration/test_ctl.sh                        (build/debug)
+#   NLMD=build/asan/nlmd BUILD=asan bash tests/integration/test_ctl.sh
+#
+# nlmd in lib.sh's namespace (10.96.0.1) with synchronous GRANTED
+# callbacks; a client namespace (10.96.0.2, its own rpcbind) runs a
+# scripted workload from nsmpeer (five hosts: three locks, one denied,
+# one blocked waiter, one TEST) and the callback receiver; then:
+#   - status, status --json (checked with jq) and metrics (checked with
+#     promtool) report exactly what the workload did;
+#   - --host and --fh filters;
+#   - release --dry-run changes nothing; release --owner frees the lock and
+#     the waiter behind it gets its GRANTED callback; release --host and
+#     --fh;
+#   - a caller that is not root is refused (file mode, and peer credentials
+#     when the socket is opened to everyone);
+#   - garbage, an oversized request and an unknown command get an error
+#     and nlmd stays up;
+#   - after a restart: status shows grace, `grace end' ends it (logged).
+
+. "$(dirname "$0")/lib.sh"
+
+BUILD=${BUILD:-debug}
+if [ -z "${ITEST_INSIDE:-}" ] && [ "$(id -u)" = 0 ] &&
+    ! unshare --net --mount true 2>/dev/null; then
+	echo "SKIP: cannot create network and mount namespaces"
+	exit 77
+fi
+if [ -z "${ITEST_INSIDE:-}" ] && [ -z "${ITEST_NO_BUILD:-}" ]; then
+	make -s -C "$ITEST_TOP" BUILD="$BUILD" all nsm-itest-bins ||
+	    { echo "FATAL: cannot build"; exit 1; }
+fi
+itest_enter "$@"
+
+W=$ITEST_WORK
+CTL=${NLMCTL:-$ITEST_TOP/build/$BUILD/nlmctl}
+PEER0=$ITEST_TOP/build/$BUILD/tests/nsm/nsmpeer
+SOCK=/run/nlmd/nlmd.sock
+for t in jq promtool setpriv rpcbind; do
+	command -v "$t" >/dev/null ||
+	    { echo "SKIP: $t not installed (make deps)"; exit 77; }
+done
+[ -x "$CTL" ] && [ -x "$PEER0" ] || { echo "FATAL: binaries missing"; exit 1; }
+# Sanitizer builds of the tools: their leaks are not nlmd's.
+for t in nsmpeer nlmctl; do
+	[ $t = nsmpeer ] && bin=$PEER0 || bin=$CTL
+	printf '#!/bin/sh\nASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n' "$bin" \
+	    >"$W/$t"
+	chmod +x "$W/$t"
+done
+PEER=$W/nsmpeer
+CTL=$W/nlmctl
+chmod 755 "$W"
+
+rcheck() {
+	local what=$1 out=$W/check.out ok=true
+	shift
+	"$@" >"$out" 2>&1 || ok=false
+	cat "$out" >>"$W/checks.log"
+	check "$what" $ok
+	$ok || sed -e 's/^/    /' "$out" | head -20
+}
+hex() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
+# jqcheck DESCRIPTION FILTER [nlmctl args...]: the JSON satisfies FILTER.
+jqcheck() {
+	local what=$1 f=$2
+	shift 2
+	"$CTL" --json "$@" >"$W/out.json" 2>&1
+	rcheck "$what" jq -e "$f" "$W/out.json"
+}
+
+SRV=10.96.0.1
+CLI=10.96.0.2
+NS=ctlcli-$$
+trap 'itest_cleanup; ip netns del $NS 2>/dev/null' EXIT
+itest_start_rpcbind
+ip netns add $NS || { echo "FATAL: ip netns add"; exit 1; }
+ip link add ct$$s type veth peer name ct$$c netns $NS
+ip addr add $SRV/24 dev ct$$s
+ip link set ct$$s up
+ip -n $NS addr add $CLI/24 dev ct$$c
+ip -n $NS link set ct$$c up
+ip -n $NS link set lo up
+mkdir -p "$W/clirun/rpcbind"
+ON_CLI=(ip netns exec $NS unshare --mount --propagation private
+    sh -c 'mount --bind "$0" /run && exec "$@"' "$W/clirun")
+"${ON_CLI[@]}" rpcbind -f -w &
+ITEST_PIDS+=($!)
+itest_wait "${ON_CLI[@]}" rpcinfo -p 127.0.0.1 ||
+    { echo "FATAL: client rpcbind"; exit 1; }
+itest_start_nlmd -d --callbacks=sync --grace-period=60
+cli() { "${ON_CLI[@]}" "$PEER" "$@"; }
+
+# ---- the workload ------------------------------------------------------------
+
+"${ON_CLI[@]}" "$PEER" cbrecv 60 >"$W/cbrecv.log" 2>&1 &
+CB_PID=$!
+ITEST_PIDS+=($CB_PID)
+itest_wait grep -q ready "$W/cbrecv.log"
+rcheck "alice locks f1 [0,10)" cli lock $SRV alice f1 0 10 3
+rcheck "bob locks f1 [20,10)" cli lock $SRV bob f1 20 10 3
+rcheck "carol locks f2 to EOF" cli lock $SRV carol f2 0 0 3
+cli lock $SRV erin f1 5 1 3 >"$W/erin.log"
+check "erin's conflicting lock is denied" test $? = 1
+cli lock $SRV dave f1 0 5 3 block >"$W/dave.log"
+check "dave's blocking lock is queued" test $? = 3
+cli test $SRV x f1 0 1 >/dev/null
+check "a TEST sees the holder" test $? = 1
+
+# ---- status ------------------------------------------------------------------
+
+rcheck "nlmctl status runs" "$CTL" status
+"$CTL" status --locks >"$W/status.txt" 2>&1
+rcheck "status: totals line (5 hosts, 2 files, 3 locks, 1 waiter)" \
+    grep -E "^totals: 5 host\(s\), 2 file\(s\), 3 lock\(s\), 0 share\(s\), 1 waiter\(s\)" \
+    "$W/status.txt"
+rcheck "status --locks: dave's request queued" \
+    awk '$1 == "waiter" && $2 == "dave" && /queued for/ {f = 1} END {exit !f}' \
+    "$W/status.txt"
+rcheck "status --locks: three lock rows" \
+    awk '$1 == "lock" {n++} END {exit n != 3}' "$W/status.txt"
+jqcheck "--json: totals, hosts, locks, waiters as the workload made them" \
+    '.version == 1 and .totals.locks == 3 and .totals.waiters == 1 and
+     .totals.hosts == 5 and (.hosts | length) == 5 and (.locks | length) == 3
+     and (.waiters | length) == 1 and .waiters[0].host_name == "dave" and
+     .waiters[0].start == 0 and .waiters[0].len == 5 and
+     ([.hosts[] | select(.name == "alice")][0].locks == 1) and
+     ([.hosts[] | select(.name == "dave")][0].waiters == 1) and
+     .server.epoch == 1 and .grace.active == 0' status --locks
+jqcheck "--json: every lock has owner, range, mode, token and epoch" \
+    '[.locks[] | select(.oh and .fh and (.start | type) == "number" and
+      .mode == "exclusive" and .token > 0 and .epoch == 1)] | length == 3' \
+    status --locks
+jqcheck "--host bob: bob only" \
+    '(.hosts | length) == 1 and (.locks | length) == 1 and
+     .locks[0].host_name == "bob" and .locks[0].start == 20' \
+    status --locks --host bob
+jqcheck "--fh f2: carol's lock only" \
+    '(.locks | length) == 1 and .locks[0].host_name == "carol" and
+     .locks[0].len == 0' status --locks --fh "$(hex f2)"
+
+# ---- metrics -----------------------------------------------------------------
+
+"$CTL" metrics >"$W/metrics.txt" 2>&1
+rcheck "promtool check metrics: clean" \
+    sh -c "promtool check metrics <'$W/metrics.txt'"
+metric() { awk -v k="$1" '$1 == k {print $2}' "$W/metrics.txt"; }
+rcheck "metrics: 5 LOCKs, 1 TEST received" test \
+    "$(metric 'nlmd_nlm_requests_total{version="4",procedure="lock"}')" = 5 -a \
+    "$(metric 'nlmd_nlm_requests_total{version="4",procedure="test"}')" = 1
+rcheck "metrics: LOCK outcomes 3 granted, 1 denied, 1 blocked" test \
+    "$(metric 'nlmd_nlm_replies_total{procedure="lock",status="granted"}')" = 3 -a \
+    "$(metric 'nlmd_nlm_replies_total{procedure="lock",status="denied"}')" = 1 -a \
+    "$(metric 'nlmd_nlm_replies_total{procedure="lock",status="blocked"}')" = 1
+rcheck "metrics: gauges 3 locks, 1 waiter, 5 hosts" test \
+    "$(metric nlmd_locks)" = 3 -a "$(metric nlmd_waiters)" = 1 -a \
+    "$(metric nlmd_hosts)" = 5
+
+# ---- release -----------------------------------------------------------------
+
+"$CTL" --dry-run release --host alice >"$W/dry.txt" 2>&1
+rcheck "release --dry-run lists alice's lock" \
+    grep -q "would release (dry run, nothing changed): 1 lock(s)" "$W/dry.txt"
+jqcheck "... and changes nothing" '.totals.locks == 3 and .totals.waiters == 1' \
+    status
+rcheck "release --owner alice:1:oh-alice" \
+    "$CTL" release --owner "alice:1:$(hex oh-alice)"
+rcheck "the waiter behind it (dave) got its GRANTED callback" \
+    sh -c "for i in \$(seq 100); do grep -q '^granted [^ ]* f1 0 5' \
+	'$W/cbrecv.log' && exit 0; sleep 0.05; done; exit 1"
+jqcheck "after the release: alice holds nothing, dave holds [0,5)" \
+    '.totals.locks == 3 and .totals.waiters == 0 and
+     ([.locks[] | select(.host_name == "dave" and .start == 0 and
+       .len == 5)] | length) == 1 and
+     ([.locks[] | select(.host_name == "alice")] | length) == 0' \
+    status --locks
+rcheck "the release is logged with the operator's uid" \
+    grep -q "operator (uid 0, pid [0-9]*): released 1 lock" "$NLMD_LOG"
+rcheck "release --fh f2 frees carol's lock" "$CTL" release --fh "$(hex f2)"
+rcheck "release --host bob frees bob's" "$CTL" release --host bob
+jqcheck "left: dave's lock" '.totals.locks == 1 and .locks[0].host_name == "dave"' \
+    status --locks
+"$CTL" release --host nobody-here >"$W/nohost.txt" 2>&1
+check "release of an unknown host: exit 1" test $? = 1
+"$CTL" release --host a --fh 00 >/dev/null 2>&1
+check "release with two selectors: usage error (2)" test $? = 2
+
+# ---- who may ask -------------------------------------------------------------
+
+setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" status \
+    >"$W/nobody1.txt" 2>&1
+check "a non-root caller cannot open the socket (mode 0600): exit 1" test $? = 1
+rcheck "... and is told so" grep -qi "permission denied" "$W/nobody1.txt"
+chmod 666 "$SOCK"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" status \
+    >"$W/nobody2.txt" 2>&1
+check "socket opened to all: nlmd checks the peer and refuses (exit 1)" \
+    test $? = 1
+rcheck "... saying why" grep -q "nlmd: permission denied" "$W/nobody2.txt"
+rcheck "... and logs it" grep -q "control socket: uid 65534 .* refused" \
+    "$NLMD_LOG"
+chmod 600 "$SOCK"
+
+# ---- bad requests ------------------------------------------------------------
+
+printf 'hello\n' | "$PEER" ctlraw "$SOCK" >"$W/bad1.txt" 2>&1
+rcheck "garbage: an error answer" grep -q "^nlmctl 1 error not a control request" \
+    "$W/bad1.txt"
+head -c 6000 /dev/zero | tr '\0' 'x' | "$PEER" ctlraw "$SOCK" >"$W/bad2.txt" 2>&1
+rcheck "oversized request: an error answer" grep -q "^nlmctl 1 error request longer" \
+    "$W/bad2.txt"
+printf 'nlmctl 1 frobnicate\n' | "$PEER" ctlraw "$SOCK" >"$W/bad3.txt" 2>&1
+rcheck "unknown command: an error answer" grep -q "unknown command" "$W/bad3.txt"
+printf 'nlmctl 2 status\n' | "$PEER" ctlraw "$SOCK" >"$W/bad4.txt" 2>&1
+rcheck "another protocol version: an error answer" grep -q "not supported" \
+    "$W/bad4.txt"
+printf 'nlmctl 1 release host=%%zz\n' | "$PEER" ctlraw "$SOCK" >"$W/bad5.txt" 2>&1
+rcheck "a bad escape: an error answer" grep -q "bad argument" "$W/bad5.txt"
+rcheck "nlmd is still up and answers" "$CTL" status
+
+# ---- grace -------------------------------------------------------------------
+
+"$CTL" grace end >"$W/grace0.txt" 2>&1
+check "grace end outside grace: exit 1" test $? = 1
+itest_stop_nlmd
+itest_forget "$NLMD_PID"
+itest_start_nlmd -d --callbacks=sync --grace-period=60
+jqcheck "after a restart: in grace, dave's lock to reclaim" \
+    '.grace.active == 1 and .grace.locks == 1 and .grace.hosts == 1 and
+     .grace.remaining_ms > 0 and .server.epoch == 2 and
+     .locks[0].reclaimable == 1' status --locks
+rcheck "grace end" "$CTL" grace end
+jqcheck "grace is over, ended by the operator, one lock dropped" \
+    '.grace.active == 0 and .grace.how == "ended by the operator" and
+     .grace.dropped == 1 and .totals.locks == 0' status
+rcheck "... logged" grep -q "operator (uid 0, pid [0-9]*): ending grace now" \
+    "$NLMD_LOG"
+itest_stop_nlmd
+rcheck "no sanitizer report" \
+    sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|runtime error:' '$NLMD_LOG'"
+itest_finish
