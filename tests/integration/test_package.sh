@@ -97,25 +97,22 @@ NLMD_HELP=$("$NLMD" --help | sed '/^Every setting/,$d')
 check "nlmd(8) documents every option of nlmd --help" \
     options_documented "$MAN/nlmd.8" "$NLMD_HELP"
 
-if [ -x "$NLMCTL" ]; then
-	NLMCTL_HELP=$("$NLMCTL" --help 2>&1)
-	check "nlmctl --help exits 0" "$NLMCTL" --help
-	check "nlmctl(8) documents every option of nlmctl --help" \
-	    options_documented "$MAN/nlmctl.8" "$NLMCTL_HELP"
-	ctl_commands_documented() {
-		local c bad=0
-		for c in status release grace metrics; do
-			grep -qw "$c" <<<"$NLMCTL_HELP" ||
-			    { echo "nlmctl --help lacks $c"; bad=1; }
-			grep -qE "^\.(It )?Cm $c" "$MAN/nlmctl.8" ||
-			    { echo "nlmctl.8 lacks $c"; bad=1; }
-		done
-		[ $bad = 0 ]
-	}
-	check "nlmctl(8) and --help name every command" ctl_commands_documented
-else
-	echo "NOTE: $NLMCTL not built: nlmctl's page and package checks skipped"
-fi
+check "nlmctl is built beside nlmd" test -x "$NLMCTL"
+NLMCTL_HELP=$("$NLMCTL" --help 2>&1)
+check "nlmctl --help exits 0" "$NLMCTL" --help
+check "nlmctl(8) documents every option of nlmctl --help" \
+    options_documented "$MAN/nlmctl.8" "$NLMCTL_HELP"
+ctl_commands_documented() {
+	local c bad=0
+	for c in status release grace metrics; do
+		grep -qw "$c" <<<"$NLMCTL_HELP" ||
+		    { echo "nlmctl --help lacks $c"; bad=1; }
+		grep -qE "^\.(It )?Cm $c" "$MAN/nlmctl.8" ||
+		    { echo "nlmctl.8 lacks $c"; bad=1; }
+	done
+	[ $bad = 0 ]
+}
+check "nlmctl(8) and --help name every command" ctl_commands_documented
 
 # ---- make install ---------------------------------------------------------
 
@@ -127,13 +124,11 @@ installed() {
 	    usr/lib/sysusers.d/nlmd.conf etc/nlmd/nlmd.conf \
 	    usr/share/man/man8/nlmd.8 usr/share/man/man8/nlmctl.8 \
 	    usr/share/man/man5/nlmd.conf.5 usr/share/doc/nlmd/README.md \
-	    ${WANT_NLMCTL:+usr/bin/nlmctl}; do
+	    usr/bin/nlmctl; do
 		[ -s "$1/$f" ] || { echo "missing: $f"; bad=1; }
 	done
 	[ $bad = 0 ]
 }
-WANT_NLMCTL=
-[ -x "$NLMCTL" ] && WANT_NLMCTL=1
 check "make install: binaries, unit, sysusers, config, man pages, README" \
     installed "$W/inst"
 check "make install: the unit's paths follow PREFIX" bash -c \
@@ -174,7 +169,7 @@ deb_has() {
 	    ./usr/lib/sysusers.d/nlmd.conf ./etc/nlmd/nlmd.conf \
 	    ./usr/share/man/man8/nlmd.8.gz ./usr/share/man/man8/nlmctl.8.gz \
 	    ./usr/share/man/man5/nlmd.conf.5.gz ./usr/share/doc/nlmd/README.md \
-	    ./usr/share/doc/nlmd/copyright ${WANT_NLMCTL:+./usr/bin/nlmctl}; do
+	    ./usr/share/doc/nlmd/copyright ./usr/bin/nlmctl; do
 		grep -qxF "$f" <<<"$list" || { echo "not in the package: $f"; bad=1; }
 	done
 	[ $bad = 0 ]
@@ -212,9 +207,11 @@ check "installed nlmd --print-config runs (default state directory)" bash -c \
     "'$R/usr/sbin/nlmd' -c '$R/etc/nlmd/nlmd.conf' --print-config |
      grep -q '^state-directory = /var/lib/nlmd'"
 check "installed nlmd --help runs" "$R/usr/sbin/nlmd" --help
-if [ -n "$WANT_NLMCTL" ]; then
-	check "installed nlmctl --help runs" "$R/usr/bin/nlmctl" --help
-fi
+check "installed nlmctl --help runs" "$R/usr/bin/nlmctl" --help
+check "installed nlmctl --version is the package's version" bash -c \
+    "test \"\$('$R/usr/bin/nlmctl' --version)\" = \"nlmctl \$(dpkg-deb -f '$DEB' Version)\""
+check "installed nlmctl without nlmd: cannot reach it, exit status 1" bash -c \
+    "'$R/usr/bin/nlmctl' -s '$W/no.sock' status; test \$? = 1"
 check "installed man pages render" bash -c \
     "man -l '$R/usr/share/man/man8/nlmd.8.gz' | grep -q 'NLMD(8)' &&
      man -l '$R/usr/share/man/man5/nlmd.conf.5.gz' | grep -q 'NLMD.CONF(5)'"
