@@ -148,8 +148,10 @@ t0=$SECONDS
 check "make deb: dpkg-buildpackage -b -us -uc" bash -c \
     "make -C '$TOP' deb DEBDIR='$W/deb' >'$W/deb.log' 2>&1 || { tail -30 '$W/deb.log'; exit 1; }"
 echo "(package built in $((SECONDS - t0)) s)"
-check "make deb wrote nothing into the source tree" \
-    test "$before" = "$(tree_state)"
+tree_unchanged() {
+	diff <(echo "$before") <(tree_state)
+}
+check "make deb wrote nothing into the source tree" tree_unchanged
 DEB=$(ls "$W"/deb/nlmd_*.deb 2>/dev/null | head -1)
 check "nlmd_*.deb exists" test -n "$DEB"
 [ -n "$DEB" ] || itest_finish
