@@ -71,7 +71,7 @@ get(const struct line *l, const char *key)
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		if (strcmp(l->key[i], key) == 0)
+		if (l->key[i][0] == key[0] && strcmp(l->key[i], key) == 0)
 			return l->val[i];
 	return "";
 }
@@ -234,6 +234,16 @@ struct hostname {
 
 static struct hostname *names;
 static size_t nnames;
+static bool names_sorted;
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	unsigned long long x = ((const struct hostname *)a)->id;
+	unsigned long long y = ((const struct hostname *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
 
 static void
 name_add(unsigned long long id, const char *name)
@@ -245,18 +255,23 @@ name_add(unsigned long long id, const char *name)
 	names = n;
 	names[nnames].id = id;
 	names[nnames++].name = strdup(name);
+	names_sorted = false;
 }
 
 static const char *
 name_of(unsigned long long id)
 {
-	size_t i;
+	struct hostname key, *h;
 
-	/* Hosts come in no order, but there are few: a linear scan. */
-	for (i = 0; i < nnames; i++)
-		if (names[i].id == id)
-			return names[i].name != NULL ? names[i].name : "?";
-	return "?";
+	/* The host lines come first; sorted once, then searched. */
+	if (!names_sorted) {
+		qsort(names, nnames, sizeof(*names), name_cmp);
+		names_sorted = true;
+	}
+	key.id = id;
+	h = nnames == 0 ? NULL : bsearch(&key, names, nnames, sizeof(*names),
+	    name_cmp);
+	return h != NULL && h->name != NULL ? h->name : "?";
 }
 
 /* ---- status ---- */

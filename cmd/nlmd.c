@@ -18,6 +18,8 @@
 #include "config.h"
 #include "ctlsrv.h"
 #include "dump.h"
+#include "httpmetrics.h"
+#include "sbuf.h"
 #include "ev.h"
 #include "log.h"
 #include "nlm.h"
@@ -46,6 +48,7 @@ struct nlmd {
 	unsigned	 nsm_port;
 	int		 registered;
 	struct ctl_srv	*ctl;
+	struct http_metrics *http;
 };
 
 static void
@@ -371,14 +374,34 @@ fail:
 	fatalx("%s", err);
 }
 
-/* `metrics': the NLM service's and the status monitor's counters. */
+/* The whole exposition: the NLM service's and the status monitor's. */
+static void
+metrics_text(struct sbuf *sb, void *arg)
+{
+	(void)arg;
+	nlm_metrics(sb);
+	nsm_metrics(sb);
+}
+
+/* `metrics' on the control socket: the same text, line by line. */
 static void
 ctl_metrics(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 {
+	struct sbuf sb;
+	char *line, *save = NULL;
+
 	(void)rq;
-	(void)arg;
-	nlm_metrics(c);
-	nsm_metrics(c);
+	memset(&sb, 0, sizeof(sb));
+	metrics_text(&sb, arg);
+	if (sb.sb_failed || sb.sb_buf == NULL) {
+		ctl_error(c, "out of memory");
+		sbuf_free(&sb);
+		return;
+	}
+	for (line = strtok_r(sb.sb_buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		ctl_raw(c, "%s", line);
+	sbuf_free(&sb);
 }
 
 /*
@@ -408,6 +431,20 @@ setup_control(struct nlmd *d)
 	if (nlm_ctl_register(d->ctl, durability_name(d->conf.durability)) ==
 	    -1 || ctl_srv_command(d->ctl, "metrics", ctl_metrics, NULL) == -1)
 		fatalx("out of memory");
+}
+
+/* GET /metrics over HTTP, when metrics-address is set. */
+static void
+setup_metrics(struct nlmd *d)
+{
+	char err[512];
+
+	if (d->conf.metrics_addr[0] == '\0')
+		return;
+	if ((d->http = http_metrics_new(d->loop, d->conf.metrics_addr,
+	    metrics_text, NULL, err, sizeof(err))) == NULL)
+		fatalx("%s", err);
+	log_info("metrics at http://%s/metrics", d->conf.metrics_addr);
 }
 
 static void
@@ -452,6 +489,7 @@ main(int argc, char **argv)
 	setup_signals(&d);
 	rpcbind_register(&d);
 	setup_control(&d);
+	setup_metrics(&d);
 	ev_set_beforesleep(d.loop, before_sleep, &d);
 	log_info("nlmd ready: NLM (100021 v1,3,4) on port %u, NSM (100024 v1) "
 	    "on port %u, udp+tcp%s, state %s, durability %s, epoch %llu, "
@@ -462,6 +500,7 @@ main(int argc, char **argv)
 	    d.registered ? ", registered with rpcbind" : ", not registered");
 	if (ev_run(d.loop) == -1)
 		log_warn("event loop");
+	http_metrics_free(d.http);
 	ctl_srv_free(d.ctl);
 	if (d.registered)
 		rpcbind_unset_all();

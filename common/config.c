@@ -84,6 +84,7 @@ static const struct config_key config_table[] = {
 	KEY_UINT("host-idle", host_idle_sec, 1, 30 * 86400),
 	KEY_STR("control-socket", control_socket),
 	KEY_STR("control-group", control_group),
+	KEY_STR("metrics-address", metrics_addr),
 };
 #define NKEYS	(sizeof(config_table) / sizeof(config_table[0]))
 

@@ -68,6 +68,7 @@ struct config {
 	unsigned	host_idle_sec;		/* host-idle */
 	char		control_socket[108];	/* control-socket; "" = none */
 	char		control_group[64];	/* control-group; "" = root */
+	char		metrics_addr[128];	/* metrics-address; "" = off */
 };
 
 /* Fill `c' with the documented defaults. */

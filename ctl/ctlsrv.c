@@ -166,13 +166,34 @@ ctl_kv(struct ctl_conn *c, const char *key, const char *val)
 	ctl_kv_bytes(c, key, val, strlen(val));
 }
 
+/* "\tkey=" */
+static void
+kv_key(struct ctl_conn *c, const char *key)
+{
+	size_t kl = strlen(key);
+	char b[64];
+
+	if (kl > sizeof(b) - 2)
+		kl = sizeof(b) - 2;
+	b[0] = '\t';
+	memcpy(b + 1, key, kl);
+	b[kl + 1] = '=';
+	out_add(c, b, kl + 2);
+}
+
+/* Numbers and hex need no escaping: written straight (dumps are big). */
 void
 ctl_kv_u64(struct ctl_conn *c, const char *key, uint64_t v)
 {
-	char b[32];
+	char b[24];
+	size_t i = sizeof(b);
 
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
-	ctl_kv(c, key, b);
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	kv_key(c, key);
+	out_add(c, b + i, sizeof(b) - i);
 }
 
 void
@@ -180,6 +201,10 @@ ctl_kv_i64(struct ctl_conn *c, const char *key, int64_t v)
 {
 	char b[32];
 
+	if (v >= 0) {
+		ctl_kv_u64(c, key, (uint64_t)v);
+		return;
+	}
 	snprintf(b, sizeof(b), "%lld", (long long)v);
 	ctl_kv(c, key, b);
 }
@@ -190,7 +215,8 @@ ctl_kv_hex(struct ctl_conn *c, const char *key, const void *p, size_t len)
 	char b[2 * 1024 + 1];
 
 	ctl_hex(p, len > 1024 ? 1024 : len, b, sizeof(b));
-	ctl_kv(c, key, b);
+	kv_key(c, key);
+	out_add(c, b, strlen(b));
 }
 
 void

@@ -299,6 +299,8 @@ int	lk_tree_overlap(struct lk_bnode *root, uint64_t s, uint64_t e,
 int	lk_tree_walk(struct lk_bnode *root, lk_tree_cb cb, void *arg);
 struct lk_lock *lk_tree_first(struct lk_bnode *root);
 struct lk_lock *lk_tree_next(struct lk_bnode *root, const struct lk_lock *l);
+struct lk_lock *lk_tree_seek(struct lk_bnode *root, uint64_t start,
+	    uintptr_t addr);
 /* Free every node and every lock in the tree. */
 void	lk_tree_free(struct lk_table *t, struct lk_bnode *root);
 bool	lk_tree_check(const struct lk_bnode *root, size_t *count);

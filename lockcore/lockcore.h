@@ -626,18 +626,19 @@ int	lk_waiter_foreach(const struct lk_table *t, lk_waiter_cb cb, void *arg);
 
 /*
  * RESUMABLE WALKS, for dumps served in pieces between other work.
- * lk_file_scan() reports every record of the files in one or more
- * buckets of the file hash -- each file's locks (start order, reclaimable
- * ones merged in), then its shares, then its waiters, through the
- * callbacks of `cbs' (any may be NULL; a non-zero return is ignored) --
- * until at least `budget' records were reported, and returns the cursor
- * for the next call: 0 once the walk is complete (the first call passes
- * 0).  The table may change between calls: a file present for the whole
- * walk is reported exactly once, with its records as they are when it is
- * reported (the cursor runs over bucket numbers in reverse-bit order, as
- * Redis's SCAN does, which survives the hash growing).  One file is
- * reported whole, however many records it has.  *reported (may be NULL)
- * gets the number of records reported by this call.
+ * lk_file_scan() reports the records of the table -- file by file: its
+ * live locks in start order, its reclaimable locks in start order, its
+ * shares, its waiters -- through the callbacks of `cbs' (any may be NULL;
+ * a non-zero return is ignored), until about `budget' records were
+ * reported, and says whether there is more; `sc' (zeroed before the first
+ * call) remembers where it stopped, even inside a file's locks.  The
+ * table may change between calls: a record present for the whole walk is
+ * reported exactly once, one added or removed meanwhile at most once.
+ * (Buckets are visited in reverse-bit order, as Redis's SCAN does, which
+ * survives the hash growing; inside a bucket files go in handle order;
+ * inside a file locks go in key order and the walk resumes after the last
+ * key reported.)  A file's shares and waiters are reported in one piece.
+ * *reported (may be NULL) gets the number of records this call reported.
  *
  * lk_file_records() reports the records of one file the same way;
  * returns LK_NOTFOUND when no file has that handle.
@@ -649,7 +650,23 @@ struct lk_scan_cbs {
 	void		*sc_arg;
 };
 
-uint64_t	lk_file_scan(const struct lk_table *t, uint64_t cursor,
+struct lk_scan {
+	uint64_t	 sc_cursor;	/* bucket, reverse-bit order */
+	bool		 sc_done;
+	bool		 sc_inbucket;	/* resuming inside a bucket: */
+	uint64_t	 sc_bmask;	/* the hash mask then */
+	uint64_t	 sc_bbits;	/* the bucket's bits under it */
+	unsigned char	 sc_fh[LK_FH_MAX];	/* the file reached */
+	size_t		 sc_fhlen;
+	int		 sc_phase;	/* in it: 0 locks, 1 reclaimable
+					   locks, 2 shares and waiters,
+					   3 done */
+	bool		 sc_haskey;	/* last lock key of the phase */
+	uint64_t	 sc_kstart;
+	uintptr_t	 sc_kaddr;
+};
+
+bool		lk_file_scan(const struct lk_table *t, struct lk_scan *sc,
 		    size_t budget, const struct lk_scan_cbs *cbs,
 		    size_t *reported);
 enum lk_status	lk_file_records(const struct lk_table *t, const void *fh,

@@ -387,6 +387,50 @@ lk_tree_next(struct lk_bnode *b, const struct lk_lock *l)
 	return NULL;
 }
 
+/*
+ * The first lock whose key is after (s, a) -- a key that may no longer be
+ * in the tree: a resumable walk continues after the last lock it
+ * reported, whether or not that lock still exists.  O(log n).
+ */
+static int
+lk_key_cmp_raw(uint64_t s1, uintptr_t a1, uint64_t s2, const struct lk_lock *l2)
+{
+	if (s1 != s2)
+		return s1 < s2 ? -1 : 1;
+	if (a1 == (uintptr_t)l2)
+		return 0;
+	return a1 < (uintptr_t)l2 ? -1 : 1;
+}
+
+struct lk_lock *
+lk_tree_seek(struct lk_bnode *b, uint64_t s, uintptr_t a)
+{
+	struct lk_lock *n;
+	unsigned i, first;
+
+	if (b == NULL)
+		return NULL;
+	if (b->bn_leaf) {
+		for (i = 0; i < b->bn_n; i++)
+			if (lk_key_cmp_raw(s, a, b->bn_start[i],
+			    b->bn_key[i]) < 0)
+				return b->bn_key[i];
+		return NULL;
+	}
+	for (first = 1; first < b->bn_n; first++)
+		if (lk_key_cmp_raw(s, a, b->bn_start[first],
+		    b->bn_key[first]) < 0)
+			break;
+	first--;
+	for (i = first; i < b->bn_n; i++) {
+		n = i == first ? lk_tree_seek(b->bn_child[i], s, a) :
+		    lk_tree_first(b->bn_child[i]);
+		if (n != NULL)
+			return n;
+	}
+	return NULL;
+}
+
 void
 lk_tree_free(struct lk_table *t, struct lk_bnode *b)
 {

@@ -4,6 +4,7 @@
  */
 #include "lockcore.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "lk_impl.h"
@@ -303,29 +304,153 @@ lk_rev64(uint64_t v)
 	return r;
 }
 
-uint64_t
-lk_file_scan(const struct lk_table *t, uint64_t cursor, size_t budget,
+/* Handle order: bytewise, then shorter first. */
+static int
+lk_fh_cmp(const unsigned char *a, size_t al, const unsigned char *b,
+    size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+
+	if (c != 0)
+		return c;
+	return al < bl ? -1 : al > bl;
+}
+
+static int
+lk_scan_file_cmp(const void *x, const void *y)
+{
+	const struct lk_file *a = *(const struct lk_file *const *)x;
+	const struct lk_file *b = *(const struct lk_file *const *)y;
+
+	return lk_fh_cmp(a->fi_fh, a->fi_fhlen, b->fi_fh, b->fi_fhlen);
+}
+
+/* Locks of one tree after the saved key, up to the budget. */
+static size_t
+lk_scan_tree(struct lk_bnode *root, struct lk_scan *sc, size_t budget,
+    const struct lk_scan_cbs *cbs)
+{
+	struct lk_record rc;
+	struct lk_lock *l;
+	size_t n = 0;
+
+	l = sc->sc_haskey ? lk_tree_seek(root, sc->sc_kstart, sc->sc_kaddr) :
+	    lk_tree_first(root);
+	for (; l != NULL && n < budget; l = lk_tree_next(root, l)) {
+		if (cbs->sc_lock != NULL) {
+			lk_record_lock(&rc, l);
+			(void)cbs->sc_lock(&rc, cbs->sc_arg);
+		}
+		n++;
+		sc->sc_haskey = true;
+		sc->sc_kstart = l->lo_start;
+		sc->sc_kaddr = (uintptr_t)l;
+	}
+	if (l == NULL) {
+		sc->sc_phase++;
+		sc->sc_haskey = false;
+	}
+	return n;
+}
+
+/* Go on with file f from sc's phase; returns the records reported. */
+static size_t
+lk_scan_in_file(const struct lk_file *f, struct lk_scan *sc, size_t budget,
+    const struct lk_scan_cbs *cbs)
+{
+	struct lk_scan_cbs rest = *cbs;
+	size_t n = 0;
+
+	if (sc->sc_phase == 0)
+		n += lk_scan_tree(f->fi_root, sc, budget, cbs);
+	if (sc->sc_phase == 1 && n < budget)
+		n += lk_scan_tree(f->fi_recl == NULL ? NULL :
+		    f->fi_recl->re_root, sc, budget - n, cbs);
+	if (sc->sc_phase == 2 && n < budget) {
+		rest.sc_lock = NULL;
+		n += lk_scan_file(f, &rest);
+		sc->sc_phase = 3;
+	}
+	return n;
+}
+
+bool
+lk_file_scan(const struct lk_table *t, struct lk_scan *sc, size_t budget,
     const struct lk_scan_cbs *cbs, size_t *reported)
 {
 	const struct lk_hash *h = &t->t_files;
-	uint64_t m = h->h_mask, v = cursor;
+	const struct lk_file *fv[64], **files;
 	const struct lk_obj *ob;
-	size_t n = 0;
+	uint64_t m = h->h_mask;
+	size_t n = 0, nf, cap, i;
+	bool filter, stopped = false;
+	int c;
 
-	do {
-		for (ob = h->h_tab[v & m]; ob != NULL; ob = ob->ob_next)
+	if (budget == 0)
+		budget = 1;
+	while (!sc->sc_done && n < budget) {
+		filter = sc->sc_inbucket &&
+		    (sc->sc_cursor & sc->sc_bmask) == sc->sc_bbits;
+		/* The bucket's files, in handle order. */
+		nf = 0;
+		for (ob = h->h_tab[sc->sc_cursor & m]; ob != NULL;
+		    ob = ob->ob_next)
+			nf++;
+		files = fv;
+		cap = sizeof(fv) / sizeof(fv[0]);
+		if (nf > cap && (files = malloc(nf * sizeof(*files))) == NULL)
+			break;	/* try again at the next call */
+		nf = 0;
+		for (ob = h->h_tab[sc->sc_cursor & m]; ob != NULL;
+		    ob = ob->ob_next)
 			if (ob->ob_refs > 0)
-				n += lk_scan_file((const struct lk_file *)ob,
-				    cbs);
+				files[nf++] = (const struct lk_file *)ob;
+		qsort(files, nf, sizeof(*files), lk_scan_file_cmp);
+		for (i = 0; i < nf; i++) {
+			const struct lk_file *f = files[i];
+
+			c = filter ? lk_fh_cmp(f->fi_fh, f->fi_fhlen,
+			    sc->sc_fh, sc->sc_fhlen) : 1;
+			if (c < 0 || (c == 0 && sc->sc_phase == 3))
+				continue;	/* reported before */
+			if (n >= budget) {
+				stopped = true;
+				break;
+			}
+			if (c > 0) {		/* a file not begun */
+				memcpy(sc->sc_fh, f->fi_fh, f->fi_fhlen);
+				sc->sc_fhlen = f->fi_fhlen;
+				sc->sc_phase = 0;
+				sc->sc_haskey = false;
+			}
+			sc->sc_inbucket = true;
+			sc->sc_bmask = m;
+			sc->sc_bbits = sc->sc_cursor & m;
+			filter = true;
+			n += lk_scan_in_file(f, sc, budget - n, cbs);
+			if (sc->sc_phase != 3) {
+				stopped = true;	/* inside this file */
+				break;
+			}
+		}
+		if (files != fv)
+			free((void *)files);
+		if (stopped)
+			break;		/* the budget ran out in this bucket */
 		/* The next bucket in reverse-bit order (Redis's dictScan). */
-		v |= ~m;
-		v = lk_rev64(v);
-		v++;
-		v = lk_rev64(v);
-	} while (v != 0 && n < budget);
+		sc->sc_cursor |= ~m;
+		sc->sc_cursor = lk_rev64(sc->sc_cursor);
+		sc->sc_cursor++;
+		sc->sc_cursor = lk_rev64(sc->sc_cursor);
+		if (sc->sc_inbucket &&
+		    (sc->sc_cursor & sc->sc_bmask) != sc->sc_bbits)
+			sc->sc_inbucket = false;
+		if (sc->sc_cursor == 0)
+			sc->sc_done = true;
+	}
 	if (reported != NULL)
 		*reported = n;
-	return v;
+	return !sc->sc_done;
 }
 
 enum lk_status

@@ -159,9 +159,9 @@ int	nlm_register(struct rpc_srv *srv);
  * 0, or -1 when out of memory.
  */
 int	nlm_ctl_register(struct ctl_srv *srv, const char *durability);
-/* The NLM service's metrics, as Prometheus text lines (nlm_metrics.c). */
-struct ctl_conn;
-void	nlm_metrics(struct ctl_conn *);
+/* The NLM service's metrics, as Prometheus text (nlm_metrics.c). */
+struct sbuf;
+void	nlm_metrics(struct sbuf *);
 
 const struct nlm_counters *nlm_get_counters(void);
 const struct nlm_grace *nlm_get_grace(void);

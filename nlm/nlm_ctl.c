@@ -4,7 +4,7 @@
  *
  * status   server, grace and totals lines, one line per host; with
  *          locks=1 every lock, share and waiter too, produced in pieces
- *          of about CTL_PIECE records per turn of the loop (lockcore's
+ *          of CTL_PIECE records (well under a millisecond) per turn of the loop (lockcore's
  *          resumable walk), so clients are served between the pieces.
  *          Lock, share and waiter lines name their host by id; the host
  *          lines come first, so a reader can join them.
@@ -42,7 +42,7 @@
 #include "rpcsrv.h"
 #include "version.h"
 
-#define CTL_PIECE	2000	/* records per piece of a dump */
+#define CTL_PIECE	500	/* records per piece of a dump */
 
 static char ctl_durability[16];
 static uint64_t ctl_started_unix;
@@ -100,8 +100,7 @@ struct ctl_status {
 	long		 st_fhlen;	/* -1: no filter */
 	uint64_t	*st_ids;	/* hosts named st_host */
 	size_t		 st_nids;
-	uint64_t	 st_cursor;
-	bool		 st_started;
+	struct lk_scan	 st_scan;
 };
 
 static bool
@@ -331,9 +330,7 @@ ctl_status_fill(struct ctl_conn *c, void *arg)
 		    (size_t)st->st_fhlen, &cbs);
 		return false;
 	}
-	st->st_cursor = lk_file_scan(nlm->n_table, st->st_cursor, CTL_PIECE,
-	    &cbs, NULL);
-	return st->st_cursor != 0;
+	return lk_file_scan(nlm->n_table, &st->st_scan, CTL_PIECE, &cbs, NULL);
 }
 
 static void

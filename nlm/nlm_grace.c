@@ -175,6 +175,7 @@ static void
 nlm_release_upto(uint64_t done)
 {
 	nlm->n_committed = done;
+	nlm_lat_release(done);
 	if (nlm->n_srv != NULL)
 		rpc_srv_release(nlm->n_srv, done);
 	rpc_clnt_release(nlm->n_clnt, done);
@@ -216,6 +217,7 @@ nlm_turn_end(struct rpc_srv *srv)
 		    "committing a turn");
 		rpc_srv_seal(srv, seq);
 		rpc_clnt_seal(nlm->n_clnt, seq);
+		nlm_lat_seal(seq);
 		/*
 		 * Depends on nothing newer than what is durable (under
 		 * durability log the store commits as it seals): out now,

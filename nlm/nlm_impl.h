@@ -284,6 +284,18 @@ void		 nlm_notify_stop(struct nlm_host *);
 /* Free every sender (shutdown; nothing staged). */
 void		 nlm_notify_shutdown(void);
 
+/* ---- nlm_lat.c: request latency histograms ---- */
+struct sbuf;
+/* A request of procedure `proc' (v4 numbering) starts now. */
+void		 nlm_lat_begin(uint32_t proc);
+/* The turn's requests wait for commit number `seq'. */
+void		 nlm_lat_seal(uint64_t seq);
+/* Commits up to `done' are durable: their requests are answered. */
+void		 nlm_lat_release(uint64_t done);
+/* The histograms, `names' indexed by procedure (NULL: none). */
+void		 nlm_lat_metrics(struct sbuf *, const char *const *names);
+void		 nlm_lat_shutdown(void);
+
 /* ---- nlm_grace.c ---- */
 /* Start grace if the loaded table has reclaimable records (logged). */
 void		 nlm_grace_start(void);

@@ -1,15 +1,15 @@
 /*
  * nlm_metrics.c - the NLM service's counters in the Prometheus text
  * format (exposition format 0.0.4): names start with nlmd_, counters end
- * in _total, times are in seconds.  Body lines of the control socket's
- * `metrics' answer; nlmctl prints them as they are.
+ * in _total, times are in seconds.  Served by the control socket's
+ * `metrics' command and by the HTTP endpoint (metrics-address).
  */
 #include "nlm_impl.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "ctlsrv.h"
+#include "sbuf.h"
 #include "version.h"
 
 /* Procedure names by number (NLM v4; the same numbers in v1 and v3). */
@@ -26,23 +26,23 @@ static const char *const nlm_stat_name[NLM_NSTATS] = {
 };
 
 static void
-help(struct ctl_conn *c, const char *name, const char *type,
+help(struct sbuf *c, const char *name, const char *type,
     const char *text)
 {
-	ctl_raw(c, "# HELP %s %s", name, text);
-	ctl_raw(c, "# TYPE %s %s", name, type);
+	sbuf_printf(c, "# HELP %s %s\n", name, text);
+	sbuf_printf(c, "# TYPE %s %s\n", name, type);
 }
 
 static void
-one(struct ctl_conn *c, const char *name, const char *type,
+one(struct sbuf *c, const char *name, const char *type,
     const char *text, uint64_t v)
 {
 	help(c, name, type, text);
-	ctl_raw(c, "%s %llu", name, (unsigned long long)v);
+	sbuf_printf(c, "%s %llu\n", name, (unsigned long long)v);
 }
 
 void
-nlm_metrics(struct ctl_conn *c)
+nlm_metrics(struct sbuf *c)
 {
 	const struct nlm_counters *s = &nlm->n_stats;
 	struct store_info si;
@@ -54,7 +54,7 @@ nlm_metrics(struct ctl_conn *c)
 	store_info(nlm->n_store, &si);
 
 	help(c, "nlmd_build_info", "gauge", "Version of nlmd; always 1.");
-	ctl_raw(c, "nlmd_build_info{version=\"%s\"} 1", NLMD_VERSION);
+	sbuf_printf(c, "nlmd_build_info{version=\"%s\"} 1\n", NLMD_VERSION);
 	one(c, "nlmd_epoch", "gauge", "Epoch of this start (one more at "
 	    "every start).", nlm->n_conf.nc_epoch);
 	one(c, "nlmd_nsm_state", "gauge", "NSM state number announced "
@@ -68,8 +68,8 @@ nlm_metrics(struct ctl_conn *c)
 		for (p = 0; p < NLM_NPROCS; p++)
 			if (nlm_proc_name[p] != NULL &&
 			    (vers[v] == 4 || s->calls[vers[v]][p] > 0))
-				ctl_raw(c, "nlmd_nlm_requests_total{version="
-				    "\"%u\",procedure=\"%s\"} %llu", vers[v],
+				sbuf_printf(c, "nlmd_nlm_requests_total{version="
+				    "\"%u\",procedure=\"%s\"} %llu\n", vers[v],
 				    nlm_proc_name[p], (unsigned long long)
 				    s->calls[vers[v]][p]);
 	help(c, "nlmd_nlm_replies_total", "counter",
@@ -78,23 +78,24 @@ nlm_metrics(struct ctl_conn *c)
 	for (p = 0; p < NLM_NPROCS; p++)
 		for (k = 0; k < NLM_NSTATS; k++)
 			if (nlm_proc_name[p] != NULL && s->status[p][k] > 0)
-				ctl_raw(c, "nlmd_nlm_replies_total{procedure="
-				    "\"%s\",status=\"%s\"} %llu",
+				sbuf_printf(c, "nlmd_nlm_replies_total{procedure="
+				    "\"%s\",status=\"%s\"} %llu\n",
 				    nlm_proc_name[p], nlm_stat_name[k],
 				    (unsigned long long)s->status[p][k]);
+	nlm_lat_metrics(c, nlm_proc_name);
 	one(c, "nlmd_nlm_bad_arguments_total", "counter", "Requests with a "
 	    "field over a limit or malformed.", s->bad_args);
 	help(c, "nlmd_nlm_res_messages_total", "counter", "_RES messages, by "
 	    "outcome.");
-	ctl_raw(c, "nlmd_nlm_res_messages_total{outcome=\"sent\"} %llu",
+	sbuf_printf(c, "nlmd_nlm_res_messages_total{outcome=\"sent\"} %llu\n",
 	    (unsigned long long)s->res_sent);
-	ctl_raw(c, "nlmd_nlm_res_messages_total{outcome=\"failed\"} %llu",
+	sbuf_printf(c, "nlmd_nlm_res_messages_total{outcome=\"failed\"} %llu\n",
 	    (unsigned long long)s->res_failed);
 
 	help(c, "nlmd_callbacks_total", "counter", "GRANTED callbacks, by "
 	    "event.");
 #define CB(ev, f)							\
-	ctl_raw(c, "nlmd_callbacks_total{event=\"" ev "\"} %llu",	\
+	sbuf_printf(c, "nlmd_callbacks_total{event=\"" ev "\"} %llu\n", \
 	    (unsigned long long)s->f)
 	CB("started", cb_granted);
 	CB("sent", cb_sent);
@@ -110,35 +111,35 @@ nlm_metrics(struct ctl_conn *c)
 	    "client's acknowledgement.", s->cb_inflight);
 	help(c, "nlmd_rpcbind_lookups_total", "counter", "rpcbind queries to "
 	    "client hosts, by outcome.");
-	ctl_raw(c, "nlmd_rpcbind_lookups_total{outcome=\"sent\"} %llu",
+	sbuf_printf(c, "nlmd_rpcbind_lookups_total{outcome=\"sent\"} %llu\n",
 	    (unsigned long long)s->rpcb_lookups);
-	ctl_raw(c, "nlmd_rpcbind_lookups_total{outcome=\"failed\"} %llu",
+	sbuf_printf(c, "nlmd_rpcbind_lookups_total{outcome=\"failed\"} %llu\n",
 	    (unsigned long long)s->rpcb_failed);
 
 	help(c, "nlmd_host_restarts_total", "counter", "Client restarts "
 	    "acted on, by how nlmd learnt of them.");
-	ctl_raw(c, "nlmd_host_restarts_total{how=\"nsm_state\"} %llu",
+	sbuf_printf(c, "nlmd_host_restarts_total{how=\"nsm_state\"} %llu\n",
 	    (unsigned long long)s->reboots);
-	ctl_raw(c, "nlmd_host_restarts_total{how=\"free_all\"} %llu",
+	sbuf_printf(c, "nlmd_host_restarts_total{how=\"free_all\"} %llu\n",
 	    (unsigned long long)s->free_all);
-	ctl_raw(c, "nlmd_host_restarts_total{how=\"local_statd\"} %llu",
+	sbuf_printf(c, "nlmd_host_restarts_total{how=\"local_statd\"} %llu\n",
 	    (unsigned long long)s->sm_notify);
 	help(c, "nlmd_refused_total", "counter", "Requests refused for "
 	    "coming from the wrong place.");
-	ctl_raw(c, "nlmd_refused_total{what=\"free_all\"} %llu",
+	sbuf_printf(c, "nlmd_refused_total{what=\"free_all\"} %llu\n",
 	    (unsigned long long)s->free_all_refused);
-	ctl_raw(c, "nlmd_refused_total{what=\"sm_notify_proc16\"} %llu",
+	sbuf_printf(c, "nlmd_refused_total{what=\"sm_notify_proc16\"} %llu\n",
 	    (unsigned long long)s->sm_notify_refused);
 
 	help(c, "nlmd_notifications_total", "counter", "SM_NOTIFY to client "
 	    "hosts after a restart, by event.");
-	ctl_raw(c, "nlmd_notifications_total{event=\"owed\"} %llu",
+	sbuf_printf(c, "nlmd_notifications_total{event=\"owed\"} %llu\n",
 	    (unsigned long long)s->notify_started);
-	ctl_raw(c, "nlmd_notifications_total{event=\"sent\"} %llu",
+	sbuf_printf(c, "nlmd_notifications_total{event=\"sent\"} %llu\n",
 	    (unsigned long long)s->notify_sent);
-	ctl_raw(c, "nlmd_notifications_total{event=\"answered\"} %llu",
+	sbuf_printf(c, "nlmd_notifications_total{event=\"answered\"} %llu\n",
 	    (unsigned long long)s->notify_acked);
-	ctl_raw(c, "nlmd_notifications_total{event=\"given_up\"} %llu",
+	sbuf_printf(c, "nlmd_notifications_total{event=\"given_up\"} %llu\n",
 	    (unsigned long long)s->notify_given_up);
 	one(c, "nlmd_notifications_pending", "gauge", "Hosts still to be "
 	    "told of this start.", s->notify_pending);
@@ -155,26 +156,26 @@ nlm_metrics(struct ctl_conn *c)
 	    ct.ct_waiters);
 	help(c, "nlmd_reclaimable", "gauge", "Records of before the restart "
 	    "still to be reclaimed.");
-	ctl_raw(c, "nlmd_reclaimable{kind=\"lock\"} %zu", ct.ct_rlocks);
-	ctl_raw(c, "nlmd_reclaimable{kind=\"share\"} %zu", ct.ct_rshares);
+	sbuf_printf(c, "nlmd_reclaimable{kind=\"lock\"} %zu\n", ct.ct_rlocks);
+	sbuf_printf(c, "nlmd_reclaimable{kind=\"share\"} %zu\n", ct.ct_rshares);
 	help(c, "nlmd_lock_decisions_total", "counter", "Lock-core decisions "
 	    "on lock requests.");
-	ctl_raw(c, "nlmd_lock_decisions_total{outcome=\"granted\"} %llu",
+	sbuf_printf(c, "nlmd_lock_decisions_total{outcome=\"granted\"} %llu\n",
 	    (unsigned long long)ct.ct_granted);
-	ctl_raw(c, "nlmd_lock_decisions_total{outcome=\"denied\"} %llu",
+	sbuf_printf(c, "nlmd_lock_decisions_total{outcome=\"denied\"} %llu\n",
 	    (unsigned long long)ct.ct_denied);
-	ctl_raw(c, "nlmd_lock_decisions_total{outcome=\"blocked\"} %llu",
+	sbuf_printf(c, "nlmd_lock_decisions_total{outcome=\"blocked\"} %llu\n",
 	    (unsigned long long)ct.ct_blocked);
-	ctl_raw(c, "nlmd_lock_decisions_total{outcome=\"deadlock\"} %llu",
+	sbuf_printf(c, "nlmd_lock_decisions_total{outcome=\"deadlock\"} %llu\n",
 	    (unsigned long long)ct.ct_deadlocks);
-	ctl_raw(c, "nlmd_lock_decisions_total{outcome=\"grace\"} %llu",
+	sbuf_printf(c, "nlmd_lock_decisions_total{outcome=\"grace\"} %llu\n",
 	    (unsigned long long)ct.ct_grace_denied);
 	one(c, "nlmd_waiter_grants_total", "counter", "Queued requests "
 	    "granted.", ct.ct_waiter_grants);
 	help(c, "nlmd_reclaims_total", "counter", "Reclaims, by outcome.");
-	ctl_raw(c, "nlmd_reclaims_total{outcome=\"granted\"} %llu",
+	sbuf_printf(c, "nlmd_reclaims_total{outcome=\"granted\"} %llu\n",
 	    (unsigned long long)ct.ct_reclaims);
-	ctl_raw(c, "nlmd_reclaims_total{outcome=\"refused\"} %llu",
+	sbuf_printf(c, "nlmd_reclaims_total{outcome=\"refused\"} %llu\n",
 	    (unsigned long long)ct.ct_reclaims_denied);
 	one(c, "nlmd_grace_active", "gauge", "1 while in grace.",
 	    nlm->n_grace.g_active);

@@ -183,6 +183,7 @@ nlm_shutdown(void)
 		nlm_grant_free(ul.ul_v[i]);
 	free(ul.ul_v);
 out:
+	nlm_lat_shutdown();
 	nlm_notify_shutdown();
 	nlm_out_shutdown();
 	nlm_host_free_all();

@@ -42,8 +42,10 @@ nlm_ctx_init(struct nlm_ctx *cx, struct svc_req *rq)
 	cx->cx_locallen = c->rc_locallen;
 	rpc_addr_unmap(&cx->cx_local, &cx->cx_locallen);
 	cx->cx_monitored = true;
-	if (cx->cx_vers < 5 && cx->cx_proc < NLM_NPROCS)
+	if (cx->cx_vers < 5 && cx->cx_proc < NLM_NPROCS) {
 		nlm->n_stats.calls[cx->cx_vers][cx->cx_proc]++;
+		nlm_lat_begin(cx->cx_proc);
+	}
 }
 
 /* ---- 32-bit conversions ---- */

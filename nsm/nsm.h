@@ -43,8 +43,8 @@ int	nsm_register(struct rpc_srv *srv);
 /* Our current state number. */
 int32_t	nsm_state(void);
 const struct nsm_stats *nsm_get_stats(void);
-/* The NSM's counters as Prometheus text lines, on a control connection. */
-struct ctl_conn;
-void	nsm_metrics(struct ctl_conn *);
+/* The NSM's counters as Prometheus text. */
+struct sbuf;
+void	nsm_metrics(struct sbuf *);
 
 #endif

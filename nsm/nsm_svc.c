@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctlsrv.h"
+#include "sbuf.h"
 #include "log.h"
 #include "nlm.h"
 #include "rpc/sm_inter.h"
@@ -290,30 +290,30 @@ sm_prog_1_freeresult(SVCXPRT *xp, xdrproc_t proc, caddr_t res)
 }
 
 void
-nsm_metrics(struct ctl_conn *c)
+nsm_metrics(struct sbuf *c)
 {
 	static const char *const names[7] = { "null", "stat", "mon", "unmon",
 	    "unmon_all", "simu_crash", "notify" };
 	unsigned p;
 
-	ctl_raw(c, "# HELP nlmd_nsm_requests_total NSM requests received, by "
-	    "procedure.");
-	ctl_raw(c, "# TYPE nlmd_nsm_requests_total counter");
+	sbuf_printf(c, "# HELP nlmd_nsm_requests_total NSM requests received, by "
+	    "procedure.\n");
+	sbuf_printf(c, "# TYPE nlmd_nsm_requests_total counter\n");
 	for (p = 0; p < 7; p++)
-		ctl_raw(c, "nlmd_nsm_requests_total{procedure=\"%s\"} %llu",
+		sbuf_printf(c, "nlmd_nsm_requests_total{procedure=\"%s\"} %llu\n",
 		    names[p], (unsigned long long)nsm_st.calls[p]);
-	ctl_raw(c, "# HELP nlmd_nsm_notify_received_total SM_NOTIFY from "
-	    "client hosts, by what it did.");
-	ctl_raw(c, "# TYPE nlmd_nsm_notify_received_total counter");
-	ctl_raw(c, "nlmd_nsm_notify_received_total{result=\"released\"} "
-	    "%llu", (unsigned long long)nsm_st.notify_released);
-	ctl_raw(c, "nlmd_nsm_notify_received_total{result=\"unknown\"} "
-	    "%llu", (unsigned long long)nsm_st.notify_unknown);
-	ctl_raw(c, "nlmd_nsm_notify_received_total{result=\"unchanged\"} "
-	    "%llu", (unsigned long long)nsm_st.notify_unchanged);
-	ctl_raw(c, "# HELP nlmd_nsm_refused_total Local-only NSM requests "
-	    "refused (not a privileged port on this host).");
-	ctl_raw(c, "# TYPE nlmd_nsm_refused_total counter");
-	ctl_raw(c, "nlmd_nsm_refused_total %llu",
+	sbuf_printf(c, "# HELP nlmd_nsm_notify_received_total SM_NOTIFY from "
+	    "client hosts, by what it did.\n");
+	sbuf_printf(c, "# TYPE nlmd_nsm_notify_received_total counter\n");
+	sbuf_printf(c, "nlmd_nsm_notify_received_total{result=\"released\"} "
+	    "%llu\n", (unsigned long long)nsm_st.notify_released);
+	sbuf_printf(c, "nlmd_nsm_notify_received_total{result=\"unknown\"} "
+	    "%llu\n", (unsigned long long)nsm_st.notify_unknown);
+	sbuf_printf(c, "nlmd_nsm_notify_received_total{result=\"unchanged\"} "
+	    "%llu\n", (unsigned long long)nsm_st.notify_unchanged);
+	sbuf_printf(c, "# HELP nlmd_nsm_refused_total Local-only NSM requests "
+	    "refused (not a privileged port on this host).\n");
+	sbuf_printf(c, "# TYPE nlmd_nsm_refused_total counter\n");
+	sbuf_printf(c, "nlmd_nsm_refused_total %llu\n",
 	    (unsigned long long)nsm_st.refused);
 }

@@ -12,11 +12,15 @@
 #   E2E: MODE <mode> rc=<n>   the boot mode finished
 #   E2E: END                  the last line before poweroff
 #
+#   E2E: WAIT <marker>        the host must act now (run.sh's mode hook)
+#
 # Kernel command line: e2e.mode=<mode> e2e.srv=<server ip>
 #   e2e.ip=<guest ip/prefix> e2e.export=<path> [e2e.scen=a,b,c]
+#   [e2e.gwait=<seconds to wait for the host's end-of-grace word>]
 #
-# Adding a boot mode: write mode_<name>() below (it runs after the mounts)
-# and list <name> in E2E_MODES for run.sh; see tests/e2e/README.md.
+# Adding a boot mode: write mode_<name>() below (it runs after the mounts;
+# a '-' in the mode's name is a '_' in the function's) and list <name> in
+# E2E_MODES for run.sh; see tests/e2e/README.md.
 
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
@@ -38,7 +42,7 @@ end() {
 }
 die() { step "$1" FAIL "$2"; end; }
 
-MODE=locks SRV='' IP='' EXPORT='' SCEN=all
+MODE=locks SRV='' IP='' EXPORT='' SCEN=all GWAIT=120
 # shellcheck disable=SC2013 # the command line is one line of words
 for w in $(cat /proc/cmdline); do
 	case $w in
@@ -47,6 +51,7 @@ for w in $(cat /proc/cmdline); do
 	e2e.ip=*) IP=${w#*=} ;;
 	e2e.export=*) EXPORT=${w#*=} ;;
 	e2e.scen=*) SCEN=$(echo "${w#*=}" | tr , ' ') ;;
+	e2e.gwait=*) GWAIT=${w#*=} ;;
 	esac
 done
 log "boot mode=$MODE uptime=$(cut -d' ' -f1 /proc/uptime)"
@@ -85,22 +90,25 @@ mode_locks() {
 	locktest -a /mnt/a -b /mnt/b $SCEN
 }
 
-# Boot modes added later (client reboot with sm-notify, server restart and
-# reclaim) follow the same shape: do the guest's half here, print
+# Boot modes follow the same shape: do the guest's half here, print
 # "E2E: WAIT <marker>" when run.sh must act on the host (its mode hook
 # waits for the marker with wait_console), wait for the host's answer with
 # wait_host_flag, and leave results as LT: PASS/FAIL lines.
 
+# /mnt/a and /mnt/b cache negative lookups for up to a minute, so the
+# host's flags are read through a third mount that does not.
+ctl_mount() {
+	grep -q ' /mnt/ctl ' /proc/mounts && return 0
+	mkdir -p /mnt/ctl
+	mount.nfs "$SRV:$EXPORT" /mnt/ctl \
+	    -o "$OPTS,nosharecache,noac,lookupcache=none"
+}
+
 # wait_host_flag NAME SECONDS: wait until run.sh's host_flag NAME created
-# the file on the export.  /mnt/a and /mnt/b cache negative lookups for up
-# to a minute, so the flags are read through a third mount that does not.
+# the file on the export.
 wait_host_flag() {
 	i=0
-	if ! grep -q ' /mnt/ctl ' /proc/mounts; then
-		mkdir -p /mnt/ctl
-		mount.nfs "$SRV:$EXPORT" /mnt/ctl \
-		    -o "$OPTS,nosharecache,noac,lookupcache=none" || return 1
-	fi
+	ctl_mount || return 1
 	while [ ! -e "/mnt/ctl/.e2e-flag-$1" ]; do
 		[ "$i" -ge "$(($2 * 10))" ] && return 1
 		sleep 0.1
@@ -108,8 +116,28 @@ wait_host_flag() {
 	done
 }
 
-if type "mode_$MODE" >/dev/null 2>&1; then
-	"mode_$MODE"
+# Server restarts (restart-kill: SIGKILL, restart-term: SIGTERM; the host
+# knows which): the host restarts the lock server twice while locktest
+# holds locks and waits, and the kernel must reclaim them when the
+# server's SM_NOTIFY reaches our rpc.statd.  locktest stops and continues
+# statd itself (its pid: -s) to make sure the server is in grace when the
+# second waiter asks.  See "server restart" in locktest.c.
+mode_restart() {
+	ctl_mount || { step ctl-mount FAIL "/mnt/ctl"; return 1; }
+	locktest -a /mnt/a -b /mnt/b -c /mnt/ctl -g "$GWAIT" \
+	    -s "$(pidof rpc.statd | cut -d' ' -f1)" restart "$MODE"
+	rc=$?
+	log "statd monitors: $(ls /var/lib/nfs/sm 2>/dev/null | tr '\n' ' ')"
+	# What the kernel said about the recovery (reclaims that failed...).
+	dmesg | grep -i -E 'lockd|nlm|statd' | sed 's/^/E2E: dmesg /'
+	return $rc
+}
+mode_restart_kill() { mode_restart; }
+mode_restart_term() { mode_restart; }
+
+FN=mode_$(echo "$MODE" | tr - _)
+if type "$FN" >/dev/null 2>&1; then
+	"$FN"
 	log "MODE $MODE rc=$?"
 else
 	step mode FAIL "unknown boot mode $MODE"

@@ -26,6 +26,9 @@
  * Exit status: 0 when every scenario passed, 1 otherwise, 2 on usage errors.
  *
  * Usage: locktest [-a DIR] [-b DIR] list | all | SCENARIO...
+ *        locktest [-a DIR] [-b DIR] [-c CTLDIR] [-s STATD_PID] [-g SECONDS]
+ *            restart TAG            (see "server restart" below)
+ *        locktest list-restart
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -59,6 +63,20 @@ static const char *dir_b = "/mnt/b";
 /* Name and failure count of the scenario this process belongs to. */
 static const char *cur = "-";
 static int nfail;
+
+/*
+ * The restart program (see "server restart" below) counts its checks per
+ * phase, in memory shared with its watchdog, so that a phase cut short by
+ * the watchdog is still reported.
+ */
+struct phase {
+	const char *name;
+	const char *what;
+	int nok, nbad;
+	int done;		/* its last check was made */
+	double t0, t1;		/* first and last check (CLOCK_MONOTONIC) */
+};
+static struct phase *cur_phase;
 
 static double
 now(void)
@@ -96,6 +114,12 @@ ok(const char *fmt, ...)
 	va_start(ap, fmt);
 	report("ok", fmt, ap);
 	va_end(ap);
+	if (cur_phase != NULL) {
+		if (cur_phase->nok + cur_phase->nbad == 0)
+			cur_phase->t0 = now();
+		cur_phase->nok++;
+		cur_phase->t1 = now();
+	}
 }
 
 static void __attribute__((format(printf, 1, 2)))
@@ -107,6 +131,12 @@ bad(const char *fmt, ...)
 	report("not ok", fmt, ap);
 	va_end(ap);
 	nfail++;
+	if (cur_phase != NULL) {
+		if (cur_phase->nok + cur_phase->nbad == 0)
+			cur_phase->t0 = now();
+		cur_phase->nbad++;
+		cur_phase->t1 = now();
+	}
 }
 
 static const char *
@@ -953,6 +983,374 @@ static const struct scenario scenarios[] = {
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 
+/* ---- server restart ------------------------------------------------------
+ *
+ * "locktest [-c CTL] [-s STATD_PID] [-g SECONDS] restart TAG" is the guest's
+ * half of a server-restart boot (run.sh, modes restart-kill and
+ * restart-term).  The host restarts the lock server twice while this runs;
+ * the two halves meet through the console (this prints "E2E: WAIT
+ * TAG-restartN" when the host must restart the server) and through flag
+ * files the host creates on the export (".e2e-flag-TAG-restartedN" once the
+ * new server is ready, ".e2e-flag-TAG-graceN" once its grace period is
+ * over), read through CTL, a mount that caches no lookups.
+ *
+ * One holder process (mount A) holds three locks across both restarts:
+ *   A  TAG-f1 [0,100)   write
+ *   B  TAG-f1 [200,300) read
+ *   C  TAG-f2 [0,EOF)   write
+ * Restart 1 is left alone: the server's SM_NOTIFY reaches the guest's
+ * rpc.statd, the kernel reclaims A, B and C, and a waiter W1 (mount B)
+ * that was blocked on C when the server went down is granted C once the
+ * holder releases it.  Restart 2 happens with rpc.statd stopped (SIGSTOP):
+ * the notification waits in its socket, nothing is reclaimed, so the
+ * server is certainly in grace when a second waiter W2 (mount B) asks for
+ * A; then statd is continued, A and B are reclaimed, and W2 is granted A
+ * once the holder releases it.
+ *
+ * Output: the usual "LT: ok|not ok PHASE: ..." lines, then one
+ * "LT: PASS|FAIL PHASE (...)" line per phase ("locktest list-restart").
+ */
+
+/* A grant after a release must come from the GRANTED callback, not from
+ * the client's 30 s re-poll (run.sh checks the callback on the wire). */
+#define RESTART_GRANT_LIMIT_MS 5000
+
+enum {
+	PH_HOLD, PH_HELD1, PH_ACROSS, PH_GRACEW, PH_HELD2, PH_NPHASES
+};
+
+static const struct phase phase_init[PH_NPHASES] = {
+	{"hold", "holder (mount A) takes A, B, C; refused to another process "
+	    "before the restart", 0, 0, 0, 0, 0},
+	{"held-again1", "after restart 1 and its grace: A, B, C refused to "
+	    "another process (reclaimed), readers still fit in B", 0, 0, 0, 0, 0},
+	{"waiter-across", "F_SETLKW (mount B) blocked on C when the server "
+	    "went down is granted C after the restart once the holder releases "
+	    "it", 0, 0, 0, 0, 0},
+	{"grace-waiter", "F_SETLKW (mount B) on A issued in grace (statd "
+	    "paused: nothing reclaimed yet) waits, and is granted once the "
+	    "holder releases A", 0, 0, 0, 0, 0},
+	{"held-again2", "after restart 2 (statd continued) and its grace: A "
+	    "and B refused to another process", 0, 0, 0, 0, 0},
+};
+
+static const char *ctl_dir = "/mnt/ctl";
+static pid_t statd_pid;
+static int grace_wait_s = 120;
+static struct phase *phases;
+
+static void
+phase(int i)
+{
+	cur_phase = &phases[i];
+	cur = phases[i].name;
+}
+
+static void
+phase_done(int i)
+{
+	phases[i].done = 1;
+}
+
+/* The holder: one process that locks and unlocks on command (F_SETLK). */
+struct holder {
+	pid_t pid;
+	int to, from;
+};
+
+struct hcmd {
+	int file;		/* 0: TAG-f1, 1: TAG-f2; -1: exit */
+	int type;
+	int64_t start, len;
+};
+
+static int
+holder_start(struct holder *h, const char *f1, const char *f2)
+{
+	int up[2], down[2];
+
+	if (pipe(up) == -1 || pipe(down) == -1)
+		return -1;
+	fflush(stdout);
+	h->pid = fork();
+	if (h->pid == -1)
+		return -1;
+	if (h->pid == 0) {
+		struct hcmd c;
+		int fd[2], err;
+
+		close(up[0]);
+		close(down[1]);
+		fd[0] = open_in(dir_a, f1, O_CREAT | O_TRUNC);
+		fd[1] = open_in(dir_a, f2, O_CREAT | O_TRUNC);
+		while (read_full(down[0], &c, sizeof(c), 3600 * 1000) ==
+		    sizeof(c) && c.file >= 0) {
+			err = fd[c.file] == -1 ? EBADF :
+			    lk(fd[c.file], F_SETLK, c.type, c.start, c.len);
+			write_full(up[1], &err, sizeof(err));
+		}
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	h->to = down[1];
+	h->from = up[0];
+	return 0;
+}
+
+/* One F_SETLK by the holder; checked like my_lock(). */
+static void
+holder_lock(struct holder *h, int file, int type, int64_t start,
+    int64_t len, const char *what)
+{
+	struct hcmd c = {file, type, start, len};
+	int err = -1;
+
+	write_full(h->to, &c, sizeof(c));
+	if (read_full(h->from, &err, sizeof(err), PROBE_TIMEOUT_MS) !=
+	    sizeof(err))
+		bad("%s: holder's F_SETLK %s %s hung", what, tname(type),
+		    RNG(start, len));
+	else if (err != 0)
+		bad("%s: holder's F_SETLK %s %s: %s", what, tname(type),
+		    RNG(start, len), ename(err));
+	else
+		ok("%s: holder (mount A) F_SETLK %s %s %s", what, tname(type),
+		    RNG(start, len), type == F_UNLCK ? "done" : "granted");
+}
+
+static void
+holder_stop(struct holder *h)
+{
+	struct hcmd c = {-1, 0, 0, 0};
+
+	if (h->pid <= 0)
+		return;
+	write_full(h->to, &c, sizeof(c));
+	close(h->to);
+	close(h->from);
+	reap(h->pid, 5000);
+	h->pid = 0;
+}
+
+/* Wait for the host's flag TAG-name; prints what the host wrote in it. */
+static int
+wait_flag(const char *tag, const char *name, int timeout_s)
+{
+	char p[512], buf[256];
+	double t0 = now();
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/.e2e-flag-%s-%s", ctl_dir, tag, name);
+	while ((fd = open(p, O_RDONLY)) == -1) {
+		if (now() - t0 > timeout_s) {
+			bad("no word from the host (%s) within %d s", p,
+			    timeout_s);
+			return -1;
+		}
+		msleep(100);
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	printf("LT: info host %s-%s after %.1f s: %s\n", tag, name,
+	    now() - t0, buf);
+	return 0;
+}
+
+static void
+host_restart(const char *tag, int round)
+{
+	printf("E2E: WAIT %s-restart%d\n", tag, round);
+	fflush(stdout);
+}
+
+/* The waiter w must still be blocked (checked for wait_ms). */
+static int
+still_blocked(struct locker *w, int wait_ms, const char *what)
+{
+	if (locker_wait(w, wait_ms)) {
+		bad("%s: the waiter's F_SETLKW returned (%s) while the lock was "
+		    "held", what, ename(w->err));
+		return 0;
+	}
+	ok("%s: the waiter (mount B) is still blocked in F_SETLKW", what);
+	return 1;
+}
+
+/* The holder releases what w waits for: w must get it, by a callback. */
+static void
+granted_after_release(struct holder *h, struct locker *w, int file,
+    int64_t start, int64_t len, const char *fname)
+{
+	double t;
+
+	t = now();
+	holder_lock(h, file, F_UNLCK, start, len, "the holder releases it");
+	if (!locker_wait(w, RESTART_GRANT_LIMIT_MS))
+		bad("the waiter was not granted within %d ms of the release",
+		    RESTART_GRANT_LIMIT_MS);
+	else if (w->err != 0)
+		bad("the waiter's F_SETLKW failed: %s", ename(w->err));
+	else {
+		ok("the waiter was granted %.3f s after the holder's release",
+		    w->t - t);
+		printf("LT: info %s grant-latency %.3f\n", cur, w->t - t);
+	}
+	expect_setlk(fname, F_WRLCK, start, 1, EAGAIN,
+	    "the granted waiter holds it");
+	if (w->done && w->err == 0 && locker_release(w) != 0)
+		bad("the waiter's unlock failed");
+}
+
+static void
+restart_body(const char *tag)
+{
+	char f1[128], f2[128];
+	struct holder h = {0, -1, -1};
+	struct locker w1, w2;
+	int have_w1 = 0, have_w2 = 0;
+
+	snprintf(f1, sizeof(f1), "%s-f1", tag);
+	snprintf(f2, sizeof(f2), "%s-f2", tag);
+
+	phase(PH_HOLD);
+	if (holder_start(&h, f1, f2) == -1) {
+		bad("fork: %s", strerror(errno));
+		return;
+	}
+	holder_lock(&h, 0, F_WRLCK, 0, 100, "A");
+	holder_lock(&h, 0, F_RDLCK, 200, 100, "B");
+	holder_lock(&h, 1, F_WRLCK, 0, 0, "C");
+	expect_setlk(f1, F_WRLCK, 50, 10, EAGAIN, "A held");
+	expect_setlk(f1, F_WRLCK, 250, 10, EAGAIN, "B held");
+	expect_setlk(f2, F_WRLCK, 1000, 10, EAGAIN, "C held");
+	phase_done(PH_HOLD);
+
+	phase(PH_ACROSS);
+	if (locker_start(&w1, dir_b, f2, F_SETLKW, F_WRLCK, 0, 10) == 0) {
+		have_w1 = 1;
+		still_blocked(&w1, SETTLE_MS, "W1 on C before the restart");
+	} else
+		bad("fork: %s", strerror(errno));
+
+	/* Restart 1: nothing in the way of the notification. */
+	phase(PH_HELD1);
+	host_restart(tag, 1);
+	if (wait_flag(tag, "restarted1", 60) == 0)
+		wait_flag(tag, "grace1", grace_wait_s);
+	expect_setlk(f1, F_WRLCK, 50, 10, EAGAIN, "A reclaimed");
+	expect_setlk(f1, F_RDLCK, 250, 10, 0, "a reader fits in B");
+	expect_setlk(f1, F_WRLCK, 250, 10, EAGAIN, "B reclaimed");
+	expect_setlk(f2, F_WRLCK, 1000, 10, EAGAIN, "C reclaimed");
+	phase_done(PH_HELD1);
+
+	phase(PH_ACROSS);
+	if (have_w1 && still_blocked(&w1, 0, "W1 after the restart"))
+		granted_after_release(&h, &w1, 1, 0, 0, f2);
+	else if (have_w1)
+		locker_release(&w1);
+	phase_done(PH_ACROSS);
+
+	/* Restart 2: statd stopped, so the server is in grace for sure. */
+	phase(PH_GRACEW);
+	if (statd_pid <= 0 || kill(statd_pid, SIGSTOP) == -1)
+		bad("cannot stop rpc.statd (pid %d): %s", (int)statd_pid,
+		    strerror(errno));
+	else
+		ok("rpc.statd (pid %d) stopped: the server's SM_NOTIFY will "
+		   "wait in its socket", (int)statd_pid);
+	host_restart(tag, 2);
+	if (wait_flag(tag, "restarted2", 60) == 0 &&
+	    locker_start(&w2, dir_b, f1, F_SETLKW, F_WRLCK, 0, 100) == 0) {
+		have_w2 = 1;
+		still_blocked(&w2, SETTLE_MS, "W2 on A, issued in grace");
+	}
+	if (statd_pid > 0 && kill(statd_pid, SIGCONT) == 0)
+		printf("LT: info rpc.statd continued\n");
+	phase(PH_HELD2);
+	wait_flag(tag, "grace2", grace_wait_s);
+	expect_setlk(f1, F_WRLCK, 50, 10, EAGAIN, "A reclaimed");
+	expect_setlk(f1, F_WRLCK, 250, 10, EAGAIN, "B reclaimed");
+	phase_done(PH_HELD2);
+	phase(PH_GRACEW);
+	if (have_w2 && still_blocked(&w2, 500, "W2 after grace"))
+		granted_after_release(&h, &w2, 0, 0, 100, f1);
+	else if (have_w2)
+		locker_release(&w2);
+	phase_done(PH_GRACEW);
+
+	cur_phase = NULL;
+	cur = tag;
+	holder_lock(&h, 0, F_UNLCK, 0, 0, "clean-up");
+	holder_lock(&h, 1, F_UNLCK, 0, 0, "clean-up");
+	holder_stop(&h);
+}
+
+/* Run restart_body under a watchdog; print one verdict per phase. */
+static int
+restart_run(const char *tag)
+{
+	/* Below the boot's limit in run.sh (150 + 2 * grace_wait_s + 60). */
+	double t0 = now(), deadline = t0 + 180 + 2 * grace_wait_s;
+	int i, st, passed = 0, timed_out = 0;
+	pid_t pid;
+
+	phases = mmap(NULL, sizeof(phase_init), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (phases == MAP_FAILED) {
+		printf("LT: FAIL %s (0.0 s): mmap: %s\n", tag, strerror(errno));
+		return 1;
+	}
+	memcpy(phases, phase_init, sizeof(phase_init));
+	printf("LT: PLAN");
+	for (i = 0; i < PH_NPHASES; i++)
+		printf(" %s", phases[i].name);
+	printf("\n");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		restart_body(tag);
+		fflush(stdout);
+		_exit(0);
+	}
+	setpgid(pid, pid);
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (now() > deadline) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			timed_out = 1;
+			break;
+		}
+		msleep(50);
+	}
+	kill(-pid, SIGKILL);
+	if (statd_pid > 0)
+		kill(statd_pid, SIGCONT);
+	for (i = 0; i < PH_NPHASES; i++) {
+		const struct phase *p = &phases[i];
+		double d = p->nok + p->nbad ? p->t1 - p->t0 : 0;
+
+		if (p->nbad == 0 && p->nok > 0 && p->done) {
+			printf("LT: PASS %s (%.1f s)\n", p->name, d);
+			passed++;
+		} else if (p->nbad > 0)
+			printf("LT: FAIL %s (%.1f s): %d of %d checks failed\n",
+			    p->name, d, p->nbad, p->nok + p->nbad);
+		else if (p->nok > 0)
+			printf("LT: FAIL %s (%.1f s): cut short%s\n", p->name, d,
+			    timed_out ? " by the watchdog" : "");
+		else
+			printf("LT: FAIL %s (0.0 s): not reached%s\n", p->name,
+			    timed_out ? " (the watchdog fired)" : "");
+	}
+	printf("LT: DONE passed=%d failed=%d\n", passed, PH_NPHASES - passed);
+	return passed == PH_NPHASES ? 0 : 1;
+}
+
 /*
  * Lock and unlock once with a throw-away owner, so that svid 0 is used up
  * (a holder with svid 0 would be reported as l_pid 0).  This is also the
@@ -1060,7 +1458,10 @@ static int
 usage(void)
 {
 	fprintf(stderr, "usage: locktest [-a DIR] [-b DIR] list | all | "
-	    "SCENARIO...\n");
+	    "SCENARIO...\n"
+	    "       locktest [-a DIR] [-b DIR] [-c CTLDIR] [-s STATD_PID] "
+	    "[-g SECONDS] restart TAG\n"
+	    "       locktest list-restart\n");
 	return 2;
 }
 
@@ -1073,16 +1474,34 @@ main(int argc, char **argv)
 	const char *why;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:b:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:c:g:s:")) != -1) {
 		if (c == 'a')
 			dir_a = optarg;
 		else if (c == 'b')
 			dir_b = optarg;
+		else if (c == 'c')
+			ctl_dir = optarg;
+		else if (c == 'g')
+			grace_wait_s = atoi(optarg);
+		else if (c == 's')
+			statd_pid = (pid_t)atoi(optarg);
 		else
 			return usage();
 	}
 	if (optind >= argc)
 		return usage();
+	if (strcmp(argv[optind], "list-restart") == 0) {
+		for (i = 0; i < PH_NPHASES; i++)
+			printf("%s\t%s\n", phase_init[i].name,
+			    phase_init[i].what);
+		return 0;
+	}
+	if (strcmp(argv[optind], "restart") == 0) {
+		if (optind + 2 != argc)
+			return usage();
+		signal(SIGPIPE, SIG_IGN);
+		return restart_run(argv[optind + 1]);
+	}
 	if (strcmp(argv[optind], "list") == 0) {
 		for (i = 0; i < NSCEN; i++)
 			printf("%s\t%s\n", scenarios[i].name, scenarios[i].what);

@@ -16,6 +16,12 @@
 #                           (E2E_MODES), then the capture analysis.
 #   guest                   guest-init.sh as /init: 10.77.0.2, rpcbind,
 #                           rpc.statd, two mounts, locktest, poweroff.
+#   server restarts         modes restart-kill and restart-term: while the
+#                           guest holds locks and waits, the host stops the
+#                           lock server (SIGKILL, or SIGTERM and wait) and
+#                           starts it again on the same state directory,
+#                           twice per boot; the capture and nlmd's log then
+#                           show SM_NOTIFY, the reclaims and the end of grace.
 # Every check is one line "PASS|FAIL <name>: <detail>" in $E2E_WORK/checks;
 # the last line printed is "e2e: N passed, M failed".
 #
@@ -27,13 +33,17 @@
 #   NLMD           nlmd binary (default build/debug/nlmd)
 #   NLMD_ARGS      extra nlmd arguments (e.g. to switch callbacks off)
 #   E2E_NLMD_DEBUG 1 (default): run nlmd with -d
-#   E2E_MODES      boot modes, in order (default "locks")
+#   E2E_MODES      boot modes, in order (default "locks restart-kill
+#                  restart-term"; "locks" with ganesha-nlm)
 #   E2E_SCENARIOS  locktest scenarios for the locks boot (default "all")
 #   E2E_WORK       work directory (default build/e2e); kept after the run
 #   E2E_CACHE      kernel cache (default $E2E_WORK/cache)
 #   E2E_KMETA      kernel meta package (default linux-image-amd64)
-#   E2E_TIMEOUT    limit for the namespace part in seconds (default 170)
-#   E2E_BOOT_TIMEOUT  limit for one guest boot (default 150)
+#   E2E_GRACE      nlmd's grace-period in the test (default 40 s)
+#   E2E_TIMEOUT    limit for the namespace part in seconds (default: 170,
+#                  plus the boot limit + 20 per restart mode)
+#   E2E_BOOT_TIMEOUT  limit for one guest boot (default 150; restart
+#                  modes add 2 * (E2E_GRACE + 30) + 60)
 #   E2E_SMP, E2E_MEM  guest CPUs (1) and MiB (512)
 set -u
 umask 022
@@ -46,19 +56,32 @@ SELF="$HERE/run.sh"
 : "${NLMD:=$REPO/build/debug/nlmd}"
 : "${NLMD_ARGS:=}"
 : "${E2E_NLMD_DEBUG:=1}"
-: "${E2E_MODES:=locks}"
+: "${E2E_GRACE:=40}"
+if [ -z "${E2E_MODES:-}" ]; then
+	case $E2E_SERVER in
+	ganesha-nlm) E2E_MODES=locks ;;
+	*) E2E_MODES="locks restart-kill restart-term" ;;
+	esac
+fi
 : "${E2E_SCENARIOS:=all}"
 : "${E2E_WORK:=$REPO/build/e2e}"
 : "${E2E_CACHE:=$E2E_WORK/cache}"
 : "${E2E_KMETA:=linux-image-amd64}"
-: "${E2E_TIMEOUT:=170}"
 : "${E2E_BOOT_TIMEOUT:=150}"
+if [ -z "${E2E_TIMEOUT:-}" ]; then
+	E2E_TIMEOUT=170
+	for m in $E2E_MODES; do
+		case $m in
+		restart-*) E2E_TIMEOUT=$((E2E_TIMEOUT + E2E_BOOT_TIMEOUT + 2 * (E2E_GRACE + 30) + 80)) ;;
+		esac
+	done
+fi
 : "${E2E_SMP:=1}"
 : "${E2E_MEM:=512}"
 : "${E2E_T0:=$(date +%s%N)}"
 export E2E_SERVER NLMD NLMD_ARGS E2E_NLMD_DEBUG E2E_MODES E2E_SCENARIOS \
     E2E_WORK E2E_CACHE E2E_KMETA E2E_TIMEOUT E2E_BOOT_TIMEOUT E2E_SMP \
-    E2E_MEM E2E_T0
+    E2E_MEM E2E_T0 E2E_GRACE
 
 # The private network: the host end of the tap, the guest, the ports.
 SRV_IP=10.77.0.1
@@ -335,11 +358,16 @@ PID_server=""
 PID_ganesha=""
 
 # spawn <name> <logfile> cmd...: start a daemon, remember its pid in
-# PID_<name> (tshark, server, ganesha, rpcbind).
+# PID_<name> (tshark, server, ganesha, rpcbind).  With SPAWN_APPEND=1 the
+# log is appended to (a restarted server).
 spawn() {
 	local name=$1 log=$2
 	shift 2
-	"$@" >"$log" 2>&1 &
+	if [ "${SPAWN_APPEND:-0}" = 1 ]; then
+		"$@" >>"$log" 2>&1 &
+	else
+		"$@" >"$log" 2>&1 &
+	fi
 	PIDS+=("$!")
 	printf -v "PID_$name" '%s' "$!"
 }
@@ -418,9 +446,12 @@ ganesha_conf() {
 	    "$HERE/ganesha.conf.in" >"$W/ganesha.conf"
 }
 
-# Start the lock server under test (before Ganesha).
+# Start the lock server under test (before Ganesha).  start_lock_server
+# again: start it once more after a stop (restart_server), appending to its
+# log; no check, the caller judges.
 start_lock_server() {
-	local args=()
+	local args=() again=0
+	[ "${1:-}" = again ] && again=1
 	case $E2E_SERVER in
 	nlmd)
 		mkdir -p "$W/nlmd-state"
@@ -429,15 +460,19 @@ start_lock_server() {
 		: >"$W/nlmd.conf"
 		args+=(-c "$W/nlmd.conf")
 		[ "$E2E_NLMD_DEBUG" = 1 ] && args+=(-d)
+		# A short grace period: the restart modes must tell "ended early,
+		# all reclaimed" from "ran out", and a failure must not wait long.
+		args+=("--grace-period=$E2E_GRACE")
 		# shellcheck disable=SC2206 # NLMD_ARGS is a word list
 		args+=($NLMD_ARGS)
-		spawn server "$W/nlmd.log" "$NLMD" -F "${args[@]}" \
-		    -s "$W/nlmd-state" --nlm-port "$NLM_PORT" \
+		SPAWN_APPEND=$again spawn server "$W/nlmd.log" "$NLMD" -F \
+		    "${args[@]}" -s "$W/nlmd-state" --nlm-port "$NLM_PORT" \
 		    --nsm-port "$NSM_PORT"
 		SERVER_LOG=$W/nlmd.log
 		;;
 	fake)
-		spawn server "$W/fake-nlm.log" "$W/bin/fake-nlm" -p "$NLM_PORT"
+		SPAWN_APPEND=$again spawn server "$W/fake-nlm.log" \
+		    "$W/bin/fake-nlm" -p "$NLM_PORT"
 		SERVER_LOG=$W/fake-nlm.log
 		;;
 	ganesha-nlm)
@@ -447,6 +482,7 @@ start_lock_server() {
 		SERVER_LOG=$W/ganesha.log
 		;;
 	esac
+	[ "$again" = 1 ] && return 0
 	if [ "$E2E_SERVER" != ganesha-nlm ]; then
 		if wait_for 20 registered 100021 4 tcp; then
 			check PASS "server-up" "$E2E_SERVER registered NLM v4/tcp with rpcbind"
@@ -508,6 +544,7 @@ qemu_cmd() {
 	append="console=ttyS0 quiet panic=-1 e2e.mode=$mode e2e.srv=$SRV_IP"
 	append="$append e2e.ip=$GUEST_IP/24 e2e.export=$EXPORT"
 	append="$append e2e.scen=$(echo "$E2E_SCENARIOS" | tr ' ' ,)"
+	append="$append e2e.gwait=$((E2E_GRACE + 30))"
 	# shellcheck disable=SC2054 # commas are part of qemu's arguments
 	QEMU=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
 	    -m "$E2E_MEM" -smp "$E2E_SMP" -nodefaults -no-user-config
@@ -527,38 +564,43 @@ follow_console() {
 		l=${l%$'\r'}
 		case $l in
 		"LT: PASS "* | "LT: FAIL "* | "LT: wakeup-latency"* | \
+		    "LT: info "* | "E2E: WAIT "* | "E2E: dmesg "* | \
 		    "E2E: STEP "*FAIL* | "E2E: MODE "* | "E2E: ready"*)
 			say "  guest: $l" ;;
 		esac
 	    done
 }
 
-# boot_guest MODE: one qemu boot.  Hooks a mode may define (host side):
+# boot_guest MODE: one qemu boot.  Hooks a mode may define (host side;
+# a '-' in the mode's name is a '_' in the hook's):
 #   mode_<m>_initrd  print the initrd to boot (default: the common one)
+#   mode_<m>_timeout print the boot's time limit (default E2E_BOOT_TIMEOUT)
 #   mode_<m>_host    run while the guest runs (e.g. wait for a console
 #                    marker with wait_console, restart the server)
-#   mode_<m>_check   turn the console into checks (default: check_locktest)
+#   mode_<m>_check   turn the console into checks (default: check_guest)
 boot_guest() {
-	local mode=$1 initrd con qpid fpid rc t0
+	local mode=$1 initrd con qpid fpid rc t0 fn tmo=$E2E_BOOT_TIMEOUT
+	fn=mode_${mode//-/_}
 	initrd=$W/initrd.img
 	con=$W/console-$mode.log
-	declare -F "mode_${mode}_initrd" >/dev/null && initrd=$("mode_${mode}_initrd")
+	declare -F "${fn}_initrd" >/dev/null && initrd=$("${fn}_initrd")
+	declare -F "${fn}_timeout" >/dev/null && tmo=$("${fn}_timeout")
 	qemu_cmd "$mode" "$initrd"
 	printf '%q ' "${QEMU[@]}" >"$W/qemu-cmdline-$mode.txt"
 	: >"$con"
 	t0=$(date +%s)
 	say "guest: booting mode $mode"
-	timeout -k 5 "$E2E_BOOT_TIMEOUT" "${QEMU[@]}" >"$W/qemu-$mode.log" 2>&1 &
+	timeout -k 5 "$tmo" "${QEMU[@]}" >"$W/qemu-$mode.log" 2>&1 &
 	qpid=$!
 	follow_console "$con" "$qpid" &
 	fpid=$!
-	declare -F "mode_${mode}_host" >/dev/null && "mode_${mode}_host" "$con" "$qpid"
+	declare -F "${fn}_host" >/dev/null && "${fn}_host" "$con" "$qpid"
 	wait "$qpid"
 	rc=$?
 	wait "$fpid"
 	say "guest: mode $mode ended after $(($(date +%s) - t0)) s (qemu rc=$rc)"
-	if declare -F "mode_${mode}_check" >/dev/null; then
-		"mode_${mode}_check" "$con" "$rc"
+	if declare -F "${fn}_check" >/dev/null; then
+		"${fn}_check" "$con" "$rc"
 	else
 		check_guest "$mode" "$con" "$rc"
 	fi
@@ -569,18 +611,23 @@ wait_console() {
 	wait_for "$3" grep -q -- "$2" "$1"
 }
 
-# host_flag NAME: answer the guest's wait_host_flag NAME.
+# host_flag NAME [TEXT]: answer the guest's wait_host_flag NAME (or
+# locktest's wait_flag), with TEXT in the flag (it appears whole: renamed
+# into place).
 host_flag() {
-	touch "$EXPORT/.e2e-flag-$1"
+	printf '%s\n' "${2:-}" >"$EXPORT/.e2e-tmp-$1"
+	mv -f "$EXPORT/.e2e-tmp-$1" "$EXPORT/.e2e-flag-$1"
 }
 
 console_lines() {
 	tr -d '\r' <"$1" | grep -a -E "$2"
 }
 
-# The standard verdict of a boot running locktest.
+# The standard verdict of a boot running locktest: check_guest MODE CONSOLE
+# QEMU_RC [LIST], LIST the locktest command that lists what the boot
+# reports on ("list": the scenarios, E2E_SCENARIOS of them; "list-restart").
 check_guest() {
-	local mode=$1 con=$2 rc=$3 steps s line plan name what
+	local mode=$1 con=$2 rc=$3 list=${4:-list} steps s line plan name what
 	steps=$(console_lines "$con" '^E2E: STEP .* FAIL' | sed 's/^E2E: STEP //')
 	if [ -n "$steps" ]; then
 		check FAIL "$mode/guest" "guest set-up failed: $steps (console: $con)"
@@ -589,13 +636,13 @@ check_guest() {
 	else
 		check PASS "$mode/guest" "booted, rpcbind + statd up, export mounted twice ($(console_lines "$con" '^E2E: ready' | sed 's/^E2E: //'))"
 	fi
-	if [ "$E2E_SCENARIOS" = all ]; then
-		plan=$("$W/bin/locktest" list | cut -f1)
+	if [ "$E2E_SCENARIOS" = all ] || [ "$list" != list ]; then
+		plan=$("$W/bin/locktest" "$list" | cut -f1)
 	else
 		plan=$E2E_SCENARIOS
 	fi
 	for name in $plan; do
-		what=$("$W/bin/locktest" list | awk -F'\t' -v n="$name" '$1 == n { print $2 }')
+		what=$("$W/bin/locktest" "$list" | awk -F'\t' -v n="$name" '$1 == n { print $2 }')
 		line=$(console_lines "$con" "^LT: (PASS|FAIL) $name " | head -1)
 		case $line in
 		"LT: PASS "*)
@@ -723,6 +770,329 @@ analyse_capture() {
 # A mode is a name in E2E_MODES, a mode_<name>() in guest-init.sh and,
 # when needed, the hooks of boot_guest above.  "locks" needs none.
 
+# ---- server restarts (modes restart-kill and restart-term) --------------
+# The guest's half is "locktest restart" (locktest.c, "server restart"):
+# it prints "E2E: WAIT <mode>-restart<N>" when the server must go down, and
+# waits for the flags <mode>-restarted<N> (the new server is ready) and
+# <mode>-grace<N> (its grace period is over).  Each restart is one line of
+# $W/restarts for analyse_restarts, which reads the capture once tshark
+# has closed it:
+#   mode round how t_stop t_spawn t_ready nsm_state grace_start grace_end grace_line
+# (times in ms since the epoch; "-" when unknown).
+
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# log_ms LINE: the time at the start of a log line of nlmd (HH:MM:SS.mmm,
+# local time, today) in ms since the epoch; "-" when there is none.
+log_ms() {
+	local t ms
+	t=$(printf '%s' "$1" | grep -o -m1 '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9][0-9][0-9]')
+	[ -n "$t" ] || { echo -; return; }
+	ms=$(date -d "$(date +%F) $t" +%s%3N) || { echo -; return; }
+	# Just after midnight, a line written before it.
+	[ "$ms" -gt $(($(now_ms) + 3600000)) ] && ms=$((ms - 86400000))
+	echo "$ms"
+}
+
+# log_since OFFSET PATTERN: the first line of the server's log after byte
+# OFFSET that matches PATTERN (grep -E).
+log_since() {
+	tail -c +$(($1 + 1)) "$SERVER_LOG" 2>/dev/null | tr -d '\0' |
+	    grep -a -m1 -E -- "$2"
+}
+
+# marker_or_gone CONSOLE PATTERN QEMU_PID: the guest printed it, or died.
+marker_or_gone() {
+	grep -q -a -- "$2" "$1" || ! kill -0 "$3" 2>/dev/null
+}
+
+# stop_for_restart HOW: stop the server (SIGKILL, or SIGTERM and wait up
+# to 30 s); sets STOP_STATUS (its exit status) and STOP_REG (what is still
+# registered with rpcbind).  Not in a subshell: it waits for its child.
+stop_for_restart() {
+	local pid=$PID_server i
+	if [ "$1" = kill ]; then
+		kill -KILL "$pid" 2>/dev/null
+	else
+		kill -TERM "$pid" 2>/dev/null
+		for i in $(seq 300); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null
+	STOP_STATUS=$?
+	STOP_REG=""
+	registered 100021 4 tcp && STOP_REG="$STOP_REG NLM"
+	registered 100024 1 tcp && STOP_REG="$STOP_REG NSM"
+	return 0
+}
+
+# The restarted server said it is ready, or died.
+ready_or_dead() {
+	log_since "$1" 'nlmd ready' || ! kill -0 "$PID_server" 2>/dev/null
+}
+
+# restart_server MODE ROUND HOW: one restart, judged as check MODE/restartN;
+# then wait for the end of grace.  The guest hears of both (host_flag).
+restart_server() {
+	local mode=$1 r=$2 how=$3 name="$1/restart$2" t_stop t_spawn t_ready
+	local off st reg ready="" old_epoch epoch state="-" what
+	local gline="" gstart="-" gend="-" gl
+	old_epoch=$(grep -a 'nlmd ready' "$SERVER_LOG" 2>/dev/null | tail -1 |
+	    sed -n 's/.*, epoch \([0-9]*\),.*/\1/p')
+	t_stop=$(now_ms)
+	stop_for_restart "$how"
+	st=$STOP_STATUS
+	reg=$STOP_REG
+	printf '==== e2e %s: restart %d (%s): stopped, exit status %s ====\n' \
+	    "$mode" "$r" "$how" "$st" >>"$SERVER_LOG"
+	off=$(stat -c %s "$SERVER_LOG")
+	t_spawn=$(now_ms)
+	start_lock_server again
+	case $E2E_SERVER in
+	nlmd)
+		wait_for 30 ready_or_dead "$off"
+		ready=$(log_since "$off" 'nlmd ready')
+		;;
+	*)
+		wait_for 20 registered 100021 4 tcp && sleep 1 && ready="registered"
+		;;
+	esac
+	t_ready=$(now_ms)
+	if [ "$how" = kill ]; then
+		what="killed with SIGKILL (status $st)"
+	else
+		what="stopped with SIGTERM (exit status $st${reg:+, still registered:$reg})"
+	fi
+	if [ -z "$ready" ] || ! kill -0 "$PID_server" 2>/dev/null; then
+		check FAIL "$name" "$E2E_SERVER $what, then did not come up within 30 s (log: $SERVER_LOG)"
+	elif [ "$E2E_SERVER" = nlmd ]; then
+		epoch=$(printf '%s' "$ready" | sed -n 's/.*, epoch \([0-9]*\),.*/\1/p')
+		state=$(printf '%s' "$ready" | sed -n 's/.*NSM state \([0-9]*\).*/\1/p')
+		[ -n "$state" ] || state=-
+		t_ready=$(log_ms "$ready")
+		if { [ "$how" = kill ] && [ "$st" = 137 ]; } ||
+		    { [ "$how" = term ] && [ "$st" = 0 ] && [ -z "$reg" ]; } &&
+		    [ -n "$epoch" ] && [ "$epoch" -gt "${old_epoch:-0}" ]; then
+			check PASS "$name" "nlmd $what, started again on the same state directory: ready $(ms_diff "$t_ready" "$t_spawn") s after the start, epoch ${old_epoch:-?} -> $epoch, NSM state $state"
+		else
+			check FAIL "$name" "nlmd $what (want $([ "$how" = kill ] && echo 137 || echo '0, unregistered')), started again: epoch ${old_epoch:-?} -> ${epoch:-?}"
+		fi
+	else
+		check PASS "$name" "$E2E_SERVER $what, started again"
+	fi
+	host_flag "$mode-restarted$r" "$E2E_SERVER restarted ($how): ${ready#* nlmd: }"
+	if [ "$E2E_SERVER" = nlmd ]; then
+		wait_for $((E2E_GRACE + 20)) grace_done "$off"
+		gline=$(log_since "$off" 'grace period over|no grace period')
+		gl=$(log_since "$off" 'grace period: ')
+		[ -n "$gl" ] && gstart=$(log_ms "$gl")
+		[ -n "$gline" ] && gend=$(log_ms "$gline")
+		[ -n "$gline" ] || gline="no end of grace in the log within $((E2E_GRACE + 20)) s"
+	else
+		sleep 2
+		gline="$E2E_SERVER: no grace period"
+	fi
+	say "$mode: restart $r: ${gline#* nlmd: }"
+	host_flag "$mode-grace$r" "${gline#* nlmd: }"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$r" "$how" \
+	    "$t_stop" "$t_spawn" "$t_ready" "$state" "$gstart" "$gend" \
+	    "${gline#* nlmd: }" >>"$W/restarts"
+}
+
+grace_done() {
+	log_since "$1" 'grace period over|no grace period' ||
+	    ! kill -0 "$PID_server" 2>/dev/null
+}
+
+# ms_diff A B: (A - B) ms as seconds with 3 decimals; "?" if unknown.
+ms_diff() {
+	case "$1$2" in *-*|"") echo "?"; return ;; esac
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (a - b) / 1000 }'
+}
+
+restart_host() {
+	local how=$1 mode=$2 con=$3 qpid=$4 r
+	for r in 1 2; do
+		wait_for 180 marker_or_gone "$con" "E2E: WAIT $mode-restart$r" "$qpid"
+		if ! grep -q -a -- "E2E: WAIT $mode-restart$r" "$con"; then
+			say "$mode: the guest did not ask for restart $r"
+			return
+		fi
+		say "$mode: restart $r of $E2E_SERVER ($how)"
+		restart_server "$mode" "$r" "$how"
+	done
+}
+
+restart_timeout() {
+	echo $((E2E_BOOT_TIMEOUT + 2 * (E2E_GRACE + 30) + 60))
+}
+
+mode_restart_kill_host() { restart_host kill restart-kill "$@"; }
+mode_restart_term_host() { restart_host term restart-term "$@"; }
+mode_restart_kill_timeout() { restart_timeout; }
+mode_restart_term_timeout() { restart_timeout; }
+mode_restart_kill_check() { check_guest restart-kill "$1" "$2" list-restart; }
+mode_restart_term_check() { check_guest restart-term "$1" "$2" list-restart; }
+
+# What the capture and nlmd's log say about each restart of $W/restarts:
+# the SM_NOTIFY to the guest's statd, the guest's reclaims, the end of
+# grace, and (restart 2, when the guest's statd was paused) the LOCK
+# refused with DENIED_GRACE_PERIOD.  Prints the timings as E2E-NUMBERS.
+analyse_restarts() {
+	local mode r how t_stop t_spawn t_ready state gstart gend gline
+	local t_end want k res v what detail lines
+	[ -s "$W/restarts" ] || return 0
+	# SM_NOTIFY (NSM v1 proc 6) calls and replies.
+	ts -Y 'stat.procedure_v1 == 6' -T fields -E separator=/t \
+	    -e frame.time_epoch -e ip.src -e ip.dst -e rpc.msgtyp -e rpc.xid \
+	    -e stat.mon_id.name -e stat.state >"$W/capture-notify.txt"
+	# NLM v4 LOCK calls with reclaim set, and every LOCK reply.
+	ts -Y 'nlm.procedure_v4 == 2 && rpc.msgtyp == 0 && nlm.reclaim == 1' \
+	    -T fields -E separator=/t -e frame.time_epoch -e ip.src -e rpc.xid \
+	    -e nlm.reclaim -e nlm.lock.svid -e nlm.lock.l_offset64 \
+	    -e nlm.lock.l_len64 -e nlm.exclusive >"$W/capture-reclaims.txt"
+	ts -Y 'nlm.procedure_v4 == 2 && rpc.msgtyp == 1' -T fields \
+	    -E separator=/t -e frame.time_epoch -e ip.dst -e rpc.xid -e nlm.stat \
+	    >"$W/capture-lock-replies.txt"
+	# GRANTED_MSG and GRANTED callbacks.
+	ts -Y 'rpc.msgtyp == 0 && (nlm.procedure_v4 == 10 || nlm.procedure_v4 == 5)' \
+	    -T fields -E separator=/t -e frame.time_epoch -e ip.src -e ip.dst \
+	    >"$W/capture-granted.txt"
+	mapfile -t lines <"$W/restarts"
+	for ((k = 0; k < ${#lines[@]}; k++)); do
+		IFS=$'\t' read -r mode r how t_stop t_spawn t_ready state gstart \
+		    gend gline <<<"${lines[k]}"
+		# This restart's traffic: until the next one's stop.
+		t_end=99999999999999
+		[ $((k + 1)) -lt ${#lines[@]} ] && t_end=$(cut -f4 <<<"${lines[k + 1]}")
+		# Restart 1: the holder's A, B and C; restart 2: A and B.
+		want=3
+		[ "$r" = 2 ] && want=2
+		res=$(awk -F'\t' -v t0="$t_spawn" -v t1="$t_end" -v g="$GUEST_IP" \
+		    -v s="$SRV_IP" -v st="$state" -v gend="$gend" -v want="$want" \
+		    -v r="$r" -v how="$how" -v grace="$E2E_GRACE" \
+		    -v gline="$gline" -v gstart="$gstart" -v tready="$t_ready" \
+		    -f - "$W/capture-notify.txt" "$W/capture-reclaims.txt" \
+		    "$W/capture-lock-replies.txt" "$W/capture-granted.txt" <<'AWK'
+function ms(t) { return t * 1000 }
+function sec(x) { return sprintf("%.3f", x / 1000) }
+function inwin(t) { return ms(t) >= t0 && ms(t) < t1 }
+# nlmd logs whole ms: within 2 ms the end of grace came in the same turn.
+function gap(a, b) { d = a - b; return (d > -2 && d < 0) ? 0 : sprintf("%.0f", d) }
+FILENAME ~ /notify/ {
+	if (!inwin($1)) next
+	if ($4 == 0 && $2 == s && $3 == g) {
+		ncall++
+		if (!tnotify) tnotify = ms($1)
+		if ($6 == s && $7 == st) { good++; okxid[$5] = 1 }
+		else bad = bad sprintf(" mon_name=%s state=%s", $6, $7)
+	} else if ($4 == 1 && $2 == g && ($5 in okxid)) {
+		answered++
+		if (!tans) tans = ms($1)
+	}
+	next
+}
+FILENAME ~ /reclaims/ {
+	if (!inwin($1) || $2 != g) next
+	n = split($4, v, ",")
+	c = 0
+	for (i = 1; i <= n; i++) if (v[i] == "1" || v[i] == "True") c++
+	nrec += c
+	if (!tfirst) tfirst = ms($1)
+	tlast = ms($1)
+	nx = split($3, x, ",")
+	for (i = 1; i <= nx; i++) recxid[x[i]] = 1
+	next
+}
+FILENAME ~ /granted/ {
+	if (inwin($1) && $2 == s && $3 == g && gend != "-" && ms($1) >= gend) {
+		ngranted++
+		if (!tgranted) tgranted = ms($1)
+	}
+	next
+}
+FILENAME ~ /replies/ {
+	if (!inwin($1) || $2 != g) next
+	nx = split($3, x, ","); ns = split($4, y, ",")
+	for (i = 1; i <= nx && nx == ns; i++) {
+		if (x[i] in recxid) { recans++; if (y[i] != 0) recbad = recbad " " y[i] }
+		if (y[i] == 4 && (gend == "-" || ms($1) <= gend + 1000)) {
+			ngr++
+			if (!tgr) tgr = ms($1)
+		}
+	}
+}
+END {
+	# notify
+	if (good > 0 && answered > 0)
+		printf "PASS\tnotify\t%d SM_NOTIFY %s -> %s statd (mon_name %s, state %s), the first %s s after the start, answered %s s after the start\n", \
+		    ncall, s, g, s, st, sec(tnotify - t0), sec(tans - t0)
+	else if (ncall == 0)
+		printf "FAIL\tnotify\tno SM_NOTIFY from %s to the guest's statd after the restart\n", s
+	else
+		printf "FAIL\tnotify\t%d SM_NOTIFY to the guest, %d with mon_name %s and state %s, %d answered;%s\n", \
+		    ncall, good, s, st, answered + 0, bad
+	# reclaim
+	if (nrec == want && recans == nrec && recbad == "")
+		printf "PASS\treclaim\t%d LOCK reclaim=1 from the guest (want %d), all granted; the first %s s, the last %s s after the start\n", \
+		    nrec, want, sec(tfirst - t0), sec(tlast - t0)
+	else if (nrec == 0)
+		printf "FAIL\treclaim\tno LOCK with reclaim=1 from the guest after the restart (want %d)\n", want
+	else
+		printf "FAIL\treclaim\t%d LOCK reclaim=1 from the guest (want %d), %d replies seen, not granted:%s\n", \
+		    nrec, want, recans + 0, (recbad == "" ? " none" : recbad)
+	# grace end
+	gms = gline; sub(/.* after /, "", gms); sub(/ ms.*/, "", gms)
+	if (gline !~ /grace period over \(nothing left to reclaim\)/)
+		printf "FAIL\tgrace-end\tgrace did not end early: log: %s\n", gline
+	else if (gms + 0 >= grace * 1000)
+		printf "FAIL\tgrace-end\tgrace ended after %s ms, not before the %d s deadline: %s\n", gms, grace, gline
+	else if (nrec > 0 && gend != "-" && tlast > gend + 2)
+		printf "FAIL\tgrace-end\tgrace ended (log: %s s after the start) before the last reclaim (capture: %s s)\n", sec(gend - t0), sec(tlast - t0)
+	else if (nrec == 0)
+		printf "FAIL\tgrace-end\tlog: %s, but the capture shows no reclaim\n", gline
+	else
+		printf "PASS\tgrace-end\tnlmd: %s (deadline %d s); it ended %s s after the start, %s ms after the last reclaim reached the server\n", \
+		    gline, grace, sec(gend - t0), gap(gend, tlast)
+	# The waiter of this round (W1, W2) is granted by a callback.
+	if (ngranted > 0)
+		printf "PASS\tgranted\t%d GRANTED_MSG/GRANTED callbacks %s -> %s after the end of grace, the first %s s after the start: the waiter was woken by the server\n", ngranted, s, g, sec(tgranted - t0)
+	else
+		printf "FAIL\tgranted\tno GRANTED_MSG or GRANTED callback to the guest after the end of grace: the waiter was not granted by the server (at best by the client\047s 30 s re-poll)\n"
+	if (r == 2) {
+		if (ngr > 0)
+			printf "PASS\tgrace-denied\t%d LOCK from the guest answered DENIED_GRACE_PERIOD in grace, the first %s s after the start: the waiter asked in grace\n", ngr, sec(tgr - t0)
+		else
+			printf "FAIL\tgrace-denied\tno LOCK answered DENIED_GRACE_PERIOD during grace: the waiter did not ask in grace (or grace did not hold it back)\n"
+	}
+	printf "NUMBERS\t%s\tstart->ready %s s, start->SM_NOTIFY %s s, start->first reclaim %s s, start->last reclaim %s s, start->grace end %s s (%s), last reclaim->grace end %s ms, SM_NOTIFY answered %s s after the start\n", \
+	    how, (tready == "-" ? "?" : sec(tready - t0)), (tnotify ? sec(tnotify - t0) : "?"), \
+	    (tfirst ? sec(tfirst - t0) : "?"), (tlast ? sec(tlast - t0) : "?"), \
+	    (gend == "-" ? "?" : sec(gend - t0)), gline, \
+	    (tlast && gend != "-" ? gap(gend, tlast) : "?"), (tans ? sec(tans - t0) : "?")
+}
+AWK
+)
+		while IFS=$'\t' read -r v what detail; do
+			case $v in
+			PASS | FAIL) check "$v" "$mode/$what$r" "$detail" ;;
+			NUMBERS)
+				if [ "$r" = 1 ]; then
+					say "E2E-NUMBERS: $mode restart 1 ($what, guest left alone): $detail"
+				else
+					say "E2E-NUMBERS: $mode restart 2 ($what, guest's statd paused by the test, so the reclaim waits for it): $detail"
+				fi
+				;;
+			esac
+		done <<<"$res"
+	done
+}
+
 inside() {
 	local mode
 	trap inside_cleanup EXIT
@@ -737,6 +1107,14 @@ inside() {
 	start_ganesha || return 1
 	check_registration
 	for mode in $E2E_MODES; do
+		case $mode in
+		restart-*)
+			if [ "$E2E_SERVER" = ganesha-nlm ]; then
+				check FAIL "$mode" "server restarts are tested with nlmd (or fake), not ganesha-nlm"
+				continue
+			fi
+			;;
+		esac
 		boot_guest "$mode"
 	done
 	if kill -0 "$PID_server" 2>/dev/null; then
@@ -758,6 +1136,7 @@ inside() {
 	kill -INT "$PID_tshark" 2>/dev/null
 	wait "$PID_tshark" 2>/dev/null
 	analyse_capture
+	analyse_restarts
 }
 
 # ---- host side ----------------------------------------------------------

@@ -10,7 +10,8 @@
 # scripted workload from nsmpeer (five hosts: three locks, one denied,
 # one blocked waiter, one TEST) and the callback receiver; then:
 #   - status, status --json (checked with jq) and metrics (checked with
-#     promtool) report exactly what the workload did;
+#     promtool) report exactly what the workload did; GET /metrics over
+#     HTTP (metrics-address) serves the same text (404/405 otherwise);
 #   - --host and --fh filters;
 #   - release --dry-run changes nothing; release --owner frees the lock and
 #     the waiter behind it gets its GRANTED callback; release --host and
@@ -91,7 +92,8 @@ ON_CLI=(ip netns exec $NS unshare --mount --propagation private
 ITEST_PIDS+=($!)
 itest_wait "${ON_CLI[@]}" rpcinfo -p 127.0.0.1 ||
     { echo "FATAL: client rpcbind"; exit 1; }
-itest_start_nlmd -d --callbacks=sync --grace-period=60
+itest_start_nlmd -d --callbacks=sync --grace-period=60 \
+    --metrics-address=127.0.0.1:9464
 cli() { "${ON_CLI[@]}" "$PEER" "$@"; }
 
 # ---- the workload ------------------------------------------------------------
@@ -158,6 +160,24 @@ rcheck "metrics: LOCK outcomes 3 granted, 1 denied, 1 blocked" test \
 rcheck "metrics: gauges 3 locks, 1 waiter, 5 hosts" test \
     "$(metric nlmd_locks)" = 3 -a "$(metric nlmd_waiters)" = 1 -a \
     "$(metric nlmd_hosts)" = 5
+rcheck "metrics: the latency histogram counted the 5 LOCKs and the TEST" test \
+    "$(metric 'nlmd_nlm_request_duration_seconds_count{procedure="lock"}')" = 5 -a \
+    "$(metric 'nlmd_nlm_request_duration_seconds_bucket{procedure="lock",le="+Inf"}')" = 5 -a \
+    "$(metric 'nlmd_nlm_request_duration_seconds_count{procedure="test"}')" = 1
+curl -sS -D "$W/http.hdr" -o "$W/http.txt" http://127.0.0.1:9464/metrics \
+    2>"$W/curl.err"
+rcheck "HTTP GET /metrics: 200, text/plain version 0.0.4" \
+    sh -c "grep -q '^HTTP/1.1 200' '$W/http.hdr' &&
+	grep -qi '^Content-Type: text/plain; version=0.0.4' '$W/http.hdr'"
+rcheck "HTTP /metrics: promtool check metrics clean" \
+    sh -c "promtool check metrics <'$W/http.txt'"
+rcheck "HTTP /metrics says what nlmctl metrics says (uptime aside)" \
+    bash -c "diff <(grep -v uptime '$W/metrics.txt') <(grep -v uptime '$W/http.txt')"
+code=$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9464/other)
+check "HTTP: another path is 404 ($code)" test "$code" = 404
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST \
+    http://127.0.0.1:9464/metrics)
+check "HTTP: POST is 405 ($code)" test "$code" = 405
 
 # ---- release -----------------------------------------------------------------
 
@@ -227,7 +247,8 @@ rcheck "nlmd is still up and answers" "$CTL" status
 check "grace end outside grace: exit 1" test $? = 1
 itest_stop_nlmd
 itest_forget "$NLMD_PID"
-itest_start_nlmd -d --callbacks=sync --grace-period=60
+itest_start_nlmd -d --callbacks=sync --grace-period=60 \
+    --metrics-address=127.0.0.1:9464
 jqcheck "after a restart: in grace, dave's lock to reclaim" \
     '.grace.active == 1 and .grace.locks == 1 and .grace.hosts == 1 and
      .grace.remaining_ms > 0 and .server.epoch == 2 and

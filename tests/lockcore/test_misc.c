@@ -469,8 +469,9 @@ test_scan(void)
 	const struct lk_result *res;
 	struct lk_lockreq rq;
 	char fh[32];
-	uint64_t cur = 0;
+	struct lk_scan sc;
 	size_t got, calls = 0, total = 0;
+	bool more;
 	int i, added = SC_FILES;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
@@ -489,9 +490,11 @@ test_scan(void)
 	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 1, &res), LK_BLOCKED);
 	memset(sc_seen, 0, sizeof(sc_seen));
 	sc_locks = sc_shares = sc_waiters = 0;
+	memset(&sc, 0, sizeof(sc));
 	do {
-		cur = lk_file_scan(tt, cur, 50, &cbs, &got);
+		more = lk_file_scan(tt, &sc, 50, &cbs, &got);
 		calls++;
+		CU_ASSERT(got <= 50);
 		total += got;
 		/* Files are added meanwhile; the hash grows (4096 -> 8192). */
 		if (calls % 3 == 0 && added < 2 * SC_FILES + 100) {
@@ -504,8 +507,8 @@ test_scan(void)
 				    LK_OK);
 			}
 		}
-	} while (cur != 0 && calls < 100000);
-	CU_ASSERT_EQUAL(cur, 0);
+	} while (more && calls < 100000);
+	CU_ASSERT(!more);
 	/* Every file present from start to end: exactly once. */
 	for (i = 0; i < SC_FILES; i++)
 		CU_ASSERT_EQUAL(sc_seen[i], 1);
@@ -528,8 +531,67 @@ test_scan(void)
 	/* An empty table: done at once. */
 	lk_table_destroy(tt);
 	tt = lk_table_new(NULL);
-	CU_ASSERT_EQUAL(lk_file_scan(tt, 0, 10, &cbs, &got), 0);
+	memset(&sc, 0, sizeof(sc));
+	CU_ASSERT(!lk_file_scan(tt, &sc, 10, &cbs, &got));
 	CU_ASSERT_EQUAL(got, 0);
+	lk_table_destroy(tt);
+}
+
+/* One file of 20,000 locks walked 100 at a time while locks come and go. */
+static int
+sc_count_lock(const struct lk_record *rc, void *arg)
+{
+	unsigned *seen = arg;
+
+	if (rc->rc_svid >= 0 && rc->rc_svid < 40000)
+		seen[rc->rc_svid]++;
+	return 0;
+}
+
+static void
+test_scan_big_file(void)
+{
+	static unsigned seen[40000];
+	struct lk_scan_cbs cbs = { sc_count_lock, NULL, NULL, seen };
+	struct lk_table *tt = lk_table_new(NULL);
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+	struct lk_scan sc;
+	size_t got, calls = 0;
+	bool more;
+	int i, k = 20000;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+	/* Owner i holds byte 2i (shared: equal starts too, every 5th). */
+	for (i = 0; i < 20000; i++) {
+		rq = lt_req(1, i, "o", "big", (uint64_t)(i % 5 == 0 ? 0 : 2 * i),
+		    1, false, false);
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 1, &res), LK_OK);
+	}
+	memset(seen, 0, sizeof(seen));
+	memset(&sc, 0, sizeof(sc));
+	do {
+		more = lk_file_scan(tt, &sc, 100, &cbs, &got);
+		CU_ASSERT(got <= 100);
+		calls++;
+		/* Meanwhile: one lock removed (an odd owner), one added. */
+		if (calls % 2 == 0 && k < 40000) {
+			rq = lt_req(1, (int32_t)(calls * 7 % 20000 | 1), "o",
+			    "big", 0, 0, false, false);
+			(void)lk_unlock(tt, &rq, 2, &res);
+			rq = lt_req(1, k, "o", "big", (uint64_t)(3 * k), 1,
+			    false, false);
+			CU_ASSERT_EQUAL(lk_lock(tt, &rq, 1, &res), LK_OK);
+			k++;
+		}
+	} while (more && calls < 100000);
+	CU_ASSERT(!more);
+	CU_ASSERT(calls >= 200);
+	/* Never twice; every even owner (never removed) exactly once. */
+	for (i = 0; i < 40000; i++)
+		CU_ASSERT(seen[i] <= 1);
+	for (i = 0; i < 20000; i += 2)
+		CU_ASSERT_EQUAL(seen[i], 1);
 	lk_table_destroy(tt);
 }
 
@@ -547,6 +609,8 @@ lt_register_misc(void)
 	    !CU_add_test(s, "load records", test_load) ||
 	    !CU_add_test(s, "enumeration and counts", test_enumerate) ||
 	    !CU_add_test(s, "resumable walk survives growth", test_scan) ||
+	    !CU_add_test(s, "resumable walk inside one big file",
+	    test_scan_big_file) ||
 	    !CU_add_test(s, "LK_NOMEM changes nothing", test_nomem_atomic))
 		return -1;
 	return 0;

@@ -1,0 +1,229 @@
+/*
+ * httpmetrics.c - see httpmetrics.h.
+ *
+ * libmicrohttpd (Debian libmicrohttpd-dev) runs in its "external epoll"
+ * mode (MHD_USE_EPOLL without an internal thread): it keeps its sockets in
+ * an epoll set of its own, whose descriptor we watch; whenever that is
+ * readable, and when the timeout libmicrohttpd asks for expires, the loop
+ * calls MHD_run(), which does what is ready and never waits.
+ */
+#include "httpmetrics.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "ev.h"
+#include "sbuf.h"
+
+struct http_metrics {
+	struct ev_loop		*hm_loop;
+	struct MHD_Daemon	*hm_mhd;
+	int			 hm_epfd;
+	unsigned		 hm_port;
+	http_metrics_fn		*hm_fn;
+	void			*hm_arg;
+	struct ev_timer		 hm_timer;
+};
+
+static void	hm_run(struct http_metrics *);
+
+static void
+hm_timer_cb(struct ev_loop *loop, void *arg)
+{
+	(void)loop;
+	hm_run(arg);
+}
+
+static void
+hm_ready(struct ev_loop *loop, int fd, int events, void *arg)
+{
+	(void)loop;
+	(void)fd;
+	(void)events;
+	hm_run(arg);
+}
+
+/* Do what is ready, then wait for the timeout libmicrohttpd wants. */
+static void
+hm_run(struct http_metrics *hm)
+{
+	MHD_UNSIGNED_LONG_LONG to;
+
+	(void)MHD_run(hm->hm_mhd);
+	if (MHD_get_timeout(hm->hm_mhd, &to) == MHD_YES)
+		(void)ev_timer_set(hm->hm_loop, &hm->hm_timer, to, hm_timer_cb,
+		    hm);
+	else
+		ev_timer_cancel(hm->hm_loop, &hm->hm_timer);
+}
+
+static enum MHD_Result
+hm_plain(struct MHD_Connection *conn, unsigned status, const char *text)
+{
+	struct MHD_Response *r;
+	enum MHD_Result rc;
+
+	r = MHD_create_response_from_buffer(strlen(text), (void *)(uintptr_t)
+	    text, MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	rc = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+static enum MHD_Result
+hm_request(void *arg, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *data,
+    size_t *datalen, void **state)
+{
+	struct http_metrics *hm = arg;
+	struct MHD_Response *r;
+	struct sbuf sb;
+	enum MHD_Result rc;
+
+	(void)version;
+	(void)data;
+	(void)datalen;
+	(void)state;
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return hm_plain(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+		    "only GET /metrics\n");
+	if (strcmp(url, "/metrics") != 0)
+		return hm_plain(conn, MHD_HTTP_NOT_FOUND,
+		    "nothing here; see /metrics\n");
+	memset(&sb, 0, sizeof(sb));
+	hm->hm_fn(&sb, hm->hm_arg);
+	if (sb.sb_failed || sb.sb_buf == NULL) {
+		sbuf_free(&sb);
+		return hm_plain(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		    "out of memory\n");
+	}
+	/* libmicrohttpd frees the text with the response. */
+	r = MHD_create_response_from_buffer(sb.sb_len, sb.sb_buf,
+	    MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		sbuf_free(&sb);
+		return MHD_NO;
+	}
+	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    "text/plain; version=0.0.4; charset=utf-8");
+	rc = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/* "1.2.3.4:80", "[::1]:80", ":80" -> a socket address. */
+static int
+hm_parse(const char *s, struct sockaddr_storage *ss, char *err, size_t errlen)
+{
+	char host[128];
+	const char *colon;
+	unsigned long port;
+	char *end;
+	size_t hl;
+
+	memset(ss, 0, sizeof(*ss));
+	if ((colon = strrchr(s, ':')) == NULL)
+		goto bad;
+	port = strtoul(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || port > 65535)
+		goto bad;
+	hl = (size_t)(colon - s);
+	if (hl >= sizeof(host))
+		goto bad;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		host[hl - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1)
+			goto bad;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		return 0;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		if (hl > 0 && inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+			goto bad;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		return 0;
+	}
+bad:
+	snprintf(err, errlen, "metrics-address %s: not ADDRESS:PORT", s);
+	return -1;
+}
+
+struct http_metrics *
+http_metrics_new(struct ev_loop *loop, const char *addr, http_metrics_fn *fn,
+    void *arg, char *err, size_t errlen)
+{
+	const union MHD_DaemonInfo *di;
+	struct sockaddr_storage ss;
+	struct http_metrics *hm;
+	uint16_t port;
+
+	if (hm_parse(addr, &ss, err, errlen) == -1)
+		return NULL;
+	if ((hm = calloc(1, sizeof(*hm))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	hm->hm_loop = loop;
+	hm->hm_fn = fn;
+	hm->hm_arg = arg;
+	port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->
+	    sin_port : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	hm->hm_mhd = MHD_start_daemon(MHD_USE_EPOLL |
+	    (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), port, NULL, NULL,
+	    hm_request, hm,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+	    MHD_OPTION_END);
+	if (hm->hm_mhd == NULL) {
+		snprintf(err, errlen, "metrics-address %s: cannot listen "
+		    "(in use, or not an address of this host)", addr);
+		free(hm);
+		return NULL;
+	}
+	if ((di = MHD_get_daemon_info(hm->hm_mhd,
+	    MHD_DAEMON_INFO_EPOLL_FD)) == NULL ||
+	    ev_fd_add(loop, (hm->hm_epfd = di->epoll_fd), EV_READ, hm_ready,
+	    hm) == -1) {
+		snprintf(err, errlen, "metrics-address %s: event loop", addr);
+		MHD_stop_daemon(hm->hm_mhd);
+		free(hm);
+		return NULL;
+	}
+	if ((di = MHD_get_daemon_info(hm->hm_mhd,
+	    MHD_DAEMON_INFO_BIND_PORT)) != NULL)
+		hm->hm_port = di->port;
+	return hm;
+}
+
+unsigned
+http_metrics_port(const struct http_metrics *hm)
+{
+	return hm->hm_port;
+}
+
+void
+http_metrics_free(struct http_metrics *hm)
+{
+	if (hm == NULL)
+		return;
+	ev_timer_cancel(hm->hm_loop, &hm->hm_timer);
+	ev_fd_del(hm->hm_loop, hm->hm_epfd);
+	MHD_stop_daemon(hm->hm_mhd);
+	free(hm);
+}

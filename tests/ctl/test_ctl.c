@@ -1,0 +1,119 @@
+/*
+ * test_ctl.c - the control protocol's codec (ctl/ctl.c): request
+ * parsing, percent-encoding both ways, hex.
+ */
+#include "tests/runner.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "ctl.h"
+
+static void
+test_parse(void)
+{
+	struct ctl_req rq;
+	char err[128], line[256];
+
+	snprintf(line, sizeof(line), "nlmctl 1 status locks=1 host=a%%20b");
+	CU_ASSERT_EQUAL(ctl_req_parse(line, &rq, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(rq.cr_cmd, "status");
+	CU_ASSERT_EQUAL(rq.cr_nargs, 2);
+	CU_ASSERT_STRING_EQUAL(ctl_req_get(&rq, "locks"), "1");
+	CU_ASSERT_STRING_EQUAL(ctl_req_get(&rq, "host"), "a b");
+	CU_ASSERT_PTR_NULL(ctl_req_get(&rq, "fh"));
+
+	snprintf(line, sizeof(line), "nlmctl 1 grace-end");
+	CU_ASSERT_EQUAL(ctl_req_parse(line, &rq, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(rq.cr_cmd, "grace-end");
+	CU_ASSERT_EQUAL(rq.cr_nargs, 0);
+}
+
+static void
+test_parse_bad(void)
+{
+	static const char *const bad[] = {
+		"", "hello", "nlmctl", "nlmctl 1", "nlmctl 2 status",
+		"nlmctl 1 Status", "nlmctl 1 status x", "nlmctl 1 status =1",
+		"nlmctl 1 status a=%zz", "nlmctl 1 status a=%4",
+		"nlmctl 1 st4tus",
+		"nlmctl 1 s a=1 a=2 a=3 a=4 a=5 a=6 a=7 a=8 a=9 a=10 a=11 a=12 "
+		"a=13 a=14 a=15 a=16 a=17",
+	};
+	struct ctl_req rq;
+	char err[128], line[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "%s", bad[i]);
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(ctl_req_parse(line, &rq, err, sizeof(err)), -1);
+		CU_ASSERT(err[0] != '\0');
+	}
+}
+
+static void
+test_encode(void)
+{
+	char enc[64], all[256];
+	size_t n, i;
+
+	n = ctl_enc("a b\t=%\n", 7, enc, sizeof(enc));
+	CU_ASSERT_EQUAL(n, strlen("a%20b%09%3D%25%0A"));
+	CU_ASSERT_STRING_EQUAL(enc, "a%20b%09%3D%25%0A");
+	CU_ASSERT_EQUAL(ctl_dec(enc), 7);
+	CU_ASSERT_EQUAL(memcmp(enc, "a b\t=%\n", 7), 0);
+	/* Every byte survives the round trip. */
+	for (i = 0; i < 255; i++)
+		all[i] = (char)(i + 1);
+	{
+		char big[1024];
+
+		n = ctl_enc(all, 255, big, sizeof(big));
+		CU_ASSERT(n != (size_t)-1);
+		CU_ASSERT(strchr(big, '\t') == NULL && strchr(big, ' ') ==
+		    NULL && strchr(big, '=') == NULL);
+		CU_ASSERT_EQUAL(ctl_dec(big), 255);
+		CU_ASSERT_EQUAL(memcmp(big, all, 255), 0);
+	}
+	/* Too small a buffer: refused, not cut. */
+	CU_ASSERT_EQUAL(ctl_enc("abc", 3, enc, 3), (size_t)-1);
+	CU_ASSERT_EQUAL(ctl_enc(" ", 1, enc, 3), (size_t)-1);
+	snprintf(enc, sizeof(enc), "%%g0");
+	CU_ASSERT_EQUAL(ctl_dec(enc), (size_t)-1);
+}
+
+static void
+test_hex(void)
+{
+	uint8_t b[4];
+	char h[16];
+
+	ctl_hex("\x00\xab\xff", 3, h, sizeof(h));
+	CU_ASSERT_STRING_EQUAL(h, "00abff");
+	CU_ASSERT_EQUAL(ctl_unhex("00ABff", b, sizeof(b)), 3);
+	CU_ASSERT(b[0] == 0 && b[1] == 0xab && b[2] == 0xff);
+	CU_ASSERT_EQUAL(ctl_unhex("abc", b, sizeof(b)), -1);
+	CU_ASSERT_EQUAL(ctl_unhex("zz", b, sizeof(b)), -1);
+	CU_ASSERT_EQUAL(ctl_unhex("0011223344", b, sizeof(b)), -1);
+	/* Output cut at the buffer, always terminated. */
+	ctl_hex("\x01\x02\x03\x04", 4, h, 5);
+	CU_ASSERT_STRING_EQUAL(h, "0102");
+}
+
+int
+tests_register(void)
+{
+	CU_pSuite s = CU_add_suite("control protocol codec", NULL, NULL);
+
+	if (s == NULL ||
+	    CU_add_test(s, "requests", test_parse) == NULL ||
+	    CU_add_test(s, "bad requests are refused", test_parse_bad) ==
+	    NULL ||
+	    CU_add_test(s, "percent-encoding", test_encode) == NULL ||
+	    CU_add_test(s, "hex", test_hex) == NULL)
+		return -1;
+	return 0;
+}
