@@ -143,13 +143,13 @@ tree_state() {
 	git -C "$TOP" status --porcelain --ignored 2>/dev/null |
 	    grep -v '^!! build/$' || true
 }
-before=$(tree_state)
+tree_state >"$W/tree.before"
 t0=$SECONDS
 check "make deb: dpkg-buildpackage -b -us -uc" bash -c \
     "make -C '$TOP' deb DEBDIR='$W/deb' >'$W/deb.log' 2>&1 || { tail -30 '$W/deb.log'; exit 1; }"
 echo "(package built in $((SECONDS - t0)) s)"
 tree_unchanged() {
-	diff <(echo "$before") <(tree_state)
+	tree_state | diff "$W/tree.before" -
 }
 check "make deb wrote nothing into the source tree" tree_unchanged
 DEB=$(ls "$W"/deb/nlmd_*.deb 2>/dev/null | head -1)
