@@ -7,3 +7,8 @@ $(O)/lkbench: $(O)/bench/lkbench.o $(O)/liblockcore.a
 	$(CC) $(LDFLAGS) -o $@ $^
 BENCHES += $(O)/lkbench
 -include $(O)/bench/lkbench.d
+# bench/hashflood: handles colliding under the old fixed hash vs random.
+$(O)/hashflood: $(O)/bench/hashflood.o $(O)/liblockcore.a
+	$(CC) $(LDFLAGS) -o $@ $^
+BENCHES += $(O)/hashflood
+-include $(O)/bench/hashflood.d

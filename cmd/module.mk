@@ -1,6 +1,6 @@
 # cmd: main() of each program: wiring only.
 INC_cmd := -I. -Icommon -Ictl -Irpc -Inlm -Insm -Ilockcore -Idb -I$(O) $(PKG_CFLAGS)
-NLMD_OBJS := $(O)/cmd/nlmd.o $(O)/cmd/dump.o
+NLMD_OBJS := $(O)/cmd/nlmd.o $(O)/cmd/dump.o $(O)/cmd/svcmgr.o
 NLMD_LIBS := $(O)/libnsm.a $(O)/libnlm.a $(O)/libctl.a $(O)/librpc.a \
              $(O)/libstore.a $(O)/liblockcore.a $(O)/libcommon.a
 $(O)/nlmd: $(NLMD_OBJS) $(NLMD_LIBS)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -24,10 +25,12 @@
 #include "log.h"
 #include "nlm.h"
 #include "nsm.h"
+#include "privdrop.h"
 #include "rpcreg.h"
 #include "rpcsrv.h"
 #include "statedir.h"
 #include "store.h"
+#include "svcmgr.h"
 
 #define NLM_PROGRAM	100021
 #define NSM_PROGRAM	100024
@@ -47,6 +50,11 @@ struct nlmd {
 	unsigned	 nlm_port;
 	unsigned	 nsm_port;
 	int		 registered;
+	struct svcmgr	*mgr;		/* systemd notification; NULL: none */
+	int		 drop;		/* root, `user' set: drop after start */
+	uid_t		 run_uid;	/* `user' */
+	gid_t		 run_gid;	/* its primary group */
+	char		 conf_warn[1024]; /* from reading the files; logged */
 	struct ctl_srv	*ctl;
 	struct http_metrics *http;
 };
@@ -68,11 +76,50 @@ usage(FILE *f)
 	    "      --dump-state     print what the state directory holds "
 	    "(the daemon must\n"
 	    "                       not be running), exit\n"
+	    "Settings, highest first: options, the file, %s ([nlmd], "
+	    "[lockd] port,\n"
+	    "[statd] port; $%s names another, empty: none), built-in.\n"
 	    "Every setting of section [nlmd] of the configuration file can be "
-	    "given as --KEY=VALUE:\n ", CONFIG_DEFAULT_FILE);
+	    "given as --KEY=VALUE:\n ", CONFIG_DEFAULT_FILE, CONFIG_NFS_FILE,
+	    CONFIG_NFS_ENV);
 	for (k = config_keys(); *k != NULL; k++)
 		fprintf(f, " %s", *k);
 	fprintf(f, "\n");
+}
+
+/*
+ * The configuration files, lowest precedence first: the built-in
+ * defaults, nfs-utils' nfs.conf ([nlmd], and [lockd] and [statd] for the
+ * ports; $NLMD_NFS_CONF names another file, or none when empty), nlmd's
+ * own file.  The command line comes on top (parse_args).
+ */
+static int
+load_config_files(struct config *c, const char *cfile, int optional,
+    char *warn, size_t warnlen, char *err, size_t errlen)
+{
+	const char *nfs = config_nfs_path();
+
+	config_defaults(c);
+	warn[0] = '\0';
+	if (nfs != NULL && config_load_nfs(c, nfs, warn, warnlen, err,
+	    errlen) == -1)
+		return -1;
+	return config_load(c, cfile, optional, err, errlen);
+}
+
+/* Each '\n'-terminated line of `warn' as a warning (log or stderr). */
+static void
+log_config_warnings(const char *warn, int to_stderr)
+{
+	const char *p, *e;
+
+	for (p = warn; *p != '\0'; p = *e != '\0' ? e + 1 : e) {
+		e = p + strcspn(p, "\n");
+		if (to_stderr)
+			fprintf(stderr, "nlmd: warning: %.*s\n", (int)(e - p), p);
+		else
+			log_warnx("%.*s", (int)(e - p), p);
+	}
 }
 
 static void
@@ -111,8 +158,8 @@ parse_args(struct nlmd *d, int argc, char **argv)
 			usage(stderr);
 			exit(2);
 		}
-	config_defaults(&d->conf);
-	if (config_load(&d->conf, cfile, optional, err, sizeof(err)) == -1) {
+	if (load_config_files(&d->conf, cfile, optional, d->conf_warn,
+	    sizeof(d->conf_warn), err, sizeof(err)) == -1) {
 		fprintf(stderr, "nlmd: %s\n", err);
 		exit(2);
 	}
@@ -146,6 +193,7 @@ parse_args(struct nlmd *d, int argc, char **argv)
 		exit(2);
 	}
 	if (print) {
+		log_config_warnings(d->conf_warn, 1);
 		config_dump(&d->conf, print_line, stdout);
 		exit(0);
 	}
@@ -162,14 +210,14 @@ static void
 reload(struct nlmd *d)
 {
 	struct config c;
-	char err[512];
+	char err[512], warn[1024];
 
-	config_defaults(&c);
-	if (config_load(&c, d->cfile, d->cfile_optional, err,
-	    sizeof(err)) == -1) {
+	if (load_config_files(&c, d->cfile, d->cfile_optional, warn,
+	    sizeof(warn), err, sizeof(err)) == -1) {
 		log_warnx("SIGHUP: %s; keeping the running configuration", err);
 		return;
 	}
+	log_config_warnings(warn, 0);
 	if (!d->cli_verbose) {
 		log_setverbose(c.verbose);
 		d->conf.verbose = c.verbose;
@@ -202,6 +250,7 @@ before_sleep(struct ev_loop *loop, void *arg)
 
 	(void)loop;
 	nlm_turn_end(d->srv);
+	svcmgr_turn(d->mgr);
 }
 
 static void
@@ -314,6 +363,10 @@ setup_network(struct nlmd *d)
 	nlm_config_from(&d->conf, &nc);
 	nc.nc_epoch = d->epoch;
 	nc.nc_nsm_state = nsm_state();
+	/* No client may guess where its handles land in our hash tables. */
+	if (getrandom(nc.nc_hash_key, sizeof(nc.nc_hash_key), 0) !=
+	    (ssize_t)sizeof(nc.nc_hash_key))
+		fatal("getrandom");
 	t0 = ev_now_ms();
 	if (nlm_init(d->loop, d->clnt, d->store, &nc, err, sizeof(err)) == -1)
 		fatalx("%s", err);
@@ -372,6 +425,60 @@ rpcbind_register(struct nlmd *d)
 fail:
 	rpcbind_unset_all();
 	fatalx("%s", err);
+}
+
+/*
+ * `user' set: look it up now, so that a missing user stops nlmd before it
+ * touches anything, and decide whether to drop to it.  Only root can; a
+ * process that already runs as that user (systemd's User=) has nothing to
+ * do.
+ */
+static void
+setup_user(struct nlmd *d)
+{
+	char err[512];
+
+	if (d->conf.user[0] == '\0')
+		return;
+	if (priv_user_lookup(d->conf.user, &d->run_uid, &d->run_gid, err,
+	    sizeof(err)) == -1)
+		fatalx("%s", err);
+	if (geteuid() == d->run_uid)
+		return;
+	if (geteuid() != 0)
+		fatalx("user = %s: nlmd runs as uid %u, not as root, and cannot "
+		    "become uid %u", d->conf.user, (unsigned)geteuid(),
+		    (unsigned)d->run_uid);
+	d->drop = 1;
+}
+
+/*
+ * Started as root with `user' set, once the sockets are bound and the
+ * store is open: give the state directory to the user and become it for
+ * good.  Registering with rpcbind comes after: rpcbind lets only the owner
+ * of a registration (or root) remove it, and the owner is whoever
+ * registered through its local socket, so registrations made as root
+ * could not be removed at exit.  What an earlier process registered is
+ * removed here, while we are still root.  Files the store creates after
+ * the chown are created by the user; one a store thread created in
+ * between is already open, and the next start (as root) chowns it.
+ */
+static void
+drop_privileges(struct nlmd *d)
+{
+	char err[512];
+
+	if (!d->drop)
+		return;
+	if (d->conf.rpcbind)
+		rpcbind_unset_all();
+	if (statedir_chown(d->conf.state_dir, d->run_uid, d->run_gid, err,
+	    sizeof(err)) == -1)
+		fatalx("%s (needed to run as user %s)", err, d->conf.user);
+	if (priv_drop(d->run_uid, d->run_gid, err, sizeof(err)) == -1)
+		fatalx("dropping privileges to user %s: %s", d->conf.user, err);
+	log_info("running as user %s (uid %u, gid %u)", d->conf.user,
+	    (unsigned)d->run_uid, (unsigned)d->run_gid);
 }
 
 /* The whole exposition: the NLM service's and the status monitor's. */
@@ -470,6 +577,8 @@ main(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	parse_args(&d, argc, argv);
 	log_init("nlmd", d.conf.foreground, d.conf.verbose);
+	log_config_warnings(d.conf_warn, 0);
+	setup_user(&d);
 	if ((d.lockfd = statedir_lock(d.conf.state_dir, err, sizeof(err))) == -1)
 		fatalx("%s", err);
 	/*
@@ -484,12 +593,15 @@ main(int argc, char **argv)
 	}
 	if ((d.loop = ev_loop_new()) == NULL)
 		fatal("event loop");
+	d.mgr = svcmgr_new(d.loop);
 	setup_store(&d);
 	setup_network(&d);
 	setup_signals(&d);
-	rpcbind_register(&d);
+	/* As root still (if started so): /run/nlmd, a metrics port. */
 	setup_control(&d);
 	setup_metrics(&d);
+	drop_privileges(&d);
+	rpcbind_register(&d);
 	ev_set_beforesleep(d.loop, before_sleep, &d);
 	log_info("nlmd ready: NLM (100021 v1,3,4) on port %u, NSM (100024 v1) "
 	    "on port %u, udp+tcp%s, state %s, durability %s, epoch %llu, "
@@ -498,8 +610,10 @@ main(int argc, char **argv)
 	    d.conf.state_dir, durability_name(d.conf.durability),
 	    (unsigned long long)d.epoch, nsm_state(),
 	    d.registered ? ", registered with rpcbind" : ", not registered");
+	svcmgr_ready(d.mgr, d.epoch);
 	if (ev_run(d.loop) == -1)
 		log_warn("event loop");
+	svcmgr_stopping(d.mgr);
 	http_metrics_free(d.http);
 	ctl_srv_free(d.ctl);
 	if (d.registered)
@@ -511,6 +625,7 @@ main(int argc, char **argv)
 	rpc_clnt_free(d.clnt);
 	log_store_stats(d.store);
 	store_close(d.store);
+	svcmgr_free(d.mgr);
 	ev_loop_free(d.loop);
 	close(d.sigfd);
 	close(d.lockfd);

@@ -8,12 +8,18 @@
  * nfs.conf(5) rules that inih's defaults differ from, and how we keep
  * them: leading white space is ignored (our line reader strips it, so an
  * indented line is never taken as the continuation of the previous value);
- * a value in single or double quotes loses them; an empty assignment is
- * ignored.
+ * a value in single or double quotes loses them; an unquoted value ends at
+ * '#' or ';' (as nfs-utils reads it); an empty assignment is ignored.
+ *
+ * Every key has an origin (struct config_origin) that the loaders and
+ * config_set() keep up to date; the file names they point to are kept in
+ * a small table for the life of the process (config_intern()).
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +27,8 @@
 #include <sys/stat.h>
 
 #include <ini.h>
+
+#include "nfsconf.h"
 
 enum config_type { CT_STR, CT_UINT, CT_SIZE, CT_BOOL, CT_ENUM };
 
@@ -85,8 +93,27 @@ static const struct config_key config_table[] = {
 	KEY_STR("control-socket", control_socket),
 	KEY_STR("control-group", control_group),
 	KEY_STR("metrics-address", metrics_addr),
+	KEY_STR("user", user),
 };
 #define NKEYS	(sizeof(config_table) / sizeof(config_table[0]))
+_Static_assert(NKEYS <= CONFIG_MAX_KEYS, "raise CONFIG_MAX_KEYS");
+
+/* File names that origins point to: a handful, kept until exit. */
+#define NINTERN	64
+static const char *config_interned[NINTERN];
+
+static const char *
+config_intern(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < NINTERN && config_interned[i] != NULL; i++)
+		if (strcmp(config_interned[i], path) == 0)
+			return config_interned[i];
+	if (i == NINTERN || (config_interned[i] = strdup(path)) == NULL)
+		return "(a file)";
+	return config_interned[i];
+}
 
 void
 config_defaults(struct config *c)
@@ -205,24 +232,18 @@ config_parse_bool(const struct config_key *k, const char *value, int *out,
 	return -1;
 }
 
-int
-config_set(struct config *c, const char *key, const char *value, char *err,
-    size_t errlen)
+static int
+config_store(struct config *c, const struct config_key *k, const char *value,
+    char *err, size_t errlen)
 {
-	const struct config_key *k;
-	char *field;
+	char *field = (char *)c + k->ck_off;
 	unsigned long long v;
 	int iv;
 
-	if ((k = config_find(key)) == NULL) {
-		snprintf(err, errlen, "unknown setting '%s'", key);
-		return -1;
-	}
-	field = (char *)c + k->ck_off;
 	switch (k->ck_type) {
 	case CT_STR:
 		if (strlen(value) >= k->ck_size) {
-			snprintf(err, errlen, "%s: value too long", key);
+			snprintf(err, errlen, "%s: value too long", k->ck_name);
 			return -1;
 		}
 		memcpy(field, value, strlen(value) + 1);
@@ -247,26 +268,98 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 		*(int *)(void *)field = iv;
 		return 0;
 	}
-	snprintf(err, errlen, "%s: internal error", key);
+	snprintf(err, errlen, "%s: internal error", k->ck_name);
 	return -1;
+}
+
+/* Set `key' and record where the value came from. */
+static int
+config_set_from(struct config *c, const char *key, const char *value,
+    const struct config_origin *from, char *err, size_t errlen)
+{
+	const struct config_key *k;
+
+	if ((k = config_find(key)) == NULL) {
+		snprintf(err, errlen, "unknown setting '%s'", key);
+		return -1;
+	}
+	if (config_store(c, k, value, err, errlen) == -1)
+		return -1;
+	c->origin[k - config_table] = *from;
+	return 0;
+}
+
+int
+config_set(struct config *c, const char *key, const char *value, char *err,
+    size_t errlen)
+{
+	static const struct config_origin cmdline = { CONFIG_FROM_CMDLINE, 0,
+	    NULL, NULL };
+
+	return config_set_from(c, key, value, &cmdline, err, errlen);
+}
+
+const struct config_origin *
+config_origin(const struct config *c, const char *key)
+{
+	const struct config_key *k = config_find(key);
+
+	return k == NULL ? NULL : &c->origin[k - config_table];
+}
+
+/*
+ * nfs.conf(5) values: in quotes, what lies between them; otherwise up to
+ * the first '#' or ';', without trailing blanks.  Returns `out' or `in'.
+ */
+static const char *
+config_unquote(const char *in, char *out, size_t outlen)
+{
+	const char *e;
+	size_t n;
+
+	if (in[0] == '"' || in[0] == '\'') {
+		if ((e = strchr(in + 1, in[0])) == NULL)
+			return in;
+		n = (size_t)(e - in - 1);
+		in++;
+	} else {
+		n = strcspn(in, "#;");
+		if (in[n] == '\0')
+			return in;
+		while (n > 0 && (in[n - 1] == ' ' || in[n - 1] == '\t'))
+			n--;
+	}
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, in, n);
+	out[n] = '\0';
+	return out;
 }
 
 struct config_ctx {
 	struct config	 cc_conf;
 	char		*cc_err;
 	size_t		 cc_errlen;
-	const char	*cc_path;
+	const char	*cc_path;	/* interned */
 	int		 cc_failed;
+	FILE		*cc_f;
+	unsigned	 cc_line;	/* lines read so far */
 };
 
-/* fgets() for inih, without the leading white space of each line. */
+/*
+ * fgets() for inih, without the leading white space of each line; counts
+ * lines (inih calls the handler for a line before it reads the next, so
+ * cc_line is the line of the assignment being handled).
+ */
 static char *
 config_read_line(char *str, int num, void *stream)
 {
+	struct config_ctx *ctx = stream;
 	char *p;
 
-	if (fgets(str, num, stream) == NULL)
+	if (fgets(str, num, ctx->cc_f) == NULL)
 		return NULL;
+	ctx->cc_line++;
 	for (p = str; *p == ' ' || *p == '\t'; p++)
 		;
 	if (p != str)
@@ -279,18 +372,17 @@ config_ini_cb(void *arg, const char *section, const char *name,
     const char *value)
 {
 	struct config_ctx *ctx = arg;
+	struct config_origin from = { CONFIG_FROM_FILE, ctx->cc_line,
+	    ctx->cc_path, NULL };
 	char why[256], unq[4096];
-	size_t n = strlen(value);
 
-	if (strcmp(section, CONFIG_SECTION) != 0 || n == 0)
+	if (strcmp(section, CONFIG_SECTION) != 0)
 		return 1;
-	if (n >= 2 && (value[0] == '"' || value[0] == '\'') &&
-	    value[n - 1] == value[0] && n - 2 < sizeof(unq)) {
-		memcpy(unq, value + 1, n - 2);
-		unq[n - 2] = '\0';
-		value = unq;
-	}
-	if (config_set(&ctx->cc_conf, name, value, why, sizeof(why)) == -1) {
+	value = config_unquote(value, unq, sizeof(unq));
+	if (value[0] == '\0')
+		return 1;
+	if (config_set_from(&ctx->cc_conf, name, value, &from, why,
+	    sizeof(why)) == -1) {
 		snprintf(ctx->cc_err, ctx->cc_errlen, "%s: %s", ctx->cc_path,
 		    why);
 		ctx->cc_failed = 1;
@@ -322,9 +414,11 @@ config_load(struct config *c, const char *path, int optional, char *err,
 	ctx.cc_conf = *c;
 	ctx.cc_err = err;
 	ctx.cc_errlen = errlen;
-	ctx.cc_path = path;
+	ctx.cc_path = config_intern(path);
 	ctx.cc_failed = 0;
-	rc = ini_parse_stream(config_read_line, f, config_ini_cb, &ctx);
+	ctx.cc_f = f;
+	ctx.cc_line = 0;
+	rc = ini_parse_stream(config_read_line, &ctx, config_ini_cb, &ctx);
 	fclose(f);
 	if (rc != 0) {
 		if (ctx.cc_failed) {
@@ -341,6 +435,211 @@ config_load(struct config *c, const char *path, int optional, char *err,
 	return 0;
 }
 
+/*
+ * NFS.CONF (HOW IT WORKS).  nfsconf_read() hands us every assignment of
+ * nfs.conf and what it includes, with its section.  [nlmd] is applied at
+ * once, through config_set_from() (unknown keys and malformed lines are
+ * errors, as in our own file).  [lockd] port, [lockd] udp-port and
+ * [statd] port are only noted (checked as port numbers: a wrong one is an
+ * error, since it would silently move a port the firewall expects); when
+ * every file is read they become nlm-port and nsm-port, unless [nlmd] set
+ * those.  Everything else belongs to other programs and is ignored.
+ */
+struct config_port {
+	int		 cp_set;
+	unsigned	 cp_port;
+	unsigned	 cp_line;
+	const char	*cp_file;	/* interned */
+};
+
+struct config_nfs_ctx {
+	struct config		 cn_conf;
+	struct config_port	 cn_lockd;	/* [lockd] port */
+	struct config_port	 cn_lockd_udp;	/* [lockd] udp-port */
+	struct config_port	 cn_statd;	/* [statd] port */
+};
+
+static int
+config_nfs_port(struct config_port *p, const char *file, unsigned line,
+    const char *what, const char *value, char *err, size_t errlen)
+{
+	const struct config_key port = { what, CT_UINT, 0, 0, 0, 65535,
+	    NULL };
+	unsigned long long v;
+	char why[256];
+
+	if (config_parse_uint(&port, value, &v, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "%s:%u: %s", file, line, why);
+		return -1;
+	}
+	p->cp_set = 1;
+	p->cp_port = (unsigned)v;
+	p->cp_line = line;
+	p->cp_file = config_intern(file);
+	return 0;
+}
+
+static int
+config_nfs_cb(void *arg, const char *file, unsigned line, const char *section,
+    const char *key, const char *value, char *err, size_t errlen)
+{
+	struct config_nfs_ctx *cn = arg;
+	struct config_origin from = { CONFIG_FROM_NFSCONF, line,
+	    config_intern(file), "[" CONFIG_SECTION "]" };
+	char why[256];
+
+	if (strcasecmp(section, CONFIG_SECTION) == 0) {
+		if (key == NULL) {
+			snprintf(err, errlen, "%s:%u: syntax error", file,
+			    line);
+			return -1;
+		}
+		if (config_set_from(&cn->cn_conf, key, value, &from, why,
+		    sizeof(why)) == -1) {
+			snprintf(err, errlen, "%s:%u: %s", file, line, why);
+			return -1;
+		}
+		return 0;
+	}
+	if (key == NULL)
+		return 0;
+	if (strcasecmp(section, "lockd") == 0 && strcasecmp(key, "port") == 0)
+		return config_nfs_port(&cn->cn_lockd, file, line,
+		    "[lockd] port", value, err, errlen);
+	if (strcasecmp(section, "lockd") == 0 &&
+	    strcasecmp(key, "udp-port") == 0)
+		return config_nfs_port(&cn->cn_lockd_udp, file, line,
+		    "[lockd] udp-port", value, err, errlen);
+	if (strcasecmp(section, "statd") == 0 && strcasecmp(key, "port") == 0)
+		return config_nfs_port(&cn->cn_statd, file, line,
+		    "[statd] port", value, err, errlen);
+	return 0;
+}
+
+/* Set `key' to port `p' unless [nlmd] in nfs.conf set it. */
+static void
+config_nfs_apply(struct config *c, const char *key,
+    const struct config_port *p, const char *what)
+{
+	const struct config_key *k = config_find(key);
+	struct config_origin from = { CONFIG_FROM_NFSCONF, p->cp_line,
+	    p->cp_file, what };
+
+	if (!p->cp_set || c->origin[k - config_table].co_from ==
+	    CONFIG_FROM_NFSCONF)
+		return;
+	*(unsigned *)(void *)((char *)c + k->ck_off) = p->cp_port;
+	c->origin[k - config_table] = from;
+}
+
+static void
+config_warn(char *warn, size_t warnlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+config_warn(char *warn, size_t warnlen, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (warn == NULL || (n = strlen(warn)) >= warnlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(warn + n, warnlen - n, fmt, ap);
+	va_end(ap);
+}
+
+static int
+config_conf_d(const struct dirent *de)
+{
+	size_t n = strlen(de->d_name);
+
+	return de->d_name[0] != '.' && n > 5 &&
+	    strcmp(de->d_name + n - 5, ".conf") == 0;
+}
+
+/* path, then path.d/ *.conf in version order (as nfs-utils). */
+static int
+config_nfs_files(struct config_nfs_ctx *cn, const char *path, char *warn,
+    size_t warnlen, char *err, size_t errlen)
+{
+	struct dirent **names = NULL;
+	char dir[4096], file[8192];
+	int i, n, rc = 0;
+
+	if (nfsconf_read(path, 1, config_nfs_cb, cn, warn, warnlen, err,
+	    errlen) == -1)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s.d", path);
+	if ((n = scandir(dir, &names, config_conf_d, versionsort)) < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		snprintf(file, sizeof(file), "%s/%s", dir, names[i]->d_name);
+		if (rc == 0 && nfsconf_read(file, 1, config_nfs_cb, cn, warn,
+		    warnlen, err, errlen) == -1)
+			rc = -1;
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+int
+config_load_nfs(struct config *c, const char *path, char *warn,
+    size_t warnlen, char *err, size_t errlen)
+{
+	struct config_nfs_ctx cn;
+	const struct config_port *nlm;
+
+	memset(&cn, 0, sizeof(cn));
+	cn.cn_conf = *c;
+	if (config_nfs_files(&cn, path, warn, warnlen, err, errlen) == -1)
+		return -1;
+	/* One port serves UDP and TCP: port, else udp-port. */
+	nlm = cn.cn_lockd.cp_set ? &cn.cn_lockd : &cn.cn_lockd_udp;
+	config_nfs_apply(&cn.cn_conf, "nlm-port", nlm, nlm == &cn.cn_lockd ?
+	    "[lockd] port" : "[lockd] udp-port");
+	if (cn.cn_lockd.cp_set && cn.cn_lockd_udp.cp_set &&
+	    cn.cn_lockd.cp_port != cn.cn_lockd_udp.cp_port)
+		config_warn(warn, warnlen, "%s:%u: [lockd] port = %u and "
+		    "udp-port = %u (%s:%u) differ; nlmd serves UDP and TCP on "
+		    "one port and takes port (nlm-port in [nlmd] decides)\n",
+		    cn.cn_lockd.cp_file, cn.cn_lockd.cp_line,
+		    cn.cn_lockd.cp_port, cn.cn_lockd_udp.cp_port,
+		    cn.cn_lockd_udp.cp_file, cn.cn_lockd_udp.cp_line);
+	config_nfs_apply(&cn.cn_conf, "nsm-port", &cn.cn_statd,
+	    "[statd] port");
+	*c = cn.cn_conf;
+	return 0;
+}
+
+const char *
+config_nfs_path(void)
+{
+	const char *p = getenv(CONFIG_NFS_ENV);
+
+	if (p == NULL)
+		return CONFIG_NFS_FILE;
+	return p[0] == '\0' ? NULL : p;
+}
+
+/*
+ * A string value as config_load() reads it back: in quotes when it holds
+ * a comment character, a quote or blanks at either end.
+ */
+static void
+config_format_str(const char *name, const char *v, char *buf, size_t len)
+{
+	size_t n = strlen(v);
+	char q = strchr(v, '"') != NULL ? '\'' : '"';
+
+	if (n > 0 && (strpbrk(v, "#;\"'") != NULL || v[0] == ' ' ||
+	    v[0] == '\t' || v[n - 1] == ' ' || v[n - 1] == '\t'))
+		snprintf(buf, len, "%s = %c%s%c", name, q, v, q);
+	else
+		snprintf(buf, len, "%s = %s", name, v);
+}
+
 static void
 config_format(const struct config *c, const struct config_key *k, char *buf,
     size_t len)
@@ -349,7 +648,7 @@ config_format(const struct config *c, const struct config_key *k, char *buf,
 
 	switch (k->ck_type) {
 	case CT_STR:
-		snprintf(buf, len, "%s = %s", k->ck_name, field);
+		config_format_str(k->ck_name, field, buf, len);
 		break;
 	case CT_UINT:
 		snprintf(buf, len, "%s = %u", k->ck_name,
@@ -370,17 +669,39 @@ config_format(const struct config *c, const struct config_key *k, char *buf,
 	}
 }
 
+static void
+config_format_origin(const struct config_origin *o, char *buf, size_t len)
+{
+	switch (o->co_from) {
+	case CONFIG_FROM_CMDLINE:
+		snprintf(buf, len, "# from command line");
+		break;
+	case CONFIG_FROM_FILE:
+		snprintf(buf, len, "# from %s:%u", o->co_file, o->co_line);
+		break;
+	case CONFIG_FROM_NFSCONF:
+		snprintf(buf, len, "# from %s:%u %s", o->co_file, o->co_line,
+		    o->co_what);
+		break;
+	default:
+		snprintf(buf, len, "# default");
+		break;
+	}
+}
+
 void
 config_dump(const struct config *c, void (*out)(const char *, void *),
     void *arg)
 {
-	char line[4200];
+	char line[4200], from[4200], both[8500];
 	size_t i;
 
 	out("[" CONFIG_SECTION "]", arg);
 	for (i = 0; i < NKEYS; i++) {
 		config_format(c, &config_table[i], line, sizeof(line));
-		out(line, arg);
+		config_format_origin(&c->origin[i], from, sizeof(from));
+		snprintf(both, sizeof(both), "%s  %s", line, from);
+		out(both, arg);
 	}
 }
 

@@ -6,6 +6,12 @@
  * value", '#' or ';' comments); nlmd reads section [nlmd].  Every key can
  * also be given on the command line as --key=value, which wins over the
  * file.  Unknown keys and bad values are errors with the file and line.
+ *
+ * PRECEDENCE: command line > nlmd's own file (CONFIG_DEFAULT_FILE or -c)
+ * > /etc/nfs.conf ([nlmd], then [lockd] port / udp-port and [statd] port
+ * for the two ports) > built-in defaults.  The caller applies them in the
+ * reverse order: config_defaults(), config_load_nfs(), config_load(),
+ * config_set() per option.
  */
 #ifndef NLMD_COMMON_CONFIG_H
 #define NLMD_COMMON_CONFIG_H
@@ -15,6 +21,10 @@
 
 #define CONFIG_DEFAULT_FILE	"/etc/nlmd/nlmd.conf"
 #define CONFIG_SECTION		"nlmd"
+/* nfs-utils' file, read first; the variable overrides its name ("": none). */
+#define CONFIG_NFS_FILE		"/etc/nfs.conf"
+#define CONFIG_NFS_ENV		"NLMD_NFS_CONF"
+#define CONFIG_MAX_KEYS		64
 
 enum config_callbacks {
 	CONFIG_CB_MSG,		/* GRANTED_MSG, answered by GRANTED_RES */
@@ -33,6 +43,23 @@ enum config_reclaim {
 	CONFIG_RECLAIM_CONFLICT,	/* refuse what another host held */
 	CONFIG_RECLAIM_STRICT,		/* only what is on record */
 	CONFIG_RECLAIM_OFF		/* as Linux: any reclaim in grace */
+};
+
+/* Where a setting's value came from (--print-config says it). */
+enum config_from {
+	CONFIG_FROM_DEFAULT,		/* built in */
+	CONFIG_FROM_CMDLINE,		/* config_set(): --key=value */
+	CONFIG_FROM_FILE,		/* config_load(): nlmd's own file */
+	CONFIG_FROM_NFSCONF		/* config_load_nfs(): nfs.conf */
+};
+
+struct config_origin {
+	int		 co_from;	/* enum config_from */
+	unsigned	 co_line;	/* FILE, NFSCONF: line in co_file */
+	const char	*co_file;	/* FILE, NFSCONF: the file (kept for
+					   the life of the process) */
+	const char	*co_what;	/* NFSCONF: "[nlmd]", "[lockd] port",
+					   "[lockd] udp-port", "[statd] port" */
 };
 
 /* Enum settings are stored as int (config.c writes them through int *). */
@@ -69,13 +96,18 @@ struct config {
 	char		control_socket[108];	/* control-socket; "" = none */
 	char		control_group[64];	/* control-group; "" = root */
 	char		metrics_addr[128];	/* metrics-address; "" = off */
+	char		user[256];		/* user: run as it after start (as
+						   root); "" = stay */
+	/* Per key, in config_keys() order. */
+	struct config_origin origin[CONFIG_MAX_KEYS];
 };
 
 /* Fill `c' with the documented defaults. */
 void	config_defaults(struct config *c);
 
 /*
- * Set `key' (a name listed in config.h comments) to `value'.  Returns 0,
+ * Set `key' (a name listed in config.h comments) to `value', as the
+ * command line does (its origin becomes CONFIG_FROM_CMDLINE).  Returns 0,
  * or -1 with a message in err[errlen] (unknown key, bad or out-of-range
  * value).  `c' is unchanged on error.
  */
@@ -83,14 +115,46 @@ int	config_set(struct config *c, const char *key, const char *value,
 	    char *err, size_t errlen);
 
 /*
- * Read section [nlmd] of `path' into `c'.  A missing file is not an error
- * when `optional' is non-zero.  Returns 0, or -1 with "path:line: reason"
- * in err[errlen].
+ * Read section [nlmd] of `path' into `c' (origins: CONFIG_FROM_FILE with
+ * the line).  Values follow nfs.conf(5) as nfs-utils reads it: quotes
+ * removed, an unquoted value ends at '#' or ';'.  A missing file is not an
+ * error when `optional' is non-zero.  Returns 0, or -1 with "path:line:
+ * reason" in err[errlen]; `c' is unchanged on error.
  */
 int	config_load(struct config *c, const char *path, int optional,
 	    char *err, size_t errlen);
 
-/* Write every key with its current value, as a config file would. */
+/*
+ * The nfs.conf to read: $NLMD_NFS_CONF if set (NULL when it is empty: no
+ * nfs.conf at all), else CONFIG_NFS_FILE.
+ */
+const char *config_nfs_path(void);
+
+/*
+ * Read nfs-utils' configuration: `path' (missing: fine), then the
+ * *.conf files of `path'.d in version order, in the nfs.conf(5) format
+ * (see nfsconf.h: includes are followed, other programs' sections and
+ * keys are ignored).  Section [nlmd] works as in nlmd's own file (unknown keys and
+ * malformed lines are errors).  [lockd] port (or, without it, [lockd]
+ * udp-port: nlmd serves UDP and TCP on one port; a warning when both are
+ * set and differ) becomes nlm-port, and [statd] port nsm-port, unless
+ * [nlmd] sets those.  Origins: CONFIG_FROM_NFSCONF.  Warnings go to
+ * warn[warnlen], one '\n'-terminated line each.  Returns 0, or -1 with
+ * "file:line: reason" in err[errlen]; `c' is unchanged on error.
+ */
+int	config_load_nfs(struct config *c, const char *path, char *warn,
+	    size_t warnlen, char *err, size_t errlen);
+
+/* Where `key' got its value; NULL for an unknown key. */
+const struct config_origin *config_origin(const struct config *c,
+	    const char *key);
+
+/*
+ * Write every key with its current value, as a config file would, each
+ * followed by a comment saying where the value came from ("# default",
+ * "# from command line", "# from FILE:LINE", "# from FILE:LINE [lockd]
+ * port"); config_load() reads the lines back.
+ */
 void	config_dump(const struct config *c, void (*out)(const char *line,
 	    void *arg), void *arg);
 

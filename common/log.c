@@ -109,3 +109,75 @@ fatalx(const char *fmt, ...)
 	LOG_BODY(LOG_CRIT, NULL);
 	exit(1);
 }
+
+/* ---- rate-limited messages ---- */
+
+static unsigned long long (*rl_clock)(void);
+
+void
+log_rl_set_clock(unsigned long long (*clock)(void))
+{
+	rl_clock = clock;
+}
+
+static unsigned long long
+rl_now(void)
+{
+	struct timespec ts;
+
+	if (rl_clock != NULL)
+		return rl_clock();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000 +
+	    (unsigned long long)ts.tv_nsec / 1000000;
+}
+
+/* May this line go out?  Reports what the last window dropped. */
+static int
+rl_pass(struct log_rl *rl, int pri, const char *fmt)
+{
+	unsigned long long now = rl_now();
+
+	if (rl->rl_count == 0 || now - rl->rl_start_ms >= LOG_RL_WINDOW_MS) {
+		if (rl->rl_dropped > 0) {
+			char what[64];
+
+			/* Name the message by the start of its format. */
+			snprintf(what, sizeof(what), "%s", fmt);
+			if (log_foreground)
+				fprintf(stderr, "%s: %lu more message(s) like "
+				    "\"%s...\" dropped (over %d in %d s)\n",
+				    log_ident, rl->rl_dropped, what,
+				    LOG_RL_BURST, LOG_RL_WINDOW_MS / 1000);
+			else
+				syslog(pri, "%lu more message(s) like \"%s...\" "
+				    "dropped (over %d in %d s)", rl->rl_dropped,
+				    what, LOG_RL_BURST, LOG_RL_WINDOW_MS / 1000);
+		}
+		rl->rl_start_ms = now;
+		rl->rl_count = 0;
+		rl->rl_dropped = 0;
+	}
+	if (rl->rl_count >= LOG_RL_BURST) {
+		rl->rl_dropped++;
+		return 0;
+	}
+	rl->rl_count++;
+	return 1;
+}
+
+void
+log_rl_warnx(struct log_rl *rl, const char *fmt, ...)
+{
+	if (!rl_pass(rl, LOG_WARNING, fmt))
+		return;
+	LOG_BODY(LOG_WARNING, NULL);
+}
+
+void
+log_rl_info(struct log_rl *rl, const char *fmt, ...)
+{
+	if (!rl_pass(rl, LOG_INFO, fmt))
+		return;
+	LOG_BODY(LOG_INFO, NULL);
+}

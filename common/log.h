@@ -27,6 +27,29 @@ void	log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * RATE-LIMITED LOGGING for everything a remote peer can trigger: each
+ * limiter (one per message site, static, zero-initialised) lets
+ * LOG_RL_BURST lines through per LOG_RL_WINDOW_MS, drops the rest, and
+ * when a window with drops is over says how many it dropped.  A flood of
+ * bad requests then costs a few lines, never a loop blocked on the log.
+ */
+#define LOG_RL_BURST		10
+#define LOG_RL_WINDOW_MS	10000
+
+struct log_rl {
+	unsigned long long	 rl_start_ms;
+	unsigned		 rl_count;
+	unsigned long		 rl_dropped;
+};
+
+void	log_rl_warnx(struct log_rl *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+void	log_rl_info(struct log_rl *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* Replace the limiter's clock, milliseconds (tests); NULL: monotonic. */
+void	log_rl_set_clock(unsigned long long (*clock)(void));
+
 /* Log (with / without errno) and exit(1). */
 void	fatal(const char *fmt, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));

@@ -3,6 +3,7 @@
  */
 #include "statedir.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -82,4 +83,54 @@ statedir_write_pid(int fd)
 	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
 	if (ftruncate(fd, 0) == 0)
 		(void)!pwrite(fd, buf, (size_t)n, 0);
+}
+
+/* chown one entry (not through a symbolic link) unless it is already. */
+static int
+statedir_chown_one(int dirfd, const char *name, uid_t uid, gid_t gid)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if (S_ISLNK(st.st_mode) || (st.st_uid == uid && st.st_gid == gid))
+		return 0;
+	return fchownat(dirfd, name, uid, gid, AT_SYMLINK_NOFOLLOW);
+}
+
+int
+statedir_chown(const char *path, uid_t uid, gid_t gid, char *err,
+    size_t errlen)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    (dir = fdopendir(fd)) == NULL) {
+		snprintf(err, errlen, "cannot open %s: %s", path,
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	if (fchown(fd, uid, gid) == -1) {
+		snprintf(err, errlen, "cannot give %s to uid %u: %s", path,
+		    (unsigned)uid, strerror(errno));
+		closedir(dir);
+		return -1;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (statedir_chown_one(fd, de->d_name, uid, gid) == -1) {
+			snprintf(err, errlen, "cannot give %s/%s to uid %u: %s",
+			    path, de->d_name, (unsigned)uid, strerror(errno));
+			closedir(dir);
+			return -1;
+		}
+	}
+	closedir(dir);
+	return 0;
 }

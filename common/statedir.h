@@ -10,6 +10,7 @@
 #define NLMD_COMMON_STATEDIR_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * Create `path' if needed and take its lock.  Returns the lock fd (keep it
@@ -19,5 +20,13 @@ int	statedir_lock(const char *path, char *err, size_t errlen);
 
 /* Rewrite our pid into the lock file (after daemonising). */
 void	statedir_write_pid(int fd);
+
+/*
+ * Give `path' and everything directly in it (the state directory is flat;
+ * symbolic links are left alone) to uid:gid, so that nlmd can go on using
+ * it after dropping root.  Returns 0, or -1 with a reason in err[errlen].
+ */
+int	statedir_chown(const char *path, uid_t uid, gid_t gid, char *err,
+	    size_t errlen);
 
 #endif

@@ -27,6 +27,9 @@
 #include "ev.h"
 #include "log.h"
 
+/* Limits for messages a peer can trigger (log.h). */
+static struct log_rl rl_refused;
+
 #define CTL_MAX_CONNS		16
 #define CTL_REQ_TIMEOUT_MS	10000
 #define CTL_HOLD_POLL_MS	5
@@ -499,7 +502,8 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 		return;
 	}
 	if (!peer_allowed(s, &c->c_peer)) {
-		log_warnx("control socket: uid %u (pid %d) refused: not root%s",
+		log_rl_warnx(&rl_refused,
+		    "control socket: uid %u (pid %d) refused: not root%s",
 		    (unsigned)uc.uid, (int)uc.pid, s->s_group >= 0 ?
 		    " nor in control-group" : "");
 		c->c_answering = true;

@@ -268,7 +268,8 @@ enum lk_status lk_range_make(uint64_t start, uint64_t len,
 	    struct lk_range *r);
 
 /* obj.c */
-uint64_t lk_hash_bytes(const void *p, size_t n, uint64_t seed);
+uint64_t lk_hash_bytes(const struct lk_table *t, const void *p, size_t n,
+	    uint64_t tweak);
 bool	lk_hash_init(struct lk_table *t, struct lk_hash *h);
 void	lk_hash_fini(struct lk_table *t, struct lk_hash *h);
 struct lk_file *lk_file_find(struct lk_table *t, const void *fh, size_t len);

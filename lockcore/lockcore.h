@@ -252,7 +252,15 @@ struct lk_allocator {
 	void	*al_arg;
 };
 
+#define LK_HASH_KEY_LEN	16
+
 struct lk_config {
+	/*
+	 * The key of the table's hashes (SipHash-1-3).  Choose it at random
+	 * at every start (getrandom): then no client can choose handles that
+	 * land in one bucket.  All zero is a valid, fixed key (tests).
+	 */
+	uint8_t		 cf_hash_key[LK_HASH_KEY_LEN];
 	size_t		 cf_max_locks;		/* lock records, all hosts */
 	size_t		 cf_max_locks_per_host;
 	size_t		 cf_max_waiters;	/* queued requests */
@@ -352,6 +360,14 @@ struct lk_table;
  * LK_RECLAIM_CONFLICT, libc.
  */
 void	lk_config_init(struct lk_config *cf);
+
+/*
+ * SipHash-1-3 of `data' under `key', with a 64-bit `tweak' hashed first
+ * (a domain or a number that goes with the bytes).  For the service's own
+ * tables of client-chosen keys (hosts by address and name).
+ */
+uint64_t lk_siphash(const uint8_t key[LK_HASH_KEY_LEN], uint64_t tweak,
+	    const void *data, size_t len);
 
 /*
  * Create an empty table.  cf may be NULL for the defaults; it is copied.

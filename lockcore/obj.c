@@ -16,6 +16,7 @@
 /* ow_ohlen is a uint16_t. */
 _Static_assert(LK_OH_MAX <= UINT16_MAX, "LK_OH_MAX does not fit ow_ohlen");
 
+/* Domains of the keyed hash (tweaks): files, owners, hosts. */
 #define LK_SEED_FILE	0x6a09e667f3bcc908ULL
 #define LK_SEED_OWNER	0xbb67ae8584caa73bULL
 #define LK_SEED_HOST	0x3c6ef372fe94f82bULL
@@ -31,23 +32,12 @@ lk_mix(uint64_t x)
 	return x;
 }
 
-/* Hash n bytes a word at a time (byte order does not matter: in memory). */
+/* n client-chosen bytes, hashed under the table's key. */
 uint64_t
-lk_hash_bytes(const void *p, size_t n, uint64_t seed)
+lk_hash_bytes(const struct lk_table *t, const void *p, size_t n,
+    uint64_t tweak)
 {
-	const unsigned char *s = p;
-	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL), w;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ lk_mix(w)) * 0x9e3779b97f4a7c15ULL;
-	}
-	if (n > 0) {
-		w = 0;
-		memcpy(&w, s, n);
-		h = (h ^ lk_mix(w)) * 0x9e3779b97f4a7c15ULL;
-	}
-	return lk_mix(h);
+	return lk_siphash(t->t_cf.cf_hash_key, tweak, p, n);
 }
 
 bool
@@ -153,14 +143,14 @@ lk_file_lookup(struct lk_table *t, const void *fh, size_t len, uint64_t h)
 struct lk_file *
 lk_file_find(struct lk_table *t, const void *fh, size_t len)
 {
-	return lk_file_lookup(t, fh, len, lk_hash_bytes(fh, len, LK_SEED_FILE));
+	return lk_file_lookup(t, fh, len, lk_hash_bytes(t, fh, len, LK_SEED_FILE));
 }
 
 /* Find or create (as a zombie, refs 0) the file; NULL when out of memory. */
 struct lk_file *
 lk_file_get(struct lk_table *t, const void *fh, size_t len)
 {
-	uint64_t h = lk_hash_bytes(fh, len, LK_SEED_FILE);
+	uint64_t h = lk_hash_bytes(t, fh, len, LK_SEED_FILE);
 	struct lk_file *f;
 
 	if ((f = lk_file_lookup(t, fh, len, h)) != NULL)
@@ -176,13 +166,13 @@ lk_file_get(struct lk_table *t, const void *fh, size_t len)
 }
 
 static uint64_t
-lk_owner_hash(uint64_t host, int32_t svid, bool share, const void *oh,
-    size_t ohlen)
+lk_owner_hash(const struct lk_table *t, uint64_t host, int32_t svid,
+    bool share, const void *oh, size_t ohlen)
 {
-	uint64_t seed = lk_mix(host ^ LK_SEED_OWNER) ^
+	uint64_t tweak = lk_mix(host ^ LK_SEED_OWNER) ^
 	    ((uint64_t)(uint32_t)svid << 1 | share);
 
-	return lk_hash_bytes(oh, ohlen, seed);
+	return lk_hash_bytes(t, oh, ohlen, tweak);
 }
 
 static struct lk_owner *
@@ -208,7 +198,7 @@ lk_owner_find(struct lk_table *t, uint64_t host, int32_t svid, bool share,
     const void *oh, size_t ohlen)
 {
 	return lk_owner_lookup(t, host, svid, share, oh, ohlen,
-	    lk_owner_hash(host, svid, share, oh, ohlen));
+	    lk_owner_hash(t, host, svid, share, oh, ohlen));
 }
 
 struct lk_host *
@@ -245,7 +235,7 @@ struct lk_owner *
 lk_owner_get(struct lk_table *t, uint64_t host, int32_t svid, bool share,
     const void *oh, size_t ohlen)
 {
-	uint64_t h = lk_owner_hash(host, svid, share, oh, ohlen);
+	uint64_t h = lk_owner_hash(t, host, svid, share, oh, ohlen);
 	struct lk_owner *o;
 	struct lk_host *ho;
 

@@ -51,6 +51,9 @@ struct nlm_config {
 	unsigned	nc_grace_sec;		/* grace deadline */
 	int		nc_reclaim_check;	/* enum lk_reclaim_check */
 	int32_t		nc_nsm_state;		/* our NSM state this start */
+	uint8_t		nc_hash_key[16];	/* random at each start: the
+						   key of every table of
+						   client-chosen keys */
 	char		nc_notify_name[256];	/* SM_NOTIFY mon_name; "": the
 						   address the host used */
 	unsigned	nc_notify_give_up_sec;	/* stop notifying after */
@@ -76,6 +79,7 @@ struct nlm_counters {
 	uint64_t	cb_given_up;	/* give-up deadline: released */
 	uint64_t	cb_dropped;	/* ended by cancel/unlock/release */
 	uint64_t	cb_unknown_res;	/* GRANTED_RES matching nothing */
+	uint64_t	cb_release_failed; /* releasing a grant failed: retried */
 	uint64_t	rpcb_lookups;	/* rpcbind queries to client hosts */
 	uint64_t	rpcb_failed;
 	uint64_t	reboots;	/* hosts whose NSM state changed */

@@ -29,6 +29,12 @@
 
 #include "log.h"
 
+/* Limits for messages a peer can trigger (log.h). */
+static struct log_rl rl_cb_limit;
+static struct log_rl rl_give_up;
+static struct log_rl rl_release;
+static struct log_rl rl_refused;
+
 static size_t
 grant_bucket(const void *cookie)
 {
@@ -130,16 +136,59 @@ nlm_grant_by_cookie(const nlm_netobj *cookie)
 	return NULL;
 }
 
-/* Release the granted lock: the client refused it or we gave up. */
+static void	grant_release(struct nlm_grant *);
+
+static void
+grant_release_retry(struct ev_loop *loop, void *arg)
+{
+	(void)loop;
+	grant_release(arg);
+}
+
+/*
+ * Release the granted lock: the client refused it or we gave up.  On
+ * success lockcore hands g back as dropped and nlm_apply() frees it.  If
+ * lockcore cannot (out of memory), the grant stays, and the release is
+ * tried again in a second -- never left half done.
+ */
 static void
 grant_release(struct nlm_grant *g)
 {
 	const struct lk_result *res;
 	struct lk_lockreq rq;
+	enum lk_status st;
+	char hs[300];
 
 	nlm_grant_lockreq(g, &rq);
-	(void)lk_unlock(nlm->n_table, &rq, ev_now_ms(), &res);
+	st = lk_unlock(nlm->n_table, &rq, ev_now_ms(), &res);
+	if (st != LK_OK) {
+		nlm->n_stats.cb_release_failed++;
+		log_rl_warnx(&rl_release,
+		    "host %s: releasing a refused or expired grant failed "
+		    "(%s); trying again in 1 s", nlm_host_str(g->g_host, hs,
+		    sizeof(hs)), lk_strerror(st));
+		nlm_send_cancel(g->g_send);
+		g->g_send = NULL;
+		(void)ev_timer_set(nlm->n_loop, &g->g_timer, 1000,
+		    grant_release_retry, g);
+		return;
+	}
 	nlm_apply(res);	/* frees g */
+}
+
+/* The give-up deadline of a grant we do not call back (see below). */
+static void
+grant_deadline(struct ev_loop *loop, void *arg)
+{
+	struct nlm_grant *g = arg;
+	char hs[300];
+
+	(void)loop;
+	nlm->n_stats.cb_given_up++;
+	log_rl_warnx(&rl_give_up, "host %s never collected a granted lock in "
+	    "%u s: releasing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
+	    nlm->n_conf.nc_cb_give_up_sec);
+	grant_release(g);
 }
 
 void
@@ -160,7 +209,8 @@ nlm_grant_answer(struct nlm_grant *g, nlm4_stats st)
 		return;	/* the client is recovering: keep trying */
 	default:
 		nlm->n_stats.cb_refused++;
-		log_info("host %s refused a granted lock (status %d): "
+		log_rl_info(&rl_refused,
+		    "host %s refused a granted lock (status %d): "
 		    "releasing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
 		    (int)st);
 		grant_release(g);
@@ -266,7 +316,8 @@ grant_send(struct nlm_grant *g)
 
 	if (give_up > 0 && now - g->g_granted_at >= (uint64_t)give_up * 1000) {
 		nlm->n_stats.cb_given_up++;
-		log_warnx("host %s never acknowledged a granted lock in %u s: "
+		log_rl_warnx(&rl_give_up,
+		    "host %s never acknowledged a granted lock in %u s: "
 		    "releasing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
 		    give_up);
 		grant_release(g);
@@ -306,13 +357,23 @@ nlm_grant_start(struct nlm_grant *g)
 	nlm->n_stats.cb_inflight++;
 	nlm->n_stats.cb_granted++;
 	g->g_delay_ms = nlm->n_conf.nc_cb_retry_min_ms;
-	if (nlm->n_conf.nc_cbmode == NLM_CB_OFF)
-		return;	/* the client's re-sent LOCK will collect it */
-	if (g->g_host->h_grants > nlm->n_conf.nc_cb_max_per_host) {
-		log_warnx("host %s: over %u callbacks in flight; it will have "
-		    "to poll", nlm_host_str(g->g_host, hs, sizeof(hs)),
-		    nlm->n_conf.nc_cb_max_per_host);
+	if (nlm->n_conf.nc_cbmode != NLM_CB_OFF &&
+	    g->g_host->h_grants <= nlm->n_conf.nc_cb_max_per_host) {
+		grant_send(g);
 		return;
 	}
-	grant_send(g);
+	/*
+	 * No callback: callbacks are off, or this host has too many in
+	 * flight.  The client's re-sent LOCK collects the grant; if it
+	 * never comes, the give-up deadline still releases it.
+	 */
+	if (nlm->n_conf.nc_cbmode != NLM_CB_OFF)
+		log_rl_warnx(&rl_cb_limit,
+		    "host %s: over %u callbacks in flight; it will have "
+		    "to poll", nlm_host_str(g->g_host, hs, sizeof(hs)),
+		    nlm->n_conf.nc_cb_max_per_host);
+	if (nlm->n_conf.nc_cb_give_up_sec > 0)
+		(void)ev_timer_set(nlm->n_loop, &g->g_timer,
+		    (uint64_t)nlm->n_conf.nc_cb_give_up_sec * 1000,
+		    grant_deadline, g);
 }

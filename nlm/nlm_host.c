@@ -36,6 +36,10 @@
 #include "log.h"
 #include "rpcsrv.h"
 
+/* Limits for messages a peer can trigger (log.h). */
+static struct log_rl rl_released;
+static struct log_rl rl_table_full;
+
 #define HOST_GC_MS	60000
 
 static const uint8_t *
@@ -69,20 +73,46 @@ nlm_addr_equal(const struct sockaddr_storage *a,
 	return xl == yl && xl > 0 && memcmp(x, y, xl) == 0;
 }
 
-/* FNV-1a over the address bytes and the name. */
-static size_t
+/*
+ * The address bytes and the name, under the start's random key (a client
+ * choosing names cannot aim at one bucket), and the table grows with the
+ * hosts, so chains stay short.
+ */
+static uint64_t
 nlm_host_hash(const struct sockaddr_storage *ss, const char *name)
 {
+	uint8_t buf[16 + 1024];
 	const uint8_t *p;
-	size_t i, n;
-	uint64_t h = 1469598103934665603ull;
+	size_t n, nl = strlen(name);
 
 	p = nlm_addr_bytes(ss, &n);
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	for (; *name != '\0'; name++)
-		h = (h ^ (uint8_t)*name) * 1099511628211ull;
-	return (size_t)(h % NLM_HOST_BUCKETS);
+	if (nl > sizeof(buf) - n)
+		nl = sizeof(buf) - n;
+	if (n > 0)
+		memcpy(buf, p, n);
+	memcpy(buf + n, name, nl);
+	return lk_siphash(nlm->n_conf.nc_hash_key, n, buf, n + nl);
+}
+
+/* Double the buckets (a failure keeps the table as it is). */
+static void
+nlm_host_grow(void)
+{
+	size_t size = nlm->n_hbuckets == 0 ? NLM_HOST_BUCKETS :
+	    nlm->n_hbuckets * 2, b;
+	struct nlm_host **tab, *h, *next;
+
+	if ((tab = calloc(size, sizeof(*tab))) == NULL)
+		return;
+	for (b = 0; b < nlm->n_hbuckets; b++)
+		for (h = nlm->n_hosts[b]; h != NULL; h = next) {
+			next = h->h_next;
+			h->h_next = tab[h->h_hash & (size - 1)];
+			tab[h->h_hash & (size - 1)] = h;
+		}
+	free(nlm->n_hosts);
+	nlm->n_hosts = tab;
+	nlm->n_hbuckets = size;
 }
 
 const char *
@@ -168,8 +198,14 @@ nlm_host_stage(struct nlm_host *h)
 static void
 nlm_host_link(struct nlm_host *h)
 {
-	size_t b = nlm_host_hash(&h->h_addr, h->h_name);
+	size_t b;
 
+	if (nlm->n_nhosts >= nlm->n_hbuckets)
+		nlm_host_grow();
+	if (nlm->n_hbuckets == 0)
+		fatalx("out of memory for the host table");
+	h->h_hash = nlm_host_hash(&h->h_addr, h->h_name);
+	b = h->h_hash & (nlm->n_hbuckets - 1);
 	h->h_next = nlm->n_hosts[b];
 	nlm->n_hosts[b] = h;
 	nlm->n_nhosts++;
@@ -182,7 +218,8 @@ nlm_host_new(const struct sockaddr_storage *ss, socklen_t sl, const char *name)
 	struct nlm_host *h;
 
 	if (nlm->n_nhosts >= nlm->n_conf.nc_max_hosts) {
-		log_warnx("host table full (%u hosts, max-hosts)",
+		log_rl_warnx(&rl_table_full,
+		    "host table full (%u hosts, max-hosts)",
 		    nlm->n_nhosts);
 		return NULL;
 	}
@@ -215,10 +252,12 @@ nlm_host_get(const struct sockaddr_storage *ss, socklen_t sl,
     const char *name, const struct sockaddr_storage *local,
     socklen_t locallen, bool create)
 {
-	size_t b = nlm_host_hash(ss, name);
+	uint64_t hv = nlm_host_hash(ss, name);
 	struct nlm_host *h;
 
-	for (h = nlm->n_hosts[b]; h != NULL; h = h->h_next)
+	for (h = nlm->n_hbuckets == 0 ? NULL :
+	    nlm->n_hosts[hv & (nlm->n_hbuckets - 1)]; h != NULL;
+	    h = h->h_next)
 		if (strcmp(h->h_name, name) == 0 &&
 		    nlm_addr_equal(&h->h_addr, ss)) {
 			if (create)
@@ -277,7 +316,8 @@ nlm_host_release(struct nlm_host *h, const char *why)
 
 	(void)lk_host_release(nlm->n_table, h->h_id, ev_now_ms(), &res);
 	if (res->rs_nremoved > 0 || res->rs_ndropped > 0)
-		log_info("host %s: released %zu locks/shares (%s)",
+		log_rl_info(&rl_released,
+		    "host %s: released %zu locks/shares (%s)",
 		    nlm_host_str(h, hs, sizeof(hs)), res->rs_nremoved, why);
 	nlm_apply(res);
 }
@@ -288,7 +328,7 @@ nlm_host_foreach(void (*fn)(struct nlm_host *, void *), void *arg)
 	struct nlm_host *h, *next;
 	size_t b;
 
-	for (b = 0; b < NLM_HOST_BUCKETS; b++)
+	for (b = 0; b < nlm->n_hbuckets; b++)
 		for (h = nlm->n_hosts[b]; h != NULL; h = next) {
 			next = h->h_next;
 			fn(h, arg);
@@ -408,7 +448,7 @@ nlm_host_forget(struct nlm_host *h)
 		h->h_seen = 0;	/* the next sweep takes it */
 		return;
 	}
-	b = nlm_host_hash(&h->h_addr, h->h_name);
+	b = h->h_hash & (nlm->n_hbuckets - 1);
 	for (pp = &nlm->n_hosts[b]; *pp != NULL; pp = &(*pp)->h_next)
 		if (*pp == h) {
 			*pp = h->h_next;
@@ -464,7 +504,7 @@ nlm_gc(struct ev_loop *loop, void *arg)
 	(void)lk_host_foreach(nlm->n_table, nlm_gc_collect, &gi);
 	if (gi.gi_n > 0)
 		qsort(gi.gi_ids, gi.gi_n, sizeof(*gi.gi_ids), nlm_id_cmp);
-	for (b = 0; b < NLM_HOST_BUCKETS; b++) {
+	for (b = 0; b < nlm->n_hbuckets; b++) {
 		pp = &nlm->n_hosts[b];
 		while ((h = *pp) != NULL) {
 			if (h->h_grants == 0 && h->h_notify_since == 0 &&
@@ -497,12 +537,15 @@ nlm_host_free_all(void)
 	struct nlm_host *h;
 	size_t b;
 
-	for (b = 0; b < NLM_HOST_BUCKETS; b++)
+	for (b = 0; b < nlm->n_hbuckets; b++)
 		while ((h = nlm->n_hosts[b]) != NULL) {
 			nlm->n_hosts[b] = h->h_next;
 			nlm_notify_stop(h);
 			free(h->h_name);
 			free(h);
 		}
+	free(nlm->n_hosts);
+	nlm->n_hosts = NULL;
+	nlm->n_hbuckets = 0;
 	nlm->n_nhosts = 0;
 }

@@ -80,6 +80,7 @@ struct nlm_host {
 	uint64_t		 h_notify_since; /* Unix s an SM_NOTIFY is owed
 						   since; 0: none (stored) */
 	struct nlm_notifier	*h_notify;	/* that notification's sender */
+	uint64_t		 h_hash;	/* of (address, name) */
 	struct nlm_host		*h_next;	/* hash chain */
 };
 
@@ -139,7 +140,7 @@ struct nlm_send {
 	uint8_t			 s_args[];	/* encoded arguments */
 };
 
-#define NLM_HOST_BUCKETS	1024
+#define NLM_HOST_BUCKETS	1024	/* at first; doubles with the hosts */
 #define NLM_GRANT_BUCKETS	1024
 
 struct nlm_service {
@@ -154,7 +155,8 @@ struct nlm_service {
 	uint64_t		 n_host_stored;	/* next host id staged */
 	struct nlm_grace	 n_grace;
 	struct ev_timer		 n_grace_timer;
-	struct nlm_host		*n_hosts[NLM_HOST_BUCKETS];
+	struct nlm_host		**n_hosts;	/* keyed hash of (addr, name) */
+	size_t			 n_hbuckets;	/* a power of two */
 	unsigned		 n_nhosts;
 	uint64_t		 n_next_host;
 	struct nlm_grant	*n_grants[NLM_GRANT_BUCKETS]; /* by cookie */

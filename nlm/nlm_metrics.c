@@ -106,6 +106,7 @@ nlm_metrics(struct sbuf *c)
 	CB("given_up", cb_given_up);
 	CB("dropped", cb_dropped);
 	CB("unknown_result", cb_unknown_res);
+	CB("release_failed", cb_release_failed);
 #undef CB
 	one(c, "nlmd_callbacks_pending", "gauge", "Grants awaiting the "
 	    "client's acknowledgement.", s->cb_inflight);

@@ -24,6 +24,11 @@
 #include "log.h"
 #include "rpcsrv.h"
 
+/* Limits for messages a peer can trigger (log.h). */
+static struct log_rl rl_free_all;
+static struct log_rl rl_sm_refused;
+static struct log_rl rl_state_change;
+
 struct nlm_service *nlm;
 
 nlm4_stats
@@ -192,7 +197,8 @@ nlm_host_monitor(struct nlm_host *h, int32_t state)
 	h->h_monitored = true;
 	if (state != 0 && h->h_state != state) {
 		if (h->h_state != 0) {
-			log_info("host %s: NSM state %d -> %d, it restarted; "
+			log_rl_info(&rl_state_change,
+			    "host %s: NSM state %d -> %d, it restarted; "
 			    "releasing what it held",
 			    nlm_host_str(h, hs, sizeof(hs)), h->h_state, state);
 			nlm->n_stats.reboots++;
@@ -455,7 +461,8 @@ nlm_free_all_one(struct nlm_host *h, void *arg)
 	if (!nlm_addr_equal(&h->h_addr, &fa->fa_cx->cx_peer)) {
 		/* A name is not proof of identity: anyone can send one. */
 		nlm->n_stats.free_all_refused++;
-		log_warnx("FREE_ALL for %s from %s refused: not its address",
+		log_rl_warnx(&rl_free_all,
+		    "FREE_ALL for %s from %s refused: not its address",
 		    nlm_host_str(h, hs, sizeof(hs)), rpc_addr_str(
 		    (const struct sockaddr *)&fa->fa_cx->cx_peer, 0, ps,
 		    sizeof(ps)));
@@ -498,7 +505,8 @@ nlm_proc_sm_notify(const struct nlm_ctx *cx, const nlm_sm_status *a)
 	/* Only a status monitor on this host may tell us of reboots. */
 	if (!rpc_addr_local_privileged(&cx->cx_peer, cx->cx_peerlen) || !nlm_name_ok(a->mon_name)) {
 		nlm->n_stats.sm_notify_refused++;
-		log_warnx("status-monitor notification from %s refused",
+		log_rl_warnx(&rl_sm_refused,
+		    "status-monitor notification from %s refused",
 		    rpc_addr_str((const struct sockaddr *)&cx->cx_peer, 1, ps,
 		    sizeof(ps)));
 		return;

@@ -75,6 +75,7 @@ nlm_table_new(const struct nlm_config *conf, const struct store_info *si)
 	struct lk_config lc;
 
 	lk_config_init(&lc);
+	memcpy(lc.cf_hash_key, conf->nc_hash_key, sizeof(lc.cf_hash_key));
 	lc.cf_max_locks = conf->nc_max_locks;
 	lc.cf_max_locks_per_host = conf->nc_max_locks_per_host;
 	lc.cf_max_waiters_per_host = conf->nc_max_waiters_per_host;

@@ -42,7 +42,8 @@ rpc_rpcb_one(const char *netid, uint32_t prog, uint32_t vers, unsigned port,
 	freenetconfigent(nc);
 	if (!ok) {
 		snprintf(err, errlen, "rpcbind refused or did not answer "
-		    "registering %u v%u on %s (is rpcbind running? "
+		    "registering %u v%u on %s (is rpcbind running? does "
+		    "another user or lock manager hold it? see rpcinfo -p; "
 		    "--rpcbind=no runs without it)", prog, vers, netid);
 		return -1;
 	}

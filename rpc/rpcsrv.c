@@ -38,6 +38,10 @@
 #include "ev.h"
 #include "log.h"
 
+/* Limits for messages a peer can trigger (log.h). */
+static struct log_rl rl_record_size;
+static struct log_rl rl_reply_backlog;
+
 #define MAX_PROGRAMS	16
 #define MAX_LISTENERS	8
 #define UDP_BATCH	64
@@ -348,7 +352,8 @@ rpc_conn_append(struct rpc_conn *co, const uint8_t *p, size_t n)
 	if (need - co->co_outoff > rs->rs_lim.max_outq) {
 		char a[64];
 
-		log_warnx("closing connection from %s: %zu reply bytes "
+		log_rl_warnx(&rl_reply_backlog,
+		    "closing connection from %s: %zu reply bytes "
 		    "unread", rpc_addr_str((struct sockaddr *)&co->co_peer, 1,
 		    a, sizeof(a)), co->co_outlen - co->co_outoff);
 		rs->rs_stats.conns_slow++;
@@ -862,7 +867,8 @@ rpc_conn_read(struct rpc_conn *co)
 	if (rpc_conn_parse(co) == -1) {
 		char a[64];
 
-		log_warnx("closing connection from %s: record over %zu bytes "
+		log_rl_warnx(&rl_record_size,
+		    "closing connection from %s: record over %zu bytes "
 		    "or bad framing", rpc_addr_str((struct sockaddr *)
 		    &co->co_peer, 1, a, sizeof(a)), rs->rs_lim.max_record);
 		co->co_dead = 1;

@@ -7,5 +7,9 @@
 /* Each returns 0, or -1 if CUnit could not add the suite. */
 int	ct_register_ev(void);
 int	ct_register_config(void);
+int	ct_register_log(void);
+int	ct_register_sdnotify(void);
+int	ct_register_privdrop(void);
+int	ct_register_nfsconf(void);
 
 #endif

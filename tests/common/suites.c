@@ -15,7 +15,10 @@ tests_register(void)
 	 * NLMD_TEST_KNOWN_BUGS=1 to run them): listed, not failures.
 	 */
 	CU_set_fail_on_inactive(CU_FALSE);
-	if (ct_register_ev() != 0 || ct_register_config() != 0)
+	if (ct_register_ev() != 0 || ct_register_config() != 0 ||
+	    ct_register_log() != 0 ||
+	    ct_register_sdnotify() != 0 || ct_register_privdrop() != 0 ||
+	    ct_register_nfsconf() != 0)
 		return -1;
 	return 0;
 }

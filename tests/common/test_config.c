@@ -75,6 +75,7 @@ test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.notify_name, "");
 	CU_ASSERT_EQUAL(c.notify_give_up_sec, 86400);
 	CU_ASSERT_EQUAL(c.host_idle_sec, 600);
+	CU_ASSERT_STRING_EQUAL(c.user, "");
 }
 
 /* config_set must succeed and change `c'. */
@@ -467,6 +468,10 @@ test_dump_roundtrip(void)
 	CU_ASSERT(set_ok(&c, "callbacks", "off"));
 	CU_ASSERT(set_ok(&c, "max-record-size", "1048576"));
 	CU_ASSERT(set_ok(&c, "callback-give-up", "77"));
+	/* Strings that need quotes to come back (comment characters). */
+	CU_ASSERT(set_ok(&c, "notify-name", "srv#1;a"));
+	CU_ASSERT(set_ok(&c, "bind-address", "::1"));
+	CU_ASSERT(set_ok(&c, "user", "nobody"));
 	snprintf(path, sizeof(path), "%s/dump.conf", tmpdir);
 	d.f = fopen(path, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d.f);
@@ -475,6 +480,27 @@ test_dump_roundtrip(void)
 	fclose(d.f);
 	config_defaults(&back);
 	CU_ASSERT_EQUAL(config_load(&back, path, 0, err, sizeof(err)), 0);
+	/*
+	 * Every key now comes from the file, on its line -- except empty
+	 * strings: an empty assignment is ignored (nfs.conf(5)), the value
+	 * stays the default's (all empty strings are defaults here).
+	 */
+	for (k = config_keys(); *k != NULL; k++) {
+		const struct config_origin *o = config_origin(&back, *k);
+
+		if (o->co_from == CONFIG_FROM_DEFAULT)
+			continue;
+		CU_ASSERT_EQUAL_FATAL(o->co_from, CONFIG_FROM_FILE);
+		CU_ASSERT_EQUAL(o->co_line, (unsigned)(k - config_keys()) + 2);
+		CU_ASSERT_STRING_EQUAL(o->co_file, path);
+	}
+	CU_ASSERT_EQUAL(config_origin(&back, "user")->co_from,
+	    CONFIG_FROM_FILE);
+	CU_ASSERT_EQUAL(config_origin(&back, "notify-name")->co_from,
+	    CONFIG_FROM_FILE);
+	/* The settings are the same; the origins differ (compared above). */
+	memset(c.origin, 0, sizeof(c.origin));
+	memset(back.origin, 0, sizeof(back.origin));
 	CU_ASSERT(memcmp(&c, &back, sizeof(c)) == 0);
 	/* One section line plus one line per key; every key settable. */
 	for (k = config_keys(); *k != NULL; k++)

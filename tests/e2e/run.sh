@@ -82,6 +82,8 @@ fi
 export E2E_SERVER NLMD NLMD_ARGS E2E_NLMD_DEBUG E2E_MODES E2E_SCENARIOS \
     E2E_WORK E2E_CACHE E2E_KMETA E2E_TIMEOUT E2E_BOOT_TIMEOUT E2E_SMP \
     E2E_MEM E2E_T0 E2E_GRACE
+# nlmd reads no nfs.conf here (not the host's /etc/nfs.conf) unless told.
+export NLMD_NFS_CONF=${NLMD_NFS_CONF-}
 
 # The private network: the host end of the tap, the guest, the ports.
 SRV_IP=10.77.0.1

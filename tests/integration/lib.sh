@@ -13,10 +13,14 @@
 #   itest_finish                       # summary line, exit status
 #
 # Environment: NLMD (path of the binary, default build/debug/nlmd),
-# ITEST_WORK (scratch dir, default a mktemp dir, kept on failure).
+# ITEST_WORK (scratch dir, default a mktemp dir, kept on failure),
+# NLMD_NFS_CONF (the nfs.conf nlmd reads; exported empty: none).
 
 ITEST_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 NLMD=${NLMD:-$ITEST_TOP/build/debug/nlmd}
+# The tests never depend on the machine's /etc/nfs.conf: nlmd reads none
+# unless a test names one (NLMD_NFS_CONF=FILE).
+export NLMD_NFS_CONF=${NLMD_NFS_CONF-}
 ITEST_PASS=0
 ITEST_FAIL=0
 ITEST_PIDS=()

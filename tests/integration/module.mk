@@ -3,7 +3,8 @@
 # our own rpc/ code, so what they check is independent of it.
 # Guarded: the test script may also name this file with -f.
 ifndef ITEST_HELPERS
-ITEST_HELPERS := $(O)/tests/garbage $(O)/tests/libnfs_null
+ITEST_HELPERS := $(O)/tests/garbage $(O)/tests/libnfs_null \
+    $(O)/tests/notifyrecv
 
 $(O)/tests/garbage: $(O)/tests/integration/garbage.o
 	$(CC) $(LDFLAGS) -o $@ $^
@@ -11,7 +12,10 @@ $(O)/tests/garbage: $(O)/tests/integration/garbage.o
 $(O)/tests/libnfs_null: $(O)/tests/integration/libnfs_null.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs
 
--include $(O)/tests/integration/garbage.d $(O)/tests/integration/libnfs_null.d
+$(O)/tests/notifyrecv: $(O)/tests/integration/notifyrecv.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
+-include $(O)/tests/integration/garbage.d $(O)/tests/integration/notifyrecv.d $(O)/tests/integration/libnfs_null.d
 
 itest-helpers: $(ITEST_HELPERS)
 .PHONY: itest-helpers

@@ -155,7 +155,8 @@ itest_wait grep -q "File:" "$W/dumpcap.log" || sleep 1
 
 STATE=$W/state-port
 "$NLMD" --print-config >"$W/config.txt" 2>&1
-port=$(awk -F' = ' '$1 == "nsm-port" {print $2}' "$W/config.txt")
+port=$(awk -F' = ' '$1 == "nsm-port" {split($2, v, " "); print v[1]}' \
+    "$W/config.txt")
 check "default NSM port $port is outside 600-1023 (bindresvport's range)" \
     test -n "$port" -a "${port:-0}" -ge 1024
 # Something holds the NSM port: rpcbind's own socket (port 111).
@@ -189,6 +190,15 @@ rcheck "SM_NOTIFY from A with the state A's locks carry (3): answered" \
 rcheck "... ignored: an unchanged state releases nothing" \
     sh -c "! '$PEER' test $SRV_A x f1 0 10 >/dev/null"
 check "... logged as unchanged" grep -q "state unchanged" "$NLMD_LOG"
+
+# A flood of malformed notifications: answered, logged a few times only.
+for i in $(seq 60); do
+	on A "$PEER" notify $SRV_A "bad/name$i" 9 >/dev/null 2>&1
+done
+n_bad=$(grep -c "SM_NOTIFY with a malformed name" "$NLMD_LOG")
+check "60 malformed SM_NOTIFYs: the log says so $n_bad times (rate-limited)" \
+    test "$n_bad" -ge 1 -a "$n_bad" -le 10
+rcheck "... and nlmd still answers" "$PEER" test $SRV_A x f9 0 1
 
 # nfs-utils' sm-notify, as after A's reboot: its monitor list names the
 # server; -v clientA: the name A's lock manager used; -f: even if it ran.

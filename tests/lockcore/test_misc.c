@@ -595,6 +595,35 @@ test_scan_big_file(void)
 	lk_table_destroy(tt);
 }
 
+/* The keyed hash: deterministic, and the key, tweak and bytes all count. */
+static void
+test_siphash(void)
+{
+	uint8_t k1[LK_HASH_KEY_LEN] = { 0 }, k2[LK_HASH_KEY_LEN] = { 1 };
+	unsigned buckets[256] = { 0 }, i, max = 0;
+	char fh[32];
+
+	CU_ASSERT_EQUAL(lk_siphash(k1, 0, "abc", 3), lk_siphash(k1, 0, "abc",
+	    3));
+	CU_ASSERT_NOT_EQUAL(lk_siphash(k1, 0, "abc", 3),
+	    lk_siphash(k2, 0, "abc", 3));
+	CU_ASSERT_NOT_EQUAL(lk_siphash(k1, 0, "abc", 3),
+	    lk_siphash(k1, 1, "abc", 3));
+	CU_ASSERT_NOT_EQUAL(lk_siphash(k1, 0, "abc", 3),
+	    lk_siphash(k1, 0, "abd", 3));
+	CU_ASSERT_NOT_EQUAL(lk_siphash(k1, 0, "", 0),
+	    lk_siphash(k1, 0, "\0", 1));
+	/* 25,600 similar handles spread evenly over 256 buckets. */
+	for (i = 0; i < 25600; i++) {
+		snprintf(fh, sizeof(fh), "file-%08u", i);
+		buckets[lk_siphash(k2, 7, fh, strlen(fh)) & 255]++;
+	}
+	for (i = 0; i < 256; i++)
+		if (buckets[i] > max)
+			max = buckets[i];
+	CU_ASSERT(max < 160);	/* mean 100 */
+}
+
 int
 lt_register_misc(void)
 {
@@ -609,6 +638,7 @@ lt_register_misc(void)
 	    !CU_add_test(s, "load records", test_load) ||
 	    !CU_add_test(s, "enumeration and counts", test_enumerate) ||
 	    !CU_add_test(s, "resumable walk survives growth", test_scan) ||
+	    !CU_add_test(s, "keyed hash", test_siphash) ||
 	    !CU_add_test(s, "resumable walk inside one big file",
 	    test_scan_big_file) ||
 	    !CU_add_test(s, "LK_NOMEM changes nothing", test_nomem_atomic))

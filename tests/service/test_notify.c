@@ -13,6 +13,7 @@
 #include <CUnit/CUnit.h>
 
 #include "nlm.h"
+#include "rpc/nlm_prot.h"
 #include "rpc/sm_inter.h"
 #include "store.h"
 #include "svctest.h"
@@ -253,6 +254,47 @@ test_notify_paced(void)
 	ts_stop();
 }
 
+/*
+ * 3,000 stored hosts (the host table starts with 1,024 buckets and grows):
+ * all come back, all are owed a notification, and a LOCK from one of them
+ * finds it (its stored id), not a new host.
+ */
+static void
+test_many_hosts(void)
+{
+	const struct nlm_counters *c;
+	nlm4_lockargs a;
+	nlm4_res r;
+	char oh[] = "oh", fh[] = "fh", name[] = "client2999";
+
+	if (n_skip())
+		return;
+	n_preload_n(0, 3000);
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(c->hosts, 3000);
+	CU_ASSERT_EQUAL(c->notify_pending, 3000);
+	memset(&a, 0, sizeof(a));
+	a.exclusive = true;
+	a.alock.caller_name = name;
+	a.alock.fh.nlm_netobj_len = 2;
+	a.alock.fh.nlm_netobj_val = fh;
+	a.alock.oh.nlm_netobj_len = 2;
+	a.alock.oh.nlm_netobj_val = oh;
+	a.alock.svid = 7;
+	a.alock.l_len = 1;
+	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	ts_pump();
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL(ts_reply(-1, false, &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(c->hosts, 3000);
+	CU_ASSERT(fake_store_has_lock(HID + 2999, 7, "oh", 2, "fh", 2, 0, 1,
+	    true));
+	ts_stop();
+}
+
 int
 ts_register_notify(void)
 {
@@ -267,7 +309,9 @@ ts_register_notify(void)
 	    CU_add_test(s, "no status program: given up after notify-give-up",
 	    test_notify_give_up) == NULL ||
 	    CU_add_test(s, "one address: 16 in flight, the rest in turn",
-	    test_notify_paced) == NULL)
+	    test_notify_paced) == NULL ||
+	    CU_add_test(s, "3,000 hosts: the host table grows, all found",
+	    test_many_hosts) == NULL)
 		return -1;
 	return 0;
 }

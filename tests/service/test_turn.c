@@ -38,7 +38,7 @@ struct t_expect {
 	bool		 e_excl;
 };
 
-static struct t_expect t_exp[64];
+static struct t_expect t_exp[512];
 static size_t t_nexp;
 static size_t t_checked;	/* messages whose content was checked */
 static size_t t_bad;		/* ... that reported uncommitted state */
@@ -188,7 +188,10 @@ t_lockargs(nlm4_lockargs *a, const char *name, int32_t svid, const char *oh,
 static void
 t_expect_add(uint32_t key, const nlm4_lockargs *a)
 {
-	struct t_expect *e = &t_exp[t_nexp++];
+	struct t_expect *e;
+
+	CU_ASSERT_FATAL(t_nexp < sizeof(t_exp) / sizeof(t_exp[0]));
+	e = &t_exp[t_nexp++];
 
 	e->e_key = key;
 	e->e_svid = a->alock.svid;
@@ -518,6 +521,63 @@ test_timer_consequence(void)
 }
 
 /*
+ * Grants that get no callback still reach the give-up deadline: with
+ * callbacks off, and for a host over callback-max-per-host (100 in the
+ * harness): hostA holds byte 0 of 101 files, hostB waits for each, hostA
+ * lets go; every one of B's grants is released at the deadline, the
+ * 101st (no callback) included.
+ */
+static void
+test_uncalled_grants_expire(void)
+{
+	char fh[16];
+	int i, held;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_OFF, 3);
+	t_hold_queue_release(1);
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+	ts_advance(3100);
+	ts_pump();
+	CU_ASSERT(!t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+	CU_ASSERT(ts_no_callback());
+	ts_stop();
+
+	t_begin(NLM_CB_MSG, 3);
+	for (i = 0; i < 101; i++) {
+		snprintf(fh, sizeof(fh), "g%d", i);
+		CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", fh, 0, 1, true,
+		    false, false), NLM4_GRANTED);
+		CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", fh, 0, 1, true,
+		    true, false), NLM4_BLOCKED);
+	}
+	for (i = 0; i < 101; i++) {
+		snprintf(fh, sizeof(fh), "g%d", i);
+		CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", fh, 0, 1),
+		    NLM4_GRANTED);
+	}
+	held = 0;
+	for (i = 0; i < 101; i++) {
+		snprintf(fh, sizeof(fh), "g%d", i);
+		held += t_committed(2, "ownB", 4, fh, strlen(fh), 0, 1, true);
+	}
+	CU_ASSERT_EQUAL(held, 101);
+	for (i = 0; i < 8; i++) {
+		ts_advance(1000);
+		ts_pump();
+	}
+	held = 0;
+	for (i = 0; i < 101; i++) {
+		snprintf(fh, sizeof(fh), "g%d", i);
+		held += t_committed(2, "ownB", 4, fh, strlen(fh), 0, 1, true);
+	}
+	CU_ASSERT_EQUAL(held, 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
+	ts_stop();
+}
+
+/*
  * The client answers a synchronous GRANTED with DENIED (it no longer
  * wants the lock): the release and the next grant are committed before
  * that grant's callback leaves.  (Our receiver answers nothing, so use
@@ -821,6 +881,8 @@ ts_register_turn(void)
 	    NULL ||
 	    CU_add_test(s, "timer release: next grant after its commit",
 	    test_timer_consequence) == NULL ||
+	    CU_add_test(s, "grants without a callback still expire",
+	    test_uncalled_grants_expire) == NULL ||
 	    CU_add_test(s, "client refuses a grant: next grant after commit",
 	    test_answer_consequence) == NULL ||
 	    CU_add_test(s, "failed commit exits, sends nothing",

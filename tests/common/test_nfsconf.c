@@ -1,0 +1,418 @@
+/*
+ * test_nfsconf.c - reading /etc/nfs.conf (common/nfsconf.c and
+ * config_load_nfs()), and the precedence of every source of settings:
+ * command line > nlmd's own file > nfs.conf > built-in, with the origin
+ * config_dump() (--print-config) reports for each value.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "config.h"
+#include "ct.h"
+#include "nfsconf.h"
+
+static char nc_dir[64];
+
+static int
+nc_suite_init(void)
+{
+	snprintf(nc_dir, sizeof(nc_dir), "/tmp/nlmd-nc.XXXXXX");
+	return mkdtemp(nc_dir) == NULL ? -1 : 0;
+}
+
+static int
+nc_suite_clean(void)
+{
+	char cmd[128];
+
+	unsetenv(CONFIG_NFS_ENV);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", nc_dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Write `text' to nc_dir/name (directories made); path to path[len]. */
+static void
+put(char *path, size_t len, const char *name, const char *text)
+{
+	char dir[256];
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", nc_dir, name);
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	mkdir(dir, 0700);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A fresh directory name under nc_dir for one test's files. */
+static const char *
+sub(const char *name)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s/%s", nc_dir, name);
+	mkdir(buf, 0700);
+	return name;
+}
+
+/* Load nfs.conf `path' over the defaults into *c; returns its status. */
+static int
+load_nfs(struct config *c, const char *path, char *warn, size_t warnlen,
+    char *err, size_t errlen)
+{
+	config_defaults(c);
+	warn[0] = err[0] = '\0';
+	return config_load_nfs(c, path, warn, warnlen, err, errlen);
+}
+
+/* `key' came from `from', at file `file' (may be NULL: any) line `line'. */
+static int
+origin_is(const struct config *c, const char *key, int from,
+    const char *file, unsigned line, const char *what)
+{
+	const struct config_origin *o = config_origin(c, key);
+
+	if (o == NULL || o->co_from != from ||
+	    (file != NULL && (o->co_file == NULL ||
+	    strcmp(o->co_file, file) != 0)) ||
+	    (line != 0 && o->co_line != line) ||
+	    (what != NULL && (o->co_what == NULL ||
+	    strcmp(o->co_what, what) != 0))) {
+		fprintf(stderr, "\n%s: from %d %s:%u %s\n", key,
+		    o ? o->co_from : -1, o && o->co_file ? o->co_file : "-",
+		    o ? o->co_line : 0, o && o->co_what ? o->co_what : "-");
+		return 0;
+	}
+	return 1;
+}
+
+static void
+test_lockd_statd(void)
+{
+	struct config c;
+	char path[256], warn[512], err[512];
+
+	sub("a");
+	put(path, sizeof(path), "a/nfs.conf",
+	    "[general]\n"
+	    "pipefs-directory = /run/rpc_pipefs\n"
+	    "[lockd]\n"
+	    "  port = 32803   # fixed for the firewall\n"
+	    "udp-port = 32803\n"
+	    "not an assignment in someone else's section\n"
+	    "some-future-key = 1\n"
+	    "[Statd]\n"
+	    "Port = 662\n"
+	    "outgoing-port = 2020\n"
+	    "[mountd]\n"
+	    "manage-gids = y\n");
+	CU_ASSERT_EQUAL_FATAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.nlm_port, 32803);
+	CU_ASSERT_EQUAL(c.nsm_port, 662);
+	CU_ASSERT(origin_is(&c, "nlm-port", CONFIG_FROM_NFSCONF, path, 4,
+	    "[lockd] port"));
+	CU_ASSERT(origin_is(&c, "nsm-port", CONFIG_FROM_NFSCONF, path, 9,
+	    "[statd] port"));
+	CU_ASSERT(origin_is(&c, "state-directory", CONFIG_FROM_DEFAULT, NULL,
+	    0, NULL));
+	CU_ASSERT_STRING_EQUAL(warn, "");
+	/* Only udp-port: that is the port. */
+	put(path, sizeof(path), "a/udp.conf", "[lockd]\nudp-port = 4001\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.nlm_port, 4001);
+	CU_ASSERT(origin_is(&c, "nlm-port", CONFIG_FROM_NFSCONF, path, 2,
+	    "[lockd] udp-port"));
+	CU_ASSERT_EQUAL(c.nsm_port, 32765);
+	/* Both, different: port wins, with a warning naming both. */
+	put(path, sizeof(path), "a/both.conf",
+	    "[lockd]\nudp-port = 4001\nport = 4002\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.nlm_port, 4002);
+	CU_ASSERT_PTR_NOT_NULL(strstr(warn, "port = 4002 and udp-port = 4001"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(warn, "differ"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(warn, path));
+}
+
+static void
+test_nlmd_section(void)
+{
+	struct config c;
+	char path[256], warn[512], err[512];
+
+	sub("b");
+	/* [nlmd] wins over [lockd] port, whatever the order. */
+	put(path, sizeof(path), "b/nfs.conf",
+	    "[nlmd]\n"
+	    "nlm-port = 5001\n"
+	    "grace-period = 30 ; short\n"
+	    "state-directory = \"/srv/nlm#d\"\n"
+	    "[lockd]\n"
+	    "port = 4002\n"
+	    "[statd]\n"
+	    "port = 4003\n");
+	CU_ASSERT_EQUAL_FATAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.nlm_port, 5001);
+	CU_ASSERT(origin_is(&c, "nlm-port", CONFIG_FROM_NFSCONF, path, 2,
+	    "[nlmd]"));
+	CU_ASSERT_EQUAL(c.grace_sec, 30);
+	CU_ASSERT_STRING_EQUAL(c.state_dir, "/srv/nlm#d");
+	CU_ASSERT_EQUAL(c.nsm_port, 4003);
+	/* Unknown keys and malformed lines in [nlmd] are errors. */
+	put(path, sizeof(path), "b/bad.conf",
+	    "[lockd]\nport = 1\n[nlmd]\nnlm-port = 7\nbogus = 1\n");
+	config_defaults(&c);
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, path));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":5:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bogus"));
+	/* ... and nothing was applied. */
+	CU_ASSERT_EQUAL(c.nlm_port, 4045);
+	put(path, sizeof(path), "b/syntax.conf", "[nlmd]\nthis is not it\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":2: syntax error"));
+	/* A port that is not one, in [lockd]: an error naming it. */
+	put(path, sizeof(path), "b/port.conf", "[lockd]\nport = 70000\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":2: [lockd] port"));
+	/* Section arguments make other sections. */
+	put(path, sizeof(path), "b/arg.conf", "[lockd \"x\"]\nport = 9\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.nlm_port, 4045);
+}
+
+static void
+test_include(void)
+{
+	struct config c;
+	char path[256], inc[256], warn[512], err[512];
+
+	sub("c");
+	put(inc, sizeof(inc), "c/ports.inc",
+	    "port = 4100\n[statd]\nport = 4101\n");
+	put(path, sizeof(path), "c/nfs.conf",
+	    "[lockd]\n"
+	    "include = ports.inc\n"
+	    "udp-port = 4100\n"
+	    "include = -missing-optional.inc\n"
+	    "include = missing.inc\n");
+	CU_ASSERT_EQUAL_FATAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	/* The include starts in [lockd]; its [statd] ends with it. */
+	CU_ASSERT_EQUAL(c.nlm_port, 4100);
+	CU_ASSERT(origin_is(&c, "nlm-port", CONFIG_FROM_NFSCONF, inc, 1,
+	    "[lockd] port"));
+	CU_ASSERT_EQUAL(c.nsm_port, 4101);
+	/* udp-port after the include is in [lockd] again (no warning). */
+	CU_ASSERT_PTR_NULL(strstr(warn, "differ"));
+	/* Only the include that is not optional is missed. */
+	CU_ASSERT_PTR_NULL(strstr(warn, "optional"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(warn, "nfs.conf:5: include"));
+	/* A missing include that is not optional: a warning only. */
+	put(path, sizeof(path), "c/nfs2.conf", "[lockd]\ninclude = gone.inc\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(warn, "nfs2.conf:2: include"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(warn, "gone.inc"));
+	/* An include of itself: stopped, with an error. */
+	put(path, sizeof(path), "c/loop.conf", "[lockd]\ninclude = loop.conf\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nested"));
+}
+
+static void
+test_conf_d_and_missing(void)
+{
+	struct config c, def;
+	char path[256], d1[256], warn[512], err[512];
+
+	sub("d");
+	put(path, sizeof(path), "d/nfs.conf", "[lockd]\nport = 1000\n");
+	put(d1, sizeof(d1), "d/nfs.conf.d/9-a.conf", "[lockd]\nport = 1009\n");
+	put(d1, sizeof(d1), "d/nfs.conf.d/10-b.conf",
+	    "[lockd]\nport = 1010\n");
+	put(d1, sizeof(d1), "d/nfs.conf.d/99-c.txt", "[lockd]\nport = 1099\n");
+	CU_ASSERT_EQUAL_FATAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	/* Version order: 9-a, then 10-b; not *.conf: not read. */
+	CU_ASSERT_EQUAL(c.nlm_port, 1010);
+	/* No nfs.conf at all: nothing changes. */
+	config_defaults(&def);
+	snprintf(path, sizeof(path), "%s/d/none.conf", nc_dir);
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	CU_ASSERT(memcmp(&c, &def, sizeof(c)) == 0);
+	/* The path: the variable, empty = none, else /etc/nfs.conf. */
+	unsetenv(CONFIG_NFS_ENV);
+	CU_ASSERT_STRING_EQUAL(config_nfs_path(), "/etc/nfs.conf");
+	setenv(CONFIG_NFS_ENV, "/x/nfs.conf", 1);
+	CU_ASSERT_STRING_EQUAL(config_nfs_path(), "/x/nfs.conf");
+	setenv(CONFIG_NFS_ENV, "", 1);
+	CU_ASSERT_PTR_NULL(config_nfs_path());
+	unsetenv(CONFIG_NFS_ENV);
+}
+
+struct lines {
+	char	buf[8192];
+};
+
+static void
+collect(const char *line, void *arg)
+{
+	struct lines *l = arg;
+	size_t n = strlen(l->buf);
+
+	snprintf(l->buf + n, sizeof(l->buf) - n, "%s\n", line);
+}
+
+/* The order nlmd applies them: defaults, nfs.conf, own file, options. */
+static void
+test_precedence(void)
+{
+	struct config c;
+	struct lines out;
+	char nfs[256], own[256], warn[512], err[512], want[512];
+
+	sub("e");
+	put(nfs, sizeof(nfs), "e/nfs.conf",
+	    "[lockd]\nport = 4001\n[statd]\nport = 4002\n"
+	    "[nlmd]\ngrace-period = 11\nhost-idle = 12\ncallbacks = sync\n");
+	put(own, sizeof(own), "e/nlmd.conf",
+	    "[nlmd]\n# comment\nnsm-port = 5002\nhost-idle = 22 # ours\n"
+	    "callbacks = both\n");
+	CU_ASSERT_EQUAL_FATAL(load_nfs(&c, nfs, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(config_load(&c, own, 0, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(config_set(&c, "callbacks", "off", err,
+	    sizeof(err)), 0);
+	/* nfs.conf only. */
+	CU_ASSERT_EQUAL(c.nlm_port, 4001);
+	CU_ASSERT_EQUAL(c.grace_sec, 11);
+	/* Own file over nfs.conf (its [statd] and its [nlmd]). */
+	CU_ASSERT_EQUAL(c.nsm_port, 5002);
+	CU_ASSERT_EQUAL(c.host_idle_sec, 22);
+	CU_ASSERT(origin_is(&c, "host-idle", CONFIG_FROM_FILE, own, 4, NULL));
+	/* The command line over both. */
+	CU_ASSERT_EQUAL(c.callbacks, CONFIG_CB_OFF);
+	CU_ASSERT(origin_is(&c, "callbacks", CONFIG_FROM_CMDLINE, NULL, 0,
+	    NULL));
+	/* Built in where nobody said anything. */
+	CU_ASSERT_EQUAL(c.max_hosts, 100000);
+	/* What --print-config prints. */
+	out.buf[0] = '\0';
+	config_dump(&c, collect, &out);
+	snprintf(want, sizeof(want), "\nnlm-port = 4001  # from %s:2 [lockd] "
+	    "port\n", nfs);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.buf, want));
+	snprintf(want, sizeof(want), "\nnsm-port = 5002  # from %s:3\n", own);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.buf, want));
+	snprintf(want, sizeof(want), "\ngrace-period = 11  # from %s:6 "
+	    "[nlmd]\n", nfs);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.buf, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.buf,
+	    "\ncallbacks = off  # from command line\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.buf,
+	    "\nmax-hosts = 100000  # default\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.buf, "\nbind-address =   # default\n"));
+}
+
+/* The nfsconf reader alone: what the callback sees. */
+struct seen {
+	char	buf[2048];
+};
+
+static int
+seen_cb(void *arg, const char *file, unsigned line, const char *section,
+    const char *key, const char *value, char *err, size_t errlen)
+{
+	struct seen *s = arg;
+	size_t n = strlen(s->buf);
+
+	(void)file;
+	(void)err;
+	(void)errlen;
+	snprintf(s->buf + n, sizeof(s->buf) - n, "%u [%s] %s=<%s>\n", line,
+	    section, key ? key : "(none)", value);
+	return 0;
+}
+
+static void
+test_reader(void)
+{
+	struct seen s;
+	char path[256], warn[256] = "", err[256] = "";
+
+	sub("f");
+	put(path, sizeof(path), "f/r.conf",
+	    "before = 1\n"
+	    "[ A ]\n"
+	    "k1 = 'q # not a comment' # comment\n"
+	    "k2 = two \\\n"
+	    "   lines\n"
+	    "k3 =\n"
+	    "k4 = \"\"\n"
+	    "; k5 = 5\n"
+	    "# k6 = 6\n"
+	    "k7 = \"open\n"
+	    "[broken\n"
+	    "k8 = 8\n"
+	    "[B]\n"
+	    "k9=9");
+	s.buf[0] = '\0';
+	CU_ASSERT_EQUAL(nfsconf_read(path, 0, seen_cb, &s, warn, sizeof(warn),
+	    err, sizeof(err)), 0);
+	if (getenv("NC_DEBUG"))
+		fprintf(stderr, "%s", s.buf);
+	CU_ASSERT_STRING_EQUAL(s.buf,
+	    "1 [] before=<1>\n"
+	    "3 [A] k1=<q # not a comment>\n"
+	    "4 [A] k2=<two     lines>\n"
+	    "10 [A] (none)=<k7>\n"
+	    "11 [A] (none)=<[broken>\n"
+	    "12 [[] k8=<8>\n"
+	    "14 [B] k9=<9>\n");
+	snprintf(path, sizeof(path), "%s/f/none.conf", nc_dir);
+	CU_ASSERT_EQUAL(nfsconf_read(path, 1, seen_cb, &s, warn, sizeof(warn),
+	    err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(nfsconf_read(path, 0, seen_cb, &s, warn, sizeof(warn),
+	    err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "none.conf"));
+}
+
+int
+ct_register_nfsconf(void)
+{
+	CU_pSuite s;
+
+	s = CU_add_suite("nfs.conf and precedence", nc_suite_init,
+	    nc_suite_clean);
+	if (s == NULL ||
+	    CU_add_test(s, "reader: sections, comments, quotes, "
+	    "continuations", test_reader) == NULL ||
+	    CU_add_test(s, "[lockd] port/udp-port, [statd] port",
+	    test_lockd_statd) == NULL ||
+	    CU_add_test(s, "[nlmd] in nfs.conf", test_nlmd_section) == NULL ||
+	    CU_add_test(s, "include", test_include) == NULL ||
+	    CU_add_test(s, "nfs.conf.d, no nfs.conf, NLMD_NFS_CONF",
+	    test_conf_d_and_missing) == NULL ||
+	    CU_add_test(s, "precedence and --print-config origins",
+	    test_precedence) == NULL)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,82 @@
+/*
+ * test_privdrop.c - common/privdrop.c's user look-up and common/statedir.c's
+ * statedir_chown() (as root only: giving files away needs it).  The drop
+ * itself is irreversible and is tested on the daemon
+ * (tests/integration/test_systemd.sh).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "ct.h"
+#include "privdrop.h"
+#include "statedir.h"
+
+static void
+test_lookup(void)
+{
+	uid_t uid = 1;
+	gid_t gid = 1;
+	char err[256] = "";
+
+	CU_ASSERT_EQUAL(priv_user_lookup("root", &uid, &gid, err,
+	    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(uid, 0);
+	CU_ASSERT_EQUAL(gid, 0);
+	CU_ASSERT_EQUAL(priv_user_lookup("no-such-user-nlmd", &uid, &gid, err,
+	    sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no-such-user-nlmd"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "does not exist"));
+}
+
+static void
+test_chown(void)
+{
+	char dir[64], path[128], err[256] = "";
+	struct stat st;
+	int fd;
+
+	if (getuid() != 0)
+		return;
+	snprintf(dir, sizeof(dir), "/tmp/nlmd-pd.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/f", dir);
+	CU_ASSERT_FATAL((fd = open(path, O_CREAT | O_WRONLY, 0600)) != -1);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	CU_ASSERT_EQUAL(symlink("/etc/passwd", path), 0);
+	CU_ASSERT_EQUAL(statedir_chown(dir, 65534, 65533, err, sizeof(err)),
+	    0);
+	CU_ASSERT(stat(dir, &st) == 0 && st.st_uid == 65534 &&
+	    st.st_gid == 65533);
+	snprintf(path, sizeof(path), "%s/f", dir);
+	CU_ASSERT(stat(path, &st) == 0 && st.st_uid == 65534 &&
+	    st.st_gid == 65533);
+	/* A symbolic link is left alone, and so is what it points to. */
+	snprintf(path, sizeof(path), "%s/link", dir);
+	CU_ASSERT(lstat(path, &st) == 0 && st.st_uid == 0);
+	CU_ASSERT(stat("/etc/passwd", &st) == 0 && st.st_uid == 0);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CU_ASSERT(system(path) == 0);
+	CU_ASSERT_EQUAL(statedir_chown("/nonexistent/nlmd", 1, 1, err,
+	    sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/nlmd"));
+}
+
+int
+ct_register_privdrop(void)
+{
+	CU_pSuite s;
+
+	s = CU_add_suite("privdrop", NULL, NULL);
+	if (s == NULL ||
+	    CU_add_test(s, "user look-up", test_lookup) == NULL ||
+	    CU_add_test(s, "statedir_chown (root only)", test_chown) == NULL)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,285 @@
+#!/bin/bash
+# test_systemd.sh - issue 10, part 5: nlmd under a service manager and as a
+# dedicated user.
+#
+#   bash tests/integration/test_systemd.sh                 (build/debug)
+#   NLMD=build/asan/nlmd BUILD=asan bash tests/integration/test_systemd.sh
+#
+#  1. init/nlmd.service passes `systemd-analyze verify' (ExecStart pointed
+#     at the binary under test: the installed path does not exist here),
+#     with no warning at all; init/nlmd.sysusers.conf parses
+#     (`systemd-sysusers --dry-run', which changes nothing).
+#  2. The notification protocol, with tests/integration/notifyrecv.c as the
+#     manager's socket (NOTIFY_SOCKET): READY=1 once nlmd is registered with
+#     rpcbind, STATUS "serving, epoch E"; WATCHDOG=1 at half of
+#     WATCHDOG_USEC (and none when WATCHDOG_PID names another process);
+#     STOPPING=1 at SIGTERM; after a restart with locks stored, STATUS
+#     "grace: 2 locks, 0 shares to reclaim ..." and "serving" once libnfs
+#     reclaimed them.  A malformed NOTIFY_SOCKET costs a warning only.
+#  3. Dropping root: started as root with --user=nobody, nlmd runs with
+#     uid/gid 65534 (/proc/PID/status) once ready, its state directory is
+#     nobody's, it registers as nobody, serves and stores locks, removes
+#     its registrations at SIGTERM, and restarts on the same directory with
+#     the locks to reclaim.  A user that does not exist stops it at once.
+
+. "$(dirname "$0")/lib.sh"
+
+if [ -z "${ITEST_INSIDE:-}" ] && [ -z "${ITEST_NO_BUILD:-}" ]; then
+	make -s -C "$ITEST_TOP" BUILD="${BUILD:-debug}" itest-helpers \
+	    nlm-itest-bins ||
+	    { echo "FATAL: cannot build the test helpers"; exit 1; }
+fi
+itest_enter "$@"
+
+T0=$SECONDS
+W=$ITEST_WORK
+HELPERS=${ITEST_HELPERS:-$ITEST_TOP/build/${BUILD:-debug}/tests}
+RECV=$HELPERS/notifyrecv
+FLOWS=$HELPERS/nlm/libnfs_flows
+NLM_PORT=40045
+NSM_PORT=40046
+SANITIZER_RE='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:'
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+
+for h in "$RECV" "$FLOWS" "$NLMD"; do
+	[ -x "$h" ] || { echo "FATAL: $h missing (make?)"; exit 1; }
+done
+for t in systemd-analyze systemd-sysusers rpcbind; do
+	command -v "$t" >/dev/null ||
+	    { echo "SKIP: $t not installed (make deps)"; exit 77; }
+done
+
+# ---- helpers ------------------------------------------------------------
+
+# Start the notification receiver on $W/notify.N; sets RECV_LOG.
+RECV_N=0
+start_recv() {
+	RECV_N=$((RECV_N + 1))
+	NOTIFY=$W/notify.$RECV_N
+	RECV_LOG=$W/notify.$RECV_N.log
+	"$RECV" "$NOTIFY" >"$RECV_LOG" 2>&1 &
+	RECV_PID=$!
+	ITEST_PIDS+=($RECV_PID)
+	itest_wait test -S "$NOTIFY" ||
+	    { echo "FATAL: notifyrecv did not start"; exit 1; }
+	# As systemd's own socket: anyone may send (a dropped nlmd too).
+	chmod 777 "$NOTIFY"
+}
+
+# Each start gets its own log file (nlmd.log.N) so "nlmd ready" is its own.
+NLMD_RUN=0
+# start_nlmd ENV... -- FLAGS...: nlmd in the foreground on $STATE.
+start_nlmd() {
+	local envs=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	NLMD_RUN=$((NLMD_RUN + 1))
+	NLMD_LOG=$W/nlmd.log.$NLMD_RUN
+	# exec: WATCHDOG_PID=$$ is then nlmd's own pid.
+	env "${envs[@]}" bash -c 'export WATCHDOG_PID=${WATCHDOG_PID:-$$};
+	    exec "$@"' nlmd "$NLMD" -F -s "$STATE" --nlm-port $NLM_PORT \
+	    --nsm-port $NSM_PORT "$@" >"$NLMD_LOG" 2>&1 &
+	NLMD_PID=$!
+	ITEST_PIDS+=($NLMD_PID)
+	if ! itest_wait grep -q "nlmd ready" "$NLMD_LOG"; then
+		echo "FATAL: nlmd did not start:"; cat "$NLMD_LOG"; exit 1
+	fi
+}
+
+stop_nlmd() {
+	kill -TERM "$NLMD_PID"
+	wait "$NLMD_PID"
+	NLMD_RC=$?
+	itest_forget "$NLMD_PID"
+	[ "$NLMD_RC" = 0 ]
+}
+
+# msg_has REGEX: some line of the receiver's log matches.
+msg_has() { echo "\$ grep -E '$1' $RECV_LOG"; grep -Eq -- "$1" "$RECV_LOG"; }
+
+# The first message is READY=1 with a STATUS matching $1, from nlmd's pid.
+first_msg_ready() {
+	cat "$RECV_LOG"
+	[ "$(grep -c '^1 ' "$RECV_LOG")" = 2 ] &&
+	    grep -qx "1 pid=$NLMD_PID READY=1" "$RECV_LOG" &&
+	    grep -Eq "^1 pid=$NLMD_PID STATUS=$1" "$RECV_LOG"
+}
+
+registered_nlm() {
+	rpcinfo -p 127.0.0.1 | awk '$1 == 100021 {f = 1} END {exit !f}'
+}
+
+nothing_registered() {
+	local out
+	out=$(rpcinfo -p 127.0.0.1; rpcinfo ::1) || return 1
+	echo "$out"
+	! awk '$1 == 100021 || $1 == 100024 {f = 1} END {exit !f}' <<<"$out"
+}
+
+count_msgs() { grep -c -- "$1" "$RECV_LOG"; }
+
+# ---- 1. the unit and the sysusers file ------------------------------------
+
+verify_unit() {
+	local out rc
+	# Whatever the installed path (PREFIX, a package): the binary here.
+	sed -E "s#^ExecStart=[^ ]*/nlmd( |$)#ExecStart=$NLMD\1#" \
+	    "$ITEST_TOP/init/nlmd.service" >"$W/nlmd.service"
+	grep -q "^ExecStart=$NLMD " "$W/nlmd.service" || return 1
+	out=$(systemd-analyze verify "$W/nlmd.service" 2>&1); rc=$?
+	echo "systemd-analyze verify: $rc: $out"
+	[ "$rc" = 0 ] && [ -z "$out" ]
+}
+check "systemd-analyze verify init/nlmd.service: exit 0, no warning" \
+    verify_unit
+check "the unit is Type=notify, User=nlmd, StateDirectory and RuntimeDirectory nlmd" \
+    bash -c "grep -qx 'Type=notify' '$ITEST_TOP/init/nlmd.service' &&
+        grep -qx 'User=nlmd' '$ITEST_TOP/init/nlmd.service' &&
+        grep -qx 'Group=nlmd' '$ITEST_TOP/init/nlmd.service' &&
+        grep -qx 'StateDirectory=nlmd' '$ITEST_TOP/init/nlmd.service' &&
+        grep -qx 'RuntimeDirectory=nlmd' '$ITEST_TOP/init/nlmd.service'"
+sysusers_ok() {
+	local out rc
+	# --dry-run writes nothing; the file must be named *.conf.
+	cp "$ITEST_TOP/init/nlmd.sysusers.conf" "$W/nlmd.conf"
+	out=$(systemd-sysusers --dry-run "$W/nlmd.conf" 2>&1); rc=$?
+	echo "systemd-sysusers --dry-run: $rc: $out"
+	[ "$rc" = 0 ] && ! grep -Eqi "fail|ignor|invalid|warn" <<<"$out" &&
+	    { getent passwd nlmd >/dev/null ||
+	      grep -q "Creating user 'nlmd'" <<<"$out"; }
+}
+check "init/nlmd.sysusers.conf: systemd-sysusers --dry-run creates user nlmd" \
+    sysusers_ok
+
+# ---- 2. the notification protocol ------------------------------------------
+
+itest_start_rpcbind
+# The lock clients live on another host (netns sdcli, no rpcbind): on
+# loopback, the SM_NOTIFY nlmd sends its clients at a restart would reach
+# nlmd itself, which would then release their locks as if they had
+# restarted.
+SRV=10.98.0.1
+CLI=10.98.0.2
+ip netns add sdcli || { echo "FATAL: ip netns add"; exit 1; }
+ip link add veth-sd type veth peer name veth-sdc netns sdcli
+ip addr add $SRV/24 dev veth-sd
+ip link set veth-sd up
+ip -n sdcli addr add $CLI/24 dev veth-sdc
+ip -n sdcli link set veth-sdc up
+ip -n sdcli link set lo up
+flows() { ip netns exec sdcli "$FLOWS" $SRV "$@"; }
+itest_wait ip netns exec sdcli ping -c1 -W1 $SRV || true
+
+STATE=$W/state
+start_recv
+# Poll for READY=1 and look at rpcbind the moment it is there.
+start_nlmd NOTIFY_SOCKET="$NOTIFY" WATCHDOG_USEC=400000 -- -d
+itest_wait grep -q READY=1 "$RECV_LOG"
+registered_nlm
+REG_AT_READY=$?
+check "READY=1 and STATUS 'serving, epoch 1' in one first message, from nlmd's pid" \
+    first_msg_ready "serving, epoch 1$"
+check "registered with rpcbind when READY=1 arrived" test "$REG_AT_READY" = 0
+check "the watchdog: interval logged (400 ms, pings every 200 ms)" \
+    grep -q "systemd watchdog: 400 ms, pinging every 200 ms" "$NLMD_LOG"
+sleep 1.1
+WD=$(count_msgs "WATCHDOG=1")
+check "WATCHDOG=1 about every 200 ms ($WD in ~1.1 s, 4-8 expected)" \
+    test "$WD" -ge 4 -a "$WD" -le 8
+check "libnfs: two hosts lock under a notifying nlmd" \
+    flows hold
+check "SIGTERM: exit 0" stop_nlmd
+check "STOPPING=1 sent at SIGTERM, and nothing after it" \
+    bash -c "tail -2 '$RECV_LOG' | grep -q 'STOPPING=1' &&
+        tail -1 '$RECV_LOG' | grep -q 'STATUS=stopping'"
+
+# Restart with the two locks stored: grace, then serving once reclaimed.
+start_recv
+start_nlmd NOTIFY_SOCKET="$NOTIFY" WATCHDOG_USEC=400000 WATCHDOG_PID=1 -- \
+    --grace-period=60
+itest_wait grep -q READY=1 "$RECV_LOG"
+check "after a restart: READY=1 with STATUS 'grace: 2 locks, 0 shares to reclaim'" \
+    first_msg_ready "grace: 2 locks, 0 shares to reclaim, (60|59) s left, epoch 2$"
+sleep 1.2
+check "grace progress: STATUS refreshed every second while in grace" \
+    msg_has "^[2-9] pid=$NLMD_PID STATUS=grace: 2 locks, 0 shares to reclaim, 5[89] s left"
+check "libnfs reclaims both locks" flows reclaim
+check "STATUS 'serving, epoch 2' once everything is reclaimed" \
+    itest_wait grep -q "STATUS=serving, epoch 2$" "$RECV_LOG"
+check "WATCHDOG_PID names another process: no pings" \
+    test "$(count_msgs WATCHDOG=1)" = 0
+check "SIGTERM: exit 0, STOPPING=1" \
+    bash -c "kill $NLMD_PID; while kill -0 $NLMD_PID 2>/dev/null; do
+        sleep 0.05; done; grep -q STOPPING=1 '$RECV_LOG'"
+itest_forget "$NLMD_PID"
+
+# Without NOTIFY_SOCKET nothing is sent; a malformed one is only a warning.
+start_recv
+start_nlmd -- --rpcbind=no
+check "no NOTIFY_SOCKET: nothing sent, nothing logged about it" \
+    bash -c "sleep 0.3; test ! -s '$RECV_LOG' &&
+        ! grep -qi 'systemd\|notif.*socket' '$NLMD_LOG'"
+check "... SIGTERM, exit 0" stop_nlmd
+start_nlmd NOTIFY_SOCKET=relative/sock -- --rpcbind=no
+check "malformed NOTIFY_SOCKET: a warning, and nlmd serves" \
+    grep -q "systemd notification off: NOTIFY_SOCKET 'relative/sock'" \
+    "$NLMD_LOG"
+check "... SIGTERM, exit 0" stop_nlmd
+
+# ---- 3. dropping root -------------------------------------------------------
+
+# nobody must reach the state directory: the scratch dir is 0700.
+chmod 755 "$W"
+STATE=$W/state-nobody
+start_recv
+start_nlmd NOTIFY_SOCKET="$NOTIFY" -- --user=nobody
+itest_wait grep -q READY=1 "$RECV_LOG"
+ids_of() { grep -E "^$1:" "/proc/$NLMD_PID/status" | tr -s '\t ' ' '; }
+check "--user=nobody: Uid 65534 (real, effective, saved, fs) once ready" \
+    bash -c "grep -E '^Uid:' /proc/$NLMD_PID/status | tr -s '\t ' ' ' |
+        grep -qx 'Uid: 65534 65534 65534 65534'"
+check "--user=nobody: Gid 65534 (its primary group), no other group" \
+    bash -c "grep -E '^Gid:' /proc/$NLMD_PID/status | tr -s '\t ' ' ' |
+        grep -qx 'Gid: 65534 65534 65534 65534' &&
+        grep -E '^Groups:' /proc/$NLMD_PID/status | tr -s '\t ' ' ' |
+        grep -Eqx 'Groups: 65534 ?'"
+check "the drop is logged before ready" \
+    grep -q "running as user nobody (uid 65534, gid 65534)" "$NLMD_LOG"
+check "READY=1 also comes after the drop" \
+    first_msg_ready "serving, epoch 1$"
+check "registered with rpcbind by nobody (owner 65534)" \
+    bash -c "rpcinfo ::1 | awk '\$1 == 100021 && \$NF != \"65534\" {bad = 1}
+        \$1 == 100021 {n++} END {exit bad || n != 12}'"
+check "libnfs: two hosts lock (the store is written as nobody)" \
+    flows hold
+CTL=${NLMCTL:-$ITEST_TOP/build/${BUILD:-debug}/nlmctl}
+if [ -x "$CTL" ]; then
+	# The control socket was opened as root, before the drop.
+	check "nlmctl status (as root) after the drop: 2 locks" \
+	    bash -c "'$CTL' --json status | grep -Eq '\"locks\": *2[,}]'"
+fi
+check "every file in the state directory belongs to nobody" \
+    bash -c "test -z \"\$(find '$STATE' ! -user 65534 -print -o ! -group 65534 -print)\""
+check "SIGTERM: exit 0" stop_nlmd
+check "SIGTERM: nobody removed every registration" nothing_registered
+start_nlmd -- --user=nobody --grace-period=60
+check "restart as root -> nobody on the same directory: 2 locks to reclaim" \
+    grep -q "grace period: 2 locks and 0 shares to reclaim" "$NLMD_LOG"
+check "libnfs reclaims both locks" flows reclaim
+check "SIGTERM: exit 0" stop_nlmd
+out_nosuch() {
+	local out rc
+	out=$("$NLMD" -F -s "$W/state-nosuch" --user=no-such-user-nlmd 2>&1)
+	rc=$?
+	echo "exit $rc: $out"
+	[ "$rc" = 1 ] && grep -q "user 'no-such-user-nlmd'.*does not exist" \
+	    <<<"$out" && [ ! -e "$W/state-nosuch" ]
+}
+check "--user=no-such-user: exit 1 at once, says so, creates nothing" \
+    out_nosuch
+
+check "no sanitizer report in nlmd's logs ($(basename "$NLMD"))" \
+    bash -c "! grep -E '$SANITIZER_RE' '$W'/nlmd.log.*"
+check "whole test under 60 s ($((SECONDS - T0)) s)" \
+    test $((SECONDS - T0)) -lt 60
+itest_finish
