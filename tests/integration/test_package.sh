@@ -3,10 +3,10 @@
 #
 #  - mandoc -T lint finds no warning or error in man/*, man(1) renders
 #    them without a groff warning;
-#  - the pages keep up with the programs: nlmd.conf(5) has every key that
-#    `nlmd --print-config' prints, with the same default; nlmd(8) every
-#    option of `nlmd --help', nlmctl(8) every command and option of
-#    `nlmctl --help';
+#  - the pages keep up with the programs: nlmd.conf(5) and init/nlmd.conf
+#    have every key that `nlmd --print-config' prints, with the same
+#    default; nlmd(8) every option of `nlmd --help', nlmctl(8) every
+#    command and option of `nlmctl --help';
 #  - `make install DESTDIR=scratch PREFIX=/usr' puts everything in place;
 #  - `make deb' (dpkg-buildpackage -b on a copy of the tree) builds the
 #    package without writing into the tree; lintian reports no error;
@@ -81,6 +81,21 @@ conf_keys_documented() {
 	[ "$n" -gt 20 ] && [ $bad = 0 ]
 }
 check "nlmd.conf(5) documents every key with its default" conf_keys_documented
+
+# The packaged /etc/nlmd/nlmd.conf lists every key, commented out, with
+# its default.
+conf_file_complete() {
+	local line key bad=0
+	while IFS= read -r line; do
+		case "$line" in '#'* | '['*) continue ;; esac
+		line=${line%%  [#]*}
+		case "$line" in *' = '*) ;; *) continue ;; esac
+		grep -qxF "# $line" "$TOP/init/nlmd.conf" ||
+		    { echo "init/nlmd.conf lacks: # $line"; bad=1; }
+	done < <(NLMD_NFS_CONF= "$NLMD" -c /dev/null --print-config)
+	[ $bad = 0 ]
+}
+check "init/nlmd.conf lists every key with its default" conf_file_complete
 
 # Every option `--help' lists (-X and --long) is in a list entry of the page:
 # `.It ... Fl X' / `.It ... Fl -long'.
