@@ -269,6 +269,10 @@ nlm_config_from(const struct config *c, struct nlm_config *nc)
 	nc->nc_max_locks = c->max_locks;
 	nc->nc_max_locks_per_host = c->max_locks_per_host;
 	nc->nc_max_waiters_per_host = c->max_waiters_per_host;
+	nc->nc_max_waiters = c->max_waiters;
+	nc->nc_max_shares = c->max_shares;
+	nc->nc_max_shares_per_host = c->max_shares_per_host;
+	nc->nc_max_hosts_per_addr = c->max_hosts_per_addr;
 	nc->nc_grace_sec = c->grace_sec;
 	snprintf(nc->nc_notify_name, sizeof(nc->nc_notify_name), "%s",
 	    c->notify_name);

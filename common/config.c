@@ -79,6 +79,10 @@ static const struct config_key config_table[] = {
 	KEY_UINT("max-locks-per-host", max_locks_per_host, 1, 100000000),
 	KEY_UINT("max-waiters-per-host", max_waiters_per_host, 1, 100000000),
 	KEY_UINT("max-locks", max_locks, 1, 1000000000),
+	KEY_UINT("max-waiters", max_waiters, 1, 100000000),
+	KEY_UINT("max-shares", max_shares, 1, 100000000),
+	KEY_UINT("max-shares-per-host", max_shares_per_host, 1, 100000000),
+	KEY_UINT("max-hosts-per-address", max_hosts_per_addr, 1, 10000000),
 	KEY_UINT("max-hosts", max_hosts, 1, 10000000),
 	KEY_UINT("max-name-length", max_name, 1, 1024),
 	KEY_UINT("max-fh-length", max_fh, 1, 1024),
@@ -141,6 +145,15 @@ config_defaults(struct config *c)
 	c->max_locks_per_host = 1000000;
 	c->max_waiters_per_host = 100000;
 	c->max_locks = 10000000;
+	c->max_waiters = 1000000;
+	c->max_shares = 1000000;
+	c->max_shares_per_host = 100000;
+	/*
+	 * Distinct caller_names one source address may bring: enough for
+	 * the containers behind a NAT, too few for one peer cycling names to
+	 * fill max-hosts and lock every new host out.
+	 */
+	c->max_hosts_per_addr = 256;
 	c->max_hosts = 100000;
 	c->max_name = 255;
 	c->max_fh = 1024;

@@ -83,6 +83,10 @@ struct config {
 	unsigned	max_waiters_per_host;	/* max-waiters-per-host */
 	unsigned	max_locks;		/* max-locks (all hosts) */
 	unsigned	max_hosts;		/* max-hosts */
+	unsigned	max_hosts_per_addr;	/* max-hosts-per-address */
+	unsigned	max_waiters;		/* max-waiters (all hosts) */
+	unsigned	max_shares;		/* max-shares (all hosts) */
+	unsigned	max_shares_per_host;	/* max-shares-per-host */
 	unsigned	max_name;		/* max-name-length */
 	unsigned	max_fh;			/* max-fh-length */
 	unsigned	max_oh;			/* max-oh-length */

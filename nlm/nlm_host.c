@@ -39,6 +39,7 @@
 /* Limits for messages a peer can trigger (log.h). */
 static struct log_rl rl_released;
 static struct log_rl rl_table_full;
+static struct log_rl rl_addr_full;
 
 #define HOST_GC_MS	60000
 
@@ -92,6 +93,129 @@ nlm_host_hash(const struct sockaddr_storage *ss, const char *name)
 		memcpy(buf, p, n);
 	memcpy(buf + n, name, nl);
 	return lk_siphash(nlm->n_conf.nc_hash_key, n, buf, n + nl);
+}
+
+/*
+ * HOSTS PER SOURCE ADDRESS.  A peer that cycles through caller_names
+ * from one address must not fill the host table (max-hosts) and lock
+ * every new client out: each address may bring max-hosts-per-address.
+ * A small keyed hash of address -> count, growing like the host table.
+ */
+struct nlm_addrcount {
+	struct sockaddr_storage	 ac_addr;
+	uint64_t		 ac_hash;
+	unsigned		 ac_count;
+	struct nlm_addrcount	*ac_next;
+};
+
+static uint64_t
+nlm_addr_hash(const struct sockaddr_storage *ss)
+{
+	const uint8_t *p;
+	size_t n;
+
+	p = nlm_addr_bytes(ss, &n);
+	return lk_siphash(nlm->n_conf.nc_hash_key, 0x61646472, p, n);
+}
+
+static struct nlm_addrcount *
+nlm_addr_find(const struct sockaddr_storage *ss, uint64_t hv)
+{
+	struct nlm_addrcount *ac;
+
+	if (nlm->n_abuckets == 0)
+		return NULL;
+	for (ac = nlm->n_addrs[hv & (nlm->n_abuckets - 1)]; ac != NULL;
+	    ac = ac->ac_next)
+		if (ac->ac_hash == hv && nlm_addr_equal(&ac->ac_addr, ss))
+			return ac;
+	return NULL;
+}
+
+/* How many hosts this address has now. */
+static unsigned
+nlm_addr_count(const struct sockaddr_storage *ss)
+{
+	struct nlm_addrcount *ac = nlm_addr_find(ss, nlm_addr_hash(ss));
+
+	return ac != NULL ? ac->ac_count : 0;
+}
+
+/* One more host at this address (0), or -1 when out of memory. */
+static int
+nlm_addr_add(const struct sockaddr_storage *ss)
+{
+	uint64_t hv = nlm_addr_hash(ss);
+	struct nlm_addrcount *ac, **tab, *next;
+	size_t size, b;
+
+	if ((ac = nlm_addr_find(ss, hv)) != NULL) {
+		ac->ac_count++;
+		return 0;
+	}
+	if (nlm->n_naddrs >= nlm->n_abuckets) {
+		size = nlm->n_abuckets == 0 ? 256 : nlm->n_abuckets * 2;
+		if ((tab = calloc(size, sizeof(*tab))) != NULL) {
+			for (b = 0; b < nlm->n_abuckets; b++)
+				for (ac = nlm->n_addrs[b]; ac != NULL;
+				    ac = next) {
+					next = ac->ac_next;
+					ac->ac_next = tab[ac->ac_hash &
+					    (size - 1)];
+					tab[ac->ac_hash & (size - 1)] = ac;
+				}
+			free(nlm->n_addrs);
+			nlm->n_addrs = tab;
+			nlm->n_abuckets = size;
+		} else if (nlm->n_abuckets == 0)
+			return -1;
+	}
+	if ((ac = calloc(1, sizeof(*ac))) == NULL)
+		return -1;
+	ac->ac_addr = *ss;
+	ac->ac_hash = hv;
+	ac->ac_count = 1;
+	b = hv & (nlm->n_abuckets - 1);
+	ac->ac_next = nlm->n_addrs[b];
+	nlm->n_addrs[b] = ac;
+	nlm->n_naddrs++;
+	return 0;
+}
+
+static void
+nlm_addr_del(const struct sockaddr_storage *ss)
+{
+	uint64_t hv = nlm_addr_hash(ss);
+	struct nlm_addrcount **pp, *ac;
+
+	if (nlm->n_abuckets == 0)
+		return;
+	for (pp = &nlm->n_addrs[hv & (nlm->n_abuckets - 1)];
+	    (ac = *pp) != NULL; pp = &ac->ac_next)
+		if (ac->ac_hash == hv && nlm_addr_equal(&ac->ac_addr, ss)) {
+			if (--ac->ac_count == 0) {
+				*pp = ac->ac_next;
+				free(ac);
+				nlm->n_naddrs--;
+			}
+			return;
+		}
+}
+
+static void
+nlm_addr_free_all(void)
+{
+	struct nlm_addrcount *ac;
+	size_t b;
+
+	for (b = 0; b < nlm->n_abuckets; b++)
+		while ((ac = nlm->n_addrs[b]) != NULL) {
+			nlm->n_addrs[b] = ac->ac_next;
+			free(ac);
+		}
+	free(nlm->n_addrs);
+	nlm->n_addrs = NULL;
+	nlm->n_abuckets = nlm->n_naddrs = 0;
 }
 
 /* Double the buckets (a failure keeps the table as it is). */
@@ -205,6 +329,8 @@ nlm_host_link(struct nlm_host *h)
 	if (nlm->n_hbuckets == 0)
 		fatalx("out of memory for the host table");
 	h->h_hash = nlm_host_hash(&h->h_addr, h->h_name);
+	if (nlm_addr_add(&h->h_addr) == -1)
+		fatalx("out of memory for the host table");
 	b = h->h_hash & (nlm->n_hbuckets - 1);
 	h->h_next = nlm->n_hosts[b];
 	nlm->n_hosts[b] = h;
@@ -217,10 +343,22 @@ nlm_host_new(const struct sockaddr_storage *ss, socklen_t sl, const char *name)
 {
 	struct nlm_host *h;
 
+	char a[64];
+
 	if (nlm->n_nhosts >= nlm->n_conf.nc_max_hosts) {
+		nlm->n_stats.hosts_refused++;
 		log_rl_warnx(&rl_table_full,
 		    "host table full (%u hosts, max-hosts)",
 		    nlm->n_nhosts);
+		return NULL;
+	}
+	if (nlm->n_conf.nc_max_hosts_per_addr > 0 &&
+	    nlm_addr_count(ss) >= nlm->n_conf.nc_max_hosts_per_addr) {
+		nlm->n_stats.hosts_refused++;
+		log_rl_warnx(&rl_addr_full, "%s already has %u hosts "
+		    "(max-hosts-per-address): caller_name %s refused",
+		    rpc_addr_str((const struct sockaddr *)ss, 0, a, sizeof(a)),
+		    nlm->n_conf.nc_max_hosts_per_addr, name);
 		return NULL;
 	}
 	if ((h = calloc(1, sizeof(*h))) == NULL)
@@ -425,6 +563,7 @@ static void
 nlm_host_drop(struct nlm_host *h)
 {
 	nlm_notify_stop(h);
+	nlm_addr_del(&h->h_addr);
 	nlm_store_check(store_del_host(nlm->n_store, h->h_id),
 	    "staging a host removal");
 	free(h->h_name);
@@ -548,4 +687,5 @@ nlm_host_free_all(void)
 	nlm->n_hosts = NULL;
 	nlm->n_hbuckets = 0;
 	nlm->n_nhosts = 0;
+	nlm_addr_free_all();
 }

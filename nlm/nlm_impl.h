@@ -130,6 +130,8 @@ struct nlm_send {
 	unsigned		 s_tries;
 	unsigned		 s_lk_timeout_ms; /* port look-up; 0: default */
 	unsigned		 s_lk_tries;
+	bool			 s_reflect;	/* answers a request whose source
+						   may be forged (_RES) */
 	nlm_send_cb		*s_cb;
 	void			*s_arg;
 	uint32_t		 s_xid;		/* 0: not on the wire yet */
@@ -157,6 +159,9 @@ struct nlm_service {
 	struct ev_timer		 n_grace_timer;
 	struct nlm_host		**n_hosts;	/* keyed hash of (addr, name) */
 	size_t			 n_hbuckets;	/* a power of two */
+	struct nlm_addrcount	**n_addrs;	/* hosts per source address */
+	size_t			 n_abuckets;
+	size_t			 n_naddrs;
 	unsigned		 n_nhosts;
 	uint64_t		 n_next_host;
 	struct nlm_grant	*n_grants[NLM_GRANT_BUCKETS]; /* by cookie */
@@ -327,6 +332,12 @@ struct nlm_send	*nlm_send_new(const struct sockaddr_storage *peer,
  */
 void		 nlm_send_lookup(struct nlm_send *, unsigned timeout_ms,
 		    unsigned tries);
+/*
+ * Before nlm_send_start(): the send answers a request whose source may
+ * be forged (a _RES): after a look-up there found no port, it fails at
+ * once for a while instead of looking up again.
+ */
+void		 nlm_send_reflectable(struct nlm_send *);
 /*
  * Start it: look up the client's NLM port if needed, then call; both go
  * out at the next flush.  cb runs exactly once (ok = reply received),

@@ -515,11 +515,14 @@ nlm_proc_sm_notify(const struct nlm_ctx *cx, const nlm_sm_status *a)
 	(void)nlm_host_rebooted(a->mon_name);
 }
 
+#define MAX_RES_INFLIGHT	4096
+
 static void
 nlm_res_done(void *arg, int ok, XDR *res)
 {
 	(void)arg;
 	(void)res;
+	nlm->n_stats.res_inflight--;
 	if (!ok)
 		nlm->n_stats.res_failed++;
 }
@@ -530,6 +533,10 @@ nlm_send_res(const struct nlm_ctx *cx, uint32_t proc, xdrproc_t xres,
 {
 	struct nlm_send *s;
 
+	if (nlm->n_stats.res_inflight >= MAX_RES_INFLIGHT) {
+		nlm->n_stats.res_dropped++;
+		return;	/* the client re-sends its _MSG */
+	}
 	/*
 	 * To the client's NLM as registered with the rpcbind at the
 	 * request's source address: never to the source port, and never
@@ -542,6 +549,12 @@ nlm_send_res(const struct nlm_ctx *cx, uint32_t proc, xdrproc_t xres,
 		return;
 	}
 	nlm->n_stats.res_sent++;
-	/* One try: a client missing a _RES sends its _MSG again. */
+	nlm->n_stats.res_inflight++;
+	/*
+	 * One try, and one port look-up (the source may be forged): a
+	 * client missing a _RES sends its _MSG again.
+	 */
+	nlm_send_lookup(s, 1000, 1);
+	nlm_send_reflectable(s);
 	nlm_send_start(s, 5000, 1, nlm_res_done, NULL);
 }
