@@ -70,6 +70,7 @@ static const struct config_key config_table[] = {
 	KEY_UINT("verbose", verbose, 0, 9),
 	KEY_SIZE("max-record-size", max_record, 1024, 1 << 20),
 	KEY_UINT("max-connections", max_connections, 1, 1000000),
+	KEY_UINT("max-connections-per-address", max_conns_per_addr, 1, 1000000),
 	KEY_UINT("connection-idle-timeout", conn_idle_sec, 1, 86400),
 	KEY_ENUM("callbacks", callbacks, callbacks_names),
 	KEY_UINT("callback-retry-min-ms", cb_retry_min_ms, 10, 3600000),
@@ -136,6 +137,7 @@ config_defaults(struct config *c)
 	c->rpcbind = 1;
 	c->max_record = 64 * 1024;
 	c->max_connections = 4096;
+	c->max_conns_per_addr = 64;
 	c->conn_idle_sec = 600;
 	c->callbacks = CONFIG_CB_MSG;
 	c->cb_retry_min_ms = 1000;

@@ -73,6 +73,7 @@ struct config {
 	int		foreground;		/* not from the file: -F */
 	size_t		max_record;		/* max-record-size (bytes) */
 	unsigned	max_connections;	/* max-connections */
+	unsigned	max_conns_per_addr;	/* max-connections-per-address */
 	unsigned	conn_idle_sec;		/* connection-idle-timeout */
 	int		callbacks;		/* enum config_callbacks */
 	unsigned	cb_retry_min_ms;	/* callback-retry-min-ms */

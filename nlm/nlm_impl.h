@@ -82,6 +82,10 @@ struct nlm_host {
 	struct nlm_notifier	*h_notify;	/* that notification's sender */
 	uint64_t		 h_hash;	/* of (address, name) */
 	struct nlm_host		*h_next;	/* hash chain */
+	struct nlm_addrcount	*h_ag;		/* hosts at its address */
+	struct nlm_host		*h_anext, *h_aprev;
+	struct nlm_namegroup	*h_ng;		/* hosts of its name */
+	struct nlm_host		*h_nnext, *h_nprev;
 };
 
 /* A blocked request and, once granted, its callback.  See legend. */
@@ -162,6 +166,9 @@ struct nlm_service {
 	struct nlm_addrcount	**n_addrs;	/* hosts per source address */
 	size_t			 n_abuckets;
 	size_t			 n_naddrs;
+	struct nlm_namegroup	**n_names;	/* hosts per caller_name */
+	size_t			 n_nbuckets;
+	size_t			 n_nnames;
 	unsigned		 n_nhosts;
 	uint64_t		 n_next_host;
 	struct nlm_grant	*n_grants[NLM_GRANT_BUCKETS]; /* by cookie */
@@ -269,6 +276,14 @@ void		 nlm_host_free_all(void);
 /* Same address (ignoring port)? */
 bool		 nlm_addr_equal(const struct sockaddr_storage *,
 		    const struct sockaddr_storage *);
+
+/*
+ * The host of (address ss, name), without creating it, or NULL.  O(1).
+ */
+struct nlm_host	*nlm_host_find(const struct sockaddr_storage *ss,
+		    const char *name);
+/* The first host of that caller_name (any address), or NULL.  O(1). */
+struct nlm_host	*nlm_host_named(const char *name);
 
 /*
  * The host told us it restarted (FREE_ALL, SM_NOTIFY) and was released:

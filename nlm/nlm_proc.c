@@ -445,44 +445,34 @@ nlm_proc_unshare(const struct nlm_ctx *cx, const nlm4_shareargs *a,
 	nlm_count(NLMPROC4_UNSHARE, ns);
 }
 
-struct nlm_free_all_arg {
-	const struct nlm_ctx	*fa_cx;
-	const char		*fa_name;
-};
-
-static void
-nlm_free_all_one(struct nlm_host *h, void *arg)
-{
-	struct nlm_free_all_arg *fa = arg;
-	char hs[300], ps[64];
-
-	if (strcmp(h->h_name, fa->fa_name) != 0)
-		return;
-	if (!nlm_addr_equal(&h->h_addr, &fa->fa_cx->cx_peer)) {
-		/* A name is not proof of identity: anyone can send one. */
-		nlm->n_stats.free_all_refused++;
-		log_rl_warnx(&rl_free_all,
-		    "FREE_ALL for %s from %s refused: not its address",
-		    nlm_host_str(h, hs, sizeof(hs)), rpc_addr_str(
-		    (const struct sockaddr *)&fa->fa_cx->cx_peer, 0, ps,
-		    sizeof(ps)));
-		return;
-	}
-	nlm->n_stats.free_all++;
-	nlm_host_release(h, "FREE_ALL");
-	nlm_host_forget(h);
-}
-
+/*
+ * FREE_ALL: the host (this address, this name) restarted.  Found by its
+ * key, not by a scan; a name held only at other addresses is refused (a
+ * name is not proof of identity: anyone can send one).
+ */
 void
 nlm_proc_free_all(const struct nlm_ctx *cx, const nlm4_notify *a)
 {
-	struct nlm_free_all_arg fa = { cx, a->name };
+	struct nlm_host *h;
+	char hs[300], ps[64];
 
 	if (!nlm_name_ok(a->name)) {
 		nlm->n_stats.bad_args++;
 		return;
 	}
-	nlm_host_foreach(nlm_free_all_one, &fa);
+	if ((h = nlm_host_find(&cx->cx_peer, a->name)) != NULL) {
+		nlm->n_stats.free_all++;
+		nlm_host_release(h, "FREE_ALL");
+		nlm_host_forget(h);
+		return;
+	}
+	if ((h = nlm_host_named(a->name)) != NULL) {
+		nlm->n_stats.free_all_refused++;
+		log_rl_warnx(&rl_free_all,
+		    "FREE_ALL for %s from %s refused: not its address",
+		    nlm_host_str(h, hs, sizeof(hs)), rpc_addr_str(
+		    (const struct sockaddr *)&cx->cx_peer, 0, ps, sizeof(ps)));
+	}
 }
 
 void

@@ -13,6 +13,8 @@
 #     another address is still served;
 #   - SHARE: max-shares-per-host (5), then max-shares (8) over all hosts;
 #   - blocking LOCKs: max-waiters (3) over all hosts;
+#   - TCP: max-connections-per-address (50); idle connections keep small
+#     buffers (they grow with use);
 #   - reflected traffic: LOCK_MSGs whose answers need a port look-up at an
 #     address without NLM cost that address one or two look-ups, not one
 #     (or three) per message.
@@ -75,7 +77,7 @@ itest_wait "${ON_CLI[@]}" rpcinfo -p 127.0.0.1 ||
 cli() { "${ON_CLI[@]}" "$PEER" "$@"; }
 
 itest_start_nlmd -d --max-hosts-per-address=20 --max-shares-per-host=5 \
-    --max-shares=8 --max-waiters=3
+    --max-shares=8 --max-waiters=3 --max-connections-per-address=50
 rss() { awk '/^VmRSS/ {print $2}' /proc/$NLMD_PID/status; }
 metric() { "$CTL" metrics | awk -v k="$1" '$1 == k {print $2}'; }
 
@@ -120,6 +122,24 @@ cli lock $SRV warm5 f-wait 0 1 3 block >"$W/wait4.txt" 2>&1
 rcheck "a fourth waiter: DENIED_NOLOCKS (max-waiters 3)" \
     grep -q "DENIED_NOLOCKS" "$W/wait4.txt"
 rcheck "... nlmd counts 3 waiters" test "$(metric nlmd_waiters)" = 3
+
+# ---- connections -------------------------------------------------------------
+
+rss0=$(rss)
+"${ON_CLI[@]}" bash -c 'for i in $(seq 60); do
+	exec {fd}<>/dev/tcp/'$SRV'/4045 || exit 1; done; sleep 4' &
+HOLDER=$!
+sleep 2
+rss1=$(rss)
+rcheck "60 TCP connections from one address: 50 kept (max 50 per address)" \
+    test "$(metric nlmd_tcp_connections)" = 50
+rcheck "... 10 refused and counted" \
+    test "$(metric 'nlmd_tcp_connections_total{event="refused"}')" = 10
+rcheck "... 50 idle connections cost little: RSS $rss0 -> $rss1 KiB" \
+    test $((rss1 - rss0)) -lt 2048
+rcheck "another address still connects over TCP" \
+    rpcinfo -T tcp $SRV 100021 4
+wait $HOLDER 2>/dev/null
 
 # ---- reflected traffic -------------------------------------------------------
 
