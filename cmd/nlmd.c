@@ -643,7 +643,7 @@ main(int argc, char **argv)
 	    d.conf.state_dir, durability_name(d.conf.durability),
 	    (unsigned long long)d.epoch, nsm_state(),
 	    d.registered ? ", registered with rpcbind" : ", not registered");
-	svcmgr_ready(d.mgr, d.epoch);
+	svcmgr_ready(d.mgr);
 	if (ev_run(d.loop) == -1)
 		log_warn("event loop");
 	svcmgr_stopping(d.mgr);

@@ -177,6 +177,8 @@ void	nlm_metrics(struct sbuf *);
 
 const struct nlm_counters *nlm_get_counters(void);
 const struct nlm_grace *nlm_get_grace(void);
+/* The current epoch (a simulated restart moves it on). */
+uint64_t nlm_get_epoch(void);
 /* The lock table, for the status dump (read only). */
 const struct lk_table *nlm_get_table(void);
 
