@@ -12,3 +12,8 @@ $(O)/hashflood: $(O)/bench/hashflood.o $(O)/liblockcore.a
 	$(CC) $(LDFLAGS) -o $@ $^
 BENCHES += $(O)/hashflood
 -include $(O)/bench/hashflood.d
+# bench/waitbench: the cost of queued requests in lockcore.
+$(O)/waitbench: $(O)/bench/waitbench.o $(O)/liblockcore.a
+	$(CC) $(LDFLAGS) -o $@ $^
+BENCHES += $(O)/waitbench
+-include $(O)/bench/waitbench.d

@@ -281,6 +281,67 @@ struct status {
 	bool	 header_locks, header_hosts;
 };
 
+/*
+ * A record row: KIND HOST SVID OWNER FILE START LEN MODE TOKEN EPOCH
+ * NOTE, padded by hand (printf was most of the time of a million rows).
+ * A negative width pads on the left; `max' > 0 cuts the text.
+ */
+struct row {
+	char	b[512];
+	size_t	n;
+};
+
+static void
+cell(struct row *r, const char *s, int width, size_t max)
+{
+	size_t len = strlen(s), w = (size_t)(width < 0 ? -width : width);
+
+	if (max > 0 && len > max)
+		len = max;
+	if (r->n + (len > w ? len : w) + 2 > sizeof(r->b))
+		return;
+	if (width < 0)
+		for (; w > len; w--)
+			r->b[r->n++] = ' ';
+	memcpy(r->b + r->n, s, len);
+	r->n += len;
+	if (width > 0)
+		for (; w > len; w--)
+			r->b[r->n++] = ' ';
+	r->b[r->n++] = ' ';
+}
+
+static void
+row_out(struct row *r)
+{
+	while (r->n > 0 && r->b[r->n - 1] == ' ')
+		r->n--;
+	r->b[r->n++] = '\n';
+	fwrite(r->b, 1, r->n, stdout);
+}
+
+static void
+record_row(const char *kind, const char *host, const char *svid,
+    const char *oh, const char *fh, const char *start, const char *len,
+    const char *mode, const char *token, const char *epoch, const char *note)
+{
+	struct row r;
+
+	r.n = 0;
+	cell(&r, kind, 6, 0);
+	cell(&r, host, 20, 0);
+	cell(&r, svid, -6, 0);
+	cell(&r, oh, 18, 18);
+	cell(&r, fh, 24, 24);
+	cell(&r, start, -20, 0);
+	cell(&r, len, -20, 0);
+	cell(&r, mode, 9, 0);
+	cell(&r, token, -10, 0);
+	cell(&r, epoch, -5, 0);
+	cell(&r, note, 0, 0);
+	row_out(&r);
+}
+
 static void
 print_duration(unsigned long long s, char *buf, size_t len)
 {
@@ -353,14 +414,12 @@ status_text(const struct line *l, struct status *st)
 		if (strcmp(l->kind, "share") == 0) {
 			snprintf(d, sizeof(d), "a%s/d%s", get(l, "access"),
 			    get(l, "deny"));
-			printf("%-6s %-20s %6s %-18.18s %-24.24s %20s %20s %-9s "
-			    "%10s %5s %s\n", "share", name_of(getu(l, "host")),
-			    "-", get(l, "oh"), get(l, "fh"), "-", "-", d, "-",
+			record_row("share", name_of(getu(l, "host")), "-",
+			    get(l, "oh"), get(l, "fh"), "-", "-", d, "-",
 			    get(l, "epoch"), getu(l, "reclaimable") ?
 			    "to reclaim" : "");
 		} else if (strcmp(l->kind, "lock") == 0) {
-			printf("%-6s %-20s %6s %-18.18s %-24.24s %20s %20s %-9s "
-			    "%10s %5s %s\n", "lock", name_of(getu(l, "host")),
+			record_row("lock", name_of(getu(l, "host")),
 			    get(l, "svid"), get(l, "oh"), get(l, "fh"),
 			    get(l, "start"), getu(l, "len") == 0 ? "to-eof" :
 			    get(l, "len"), get(l, "mode"), get(l, "token"),
@@ -374,12 +433,10 @@ status_text(const struct line *l, struct status *st)
 			snprintf(note, sizeof(note), "%s %s", getu(l,
 			    "granted") ? "granted, calling back; for" :
 			    "queued for", d);
-			printf("%-6s %-20s %6s %-18.18s %-24.24s %20s %20s %-9s "
-			    "%10s %5s %s\n", "waiter",
-			    name_of(getu(l, "host")), get(l, "svid"),
-			    get(l, "oh"), get(l, "fh"), get(l, "start"),
-			    getu(l, "len") == 0 ? "to-eof" : get(l, "len"),
-			    get(l, "mode"), "-", "-", note);
+			record_row("waiter", name_of(getu(l, "host")),
+			    get(l, "svid"), get(l, "oh"), get(l, "fh"),
+			    get(l, "start"), getu(l, "len") == 0 ? "to-eof" :
+			    get(l, "len"), get(l, "mode"), "-", "-", note);
 		}
 	}
 }

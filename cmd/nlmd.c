@@ -269,6 +269,10 @@ nlm_config_from(const struct config *c, struct nlm_config *nc)
 	nc->nc_max_locks = c->max_locks;
 	nc->nc_max_locks_per_host = c->max_locks_per_host;
 	nc->nc_max_waiters_per_host = c->max_waiters_per_host;
+	nc->nc_max_waiters = c->max_waiters;
+	nc->nc_max_shares = c->max_shares;
+	nc->nc_max_shares_per_host = c->max_shares_per_host;
+	nc->nc_max_hosts_per_addr = c->max_hosts_per_addr;
 	nc->nc_grace_sec = c->grace_sec;
 	snprintf(nc->nc_notify_name, sizeof(nc->nc_notify_name), "%s",
 	    c->notify_name);
@@ -355,6 +359,7 @@ setup_network(struct nlmd *d)
 	memset(&lim, 0, sizeof(lim));
 	lim.max_record = d->conf.max_record;
 	lim.max_conns = d->conf.max_connections;
+	lim.max_conns_per_addr = d->conf.max_conns_per_addr;
 	lim.idle_sec = d->conf.conn_idle_sec;
 	if ((d->srv = rpc_srv_new(d->loop, &lim)) == NULL)
 		fatalx("out of memory");
@@ -485,9 +490,37 @@ drop_privileges(struct nlmd *d)
 static void
 metrics_text(struct sbuf *sb, void *arg)
 {
-	(void)arg;
+	const struct nlmd *d = arg;
+	const struct rpc_srv_stats *rs = rpc_srv_stats(d->srv);
+
 	nlm_metrics(sb);
 	nsm_metrics(sb);
+	sbuf_printf(sb, "# HELP nlmd_rpc_messages_total RPC messages the "
+	    "transport received, by outcome.\n"
+	    "# TYPE nlmd_rpc_messages_total counter\n"
+	    "nlmd_rpc_messages_total{outcome=\"dispatched\"} %llu\n"
+	    "nlmd_rpc_messages_total{outcome=\"garbage\"} %llu\n"
+	    "nlmd_rpc_messages_total{outcome=\"no_program\"} %llu\n"
+	    "nlmd_rpc_messages_total{outcome=\"bad_auth\"} %llu\n"
+	    "# HELP nlmd_tcp_connections Open TCP connections.\n"
+	    "# TYPE nlmd_tcp_connections gauge\n"
+	    "nlmd_tcp_connections %llu\n"
+	    "# HELP nlmd_tcp_connections_total TCP connections, by what became "
+	    "of them.\n"
+	    "# TYPE nlmd_tcp_connections_total counter\n"
+	    "nlmd_tcp_connections_total{event=\"accepted\"} %llu\n"
+	    "nlmd_tcp_connections_total{event=\"refused\"} %llu\n"
+	    "nlmd_tcp_connections_total{event=\"closed_oversize\"} %llu\n"
+	    "nlmd_tcp_connections_total{event=\"closed_slow\"} %llu\n"
+	    "nlmd_tcp_connections_total{event=\"closed_idle\"} %llu\n",
+	    (unsigned long long)rs->calls, (unsigned long long)rs->garbage,
+	    (unsigned long long)rs->noprog, (unsigned long long)rs->badauth,
+	    (unsigned long long)rs->conns_open,
+	    (unsigned long long)rs->conns_total,
+	    (unsigned long long)rs->conns_refused,
+	    (unsigned long long)rs->oversize,
+	    (unsigned long long)rs->conns_slow,
+	    (unsigned long long)rs->conns_idle);
 }
 
 /* `metrics' on the control socket: the same text, line by line. */
@@ -536,7 +569,7 @@ setup_control(struct nlmd *d)
 		fatalx("%s (set control-socket, or --control-socket, to "
 		    "another path, or to nothing for none)", err);
 	if (nlm_ctl_register(d->ctl, durability_name(d->conf.durability)) ==
-	    -1 || ctl_srv_command(d->ctl, "metrics", ctl_metrics, NULL) == -1)
+	    -1 || ctl_srv_command(d->ctl, "metrics", ctl_metrics, d) == -1)
 		fatalx("out of memory");
 }
 
@@ -549,7 +582,7 @@ setup_metrics(struct nlmd *d)
 	if (d->conf.metrics_addr[0] == '\0')
 		return;
 	if ((d->http = http_metrics_new(d->loop, d->conf.metrics_addr,
-	    metrics_text, NULL, err, sizeof(err))) == NULL)
+	    metrics_text, d, err, sizeof(err))) == NULL)
 		fatalx("%s", err);
 	log_info("metrics at http://%s/metrics", d->conf.metrics_addr);
 }
@@ -610,7 +643,7 @@ main(int argc, char **argv)
 	    d.conf.state_dir, durability_name(d.conf.durability),
 	    (unsigned long long)d.epoch, nsm_state(),
 	    d.registered ? ", registered with rpcbind" : ", not registered");
-	svcmgr_ready(d.mgr, d.epoch);
+	svcmgr_ready(d.mgr);
 	if (ev_run(d.loop) == -1)
 		log_warn("event loop");
 	svcmgr_stopping(d.mgr);

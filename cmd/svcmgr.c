@@ -28,7 +28,6 @@
 struct svcmgr {
 	struct sdnotify	*sm_notify;
 	struct ev_loop	*sm_loop;
-	uint64_t	 sm_epoch;
 	bool		 sm_grace;	/* the last STATUS was about grace */
 	bool		 sm_stopping;
 	uint64_t	 sm_wd_ms;	/* watchdog ping period; 0: none */
@@ -79,7 +78,7 @@ svcmgr_status(struct svcmgr *m, const char *prefix)
 	m->sm_grace = g->g_active;
 	if (!g->g_active) {
 		snprintf(msg, sizeof(msg), "%sSTATUS=serving, epoch %" PRIu64,
-		    prefix, m->sm_epoch);
+		    prefix, nlm_get_epoch());
 		svcmgr_send(m, msg);
 		return;
 	}
@@ -88,14 +87,14 @@ svcmgr_status(struct svcmgr *m, const char *prefix)
 		snprintf(msg, sizeof(msg), "%sSTATUS=grace ending (%s): "
 		    "dropping %zu locks, %zu shares not reclaimed, epoch %"
 		    PRIu64, prefix, g->g_how, ct.ct_rlocks, ct.ct_rshares,
-		    m->sm_epoch);
+		    nlm_get_epoch());
 	else
 		snprintf(msg, sizeof(msg), "%sSTATUS=grace: %zu locks, %zu "
 		    "shares to reclaim, %" PRIu64 " s left, epoch %" PRIu64,
 		    prefix, ct.ct_rlocks, ct.ct_rshares,
 		    g->g_deadline_ms > ev_now_ms() ?
 		    (g->g_deadline_ms - ev_now_ms() + 999) / 1000 : 0,
-		    m->sm_epoch);
+		    nlm_get_epoch());
 	svcmgr_send(m, msg);
 }
 
@@ -124,13 +123,12 @@ svcmgr_watchdog(struct ev_loop *loop, void *arg)
 }
 
 void
-svcmgr_ready(struct svcmgr *m, uint64_t epoch)
+svcmgr_ready(struct svcmgr *m)
 {
 	uint64_t us;
 
 	if (m == NULL)
 		return;
-	m->sm_epoch = epoch;
 	svcmgr_status(m, "READY=1\n");
 	if (m->sm_grace && ev_timer_set(m->sm_loop, &m->sm_grace_timer,
 	    SVCMGR_GRACE_TICK_MS, svcmgr_grace_tick, m) == -1)

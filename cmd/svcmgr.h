@@ -24,10 +24,10 @@ struct svcmgr;
 struct svcmgr	*svcmgr_new(struct ev_loop *loop);
 
 /*
- * Startup is finished (serving epoch `epoch'): send READY=1 with the first
+ * Startup is finished: send READY=1 with the first
  * STATUS, and arm the grace-progress and watchdog timers.
  */
-void	svcmgr_ready(struct svcmgr *m, uint64_t epoch);
+void	svcmgr_ready(struct svcmgr *m);
 
 /*
  * The end of a turn (call from the before-sleep hook, after the NLM

@@ -70,6 +70,7 @@ static const struct config_key config_table[] = {
 	KEY_UINT("verbose", verbose, 0, 9),
 	KEY_SIZE("max-record-size", max_record, 1024, 1 << 20),
 	KEY_UINT("max-connections", max_connections, 1, 1000000),
+	KEY_UINT("max-connections-per-address", max_conns_per_addr, 1, 1000000),
 	KEY_UINT("connection-idle-timeout", conn_idle_sec, 1, 86400),
 	KEY_ENUM("callbacks", callbacks, callbacks_names),
 	KEY_UINT("callback-retry-min-ms", cb_retry_min_ms, 10, 3600000),
@@ -79,6 +80,10 @@ static const struct config_key config_table[] = {
 	KEY_UINT("max-locks-per-host", max_locks_per_host, 1, 100000000),
 	KEY_UINT("max-waiters-per-host", max_waiters_per_host, 1, 100000000),
 	KEY_UINT("max-locks", max_locks, 1, 1000000000),
+	KEY_UINT("max-waiters", max_waiters, 1, 100000000),
+	KEY_UINT("max-shares", max_shares, 1, 100000000),
+	KEY_UINT("max-shares-per-host", max_shares_per_host, 1, 100000000),
+	KEY_UINT("max-hosts-per-address", max_hosts_per_addr, 1, 10000000),
 	KEY_UINT("max-hosts", max_hosts, 1, 10000000),
 	KEY_UINT("max-name-length", max_name, 1, 1024),
 	KEY_UINT("max-fh-length", max_fh, 1, 1024),
@@ -132,6 +137,7 @@ config_defaults(struct config *c)
 	c->rpcbind = 1;
 	c->max_record = 64 * 1024;
 	c->max_connections = 4096;
+	c->max_conns_per_addr = 64;
 	c->conn_idle_sec = 600;
 	c->callbacks = CONFIG_CB_MSG;
 	c->cb_retry_min_ms = 1000;
@@ -141,6 +147,15 @@ config_defaults(struct config *c)
 	c->max_locks_per_host = 1000000;
 	c->max_waiters_per_host = 100000;
 	c->max_locks = 10000000;
+	c->max_waiters = 1000000;
+	c->max_shares = 1000000;
+	c->max_shares_per_host = 100000;
+	/*
+	 * Distinct caller_names one source address may bring: enough for
+	 * the containers behind a NAT, too few for one peer cycling names to
+	 * fill max-hosts and lock every new host out.
+	 */
+	c->max_hosts_per_addr = 256;
 	c->max_hosts = 100000;
 	c->max_name = 255;
 	c->max_fh = 1024;

@@ -73,6 +73,7 @@ struct config {
 	int		foreground;		/* not from the file: -F */
 	size_t		max_record;		/* max-record-size (bytes) */
 	unsigned	max_connections;	/* max-connections */
+	unsigned	max_conns_per_addr;	/* max-connections-per-address */
 	unsigned	conn_idle_sec;		/* connection-idle-timeout */
 	int		callbacks;		/* enum config_callbacks */
 	unsigned	cb_retry_min_ms;	/* callback-retry-min-ms */
@@ -83,6 +84,10 @@ struct config {
 	unsigned	max_waiters_per_host;	/* max-waiters-per-host */
 	unsigned	max_locks;		/* max-locks (all hosts) */
 	unsigned	max_hosts;		/* max-hosts */
+	unsigned	max_hosts_per_addr;	/* max-hosts-per-address */
+	unsigned	max_waiters;		/* max-waiters (all hosts) */
+	unsigned	max_shares;		/* max-shares (all hosts) */
+	unsigned	max_shares_per_host;	/* max-shares-per-host */
 	unsigned	max_name;		/* max-name-length */
 	unsigned	max_fh;			/* max-fh-length */
 	unsigned	max_oh;			/* max-oh-length */

@@ -39,6 +39,7 @@ struct nlm_config {
 	size_t		nc_max_fh;		/* file handle bytes */
 	size_t		nc_max_oh;		/* owner handle bytes */
 	unsigned	nc_max_hosts;
+	unsigned	nc_max_hosts_per_addr;
 	enum nlm_cbmode	nc_cbmode;
 	unsigned	nc_cb_retry_min_ms;	/* first retransmission */
 	unsigned	nc_cb_retry_max_ms;	/* backoff ceiling */
@@ -47,6 +48,9 @@ struct nlm_config {
 	size_t		nc_max_locks;		/* lock-core limits */
 	size_t		nc_max_locks_per_host;
 	size_t		nc_max_waiters_per_host;
+	size_t		nc_max_waiters;
+	size_t		nc_max_shares;
+	size_t		nc_max_shares_per_host;
 	uint64_t	nc_epoch;		/* this start's epoch */
 	unsigned	nc_grace_sec;		/* grace deadline */
 	int		nc_reclaim_check;	/* enum lk_reclaim_check */
@@ -82,12 +86,16 @@ struct nlm_counters {
 	uint64_t	cb_release_failed; /* releasing a grant failed: retried */
 	uint64_t	rpcb_lookups;	/* rpcbind queries to client hosts */
 	uint64_t	rpcb_failed;
+	uint64_t	rpcb_suppressed; /* sends failed at once: no port lately */
+	uint64_t	res_dropped;	/* _RES over the in-flight cap */
+	uint64_t	res_inflight;	/* gauge: _RES on their way */
 	uint64_t	reboots;	/* hosts whose NSM state changed */
 	uint64_t	free_all;	/* FREE_ALL that released a host */
 	uint64_t	free_all_refused; /* FREE_ALL from a foreign address */
 	uint64_t	sm_notify;	/* proc 16 notifications acted on */
 	uint64_t	sm_notify_refused;
 	uint64_t	hosts;		/* gauge: hosts known */
+	uint64_t	hosts_refused;	/* max-hosts or max-hosts-per-address */
 	uint64_t	cb_inflight;	/* gauge: grants awaiting acknowledgement */
 	uint64_t	loaded_locks;	/* reclaimable at start */
 	uint64_t	loaded_shares;
@@ -169,6 +177,8 @@ void	nlm_metrics(struct sbuf *);
 
 const struct nlm_counters *nlm_get_counters(void);
 const struct nlm_grace *nlm_get_grace(void);
+/* The current epoch (a simulated restart moves it on). */
+uint64_t nlm_get_epoch(void);
 /* The lock table, for the status dump (read only). */
 const struct lk_table *nlm_get_table(void);
 

@@ -252,6 +252,12 @@ nlm_set_epoch(uint64_t epoch, int32_t state)
 	nlm_notify_all(state);
 }
 
+uint64_t
+nlm_get_epoch(void)
+{
+	return nlm->n_conf.nc_epoch;
+}
+
 const struct nlm_grace *
 nlm_get_grace(void)
 {

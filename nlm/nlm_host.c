@@ -39,6 +39,7 @@
 /* Limits for messages a peer can trigger (log.h). */
 static struct log_rl rl_released;
 static struct log_rl rl_table_full;
+static struct log_rl rl_addr_full;
 
 #define HOST_GC_MS	60000
 
@@ -92,6 +93,283 @@ nlm_host_hash(const struct sockaddr_storage *ss, const char *name)
 		memcpy(buf, p, n);
 	memcpy(buf + n, name, nl);
 	return lk_siphash(nlm->n_conf.nc_hash_key, n, buf, n + nl);
+}
+
+/*
+ * HOSTS PER SOURCE ADDRESS.  A peer that cycles through caller_names
+ * from one address must not fill the host table (max-hosts) and lock
+ * every new client out: each address may bring max-hosts-per-address.
+ * A small keyed hash of address -> count, growing like the host table.
+ */
+struct nlm_addrcount {
+	struct sockaddr_storage	 ac_addr;
+	uint64_t		 ac_hash;
+	unsigned		 ac_count;
+	struct nlm_host		*ac_hosts;	/* h_anext list */
+	struct nlm_addrcount	*ac_next;
+};
+
+/* Hosts by caller_name (any address): FREE_ALL, SM_NOTIFY, proc 16. */
+struct nlm_namegroup {
+	uint64_t		 ng_hash;
+	struct nlm_host		*ng_hosts;	/* h_nnext list; names equal */
+	struct nlm_namegroup	*ng_next;
+};
+
+static uint64_t
+nlm_addr_hash(const struct sockaddr_storage *ss)
+{
+	const uint8_t *p;
+	size_t n;
+
+	p = nlm_addr_bytes(ss, &n);
+	return lk_siphash(nlm->n_conf.nc_hash_key, 0x61646472, p, n);
+}
+
+static uint64_t
+nlm_name_hash(const char *name)
+{
+	return lk_siphash(nlm->n_conf.nc_hash_key, 0x6e616d65, name,
+	    strlen(name));
+}
+
+static struct nlm_addrcount *
+nlm_addr_find(const struct sockaddr_storage *ss, uint64_t hv)
+{
+	struct nlm_addrcount *ac;
+
+	if (nlm->n_abuckets == 0)
+		return NULL;
+	for (ac = nlm->n_addrs[hv & (nlm->n_abuckets - 1)]; ac != NULL;
+	    ac = ac->ac_next)
+		if (ac->ac_hash == hv && nlm_addr_equal(&ac->ac_addr, ss))
+			return ac;
+	return NULL;
+}
+
+static struct nlm_namegroup *
+nlm_name_find(const char *name, uint64_t hv)
+{
+	struct nlm_namegroup *ng;
+
+	if (nlm->n_nbuckets == 0)
+		return NULL;
+	for (ng = nlm->n_names[hv & (nlm->n_nbuckets - 1)]; ng != NULL;
+	    ng = ng->ng_next)
+		if (ng->ng_hash == hv &&
+		    strcmp(ng->ng_hosts->h_name, name) == 0)
+			return ng;
+	return NULL;
+}
+
+/* How many hosts this address has now. */
+static unsigned
+nlm_addr_count(const struct sockaddr_storage *ss)
+{
+	struct nlm_addrcount *ac = nlm_addr_find(ss, nlm_addr_hash(ss));
+
+	return ac != NULL ? ac->ac_count : 0;
+}
+
+/*
+ * Make room for one more entry in a chained table of `size' buckets
+ * holding `n' (doubling from 256); `hashof' gives an entry's hash.  A
+ * failed growth keeps the table: chains get longer.  -1 only when there
+ * is no table at all.
+ */
+static int
+nlm_index_grow(void ***tabp, size_t *sizep, size_t n,
+    uint64_t (*hashof)(void *), void *(*nextof)(void *),
+    void (*setnext)(void *, void *))
+{
+	size_t size = *sizep == 0 ? 256 : *sizep * 2, b;
+	void **tab, *e, *next;
+
+	if (n < *sizep)
+		return 0;
+	if ((tab = calloc(size, sizeof(*tab))) == NULL)
+		return *sizep == 0 ? -1 : 0;
+	for (b = 0; b < *sizep; b++)
+		for (e = (*tabp)[b]; e != NULL; e = next) {
+			next = nextof(e);
+			setnext(e, tab[hashof(e) & (size - 1)]);
+			tab[hashof(e) & (size - 1)] = e;
+		}
+	free(*tabp);
+	*tabp = tab;
+	*sizep = size;
+	return 0;
+}
+
+static uint64_t
+ac_hashof(void *e)
+{
+	return ((struct nlm_addrcount *)e)->ac_hash;
+}
+
+static void *
+ac_nextof(void *e)
+{
+	return ((struct nlm_addrcount *)e)->ac_next;
+}
+
+static void
+ac_setnext(void *e, void *n)
+{
+	((struct nlm_addrcount *)e)->ac_next = n;
+}
+
+static uint64_t
+ng_hashof(void *e)
+{
+	return ((struct nlm_namegroup *)e)->ng_hash;
+}
+
+static void *
+ng_nextof(void *e)
+{
+	return ((struct nlm_namegroup *)e)->ng_next;
+}
+
+static void
+ng_setnext(void *e, void *n)
+{
+	((struct nlm_namegroup *)e)->ng_next = n;
+}
+
+/* Put h in the indexes of its address and its name.  0, or -1 (memory). */
+static int
+nlm_index_add(struct nlm_host *h)
+{
+	uint64_t ah = nlm_addr_hash(&h->h_addr);
+	uint64_t nh = nlm_name_hash(h->h_name);
+	struct nlm_addrcount *ac;
+	struct nlm_namegroup *ng;
+
+	if ((ac = nlm_addr_find(&h->h_addr, ah)) == NULL) {
+		if (nlm_index_grow((void ***)&nlm->n_addrs, &nlm->n_abuckets,
+		    nlm->n_naddrs, ac_hashof, ac_nextof, ac_setnext) == -1 ||
+		    (ac = calloc(1, sizeof(*ac))) == NULL)
+			return -1;
+		ac->ac_addr = h->h_addr;
+		ac->ac_hash = ah;
+		ac->ac_next = nlm->n_addrs[ah & (nlm->n_abuckets - 1)];
+		nlm->n_addrs[ah & (nlm->n_abuckets - 1)] = ac;
+		nlm->n_naddrs++;
+	}
+	if ((ng = nlm_name_find(h->h_name, nh)) == NULL) {
+		if (nlm_index_grow((void ***)&nlm->n_names, &nlm->n_nbuckets,
+		    nlm->n_nnames, ng_hashof, ng_nextof, ng_setnext) == -1 ||
+		    (ng = calloc(1, sizeof(*ng))) == NULL) {
+			if (ac->ac_count == 0) {	/* just made: undo */
+				struct nlm_addrcount **pp = &nlm->n_addrs[ah &
+				    (nlm->n_abuckets - 1)];
+
+				while (*pp != ac)
+					pp = &(*pp)->ac_next;
+				*pp = ac->ac_next;
+				free(ac);
+				nlm->n_naddrs--;
+			}
+			return -1;
+		}
+		ng->ng_hash = nh;
+		ng->ng_next = nlm->n_names[nh & (nlm->n_nbuckets - 1)];
+		nlm->n_names[nh & (nlm->n_nbuckets - 1)] = ng;
+		nlm->n_nnames++;
+	}
+	ac->ac_count++;
+	h->h_ag = ac;
+	h->h_aprev = NULL;
+	h->h_anext = ac->ac_hosts;
+	if (ac->ac_hosts != NULL)
+		ac->ac_hosts->h_aprev = h;
+	ac->ac_hosts = h;
+	h->h_ng = ng;
+	h->h_nprev = NULL;
+	h->h_nnext = ng->ng_hosts;
+	if (ng->ng_hosts != NULL)
+		ng->ng_hosts->h_nprev = h;
+	ng->ng_hosts = h;
+	return 0;
+}
+
+/* Take h out of both indexes; empty groups go. */
+static void
+nlm_index_del(struct nlm_host *h)
+{
+	struct nlm_addrcount *ac = h->h_ag, **app;
+	struct nlm_namegroup *ng = h->h_ng, **npp;
+
+	if (ac != NULL) {
+		if (h->h_aprev != NULL)
+			h->h_aprev->h_anext = h->h_anext;
+		else
+			ac->ac_hosts = h->h_anext;
+		if (h->h_anext != NULL)
+			h->h_anext->h_aprev = h->h_aprev;
+		if (--ac->ac_count == 0) {
+			for (app = &nlm->n_addrs[ac->ac_hash &
+			    (nlm->n_abuckets - 1)]; *app != ac;
+			    app = &(*app)->ac_next)
+				;
+			*app = ac->ac_next;
+			free(ac);
+			nlm->n_naddrs--;
+		}
+		h->h_ag = NULL;
+	}
+	if (ng != NULL) {
+		if (h->h_nprev != NULL)
+			h->h_nprev->h_nnext = h->h_nnext;
+		else
+			ng->ng_hosts = h->h_nnext;
+		if (h->h_nnext != NULL)
+			h->h_nnext->h_nprev = h->h_nprev;
+		if (ng->ng_hosts == NULL) {
+			for (npp = &nlm->n_names[ng->ng_hash &
+			    (nlm->n_nbuckets - 1)]; *npp != ng;
+			    npp = &(*npp)->ng_next)
+				;
+			*npp = ng->ng_next;
+			free(ng);
+			nlm->n_nnames--;
+		}
+		h->h_ng = NULL;
+	}
+}
+
+static void
+nlm_index_free_all(void)
+{
+	struct nlm_addrcount *ac;
+	struct nlm_namegroup *ng;
+	size_t b;
+
+	for (b = 0; b < nlm->n_abuckets; b++)
+		while ((ac = nlm->n_addrs[b]) != NULL) {
+			nlm->n_addrs[b] = ac->ac_next;
+			free(ac);
+		}
+	for (b = 0; b < nlm->n_nbuckets; b++)
+		while ((ng = nlm->n_names[b]) != NULL) {
+			nlm->n_names[b] = ng->ng_next;
+			free(ng);
+		}
+	free(nlm->n_addrs);
+	free(nlm->n_names);
+	nlm->n_addrs = NULL;
+	nlm->n_names = NULL;
+	nlm->n_abuckets = nlm->n_naddrs = 0;
+	nlm->n_nbuckets = nlm->n_nnames = 0;
+}
+
+struct nlm_host *
+nlm_host_named(const char *name)
+{
+	struct nlm_namegroup *ng = nlm_name_find(name, nlm_name_hash(name));
+
+	return ng != NULL ? ng->ng_hosts : NULL;
 }
 
 /* Double the buckets (a failure keeps the table as it is). */
@@ -205,6 +483,8 @@ nlm_host_link(struct nlm_host *h)
 	if (nlm->n_hbuckets == 0)
 		fatalx("out of memory for the host table");
 	h->h_hash = nlm_host_hash(&h->h_addr, h->h_name);
+	if (nlm_index_add(h) == -1)
+		fatalx("out of memory for the host table");
 	b = h->h_hash & (nlm->n_hbuckets - 1);
 	h->h_next = nlm->n_hosts[b];
 	nlm->n_hosts[b] = h;
@@ -217,10 +497,22 @@ nlm_host_new(const struct sockaddr_storage *ss, socklen_t sl, const char *name)
 {
 	struct nlm_host *h;
 
+	char a[64];
+
 	if (nlm->n_nhosts >= nlm->n_conf.nc_max_hosts) {
+		nlm->n_stats.hosts_refused++;
 		log_rl_warnx(&rl_table_full,
 		    "host table full (%u hosts, max-hosts)",
 		    nlm->n_nhosts);
+		return NULL;
+	}
+	if (nlm->n_conf.nc_max_hosts_per_addr > 0 &&
+	    nlm_addr_count(ss) >= nlm->n_conf.nc_max_hosts_per_addr) {
+		nlm->n_stats.hosts_refused++;
+		log_rl_warnx(&rl_addr_full, "%s already has %u hosts "
+		    "(max-hosts-per-address): caller_name %s refused",
+		    rpc_addr_str((const struct sockaddr *)ss, 0, a, sizeof(a)),
+		    nlm->n_conf.nc_max_hosts_per_addr, name);
 		return NULL;
 	}
 	if ((h = calloc(1, sizeof(*h))) == NULL)
@@ -248,22 +540,34 @@ nlm_host_local(struct nlm_host *h, const struct sockaddr_storage *local,
 }
 
 struct nlm_host *
+nlm_host_find(const struct sockaddr_storage *ss, const char *name)
+{
+	uint64_t hv;
+	struct nlm_host *h;
+
+	if (nlm->n_hbuckets == 0)
+		return NULL;
+	hv = nlm_host_hash(ss, name);
+	for (h = nlm->n_hosts[hv & (nlm->n_hbuckets - 1)]; h != NULL;
+	    h = h->h_next)
+		if (h->h_hash == hv && strcmp(h->h_name, name) == 0 &&
+		    nlm_addr_equal(&h->h_addr, ss))
+			return h;
+	return NULL;
+}
+
+struct nlm_host *
 nlm_host_get(const struct sockaddr_storage *ss, socklen_t sl,
     const char *name, const struct sockaddr_storage *local,
     socklen_t locallen, bool create)
 {
-	uint64_t hv = nlm_host_hash(ss, name);
 	struct nlm_host *h;
 
-	for (h = nlm->n_hbuckets == 0 ? NULL :
-	    nlm->n_hosts[hv & (nlm->n_hbuckets - 1)]; h != NULL;
-	    h = h->h_next)
-		if (strcmp(h->h_name, name) == 0 &&
-		    nlm_addr_equal(&h->h_addr, ss)) {
-			if (create)
-				nlm_host_local(h, local, locallen, true);
-			return h;
-		}
+	if ((h = nlm_host_find(ss, name)) != NULL) {
+		if (create)
+			nlm_host_local(h, local, locallen, true);
+		return h;
+	}
 	if (!create || (h = nlm_host_new(ss, sl, name)) == NULL)
 		return NULL;
 	h->h_id = nlm->n_next_host++;
@@ -335,89 +639,68 @@ nlm_host_foreach(void (*fn)(struct nlm_host *, void *), void *arg)
 		}
 }
 
-struct nlm_notified_arg {
-	const char		*na_name;
-	int32_t			 na_state;	/* 0: any */
-	const struct sockaddr_storage *na_addr;	/* NULL: any address */
-	bool			 na_any_name;
-	unsigned		 na_named;	/* hosts of that name there */
-	unsigned		 na_named_anywhere;
-	unsigned		 na_count;
-	unsigned		 na_unchanged;	/* same state as recorded */
-};
-
-static void
-nlm_notified_count(struct nlm_host *h, void *arg)
+/*
+ * A host that restarted, as a status monitor reported: release it and
+ * take it off the list, unless `state' is the one it already gave us.
+ * Returns 1 when released.
+ */
+static unsigned
+nlm_host_restarted(struct nlm_host *h, int32_t state, unsigned *unchanged)
 {
-	struct nlm_notified_arg *na = arg;
-
-	if (strcmp(h->h_name, na->na_name) != 0)
-		return;
-	na->na_named_anywhere++;
-	if (na->na_addr == NULL || nlm_addr_equal(&h->h_addr, na->na_addr))
-		na->na_named++;
-}
-
-static void
-nlm_notified_one(struct nlm_host *h, void *arg)
-{
-	struct nlm_notified_arg *na = arg;
-
-	if (na->na_addr != NULL && !nlm_addr_equal(&h->h_addr, na->na_addr))
-		return;
-	if (!na->na_any_name && strcmp(h->h_name, na->na_name) != 0)
-		return;
-	/* The state it already told us: a repeat, not a new restart. */
-	if (na->na_state != 0 && h->h_state == na->na_state) {
-		na->na_unchanged++;
-		return;
+	if (state != 0 && h->h_state == state) {
+		if (unchanged != NULL)
+			(*unchanged)++;
+		return 0;
 	}
 	nlm_host_release(h, "status monitor: host restarted");
 	nlm_host_forget(h);
-	na->na_count++;
+	return 1;
 }
 
 unsigned
 nlm_host_notified(const char *name, int32_t state,
     const struct sockaddr *addr, socklen_t addrlen, unsigned *unchanged)
 {
-	struct nlm_notified_arg na;
 	struct sockaddr_storage ss;
+	struct nlm_addrcount *ac;
+	struct nlm_host *h, *next;
+	unsigned n = 0, same = 0;
 
 	if (addrlen > sizeof(ss))
 		return 0;
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, addr, addrlen);
 	rpc_addr_unmap(&ss, &addrlen);
-	memset(&na, 0, sizeof(na));
-	na.na_name = name;
-	na.na_state = state;
-	na.na_addr = &ss;
-	nlm_host_foreach(nlm_notified_count, &na);
+	if ((h = nlm_host_find(&ss, name)) != NULL)
+		n = nlm_host_restarted(h, state, &same);
 	/*
 	 * A name we know from elsewhere only: someone speaks for a host
 	 * from an address it never used -- nothing.  A name we do not know
 	 * at all: the status monitor's name, not its lock manager's; every
 	 * host at the sender's own address.
 	 */
-	if (na.na_named == 0 && na.na_named_anywhere > 0)
-		return 0;
-	na.na_any_name = na.na_named == 0;
-	nlm_host_foreach(nlm_notified_one, &na);
+	else if (nlm_host_named(name) == NULL &&
+	    (ac = nlm_addr_find(&ss, nlm_addr_hash(&ss))) != NULL)
+		for (h = ac->ac_hosts; h != NULL; h = next) {
+			next = h->h_anext;
+			n += nlm_host_restarted(h, state, &same);
+		}
 	if (unchanged != NULL)
-		*unchanged = na.na_unchanged;
-	return na.na_count;
+		*unchanged = same;
+	return n;
 }
 
 unsigned
 nlm_host_rebooted(const char *name)
 {
-	struct nlm_notified_arg na;
+	struct nlm_host *h, *next;
+	unsigned n = 0;
 
-	memset(&na, 0, sizeof(na));
-	na.na_name = name;
-	nlm_host_foreach(nlm_notified_one, &na);
-	return na.na_count;
+	for (h = nlm_host_named(name); h != NULL; h = next) {
+		next = h->h_nnext;
+		n += nlm_host_restarted(h, 0, NULL);
+	}
+	return n;
 }
 
 /* Unlinked already: delete the record, free. */
@@ -425,6 +708,7 @@ static void
 nlm_host_drop(struct nlm_host *h)
 {
 	nlm_notify_stop(h);
+	nlm_index_del(h);
 	nlm_store_check(store_del_host(nlm->n_store, h->h_id),
 	    "staging a host removal");
 	free(h->h_name);
@@ -548,4 +832,5 @@ nlm_host_free_all(void)
 	nlm->n_hosts = NULL;
 	nlm->n_hbuckets = 0;
 	nlm->n_nhosts = 0;
+	nlm_index_free_all();
 }

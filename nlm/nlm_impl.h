@@ -82,6 +82,10 @@ struct nlm_host {
 	struct nlm_notifier	*h_notify;	/* that notification's sender */
 	uint64_t		 h_hash;	/* of (address, name) */
 	struct nlm_host		*h_next;	/* hash chain */
+	struct nlm_addrcount	*h_ag;		/* hosts at its address */
+	struct nlm_host		*h_anext, *h_aprev;
+	struct nlm_namegroup	*h_ng;		/* hosts of its name */
+	struct nlm_host		*h_nnext, *h_nprev;
 };
 
 /* A blocked request and, once granted, its callback.  See legend. */
@@ -130,6 +134,8 @@ struct nlm_send {
 	unsigned		 s_tries;
 	unsigned		 s_lk_timeout_ms; /* port look-up; 0: default */
 	unsigned		 s_lk_tries;
+	bool			 s_reflect;	/* answers a request whose source
+						   may be forged (_RES) */
 	nlm_send_cb		*s_cb;
 	void			*s_arg;
 	uint32_t		 s_xid;		/* 0: not on the wire yet */
@@ -157,6 +163,12 @@ struct nlm_service {
 	struct ev_timer		 n_grace_timer;
 	struct nlm_host		**n_hosts;	/* keyed hash of (addr, name) */
 	size_t			 n_hbuckets;	/* a power of two */
+	struct nlm_addrcount	**n_addrs;	/* hosts per source address */
+	size_t			 n_abuckets;
+	size_t			 n_naddrs;
+	struct nlm_namegroup	**n_names;	/* hosts per caller_name */
+	size_t			 n_nbuckets;
+	size_t			 n_nnames;
 	unsigned		 n_nhosts;
 	uint64_t		 n_next_host;
 	struct nlm_grant	*n_grants[NLM_GRANT_BUCKETS]; /* by cookie */
@@ -266,6 +278,14 @@ bool		 nlm_addr_equal(const struct sockaddr_storage *,
 		    const struct sockaddr_storage *);
 
 /*
+ * The host of (address ss, name), without creating it, or NULL.  O(1).
+ */
+struct nlm_host	*nlm_host_find(const struct sockaddr_storage *ss,
+		    const char *name);
+/* The first host of that caller_name (any address), or NULL.  O(1). */
+struct nlm_host	*nlm_host_named(const char *name);
+
+/*
  * The host told us it restarted (FREE_ALL, SM_NOTIFY) and was released:
  * it leaves the monitor list now -- its record is deleted and it is
  * freed, or, while a callback is still winding down, it is left to the
@@ -327,6 +347,12 @@ struct nlm_send	*nlm_send_new(const struct sockaddr_storage *peer,
  */
 void		 nlm_send_lookup(struct nlm_send *, unsigned timeout_ms,
 		    unsigned tries);
+/*
+ * Before nlm_send_start(): the send answers a request whose source may
+ * be forged (a _RES): after a look-up there found no port, it fails at
+ * once for a while instead of looking up again.
+ */
+void		 nlm_send_reflectable(struct nlm_send *);
 /*
  * Start it: look up the client's NLM port if needed, then call; both go
  * out at the next flush.  cb runs exactly once (ok = reply received),

@@ -91,6 +91,8 @@ nlm_metrics(struct sbuf *c)
 	    (unsigned long long)s->res_sent);
 	sbuf_printf(c, "nlmd_nlm_res_messages_total{outcome=\"failed\"} %llu\n",
 	    (unsigned long long)s->res_failed);
+	sbuf_printf(c, "nlmd_nlm_res_messages_total{outcome=\"dropped\"} "
+	    "%llu\n", (unsigned long long)s->res_dropped);
 
 	help(c, "nlmd_callbacks_total", "counter", "GRANTED callbacks, by "
 	    "event.");
@@ -116,6 +118,9 @@ nlm_metrics(struct sbuf *c)
 	    (unsigned long long)s->rpcb_lookups);
 	sbuf_printf(c, "nlmd_rpcbind_lookups_total{outcome=\"failed\"} %llu\n",
 	    (unsigned long long)s->rpcb_failed);
+	one(c, "nlmd_rpcbind_suppressed_total", "counter", "Sends failed at "
+	    "once: the address had no port a moment ago (no new look-up).",
+	    s->rpcb_suppressed);
 
 	help(c, "nlmd_host_restarts_total", "counter", "Client restarts "
 	    "acted on, by how nlmd learnt of them.");
@@ -147,6 +152,8 @@ nlm_metrics(struct sbuf *c)
 
 	one(c, "nlmd_hosts", "gauge", "Client hosts known (the monitor "
 	    "list).", nlm->n_nhosts);
+	one(c, "nlmd_hosts_refused_total", "counter", "New hosts refused: "
+	    "max-hosts or max-hosts-per-address reached.", s->hosts_refused);
 	one(c, "nlmd_files", "gauge", "Files with locks, shares or waiters.",
 	    ct.ct_files);
 	one(c, "nlmd_locks", "gauge", "Locks held (not reclaimable ones).",

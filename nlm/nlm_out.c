@@ -12,6 +12,16 @@
  * IPv4, RPCB GETADDR for IPv6) is made for all of them.  When the answer
  * comes every waiting send goes out; when it does not, each completes as
  * failed.  Ports are cached for PORT_TTL_MS and forgotten after a failure.
+ *
+ * BOUNDS.  A request's source address can be forged, and every _MSG
+ * from it makes us look up a port at that address: reflected traffic.
+ * So a look-up that found no port is remembered for NEG_TTL_MS, and a
+ * _RES message to that address and program fails at once, without a
+ * datagram (callbacks and notifications, which go only to hosts that
+ * hold something and pace themselves, still look up); _RES messages
+ * look up once, not three times, at most MAX_PEERS addresses are cached
+ * and at most MAX_RES_INFLIGHT _RES messages are on their way; over
+ * those, a send fails at once and is counted.
  * Every send completes exactly once through its callback, unless its owner
  * cancels it first; either way it is then freed here.  Every live send is
  * also on one list, so that shutdown frees those nobody owns (a _RES in
@@ -33,6 +43,8 @@
 
 #define PEER_BUCKETS	256
 #define PORT_TTL_MS	120000
+#define NEG_TTL_MS	30000
+#define MAX_PEERS	65536
 #define RPCB_PORT	111
 #define RPCB_TIMEOUT_MS	1000
 #define RPCB_TRIES	3
@@ -45,6 +57,7 @@ struct nlm_peer {
 	uint32_t		 p_vers;
 	uint16_t		 p_port;	/* 0: unknown */
 	uint64_t		 p_expires;
+	uint64_t		 p_neg_until;	/* no port found: fail until */
 	bool			 p_busy;	/* rpcbind query in flight */
 	unsigned		 p_timeouts;	/* calls unanswered in a row */
 	uint32_t		 p_xid;
@@ -53,6 +66,7 @@ struct nlm_peer {
 };
 
 static struct nlm_peer *peers[PEER_BUCKETS];
+static size_t npeers;
 static struct nlm_send *sends;	/* every live send */
 
 static void
@@ -119,8 +133,10 @@ peer_get(const struct sockaddr_storage *addr, socklen_t len, uint32_t prog,
 		if (p->p_prog == prog && p->p_vers == vers &&
 		    memcmp(&p->p_addr, &key, kl) == 0)
 			return p;
-	if (!create || (p = calloc(1, sizeof(*p))) == NULL)
+	if (!create || npeers >= MAX_PEERS ||
+	    (p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
+	npeers++;
 	p->p_addr = key;
 	p->p_addrlen = kl;
 	p->p_prog = prog;
@@ -275,6 +291,7 @@ lookup_done(void *arg, enum rpc_clnt_status st, XDR *res)
 	}
 	if (port == 0) {
 		nlm->n_stats.rpcb_failed++;
+		p->p_neg_until = ev_now_ms() + NEG_TTL_MS;
 		log_debug("no port for program %u v%u/udp from rpcbind at %s",
 		    p->p_prog, p->p_vers, rpc_addr_str((struct sockaddr *)
 		    &p->p_addr, 0, a, sizeof(a)));
@@ -363,6 +380,12 @@ nlm_send_start(struct nlm_send *s, unsigned timeout_ms, unsigned tries,
 		send_fail(s);
 		return;
 	}
+	if (s->s_reflect && p->p_port == 0 && ev_now_ms() < p->p_neg_until) {
+		/* Looked up in vain a moment ago: no new datagram to it. */
+		nlm->n_stats.rpcb_suppressed++;
+		send_fail(s);
+		return;
+	}
 	if (p->p_port != 0 && ev_now_ms() < p->p_expires) {
 		send_transmit(s, p->p_port);
 		return;
@@ -404,9 +427,10 @@ nlm_out_gc(void)
 		pp = &peers[b];
 		while ((p = *pp) != NULL) {
 			if (!p->p_busy && p->p_waiting == NULL &&
-			    now >= p->p_expires) {
+			    now >= p->p_expires && now >= p->p_neg_until) {
 				*pp = p->p_next;
 				free(p);
+				npeers--;
 				continue;
 			}
 			pp = &p->p_next;
@@ -419,6 +443,12 @@ nlm_send_lookup(struct nlm_send *s, unsigned timeout_ms, unsigned tries)
 {
 	s->s_lk_timeout_ms = timeout_ms;
 	s->s_lk_tries = tries;
+}
+
+void
+nlm_send_reflectable(struct nlm_send *s)
+{
+	s->s_reflect = true;
 }
 
 void
@@ -445,6 +475,7 @@ nlm_out_shutdown(void)
 			p->p_waiting = NULL;	/* freed below, with the rest */
 			free(p);
 		}
+	npeers = 0;
 	while ((s = sends) != NULL) {
 		if (s->s_waiton == NULL && s->s_xid != 0)
 			rpc_clnt_cancel(nlm->n_clnt, s->s_xid);

@@ -445,44 +445,34 @@ nlm_proc_unshare(const struct nlm_ctx *cx, const nlm4_shareargs *a,
 	nlm_count(NLMPROC4_UNSHARE, ns);
 }
 
-struct nlm_free_all_arg {
-	const struct nlm_ctx	*fa_cx;
-	const char		*fa_name;
-};
-
-static void
-nlm_free_all_one(struct nlm_host *h, void *arg)
-{
-	struct nlm_free_all_arg *fa = arg;
-	char hs[300], ps[64];
-
-	if (strcmp(h->h_name, fa->fa_name) != 0)
-		return;
-	if (!nlm_addr_equal(&h->h_addr, &fa->fa_cx->cx_peer)) {
-		/* A name is not proof of identity: anyone can send one. */
-		nlm->n_stats.free_all_refused++;
-		log_rl_warnx(&rl_free_all,
-		    "FREE_ALL for %s from %s refused: not its address",
-		    nlm_host_str(h, hs, sizeof(hs)), rpc_addr_str(
-		    (const struct sockaddr *)&fa->fa_cx->cx_peer, 0, ps,
-		    sizeof(ps)));
-		return;
-	}
-	nlm->n_stats.free_all++;
-	nlm_host_release(h, "FREE_ALL");
-	nlm_host_forget(h);
-}
-
+/*
+ * FREE_ALL: the host (this address, this name) restarted.  Found by its
+ * key, not by a scan; a name held only at other addresses is refused (a
+ * name is not proof of identity: anyone can send one).
+ */
 void
 nlm_proc_free_all(const struct nlm_ctx *cx, const nlm4_notify *a)
 {
-	struct nlm_free_all_arg fa = { cx, a->name };
+	struct nlm_host *h;
+	char hs[300], ps[64];
 
 	if (!nlm_name_ok(a->name)) {
 		nlm->n_stats.bad_args++;
 		return;
 	}
-	nlm_host_foreach(nlm_free_all_one, &fa);
+	if ((h = nlm_host_find(&cx->cx_peer, a->name)) != NULL) {
+		nlm->n_stats.free_all++;
+		nlm_host_release(h, "FREE_ALL");
+		nlm_host_forget(h);
+		return;
+	}
+	if ((h = nlm_host_named(a->name)) != NULL) {
+		nlm->n_stats.free_all_refused++;
+		log_rl_warnx(&rl_free_all,
+		    "FREE_ALL for %s from %s refused: not its address",
+		    nlm_host_str(h, hs, sizeof(hs)), rpc_addr_str(
+		    (const struct sockaddr *)&cx->cx_peer, 0, ps, sizeof(ps)));
+	}
 }
 
 void
@@ -515,11 +505,14 @@ nlm_proc_sm_notify(const struct nlm_ctx *cx, const nlm_sm_status *a)
 	(void)nlm_host_rebooted(a->mon_name);
 }
 
+#define MAX_RES_INFLIGHT	4096
+
 static void
 nlm_res_done(void *arg, int ok, XDR *res)
 {
 	(void)arg;
 	(void)res;
+	nlm->n_stats.res_inflight--;
 	if (!ok)
 		nlm->n_stats.res_failed++;
 }
@@ -530,6 +523,10 @@ nlm_send_res(const struct nlm_ctx *cx, uint32_t proc, xdrproc_t xres,
 {
 	struct nlm_send *s;
 
+	if (nlm->n_stats.res_inflight >= MAX_RES_INFLIGHT) {
+		nlm->n_stats.res_dropped++;
+		return;	/* the client re-sends its _MSG */
+	}
 	/*
 	 * To the client's NLM as registered with the rpcbind at the
 	 * request's source address: never to the source port, and never
@@ -542,6 +539,12 @@ nlm_send_res(const struct nlm_ctx *cx, uint32_t proc, xdrproc_t xres,
 		return;
 	}
 	nlm->n_stats.res_sent++;
-	/* One try: a client missing a _RES sends its _MSG again. */
+	nlm->n_stats.res_inflight++;
+	/*
+	 * One try, and one port look-up (the source may be forged): a
+	 * client missing a _RES sends its _MSG again.
+	 */
+	nlm_send_lookup(s, 1000, 1);
+	nlm_send_reflectable(s);
 	nlm_send_start(s, 5000, 1, nlm_res_done, NULL);
 }

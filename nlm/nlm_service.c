@@ -99,6 +99,9 @@ nlm_table_new(const struct nlm_config *conf, const struct store_info *si)
 	lc.cf_max_locks = conf->nc_max_locks;
 	lc.cf_max_locks_per_host = conf->nc_max_locks_per_host;
 	lc.cf_max_waiters_per_host = conf->nc_max_waiters_per_host;
+	lc.cf_max_waiters = conf->nc_max_waiters;
+	lc.cf_max_shares = conf->nc_max_shares;
+	lc.cf_max_shares_per_host = conf->nc_max_shares_per_host;
 	lc.cf_token_seed = si->si_token;
 	lc.cf_epoch = conf->nc_epoch;
 	lc.cf_reclaim_check = (enum lk_reclaim_check)conf->nc_reclaim_check;

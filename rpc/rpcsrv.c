@@ -26,6 +26,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -43,6 +44,7 @@ static struct log_rl rl_record_size;
 static struct log_rl rl_reply_backlog;
 
 #define MAX_PROGRAMS	16
+#define CONN_BUF_MIN	4096	/* a connection's first input buffers */
 #define MAX_LISTENERS	8
 #define UDP_BATCH	64
 #define UDP_MAXMSG	65536
@@ -78,8 +80,10 @@ struct rpc_conn {
 	socklen_t	 co_locallen;
 	uint8_t		*co_in;		/* raw bytes read, not yet parsed */
 	size_t		 co_inlen;
+	size_t		 co_incap;	/* grows with use, to max_record + 4 */
 	uint8_t		*co_rec;	/* record being assembled */
 	size_t		 co_reclen;
+	size_t		 co_reccap;	/* grows with use, to max_record */
 	uint8_t		*co_out;	/* queued reply bytes */
 	size_t		 co_outlen;
 	size_t		 co_outoff;	/* sent so far */
@@ -797,6 +801,31 @@ rpc_conn_flush(struct rpc_conn *co)
 }
 
 /*
+ * Grow *bufp (capacity *capp) to hold `need' bytes, doubling from 4 KiB,
+ * never past `max'.  0, or -1 when `need' is over `max' or memory is out.
+ */
+static int
+rpc_grow(uint8_t **bufp, size_t *capp, size_t need, size_t max)
+{
+	size_t cap = *capp == 0 ? CONN_BUF_MIN : *capp;
+	uint8_t *nb;
+
+	if (need > max)
+		return -1;
+	while (cap < need)
+		cap *= 2;
+	if (cap > max)
+		cap = max;
+	if (cap == *capp)
+		return 0;
+	if ((nb = realloc(*bufp, cap)) == NULL)
+		return -1;
+	*bufp = nb;
+	*capp = cap;
+	return 0;
+}
+
+/*
  * Move complete fragments from co_in into co_rec and dispatch complete
  * records.  Returns -1 when the peer broke the framing or the size limit.
  */
@@ -821,6 +850,10 @@ rpc_conn_parse(struct rpc_conn *co)
 		}
 		if (co->co_inlen - off - 4 < flen)
 			break;
+		if (co->co_reclen + flen > co->co_reccap &&
+		    rpc_grow(&co->co_rec, &co->co_reccap, co->co_reclen + flen,
+		    rs->rs_lim.max_record) == -1)
+			return -1;
 		memcpy(co->co_rec + co->co_reclen, co->co_in + off + 4, flen);
 		co->co_reclen += flen;
 		off += 4 + flen;
@@ -849,12 +882,21 @@ static void
 rpc_conn_read(struct rpc_conn *co)
 {
 	struct rpc_srv *rs = co->co_srv;
-	size_t cap = rs->rs_lim.max_record + 4;
 	ssize_t n;
 
-	/* At most one full record plus its mark is ever buffered. */
-	n = recv(co->co_fd, co->co_in + co->co_inlen, cap - co->co_inlen,
-	    MSG_DONTWAIT);
+	/*
+	 * At most one full record plus its mark is ever buffered; the
+	 * buffer grows (doubling) only when it is full of an unfinished
+	 * fragment, so an idle or small-call connection keeps 4 KiB.
+	 */
+	if (co->co_inlen == co->co_incap &&
+	    rpc_grow(&co->co_in, &co->co_incap, co->co_incap + 1,
+	    rs->rs_lim.max_record + 4) == -1) {
+		co->co_dead = 1;	/* full and at the limit: framing */
+		return;
+	}
+	n = recv(co->co_fd, co->co_in + co->co_inlen,
+	    co->co_incap - co->co_inlen, MSG_DONTWAIT);
 	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EWOULDBLOCK &&
 	    errno != EINTR)) {
 		co->co_dead = 1;
@@ -895,11 +937,15 @@ static struct rpc_conn *
 rpc_conn_new(struct rpc_srv *rs, int fd)
 {
 	struct rpc_conn *co;
+	size_t inmax = rs->rs_lim.max_record + 4;
 
 	if ((co = calloc(1, sizeof(*co))) == NULL)
 		return NULL;
-	co->co_in = malloc(rs->rs_lim.max_record + 4);
-	co->co_rec = malloc(rs->rs_lim.max_record);
+	co->co_incap = inmax < CONN_BUF_MIN ? inmax : CONN_BUF_MIN;
+	co->co_reccap = rs->rs_lim.max_record < CONN_BUF_MIN ?
+	    rs->rs_lim.max_record : CONN_BUF_MIN;
+	co->co_in = malloc(co->co_incap);
+	co->co_rec = malloc(co->co_reccap);
 	if (co->co_in == NULL || co->co_rec == NULL) {
 		free(co->co_in);
 		free(co->co_rec);
@@ -910,6 +956,44 @@ rpc_conn_new(struct rpc_srv *rs, int fd)
 	co->co_srv = rs;
 	co->co_active = ev_now_ms();
 	return co;
+}
+
+/* Same address, whatever the port? */
+static bool
+rpc_addr_same_host(const struct sockaddr_storage *a,
+    const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)a)->
+		    sin_addr.s_addr == ((const struct sockaddr_in *)
+		    (const void *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)(const void *)a)->
+		    sin6_addr, &((const struct sockaddr_in6 *)(const void *)b)->
+		    sin6_addr, sizeof(struct in6_addr)) == 0;
+	return false;
+}
+
+/* Connections open from this address (any port). */
+static unsigned
+rpc_conns_from(const struct rpc_srv *rs, const struct sockaddr_storage *ss)
+{
+	struct sockaddr_storage a = *ss, b;
+	socklen_t al = sizeof(a), bl;
+	const struct rpc_conn *co;
+	unsigned n = 0;
+
+	rpc_addr_unmap(&a, &al);
+	for (co = rs->rs_conns; co != NULL; co = co->co_next) {
+		b = co->co_peer;
+		bl = co->co_peerlen;
+		rpc_addr_unmap(&b, &bl);
+		if (rpc_addr_same_host(&a, &b))
+			n++;
+	}
+	return n;
 }
 
 static void
@@ -934,6 +1018,8 @@ rpc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
 			return;
 		}
 		if (rs->rs_stats.conns_open >= rs->rs_lim.max_conns ||
+		    (rs->rs_lim.max_conns_per_addr > 0 &&
+		    rpc_conns_from(rs, &ss) >= rs->rs_lim.max_conns_per_addr) ||
 		    (co = rpc_conn_new(rs, fd)) == NULL) {
 			rs->rs_stats.conns_refused++;
 			close(fd);

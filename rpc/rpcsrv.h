@@ -57,6 +57,7 @@ struct rpc_srv_limits {
 	unsigned	max_conns;	/* TCP connections at once */
 	unsigned	idle_sec;	/* close idle TCP connections */
 	size_t		max_outq;	/* queued reply bytes per connection */
+	unsigned	max_conns_per_addr; /* from one address; 0: no cap */
 };
 
 struct rpc_srv_stats {

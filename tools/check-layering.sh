@@ -26,13 +26,20 @@ for f in lockcore/*.[ch]; do
 	done
 done | grep . && bad=1
 
-for f in $(git ls-files '*.c' '*.h' 2>/dev/null || find . -name '*.[ch]'); do
+# Outside a git checkout (a source tarball, the Debian package build) every
+# source file but the build output, named like git names them.
+sources() {
+	git ls-files '*.c' '*.h' 2>/dev/null ||
+	    find . -path ./build -prune -o -name '*.[ch]' -print | sed 's|^\./||'
+}
+
+for f in $(sources); do
 	case "$f" in db/*) continue ;; esac
 	grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]db\.h[>"]' "$f" &&
 	    fail "$f: only db/ may include Berkeley DB"
 done
 
-for f in $(git ls-files '*.c' '*.h' 2>/dev/null); do
+for f in $(sources); do
 	case "$f" in rpc/*|nlm/*|nsm/*|tests/*|bench/*) continue ;; esac
 	grep -Hn '#[[:space:]]*include[[:space:]]*"rpc/\(nlm_prot\|sm_inter\)' "$f" &&
 	    fail "$f: generated RPC types are for rpc/, nlm/, nsm/ only"

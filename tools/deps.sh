@@ -8,7 +8,7 @@ libinih-dev libdb5.3-dev db5.3-util libcunit1-dev libnfs-dev rpcbind nfs-common
 tshark iproute2 util-linux procps psmisc
 qemu-system-x86 busybox-static nfs-ganesha nfs-ganesha-vfs cpio xz-utils kmod
 libjansson-dev jq prometheus libmicrohttpd-dev curl time
-systemd
+build-essential debhelper dpkg-dev fakeroot lintian mandoc man-db systemd
 clang libclang-rt-dev llvm"
 
 missing=""

@@ -8,20 +8,47 @@
 #      ASan/UBSan build so memory errors in the server fail the run
 #   4. the Linux-client end-to-end test (skipped, with the reason, when
 #      qemu or namespaces are not usable)
-# Every step is counted; the last line is "test: N passed, M failed".
+# Every step is counted, and so is every test inside it: the CUnit
+# summaries of the unit-test binaries (every binary the build made:
+# build/*/tests/test-*) and the "NAME: N passed, M failed" lines of the
+# integration and end-to-end scripts; a step that reports no count counts
+# as one test.  The last two lines are "steps: N passed, M failed" and
+# "test: N passed, M failed" (tests).
 set -u
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
 pass=0
 fail=0
 failed=()
+tpass=0
+tfail=0
+OUT=$(mktemp)
+trap 'rm -f "$OUT"' EXIT
+
+# The tests a step's output reports: "passed failed" (0 0: none).
+count_tests() {
+	awk '
+	/^ *tests +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+/ { p += $4; f += $5; n++ }
+	/^[A-Za-z0-9_ ()-]+: [0-9]+ passed, [0-9]+ failed$/ {
+		sub(/.*: /, ""); p += $1; f += $3; n++ }
+	END { print p + 0, f + 0 }' "$1"
+}
 
 step() {
 	local name=$1; shift
-	local t0=$SECONDS
+	local t0=$SECONDS p f
 	echo "=== $name"
-	"$@"
-	local rc=$?
+	"$@" 2>&1 | tee "$OUT"
+	local rc=${PIPESTATUS[0]}
+	read -r p f <<<"$(count_tests "$OUT")"
+	if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+		[ $rc = 0 ] && p=1
+		[ $rc != 0 ] && [ $rc != 77 ] && f=1
+	elif [ $rc != 0 ] && [ $rc != 77 ] && [ "$f" = 0 ]; then
+		f=1	# it failed without saying which test: one
+	fi
+	tpass=$((tpass + p))
+	tfail=$((tfail + f))
 	if [ $rc = 0 ]; then
 		pass=$((pass + 1))
 		echo "=== $name: ok ($((SECONDS - t0)) s)"
@@ -64,5 +91,6 @@ if [ -x tests/e2e/run.sh ]; then
 	    env NLMD="$PWD/build/asan/nlmd" tests/e2e/run.sh
 fi
 [ ${#failed[@]} -gt 0 ] && printf 'failed: %s\n' "${failed[@]}"
-echo "test: $pass passed, $fail failed"
+echo "steps: $pass passed, $fail failed"
+echo "test: $tpass passed, $tfail failed"
 [ $fail = 0 ]

@@ -9,6 +9,12 @@
  *   nsmpeer lock SERVER NAME FH OFF LEN [STATE [reclaim|block]]
  *           NLM v4 LOCK (udp), owner "oh-NAME", svid 1: exit 0 granted,
  *           1 denied, 3 blocked, 2 anything else (printed)
+ *   nsmpeer lockmsg SERVER NAME N
+ *           N LOCK_MSG calls (no reply expected: the answer is a
+ *           LOCK_RES call to this host's NLM), 2 ms apart
+ *   nsmpeer sharemany SERVER NAME N
+ *           N SHAREs (read, deny none) by host NAME on files NAME-0 ..:
+ *           prints how many were granted and the first other status
  *   nsmpeer unlock SERVER NAME FH OFF LEN
  *           NLM v4 UNLOCK of that owner's range: exit 0 granted
  *   nsmpeer cbrecv SECONDS
@@ -176,6 +182,74 @@ cmd_unlock(int argc, char **argv)
 }
 
 static int
+cmd_lockmsg(int argc, char **argv)
+{
+	struct timeval zero = { 0, 1000 };	/* send, do not wait */
+	char oh[300], fh[] = "f-msg";
+	nlm4_lockargs a;
+	CLIENT *c;
+	int i, n;
+
+	if (argc < 4)
+		return 2;
+	c = peer(argv[1], NLM_PROG, NLM4_VERS);
+	n = atoi(argv[3]);
+	snprintf(oh, sizeof(oh), "oh-%s", argv[2]);
+	for (i = 0; i < n; i++) {
+		lockargs(&a, argv[2], oh, fh, (uint64_t)i, 1, 1, 0);
+		(void)clnt_call(c, NLMPROC4_LOCK_MSG, XP(xdr_nlm4_lockargs),
+		    (char *)&a, XP(xdr_void), NULL, zero);
+		usleep(2000);
+	}
+	printf("lockmsg: %d sent\n", n);
+	return 0;
+}
+
+static int
+cmd_sharemany(int argc, char **argv)
+{
+	struct timeval tmo = { 10, 0 };
+	nlm4_shareargs a;
+	nlm4_shareres r;
+	enum clnt_stat cs;
+	char fh[300], oh[300];
+	int i, n, ok = 0, other = -1;
+	CLIENT *c;
+
+	if (argc < 4)
+		return 2;
+	c = peer(argv[1], NLM_PROG, NLM4_VERS);
+	n = atoi(argv[3]);
+	snprintf(oh, sizeof(oh), "oh-%s", argv[2]);
+	for (i = 0; i < n; i++) {
+		snprintf(fh, sizeof(fh), "%s-%d", argv[2], i);
+		memset(&a, 0, sizeof(a));
+		a.share.caller_name = argv[2];
+		a.share.fh.nlm_netobj_len = (u_int)strlen(fh);
+		a.share.fh.nlm_netobj_val = fh;
+		a.share.oh.nlm_netobj_len = (u_int)strlen(oh);
+		a.share.oh.nlm_netobj_val = oh;
+		a.share.mode = fsm_DN;
+		a.share.access = fsa_R;
+		memset(&r, 0, sizeof(r));
+		cs = clnt_call(c, NLMPROC4_SHARE, XP(xdr_nlm4_shareargs),
+		    (char *)&a, XP(xdr_nlm4_shareres), (char *)&r, tmo);
+		if (cs != RPC_SUCCESS) {
+			printf("error: SHARE: %s\n", clnt_sperrno(cs));
+			return 2;
+		}
+		if (r.stat == NLM4_GRANTED)
+			ok++;
+		else if (other == -1)
+			other = (int)r.stat;
+	}
+	printf("sharemany: %d of %d granted%s%s\n", ok, n,
+	    other >= 0 ? ", then " : "", other >= 0 ?
+	    nlm4_stat_name((nlm4_stats)other) : "");
+	return ok == n ? 0 : 1;
+}
+
+static int
 cmd_lock(int argc, char **argv)
 {
 	if (argc < 6)
@@ -206,6 +280,7 @@ cmd_lockmany(int argc, char **argv)
 	}
 	printf("lockmany: %d of %d granted in %lu ms\n", n - bad, n,
 	    ms_since_start());
+	fflush(stdout);
 	return bad == 0 ? 0 : 1;
 }
 
@@ -507,6 +582,10 @@ main(int argc, char **argv)
 		return cmd_lock(argc, argv);
 	if (strcmp(argv[0], "unlock") == 0)
 		return cmd_unlock(argc, argv);
+	if (strcmp(argv[0], "lockmsg") == 0)
+		return cmd_lockmsg(argc, argv);
+	if (strcmp(argv[0], "sharemany") == 0)
+		return cmd_sharemany(argc, argv);
 	if (strcmp(argv[0], "cbrecv") == 0 && argc >= 2)
 		return serve(NLM_PROG, NLM4_VERS, granted_dispatch,
 		    (unsigned)atoi(argv[1]));

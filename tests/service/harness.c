@@ -171,6 +171,7 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	nc.nc_max_fh = 1024;
 	nc.nc_max_oh = 1024;
 	nc.nc_max_hosts = 1000;
+	nc.nc_max_hosts_per_addr = 1000;
 	nc.nc_cbmode = cbmode;
 	nc.nc_cb_retry_min_ms = 1000;
 	nc.nc_cb_retry_max_ms = 8000;

@@ -295,6 +295,48 @@ test_many_hosts(void)
 	ts_stop();
 }
 
+/*
+ * Incoming SM_NOTIFY by the indexes (no scan of all hosts): 40 hosts at
+ * 127.0.0.1 with state 5.  Its own name and state 5: unchanged.  Its own
+ * name, state 7: that host only.  A name known only elsewhere: nothing.
+ * A name unknown anywhere: every host at the address.  Another address:
+ * nothing.
+ */
+static void
+test_notified_index(void)
+{
+	struct sockaddr_in lo, other;
+	unsigned same;
+
+	if (n_skip())
+		return;
+	n_preload_n(0, 40);
+	ts_start(NLM_CB_MSG, 0);
+	memset(&lo, 0, sizeof(lo));
+	lo.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	other = lo;
+	inet_pton(AF_INET, "127.0.0.2", &other.sin_addr);
+	same = 0;
+	CU_ASSERT_EQUAL(nlm_host_notified("client3", 5, (struct sockaddr *)&lo,
+	    sizeof(lo), &same), 0);
+	CU_ASSERT_EQUAL(same, 1);
+	CU_ASSERT_EQUAL(nlm_host_notified("client3", 7, (struct sockaddr *)&lo,
+	    sizeof(lo), NULL), 1);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 39);
+	CU_ASSERT_EQUAL(nlm_host_notified("client4", 7,
+	    (struct sockaddr *)&other, sizeof(other), NULL), 0);
+	CU_ASSERT_EQUAL(nlm_host_notified("statd-name", 7,
+	    (struct sockaddr *)&other, sizeof(other), NULL), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 39);
+	CU_ASSERT_EQUAL(nlm_host_notified("statd-name", 7,
+	    (struct sockaddr *)&lo, sizeof(lo), NULL), 39);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	ts_pump();
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
+	ts_stop();
+}
+
 int
 ts_register_notify(void)
 {
@@ -311,7 +353,9 @@ ts_register_notify(void)
 	    CU_add_test(s, "one address: 16 in flight, the rest in turn",
 	    test_notify_paced) == NULL ||
 	    CU_add_test(s, "3,000 hosts: the host table grows, all found",
-	    test_many_hosts) == NULL)
+	    test_many_hosts) == NULL ||
+	    CU_add_test(s, "SM_NOTIFY by address and name, no scan",
+	    test_notified_index) == NULL)
 		return -1;
 	return 0;
 }

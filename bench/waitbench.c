@@ -1,0 +1,121 @@
+/*
+ * waitbench.c - what queued lock requests cost lockcore (issue 11, item 3).
+ *
+ * N owners (distinct hosts) queue a blocking exclusive LOCK of one byte
+ * held by another owner; then the holder unlocks, and each owner, once
+ * granted, confirms and unlocks, which grants the next.  Prints the mean
+ * and the largest time of one queueing call and of one release (unlock
+ * plus the grant pass it triggers), in microseconds -- the largest is what
+ * one request holds the event loop for.  A second case queues shared
+ * requests on N different ranges behind one exclusive lock of them all.
+ *
+ * usage: waitbench [N ...]     (default 1000 10000)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lockcore/lockcore.h"
+
+static double
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static struct lk_lockreq
+req(uint64_t host, uint64_t start, uint64_t len, bool excl, bool block)
+{
+	struct lk_lockreq rq;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.rq_host = host;
+	rq.rq_svid = 1;
+	rq.rq_oh = "owner";
+	rq.rq_ohlen = 5;
+	rq.rq_fh = "one-file";
+	rq.rq_fhlen = 8;
+	rq.rq_start = start;
+	rq.rq_len = len;
+	rq.rq_excl = excl;
+	rq.rq_block = block;
+	rq.rq_udata = (void *)(uintptr_t)(host + 1);
+	return rq;
+}
+
+static void
+run(size_t n, bool shared_ranges)
+{
+	struct lk_config cf;
+	struct lk_table *t;
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+	double t0, d, qsum = 0, qmax = 0, rsum = 0, rmax = 0;
+	size_t i, granted = 0;
+
+	lk_config_init(&cf);
+	cf.cf_max_waiters_per_host = cf.cf_max_waiters = 0;
+	if ((t = lk_table_new(&cf)) == NULL)
+		abort();
+	/* The holder: host 1, byte 0 or everything. */
+	rq = req(1, 0, shared_ranges ? 0 : 1, true, false);
+	if (lk_lock(t, &rq, 1, &res) != LK_OK)
+		abort();
+	for (i = 0; i < n; i++) {
+		rq = shared_ranges ? req(2 + i, i * 10, 5, false, true) :
+		    req(2 + i, 0, 1, true, true);
+		t0 = now_us();
+		if (lk_lock(t, &rq, 1, &res) != LK_BLOCKED)
+			abort();
+		d = now_us() - t0;
+		qsum += d;
+		qmax = d > qmax ? d : qmax;
+	}
+	/* Release; each grant is confirmed and released in turn. */
+	rq = req(1, 0, shared_ranges ? 0 : 1, true, false);
+	t0 = now_us();
+	if (lk_unlock(t, &rq, 2, &res) != LK_OK)
+		abort();
+	d = now_us() - t0;
+	rsum += d;
+	rmax = d;
+	granted += res->rs_ngranted;
+	for (i = 0; i < n && !shared_ranges; i++) {
+		rq = req(2 + i, 0, 1, true, false);
+		if (lk_grant_confirm(t, &rq, &res) != LK_OK)
+			abort();
+		t0 = now_us();
+		if (lk_unlock(t, &rq, 3, &res) != LK_OK)
+			abort();
+		d = now_us() - t0;
+		rsum += d;
+		rmax = d > rmax ? d : rmax;
+		granted += res->rs_ngranted;
+	}
+	printf("%-28s waiters=%zu queue_mean_us=%.1f queue_max_us=%.0f "
+	    "release_mean_us=%.1f release_max_us=%.0f granted=%zu\n",
+	    shared_ranges ? "shared, distinct ranges" : "exclusive, one byte",
+	    n, qsum / (double)n, qmax, rsum / (double)(shared_ranges ? 1 :
+	    n + 1), rmax, granted);
+	lk_table_destroy(t);
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t sizes[8] = { 1000, 10000 };
+	int i, ns = 2;
+
+	if (argc > 1)
+		for (ns = 0; ns < argc - 1 && ns < 8; ns++)
+			sizes[ns] = strtoul(argv[ns + 1], NULL, 10);
+	for (i = 0; i < ns; i++) {
+		run(sizes[i], false);
+		run(sizes[i], true);
+	}
+	return 0;
+}

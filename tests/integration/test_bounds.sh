@@ -1,0 +1,161 @@
+#!/bin/bash
+# test_bounds.sh - what one peer may create is bounded, and over a bound
+# it gets the protocol's error while honest clients are served.
+#
+#   bash tests/integration/test_bounds.sh                     (build/debug)
+#   NLMD=build/asan/nlmd BUILD=asan bash tests/integration/test_bounds.sh
+#
+# nlmd in lib.sh's namespace (10.95.0.1) with small limits; a client
+# namespace (10.95.0.2) plays the hostile peer:
+#   - 2,000 caller_names from one address: max-hosts-per-address (20) of
+#     them become hosts, the rest get NLM4_DENIED_NOLOCKS, are counted
+#     and logged a few times only; nlmd's memory stays flat; a host at
+#     another address is still served;
+#   - SHARE: max-shares-per-host (5), then max-shares (8) over all hosts;
+#   - blocking LOCKs: max-waiters (3) over all hosts;
+#   - TCP: max-connections-per-address (50); idle connections keep small
+#     buffers (they grow with use);
+#   - reflected traffic: LOCK_MSGs whose answers need a port look-up at an
+#     address without NLM cost that address one or two look-ups, not one
+#     (or three) per message.
+
+. "$(dirname "$0")/lib.sh"
+
+BUILD=${BUILD:-debug}
+if [ -z "${ITEST_INSIDE:-}" ] && [ "$(id -u)" = 0 ] &&
+    ! unshare --net --mount true 2>/dev/null; then
+	echo "SKIP: cannot create network and mount namespaces"
+	exit 77
+fi
+if [ -z "${ITEST_INSIDE:-}" ] && [ -z "${ITEST_NO_BUILD:-}" ]; then
+	make -s -C "$ITEST_TOP" BUILD="$BUILD" all nsm-itest-bins ||
+	    { echo "FATAL: cannot build"; exit 1; }
+fi
+itest_enter "$@"
+
+W=$ITEST_WORK
+CTL0=$ITEST_TOP/build/$BUILD/nlmctl
+PEER0=$ITEST_TOP/build/$BUILD/tests/nsm/nsmpeer
+command -v rpcbind >/dev/null || { echo "SKIP: rpcbind (make deps)"; exit 77; }
+for t in nsmpeer nlmctl; do
+	[ $t = nsmpeer ] && bin=$PEER0 || bin=$CTL0
+	printf '#!/bin/sh\nASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n' "$bin" \
+	    >"$W/$t"
+	chmod +x "$W/$t"
+done
+PEER=$W/nsmpeer
+CTL=$W/nlmctl
+SRV=10.95.0.1
+CLI=10.95.0.2
+NS=bndcli-$$
+trap 'itest_cleanup; ip netns del $NS 2>/dev/null' EXIT
+
+rcheck() {
+	local what=$1 out=$W/check.out ok=true
+	shift
+	"$@" >"$out" 2>&1 || ok=false
+	cat "$out" >>"$W/checks.log"
+	check "$what" $ok
+	$ok || sed -e 's/^/    /' "$out" | head -20
+}
+
+itest_start_rpcbind
+ip netns add $NS || { echo "FATAL: ip netns add"; exit 1; }
+ip link add bd$$s type veth peer name bd$$c netns $NS
+ip addr add $SRV/24 dev bd$$s
+ip link set bd$$s up
+ip -n $NS addr add $CLI/24 dev bd$$c
+ip -n $NS link set bd$$c up
+ip -n $NS link set lo up
+mkdir -p "$W/clirun/rpcbind"
+ON_CLI=(ip netns exec $NS unshare --mount --propagation private
+    sh -c 'mount --bind "$0" /run && exec "$@"' "$W/clirun")
+"${ON_CLI[@]}" rpcbind -f -w &
+ITEST_PIDS+=($!)
+itest_wait "${ON_CLI[@]}" rpcinfo -p 127.0.0.1 ||
+    { echo "FATAL: client rpcbind"; exit 1; }
+cli() { "${ON_CLI[@]}" "$PEER" "$@"; }
+
+itest_start_nlmd -d --max-hosts-per-address=20 --max-shares-per-host=5 \
+    --max-shares=8 --max-waiters=3 --max-connections-per-address=50
+rss() { awk '/^VmRSS/ {print $2}' /proc/$NLMD_PID/status; }
+metric() { "$CTL" metrics | awk -v k="$1" '$1 == k {print $2}'; }
+
+# ---- caller_name flood -------------------------------------------------------
+
+cli lockmany $SRV warm 20 f-warm >/dev/null 2>&1	# the 20 allowed
+rss0=$(rss)
+cli lockmany $SRV flood 2000 f-flood >"$W/flood.txt" 2>&1
+rss1=$(rss)
+n_nolocks=$(grep -c "DENIED_NOLOCKS" "$W/flood.txt")
+rcheck "2,000 more caller_names from one address: all DENIED_NOLOCKS ($n_nolocks)" \
+    test "$n_nolocks" = 2000
+rcheck "... counted: nlmd_hosts_refused_total = 2000" \
+    test "$(metric nlmd_hosts_refused_total)" = 2000
+rcheck "... 20 hosts in the table" test "$(metric nlmd_hosts)" = 20
+n_log=$(grep -c "max-hosts-per-address" "$NLMD_LOG")
+rcheck "... logged $n_log times (rate-limited: at most 10)" \
+    test "$n_log" -ge 1 -a "$n_log" -le 10
+rcheck "... nlmd's memory stays flat (RSS $rss0 -> $rss1 KiB)" \
+    test $((rss1 - rss0)) -lt 2048
+rcheck "a host at another address is still served" \
+    "$PEER" lock $SRV honest f-honest 0 1 3
+
+# ---- shares ------------------------------------------------------------------
+
+cli sharemany $SRV warm0 7 >"$W/share1.txt" 2>&1
+rcheck "SHARE: 5 per host, then DENIED_NOLOCKS" \
+    grep -q "^sharemany: 5 of 7 granted, then DENIED_NOLOCKS" "$W/share1.txt"
+"$PEER" sharemany $SRV honest 5 >"$W/share2.txt" 2>&1
+rcheck "SHARE: 8 over all hosts, then DENIED_NOLOCKS" \
+    grep -q "^sharemany: 3 of 5 granted, then DENIED_NOLOCKS" "$W/share2.txt"
+rcheck "... and nlmd counts 8 shares" test "$(metric nlmd_shares)" = 8
+
+# ---- waiters -----------------------------------------------------------------
+
+rcheck "a holder takes f-wait" cli lock $SRV warm1 f-wait 0 1 3
+for i in 2 3 4; do
+	cli lock $SRV warm$i f-wait 0 1 3 block >/dev/null 2>&1
+	check "waiter $i is queued" test $? = 3
+done
+cli lock $SRV warm5 f-wait 0 1 3 block >"$W/wait4.txt" 2>&1
+rcheck "a fourth waiter: DENIED_NOLOCKS (max-waiters 3)" \
+    grep -q "DENIED_NOLOCKS" "$W/wait4.txt"
+rcheck "... nlmd counts 3 waiters" test "$(metric nlmd_waiters)" = 3
+
+# ---- connections -------------------------------------------------------------
+
+rss0=$(rss)
+"${ON_CLI[@]}" bash -c 'for i in $(seq 60); do
+	exec {fd}<>/dev/tcp/'$SRV'/4045 || exit 1; done; sleep 4' &
+HOLDER=$!
+sleep 2
+rss1=$(rss)
+rcheck "60 TCP connections from one address: 50 kept (max 50 per address)" \
+    test "$(metric nlmd_tcp_connections)" = 50
+rcheck "... 10 refused and counted" \
+    test "$(metric 'nlmd_tcp_connections_total{event="refused"}')" = 10
+rcheck "... 50 idle connections cost little: RSS $rss0 -> $rss1 KiB" \
+    test $((rss1 - rss0)) -lt 2048
+rcheck "another address still connects over TCP" \
+    rpcinfo -T tcp $SRV 100021 4
+wait $HOLDER 2>/dev/null
+
+# ---- reflected traffic -------------------------------------------------------
+
+# The client host runs no NLM: every LOCK_MSG's answer (LOCK_RES) needs a
+# port look-up at its rpcbind, which finds none.  As if the source were
+# forged: the victim must not get a look-up per message.
+l0=$(metric 'nlmd_rpcbind_lookups_total{outcome="sent"}')
+cli lockmsg $SRV warm6 50 >"$W/lockmsg.txt" 2>&1
+sleep 1.5
+l1=$(metric 'nlmd_rpcbind_lookups_total{outcome="sent"}')
+sup=$(metric nlmd_rpcbind_suppressed_total)
+rcheck "50 LOCK_MSG to a host without NLM: $((l1 - l0)) rpcbind look-ups \
+there (not 50 or 150), $sup sends failed at once" \
+    test $((l1 - l0)) -ge 1 -a $((l1 - l0)) -le 2 -a "$sup" -ge 40
+
+itest_stop_nlmd
+rcheck "no sanitizer report" \
+    sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|runtime error:' '$NLMD_LOG'"
+itest_finish

@@ -1,0 +1,114 @@
+#!/bin/bash
+# bench-hostile.sh - honest clients beside a hostile mix (issue 11's soak).
+#
+#   bash tools/bench-hostile.sh [SECONDS]    (default 1800; build/release)
+#
+# nlmd in a private namespace (10.94.0.1); a hostile client namespace
+# (10.94.0.2, an rpcbind with no NLM) runs, for SECONDS, in a loop:
+# random UDP datagrams and TCP streams, half-sent records held open,
+# SHARE floods, caller_name floods, idle connections held open, LOCK_MSGs
+# whose answers need look-ups at an address without NLM, blocking LOCKs
+# left queued.  Meanwhile 16 honest nlmbench clients (from nlmd's own
+# namespace) lock and unlock.  Printed: nlmd's RSS every 10% of the run,
+# the honest clients' calls/s, p50/p99 and errors, against a clean run
+# of the same length before the hostile mix starts (capped at 30 s).
+# Not a test (it takes half an hour by default): numbers for the notes.
+
+set -u
+SECS=${1:-1800}
+BUILD=${BUILD:-release}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+O=$TOP/build/$BUILD
+if [ -z "${BENCH_INSIDE:-}" ]; then
+	make -s -C "$TOP" BUILD="$BUILD" all bench nsm-itest-bins \
+	    itest-helpers || exit 1
+	export BENCH_INSIDE=1
+	exec unshare --net --mount --propagation private -- bash "$0" "$@"
+fi
+ip link set lo up
+mount -t tmpfs tmpfs /run
+mkdir -p /run/rpcbind
+W=$(mktemp -d /tmp/nlmd-hostile.XXXXXX)
+SRV=10.94.0.1
+CLI=10.94.0.2
+NS=hostile-$$
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	ip netns del $NS 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+rpcbind -f -w &
+PIDS+=($!)
+ip netns add $NS
+ip link add ho$$s type veth peer name ho$$c netns $NS
+ip addr add $SRV/24 dev ho$$s
+ip link set ho$$s up
+ip -n $NS addr add $CLI/24 dev ho$$c
+ip -n $NS link set ho$$c up
+ip -n $NS link set lo up
+mkdir -p "$W/clirun/rpcbind"
+ON_CLI=(ip netns exec $NS unshare --mount --propagation private
+    sh -c 'mount --bind "$0" /run && exec "$@"' "$W/clirun")
+"${ON_CLI[@]}" rpcbind -f -w &
+PIDS+=($!)
+sleep 0.5
+
+"$O/nlmd" -F -s "$W/state" --durability=log --control-socket="$W/ctl.sock" \
+    >"$W/nlmd.log" 2>&1 &
+NLMD=$!
+PIDS+=($NLMD)
+for i in $(seq 100); do
+	grep -qs "nlmd ready" "$W/nlmd.log" && break
+	sleep 0.05
+done
+rss() { awk '/^VmRSS/ {print $2}' /proc/$NLMD/status; }
+field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
+clean_secs=$((SECS < 30 ? SECS : 30))
+
+clean=$("$O/nlmbench" -a $SRV -t "$clean_secs" -m lockunlock -c 16)
+echo "clean ($clean_secs s): $(field rpc_s "$clean") calls/s, p50" \
+    "$(field p50_us "$clean") us, p99 $(field p99_us "$clean") us," \
+    "errors $(field errors "$clean"); RSS $(rss) KiB"
+
+# The hostile mix, each in a loop until the file says stop.
+touch "$W/go"
+hostile() {	# hostile NAME cmd...
+	local name=$1
+	shift
+	( while [ -e "$W/go" ]; do "$@" >/dev/null 2>&1; done ) &
+	PIDS+=($!)
+}
+G=$O/tests/garbage
+P=$O/tests/nsm/nsmpeer
+hostile udp-random "${ON_CLI[@]}" "$G" udp-random $SRV 4045 500
+hostile tcp-random "${ON_CLI[@]}" "$G" tcp-random $SRV 4045 20
+hostile tcp-half "${ON_CLI[@]}" "$G" tcp-half $SRV 4045 100021 4
+hostile shares "${ON_CLI[@]}" "$P" sharemany $SRV "sh$RANDOM" 200
+hostile names "${ON_CLI[@]}" "$P" lockmany $SRV "n$RANDOM-" 300 f-names
+hostile msgs "${ON_CLI[@]}" "$P" lockmsg $SRV msghost 200
+hostile waiters "${ON_CLI[@]}" "$P" lock $SRV "w$RANDOM" f-names 0 1 3 block
+hostile idle "${ON_CLI[@]}" bash -c 'for i in $(seq 40); do
+	exec {fd}<>/dev/tcp/'$SRV'/4045 || break; done; sleep 20'
+
+"$O/nlmbench" -a $SRV -t "$SECS" -m lockunlock -c 16 >"$W/honest.txt" &
+BENCH=$!
+step=$((SECS / 10 > 0 ? SECS / 10 : 1))
+for i in $(seq 1 10); do
+	sleep "$step"
+	kill -0 $BENCH 2>/dev/null || break
+	echo "t=$((i * step)) s: nlmd RSS $(rss) KiB"
+done
+wait $BENCH
+rm -f "$W/go"
+with=$(cat "$W/honest.txt")
+echo "hostile ($SECS s): $(field rpc_s "$with") calls/s, p50" \
+    "$(field p50_us "$with") us, p99 $(field p99_us "$with") us," \
+    "errors $(field errors "$with"); RSS $(rss) KiB"
+echo "p99 ratio: $(awk -v a="$(field p99_us "$clean")" \
+    -v b="$(field p99_us "$with")" 'BEGIN {printf "%.2f", b / a}')"
+"$O/nlmctl" -s "$W/ctl.sock" metrics | grep -E \
+    '^nlmd_(hosts|hosts_refused_total|shares|waiters|tcp_connections|rpcbind_suppressed_total) |tcp_connections_total\{event="refused"\}|rpc_messages_total\{outcome="garbage"\}'
