@@ -16,7 +16,8 @@
 # keep it as a regression, fix the bug and copy the file to
 # tests/fuzz/regress/<h>/.  The last line of each harness's log (the
 # numbers: executions, coverage, corpus) is printed; the whole log is in
-# build/fuzz/<h>.log.
+# build/fuzz/<h>.log.  The last line is "fuzz: N passed, M failed"
+# (harnesses).
 set -u
 cd "$(dirname "$0")/../.."
 mode=${1:-short}
@@ -28,6 +29,8 @@ esac
 B=build/fuzz
 harnesses=${FUZZ_HARNESSES:-"nlmxdr recmark dispatch"}
 rc=0
+npass=0
+nfail=0
 
 for h in $harnesses; do
 	bin=$B/fuzz/fuzz-$h
@@ -37,6 +40,7 @@ for h in $harnesses; do
 	if [ ! -x "$bin" ]; then
 		echo "fuzz $h: $bin missing (make fuzz-bins)"
 		rc=1
+		nfail=$((nfail + 1))
 		continue
 	fi
 	mkdir -p "$work" "$crash"
@@ -53,6 +57,7 @@ for h in $harnesses; do
 		    tail -n 5
 		echo "fuzz $h: log in $log.replay"
 		rc=1
+		nfail=$((nfail + 1))
 		continue
 	fi
 	echo "fuzz $h: replayed ${#inputs[@]} committed inputs: ok"
@@ -74,9 +79,13 @@ for h in $harnesses; do
 		    sed "s/^.*written to /fuzz $h: crash input kept in /"
 		echo "fuzz $h: log in $log"
 		rc=1
+		nfail=$((nfail + 1))
 		continue
 	fi
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	echo "fuzz $h: ok, $((SECONDS - t0)) s, $runs runs; $stats"
+	npass=$((npass + 1))
 done
+# One test per harness, in the form tools/test.sh counts.
+echo "fuzz: $npass passed, $nfail failed"
 exit $rc
