@@ -42,7 +42,7 @@
 #include "rpcsrv.h"
 #include "version.h"
 
-#define CTL_PIECE	1000	/* records per piece of a dump */
+#define CTL_PIECE	250	/* records per piece of a dump */
 
 static char ctl_durability[16];
 static uint64_t ctl_started_unix;
