@@ -200,11 +200,13 @@ lk_waiter_granted(struct lk_table *t, struct lk_waiter *w,
 /*
  * One sweep of f's queue in arrival order, granting every waiter that no
  * held lock and (FIFO) no older queued waiter of another owner blocks.
- * Returns how many it granted; *nomem when it had to stop.
+ * Returns how many it granted; *nomem when it had to stop.  *again is
+ * set when a grant may have unblocked a waiter the sweep had passed (see
+ * lk_grant_pass()): its owner held locks or had other waiters queued.
  */
 static size_t
 lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
-    bool *nomem)
+    bool *nomem, bool *again)
 {
 	struct lk_waiter *w, *next;
 	struct lk_lock *conflict, *cover;
@@ -227,6 +229,8 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 		}
 		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w))
 			continue;
+		if (w->wa_owner->ow_nlocks > 0 || w->wa_owner->ow_nwaiters > 1)
+			*again = true;
 		if (!lk_vec_reserve(t, &t->t_granted, sizeof(struct lk_grant),
 		    1) || lk_take(t, w->wa_owner, f, &r, w->wa_excl, false,
 		    &cover) != LK_OK) {
@@ -247,16 +251,21 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
  * held (its waiter asked for shared over it), or, with FIFO, by giving the
  * grantee bytes that its own older waiter was held back on.  So sweep
  * until a sweep grants nothing; each extra sweep grants at least one
- * waiter, so this ends.
+ * waiter, so this ends.  Both ways need a grantee that held locks or had
+ * other waiters queued; a sweep whose grantees had neither only added
+ * locks, which unblock nobody, so it is the last (the usual case: a
+ * queue of processes each blocked on one lock costs one sweep, not two).
  */
 void
 lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now)
 {
-	bool nomem = false;
+	bool nomem = false, again = true;
 
-	while (f->fi_nwaiters > 0 && lk_grant_sweep(t, f, now, &nomem) > 0 &&
-	    !nomem)
-		continue;
+	while (again && f->fi_nwaiters > 0) {
+		again = false;
+		if (lk_grant_sweep(t, f, now, &nomem, &again) == 0 || nomem)
+			break;
+	}
 }
 
 /* How many of o's unconfirmed grants on f overlap r. */
