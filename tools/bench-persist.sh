@@ -75,8 +75,8 @@ start_nlmd() {
 	NLMD_PID=$!
 	PIDS+=("$NLMD_PID")
 	for i in $(seq 1 1200); do
-		[ "$(grep -c "nlmd ready" "$log")" -gt "${READY_BEFORE:-0}" ] &&
-		    return 0
+		n=$(grep -cs "nlmd ready" "$log")
+		[ "${n:-0}" -gt "${READY_BEFORE:-0}" ] && return 0
 		kill -0 "$NLMD_PID" 2>/dev/null || break
 		sleep 0.05
 	done
