@@ -101,14 +101,6 @@ nlm_host_hash(const struct sockaddr_storage *ss, const char *name)
  * every new client out: each address may bring max-hosts-per-address.
  * A small keyed hash of address -> count, growing like the host table.
  */
-struct nlm_addrcount {
-	struct sockaddr_storage	 ac_addr;
-	uint64_t		 ac_hash;
-	unsigned		 ac_count;
-	struct nlm_host		*ac_hosts;	/* h_anext list */
-	struct nlm_addrcount	*ac_next;
-};
-
 /* Hosts by caller_name (any address): FREE_ALL, SM_NOTIFY, proc 16. */
 struct nlm_namegroup {
 	uint64_t		 ng_hash;

@@ -88,6 +88,22 @@ struct nlm_host {
 	struct nlm_host		*h_nnext, *h_nprev;
 };
 
+/*
+ * The hosts at one source address (nlm_host.c keeps the index), and the
+ * SM_NOTIFYs to that address: those in flight and those waiting for a
+ * slot (nlm_notify.c paces them).
+ */
+struct nlm_addrcount {
+	struct sockaddr_storage	 ac_addr;
+	uint64_t		 ac_hash;
+	unsigned		 ac_count;
+	struct nlm_host		*ac_hosts;	/* h_anext list */
+	struct nlm_addrcount	*ac_next;
+	unsigned		 ac_notifying;	/* SM_NOTIFY in flight */
+	struct nlm_notifier	*ac_nqhead;	/* waiting, in order */
+	struct nlm_notifier	*ac_nqtail;
+};
+
 /* A blocked request and, once granted, its callback.  See legend. */
 struct nlm_grant {
 	struct nlm_host		*g_host;

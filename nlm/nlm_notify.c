@@ -30,7 +30,8 @@
  *     costs a timer and a UDP datagram now and then;
  *   - at most NOTIFY_PER_ADDR attempts are in flight to one address
  *     (hosts sharing an address are one machine, one status monitor);
- *     the rest wait their turn in order.  A burst of hundreds of
+ *     the rest wait their turn in order (the count and the queue live
+ *     in the host index's record of that address).  A burst of hundreds of
  *     datagrams would overflow the receiver's socket buffer and cost
  *     each lost one a full backoff delay; other addresses never wait
  *     for this one.
@@ -53,16 +54,6 @@
 #define NOTIFY_DELAY_MIN_MS	1000
 #define NOTIFY_DELAY_MAX_MS	60000
 #define NOTIFY_PER_ADDR		16
-#define DEST_BUCKETS		256
-
-/* An address notifications go to: its attempts in flight and its queue. */
-struct notify_dest {
-	struct sockaddr_storage	 d_addr;
-	unsigned		 d_inflight;
-	struct nlm_notifier	*d_head;	/* waiting, in order */
-	struct nlm_notifier	*d_tail;
-	struct notify_dest	*d_next;
-};
 
 struct nlm_notifier {
 	struct nlm_host		*nt_host;
@@ -73,109 +64,49 @@ struct nlm_notifier {
 	uint64_t		 nt_attempt_ms;	/* ... and of this attempt */
 	struct nlm_send		*nt_send;	/* in flight */
 	struct ev_timer		 nt_timer;	/* next attempt */
-	struct notify_dest	*nt_dest;	/* holds a slot there */
+	bool			 nt_slot;	/* holds a slot at its address */
 	bool			 nt_queued;	/* waits for a slot */
 	struct nlm_notifier	*nt_qnext;
 };
 
-static struct notify_dest *dests[DEST_BUCKETS];
 static bool notify_closing;	/* shutdown: start nothing */
-
-static size_t
-dest_hash(const struct sockaddr_storage *ss)
-{
-	const uint8_t *p;
-	size_t i, n;
-	uint64_t h = 1469598103934665603ull;
-
-	if (ss->ss_family == AF_INET) {
-		p = (const uint8_t *)&((const struct sockaddr_in *)
-		    (const void *)ss)->sin_addr;
-		n = 4;
-	} else {
-		p = (const uint8_t *)&((const struct sockaddr_in6 *)
-		    (const void *)ss)->sin6_addr;
-		n = 16;
-	}
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return (size_t)(h % DEST_BUCKETS);
-}
-
-static struct notify_dest *
-dest_get(const struct sockaddr_storage *ss)
-{
-	size_t b = dest_hash(ss);
-	struct notify_dest *d;
-
-	for (d = dests[b]; d != NULL; d = d->d_next)
-		if (nlm_addr_equal(&d->d_addr, ss))
-			return d;
-	if ((d = calloc(1, sizeof(*d))) == NULL)
-		return NULL;
-	d->d_addr = *ss;
-	d->d_next = dests[b];
-	dests[b] = d;
-	return d;
-}
-
-/* Free an address nothing is in flight to or waiting for. */
-static void
-dest_put(struct notify_dest *d)
-{
-	struct notify_dest **pp;
-
-	if (d->d_inflight > 0 || d->d_head != NULL)
-		return;
-	for (pp = &dests[dest_hash(&d->d_addr)]; *pp != NULL;
-	    pp = &(*pp)->d_next)
-		if (*pp == d) {
-			*pp = d->d_next;
-			free(d);
-			return;
-		}
-}
 
 static void	notify_send(struct nlm_notifier *);
 
-/* An attempt to d ended: give its slot to the next one waiting. */
+/* An attempt ended: give its slot to the next one waiting there. */
 static void
-dest_release(struct notify_dest *d)
+addr_release(struct nlm_addrcount *ac)
 {
 	struct nlm_notifier *nt;
 
-	d->d_inflight--;
-	if (!notify_closing && (nt = d->d_head) != NULL) {
-		d->d_head = nt->nt_qnext;
-		if (d->d_head == NULL)
-			d->d_tail = NULL;
-		nt->nt_queued = false;
-		nt->nt_qnext = NULL;
-		d->d_inflight++;
-		nt->nt_dest = d;
-		notify_send(nt);
+	ac->ac_notifying--;
+	if (notify_closing || (nt = ac->ac_nqhead) == NULL)
 		return;
-	}
-	dest_put(d);
+	ac->ac_nqhead = nt->nt_qnext;
+	if (ac->ac_nqhead == NULL)
+		ac->ac_nqtail = NULL;
+	nt->nt_queued = false;
+	nt->nt_qnext = NULL;
+	ac->ac_notifying++;
+	nt->nt_slot = true;
+	notify_send(nt);
 }
 
 static void
-dest_unqueue(struct nlm_notifier *nt)
+addr_unqueue(struct nlm_notifier *nt)
 {
-	struct notify_dest *d = dest_get(&nt->nt_host->h_addr);
+	struct nlm_addrcount *ac = nt->nt_host->h_ag;
 	struct nlm_notifier **pp, *prev = NULL;
 
-	if (d == NULL)
-		return;
-	for (pp = &d->d_head; *pp != NULL; prev = *pp, pp = &(*pp)->nt_qnext)
+	for (pp = &ac->ac_nqhead; *pp != NULL; prev = *pp,
+	    pp = &(*pp)->nt_qnext)
 		if (*pp == nt) {
 			*pp = nt->nt_qnext;
-			if (d->d_tail == nt)
-				d->d_tail = prev;
+			if (ac->ac_nqtail == nt)
+				ac->ac_nqtail = prev;
 			break;
 		}
 	nt->nt_queued = false;
-	dest_put(d);
 }
 
 static uint64_t
@@ -210,11 +141,9 @@ notify_done(void *arg, int ok, XDR *res)
 
 	(void)res;
 	nt->nt_send = NULL;
-	if (nt->nt_dest != NULL) {
-		struct notify_dest *d = nt->nt_dest;
-
-		nt->nt_dest = NULL;
-		dest_release(d);
+	if (nt->nt_slot) {
+		nt->nt_slot = false;
+		addr_release(h->h_ag);
 	}
 	if (ok) {
 		nlm->n_stats.notify_acked++;
@@ -264,25 +193,21 @@ static void
 notify_attempt(struct ev_loop *loop, void *arg)
 {
 	struct nlm_notifier *nt = arg;
-	struct notify_dest *d;
+	struct nlm_addrcount *ac = nt->nt_host->h_ag;
 
 	(void)loop;
-	if ((d = dest_get(&nt->nt_host->h_addr)) == NULL) {
-		notify_send(nt);	/* no memory to pace: just send */
-		return;
-	}
-	if (d->d_inflight >= NOTIFY_PER_ADDR) {
+	if (ac->ac_notifying >= NOTIFY_PER_ADDR) {
 		nt->nt_queued = true;
 		nt->nt_qnext = NULL;
-		if (d->d_tail != NULL)
-			d->d_tail->nt_qnext = nt;
+		if (ac->ac_nqtail != NULL)
+			ac->ac_nqtail->nt_qnext = nt;
 		else
-			d->d_head = nt;
-		d->d_tail = nt;
+			ac->ac_nqhead = nt;
+		ac->ac_nqtail = nt;
 		return;
 	}
-	d->d_inflight++;
-	nt->nt_dest = d;
+	ac->ac_notifying++;
+	nt->nt_slot = true;
 	notify_send(nt);
 }
 
@@ -360,9 +285,9 @@ nlm_notify_stop(struct nlm_host *h)
 	ev_timer_cancel(nlm->n_loop, &nt->nt_timer);
 	nlm_send_cancel(nt->nt_send);
 	if (nt->nt_queued)
-		dest_unqueue(nt);
-	if (nt->nt_dest != NULL)
-		dest_release(nt->nt_dest);
+		addr_unqueue(nt);
+	if (nt->nt_slot)
+		addr_release(h->h_ag);
 	h->h_notify = NULL;
 	nlm->n_stats.notify_pending--;
 	free(nt);
