@@ -44,7 +44,8 @@ ON=(ip netns exec $NS unshare --mount --propagation private
 ITEST_PIDS+=($!)
 itest_wait "${ON[@]}" rpcinfo -p 127.0.0.1 || { echo "no rpcbind"; exit 1; }
 
-itest_start_nlmd -d --grace-period=90 --max-hosts=$((N + 100))
+itest_start_nlmd -d --grace-period=90 --max-hosts=$((N + 100)) \
+    --max-hosts-per-address=$((N + 100))
 "${ON[@]}" "$PEER" lockmany $SRV sim "$N" bench-file
 "${ON[@]}" "$PEER" statd "$N" 120 >"$W/statd.log" 2>&1 &
 ITEST_PIDS+=($!)
@@ -54,7 +55,8 @@ kill -9 "$NLMD_PID"
 wait "$NLMD_PID" 2>/dev/null
 itest_forget "$NLMD_PID"
 t0=$(date +%s%3N)
-itest_start_nlmd -d --grace-period=90 --max-hosts=$((N + 100))
+itest_start_nlmd -d --grace-period=90 --max-hosts=$((N + 100)) \
+    --max-hosts-per-address=$((N + 100))
 t_ready=$(date +%s%3N)
 end=$((SECONDS + 120))
 while [ "$(grep -c '^notify' "$W/statd.log")" -lt "$N" ] &&
