@@ -116,6 +116,49 @@ check() {
 	fi
 }
 
+# Like check, but the command's output is shown on failure.
+rcheck() {
+	local what=$1 out=$ITEST_WORK/check.out ok=true
+	shift
+	"$@" >"$out" 2>&1 || ok=false
+	cat "$out" >>"$ITEST_WORK/checks.log"
+	check "$what" $ok
+	$ok || sed -e 's/^/    /' "$out" | head -20
+}
+
+# itest_tool NAME BINARY: a wrapper $ITEST_WORK/NAME that runs BINARY with
+# LeakSanitizer off (the test's own tools may be sanitizer builds; their
+# leaks, libtirpc's, are not nlmd's); prints its path.
+itest_tool() {
+	printf '#!/bin/sh\nASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n' "$2" \
+	    >"$ITEST_WORK/$1"
+	chmod +x "$ITEST_WORK/$1"
+	echo "$ITEST_WORK/$1"
+}
+
+# itest_client_host NS SRVADDR CLIADDR IFNAME: a client host -- network
+# namespace NS joined to ours by a veth pair (SRVADDR here, CLIADDR there,
+# /24), with its own /run and rpcbind.  Sets ON_CLI, the command prefix
+# that runs a program there (every step execs: in the background,
+# "${ON_CLI[@]}" cmd & makes $! the command itself).  The caller's EXIT
+# trap must `ip netns del NS'.
+itest_client_host() {
+	ip netns add "$1" || { echo "FATAL: ip netns add $1"; exit 1; }
+	ip link add "$4s" type veth peer name "$4c" netns "$1"
+	ip addr add "$2/24" dev "$4s"
+	ip link set "$4s" up
+	ip -n "$1" addr add "$3/24" dev "$4c"
+	ip -n "$1" link set "$4c" up
+	ip -n "$1" link set lo up
+	mkdir -p "$ITEST_WORK/run-$1/rpcbind"
+	ON_CLI=(ip netns exec "$1" unshare --mount --propagation private
+	    sh -c 'mount --bind "$0" /run && exec "$@"' "$ITEST_WORK/run-$1")
+	"${ON_CLI[@]}" rpcbind -f -w &
+	ITEST_PIDS+=($!)
+	itest_wait "${ON_CLI[@]}" rpcinfo -p 127.0.0.1 ||
+	    { echo "FATAL: rpcbind on $1 did not start"; exit 1; }
+}
+
 itest_finish() {
 	echo "$(basename "$0" .sh): $ITEST_PASS passed, $ITEST_FAIL failed"
 	[ "$ITEST_FAIL" = 0 ]

@@ -37,43 +37,15 @@ W=$ITEST_WORK
 CTL0=$ITEST_TOP/build/$BUILD/nlmctl
 PEER0=$ITEST_TOP/build/$BUILD/tests/nsm/nsmpeer
 command -v rpcbind >/dev/null || { echo "SKIP: rpcbind (make deps)"; exit 77; }
-for t in nsmpeer nlmctl; do
-	[ $t = nsmpeer ] && bin=$PEER0 || bin=$CTL0
-	printf '#!/bin/sh\nASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n' "$bin" \
-	    >"$W/$t"
-	chmod +x "$W/$t"
-done
-PEER=$W/nsmpeer
-CTL=$W/nlmctl
+PEER=$(itest_tool nsmpeer "$PEER0")
+CTL=$(itest_tool nlmctl "$CTL0")
 SRV=10.95.0.1
 CLI=10.95.0.2
 NS=bndcli-$$
 trap 'itest_cleanup; ip netns del $NS 2>/dev/null' EXIT
 
-rcheck() {
-	local what=$1 out=$W/check.out ok=true
-	shift
-	"$@" >"$out" 2>&1 || ok=false
-	cat "$out" >>"$W/checks.log"
-	check "$what" $ok
-	$ok || sed -e 's/^/    /' "$out" | head -20
-}
-
 itest_start_rpcbind
-ip netns add $NS || { echo "FATAL: ip netns add"; exit 1; }
-ip link add bd$$s type veth peer name bd$$c netns $NS
-ip addr add $SRV/24 dev bd$$s
-ip link set bd$$s up
-ip -n $NS addr add $CLI/24 dev bd$$c
-ip -n $NS link set bd$$c up
-ip -n $NS link set lo up
-mkdir -p "$W/clirun/rpcbind"
-ON_CLI=(ip netns exec $NS unshare --mount --propagation private
-    sh -c 'mount --bind "$0" /run && exec "$@"' "$W/clirun")
-"${ON_CLI[@]}" rpcbind -f -w &
-ITEST_PIDS+=($!)
-itest_wait "${ON_CLI[@]}" rpcinfo -p 127.0.0.1 ||
-    { echo "FATAL: client rpcbind"; exit 1; }
+itest_client_host $NS $SRV $CLI bd$$
 cli() { "${ON_CLI[@]}" "$PEER" "$@"; }
 
 itest_start_nlmd -d --max-hosts-per-address=20 --max-shares-per-host=5 \

@@ -45,25 +45,10 @@ for t in jq promtool setpriv rpcbind; do
 	    { echo "SKIP: $t not installed (make deps)"; exit 77; }
 done
 [ -x "$CTL" ] && [ -x "$PEER0" ] || { echo "FATAL: binaries missing"; exit 1; }
-# Sanitizer builds of the tools: their leaks are not nlmd's.
-for t in nsmpeer nlmctl; do
-	[ $t = nsmpeer ] && bin=$PEER0 || bin=$CTL
-	printf '#!/bin/sh\nASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n' "$bin" \
-	    >"$W/$t"
-	chmod +x "$W/$t"
-done
-PEER=$W/nsmpeer
-CTL=$W/nlmctl
+PEER=$(itest_tool nsmpeer "$PEER0")
+CTL=$(itest_tool nlmctl "$CTL")
 chmod 755 "$W"
 
-rcheck() {
-	local what=$1 out=$W/check.out ok=true
-	shift
-	"$@" >"$out" 2>&1 || ok=false
-	cat "$out" >>"$W/checks.log"
-	check "$what" $ok
-	$ok || sed -e 's/^/    /' "$out" | head -20
-}
 hex() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
 # jqcheck DESCRIPTION FILTER [nlmctl args...]: the JSON satisfies FILTER.
 jqcheck() {
@@ -78,20 +63,7 @@ CLI=10.96.0.2
 NS=ctlcli-$$
 trap 'itest_cleanup; ip netns del $NS 2>/dev/null' EXIT
 itest_start_rpcbind
-ip netns add $NS || { echo "FATAL: ip netns add"; exit 1; }
-ip link add ct$$s type veth peer name ct$$c netns $NS
-ip addr add $SRV/24 dev ct$$s
-ip link set ct$$s up
-ip -n $NS addr add $CLI/24 dev ct$$c
-ip -n $NS link set ct$$c up
-ip -n $NS link set lo up
-mkdir -p "$W/clirun/rpcbind"
-ON_CLI=(ip netns exec $NS unshare --mount --propagation private
-    sh -c 'mount --bind "$0" /run && exec "$@"' "$W/clirun")
-"${ON_CLI[@]}" rpcbind -f -w &
-ITEST_PIDS+=($!)
-itest_wait "${ON_CLI[@]}" rpcinfo -p 127.0.0.1 ||
-    { echo "FATAL: client rpcbind"; exit 1; }
+itest_client_host $NS $SRV $CLI ct$$
 itest_start_nlmd -d --callbacks=sync --grace-period=60 \
     --metrics-address=127.0.0.1:9464
 cli() { "${ON_CLI[@]}" "$PEER" "$@"; }

@@ -61,12 +61,7 @@ for t in ip rpcbind rpcinfo rpc.statd sm-notify dumpcap tshark; do
 done
 [ -x "$NLMD" ] || { echo "FATAL: $NLMD missing"; exit 1; }
 [ -x "$PEER" ] || { echo "FATAL: $PEER missing"; exit 1; }
-# The peer may be a sanitizer build too; its leaks (libtirpc's) are not
-# nlmd's.
-printf '#!/bin/sh\nASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n' "$PEER" \
-    >"$W/nsmpeer"
-chmod +x "$W/nsmpeer"
-PEER=$W/nsmpeer
+PEER=$(itest_tool nsmpeer "$PEER")
 
 nsm_cleanup() {
 	itest_cleanup
@@ -75,15 +70,6 @@ nsm_cleanup() {
 }
 trap nsm_cleanup EXIT
 
-# Like lib.sh's check, but the command's output is shown on failure.
-rcheck() {
-	local what=$1 out=$W/check.out ok=true
-	shift
-	"$@" >"$out" 2>&1 || ok=false
-	cat "$out" >>"$W/checks.log"
-	check "$what" $ok
-	$ok || sed -e 's/^/    /' "$out" | head -20
-}
 
 # wait_grep FILE ERE SECONDS
 wait_grep() {

@@ -142,15 +142,6 @@ wait_exit() {
 	itest_forget "$1"
 } 2>/dev/null
 
-# Like lib.sh's check, but the command's output is shown on failure.
-rcheck() {
-	local what=$1 out=$ITEST_WORK/check.out ok=true
-	shift
-	"$@" >"$out" 2>&1 || ok=false
-	cat "$out" >>"$ITEST_WORK/checks.log"
-	check "$what" $ok
-	$ok || sed -e 's/^/    /' "$out" | head -20
-}
 
 # A log timestamp (HH:MM:SS.mmm, local time, today) in epoch ms.
 log_ms() {
