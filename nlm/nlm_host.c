@@ -164,17 +164,17 @@ nlm_addr_count(const struct sockaddr_storage *ss)
 }
 
 /*
- * Make room for one more entry in a chained table of `size' buckets
- * holding `n' (doubling from 256); `hashof' gives an entry's hash.  A
- * failed growth keeps the table: chains get longer.  -1 only when there
- * is no table at all.
+ * Make room for one more entry in a chained table of *sizep buckets
+ * holding `n' (doubling from `first'): the host table and both indexes.
+ * `hashof' gives an entry's hash.  A failed growth keeps the table:
+ * chains get longer.  -1 only when there is no table at all.
  */
 static int
-nlm_index_grow(void ***tabp, size_t *sizep, size_t n,
+nlm_index_grow(void ***tabp, size_t *sizep, size_t first, size_t n,
     uint64_t (*hashof)(void *), void *(*nextof)(void *),
     void (*setnext)(void *, void *))
 {
-	size_t size = *sizep == 0 ? 256 : *sizep * 2, b;
+	size_t size = *sizep == 0 ? first : *sizep * 2, b;
 	void **tab, *e, *next;
 
 	if (n < *sizep)
@@ -191,6 +191,24 @@ nlm_index_grow(void ***tabp, size_t *sizep, size_t n,
 	*tabp = tab;
 	*sizep = size;
 	return 0;
+}
+
+static uint64_t
+h_hashof(void *e)
+{
+	return ((struct nlm_host *)e)->h_hash;
+}
+
+static void *
+h_nextof(void *e)
+{
+	return ((struct nlm_host *)e)->h_next;
+}
+
+static void
+h_setnext(void *e, void *n)
+{
+	((struct nlm_host *)e)->h_next = n;
 }
 
 static uint64_t
@@ -240,7 +258,8 @@ nlm_index_add(struct nlm_host *h)
 
 	if ((ac = nlm_addr_find(&h->h_addr, ah)) == NULL) {
 		if (nlm_index_grow((void ***)&nlm->n_addrs, &nlm->n_abuckets,
-		    nlm->n_naddrs, ac_hashof, ac_nextof, ac_setnext) == -1 ||
+		    256, nlm->n_naddrs, ac_hashof, ac_nextof,
+		    ac_setnext) == -1 ||
 		    (ac = calloc(1, sizeof(*ac))) == NULL)
 			return -1;
 		ac->ac_addr = h->h_addr;
@@ -251,7 +270,8 @@ nlm_index_add(struct nlm_host *h)
 	}
 	if ((ng = nlm_name_find(h->h_name, nh)) == NULL) {
 		if (nlm_index_grow((void ***)&nlm->n_names, &nlm->n_nbuckets,
-		    nlm->n_nnames, ng_hashof, ng_nextof, ng_setnext) == -1 ||
+		    256, nlm->n_nnames, ng_hashof, ng_nextof,
+		    ng_setnext) == -1 ||
 		    (ng = calloc(1, sizeof(*ng))) == NULL) {
 			if (ac->ac_count == 0) {	/* just made: undo */
 				struct nlm_addrcount **pp = &nlm->n_addrs[ah &
@@ -364,27 +384,6 @@ nlm_host_named(const char *name)
 	return ng != NULL ? ng->ng_hosts : NULL;
 }
 
-/* Double the buckets (a failure keeps the table as it is). */
-static void
-nlm_host_grow(void)
-{
-	size_t size = nlm->n_hbuckets == 0 ? NLM_HOST_BUCKETS :
-	    nlm->n_hbuckets * 2, b;
-	struct nlm_host **tab, *h, *next;
-
-	if ((tab = calloc(size, sizeof(*tab))) == NULL)
-		return;
-	for (b = 0; b < nlm->n_hbuckets; b++)
-		for (h = nlm->n_hosts[b]; h != NULL; h = next) {
-			next = h->h_next;
-			h->h_next = tab[h->h_hash & (size - 1)];
-			tab[h->h_hash & (size - 1)] = h;
-		}
-	free(nlm->n_hosts);
-	nlm->n_hosts = tab;
-	nlm->n_hbuckets = size;
-}
-
 const char *
 nlm_host_str(const struct nlm_host *h, char *buf, size_t len)
 {
@@ -470,11 +469,11 @@ nlm_host_link(struct nlm_host *h)
 {
 	size_t b;
 
-	if (nlm->n_nhosts >= nlm->n_hbuckets)
-		nlm_host_grow();
-	if (nlm->n_hbuckets == 0)
-		fatalx("out of memory for the host table");
 	h->h_hash = nlm_host_hash(&h->h_addr, h->h_name);
+	if (nlm_index_grow((void ***)&nlm->n_hosts, &nlm->n_hbuckets,
+	    NLM_HOST_BUCKETS, nlm->n_nhosts, h_hashof, h_nextof,
+	    h_setnext) == -1)
+		fatalx("out of memory for the host table");
 	if (nlm_index_add(h) == -1)
 		fatalx("out of memory for the host table");
 	b = h->h_hash & (nlm->n_hbuckets - 1);
