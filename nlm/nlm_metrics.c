@@ -33,6 +33,13 @@ help(struct sbuf *c, const char *name, const char *type,
 	sbuf_printf(c, "# TYPE %s %s\n", name, type);
 }
 
+/* One sample of a labelled series: name{label} v. */
+static void
+lab(struct sbuf *c, const char *name, const char *label, uint64_t v)
+{
+	sbuf_printf(c, "%s{%s} %llu\n", name, label, (unsigned long long)v);
+}
+
 static void
 one(struct sbuf *c, const char *name, const char *type,
     const char *text, uint64_t v)
@@ -87,18 +94,15 @@ nlm_metrics(struct sbuf *c)
 	    "field over a limit or malformed.", s->bad_args);
 	help(c, "nlmd_nlm_res_messages_total", "counter", "_RES messages, by "
 	    "outcome.");
-	sbuf_printf(c, "nlmd_nlm_res_messages_total{outcome=\"sent\"} %llu\n",
-	    (unsigned long long)s->res_sent);
-	sbuf_printf(c, "nlmd_nlm_res_messages_total{outcome=\"failed\"} %llu\n",
-	    (unsigned long long)s->res_failed);
-	sbuf_printf(c, "nlmd_nlm_res_messages_total{outcome=\"dropped\"} "
-	    "%llu\n", (unsigned long long)s->res_dropped);
+	lab(c, "nlmd_nlm_res_messages_total", "outcome=\"sent\"", s->res_sent);
+	lab(c, "nlmd_nlm_res_messages_total", "outcome=\"failed\"",
+	    s->res_failed);
+	lab(c, "nlmd_nlm_res_messages_total", "outcome=\"dropped\"",
+	    s->res_dropped);
 
 	help(c, "nlmd_callbacks_total", "counter", "GRANTED callbacks, by "
 	    "event.");
-#define CB(ev, f)							\
-	sbuf_printf(c, "nlmd_callbacks_total{event=\"" ev "\"} %llu\n", \
-	    (unsigned long long)s->f)
+#define CB(ev, f)	lab(c, "nlmd_callbacks_total", "event=\"" ev "\"", s->f)
 	CB("started", cb_granted);
 	CB("sent", cb_sent);
 	CB("retransmitted", cb_retried);
@@ -114,39 +118,33 @@ nlm_metrics(struct sbuf *c)
 	    "client's acknowledgement.", s->cb_inflight);
 	help(c, "nlmd_rpcbind_lookups_total", "counter", "rpcbind queries to "
 	    "client hosts, by outcome.");
-	sbuf_printf(c, "nlmd_rpcbind_lookups_total{outcome=\"sent\"} %llu\n",
-	    (unsigned long long)s->rpcb_lookups);
-	sbuf_printf(c, "nlmd_rpcbind_lookups_total{outcome=\"failed\"} %llu\n",
-	    (unsigned long long)s->rpcb_failed);
+	lab(c, "nlmd_rpcbind_lookups_total", "outcome=\"sent\"",
+	    s->rpcb_lookups);
+	lab(c, "nlmd_rpcbind_lookups_total", "outcome=\"failed\"",
+	    s->rpcb_failed);
 	one(c, "nlmd_rpcbind_suppressed_total", "counter", "Sends failed at "
 	    "once: the address had no port a moment ago (no new look-up).",
 	    s->rpcb_suppressed);
 
 	help(c, "nlmd_host_restarts_total", "counter", "Client restarts "
 	    "acted on, by how nlmd learnt of them.");
-	sbuf_printf(c, "nlmd_host_restarts_total{how=\"nsm_state\"} %llu\n",
-	    (unsigned long long)s->reboots);
-	sbuf_printf(c, "nlmd_host_restarts_total{how=\"free_all\"} %llu\n",
-	    (unsigned long long)s->free_all);
-	sbuf_printf(c, "nlmd_host_restarts_total{how=\"local_statd\"} %llu\n",
-	    (unsigned long long)s->sm_notify);
+	lab(c, "nlmd_host_restarts_total", "how=\"nsm_state\"", s->reboots);
+	lab(c, "nlmd_host_restarts_total", "how=\"free_all\"", s->free_all);
+	lab(c, "nlmd_host_restarts_total", "how=\"local_statd\"", s->sm_notify);
 	help(c, "nlmd_refused_total", "counter", "Requests refused for "
 	    "coming from the wrong place.");
-	sbuf_printf(c, "nlmd_refused_total{what=\"free_all\"} %llu\n",
-	    (unsigned long long)s->free_all_refused);
-	sbuf_printf(c, "nlmd_refused_total{what=\"sm_notify_proc16\"} %llu\n",
-	    (unsigned long long)s->sm_notify_refused);
+	lab(c, "nlmd_refused_total", "what=\"free_all\"", s->free_all_refused);
+	lab(c, "nlmd_refused_total", "what=\"sm_notify_proc16\"",
+	    s->sm_notify_refused);
 
 	help(c, "nlmd_notifications_total", "counter", "SM_NOTIFY to client "
 	    "hosts after a restart, by event.");
-	sbuf_printf(c, "nlmd_notifications_total{event=\"owed\"} %llu\n",
-	    (unsigned long long)s->notify_started);
-	sbuf_printf(c, "nlmd_notifications_total{event=\"sent\"} %llu\n",
-	    (unsigned long long)s->notify_sent);
-	sbuf_printf(c, "nlmd_notifications_total{event=\"answered\"} %llu\n",
-	    (unsigned long long)s->notify_acked);
-	sbuf_printf(c, "nlmd_notifications_total{event=\"given_up\"} %llu\n",
-	    (unsigned long long)s->notify_given_up);
+	lab(c, "nlmd_notifications_total", "event=\"owed\"", s->notify_started);
+	lab(c, "nlmd_notifications_total", "event=\"sent\"", s->notify_sent);
+	lab(c, "nlmd_notifications_total", "event=\"answered\"",
+	    s->notify_acked);
+	lab(c, "nlmd_notifications_total", "event=\"given_up\"",
+	    s->notify_given_up);
 	one(c, "nlmd_notifications_pending", "gauge", "Hosts still to be "
 	    "told of this start.", s->notify_pending);
 
@@ -164,27 +162,25 @@ nlm_metrics(struct sbuf *c)
 	    ct.ct_waiters);
 	help(c, "nlmd_reclaimable", "gauge", "Records of before the restart "
 	    "still to be reclaimed.");
-	sbuf_printf(c, "nlmd_reclaimable{kind=\"lock\"} %zu\n", ct.ct_rlocks);
-	sbuf_printf(c, "nlmd_reclaimable{kind=\"share\"} %zu\n", ct.ct_rshares);
+	lab(c, "nlmd_reclaimable", "kind=\"lock\"", ct.ct_rlocks);
+	lab(c, "nlmd_reclaimable", "kind=\"share\"", ct.ct_rshares);
 	help(c, "nlmd_lock_decisions_total", "counter", "Lock-core decisions "
 	    "on lock requests.");
-	sbuf_printf(c, "nlmd_lock_decisions_total{outcome=\"granted\"} %llu\n",
-	    (unsigned long long)ct.ct_granted);
-	sbuf_printf(c, "nlmd_lock_decisions_total{outcome=\"denied\"} %llu\n",
-	    (unsigned long long)ct.ct_denied);
-	sbuf_printf(c, "nlmd_lock_decisions_total{outcome=\"blocked\"} %llu\n",
-	    (unsigned long long)ct.ct_blocked);
-	sbuf_printf(c, "nlmd_lock_decisions_total{outcome=\"deadlock\"} %llu\n",
-	    (unsigned long long)ct.ct_deadlocks);
-	sbuf_printf(c, "nlmd_lock_decisions_total{outcome=\"grace\"} %llu\n",
-	    (unsigned long long)ct.ct_grace_denied);
+	lab(c, "nlmd_lock_decisions_total", "outcome=\"granted\"",
+	    ct.ct_granted);
+	lab(c, "nlmd_lock_decisions_total", "outcome=\"denied\"", ct.ct_denied);
+	lab(c, "nlmd_lock_decisions_total", "outcome=\"blocked\"",
+	    ct.ct_blocked);
+	lab(c, "nlmd_lock_decisions_total", "outcome=\"deadlock\"",
+	    ct.ct_deadlocks);
+	lab(c, "nlmd_lock_decisions_total", "outcome=\"grace\"",
+	    ct.ct_grace_denied);
 	one(c, "nlmd_waiter_grants_total", "counter", "Queued requests "
 	    "granted.", ct.ct_waiter_grants);
 	help(c, "nlmd_reclaims_total", "counter", "Reclaims, by outcome.");
-	sbuf_printf(c, "nlmd_reclaims_total{outcome=\"granted\"} %llu\n",
-	    (unsigned long long)ct.ct_reclaims);
-	sbuf_printf(c, "nlmd_reclaims_total{outcome=\"refused\"} %llu\n",
-	    (unsigned long long)ct.ct_reclaims_denied);
+	lab(c, "nlmd_reclaims_total", "outcome=\"granted\"", ct.ct_reclaims);
+	lab(c, "nlmd_reclaims_total", "outcome=\"refused\"",
+	    ct.ct_reclaims_denied);
 	one(c, "nlmd_grace_active", "gauge", "1 while in grace.",
 	    nlm->n_grace.g_active);
 	one(c, "nlmd_grace_dropped_total", "counter", "Records not "
