@@ -16,7 +16,8 @@
  * "grace", "totals" (objects), "hosts" (array of objects), and with
  * --locks "locks", "shares", "waiters" (arrays); release gives
  * "released" (array) and "dry_run".  Keys are those of the protocol's
- * lines with '-' written '_'; numbers are JSON integers; lock, share and
+ * lines with '-' written '_'; numbers are JSON integers (handles, names,
+ * addresses and the version stay strings, digits or not); lock, share and
  * waiter objects also carry "host_name".
  */
 #include <errno.h>
@@ -207,6 +208,20 @@ is_int(const char *s)
 	return true;
 }
 
+/* Keys whose values are text even when they look like numbers. */
+static bool
+is_text_key(const char *key)
+{
+	static const char *const text[] = { "oh", "fh", "name", "addr",
+	    "local", "version", "host_name", NULL };
+	size_t i;
+
+	for (i = 0; text[i] != NULL; i++)
+		if (strcmp(key, text[i]) == 0)
+			return true;
+	return false;
+}
+
 static json_t *
 to_json(const struct line *l)
 {
@@ -219,7 +234,8 @@ to_json(const struct line *l)
 		for (j = 0; key[j] != '\0'; j++)
 			if (key[j] == '-')
 				key[j] = '_';
-		json_object_set_new(o, key, is_int(l->val[i]) ?
+		json_object_set_new(o, key, !is_text_key(l->key[i]) &&
+		    is_int(l->val[i]) ?
 		    json_integer(strtoll(l->val[i], NULL, 10)) :
 		    json_string(l->val[i]));
 	}

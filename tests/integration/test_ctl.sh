@@ -105,7 +105,8 @@ jqcheck "--json: totals, hosts, locks, waiters as the workload made them" \
      ([.hosts[] | select(.name == "dave")][0].waiters == 1) and
      .server.epoch == 1 and .grace.active == 0' status --locks
 jqcheck "--json: every lock has owner, range, mode, token and epoch" \
-    '[.locks[] | select(.oh and .fh and (.start | type) == "number" and
+    '[.locks[] | select((.oh | type) == "string" and
+      (.fh | type) == "string" and (.start | type) == "number" and
       .mode == "exclusive" and .token > 0 and .epoch == 1)] | length == 3' \
     status --locks
 jqcheck "--host bob: bob only" \
@@ -175,6 +176,14 @@ rcheck "release --fh f2 frees carol's lock" "$CTL" release --fh "$(hex f2)"
 rcheck "release --host bob frees bob's" "$CTL" release --host bob
 jqcheck "left: dave's lock" '.totals.locks == 1 and .locks[0].host_name == "dave"' \
     status --locks
+"$CTL" --json --dry-run release --addr $CLI >"$W/addr.json" 2>&1
+rcheck "release --dry-run --addr $CLI names dave's lock, the one left there" \
+    jq -e '.dry_run == true and (.released | length) == 1 and
+     .released[0].kind == "lock" and .released[0].start == 0 and
+     .released[0].len == 5 and .released[0].fh == "6631"' \
+    "$W/addr.json"
+rcheck "release --addr of an address that is no IP address: exit 1" \
+    sh -c "! '$CTL' release --addr not-an-address"
 "$CTL" release --host nobody-here >"$W/nohost.txt" 2>&1
 check "release of an unknown host: exit 1" test $? = 1
 "$CTL" release --host a --fh 00 >/dev/null 2>&1
