@@ -362,7 +362,8 @@ enum lk_status lk_waiter_queue(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r, bool excl,
 	    void *udata, uint64_t now);
 void	lk_waiter_free(struct lk_table *t, struct lk_waiter *w);
-void	lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now);
+void	lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
+	    const struct lk_range *d);
 size_t	lk_pending_count(const struct lk_owner *o, const struct lk_file *f,
 	    const struct lk_range *r);
 void	lk_record_waiter(struct lk_record *rc, const struct lk_waiter *w);

@@ -27,7 +27,7 @@ lk_touched_grant(struct lk_table *t, uint64_t now)
 
 	for (i = 0; i < t->t_touched.v_len; i++)
 		if (touched[i]->fi_nwaiters > 0)
-			lk_grant_pass(t, touched[i], now);
+			lk_grant_pass(t, touched[i], now, NULL);
 }
 
 /*

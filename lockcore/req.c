@@ -106,7 +106,7 @@ lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	 * waiters from older waiters they were held back by (FIFO).
 	 */
 	if (f->fi_nwaiters > 0 && (!excl || o->ow_nwaiters > 0))
-		lk_grant_pass(t, f, now);
+		lk_grant_pass(t, f, now, r);
 	return LK_GRANTED;
 }
 
@@ -163,7 +163,7 @@ lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		freed = true;
 	}
 	if (f->fi_nwaiters > 0 && (!excl || o->ow_nwaiters > 0 || freed))
-		lk_grant_pass(t, f, now);
+		lk_grant_pass(t, f, now, r);
 	return LK_GRANTED;
 }
 
@@ -269,18 +269,23 @@ static enum lk_status
 lk_unlock_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
     const struct lk_range *r, uint64_t now, bool queued)
 {
+	size_t nq = queued ? lk_queued_count(o, f, r) : 0;
 	enum lk_status st;
 
 	if (!lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
-	    lk_pending_count(o, f, r) + (queued ? lk_queued_count(o, f, r) : 0)))
+	    lk_pending_count(o, f, r) + nq))
 		return LK_NOMEM;
 	if ((st = lk_free_range(t, o, f, r)) != LK_OK)
 		return st;
 	lk_pending_end_overlap(t, o, f, r);
-	if (queued)
+	if (nq > 0)
 		lk_queued_end_overlap(t, o, f, r);
+	/*
+	 * Only r changed, unless queued requests went: they may reach past
+	 * r, and held younger ones back wherever they did (FIFO).
+	 */
 	if (f->fi_nwaiters > 0)
-		lk_grant_pass(t, f, now);
+		lk_grant_pass(t, f, now, nq > 0 ? NULL : r);
 	return LK_OK;
 }
 
@@ -338,7 +343,7 @@ lk_cancel_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 		lk_waiter_free(t, w);
 		/* Younger waiters may have queued behind this one. */
 		if (f->fi_nwaiters > 0)
-			lk_grant_pass(t, f, now);
+			lk_grant_pass(t, f, now, &r);
 		return LK_OK;
 	}
 	if (lk_waiter_match(o, f, &r, req->rq_excl, true) != NULL)

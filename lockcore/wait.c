@@ -198,23 +198,94 @@ lk_waiter_granted(struct lk_table *t, struct lk_waiter *w,
 }
 
 /*
+ * Where a sweep can still find a grantable waiter (see lk_grant_pass()):
+ * up to LK_DSET_MAX disjoint ranges, one set for exclusive requests and
+ * one for shared ones.  ds_all: everywhere (the set is not used).
+ */
+#define LK_DSET_MAX	8
+
+struct lk_dset {
+	struct lk_range	 ds_r[LK_DSET_MAX];
+	size_t		 ds_n;
+	bool		 ds_all;
+};
+
+static bool
+lk_dset_overlaps(const struct lk_dset *ds, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	if (ds->ds_all)
+		return true;
+	for (i = 0; i < ds->ds_n; i++)
+		if (lk_overlaps(ds->ds_r[i].r_start, ds->ds_r[i].r_end, start,
+		    end))
+			return true;
+	return false;
+}
+
+/*
+ * Take [start, end] out of the set.  A range that would split in two
+ * with the set full stays whole: the set may only over-approximate.
+ */
+static void
+lk_dset_sub(struct lk_dset *ds, uint64_t start, uint64_t end)
+{
+	struct lk_range *d;
+	size_t i = 0;
+
+	if (ds->ds_all)
+		return;
+	while (i < ds->ds_n) {
+		d = &ds->ds_r[i];
+		if (!lk_overlaps(d->r_start, d->r_end, start, end)) {
+			i++;
+		} else if (d->r_start < start && d->r_end > end) {
+			if (ds->ds_n < LK_DSET_MAX) {
+				ds->ds_r[ds->ds_n].r_start = end + 1;
+				ds->ds_r[ds->ds_n].r_end = d->r_end;
+				ds->ds_n++;
+				d->r_end = start - 1;
+			}
+			i++;
+		} else if (d->r_start < start) {
+			d->r_end = start - 1;
+			i++;
+		} else if (d->r_end > end) {
+			d->r_start = end + 1;
+			i++;
+		} else {
+			*d = ds->ds_r[--ds->ds_n];	/* all of it: gone */
+		}
+	}
+}
+
+/*
  * One sweep of f's queue in arrival order, granting every waiter that no
  * held lock and (FIFO) no older queued waiter of another owner blocks.
+ * Only waiters that overlap the sets (dx for exclusive requests, ds for
+ * shared ones) are looked at; the sweep ends early once both are empty.
  * Returns how many it granted; *nomem when it had to stop.  *again is
  * set when a grant may have unblocked a waiter the sweep had passed (see
  * lk_grant_pass()): its owner held locks or had other waiters queued.
  */
 static size_t
 lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
-    bool *nomem, bool *again)
+    struct lk_dset *dx, struct lk_dset *ds, bool *nomem, bool *again)
 {
 	struct lk_waiter *w, *next;
 	struct lk_lock *conflict, *cover;
 	struct lk_range r;
 	size_t n = 0;
+	bool alone;
 
 	for (w = f->fi_wq; w != NULL; w = next) {
 		next = w->wa_fnext;
+		if (!dx->ds_all && dx->ds_n == 0 && ds->ds_n == 0)
+			break;
+		if (!lk_dset_overlaps(w->wa_excl ? dx : ds, w->wa_start,
+		    w->wa_end))
+			continue;
 		r.r_start = w->wa_start;
 		r.r_end = w->wa_end;
 		switch (lk_collect(t, w->wa_owner, f, &r, w->wa_excl,
@@ -229,7 +300,9 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 		}
 		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w))
 			continue;
-		if (w->wa_owner->ow_nlocks > 0 || w->wa_owner->ow_nwaiters > 1)
+		alone = w->wa_owner->ow_nlocks == 0 &&
+		    w->wa_owner->ow_nwaiters == 1;
+		if (!alone)
 			*again = true;
 		if (!lk_vec_reserve(t, &t->t_granted, sizeof(struct lk_grant),
 		    1) || lk_take(t, w->wa_owner, f, &r, w->wa_excl, false,
@@ -239,32 +312,62 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 		}
 		lk_waiter_granted(t, w, cover, now);
 		n++;
+		/*
+		 * Every younger waiter of another owner that overlaps this new
+		 * lock conflicts with it (a shared one only if it is
+		 * exclusive): it stays blocked there, so those bytes are done.
+		 * Not when the grantee had other locks or waiters: the next
+		 * sweep looks everywhere.
+		 */
+		if (alone) {
+			lk_dset_sub(dx, r.r_start, r.r_end);
+			if (w->wa_excl)
+				lk_dset_sub(ds, r.r_start, r.r_end);
+		}
 	}
 	return n;
 }
 
 /*
  * Grant every queued waiter on f that can be granted, in arrival order.
+ * d: the only bytes whose locks or queued waiters changed since the queue
+ * was last settled (NULL: anywhere).
+ *
+ * Before the change no waiter could be granted, so a waiter that can be
+ * now overlaps d: what blocked it was there.  The first sweep looks only
+ * at those, and takes the bytes of each grant out of where it looks (the
+ * younger waiters there conflict with the grant); so releasing a byte
+ * that 100,000 processes wait for grants the first and stops, instead of
+ * trying all 100,000 again.
  *
  * One sweep is not always enough: a grant can unblock a waiter the sweep
  * already passed, either by downgrading an exclusive lock the grantee
  * held (its waiter asked for shared over it), or, with FIFO, by giving the
  * grantee bytes that its own older waiter was held back on.  So sweep
- * until a sweep grants nothing; each extra sweep grants at least one
- * waiter, so this ends.  Both ways need a grantee that held locks or had
- * other waiters queued; a sweep whose grantees had neither only added
- * locks, which unblock nobody, so it is the last (the usual case: a
- * queue of processes each blocked on one lock costs one sweep, not two).
+ * (everywhere) until a sweep grants nothing; each extra sweep grants at
+ * least one waiter, so this ends.  Both ways need a grantee that held
+ * locks or had other waiters queued; a sweep whose grantees had neither
+ * only added locks, which unblock nobody, so it is the last (the usual
+ * case: a queue of processes each blocked on one lock costs one sweep,
+ * not two).
  */
 void
-lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now)
+lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
+    const struct lk_range *d)
 {
+	struct lk_dset dx, ds;
 	bool nomem = false, again = true;
 
+	dx.ds_all = ds.ds_all = d == NULL;
+	dx.ds_n = ds.ds_n = d != NULL;
+	if (d != NULL)
+		dx.ds_r[0] = ds.ds_r[0] = *d;
 	while (again && f->fi_nwaiters > 0) {
 		again = false;
-		if (lk_grant_sweep(t, f, now, &nomem, &again) == 0 || nomem)
+		if (lk_grant_sweep(t, f, now, &dx, &ds, &nomem, &again) == 0 ||
+		    nomem)
 			break;
+		dx.ds_all = ds.ds_all = true;
 	}
 }
 

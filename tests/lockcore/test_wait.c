@@ -519,6 +519,45 @@ test_resent_after_change(void)
 	CU_ASSERT_EQUAL(pending(), 0);
 }
 
+/*
+ * A release grants, in arrival order, what it can: the first of many
+ * waiters on the released byte, and a younger one elsewhere in the
+ * released range (the grant pass looks only where things changed, and
+ * must not stop before that is all taken).
+ */
+static void
+test_release_many_waiters(void)
+{
+	static int u[200];
+	const size_t n = 200;
+	size_t i;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 100, EX, NB), NULL),
+	    LK_GRANTED);
+	for (i = 0; i < n - 1; i++)
+		CU_ASSERT_EQUAL(lt_lock(t, lt_req(10 + i, 7, "own", "f", 0, 1,
+		    EX, BL), &u[i]), LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(10 + i, 7, "own", "f", 50, 1, SH,
+	    BL), &u[i]), LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 100, EX, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 2);
+	CU_ASSERT_TRUE(lt_granted(&u[0]));
+	CU_ASSERT_TRUE(lt_granted(&u[n - 1]));
+	CU_ASSERT_EQUAL(waiters(), n - 2);
+	/* Each release of byte 0 passes it to the next in line, only. */
+	for (i = 0; i + 1 < n - 1; i++) {
+		CU_ASSERT_EQUAL(lt_confirm(t, lt_req(10 + i, 7, "own", "f", 0,
+		    1, EX, BL)), LK_OK);
+		CU_ASSERT_EQUAL(lt_unlock(t, lt_req(10 + i, 7, "own", "f", 0,
+		    1, EX, NB)), LK_OK);
+		CU_ASSERT_EQUAL_FATAL(lt_res->rs_ngranted, 1);
+		CU_ASSERT_TRUE(lt_granted(&u[i + 1]));
+	}
+	CU_ASSERT_EQUAL(waiters(), 0);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 int
 lt_register_wait(void)
 {
@@ -528,6 +567,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "block, grant event, confirm",
 	    test_block_and_grant) ||
 	    !CU_add_test(s, "FIFO: no barging", test_fifo_no_barging) ||
+	    !CU_add_test(s, "release with many waiters",
+	    test_release_many_waiters) ||
 	    !CU_add_test(s, "BARGE policy", test_barge_policy) ||
 	    !CU_add_test(s, "arrival order", test_arrival_order) ||
 	    !CU_add_test(s, "downgrade wakes waiters", test_downgrade_wakes) ||
