@@ -599,6 +599,8 @@ log_store_stats(const struct store *st)
 	    (unsigned long long)si.si_flushes, (unsigned long long)si.si_puts,
 	    (unsigned long long)si.si_dels,
 	    (unsigned long long)si.si_checkpoints);
+	log_info("longest loop turn: %.3f ms",
+	    (double)ev_turn_max_us() / 1000);
 }
 
 int

@@ -44,13 +44,28 @@ static uint64_t (*ev_clock)(void);
 /* Time read once per turn (0: not in a turn); saves a syscall per use. */
 static uint64_t ev_turn_now;
 
+/* The longest turn so far, from epoll_wait's return to the hook's end. */
+static uint64_t ev_turn_max;
+
 static uint64_t
-ev_monotonic(void)
+ev_monotonic_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static uint64_t
+ev_monotonic(void)
+{
+	return ev_monotonic_us() / 1000;
+}
+
+uint64_t
+ev_turn_max_us(void)
+{
+	return ev_turn_max;
 }
 
 uint64_t
@@ -309,13 +324,15 @@ int
 ev_run_once(struct ev_loop *el, int timeout_ms)
 {
 	struct epoll_event evs[EV_MAXEVENTS];
+	uint64_t t0, d;
 	int i, n;
 
 	ev_turn_now = 0;
 	n = epoll_wait(el->el_epfd, evs, EV_MAXEVENTS, ev_wait_ms(el, timeout_ms));
 	if (n == -1 && errno != EINTR)
 		return -1;
-	ev_turn_now = ev_monotonic();
+	t0 = ev_monotonic_us();
+	ev_turn_now = t0 / 1000;
 	for (i = 0; i < n; i++) {
 		int fd = evs[i].data.fd, ready = 0;
 		struct ev_fd *ef;
@@ -334,6 +351,8 @@ ev_run_once(struct ev_loop *el, int timeout_ms)
 	ev_run_timers(el);
 	if (el->el_hook != NULL)
 		el->el_hook(el, el->el_hookarg);
+	if ((d = ev_monotonic_us() - t0) > ev_turn_max)
+		ev_turn_max = d;
 	return 0;
 }
 

@@ -75,6 +75,8 @@ int	ev_run_once(struct ev_loop *, int timeout_ms);
  * turn started (read once after waking), so callbacks of one turn agree.
  */
 uint64_t	ev_now_ms(void);
+/* The longest loop turn so far (handlers, timers and hook), microseconds. */
+uint64_t	ev_turn_max_us(void);
 /* Replace the clock (tests); NULL restores CLOCK_MONOTONIC. */
 void		ev_set_clock(uint64_t (*clock)(void));
 

@@ -198,4 +198,9 @@ nlm_metrics(struct sbuf *c)
 	    "log files removed after checkpoints.", si.si_logs_removed);
 	one(c, "nlmd_turns_committed_total", "counter", "Loop turns that "
 	    "committed changes.", s->commits);
+	sbuf_printf(c, "# HELP nlmd_loop_turn_max_seconds The longest event "
+	    "loop turn since start (handlers, timers, commit, release).\n"
+	    "# TYPE nlmd_loop_turn_max_seconds gauge\n"
+	    "nlmd_loop_turn_max_seconds %.6f\n",
+	    (double)ev_turn_max_us() / 1e6);
 }
