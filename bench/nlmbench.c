@@ -25,6 +25,14 @@
  *   blackhole   -r rounds of: lockunlock without, then with, a client at
  *               its own address (-b) holding a pending grant whose NLM
  *               callback port drops everything; reports the p99 ratio.
+ *   queue       -k waiters at their own address (-b) queue blocking LOCKs
+ *               behind one holder (exclusive on one byte, or with -S
+ *               shared on -k distinct bytes behind an exclusive lock of
+ *               them all); the holder unlocks, and each waiter UNLOCKs as
+ *               soon as its GRANTED_MSG arrives, which passes the byte on.
+ *               Meanwhile the -c clients run lockunlock; reports the cost
+ *               per queued request and per grant and the clients' p99
+ *               against a run without the queue.
  *
  * Operations completing in the window [warm-up, warm-up + -t seconds) are
  * counted; after it each client finishes what it holds (UNLOCK) and stops.
@@ -82,10 +90,11 @@
 #define UDP_RTO_MS	500
 #define UDP_MAXTRIES	10
 
-enum mode { M_NULL, M_TEST, M_LOCKUNLOCK, M_CONTENDED, M_HOLD, M_BLACKHOLE };
+enum mode { M_NULL, M_TEST, M_LOCKUNLOCK, M_CONTENDED, M_HOLD, M_BLACKHOLE,
+	M_QUEUE };
 
 static const char *const mode_names[] = {
-	"null", "test", "lockunlock", "contended", "hold", "blackhole"
+	"null", "test", "lockunlock", "contended", "hold", "blackhole", "queue"
 };
 
 /* What a client is waiting for. */
@@ -115,6 +124,7 @@ struct opts {
 	unsigned	 rounds;
 	unsigned	 bh_wait_ms;
 	bool		 keep;		/* hold: leave the K locks held */
+	bool		 qshared;	/* queue: shared on distinct bytes */
 };
 
 struct client {
@@ -303,6 +313,7 @@ struct call {
 	uint64_t	 off;
 	uint64_t	 len;
 	bool		 block;
+	bool		 shared;	/* LOCK: shared, not exclusive */
 };
 
 /* Encode call `k' for client c (next xid, next cookie) into its c_msg. */
@@ -330,7 +341,7 @@ encode_call(struct client *c, const struct call *k, bool tcp)
 	case PROC_LOCK:
 		put_opaque(&x, ck, sizeof(ck));
 		put_u32(&x, k->block);
-		put_u32(&x, 1);			/* exclusive */
+		put_u32(&x, !k->shared);	/* exclusive */
 		put_lock(&x, c, k->fh, k->off, k->len);
 		put_u32(&x, 0);			/* reclaim */
 		put_u32(&x, 1);			/* our NSM state */
@@ -475,7 +486,8 @@ client_fh(const struct run *r, const struct client *c)
 static void
 client_next(struct run *r, struct client *c)
 {
-	struct call k = { PROC_NULL, client_fh(r, c), c->c_off, 1, false };
+	struct call k = { PROC_NULL, client_fh(r, c), c->c_off, 1, false,
+	    false };
 
 	c->c_opstart = now_ns();
 	switch (r->r_mode) {
@@ -497,7 +509,8 @@ client_next(struct run *r, struct client *c)
 static void
 client_unlock(struct run *r, struct client *c, enum step next)
 {
-	struct call k = { PROC_UNLOCK, client_fh(r, c), c->c_off, 1, false };
+	struct call k = { PROC_UNLOCK, client_fh(r, c), c->c_off, 1, false,
+	    false };
 
 	c->c_step = next;
 	client_send(r, c, &k);
@@ -514,7 +527,7 @@ static void
 client_hold_next(struct run *r, struct client *c)
 {
 	struct call k = { PROC_LOCK, c->c_fh, hold_off(r, c->c_idx, c->c_held),
-	    1, false };
+	    1, false, false };
 
 	c->c_step = S_HOLD;
 	client_send(r, c, &k);
@@ -537,7 +550,7 @@ client_stop(struct run *r, struct client *c)
 	}
 	if (r->r_mode == M_HOLD && !r->r_o->keep) {
 		/* One UNLOCK of the whole file drops the K held locks too. */
-		struct call k = { PROC_UNLOCK, c->c_fh, 0, 0, false };
+		struct call k = { PROC_UNLOCK, c->c_fh, 0, 0, false, false };
 
 		c->c_step = S_DRAIN;
 		client_send(r, c, &k);
@@ -1001,6 +1014,7 @@ struct blackhole {
 	int		 b_dead;
 	uint16_t	 b_deadport;
 	bool		 b_answer_pmap;
+	bool		 b_pmap_only;	/* b_dead is read by someone else */
 	pthread_t	 b_thr;
 	atomic_bool	 b_stop;
 	atomic_uint	 b_pmap_calls;
@@ -1066,7 +1080,7 @@ bh_thread(void *arg)
 	uint8_t buf[65536];
 
 	pf[0].fd = b->b_pmap;
-	pf[1].fd = b->b_dead;
+	pf[1].fd = b->b_pmap_only ? -1 : b->b_dead;
 	pf[0].events = pf[1].events = POLLIN;
 	while (!atomic_load(&b->b_stop)) {
 		struct sockaddr_in from;
@@ -1156,7 +1170,7 @@ bh_arm(const struct opts *o, struct blackhole *b, struct bh_clients *bc,
 {
 	struct opts tcp = *o;
 	char fh[64];
-	struct call k = { PROC_LOCK, NULL, 0, 1, false };
+	struct call k = { PROC_LOCK, NULL, 0, 1, false, false };
 	unsigned before = o->bh_rpcbind ? atomic_load(&b->b_pmap_calls) :
 	    atomic_load(&b->b_granted_msgs);
 	uint64_t until;
@@ -1193,7 +1207,7 @@ bh_arm(const struct opts *o, struct blackhole *b, struct bh_clients *bc,
 static void
 bh_disarm(struct bh_clients *bc)
 {
-	struct call k = { PROC_UNLOCK, bc->v.c_fh, 0, 1, false };
+	struct call k = { PROC_UNLOCK, bc->v.c_fh, 0, 1, false, false };
 	uint32_t st;
 
 	if ((st = sync_call(bc->vfd, &bc->v, &k)) != NLM4_GRANTED)
@@ -1287,6 +1301,335 @@ run_blackhole(const struct opts *o)
 	return errors ? 1 : 0;
 }
 
+/* ---- queue ------------------------------------------------------------- */
+
+/*
+ * The queue mode's driver thread: waiters at bhaddr (their own rpcbind on
+ * UDP 111 there points nlmd's callbacks to q_cb), one TCP connection for
+ * all of them, each waiter its own owner (svid 1000+i) of host
+ * "bench-queue".
+ */
+struct queue {
+	const struct opts *q_o;
+	unsigned	 q_n;
+	struct blackhole q_bh;		/* b_pmap answers, b_dead: callbacks */
+	int		 q_hfd;		/* the holder's connection */
+	int		 q_wfd;		/* the waiters' connection */
+	struct client	 q_h;
+	struct client	 q_w;		/* aimed at waiter i before each call */
+	char		 q_fh[64];
+	uint8_t		*q_granted;	/* per waiter: GRANTED_MSG seen */
+	double		 q_queue_wall, q_queue_cpu, q_rel_wall, q_rel_cpu;
+	unsigned	 q_grants, q_dups;
+	char		 q_err[160];	/* empty: all went well */
+	atomic_bool	 q_done;
+};
+
+static void
+queue_aim(struct queue *q, unsigned i)
+{
+	q->q_w.c_idx = i;
+	snprintf(q->q_w.c_oh, sizeof(q->q_w.c_oh), "%u@bench-queue", 1000 + i);
+}
+
+/* Read one whole record from a blocking TCP socket; its length or -1. */
+static ssize_t
+read_record(int fd, uint8_t *buf, size_t cap)
+{
+	uint32_t mark;
+	size_t len, got;
+	ssize_t n;
+
+	if (recv(fd, &mark, 4, MSG_WAITALL) != 4)
+		return -1;
+	len = ntohl(mark) & 0x7fffffffu;
+	if (len > cap)
+		return -1;
+	for (got = 0; got < len; got += (size_t)n)
+		if ((n = recv(fd, buf + got, len - got, 0)) <= 0)
+			return -1;
+	return (ssize_t)len;
+}
+
+/* The NLM status of an accepted reply that echoes an 8-byte cookie. */
+static bool
+reply_status(const uint8_t *p, size_t n, uint32_t *st)
+{
+	struct xdec d = { p, n, 0, false };
+
+	(void)get_u32(&d);			/* xid */
+	if (get_u32(&d) != RPC_REPLY || get_u32(&d) != MSG_ACCEPTED)
+		return false;
+	(void)get_u32(&d);
+	(void)get_opaque(&d, NULL, 0);		/* verifier */
+	if (get_u32(&d) != ACCEPT_SUCCESS)
+		return false;
+	(void)get_opaque(&d, NULL, 0);		/* cookie */
+	*st = get_u32(&d);
+	return !d.d_err;
+}
+
+/* The svid of a GRANTED_MSG call (nlm4_testargs); false if not one. */
+static bool
+granted_svid(const uint8_t *p, size_t n, uint32_t *svid)
+{
+	struct xdec d = { p, n, 0, false };
+	uint32_t proc;
+
+	(void)get_u32(&d);			/* xid */
+	if (get_u32(&d) != RPC_CALL || get_u32(&d) != RPC_VERS ||
+	    get_u32(&d) != NLM_PROGRAM || get_u32(&d) != NLM_V4)
+		return false;
+	proc = get_u32(&d);
+	(void)get_u32(&d);
+	(void)get_opaque(&d, NULL, 0);		/* credential */
+	(void)get_u32(&d);
+	(void)get_opaque(&d, NULL, 0);		/* verifier */
+	(void)get_opaque(&d, NULL, 0);		/* cookie */
+	(void)get_u32(&d);			/* exclusive */
+	(void)get_opaque(&d, NULL, 0);		/* caller_name */
+	(void)get_opaque(&d, NULL, 0);		/* fh */
+	(void)get_opaque(&d, NULL, 0);		/* oh */
+	*svid = get_u32(&d);
+	return !d.d_err && proc == PROC_GRANTED_MSG;
+}
+
+static void
+queue_send(struct queue *q, const struct call *k)
+{
+	encode_call(&q->q_w, k, true);
+	if (send(q->q_wfd, q->q_w.c_msg, q->q_w.c_msglen, MSG_NOSIGNAL) !=
+	    (ssize_t)q->q_w.c_msglen)
+		die("queue: send: %s", strerror(errno));
+}
+
+/* Queue the n waiters, 256 calls in flight at a time; all must block. */
+static bool
+queue_fill(struct queue *q)
+{
+	struct call k = { PROC_LOCK, q->q_fh, 0, 1, true, q->q_o->qshared };
+	uint8_t buf[INBUF];
+	unsigned i, j, chunk;
+	uint32_t st;
+	ssize_t n;
+
+	for (i = 0; i < q->q_n; i += chunk) {
+		chunk = q->q_n - i < 256 ? q->q_n - i : 256;
+		for (j = i; j < i + chunk; j++) {
+			queue_aim(q, j);
+			k.off = q->q_o->qshared ? j : 0;
+			queue_send(q, &k);
+		}
+		for (j = 0; j < chunk; j++) {
+			if ((n = read_record(q->q_wfd, buf, sizeof(buf))) < 0 ||
+			    !reply_status(buf, (size_t)n, &st)) {
+				snprintf(q->q_err, sizeof(q->q_err),
+				    "queueing: bad or no reply");
+				return false;
+			}
+			if (st != NLM4_BLOCKED) {
+				snprintf(q->q_err, sizeof(q->q_err),
+				    "queueing waiter %u: status %u, not BLOCKED",
+				    i + j, st);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/*
+ * The holder unlocks; every waiter UNLOCKs when its GRANTED_MSG arrives
+ * (a retried callback is counted, not answered twice).  Ends when all n
+ * UNLOCKs are answered, or after 30 s without progress.
+ */
+static bool
+queue_release(struct queue *q)
+{
+	struct call k = { PROC_UNLOCK, q->q_fh, 0, 1, false, false };
+	struct pollfd pf[2];
+	uint8_t buf[65536];
+	unsigned unlocked = 0;
+	uint64_t idle_since = now_ns();
+	uint32_t st, svid;
+	ssize_t n;
+
+	k.len = q->q_o->qshared ? q->q_n : 1;
+	if ((st = sync_call(q->q_hfd, &q->q_h, &k)) != NLM4_GRANTED) {
+		snprintf(q->q_err, sizeof(q->q_err), "holder UNLOCK: %u", st);
+		return false;
+	}
+	k.len = 1;
+	pf[0].fd = q->q_bh.b_dead;
+	pf[1].fd = q->q_wfd;
+	pf[0].events = pf[1].events = POLLIN;
+	while (unlocked < q->q_n) {
+		if (now_ns() - idle_since > 30000000000ull) {
+			snprintf(q->q_err, sizeof(q->q_err), "no progress for "
+			    "30 s: %u of %u granted, %u unlocked", q->q_grants,
+			    q->q_n, unlocked);
+			return false;
+		}
+		if (poll(pf, 2, 100) <= 0)
+			continue;
+		while ((pf[0].revents & POLLIN) && (n = recv(q->q_bh.b_dead,
+		    buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+			if (!granted_svid(buf, (size_t)n, &svid))
+				continue;
+			if (svid < 1000 || svid - 1000 >= q->q_n) {
+				snprintf(q->q_err, sizeof(q->q_err),
+				    "GRANTED_MSG for svid %u", svid);
+				return false;
+			}
+			if (q->q_granted[svid - 1000]++ != 0) {
+				q->q_dups++;
+				continue;
+			}
+			q->q_grants++;
+			queue_aim(q, svid - 1000);
+			k.off = q->q_o->qshared ? svid - 1000 : 0;
+			queue_send(q, &k);
+		}
+		if (pf[1].revents & POLLIN) {
+			if ((n = read_record(q->q_wfd, buf, sizeof(buf))) < 0 ||
+			    !reply_status(buf, (size_t)n, &st) ||
+			    st != NLM4_GRANTED) {
+				snprintf(q->q_err, sizeof(q->q_err),
+				    "waiter UNLOCK: bad reply");
+				return false;
+			}
+			unlocked++;
+			idle_since = now_ns();
+		}
+	}
+	return true;
+}
+
+static void *
+queue_thread(void *arg)
+{
+	struct queue *q = arg;
+	uint64_t t0;
+	double c0;
+
+	t0 = now_ns();
+	c0 = cpu_of(q->q_o->srvpid);
+	if (queue_fill(q)) {
+		q->q_queue_wall = (double)(now_ns() - t0) / 1e9;
+		q->q_queue_cpu = cpu_of(q->q_o->srvpid) - c0;
+		t0 = now_ns();
+		c0 = cpu_of(q->q_o->srvpid);
+		if (queue_release(q)) {
+			q->q_rel_wall = (double)(now_ns() - t0) / 1e9;
+			q->q_rel_cpu = cpu_of(q->q_o->srvpid) - c0;
+		}
+	}
+	atomic_store(&q->q_done, true);
+	return NULL;
+}
+
+/* Append b's latencies and counts to a. */
+static void
+stats_merge(struct stats *a, struct stats *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nlat; i++)
+		stats_lat(a, (uint64_t)b->lat[i] * 1000);
+	a->ops += b->ops;
+	a->rpcs += b->rpcs;
+	a->errors += b->errors;
+	a->wall += b->wall;
+	free(b->lat);
+}
+
+static int
+run_queue(const struct opts *o)
+{
+	struct opts w = *o;
+	struct queue q;
+	struct stats base, with, st;
+	struct call k = { PROC_LOCK, NULL, 0, 1, false, false };
+	pthread_t thr;
+	char tag[32];
+	unsigned round = 0;
+	uint32_t s;
+	uint32_t p99b, p99w;
+
+	if (o->hold == 0)
+		die("queue: -k waiters must be at least 1");
+	memset(&q, 0, sizeof(q));
+	q.q_o = o;
+	q.q_n = o->hold;
+	if ((q.q_granted = calloc(q.q_n, 1)) == NULL)
+		die("out of memory");
+	q.q_bh.b_answer_pmap = true;
+	q.q_bh.b_pmap = udp_bind(o->bhaddr, 111, NULL);
+	q.q_bh.b_dead = udp_bind(o->bhaddr, 0, &q.q_bh.b_deadport);
+	/* The thread answers the port mapper; the driver reads b_dead. */
+	q.q_bh.b_pmap_only = true;
+	if (pthread_create(&q.q_bh.b_thr, NULL, bh_thread, &q.q_bh) != 0)
+		die("pthread_create");
+
+	/* Clients alone first. */
+	snprintf(tag, sizeof(tag), "%d-qbase", (int)getpid());
+	run_once(o, M_LOCKUNLOCK, tag, &base);
+	report(o, "lockunlock", &base, "queue=no");
+
+	snprintf(q.q_fh, sizeof(q.q_fh), "nlmbench-%d-queue", (int)getpid());
+	bh_client_init(&q.q_h, 9000, "bench-holder", q.q_fh);
+	bh_client_init(&q.q_w, 0, "bench-queue", q.q_fh);
+	w.udp = false;
+	q.q_hfd = sock_open(&w, NULL);
+	q.q_wfd = sock_open(&w, o->bhaddr);
+	k.fh = q.q_fh;
+	k.len = o->qshared ? q.q_n : 1;
+	if ((s = sync_call(q.q_hfd, &q.q_h, &k)) != NLM4_GRANTED)
+		die("queue: holder LOCK: status %u", s);
+	if (pthread_create(&thr, NULL, queue_thread, &q) != 0)
+		die("pthread_create");
+	/* The clients again, in 1 s windows, until the queue is done. */
+	memset(&with, 0, sizeof(with));
+	w = *o;
+	w.secs = 1;
+	w.warm = 0;
+	while (!atomic_load(&q.q_done)) {
+		snprintf(tag, sizeof(tag), "%d-q%u", (int)getpid(), round++);
+		run_once(&w, M_LOCKUNLOCK, tag, &st);
+		stats_merge(&with, &st);
+	}
+	pthread_join(thr, NULL);
+	atomic_store(&q.q_bh.b_stop, true);
+	pthread_join(q.q_bh.b_thr, NULL);
+	with.srv_cpu = -1;
+	report(o, "lockunlock", &with, "queue=yes");
+	qsort(base.lat, base.nlat, sizeof(*base.lat), cmp_u32);
+	qsort(with.lat, with.nlat, sizeof(*with.lat), cmp_u32);
+	p99b = pct(&base, 0.99);
+	p99w = pct(&with, 0.99);
+	printf("mode=queue shape=%s waiters=%u queue_s=%.3f "
+	    "queue_us_per_req=%.1f queue_srv_cpu_us_per_req=%.1f "
+	    "release_s=%.3f grants=%u callback_repeats=%u "
+	    "us_per_grant=%.1f release_srv_cpu_us_per_grant=%.1f "
+	    "clients_p99_without_us=%u clients_p99_with_us=%u "
+	    "p99_ratio=%.2f clients_errors=%" PRIu64 "%s%s\n",
+	    o->qshared ? "shared-ranges" : "exclusive-byte", q.q_n,
+	    q.q_queue_wall, q.q_queue_wall * 1e6 / q.q_n,
+	    q.q_queue_cpu * 1e6 / q.q_n, q.q_rel_wall, q.q_grants, q.q_dups,
+	    q.q_grants ? q.q_rel_wall * 1e6 / q.q_grants : 0.0,
+	    q.q_grants ? q.q_rel_cpu * 1e6 / q.q_grants : 0.0, p99b, p99w,
+	    p99b ? (double)p99w / p99b : 0.0, base.errors + with.errors,
+	    q.q_err[0] ? " error=" : "", q.q_err);
+	free(base.lat);
+	free(with.lat);
+	free(q.q_granted);
+	close(q.q_hfd);
+	close(q.q_wfd);
+	close(q.q_bh.b_pmap);
+	close(q.q_bh.b_dead);
+	return q.q_err[0] || base.errors || with.errors ? 1 : 0;
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static void
@@ -1296,11 +1639,13 @@ usage(FILE *f)
 	    "usage: nlmbench [-u] [-a addr] [-p port] [-c clients] [-t secs]\n"
 	    "                [-w warmup-secs] [-m mode] [-k held-locks]\n"
 	    "                [-P server-pid] [-b blackhole-addr] [-r rounds]"
-	    " [-R] [-K]\n"
-	    "  modes: null test lockunlock contended hold blackhole\n"
+	    " [-R] [-K] [-S]\n"
+	    "  modes: null test lockunlock contended hold blackhole queue\n"
 	    "  -R  (blackhole) black-hole the client's rpcbind, not its NLM\n"
 	    "  -K  (hold) leave the held locks held at the end (restart "
-	    "benchmarks)\n");
+	    "benchmarks)\n"
+	    "  -S  (queue) shared waiters on -k distinct bytes behind an "
+	    "exclusive lock\n");
 }
 
 static enum mode
@@ -1330,12 +1675,12 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { "127.0.0.1", 4045, 1, 3.0, 0.3, false, M_NULL, 100,
-	    0, "127.0.0.2", false, 3, 5000, false };
+	    0, "127.0.0.2", false, 3, 5000, false, false };
 	struct stats st;
 	char tag[32];
 	int ch;
 
-	while ((ch = getopt(argc, argv, "a:b:c:hk:Km:p:P:r:Rt:uw:")) != -1)
+	while ((ch = getopt(argc, argv, "a:b:c:hk:Km:p:P:r:RSt:uw:")) != -1)
 		switch (ch) {
 		case 'a': o.addr = optarg; break;
 		case 'b': o.bhaddr = optarg; break;
@@ -1349,7 +1694,8 @@ main(int argc, char **argv)
 		case 'r': o.rounds = (unsigned)parse_num(optarg, 1, 16); break;
 		case 'R': o.bh_rpcbind = true; break;
 		case 'K': o.keep = true; break;
-		case 't': o.secs = parse_num(optarg, 0.1, 600); break;
+		case 'S': o.qshared = true; break;
+		case 't': o.secs = parse_num(optarg, 0.1, 7200); break;
 		case 'u': o.udp = true; break;
 		case 'w': o.warm = parse_num(optarg, 0, 60); break;
 		case 'h': usage(stdout); return 0;
@@ -1363,6 +1709,8 @@ main(int argc, char **argv)
 	srandom((unsigned)(getpid() ^ now_ns()));
 	if (o.mode == M_BLACKHOLE)
 		return run_blackhole(&o);
+	if (o.mode == M_QUEUE)
+		return run_queue(&o);
 	snprintf(tag, sizeof(tag), "%d-%s", (int)getpid(), mode_names[o.mode]);
 	run_once(&o, o.mode, tag, &st);
 	report(&o, mode_names[o.mode], &st, NULL);
