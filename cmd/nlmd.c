@@ -41,8 +41,8 @@ struct nlmd {
 	int		 cfile_optional;
 	int		 cli_verbose;	/* -d given: keep it over reloads */
 	struct ev_loop	*loop;
-	struct rpc_srv	*srv;
-	struct rpc_clnt	*clnt;
+	struct onc_srv	*srv;
+	struct onc_out	*clnt;
 	struct store	*store;
 	uint64_t	 epoch;
 	int		 sigfd;
@@ -351,7 +351,7 @@ static void
 setup_network(struct nlmd *d)
 {
 	const struct nlm_counters *ct;
-	struct rpc_srv_limits lim;
+	struct onc_srv_limits lim;
 	struct nlm_config nc;
 	char err[512];
 	uint64_t t0;
@@ -361,9 +361,9 @@ setup_network(struct nlmd *d)
 	lim.max_conns = d->conf.max_connections;
 	lim.max_conns_per_addr = d->conf.max_conns_per_addr;
 	lim.idle_sec = d->conf.conn_idle_sec;
-	if ((d->srv = rpc_srv_new(d->loop, &lim)) == NULL)
+	if ((d->srv = onc_srv_new(d->loop, &lim)) == NULL)
 		fatalx("out of memory");
-	if ((d->clnt = rpc_clnt_new(d->loop, 0, err, sizeof(err))) == NULL)
+	if ((d->clnt = onc_out_new(d->loop, 0, err, sizeof(err))) == NULL)
 		fatalx("%s", err);
 	nlm_config_from(&d->conf, &nc);
 	nc.nc_epoch = d->epoch;
@@ -383,13 +383,13 @@ setup_network(struct nlmd *d)
 	    (unsigned long long)(ev_now_ms() - t0));
 	if (nlm_register(d->srv) == -1 || nsm_register(d->srv) == -1)
 		fatalx("cannot add programs");
-	if (rpc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nlm_port,
+	if (onc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nlm_port,
 	    &d->nlm_port, err, sizeof(err)) == -1)
 		fatalx("NLM listener: %s (port %u: choose another with nlm-port "
 		    "in %s or --nlm-port)", err, d->conf.nlm_port,
 		    d->cfile);
 	if (d->conf.nsm_port != d->conf.nlm_port || d->conf.nsm_port == 0) {
-		if (rpc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nsm_port,
+		if (onc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nsm_port,
 		    &d->nsm_port, err, sizeof(err)) == -1)
 			fatalx("NSM listener: %s (port %u: choose another with "
 			    "nsm-port in %s or --nsm-port)", err,
@@ -401,28 +401,28 @@ setup_network(struct nlmd *d)
 static void
 rpcbind_unset_all(void)
 {
-	rpc_rpcb_unset(NLM_PROGRAM, 1);
-	rpc_rpcb_unset(NLM_PROGRAM, 3);
-	rpc_rpcb_unset(NLM_PROGRAM, 4);
-	rpc_rpcb_unset(NSM_PROGRAM, 1);
+	onc_rpcb_unset(NLM_PROGRAM, 1);
+	onc_rpcb_unset(NLM_PROGRAM, 3);
+	onc_rpcb_unset(NLM_PROGRAM, 4);
+	onc_rpcb_unset(NSM_PROGRAM, 1);
 }
 
 static void
 rpcbind_register(struct nlmd *d)
 {
 	static const uint32_t vers[] = { 1, 3, 4 };
-	int v4 = rpc_srv_has_family(d->srv, AF_INET);
-	int v6 = rpc_srv_has_family(d->srv, AF_INET6);
+	int v4 = onc_srv_has_family(d->srv, AF_INET);
+	int v6 = onc_srv_has_family(d->srv, AF_INET6);
 	char err[512];
 	size_t i;
 
 	if (!d->conf.rpcbind)
 		return;
 	for (i = 0; i < 3; i++)
-		if (rpc_rpcb_set(NLM_PROGRAM, vers[i], d->nlm_port, v4, v6, err,
+		if (onc_rpcb_set(NLM_PROGRAM, vers[i], d->nlm_port, v4, v6, err,
 		    sizeof(err)) == -1)
 			goto fail;
-	if (rpc_rpcb_set(NSM_PROGRAM, 1, d->nsm_port, v4, v6, err,
+	if (onc_rpcb_set(NSM_PROGRAM, 1, d->nsm_port, v4, v6, err,
 	    sizeof(err)) == -1)
 		goto fail;
 	d->registered = 1;
@@ -491,7 +491,7 @@ static void
 metrics_text(struct sbuf *sb, void *arg)
 {
 	const struct nlmd *d = arg;
-	const struct rpc_srv_stats *rs = rpc_srv_stats(d->srv);
+	const struct onc_srv_stats *rs = onc_srv_stats(d->srv);
 
 	nlm_metrics(sb);
 	nsm_metrics(sb);
@@ -641,7 +641,7 @@ main(int argc, char **argv)
 	log_info("nlmd ready: NLM (100021 v1,3,4) on port %u, NSM (100024 v1) "
 	    "on port %u, udp+tcp%s, state %s, durability %s, epoch %llu, "
 	    "NSM state %d%s", d.nlm_port, d.nsm_port,
-	    rpc_srv_has_family(d.srv, AF_INET6) ? ", IPv4+IPv6" : ", IPv4",
+	    onc_srv_has_family(d.srv, AF_INET6) ? ", IPv4+IPv6" : ", IPv4",
 	    d.conf.state_dir, durability_name(d.conf.durability),
 	    (unsigned long long)d.epoch, nsm_state(),
 	    d.registered ? ", registered with rpcbind" : ", not registered");
@@ -656,8 +656,8 @@ main(int argc, char **argv)
 	/* The last turns' commits, then what they answered. */
 	nlm_drain();
 	nlm_shutdown();
-	rpc_srv_free(d.srv);
-	rpc_clnt_free(d.clnt);
+	onc_srv_free(d.srv);
+	onc_out_free(d.clnt);
 	log_store_stats(d.store);
 	store_close(d.store);
 	svcmgr_free(d.mgr);

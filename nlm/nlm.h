@@ -22,8 +22,8 @@
 
 struct ctl_srv;
 struct ev_loop;
-struct rpc_clnt;
-struct rpc_srv;
+struct onc_out;
+struct onc_srv;
 struct lk_table;
 struct store;
 
@@ -131,7 +131,7 @@ struct nlm_grace {
  * change.  Call after store_epoch_begin() and before the listeners open.
  * Returns 0, or -1 with a reason in err[errlen].
  */
-int	nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt, struct store *st,
+int	nlm_init(struct ev_loop *loop, struct onc_out *clnt, struct store *st,
 	    const struct nlm_config *conf, char *err, size_t errlen);
 
 /*
@@ -144,7 +144,7 @@ int	nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt, struct store *st,
  * is fatal: logged, and the process exits with status 1 without sending
  * anything of the turns it carried (recovery runs at the next start).
  */
-void	nlm_turn_end(struct rpc_srv *srv);
+void	nlm_turn_end(struct onc_srv *srv);
 
 /*
  * After the loop stopped: wait until everything sealed is committed, and
@@ -163,7 +163,7 @@ void	nlm_set_epoch(uint64_t epoch, int32_t state);
 void	nlm_shutdown(void);
 
 /* Serve NLM versions 1, 3 and 4 on `srv'.  Returns 0 or -1. */
-int	nlm_register(struct rpc_srv *srv);
+int	nlm_register(struct onc_srv *srv);
 
 /*
  * Serve the operator's commands (status, release, grace-end) on the

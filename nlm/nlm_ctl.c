@@ -89,7 +89,7 @@ ctl_addr(struct ctl_conn *c, const char *key,
 {
 	char a[64];
 
-	ctl_kv(c, key, len == 0 ? "-" : rpc_addr_str((const struct sockaddr *)
+	ctl_kv(c, key, len == 0 ? "-" : addr_str((const struct sockaddr *)
 	    ss, 0, a, sizeof(a)));
 }
 

@@ -177,8 +177,8 @@ nlm_release_upto(uint64_t done)
 	nlm->n_committed = done;
 	nlm_lat_release(done);
 	if (nlm->n_srv != NULL)
-		rpc_srv_release(nlm->n_srv, done);
-	rpc_clnt_release(nlm->n_clnt, done);
+		onc_srv_release(nlm->n_srv, done);
+	onc_out_release(nlm->n_clnt, done);
 }
 
 /* The store says commits completed (or one failed: fatal). */
@@ -203,7 +203,7 @@ nlm_store_ready(struct ev_loop *loop, int fd, int events, void *arg)
 }
 
 void
-nlm_turn_end(struct rpc_srv *srv)
+nlm_turn_end(struct onc_srv *srv)
 {
 	uint64_t seq, done;
 
@@ -215,8 +215,8 @@ nlm_turn_end(struct rpc_srv *srv)
 			nlm->n_stats.commits++;
 		nlm_store_check(store_seal(nlm->n_store, &seq),
 		    "committing a turn");
-		rpc_srv_seal(srv, seq);
-		rpc_clnt_seal(nlm->n_clnt, seq);
+		onc_srv_seal(srv, seq);
+		onc_out_seal(nlm->n_clnt, seq);
 		nlm_lat_seal(seq);
 		/*
 		 * Depends on nothing newer than what is durable (under
@@ -228,7 +228,7 @@ nlm_turn_end(struct rpc_srv *srv)
 		if (seq <= done)
 			nlm_release_upto(done);
 		/* A completion run by the release may have changed more. */
-	} while (store_pending(nlm->n_store) || rpc_clnt_held(nlm->n_clnt));
+	} while (store_pending(nlm->n_store) || onc_out_held(nlm->n_clnt));
 }
 
 void
@@ -237,8 +237,8 @@ nlm_drain(void)
 	nlm_stage_marks();
 	nlm_store_check(store_commit(nlm->n_store), "committing a turn");
 	if (nlm->n_srv != NULL) {
-		rpc_srv_seal(nlm->n_srv, store_sealed(nlm->n_store));
-		rpc_clnt_seal(nlm->n_clnt, store_sealed(nlm->n_store));
+		onc_srv_seal(nlm->n_srv, store_sealed(nlm->n_store));
+		onc_out_seal(nlm->n_clnt, store_sealed(nlm->n_store));
 		nlm_release();
 	}
 }

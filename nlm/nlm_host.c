@@ -390,7 +390,7 @@ nlm_host_str(const struct nlm_host *h, char *buf, size_t len)
 	char a[64];
 
 	snprintf(buf, len, "%s@%s", h->h_name[0] ? h->h_name : "-",
-	    rpc_addr_str((const struct sockaddr *)&h->h_addr, 0, a, sizeof(a)));
+	    addr_str((const struct sockaddr *)&h->h_addr, 0, a, sizeof(a)));
 	return buf;
 }
 
@@ -502,7 +502,7 @@ nlm_host_new(const struct sockaddr_storage *ss, socklen_t sl, const char *name)
 		nlm->n_stats.hosts_refused++;
 		log_rl_warnx(&rl_addr_full, "%s already has %u hosts "
 		    "(max-hosts-per-address): caller_name %s refused",
-		    rpc_addr_str((const struct sockaddr *)ss, 0, a, sizeof(a)),
+		    addr_str((const struct sockaddr *)ss, 0, a, sizeof(a)),
 		    nlm->n_conf.nc_max_hosts_per_addr, name);
 		return NULL;
 	}
@@ -661,7 +661,7 @@ nlm_host_notified(const char *name, int32_t state,
 		return 0;
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, addr, addrlen);
-	rpc_addr_unmap(&ss, &addrlen);
+	addr_unmap(&ss, &addrlen);
 	if ((h = nlm_host_find(&ss, name)) != NULL)
 		n = nlm_host_restarted(h, state, &same);
 	/*

@@ -41,12 +41,13 @@
 
 #include "ev.h"
 #include "lockcore.h"
+#include "netaddr.h"
 #include "nlm.h"
 #include "rpc/nlm_prot.h"
 #include "rpcout.h"
 #include "store.h"
 
-struct rpc_clnt;
+struct onc_out;
 struct nlm_host;
 struct ctl_conn;
 struct ctl_req;
@@ -167,11 +168,11 @@ struct nlm_send {
 
 struct nlm_service {
 	struct ev_loop		*n_loop;
-	struct rpc_clnt		*n_clnt;
+	struct onc_out		*n_clnt;
 	struct store		*n_store;	/* borrowed */
 	struct nlm_config	 n_conf;
 	struct lk_table		*n_table;
-	struct rpc_srv		*n_srv;		/* the transport (turn ends) */
+	struct onc_srv		*n_srv;		/* the transport (turn ends) */
 	uint64_t		 n_committed;	/* last commit known durable */
 	uint64_t		 n_token_stored; /* token high-water mark staged */
 	uint64_t		 n_host_stored;	/* next host id staged */

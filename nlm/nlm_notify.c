@@ -182,7 +182,7 @@ notify_mon_name(const struct nlm_host *h, char *buf, size_t len)
 	if (nlm->n_conf.nc_notify_name[0] != '\0')
 		return nlm->n_conf.nc_notify_name;
 	if (h->h_locallen > 0)
-		return rpc_addr_str((const struct sockaddr *)&h->h_local, 0,
+		return addr_str((const struct sockaddr *)&h->h_local, 0,
 		    buf, len);
 	/* Never talked to us through a known address: our name. */
 	return nlm->n_myname;

@@ -192,7 +192,7 @@ nlm_send_new(const struct sockaddr_storage *peer, socklen_t peerlen,
 }
 
 static void
-send_done(void *arg, enum rpc_clnt_status st, XDR *res)
+send_done(void *arg, enum onc_out_status st, XDR *res)
 {
 	struct nlm_send *s = arg;
 	struct nlm_peer *p;
@@ -200,16 +200,16 @@ send_done(void *arg, enum rpc_clnt_status st, XDR *res)
 	s->s_xid = 0;
 	if ((p = peer_get(&s->s_peer, s->s_peerlen, s->s_prog, s->s_vers,
 	    false)) != NULL) {
-		if (st == RPC_CLNT_OK)
+		if (st == ONC_OUT_OK)
 			p->p_timeouts = 0;
-		else if (st != RPC_CLNT_TIMEDOUT ||
+		else if (st != ONC_OUT_TIMEDOUT ||
 		    ++p->p_timeouts >= PORT_TIMEOUTS) {
 			p->p_port = 0;
 			p->p_timeouts = 0;
 		}
 	}
 	if (s->s_cb != NULL)
-		s->s_cb(s->s_arg, st == RPC_CLNT_OK, res);
+		s->s_cb(s->s_arg, st == ONC_OUT_OK, res);
 	send_free(s);
 }
 
@@ -225,7 +225,7 @@ static void
 send_transmit(struct nlm_send *s, uint16_t port)
 {
 	struct sockaddr_storage dst = s->s_peer;
-	struct rpc_clnt_req rq;
+	struct onc_out_req rq;
 
 	if (dst.ss_family == AF_INET)
 		((struct sockaddr_in *)&dst)->sin_port = htons(port);
@@ -245,7 +245,7 @@ send_transmit(struct nlm_send *s, uint16_t port)
 	rq.cr_tries = s->s_tries;
 	rq.cr_cb = send_done;
 	rq.cr_arg = s;
-	if (rpc_clnt_call(nlm->n_clnt, &rq, &s->s_xid) == -1)
+	if (onc_out_call(nlm->n_clnt, &rq, &s->s_xid) == -1)
 		send_fail(s);
 }
 
@@ -268,7 +268,7 @@ uaddr_port(const char *ua)
 }
 
 static void
-lookup_done(void *arg, enum rpc_clnt_status st, XDR *res)
+lookup_done(void *arg, enum onc_out_status st, XDR *res)
 {
 	struct nlm_peer *p = arg;
 	struct nlm_send *s, *next;
@@ -277,12 +277,12 @@ lookup_done(void *arg, enum rpc_clnt_status st, XDR *res)
 
 	p->p_busy = false;
 	p->p_xid = 0;
-	if (st == RPC_CLNT_OK && p->p_addr.ss_family == AF_INET) {
+	if (st == ONC_OUT_OK && p->p_addr.ss_family == AF_INET) {
 		u_long v = 0;
 
 		if (xdr_u_long(res, &v) && v < 65536)
 			port = (uint16_t)v;
-	} else if (st == RPC_CLNT_OK) {
+	} else if (st == ONC_OUT_OK) {
 		char *ua = NULL;
 
 		if (xdr_wrapstring(res, &ua))
@@ -293,7 +293,7 @@ lookup_done(void *arg, enum rpc_clnt_status st, XDR *res)
 		nlm->n_stats.rpcb_failed++;
 		p->p_neg_until = ev_now_ms() + NEG_TTL_MS;
 		log_debug("no port for program %u v%u/udp from rpcbind at %s",
-		    p->p_prog, p->p_vers, rpc_addr_str((struct sockaddr *)
+		    p->p_prog, p->p_vers, addr_str((struct sockaddr *)
 		    &p->p_addr, 0, a, sizeof(a)));
 	} else {
 		p->p_port = port;
@@ -320,7 +320,7 @@ static void
 peer_lookup(struct nlm_peer *p, const struct nlm_send *s)
 {
 	struct sockaddr_storage dst = p->p_addr;
-	struct rpc_clnt_req rq;
+	struct onc_out_req rq;
 	struct pmap pm;
 	RPCB rb;
 
@@ -361,8 +361,8 @@ peer_lookup(struct nlm_peer *p, const struct nlm_send *s)
 	rq.cr_arg = p;
 	nlm->n_stats.rpcb_lookups++;
 	p->p_busy = true;
-	if (rpc_clnt_call(nlm->n_clnt, &rq, &p->p_xid) == -1)
-		lookup_done(p, RPC_CLNT_UNREACH, NULL);
+	if (onc_out_call(nlm->n_clnt, &rq, &p->p_xid) == -1)
+		lookup_done(p, ONC_OUT_UNREACH, NULL);
 }
 
 void
@@ -412,7 +412,7 @@ nlm_send_cancel(struct nlm_send *s)
 				break;
 			}
 	} else if (s->s_xid != 0)
-		rpc_clnt_cancel(nlm->n_clnt, s->s_xid);
+		onc_out_cancel(nlm->n_clnt, s->s_xid);
 	send_free(s);
 }
 
@@ -471,14 +471,14 @@ nlm_out_shutdown(void)
 		while ((p = peers[b]) != NULL) {
 			peers[b] = p->p_next;
 			if (p->p_xid != 0)
-				rpc_clnt_cancel(nlm->n_clnt, p->p_xid);
+				onc_out_cancel(nlm->n_clnt, p->p_xid);
 			p->p_waiting = NULL;	/* freed below, with the rest */
 			free(p);
 		}
 	npeers = 0;
 	while ((s = sends) != NULL) {
 		if (s->s_waiton == NULL && s->s_xid != 0)
-			rpc_clnt_cancel(nlm->n_clnt, s->s_xid);
+			onc_out_cancel(nlm->n_clnt, s->s_xid);
 		send_free(s);
 	}
 }

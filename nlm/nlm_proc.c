@@ -470,7 +470,7 @@ nlm_proc_free_all(const struct nlm_ctx *cx, const nlm4_notify *a)
 		nlm->n_stats.free_all_refused++;
 		log_rl_warnx(&rl_free_all,
 		    "FREE_ALL for %s from %s refused: not its address",
-		    nlm_host_str(h, hs, sizeof(hs)), rpc_addr_str(
+		    nlm_host_str(h, hs, sizeof(hs)), addr_str(
 		    (const struct sockaddr *)&cx->cx_peer, 0, ps, sizeof(ps)));
 	}
 }
@@ -493,11 +493,12 @@ nlm_proc_sm_notify(const struct nlm_ctx *cx, const nlm_sm_status *a)
 	char ps[64];
 
 	/* Only a status monitor on this host may tell us of reboots. */
-	if (!rpc_addr_local_privileged(&cx->cx_peer, cx->cx_peerlen) || !nlm_name_ok(a->mon_name)) {
+	if (!addr_local_privileged(&cx->cx_peer, cx->cx_peerlen) ||
+	    !nlm_name_ok(a->mon_name)) {
 		nlm->n_stats.sm_notify_refused++;
 		log_rl_warnx(&rl_sm_refused,
 		    "status-monitor notification from %s refused",
-		    rpc_addr_str((const struct sockaddr *)&cx->cx_peer, 1, ps,
+		    addr_str((const struct sockaddr *)&cx->cx_peer, 1, ps,
 		    sizeof(ps)));
 		return;
 	}

@@ -109,7 +109,7 @@ nlm_table_new(const struct nlm_config *conf, const struct store_info *si)
 }
 
 int
-nlm_init(struct ev_loop *loop, struct rpc_clnt *clnt, struct store *st,
+nlm_init(struct ev_loop *loop, struct onc_out *clnt, struct store *st,
     const struct nlm_config *conf, char *err, size_t errlen)
 {
 	struct store_info si;
@@ -216,21 +216,21 @@ out:
 }
 
 int
-nlm_register(struct rpc_srv *srv)
+nlm_register(struct onc_srv *srv)
 {
 	nlm->n_srv = srv;
-	if (rpc_srv_add_program(srv, NLM_PROG, NLM_VERS, nlm_prog_1) == -1 ||
-	    rpc_srv_add_program(srv, NLM_PROG, NLM_VERSX, nlm_prog_3) == -1 ||
-	    rpc_srv_add_program(srv, NLM_PROG, NLM4_VERS, nlm_prog_4) == -1)
+	if (onc_srv_add_program(srv, NLM_PROG, NLM_VERS, nlm_prog_1) == -1 ||
+	    onc_srv_add_program(srv, NLM_PROG, NLM_VERSX, nlm_prog_3) == -1 ||
+	    onc_srv_add_program(srv, NLM_PROG, NLM4_VERS, nlm_prog_4) == -1)
 		return -1;
 	/* The hot v4 procedures decode without allocating (nlm_xdr.c). */
-	if (rpc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_lockargs),
+	if (onc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_lockargs),
 	    XDRPROC(nlm_xdr_lockargs)) == -1 ||
-	    rpc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_unlockargs),
+	    onc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_unlockargs),
 	    XDRPROC(nlm_xdr_unlockargs)) == -1 ||
-	    rpc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_testargs),
+	    onc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_testargs),
 	    XDRPROC(nlm_xdr_testargs)) == -1 ||
-	    rpc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_cancargs),
+	    onc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_cancargs),
 	    XDRPROC(nlm_xdr_cancargs)) == -1)
 		return -1;
 	return 0;

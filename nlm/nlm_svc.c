@@ -30,17 +30,17 @@
 static void
 nlm_ctx_init(struct nlm_ctx *cx, struct svc_req *rq)
 {
-	struct rpc_call *c = rpc_srv_call(rq);
+	struct onc_call *c = onc_srv_call(rq);
 
 	memset(cx, 0, sizeof(*cx));
 	cx->cx_vers = (uint32_t)rq->rq_vers;
 	cx->cx_proc = (uint32_t)rq->rq_proc;
 	cx->cx_peer = c->rc_peer;
 	cx->cx_peerlen = c->rc_peerlen;
-	rpc_addr_unmap(&cx->cx_peer, &cx->cx_peerlen);
+	addr_unmap(&cx->cx_peer, &cx->cx_peerlen);
 	cx->cx_local = c->rc_local;
 	cx->cx_locallen = c->rc_locallen;
-	rpc_addr_unmap(&cx->cx_local, &cx->cx_locallen);
+	addr_unmap(&cx->cx_local, &cx->cx_locallen);
 	cx->cx_monitored = true;
 	if (cx->cx_vers < 5 && cx->cx_proc < NLM_NPROCS) {
 		nlm->n_stats.calls[cx->cx_vers][cx->cx_proc]++;

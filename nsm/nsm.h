@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rpc_srv;
+struct onc_srv;
 struct store;
 
 struct nsm_stats {
@@ -39,7 +39,7 @@ struct nsm_stats {
 int	nsm_init(const char *state_dir, struct store *st, uint64_t *epochp,
 	    char *err, size_t errlen);
 /* Serve NSM version 1 on `srv'.  0 or -1. */
-int	nsm_register(struct rpc_srv *srv);
+int	nsm_register(struct onc_srv *srv);
 /* Our current state number. */
 int32_t	nsm_state(void);
 const struct nsm_stats *nsm_get_stats(void);

@@ -23,6 +23,7 @@
 
 #include "sbuf.h"
 #include "log.h"
+#include "netaddr.h"
 #include "nlm.h"
 #include "rpc/sm_inter.h"
 #include "rpcsrv.h"
@@ -124,9 +125,9 @@ nsm_get_stats(void)
 }
 
 int
-nsm_register(struct rpc_srv *srv)
+nsm_register(struct onc_srv *srv)
 {
-	return rpc_srv_add_program(srv, SM_PROG, SM_VERS, sm_prog_1);
+	return onc_srv_add_program(srv, SM_PROG, SM_VERS, sm_prog_1);
 }
 
 static void
@@ -140,9 +141,9 @@ nsm_count(struct svc_req *rq)
 static int
 nsm_local_privileged(struct svc_req *rq)
 {
-	struct rpc_call *c = rpc_srv_call(rq);
+	struct onc_call *c = onc_srv_call(rq);
 
-	return rpc_addr_local_privileged(&c->rc_peer, c->rc_peerlen);
+	return addr_local_privileged(&c->rc_peer, c->rc_peerlen);
 }
 
 static void
@@ -153,8 +154,8 @@ nsm_refused(struct svc_req *rq, const char *what)
 	nsm_st.refused++;
 	log_rl_warnx(&rl_refused,
 	    "%s from %s refused: only a privileged port on this host "
-	    "may ask", what, rpc_addr_str((struct sockaddr *)
-	    &rpc_srv_call(rq)->rc_peer, 1, a, sizeof(a)));
+	    "may ask", what, addr_str((struct sockaddr *)
+	    &onc_srv_call(rq)->rc_peer, 1, a, sizeof(a)));
 }
 
 /* A name we accept: bounded by XDR, printable, no '/', no leading '.'. */
@@ -194,7 +195,7 @@ sm_mon_1_svc(mon *a, sm_stat_res *r, struct svc_req *rq)
 	log_debug("SM_MON for %s (prog %d) from %s refused: nlmd monitors "
 	    "for its own lock manager only", nsm_name_ok(a->mon_id.mon_name) ?
 	    a->mon_id.mon_name : "(bad name)", a->mon_id.my_id.my_prog,
-	    rpc_addr_str((struct sockaddr *)&rpc_srv_call(rq)->rc_peer, 1, a1,
+	    addr_str((struct sockaddr *)&onc_srv_call(rq)->rc_peer, 1, a1,
 	    sizeof(a1)));
 	r->res_stat = stat_fail;
 	r->state = nsm_cur_state;
@@ -258,7 +259,7 @@ sm_simu_crash_1_svc(void *a, void *r, struct svc_req *rq)
 bool_t
 sm_notify_1_svc(stat_chge *a, void *r, struct svc_req *rq)
 {
-	struct rpc_call *c = rpc_srv_call(rq);
+	struct onc_call *c = onc_srv_call(rq);
 	char addr[64];
 	unsigned n, same = 0;
 
@@ -267,7 +268,7 @@ sm_notify_1_svc(stat_chge *a, void *r, struct svc_req *rq)
 	if (!nsm_name_ok(a->mon_name)) {
 		log_rl_warnx(&rl_bad_name,
 		    "SM_NOTIFY with a malformed name from %s ignored",
-		    rpc_addr_str((struct sockaddr *)&c->rc_peer, 1, addr,
+		    addr_str((struct sockaddr *)&c->rc_peer, 1, addr,
 		    sizeof(addr)));
 		return TRUE;
 	}
@@ -282,7 +283,7 @@ sm_notify_1_svc(stat_chge *a, void *r, struct svc_req *rq)
 		nsm_st.notify_unknown++;
 	log_rl_info(&rl_notify,
 	    "SM_NOTIFY: %s (state %d) from %s restarted: %u host(s) "
-	    "released%s", a->mon_name, a->state, rpc_addr_str((struct sockaddr *)
+	    "released%s", a->mon_name, a->state, addr_str((struct sockaddr *)
 	    &c->rc_peer, 0, addr, sizeof(addr)), n, same > 0 ?
 	    ", state unchanged for the rest (ignored)" : "");
 	return TRUE;

@@ -3,13 +3,13 @@
  *
  * HOW IT WORKS.  Each pending call keeps its encoded message, destination,
  * source address and a timer.  A new call is only *held* (list HELD);
- * at the end of its turn rpc_clnt_seal() tags it with the turn's commit
- * number and moves it to SEALED, in order; rpc_clnt_release(), once that
+ * at the end of its turn onc_out_seal() tags it with the turn's commit
+ * number and moves it to SEALED, in order; onc_out_release(), once that
  * number is committed, sends it and arms its timer (a GRANTED callback
  * or a _RES must never report state that is not yet stored).  The timer
  * fires after cr_timeout_ms: the
  * message is sent again until cr_tries sends have been made, then the
- * callback reports RPC_CLNT_TIMEDOUT.  Replies arriving on the sockets are
+ * callback reports ONC_OUT_TIMEDOUT.  Replies arriving on the sockets are
  * matched by xid through a small hash table; a reply from an address other
  * than the one called is ignored (a spoofed or stray datagram cannot
  * complete someone else's call).
@@ -27,14 +27,15 @@
 
 #include "ev.h"
 #include "log.h"
+#include "netaddr.h"
 #include "rpcsrv.h"
 
-#define CLNT_BUCKETS	256
-#define CLNT_MAXMSG	16384
+#define OUT_BUCKETS	256
+#define OUT_MAXMSG	16384
 
-struct rpc_pending {
-	struct rpc_clnt		*pe_clnt;
-	struct rpc_pending	*pe_next;	/* hash chain */
+struct onc_pending {
+	struct onc_out		*pe_clnt;
+	struct onc_pending	*pe_next;	/* hash chain */
 	uint32_t		 pe_xid;
 	unsigned		 pe_tries_left;
 	unsigned		 pe_timeout_ms;
@@ -42,11 +43,11 @@ struct rpc_pending {
 	socklen_t		 pe_dstlen;
 	struct sockaddr_storage	 pe_src;
 	socklen_t		 pe_srclen;
-	rpc_clnt_cb		*pe_cb;
+	onc_out_cb		*pe_cb;
 	void			*pe_arg;
 	struct ev_timer		 pe_timer;
-	struct rpc_pending	*pe_hnext;	/* list pe_list (not yet sent) */
-	struct rpc_pending	*pe_hprev;
+	struct onc_pending	*pe_hnext;	/* list pe_list (not yet sent) */
+	struct onc_pending	*pe_hprev;
 	int			 pe_list;	/* CL_NONE: sent */
 	uint64_t		 pe_seq;	/* SEALED: commit to wait for */
 	size_t			 pe_len;
@@ -56,24 +57,24 @@ struct rpc_pending {
 /* Where a call not yet sent waits. */
 enum { CL_NONE, CL_HELD, CL_SEALED, CL_SENDING, CL_NLISTS };
 
-struct rpc_clnt {
+struct onc_out {
 	struct ev_loop		*cl_loop;
 	int			 cl_fd4;
 	int			 cl_fd6;
 	uint32_t		 cl_xid;
-	struct rpc_pending	*cl_hash[CLNT_BUCKETS];
-	struct rpc_pending	*cl_head[CL_NLISTS]; /* HELD: this turn's;
+	struct onc_pending	*cl_hash[OUT_BUCKETS];
+	struct onc_pending	*cl_head[CL_NLISTS]; /* HELD: this turn's;
 						   SEALED: in seal order;
 						   SENDING: being released */
-	struct rpc_pending	*cl_tail[CL_NLISTS];
-	struct rpc_clnt_stats	 cl_stats;
-	uint8_t			 cl_buf[CLNT_MAXMSG];
+	struct onc_pending	*cl_tail[CL_NLISTS];
+	struct onc_out_stats	 cl_stats;
+	uint8_t			 cl_buf[OUT_MAXMSG];
 };
 
-static struct rpc_pending **
-clnt_slot(struct rpc_clnt *cl, uint32_t xid)
+static struct onc_pending **
+out_slot(struct onc_out *cl, uint32_t xid)
 {
-	struct rpc_pending **pp = &cl->cl_hash[xid % CLNT_BUCKETS];
+	struct onc_pending **pp = &cl->cl_hash[xid % OUT_BUCKETS];
 
 	while (*pp != NULL && (*pp)->pe_xid != xid)
 		pp = &(*pp)->pe_next;
@@ -82,7 +83,7 @@ clnt_slot(struct rpc_clnt *cl, uint32_t xid)
 
 /* Take pe off the list it waits on (none: no-op). */
 static void
-clnt_list_del(struct rpc_clnt *cl, struct rpc_pending *pe)
+out_list_del(struct onc_out *cl, struct onc_pending *pe)
 {
 	if (pe->pe_list == CL_NONE)
 		return;
@@ -100,9 +101,9 @@ clnt_list_del(struct rpc_clnt *cl, struct rpc_pending *pe)
 
 /* Append pe to list `l' (it is on none). */
 static void
-clnt_list_add(struct rpc_clnt *cl, struct rpc_pending *pe, int l)
+out_list_add(struct onc_out *cl, struct onc_pending *pe, int l)
 {
-	struct rpc_pending *last = cl->cl_tail[l];
+	struct onc_pending *last = cl->cl_tail[l];
 
 	pe->pe_list = l;
 	pe->pe_hnext = NULL;
@@ -115,87 +116,67 @@ clnt_list_add(struct rpc_clnt *cl, struct rpc_pending *pe, int l)
 }
 
 static void
-clnt_unlink(struct rpc_clnt *cl, struct rpc_pending *pe)
+out_unlink(struct onc_out *cl, struct onc_pending *pe)
 {
-	struct rpc_pending **pp = clnt_slot(cl, pe->pe_xid);
+	struct onc_pending **pp = out_slot(cl, pe->pe_xid);
 
 	if (*pp == pe)
 		*pp = pe->pe_next;
-	clnt_list_del(cl, pe);
+	out_list_del(cl, pe);
 	ev_timer_cancel(cl->cl_loop, &pe->pe_timer);
 	cl->cl_stats.pending--;
 }
 
 static int
-clnt_send(struct rpc_clnt *cl, struct rpc_pending *pe)
+out_send(struct onc_out *cl, struct onc_pending *pe)
 {
 	int fd = pe->pe_dst.ss_family == AF_INET6 ? cl->cl_fd6 : cl->cl_fd4;
 
 	if (fd == -1)
 		return -1;
-	return rpc_send_from(fd, pe->pe_msg, pe->pe_len, &pe->pe_dst,
+	return onc_send_from(fd, pe->pe_msg, pe->pe_len, &pe->pe_dst,
 	    pe->pe_dstlen, pe->pe_srclen > 0 ? &pe->pe_src : NULL);
 }
 
 static void
-clnt_finish(struct rpc_pending *pe, enum rpc_clnt_status st, XDR *res)
+out_finish(struct onc_pending *pe, enum onc_out_status st, XDR *res)
 {
-	struct rpc_clnt *cl = pe->pe_clnt;
+	struct onc_out *cl = pe->pe_clnt;
 
-	clnt_unlink(cl, pe);
+	out_unlink(cl, pe);
 	if (pe->pe_cb != NULL)
 		pe->pe_cb(pe->pe_arg, st, res);
 	free(pe);
 }
 
 static void
-clnt_timer(struct ev_loop *loop, void *arg)
+out_timer(struct ev_loop *loop, void *arg)
 {
-	struct rpc_pending *pe = arg;
-	struct rpc_clnt *cl = pe->pe_clnt;
+	struct onc_pending *pe = arg;
+	struct onc_out *cl = pe->pe_clnt;
 
 	if (pe->pe_tries_left == 0) {
 		cl->cl_stats.timeouts++;
-		clnt_finish(pe, RPC_CLNT_TIMEDOUT, NULL);
+		out_finish(pe, ONC_OUT_TIMEDOUT, NULL);
 		return;
 	}
 	pe->pe_tries_left--;
 	cl->cl_stats.retransmits++;
-	if (clnt_send(cl, pe) == -1) {
+	if (out_send(cl, pe) == -1) {
 		cl->cl_stats.errors++;
-		clnt_finish(pe, RPC_CLNT_UNREACH, NULL);
+		out_finish(pe, ONC_OUT_UNREACH, NULL);
 		return;
 	}
-	(void)ev_timer_set(loop, &pe->pe_timer, pe->pe_timeout_ms, clnt_timer,
+	(void)ev_timer_set(loop, &pe->pe_timer, pe->pe_timeout_ms, out_timer,
 	    pe);
 }
 
-static int
-clnt_same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family)
-		return 0;
-	if (a->ss_family == AF_INET) {
-		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
-
-		return x->sin_addr.s_addr == y->sin_addr.s_addr &&
-		    x->sin_port == y->sin_port;
-	}
-	if (a->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
-
-		return memcmp(&x->sin6_addr, &y->sin6_addr, 16) == 0 &&
-		    x->sin6_port == y->sin6_port;
-	}
-	return 0;
-}
-
 static void
-clnt_reply(struct rpc_clnt *cl, const struct sockaddr_storage *from,
+out_reply(struct onc_out *cl, const struct sockaddr_storage *from,
     uint8_t *buf, size_t len)
 {
 	struct rpc_msg msg;
-	struct rpc_pending *pe;
+	struct onc_pending *pe;
 	uint32_t xid;
 	XDR x;
 
@@ -203,8 +184,8 @@ clnt_reply(struct rpc_clnt *cl, const struct sockaddr_storage *from,
 		return;
 	memcpy(&xid, buf, 4);
 	xid = ntohl(xid);
-	if ((pe = *clnt_slot(cl, xid)) == NULL ||
-	    !clnt_same_addr(from, &pe->pe_dst))
+	if ((pe = *out_slot(cl, xid)) == NULL ||
+	    !addr_same(from, &pe->pe_dst))
 		return;
 	memset(&msg, 0, sizeof(msg));
 	msg.acpted_rply.ar_results.where = NULL;
@@ -218,16 +199,16 @@ clnt_reply(struct rpc_clnt *cl, const struct sockaddr_storage *from,
 	cl->cl_stats.replies++;
 	if (msg.rm_reply.rp_stat == MSG_ACCEPTED &&
 	    msg.acpted_rply.ar_stat == SUCCESS)
-		clnt_finish(pe, RPC_CLNT_OK, &x);
+		out_finish(pe, ONC_OUT_OK, &x);
 	else
-		clnt_finish(pe, RPC_CLNT_REFUSED, NULL);
+		out_finish(pe, ONC_OUT_REFUSED, NULL);
 	xdr_destroy(&x);
 }
 
 static void
-clnt_read(struct ev_loop *loop, int fd, int events, void *arg)
+out_read(struct ev_loop *loop, int fd, int events, void *arg)
 {
-	struct rpc_clnt *cl = arg;
+	struct onc_out *cl = arg;
 	struct sockaddr_storage from;
 	socklen_t fl;
 	ssize_t n;
@@ -245,12 +226,12 @@ clnt_read(struct ev_loop *loop, int fd, int events, void *arg)
 				return;
 			continue;
 		}
-		clnt_reply(cl, &from, cl->cl_buf, (size_t)n);
+		out_reply(cl, &from, cl->cl_buf, (size_t)n);
 	}
 }
 
 static int
-clnt_socket(int family, unsigned port)
+out_socket(int family, unsigned port)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -282,29 +263,29 @@ clnt_socket(int family, unsigned port)
 	return fd;
 }
 
-struct rpc_clnt *
-rpc_clnt_new(struct ev_loop *loop, unsigned port, char *err, size_t errlen)
+struct onc_out *
+onc_out_new(struct ev_loop *loop, unsigned port, char *err, size_t errlen)
 {
-	struct rpc_clnt *cl;
+	struct onc_out *cl;
 
 	if ((cl = calloc(1, sizeof(*cl))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	cl->cl_loop = loop;
-	cl->cl_fd4 = clnt_socket(AF_INET, port);
-	cl->cl_fd6 = clnt_socket(AF_INET6, port);
+	cl->cl_fd4 = out_socket(AF_INET, port);
+	cl->cl_fd6 = out_socket(AF_INET6, port);
 	if (cl->cl_fd4 == -1) {
 		snprintf(err, errlen, "outgoing udp socket (port %u): %s", port,
 		    strerror(errno));
-		rpc_clnt_free(cl);
+		onc_out_free(cl);
 		return NULL;
 	}
-	if (ev_fd_add(loop, cl->cl_fd4, EV_READ, clnt_read, cl) == -1 ||
+	if (ev_fd_add(loop, cl->cl_fd4, EV_READ, out_read, cl) == -1 ||
 	    (cl->cl_fd6 != -1 &&
-	    ev_fd_add(loop, cl->cl_fd6, EV_READ, clnt_read, cl) == -1)) {
+	    ev_fd_add(loop, cl->cl_fd6, EV_READ, out_read, cl) == -1)) {
 		snprintf(err, errlen, "event loop: %s", strerror(errno));
-		rpc_clnt_free(cl);
+		onc_out_free(cl);
 		return NULL;
 	}
 	if (getrandom(&cl->cl_xid, sizeof(cl->cl_xid), GRND_NONBLOCK) !=
@@ -314,17 +295,17 @@ rpc_clnt_new(struct ev_loop *loop, unsigned port, char *err, size_t errlen)
 }
 
 void
-rpc_clnt_free(struct rpc_clnt *cl)
+onc_out_free(struct onc_out *cl)
 {
 	size_t i;
 
 	if (cl == NULL)
 		return;
-	for (i = 0; i < CLNT_BUCKETS; i++)
+	for (i = 0; i < OUT_BUCKETS; i++)
 		while (cl->cl_hash[i] != NULL) {
-			struct rpc_pending *pe = cl->cl_hash[i];
+			struct onc_pending *pe = cl->cl_hash[i];
 
-			clnt_unlink(cl, pe);
+			out_unlink(cl, pe);
 			free(pe);
 		}
 	if (cl->cl_fd4 != -1) {
@@ -340,7 +321,7 @@ rpc_clnt_free(struct rpc_clnt *cl)
 
 /* Encode the call message into cl_buf; returns its length or 0. */
 static size_t
-clnt_encode(struct rpc_clnt *cl, const struct rpc_clnt_req *rq, uint32_t xid)
+out_encode(struct onc_out *cl, const struct onc_out_req *rq, uint32_t xid)
 {
 	struct rpc_msg msg;
 	XDR x;
@@ -371,18 +352,18 @@ clnt_encode(struct rpc_clnt *cl, const struct rpc_clnt_req *rq, uint32_t xid)
 }
 
 int
-rpc_clnt_call(struct rpc_clnt *cl, const struct rpc_clnt_req *rq,
+onc_out_call(struct onc_out *cl, const struct onc_out_req *rq,
     uint32_t *xidp)
 {
-	struct rpc_pending *pe;
-	struct rpc_pending **slot;
+	struct onc_pending *pe;
+	struct onc_pending **slot;
 	uint32_t xid;
 	size_t len;
 
 	do
 		xid = ++cl->cl_xid;
-	while (*clnt_slot(cl, xid) != NULL);
-	if ((len = clnt_encode(cl, rq, xid)) == 0 ||
+	while (*out_slot(cl, xid) != NULL);
+	if ((len = out_encode(cl, rq, xid)) == 0 ||
 	    rq->cr_dstlen > sizeof(pe->pe_dst) ||
 	    rq->cr_srclen > sizeof(pe->pe_src))
 		return -1;
@@ -394,19 +375,19 @@ rpc_clnt_call(struct rpc_clnt *cl, const struct rpc_clnt_req *rq,
 	pe->pe_xid = xid;
 	memcpy(&pe->pe_dst, rq->cr_dst, rq->cr_dstlen);
 	pe->pe_dstlen = rq->cr_dstlen;
-	rpc_addr_unmap(&pe->pe_dst, &pe->pe_dstlen);
+	addr_unmap(&pe->pe_dst, &pe->pe_dstlen);
 	if (rq->cr_src != NULL && rq->cr_srclen > 0) {
 		memcpy(&pe->pe_src, rq->cr_src, rq->cr_srclen);
 		pe->pe_srclen = rq->cr_srclen;
-		rpc_addr_unmap(&pe->pe_src, &pe->pe_srclen);
+		addr_unmap(&pe->pe_src, &pe->pe_srclen);
 	}
 	pe->pe_tries_left = rq->cr_tries > 0 ? rq->cr_tries - 1 : 0;
 	pe->pe_timeout_ms = rq->cr_timeout_ms > 0 ? rq->cr_timeout_ms : 1000;
 	pe->pe_cb = rq->cr_cb;
 	pe->pe_arg = rq->cr_arg;
-	slot = clnt_slot(cl, xid);
+	slot = out_slot(cl, xid);
 	*slot = pe;
-	clnt_list_add(cl, pe, CL_HELD);
+	out_list_add(cl, pe, CL_HELD);
 	cl->cl_stats.pending++;
 	cl->cl_stats.calls++;
 	if (xidp != NULL)
@@ -415,36 +396,36 @@ rpc_clnt_call(struct rpc_clnt *cl, const struct rpc_clnt_req *rq,
 }
 
 void
-rpc_clnt_seal(struct rpc_clnt *cl, uint64_t seq)
+onc_out_seal(struct onc_out *cl, uint64_t seq)
 {
-	struct rpc_pending *pe;
+	struct onc_pending *pe;
 
 	while ((pe = cl->cl_head[CL_HELD]) != NULL) {
-		clnt_list_del(cl, pe);
+		out_list_del(cl, pe);
 		pe->pe_seq = seq;
-		clnt_list_add(cl, pe, CL_SEALED);
+		out_list_add(cl, pe, CL_SEALED);
 	}
 }
 
 /* Send pe now and start its timer. */
 static void
-clnt_start(struct rpc_clnt *cl, struct rpc_pending *pe)
+out_start(struct onc_out *cl, struct onc_pending *pe)
 {
 	/* Without a timer the call could never complete. */
 	if (ev_timer_set(cl->cl_loop, &pe->pe_timer, pe->pe_timeout_ms,
-	    clnt_timer, pe) == -1) {
+	    out_timer, pe) == -1) {
 		cl->cl_stats.errors++;
-		clnt_finish(pe, RPC_CLNT_UNREACH, NULL);
+		out_finish(pe, ONC_OUT_UNREACH, NULL);
 		return;
 	}
-	if (clnt_send(cl, pe) == -1)
+	if (out_send(cl, pe) == -1)
 		cl->cl_stats.errors++;	/* the timer retries */
 }
 
 void
-rpc_clnt_release(struct rpc_clnt *cl, uint64_t committed)
+onc_out_release(struct onc_out *cl, uint64_t committed)
 {
-	struct rpc_pending *pe;
+	struct onc_pending *pe;
 
 	/*
 	 * Moved to a list of its own first: a completion callback run from
@@ -453,34 +434,34 @@ rpc_clnt_release(struct rpc_clnt *cl, uint64_t committed)
 	 */
 	while ((pe = cl->cl_head[CL_SEALED]) != NULL &&
 	    pe->pe_seq <= committed) {
-		clnt_list_del(cl, pe);
-		clnt_list_add(cl, pe, CL_SENDING);
+		out_list_del(cl, pe);
+		out_list_add(cl, pe, CL_SENDING);
 	}
 	while ((pe = cl->cl_head[CL_SENDING]) != NULL) {
-		clnt_list_del(cl, pe);
-		clnt_start(cl, pe);
+		out_list_del(cl, pe);
+		out_start(cl, pe);
 	}
 }
 
 int
-rpc_clnt_held(const struct rpc_clnt *cl)
+onc_out_held(const struct onc_out *cl)
 {
 	return cl->cl_head[CL_HELD] != NULL;
 }
 
 void
-rpc_clnt_cancel(struct rpc_clnt *cl, uint32_t xid)
+onc_out_cancel(struct onc_out *cl, uint32_t xid)
 {
-	struct rpc_pending *pe = *clnt_slot(cl, xid);
+	struct onc_pending *pe = *out_slot(cl, xid);
 
 	if (pe == NULL)
 		return;
-	clnt_unlink(cl, pe);
+	out_unlink(cl, pe);
 	free(pe);
 }
 
-const struct rpc_clnt_stats *
-rpc_clnt_stats(const struct rpc_clnt *cl)
+const struct onc_out_stats *
+onc_out_stats(const struct onc_out *cl)
 {
 	return &cl->cl_stats;
 }

@@ -11,7 +11,7 @@
 #include <rpc/rpc.h>
 
 static int
-rpc_rpcb_one(const char *netid, uint32_t prog, uint32_t vers, unsigned port,
+onc_rpcb_one(const char *netid, uint32_t prog, uint32_t vers, unsigned port,
     char *err, size_t errlen)
 {
 	struct netconfig *nc;
@@ -51,19 +51,19 @@ rpc_rpcb_one(const char *netid, uint32_t prog, uint32_t vers, unsigned port,
 }
 
 int
-rpc_rpcb_set(uint32_t prog, uint32_t vers, unsigned port, int v4, int v6,
+onc_rpcb_set(uint32_t prog, uint32_t vers, unsigned port, int v4, int v6,
     char *err, size_t errlen)
 {
 	static const char *const ids4[] = { "udp", "tcp" };
 	static const char *const ids6[] = { "udp6", "tcp6" };
 	size_t i;
 
-	rpc_rpcb_unset(prog, vers);
+	onc_rpcb_unset(prog, vers);
 	for (i = 0; i < 2; i++) {
-		if (v4 && rpc_rpcb_one(ids4[i], prog, vers, port, err,
+		if (v4 && onc_rpcb_one(ids4[i], prog, vers, port, err,
 		    errlen) == -1)
 			return -1;
-		if (v6 && rpc_rpcb_one(ids6[i], prog, vers, port, err,
+		if (v6 && onc_rpcb_one(ids6[i], prog, vers, port, err,
 		    errlen) == -1)
 			return -1;
 	}
@@ -71,7 +71,7 @@ rpc_rpcb_set(uint32_t prog, uint32_t vers, unsigned port, int v4, int v6,
 }
 
 void
-rpc_rpcb_unset(uint32_t prog, uint32_t vers)
+onc_rpcb_unset(uint32_t prog, uint32_t vers)
 {
 	(void)rpcb_unset(prog, vers, NULL);
 }

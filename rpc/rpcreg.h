@@ -16,10 +16,10 @@
  * (`v6').  Any earlier registration of prog/vers is removed first.
  * Returns 0, or -1 with a reason in err[errlen].
  */
-int	rpc_rpcb_set(uint32_t prog, uint32_t vers, unsigned port, int v4,
+int	onc_rpcb_set(uint32_t prog, uint32_t vers, unsigned port, int v4,
 	    int v6, char *err, size_t errlen);
 
 /* Remove every registration of prog/vers.  Quietly ignores failure. */
-void	rpc_rpcb_unset(uint32_t prog, uint32_t vers);
+void	onc_rpcb_unset(uint32_t prog, uint32_t vers);
 
 #endif

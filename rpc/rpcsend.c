@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 
 int
-rpc_send_from(int fd, const void *buf, size_t len,
+onc_send_from(int fd, const void *buf, size_t len,
     const struct sockaddr_storage *dst, socklen_t dstlen,
     const struct sockaddr_storage *src)
 {
@@ -63,7 +63,7 @@ rpc_send_from(int fd, const void *buf, size_t len,
 }
 
 ssize_t
-rpc_stream_send(int fd, const void *buf, size_t len)
+onc_stream_send(int fd, const void *buf, size_t len)
 {
 	return send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 }

@@ -21,7 +21,7 @@
  * blocks.  Returns 0 (also when the socket buffer is full: UDP may lose
  * it), -1 on a hard error (errno set).
  */
-int	rpc_send_from(int fd, const void *buf, size_t len,
+int	onc_send_from(int fd, const void *buf, size_t len,
 	    const struct sockaddr_storage *dst, socklen_t dstlen,
 	    const struct sockaddr_storage *src);
 
@@ -30,6 +30,6 @@ int	rpc_send_from(int fd, const void *buf, size_t len,
  * blocking.  Returns what send(2) returns (bytes written, or -1 with errno
  * set; EAGAIN when the socket buffer is full).
  */
-ssize_t	rpc_stream_send(int fd, const void *buf, size_t len);
+ssize_t	onc_stream_send(int fd, const void *buf, size_t len);
 
 #endif

@@ -14,8 +14,8 @@
  * svcerr_*() helpers of libtirpc work unchanged.
  *
  * Replies made during one turn of the event loop are held: the turn's end
- * seals them with the turn's commit number (rpc_srv_seal()), and they
- * leave when that commit is durable (rpc_srv_release()).
+ * seals them with the turn's commit number (onc_srv_seal()), and they
+ * leave when that commit is durable (onc_srv_release()).
  */
 #ifndef NLMD_RPC_RPCSRV_H
 #define NLMD_RPC_RPCSRV_H
@@ -29,13 +29,13 @@
 #include "rpcsend.h"
 
 struct ev_loop;
-struct rpc_srv;
+struct onc_srv;
 
-enum rpc_xport { RPC_UDP, RPC_TCP };
+enum onc_xport { ONC_UDP, ONC_TCP };
 
 /* What a handler can learn about the call it is serving. */
-struct rpc_call {
-	enum rpc_xport		 rc_xport;
+struct onc_call {
+	enum onc_xport		 rc_xport;
 	struct sockaddr_storage	 rc_peer;	/* source of the request */
 	socklen_t		 rc_peerlen;
 	struct sockaddr_storage	 rc_local;	/* address it was sent to */
@@ -45,14 +45,14 @@ struct rpc_call {
 	uint32_t		 rc_vers;
 	uint32_t		 rc_proc;
 	uint32_t		 rc_flavor;	/* credential flavour */
-	struct rpc_srv		*rc_srv;
+	struct onc_srv		*rc_srv;
 	void			*rc_priv;	/* transport-private */
 };
 
 /* Dispatcher signature, as rpcgen generates it. */
-typedef void	rpc_dispatch_fn(struct svc_req *, SVCXPRT *);
+typedef void	onc_dispatch_fn(struct svc_req *, SVCXPRT *);
 
-struct rpc_srv_limits {
+struct onc_srv_limits {
 	size_t		max_record;	/* largest TCP record accepted */
 	unsigned	max_conns;	/* TCP connections at once */
 	unsigned	idle_sec;	/* close idle TCP connections */
@@ -60,7 +60,7 @@ struct rpc_srv_limits {
 	unsigned	max_conns_per_addr; /* from one address; 0: no cap */
 };
 
-struct rpc_srv_stats {
+struct onc_srv_stats {
 	uint64_t	calls;		/* dispatched calls */
 	uint64_t	garbage;	/* undecodable messages dropped */
 	uint64_t	oversize;	/* TCP records over the limit */
@@ -75,20 +75,20 @@ struct rpc_srv_stats {
 };
 
 /* Create a server on `loop'.  NULL on allocation failure. */
-struct rpc_srv	*rpc_srv_new(struct ev_loop *loop,
-		    const struct rpc_srv_limits *limits);
+struct onc_srv	*onc_srv_new(struct ev_loop *loop,
+		    const struct onc_srv_limits *limits);
 /*
  * Close every socket and free; replies never released are dropped.  Safe
  * on NULL.
  */
-void		 rpc_srv_free(struct rpc_srv *);
+void		 onc_srv_free(struct onc_srv *);
 
 /*
  * Serve program `prog' version `vers' with `fn'.  Returns 0, -1 when the
  * table is full (a programming error).
  */
-int	rpc_srv_add_program(struct rpc_srv *, uint32_t prog, uint32_t vers,
-	    rpc_dispatch_fn *fn);
+int	onc_srv_add_program(struct onc_srv *, uint32_t prog, uint32_t vers,
+	    onc_dispatch_fn *fn);
 
 /*
  * Listen on `port' (0: let the kernel pick one TCP port and use the same
@@ -96,13 +96,13 @@ int	rpc_srv_add_program(struct rpc_srv *, uint32_t prog, uint32_t vers,
  * `addr' NULL or "" binds the wildcard addresses; otherwise one numeric
  * address.  Stores the port bound in *bound.  Returns 0, or -1 with a
  * reason in err[errlen] (sockets opened so far stay open and are closed by
- * rpc_srv_free()).
+ * onc_srv_free()).
  */
-int	rpc_srv_listen(struct rpc_srv *, const char *addr, unsigned port,
+int	onc_srv_listen(struct onc_srv *, const char *addr, unsigned port,
 	    unsigned *bound, char *err, size_t errlen);
 
-/* Which address families rpc_srv_listen() got (for rpcbind). */
-int	rpc_srv_has_family(const struct rpc_srv *, int family);
+/* Which address families onc_srv_listen() got (for rpcbind). */
+int	onc_srv_has_family(const struct onc_srv *, int family);
 
 /*
  * Decode arguments that generated code would decode with `proc' with
@@ -111,47 +111,26 @@ int	rpc_srv_has_family(const struct rpc_srv *, int family);
  * reply); such arguments are then not passed to xdr_free().  At most
  * eight.  Returns 0 or -1.
  */
-int	rpc_srv_add_decoder(struct rpc_srv *, xdrproc_t proc, xdrproc_t fast);
+int	onc_srv_add_decoder(struct onc_srv *, xdrproc_t proc, xdrproc_t fast);
 
 /*
  * End of a turn: every reply queued since the last seal waits for commit
- * number `seq' (the daemon's store).  Until rpc_srv_release() says it is
+ * number `seq' (the daemon's store).  Until onc_srv_release() says it is
  * durable no byte of them leaves, not even on a connection that becomes
  * writable.  Connections that died this turn are closed here.
  */
-void	rpc_srv_seal(struct rpc_srv *, uint64_t seq);
+void	onc_srv_seal(struct onc_srv *, uint64_t seq);
 
 /*
  * Commit number `committed' is durable: send every sealed reply waiting
  * for it or an earlier one (UDP at once; TCP as the socket takes it).
  */
-void	rpc_srv_release(struct rpc_srv *, uint64_t committed);
+void	onc_srv_release(struct onc_srv *, uint64_t committed);
 
 
 /* The call being served by a handler (valid only during dispatch). */
-struct rpc_call	*rpc_srv_call(struct svc_req *);
+struct onc_call	*onc_srv_call(struct svc_req *);
 
-const struct rpc_srv_stats *rpc_srv_stats(const struct rpc_srv *);
-
-/*
- * Format a socket address as "a.b.c.d:port" / "[v6]:port" (port omitted
- * when `with_port' is 0).  IPv4-mapped IPv6 addresses print as IPv4.
- */
-const char	*rpc_addr_str(const struct sockaddr *sa, int with_port,
-		    char *buf, size_t len);
-
-/*
- * Is `ss' (IPv4-mapped form accepted) a loopback address with a privileged
- * source port (< 1024), i.e. root on this host?  The rule nfs-utils and
- * Linux apply to status-monitor notifications and SM_SIMU_CRASH.
- */
-int	rpc_addr_local_privileged(const struct sockaddr_storage *ss,
-	    socklen_t len);
-
-/*
- * Normalise an IPv4-mapped IPv6 address to AF_INET in place; other
- * addresses are left alone.  Updates *len.
- */
-void	rpc_addr_unmap(struct sockaddr_storage *ss, socklen_t *len);
+const struct onc_srv_stats *onc_srv_stats(const struct onc_srv *);
 
 #endif

@@ -11,5 +11,6 @@ int	ct_register_log(void);
 int	ct_register_sdnotify(void);
 int	ct_register_privdrop(void);
 int	ct_register_nfsconf(void);
+int	ct_register_netaddr(void);
 
 #endif

@@ -5,7 +5,7 @@
  *                 kept per turn, sealed, and committed at once or when the
  *                 test says (fake_store_defer()); the test can look at what
  *                 is committed and make a commit fail.
- *   send_fake.c   rpc_send_from() and rpc_stream_send() (rpc/rpcsend.h):
+ *   send_fake.c   onc_send_from() and onc_stream_send() (rpc/rpcsend.h):
  *                 every send is recorded together with the fake store's
  *                 state at that moment, then really made (the real code is
  *                 compiled in under another name); a hook lets the test

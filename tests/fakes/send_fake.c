@@ -4,21 +4,21 @@
  * then sending for real through the real code, compiled in here under
  * other names.
  */
-#define rpc_send_from	real_rpc_send_from
-#define rpc_stream_send	real_rpc_stream_send
+#define onc_send_from	real_rpc_send_from
+#define onc_stream_send	real_rpc_stream_send
 #include "rpc/rpcsend.c"
-#undef rpc_send_from
-#undef rpc_stream_send
+#undef onc_send_from
+#undef onc_stream_send
 
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "fakes.h"
 
-int	rpc_send_from(int, const void *, size_t,
+int	onc_send_from(int, const void *, size_t,
 	    const struct sockaddr_storage *, socklen_t,
 	    const struct sockaddr_storage *);
-ssize_t	rpc_stream_send(int, const void *, size_t);
+ssize_t	onc_stream_send(int, const void *, size_t);
 
 #define FAKE_MAXSENDS	4096
 
@@ -50,7 +50,7 @@ fs_record(int stream, uint16_t dport, const void *buf, size_t len)
 }
 
 int
-rpc_send_from(int fd, const void *buf, size_t len,
+onc_send_from(int fd, const void *buf, size_t len,
     const struct sockaddr_storage *dst, socklen_t dstlen,
     const struct sockaddr_storage *src)
 {
@@ -67,7 +67,7 @@ rpc_send_from(int fd, const void *buf, size_t len,
 }
 
 ssize_t
-rpc_stream_send(int fd, const void *buf, size_t len)
+onc_stream_send(int fd, const void *buf, size_t len)
 {
 	fs_record(1, 0, buf, len);
 	return real_rpc_stream_send(fd, buf, len);

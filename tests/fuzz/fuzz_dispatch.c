@@ -2,16 +2,15 @@
  * fuzz_dispatch.c - libFuzzer: whole NLM and NSM call messages through
  * the real server path, without the network.
  *
- * rpc/rpcsrv.c is compiled into this file (its static rpc_dispatch() is
- * the seam, as tests/fakes/send_fake.c does with rpcsend.c): each message
- * goes through rpcsrv's header checks and in-place decoders, the rpcgen
- * dispatchers of NLM v1/v3/v4 and NSM, nlm/ and nsm/ into lockcore, with
- * db/ replaced by tests/fakes/store_fake.c.  The two sending functions of
- * rpc/rpcsend.h are defined here and send nothing: every datagram the
- * server would send (replies, _RES, GRANTED callbacks, rpcbind look-ups,
+ * The transport's private header (rpc/srv_impl.h: onc_dispatch()) is the
+ * seam: each message goes through the server's header checks and
+ * in-place decoders, the rpcgen dispatchers of NLM v1/v3/v4 and NSM, nlm/
+ * and nsm/ into lockcore, with db/ replaced by tests/fakes/store_fake.c.
+ * The two sending functions of rpc/rpcsend.h are defined here and send
+ * nothing: every datagram the server would send (replies, _RES, GRANTED callbacks, rpcbind look-ups,
  * SM_NOTIFY) must be a decodable RPC message and leave only after what it
  * reports is committed.  The outgoing client's two UDP sockets are made
- * (rpc_clnt_new) but never written to; as root they live in a network
+ * (onc_out_new) but never written to; as root they live in a network
  * namespace of this process.
  *
  * Input: one configuration byte (callback mode, reclaim check), then
@@ -28,15 +27,20 @@
  * freed right after its dispatch: anything the service kept pointing into
  * it is a use after free.
  */
-#include "rpc/rpcsrv.c"
-
+#include <arpa/inet.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "lockcore.h"
 #include "nlm.h"
 #include "nsm.h"
 #include "rpcout.h"
+#include "srv_impl.h"
 #include "store.h"
 #include "tests/fakes/fakes.h"
 
@@ -72,8 +76,8 @@ static const struct fz_peer fz_peers[8] = {
 
 static struct {
 	struct ev_loop	*loop;
-	struct rpc_srv	*srv;
-	struct rpc_clnt	*clnt;
+	struct onc_srv	*srv;
+	struct onc_out	*clnt;
 	uint64_t	 clock;
 	uint8_t		 conf;
 	char		 dir[64];
@@ -82,10 +86,10 @@ static struct {
 
 /* ---- the sending functions of rpc/rpcsend.h: nothing leaves ---- */
 
-int	rpc_send_from(int, const void *, size_t,
+int	onc_send_from(int, const void *, size_t,
 	    const struct sockaddr_storage *, socklen_t,
 	    const struct sockaddr_storage *);
-ssize_t	rpc_stream_send(int, const void *, size_t);
+ssize_t	onc_stream_send(int, const void *, size_t);
 
 /* Outbound calls sent so far in this input (FNV-1a of their bytes). */
 #define FZ_MAXSENT	1024
@@ -143,7 +147,7 @@ fz_check_sent(const void *buf, size_t len)
 }
 
 int
-rpc_send_from(int fd, const void *buf, size_t len,
+onc_send_from(int fd, const void *buf, size_t len,
     const struct sockaddr_storage *dst, socklen_t dstlen,
     const struct sockaddr_storage *src)
 {
@@ -156,7 +160,7 @@ rpc_send_from(int fd, const void *buf, size_t len,
 }
 
 ssize_t
-rpc_stream_send(int fd, const void *buf, size_t len)
+onc_stream_send(int fd, const void *buf, size_t len)
 {
 	(void)fd;
 	(void)buf;
@@ -187,7 +191,7 @@ fz_check_table(void)
 static void
 fz_start(void)
 {
-	struct rpc_srv_limits lim;
+	struct onc_srv_limits lim;
 	struct nlm_config nc;
 	uint64_t epoch;
 	char err[256];
@@ -197,8 +201,8 @@ fz_start(void)
 	lim.max_record = 65536;
 	lim.max_conns = 16;
 	lim.idle_sec = 600;
-	fz.srv = rpc_srv_new(fz.loop, &lim);
-	fz.clnt = rpc_clnt_new(fz.loop, 0, err, sizeof(err));
+	fz.srv = onc_srv_new(fz.loop, &lim);
+	fz.clnt = onc_out_new(fz.loop, 0, err, sizeof(err));
 	FZ_CHECK(fz.loop != NULL && fz.srv != NULL && fz.clnt != NULL);
 	FZ_CHECK(nsm_init(fz.dir, fake_store(), &epoch, err,
 	    sizeof(err)) == 0);
@@ -242,8 +246,8 @@ fz_stop(void)
 		return;
 	nlm_drain();
 	nlm_shutdown();
-	rpc_srv_free(fz.srv);
-	rpc_clnt_free(fz.clnt);
+	onc_srv_free(fz.srv);
+	onc_out_free(fz.clnt);
 	ev_loop_free(fz.loop);
 	fz.up = false;
 }
@@ -258,7 +262,7 @@ fz_turn(uint64_t advance_ms)
 }
 
 static void
-fz_peer_addr(const struct fz_peer *p, struct rpc_call *rc)
+fz_peer_addr(const struct fz_peer *p, struct onc_call *rc)
 {
 	memset(&rc->rc_peer, 0, sizeof(rc->rc_peer));
 	memset(&rc->rc_local, 0, sizeof(rc->rc_local));
@@ -287,17 +291,17 @@ fz_peer_addr(const struct fz_peer *p, struct rpc_call *rc)
 static void
 fz_dispatch(const uint8_t *msg, size_t len, const struct fz_peer *p)
 {
-	struct rpc_ctx cx;
+	struct onc_ctx cx;
 	uint8_t *buf;
 
 	FZ_CHECK((buf = malloc(len ? len : 1)) != NULL);
 	memcpy(buf, msg, len);
 	memset(&cx, 0, sizeof(cx));
-	cx.cx_call.rc_xport = RPC_UDP;
+	cx.cx_call.rc_xport = ONC_UDP;
 	fz_peer_addr(p, &cx.cx_call);
 	cx.cx_call.rc_srv = fz.srv;
 	cx.cx_fd = -1;
-	rpc_dispatch(&cx, buf, len);
+	onc_dispatch(&cx, buf, len);
 	free(buf);
 }
 

@@ -1,10 +1,10 @@
 /*
  * fuzz_recmark.c - libFuzzer: TCP record marking (RFC 5531) in
- * rpc/rpcsrv.c, driven through its real accept, read, parse, dispatch and
+ * rpc/srv_tcp.c, driven through its real accept, read, parse, dispatch and
  * reply paths over a Unix stream socket inside this process.
  *
- * rpc/rpcsrv.c is compiled into this file, so its static functions are
- * the seam: the harness accepts with rpc_tcp_accept() on a listening
+ * The transport's private header (rpc/srv_impl.h) is the seam: the
+ * harness accepts with onc_tcp_accept() on a listening
  * socket in the abstract Unix namespace (no file, no network), writes the
  * input's byte stream to its end of the connection in the input's pieces,
  * and turns the event loop after each; the turn's end seals and releases
@@ -28,11 +28,17 @@
  *   - every call dispatched is answered (unless the connection is closed:
  *     the replies of its last turn go with it).
  */
-#include "rpc/rpcsrv.c"
-
+#include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/un.h>
+#include <unistd.h>
+
+#include "srv_impl.h"
 
 #include "rpcout.h"
 
@@ -98,8 +104,8 @@ fz_now(void)
 static void
 fz_recorder(struct svc_req *rq, SVCXPRT *xp)
 {
-	struct rpc_ctx *cx = xp->xp_p1;
-	struct rpc_conn *co = cx->cx_conn;
+	struct onc_ctx *cx = xp->xp_p1;
+	struct onc_conn *co = cx->cx_conn;
 
 	(void)rq;
 	FZ_CHECK(co != NULL && co->co_reclen <= fz.max_record);
@@ -116,14 +122,14 @@ fz_hook(struct ev_loop *l, void *arg)
 {
 	(void)l;
 	fz.seq++;
-	rpc_srv_seal(arg, fz.seq);
-	rpc_srv_release(arg, fz.seq);
+	onc_srv_seal(arg, fz.seq);
+	onc_srv_release(arg, fz.seq);
 }
 
 static void
-fz_check_limits(const struct rpc_srv *rs)
+fz_check_limits(const struct onc_srv *rs)
 {
-	const struct rpc_conn *co = rs->rs_conns;
+	const struct onc_conn *co = rs->rs_conns;
 
 	if (co == NULL)
 		return;
@@ -135,7 +141,7 @@ fz_check_limits(const struct rpc_srv *rs)
 
 /* ---- the reference ---- */
 
-/* Would rpc_dispatch() hand this record to one of our programs? */
+/* Would onc_dispatch() hand this record to one of our programs? */
 static bool
 fz_served(const uint8_t *rec, size_t len)
 {
@@ -250,12 +256,12 @@ fz_drain(int cfd)
 
 /* Turn the loop until the server has read all it can and said all. */
 static void
-fz_pump(struct rpc_srv *rs, int cfd)
+fz_pump(struct onc_srv *rs, int cfd)
 {
 	int i, avail;
 
 	for (i = 0; i < 100000; i++) {
-		const struct rpc_conn *co = rs->rs_conns;
+		const struct onc_conn *co = rs->rs_conns;
 
 		fz_drain(cfd);
 		if (co == NULL)
@@ -271,7 +277,7 @@ fz_pump(struct rpc_srv *rs, int cfd)
 }
 
 static void
-fz_write(struct rpc_srv *rs, int cfd, const uint8_t *p, size_t n)
+fz_write(struct onc_srv *rs, int cfd, const uint8_t *p, size_t n)
 {
 	ssize_t w;
 
@@ -314,9 +320,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct rpc_srv_limits lim;
-	struct rpc_listener rl;
-	struct rpc_srv *rs;
+	struct onc_srv_limits lim;
+	struct onc_listener rl;
+	struct onc_srv *rs;
 	uint8_t *stream;
 	size_t off = 2, n, slen = 0, i;
 	int cfd;
@@ -329,9 +335,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lim.max_record = fz.max_record;
 	lim.max_conns = 4;
 	lim.idle_sec = 600;
-	FZ_CHECK((rs = rpc_srv_new(fz.loop, &lim)) != NULL);
+	FZ_CHECK((rs = onc_srv_new(fz.loop, &lim)) != NULL);
 	for (i = 0; i < sizeof(fz_progs) / sizeof(fz_progs[0]); i++)
-		FZ_CHECK(rpc_srv_add_program(rs, fz_progs[i][0],
+		FZ_CHECK(onc_srv_add_program(rs, fz_progs[i][0],
 		    fz_progs[i][1], fz_recorder) == 0);
 	ev_set_beforesleep(fz.loop, fz_hook, rs);
 
@@ -342,9 +348,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&rl, 0, sizeof(rl));
 	rl.rl_fd = fz.lfd;
 	rl.rl_family = AF_UNIX;
-	rl.rl_xport = RPC_TCP;
+	rl.rl_xport = ONC_TCP;
 	rl.rl_srv = rs;
-	rpc_tcp_accept(fz.loop, fz.lfd, EV_READ, &rl);
+	onc_tcp_accept(fz.loop, fz.lfd, EV_READ, &rl);
 	FZ_CHECK(rs->rs_conns != NULL && rs->rs_stats.conns_open == 1);
 
 	/* The pieces, each written and pumped through. */
@@ -381,6 +387,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(rs->rs_conns == NULL && rs->rs_stats.conns_open == 0);
 	}
 	ev_set_beforesleep(fz.loop, NULL, NULL);
-	rpc_srv_free(rs);
+	onc_srv_free(rs);
 	return 0;
 }

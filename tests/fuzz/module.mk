@@ -1,7 +1,7 @@
 # tests/fuzz: libFuzzer harnesses under ASan and UBSan (Debian's clang).
 #   fuzz-nlmxdr    the in-place NLM decoder (nlm/nlm_xdr.c) against rpcgen's
-#   fuzz-recmark   TCP record marking in rpc/rpcsrv.c, over a Unix socket
-#   fuzz-dispatch  whole NLM and NSM calls through rpcsrv's dispatch, the
+#   fuzz-recmark   TCP record marking in rpc/srv_tcp.c, over a Unix socket
+#   fuzz-dispatch  whole NLM and NSM calls through the server's dispatch, the
 #                  rpcgen dispatchers, nlm/ and nsm/ into lockcore, over the
 #                  fake store; lk_table_check() after every turn
 # Everything is built in the variant BUILD=fuzz (build/fuzz/, clang, every
@@ -30,16 +30,16 @@ $(O)/fuzz/fuzz-nlmxdr: $(O)/tests/fuzz/fuzz_nlmxdr.o $(O)/nlm/nlm_xdr.o \
 	@mkdir -p $(@D)
 	$(CC) $(FUZZ_LD) -o $@ $^ $(TIRPC_LIBS)
 
-# fuzz_recmark.c compiles rpc/rpcsrv.c into itself (its static functions
-# are the seam), so librpc.a is not linked; only the real sender.
-$(O)/fuzz/fuzz-recmark: $(O)/tests/fuzz/fuzz_recmark.o $(O)/rpc/rpcsend.o \
+# fuzz_recmark.c reaches the server transport's internals through
+# rpc/srv_impl.h; the real sender.
+$(O)/fuzz/fuzz-recmark: $(O)/tests/fuzz/fuzz_recmark.o $(O)/librpc.a \
     $(O)/libcommon.a
 	@mkdir -p $(@D)
 	$(CC) $(FUZZ_LD) -o $@ $^ $(TIRPC_LIBS)
 
-# fuzz_dispatch.c also compiles rpc/rpcsrv.c in, and defines the two
-# sending functions (nothing leaves the process); its definitions come
-# before librpc.a, so rpcsrv.o and rpcsend.o are never pulled from it.
+# fuzz_dispatch.c defines the two sending functions (nothing leaves the
+# process); its definitions come before librpc.a, so rpcsend.o is never
+# pulled from it.
 FUZZ_DISP_LIBS := $(O)/libnsm.a $(O)/libnlm.a $(O)/libctl.a $(O)/librpc.a \
     $(O)/liblockcore.a $(O)/libcommon.a
 $(O)/fuzz/fuzz-dispatch: $(O)/tests/fuzz/fuzz_dispatch.o \

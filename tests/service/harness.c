@@ -51,8 +51,8 @@ static const char *st_skip_why = "";
 static uint64_t st_clock;	/* the loop's clock, ms */
 
 static struct ev_loop *loop;
-static struct rpc_srv *srv;
-static struct rpc_clnt *clnt;
+static struct onc_srv *srv;
+static struct onc_out *clnt;
 static unsigned srv_port;
 static int rpcb_fd = -1;	/* fake rpcbind, 127.0.0.1:111 */
 static int cb_fd = -1;		/* the client's NLM: callbacks, _RES */
@@ -149,7 +149,7 @@ ts_skip_reason(void)
 void
 ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 {
-	struct rpc_srv_limits lim;
+	struct onc_srv_limits lim;
 	struct nlm_config nc;
 	uint64_t epoch;
 	char err[256];
@@ -161,8 +161,8 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	lim.max_record = 65536;
 	lim.max_conns = 64;
 	lim.idle_sec = 600;
-	srv = rpc_srv_new(loop, &lim);
-	clnt = rpc_clnt_new(loop, 0, err, sizeof(err));
+	srv = onc_srv_new(loop, &lim);
+	clnt = onc_out_new(loop, 0, err, sizeof(err));
 	CU_ASSERT_FATAL(srv != NULL && clnt != NULL);
 	CU_ASSERT_FATAL(store_epoch_begin(fake_store(), 0, &epoch, err,
 	    sizeof(err)) == STORE_OK);
@@ -186,7 +186,7 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	CU_ASSERT_FATAL(nlm_init(loop, clnt, fake_store(), &nc, err,
 	    sizeof(err)) == 0);
 	CU_ASSERT_FATAL(nlm_register(srv) == 0);
-	CU_ASSERT_FATAL(rpc_srv_listen(srv, LO, 0, &srv_port, err,
+	CU_ASSERT_FATAL(onc_srv_listen(srv, LO, 0, &srv_port, err,
 	    sizeof(err)) == 0);
 	ev_set_beforesleep(loop, st_hook, srv);
 	rpcb_fd = st_udp(PMAPPORT);
@@ -204,8 +204,8 @@ void
 ts_stop(void)
 {
 	nlm_shutdown();
-	rpc_srv_free(srv);
-	rpc_clnt_free(clnt);
+	onc_srv_free(srv);
+	onc_out_free(clnt);
 	ev_loop_free(loop);
 	close(rpcb_fd);
 	close(cb_fd);

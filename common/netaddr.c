@@ -1,0 +1,117 @@
+/*
+ * netaddr.c - see netaddr.h.
+ */
+#include "netaddr.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+void
+addr_unmap(struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in s4;
+
+	if (ss->ss_family != AF_INET6 || !IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		return;
+	memset(&s4, 0, sizeof(s4));
+	s4.sin_family = AF_INET;
+	s4.sin_port = s6->sin6_port;
+	memcpy(&s4.sin_addr, &s6->sin6_addr.s6_addr[12], 4);
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, &s4, sizeof(s4));
+	*len = sizeof(s4);
+}
+
+int
+addr_local_privileged(const struct sockaddr_storage *in, socklen_t len)
+{
+	struct sockaddr_storage ss = *in;
+
+	addr_unmap(&ss, &len);
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)&ss;
+
+		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127 &&
+		    ntohs(s4->sin_port) < 1024;
+	}
+	if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)&ss;
+
+		return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr) &&
+		    ntohs(s6->sin6_port) < 1024;
+	}
+	return 0;
+}
+
+const char *
+addr_str(const struct sockaddr *sa, int with_port, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char a[INET6_ADDRSTRLEN];
+	unsigned port = 0;
+
+	memset(&ss, 0, sizeof(ss));
+	if (sa->sa_family == AF_INET)
+		memcpy(&ss, sa, sizeof(struct sockaddr_in));
+	else if (sa->sa_family == AF_INET6)
+		memcpy(&ss, sa, sizeof(struct sockaddr_in6));
+	else {
+		snprintf(buf, len, "(family %d)", sa->sa_family);
+		return buf;
+	}
+	addr_unmap(&ss, &sl);
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		port = ntohs(s4->sin_port);
+		if (with_port)
+			snprintf(buf, len, "%s:%u", a, port);
+		else
+			snprintf(buf, len, "%s", a);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		port = ntohs(s6->sin6_port);
+		if (with_port)
+			snprintf(buf, len, "[%s]:%u", a, port);
+		else
+			snprintf(buf, len, "%s", a);
+	}
+	return buf;
+}
+
+/* Same address, whatever the port? */
+bool
+addr_same_host(const struct sockaddr_storage *a,
+    const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)a)->
+		    sin_addr.s_addr == ((const struct sockaddr_in *)
+		    (const void *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)(const void *)a)->
+		    sin6_addr, &((const struct sockaddr_in6 *)(const void *)b)->
+		    sin6_addr, sizeof(struct in6_addr)) == 0;
+	return false;
+}
+
+bool
+addr_same(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (!addr_same_host(a, b))
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)a)->sin_port ==
+		    ((const struct sockaddr_in *)(const void *)b)->sin_port;
+	return ((const struct sockaddr_in6 *)(const void *)a)->sin6_port ==
+	    ((const struct sockaddr_in6 *)(const void *)b)->sin6_port;
+}

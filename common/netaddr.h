@@ -1,0 +1,40 @@
+/*
+ * netaddr.h - socket address helpers every module uses (formatting,
+ * IPv4-mapped IPv6 addresses, comparisons).  No protocol knowledge.
+ */
+#ifndef NLMD_COMMON_NETADDR_H
+#define NLMD_COMMON_NETADDR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+/*
+ * Format a socket address as "a.b.c.d:port" / "[v6]:port" (port omitted
+ * when `with_port' is 0).  IPv4-mapped IPv6 addresses print as IPv4.
+ */
+const char	*addr_str(const struct sockaddr *sa, int with_port,
+		    char *buf, size_t len);
+
+/*
+ * Is `ss' (IPv4-mapped form accepted) a loopback address with a privileged
+ * source port (< 1024), i.e. root on this host?  The rule nfs-utils and
+ * Linux apply to status-monitor notifications and SM_SIMU_CRASH.
+ */
+int	addr_local_privileged(const struct sockaddr_storage *ss,
+	    socklen_t len);
+
+/*
+ * Normalise an IPv4-mapped IPv6 address to AF_INET in place; other
+ * addresses are left alone.  Updates *len.
+ */
+void	addr_unmap(struct sockaddr_storage *ss, socklen_t *len);
+
+/* Same host address (IPv4 or IPv6), whatever the ports?  No unmapping. */
+bool	addr_same_host(const struct sockaddr_storage *a,
+	    const struct sockaddr_storage *b);
+/* Same host address and port? */
+bool	addr_same(const struct sockaddr_storage *a,
+	    const struct sockaddr_storage *b);
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * srv_impl.h - what the files of the server transport share (rpcsrv.c:
+ * setup; srv_xprt.c: the SVCXPRT shim and dispatch; srv_reply.c: reply
+ * queues, seal and release; srv_udp.c; srv_tcp.c: connections and record
+ * marking).  Not for use outside rpc/ (the fuzz harnesses excepted).
+ */
+#ifndef NLMD_RPC_SRV_IMPL_H
+#define NLMD_RPC_SRV_IMPL_H
+
+#include "rpcsrv.h"
+
+#include <stdbool.h>
+
+#include "ev.h"
+
+#define MAX_PROGRAMS	16
+#define CONN_BUF_MIN	4096	/* a connection's first input buffers */
+#define MAX_LISTENERS	8
+#define UDP_BATCH	64
+#define UDP_MAXMSG	65536
+#define REPLY_MAX	16384
+#define SWEEP_MS	5000
+#define MAX_DECODERS	8
+
+struct onc_program {
+	uint32_t	 rp_prog;
+	uint32_t	 rp_vers;
+	onc_dispatch_fn	*rp_fn;
+};
+
+struct onc_listener {
+	int		 rl_fd;
+	int		 rl_family;
+	enum onc_xport	 rl_xport;
+	struct onc_srv	*rl_srv;
+};
+
+/* Bytes up to co_out[rm_off] may leave once commit rm_seq is durable. */
+struct onc_mark {
+	size_t		 rm_off;
+	uint64_t	 rm_seq;
+};
+
+struct onc_conn {
+	int		 co_fd;
+	struct onc_srv	*co_srv;
+	struct sockaddr_storage co_peer;
+	socklen_t	 co_peerlen;
+	struct sockaddr_storage co_local;
+	socklen_t	 co_locallen;
+	uint8_t		*co_in;		/* raw bytes read, not yet parsed */
+	size_t		 co_inlen;
+	size_t		 co_incap;	/* grows with use, to max_record + 4 */
+	uint8_t		*co_rec;	/* record being assembled */
+	size_t		 co_reclen;
+	size_t		 co_reccap;	/* grows with use, to max_record */
+	uint8_t		*co_out;	/* queued reply bytes */
+	size_t		 co_outlen;
+	size_t		 co_outoff;	/* sent so far */
+	size_t		 co_safe;	/* may be sent: committed (see
+					   onc_srv_release) */
+	struct onc_mark	*co_marks;	/* sealed, waiting for commits */
+	size_t		 co_nmarks;
+	size_t		 co_capmarks;
+	struct onc_conn	*co_wnext;	/* conns with marks */
+	struct onc_conn	*co_wprev;
+	int		 co_waiting;
+	size_t		 co_outcap;
+	uint64_t	 co_active;	/* last read, ev_now_ms() */
+	int		 co_dead;	/* close at the end of the turn */
+	struct onc_conn	*co_next;	/* all connections */
+	struct onc_conn	*co_prev;
+	struct onc_conn	*co_dirty;	/* has output to flush this turn */
+	int		 co_isdirty;
+};
+
+struct onc_udpreply {
+	int		 ur_fd;
+	uint64_t	 ur_seq;	/* sealed: commit to wait for */
+	struct sockaddr_storage ur_peer;
+	socklen_t	 ur_peerlen;
+	struct sockaddr_storage ur_local;
+	size_t		 ur_len;
+	struct onc_udpreply *ur_next;
+	uint8_t		 ur_buf[];
+};
+
+struct onc_srv {
+	struct ev_loop		*rs_loop;
+	struct onc_srv_limits	 rs_lim;
+	struct onc_program	 rs_progs[MAX_PROGRAMS];
+	size_t			 rs_nprogs;
+	xdrproc_t		 rs_dec_proc[MAX_DECODERS];
+	xdrproc_t		 rs_dec_fast[MAX_DECODERS];
+	size_t			 rs_ndec;
+	struct onc_listener	 rs_lis[MAX_LISTENERS];
+	size_t			 rs_nlis;
+	struct onc_conn		*rs_conns;
+	struct onc_conn		*rs_dirty;	/* queued bytes this turn */
+	struct onc_conn		*rs_waiting;	/* with marks */
+	struct onc_udpreply	*rs_udpnew;	/* this turn's, not sealed */
+	struct onc_udpreply	**rs_udpnewtail;
+	struct onc_udpreply	*rs_udpq;	/* sealed, in seal order */
+	struct onc_udpreply	**rs_udptail;
+	struct ev_timer		 rs_sweep;
+	struct onc_srv_stats	 rs_stats;
+	uint8_t			*rs_udpbuf;
+};
+
+/* Per-call state behind the SVCXPRT handed to generated code. */
+struct onc_ctx {
+	struct onc_call	 cx_call;
+	XDR		 cx_xdr;	/* positioned at the arguments */
+	int		 cx_fd;		/* UDP socket */
+	struct onc_conn	*cx_conn;	/* TCP connection */
+	int		 cx_inplace;	/* args point into the request */
+};
+
+/* srv_xprt.c */
+/* Decode and serve one call (UDP: cx_fd set; TCP: cx_conn set). */
+void	onc_dispatch(struct onc_ctx *cx, uint8_t *msgbuf, size_t len);
+
+/* srv_reply.c */
+/* Queue an encoded reply for cx's peer (held until sealed, released). */
+int	onc_queue_reply(struct onc_ctx *cx, const uint8_t *p, size_t n);
+/* Take co off (on=0) or put it on (on=1) the list waiting for commits. */
+void	onc_conn_wait(struct onc_conn *co, int on);
+
+/* srv_udp.c */
+/* Event-loop callback: a UDP socket is readable. */
+void	onc_udp_read(struct ev_loop *loop, int fd, int events, void *arg);
+
+/* srv_tcp.c */
+/* Event-loop callbacks: a listener is readable; the idle sweep timer. */
+void	onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg);
+void	onc_sweep(struct ev_loop *loop, void *arg);
+/* Close now, or at the seal if it has output this turn. */
+void	onc_conn_close(struct onc_conn *co);
+/* Write what is released and the socket takes; stop or resume reading. */
+void	onc_conn_flush(struct onc_conn *co);
+
+#endif

@@ -1,0 +1,204 @@
+/*
+ * srv_reply.c - reply queues: replies made in a turn are held, sealed at
+ * its end with its commit number, and released when that commit is
+ * durable (UDP sent at once; TCP appended to the connection's output).
+ */
+#include "srv_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "netaddr.h"
+
+/* Limits for messages a peer can trigger (log.h). */
+static struct log_rl rl_reply_backlog;
+
+static int
+onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
+{
+	struct onc_srv *rs = co->co_srv;
+	size_t need;
+
+	if (co->co_outoff > 0 && co->co_outoff == co->co_outlen &&
+	    co->co_nmarks == 0)
+		co->co_outoff = co->co_outlen = co->co_safe = 0;
+	need = co->co_outlen + n;
+	if (need - co->co_outoff > rs->rs_lim.max_outq) {
+		char a[64];
+
+		log_rl_warnx(&rl_reply_backlog,
+		    "closing connection from %s: %zu reply bytes "
+		    "unread", addr_str((struct sockaddr *)&co->co_peer, 1,
+		    a, sizeof(a)), co->co_outlen - co->co_outoff);
+		rs->rs_stats.conns_slow++;
+		co->co_dead = 1;
+		return -1;
+	}
+	if (need > co->co_outcap) {
+		size_t cap = co->co_outcap ? co->co_outcap : 4096;
+		uint8_t *o;
+
+		while (cap < need)
+			cap *= 2;
+		if ((o = realloc(co->co_out, cap)) == NULL)
+			return -1;
+		co->co_out = o;
+		co->co_outcap = cap;
+	}
+	memcpy(co->co_out + co->co_outlen, p, n);
+	co->co_outlen += n;
+	if (!co->co_isdirty) {
+		co->co_isdirty = 1;
+		co->co_dirty = rs->rs_dirty;
+		rs->rs_dirty = co;
+	}
+	return 0;
+}
+
+int
+onc_queue_reply(struct onc_ctx *cx, const uint8_t *p, size_t n)
+{
+	struct onc_srv *rs = cx->cx_call.rc_srv;
+	struct onc_udpreply *ur;
+
+	if (cx->cx_conn != NULL) {
+		uint32_t mark = htonl(0x80000000u | (uint32_t)n);
+
+		if (cx->cx_conn->co_dead)
+			return -1;
+		if (onc_conn_append(cx->cx_conn, (uint8_t *)&mark, 4) == -1)
+			return -1;
+		return onc_conn_append(cx->cx_conn, p, n);
+	}
+	if ((ur = malloc(sizeof(*ur) + n)) == NULL)
+		return -1;
+	ur->ur_fd = cx->cx_fd;
+	ur->ur_peer = cx->cx_call.rc_peer;
+	ur->ur_peerlen = cx->cx_call.rc_peerlen;
+	ur->ur_local = cx->cx_call.rc_local;
+	ur->ur_len = n;
+	ur->ur_next = NULL;
+	memcpy(ur->ur_buf, p, n);
+	*rs->rs_udpnewtail = ur;
+	rs->rs_udpnewtail = &ur->ur_next;
+	return 0;
+}
+
+/* The reply leaves from the local address the request came to. */
+static void
+onc_udp_send(struct onc_srv *rs, struct onc_udpreply *ur)
+{
+	if (onc_send_from(ur->ur_fd, ur->ur_buf, ur->ur_len, &ur->ur_peer,
+	    ur->ur_peerlen, ur->ur_local.ss_family != AF_UNSPEC ?
+	    &ur->ur_local : NULL) == -1)
+		rs->rs_stats.udp_send_fail++;
+}
+
+/* Put co on (or take it off) the list of connections with marks. */
+void
+onc_conn_wait(struct onc_conn *co, int on)
+{
+	struct onc_srv *rs = co->co_srv;
+
+	if (on == co->co_waiting)
+		return;
+	if (on) {
+		co->co_wprev = NULL;
+		co->co_wnext = rs->rs_waiting;
+		if (rs->rs_waiting != NULL)
+			rs->rs_waiting->co_wprev = co;
+		rs->rs_waiting = co;
+	} else {
+		if (co->co_wprev != NULL)
+			co->co_wprev->co_wnext = co->co_wnext;
+		else
+			rs->rs_waiting = co->co_wnext;
+		if (co->co_wnext != NULL)
+			co->co_wnext->co_wprev = co->co_wprev;
+	}
+	co->co_waiting = on;
+}
+
+/* Everything co queued so far waits for commit seq.  -1: no memory. */
+static int
+onc_conn_mark(struct onc_conn *co, uint64_t seq)
+{
+	struct onc_mark *m;
+	size_t cap;
+
+	if (co->co_nmarks > 0 &&
+	    co->co_marks[co->co_nmarks - 1].rm_off == co->co_outlen)
+		return 0;
+	if (co->co_nmarks == co->co_capmarks) {
+		cap = co->co_capmarks ? co->co_capmarks * 2 : 4;
+		if ((m = realloc(co->co_marks, cap * sizeof(*m))) == NULL)
+			return -1;
+		co->co_marks = m;
+		co->co_capmarks = cap;
+	}
+	co->co_marks[co->co_nmarks].rm_off = co->co_outlen;
+	co->co_marks[co->co_nmarks++].rm_seq = seq;
+	onc_conn_wait(co, 1);
+	return 0;
+}
+
+void
+onc_srv_seal(struct onc_srv *rs, uint64_t seq)
+{
+	struct onc_udpreply *ur;
+	struct onc_conn *co, *cnext;
+
+	for (ur = rs->rs_udpnew; ur != NULL; ur = ur->ur_next)
+		ur->ur_seq = seq;
+	if (rs->rs_udpnew != NULL) {
+		*rs->rs_udptail = rs->rs_udpnew;
+		rs->rs_udptail = rs->rs_udpnewtail;
+	}
+	rs->rs_udpnew = NULL;
+	rs->rs_udpnewtail = &rs->rs_udpnew;
+	for (co = rs->rs_dirty; co != NULL; co = cnext) {
+		cnext = co->co_dirty;
+		co->co_dirty = NULL;
+		co->co_isdirty = 0;
+		if (!co->co_dead && onc_conn_mark(co, seq) == -1)
+			co->co_dead = 1;
+		if (co->co_dead)
+			onc_conn_close(co);
+	}
+	rs->rs_dirty = NULL;
+}
+
+void
+onc_srv_release(struct onc_srv *rs, uint64_t committed)
+{
+	struct onc_udpreply *ur;
+	struct onc_conn *co, *cnext;
+	size_t i;
+
+	while ((ur = rs->rs_udpq) != NULL && ur->ur_seq <= committed) {
+		rs->rs_udpq = ur->ur_next;
+		if (rs->rs_udpq == NULL)
+			rs->rs_udptail = &rs->rs_udpq;
+		onc_udp_send(rs, ur);
+		free(ur);
+	}
+	for (co = rs->rs_waiting; co != NULL; co = cnext) {
+		cnext = co->co_wnext;
+		for (i = 0; i < co->co_nmarks &&
+		    co->co_marks[i].rm_seq <= committed; i++)
+			co->co_safe = co->co_marks[i].rm_off;
+		if (i == 0)
+			continue;
+		co->co_nmarks -= i;
+		memmove(co->co_marks, co->co_marks + i,
+		    co->co_nmarks * sizeof(*co->co_marks));
+		if (co->co_nmarks == 0)
+			onc_conn_wait(co, 0);
+		onc_conn_flush(co);
+	}
+}

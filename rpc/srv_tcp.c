@@ -1,0 +1,337 @@
+/*
+ * srv_tcp.c - TCP connections: accept (with caps per address and in
+ * all), non-blocking reads into growing buffers, RFC 5531 record marking,
+ * output written as the socket takes it, the idle sweep.
+ */
+#include "srv_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/uio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "netaddr.h"
+
+/* Limits for messages a peer can trigger (log.h). */
+static struct log_rl rl_record_size;
+
+void
+onc_conn_close(struct onc_conn *co)
+{
+	struct onc_srv *rs = co->co_srv;
+
+	if (co->co_isdirty) {
+		/* Still on the dirty list: onc_srv_seal() closes it. */
+		co->co_dead = 1;
+		return;
+	}
+	onc_conn_wait(co, 0);
+	ev_fd_del(rs->rs_loop, co->co_fd);
+	close(co->co_fd);
+	if (co->co_prev != NULL)
+		co->co_prev->co_next = co->co_next;
+	else
+		rs->rs_conns = co->co_next;
+	if (co->co_next != NULL)
+		co->co_next->co_prev = co->co_prev;
+	rs->rs_stats.conns_open--;
+	free(co->co_in);
+	free(co->co_rec);
+	free(co->co_out);
+	free(co->co_marks);
+	free(co);
+}
+
+static void	onc_conn_io(struct ev_loop *, int, int, void *);
+
+/* Watch for input only while no output is pending (back-pressure). */
+static void
+onc_conn_watch(struct onc_conn *co)
+{
+	int ev = co->co_outoff < co->co_safe ? EV_WRITE : EV_READ;
+
+	if (ev_fd_set(co->co_srv->rs_loop, co->co_fd, ev) == -1)
+		co->co_dead = 1;
+}
+
+void
+onc_conn_flush(struct onc_conn *co)
+{
+	ssize_t n;
+
+	/* Never past co_safe: later bytes report an uncommitted turn. */
+	while (co->co_outoff < co->co_safe) {
+		n = onc_stream_send(co->co_fd, co->co_out + co->co_outoff,
+		    co->co_safe - co->co_outoff);
+		if (n == -1) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			if (errno == EINTR)
+				continue;
+			co->co_dead = 1;
+			onc_conn_close(co);
+			return;
+		}
+		co->co_outoff += (size_t)n;
+	}
+	if (co->co_outoff == co->co_outlen && co->co_nmarks == 0)
+		co->co_outoff = co->co_outlen = co->co_safe = 0;
+	onc_conn_watch(co);
+	if (co->co_dead)
+		onc_conn_close(co);
+}
+
+/*
+ * Grow *bufp (capacity *capp) to hold `need' bytes, doubling from 4 KiB,
+ * never past `max'.  0, or -1 when `need' is over `max' or memory is out.
+ */
+static int
+onc_grow(uint8_t **bufp, size_t *capp, size_t need, size_t max)
+{
+	size_t cap = *capp == 0 ? CONN_BUF_MIN : *capp;
+	uint8_t *nb;
+
+	if (need > max)
+		return -1;
+	while (cap < need)
+		cap *= 2;
+	if (cap > max)
+		cap = max;
+	if (cap == *capp)
+		return 0;
+	if ((nb = realloc(*bufp, cap)) == NULL)
+		return -1;
+	*bufp = nb;
+	*capp = cap;
+	return 0;
+}
+
+/*
+ * Move complete fragments from co_in into co_rec and dispatch complete
+ * records.  Returns -1 when the peer broke the framing or the size limit.
+ */
+static int
+onc_conn_parse(struct onc_conn *co)
+{
+	struct onc_srv *rs = co->co_srv;
+	size_t off = 0;
+
+	while (co->co_inlen - off >= 4 && !co->co_dead) {
+		uint32_t mark;
+		size_t flen;
+		int last;
+
+		memcpy(&mark, co->co_in + off, 4);
+		mark = ntohl(mark);
+		last = (mark & 0x80000000u) != 0;
+		flen = mark & 0x7fffffffu;
+		if (co->co_reclen + flen > rs->rs_lim.max_record) {
+			rs->rs_stats.oversize++;
+			return -1;
+		}
+		if (co->co_inlen - off - 4 < flen)
+			break;
+		if (co->co_reclen + flen > co->co_reccap &&
+		    onc_grow(&co->co_rec, &co->co_reccap, co->co_reclen + flen,
+		    rs->rs_lim.max_record) == -1)
+			return -1;
+		memcpy(co->co_rec + co->co_reclen, co->co_in + off + 4, flen);
+		co->co_reclen += flen;
+		off += 4 + flen;
+		if (last) {
+			struct onc_ctx cx;
+
+			memset(&cx, 0, sizeof(cx));
+			cx.cx_call.rc_xport = ONC_TCP;
+			cx.cx_call.rc_peer = co->co_peer;
+			cx.cx_call.rc_peerlen = co->co_peerlen;
+			cx.cx_call.rc_local = co->co_local;
+			cx.cx_call.rc_locallen = co->co_locallen;
+			cx.cx_call.rc_srv = rs;
+			cx.cx_conn = co;
+			cx.cx_fd = -1;
+			onc_dispatch(&cx, co->co_rec, co->co_reclen);
+			co->co_reclen = 0;
+		}
+	}
+	memmove(co->co_in, co->co_in + off, co->co_inlen - off);
+	co->co_inlen -= off;
+	return 0;
+}
+
+static void
+onc_conn_read(struct onc_conn *co)
+{
+	struct onc_srv *rs = co->co_srv;
+	ssize_t n;
+
+	/*
+	 * At most one full record plus its mark is ever buffered; the
+	 * buffer grows (doubling) only when it is full of an unfinished
+	 * fragment, so an idle or small-call connection keeps 4 KiB.
+	 */
+	if (co->co_inlen == co->co_incap &&
+	    onc_grow(&co->co_in, &co->co_incap, co->co_incap + 1,
+	    rs->rs_lim.max_record + 4) == -1) {
+		co->co_dead = 1;	/* full and at the limit: framing */
+		return;
+	}
+	n = recv(co->co_fd, co->co_in + co->co_inlen,
+	    co->co_incap - co->co_inlen, MSG_DONTWAIT);
+	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EWOULDBLOCK &&
+	    errno != EINTR)) {
+		co->co_dead = 1;
+		return;
+	}
+	if (n < 0)
+		return;
+	co->co_inlen += (size_t)n;
+	co->co_active = ev_now_ms();
+	if (onc_conn_parse(co) == -1) {
+		char a[64];
+
+		log_rl_warnx(&rl_record_size,
+		    "closing connection from %s: record over %zu bytes "
+		    "or bad framing", addr_str((struct sockaddr *)
+		    &co->co_peer, 1, a, sizeof(a)), rs->rs_lim.max_record);
+		co->co_dead = 1;
+	}
+}
+
+static void
+onc_conn_io(struct ev_loop *loop, int fd, int events, void *arg)
+{
+	struct onc_conn *co = arg;
+
+	(void)loop;
+	(void)fd;
+	if (events & EV_WRITE)
+		onc_conn_flush(co);
+	else if (events & EV_READ) {
+		onc_conn_read(co);
+		if (co->co_dead)
+			onc_conn_close(co);
+	}
+}
+
+static struct onc_conn *
+onc_conn_new(struct onc_srv *rs, int fd)
+{
+	struct onc_conn *co;
+	size_t inmax = rs->rs_lim.max_record + 4;
+
+	if ((co = calloc(1, sizeof(*co))) == NULL)
+		return NULL;
+	co->co_incap = inmax < CONN_BUF_MIN ? inmax : CONN_BUF_MIN;
+	co->co_reccap = rs->rs_lim.max_record < CONN_BUF_MIN ?
+	    rs->rs_lim.max_record : CONN_BUF_MIN;
+	co->co_in = malloc(co->co_incap);
+	co->co_rec = malloc(co->co_reccap);
+	if (co->co_in == NULL || co->co_rec == NULL) {
+		free(co->co_in);
+		free(co->co_rec);
+		free(co);
+		return NULL;
+	}
+	co->co_fd = fd;
+	co->co_srv = rs;
+	co->co_active = ev_now_ms();
+	return co;
+}
+
+
+/* Connections open from this address (any port). */
+static unsigned
+onc_conns_from(const struct onc_srv *rs, const struct sockaddr_storage *ss)
+{
+	struct sockaddr_storage a = *ss, b;
+	socklen_t al = sizeof(a), bl;
+	const struct onc_conn *co;
+	unsigned n = 0;
+
+	addr_unmap(&a, &al);
+	for (co = rs->rs_conns; co != NULL; co = co->co_next) {
+		b = co->co_peer;
+		bl = co->co_peerlen;
+		addr_unmap(&b, &bl);
+		if (addr_same_host(&a, &b))
+			n++;
+	}
+	return n;
+}
+
+void
+onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
+{
+	struct onc_listener *rl = arg;
+	struct onc_srv *rs = rl->rl_srv;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct onc_conn *co;
+	int fd, i;
+
+	(void)events;
+	for (i = 0; i < 64; i++) {
+		sl = sizeof(ss);
+		fd = accept4(lfd, (struct sockaddr *)&ss, &sl,
+		    SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd == -1) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR && errno != ECONNABORTED)
+				log_warn("accept");
+			return;
+		}
+		if (rs->rs_stats.conns_open >= rs->rs_lim.max_conns ||
+		    (rs->rs_lim.max_conns_per_addr > 0 &&
+		    onc_conns_from(rs, &ss) >= rs->rs_lim.max_conns_per_addr) ||
+		    (co = onc_conn_new(rs, fd)) == NULL) {
+			rs->rs_stats.conns_refused++;
+			close(fd);
+			continue;
+		}
+		co->co_peer = ss;
+		co->co_peerlen = sl;
+		co->co_locallen = sizeof(co->co_local);
+		if (getsockname(fd, (struct sockaddr *)&co->co_local,
+		    &co->co_locallen) == -1)
+			co->co_locallen = 0;
+		if (ev_fd_add(loop, fd, EV_READ, onc_conn_io, co) == -1) {
+			log_warn("ev_fd_add");
+			close(fd);
+			free(co->co_in);
+			free(co->co_rec);
+			free(co);
+			continue;
+		}
+		co->co_next = rs->rs_conns;
+		if (rs->rs_conns != NULL)
+			rs->rs_conns->co_prev = co;
+		rs->rs_conns = co;
+		rs->rs_stats.conns_open++;
+		rs->rs_stats.conns_total++;
+	}
+}
+
+void
+onc_sweep(struct ev_loop *loop, void *arg)
+{
+	struct onc_srv *rs = arg;
+	struct onc_conn *co, *next;
+	uint64_t now = ev_now_ms();
+	uint64_t idle = (uint64_t)rs->rs_lim.idle_sec * 1000;
+
+	for (co = rs->rs_conns; co != NULL; co = next) {
+		next = co->co_next;
+		if (now - co->co_active > idle && !co->co_isdirty) {
+			rs->rs_stats.conns_idle++;
+			onc_conn_close(co);
+		}
+	}
+	(void)ev_timer_set(loop, &rs->rs_sweep, SWEEP_MS, onc_sweep, rs);
+}

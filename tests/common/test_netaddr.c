@@ -1,0 +1,123 @@
+/*
+ * test_netaddr.c - common/netaddr.c: formatting, IPv4-mapped addresses,
+ * the loopback-and-privileged-port rule, comparisons.
+ */
+#include "ct.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "netaddr.h"
+
+static socklen_t
+v4(struct sockaddr_storage *ss, const char *a, unsigned port)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons((uint16_t)port);
+	CU_ASSERT_EQUAL_FATAL(inet_pton(AF_INET, a, &s4->sin_addr), 1);
+	return sizeof(*s4);
+}
+
+static socklen_t
+v6(struct sockaddr_storage *ss, const char *a, unsigned port)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons((uint16_t)port);
+	CU_ASSERT_EQUAL_FATAL(inet_pton(AF_INET6, a, &s6->sin6_addr), 1);
+	return sizeof(*s6);
+}
+
+static void
+test_str(void)
+{
+	struct sockaddr_storage ss;
+	char buf[64];
+
+	v4(&ss, "192.0.2.7", 4045);
+	CU_ASSERT_STRING_EQUAL(addr_str((struct sockaddr *)&ss, 1, buf,
+	    sizeof(buf)), "192.0.2.7:4045");
+	CU_ASSERT_STRING_EQUAL(addr_str((struct sockaddr *)&ss, 0, buf,
+	    sizeof(buf)), "192.0.2.7");
+	v6(&ss, "2001:db8::1", 111);
+	CU_ASSERT_STRING_EQUAL(addr_str((struct sockaddr *)&ss, 1, buf,
+	    sizeof(buf)), "[2001:db8::1]:111");
+	/* Mapped addresses print as IPv4. */
+	v6(&ss, "::ffff:198.51.100.2", 9);
+	CU_ASSERT_STRING_EQUAL(addr_str((struct sockaddr *)&ss, 1, buf,
+	    sizeof(buf)), "198.51.100.2:9");
+	ss.ss_family = AF_UNIX;
+	CU_ASSERT_STRING_EQUAL(addr_str((struct sockaddr *)&ss, 1, buf,
+	    sizeof(buf)), "(family 1)");
+}
+
+static void
+test_unmap_and_privileged(void)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	len = v6(&ss, "::ffff:127.0.0.1", 700);
+	addr_unmap(&ss, &len);
+	CU_ASSERT_EQUAL(ss.ss_family, AF_INET);
+	CU_ASSERT_EQUAL(len, sizeof(struct sockaddr_in));
+	CU_ASSERT_EQUAL(ntohs(((struct sockaddr_in *)&ss)->sin_port), 700);
+	len = v6(&ss, "2001:db8::1", 700);
+	addr_unmap(&ss, &len);
+	CU_ASSERT_EQUAL(ss.ss_family, AF_INET6);
+
+	len = v4(&ss, "127.0.0.1", 1023);
+	CU_ASSERT_TRUE(addr_local_privileged(&ss, len));
+	len = v4(&ss, "127.0.0.1", 1024);
+	CU_ASSERT_FALSE(addr_local_privileged(&ss, len));
+	len = v4(&ss, "192.0.2.1", 111);
+	CU_ASSERT_FALSE(addr_local_privileged(&ss, len));
+	len = v6(&ss, "::1", 600);
+	CU_ASSERT_TRUE(addr_local_privileged(&ss, len));
+	len = v6(&ss, "::ffff:127.0.0.2", 600);
+	CU_ASSERT_TRUE(addr_local_privileged(&ss, len));
+}
+
+static void
+test_same(void)
+{
+	struct sockaddr_storage a, b;
+
+	v4(&a, "192.0.2.1", 1);
+	v4(&b, "192.0.2.1", 2);
+	CU_ASSERT_TRUE(addr_same_host(&a, &b));
+	CU_ASSERT_FALSE(addr_same(&a, &b));
+	v4(&b, "192.0.2.1", 1);
+	CU_ASSERT_TRUE(addr_same(&a, &b));
+	v4(&b, "192.0.2.2", 1);
+	CU_ASSERT_FALSE(addr_same_host(&a, &b));
+	v6(&a, "2001:db8::1", 5);
+	v6(&b, "2001:db8::1", 5);
+	CU_ASSERT_TRUE(addr_same(&a, &b));
+	v6(&b, "2001:db8::2", 5);
+	CU_ASSERT_FALSE(addr_same_host(&a, &b));
+	v4(&b, "192.0.2.1", 5);
+	CU_ASSERT_FALSE(addr_same_host(&a, &b));
+}
+
+int
+ct_register_netaddr(void)
+{
+	CU_pSuite s = CU_add_suite("netaddr", NULL, NULL);
+
+	if (s == NULL ||
+	    !CU_add_test(s, "addr_str", test_str) ||
+	    !CU_add_test(s, "unmap, local privileged",
+	    test_unmap_and_privileged) ||
+	    !CU_add_test(s, "same host, same address", test_same))
+		return -1;
+	return 0;
+}
