@@ -2,16 +2,15 @@
  * fuzz_dispatch.c - libFuzzer: whole NLM and NSM call messages through
  * the real server path, without the network.
  *
- * The transport's private header (rpc/srv_impl.h: onc_dispatch()) is the
- * seam: each message goes through the server's header checks and
- * in-place decoders, the rpcgen dispatchers of NLM v1/v3/v4 and NSM, nlm/
- * and nsm/ into lockcore, with db/ replaced by tests/fakes/store_fake.c.
- * The two sending functions of rpc/rpcsend.h are defined here and send
- * nothing: every datagram the server would send (replies, _RES, GRANTED callbacks, rpcbind look-ups,
- * SM_NOTIFY) must be a decodable RPC message and leave only after what it
- * reports is committed.  The outgoing client's two UDP sockets are made
- * (onc_out_new) but never written to; as root they live in a network
- * namespace of this process.
+ * The transport's private header (rpc/srv_impl.h: onc_dispatch()) is the seam:
+ * each message goes through the server's header checks and in-place decoders,
+ * the rpcgen dispatchers of NLM v1/v3/v4 and NSM, nlm/ and nsm/ into lockcore,
+ * with db/ replaced by tests/fakes/store_fake.c. The two sending functions of
+ * rpc/rpcsend.h are defined here and send nothing: every datagram the server
+ * would send (replies, _RES, GRANTED callbacks, rpcbind look-ups, SM_NOTIFY)
+ * must be a decodable RPC message and leave only after what it reports is
+ * committed.  The outgoing client's two UDP sockets are made (onc_out_new) but
+ * never written to; as root they live in a network namespace of this process.
  *
  * Input: one configuration byte (callback mode, reclaim check), then
  * messages, each [length: 2 bytes, big-endian, 14 bits][flags: 1 byte]
