@@ -353,6 +353,7 @@ ev_run_once(struct ev_loop *el, int timeout_ms)
 		el->el_hook(el, el->el_hookarg);
 	if ((d = ev_monotonic_us() - t0) > ev_turn_max)
 		ev_turn_max = d;
+	ev_turn_now = 0;	/* outside a turn, ev_now_ms() reads the clock */
 	return 0;
 }
 
