@@ -9,27 +9,29 @@
 #include <string.h>
 #include <sys/socket.h>
 
-int
-onc_send_from(int fd, const void *buf, size_t len,
-    const struct sockaddr_storage *dst, socklen_t dstlen,
-    const struct sockaddr_storage *src)
-{
-	union {
-		char	c4[CMSG_SPACE(sizeof(struct in_pktinfo))];
-		char	c6[CMSG_SPACE(sizeof(struct in6_pktinfo))];
-	} cbuf;
-	struct msghdr mh;
-	struct iovec iov;
-	struct cmsghdr *cm = (struct cmsghdr *)(void *)&cbuf;
+/* Room for one IP_PKTINFO or IPV6_PKTINFO control message. */
+union onc_cbuf {
+	char	c4[CMSG_SPACE(sizeof(struct in_pktinfo))];
+	char	c6[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+	size_t	align;		/* as struct cmsghdr */
+};
 
-	memset(&mh, 0, sizeof(mh));
-	memset(&cbuf, 0, sizeof(cbuf));
-	iov.iov_base = (void *)(uintptr_t)buf;
-	iov.iov_len = len;
-	mh.msg_name = (void *)(uintptr_t)dst;
-	mh.msg_namelen = dstlen;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
+/* Fill mh (and iov, cbuf) to send buf to dst from src (NULL: any). */
+static void
+onc_msg_fill(struct msghdr *mh, struct iovec *iov, union onc_cbuf *cbuf,
+    const void *buf, size_t len, const struct sockaddr_storage *dst,
+    socklen_t dstlen, const struct sockaddr_storage *src)
+{
+	struct cmsghdr *cm = (struct cmsghdr *)(void *)cbuf;
+
+	memset(mh, 0, sizeof(*mh));
+	memset(cbuf, 0, sizeof(*cbuf));
+	iov->iov_base = (void *)(uintptr_t)buf;
+	iov->iov_len = len;
+	mh->msg_name = (void *)(uintptr_t)dst;
+	mh->msg_namelen = dstlen;
+	mh->msg_iov = iov;
+	mh->msg_iovlen = 1;
 	if (src != NULL && src->ss_family == AF_INET &&
 	    dst->ss_family == AF_INET) {
 		struct in_pktinfo pi;
@@ -37,8 +39,8 @@ onc_send_from(int fd, const void *buf, size_t len,
 		memset(&pi, 0, sizeof(pi));
 		pi.ipi_spec_dst = ((const struct sockaddr_in *)(const void *)
 		    src)->sin_addr;
-		mh.msg_control = &cbuf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
+		mh->msg_control = cbuf;
+		mh->msg_controllen = CMSG_SPACE(sizeof(pi));
 		cm->cmsg_level = IPPROTO_IP;
 		cm->cmsg_type = IP_PKTINFO;
 		cm->cmsg_len = CMSG_LEN(sizeof(pi));
@@ -50,16 +52,62 @@ onc_send_from(int fd, const void *buf, size_t len,
 		memset(&pi, 0, sizeof(pi));
 		pi.ipi6_addr = ((const struct sockaddr_in6 *)(const void *)
 		    src)->sin6_addr;
-		mh.msg_control = &cbuf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(pi));
+		mh->msg_control = cbuf;
+		mh->msg_controllen = CMSG_SPACE(sizeof(pi));
 		cm->cmsg_level = IPPROTO_IPV6;
 		cm->cmsg_type = IPV6_PKTINFO;
 		cm->cmsg_len = CMSG_LEN(sizeof(pi));
 		memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
 	}
+}
+
+int
+onc_send_from(int fd, const void *buf, size_t len,
+    const struct sockaddr_storage *dst, socklen_t dstlen,
+    const struct sockaddr_storage *src)
+{
+	union onc_cbuf cbuf;
+	struct msghdr mh;
+	struct iovec iov;
+
+	onc_msg_fill(&mh, &iov, &cbuf, buf, len, dst, dstlen, src);
 	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == -1)
 		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 	return 0;
+}
+
+#define ONC_MMSG	64
+
+size_t
+onc_send_many(int fd, const struct onc_dgram *d, size_t n)
+{
+	struct mmsghdr v[ONC_MMSG];
+	struct iovec iov[ONC_MMSG];
+	union onc_cbuf cbuf[ONC_MMSG];
+	size_t i, k, done = 0, failed = 0;
+	int r;
+
+	while (done < n) {
+		k = n - done < ONC_MMSG ? n - done : ONC_MMSG;
+		for (i = 0; i < k; i++) {
+			onc_msg_fill(&v[i].msg_hdr, &iov[i], &cbuf[i],
+			    d[done + i].dg_buf, d[done + i].dg_len,
+			    d[done + i].dg_dst, d[done + i].dg_dstlen,
+			    d[done + i].dg_src);
+			v[i].msg_len = 0;
+		}
+		r = sendmmsg(fd, v, (unsigned)k, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r > 0) {
+			done += (size_t)r;
+			continue;
+		}
+		/* The first one failed: skip it (lost, or counted). */
+		if (r == -1 && errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR)
+			failed++;
+		done++;
+	}
+	return failed;
 }
 
 ssize_t

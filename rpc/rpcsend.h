@@ -1,5 +1,5 @@
 /*
- * rpcsend.h - the two functions through which every byte nlmd sends
+ * rpcsend.h - the functions through which every byte nlmd sends
  * leaves the process: UDP datagrams (replies, callbacks, _RES messages,
  * rpcbind look-ups) and TCP reply bytes.
  *
@@ -24,6 +24,23 @@
 int	onc_send_from(int fd, const void *buf, size_t len,
 	    const struct sockaddr_storage *dst, socklen_t dstlen,
 	    const struct sockaddr_storage *src);
+
+/* One datagram for onc_send_many(). */
+struct onc_dgram {
+	const void			*dg_buf;
+	size_t				 dg_len;
+	const struct sockaddr_storage	*dg_dst;
+	socklen_t			 dg_dstlen;
+	const struct sockaddr_storage	*dg_src;	/* NULL: any */
+};
+
+/*
+ * Send n datagrams on UDP socket fd, each as onc_send_from() would, in as
+ * few system calls as the kernel takes them (sendmmsg(2), up to 64 at a
+ * time).  Never blocks.  Returns how many hit a hard error (a full socket
+ * buffer is not one: UDP may lose them).
+ */
+size_t	onc_send_many(int fd, const struct onc_dgram *d, size_t n);
 
 /*
  * Write up to len bytes to the connected stream socket fd without

@@ -5,7 +5,7 @@
  * HOW IT WORKS.
  *  - Listeners: one UDP and one TCP socket per address family, all
  *    non-blocking, registered on the event loop.
- *  - UDP: on readiness, up to UDP_BATCH datagrams are read with recvmsg()
+ *  - UDP: on readiness, up to UDP_BATCH datagrams are read with recvmmsg()
  *    (IP_PKTINFO / IPV6_RECVPKTINFO give the local address), each is
  *    dispatched, and its reply is queued with that local address so the
  *    reply leaves from where the request went.
@@ -46,7 +46,7 @@ onc_srv_new(struct ev_loop *loop, const struct onc_srv_limits *lim)
 
 	if ((rs = calloc(1, sizeof(*rs))) == NULL)
 		return NULL;
-	if ((rs->rs_udpbuf = malloc(UDP_MAXMSG)) == NULL) {
+	if ((rs->rs_udpb = malloc(sizeof(*rs->rs_udpb))) == NULL) {
 		free(rs);
 		return NULL;
 	}
@@ -97,7 +97,7 @@ onc_srv_free(struct onc_srv *rs)
 		close(rs->rs_lis[i].rl_fd);
 	}
 	ev_timer_cancel(rs->rs_loop, &rs->rs_sweep);
-	free(rs->rs_udpbuf);
+	free(rs->rs_udpb);
 	free(rs);
 }
 

@@ -16,8 +16,13 @@
 #define MAX_PROGRAMS	16
 #define CONN_BUF_MIN	4096	/* a connection's first input buffers */
 #define MAX_LISTENERS	8
-#define UDP_BATCH	64
-#define UDP_MAXMSG	65536
+#define UDP_BATCH	64	/* datagrams per recvmmsg() */
+/*
+ * Largest datagram taken (larger ones are counted as garbage): an NLM or
+ * NSM call with every string and netobj at its 1,024-byte maximum and
+ * 400-byte credentials is about 5.3 KiB.
+ */
+#define UDP_MAXMSG	9216
 #define REPLY_MAX	16384
 #define SWEEP_MS	5000
 #define MAX_DECODERS	8
@@ -104,7 +109,16 @@ struct onc_srv {
 	struct onc_udpreply	**rs_udptail;
 	struct ev_timer		 rs_sweep;
 	struct onc_srv_stats	 rs_stats;
-	uint8_t			*rs_udpbuf;
+	struct onc_udpbatch	*rs_udpb;	/* recvmmsg() buffers */
+};
+
+/* What one recvmmsg() fills: UDP_BATCH datagrams and their addresses. */
+struct onc_udpbatch {
+	struct mmsghdr		 ub_msg[UDP_BATCH];
+	struct iovec		 ub_iov[UDP_BATCH];
+	struct sockaddr_storage	 ub_peer[UDP_BATCH];
+	char			 ub_cbuf[UDP_BATCH][128];
+	uint8_t			 ub_buf[UDP_BATCH][UDP_MAXMSG];
 };
 
 /* Per-call state behind the SVCXPRT handed to generated code. */

@@ -89,14 +89,30 @@ onc_queue_reply(struct onc_ctx *cx, const uint8_t *p, size_t n)
 	return 0;
 }
 
-/* The reply leaves from the local address the request came to. */
+/* Replies sent with one onc_send_many() at the most. */
+#define UDP_SEND_BATCH	64
+
+/*
+ * Send n released replies that share a socket, from the local addresses
+ * their requests came to, and free them.
+ */
 static void
-onc_udp_send(struct onc_srv *rs, struct onc_udpreply *ur)
+onc_udp_send(struct onc_srv *rs, int fd, struct onc_udpreply **ur, size_t n)
 {
-	if (onc_send_from(ur->ur_fd, ur->ur_buf, ur->ur_len, &ur->ur_peer,
-	    ur->ur_peerlen, ur->ur_local.ss_family != AF_UNSPEC ?
-	    &ur->ur_local : NULL) == -1)
-		rs->rs_stats.udp_send_fail++;
+	struct onc_dgram dg[UDP_SEND_BATCH] = { { 0 } };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		dg[i].dg_buf = ur[i]->ur_buf;
+		dg[i].dg_len = ur[i]->ur_len;
+		dg[i].dg_dst = &ur[i]->ur_peer;
+		dg[i].dg_dstlen = ur[i]->ur_peerlen;
+		dg[i].dg_src = ur[i]->ur_local.ss_family != AF_UNSPEC ?
+		    &ur[i]->ur_local : NULL;
+	}
+	rs->rs_stats.udp_send_fail += onc_send_many(fd, dg, n);
+	for (i = 0; i < n; i++)
+		free(ur[i]);
 }
 
 /* Put co on (or take it off) the list of connections with marks. */
@@ -176,17 +192,25 @@ onc_srv_seal(struct onc_srv *rs, uint64_t seq)
 void
 onc_srv_release(struct onc_srv *rs, uint64_t committed)
 {
-	struct onc_udpreply *ur;
+	struct onc_udpreply *ur, *batch[UDP_SEND_BATCH];
 	struct onc_conn *co, *cnext;
-	size_t i;
+	size_t i, n = 0;
+	int fd = -1;
 
+	/* Released UDP replies, in order, a batch per run on one socket. */
 	while ((ur = rs->rs_udpq) != NULL && ur->ur_seq <= committed) {
 		rs->rs_udpq = ur->ur_next;
 		if (rs->rs_udpq == NULL)
 			rs->rs_udptail = &rs->rs_udpq;
-		onc_udp_send(rs, ur);
-		free(ur);
+		if (n == UDP_SEND_BATCH || (n > 0 && ur->ur_fd != fd)) {
+			onc_udp_send(rs, fd, batch, n);
+			n = 0;
+		}
+		fd = ur->ur_fd;
+		batch[n++] = ur;
 	}
+	if (n > 0)
+		onc_udp_send(rs, fd, batch, n);
 	for (co = rs->rs_waiting; co != NULL; co = cnext) {
 		cnext = co->co_wnext;
 		for (i = 0; i < co->co_nmarks &&

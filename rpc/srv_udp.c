@@ -47,46 +47,57 @@ onc_udp_local(struct msghdr *mh, struct onc_ctx *cx)
 	}
 }
 
+/*
+ * Read up to UDP_BATCH datagrams in one system call and dispatch each.
+ * One batch per wake-up, as before one datagram at a time: the loop is
+ * level-triggered, so what is left wakes it again after the other sockets
+ * had their turn, and no call is spent just to learn EAGAIN.
+ */
 void
 onc_udp_read(struct ev_loop *loop, int fd, int events, void *arg)
 {
 	struct onc_listener *rl = arg;
 	struct onc_srv *rs = rl->rl_srv;
-	char cbuf[256];
+	struct onc_udpbatch *ub = rs->rs_udpb;
 	struct onc_ctx cx;
-	struct msghdr mh;
-	struct iovec iov;
-	ssize_t n;
-	int i;
+	struct msghdr *mh;
+	int i, n;
 
 	(void)loop;
 	(void)events;
 	for (i = 0; i < UDP_BATCH; i++) {
-		memset(&cx, 0, sizeof(cx));
-		memset(&mh, 0, sizeof(mh));
-		iov.iov_base = rs->rs_udpbuf;
-		iov.iov_len = UDP_MAXMSG;
-		mh.msg_name = &cx.cx_call.rc_peer;
-		mh.msg_namelen = sizeof(cx.cx_call.rc_peer);
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		if ((n = recvmsg(fd, &mh, MSG_DONTWAIT)) == -1) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK &&
-			    errno != EINTR)
-				log_warn("udp recvmsg");
-			return;
-		}
-		if (mh.msg_flags & MSG_TRUNC) {
+		mh = &ub->ub_msg[i].msg_hdr;
+		memset(mh, 0, sizeof(*mh));
+		ub->ub_iov[i].iov_base = ub->ub_buf[i];
+		ub->ub_iov[i].iov_len = UDP_MAXMSG;
+		mh->msg_name = &ub->ub_peer[i];
+		mh->msg_namelen = sizeof(ub->ub_peer[i]);
+		mh->msg_iov = &ub->ub_iov[i];
+		mh->msg_iovlen = 1;
+		mh->msg_control = ub->ub_cbuf[i];
+		mh->msg_controllen = sizeof(ub->ub_cbuf[i]);
+	}
+	if ((n = recvmmsg(fd, ub->ub_msg, UDP_BATCH, MSG_DONTWAIT, NULL)) ==
+	    -1) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			log_warn("udp recvmmsg");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		mh = &ub->ub_msg[i].msg_hdr;
+		if (mh->msg_flags & MSG_TRUNC) {
 			rs->rs_stats.garbage++;
 			continue;
 		}
+		memset(&cx, 0, sizeof(cx));
+		memcpy(&cx.cx_call.rc_peer, &ub->ub_peer[i],
+		    sizeof(cx.cx_call.rc_peer));
 		cx.cx_call.rc_xport = ONC_UDP;
-		cx.cx_call.rc_peerlen = mh.msg_namelen;
+		cx.cx_call.rc_peerlen = mh->msg_namelen;
 		cx.cx_call.rc_srv = rs;
 		cx.cx_fd = fd;
-		onc_udp_local(&mh, &cx);
-		onc_dispatch(&cx, rs->rs_udpbuf, (size_t)n);
+		onc_udp_local(mh, &cx);
+		onc_dispatch(&cx, ub->ub_buf[i],
+		    (size_t)ub->ub_msg[i].msg_len);
 	}
 }

@@ -5,9 +5,11 @@
  * other names.
  */
 #define onc_send_from	real_rpc_send_from
+#define onc_send_many	real_rpc_send_many
 #define onc_stream_send	real_rpc_stream_send
 #include "rpc/rpcsend.c"
 #undef onc_send_from
+#undef onc_send_many
 #undef onc_stream_send
 
 #include <stdlib.h>
@@ -19,6 +21,7 @@ int	onc_send_from(int, const void *, size_t,
 	    const struct sockaddr_storage *, socklen_t,
 	    const struct sockaddr_storage *);
 ssize_t	onc_stream_send(int, const void *, size_t);
+size_t	onc_send_many(int, const struct onc_dgram *, size_t);
 
 #define FAKE_MAXSENDS	4096
 
@@ -101,4 +104,16 @@ void
 fake_send_hook(void (*fn)(const struct fake_send *))
 {
 	fs_hook = fn;
+}
+
+/* One by one through the recording onc_send_from(). */
+size_t
+onc_send_many(int fd, const struct onc_dgram *d, size_t n)
+{
+	size_t i, failed = 0;
+
+	for (i = 0; i < n; i++)
+		failed += onc_send_from(fd, d[i].dg_buf, d[i].dg_len,
+		    d[i].dg_dst, d[i].dg_dstlen, d[i].dg_src) == -1;
+	return failed;
 }

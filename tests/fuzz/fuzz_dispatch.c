@@ -89,6 +89,7 @@ int	onc_send_from(int, const void *, size_t,
 	    const struct sockaddr_storage *, socklen_t,
 	    const struct sockaddr_storage *);
 ssize_t	onc_stream_send(int, const void *, size_t);
+size_t	onc_send_many(int, const struct onc_dgram *, size_t);
 
 /* Outbound calls sent so far in this input (FNV-1a of their bytes). */
 #define FZ_MAXSENT	1024
@@ -357,4 +358,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_turn(100000);
 	fz_stop();
 	return 0;
+}
+
+size_t
+onc_send_many(int fd, const struct onc_dgram *d, size_t n)
+{
+	size_t i, failed = 0;
+
+	for (i = 0; i < n; i++)
+		failed += onc_send_from(fd, d[i].dg_buf, d[i].dg_len,
+		    d[i].dg_dst, d[i].dg_dstlen, d[i].dg_src) == -1;
+	return failed;
 }
