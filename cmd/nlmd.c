@@ -353,6 +353,7 @@ setup_network(struct nlmd *d)
 	const struct nlm_counters *ct;
 	struct onc_srv_limits lim;
 	struct nlm_config nc;
+	enum onc_status s;
 	char err[512];
 	uint64_t t0;
 
@@ -381,16 +382,17 @@ setup_network(struct nlmd *d)
 	    (unsigned long long)ct->loaded_locks,
 	    (unsigned long long)ct->loaded_shares,
 	    (unsigned long long)(ev_now_ms() - t0));
-	if (nlm_register(d->srv) == -1 || nsm_register(d->srv) == -1)
-		fatalx("cannot add programs");
+	if ((s = nlm_register(d->srv)) != ONC_OK ||
+	    (s = nsm_register(d->srv)) != ONC_OK)
+		fatalx("cannot add programs: %s", onc_strerror(s));
 	if (onc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nlm_port,
-	    &d->nlm_port, err, sizeof(err)) == -1)
+	    &d->nlm_port, err, sizeof(err)) != ONC_OK)
 		fatalx("NLM listener: %s (port %u: choose another with nlm-port "
 		    "in %s or --nlm-port)", err, d->conf.nlm_port,
 		    d->cfile);
 	if (d->conf.nsm_port != d->conf.nlm_port || d->conf.nsm_port == 0) {
 		if (onc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nsm_port,
-		    &d->nsm_port, err, sizeof(err)) == -1)
+		    &d->nsm_port, err, sizeof(err)) != ONC_OK)
 			fatalx("NSM listener: %s (port %u: choose another with "
 			    "nsm-port in %s or --nsm-port)", err,
 			    d->conf.nsm_port, d->cfile);
@@ -420,10 +422,10 @@ rpcbind_register(struct nlmd *d)
 		return;
 	for (i = 0; i < 3; i++)
 		if (onc_rpcb_set(NLM_PROGRAM, vers[i], d->nlm_port, v4, v6, err,
-		    sizeof(err)) == -1)
+		    sizeof(err)) != ONC_OK)
 			goto fail;
 	if (onc_rpcb_set(NSM_PROGRAM, 1, d->nsm_port, v4, v6, err,
-	    sizeof(err)) == -1)
+	    sizeof(err)) != ONC_OK)
 		goto fail;
 	d->registered = 1;
 	return;

@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "onc.h"
+
 struct ctl_srv;
 struct ev_loop;
 struct onc_out;
@@ -162,8 +164,11 @@ void	nlm_set_epoch(uint64_t epoch, int32_t state);
 /* Tear everything down (pending callbacks are abandoned).  Idempotent. */
 void	nlm_shutdown(void);
 
-/* Serve NLM versions 1, 3 and 4 on `srv'.  Returns 0 or -1. */
-int	nlm_register(struct onc_srv *srv);
+/*
+ * Serve NLM versions 1, 3 and 4 on `srv'.  Returns ONC_OK, or ONC_FULL
+ * (a programming error: the server's tables are full).
+ */
+enum onc_status nlm_register(struct onc_srv *srv);
 
 /*
  * Serve the operator's commands (status, release, grace-end) on the

@@ -245,7 +245,7 @@ send_transmit(struct nlm_send *s, uint16_t port)
 	rq.cr_tries = s->s_tries;
 	rq.cr_cb = send_done;
 	rq.cr_arg = s;
-	if (onc_out_call(nlm->n_clnt, &rq, &s->s_xid) == -1)
+	if (onc_out_call(nlm->n_clnt, &rq, &s->s_xid) != ONC_OK)
 		send_fail(s);
 }
 
@@ -361,7 +361,7 @@ peer_lookup(struct nlm_peer *p, const struct nlm_send *s)
 	rq.cr_arg = p;
 	nlm->n_stats.rpcb_lookups++;
 	p->p_busy = true;
-	if (onc_out_call(nlm->n_clnt, &rq, &p->p_xid) == -1)
+	if (onc_out_call(nlm->n_clnt, &rq, &p->p_xid) != ONC_OK)
 		lookup_done(p, ONC_OUT_UNREACH, NULL);
 }
 

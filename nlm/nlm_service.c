@@ -215,25 +215,40 @@ out:
 	nlm = NULL;
 }
 
-int
+enum onc_status
 nlm_register(struct onc_srv *srv)
 {
-	nlm->n_srv = srv;
-	if (onc_srv_add_program(srv, NLM_PROG, NLM_VERS, nlm_prog_1) == -1 ||
-	    onc_srv_add_program(srv, NLM_PROG, NLM_VERSX, nlm_prog_3) == -1 ||
-	    onc_srv_add_program(srv, NLM_PROG, NLM4_VERS, nlm_prog_4) == -1)
-		return -1;
+	static const struct {
+		uint32_t	 vers;
+		onc_dispatch_fn	*fn;
+	} progs[] = {
+		{ NLM_VERS, nlm_prog_1 },
+		{ NLM_VERSX, nlm_prog_3 },
+		{ NLM4_VERS, nlm_prog_4 }
+	};
 	/* The hot v4 procedures decode without allocating (nlm_xdr.c). */
-	if (onc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_lockargs),
-	    XDRPROC(nlm_xdr_lockargs)) == -1 ||
-	    onc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_unlockargs),
-	    XDRPROC(nlm_xdr_unlockargs)) == -1 ||
-	    onc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_testargs),
-	    XDRPROC(nlm_xdr_testargs)) == -1 ||
-	    onc_srv_add_decoder(srv, XDRPROC(xdr_nlm4_cancargs),
-	    XDRPROC(nlm_xdr_cancargs)) == -1)
-		return -1;
-	return 0;
+	static const struct {
+		xdrproc_t	 proc;
+		xdrproc_t	 fast;
+	} decs[] = {
+		{ XDRPROC(xdr_nlm4_lockargs), XDRPROC(nlm_xdr_lockargs) },
+		{ XDRPROC(xdr_nlm4_unlockargs), XDRPROC(nlm_xdr_unlockargs) },
+		{ XDRPROC(xdr_nlm4_testargs), XDRPROC(nlm_xdr_testargs) },
+		{ XDRPROC(xdr_nlm4_cancargs), XDRPROC(nlm_xdr_cancargs) }
+	};
+	enum onc_status s;
+	size_t i;
+
+	nlm->n_srv = srv;
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		if ((s = onc_srv_add_program(srv, NLM_PROG, progs[i].vers,
+		    progs[i].fn)) != ONC_OK)
+			return s;
+	for (i = 0; i < sizeof(decs) / sizeof(decs[0]); i++)
+		if ((s = onc_srv_add_decoder(srv, decs[i].proc,
+		    decs[i].fast)) != ONC_OK)
+			return s;
+	return ONC_OK;
 }
 
 const struct nlm_counters *

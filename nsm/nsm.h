@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "onc.h"
+
 struct onc_srv;
 struct store;
 
@@ -38,8 +40,8 @@ struct nsm_stats {
  */
 int	nsm_init(const char *state_dir, struct store *st, uint64_t *epochp,
 	    char *err, size_t errlen);
-/* Serve NSM version 1 on `srv'.  0 or -1. */
-int	nsm_register(struct onc_srv *srv);
+/* Serve NSM version 1 on `srv'.  ONC_OK, or ONC_FULL (as nlm_register). */
+enum onc_status nsm_register(struct onc_srv *srv);
 /* Our current state number. */
 int32_t	nsm_state(void);
 const struct nsm_stats *nsm_get_stats(void);

@@ -124,7 +124,7 @@ nsm_get_stats(void)
 	return &nsm_st;
 }
 
-int
+enum onc_status
 nsm_register(struct onc_srv *srv)
 {
 	return onc_srv_add_program(srv, SM_PROG, SM_VERS, sm_prog_1);

@@ -127,13 +127,13 @@ out_unlink(struct onc_out *cl, struct onc_pending *pe)
 	cl->cl_stats.pending--;
 }
 
-static int
+static enum onc_status
 out_send(struct onc_out *cl, struct onc_pending *pe)
 {
 	int fd = pe->pe_dst.ss_family == AF_INET6 ? cl->cl_fd6 : cl->cl_fd4;
 
 	if (fd == -1)
-		return -1;
+		return ONC_SEND;
 	return onc_send_from(fd, pe->pe_msg, pe->pe_len, &pe->pe_dst,
 	    pe->pe_dstlen, pe->pe_srclen > 0 ? &pe->pe_src : NULL);
 }
@@ -162,7 +162,7 @@ out_timer(struct ev_loop *loop, void *arg)
 	}
 	pe->pe_tries_left--;
 	cl->cl_stats.retransmits++;
-	if (out_send(cl, pe) == -1) {
+	if (out_send(cl, pe) != ONC_OK) {
 		cl->cl_stats.errors++;
 		out_finish(pe, ONC_OUT_UNREACH, NULL);
 		return;
@@ -351,7 +351,7 @@ out_encode(struct onc_out *cl, const struct onc_out_req *rq, uint32_t xid)
 	return len;
 }
 
-int
+enum onc_status
 onc_out_call(struct onc_out *cl, const struct onc_out_req *rq,
     uint32_t *xidp)
 {
@@ -366,9 +366,9 @@ onc_out_call(struct onc_out *cl, const struct onc_out_req *rq,
 	if ((len = out_encode(cl, rq, xid)) == 0 ||
 	    rq->cr_dstlen > sizeof(pe->pe_dst) ||
 	    rq->cr_srclen > sizeof(pe->pe_src))
-		return -1;
+		return ONC_ENCODE;
 	if ((pe = calloc(1, sizeof(*pe) + len)) == NULL)
-		return -1;
+		return ONC_NOMEM;
 	memcpy(pe->pe_msg, cl->cl_buf, len);
 	pe->pe_len = len;
 	pe->pe_clnt = cl;
@@ -392,7 +392,7 @@ onc_out_call(struct onc_out *cl, const struct onc_out_req *rq,
 	cl->cl_stats.calls++;
 	if (xidp != NULL)
 		*xidp = xid;
-	return 0;
+	return ONC_OK;
 }
 
 void
@@ -418,7 +418,7 @@ out_start(struct onc_out *cl, struct onc_pending *pe)
 		out_finish(pe, ONC_OUT_UNREACH, NULL);
 		return;
 	}
-	if (out_send(cl, pe) == -1)
+	if (out_send(cl, pe) != ONC_OK)
 		cl->cl_stats.errors++;	/* the timer retries */
 }
 

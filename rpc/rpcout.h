@@ -21,6 +21,8 @@
 
 #include <rpc/rpc.h>
 
+#include "onc.h"
+
 struct ev_loop;
 struct onc_out;
 
@@ -83,11 +85,11 @@ void		 onc_out_free(struct onc_out *);
  * Encode a call and hold it until it is sealed and released (see
  * onc_out_seal()).  The arguments are copied (encoded) before this
  * returns.  On success stores the xid in *xidp (may be NULL) and returns
- * 0; the callback will run exactly once, later, unless onc_out_cancel()
- * is called first.  Returns -1 if the call cannot be encoded or memory
- * runs out (no callback).
+ * ONC_OK; the callback will run exactly once, later, unless
+ * onc_out_cancel() is called first.  Returns ONC_ENCODE if the call cannot
+ * be encoded, ONC_NOMEM if memory runs out (no callback either way).
  */
-int	onc_out_call(struct onc_out *, const struct onc_out_req *,
+enum onc_status onc_out_call(struct onc_out *, const struct onc_out_req *,
 	    uint32_t *xidp);
 
 /*

@@ -10,7 +10,7 @@
 
 #include <rpc/rpc.h>
 
-static int
+static enum onc_status
 onc_rpcb_one(const char *netid, uint32_t prog, uint32_t vers, unsigned port,
     char *err, size_t errlen)
 {
@@ -21,7 +21,7 @@ onc_rpcb_one(const char *netid, uint32_t prog, uint32_t vers, unsigned port,
 
 	if ((nc = getnetconfigent(netid)) == NULL) {
 		snprintf(err, errlen, "no netconfig entry for %s", netid);
-		return -1;
+		return ONC_RPCBIND;
 	}
 	memset(&ss, 0, sizeof(ss));
 	if (strchr(netid, '6') != NULL) {
@@ -45,29 +45,30 @@ onc_rpcb_one(const char *netid, uint32_t prog, uint32_t vers, unsigned port,
 		    "registering %u v%u on %s (is rpcbind running? does "
 		    "another user or lock manager hold it? see rpcinfo -p; "
 		    "--rpcbind=no runs without it)", prog, vers, netid);
-		return -1;
+		return ONC_RPCBIND;
 	}
-	return 0;
+	return ONC_OK;
 }
 
-int
+enum onc_status
 onc_rpcb_set(uint32_t prog, uint32_t vers, unsigned port, int v4, int v6,
     char *err, size_t errlen)
 {
 	static const char *const ids4[] = { "udp", "tcp" };
 	static const char *const ids6[] = { "udp6", "tcp6" };
+	enum onc_status s;
 	size_t i;
 
 	onc_rpcb_unset(prog, vers);
 	for (i = 0; i < 2; i++) {
-		if (v4 && onc_rpcb_one(ids4[i], prog, vers, port, err,
-		    errlen) == -1)
-			return -1;
-		if (v6 && onc_rpcb_one(ids6[i], prog, vers, port, err,
-		    errlen) == -1)
-			return -1;
+		if (v4 && (s = onc_rpcb_one(ids4[i], prog, vers, port, err,
+		    errlen)) != ONC_OK)
+			return s;
+		if (v6 && (s = onc_rpcb_one(ids6[i], prog, vers, port, err,
+		    errlen)) != ONC_OK)
+			return s;
 	}
-	return 0;
+	return ONC_OK;
 }
 
 void

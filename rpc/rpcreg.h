@@ -11,12 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "onc.h"
+
 /*
  * Register prog/vers at `port' for udp and tcp (`v4') and udp6 and tcp6
  * (`v6').  Any earlier registration of prog/vers is removed first.
- * Returns 0, or -1 with a reason in err[errlen].
+ * Returns ONC_OK, or ONC_RPCBIND with the details in err[errlen].
  */
-int	onc_rpcb_set(uint32_t prog, uint32_t vers, unsigned port, int v4,
+enum onc_status onc_rpcb_set(uint32_t prog, uint32_t vers, unsigned port, int v4,
 	    int v6, char *err, size_t errlen);
 
 /* Remove every registration of prog/vers.  Quietly ignores failure. */

@@ -61,7 +61,23 @@ onc_msg_fill(struct msghdr *mh, struct iovec *iov, union onc_cbuf *cbuf,
 	}
 }
 
-int
+const char *
+onc_strerror(enum onc_status s)
+{
+	switch (s) {
+	case ONC_OK:		return "success";
+	case ONC_FULL:		return "table full";
+	case ONC_NOMEM:		return "out of memory";
+	case ONC_BADADDR:	return "not a numeric address";
+	case ONC_SOCKET:	return "cannot open a socket";
+	case ONC_ENCODE:	return "cannot encode the call";
+	case ONC_SEND:		return "the kernel refused to send";
+	case ONC_RPCBIND:	return "rpcbind refused or did not answer";
+	}
+	return "unknown status";
+}
+
+enum onc_status
 onc_send_from(int fd, const void *buf, size_t len,
     const struct sockaddr_storage *dst, socklen_t dstlen,
     const struct sockaddr_storage *src)
@@ -71,9 +87,10 @@ onc_send_from(int fd, const void *buf, size_t len,
 	struct iovec iov;
 
 	onc_msg_fill(&mh, &iov, &cbuf, buf, len, dst, dstlen, src);
-	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == -1)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-	return 0;
+	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == -1 &&
+	    errno != EAGAIN && errno != EWOULDBLOCK)
+		return ONC_SEND;
+	return ONC_OK;
 }
 
 #define ONC_MMSG	64

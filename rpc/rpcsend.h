@@ -15,13 +15,15 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "onc.h"
+
 /*
  * Send one datagram on UDP socket fd to dst, leaving from local address
  * src (IP_PKTINFO / IPV6_PKTINFO; NULL: the kernel chooses).  Never
- * blocks.  Returns 0 (also when the socket buffer is full: UDP may lose
- * it), -1 on a hard error (errno set).
+ * blocks.  Returns ONC_OK (also when the socket buffer is full: UDP may
+ * lose it), ONC_SEND on a hard error.
  */
-int	onc_send_from(int fd, const void *buf, size_t len,
+enum onc_status onc_send_from(int fd, const void *buf, size_t len,
 	    const struct sockaddr_storage *dst, socklen_t dstlen,
 	    const struct sockaddr_storage *src);
 

@@ -101,28 +101,28 @@ onc_srv_free(struct onc_srv *rs)
 	free(rs);
 }
 
-int
+enum onc_status
 onc_srv_add_program(struct onc_srv *rs, uint32_t prog, uint32_t vers,
     onc_dispatch_fn *fn)
 {
 	if (rs->rs_nprogs == MAX_PROGRAMS)
-		return -1;
+		return ONC_FULL;
 	rs->rs_progs[rs->rs_nprogs].rp_prog = prog;
 	rs->rs_progs[rs->rs_nprogs].rp_vers = vers;
 	rs->rs_progs[rs->rs_nprogs].rp_fn = fn;
 	rs->rs_nprogs++;
-	return 0;
+	return ONC_OK;
 }
 
-int
+enum onc_status
 onc_srv_add_decoder(struct onc_srv *rs, xdrproc_t proc, xdrproc_t fast)
 {
 	if (rs->rs_ndec == MAX_DECODERS)
-		return -1;
+		return ONC_FULL;
 	rs->rs_dec_proc[rs->rs_ndec] = proc;
 	rs->rs_dec_fast[rs->rs_ndec] = fast;
 	rs->rs_ndec++;
-	return 0;
+	return ONC_OK;
 }
 
 const struct onc_srv_stats *
@@ -174,7 +174,7 @@ onc_sock_open(int family, enum onc_xport xp, const struct sockaddr *sa,
 	return fd;
 }
 
-static int
+static enum onc_status
 onc_srv_add_listener(struct onc_srv *rs, int family, enum onc_xport xp,
     const struct sockaddr *sa, socklen_t sl, char *err, size_t errlen)
 {
@@ -183,10 +183,10 @@ onc_srv_add_listener(struct onc_srv *rs, int family, enum onc_xport xp,
 
 	if (rs->rs_nlis == MAX_LISTENERS) {
 		snprintf(err, errlen, "too many listeners");
-		return -1;
+		return ONC_FULL;
 	}
 	if ((fd = onc_sock_open(family, xp, sa, sl, err, errlen)) == -1)
-		return -1;
+		return ONC_SOCKET;
 	rl = &rs->rs_lis[rs->rs_nlis];
 	rl->rl_fd = fd;
 	rl->rl_family = family;
@@ -196,10 +196,10 @@ onc_srv_add_listener(struct onc_srv *rs, int family, enum onc_xport xp,
 	    xp == ONC_TCP ? onc_tcp_accept : onc_udp_read, rl) == -1) {
 		snprintf(err, errlen, "event loop: %s", strerror(errno));
 		close(fd);
-		return -1;
+		return ONC_SOCKET;
 	}
 	rs->rs_nlis++;
-	return 0;
+	return ONC_OK;
 }
 
 static unsigned
@@ -215,8 +215,11 @@ onc_sock_port(int fd)
 	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
 }
 
-/* Fill `ss' for family (wildcard unless `addr' is given). */
-static int
+/*
+ * Fill `ss' for family (wildcard unless `addr' is given); false if `addr'
+ * is not a numeric address of that family.
+ */
+static bool
 onc_make_addr(int family, const char *addr, unsigned port,
     struct sockaddr_storage *ss, socklen_t *sl)
 {
@@ -228,7 +231,7 @@ onc_make_addr(int family, const char *addr, unsigned port,
 		s4->sin_port = htons((uint16_t)port);
 		s4->sin_addr.s_addr = htonl(INADDR_ANY);
 		if (addr != NULL && inet_pton(AF_INET, addr, &s4->sin_addr) != 1)
-			return -1;
+			return false;
 		*sl = sizeof(*s4);
 	} else {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
@@ -237,13 +240,13 @@ onc_make_addr(int family, const char *addr, unsigned port,
 		s6->sin6_port = htons((uint16_t)port);
 		s6->sin6_addr = in6addr_any;
 		if (addr != NULL && inet_pton(AF_INET6, addr, &s6->sin6_addr) != 1)
-			return -1;
+			return false;
 		*sl = sizeof(*s6);
 	}
-	return 0;
+	return true;
 }
 
-int
+enum onc_status
 onc_srv_listen(struct onc_srv *rs, const char *addr, unsigned port,
     unsigned *bound, char *err, size_t errlen)
 {
@@ -251,18 +254,20 @@ onc_srv_listen(struct onc_srv *rs, const char *addr, unsigned port,
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	int f, x, opened = 0;
+	enum onc_status s;
 	char why[256];
 
 	if (addr != NULL && addr[0] == '\0')
 		addr = NULL;
 	for (f = 0; f < 2; f++) {
-		if (onc_make_addr(fams[f], addr, port, &ss, &sl) == -1)
+		if (!onc_make_addr(fams[f], addr, port, &ss, &sl))
 			continue;	/* the address is of the other family */
 		for (x = 0; x < 2; x++) {
 			enum onc_xport xp = x == 0 ? ONC_TCP : ONC_UDP;
 
-			if (onc_srv_add_listener(rs, fams[f], xp,
-			    (struct sockaddr *)&ss, sl, why, sizeof(why)) == -1) {
+			if ((s = onc_srv_add_listener(rs, fams[f], xp,
+			    (struct sockaddr *)&ss, sl, why, sizeof(why))) !=
+			    ONC_OK) {
 				if (fams[f] == AF_INET6 && addr == NULL &&
 				    opened > 0 && x == 0) {
 					/* Host without IPv6: go on with v4. */
@@ -270,7 +275,7 @@ onc_srv_listen(struct onc_srv *rs, const char *addr, unsigned port,
 					break;
 				}
 				snprintf(err, errlen, "%s", why);
-				return -1;
+				return s;
 			}
 			if (port == 0) {
 				port = onc_sock_port(
@@ -282,8 +287,8 @@ onc_srv_listen(struct onc_srv *rs, const char *addr, unsigned port,
 	}
 	if (opened == 0) {
 		snprintf(err, errlen, "'%s' is not a numeric address", addr);
-		return -1;
+		return ONC_BADADDR;
 	}
 	*bound = port;
-	return 0;
+	return ONC_OK;
 }

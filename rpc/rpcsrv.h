@@ -26,6 +26,7 @@
 
 #include <rpc/rpc.h>
 
+#include "onc.h"
 #include "rpcsend.h"
 
 struct ev_loop;
@@ -84,21 +85,21 @@ struct onc_srv	*onc_srv_new(struct ev_loop *loop,
 void		 onc_srv_free(struct onc_srv *);
 
 /*
- * Serve program `prog' version `vers' with `fn'.  Returns 0, -1 when the
- * table is full (a programming error).
+ * Serve program `prog' version `vers' with `fn'.  Returns ONC_OK, or
+ * ONC_FULL when the table is full (a programming error).
  */
-int	onc_srv_add_program(struct onc_srv *, uint32_t prog, uint32_t vers,
+enum onc_status onc_srv_add_program(struct onc_srv *, uint32_t prog, uint32_t vers,
 	    onc_dispatch_fn *fn);
 
 /*
  * Listen on `port' (0: let the kernel pick one TCP port and use the same
  * for UDP) over UDP and TCP, IPv4 and IPv6 (IPv6 sockets are v6-only).
  * `addr' NULL or "" binds the wildcard addresses; otherwise one numeric
- * address.  Stores the port bound in *bound.  Returns 0, or -1 with a
- * reason in err[errlen] (sockets opened so far stay open and are closed by
- * onc_srv_free()).
+ * address.  Stores the port bound in *bound.  Returns ONC_OK, or
+ * ONC_BADADDR, ONC_SOCKET (or ONC_FULL) with the details in err[errlen]
+ * (sockets opened so far stay open and are closed by onc_srv_free()).
  */
-int	onc_srv_listen(struct onc_srv *, const char *addr, unsigned port,
+enum onc_status onc_srv_listen(struct onc_srv *, const char *addr, unsigned port,
 	    unsigned *bound, char *err, size_t errlen);
 
 /* Which address families onc_srv_listen() got (for rpcbind). */
@@ -109,9 +110,9 @@ int	onc_srv_has_family(const struct onc_srv *, int family);
  * `fast' instead.  `fast' may point the decoded structure into the request
  * buffer rather than allocate (the buffer outlives the handler and the
  * reply); such arguments are then not passed to xdr_free().  At most
- * eight.  Returns 0 or -1.
+ * eight.  Returns ONC_OK, or ONC_FULL past eight.
  */
-int	onc_srv_add_decoder(struct onc_srv *, xdrproc_t proc, xdrproc_t fast);
+enum onc_status onc_srv_add_decoder(struct onc_srv *, xdrproc_t proc, xdrproc_t fast);
 
 /*
  * End of a turn: every reply queued since the last seal waits for commit

@@ -135,8 +135,13 @@ struct onc_ctx {
 void	onc_dispatch(struct onc_ctx *cx, uint8_t *msgbuf, size_t len);
 
 /* srv_reply.c */
-/* Queue an encoded reply for cx's peer (held until sealed, released). */
-int	onc_queue_reply(struct onc_ctx *cx, const uint8_t *p, size_t n);
+/*
+ * Queue an encoded reply for cx's peer (held until sealed, released).
+ * ONC_NOMEM, or ONC_SEND when the connection is dead or its peer reads
+ * too slowly (it is closed).
+ */
+enum onc_status onc_queue_reply(struct onc_ctx *cx, const uint8_t *p,
+	    size_t n);
 /* Take co off (on=0) or put it on (on=1) the list waiting for commits. */
 void	onc_conn_wait(struct onc_conn *co, int on);
 

@@ -18,7 +18,11 @@
 /* Limits for messages a peer can trigger (log.h). */
 static struct log_rl rl_reply_backlog;
 
-static int
+/*
+ * Append n bytes to co's output.  ONC_SEND when the peer has left too
+ * much unread (the connection is then closed), ONC_NOMEM.
+ */
+static enum onc_status
 onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
 {
 	struct onc_srv *rs = co->co_srv;
@@ -37,7 +41,7 @@ onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
 		    a, sizeof(a)), co->co_outlen - co->co_outoff);
 		rs->rs_stats.conns_slow++;
 		co->co_dead = 1;
-		return -1;
+		return ONC_SEND;
 	}
 	if (need > co->co_outcap) {
 		size_t cap = co->co_outcap ? co->co_outcap : 4096;
@@ -46,7 +50,7 @@ onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
 		while (cap < need)
 			cap *= 2;
 		if ((o = realloc(co->co_out, cap)) == NULL)
-			return -1;
+			return ONC_NOMEM;
 		co->co_out = o;
 		co->co_outcap = cap;
 	}
@@ -57,10 +61,10 @@ onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
 		co->co_dirty = rs->rs_dirty;
 		rs->rs_dirty = co;
 	}
-	return 0;
+	return ONC_OK;
 }
 
-int
+enum onc_status
 onc_queue_reply(struct onc_ctx *cx, const uint8_t *p, size_t n)
 {
 	struct onc_srv *rs = cx->cx_call.rc_srv;
@@ -69,14 +73,17 @@ onc_queue_reply(struct onc_ctx *cx, const uint8_t *p, size_t n)
 	if (cx->cx_conn != NULL) {
 		uint32_t mark = htonl(0x80000000u | (uint32_t)n);
 
+		enum onc_status s;
+
 		if (cx->cx_conn->co_dead)
-			return -1;
-		if (onc_conn_append(cx->cx_conn, (uint8_t *)&mark, 4) == -1)
-			return -1;
+			return ONC_SEND;
+		if ((s = onc_conn_append(cx->cx_conn, (uint8_t *)&mark, 4)) !=
+		    ONC_OK)
+			return s;
 		return onc_conn_append(cx->cx_conn, p, n);
 	}
 	if ((ur = malloc(sizeof(*ur) + n)) == NULL)
-		return -1;
+		return ONC_NOMEM;
 	ur->ur_fd = cx->cx_fd;
 	ur->ur_peer = cx->cx_call.rc_peer;
 	ur->ur_peerlen = cx->cx_call.rc_peerlen;
@@ -86,7 +93,7 @@ onc_queue_reply(struct onc_ctx *cx, const uint8_t *p, size_t n)
 	memcpy(ur->ur_buf, p, n);
 	*rs->rs_udpnewtail = ur;
 	rs->rs_udpnewtail = &ur->ur_next;
-	return 0;
+	return ONC_OK;
 }
 
 /* Replies sent with one onc_send_many() at the most. */
@@ -140,8 +147,8 @@ onc_conn_wait(struct onc_conn *co, int on)
 	co->co_waiting = on;
 }
 
-/* Everything co queued so far waits for commit seq.  -1: no memory. */
-static int
+/* Everything co queued so far waits for commit seq.  Or ONC_NOMEM. */
+static enum onc_status
 onc_conn_mark(struct onc_conn *co, uint64_t seq)
 {
 	struct onc_mark *m;
@@ -149,18 +156,18 @@ onc_conn_mark(struct onc_conn *co, uint64_t seq)
 
 	if (co->co_nmarks > 0 &&
 	    co->co_marks[co->co_nmarks - 1].rm_off == co->co_outlen)
-		return 0;
+		return ONC_OK;
 	if (co->co_nmarks == co->co_capmarks) {
 		cap = co->co_capmarks ? co->co_capmarks * 2 : 4;
 		if ((m = realloc(co->co_marks, cap * sizeof(*m))) == NULL)
-			return -1;
+			return ONC_NOMEM;
 		co->co_marks = m;
 		co->co_capmarks = cap;
 	}
 	co->co_marks[co->co_nmarks].rm_off = co->co_outlen;
 	co->co_marks[co->co_nmarks++].rm_seq = seq;
 	onc_conn_wait(co, 1);
-	return 0;
+	return ONC_OK;
 }
 
 void
@@ -181,7 +188,7 @@ onc_srv_seal(struct onc_srv *rs, uint64_t seq)
 		cnext = co->co_dirty;
 		co->co_dirty = NULL;
 		co->co_isdirty = 0;
-		if (!co->co_dead && onc_conn_mark(co, seq) == -1)
+		if (!co->co_dead && onc_conn_mark(co, seq) != ONC_OK)
 			co->co_dead = 1;
 		if (co->co_dead)
 			onc_conn_close(co);

@@ -100,7 +100,7 @@ onc_xp_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		xdr_destroy(&x);
 		return FALSE;
 	}
-	ok = onc_queue_reply(cx, buf, xdr_getpos(&x)) == 0;
+	ok = onc_queue_reply(cx, buf, xdr_getpos(&x)) == ONC_OK;
 	xdr_destroy(&x);
 	return ok;
 }

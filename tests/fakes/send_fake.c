@@ -17,7 +17,7 @@
 
 #include "fakes.h"
 
-int	onc_send_from(int, const void *, size_t,
+enum onc_status onc_send_from(int, const void *, size_t,
 	    const struct sockaddr_storage *, socklen_t,
 	    const struct sockaddr_storage *);
 ssize_t	onc_stream_send(int, const void *, size_t);
@@ -52,7 +52,7 @@ fs_record(int stream, uint16_t dport, const void *buf, size_t len)
 		fs_hook(f);
 }
 
-int
+enum onc_status
 onc_send_from(int fd, const void *buf, size_t len,
     const struct sockaddr_storage *dst, socklen_t dstlen,
     const struct sockaddr_storage *src)
@@ -114,6 +114,6 @@ onc_send_many(int fd, const struct onc_dgram *d, size_t n)
 
 	for (i = 0; i < n; i++)
 		failed += onc_send_from(fd, d[i].dg_buf, d[i].dg_len,
-		    d[i].dg_dst, d[i].dg_dstlen, d[i].dg_src) == -1;
+		    d[i].dg_dst, d[i].dg_dstlen, d[i].dg_src) != ONC_OK;
 	return failed;
 }

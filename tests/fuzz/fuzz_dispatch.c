@@ -85,7 +85,7 @@ static struct {
 
 /* ---- the sending functions of rpc/rpcsend.h: nothing leaves ---- */
 
-int	onc_send_from(int, const void *, size_t,
+enum onc_status onc_send_from(int, const void *, size_t,
 	    const struct sockaddr_storage *, socklen_t,
 	    const struct sockaddr_storage *);
 ssize_t	onc_stream_send(int, const void *, size_t);
@@ -146,7 +146,7 @@ fz_check_sent(const void *buf, size_t len)
 	FZ_CHECK(ok);
 }
 
-int
+enum onc_status
 onc_send_from(int fd, const void *buf, size_t len,
     const struct sockaddr_storage *dst, socklen_t dstlen,
     const struct sockaddr_storage *src)
@@ -156,7 +156,7 @@ onc_send_from(int fd, const void *buf, size_t len,
 	(void)dstlen;
 	(void)src;
 	fz_check_sent(buf, len);
-	return 0;
+	return ONC_OK;
 }
 
 ssize_t
@@ -231,7 +231,8 @@ fz_start(void)
 		fprintf(stderr, "fuzz_dispatch: nlm_init: %s\n", err);
 		abort();
 	}
-	FZ_CHECK(nlm_register(fz.srv) == 0 && nsm_register(fz.srv) == 0);
+	FZ_CHECK(nlm_register(fz.srv) == ONC_OK &&
+	    nsm_register(fz.srv) == ONC_OK);
 	ev_set_beforesleep(fz.loop, fz_hook, fz.srv);
 	/* The load and grace start of nlm_init() are a turn of their own. */
 	nlm_turn_end(fz.srv);
@@ -367,6 +368,6 @@ onc_send_many(int fd, const struct onc_dgram *d, size_t n)
 
 	for (i = 0; i < n; i++)
 		failed += onc_send_from(fd, d[i].dg_buf, d[i].dg_len,
-		    d[i].dg_dst, d[i].dg_dstlen, d[i].dg_src) == -1;
+		    d[i].dg_dst, d[i].dg_dstlen, d[i].dg_src) != ONC_OK;
 	return failed;
 }

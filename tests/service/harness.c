@@ -185,9 +185,9 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	nc.nc_host_idle_sec = 600;
 	CU_ASSERT_FATAL(nlm_init(loop, clnt, fake_store(), &nc, err,
 	    sizeof(err)) == 0);
-	CU_ASSERT_FATAL(nlm_register(srv) == 0);
+	CU_ASSERT_FATAL(nlm_register(srv) == ONC_OK);
 	CU_ASSERT_FATAL(onc_srv_listen(srv, LO, 0, &srv_port, err,
-	    sizeof(err)) == 0);
+	    sizeof(err)) == ONC_OK);
 	ev_set_beforesleep(loop, st_hook, srv);
 	rpcb_fd = st_udp(PMAPPORT);
 	cb_fd = st_udp(0);
