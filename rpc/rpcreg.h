@@ -18,8 +18,8 @@
  * (`v6').  Any earlier registration of prog/vers is removed first.
  * Returns ONC_OK, or ONC_RPCBIND with the details in err[errlen].
  */
-enum onc_status onc_rpcb_set(uint32_t prog, uint32_t vers, unsigned port, int v4,
-	    int v6, char *err, size_t errlen);
+enum onc_status onc_rpcb_set(uint32_t prog, uint32_t vers, unsigned port,
+	    int v4, int v6, char *err, size_t errlen);
 
 /* Remove every registration of prog/vers.  Quietly ignores failure. */
 void	onc_rpcb_unset(uint32_t prog, uint32_t vers);

@@ -88,8 +88,8 @@ void		 onc_srv_free(struct onc_srv *);
  * Serve program `prog' version `vers' with `fn'.  Returns ONC_OK, or
  * ONC_FULL when the table is full (a programming error).
  */
-enum onc_status onc_srv_add_program(struct onc_srv *, uint32_t prog, uint32_t vers,
-	    onc_dispatch_fn *fn);
+enum onc_status onc_srv_add_program(struct onc_srv *, uint32_t prog,
+	    uint32_t vers, onc_dispatch_fn *fn);
 
 /*
  * Listen on `port' (0: let the kernel pick one TCP port and use the same
@@ -99,8 +99,8 @@ enum onc_status onc_srv_add_program(struct onc_srv *, uint32_t prog, uint32_t ve
  * ONC_BADADDR, ONC_SOCKET (or ONC_FULL) with the details in err[errlen]
  * (sockets opened so far stay open and are closed by onc_srv_free()).
  */
-enum onc_status onc_srv_listen(struct onc_srv *, const char *addr, unsigned port,
-	    unsigned *bound, char *err, size_t errlen);
+enum onc_status onc_srv_listen(struct onc_srv *, const char *addr,
+	    unsigned port, unsigned *bound, char *err, size_t errlen);
 
 /* Which address families onc_srv_listen() got (for rpcbind). */
 int	onc_srv_has_family(const struct onc_srv *, int family);
@@ -112,7 +112,8 @@ int	onc_srv_has_family(const struct onc_srv *, int family);
  * reply); such arguments are then not passed to xdr_free().  At most
  * eight.  Returns ONC_OK, or ONC_FULL past eight.
  */
-enum onc_status onc_srv_add_decoder(struct onc_srv *, xdrproc_t proc, xdrproc_t fast);
+enum onc_status onc_srv_add_decoder(struct onc_srv *, xdrproc_t proc,
+	    xdrproc_t fast);
 
 /*
  * End of a turn: every reply queued since the last seal waits for commit
