@@ -35,25 +35,57 @@ static struct log_rl rl_give_up;
 static struct log_rl rl_release;
 static struct log_rl rl_refused;
 
+/* Cookies are a counter: its low bits spread them evenly. */
 static size_t
-grant_bucket(const void *cookie)
+grant_bucket(const void *cookie, size_t mask)
 {
 	uint64_t c;
 
 	memcpy(&c, cookie, sizeof(c));
-	return (size_t)(c % NLM_GRANT_BUCKETS);
+	return (size_t)(c & mask);
 }
 
 static void
 grant_hash_remove(struct nlm_grant *g)
 {
-	struct nlm_grant **pp = &nlm->n_grants[grant_bucket(g->g_cookie)];
+	struct nlm_grant **pp =
+	    &nlm->n_grants[grant_bucket(g->g_cookie, nlm->n_grants_mask)];
 
 	for (; *pp != NULL; pp = &(*pp)->g_next)
 		if (*pp == g) {
 			*pp = g->g_next;
+			nlm->n_ngrants--;
 			return;
 		}
+}
+
+/*
+ * Add g to the cookie table, which doubles at load 1 (a release can grant
+ * 100,000 waiters at once).  Out of memory: it stays, only slower.
+ */
+static void
+grant_hash_add(struct nlm_grant *g)
+{
+	struct nlm_grant **tab, *x, *next;
+	size_t i, b, size = (nlm->n_grants_mask + 1) * 2;
+
+	if (nlm->n_ngrants >= nlm->n_grants_mask + 1 &&
+	    (tab = calloc(size, sizeof(*tab))) != NULL) {
+		for (i = 0; i <= nlm->n_grants_mask; i++)
+			for (x = nlm->n_grants[i]; x != NULL; x = next) {
+				next = x->g_next;
+				b = grant_bucket(x->g_cookie, size - 1);
+				x->g_next = tab[b];
+				tab[b] = x;
+			}
+		free(nlm->n_grants);
+		nlm->n_grants = tab;
+		nlm->n_grants_mask = size - 1;
+	}
+	b = grant_bucket(g->g_cookie, nlm->n_grants_mask);
+	g->g_next = nlm->n_grants[b];
+	nlm->n_grants[b] = g;
+	nlm->n_ngrants++;
 }
 
 struct nlm_grant *
@@ -128,7 +160,8 @@ nlm_grant_by_cookie(const nlm_netobj *cookie)
 
 	if (cookie->nlm_netobj_len != sizeof(g->g_cookie))
 		return NULL;
-	for (g = nlm->n_grants[grant_bucket(cookie->nlm_netobj_val)];
+	for (g = nlm->n_grants[grant_bucket(cookie->nlm_netobj_val,
+	    nlm->n_grants_mask)];
 	    g != NULL; g = g->g_next)
 		if (memcmp(g->g_cookie, cookie->nlm_netobj_val,
 		    sizeof(g->g_cookie)) == 0)
@@ -341,7 +374,6 @@ void
 nlm_grant_start(struct nlm_grant *g)
 {
 	uint64_t c;
-	size_t b;
 	char hs[300];
 
 	if (g->g_active)
@@ -350,9 +382,7 @@ nlm_grant_start(struct nlm_grant *g)
 	g->g_granted_at = ev_now_ms();
 	c = ++nlm->n_cookie;
 	memcpy(g->g_cookie, &c, sizeof(c));
-	b = grant_bucket(g->g_cookie);
-	g->g_next = nlm->n_grants[b];
-	nlm->n_grants[b] = g;
+	grant_hash_add(g);
 	g->g_host->h_grants++;
 	nlm->n_stats.cb_inflight++;
 	nlm->n_stats.cb_granted++;

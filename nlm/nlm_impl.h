@@ -164,7 +164,7 @@ struct nlm_send {
 };
 
 #define NLM_HOST_BUCKETS	1024	/* at first; doubles with the hosts */
-#define NLM_GRANT_BUCKETS	1024
+#define NLM_GRANT_BUCKETS	1024	/* at first; doubles at load 1 */
 
 struct nlm_service {
 	struct ev_loop		*n_loop;
@@ -188,7 +188,9 @@ struct nlm_service {
 	size_t			 n_nnames;
 	unsigned		 n_nhosts;
 	uint64_t		 n_next_host;
-	struct nlm_grant	*n_grants[NLM_GRANT_BUCKETS]; /* by cookie */
+	struct nlm_grant	**n_grants;	/* active, by cookie */
+	size_t			 n_grants_mask;	/* buckets - 1 */
+	size_t			 n_ngrants;
 	uint64_t		 n_cookie;
 	char			 n_myname[256];	/* caller_name in GRANTED */
 	struct ev_timer		 n_gc;

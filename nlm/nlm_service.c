@@ -123,6 +123,14 @@ nlm_init(struct ev_loop *loop, struct onc_out *clnt, struct store *st,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	nlm->n_grants_mask = NLM_GRANT_BUCKETS - 1;
+	if ((nlm->n_grants = calloc(NLM_GRANT_BUCKETS,
+	    sizeof(*nlm->n_grants))) == NULL) {
+		free(nlm);
+		nlm = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	nlm->n_loop = loop;
 	nlm->n_started_ms = ev_now_ms();
 	nlm->n_clnt = clnt;
@@ -211,6 +219,7 @@ out:
 	nlm_notify_shutdown();
 	nlm_out_shutdown();
 	nlm_host_free_all();
+	free(nlm->n_grants);
 	free(nlm);
 	nlm = NULL;
 }

@@ -30,7 +30,7 @@
 #include "netaddr.h"
 #include "rpcsrv.h"
 
-#define OUT_BUCKETS	256
+#define OUT_BUCKETS	256	/* at first; doubles when calls outnumber it */
 #define OUT_MAXMSG	16384
 
 struct onc_pending {
@@ -62,7 +62,8 @@ struct onc_out {
 	int			 cl_fd4;
 	int			 cl_fd6;
 	uint32_t		 cl_xid;
-	struct onc_pending	*cl_hash[OUT_BUCKETS];
+	struct onc_pending	**cl_hash;	/* by xid, chained */
+	size_t			 cl_mask;	/* buckets - 1 */
 	struct onc_pending	*cl_head[CL_NLISTS]; /* HELD: this turn's;
 						   SEALED: in seal order;
 						   SENDING: being released */
@@ -71,10 +72,34 @@ struct onc_out {
 	uint8_t			 cl_buf[OUT_MAXMSG];
 };
 
+/*
+ * Double the xid table (at load 1), so that a burst of calls in flight
+ * (100,000 grants at once) does not make every look-up walk long chains.
+ * Out of memory: the table stays as it is, only slower.
+ */
+static void
+out_grow(struct onc_out *cl)
+{
+	size_t i, size = (cl->cl_mask + 1) * 2;
+	struct onc_pending **tab, *pe, *next;
+
+	if ((tab = calloc(size, sizeof(*tab))) == NULL)
+		return;
+	for (i = 0; i <= cl->cl_mask; i++)
+		for (pe = cl->cl_hash[i]; pe != NULL; pe = next) {
+			next = pe->pe_next;
+			pe->pe_next = tab[pe->pe_xid & (size - 1)];
+			tab[pe->pe_xid & (size - 1)] = pe;
+		}
+	free(cl->cl_hash);
+	cl->cl_hash = tab;
+	cl->cl_mask = size - 1;
+}
+
 static struct onc_pending **
 out_slot(struct onc_out *cl, uint32_t xid)
 {
-	struct onc_pending **pp = &cl->cl_hash[xid % OUT_BUCKETS];
+	struct onc_pending **pp = &cl->cl_hash[xid & cl->cl_mask];
 
 	while (*pp != NULL && (*pp)->pe_xid != xid)
 		pp = &(*pp)->pe_next;
@@ -273,6 +298,12 @@ onc_out_new(struct ev_loop *loop, unsigned port, char *err, size_t errlen)
 		return NULL;
 	}
 	cl->cl_loop = loop;
+	cl->cl_mask = OUT_BUCKETS - 1;
+	if ((cl->cl_hash = calloc(OUT_BUCKETS, sizeof(*cl->cl_hash))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		free(cl);
+		return NULL;
+	}
 	cl->cl_fd4 = out_socket(AF_INET, port);
 	cl->cl_fd6 = out_socket(AF_INET6, port);
 	if (cl->cl_fd4 == -1) {
@@ -301,13 +332,14 @@ onc_out_free(struct onc_out *cl)
 
 	if (cl == NULL)
 		return;
-	for (i = 0; i < OUT_BUCKETS; i++)
+	for (i = 0; cl->cl_hash != NULL && i <= cl->cl_mask; i++)
 		while (cl->cl_hash[i] != NULL) {
 			struct onc_pending *pe = cl->cl_hash[i];
 
 			out_unlink(cl, pe);
 			free(pe);
 		}
+	free(cl->cl_hash);
 	if (cl->cl_fd4 != -1) {
 		ev_fd_del(cl->cl_loop, cl->cl_fd4);
 		close(cl->cl_fd4);
@@ -387,6 +419,8 @@ onc_out_call(struct onc_out *cl, const struct onc_out_req *rq,
 	pe->pe_arg = rq->cr_arg;
 	slot = out_slot(cl, xid);
 	*slot = pe;
+	if (cl->cl_stats.pending >= cl->cl_mask + 1)
+		out_grow(cl);
 	out_list_add(cl, pe, CL_HELD);
 	cl->cl_stats.pending++;
 	cl->cl_stats.calls++;
