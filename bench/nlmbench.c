@@ -75,6 +75,7 @@
 #define PROC_TEST		1
 #define PROC_LOCK		2
 #define PROC_UNLOCK		4
+#define PROC_GRANTED		5
 #define PROC_GRANTED_MSG	10
 #define NLM4_GRANTED		0
 #define NLM4_DENIED		1
@@ -1369,7 +1370,10 @@ reply_status(const uint8_t *p, size_t n, uint32_t *st)
 	return !d.d_err;
 }
 
-/* The svid of a GRANTED_MSG call (nlm4_testargs); false if not one. */
+/*
+ * The svid of a GRANTED_MSG or GRANTED call (nlm4_testargs; nlmd's
+ * callback-mode "both" alternates them); false if neither.
+ */
 static bool
 granted_svid(const uint8_t *p, size_t n, uint32_t *svid)
 {
@@ -1391,7 +1395,7 @@ granted_svid(const uint8_t *p, size_t n, uint32_t *svid)
 	(void)get_opaque(&d, NULL, 0);		/* fh */
 	(void)get_opaque(&d, NULL, 0);		/* oh */
 	*svid = get_u32(&d);
-	return !d.d_err && proc == PROC_GRANTED_MSG;
+	return !d.d_err && (proc == PROC_GRANTED_MSG || proc == PROC_GRANTED);
 }
 
 static void
@@ -1543,22 +1547,69 @@ stats_merge(struct stats *a, struct stats *b)
 	free(b->lat);
 }
 
-static int
-run_queue(const struct opts *o)
+/*
+ * One cycle on a new file: the holder locks, the thread queues and
+ * releases; with `clients', the -c clients run lockunlock in 1 s windows
+ * meanwhile and their latencies go to *with.  False if the cycle failed
+ * (q_err says why).
+ */
+static bool
+queue_cycle(const struct opts *o, struct queue *q, const char *tagp,
+    bool clients, struct stats *with)
 {
 	struct opts w = *o;
-	struct queue q;
-	struct stats base, with, st;
 	struct call k = { PROC_LOCK, NULL, 0, 1, false, false };
+	struct stats st;
 	pthread_t thr;
 	char tag[32];
 	unsigned round = 0;
 	uint32_t s;
+
+	memset(q->q_granted, 0, q->q_n);
+	q->q_grants = q->q_dups = 0;
+	q->q_queue_wall = q->q_queue_cpu = q->q_rel_wall = q->q_rel_cpu = 0;
+	atomic_store(&q->q_done, false);
+	snprintf(q->q_fh, sizeof(q->q_fh), "nlmbench-%d-%s", (int)getpid(),
+	    tagp);
+	bh_client_init(&q->q_h, 9000, "bench-holder", q->q_fh);
+	bh_client_init(&q->q_w, 0, "bench-queue", q->q_fh);
+	w.udp = false;
+	q->q_hfd = sock_open(&w, NULL);
+	q->q_wfd = sock_open(&w, o->bhaddr);
+	k.fh = q->q_fh;
+	k.len = o->qshared ? q->q_n : 1;
+	if ((s = sync_call(q->q_hfd, &q->q_h, &k)) != NLM4_GRANTED)
+		die("queue: holder LOCK: status %u", s);
+	if (pthread_create(&thr, NULL, queue_thread, q) != 0)
+		die("pthread_create");
+	w = *o;
+	w.secs = 1;
+	w.warm = 0;
+	while (clients && !atomic_load(&q->q_done)) {
+		snprintf(tag, sizeof(tag), "%d-%s%u", (int)getpid(), tagp,
+		    round++);
+		run_once(&w, M_LOCKUNLOCK, tag, &st);
+		stats_merge(with, &st);
+	}
+	pthread_join(thr, NULL);
+	close(q->q_hfd);
+	close(q->q_wfd);
+	return q->q_err[0] == '\0';
+}
+
+static int
+run_queue(const struct opts *o)
+{
+	struct queue q;
+	struct stats base, with;
+	char tag[32];
 	uint32_t p99b, p99w;
+	int big = 64 << 20;
 
 	if (o->hold == 0)
 		die("queue: -k waiters must be at least 1");
 	memset(&q, 0, sizeof(q));
+	memset(&with, 0, sizeof(with));
 	q.q_o = o;
 	q.q_n = o->hold;
 	if ((q.q_granted = calloc(q.q_n, 1)) == NULL)
@@ -1566,39 +1617,33 @@ run_queue(const struct opts *o)
 	q.q_bh.b_answer_pmap = true;
 	q.q_bh.b_pmap = udp_bind(o->bhaddr, 111, NULL);
 	q.q_bh.b_dead = udp_bind(o->bhaddr, 0, &q.q_bh.b_deadport);
+	/* A burst of N callbacks must not be lost here (root: FORCE). */
+	if (setsockopt(q.q_bh.b_dead, SOL_SOCKET, SO_RCVBUFFORCE, &big,
+	    sizeof(big)) == -1)
+		(void)setsockopt(q.q_bh.b_dead, SOL_SOCKET, SO_RCVBUF, &big,
+		    sizeof(big));
 	/* The thread answers the port mapper; the driver reads b_dead. */
 	q.q_bh.b_pmap_only = true;
 	if (pthread_create(&q.q_bh.b_thr, NULL, bh_thread, &q.q_bh) != 0)
 		die("pthread_create");
 
-	/* Clients alone first. */
+	/* 1. The queue alone: what it costs nlmd. */
+	if (queue_cycle(o, &q, "qa", false, NULL))
+		printf("mode=queue shape=%s waiters=%u alone: queue_s=%.3f "
+		    "queue_us_per_req=%.1f queue_srv_cpu_us_per_req=%.1f "
+		    "release_s=%.3f grants=%u callback_repeats=%u "
+		    "us_per_grant=%.1f release_srv_cpu_us_per_grant=%.1f\n",
+		    o->qshared ? "shared-ranges" : "exclusive-byte", q.q_n,
+		    q.q_queue_wall, q.q_queue_wall * 1e6 / q.q_n,
+		    q.q_queue_cpu * 1e6 / q.q_n, q.q_rel_wall, q.q_grants,
+		    q.q_dups, q.q_rel_wall * 1e6 / q.q_grants,
+		    q.q_rel_cpu * 1e6 / q.q_grants);
+	/* 2. The clients alone, then 3. the queue again beside them. */
 	snprintf(tag, sizeof(tag), "%d-qbase", (int)getpid());
 	run_once(o, M_LOCKUNLOCK, tag, &base);
 	report(o, "lockunlock", &base, "queue=no");
-
-	snprintf(q.q_fh, sizeof(q.q_fh), "nlmbench-%d-queue", (int)getpid());
-	bh_client_init(&q.q_h, 9000, "bench-holder", q.q_fh);
-	bh_client_init(&q.q_w, 0, "bench-queue", q.q_fh);
-	w.udp = false;
-	q.q_hfd = sock_open(&w, NULL);
-	q.q_wfd = sock_open(&w, o->bhaddr);
-	k.fh = q.q_fh;
-	k.len = o->qshared ? q.q_n : 1;
-	if ((s = sync_call(q.q_hfd, &q.q_h, &k)) != NLM4_GRANTED)
-		die("queue: holder LOCK: status %u", s);
-	if (pthread_create(&thr, NULL, queue_thread, &q) != 0)
-		die("pthread_create");
-	/* The clients again, in 1 s windows, until the queue is done. */
-	memset(&with, 0, sizeof(with));
-	w = *o;
-	w.secs = 1;
-	w.warm = 0;
-	while (!atomic_load(&q.q_done)) {
-		snprintf(tag, sizeof(tag), "%d-q%u", (int)getpid(), round++);
-		run_once(&w, M_LOCKUNLOCK, tag, &st);
-		stats_merge(&with, &st);
-	}
-	pthread_join(thr, NULL);
+	if (q.q_err[0] == '\0')
+		(void)queue_cycle(o, &q, "qb", true, &with);
 	atomic_store(&q.q_bh.b_stop, true);
 	pthread_join(q.q_bh.b_thr, NULL);
 	with.srv_cpu = -1;
@@ -1607,24 +1652,17 @@ run_queue(const struct opts *o)
 	qsort(with.lat, with.nlat, sizeof(*with.lat), cmp_u32);
 	p99b = pct(&base, 0.99);
 	p99w = pct(&with, 0.99);
-	printf("mode=queue shape=%s waiters=%u queue_s=%.3f "
-	    "queue_us_per_req=%.1f queue_srv_cpu_us_per_req=%.1f "
-	    "release_s=%.3f grants=%u callback_repeats=%u "
-	    "us_per_grant=%.1f release_srv_cpu_us_per_grant=%.1f "
+	printf("mode=queue shape=%s waiters=%u beside %u clients: "
+	    "queue_s=%.3f release_s=%.3f grants=%u callback_repeats=%u "
 	    "clients_p99_without_us=%u clients_p99_with_us=%u "
 	    "p99_ratio=%.2f clients_errors=%" PRIu64 "%s%s\n",
 	    o->qshared ? "shared-ranges" : "exclusive-byte", q.q_n,
-	    q.q_queue_wall, q.q_queue_wall * 1e6 / q.q_n,
-	    q.q_queue_cpu * 1e6 / q.q_n, q.q_rel_wall, q.q_grants, q.q_dups,
-	    q.q_grants ? q.q_rel_wall * 1e6 / q.q_grants : 0.0,
-	    q.q_grants ? q.q_rel_cpu * 1e6 / q.q_grants : 0.0, p99b, p99w,
-	    p99b ? (double)p99w / p99b : 0.0, base.errors + with.errors,
-	    q.q_err[0] ? " error=" : "", q.q_err);
+	    o->clients, q.q_queue_wall, q.q_rel_wall, q.q_grants, q.q_dups,
+	    p99b, p99w, p99b ? (double)p99w / p99b : 0.0,
+	    base.errors + with.errors, q.q_err[0] ? " error=" : "", q.q_err);
 	free(base.lat);
 	free(with.lat);
 	free(q.q_granted);
-	close(q.q_hfd);
-	close(q.q_wfd);
 	close(q.q_bh.b_pmap);
 	close(q.q_bh.b_dead);
 	return q.q_err[0] || base.errors || with.errors ? 1 : 0;
