@@ -14,6 +14,7 @@
 #include "ev.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #define EV_MAXEVENTS	256
+#define EV_TIMERS_PER_TURN 1024
 
 struct ev_fd {
 	ev_fd_cb	*ef_cb;
@@ -36,6 +38,7 @@ struct ev_loop {
 	struct ev_timer	**el_heap;
 	size_t		  el_nheap;
 	size_t		  el_capheap;
+	uint64_t	  el_seq;	/* timers armed so far */
 	ev_hook_cb	 *el_hook;
 	void		 *el_hookarg;
 };
@@ -192,6 +195,14 @@ ev_heap_put(struct ev_loop *el, size_t i, struct ev_timer *t)
 	t->et_idx = i + 1;
 }
 
+/* Heap order: expiry, then arming order. */
+static bool
+ev_before(const struct ev_timer *a, const struct ev_timer *b)
+{
+	return a->et_when < b->et_when ||
+	    (a->et_when == b->et_when && a->et_seq < b->et_seq);
+}
+
 static void
 ev_heap_up(struct ev_loop *el, size_t i)
 {
@@ -200,7 +211,7 @@ ev_heap_up(struct ev_loop *el, size_t i)
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
 
-		if (el->el_heap[p]->et_when <= t->et_when)
+		if (!ev_before(t, el->el_heap[p]))
 			break;
 		ev_heap_put(el, i, el->el_heap[p]);
 		i = p;
@@ -219,9 +230,9 @@ ev_heap_down(struct ev_loop *el, size_t i)
 		if (c >= el->el_nheap)
 			break;
 		if (c + 1 < el->el_nheap &&
-		    el->el_heap[c + 1]->et_when < el->el_heap[c]->et_when)
+		    ev_before(el->el_heap[c + 1], el->el_heap[c]))
 			c++;
-		if (t->et_when <= el->el_heap[c]->et_when)
+		if (!ev_before(el->el_heap[c], t))
 			break;
 		ev_heap_put(el, i, el->el_heap[c]);
 		i = c;
@@ -262,6 +273,7 @@ ev_timer_set(struct ev_loop *el, struct ev_timer *t, uint64_t delay_ms,
 		el->el_capheap = n;
 	}
 	t->et_when = ev_now_ms() + delay_ms;
+	t->et_seq = ++el->el_seq;
 	t->et_cb = cb;
 	t->et_arg = arg;
 	ev_heap_put(el, el->el_nheap++, t);
@@ -291,14 +303,20 @@ ev_stop(struct ev_loop *el)
 static void
 ev_run_timers(struct ev_loop *el)
 {
-	uint64_t now = ev_now_ms();
-	size_t n = el->el_nheap;
+	uint64_t now = ev_now_ms(), armed = el->el_seq;
+	size_t n = EV_TIMERS_PER_TURN;
 
 	/*
-	 * At most the timers armed on entry: one that re-arms itself with
-	 * delay 0 runs again next turn, not forever in this one.
+	 * Only timers armed before this run: one that re-arms itself with
+	 * delay 0 runs again next turn, not over and over in this one (equal
+	 * expiries are in arming order, so the first such timer ends the
+	 * run).  And at most EV_TIMERS_PER_TURN: 100,000 callback retries due
+	 * at once run over many short turns with the sockets served in
+	 * between (what is left is due, so the next epoll_wait does not
+	 * sleep).
 	 */
-	while (n-- > 0 && el->el_nheap > 0 && el->el_heap[0]->et_when <= now) {
+	while (n-- > 0 && el->el_nheap > 0 && el->el_heap[0]->et_when <= now &&
+	    el->el_heap[0]->et_seq <= armed) {
 		struct ev_timer *t = el->el_heap[0];
 
 		ev_timer_cancel(el, t);

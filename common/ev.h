@@ -29,6 +29,7 @@ typedef void	ev_hook_cb(struct ev_loop *, void *arg);
 /* A timer embedded in the caller's object.  Zero-initialise before use. */
 struct ev_timer {
 	uint64_t	 et_when;	/* expiry, ev_now_ms() scale */
+	uint64_t	 et_seq;	/* when armed: equal expiries in order */
 	size_t		 et_idx;	/* heap slot + 1; 0 when not armed */
 	ev_timer_cb	*et_cb;
 	void		*et_arg;

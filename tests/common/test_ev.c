@@ -442,6 +442,66 @@ test_timer_periodic(void)
 	teardown();
 }
 
+/* A timer that re-arms itself with delay 0, and counts. */
+static void
+again_cb(struct ev_loop *l, void *arg)
+{
+	struct periodic *p = arg;
+
+	p->calls++;
+	CU_ASSERT(ev_timer_set(l, &p->t, 0, again_cb, p) == 0);
+}
+
+/*
+ * A timer re-armed with delay 0 from its own callback runs once per
+ * turn, however many other timers are armed; and one turn runs at most
+ * 1,024 due timers, the rest in the next turns without waiting.
+ */
+static void
+test_timer_turn_bounds(void)
+{
+	static struct ev_timer many[3000];
+	static struct tmrec rec[3000];
+	struct periodic p;
+	int i, calls;
+
+	setup();
+	memset(&p, 0, sizeof(p));
+	memset(many, 0, sizeof(many));
+	memset(rec, 0, sizeof(rec));
+	for (i = 0; i < 3000; i++) {
+		rec[i].name = 'x';
+		CU_ASSERT(ev_timer_set(loop, &many[i], 1000, tm_cb,
+		    &rec[i]) == 0);
+	}
+	CU_ASSERT(ev_timer_set(loop, &p.t, 0, again_cb, &p) == 0);
+	for (i = 1; i <= 3; i++) {
+		CU_ASSERT(ev_run_once(loop, 0) == 0);
+		CU_ASSERT_EQUAL(p.calls, i);
+	}
+	trace[0] = '\0';
+	fake_now += 1000;
+	for (i = 0, calls = 0; i < 3000; i++)
+		calls += rec[i].calls;
+	CU_ASSERT_EQUAL(calls, 0);
+	CU_ASSERT(ev_run_once(loop, -1) == 0);
+	for (i = 0, calls = 0; i < 3000; i++)
+		calls += rec[i].calls;
+	CU_ASSERT(calls <= 1024);
+	CU_ASSERT(calls > 0);
+	/* The rest are due: these turns do not sleep (timeout -1). */
+	CU_ASSERT(ev_run_once(loop, -1) == 0);
+	CU_ASSERT(ev_run_once(loop, -1) == 0);
+	CU_ASSERT(ev_run_once(loop, -1) == 0);
+	for (i = 0, calls = 0; i < 3000; i++) {
+		calls += rec[i].calls;
+		CU_ASSERT(rec[i].calls <= 1);
+	}
+	CU_ASSERT_EQUAL(calls, 3000);
+	ev_timer_cancel(loop, &p.t);
+	teardown();
+}
+
 /* A callback cancels a timer that is also due in the same turn. */
 struct canceller {
 	struct ev_timer	*victim;
@@ -705,6 +765,8 @@ ct_register_ev(void)
 	    CU_add_test(s, "timer cancel", test_timer_cancel) == NULL ||
 	    CU_add_test(s, "timer re-arm moves it", test_timer_rearm) == NULL ||
 	    CU_add_test(s, "periodic timer", test_timer_periodic) == NULL ||
+	    CU_add_test(s, "timers run per turn: bounded, re-armed next turn",
+	    test_timer_turn_bounds) == NULL ||
 	    CU_add_test(s, "timer cancelled by an earlier callback",
 	    test_timer_cancel_from_callback) == NULL ||
 	    CU_add_test(s, "timer heap model check", test_timer_model) == NULL ||
