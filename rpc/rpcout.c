@@ -32,6 +32,12 @@
 
 #define OUT_BUCKETS	256	/* at first; doubles when calls outnumber it */
 #define OUT_MAXMSG	16384
+/*
+ * Released calls sent per loop turn at the most: a release that grants
+ * 100,000 waiters must not hold the loop while 100,000 callbacks go out
+ * (the rest follow in the next turns, right away).
+ */
+#define OUT_BURST	1024
 
 struct onc_pending {
 	struct onc_out		*pe_clnt;
@@ -68,6 +74,7 @@ struct onc_out {
 						   SEALED: in seal order;
 						   SENDING: being released */
 	struct onc_pending	*cl_tail[CL_NLISTS];
+	struct ev_timer		 cl_burst;	/* more SENDING: next turn */
 	struct onc_out_stats	 cl_stats;
 	uint8_t			 cl_buf[OUT_MAXMSG];
 };
@@ -332,6 +339,8 @@ onc_out_free(struct onc_out *cl)
 
 	if (cl == NULL)
 		return;
+	if (cl->cl_loop != NULL)
+		ev_timer_cancel(cl->cl_loop, &cl->cl_burst);
 	for (i = 0; cl->cl_hash != NULL && i <= cl->cl_mask; i++)
 		while (cl->cl_hash[i] != NULL) {
 			struct onc_pending *pe = cl->cl_hash[i];
@@ -456,6 +465,34 @@ out_start(struct onc_out *cl, struct onc_pending *pe)
 		cl->cl_stats.errors++;	/* the timer retries */
 }
 
+static void	out_burst_cb(struct ev_loop *, void *);
+
+/*
+ * Send up to OUT_BURST released calls; if more wait, come back in the
+ * next loop turn (a timer due at once), after that turn's requests.
+ */
+static void
+out_send_burst(struct onc_out *cl)
+{
+	struct onc_pending *pe;
+	unsigned n = 0;
+
+	while (n++ < OUT_BURST && (pe = cl->cl_head[CL_SENDING]) != NULL) {
+		out_list_del(cl, pe);
+		out_start(cl, pe);
+	}
+	if (cl->cl_head[CL_SENDING] != NULL && !ev_timer_armed(&cl->cl_burst))
+		(void)ev_timer_set(cl->cl_loop, &cl->cl_burst, 0, out_burst_cb,
+		    cl);
+}
+
+static void
+out_burst_cb(struct ev_loop *loop, void *arg)
+{
+	(void)loop;
+	out_send_burst(arg);
+}
+
 void
 onc_out_release(struct onc_out *cl, uint64_t committed)
 {
@@ -471,10 +508,8 @@ onc_out_release(struct onc_out *cl, uint64_t committed)
 		out_list_del(cl, pe);
 		out_list_add(cl, pe, CL_SENDING);
 	}
-	while ((pe = cl->cl_head[CL_SENDING]) != NULL) {
-		out_list_del(cl, pe);
-		out_start(cl, pe);
-	}
+	if (!ev_timer_armed(&cl->cl_burst))
+		out_send_burst(cl);
 }
 
 int
