@@ -86,6 +86,7 @@ onc_srv_free(struct onc_srv *rs)
 	 */
 	onc_udp_drop(rs->rs_udpnew);
 	onc_udp_drop(rs->rs_udpq);
+	onc_udp_drop(rs->rs_udpfree);
 	while ((co = rs->rs_dirty) != NULL) {
 		rs->rs_dirty = co->co_dirty;
 		co->co_isdirty = 0;

@@ -25,6 +25,13 @@
 #define UDP_MAXMSG	9216
 #define REPLY_MAX	16384
 #define SWEEP_MS	5000
+/*
+ * UDP replies up to UDP_REPLY_SMALL bytes (all NLM and NSM results) are
+ * recycled through a free list of at most UDP_REPLY_FREE: no allocation
+ * per reply once it has filled.
+ */
+#define UDP_REPLY_SMALL	256
+#define UDP_REPLY_FREE	1024
 #define MAX_DECODERS	8
 
 struct onc_program {
@@ -86,6 +93,7 @@ struct onc_udpreply {
 	socklen_t	 ur_peerlen;
 	struct sockaddr_storage ur_local;
 	size_t		 ur_len;
+	size_t		 ur_cap;	/* of ur_buf */
 	struct onc_udpreply *ur_next;
 	uint8_t		 ur_buf[];
 };
@@ -110,6 +118,8 @@ struct onc_srv {
 	struct ev_timer		 rs_sweep;
 	struct onc_srv_stats	 rs_stats;
 	struct onc_udpbatch	*rs_udpb;	/* recvmmsg() buffers */
+	struct onc_udpreply	*rs_udpfree;	/* small replies to reuse */
+	size_t			 rs_nudpfree;
 };
 
 /* What one recvmmsg() fills: UDP_BATCH datagrams and their addresses. */
@@ -144,6 +154,9 @@ enum onc_status onc_queue_reply(struct onc_ctx *cx, const uint8_t *p,
 	    size_t n);
 /* Take co off (on=0) or put it on (on=1) the list waiting for commits. */
 void	onc_conn_wait(struct onc_conn *co, int on);
+
+/* A reply is no longer needed: to the free list, or freed. */
+void	onc_udp_put(struct onc_srv *rs, struct onc_udpreply *ur);
 
 /* srv_udp.c */
 /* Event-loop callback: a UDP socket is readable. */

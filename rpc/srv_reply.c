@@ -72,7 +72,6 @@ onc_queue_reply(struct onc_ctx *cx, const uint8_t *p, size_t n)
 
 	if (cx->cx_conn != NULL) {
 		uint32_t mark = htonl(0x80000000u | (uint32_t)n);
-
 		enum onc_status s;
 
 		if (cx->cx_conn->co_dead)
@@ -82,8 +81,16 @@ onc_queue_reply(struct onc_ctx *cx, const uint8_t *p, size_t n)
 			return s;
 		return onc_conn_append(cx->cx_conn, p, n);
 	}
-	if ((ur = malloc(sizeof(*ur) + n)) == NULL)
-		return ONC_NOMEM;
+	if (n <= UDP_REPLY_SMALL && (ur = rs->rs_udpfree) != NULL) {
+		rs->rs_udpfree = ur->ur_next;
+		rs->rs_nudpfree--;
+	} else {
+		size_t cap = n <= UDP_REPLY_SMALL ? UDP_REPLY_SMALL : n;
+
+		if ((ur = malloc(sizeof(*ur) + cap)) == NULL)
+			return ONC_NOMEM;
+		ur->ur_cap = cap;
+	}
 	ur->ur_fd = cx->cx_fd;
 	ur->ur_peer = cx->cx_call.rc_peer;
 	ur->ur_peerlen = cx->cx_call.rc_peerlen;
@@ -94,6 +101,17 @@ onc_queue_reply(struct onc_ctx *cx, const uint8_t *p, size_t n)
 	*rs->rs_udpnewtail = ur;
 	rs->rs_udpnewtail = &ur->ur_next;
 	return ONC_OK;
+}
+
+void
+onc_udp_put(struct onc_srv *rs, struct onc_udpreply *ur)
+{
+	if (ur->ur_cap == UDP_REPLY_SMALL && rs->rs_nudpfree < UDP_REPLY_FREE) {
+		ur->ur_next = rs->rs_udpfree;
+		rs->rs_udpfree = ur;
+		rs->rs_nudpfree++;
+	} else
+		free(ur);
 }
 
 /* Replies sent with one onc_send_many() at the most. */
@@ -119,7 +137,7 @@ onc_udp_send(struct onc_srv *rs, int fd, struct onc_udpreply **ur, size_t n)
 	}
 	rs->rs_stats.udp_send_fail += onc_send_many(fd, dg, n);
 	for (i = 0; i < n; i++)
-		free(ur[i]);
+		onc_udp_put(rs, ur[i]);
 }
 
 /* Put co on (or take it off) the list of connections with marks. */
