@@ -12,6 +12,9 @@
 # namespace) lock and unlock.  Printed: nlmd's RSS every 10% of the run,
 # the honest clients' calls/s, p50/p99 and errors, against a clean run
 # of the same length before the hostile mix starts (capped at 30 s).
+# HOSTILE_CPU=F caps the hostile processes at F CPUs (cgroup cpu quota;
+# on a 2-core machine they otherwise take the cores nlmd and the honest
+# clients share, and the p99 measures the machine, not nlmd).
 # Not a test (it takes half an hour by default): numbers for the notes.
 
 set -u
@@ -33,10 +36,12 @@ SRV=10.94.0.1
 CLI=10.94.0.2
 NS=hostile-$$
 PIDS=()
+CG=
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	ip netns del $NS 2>/dev/null
+	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -74,12 +79,29 @@ echo "clean ($clean_secs s): $(field rpc_s "$clean") calls/s, p50" \
     "$(field p50_us "$clean") us, p99 $(field p99_us "$clean") us," \
     "errors $(field errors "$clean"); RSS $(rss) KiB"
 
-# The hostile mix, each in a loop until the file says stop.
+# The hostile mix, each in a loop until the file says stop; with
+# HOSTILE_CPU, in a cgroup with that CPU quota (v2, or v1's cpu).
+if [ -n "${HOSTILE_CPU:-}" ]; then
+	quota=$(awk -v f="$HOSTILE_CPU" 'BEGIN { printf "%d", f * 100000 }')
+	if [ -f /sys/fs/cgroup/cgroup.controllers ] &&
+	    grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+		CG=/sys/fs/cgroup/nlmd-hostile-$$
+		mkdir "$CG" && echo "$quota 100000" >"$CG/cpu.max"
+	elif [ -d /sys/fs/cgroup/cpu ]; then
+		CG=/sys/fs/cgroup/cpu/nlmd-hostile-$$
+		mkdir "$CG" && echo 100000 >"$CG/cpu.cfs_period_us" &&
+		    echo "$quota" >"$CG/cpu.cfs_quota_us"
+	fi
+	[ -n "$CG" ] && [ -d "$CG" ] ||
+	    { echo "bench-hostile.sh: no cgroup cpu controller" >&2; exit 1; }
+	echo "hostile processes capped at $HOSTILE_CPU CPUs ($CG)"
+fi
 touch "$W/go"
 hostile() {	# hostile NAME cmd...
 	local name=$1
 	shift
-	( while [ -e "$W/go" ]; do "$@" >/dev/null 2>&1; done ) &
+	( [ -n "$CG" ] && echo $BASHPID >"$CG/cgroup.procs"
+	  while [ -e "$W/go" ]; do "$@" >/dev/null 2>&1; done ) &
 	PIDS+=($!)
 }
 G=$O/tests/garbage
