@@ -41,7 +41,14 @@ cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	ip netns del $NS 2>/dev/null
-	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
+	if [ -n "$CG" ]; then
+		for i in $(seq 50); do	# the killed loops' children exit
+			[ -n "$(cat "$CG/cgroup.procs")" ] || break
+			xargs -r kill -9 <"$CG/cgroup.procs" 2>/dev/null
+			sleep 0.1
+		done
+		rmdir "$CG" 2>/dev/null
+	fi
 	rm -rf "$W"
 }
 trap cleanup EXIT
