@@ -37,7 +37,7 @@
  * 100,000 waiters must not hold the loop while 100,000 callbacks go out
  * (the rest follow in the next turns, right away).
  */
-#define OUT_BURST	1024
+#define OUT_BURST	128
 
 struct onc_pending {
 	struct onc_out		*pe_clnt;
