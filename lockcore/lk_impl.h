@@ -163,6 +163,8 @@ struct lk_file {
 	struct lk_bnode	*fi_root;	/* interval B+-tree keyed by start */
 	struct lk_waiter *fi_wq;	/* FIFO of queued waiters, head */
 	struct lk_waiter *fi_wqtail;
+	uint64_t	 fi_wqlo;	/* every queued waiter lies within */
+	uint64_t	 fi_wqhi;	/* [fi_wqlo, fi_wqhi] (when any) */
 	struct lk_waiter *fi_pend;	/* unconfirmed grants */
 	struct lk_share	*fi_shares;
 	struct lk_recl	*fi_recl;	/* NULL: no reclaimable records */

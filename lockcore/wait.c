@@ -86,10 +86,17 @@ lk_waiter_queue(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	w->wa_udata = udata;
 	w->wa_since = now;
 	w->wa_fprev = f->fi_wqtail;
-	if (f->fi_wqtail != NULL)
+	if (f->fi_wqtail != NULL) {
 		f->fi_wqtail->wa_fnext = w;
-	else
+		if (w->wa_start < f->fi_wqlo)
+			f->fi_wqlo = w->wa_start;
+		if (w->wa_end > f->fi_wqhi)
+			f->fi_wqhi = w->wa_end;
+	} else {
 		f->fi_wq = w;
+		f->fi_wqlo = w->wa_start;
+		f->fi_wqhi = w->wa_end;
+	}
 	f->fi_wqtail = w;
 	w->wa_onext = o->ow_waiters;
 	if (o->ow_waiters != NULL)
@@ -358,6 +365,10 @@ lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
 	struct lk_dset dx, ds;
 	bool nomem = false, again = true;
 
+	/* Nothing queued where it changed (fi_wqlo..fi_wqhi spans the queue). */
+	if (d != NULL && (f->fi_wq == NULL || !lk_overlaps(f->fi_wqlo,
+	    f->fi_wqhi, d->r_start, d->r_end)))
+		return;
 	dx.ds_all = ds.ds_all = d == NULL;
 	dx.ds_n = ds.ds_n = d != NULL;
 	if (d != NULL)

@@ -558,6 +558,43 @@ test_release_many_waiters(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/*
+ * The queue's span (what a grant pass and the FIFO check may skip
+ * outside of) grows with every waiter and starts again when the queue
+ * empties: releases far from the first waiter still grant.
+ */
+static void
+test_queue_span(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 1000, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 1000, 1, EX, BL), &u2),
+	    LK_BLOCKED);
+	/* Outside every queued range: nothing to grant, nothing lost. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 500, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OD, "f", 500, 1, EX, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 0);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 1000, 1, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 1, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(waiters(), 0);
+	/* Empty, then queued again elsewhere: the span follows. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 5000, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 5000, 1, EX, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OD, "f", 5000, 1, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u3));
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 int
 lt_register_wait(void)
 {
@@ -569,6 +606,7 @@ lt_register_wait(void)
 	    !CU_add_test(s, "FIFO: no barging", test_fifo_no_barging) ||
 	    !CU_add_test(s, "release with many waiters",
 	    test_release_many_waiters) ||
+	    !CU_add_test(s, "the queue's span", test_queue_span) ||
 	    !CU_add_test(s, "BARGE policy", test_barge_policy) ||
 	    !CU_add_test(s, "arrival order", test_arrival_order) ||
 	    !CU_add_test(s, "downgrade wakes waiters", test_downgrade_wakes) ||
