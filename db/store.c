@@ -368,7 +368,7 @@ store_destroy(struct store *st)
 	st->st_ckp = NULL;
 	/* A last checkpoint makes the next open's recovery short. */
 	if (st->st_env != NULL && st->st_meta != NULL && !st->st_fatal)
-		(void)store_ckp_run(st->st_env, &st->st_info.si_logs_removed);
+		(void)store_ckp_run(st->st_env, &st->st_info.si_logs_removed, NULL);
 	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++)
 		if (*dbs[i] != NULL) {
 			(void)(*dbs[i])->close(*dbs[i], 0);

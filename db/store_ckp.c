@@ -14,7 +14,10 @@
  *   restart time under load (16 MiB of log, some 80,000 records, ~0.3 s;
  *   measured 0.3-1.5 s after a kill while writing 200,000 records/s); the
  *   period bounds it, and removes old logs, when the load is light.  An
- *   idle store is not checkpointed.  Catastrophic recovery (from an old
+ *   idle store is not checkpointed -- unless the last checkpoint left
+ *   more than the current log file needed (a transaction, say the
+ *   compactor's fold, was running when it was taken): then the next
+ *   period checkpoints again, written or not, so that idle files go.  Catastrophic recovery (from an old
  *   backup plus all logs) is therefore not possible; nlmd's state is
  *   rebuilt by clients' reclaims anyway.
  *
@@ -84,9 +87,9 @@ store_ckp_archive(DB_ENV *env, uint64_t *nremoved, size_t *nleft)
 }
 
 int
-store_ckp_run(DB_ENV *env, uint64_t *nremoved)
+store_ckp_run(DB_ENV *env, uint64_t *nremoved, size_t *nleftp)
 {
-	size_t nleft;
+	size_t nleft = 0;
 	int rc, round;
 
 	/*
@@ -110,6 +113,8 @@ store_ckp_run(DB_ENV *env, uint64_t *nremoved)
 		if (nleft <= 1)
 			break;
 	}
+	if (nleftp != NULL)
+		*nleftp = nleft;
 	return 0;
 }
 
@@ -136,15 +141,18 @@ store_ckp_now(void)
 	return (uint64_t)ts.tv_sec;
 }
 
-/* Is a checkpoint due?  (See HOW IT WORKS.) */
+/*
+ * Is a checkpoint due?  (See HOW IT WORKS.)  `again': the last one left
+ * old log files needed.
+ */
 static bool
-store_ckp_due(struct store_ckp *ck, uint64_t *lastp)
+store_ckp_due(struct store_ckp *ck, uint64_t *lastp, bool again)
 {
 	uint64_t written = store_ckp_written(ck->ck_env);
 	uint64_t now = store_ckp_now();
 
 	if (written >= STORE_CKP_LOG_BYTES ||
-	    (written > 0 && now - *lastp >= ck->ck_period)) {
+	    ((written > 0 || again) && now - *lastp >= ck->ck_period)) {
 		*lastp = now;
 		return true;
 	}
@@ -157,6 +165,7 @@ store_ckp_main(void *arg)
 	struct store_ckp *ck = arg;
 	struct timespec when;
 	uint64_t n, last = store_ckp_now();
+	size_t nleft = 0;
 	int wrote;
 
 	pthread_mutex_lock(&ck->ck_mu);
@@ -186,9 +195,9 @@ store_ckp_main(void *arg)
 		 */
 		(void)ck->ck_env->memp_trickle(ck->ck_env, STORE_CKP_CLEAN_PCT,
 		    &wrote);
-		if (store_ckp_due(ck, &last)) {
+		if (store_ckp_due(ck, &last, nleft > 1)) {
 			n = 0;
-			if (store_ckp_run(ck->ck_env, &n) == 0)
+			if (store_ckp_run(ck->ck_env, &n, &nleft) == 0)
 				atomic_fetch_add(&ck->ck_nckp, 1);
 			atomic_fetch_add(&ck->ck_nremoved, n);
 		}

@@ -275,6 +275,6 @@ void	store_ckp_counts(const struct store_ckp *ck, uint64_t *nckp,
  * One checkpoint of env and removal of the log files it no longer needs;
  * adds the number removed to *nremoved.  Returns a Berkeley DB code.
  */
-int	store_ckp_run(DB_ENV *env, uint64_t *nremoved);
+int	store_ckp_run(DB_ENV *env, uint64_t *nremoved, size_t *nleftp);
 
 #endif /* NLMD_DB_STORE_IMPL_H */
