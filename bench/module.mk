@@ -17,3 +17,9 @@ $(O)/waitbench: $(O)/bench/waitbench.o $(O)/liblockcore.a
 	$(CC) $(LDFLAGS) -o $@ $^
 BENCHES += $(O)/waitbench
 -include $(O)/bench/waitbench.d
+# bench/echosrv: the do-nothing RPC server make bench-compare measures
+# nlmd against (the floor of one receive and one send per call).
+$(O)/echosrv: $(O)/bench/echosrv.o
+	$(CC) $(LDFLAGS) -o $@ $^
+BENCHES += $(O)/echosrv
+-include $(O)/bench/echosrv.d

@@ -69,6 +69,7 @@
 #define MSG_ACCEPTED		0
 #define ACCEPT_SUCCESS		0
 #define AUTH_NONE_FLAVOR	0
+#define AUTH_SYS_FLAVOR		1
 #define NLM_PROGRAM		100021
 #define NLM_V4			4
 #define PROC_NULL		0
@@ -126,6 +127,7 @@ struct opts {
 	unsigned	 bh_wait_ms;
 	bool		 keep;		/* hold: leave the K locks held */
 	bool		 qshared;	/* queue: shared on distinct bytes */
+	const char	*export;	/* -E: real NFSv3 file handles */
 };
 
 struct client {
@@ -143,6 +145,8 @@ struct client {
 	char		 c_name[32];
 	char		 c_oh[48];
 	char		 c_fh[64];	/* file of the measured lock */
+	uint8_t		 c_fhraw[64];	/* -E: its NFSv3 handle, sent instead */
+	size_t		 c_fhlen;
 	uint64_t	 c_off;
 	uint8_t		 c_msg[MSG_MAX];	/* last call, for UDP resend */
 	size_t		 c_msglen;
@@ -164,6 +168,8 @@ struct stats {
 	double		 wall;		/* s, measured window */
 	double		 gen_cpu;	/* fraction of one core */
 	double		 srv_cpu;
+	long		 srv_rss_kib;	/* when the window opened; -1 unknown */
+	double		 setup_s;	/* hold: taking the K locks each */
 	unsigned	 nerrmsg;
 };
 
@@ -175,6 +181,7 @@ struct run {
 	int		 r_ep;
 	char		 r_tag[32];	/* makes file handles unique per run */
 	uint64_t	 r_t0;		/* window start, ns */
+	uint64_t	 r_start;	/* run start (hold: setup start), ns */
 	uint64_t	 r_tend;	/* window end, ns */
 	bool		 r_measuring;
 	bool		 r_stopping;
@@ -269,6 +276,10 @@ put_str(struct xbuf *x, const char *s)
 	put_opaque(x, s, strlen(s));
 }
 
+/* -A: AUTH_SYS credentials (uid 0, gid 0) on every call, as the Linux
+ * client sends them and as an NFS server's NLM may require. */
+static bool g_authsys;
+
 static void
 put_callhdr(struct xbuf *x, uint32_t xid, uint32_t prog, uint32_t vers,
     uint32_t proc)
@@ -279,8 +290,18 @@ put_callhdr(struct xbuf *x, uint32_t xid, uint32_t prog, uint32_t vers,
 	put_u32(x, prog);
 	put_u32(x, vers);
 	put_u32(x, proc);
-	put_u32(x, AUTH_NONE_FLAVOR);	/* credential */
-	put_u32(x, 0);
+	if (g_authsys) {
+		put_u32(x, AUTH_SYS_FLAVOR);
+		put_u32(x, 28);		/* body: 4 words + "nlmbench" */
+		put_u32(x, 0);		/* stamp */
+		put_str(x, "nlmbench");	/* machine name */
+		put_u32(x, 0);		/* uid */
+		put_u32(x, 0);		/* gid */
+		put_u32(x, 0);		/* no supplementary groups */
+	} else {
+		put_u32(x, AUTH_NONE_FLAVOR);
+		put_u32(x, 0);
+	}
 	put_u32(x, AUTH_NONE_FLAVOR);	/* verifier */
 	put_u32(x, 0);
 }
@@ -301,7 +322,10 @@ put_lock(struct xbuf *x, const struct client *c, const char *fh,
     uint64_t off, uint64_t len)
 {
 	put_str(x, c->c_name);
-	put_opaque(x, fh, strlen(fh));
+	if (c->c_fhlen > 0)
+		put_opaque(x, c->c_fhraw, c->c_fhlen);
+	else
+		put_opaque(x, fh, strlen(fh));
 	put_str(x, c->c_oh);
 	put_u32(x, 1000 + c->c_idx);
 	put_u64(x, off);
@@ -790,6 +814,204 @@ sock_open(const struct opts *o, const char *src)
 	return fd;
 }
 
+/* ---- real file handles (-E) -------------------------------------------- */
+
+/*
+ * With -E /export, locks name real files: nlmbench asks the server's
+ * rpcbind (TCP 111) for MOUNT v3 and NFS v3, mounts the export, CREATEs
+ * each file it would lock (UNCHECKED: made or opened) and sends the NFSv3
+ * handles in place of the made-up names: for a server whose NLM resolves
+ * handles (NFS-Ganesha's).  Done before the window opens; AUTH_SYS.
+ */
+#define MOUNT_PROGRAM	100005
+#define NFS_PROGRAM	100003
+#define MOUNTPROC3_MNT	1
+#define NFSPROC3_LOOKUP	3
+#define NFSPROC3_CREATE	8
+#define FH3_MAX		64
+
+static int	 g_nfsfd = -1;
+static uint8_t	 g_root[FH3_MAX];
+static size_t	 g_rootlen;
+
+static int
+tcp_connect(const char *addr, unsigned port)
+{
+	struct opts t;
+
+	memset(&t, 0, sizeof(t));
+	t.addr = addr;
+	t.port = port;
+	return sock_open(&t, NULL);
+}
+
+/* Read one whole record (any number of fragments) from a blocking TCP
+ * socket; its length, or -1 on EOF, error or a record over cap. */
+static ssize_t
+read_record(int fd, uint8_t *buf, size_t cap)
+{
+	size_t len = 0, flen, got;
+	uint32_t mark;
+	ssize_t n;
+
+	do {
+		if (recv(fd, &mark, 4, MSG_WAITALL) != 4)
+			return -1;
+		mark = ntohl(mark);
+		flen = mark & 0x7fffffffu;
+		if (flen > cap - len)
+			return -1;
+		for (got = 0; got < flen; got += (size_t)n)
+			if ((n = recv(fd, buf + len + got, flen - got, 0)) <= 0)
+				return -1;
+		len += flen;
+	} while (!(mark & 0x80000000u));
+	return (ssize_t)len;
+}
+
+/* One call on a blocking TCP socket; d is left at the results. */
+static void
+plain_call(int fd, uint32_t prog, uint32_t vers, uint32_t proc,
+    const struct xbuf *args, uint8_t *res, size_t cap, struct xdec *d)
+{
+	uint8_t msg[MSG_MAX];
+	struct xbuf x = { msg, 0, sizeof(msg), false };
+	uint32_t xid = (uint32_t)random(), mark;
+	bool sys = g_authsys;
+	ssize_t n;
+
+	put_u32(&x, 0);
+	g_authsys = true;
+	put_callhdr(&x, xid, prog, vers, proc);
+	g_authsys = sys;
+	if (x.x_err || args->x_err || args->x_len > x.x_cap - x.x_len)
+		die("nfs setup: call too large");
+	memcpy(msg + x.x_len, args->x_p, args->x_len);
+	x.x_len += args->x_len;
+	mark = htonl(0x80000000u | (uint32_t)(x.x_len - 4));
+	memcpy(msg, &mark, 4);
+	if (send(fd, msg, x.x_len, MSG_NOSIGNAL) != (ssize_t)x.x_len)
+		die("nfs setup: send: %s", strerror(errno));
+	if ((n = read_record(fd, res, cap)) < 0)
+		die("nfs setup: program %u proc %u: no reply", prog, proc);
+	*d = (struct xdec){ res, (size_t)n, 0, false };
+	if (get_u32(d) != xid || get_u32(d) != RPC_REPLY ||
+	    get_u32(d) != MSG_ACCEPTED)
+		die("nfs setup: program %u proc %u: bad or denied reply",
+		    prog, proc);
+	(void)get_u32(d);
+	(void)get_opaque(d, NULL, 0);
+	if (get_u32(d) != ACCEPT_SUCCESS || d->d_err)
+		die("nfs setup: program %u proc %u: not accepted", prog, proc);
+}
+
+/* A handle (opaque<64>) out of a reply. */
+static size_t
+get_fh3(struct xdec *d, uint8_t *fh, const char *what)
+{
+	uint32_t n = get_u32(d);
+
+	if (d->d_err || n == 0 || n > FH3_MAX || d->d_len - d->d_off < n)
+		die("nfs setup: %s: bad file handle", what);
+	memcpy(fh, d->d_p + d->d_off, n);
+	d->d_off += (n + 3) & ~3u;
+	return n;
+}
+
+static unsigned
+pmap_getport_tcp(int fd, uint32_t prog, uint32_t vers)
+{
+	uint8_t a[16], res[512];
+	struct xbuf x = { a, 0, sizeof(a), false };
+	struct xdec d;
+	uint32_t port;
+
+	put_u32(&x, prog);
+	put_u32(&x, vers);
+	put_u32(&x, 6);			/* IPPROTO_TCP */
+	put_u32(&x, 0);
+	plain_call(fd, PMAP_PROGRAM, 2, PMAP_GETPORT, &x, res, sizeof(res),
+	    &d);
+	port = get_u32(&d);
+	if (d.d_err || port == 0 || port > 65535)
+		die("nfs setup: program %u v%u not registered", prog, vers);
+	return port;
+}
+
+static void
+nfs_setup(const struct opts *o)
+{
+	uint8_t a[1100], res[2048];
+	struct xbuf x = { a, 0, sizeof(a), false };
+	struct xdec d;
+	unsigned mport, nport;
+	uint32_t st;
+	int fd;
+
+	fd = tcp_connect(o->addr, 111);
+	mport = pmap_getport_tcp(fd, MOUNT_PROGRAM, 3);
+	nport = pmap_getport_tcp(fd, NFS_PROGRAM, 3);
+	close(fd);
+	fd = tcp_connect(o->addr, mport);
+	put_str(&x, o->export);
+	plain_call(fd, MOUNT_PROGRAM, 3, MOUNTPROC3_MNT, &x, res, sizeof(res),
+	    &d);
+	if ((st = get_u32(&d)) != 0)
+		die("nfs setup: MOUNT %s: status %u", o->export, st);
+	g_rootlen = get_fh3(&d, g_root, "MOUNT");
+	close(fd);
+	g_nfsfd = tcp_connect(o->addr, nport);
+}
+
+/* The NFSv3 handle of file `name' in the export, made if missing. */
+static size_t
+nfs_fh_of(const struct opts *o, const char *name, uint8_t *fh)
+{
+	static char last[64];
+	static uint8_t lastfh[FH3_MAX];
+	static size_t lastlen;
+	uint8_t a[512], res[4096];
+	struct xbuf x = { a, 0, sizeof(a), false };
+	struct xdec d;
+	uint32_t st;
+
+	if (g_nfsfd == -1)
+		nfs_setup(o);
+	if (lastlen > 0 && strcmp(name, last) == 0) {
+		memcpy(fh, lastfh, lastlen);
+		return lastlen;
+	}
+	put_opaque(&x, g_root, g_rootlen);
+	put_str(&x, name);
+	put_u32(&x, 0);			/* UNCHECKED */
+	put_u32(&x, 1);			/* set mode */
+	put_u32(&x, 0644);
+	put_u32(&x, 0);			/* uid, gid, size: unset */
+	put_u32(&x, 0);
+	put_u32(&x, 0);
+	put_u32(&x, 0);			/* atime, mtime: DONT_CHANGE */
+	put_u32(&x, 0);
+	plain_call(g_nfsfd, NFS_PROGRAM, 3, NFSPROC3_CREATE, &x, res,
+	    sizeof(res), &d);
+	if ((st = get_u32(&d)) != 0)
+		die("nfs setup: CREATE %s: NFS3 status %u", name, st);
+	if (get_u32(&d) == 1)		/* post_op_fh3: handle follows */
+		lastlen = get_fh3(&d, lastfh, "CREATE");
+	else {
+		x.x_len = 0;
+		put_opaque(&x, g_root, g_rootlen);
+		put_str(&x, name);
+		plain_call(g_nfsfd, NFS_PROGRAM, 3, NFSPROC3_LOOKUP, &x, res,
+		    sizeof(res), &d);
+		if ((st = get_u32(&d)) != 0)
+			die("nfs setup: LOOKUP %s: NFS3 status %u", name, st);
+		lastlen = get_fh3(&d, lastfh, "LOOKUP");
+	}
+	snprintf(last, sizeof(last), "%s", name);
+	memcpy(fh, lastfh, lastlen);
+	return lastlen;
+}
+
 static void
 client_init(struct run *r, struct client *c, unsigned i)
 {
@@ -814,6 +1036,8 @@ client_init(struct run *r, struct client *c, unsigned i)
 		    r->r_tag, i);
 		break;
 	}
+	if (r->r_o->export != NULL)
+		c->c_fhlen = nfs_fh_of(r->r_o, c->c_fh, c->c_fhraw);
 	c->c_fd = sock_open(r->r_o, NULL);
 	if (fcntl(c->c_fd, F_SETFL, O_NONBLOCK) == -1)
 		die("fcntl: %s", strerror(errno));
@@ -859,12 +1083,33 @@ cpu_of(pid_t pid)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* VmRSS of another process, KiB; -1 if unknown. */
+static long
+rss_of(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 static void
 start_measuring(struct run *r)
 {
 	unsigned i;
 
 	r->r_measuring = true;
+	r->r_st->setup_s = (double)(now_ns() - r->r_start) / 1e9;
 	r->r_t0 = now_ns() + (uint64_t)(r->r_o->warm * 1e9);
 	r->r_tend = r->r_t0 + (uint64_t)(r->r_o->secs * 1e9);
 	for (i = 0; i < r->r_n; i++)
@@ -893,6 +1138,7 @@ run_loop(struct run *r)
 			window_open = true;
 			cpu0 = cpu_self();
 			scpu0 = cpu_of(r->r_o->srvpid);
+			r->r_st->srv_rss_kib = rss_of(r->r_o->srvpid);
 		}
 		if (r->r_measuring && !r->r_stopping && t >= r->r_tend) {
 			double cpu1 = cpu_self(), scpu1 = cpu_of(r->r_o->srvpid);
@@ -942,6 +1188,7 @@ run_once(const struct opts *o, enum mode mode, const char *tag,
 		die("epoll_create1: %s", strerror(errno));
 	for (i = 0; i < r.r_n; i++)
 		client_init(&r, &r.r_cl[i], i);
+	r.r_start = now_ns();
 	if (mode == M_HOLD && o->hold > 0)
 		for (i = 0; i < r.r_n; i++)
 			client_hold_next(&r, &r.r_cl[i]);
@@ -992,10 +1239,15 @@ report(const struct opts *o, const char *mode, const struct stats *st,
 	if (strcmp(mode, "contended") == 0)
 		printf(" granted=%" PRIu64 " denied=%" PRIu64, st->granted,
 		    st->denied);
+	if (strcmp(mode, "hold") == 0)
+		printf(" held=%u setup_s=%.2f", o->hold * o->clients,
+		    st->setup_s);
 	printf(" errors=%" PRIu64 " retrans=%" PRIu64 " gen_cpu=%.0f%%",
 	    st->errors, st->retrans, st->gen_cpu * 100);
 	if (st->srv_cpu >= 0)
 		printf(" srv_cpu=%.0f%%", st->srv_cpu * 100);
+	if (st->srv_rss_kib > 0)
+		printf(" srv_rss_kib=%ld", st->srv_rss_kib);
 	if (extra != NULL)
 		printf(" %s", extra);
 	printf("\n");
@@ -1333,25 +1585,6 @@ queue_aim(struct queue *q, unsigned i)
 	snprintf(q->q_w.c_oh, sizeof(q->q_w.c_oh), "%u@bench-queue", 1000 + i);
 }
 
-/* Read one whole record from a blocking TCP socket; its length or -1. */
-static ssize_t
-read_record(int fd, uint8_t *buf, size_t cap)
-{
-	uint32_t mark;
-	size_t len, got;
-	ssize_t n;
-
-	if (recv(fd, &mark, 4, MSG_WAITALL) != 4)
-		return -1;
-	len = ntohl(mark) & 0x7fffffffu;
-	if (len > cap)
-		return -1;
-	for (got = 0; got < len; got += (size_t)n)
-		if ((n = recv(fd, buf + got, len - got, 0)) <= 0)
-			return -1;
-	return (ssize_t)len;
-}
-
 /* The NLM status of an accepted reply that echoes an 8-byte cookie. */
 static bool
 reply_status(const uint8_t *p, size_t n, uint32_t *st)
@@ -1678,12 +1911,16 @@ usage(FILE *f)
 	    "                [-w warmup-secs] [-m mode] [-k held-locks]\n"
 	    "                [-P server-pid] [-b blackhole-addr] [-r rounds]"
 	    " [-R] [-K] [-S]\n"
+	    "                [-A] [-E export]\n"
 	    "  modes: null test lockunlock contended hold blackhole queue\n"
 	    "  -R  (blackhole) black-hole the client's rpcbind, not its NLM\n"
 	    "  -K  (hold) leave the held locks held at the end (restart "
 	    "benchmarks)\n"
 	    "  -S  (queue) shared waiters on -k distinct bytes behind an "
-	    "exclusive lock\n");
+	    "exclusive lock\n"
+	    "  -A  AUTH_SYS credentials (uid 0) instead of AUTH_NONE\n"
+	    "  -E  lock real files of this NFSv3 export (MOUNT + CREATE at "
+	    "-a) by handle\n");
 }
 
 static enum mode
@@ -1713,14 +1950,16 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { "127.0.0.1", 4045, 1, 3.0, 0.3, false, M_NULL, 100,
-	    0, "127.0.0.2", false, 3, 5000, false, false };
+	    0, "127.0.0.2", false, 3, 5000, false, false, NULL };
 	struct stats st;
 	char tag[32];
 	int ch;
 
-	while ((ch = getopt(argc, argv, "a:b:c:hk:Km:p:P:r:RSt:uw:")) != -1)
+	while ((ch = getopt(argc, argv, "Aa:b:c:E:hk:Km:p:P:r:RSt:uw:")) != -1)
 		switch (ch) {
+		case 'A': g_authsys = true; break;
 		case 'a': o.addr = optarg; break;
+		case 'E': o.export = optarg; break;
 		case 'b': o.bhaddr = optarg; break;
 		case 'c':
 			o.clients = (unsigned)parse_num(optarg, 1, MAX_CLIENTS);
@@ -1745,6 +1984,9 @@ main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	srandom((unsigned)(getpid() ^ now_ns()));
+	if (o.export != NULL && (o.mode == M_BLACKHOLE || o.mode == M_QUEUE))
+		die("-E works with modes null, test, lockunlock, contended and "
+		    "hold");
 	if (o.mode == M_BLACKHOLE)
 		return run_blackhole(&o);
 	if (o.mode == M_QUEUE)
