@@ -50,7 +50,7 @@ static uint64_t ev_turn_now;
 /* The longest turn so far, from epoll_wait's return to the hook's end. */
 static uint64_t ev_turn_max;
 
-static uint64_t
+uint64_t
 ev_monotonic_us(void)
 {
 	struct timespec ts;

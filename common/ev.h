@@ -78,6 +78,8 @@ int	ev_run_once(struct ev_loop *, int timeout_ms);
 uint64_t	ev_now_ms(void);
 /* The longest loop turn so far (handlers, timers and hook), microseconds. */
 uint64_t	ev_turn_max_us(void);
+/* CLOCK_MONOTONIC now, in microseconds, read fresh (for timing work). */
+uint64_t	ev_monotonic_us(void);
 /* Replace the clock (tests); NULL restores CLOCK_MONOTONIC. */
 void		ev_set_clock(uint64_t (*clock)(void));
 

@@ -155,6 +155,13 @@ store_fold_free(struct store_fold *fo)
 	fo->fo_cap = 0;
 }
 
+void
+store_fold_trim(struct store_fold *fo)
+{
+	if (fo->fo_cap * sizeof(*fo->fo_slot) > STORE_KEEP_BYTES)
+		store_fold_free(fo);
+}
+
 static DB *
 store_dbi_db(struct store *st, unsigned dbi)
 {
@@ -282,6 +289,11 @@ store_journal_append(struct store *st, const struct store_batch *run,
 		store_compact_noted(st, nops);
 out:
 	pthread_mutex_unlock(&st->st_jmu);
+	if (st->st_jcap > STORE_KEEP_BYTES) {	/* a peak: give it back */
+		free(st->st_jbuf);
+		st->st_jbuf = NULL;
+		st->st_jcap = 0;
+	}
 	return rc;
 }
 
@@ -360,6 +372,11 @@ store_run_done(struct store *st, struct store_batch *run, int rc, bool flush,
 		next = b->b_next;
 		b->b_len = b->b_nops = 0;
 		b->b_puts = 0;
+		if (b->b_cap > STORE_KEEP_BYTES) {	/* a peak: give it back */
+			free(b->b_buf);
+			b->b_buf = NULL;
+			b->b_cap = 0;
+		}
 		b->b_next = st->st_free;
 		st->st_free = b;
 	}

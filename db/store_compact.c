@@ -110,6 +110,23 @@ store_compact_read(struct store *st, DB *j, DB_TXN *txn)
 }
 
 /*
+ * After a round that needed more than the steady state does (a million
+ * locks released at once), give the fold buffer and table back: kept,
+ * they would hold the peak for good.  The next round allocates again.
+ */
+static void
+store_compact_shrink(struct store *st)
+{
+	if (st->st_kbuf.b_cap > STORE_KEEP_BYTES) {
+		free(st->st_kbuf.b_buf);
+		st->st_kbuf.b_buf = NULL;
+		st->st_kbuf.b_cap = 0;
+	}
+	st->st_kbuf.b_len = st->st_kbuf.b_nops = 0;
+	store_fold_trim(&st->st_kfold);
+}
+
+/*
  * Fold journal j into the record databases and empty it, in one
  * transaction.  A Berkeley DB (or errno) code; on failure nothing changed.
  */
@@ -140,6 +157,7 @@ store_compact_journal(struct store *st, int j)
 	}
 	if ((rc = txn->commit(txn, DB_TXN_WRITE_NOSYNC)) != 0)
 		return rc;
+	store_compact_shrink(st);
 	pthread_mutex_lock(&st->st_cmu);
 	st->st_info.si_folds++;
 	st->st_info.si_fold_ops += puts + dels;

@@ -46,6 +46,7 @@
 						   (one batch may exceed it) */
 #define STORE_COMPACT_MS	500u		/* compactor round period */
 #define STORE_COMPACT_OPS	100000u		/* or after this many ops */
+#define STORE_KEEP_BYTES	(4u << 20)	/* larger buffers freed after use */
 
 /* Largest encoded key and value (see store_codec.c). */
 #define STORE_KEY_MAX	(8 + 4 + 2 + LK_OH_MAX + 2 + LK_FH_MAX + 8)
@@ -201,6 +202,8 @@ bool	store_fold(struct store *st, const struct store_batch *run,
 int	store_fold_apply(struct store *st, const struct store_fold *fo,
 	    DB_TXN *txn, uint64_t *puts, uint64_t *dels);
 void	store_fold_free(struct store_fold *fo);
+/* Free the table if it is over STORE_KEEP_BYTES (after a peak). */
+void	store_fold_trim(struct store_fold *fo);
 /* Start / stop (after finishing what was sealed) the committer thread. */
 enum store_status store_commit_start(struct store *st, char *err,
 	    size_t errlen);

@@ -221,6 +221,7 @@ struct lk_table {
 	struct lk_zlist	 t_zowners;
 	struct lk_zlist	 t_zhosts;
 	size_t		 t_nlocks;
+	size_t		 t_locks_peak;	/* most locks + t_nrlocks since reset */
 	size_t		 t_nwaiters;
 	size_t		 t_npending;
 	size_t		 t_nshares;

@@ -82,6 +82,8 @@ lk_lock_count(struct lk_table *t, const struct lk_lock *l, size_t d)
 		o->ow_host->ho_nlocks += d;
 		t->t_nlocks += d;
 	}
+	if (d == 1 && t->t_nlocks + t->t_nrlocks > t->t_locks_peak)
+		t->t_locks_peak = t->t_nlocks + t->t_nrlocks;
 }
 
 /*

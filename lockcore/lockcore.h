@@ -565,6 +565,8 @@ struct lk_counts {
 	size_t		 ct_rshares;	/* reclaimable shares */
 	bool		 ct_grace;	/* lk_in_grace() */
 	uint64_t	 ct_last_token;	/* last fencing token issued */
+	size_t		 ct_locks_peak;	/* most locks (held + reclaimable) at
+					   once since lk_table_peak_reset() */
 	uint64_t	 ct_granted;	/* LOCKs granted at once (cumulative) */
 	uint64_t	 ct_denied;
 	uint64_t	 ct_blocked;
@@ -577,6 +579,8 @@ struct lk_counts {
 };
 
 void	lk_table_counts(const struct lk_table *t, struct lk_counts *ct);
+/* Start ct_locks_peak again from the locks held now. */
+void	lk_table_peak_reset(struct lk_table *t);
 
 /*
  * ENUMERATION.  Callbacks get borrowed pointers valid during the callback;

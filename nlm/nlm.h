@@ -109,6 +109,7 @@ struct nlm_counters {
 	uint64_t	notify_acked;	/* answered: the host knows */
 	uint64_t	notify_given_up; /* unanswered after notify-give-up */
 	uint64_t	notify_pending;	/* gauge: hosts still to notify */
+	uint64_t	mem_trims;	/* free memory handed back (nlm_mem.c) */
 };
 
 /* The grace period of this start (see nlm_grace.c). */

@@ -291,6 +291,9 @@ void		 nlm_host_foreach(void (*fn)(struct nlm_host *, void *),
 /* "name@address" for logs. */
 const char	*nlm_host_str(const struct nlm_host *, char *, size_t);
 void		 nlm_host_gc_start(void);
+/* Hand free memory back to the kernel after the table shrank (nlm_mem.c). */
+void		 nlm_mem_start(void);
+void		 nlm_mem_stop(void);
 void		 nlm_host_free_all(void);
 /* Same address (ignoring port)? */
 bool		 nlm_addr_equal(const struct sockaddr_storage *,

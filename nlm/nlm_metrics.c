@@ -148,6 +148,10 @@ nlm_metrics(struct sbuf *c)
 	one(c, "nlmd_notifications_pending", "gauge", "Hosts still to be "
 	    "told of this start.", s->notify_pending);
 
+	one(c, "nlmd_memory_trims_total", "counter", "Times free memory was "
+	    "handed back to the kernel after the lock table shrank.",
+	    s->mem_trims);
+
 	one(c, "nlmd_hosts", "gauge", "Client hosts known (the monitor "
 	    "list).", nlm->n_nhosts);
 	one(c, "nlmd_hosts_refused_total", "counter", "New hosts refused: "

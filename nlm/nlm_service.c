@@ -167,6 +167,7 @@ nlm_init(struct ev_loop *loop, struct onc_out *clnt, struct store *st,
 	}
 	nlm_grace_start();
 	nlm_host_gc_start();
+	nlm_mem_start();
 	/* Staged now; sent once the first turn is committed. */
 	nlm_notify_all(conf->nc_nsm_state);
 	return 0;
@@ -198,6 +199,7 @@ nlm_shutdown(void)
 	if (nlm == NULL)
 		return;
 	ev_timer_cancel(nlm->n_loop, &nlm->n_gc);
+	nlm_mem_stop();
 	ev_timer_cancel(nlm->n_loop, &nlm->n_grace_timer);
 	ev_fd_del(nlm->n_loop, store_fd(nlm->n_store));
 	if (nlm->n_table == NULL)

@@ -624,6 +624,44 @@ test_siphash(void)
 	CU_ASSERT(max < 160);	/* mean 100 */
 }
 
+/* ct_locks_peak: the most locks at once since the last reset. */
+static void
+test_locks_peak(void)
+{
+	struct lk_counts ct;
+
+	reset(NULL);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "g", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 3);
+	CU_ASSERT_EQUAL(ct.ct_locks_peak, 3);
+	/* Unlocking the whole of f drops two; the peak stays. */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, EX, NB)), LK_OK);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 1);
+	CU_ASSERT_EQUAL(ct.ct_locks_peak, 3);
+	/* Splitting one lock in two by an unlock in its middle is growth. */
+	lk_table_peak_reset(t);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "g", 4, 2, EX, NB)), LK_OK);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 2);
+	CU_ASSERT_EQUAL(ct.ct_locks_peak, 2);
+	lk_table_peak_reset(t);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "g", 0, 0, EX, NB)), LK_OK);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	CU_ASSERT_EQUAL(ct.ct_locks_peak, 2);
+	lk_table_peak_reset(t);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks_peak, 0);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 int
 lt_register_misc(void)
 {
@@ -641,7 +679,8 @@ lt_register_misc(void)
 	    !CU_add_test(s, "keyed hash", test_siphash) ||
 	    !CU_add_test(s, "resumable walk inside one big file",
 	    test_scan_big_file) ||
-	    !CU_add_test(s, "LK_NOMEM changes nothing", test_nomem_atomic))
+	    !CU_add_test(s, "LK_NOMEM changes nothing", test_nomem_atomic) ||
+	    !CU_add_test(s, "peak of locks held", test_locks_peak))
 		return -1;
 	return 0;
 }
