@@ -169,6 +169,7 @@ struct stats {
 	double		 gen_cpu;	/* fraction of one core */
 	double		 srv_cpu;
 	long		 srv_rss_kib;	/* when the window opened; -1 unknown */
+	long		 srv_pss_kib;	/* the same, shared pages once */
 	double		 setup_s;	/* hold: taking the K locks each */
 	unsigned	 nerrmsg;
 };
@@ -1083,9 +1084,9 @@ cpu_of(pid_t pid)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* VmRSS of another process, KiB; -1 if unknown. */
+/* The "key N kB" line of /proc/<pid>/<file>, KiB; -1 if unknown. */
 static long
-rss_of(pid_t pid)
+proc_kib(pid_t pid, const char *file, const char *key)
 {
 	char path[64], line[256];
 	long kib = -1;
@@ -1093,12 +1094,14 @@ rss_of(pid_t pid)
 
 	if (pid <= 0)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
 	if ((f = fopen(path, "r")) == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+		if (strncmp(line, key, strlen(key)) == 0) {
+			kib = strtol(line + strlen(key), NULL, 10);
 			break;
+		}
 	fclose(f);
 	return kib;
 }
@@ -1138,7 +1141,10 @@ run_loop(struct run *r)
 			window_open = true;
 			cpu0 = cpu_self();
 			scpu0 = cpu_of(r->r_o->srvpid);
-			r->r_st->srv_rss_kib = rss_of(r->r_o->srvpid);
+			r->r_st->srv_rss_kib = proc_kib(r->r_o->srvpid,
+			    "status", "VmRSS:");
+			r->r_st->srv_pss_kib = proc_kib(r->r_o->srvpid,
+			    "smaps_rollup", "Pss:");
 		}
 		if (r->r_measuring && !r->r_stopping && t >= r->r_tend) {
 			double cpu1 = cpu_self(), scpu1 = cpu_of(r->r_o->srvpid);
@@ -1248,6 +1254,8 @@ report(const struct opts *o, const char *mode, const struct stats *st,
 		printf(" srv_cpu=%.0f%%", st->srv_cpu * 100);
 	if (st->srv_rss_kib > 0)
 		printf(" srv_rss_kib=%ld", st->srv_rss_kib);
+	if (st->srv_pss_kib > 0)
+		printf(" srv_pss_kib=%ld", st->srv_pss_kib);
 	if (extra != NULL)
 		printf(" %s", extra);
 	printf("\n");

@@ -155,11 +155,13 @@ store_fold_free(struct store_fold *fo)
 	fo->fo_cap = 0;
 }
 
-void
+bool
 store_fold_trim(struct store_fold *fo)
 {
-	if (fo->fo_cap * sizeof(*fo->fo_slot) > STORE_KEEP_BYTES)
-		store_fold_free(fo);
+	if (fo->fo_cap * sizeof(*fo->fo_slot) <= STORE_KEEP_BYTES)
+		return false;
+	store_fold_free(fo);
+	return true;
 }
 
 static DB *

@@ -32,6 +32,7 @@
 #include "store_impl.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,17 +114,24 @@ store_compact_read(struct store *st, DB *j, DB_TXN *txn)
  * After a round that needed more than the steady state does (a million
  * locks released at once), give the fold buffer and table back: kept,
  * they would hold the peak for good.  The next round allocates again.
+ * The pages go back to the kernel too (malloc_trim; this thread, not the
+ * event loop, pays for the walk).
  */
 static void
 store_compact_shrink(struct store *st)
 {
+	bool freed = false;
+
 	if (st->st_kbuf.b_cap > STORE_KEEP_BYTES) {
 		free(st->st_kbuf.b_buf);
 		st->st_kbuf.b_buf = NULL;
 		st->st_kbuf.b_cap = 0;
+		freed = true;
 	}
 	st->st_kbuf.b_len = st->st_kbuf.b_nops = 0;
-	store_fold_trim(&st->st_kfold);
+	freed |= store_fold_trim(&st->st_kfold);
+	if (freed)
+		(void)malloc_trim(0);
 }
 
 /*

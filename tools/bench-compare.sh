@@ -39,7 +39,7 @@
 # Environment: BENCH_SECS (seconds per point, default 2), BENCH_CLIENTS
 # (default "1 16 64"), BENCH_HELD, BENCH_HELD_GANESHA, BENCH_MEM_HELD
 # (locks nlmd holds for the memory figure, default 1000000), BENCH_MEM_WAIT
-# (seconds after their release of the last RSS sample, 10), BENCH_SERVERS
+# (seconds after their release of the last RSS sample, 15), BENCH_SERVERS
 # (default "echo nlmd ganesha"), BENCH_DURABILITY (default log), BENCH_MD
 # (write the markdown table there too), BENCH_BUILD (default release; the
 # integration test's smoke run uses asan).  Exit status 1 if any point
@@ -54,7 +54,7 @@ CLIENTS=${BENCH_CLIENTS:-1 16 64}
 HELD_NLMD=${BENCH_HELD:-100000}
 HELD_GANESHA=${BENCH_HELD_GANESHA:-10000}
 MEM_NLMD=${BENCH_MEM_HELD:-1000000}
-MEM_WAIT=${BENCH_MEM_WAIT:-10}
+MEM_WAIT=${BENCH_MEM_WAIT:-15}
 SERVERS=${BENCH_SERVERS:-echo nlmd ganesha}
 DUR=${BENCH_DURABILITY:-log}
 GANESHA_PLUGINS=/usr/lib/x86_64-linux-gnu/ganesha
@@ -121,6 +121,12 @@ cpu_s() {
 
 rss_kib() {
 	awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"
+}
+
+# PSS: shared pages counted once (nlmd maps Berkeley DB's region files
+# twice, once per environment handle, which RSS counts twice).
+pss_kib() {
+	awk '/^Pss:/ { print $2 }' "/proc/$1/smaps_rollup"
 }
 
 wait_for() {
@@ -240,11 +246,12 @@ point() {
 
 # memory SERVER: on a fresh server, 16 TCP clients take MEMHELD locks (and
 # lock and unlock beside them for 1 s), then release them: RSS fresh, with
-# them held, 1 s and BENCH_MEM_WAIT (10) s after the release; bytes per
+# them held, 1 s and BENCH_MEM_WAIT (15) s after the release; bytes per
 # held lock.
 memory() {
-	local k=$((MEMHELD / 16)) r0 r1 r2 r3 out
+	local k=$((MEMHELD / 16)) r0 r1 r2 r3 p0 p1 p3 out
 	r0=$(rss_kib "$SRV_PID")
+	p0=$(pss_kib "$SRV_PID")
 	out=$("$O/nlmbench" "${NLMB[@]}" -p "$PORT" -P "$SRV_PID" -t 1 \
 	    -m hold -c 16 -k "$k" 2>"$W/err")
 	if [ $? != 0 ]; then
@@ -252,17 +259,21 @@ memory() {
 		FAILED=1
 		return
 	fi
+	r1=$(field srv_rss_kib "$out")
+	p1=$(field srv_pss_kib "$out")
 	sleep 1
 	r2=$(rss_kib "$SRV_PID")
 	sleep "$((MEM_WAIT - 1))"
 	r3=$(rss_kib "$SRV_PID")
-	r1=$(field srv_rss_kib "$out")
-	echo "# $1 memory: RSS $r0 KiB fresh, $r1 KiB with $((k * 16)) locks" \
-	    "held (taken in $(field setup_s "$out") s," \
-	    "$(field errors "$out") errors;" \
-	    "$(awk -v a="$r1" -v b="$r0" -v n=$((k * 16)) \
+	p3=$(pss_kib "$SRV_PID")
+	echo "# $1 memory: $((k * 16)) locks taken in $(field setup_s "$out") s" \
+	    "($(field errors "$out") errors); RSS KiB fresh $r0, held $r1" \
+	    "($(awk -v a="$r1" -v b="$r0" -v n=$((k * 16)) \
 	    'BEGIN { printf "%.0f", (a - b) * 1024 / n }') bytes per lock)," \
-	    "$r2 KiB 1 s and $r3 KiB $MEM_WAIT s after their release"
+	    "released +1 s $r2, +$MEM_WAIT s $r3; PSS KiB fresh $p0, held" \
+	    "$p1 ($(awk -v a="$p1" -v b="$p0" -v n=$((k * 16)) \
+	    'BEGIN { printf "%.0f", (a - b) * 1024 / n }') bytes per lock)," \
+	    "released +$MEM_WAIT s $p3"
 }
 
 # line RESULT: one row of the table (echo-relative columns filled later)
