@@ -104,7 +104,7 @@ dump_state(const struct config *conf, FILE *out)
 		    strerror(errno));
 		return -1;
 	}
-	if ((fd = statedir_lock(conf->state_dir, err, sizeof(err))) == -1) {
+	if (statedir_lock(conf->state_dir, &fd, err, sizeof(err)) != CM_OK) {
 		fprintf(stderr, "nlmd: %s\n", err);
 		return -1;
 	}

@@ -93,17 +93,18 @@ usage(FILE *f)
  * ports; $NLMD_NFS_CONF names another file, or none when empty), nlmd's
  * own file.  The command line comes on top (parse_args).
  */
-static int
+static enum cm_status
 load_config_files(struct config *c, const char *cfile, int optional,
     char *warn, size_t warnlen, char *err, size_t errlen)
 {
 	const char *nfs = config_nfs_path();
+	enum cm_status s;
 
 	config_defaults(c);
 	warn[0] = '\0';
-	if (nfs != NULL && config_load_nfs(c, nfs, warn, warnlen, err,
-	    errlen) == -1)
-		return -1;
+	if (nfs != NULL && (s = config_load_nfs(c, nfs, warn, warnlen, err,
+	    errlen)) != CM_OK)
+		return s;
 	return config_load(c, cfile, optional, err, errlen);
 }
 
@@ -159,7 +160,7 @@ parse_args(struct nlmd *d, int argc, char **argv)
 			exit(2);
 		}
 	if (load_config_files(&d->conf, cfile, optional, d->conf_warn,
-	    sizeof(d->conf_warn), err, sizeof(err)) == -1) {
+	    sizeof(d->conf_warn), err, sizeof(err)) != CM_OK) {
 		fprintf(stderr, "nlmd: %s\n", err);
 		exit(2);
 	}
@@ -183,7 +184,7 @@ parse_args(struct nlmd *d, int argc, char **argv)
 		default: usage(stderr); exit(2);
 		}
 		if (key != NULL &&
-		    config_set(&d->conf, key, val, err, sizeof(err)) == -1) {
+		    config_set(&d->conf, key, val, err, sizeof(err)) != CM_OK) {
 			fprintf(stderr, "nlmd: %s\n", err);
 			exit(2);
 		}
@@ -213,7 +214,7 @@ reload(struct nlmd *d)
 	char err[512], warn[1024];
 
 	if (load_config_files(&c, d->cfile, d->cfile_optional, warn,
-	    sizeof(warn), err, sizeof(err)) == -1) {
+	    sizeof(warn), err, sizeof(err)) != CM_OK) {
 		log_warnx("SIGHUP: %s; keeping the running configuration", err);
 		return;
 	}
@@ -448,7 +449,7 @@ setup_user(struct nlmd *d)
 	if (d->conf.user[0] == '\0')
 		return;
 	if (priv_user_lookup(d->conf.user, &d->run_uid, &d->run_gid, err,
-	    sizeof(err)) == -1)
+	    sizeof(err)) != CM_OK)
 		fatalx("%s", err);
 	if (geteuid() == d->run_uid)
 		return;
@@ -480,9 +481,9 @@ drop_privileges(struct nlmd *d)
 	if (d->conf.rpcbind)
 		rpcbind_unset_all();
 	if (statedir_chown(d->conf.state_dir, d->run_uid, d->run_gid, err,
-	    sizeof(err)) == -1)
+	    sizeof(err)) != CM_OK)
 		fatalx("%s (needed to run as user %s)", err, d->conf.user);
-	if (priv_drop(d->run_uid, d->run_gid, err, sizeof(err)) == -1)
+	if (priv_drop(d->run_uid, d->run_gid, err, sizeof(err)) != CM_OK)
 		fatalx("dropping privileges to user %s: %s", d->conf.user, err);
 	log_info("running as user %s (uid %u, gid %u)", d->conf.user,
 	    (unsigned)d->run_uid, (unsigned)d->run_gid);
@@ -616,7 +617,8 @@ main(int argc, char **argv)
 	log_init("nlmd", d.conf.foreground, d.conf.verbose);
 	log_config_warnings(d.conf_warn, 0);
 	setup_user(&d);
-	if ((d.lockfd = statedir_lock(d.conf.state_dir, err, sizeof(err))) == -1)
+	if (statedir_lock(d.conf.state_dir, &d.lockfd, err, sizeof(err)) !=
+	    CM_OK)
 		fatalx("%s", err);
 	/*
 	 * Into the background before the store opens: its handles and its

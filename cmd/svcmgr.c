@@ -42,7 +42,7 @@ svcmgr_new(struct ev_loop *loop)
 	struct svcmgr *m;
 	char err[256];
 
-	if (sdnotify_open(&n, err, sizeof(err)) == -1) {
+	if (sdnotify_open(&n, err, sizeof(err)) != CM_OK) {
 		log_warnx("systemd notification off: %s", err);
 		return NULL;
 	}
@@ -62,7 +62,7 @@ svcmgr_new(struct ev_loop *loop)
 static void
 svcmgr_send(struct svcmgr *m, const char *msg)
 {
-	if (sdnotify_send(m->sm_notify, msg) == -1)
+	if (sdnotify_send(m->sm_notify, msg) != CM_OK)
 		log_warn("notifying the service manager (%.*s)",
 		    (int)strcspn(msg, "\n"), msg);
 }

@@ -288,7 +288,7 @@ config_store(struct config *c, const struct config_key *k, const char *value,
 }
 
 /* Set `key' and record where the value came from. */
-static int
+static enum cm_status
 config_set_from(struct config *c, const char *key, const char *value,
     const struct config_origin *from, char *err, size_t errlen)
 {
@@ -296,15 +296,15 @@ config_set_from(struct config *c, const char *key, const char *value,
 
 	if ((k = config_find(key)) == NULL) {
 		snprintf(err, errlen, "unknown setting '%s'", key);
-		return -1;
+		return CM_NOTFOUND;
 	}
 	if (config_store(c, k, value, err, errlen) == -1)
-		return -1;
+		return CM_INVALID;
 	c->origin[k - config_table] = *from;
-	return 0;
+	return CM_OK;
 }
 
-int
+enum cm_status
 config_set(struct config *c, const char *key, const char *value, char *err,
     size_t errlen)
 {
@@ -397,7 +397,7 @@ config_ini_cb(void *arg, const char *section, const char *name,
 	if (value[0] == '\0')
 		return 1;
 	if (config_set_from(&ctx->cc_conf, name, value, &from, why,
-	    sizeof(why)) == -1) {
+	    sizeof(why)) != CM_OK) {
 		snprintf(ctx->cc_err, ctx->cc_errlen, "%s: %s", ctx->cc_path,
 		    why);
 		ctx->cc_failed = 1;
@@ -406,7 +406,7 @@ config_ini_cb(void *arg, const char *section, const char *name,
 	return 1;
 }
 
-int
+enum cm_status
 config_load(struct config *c, const char *path, int optional, char *err,
     size_t errlen)
 {
@@ -417,14 +417,14 @@ config_load(struct config *c, const char *path, int optional, char *err,
 
 	if ((f = fopen(path, "r")) == NULL) {
 		if (optional && errno == ENOENT)
-			return 0;
+			return CM_OK;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
+		return cm_status_of_errno(errno);
 	}
 	if (fstat(fileno(f), &st) == -1 || S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a file", path);
 		fclose(f);
-		return -1;
+		return CM_INVALID;
 	}
 	ctx.cc_conf = *c;
 	ctx.cc_err = err;
@@ -444,10 +444,10 @@ config_load(struct config *c, const char *path, int optional, char *err,
 			snprintf(err, errlen, "%s (line %d)", reason, rc);
 		} else
 			snprintf(err, errlen, "%s:%d: syntax error", path, rc);
-		return -1;
+		return CM_INVALID;
 	}
 	*c = ctx.cc_conf;
-	return 0;
+	return CM_OK;
 }
 
 /*
@@ -510,7 +510,7 @@ config_nfs_cb(void *arg, const char *file, unsigned line, const char *section,
 			return -1;
 		}
 		if (config_set_from(&cn->cn_conf, key, value, &from, why,
-		    sizeof(why)) == -1) {
+		    sizeof(why)) != CM_OK) {
 			snprintf(err, errlen, "%s:%u: %s", file, line, why);
 			return -1;
 		}
@@ -574,42 +574,45 @@ config_conf_d(const struct dirent *de)
 }
 
 /* path, then path.d/ *.conf in version order (as nfs-utils). */
-static int
+static enum cm_status
 config_nfs_files(struct config_nfs_ctx *cn, const char *path, char *warn,
     size_t warnlen, char *err, size_t errlen)
 {
 	struct dirent **names = NULL;
 	char dir[4096], file[8192];
-	int i, n, rc = 0;
+	enum cm_status s;
+	int i, n;
 
-	if (nfsconf_read(path, 1, config_nfs_cb, cn, warn, warnlen, err,
-	    errlen) == -1)
-		return -1;
+	if ((s = nfsconf_read(path, 1, config_nfs_cb, cn, warn, warnlen, err,
+	    errlen)) != CM_OK)
+		return s;
 	snprintf(dir, sizeof(dir), "%s.d", path);
 	if ((n = scandir(dir, &names, config_conf_d, versionsort)) < 0)
-		return 0;
+		return CM_OK;
 	for (i = 0; i < n; i++) {
 		snprintf(file, sizeof(file), "%s/%s", dir, names[i]->d_name);
-		if (rc == 0 && nfsconf_read(file, 1, config_nfs_cb, cn, warn,
-		    warnlen, err, errlen) == -1)
-			rc = -1;
+		if (s == CM_OK)
+			s = nfsconf_read(file, 1, config_nfs_cb, cn, warn,
+			    warnlen, err, errlen);
 		free(names[i]);
 	}
 	free(names);
-	return rc;
+	return s;
 }
 
-int
+enum cm_status
 config_load_nfs(struct config *c, const char *path, char *warn,
     size_t warnlen, char *err, size_t errlen)
 {
 	struct config_nfs_ctx cn;
 	const struct config_port *nlm;
+	enum cm_status s;
 
 	memset(&cn, 0, sizeof(cn));
 	cn.cn_conf = *c;
-	if (config_nfs_files(&cn, path, warn, warnlen, err, errlen) == -1)
-		return -1;
+	if ((s = config_nfs_files(&cn, path, warn, warnlen, err, errlen)) !=
+	    CM_OK)
+		return s;
 	/* One port serves UDP and TCP: port, else udp-port. */
 	nlm = cn.cn_lockd.cp_set ? &cn.cn_lockd : &cn.cn_lockd_udp;
 	config_nfs_apply(&cn.cn_conf, "nlm-port", nlm, nlm == &cn.cn_lockd ?
@@ -625,7 +628,7 @@ config_load_nfs(struct config *c, const char *path, char *warn,
 	config_nfs_apply(&cn.cn_conf, "nsm-port", &cn.cn_statd,
 	    "[statd] port");
 	*c = cn.cn_conf;
-	return 0;
+	return CM_OK;
 }
 
 const char *

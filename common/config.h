@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "status.h"
+
 #define CONFIG_DEFAULT_FILE	"/etc/nlmd/nlmd.conf"
 #define CONFIG_SECTION		"nlmd"
 /* nfs-utils' file, read first; the variable overrides its name ("": none). */
@@ -112,21 +114,22 @@ void	config_defaults(struct config *c);
 
 /*
  * Set `key' (a name listed in config.h comments) to `value', as the
- * command line does (its origin becomes CONFIG_FROM_CMDLINE).  Returns 0,
- * or -1 with a message in err[errlen] (unknown key, bad or out-of-range
- * value).  `c' is unchanged on error.
+ * command line does (its origin becomes CONFIG_FROM_CMDLINE).  CM_OK, or
+ * with a message in err[errlen] CM_NOTFOUND (unknown key) or CM_INVALID
+ * (bad or out-of-range value).  `c' is unchanged on error.
  */
-int	config_set(struct config *c, const char *key, const char *value,
+enum cm_status config_set(struct config *c, const char *key, const char *value,
 	    char *err, size_t errlen);
 
 /*
  * Read section [nlmd] of `path' into `c' (origins: CONFIG_FROM_FILE with
  * the line).  Values follow nfs.conf(5) as nfs-utils reads it: quotes
  * removed, an unquoted value ends at '#' or ';'.  A missing file is not an
- * error when `optional' is non-zero.  Returns 0, or -1 with "path:line:
- * reason" in err[errlen]; `c' is unchanged on error.
+ * error when `optional' is non-zero.  CM_OK, or with "path:line: reason"
+ * in err[errlen] CM_INVALID (syntax, unknown key, bad value, not a file)
+ * or what opening the file failed with; `c' is unchanged on error.
  */
-int	config_load(struct config *c, const char *path, int optional,
+enum cm_status config_load(struct config *c, const char *path, int optional,
 	    char *err, size_t errlen);
 
 /*
@@ -144,10 +147,11 @@ const char *config_nfs_path(void);
  * udp-port: nlmd serves UDP and TCP on one port; a warning when both are
  * set and differ) becomes nlm-port, and [statd] port nsm-port, unless
  * [nlmd] sets those.  Origins: CONFIG_FROM_NFSCONF.  Warnings go to
- * warn[warnlen], one '\n'-terminated line each.  Returns 0, or -1 with
- * "file:line: reason" in err[errlen]; `c' is unchanged on error.
+ * warn[warnlen], one '\n'-terminated line each.  CM_OK, or a status (as
+ * nfsconf_read()) with "file:line: reason" in err[errlen]; `c' is
+ * unchanged on error.
  */
-int	config_load_nfs(struct config *c, const char *path, char *warn,
+enum cm_status config_load_nfs(struct config *c, const char *path, char *warn,
 	    size_t warnlen, char *err, size_t errlen);
 
 /* Where `key' got its value; NULL for an unknown key. */

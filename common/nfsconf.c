@@ -20,6 +20,7 @@ struct nfsconf_rd {
 	size_t		 r_warnlen;
 	char		*r_err;
 	size_t		 r_errlen;
+	enum cm_status	 r_status;	/* of the first failure */
 };
 
 static int	nfsconf_file(struct nfsconf_rd *, const char *path,
@@ -92,6 +93,7 @@ nfsconf_include(struct nfsconf_rd *r, const char *file, unsigned line,
 	if (depth >= NFSCONF_DEPTH) {
 		snprintf(r->r_err, r->r_errlen, "%s:%u: include %s: nested "
 		    "over %d deep", file, line, path, NFSCONF_DEPTH);
+		r->r_status = CM_INVALID;
 		return -1;
 	}
 	rc = nfsconf_file(r, path, -1 - optional, section, depth + 1);
@@ -163,6 +165,7 @@ nfsconf_file(struct nfsconf_rd *r, const char *path, int optional,
 	if ((f = fopen(path, "r")) == NULL) {
 		if (errno == ENOENT && optional != 0)
 			return optional == -1 ? 1 : 0;
+		r->r_status = cm_status_of_errno(errno);
 		snprintf(r->r_err, r->r_errlen, "%s: %s", path,
 		    strerror(errno));
 		return -1;
@@ -184,6 +187,7 @@ nfsconf_file(struct nfsconf_rd *r, const char *path, int optional,
 		if ((grown = realloc(text, len + (size_t)n + 1)) == NULL) {
 			snprintf(r->r_err, r->r_errlen, "%s: out of memory",
 			    path);
+			r->r_status = CM_NOMEM;
 			rc = -1;
 			break;
 		}
@@ -200,6 +204,7 @@ nfsconf_file(struct nfsconf_rd *r, const char *path, int optional,
 		rc = nfsconf_line(r, path, first, text, section,
 		    sizeof(section), depth);
 	if (rc == 0 && ferror(f)) {
+		r->r_status = cm_status_of_errno(errno);
 		snprintf(r->r_err, r->r_errlen, "%s: %s", path,
 		    strerror(errno));
 		rc = -1;
@@ -210,11 +215,14 @@ nfsconf_file(struct nfsconf_rd *r, const char *path, int optional,
 	return rc;
 }
 
-int
+enum cm_status
 nfsconf_read(const char *path, int optional, nfsconf_cb *cb, void *arg,
     char *warn, size_t warnlen, char *err, size_t errlen)
 {
-	struct nfsconf_rd r = { cb, arg, warn, warnlen, err, errlen };
+	/* A failure that set no status is the callback's: a bad value. */
+	struct nfsconf_rd r = { cb, arg, warn, warnlen, err, errlen,
+	    CM_INVALID };
 
-	return nfsconf_file(&r, path, optional ? 1 : 0, "", 0) == 0 ? 0 : -1;
+	return nfsconf_file(&r, path, optional ? 1 : 0, "", 0) == 0 ? CM_OK :
+	    r.r_status;
 }

@@ -21,6 +21,8 @@
 
 #include <stddef.h>
 
+#include "status.h"
+
 /*
  * Called for every assignment, in order: `file' and `line' say where it
  * was written, `section' is the section it is in ("" before the first
@@ -38,10 +40,12 @@ typedef int	nfsconf_cb(void *arg, const char *file, unsigned line,
  * matters.  A missing `path' is not an error when `optional' is non-zero;
  * a missing non-optional include is a warning: "file:line: ..." appended
  * to warn[warnlen] (one line each, '\n'-terminated; warn may be NULL).
- * Returns 0, or -1 with a reason in err[errlen] (unreadable file,
- * includes nested over 10 deep, or the callback's reason).
+ * CM_OK, or a status with a reason in err[errlen]: what opening or
+ * reading a file failed with, CM_NOMEM, CM_INVALID (includes nested over
+ * 10 deep, or the callback's reason).
  */
-int	nfsconf_read(const char *path, int optional, nfsconf_cb *cb,
-	    void *arg, char *warn, size_t warnlen, char *err, size_t errlen);
+enum cm_status	nfsconf_read(const char *path, int optional, nfsconf_cb *cb,
+		    void *arg, char *warn, size_t warnlen, char *err,
+		    size_t errlen);
 
 #endif

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int
+enum cm_status
 priv_user_lookup(const char *name, uid_t *uid, gid_t *gid, char *err,
     size_t errlen)
 {
@@ -26,42 +26,42 @@ priv_user_lookup(const char *name, uid_t *uid, gid_t *gid, char *err,
 	if (e != 0) {
 		snprintf(err, errlen, "user '%s': cannot look it up: %s", name,
 		    strerror(e));
-		return -1;
+		return cm_status_of_errno(e);
 	}
 	if (res == NULL) {
 		snprintf(err, errlen, "user '%s' (setting `user') does not "
 		    "exist; create it (see init/nlmd.sysusers.conf) or leave "
 		    "`user' empty", name);
-		return -1;
+		return CM_NOTFOUND;
 	}
 	*uid = pw.pw_uid;
 	*gid = pw.pw_gid;
-	return 0;
+	return CM_OK;
 }
 
-int
+enum cm_status
 priv_drop(uid_t uid, gid_t gid, char *err, size_t errlen)
 {
 	if (setgroups(1, &gid) == -1) {
 		snprintf(err, errlen, "setgroups(%u): %s", (unsigned)gid,
 		    strerror(errno));
-		return -1;
+		return cm_status_of_errno(errno);
 	}
 	if (setresgid(gid, gid, gid) == -1) {
 		snprintf(err, errlen, "setresgid(%u): %s", (unsigned)gid,
 		    strerror(errno));
-		return -1;
+		return cm_status_of_errno(errno);
 	}
 	if (setresuid(uid, uid, uid) == -1) {
 		snprintf(err, errlen, "setresuid(%u): %s", (unsigned)uid,
 		    strerror(errno));
-		return -1;
+		return cm_status_of_errno(errno);
 	}
 	/* Paranoia (OpenBSD): root must be gone for good. */
 	if (uid != 0 && (setuid(0) != -1 || seteuid(0) != -1)) {
 		snprintf(err, errlen, "could regain root after dropping to "
 		    "uid %u", (unsigned)uid);
-		return -1;
+		return CM_DENIED;
 	}
-	return 0;
+	return CM_OK;
 }

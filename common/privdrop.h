@@ -9,21 +9,24 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "status.h"
+
 /*
- * Look `name' up in the user database: its uid and primary gid.  Returns
- * 0, or -1 with a reason in err[errlen] (no such user, or the lookup
- * failed).
+ * Look `name' up in the user database: its uid and primary gid.  CM_OK,
+ * or with a reason in err[errlen] CM_NOTFOUND (no such user) or what the
+ * lookup's error maps to.
  */
-int	priv_user_lookup(const char *name, uid_t *uid, gid_t *gid, char *err,
-	    size_t errlen);
+enum cm_status	priv_user_lookup(const char *name, uid_t *uid, gid_t *gid,
+		    char *err, size_t errlen);
 
 /*
  * Become `uid' with `gid' as the only group (setgroups, setgid, setuid:
  * real, effective and saved ids, every thread of the process), and check
- * that root cannot be regained.  Returns 0, or -1 with a reason in
- * err[errlen]; on failure the caller must not go on (some ids may have
+ * that root cannot be regained.  CM_OK, or with a reason in err[errlen]
+ * CM_DENIED (root could be regained, or a call was refused) or another
+ * status; on failure the caller must not go on (some ids may have
  * changed).
  */
-int	priv_drop(uid_t uid, gid_t gid, char *err, size_t errlen);
+enum cm_status	priv_drop(uid_t uid, gid_t gid, char *err, size_t errlen);
 
 #endif

@@ -34,7 +34,7 @@ struct sdnotify {
 	socklen_t		sn_addrlen;
 };
 
-int
+enum cm_status
 sdnotify_open(struct sdnotify **out, char *err, size_t errlen)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
@@ -43,22 +43,22 @@ sdnotify_open(struct sdnotify **out, char *err, size_t errlen)
 
 	*out = NULL;
 	if (path == NULL || path[0] == '\0')
-		return 0;
+		return CM_OK;
 	len = strlen(path);
 	if ((path[0] != '/' && path[0] != '@') || len < 2 ||
 	    len > sizeof(n->sn_addr.sun_path)) {
 		snprintf(err, errlen, "NOTIFY_SOCKET '%s' is neither an "
 		    "absolute path nor an abstract name", path);
-		return -1;
+		return CM_INVALID;
 	}
 	/* A path needs its terminating NUL in sun_path. */
 	if (path[0] == '/' && len == sizeof(n->sn_addr.sun_path)) {
 		snprintf(err, errlen, "NOTIFY_SOCKET '%s' is too long", path);
-		return -1;
+		return CM_INVALID;
 	}
 	if ((n = calloc(1, sizeof(*n))) == NULL) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return CM_NOMEM;
 	}
 	n->sn_addr.sun_family = AF_UNIX;
 	memcpy(n->sn_addr.sun_path, path, len);
@@ -76,13 +76,13 @@ sdnotify_open(struct sdnotify **out, char *err, size_t errlen)
 		snprintf(err, errlen, "socket for NOTIFY_SOCKET: %s",
 		    strerror(errno));
 		free(n);
-		return -1;
+		return cm_status_of_errno(errno);
 	}
 	*out = n;
-	return 0;
+	return CM_OK;
 }
 
-int
+enum cm_status
 sdnotify_send(struct sdnotify *n, const char *msg)
 {
 	struct timespec wait = { 0, NOTIFY_WAIT_MS * 1000000L };
@@ -90,33 +90,33 @@ sdnotify_send(struct sdnotify *n, const char *msg)
 	int i;
 
 	if (n == NULL)
-		return 0;
+		return CM_OK;
 	for (i = 0; i < NOTIFY_TRIES; i++) {
 		ssize_t r = sendto(n->sn_fd, msg, len, MSG_NOSIGNAL,
 		    (const struct sockaddr *)&n->sn_addr, n->sn_addrlen);
 
 		if (r == (ssize_t)len)
-			return 0;
+			return CM_OK;
 		if (r >= 0) {
 			errno = EMSGSIZE;
-			return -1;
+			return CM_SYSTEM;
 		}
 		if (errno != EAGAIN && errno != EINTR)
-			return -1;
+			return cm_status_of_errno(errno);
 		nanosleep(&wait, NULL);
 	}
 	errno = EAGAIN;
-	return -1;
+	return CM_BUSY;
 }
 
-int
+enum cm_status
 sdnotify_sendf(struct sdnotify *n, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
 
 	if (n == NULL)
-		return 0;
+		return CM_OK;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);

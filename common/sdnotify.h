@@ -22,26 +22,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "status.h"
+
 struct sdnotify;
 
 /*
- * Read $NOTIFY_SOCKET and make a socket to send to it.  Returns 0 with
- * *out set (NULL when the variable is unset or empty: not under a
- * manager), or -1 with a reason in err[errlen] (a malformed address, no
- * socket) and *out NULL.  The caller owns *out (sdnotify_free()).
+ * Read $NOTIFY_SOCKET and make a socket to send to it.  CM_OK with *out
+ * set (NULL when the variable is unset or empty: not under a manager), or
+ * with a reason in err[errlen] and *out NULL: CM_INVALID (a malformed
+ * address), CM_NOMEM, or the socket's failure.  The caller owns *out
+ * (sdnotify_free()).
  */
-int	sdnotify_open(struct sdnotify **out, char *err, size_t errlen);
+enum cm_status sdnotify_open(struct sdnotify **out, char *err, size_t errlen);
 
 /*
  * Send `msg' (assignments separated by '\n') as one datagram.  Never
  * blocks for long: when the manager's queue is full it retries for at most
- * about 100 ms, then gives up.  Returns 0, or -1 with errno set (the
- * message was not delivered).  0 and a no-op when `n' is NULL.
+ * about 100 ms, then gives up.  CM_OK, or (the message was not delivered,
+ * errno set) CM_BUSY when the queue stayed full, another status for a
+ * failed send.  CM_OK and a no-op when `n' is NULL.
  */
-int	sdnotify_send(struct sdnotify *n, const char *msg);
+enum cm_status sdnotify_send(struct sdnotify *n, const char *msg);
 
 /* sdnotify_send() of a formatted message (truncated at 1024 bytes). */
-int	sdnotify_sendf(struct sdnotify *n, const char *fmt, ...)
+enum cm_status sdnotify_sendf(struct sdnotify *n, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 
 /*

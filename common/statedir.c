@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 /* mkdir -p, each component 0700 when created. */
-static int
+static enum cm_status
 statedir_mkdirs(const char *path, char *err, size_t errlen)
 {
 	char buf[4096];
@@ -22,7 +22,7 @@ statedir_mkdirs(const char *path, char *err, size_t errlen)
 
 	if (n == 0 || n >= sizeof(buf)) {
 		snprintf(err, errlen, "state directory name is empty or too long");
-		return -1;
+		return CM_INVALID;
 	}
 	memcpy(buf, path, n + 1);
 	for (i = 1; i <= n; i++) {
@@ -32,27 +32,29 @@ statedir_mkdirs(const char *path, char *err, size_t errlen)
 		if (mkdir(buf, 0700) == -1 && errno != EEXIST) {
 			snprintf(err, errlen, "cannot create %s: %s", buf,
 			    strerror(errno));
-			return -1;
+			return cm_status_of_errno(errno);
 		}
 		buf[i] = path[i];
 	}
-	return 0;
+	return CM_OK;
 }
 
-int
-statedir_lock(const char *path, char *err, size_t errlen)
+enum cm_status
+statedir_lock(const char *path, int *fdp, char *err, size_t errlen)
 {
 	char lockpath[4200], pidbuf[32];
+	enum cm_status s;
 	ssize_t n;
 	int fd;
 
-	if (statedir_mkdirs(path, err, errlen) == -1)
-		return -1;
+	*fdp = -1;
+	if ((s = statedir_mkdirs(path, err, errlen)) != CM_OK)
+		return s;
 	snprintf(lockpath, sizeof(lockpath), "%s/nlmd.lock", path);
 	if ((fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
 		snprintf(err, errlen, "cannot open %s: %s", lockpath,
 		    strerror(errno));
-		return -1;
+		return cm_status_of_errno(errno);
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
 		int e = errno;
@@ -68,10 +70,11 @@ statedir_lock(const char *path, char *err, size_t errlen)
 			snprintf(err, errlen, "cannot lock %s: %s", lockpath,
 			    strerror(e));
 		close(fd);
-		return -1;
+		return e == EWOULDBLOCK ? CM_BUSY : cm_status_of_errno(e);
 	}
 	statedir_write_pid(fd);
-	return fd;
+	*fdp = fd;
+	return CM_OK;
 }
 
 void
@@ -98,39 +101,41 @@ statedir_chown_one(int dirfd, const char *name, uid_t uid, gid_t gid)
 	return fchownat(dirfd, name, uid, gid, AT_SYMLINK_NOFOLLOW);
 }
 
-int
+enum cm_status
 statedir_chown(const char *path, uid_t uid, gid_t gid, char *err,
     size_t errlen)
 {
 	struct dirent *de;
 	DIR *dir;
-	int fd;
+	int fd, e;
 
 	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
 	    (dir = fdopendir(fd)) == NULL) {
-		snprintf(err, errlen, "cannot open %s: %s", path,
-		    strerror(errno));
+		e = errno;
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
 		if (fd != -1)
 			close(fd);
-		return -1;
+		return cm_status_of_errno(e);
 	}
 	if (fchown(fd, uid, gid) == -1) {
+		e = errno;
 		snprintf(err, errlen, "cannot give %s to uid %u: %s", path,
-		    (unsigned)uid, strerror(errno));
+		    (unsigned)uid, strerror(e));
 		closedir(dir);
-		return -1;
+		return cm_status_of_errno(e);
 	}
 	while ((de = readdir(dir)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (statedir_chown_one(fd, de->d_name, uid, gid) == -1) {
+			e = errno;
 			snprintf(err, errlen, "cannot give %s/%s to uid %u: %s",
-			    path, de->d_name, (unsigned)uid, strerror(errno));
+			    path, de->d_name, (unsigned)uid, strerror(e));
 			closedir(dir);
-			return -1;
+			return cm_status_of_errno(e);
 		}
 	}
 	closedir(dir);
-	return 0;
+	return CM_OK;
 }

@@ -12,11 +12,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "status.h"
+
 /*
- * Create `path' if needed and take its lock.  Returns the lock fd (keep it
- * open), or -1 with a reason in err[errlen].
+ * Create `path' if needed and take its lock.  CM_OK with the lock's fd in
+ * *fdp (keep it open), or with a reason in err[errlen] and *fdp -1:
+ * CM_BUSY (another nlmd holds it), CM_INVALID (no usable name), or what
+ * creating or opening failed with.
  */
-int	statedir_lock(const char *path, char *err, size_t errlen);
+enum cm_status	statedir_lock(const char *path, int *fdp, char *err,
+		    size_t errlen);
 
 /* Rewrite our pid into the lock file (after daemonising). */
 void	statedir_write_pid(int fd);
@@ -24,9 +29,9 @@ void	statedir_write_pid(int fd);
 /*
  * Give `path' and everything directly in it (the state directory is flat;
  * symbolic links are left alone) to uid:gid, so that nlmd can go on using
- * it after dropping root.  Returns 0, or -1 with a reason in err[errlen].
+ * it after dropping root.  CM_OK, or a status with a reason in err[errlen].
  */
-int	statedir_chown(const char *path, uid_t uid, gid_t gid, char *err,
-	    size_t errlen);
+enum cm_status	statedir_chown(const char *path, uid_t uid, gid_t gid,
+		    char *err, size_t errlen);
 
 #endif

@@ -12,5 +12,6 @@ int	ct_register_sdnotify(void);
 int	ct_register_privdrop(void);
 int	ct_register_nfsconf(void);
 int	ct_register_netaddr(void);
+int	ct_register_status(void);
 
 #endif

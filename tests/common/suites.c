@@ -18,7 +18,8 @@ tests_register(void)
 	if (ct_register_ev() != 0 || ct_register_config() != 0 ||
 	    ct_register_log() != 0 ||
 	    ct_register_sdnotify() != 0 || ct_register_privdrop() != 0 ||
-	    ct_register_nfsconf() != 0 || ct_register_netaddr() != 0)
+	    ct_register_nfsconf() != 0 || ct_register_netaddr() != 0 ||
+	    ct_register_status() != 0)
 		return -1;
 	return 0;
 }

@@ -103,7 +103,7 @@ set_fails(const char *k, const char *v, const char *want)
 
 	config_defaults(&c);
 	before = c;
-	if (config_set(&c, k, v, err, sizeof(err)) != -1)
+	if (config_set(&c, k, v, err, sizeof(err)) == CM_OK)
 		return 0;
 	if (memcmp(&c, &before, sizeof(c)) != 0)
 		return 0;
@@ -238,7 +238,7 @@ test_set_errors(void)
 	/* A tiny error buffer truncates, never overflows. */
 	config_defaults(&c);
 	memset(err, 'Z', sizeof(err));
-	CU_ASSERT(config_set(&c, "no-such-key", "1", err, 4) == -1);
+	CU_ASSERT(config_set(&c, "no-such-key", "1", err, 4) == CM_NOTFOUND);
 	CU_ASSERT_EQUAL(err[3], '\0');
 	CU_ASSERT_EQUAL(err[4], 'Z');
 }
@@ -336,7 +336,7 @@ test_load_empty_and_missing(void)
 	CU_ASSERT(memcmp(&c, &before, sizeof(c)) == 0);
 	/* Missing and asked for: an error naming the file. */
 	err[0] = '\0';
-	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == -1);
+	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == CM_NOTFOUND);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, path));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "No such file"));
 }
@@ -351,7 +351,7 @@ load_fails(const char *text, const char *want1, const char *want2)
 	config_defaults(&c);
 	before = c;
 	write_file(path, sizeof(path), text);
-	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == -1);
+	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == CM_INVALID);
 	CU_ASSERT(memcmp(&c, &before, sizeof(c)) == 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, path));
 	if (strstr(err, want1) == NULL || strstr(err, want2) == NULL) {
@@ -432,9 +432,9 @@ test_bug_directory(void)
 	char err[512] = "";
 
 	config_defaults(&c);
-	CU_ASSERT(config_load(&c, tmpdir, 0, err, sizeof(err)) == -1);
+	CU_ASSERT(config_load(&c, tmpdir, 0, err, sizeof(err)) == CM_INVALID);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, tmpdir));
-	CU_ASSERT(config_load(&c, tmpdir, 1, err, sizeof(err)) == -1);
+	CU_ASSERT(config_load(&c, tmpdir, 1, err, sizeof(err)) == CM_INVALID);
 }
 
 /* config_dump writes a file config_load reads back to the same struct. */

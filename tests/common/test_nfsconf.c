@@ -174,7 +174,7 @@ test_nlmd_section(void)
 	    "[lockd]\nport = 1\n[nlmd]\nnlm-port = 7\nbogus = 1\n");
 	config_defaults(&c);
 	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
-	    sizeof(err)), -1);
+	    sizeof(err)), CM_INVALID);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, path));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":5:"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "bogus"));
@@ -182,12 +182,12 @@ test_nlmd_section(void)
 	CU_ASSERT_EQUAL(c.nlm_port, 4045);
 	put(path, sizeof(path), "b/syntax.conf", "[nlmd]\nthis is not it\n");
 	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
-	    sizeof(err)), -1);
+	    sizeof(err)), CM_INVALID);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":2: syntax error"));
 	/* A port that is not one, in [lockd]: an error naming it. */
 	put(path, sizeof(path), "b/port.conf", "[lockd]\nport = 70000\n");
 	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
-	    sizeof(err)), -1);
+	    sizeof(err)), CM_INVALID);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":2: [lockd] port"));
 	/* Section arguments make other sections. */
 	put(path, sizeof(path), "b/arg.conf", "[lockd \"x\"]\nport = 9\n");
@@ -232,7 +232,7 @@ test_include(void)
 	/* An include of itself: stopped, with an error. */
 	put(path, sizeof(path), "c/loop.conf", "[lockd]\ninclude = loop.conf\n");
 	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
-	    sizeof(err)), -1);
+	    sizeof(err)), CM_INVALID);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nested"));
 }
 
@@ -391,7 +391,7 @@ test_reader(void)
 	CU_ASSERT_EQUAL(nfsconf_read(path, 1, seen_cb, &s, warn, sizeof(warn),
 	    err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(nfsconf_read(path, 0, seen_cb, &s, warn, sizeof(warn),
-	    err, sizeof(err)), -1);
+	    err, sizeof(err)), CM_NOTFOUND);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "none.conf"));
 }
 

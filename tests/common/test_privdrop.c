@@ -29,7 +29,7 @@ test_lookup(void)
 	CU_ASSERT_EQUAL(uid, 0);
 	CU_ASSERT_EQUAL(gid, 0);
 	CU_ASSERT_EQUAL(priv_user_lookup("no-such-user-nlmd", &uid, &gid, err,
-	    sizeof(err)), -1);
+	    sizeof(err)), CM_NOTFOUND);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no-such-user-nlmd"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "does not exist"));
 }
@@ -64,7 +64,7 @@ test_chown(void)
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	CU_ASSERT(system(path) == 0);
 	CU_ASSERT_EQUAL(statedir_chown("/nonexistent/nlmd", 1, 1, err,
-	    sizeof(err)), -1);
+	    sizeof(err)), CM_NOTFOUND);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/nlmd"));
 }
 

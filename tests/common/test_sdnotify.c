@@ -143,21 +143,21 @@ test_bad_address(void)
 
 	setenv("NOTIFY_SOCKET", "relative/path", 1);
 	err[0] = '\0';
-	CU_ASSERT_EQUAL(sdnotify_open(&n, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(sdnotify_open(&n, err, sizeof(err)), CM_INVALID);
 	CU_ASSERT_PTR_NULL(n);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "relative/path"));
 	setenv("NOTIFY_SOCKET", "@", 1);
-	CU_ASSERT_EQUAL(sdnotify_open(&n, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(sdnotify_open(&n, err, sizeof(err)), CM_INVALID);
 	memset(big, 'x', sizeof(big) - 1);
 	big[0] = '/';
 	big[sizeof(big) - 1] = '\0';
 	setenv("NOTIFY_SOCKET", big, 1);
-	CU_ASSERT_EQUAL(sdnotify_open(&n, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(sdnotify_open(&n, err, sizeof(err)), CM_INVALID);
 	/* Nobody listening: open works, the send fails with errno. */
 	setenv("NOTIFY_SOCKET", "/nonexistent/notify", 1);
 	CU_ASSERT_EQUAL_FATAL(sdnotify_open(&n, err, sizeof(err)), 0);
 	errno = 0;
-	CU_ASSERT_EQUAL(sdnotify_send(n, "READY=1"), -1);
+	CU_ASSERT_EQUAL(sdnotify_send(n, "READY=1"), CM_NOTFOUND);
 	CU_ASSERT_EQUAL(errno, ENOENT);
 	sdnotify_free(n);
 }
@@ -178,10 +178,10 @@ test_full_queue(void)
 	CU_ASSERT_EQUAL_FATAL(sdnotify_open(&n, err, sizeof(err)), 0);
 	for (i = 0; i < 10000 && rc == 0; i++)
 		rc = sdnotify_send(n, "WATCHDOG=1");
-	CU_ASSERT_EQUAL(rc, -1);
+	CU_ASSERT_EQUAL(rc, CM_BUSY);
 	CU_ASSERT_EQUAL(errno, EAGAIN);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CU_ASSERT_EQUAL(sdnotify_send(n, "WATCHDOG=1"), -1);
+	CU_ASSERT_EQUAL(sdnotify_send(n, "WATCHDOG=1"), CM_BUSY);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000 +
 	    (t1.tv_nsec - t0.tv_nsec) / 1000000;
