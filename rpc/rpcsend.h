@@ -45,6 +45,27 @@ struct onc_dgram {
 size_t	onc_send_many(int fd, const struct onc_dgram *d, size_t n);
 
 /*
+ * onc_send_many() as one call of `sendfn' (an onc_send_from()) per
+ * datagram, same result: the fake senders of the tests and fuzzers define
+ * it so, and each datagram goes through their recording onc_send_from().
+ */
+typedef enum onc_status onc_send_fn(int, const void *, size_t,
+	    const struct sockaddr_storage *, socklen_t,
+	    const struct sockaddr_storage *);
+
+static inline size_t
+onc_send_each(int fd, const struct onc_dgram *d, size_t n,
+    onc_send_fn *sendfn)
+{
+	size_t i, failed = 0;
+
+	for (i = 0; i < n; i++)
+		failed += sendfn(fd, d[i].dg_buf, d[i].dg_len, d[i].dg_dst,
+		    d[i].dg_dstlen, d[i].dg_src) != ONC_OK;
+	return failed;
+}
+
+/*
  * Write up to len bytes to the connected stream socket fd without
  * blocking.  Returns what send(2) returns (bytes written, or -1 with errno
  * set; EAGAIN when the socket buffer is full).

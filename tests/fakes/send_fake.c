@@ -110,10 +110,5 @@ fake_send_hook(void (*fn)(const struct fake_send *))
 size_t
 onc_send_many(int fd, const struct onc_dgram *d, size_t n)
 {
-	size_t i, failed = 0;
-
-	for (i = 0; i < n; i++)
-		failed += onc_send_from(fd, d[i].dg_buf, d[i].dg_len,
-		    d[i].dg_dst, d[i].dg_dstlen, d[i].dg_src) != ONC_OK;
-	return failed;
+	return onc_send_each(fd, d, n, onc_send_from);
 }
