@@ -156,6 +156,17 @@ store_fold_free(struct store_fold *fo)
 }
 
 bool
+store_buf_trim(uint8_t **bufp, size_t *capp)
+{
+	if (*capp <= STORE_KEEP_BYTES)
+		return false;
+	free(*bufp);
+	*bufp = NULL;
+	*capp = 0;
+	return true;
+}
+
+bool
 store_fold_trim(struct store_fold *fo)
 {
 	if (fo->fo_cap * sizeof(*fo->fo_slot) <= STORE_KEEP_BYTES)
@@ -291,11 +302,7 @@ store_journal_append(struct store *st, const struct store_batch *run,
 		store_compact_noted(st, nops);
 out:
 	pthread_mutex_unlock(&st->st_jmu);
-	if (st->st_jcap > STORE_KEEP_BYTES) {	/* a peak: give it back */
-		free(st->st_jbuf);
-		st->st_jbuf = NULL;
-		st->st_jcap = 0;
-	}
+	(void)store_buf_trim(&st->st_jbuf, &st->st_jcap);
 	return rc;
 }
 
@@ -374,11 +381,7 @@ store_run_done(struct store *st, struct store_batch *run, int rc, bool flush,
 		next = b->b_next;
 		b->b_len = b->b_nops = 0;
 		b->b_puts = 0;
-		if (b->b_cap > STORE_KEEP_BYTES) {	/* a peak: give it back */
-			free(b->b_buf);
-			b->b_buf = NULL;
-			b->b_cap = 0;
-		}
+		(void)store_buf_trim(&b->b_buf, &b->b_cap);
 		b->b_next = st->st_free;
 		st->st_free = b;
 	}

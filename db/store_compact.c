@@ -120,15 +120,10 @@ store_compact_read(struct store *st, DB *j, DB_TXN *txn)
 static void
 store_compact_shrink(struct store *st)
 {
-	bool freed = false;
+	bool freed;
 
-	if (st->st_kbuf.b_cap > STORE_KEEP_BYTES) {
-		free(st->st_kbuf.b_buf);
-		st->st_kbuf.b_buf = NULL;
-		st->st_kbuf.b_cap = 0;
-		freed = true;
-	}
 	st->st_kbuf.b_len = st->st_kbuf.b_nops = 0;
+	freed = store_buf_trim(&st->st_kbuf.b_buf, &st->st_kbuf.b_cap);
 	freed |= store_fold_trim(&st->st_kfold);
 	if (freed)
 		(void)malloc_trim(0);

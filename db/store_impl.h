@@ -202,7 +202,11 @@ bool	store_fold(struct store *st, const struct store_batch *run,
 int	store_fold_apply(struct store *st, const struct store_fold *fo,
 	    DB_TXN *txn, uint64_t *puts, uint64_t *dels);
 void	store_fold_free(struct store_fold *fo);
-/* Free the table if it is over STORE_KEEP_BYTES (after a peak): true. */
+/*
+ * After a peak: free *bufp (capacity *capp) or the fold table when over
+ * STORE_KEEP_BYTES, so it does not hold the peak for good; true if freed.
+ */
+bool	store_buf_trim(uint8_t **bufp, size_t *capp);
 bool	store_fold_trim(struct store_fold *fo);
 /* Start / stop (after finishing what was sealed) the committer thread. */
 enum store_status store_commit_start(struct store *st, char *err,
