@@ -10,7 +10,14 @@
  * requests on N different ranges behind one exclusive lock of them all.
  * Also printed: the cost of a LOCK+UNLOCK pair of an unrelated owner on a
  * byte of the same file outside the queued ranges, while the queue is
- * full.
+ * full.  A third case puts each of N shared waiters on its own even byte
+ * behind an exclusive lock of that byte alone, so that the unrelated
+ * LOCK+UNLOCK pairs (on odd bytes) fall inside the span of the queue but
+ * overlap no waiter, and releases the bytes last to first, so that each
+ * grant is the youngest waiter: the cost a walk of the queue in arrival
+ * order would pay in full, and the index of the queue (lockcore/wqidx.c)
+ * does not.  Each line also gives the waiters and index nodes lockcore
+ * looked at (ct_queue_visits) per call.
  *
  * usage: waitbench [N ...]     (default 1000 10000)
  */
@@ -50,26 +57,45 @@ req(uint64_t host, uint64_t start, uint64_t len, bool excl, bool block)
 	return rq;
 }
 
-static void
-run(size_t n, bool shared_ranges)
+enum shape { ONE_BYTE, RANGES, EVEN_BYTES };
+
+static uint64_t
+visits(const struct lk_table *t)
 {
+	struct lk_counts ct;
+
+	lk_table_counts(t, &ct);
+	return ct.ct_queue_visits;
+}
+
+static void
+run(size_t n, enum shape sh)
+{
+	static const char *names[] = { "exclusive, one byte",
+	    "shared, distinct ranges", "shared, even bytes, inside" };
 	struct lk_config cf;
 	struct lk_table *t;
 	const struct lk_result *res;
 	struct lk_lockreq rq;
-	double t0, d, qsum = 0, qmax = 0, rsum = 0, rmax = 0, besidepair;
-	size_t i, granted = 0;
+	double t0, d, qsum = 0, qmax = 0, rsum = 0, rmax = 0, besidepair = 0;
+	uint64_t v0, vq, vb = 0, vr;
+	size_t i, k, nrel = 0, granted = 0, npairs = 0;
 
 	lk_config_init(&cf);
 	cf.cf_max_waiters_per_host = cf.cf_max_waiters = 0;
 	if ((t = lk_table_new(&cf)) == NULL)
 		abort();
-	/* The holder: host 1, byte 0 or everything. */
-	rq = req(1, 0, shared_ranges ? 0 : 1, true, false);
-	if (lk_lock(t, &rq, 1, &res) != LK_OK)
-		abort();
+	/* The holder: host 1; byte 0, everything, or every even byte. */
+	for (i = 0; i < (sh == EVEN_BYTES ? n : 1); i++) {
+		rq = req(1, sh == EVEN_BYTES ? 2 * i : 0,
+		    sh == RANGES ? 0 : 1, true, false);
+		if (lk_lock(t, &rq, 1, &res) != LK_GRANTED)
+			abort();
+	}
+	v0 = visits(t);
 	for (i = 0; i < n; i++) {
-		rq = shared_ranges ? req(2 + i, i * 10, 5, false, true) :
+		rq = sh == RANGES ? req(2 + i, i * 10, 5, false, true) :
+		    sh == EVEN_BYTES ? req(2 + i, 2 * i, 1, false, true) :
 		    req(2 + i, 0, 1, true, true);
 		t0 = now_us();
 		if (lk_lock(t, &rq, 1, &res) != LK_BLOCKED)
@@ -78,30 +104,43 @@ run(size_t n, bool shared_ranges)
 		qsum += d;
 		qmax = d > qmax ? d : qmax;
 	}
+	vq = visits(t) - v0;
 	/*
 	 * Beside the queue: 1,000 LOCK+UNLOCK pairs of another owner on a
-	 * byte of the same file past every queued range (each LOCK checks
-	 * the queue for an older conflicting waiter).  Not in the shared case,
-	 * whose holder has the whole file.
+	 * byte of the same file (each LOCK checks the queue for an older
+	 * conflicting waiter): past every queued range, or (even bytes) on
+	 * odd bytes among them.  Not in the shared case, whose holder has
+	 * the whole file.
 	 */
+	npairs = sh == RANGES ? 0 : 1000;
+	v0 = visits(t);
 	t0 = now_us();
-	for (i = 0; i < (shared_ranges ? 0u : 1000u); i++) {
-		rq = req(n + 100, 10 * n + 100 + i, 1, true, false);
+	for (i = 0; i < npairs; i++) {
+		rq = req(n + 100, sh == EVEN_BYTES ? 2 * (i * n / npairs) + 1 :
+		    10 * n + 100 + i, 1, true, false);
 		if (lk_lock(t, &rq, 1, &res) != LK_GRANTED ||
 		    lk_unlock(t, &rq, 1, &res) != LK_OK)
 			abort();
 	}
-	besidepair = shared_ranges ? 0 : (now_us() - t0) / 1000;
-	/* Release; each grant is confirmed and released in turn. */
-	rq = req(1, 0, shared_ranges ? 0 : 1, true, false);
-	t0 = now_us();
-	if (lk_unlock(t, &rq, 2, &res) != LK_OK)
-		abort();
-	d = now_us() - t0;
-	rsum += d;
-	rmax = d;
-	granted += res->rs_ngranted;
-	for (i = 0; i < n && !shared_ranges; i++) {
+	if (npairs > 0) {
+		besidepair = (now_us() - t0) / (double)npairs;
+		vb = (visits(t) - v0) / npairs;
+	}
+	/* Release; each grant (one byte) is confirmed and released in turn. */
+	v0 = visits(t);
+	for (k = 0; k < (sh == EVEN_BYTES ? n : 1); k++) {
+		rq = req(1, sh == EVEN_BYTES ? 2 * (n - 1 - k) : 0,
+		    sh == RANGES ? 0 : 1, true, false);
+		t0 = now_us();
+		if (lk_unlock(t, &rq, 2, &res) != LK_OK)
+			abort();
+		d = now_us() - t0;
+		rsum += d;
+		rmax = d > rmax ? d : rmax;
+		nrel++;
+		granted += res->rs_ngranted;
+	}
+	for (i = 0; i < n && sh == ONE_BYTE; i++) {
 		rq = req(2 + i, 0, 1, true, false);
 		if (lk_grant_confirm(t, &rq, &res) != LK_OK)
 			abort();
@@ -111,14 +150,17 @@ run(size_t n, bool shared_ranges)
 		d = now_us() - t0;
 		rsum += d;
 		rmax = d > rmax ? d : rmax;
+		nrel++;
 		granted += res->rs_ngranted;
 	}
+	vr = visits(t) - v0;
 	printf("%-28s waiters=%zu queue_mean_us=%.1f queue_max_us=%.0f "
 	    "beside_pair_us=%.2f release_mean_us=%.1f release_max_us=%.0f "
-	    "granted=%zu\n",
-	    shared_ranges ? "shared, distinct ranges" : "exclusive, one byte",
-	    n, qsum / (double)n, qmax, besidepair, rsum / (double)(shared_ranges ?
-	    1 : n + 1), rmax, granted);
+	    "granted=%zu visits_per_queue=%.1f visits_per_pair=%ju "
+	    "visits_per_release=%.1f\n", names[sh], n, qsum / (double)n,
+	    qmax, besidepair, rsum / (double)nrel, rmax, granted,
+	    (double)vq / (double)n, (uintmax_t)vb,
+	    (double)vr / (double)nrel);
 	lk_table_destroy(t);
 }
 
@@ -132,8 +174,9 @@ main(int argc, char **argv)
 		for (ns = 0; ns < argc - 1 && ns < 8; ns++)
 			sizes[ns] = strtoul(argv[ns + 1], NULL, 10);
 	for (i = 0; i < ns; i++) {
-		run(sizes[i], false);
-		run(sizes[i], true);
+		run(sizes[i], ONE_BYTE);
+		run(sizes[i], RANGES);
+		run(sizes[i], EVEN_BYTES);
 	}
 	return 0;
 }

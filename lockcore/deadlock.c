@@ -68,26 +68,46 @@ lk_dl_lock_cb(struct lk_lock *l, void *arg)
 	return 0;
 }
 
-/* Push every owner that blocks x's request (r, excl) queued before upto. */
+struct lk_dlw {
+	struct lk_table		*w_t;
+	const struct lk_owner	*w_x;
+	const struct lk_range	*w_r;
+	bool			 w_excl;
+};
+
+static int
+lk_dl_waiter_cb(struct lk_waiter *v, void *arg)
+{
+	struct lk_dlw *d = arg;
+
+	if (lk_waiter_blocks(d->w_t, v, d->w_x, d->w_r, d->w_excl) &&
+	    !lk_dl_push(d->w_t, v->wa_owner))
+		return 1;
+	return 0;
+}
+
+/*
+ * Push every owner that blocks x's request (r, excl) queued before upto:
+ * the queued waiters come from the index (wqidx.c), only those that
+ * overlap r in a conflicting mode.
+ */
 static bool
 lk_dl_blockers(struct lk_table *t, const struct lk_owner *x, struct lk_file *f,
     const struct lk_range *r, bool excl, const struct lk_waiter *upto)
 {
 	struct lk_dl d = { t, x, excl, false };
-	struct lk_waiter *v;
+	struct lk_dlw dw = { t, x, r, excl };
 
 	lk_tree_overlap(f->fi_root, r->r_start, r->r_end, lk_dl_lock_cb, &d);
 	if (d.d_nomem)
 		return false;
-	if (t->t_cf.cf_policy != LK_POLICY_FIFO)
+	if (t->t_cf.cf_policy != LK_POLICY_FIFO || f->fi_wq == NULL)
 		return true;
 	if (lk_own_collect(t, x, f, r) != LK_OK)
 		return false;
-	for (v = f->fi_wq; v != NULL && v != upto; v = v->wa_fnext)
-		if (lk_waiter_blocks(t, v, x, r, excl) &&
-		    !lk_dl_push(t, v->wa_owner))
-			return false;
-	return true;
+	return lk_wq_each(t, f, true, excl, r->r_start, r->r_end,
+	    upto != NULL ? upto->wa_seq : UINT64_MAX, lk_dl_waiter_cb,
+	    &dw) == 0;
 }
 
 /*

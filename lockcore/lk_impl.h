@@ -6,7 +6,8 @@
  *   table  owns the three hash tables (files, owners, hosts) and through
  *          them every object; owns the result vectors and the spare pool.
  *   file   owns its interval tree of locks (fi_root), its share list and
- *          the FIFO of *queued* waiters (fi_wq); holds fh bytes; owns
+ *          the FIFO of *queued* waiters (fi_wq) and their index by
+ *          range (fi_wx, fi_ws: wqidx.c); holds fh bytes; owns
  *          fi_recl (below) while it has reclaimable records.
  *   owner  owns nothing but ow_recl; links its locks (ow_locks), its
  *          waiters and unconfirmed grants (ow_waiters) and its shares
@@ -130,6 +131,14 @@ struct lk_waiter {
 	struct lk_waiter *wa_fprev;
 	struct lk_waiter *wa_onext;	/* owner's waiters and grants */
 	struct lk_waiter *wa_oprev;
+	/* queued only: node of the file's index (wqidx.c) */
+	struct lk_waiter *wa_tl;
+	struct lk_waiter *wa_tr;
+	uint64_t	 wa_seq;	/* arrival number (FIFO order) */
+	uint64_t	 wa_tmax;	/* subtree: largest end */
+	uint64_t	 wa_tlo;	/* subtree: smallest wa_seq */
+	uint64_t	 wa_thi;	/* subtree: largest wa_seq */
+	uint32_t	 wa_prio;
 	bool		 wa_excl;
 	bool		 wa_granted;
 };
@@ -165,6 +174,8 @@ struct lk_file {
 	struct lk_waiter *fi_wqtail;
 	uint64_t	 fi_wqlo;	/* every queued waiter lies within */
 	uint64_t	 fi_wqhi;	/* [fi_wqlo, fi_wqhi] (when any) */
+	struct lk_waiter *fi_wx;	/* index of queued exclusive ones */
+	struct lk_waiter *fi_ws;	/* and of queued shared ones */
 	struct lk_waiter *fi_pend;	/* unconfirmed grants */
 	struct lk_share	*fi_shares;
 	struct lk_recl	*fi_recl;	/* NULL: no reclaimable records */
@@ -232,6 +243,7 @@ struct lk_table {
 	size_t		 t_grace_cursor; /* lk_grace_drop: next file bucket */
 	uint64_t	 t_token;	/* last token issued */
 	uint64_t	 t_mark;	/* generation for ow_mark/fi_mark */
+	uint64_t	 t_wseq;	/* last waiter arrival number */
 	struct lk_lock	*t_spare;	/* free lock nodes, via lo_onext */
 	size_t		 t_nspare;
 	struct lk_bnode	*t_bleaf;	/* free tree leaves */
@@ -289,6 +301,31 @@ void	lk_owner_drop(struct lk_table *t, struct lk_owner *o);
 void	lk_sweep(struct lk_table *t);
 void	lk_objects_free(struct lk_table *t);
 
+/* wqidx.c */
+/*
+ * Waiters in a row that a FIFO walk may pass over (not overlapping what it
+ * looks for) before it asks the index where the next one is.
+ */
+#ifndef LK_WQ_RUN
+#define LK_WQ_RUN	8
+#endif
+void	lk_wq_insert(struct lk_table *t, struct lk_file *f,
+	    struct lk_waiter *w);
+void	lk_wq_remove(struct lk_file *f, struct lk_waiter *w);
+/*
+ * The oldest queued waiter on f, exclusive (excl) or shared (shared), that
+ * overlaps [s, e] and arrived after `after' and before `before' (wa_seq).
+ */
+struct lk_waiter *lk_wq_next(struct lk_table *t, const struct lk_file *f,
+	    bool excl, bool shared, uint64_t s, uint64_t e, uint64_t after,
+	    uint64_t before);
+typedef int (*lk_wq_cb)(struct lk_waiter *, void *);
+/* Each such waiter that arrived before `before', in start order. */
+int	lk_wq_each(struct lk_table *t, struct lk_file *f, bool excl,
+	    bool shared, uint64_t s, uint64_t e, uint64_t before, lk_wq_cb cb,
+	    void *arg);
+bool	lk_wq_check(const struct lk_file *f);
+
 /* tree.c */
 /* Make sure `adds' inserts can proceed without allocating. */
 bool	lk_tree_reserve(struct lk_table *t, size_t adds);
@@ -331,7 +368,7 @@ enum lk_status lk_own_in(struct lk_table *t, const struct lk_owner *o,
 	    struct lk_bnode *root, uint64_t s, uint64_t e, struct lk_vec *v);
 bool	lk_waiter_blocks(const struct lk_table *t, const struct lk_waiter *w,
 	    const struct lk_owner *o, const struct lk_range *r, bool excl);
-struct lk_waiter *lk_queued_conflict(const struct lk_table *t,
+struct lk_waiter *lk_queued_conflict(struct lk_table *t,
 	    const struct lk_file *f, const struct lk_owner *o,
 	    const struct lk_range *r, bool excl, const struct lk_waiter *upto);
 enum lk_status lk_collect(struct lk_table *t, const struct lk_owner *o,

@@ -316,22 +316,35 @@ lk_waiter_blocks(const struct lk_table *t, const struct lk_waiter *w,
  * whole queue) that holds back o's request (r, excl); see
  * lk_waiter_blocks() for what t_tmp must hold.  A request outside the span
  * of the file's queue (fi_wqlo..fi_wqhi) skips the walk: a LOCK of byte 5
- * does not visit 100,000 waiters queued on byte 0.  (The walk is still
- * linear for a request inside the span.)
+ * does not visit 100,000 waiters queued on byte 0.  Inside it, the walk
+ * looks at the first LK_WQ_RUN waiters in arrival order (a queue on one
+ * byte answers at its head) and then goes from one overlapping waiter of a
+ * conflicting mode to the next through the index (wqidx.c): what it
+ * visits past the head is what overlaps r, not the queue.
  */
 struct lk_waiter *
-lk_queued_conflict(const struct lk_table *t, const struct lk_file *f,
+lk_queued_conflict(struct lk_table *t, const struct lk_file *f,
     const struct lk_owner *o, const struct lk_range *r, bool excl,
     const struct lk_waiter *upto)
 {
 	struct lk_waiter *w;
+	uint64_t before = upto != NULL ? upto->wa_seq : UINT64_MAX;
+	unsigned run = 0;
 
 	if (t->t_cf.cf_policy != LK_POLICY_FIFO || f->fi_wq == NULL ||
 	    !lk_overlaps(f->fi_wqlo, f->fi_wqhi, r->r_start, r->r_end))
 		return NULL;
-	for (w = f->fi_wq; w != NULL && w != upto; w = w->wa_fnext)
+	for (w = f->fi_wq; w != NULL && w != upto; ) {
+		t->t_ct.ct_queue_visits++;
 		if (lk_waiter_blocks(t, w, o, r, excl))
 			return w;
+		if (run < LK_WQ_RUN) {
+			run++;
+			w = w->wa_fnext;
+		} else
+			w = lk_wq_next(t, f, true, excl, r->r_start, r->r_end,
+			    w->wa_seq, before);
+	}
 	return NULL;
 }
 

@@ -576,6 +576,9 @@ struct lk_counts {
 	uint64_t	 ct_reclaims_denied; /* reclaims refused in grace */
 	uint64_t	 ct_grace_denied; /* LK_GRACE answers */
 	uint64_t	 ct_grace_dropped; /* records dropped by lk_grace_end */
+	uint64_t	 ct_queue_visits; /* queued waiters (and nodes of their
+					   index) looked at by FIFO checks,
+					   grant passes, deadlock searches */
 };
 
 void	lk_table_counts(const struct lk_table *t, struct lk_counts *ct);

@@ -98,6 +98,7 @@ lk_waiter_queue(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		f->fi_wqhi = w->wa_end;
 	}
 	f->fi_wqtail = w;
+	lk_wq_insert(t, f, w);
 	w->wa_onext = o->ow_waiters;
 	if (o->ow_waiters != NULL)
 		o->ow_waiters->wa_oprev = w;
@@ -115,6 +116,7 @@ lk_waiter_queue(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 static void
 lk_queue_unlink(struct lk_file *f, struct lk_waiter *w)
 {
+	lk_wq_remove(f, w);
 	if (w->wa_fprev != NULL)
 		w->wa_fprev->wa_fnext = w->wa_fnext;
 	else
@@ -207,23 +209,47 @@ lk_waiter_granted(struct lk_table *t, struct lk_waiter *w,
 /*
  * Where a sweep can still find a grantable waiter (see lk_grant_pass()):
  * up to LK_DSET_MAX disjoint ranges, one set for exclusive requests and
- * one for shared ones.  ds_all: everywhere (the set is not used).
+ * one for shared ones.  A set may over-approximate, never miss a byte.
  */
 #define LK_DSET_MAX	8
 
 struct lk_dset {
 	struct lk_range	 ds_r[LK_DSET_MAX];
 	size_t		 ds_n;
-	bool		 ds_all;
 };
+
+static void
+lk_dset_one(struct lk_dset *ds, uint64_t start, uint64_t end)
+{
+	ds->ds_r[0].r_start = start;
+	ds->ds_r[0].r_end = end;
+	ds->ds_n = 1;
+}
+
+/* Add [start, end]; with the set full, widen the last range to cover it. */
+static void
+lk_dset_add(struct lk_dset *ds, uint64_t start, uint64_t end)
+{
+	struct lk_range *d;
+
+	if (ds->ds_n < LK_DSET_MAX) {
+		ds->ds_r[ds->ds_n].r_start = start;
+		ds->ds_r[ds->ds_n].r_end = end;
+		ds->ds_n++;
+		return;
+	}
+	d = &ds->ds_r[LK_DSET_MAX - 1];
+	if (start < d->r_start)
+		d->r_start = start;
+	if (end > d->r_end)
+		d->r_end = end;
+}
 
 static bool
 lk_dset_overlaps(const struct lk_dset *ds, uint64_t start, uint64_t end)
 {
 	size_t i;
 
-	if (ds->ds_all)
-		return true;
 	for (i = 0; i < ds->ds_n; i++)
 		if (lk_overlaps(ds->ds_r[i].r_start, ds->ds_r[i].r_end, start,
 		    end))
@@ -241,8 +267,6 @@ lk_dset_sub(struct lk_dset *ds, uint64_t start, uint64_t end)
 	struct lk_range *d;
 	size_t i = 0;
 
-	if (ds->ds_all)
-		return;
 	while (i < ds->ds_n) {
 		d = &ds->ds_r[i];
 		if (!lk_overlaps(d->r_start, d->r_end, start, end)) {
@@ -268,31 +292,69 @@ lk_dset_sub(struct lk_dset *ds, uint64_t start, uint64_t end)
 }
 
 /*
+ * The oldest queued waiter after arrival `after' that overlaps the sets
+ * (exclusive ones dx, shared ones ds): where a sweep goes on after a run
+ * of waiters it had no reason to look at.
+ */
+static struct lk_waiter *
+lk_sweep_jump(struct lk_table *t, const struct lk_file *f,
+    const struct lk_dset *dx, const struct lk_dset *ds, uint64_t after)
+{
+	struct lk_waiter *best = NULL, *w;
+	uint64_t before = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < dx->ds_n; i++)
+		if ((w = lk_wq_next(t, f, true, false, dx->ds_r[i].r_start,
+		    dx->ds_r[i].r_end, after, before)) != NULL) {
+			best = w;
+			before = w->wa_seq;
+		}
+	for (i = 0; i < ds->ds_n; i++)
+		if ((w = lk_wq_next(t, f, false, true, ds->ds_r[i].r_start,
+		    ds->ds_r[i].r_end, after, before)) != NULL) {
+			best = w;
+			before = w->wa_seq;
+		}
+	return best;
+}
+
+/*
  * One sweep of f's queue in arrival order, granting every waiter that no
  * held lock and (FIFO) no older queued waiter of another owner blocks.
  * Only waiters that overlap the sets (dx for exclusive requests, ds for
- * shared ones) are looked at; the sweep ends early once both are empty.
- * Returns how many it granted; *nomem when it had to stop.  *again is
- * set when a grant may have unblocked a waiter the sweep had passed (see
- * lk_grant_pass()): its owner held locks or had other waiters queued.
+ * shared ones) are looked at; the sweep ends once both are empty, and
+ * jumps (lk_sweep_jump) over runs of waiters outside them.  Returns how
+ * many it granted; *nomem when it had to stop.  Grants whose owner held
+ * locks or had other waiters queued may unblock a waiter the sweep had
+ * passed (see lk_grant_pass()): their ranges go into *again.
  */
 static size_t
 lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
-    struct lk_dset *dx, struct lk_dset *ds, bool *nomem, bool *again)
+    struct lk_dset *dx, struct lk_dset *ds, bool *nomem,
+    struct lk_dset *again)
 {
 	struct lk_waiter *w, *next;
 	struct lk_lock *conflict, *cover;
 	struct lk_range r;
 	size_t n = 0;
+	unsigned run = 0;
 	bool alone;
 
 	for (w = f->fi_wq; w != NULL; w = next) {
 		next = w->wa_fnext;
-		if (!dx->ds_all && dx->ds_n == 0 && ds->ds_n == 0)
+		if (dx->ds_n == 0 && ds->ds_n == 0)
 			break;
+		t->t_ct.ct_queue_visits++;
 		if (!lk_dset_overlaps(w->wa_excl ? dx : ds, w->wa_start,
-		    w->wa_end))
+		    w->wa_end)) {
+			if (++run >= LK_WQ_RUN && next != NULL) {
+				next = lk_sweep_jump(t, f, dx, ds, w->wa_seq);
+				run = 0;
+			}
 			continue;
+		}
+		run = 0;
 		r.r_start = w->wa_start;
 		r.r_end = w->wa_end;
 		switch (lk_collect(t, w->wa_owner, f, &r, w->wa_excl,
@@ -300,6 +362,19 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 		case LK_OK:
 			break;
 		case LK_DENIED:
+			/*
+			 * Every waiter on conflict's bytes that conflicts with
+			 * it stays blocked there (when its owner has no
+			 * waiters, no waiter is of that owner): those bytes
+			 * are done.
+			 */
+			if (conflict->lo_owner->ow_nwaiters == 0) {
+				lk_dset_sub(dx, conflict->lo_start,
+				    conflict->lo_end);
+				if (conflict->lo_excl)
+					lk_dset_sub(ds, conflict->lo_start,
+					    conflict->lo_end);
+			}
 			continue;
 		default:
 			*nomem = true;
@@ -310,7 +385,7 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 		alone = w->wa_owner->ow_nlocks == 0 &&
 		    w->wa_owner->ow_nwaiters == 1;
 		if (!alone)
-			*again = true;
+			lk_dset_add(again, r.r_start, r.r_end);
 		if (!lk_vec_reserve(t, &t->t_granted, sizeof(struct lk_grant),
 		    1) || lk_take(t, w->wa_owner, f, &r, w->wa_excl, false,
 		    &cover) != LK_OK) {
@@ -324,7 +399,7 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 		 * lock conflicts with it (a shared one only if it is
 		 * exclusive): it stays blocked there, so those bytes are done.
 		 * Not when the grantee had other locks or waiters: the next
-		 * sweep looks everywhere.
+		 * sweep looks there again.
 		 */
 		if (alone) {
 			lk_dset_sub(dx, r.r_start, r.r_end);
@@ -342,18 +417,20 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
  *
  * Before the change no waiter could be granted, so a waiter that can be
  * now overlaps d: what blocked it was there.  The first sweep looks only
- * at those, and takes the bytes of each grant out of where it looks (the
- * younger waiters there conflict with the grant); so releasing a byte
- * that 100,000 processes wait for grants the first and stops, instead of
- * trying all 100,000 again.
+ * at those, and takes out of where it looks the bytes of each grant (the
+ * younger waiters there conflict with the grant) and of each held lock
+ * that blocks a waiter (the others there conflict with it too); so
+ * releasing a byte that 100,000 processes wait for grants the first and
+ * stops, instead of trying all 100,000 again.
  *
  * One sweep is not always enough: a grant can unblock a waiter the sweep
  * already passed, either by downgrading an exclusive lock the grantee
  * held (its waiter asked for shared over it), or, with FIFO, by giving the
- * grantee bytes that its own older waiter was held back on.  So sweep
- * (everywhere) until a sweep grants nothing; each extra sweep grants at
- * least one waiter, so this ends.  Both ways need a grantee that held
- * locks or had other waiters queued; a sweep whose grantees had neither
+ * grantee bytes that its own older waiter was held back on.  Both need a
+ * grantee that held locks or had other waiters queued, and both unblock
+ * only waiters on the bytes of that grant.  So sweep again, on those
+ * bytes only, until a sweep grants nothing; each extra sweep grants at
+ * least one waiter, so this ends.  A sweep whose grantees had neither
  * only added locks, which unblock nobody, so it is the last (the usual
  * case: a queue of processes each blocked on one lock costs one sweep,
  * not two).
@@ -362,23 +439,24 @@ void
 lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
     const struct lk_range *d)
 {
-	struct lk_dset dx, ds;
-	bool nomem = false, again = true;
+	struct lk_dset dx, ds, again;
+	bool nomem = false;
 
 	/* Nothing queued where it changed (fi_wqlo..fi_wqhi spans the queue). */
-	if (d != NULL && (f->fi_wq == NULL || !lk_overlaps(f->fi_wqlo,
+	if (f->fi_wq == NULL || (d != NULL && !lk_overlaps(f->fi_wqlo,
 	    f->fi_wqhi, d->r_start, d->r_end)))
 		return;
-	dx.ds_all = ds.ds_all = d == NULL;
-	dx.ds_n = ds.ds_n = d != NULL;
 	if (d != NULL)
-		dx.ds_r[0] = ds.ds_r[0] = *d;
-	while (again && f->fi_nwaiters > 0) {
-		again = false;
+		lk_dset_one(&dx, d->r_start, d->r_end);
+	else
+		lk_dset_one(&dx, 0, UINT64_MAX);
+	ds = dx;
+	for (;;) {
+		again.ds_n = 0;
 		if (lk_grant_sweep(t, f, now, &dx, &ds, &nomem, &again) == 0 ||
-		    nomem)
+		    nomem || again.ds_n == 0 || f->fi_nwaiters == 0)
 			break;
-		dx.ds_all = ds.ds_all = true;
+		dx = ds = again;
 	}
 }
 

@@ -539,7 +539,7 @@ lk_check_queue(struct lk_table *t, struct lk_file *f)
 		    LK_RQ_GRACE) != NULL)
 			return false;
 	}
-	if (f->fi_wqtail != prev || n != f->fi_nwaiters)
+	if (f->fi_wqtail != prev || n != f->fi_nwaiters || !lk_wq_check(f))
 		return false;
 	for (w = f->fi_pend; w != NULL; w = w->wa_fnext, np++)
 		if (!w->wa_granted || w->wa_file != f)

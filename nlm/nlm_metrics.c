@@ -181,6 +181,10 @@ nlm_metrics(struct sbuf *c)
 	    ct.ct_grace_denied);
 	one(c, "nlmd_waiter_grants_total", "counter", "Queued requests "
 	    "granted.", ct.ct_waiter_grants);
+	one(c, "nlmd_queue_visits_total", "counter", "Queued requests (and "
+	    "nodes of their index) looked at to decide requests and grants; "
+	    "per request it stays small however long the queues.",
+	    ct.ct_queue_visits);
 	help(c, "nlmd_reclaims_total", "counter", "Reclaims, by outcome.");
 	lab(c, "nlmd_reclaims_total", "outcome=\"granted\"", ct.ct_reclaims);
 	lab(c, "nlmd_reclaims_total", "outcome=\"refused\"",

@@ -595,6 +595,164 @@ test_queue_span(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/*
+ * LONG QUEUES.  Without the checks of lk_table_check() after each call
+ * (they look at every waiter): these count, through ct_queue_visits, the
+ * waiters and index nodes each call looked at, and fail when a call looks
+ * at the whole queue to find the few waiters that overlap it.
+ */
+#define NQ	10000
+#define VISITS_MAX	64	/* per call: LK_WQ_RUN + a few tree paths */
+
+static char uq[NQ];
+
+static uint64_t
+visits(void)
+{
+	struct lk_counts ct;
+
+	lk_table_counts(t, &ct);
+	return ct.ct_queue_visits;
+}
+
+static enum lk_status
+q_lock(struct lk_lockreq rq, void *udata)
+{
+	const struct lk_result *res;
+
+	enum lk_status st;
+
+	rq.rq_udata = udata;
+	st = lk_lock(t, &rq, 1, &res);
+	lt_res = res;
+	return st;
+}
+
+static enum lk_status
+q_unlock(struct lk_lockreq rq, size_t *ngranted)
+{
+	const struct lk_result *res;
+	enum lk_status st = lk_unlock(t, &rq, 2, &res);
+
+	lt_res = res;
+	*ngranted = res->rs_ngranted;
+	return st;
+}
+
+/*
+ * NQ shared waiters of NQ owners, each on its own even byte behind an
+ * exclusive lock of OA there; LOCKs of odd bytes (inside the queue's span,
+ * overlapping no waiter) are granted looking at a few waiters, not NQ.
+ * Then OA releases its bytes last to first: each release grants the one
+ * waiter there and looks at a few, not at the NQ - i ahead of it.
+ */
+static void
+test_long_queue_ranges(void)
+{
+	uint64_t v, worst = 0;
+	size_t i, ng;
+
+	reset(LK_POLICY_FIFO);
+	for (i = 0; i < NQ; i++)
+		CU_ASSERT_EQUAL_FATAL(q_lock(lt_req(OA, "f", 2 * i, 1, EX,
+		    NB), NULL), LK_GRANTED);
+	for (i = 0; i < NQ; i++)
+		CU_ASSERT_EQUAL_FATAL(q_lock(lt_req(1000 + i, 1, "w", "f",
+		    2 * i, 1, SH, BL), &uq[i]), LK_BLOCKED);
+	for (i = 0; i < NQ; i += NQ / 100) {
+		v = visits();
+		CU_ASSERT_EQUAL(q_lock(lt_req(OB, "f", 2 * i + 1, 1, EX, NB),
+		    NULL), LK_GRANTED);
+		if (visits() - v > worst)
+			worst = visits() - v;
+	}
+	CU_ASSERT_TRUE(worst <= VISITS_MAX);
+	worst = 0;
+	for (i = NQ; i-- > 0; ) {
+		v = visits();
+		CU_ASSERT_EQUAL_FATAL(q_unlock(lt_req(OA, "f", 2 * i, 1, EX,
+		    NB), &ng), LK_OK);
+		CU_ASSERT_EQUAL_FATAL(ng, 1);
+		CU_ASSERT_TRUE(lt_granted(&uq[i]));
+		if (visits() - v > worst)
+			worst = visits() - v;
+	}
+	if (worst > VISITS_MAX)
+		printf("\n  releases last to first: worst %ju visits\n",
+		    (uintmax_t)worst);
+	CU_ASSERT_TRUE(worst <= VISITS_MAX);
+	CU_ASSERT_EQUAL(waiters(), 0);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
+ * Readers and writers: four shared holders of byte 0 and NQ exclusive
+ * waiters behind them.  Each reader's release leaves the byte held by the
+ * others: it looks at the head of the queue, sees the byte still held,
+ * and stops; the last one grants the first writer.
+ */
+static void
+test_long_queue_readers(void)
+{
+	uint64_t v, worst = 0;
+	size_t i, ng;
+
+	reset(LK_POLICY_FIFO);
+	for (i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL_FATAL(q_lock(lt_req(10 + i, 1, "r", "f", 0,
+		    1, SH, NB), NULL), LK_GRANTED);
+	for (i = 0; i < NQ; i++)
+		CU_ASSERT_EQUAL_FATAL(q_lock(lt_req(1000 + i, 1, "w", "f", 0,
+		    1, EX, BL), &uq[i]), LK_BLOCKED);
+	for (i = 0; i < 4; i++) {
+		v = visits();
+		CU_ASSERT_EQUAL_FATAL(q_unlock(lt_req(10 + i, 1, "r", "f", 0,
+		    1, SH, NB), &ng), LK_OK);
+		CU_ASSERT_EQUAL(ng, i == 3);
+		if (visits() - v > worst)
+			worst = visits() - v;
+	}
+	CU_ASSERT_TRUE(lt_granted(&uq[0]));
+	CU_ASSERT_FALSE(lt_granted(&uq[1]));
+	CU_ASSERT_TRUE(worst <= VISITS_MAX);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
+ * The deadlock search of a request from an owner that holds a lock looks
+ * at the waiters that overlap the request, not at NQ others queued on the
+ * file's other bytes; and it still finds the cycle through one of them.
+ */
+static void
+test_long_queue_deadlock(void)
+{
+	uint64_t v;
+	size_t i;
+
+	reset(LK_POLICY_FIFO);
+	for (i = 0; i < NQ; i++) {
+		CU_ASSERT_EQUAL_FATAL(q_lock(lt_req(OA, "f", 2 * i, 1, EX,
+		    NB), NULL), LK_GRANTED);
+		CU_ASSERT_EQUAL_FATAL(q_lock(lt_req(1000 + i, 1, "w", "f",
+		    2 * i, 1, EX, BL), &uq[i]), LK_BLOCKED);
+	}
+	/* OB holds g; OA waits for g; OB asks for byte 2*NQ of f: no cycle. */
+	CU_ASSERT_EQUAL(q_lock(lt_req(OB, "g", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(q_lock(lt_req(OA, "f", 2 * NQ, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	v = visits();
+	CU_ASSERT_EQUAL(q_lock(lt_req(OC, "f", 2 * NQ, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(q_lock(lt_req(OA, "g", 0, 1, EX, BL), &u2),
+	    LK_BLOCKED);
+	/* OB -> byte 2*NQ: held by OA, queued behind OC; OA waits for OB. */
+	CU_ASSERT_EQUAL(q_lock(lt_req(OB, "f", 2 * NQ, 1, EX, BL), &u3),
+	    LK_DEADLOCK);
+	CU_ASSERT_TRUE(visits() - v <= 3 * VISITS_MAX);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 int
 lt_register_wait(void)
 {
@@ -607,6 +765,12 @@ lt_register_wait(void)
 	    !CU_add_test(s, "release with many waiters",
 	    test_release_many_waiters) ||
 	    !CU_add_test(s, "the queue's span", test_queue_span) ||
+	    !CU_add_test(s, "long queue: ranges, releases last to first",
+	    test_long_queue_ranges) ||
+	    !CU_add_test(s, "long queue: readers release before writers",
+	    test_long_queue_readers) ||
+	    !CU_add_test(s, "long queue: deadlock search",
+	    test_long_queue_deadlock) ||
 	    !CU_add_test(s, "BARGE policy", test_barge_policy) ||
 	    !CU_add_test(s, "arrival order", test_arrival_order) ||
 	    !CU_add_test(s, "downgrade wakes waiters", test_downgrade_wakes) ||
