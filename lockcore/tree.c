@@ -15,7 +15,9 @@
  *   scattered nodes: at that size the lock table is bound by cache misses.
  *
  *   Insert splits full nodes on the way down (so a split never has to go
- *   back up) and raises each child's largest end on the way.  Remove takes
+ *   back up; in halves, or full/one when the key goes past the node's last,
+ *   so ascending inserts fill nodes) and raises each child's largest end
+ *   on the way.  Remove takes
  *   the key out of its leaf and recomputes a parent's largest end only if
  *   it was the removed lock's end; empty nodes are freed, a root with one
  *   child is replaced by the child, and nodes are otherwise left as they
@@ -159,12 +161,29 @@ lk_tree_pools_free(struct lk_table *t)
 
 /* ---- insert ---- */
 
-/* Split full child i of internal node p into two halves. */
+/*
+ * Where to split a full node for an insert of (s, l): in halves, or, when
+ * the new key goes after every key of the node, keeping the node full and
+ * starting the right one with its last key.  Locks taken in ascending
+ * order (a client walking through a file, or each of many clients through
+ * its own region) then fill their leaves instead of leaving each half
+ * empty: 24 bytes of leaf per lock instead of 48.
+ */
+static unsigned
+lk_bn_split_at(const struct lk_bnode *c, uint64_t s, const struct lk_lock *l)
+{
+	if (lk_key_cmp(s, l, c->bn_start[LK_BT_ORDER - 1],
+	    c->bn_key[LK_BT_ORDER - 1]) > 0)
+		return LK_BT_ORDER - 1;
+	return LK_BT_ORDER / 2;
+}
+
+/* Split full child i of internal node p: keys from h on go right. */
 static void
-lk_bn_split(struct lk_table *t, struct lk_bnode *p, unsigned i)
+lk_bn_split(struct lk_table *t, struct lk_bnode *p, unsigned i, unsigned h)
 {
 	struct lk_bnode *c = p->bn_child[i], *r;
-	unsigned h = LK_BT_ORDER / 2, m = LK_BT_ORDER - h, j;
+	unsigned m = LK_BT_ORDER - h, j;
 
 	r = lk_bn_take(t, c->bn_leaf);
 	memcpy(r->bn_start, c->bn_start + h, m * sizeof(r->bn_start[0]));
@@ -226,13 +245,14 @@ lk_tree_insert(struct lk_table *t, struct lk_bnode **root, struct lk_lock *l)
 		nr->bn_key[0] = b->bn_key[0];
 		nr->bn_max[0] = lk_bn_maxof(b);
 		nr->bn_child[0] = b;
-		lk_bn_split(t, nr, 0);
+		lk_bn_split(t, nr, 0, lk_bn_split_at(b, s, l));
 		*root = b = nr;
 	}
 	while (!b->bn_leaf) {
 		i = lk_bn_child_idx(b, s, l);
 		if (b->bn_child[i]->bn_n == LK_BT_ORDER) {
-			lk_bn_split(t, b, i);
+			lk_bn_split(t, b, i, lk_bn_split_at(b->bn_child[i], s,
+			    l));
 			if (lk_key_cmp(s, l, b->bn_start[i + 1],
 			    b->bn_key[i + 1]) >= 0)
 				i++;
