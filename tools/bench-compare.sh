@@ -123,8 +123,9 @@ rss_kib() {
 	awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"
 }
 
-# PSS: shared pages counted once (nlmd maps Berkeley DB's region files
-# twice, once per environment handle, which RSS counts twice).
+# PSS: shared pages counted once (until 2026-11-26 nlmd mapped Berkeley
+# DB's region files twice, once per environment handle, and RSS counted
+# its cache twice).
 pss_kib() {
 	awk '/^Pss:/ { print $2 }' "/proc/$1/smaps_rollup"
 }
