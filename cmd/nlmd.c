@@ -317,6 +317,7 @@ setup_store(struct nlmd *d)
 	    STORE_LOG : d->conf.durability == CONFIG_DURABILITY_NONE ?
 	    STORE_NONE : STORE_SYNC;
 	sc.sc_checkpoint_sec = d->conf.checkpoint_sec;
+	sc.sc_cache_bytes = (size_t)d->conf.store_cache_mib << 20;
 	if (store_open(&sc, &d->store, err, sizeof(err)) != STORE_OK)
 		fatalx("store in %s: %s", d->conf.state_dir, err);
 	if (nsm_init(d->conf.state_dir, d->store, &d->epoch, err,

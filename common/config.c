@@ -92,6 +92,7 @@ static const struct config_key config_table[] = {
 	KEY_UINT("grace-period", grace_sec, 0, 86400),
 	KEY_ENUM("reclaim-check", reclaim_check, reclaim_names),
 	KEY_UINT("checkpoint-interval", checkpoint_sec, 1, 86400),
+	KEY_UINT("store-cache-mib", store_cache_mib, 4, 65536),
 	KEY_STR("notify-name", notify_name),
 	KEY_UINT("notify-give-up", notify_give_up_sec, 1, 30 * 86400),
 	KEY_UINT("host-idle", host_idle_sec, 1, 30 * 86400),
@@ -164,6 +165,7 @@ config_defaults(struct config *c)
 	c->grace_sec = 90;
 	c->reclaim_check = CONFIG_RECLAIM_CONFLICT;
 	c->checkpoint_sec = 30;
+	c->store_cache_mib = 16;
 	c->notify_give_up_sec = 86400;
 	c->host_idle_sec = 600;
 	snprintf(c->control_socket, sizeof(c->control_socket),

@@ -97,6 +97,7 @@ struct config {
 	unsigned	grace_sec;		/* grace-period */
 	int		reclaim_check;		/* enum config_reclaim */
 	unsigned	checkpoint_sec;		/* checkpoint-interval */
+	unsigned	store_cache_mib;	/* store-cache-mib */
 	char		notify_name[256];	/* notify-name; "" = address */
 	unsigned	notify_give_up_sec;	/* notify-give-up */
 	unsigned	host_idle_sec;		/* host-idle */

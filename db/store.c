@@ -18,11 +18,17 @@
  * SIZING (measured with bench/storebench.c on the 2-core build machine,
  * 1,000,000 lock records of ~110 bytes: 1000 hosts, 28-byte owner
  * handles, 32-byte file handles)
- *   cache      64 MiB by default (sc_cache_bytes).  locks.db is 245 MB for
- *              those records (inserted in no particular key order; 126 MB
- *              in key order), but loading is one sequential pass and a
- *              turn touches few pages.  One transaction of 1M puts took
- *              7.7 s with 64 MiB, 10.8 s with 16 MiB, 7.3 s with 256 MiB.
+ *   cache      16 MiB by default (sc_cache_bytes; store-cache-mib).
+ *              locks.db is 245 MB for those records (inserted in no
+ *              particular key order; 126 MB in key order), but loading is
+ *              one sequential pass and a turn touches few pages.  One
+ *              transaction of 1M puts took 7.7 s with 64 MiB, 10.8 s with
+ *              16 MiB, 7.3 s with 256 MiB; but through nlmd (2026-11-26,
+ *              tools/bench-persist.sh and bench-compare.sh) 16 MiB took a
+ *              million locks as fast as 64 (16-17 s), restarted with them
+ *              faster (ready in 0.6-1.1 s against 0.9-1.3 s) and held
+ *              them in 146 bytes of RSS per lock against 210: the cache
+ *              fills whatever its size, and is most of nlmd's memory.
  *   log        16 MiB files, 4 MiB in-memory buffer.
  *   locks      Berkeley DB locks pages, not records: the 1M-record
  *              transaction held 14,937 page locks at its peak, so the lock

@@ -34,7 +34,7 @@
 #define STORE_REC_V2		2	/* host values only */
 
 /* Tunables; see store.c's header comment for how they were chosen. */
-#define STORE_CACHE_DEFAULT	(64u << 20)	/* mpool cache */
+#define STORE_CACHE_DEFAULT	(16u << 20)	/* mpool cache (store.c) */
 #define STORE_CKP_SEC_DEFAULT	30u		/* checkpoint period */
 #define STORE_CKP_LOG_BYTES	(16u << 20)	/* or after this much log */
 #define STORE_LOG_FILE_BYTES	(16u << 20)	/* one log.* file */

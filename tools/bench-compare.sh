@@ -40,7 +40,8 @@
 # (default "1 16 64"), BENCH_HELD, BENCH_HELD_GANESHA, BENCH_MEM_HELD
 # (locks nlmd holds for the memory figure, default 1000000), BENCH_MEM_WAIT
 # (seconds after their release of the last RSS sample, 15), BENCH_SERVERS
-# (default "echo nlmd ganesha"), BENCH_DURABILITY (default log), BENCH_MD
+# (default "echo nlmd ganesha"), BENCH_NLMD_OPTS (more nlmd options, e.g.
+# --store-cache-mib=16), BENCH_DURABILITY (default log), BENCH_MD
 # (write the markdown table there too), BENCH_BUILD (default release; the
 # integration test's smoke run uses asan).  Exit status 1 if any point
 # counted an error or a server did not start.
@@ -162,7 +163,7 @@ start_server() {
 		"$O/nlmd" -F -c "$W/nlmd.conf" -s "$W/nlmd-state$RUN" \
 		    --nlm-port 4045 --nsm-port 4046 --no-rpcbind \
 		    --durability="$DUR" --max-connections-per-address=512 \
-		    >"$W/nlmd.log" 2>&1 &
+		    ${BENCH_NLMD_OPTS:-} >"$W/nlmd.log" 2>&1 &
 		SRV_PID=$!
 		PORT=4045
 		wait_for grep -q "nlmd ready" "$W/nlmd.log"

@@ -21,7 +21,9 @@
 #    lock.
 #
 # Environment: BENCH_SECS (seconds per point, default 2), BENCH_REPS
-# (default 3), BENCH_LOCKS, BENCH_NOBUILD=1.  Exit status 1 if any run
+# (default 3), BENCH_LOCKS, BENCH_NOBUILD=1, BENCH_DURABILITIES (part 1's,
+# default "none log sync"; empty: part 2 only), BENCH_NLMD_OPTS (more
+# nlmd options, e.g. --store-cache-mib=16).  Exit status 1 if any run
 # counted an error.
 
 set -u
@@ -71,7 +73,8 @@ start_nlmd() {
 	local state=$1 log=$2 i
 	shift 2
 	"$NLMD" -F -s "$state" --nlm-port 4045 --nsm-port 4046 \
-	    --no-rpcbind --grace-period=600 "$@" >>"$log" 2>&1 &
+	    --no-rpcbind --grace-period=600 ${BENCH_NLMD_OPTS:-} "$@" \
+	    >>"$log" 2>&1 &
 	NLMD_PID=$!
 	PIDS+=("$NLMD_PID")
 	for i in $(seq 1 1200); do
@@ -127,7 +130,7 @@ echo "== 1. LOCK+UNLOCK vs NULL over TCP, per durability"
 printf "%-6s %4s  %-24s %9s %9s %9s %9s %9s\n" durab clients \
     "rpc ratio (med min max)" "lk rpc/s" "us/call" "commit/s" "flush/s" \
     "req/commit"
-for dur in none log sync; do
+for dur in ${BENCH_DURABILITIES-none log sync}; do
 	clients="16"
 	[ "$dur" = sync ] && clients="1 16 64"
 	for c in $clients; do

@@ -266,6 +266,7 @@ test_set_bounds(void)
 		{ "max-hosts", "1", "10000000", "0", "10000001" },
 		{ "grace-period", "0", "86400", NULL, "86401" },
 		{ "checkpoint-interval", "1", "86400", "0", "86401" },
+		{ "store-cache-mib", "4", "65536", "3", "65537" },
 	};
 	struct config c;
 	size_t i;
