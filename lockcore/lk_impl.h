@@ -311,6 +311,8 @@ void	lk_objects_free(struct lk_table *t);
 #endif
 void	lk_wq_insert(struct lk_table *t, struct lk_file *f,
 	    struct lk_waiter *w);
+void	lk_wq_reinsert(struct lk_table *t, struct lk_file *f,
+	    struct lk_waiter *w);
 void	lk_wq_remove(struct lk_file *f, struct lk_waiter *w);
 /*
  * The oldest queued waiter on f, exclusive (excl) or shared (shared), that

@@ -113,10 +113,12 @@ lk_waiter_queue(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	return LK_BLOCKED;
 }
 
+/* Off f's FIFO; off its index too unless `index' is false (a grant pass). */
 static void
-lk_queue_unlink(struct lk_file *f, struct lk_waiter *w)
+lk_queue_unlink(struct lk_file *f, struct lk_waiter *w, bool index)
 {
-	lk_wq_remove(f, w);
+	if (index)
+		lk_wq_remove(f, w);
 	if (w->wa_fprev != NULL)
 		w->wa_fprev->wa_fnext = w->wa_fnext;
 	else
@@ -154,7 +156,7 @@ lk_waiter_free(struct lk_table *t, struct lk_waiter *w)
 		f->fi_npending--;
 		t->t_npending--;
 	} else {
-		lk_queue_unlink(f, w);
+		lk_queue_unlink(f, w, true);
 		o->ow_nwaiters--;
 		o->ow_host->ho_nwaiters--;
 		f->fi_nwaiters--;
@@ -173,7 +175,8 @@ lk_waiter_free(struct lk_table *t, struct lk_waiter *w)
 
 /*
  * Turn a queued waiter into an unconfirmed grant and report it with the
- * token and epoch of the lock now covering it.
+ * token and epoch of the lock now covering it.  It stays in the index
+ * until the pass ends (lk_grant_pass), marked granted.
  */
 static void
 lk_waiter_granted(struct lk_table *t, struct lk_waiter *w,
@@ -183,7 +186,7 @@ lk_waiter_granted(struct lk_table *t, struct lk_waiter *w,
 	struct lk_owner *o = w->wa_owner;
 	struct lk_file *f = w->wa_file;
 
-	lk_queue_unlink(f, w);
+	lk_queue_unlink(f, w, false);
 	w->wa_granted = true;
 	w->wa_since = now;
 	w->wa_fnext = f->fi_pend;
@@ -411,6 +414,29 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 }
 
 /*
+ * The pass granted the n waiters at the head of fi_pend; they are still in
+ * the index (wqidx.c skips granted ones).  Take them out one by one, or,
+ * when they are at least as many as the waiters left, rebuild the index
+ * from those: granting 100,000 at once then costs no tree work at all.
+ */
+static void
+lk_wq_settle(struct lk_table *t, struct lk_file *f, size_t n)
+{
+	struct lk_waiter *w;
+
+	if (n == 0)
+		return;
+	if (n >= f->fi_nwaiters) {
+		f->fi_wx = f->fi_ws = NULL;
+		for (w = f->fi_wq; w != NULL; w = w->wa_fnext)
+			lk_wq_reinsert(t, f, w);
+		return;
+	}
+	for (w = f->fi_pend; n > 0; w = w->wa_fnext, n--)
+		lk_wq_remove(f, w);
+}
+
+/*
  * Grant every queued waiter on f that can be granted, in arrival order.
  * d: the only bytes whose locks or queued waiters changed since the queue
  * was last settled (NULL: anywhere).
@@ -441,6 +467,7 @@ lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
 {
 	struct lk_dset dx, ds, again;
 	bool nomem = false;
+	size_t n = 0, k;
 
 	/* Nothing queued where it changed (fi_wqlo..fi_wqhi spans the queue). */
 	if (f->fi_wq == NULL || (d != NULL && !lk_overlaps(f->fi_wqlo,
@@ -453,11 +480,12 @@ lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
 	ds = dx;
 	for (;;) {
 		again.ds_n = 0;
-		if (lk_grant_sweep(t, f, now, &dx, &ds, &nomem, &again) == 0 ||
-		    nomem || again.ds_n == 0 || f->fi_nwaiters == 0)
+		n += (k = lk_grant_sweep(t, f, now, &dx, &ds, &nomem, &again));
+		if (k == 0 || nomem || again.ds_n == 0 || f->fi_nwaiters == 0)
 			break;
 		dx = ds = again;
 	}
+	lk_wq_settle(t, f, n);
 }
 
 /* How many of o's unconfirmed grants on f overlap r. */

@@ -28,6 +28,12 @@
  *   (LK_WQ_RUN in a row), so the common short queue costs what it did.
  *   lk_wq_each() visits every waiter overlapping [s, e] that arrived
  *   before B, in start order: O(log n + k).
+ *
+ *   During a grant pass, granted waiters stay in the index (marked
+ *   wa_granted, skipped by the queries; the subtree summaries then
+ *   over-approximate, which only prunes less) and leave it when the pass
+ *   ends (lk_wq_settle in wait.c): one by one, or, when most of the queue
+ *   was granted, by rebuilding the index from the waiters left.
  */
 #include "lockcore.h"
 
@@ -155,6 +161,18 @@ lk_wq_insert(struct lk_table *t, struct lk_file *f, struct lk_waiter *w)
 	*root = lk_wq_ins(*root, w);
 }
 
+/* Back in after a rebuild: same arrival number and priority. */
+void
+lk_wq_reinsert(struct lk_table *t, struct lk_file *f, struct lk_waiter *w)
+{
+	struct lk_waiter **root = lk_wq_root(f, w->wa_excl);
+
+	(void)t;
+	w->wa_tl = w->wa_tr = NULL;
+	lk_wq_fix(w);
+	*root = lk_wq_ins(*root, w);
+}
+
 void
 lk_wq_remove(struct lk_file *f, struct lk_waiter *w)
 {
@@ -188,7 +206,7 @@ lk_wq_min(const struct lk_waiter *n, struct lk_wq_q *q)
 			return;		/* and everything right of it */
 		hi = q->q_best != NULL ? q->q_best->wa_seq : q->q_before;
 		if (n->wa_seq > q->q_after && n->wa_seq < hi &&
-		    n->wa_end >= q->q_s)
+		    n->wa_end >= q->q_s && !n->wa_granted)
 			q->q_best = (struct lk_waiter *)n;
 	}
 }
@@ -222,7 +240,7 @@ lk_wq_visit(struct lk_waiter *n, uint64_t s, uint64_t e, uint64_t before,
 			return rc;
 		if (n->wa_start > e)
 			return 0;
-		if (n->wa_end >= s && n->wa_seq < before &&
+		if (n->wa_end >= s && n->wa_seq < before && !n->wa_granted &&
 		    (rc = cb(n, arg)) != 0)
 			return rc;
 	}
