@@ -11,7 +11,9 @@
 # left queued.  Meanwhile 16 honest nlmbench clients (from nlmd's own
 # namespace) lock and unlock.  Printed: nlmd's RSS every 10% of the run,
 # the honest clients' calls/s, p50/p99 and errors, against a clean run
-# of the same length before the hostile mix starts (capped at 30 s).
+# of the same length before the hostile mix starts (capped at 30 s), and
+# for each window the share of it nlmd's threads spent on a CPU and
+# waiting for one (/proc/PID/task/*/schedstat).
 # HOSTILE_CPU=F caps the hostile processes at F CPUs (cgroup cpu quota;
 # on a 2-core machine they otherwise take the cores nlmd and the honest
 # clients share, and the p99 measures the machine, not nlmd).
@@ -80,13 +82,32 @@ for i in $(seq 100); do
 	sleep 0.05
 done
 rss() { awk '/^VmRSS/ {print $2}' /proc/$NLMD/status; }
+# sched: nlmd's threads' time on a CPU and waiting for one (ns), and now.
+sched() {
+	cat /proc/$NLMD/task/*/schedstat 2>/dev/null |
+	    awk -v t="$(date +%s%N)" '{ r += $1; w += $2 }
+	    END { printf "%d %d %d", r, w, t }'
+}
+# sched_line LABEL "BEFORE" "AFTER" CALLS_PER_S: where nlmd's time went.
+sched_line() {
+	awk -v l="$1" -v b="$2" -v a="$3" -v c="$4" 'BEGIN {
+	    split(b, x, " "); split(a, y, " "); win = y[3] - x[3]
+	    run = y[1] - x[1]; wait = y[2] - x[2]
+	    printf "nlmd during %s: on a CPU %.0f%% of the window, waiting " \
+	        "for one %.0f%%; %.1f us of CPU per honest call\n", l,
+	        100 * run / win, 100 * wait / win,
+	        (c > 0 ? run / 1000 / (c * win / 1e9) : 0) }'
+}
 field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
 clean_secs=$((SECS < 30 ? SECS : 30))
 
+s0=$(sched)
 clean=$("$O/nlmbench" -a $SRV -t "$clean_secs" -m lockunlock -c 16)
+s1=$(sched)
 echo "clean ($clean_secs s): $(field rpc_s "$clean") calls/s, p50" \
     "$(field p50_us "$clean") us, p99 $(field p99_us "$clean") us," \
     "errors $(field errors "$clean"); RSS $(rss) KiB"
+sched_line "the clean run" "$s0" "$s1" "$(field rpc_s "$clean")"
 
 # The hostile mix, each in a loop until the file says stop; with
 # HOSTILE_CPU, in a cgroup with that CPU quota (v2, or v1's cpu).
@@ -143,6 +164,7 @@ hostile waiters "$P" lock $SRV "w$RANDOM" f-names 0 1 3 block
 hostile idle bash -c 'for i in $(seq 40); do
 	exec {fd}<>/dev/tcp/'$SRV'/4045 || break; done; sleep 20'
 
+s2=$(sched)
 "$O/nlmbench" -a $SRV -t "$SECS" -m lockunlock -c 16 >"$W/honest.txt" &
 BENCH=$!
 step=$((SECS / 10 > 0 ? SECS / 10 : 1))
@@ -152,11 +174,13 @@ for i in $(seq 1 10); do
 	echo "t=$((i * step)) s: nlmd RSS $(rss) KiB"
 done
 wait $BENCH
+s3=$(sched)
 rm -f "$W/go"
 with=$(cat "$W/honest.txt")
 echo "hostile ($SECS s): $(field rpc_s "$with") calls/s, p50" \
     "$(field p50_us "$with") us, p99 $(field p99_us "$with") us," \
     "errors $(field errors "$with"); RSS $(rss) KiB"
+sched_line "the attack" "$s2" "$s3" "$(field rpc_s "$with")"
 # A second clean window once the attack has stopped: the clean p99 of a
 # short window varies by 2-3x between runs here, so the ratio is given
 # against both windows and their mean.
@@ -166,10 +190,13 @@ for p in "${PIDS[@]}"; do	# the loops and what they run now
 	kill "$p" 2>/dev/null
 done
 sleep 2
+s4=$(sched)
 after=$("$O/nlmbench" -a $SRV -t "$clean_secs" -m lockunlock -c 16)
+s5=$(sched)
 echo "clean after ($clean_secs s): $(field rpc_s "$after") calls/s, p50" \
     "$(field p50_us "$after") us, p99 $(field p99_us "$after") us," \
     "errors $(field errors "$after"); RSS $(rss) KiB"
+sched_line "the clean run after" "$s4" "$s5" "$(field rpc_s "$after")"
 echo "p99 ratio: $(awk -v a="$(field p99_us "$clean")" \
     -v c="$(field p99_us "$after")" -v b="$(field p99_us "$with")" \
     'BEGIN { printf "%.2f against the clean run before, %.2f against the one after, %.2f against their mean", b / a, b / c, 2 * b / (a + c) }')"
