@@ -86,7 +86,7 @@ rss() { awk '/^VmRSS/ {print $2}' /proc/$NLMD/status; }
 sched() {
 	cat /proc/$NLMD/task/*/schedstat 2>/dev/null |
 	    awk -v t="$(date +%s%N)" '{ r += $1; w += $2 }
-	    END { printf "%d %d %d", r, w, t }'
+	    END { printf "%.0f %.0f %.0f", r, w, t }'
 }
 # sched_line LABEL "BEFORE" "AFTER" CALLS_PER_S: where nlmd's time went.
 sched_line() {
