@@ -73,6 +73,9 @@ ON_CLI=(ip netns exec $NS unshare --mount --propagation private
 PIDS+=($!)
 sleep 0.5
 
+# HOSTILE_NLMD_NICE=N runs nlmd at that nice level (the hostile mix runs
+# on the same two cores here, where a real attacker's machine would not).
+nice -n "${HOSTILE_NLMD_NICE:-0}" \
 "$O/nlmd" -F -s "$W/state" --durability=log --control-socket="$W/ctl.sock" \
     >"$W/nlmd.log" 2>&1 &
 NLMD=$!
