@@ -303,7 +303,7 @@ lk_grace_drop_do(struct lk_table *t, size_t max, uint64_t now)
 			if (f->fi_recl == NULL)
 				continue;
 			if (f->fi_nwaiters > 0)
-				lk_file_touch(t, f);
+				lk_file_touch(t, f, 0, UINT64_MAX);
 			done += lk_file_recl_drop(t, f, max - done);
 		}
 		if (done == max)

@@ -184,6 +184,8 @@ struct lk_file {
 	size_t		 fi_npending;	/* unconfirmed grants */
 	size_t		 fi_nshares;
 	uint64_t	 fi_mark;	/* release passes: visited */
+	uint64_t	 fi_tlo;	/* release passes: what changed */
+	uint64_t	 fi_thi;	/* lies within [fi_tlo, fi_thi] */
 	size_t		 fi_fhlen;
 	unsigned char	 fi_fh[];
 };
@@ -452,7 +454,8 @@ void	lk_file_recl_clear(struct lk_table *t, struct lk_file *f);
 void	lk_owner_recl_clear(struct lk_table *t, struct lk_owner *o);
 
 /* release.c */
-void	lk_file_touch(struct lk_table *t, struct lk_file *f);
+void	lk_file_touch(struct lk_table *t, struct lk_file *f, uint64_t s,
+	    uint64_t e);
 void	lk_touched_grant(struct lk_table *t, uint64_t now);
 
 #endif /* NLMD_LOCKCORE_LK_IMPL_H */

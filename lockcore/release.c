@@ -8,13 +8,25 @@
 
 #include "lk_impl.h"
 
-/* Remember f for a grant pass at the end (t_touched reserved). */
+/*
+ * Remember f for a grant pass at the end (t_touched reserved), and that
+ * [s, e] of it changed: the pass looks only within the span of what
+ * changed on the file, so a host's release of one byte of a file with
+ * 100,000 waiters elsewhere does not sweep them all.
+ */
 void
-lk_file_touch(struct lk_table *t, struct lk_file *f)
+lk_file_touch(struct lk_table *t, struct lk_file *f, uint64_t s, uint64_t e)
 {
-	if (f->fi_mark == t->t_mark)
+	if (f->fi_mark == t->t_mark) {
+		if (s < f->fi_tlo)
+			f->fi_tlo = s;
+		if (e > f->fi_thi)
+			f->fi_thi = e;
 		return;
+	}
 	f->fi_mark = t->t_mark;
+	f->fi_tlo = s;
+	f->fi_thi = e;
 	((struct lk_file **)t->t_touched.v_data)[t->t_touched.v_len++] = f;
 }
 
@@ -23,11 +35,15 @@ void
 lk_touched_grant(struct lk_table *t, uint64_t now)
 {
 	struct lk_file **touched = t->t_touched.v_data;
+	struct lk_range r;
 	size_t i;
 
 	for (i = 0; i < t->t_touched.v_len; i++)
-		if (touched[i]->fi_nwaiters > 0)
-			lk_grant_pass(t, touched[i], now, NULL);
+		if (touched[i]->fi_nwaiters > 0) {
+			r.r_start = touched[i]->fi_tlo;
+			r.r_end = touched[i]->fi_thi;
+			lk_grant_pass(t, touched[i], now, &r);
+		}
 }
 
 /*
@@ -40,13 +56,14 @@ lk_owner_clear(struct lk_table *t, struct lk_owner *o)
 	struct lk_waiter *w;
 
 	while (o->ow_locks != NULL) {
-		lk_file_touch(t, o->ow_locks->lo_file);
+		lk_file_touch(t, o->ow_locks->lo_file, o->ow_locks->lo_start,
+		    o->ow_locks->lo_end);
 		lk_lock_remove(t, o->ow_locks);
 	}
 	while ((w = o->ow_waiters) != NULL) {
 		/* A queued waiter may hold younger ones back (FIFO). */
 		if (!w->wa_granted)
-			lk_file_touch(t, w->wa_file);
+			lk_file_touch(t, w->wa_file, w->wa_start, w->wa_end);
 		lk_drop_udata(t, w->wa_udata);
 		lk_waiter_free(t, w);
 	}

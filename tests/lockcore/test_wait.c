@@ -753,6 +753,43 @@ test_long_queue_deadlock(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/*
+ * A host's release (FREE_ALL, SM_NOTIFY) of one byte of a file with NQ
+ * waiters: OA holds every even byte but one, which OB (host 2) holds;
+ * NQ shared waiters, one per even byte.  FREE_ALL of OB grants the one
+ * waiter on OB's byte, looking only where OB's lock was.
+ */
+static void
+test_long_queue_free_all(void)
+{
+	const struct lk_result *res;
+	const size_t k = NQ / 2;
+	uint64_t v;
+	size_t i;
+
+	reset(LK_POLICY_FIFO);
+	for (i = 0; i < NQ; i++) {
+		if (i == k) {
+			CU_ASSERT_EQUAL_FATAL(q_lock(lt_req(OB, "f", 2 * i, 1,
+			    EX, NB), NULL), LK_GRANTED);
+		} else {
+			CU_ASSERT_EQUAL_FATAL(q_lock(lt_req(OA, "f", 2 * i, 1,
+			    EX, NB), NULL), LK_GRANTED);
+		}
+	}
+	for (i = 0; i < NQ; i++)
+		CU_ASSERT_EQUAL_FATAL(q_lock(lt_req(1000 + i, 1, "w", "f",
+		    2 * i, 1, SH, BL), &uq[i]), LK_BLOCKED);
+	v = visits();
+	CU_ASSERT_EQUAL(lk_host_release(t, 2, 5, &res), LK_OK);
+	lt_res = res;
+	CU_ASSERT_EQUAL(res->rs_ngranted, 1);
+	CU_ASSERT_TRUE(lt_granted(&uq[k]));
+	CU_ASSERT_TRUE(visits() - v <= VISITS_MAX);
+	CU_ASSERT_EQUAL(waiters(), NQ - 1);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 int
 lt_register_wait(void)
 {
@@ -771,6 +808,8 @@ lt_register_wait(void)
 	    test_long_queue_readers) ||
 	    !CU_add_test(s, "long queue: deadlock search",
 	    test_long_queue_deadlock) ||
+	    !CU_add_test(s, "long queue: a host's release of one byte",
+	    test_long_queue_free_all) ||
 	    !CU_add_test(s, "BARGE policy", test_barge_policy) ||
 	    !CU_add_test(s, "arrival order", test_arrival_order) ||
 	    !CU_add_test(s, "downgrade wakes waiters", test_downgrade_wakes) ||
