@@ -84,6 +84,7 @@ struct onc_conn {
 	struct onc_conn	*co_prev;
 	struct onc_conn	*co_dirty;	/* has output to flush this turn */
 	int		 co_isdirty;
+	struct onc_addrcount *co_addr;	/* its peer address's count */
 };
 
 struct onc_udpreply {
@@ -120,6 +121,16 @@ struct onc_srv {
 	struct onc_udpbatch	*rs_udpb;	/* recvmmsg() buffers */
 	struct onc_udpreply	*rs_udpfree;	/* small replies to reuse */
 	size_t			 rs_nudpfree;
+	void			*rs_addrs;	/* tsearch tree of struct
+						   onc_addrcount: connections
+						   open per peer address */
+};
+
+/* Connections open from one address (srv_tcp.c). */
+struct onc_addrcount {
+	uint8_t			 ac_family;
+	uint8_t			 ac_addr[16];	/* IPv4: first 4 bytes */
+	unsigned		 ac_conns;
 };
 
 /* What one recvmmsg() fills: UDP_BATCH datagrams and their addresses. */

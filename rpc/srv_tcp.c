@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <search.h>
 #include <sys/uio.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@
 /* Limits for messages a peer can trigger (log.h). */
 static struct log_rl rl_record_size;
 
+static void	onc_addr_put(struct onc_srv *, struct onc_addrcount *);
+
 void
 onc_conn_close(struct onc_conn *co)
 {
@@ -33,6 +36,7 @@ onc_conn_close(struct onc_conn *co)
 		return;
 	}
 	onc_conn_wait(co, 0);
+	onc_addr_put(rs, co->co_addr);
 	ev_fd_del(rs->rs_loop, co->co_fd);
 	close(co->co_fd);
 	if (co->co_prev != NULL)
@@ -247,24 +251,73 @@ onc_conn_new(struct onc_srv *rs, int fd)
 }
 
 
-/* Connections open from this address (any port). */
-static unsigned
-onc_conns_from(const struct onc_srv *rs, const struct sockaddr_storage *ss)
+/*
+ * Connections per peer address: a binary tree (tsearch) of counts, so an
+ * accept costs O(log n) in the addresses connected, not a walk of every
+ * connection, and no hash an attacker could flood.
+ */
+static int
+onc_addr_cmp(const void *a, const void *b)
 {
-	struct sockaddr_storage a = *ss, b;
-	socklen_t al = sizeof(a), bl;
-	const struct onc_conn *co;
-	unsigned n = 0;
+	const struct onc_addrcount *x = a, *y = b;
 
-	addr_unmap(&a, &al);
-	for (co = rs->rs_conns; co != NULL; co = co->co_next) {
-		b = co->co_peer;
-		bl = co->co_peerlen;
-		addr_unmap(&b, &bl);
-		if (addr_same_host(&a, &b))
-			n++;
+	if (x->ac_family != y->ac_family)
+		return x->ac_family < y->ac_family ? -1 : 1;
+	return memcmp(x->ac_addr, y->ac_addr, sizeof(x->ac_addr));
+}
+
+static void
+onc_addr_key(const struct sockaddr_storage *ss, socklen_t sl,
+    struct onc_addrcount *k)
+{
+	struct sockaddr_storage a = *ss;
+
+	addr_unmap(&a, &sl);
+	memset(k, 0, sizeof(*k));
+	k->ac_family = (uint8_t)a.ss_family;
+	if (a.ss_family == AF_INET)
+		memcpy(k->ac_addr, &((struct sockaddr_in *)&a)->sin_addr, 4);
+	else if (a.ss_family == AF_INET6)
+		memcpy(k->ac_addr, &((struct sockaddr_in6 *)&a)->sin6_addr,
+		    16);
+}
+
+/*
+ * One more connection from ss, unless `max' (0: no cap) are open from
+ * there already.  The count, or NULL (over the cap, or out of memory).
+ */
+static struct onc_addrcount *
+onc_addr_get(struct onc_srv *rs, const struct sockaddr_storage *ss,
+    socklen_t sl, unsigned max)
+{
+	struct onc_addrcount key, *ac, **slot;
+
+	onc_addr_key(ss, sl, &key);
+	if ((slot = tfind(&key, &rs->rs_addrs, onc_addr_cmp)) != NULL) {
+		ac = *slot;
+		if (max > 0 && ac->ac_conns >= max)
+			return NULL;
+		ac->ac_conns++;
+		return ac;
 	}
-	return n;
+	if ((ac = malloc(sizeof(*ac))) == NULL)
+		return NULL;
+	*ac = key;
+	ac->ac_conns = 1;
+	if (tsearch(ac, &rs->rs_addrs, onc_addr_cmp) == NULL) {
+		free(ac);
+		return NULL;
+	}
+	return ac;
+}
+
+static void
+onc_addr_put(struct onc_srv *rs, struct onc_addrcount *ac)
+{
+	if (ac == NULL || --ac->ac_conns > 0)
+		return;
+	(void)tdelete(ac, &rs->rs_addrs, onc_addr_cmp);
+	free(ac);
 }
 
 void
@@ -274,6 +327,7 @@ onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
 	struct onc_srv *rs = rl->rl_srv;
 	struct sockaddr_storage ss;
 	socklen_t sl;
+	struct onc_addrcount *ac;
 	struct onc_conn *co;
 	int fd, i, one = 1;
 
@@ -289,13 +343,19 @@ onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
 			return;
 		}
 		if (rs->rs_stats.conns_open >= rs->rs_lim.max_conns ||
-		    (rs->rs_lim.max_conns_per_addr > 0 &&
-		    onc_conns_from(rs, &ss) >= rs->rs_lim.max_conns_per_addr) ||
-		    (co = onc_conn_new(rs, fd)) == NULL) {
+		    (ac = onc_addr_get(rs, &ss, sl,
+		    rs->rs_lim.max_conns_per_addr)) == NULL) {
 			rs->rs_stats.conns_refused++;
 			close(fd);
 			continue;
 		}
+		if ((co = onc_conn_new(rs, fd)) == NULL) {
+			onc_addr_put(rs, ac);
+			rs->rs_stats.conns_refused++;
+			close(fd);
+			continue;
+		}
+		co->co_addr = ac;
 		co->co_peer = ss;
 		co->co_peerlen = sl;
 		co->co_locallen = sizeof(co->co_local);
@@ -312,6 +372,7 @@ onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
 		    sizeof(one));
 		if (ev_fd_add(loop, fd, EV_READ, onc_conn_io, co) == -1) {
 			log_warn("ev_fd_add");
+			onc_addr_put(rs, ac);
 			close(fd);
 			free(co->co_in);
 			free(co->co_rec);

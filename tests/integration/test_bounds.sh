@@ -112,6 +112,20 @@ rcheck "... 50 idle connections cost little: RSS $rss0 -> $rss1 KiB" \
 rcheck "another address still connects over TCP" \
     rpcinfo -T tcp $SRV 100021 4
 wait $HOLDER 2>/dev/null
+for i in $(seq 50); do
+	[ "$(metric nlmd_tcp_connections)" = 0 ] && break
+	sleep 0.1
+done
+rcheck "... once they closed, nlmd holds none" \
+    test "$(metric nlmd_tcp_connections)" = 0
+"${ON_CLI[@]}" bash -c 'for i in $(seq 50); do
+	exec {fd}<>/dev/tcp/'$SRV'/4045 || exit 1; done; sleep 3' &
+HOLDER=$!
+sleep 1.5
+rcheck "... and the address gets its 50 again, none refused (the count went down)" \
+    test "$(metric nlmd_tcp_connections)" = 50 -a \
+    "$(metric 'nlmd_tcp_connections_total{event="refused"}')" = 10
+wait $HOLDER 2>/dev/null
 
 # ---- reflected traffic -------------------------------------------------------
 
