@@ -68,6 +68,30 @@ visits(const struct lk_table *t)
 	return ct.ct_queue_visits;
 }
 
+/* Releases: their time (us), how many, what they granted. */
+struct rel {
+	double		 r_sum;
+	double		 r_max;
+	size_t		 r_n;
+	size_t		 r_granted;
+};
+
+static void
+timed_unlock(struct lk_table *t, const struct lk_lockreq *rq, uint64_t now,
+    struct rel *r)
+{
+	const struct lk_result *res;
+	double t0 = now_us(), d;
+
+	if (lk_unlock(t, rq, now, &res) != LK_OK)
+		abort();
+	d = now_us() - t0;
+	r->r_sum += d;
+	r->r_max = d > r->r_max ? d : r->r_max;
+	r->r_n++;
+	r->r_granted += res->rs_ngranted;
+}
+
 static void
 run(size_t n, enum shape sh)
 {
@@ -77,9 +101,10 @@ run(size_t n, enum shape sh)
 	struct lk_table *t;
 	const struct lk_result *res;
 	struct lk_lockreq rq;
-	double t0, d, qsum = 0, qmax = 0, rsum = 0, rmax = 0, besidepair = 0;
+	struct rel rel = { 0, 0, 0, 0 };
+	double t0, d, qsum = 0, qmax = 0, besidepair = 0;
 	uint64_t v0, vq, vb = 0, vr;
-	size_t i, k, nrel = 0, granted = 0, npairs = 0;
+	size_t i, k, npairs = 0;
 
 	lk_config_init(&cf);
 	cf.cf_max_waiters_per_host = cf.cf_max_waiters = 0;
@@ -131,36 +156,22 @@ run(size_t n, enum shape sh)
 	for (k = 0; k < (sh == EVEN_BYTES ? n : 1); k++) {
 		rq = req(1, sh == EVEN_BYTES ? 2 * (n - 1 - k) : 0,
 		    sh == RANGES ? 0 : 1, true, false);
-		t0 = now_us();
-		if (lk_unlock(t, &rq, 2, &res) != LK_OK)
-			abort();
-		d = now_us() - t0;
-		rsum += d;
-		rmax = d > rmax ? d : rmax;
-		nrel++;
-		granted += res->rs_ngranted;
+		timed_unlock(t, &rq, 2, &rel);
 	}
 	for (i = 0; i < n && sh == ONE_BYTE; i++) {
 		rq = req(2 + i, 0, 1, true, false);
 		if (lk_grant_confirm(t, &rq, &res) != LK_OK)
 			abort();
-		t0 = now_us();
-		if (lk_unlock(t, &rq, 3, &res) != LK_OK)
-			abort();
-		d = now_us() - t0;
-		rsum += d;
-		rmax = d > rmax ? d : rmax;
-		nrel++;
-		granted += res->rs_ngranted;
+		timed_unlock(t, &rq, 3, &rel);
 	}
 	vr = visits(t) - v0;
 	printf("%-28s waiters=%zu queue_mean_us=%.1f queue_max_us=%.0f "
 	    "beside_pair_us=%.2f release_mean_us=%.1f release_max_us=%.0f "
 	    "granted=%zu visits_per_queue=%.1f visits_per_pair=%ju "
 	    "visits_per_release=%.1f\n", names[sh], n, qsum / (double)n,
-	    qmax, besidepair, rsum / (double)nrel, rmax, granted,
-	    (double)vq / (double)n, (uintmax_t)vb,
-	    (double)vr / (double)nrel);
+	    qmax, besidepair, rel.r_sum / (double)rel.r_n, rel.r_max,
+	    rel.r_granted, (double)vq / (double)n, (uintmax_t)vb,
+	    (double)vr / (double)rel.r_n);
 	lk_table_destroy(t);
 }
 
