@@ -184,11 +184,15 @@
  * COMPLEXITY
  *   File, host and owner lookup O(1) (hash); a lock, test or unlock is
  *   O(log n + k) in the n locks on the file (interval B+-tree keyed by start)
- *   and the k locks overlapping the request.  Release paths that have
- *   waiters on the file also scan that file's waiter queue (O(w^2) in the
- *   waiters of that file).  In grace, requests on a file with reclaimable
- *   records also query its second tree of them (O(log r + k)); outside
- *   grace that costs one test.
+ *   and the k locks overlapping the request.  Queued waiters are indexed by
+ *   range (wqidx.c): the FIFO check, the grant pass after a change and the
+ *   deadlock search look at the waiters overlapping what they decide (plus
+ *   at most 8 at the head of the queue), each found through the index in
+ *   O(log w) of the w waiters on the file when arrival order and range
+ *   order agree (see wqidx.c for the worst case); a requester's own
+ *   overlapping waiters are looked at too.  In grace, requests on a file
+ *   with reclaimable records also query its second tree of them
+ *   (O(log r + k)); outside grace that costs one test.
  *
  * THREADS
  *   A table is not locked internally: one thread at a time per table.
