@@ -132,8 +132,7 @@ struct lk_waiter {
 	struct lk_waiter *wa_onext;	/* owner's waiters and grants */
 	struct lk_waiter *wa_oprev;
 	/* queued only: node of the file's index (wqidx.c) */
-	struct lk_waiter *wa_tl;
-	struct lk_waiter *wa_tr;
+	struct lk_waiter *wa_t[2];	/* children: [0] before, [1] after */
 	uint64_t	 wa_seq;	/* arrival number (FIFO order) */
 	uint64_t	 wa_tmax;	/* subtree: largest end */
 	uint64_t	 wa_tlo;	/* subtree: smallest wa_seq */
@@ -313,8 +312,7 @@ void	lk_objects_free(struct lk_table *t);
 #endif
 void	lk_wq_insert(struct lk_table *t, struct lk_file *f,
 	    struct lk_waiter *w);
-void	lk_wq_reinsert(struct lk_table *t, struct lk_file *f,
-	    struct lk_waiter *w);
+void	lk_wq_reinsert(struct lk_file *f, struct lk_waiter *w);
 void	lk_wq_remove(struct lk_file *f, struct lk_waiter *w);
 /*
  * The oldest queued waiter on f, exclusive (excl) or shared (shared), that

@@ -221,14 +221,6 @@ struct lk_dset {
 	size_t		 ds_n;
 };
 
-static void
-lk_dset_one(struct lk_dset *ds, uint64_t start, uint64_t end)
-{
-	ds->ds_r[0].r_start = start;
-	ds->ds_r[0].r_end = end;
-	ds->ds_n = 1;
-}
-
 /* Add [start, end]; with the set full, widen the last range to cover it. */
 static void
 lk_dset_add(struct lk_dset *ds, uint64_t start, uint64_t end)
@@ -303,22 +295,20 @@ static struct lk_waiter *
 lk_sweep_jump(struct lk_table *t, const struct lk_file *f,
     const struct lk_dset *dx, const struct lk_dset *ds, uint64_t after)
 {
+	const struct lk_dset *set[2] = { ds, dx };	/* by wa_excl */
 	struct lk_waiter *best = NULL, *w;
 	uint64_t before = UINT64_MAX;
 	size_t i;
+	int x;
 
-	for (i = 0; i < dx->ds_n; i++)
-		if ((w = lk_wq_next(t, f, true, false, dx->ds_r[i].r_start,
-		    dx->ds_r[i].r_end, after, before)) != NULL) {
-			best = w;
-			before = w->wa_seq;
-		}
-	for (i = 0; i < ds->ds_n; i++)
-		if ((w = lk_wq_next(t, f, false, true, ds->ds_r[i].r_start,
-		    ds->ds_r[i].r_end, after, before)) != NULL) {
-			best = w;
-			before = w->wa_seq;
-		}
+	for (x = 0; x < 2; x++)
+		for (i = 0; i < set[x]->ds_n; i++)
+			if ((w = lk_wq_next(t, f, x, !x,
+			    set[x]->ds_r[i].r_start, set[x]->ds_r[i].r_end,
+			    after, before)) != NULL) {
+				best = w;
+				before = w->wa_seq;
+			}
 	return best;
 }
 
@@ -420,7 +410,7 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
  * from those: granting 100,000 at once then costs no tree work at all.
  */
 static void
-lk_wq_settle(struct lk_table *t, struct lk_file *f, size_t n)
+lk_wq_settle(struct lk_file *f, size_t n)
 {
 	struct lk_waiter *w;
 
@@ -429,7 +419,7 @@ lk_wq_settle(struct lk_table *t, struct lk_file *f, size_t n)
 	if (n >= f->fi_nwaiters) {
 		f->fi_wx = f->fi_ws = NULL;
 		for (w = f->fi_wq; w != NULL; w = w->wa_fnext)
-			lk_wq_reinsert(t, f, w);
+			lk_wq_reinsert(f, w);
 		return;
 	}
 	for (w = f->fi_pend; n > 0; w = w->wa_fnext, n--)
@@ -473,10 +463,9 @@ lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
 	if (f->fi_wq == NULL || (d != NULL && !lk_overlaps(f->fi_wqlo,
 	    f->fi_wqhi, d->r_start, d->r_end)))
 		return;
-	if (d != NULL)
-		lk_dset_one(&dx, d->r_start, d->r_end);
-	else
-		lk_dset_one(&dx, 0, UINT64_MAX);
+	dx.ds_n = 0;
+	lk_dset_add(&dx, d != NULL ? d->r_start : 0,
+	    d != NULL ? d->r_end : UINT64_MAX);
 	ds = dx;
 	for (;;) {
 		again.ds_n = 0;
@@ -485,7 +474,7 @@ lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
 			break;
 		dx = ds = again;
 	}
-	lk_wq_settle(t, f, n);
+	lk_wq_settle(f, n);
 }
 
 /* How many of o's unconfirmed grants on f overlap r. */

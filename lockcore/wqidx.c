@@ -42,31 +42,22 @@
 
 #include "lk_impl.h"
 
-static inline uint64_t
-lk_max3(uint64_t a, uint64_t b, uint64_t c)
-{
-	uint64_t m = a > b ? a : b;
-
-	return m > c ? m : c;
-}
-
 /* Recompute n's subtree summary from its children. */
 static void
 lk_wq_fix(struct lk_waiter *n)
 {
-	const struct lk_waiter *l = n->wa_tl, *r = n->wa_tr;
+	const struct lk_waiter *c;
+	int i;
 
-	n->wa_tmax = lk_max3(n->wa_end, l != NULL ? l->wa_tmax : 0,
-	    r != NULL ? r->wa_tmax : 0);
+	n->wa_tmax = n->wa_end;
 	n->wa_tlo = n->wa_thi = n->wa_seq;
-	if (l != NULL && l->wa_tlo < n->wa_tlo)
-		n->wa_tlo = l->wa_tlo;
-	if (r != NULL && r->wa_tlo < n->wa_tlo)
-		n->wa_tlo = r->wa_tlo;
-	if (l != NULL && l->wa_thi > n->wa_thi)
-		n->wa_thi = l->wa_thi;
-	if (r != NULL && r->wa_thi > n->wa_thi)
-		n->wa_thi = r->wa_thi;
+	for (i = 0; i < 2; i++) {
+		if ((c = n->wa_t[i]) == NULL)
+			continue;
+		n->wa_tmax = c->wa_tmax > n->wa_tmax ? c->wa_tmax : n->wa_tmax;
+		n->wa_tlo = c->wa_tlo < n->wa_tlo ? c->wa_tlo : n->wa_tlo;
+		n->wa_thi = c->wa_thi > n->wa_thi ? c->wa_thi : n->wa_thi;
+	}
 }
 
 static bool
@@ -77,33 +68,23 @@ lk_wq_less(const struct lk_waiter *a, const struct lk_waiter *b)
 	return a->wa_seq < b->wa_seq;
 }
 
+/* Insert w below n; a child that now outranks n rotates up over it. */
 static struct lk_waiter *
 lk_wq_ins(struct lk_waiter *n, struct lk_waiter *w)
 {
 	struct lk_waiter *c;
+	int d;
 
 	if (n == NULL)
 		return w;
-	if (lk_wq_less(w, n)) {
-		n->wa_tl = lk_wq_ins(n->wa_tl, w);
-		if (n->wa_tl->wa_prio > n->wa_prio) {	/* rotate right */
-			c = n->wa_tl;
-			n->wa_tl = c->wa_tr;
-			c->wa_tr = n;
-			lk_wq_fix(n);
-			lk_wq_fix(c);
-			return c;
-		}
-	} else {
-		n->wa_tr = lk_wq_ins(n->wa_tr, w);
-		if (n->wa_tr->wa_prio > n->wa_prio) {	/* rotate left */
-			c = n->wa_tr;
-			n->wa_tr = c->wa_tl;
-			c->wa_tl = n;
-			lk_wq_fix(n);
-			lk_wq_fix(c);
-			return c;
-		}
+	d = !lk_wq_less(w, n);
+	n->wa_t[d] = c = lk_wq_ins(n->wa_t[d], w);
+	if (c->wa_prio > n->wa_prio) {
+		n->wa_t[d] = c->wa_t[!d];
+		c->wa_t[!d] = n;
+		lk_wq_fix(n);
+		lk_wq_fix(c);
+		return c;
 	}
 	lk_wq_fix(n);
 	return n;
@@ -118,11 +99,11 @@ lk_wq_join(struct lk_waiter *a, struct lk_waiter *b)
 	if (b == NULL)
 		return a;
 	if (a->wa_prio > b->wa_prio) {
-		a->wa_tr = lk_wq_join(a->wa_tr, b);
+		a->wa_t[1] = lk_wq_join(a->wa_t[1], b);
 		lk_wq_fix(a);
 		return a;
 	}
-	b->wa_tl = lk_wq_join(a, b->wa_tl);
+	b->wa_t[0] = lk_wq_join(a, b->wa_t[0]);
 	lk_wq_fix(b);
 	return b;
 }
@@ -130,14 +111,14 @@ lk_wq_join(struct lk_waiter *a, struct lk_waiter *b)
 static struct lk_waiter *
 lk_wq_del(struct lk_waiter *n, struct lk_waiter *w)
 {
+	int d;
+
 	if (n == NULL)
 		return NULL;	/* not found: lk_table_check() reports it */
 	if (n == w)
-		return lk_wq_join(n->wa_tl, n->wa_tr);
-	if (lk_wq_less(w, n))
-		n->wa_tl = lk_wq_del(n->wa_tl, w);
-	else
-		n->wa_tr = lk_wq_del(n->wa_tr, w);
+		return lk_wq_join(n->wa_t[0], n->wa_t[1]);
+	d = !lk_wq_less(w, n);
+	n->wa_t[d] = lk_wq_del(n->wa_t[d], w);
 	lk_wq_fix(n);
 	return n;
 }
@@ -148,29 +129,24 @@ lk_wq_root(struct lk_file *f, bool excl)
 	return excl ? &f->fi_wx : &f->fi_ws;
 }
 
+/* In with its arrival number and priority (also after a rebuild). */
 void
-lk_wq_insert(struct lk_table *t, struct lk_file *f, struct lk_waiter *w)
+lk_wq_reinsert(struct lk_file *f, struct lk_waiter *w)
 {
 	struct lk_waiter **root = lk_wq_root(f, w->wa_excl);
 
-	w->wa_seq = ++t->t_wseq;
-	w->wa_prio = (uint32_t)lk_hash_bytes(t, &w->wa_seq,
-	    sizeof(w->wa_seq), 0x7771);
-	w->wa_tl = w->wa_tr = NULL;
+	w->wa_t[0] = w->wa_t[1] = NULL;
 	lk_wq_fix(w);
 	*root = lk_wq_ins(*root, w);
 }
 
-/* Back in after a rebuild: same arrival number and priority. */
 void
-lk_wq_reinsert(struct lk_table *t, struct lk_file *f, struct lk_waiter *w)
+lk_wq_insert(struct lk_table *t, struct lk_file *f, struct lk_waiter *w)
 {
-	struct lk_waiter **root = lk_wq_root(f, w->wa_excl);
-
-	(void)t;
-	w->wa_tl = w->wa_tr = NULL;
-	lk_wq_fix(w);
-	*root = lk_wq_ins(*root, w);
+	w->wa_seq = ++t->t_wseq;
+	w->wa_prio = (uint32_t)lk_hash_bytes(t, &w->wa_seq,
+	    sizeof(w->wa_seq), 0x7771);
+	lk_wq_reinsert(f, w);
 }
 
 void
@@ -179,7 +155,7 @@ lk_wq_remove(struct lk_file *f, struct lk_waiter *w)
 	struct lk_waiter **root = lk_wq_root(f, w->wa_excl);
 
 	*root = lk_wq_del(*root, w);
-	w->wa_tl = w->wa_tr = NULL;
+	w->wa_t[0] = w->wa_t[1] = NULL;
 }
 
 struct lk_wq_q {
@@ -193,7 +169,7 @@ struct lk_wq_q {
 static void
 lk_wq_min(const struct lk_waiter *n, struct lk_wq_q *q)
 {
-	for (; n != NULL; n = n->wa_tr) {
+	for (; n != NULL; n = n->wa_t[1]) {
 		uint64_t hi = q->q_best != NULL ? q->q_best->wa_seq :
 		    q->q_before;
 
@@ -201,7 +177,7 @@ lk_wq_min(const struct lk_waiter *n, struct lk_wq_q *q)
 		if (n->wa_tmax < q->q_s || n->wa_thi <= q->q_after ||
 		    n->wa_tlo >= hi)
 			return;
-		lk_wq_min(n->wa_tl, q);
+		lk_wq_min(n->wa_t[0], q);
 		if (n->wa_start > q->q_e)
 			return;		/* and everything right of it */
 		hi = q->q_best != NULL ? q->q_best->wa_seq : q->q_before;
@@ -231,11 +207,11 @@ lk_wq_visit(struct lk_waiter *n, uint64_t s, uint64_t e, uint64_t before,
 {
 	int rc;
 
-	for (; n != NULL; n = n->wa_tr) {
+	for (; n != NULL; n = n->wa_t[1]) {
 		(*visits)++;
 		if (n->wa_tmax < s || n->wa_tlo >= before)
 			return 0;
-		if ((rc = lk_wq_visit(n->wa_tl, s, e, before, cb, arg,
+		if ((rc = lk_wq_visit(n->wa_t[0], s, e, before, cb, arg,
 		    visits)) != 0)
 			return rc;
 		if (n->wa_start > e)
@@ -267,7 +243,7 @@ static bool
 lk_wq_check_node(const struct lk_waiter *n, const struct lk_file *f,
     bool excl, const struct lk_waiter **prev, size_t *count)
 {
-	const struct lk_waiter *l = n->wa_tl, *r = n->wa_tr;
+	const struct lk_waiter *l = n->wa_t[0], *r = n->wa_t[1];
 	struct lk_waiter tmp = *n;
 
 	if (n->wa_file != f || n->wa_granted || n->wa_excl != excl ||
