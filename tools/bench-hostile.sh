@@ -104,13 +104,20 @@ sched_line() {
 field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
 clean_secs=$((SECS < 30 ? SECS : 30))
 
-s0=$(sched)
-clean=$("$O/nlmbench" -a $SRV -t "$clean_secs" -m lockunlock -c 16)
-s1=$(sched)
-echo "clean ($clean_secs s): $(field rpc_s "$clean") calls/s, p50" \
-    "$(field p50_us "$clean") us, p99 $(field p99_us "$clean") us," \
-    "errors $(field errors "$clean"); RSS $(rss) KiB"
-sched_line "the clean run" "$s0" "$s1" "$(field rpc_s "$clean")"
+# clean_window LABEL WHAT: 16 honest clients alone for clean_secs; prints
+# their numbers and nlmd's time; the nlmbench line is left in $window.
+clean_window() {
+	local s0 s1
+	s0=$(sched)
+	window=$("$O/nlmbench" -a $SRV -t "$clean_secs" -m lockunlock -c 16)
+	s1=$(sched)
+	echo "$1 ($clean_secs s): $(field rpc_s "$window") calls/s, p50" \
+	    "$(field p50_us "$window") us, p99 $(field p99_us "$window") us," \
+	    "errors $(field errors "$window"); RSS $(rss) KiB"
+	sched_line "$2" "$s0" "$s1" "$(field rpc_s "$window")"
+}
+clean_window clean "the clean run"
+clean=$window
 
 # The hostile mix, each in a loop until the file says stop; with
 # HOSTILE_CPU, in a cgroup with that CPU quota (v2, or v1's cpu).
@@ -193,13 +200,8 @@ for p in "${PIDS[@]}"; do	# the loops and what they run now
 	kill "$p" 2>/dev/null
 done
 sleep 2
-s4=$(sched)
-after=$("$O/nlmbench" -a $SRV -t "$clean_secs" -m lockunlock -c 16)
-s5=$(sched)
-echo "clean after ($clean_secs s): $(field rpc_s "$after") calls/s, p50" \
-    "$(field p50_us "$after") us, p99 $(field p99_us "$after") us," \
-    "errors $(field errors "$after"); RSS $(rss) KiB"
-sched_line "the clean run after" "$s4" "$s5" "$(field rpc_s "$after")"
+clean_window "clean after" "the clean run after"
+after=$window
 echo "p99 ratio: $(awk -v a="$(field p99_us "$clean")" \
     -v c="$(field p99_us "$after")" -v b="$(field p99_us "$with")" \
     'BEGIN { printf "%.2f against the clean run before, %.2f against the one after, %.2f against their mean", b / a, b / c, 2 * b / (a + c) }')"
