@@ -339,8 +339,11 @@ lk_in_grace(const struct lk_table *t)
 	return t->t_grace;
 }
 
-void
+enum lk_status
 lk_set_epoch(struct lk_table *t, uint64_t epoch)
 {
+	if (epoch > LK_EPOCH_MAX)
+		return LK_INVAL;
 	t->t_cf.cf_epoch = epoch;
+	return LK_OK;
 }

@@ -4,7 +4,9 @@
  *
  * OWNERSHIP LEGEND (single-threaded; no locking)
  *   table  owns the three hash tables (files, owners, hosts) and through
- *          them every object; owns the result vectors and the spare pool.
+ *          them every object; owns the result vectors, the slab the
+ *          lock nodes come from (slab.c) and the nodes reserved for the
+ *          current call (t_spare).
  *   file   owns its interval tree of locks (fi_root), its share list and
  *          the FIFO of *queued* waiters (fi_wq) and their index by
  *          range (fi_wx, fi_ws: wqidx.c); holds fh bytes; owns
@@ -52,7 +54,6 @@
 #include "lockcore.h"
 
 #define LK_ZOMBIE_KEEP	1024	/* zombies kept before a sweep */
-#define LK_SPARE_KEEP	64	/* free lock nodes kept for reuse */
 #define LK_BT_ORDER	16	/* keys per B+-tree node */
 #define LK_BT_MAXH	16	/* deepest tree reserved for (16^16 keys) */
 #define LK_BT_SPARE_KEEP 128	/* free tree nodes kept for reuse */
@@ -94,21 +95,37 @@ struct lk_range {
 /* A granted byte range: a key of its file's interval B+-tree. */
 struct lk_bnode;
 
+/* Fixed-size objects carved from big blocks (slab.c). */
+#define LK_SLAB_BLOCK	(64u << 10)
+struct lk_sblk;
+struct lk_slab {
+	size_t		 sl_size;	/* object size, cache lines */
+	struct lk_sblk	*sl_partial;	/* blocks with a free object */
+	struct lk_sblk	**sl_blk;	/* every block, by address */
+	size_t		 sl_nblk;
+	size_t		 sl_cap;
+	size_t		 sl_nempty;	/* blocks with no object in use */
+	size_t		 sl_nobj;	/* objects in use */
+};
+
 struct lk_lock {
 	uint64_t	 lo_start;
 	uint64_t	 lo_end;	/* last byte, inclusive */
 	uint64_t	 lo_token;
-	uint64_t	 lo_epoch;
 	struct lk_owner	*lo_owner;
 	struct lk_file	*lo_file;
 	struct lk_lock	*lo_onext;	/* owner's (reclaimable) locks; spare
 					   list link */
 	struct lk_lock	*lo_oprev;
-	uint32_t	 lo_addidx;	/* index in t_addl when lo_fresh */
-	uint8_t		 lo_excl;
-	uint8_t		 lo_fresh;
-	uint8_t		 lo_reclaim;	/* in the reclaimable containers */
+	uint32_t	 lo_epoch;	/* <= LK_EPOCH_MAX */
+	uint32_t	 lo_addidx:29;	/* index in t_addl when lo_fresh */
+	uint32_t	 lo_excl:1;
+	uint32_t	 lo_fresh:1;
+	uint32_t	 lo_reclaim:1;	/* in the reclaimable containers */
 };
+/* One cache line, one slab object (a million held locks: 64 MB). */
+_Static_assert(sizeof(struct lk_lock) == 64, "struct lk_lock grew");
+#define LK_ADDIDX_MAX	((1u << 29) - 1)
 
 /* What a lock node is made from (lk_lock_add). */
 struct lk_piece {
@@ -245,8 +262,9 @@ struct lk_table {
 	uint64_t	 t_token;	/* last token issued */
 	uint64_t	 t_mark;	/* generation for ow_mark/fi_mark */
 	uint64_t	 t_wseq;	/* last waiter arrival number */
-	struct lk_lock	*t_spare;	/* free lock nodes, via lo_onext */
+	struct lk_lock	*t_spare;	/* reserved lock nodes, via lo_onext */
 	size_t		 t_nspare;
+	struct lk_slab	 t_lslab;	/* where lock nodes come from */
 	struct lk_bnode	*t_bleaf;	/* free tree leaves */
 	size_t		 t_nbleaf;
 	struct lk_bnode	*t_bint;	/* free internal tree nodes */
@@ -332,6 +350,13 @@ bool	lk_wq_check(const struct lk_file *f);
 /* Make sure `adds' inserts can proceed without allocating. */
 bool	lk_tree_reserve(struct lk_table *t, size_t adds);
 void	lk_tree_pools_free(struct lk_table *t);
+/* slab.c */
+void	lk_slab_init(struct lk_slab *sl, size_t size);
+void	*lk_slab_get(struct lk_table *t, struct lk_slab *sl);	/* zeroed */
+void	lk_slab_put(struct lk_table *t, struct lk_slab *sl, void *p);
+void	lk_slab_fini(struct lk_table *t, struct lk_slab *sl);
+bool	lk_slab_check(const struct lk_slab *sl);
+
 void	lk_tree_insert(struct lk_table *t, struct lk_bnode **root,
 	    struct lk_lock *n);
 void	lk_tree_remove(struct lk_table *t, struct lk_bnode **root,

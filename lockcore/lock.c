@@ -101,7 +101,7 @@ lk_lock_add(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	l->lo_start = p->p_r.r_start;
 	l->lo_end = p->p_r.r_end;
 	l->lo_token = p->p_token;
-	l->lo_epoch = p->p_epoch;
+	l->lo_epoch = (uint32_t)p->p_epoch;	/* <= LK_EPOCH_MAX */
 	l->lo_owner = o;
 	l->lo_file = f;
 	l->lo_excl = p->p_excl;
@@ -164,12 +164,11 @@ lk_lock_remove(struct lk_table *t, struct lk_lock *l)
 		lk_tree_remove(t, &f->fi_root, l);
 	lk_owner_drop(t, o);
 	lk_file_drop(t, f);
-	if (t->t_nspare < LK_SPARE_KEEP) {
-		l->lo_onext = t->t_spare;
-		t->t_spare = l;
-		t->t_nspare++;
-	} else
-		lk_free(t, l);
+	/*
+	 * Back to its block at once (cheap), not to the spares: spares
+	 * scattered over many blocks would keep them all from going back.
+	 */
+	lk_slab_put(t, &t->t_lslab, l);
 }
 
 struct lk_collect {

@@ -172,7 +172,11 @@
  *   get the current epoch; pieces left by a split keep theirs, as they keep
  *   their token.  A granted waiter's gr_lock carries the epoch of the lock
  *   covering it; waiter records (lk_waiter_foreach) have epoch 0.
- *   lockcore gives epochs no other meaning.
+ *   lockcore gives epochs no other meaning.  Epochs are at most
+ *   LK_EPOCH_MAX (a lock node keeps 32 bits of it; nlmd's epochs are
+ *   bounded far below by the 32-bit NSM state number derived from them):
+ *   lk_table_new() refuses a larger cf_epoch, lk_set_epoch() and
+ *   lk_table_load() a larger epoch with LK_INVAL.
  *
  * LIMITS
  *   Limits count lock records (after merging), queued waiters and share
@@ -207,6 +211,7 @@
 /* Largest file handle / owner handle accepted (NLMv4 uses up to 1024). */
 #define LK_FH_MAX	1024
 #define LK_OH_MAX	1024
+#define LK_EPOCH_MAX	UINT32_MAX	/* EPOCHS */
 
 /* Share reservation access and deny bits (NLM fsh_access / fsh_mode). */
 #define LK_SHARE_R	1
@@ -273,7 +278,8 @@ struct lk_config {
 	size_t		 cf_max_shares_per_host;
 	enum lk_policy	 cf_policy;
 	uint64_t	 cf_token_seed;		/* last token issued before */
-	uint64_t	 cf_epoch;		/* epoch of new records */
+	uint64_t	 cf_epoch;		/* epoch of new records,
+						   <= LK_EPOCH_MAX */
 	enum lk_reclaim_check cf_reclaim_check;
 	const struct lk_allocator *cf_alloc;	/* NULL: the C library; the
 						   struct must outlive the
@@ -553,8 +559,11 @@ enum lk_status lk_grace_drop(struct lk_table *t, size_t max, uint64_t now,
 /* Is the table in grace (reclaimable records were loaded, not ended)? */
 bool	lk_in_grace(const struct lk_table *t);
 
-/* The epoch given to records created from now on. */
-void	lk_set_epoch(struct lk_table *t, uint64_t epoch);
+/*
+ * The epoch given to records created from now on.  LK_INVAL (nothing
+ * changed): epoch > LK_EPOCH_MAX.
+ */
+enum lk_status lk_set_epoch(struct lk_table *t, uint64_t epoch);
 
 /* Gauges and counters, for the status dump and metrics. */
 struct lk_counts {

@@ -214,7 +214,8 @@ lk_load_lock(struct lk_table *t, const struct lk_record *rc)
 	struct lk_file *f;
 	enum lk_status st;
 
-	if (rc->rc_excl > 1 || lk_range_make(rc->rc_start, rc->rc_len, &p.p_r))
+	if (rc->rc_excl > 1 || rc->rc_epoch > LK_EPOCH_MAX ||
+	    lk_range_make(rc->rc_start, rc->rc_len, &p.p_r))
 		return LK_INVAL;
 	if ((f = lk_file_get(t, rc->rc_fh, rc->rc_fhlen)) == NULL ||
 	    (o = lk_owner_get(t, rc->rc_host, rc->rc_svid, false, rc->rc_oh,
@@ -270,7 +271,8 @@ lk_load_share(struct lk_table *t, const struct lk_record *rc)
 	struct lk_owner *o;
 	struct lk_file *f;
 
-	if (((rc->rc_access | rc->rc_deny) & ~(LK_SHARE_R | LK_SHARE_W)) != 0)
+	if (((rc->rc_access | rc->rc_deny) & ~(LK_SHARE_R | LK_SHARE_W)) != 0 ||
+	    rc->rc_epoch > LK_EPOCH_MAX)
 		return LK_INVAL;
 	if ((f = lk_file_get(t, rc->rc_fh, rc->rc_fhlen)) == NULL ||
 	    (o = lk_owner_get(t, rc->rc_host, 0, true, rc->rc_oh,

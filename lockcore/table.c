@@ -86,6 +86,9 @@ lk_table_new(const struct lk_config *cf)
 	else
 		lk_config_init(&t->t_cf);
 	t->t_token = t->t_cf.cf_token_seed;
+	lk_slab_init(&t->t_lslab, sizeof(struct lk_lock));
+	if (t->t_cf.cf_epoch > LK_EPOCH_MAX)
+		goto fail;
 	if (!lk_hash_init(t, &t->t_files) || !lk_hash_init(t, &t->t_owners) ||
 	    !lk_hash_init(t, &t->t_hosts))
 		goto fail;
@@ -98,18 +101,13 @@ fail:
 void
 lk_table_destroy(struct lk_table *t)
 {
-	struct lk_lock *l;
-
 	if (t == NULL)
 		return;
 	lk_objects_free(t);
 	lk_hash_fini(t, &t->t_files);
 	lk_hash_fini(t, &t->t_owners);
 	lk_hash_fini(t, &t->t_hosts);
-	while ((l = t->t_spare) != NULL) {
-		t->t_spare = l->lo_onext;
-		lk_free(t, l);
-	}
+	lk_slab_fini(t, &t->t_lslab);	/* every lock node, spares too */
 	lk_tree_pools_free(t);
 	lk_vec_free(t, &t->t_addl);
 	lk_vec_free(t, &t->t_adds);
@@ -251,7 +249,7 @@ lk_reserve(struct lk_table *t, size_t adds, size_t removes)
 	size_t total;
 
 	while (t->t_nspare < adds) {
-		if ((l = lk_alloc(t, sizeof(*l))) == NULL)
+		if ((l = lk_slab_get(t, &t->t_lslab)) == NULL)
 			return false;
 		l->lo_onext = t->t_spare;
 		t->t_spare = l;
@@ -260,6 +258,8 @@ lk_reserve(struct lk_table *t, size_t adds, size_t removes)
 	if (!lk_tree_reserve(t, adds))
 		return false;
 	total = t->t_addl.v_len + t->t_adds.v_len + adds;
+	if (t->t_addl.v_len + adds > LK_ADDIDX_MAX)
+		return false;	/* lo_addidx would not hold it */
 	if (!lk_vec_reserve(t, &t->t_addl, sizeof(struct lk_lock *), adds) ||
 	    !lk_vec_reserve(t, &t->t_adds, sizeof(struct lk_share *), adds) ||
 	    !lk_vec_reserve(t, &t->t_added, sizeof(struct lk_record), total) ||

@@ -458,11 +458,9 @@ lk_tree_free(struct lk_table *t, struct lk_bnode *b)
 
 	if (b == NULL)
 		return;
-	for (i = 0; i < b->bn_n; i++)
-		if (b->bn_leaf)
-			lk_free(t, b->bn_key[i]);
-		else
-			lk_tree_free(t, b->bn_child[i]);
+	/* The lock nodes go with their slab (lk_table_destroy). */
+	for (i = 0; !b->bn_leaf && i < b->bn_n; i++)
+		lk_tree_free(t, b->bn_child[i]);
 	lk_free(t, b);
 }
 

@@ -723,5 +723,9 @@ lk_table_check(const struct lk_table *ct)
 	    memcmp(hsum, tsum, sizeof(tsum)) != 0 ||
 	    (!t->t_grace && t->t_nrlocks + t->t_nrshares != 0))
 		return LK_INVAL;
+	/* Every lock node is in a tree or a spare. */
+	if (!lk_slab_check(&t->t_lslab) || t->t_lslab.sl_nobj !=
+	    t->t_nlocks + t->t_nrlocks + t->t_nspare)
+		return LK_INVAL;
 	return LK_OK;
 }

@@ -246,9 +246,12 @@ nlm_drain(void)
 void
 nlm_set_epoch(uint64_t epoch, int32_t state)
 {
+	/* NSM's 32-bit state number keeps epochs far below LK_EPOCH_MAX. */
+	if (lk_set_epoch(nlm->n_table, epoch) != LK_OK)
+		fatalx("epoch %" PRIu64 " is beyond what lockcore keeps",
+		    epoch);
 	nlm->n_conf.nc_epoch = epoch;
 	nlm->n_conf.nc_nsm_state = state;
-	lk_set_epoch(nlm->n_table, epoch);
 	nlm_notify_all(state);
 }
 

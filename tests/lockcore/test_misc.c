@@ -624,6 +624,166 @@ test_siphash(void)
 	CU_ASSERT(max < 160);	/* mean 100 */
 }
 
+/* An allocator that counts calls and the bytes it has handed out. */
+struct lt_counter {
+	struct lk_allocator al;
+	size_t		 calls;
+	long		 live;		/* bytes allocated, not yet freed */
+};
+
+static void *
+lt_count_malloc(size_t n, void *arg)
+{
+	struct lt_counter *c = arg;
+	size_t *p;
+
+	c->calls++;
+	if ((p = malloc(n + 16)) == NULL)
+		return NULL;
+	*p = n;
+	c->live += (long)n;
+	return (char *)p + 16;
+}
+
+static void
+lt_count_free(void *q, void *arg)
+{
+	struct lt_counter *c = arg;
+	size_t *p;
+
+	if (q == NULL)
+		return;
+	p = (size_t *)(void *)((char *)q - 16);
+	c->live -= (long)*p;
+	free(p);
+}
+
+static void *
+lt_count_realloc(void *q, size_t n, void *arg)
+{
+	struct lt_counter *c = arg;
+	size_t *p = q == NULL ? NULL : (size_t *)(void *)((char *)q - 16);
+	size_t old = p == NULL ? 0 : *p;
+
+	c->calls++;
+	if ((p = realloc(p, n + 16)) == NULL)
+		return NULL;
+	*p = n;
+	c->live += (long)n - (long)old;
+	return (char *)p + 16;
+}
+
+/*
+ * Lock nodes come from 64 KiB blocks, not one allocation each, and the
+ * blocks go back when the locks are released, in any order: LOCKs of
+ * NSLAB disjoint ranges, then UNLOCKs of the odd ones, then of the even
+ * ones backwards.
+ */
+#define NSLAB	4000
+static void
+test_slab(void)
+{
+	struct lt_counter c = { { lt_count_malloc, lt_count_realloc,
+	    lt_count_free, &c }, 0, 0 };
+	struct lk_config cf;
+	struct lk_counts ct;
+	long live0, live1;
+	size_t calls;
+	unsigned i;
+
+	lk_config_init(&cf);
+	cf.cf_alloc = &c.al;
+	reset(&cf);
+	/* Warm up the result vectors and the spare pools. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 1, EX, NB)), LK_OK);
+	live0 = c.live;
+	calls = c.calls;
+	for (i = 0; i < NSLAB; i++)
+		if (lt_lock(t, lt_req(OA, "f", 2 * (uint64_t)i, 1, EX, NB),
+		    NULL) != LK_GRANTED)
+			break;
+	CU_ASSERT_EQUAL(i, NSLAB);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, NSLAB);
+	/* A node per lock would be NSLAB calls; blocks and tree nodes: */
+	CU_ASSERT(c.calls - calls < NSLAB / 8);
+	live1 = c.live;
+	/*
+	 * 64-byte nodes in 64 KiB blocks, and leaves of 272 bytes for up to
+	 * 16 keys (filled to 15 by ascending inserts): 64 + 18 bytes a lock,
+	 * less what came from the tree's spare pool.
+	 */
+	CU_ASSERT((live1 - live0) / NSLAB <= 64 + 24);
+	for (i = 1; i < NSLAB; i += 2)
+		CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 2 * (uint64_t)i,
+		    1, EX, NB)), LK_OK);
+	for (i = NSLAB; i-- > 0; )
+		if (i % 2 == 0)
+			CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f",
+			    2 * (uint64_t)i, 1, EX, NB)), LK_OK);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+	/*
+	 * Back to where it was but for one empty block and the tree's spare
+	 * nodes (128 of up to 400 bytes) kept: far less than the NSLAB * 64
+	 * bytes of nodes that would stay if blocks were not given back.
+	 */
+	CU_ASSERT(c.live - live0 <= 128 * 1024);
+	CU_ASSERT(live1 - c.live >= (long)NSLAB * 64 - 64 * 1024);
+	lk_table_destroy(t);
+	t = NULL;
+	CU_ASSERT_EQUAL(c.live, 0);
+}
+
+/*
+ * A lock node keeps 32 bits of the epoch: the largest is kept whole, a
+ * larger one is refused wherever an epoch comes in.
+ */
+static void
+test_epoch_max(void)
+{
+	static struct lt_recs a;
+	struct lk_config cf;
+	struct lk_record bad;
+	size_t badi = 99;
+
+	lk_config_init(&cf);
+	cf.cf_epoch = (uint64_t)LK_EPOCH_MAX + 1;
+	CU_ASSERT_PTR_NULL(lk_table_new(&cf));
+	cf.cf_epoch = LK_EPOCH_MAX;
+	reset(&cf);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lk_set_epoch(t, (uint64_t)LK_EPOCH_MAX + 1),
+	    LK_INVAL);
+	/* Refused: new locks still get the epoch set before. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	a.n = 0;
+	lk_lock_foreach(t, lt_recs_cb, &a);
+	CU_ASSERT_EQUAL_FATAL(a.n, 2);
+	CU_ASSERT_EQUAL(a.r[0].rc_epoch, LK_EPOCH_MAX);
+	CU_ASSERT_EQUAL(a.r[1].rc_epoch, LK_EPOCH_MAX);
+	CU_ASSERT_EQUAL(lk_set_epoch(t, 3), LK_OK);
+	/* A stored record from beyond is malformed, lock or share. */
+	bad = a.r[0];
+	bad.rc_fh = "g";
+	bad.rc_fhlen = 1;
+	bad.rc_epoch = (uint64_t)LK_EPOCH_MAX + 1;
+	CU_ASSERT_EQUAL(lk_table_load(t, &bad, 1, &badi), LK_INVAL);
+	CU_ASSERT_EQUAL(badi, 0);
+	bad.rc_kind = LK_REC_SHARE;
+	bad.rc_access = LK_SHARE_R;
+	bad.rc_deny = 0;
+	CU_ASSERT_EQUAL(lk_table_load(t, &bad, 1, &badi), LK_INVAL);
+	bad.rc_epoch = LK_EPOCH_MAX;
+	CU_ASSERT_EQUAL(lk_table_load(t, &bad, 1, &badi), LK_OK);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 /* ct_locks_peak: the most locks at once since the last reset. */
 static void
 test_locks_peak(void)
@@ -680,7 +840,9 @@ lt_register_misc(void)
 	    !CU_add_test(s, "resumable walk inside one big file",
 	    test_scan_big_file) ||
 	    !CU_add_test(s, "LK_NOMEM changes nothing", test_nomem_atomic) ||
-	    !CU_add_test(s, "peak of locks held", test_locks_peak))
+	    !CU_add_test(s, "peak of locks held", test_locks_peak) ||
+	    !CU_add_test(s, "lock nodes from blocks", test_slab) ||
+	    !CU_add_test(s, "epochs beyond LK_EPOCH_MAX", test_epoch_max))
 		return -1;
 	return 0;
 }
