@@ -40,13 +40,24 @@ struct lk_bnode {
 	uint16_t	 bn_n;		/* keys (leaf) or children in use */
 	uint16_t	 bn_leaf;
 	uint64_t	 bn_start[LK_BT_ORDER];	/* key start / separator start */
-	uint64_t	 bn_max[LK_BT_ORDER];	/* lock end / largest end below */
 	struct lk_lock	*bn_key[LK_BT_ORDER];	/* the lock / separator's lock */
-	struct lk_bnode	*bn_child[LK_BT_ORDER];	/* internal nodes only */
+	/* internal nodes only: */
+	uint64_t	 bn_max[LK_BT_ORDER];	/* largest end below */
+	struct lk_bnode	*bn_child[LK_BT_ORDER];
 };
 
-/* Leaves are allocated without the child array. */
-#define LK_BT_LEAF_SIZE	offsetof(struct lk_bnode, bn_child)
+/*
+ * Leaves are allocated without the last two arrays: 272 bytes for 16
+ * locks, not 400.  A leaf key's end is its lock's lo_end (lk_bn_max),
+ * which never changes while the lock is in the tree.
+ */
+#define LK_BT_LEAF_SIZE	offsetof(struct lk_bnode, bn_max)
+
+static inline uint64_t
+lk_bn_max(const struct lk_bnode *b, unsigned i)
+{
+	return b->bn_leaf ? b->bn_key[i]->lo_end : b->bn_max[i];
+}
 
 static int
 lk_key_cmp(uint64_t s1, const struct lk_lock *l1, uint64_t s2,
@@ -66,8 +77,8 @@ lk_bn_maxof(const struct lk_bnode *b)
 	unsigned i;
 
 	for (i = 0; i < b->bn_n; i++)
-		if (b->bn_max[i] > m)
-			m = b->bn_max[i];
+		if (lk_bn_max(b, i) > m)
+			m = lk_bn_max(b, i);
 	return m;
 }
 
@@ -167,7 +178,7 @@ lk_tree_pools_free(struct lk_table *t)
  * starting the right one with its last key.  Locks taken in ascending
  * order (a client walking through a file, or each of many clients through
  * its own region) then fill their leaves instead of leaving each half
- * empty: 24 bytes of leaf per lock instead of 48.
+ * empty: 17 bytes of leaf per lock instead of 34.
  */
 static unsigned
 lk_bn_split_at(const struct lk_bnode *c, uint64_t s, const struct lk_lock *l)
@@ -187,11 +198,12 @@ lk_bn_split(struct lk_table *t, struct lk_bnode *p, unsigned i, unsigned h)
 
 	r = lk_bn_take(t, c->bn_leaf);
 	memcpy(r->bn_start, c->bn_start + h, m * sizeof(r->bn_start[0]));
-	memcpy(r->bn_max, c->bn_max + h, m * sizeof(r->bn_max[0]));
 	memcpy(r->bn_key, c->bn_key + h, m * sizeof(r->bn_key[0]));
-	if (!c->bn_leaf)
+	if (!c->bn_leaf) {
+		memcpy(r->bn_max, c->bn_max + h, m * sizeof(r->bn_max[0]));
 		memcpy(r->bn_child, c->bn_child + h,
 		    m * sizeof(r->bn_child[0]));
+	}
 	r->bn_n = (uint16_t)m;
 	c->bn_n = (uint16_t)h;
 	for (j = p->bn_n; j > i + 1; j--) {
@@ -219,11 +231,9 @@ lk_bn_leaf_insert(struct lk_bnode *b, struct lk_lock *l)
 			break;
 	for (j = b->bn_n; j > pos; j--) {
 		b->bn_start[j] = b->bn_start[j - 1];
-		b->bn_max[j] = b->bn_max[j - 1];
 		b->bn_key[j] = b->bn_key[j - 1];
 	}
 	b->bn_start[pos] = l->lo_start;
-	b->bn_max[pos] = l->lo_end;
 	b->bn_key[pos] = l;
 	b->bn_n++;
 }
@@ -278,10 +288,11 @@ lk_bn_cut(struct lk_bnode *b, unsigned i)
 
 	for (j = i + 1; j < b->bn_n; j++) {
 		b->bn_start[j - 1] = b->bn_start[j];
-		b->bn_max[j - 1] = b->bn_max[j];
 		b->bn_key[j - 1] = b->bn_key[j];
-		if (!b->bn_leaf)
+		if (!b->bn_leaf) {
+			b->bn_max[j - 1] = b->bn_max[j];
 			b->bn_child[j - 1] = b->bn_child[j];
+		}
 	}
 	b->bn_n--;
 }
@@ -336,10 +347,16 @@ lk_tree_overlap(struct lk_bnode *b, uint64_t s, uint64_t e, lk_tree_cb cb,
 
 	if (b == NULL)
 		return 0;
+	/*
+	 * A leaf's ends are in its locks: fetch every candidate's line at
+	 * once, so that the misses overlap instead of coming one by one.
+	 */
+	for (i = 0; b->bn_leaf && i < b->bn_n && b->bn_start[i] <= e; i++)
+		__builtin_prefetch(b->bn_key[i]);
 	for (i = 0; i < b->bn_n; i++) {
 		if (b->bn_start[i] > e)
 			break;
-		if (b->bn_max[i] < s)
+		if (lk_bn_max(b, i) < s)
 			continue;
 		rc = b->bn_leaf ? cb(b->bn_key[i], arg) :
 		    lk_tree_overlap(b->bn_child[i], s, e, cb, arg);
@@ -489,7 +506,6 @@ lk_bt_check(const struct lk_bnode *b, size_t *count, struct lk_bt_span *sp)
 			const struct lk_lock *l = b->bn_key[i];
 
 			if (b->bn_start[i] != l->lo_start ||
-			    b->bn_max[i] != l->lo_end ||
 			    l->lo_start > l->lo_end)
 				return false;
 			c.sp_start = c.sp_lstart = l->lo_start;
