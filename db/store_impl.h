@@ -45,7 +45,9 @@
 #define STORE_COMMIT_OPS	50000u		/* operations per journal entry
 						   (one batch may exceed it) */
 #define STORE_COMPACT_MS	500u		/* compactor round period */
-#define STORE_COMPACT_OPS	100000u		/* or after this many ops */
+#define STORE_COMPACT_OPS	25000u		/* or after this many ops (a
+						   round's buffers grow with
+						   them: ~20 MB at 100,000) */
 #define STORE_KEEP_BYTES	(4u << 20)	/* larger buffers freed after use */
 
 /* Largest encoded key and value (see store_codec.c). */
