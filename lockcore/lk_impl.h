@@ -202,6 +202,10 @@ struct lk_file {
 	uint64_t	 fi_mark;	/* release passes: visited */
 	uint64_t	 fi_tlo;	/* release passes: what changed */
 	uint64_t	 fi_thi;	/* lies within [fi_tlo, fi_thi] */
+	struct lk_file	*fi_dnext;	/* t_defer (GRANT BUDGET) */
+	uint64_t	 fi_dlo;	/* grantable waiters left lie */
+	uint64_t	 fi_dhi;	/* within [fi_dlo, fi_dhi] */
+	bool		 fi_deferred;	/* on t_defer, holding a ref */
 	size_t		 fi_fhlen;
 	unsigned char	 fi_fh[];
 };
@@ -262,6 +266,8 @@ struct lk_table {
 	uint64_t	 t_token;	/* last token issued */
 	uint64_t	 t_mark;	/* generation for ow_mark/fi_mark */
 	uint64_t	 t_wseq;	/* last waiter arrival number */
+	size_t		 t_budget;	/* grants this call may still make */
+	struct lk_file	*t_defer;	/* files with grants pending */
 	struct lk_lock	*t_spare;	/* reserved lock nodes, via lo_onext */
 	size_t		 t_nspare;
 	struct lk_slab	 t_lslab;	/* where lock nodes come from */

@@ -281,6 +281,8 @@ struct lk_config {
 	uint64_t	 cf_epoch;		/* epoch of new records,
 						   <= LK_EPOCH_MAX */
 	enum lk_reclaim_check cf_reclaim_check;
+	size_t		 cf_grant_budget;	/* waiters one call grants at
+						   most; 0: all (GRANT BUDGET) */
 	const struct lk_allocator *cf_alloc;	/* NULL: the C library; the
 						   struct must outlive the
 						   table */
@@ -558,6 +560,29 @@ enum lk_status lk_grace_drop(struct lk_table *t, size_t max, uint64_t now,
 
 /* Is the table in grace (reclaimable records were loaded, not ended)? */
 bool	lk_in_grace(const struct lk_table *t);
+
+/*
+ * GRANT BUDGET
+ *   One release can make a great many waiters grantable at once (100,000
+ *   shared requests behind one exclusive lock of their bytes).  With
+ *   cf_grant_budget B > 0, no call grants more than B waiters: the others
+ *   stay queued where they are, ahead of every newer request (a newer one
+ *   that conflicts with them is refused or queued behind them), the file
+ *   is remembered, and lk_grants_pending() is true.  lk_grant_more()
+ *   grants up to B more per call, in the order a single pass would have,
+ *   until nothing is pending; the caller runs it once per turn, so that
+ *   granting is spread over turns instead of stalling one.  The INVARIANT
+ *   of wait.c (no queued waiter grantable) holds on every file but those
+ *   with grants pending.
+ */
+bool	lk_grants_pending(const struct lk_table *t);
+
+/*
+ * Grant up to cf_grant_budget more of the pending waiters (rs_granted,
+ * rs_added, rs_removed as any release).  LK_OK, also with nothing pending.
+ */
+enum lk_status lk_grant_more(struct lk_table *t, uint64_t now,
+	    const struct lk_result **resp);
 
 /*
  * The epoch given to records created from now on.  LK_INVAL (nothing

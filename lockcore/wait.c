@@ -318,13 +318,14 @@ lk_sweep_jump(struct lk_table *t, const struct lk_file *f,
  * Only waiters that overlap the sets (dx for exclusive requests, ds for
  * shared ones) are looked at; the sweep ends once both are empty, and
  * jumps (lk_sweep_jump) over runs of waiters outside them.  Returns how
- * many it granted; *nomem when it had to stop.  Grants whose owner held
- * locks or had other waiters queued may unblock a waiter the sweep had
- * passed (see lk_grant_pass()): their ranges go into *again.
+ * many it granted; *nomem when it had to stop, *spent when the call's
+ * grant budget ran out before a waiter it could grant.  Grants whose owner
+ * held locks or had other waiters queued may unblock a waiter the sweep
+ * had passed (see lk_grant_pass()): their ranges go into *again.
  */
 static size_t
 lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
-    struct lk_dset *dx, struct lk_dset *ds, bool *nomem,
+    struct lk_dset *dx, struct lk_dset *ds, bool *nomem, bool *spent,
     struct lk_dset *again)
 {
 	struct lk_waiter *w, *next;
@@ -375,6 +376,10 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 		}
 		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w))
 			continue;
+		if (t->t_budget == 0) {
+			*spent = true;	/* w and what is left: GRANT BUDGET */
+			return n;
+		}
 		alone = w->wa_owner->ow_nlocks == 0 &&
 		    w->wa_owner->ow_nwaiters == 1;
 		if (!alone)
@@ -386,6 +391,7 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 			return n;
 		}
 		lk_waiter_granted(t, w, cover, now);
+		t->t_budget--;
 		n++;
 		/*
 		 * Every younger waiter of another owner that overlaps this new
@@ -451,12 +457,51 @@ lk_wq_settle(struct lk_file *f, size_t n)
  * case: a queue of processes each blocked on one lock costs one sweep,
  * not two).
  */
+/* Remember f, and that its grantable waiters lie within [lo, hi]. */
+static void
+lk_defer(struct lk_table *t, struct lk_file *f, uint64_t lo, uint64_t hi)
+{
+	if (f->fi_deferred) {
+		if (lo < f->fi_dlo)
+			f->fi_dlo = lo;
+		if (hi > f->fi_dhi)
+			f->fi_dhi = hi;
+		return;
+	}
+	lk_file_hold(t, f);
+	f->fi_deferred = true;
+	f->fi_dlo = lo;
+	f->fi_dhi = hi;
+	f->fi_dnext = t->t_defer;
+	t->t_defer = f;
+}
+
+/* The smallest range holding every range of the sets (lo > hi: none). */
+static void
+lk_dset_hull(const struct lk_dset *const *sets, size_t nsets, uint64_t *lo,
+    uint64_t *hi)
+{
+	size_t i, j;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (i = 0; i < nsets; i++)
+		for (j = 0; j < sets[i]->ds_n; j++) {
+			if (sets[i]->ds_r[j].r_start < *lo)
+				*lo = sets[i]->ds_r[j].r_start;
+			if (sets[i]->ds_r[j].r_end > *hi)
+				*hi = sets[i]->ds_r[j].r_end;
+		}
+}
+
 void
 lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
     const struct lk_range *d)
 {
 	struct lk_dset dx, ds, again;
-	bool nomem = false;
+	const struct lk_dset *left[3] = { &dx, &ds, &again };
+	bool nomem = false, spent = false;
+	uint64_t lo, hi;
 	size_t n = 0, k;
 
 	/* Nothing queued where it changed (fi_wqlo..fi_wqhi spans the queue). */
@@ -469,12 +514,54 @@ lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
 	ds = dx;
 	for (;;) {
 		again.ds_n = 0;
-		n += (k = lk_grant_sweep(t, f, now, &dx, &ds, &nomem, &again));
-		if (k == 0 || nomem || again.ds_n == 0 || f->fi_nwaiters == 0)
+		n += (k = lk_grant_sweep(t, f, now, &dx, &ds, &nomem, &spent,
+		    &again));
+		if (spent || k == 0 || nomem || again.ds_n == 0 ||
+		    f->fi_nwaiters == 0)
 			break;
 		dx = ds = again;
 	}
 	lk_wq_settle(f, n);
+	if (spent) {
+		/*
+		 * What this sweep had still to look at (dx, ds) and where its
+		 * grants may have unblocked a waiter it passed (again).
+		 */
+		lk_dset_hull(left, 3, &lo, &hi);
+		lk_defer(t, f, lo, hi);
+	}
+}
+
+bool
+lk_grants_pending(const struct lk_table *t)
+{
+	return t->t_defer != NULL;
+}
+
+enum lk_status
+lk_grant_more(struct lk_table *t, uint64_t now, const struct lk_result **resp)
+{
+	struct lk_file *list, *f;
+	struct lk_range r;
+
+	lk_begin(t);
+	list = t->t_defer;
+	t->t_defer = NULL;
+	while ((f = list) != NULL && t->t_budget > 0) {
+		list = f->fi_dnext;
+		f->fi_deferred = false;
+		r.r_start = f->fi_dlo;
+		r.r_end = f->fi_dhi;
+		lk_grant_pass(t, f, now, &r);	/* may defer f again */
+		lk_file_drop(t, f);
+	}
+	/* Budget spent: the files not reached stay as they were. */
+	while ((f = list) != NULL) {
+		list = f->fi_dnext;
+		f->fi_dnext = t->t_defer;
+		t->t_defer = f;
+	}
+	return lk_finish(t, LK_OK, resp);
 }
 
 /* How many of o's unconfirmed grants on f overlap r. */

@@ -516,9 +516,10 @@ lk_check_rlock_cb(struct lk_lock *l, void *arg)
 }
 
 /*
- * Queue well formed, counts right, and no queued waiter grantable, nor
- * meeting a reclaimable lock (see GRACE).  Uses the table's scratch
- * vector, hence the non-const table.
+ * Queue well formed, counts right, and no queued waiter grantable (but on
+ * a file with grants pending: GRANT BUDGET), nor meeting a reclaimable
+ * lock (see GRACE).  Uses the table's scratch vector, hence the non-const
+ * table.
  */
 static bool
 lk_check_queue(struct lk_table *t, struct lk_file *f)
@@ -532,7 +533,8 @@ lk_check_queue(struct lk_table *t, struct lk_file *f)
 		r.r_end = w->wa_end;
 		if (w->wa_granted || w->wa_file != f || w->wa_fprev != prev ||
 		    lk_own_collect(t, w->wa_owner, f, &r) != LK_OK ||
-		    (lk_held_conflict(f, w->wa_owner, &r, w->wa_excl) == NULL &&
+		    (!f->fi_deferred &&
+		    lk_held_conflict(f, w->wa_owner, &r, w->wa_excl) == NULL &&
 		    lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl,
 		    w) == NULL) ||
 		    lk_recl_find(f, w->wa_owner, &r, w->wa_excl,
@@ -602,7 +604,7 @@ lk_check_file(struct lk_table *t, struct lk_file *f, size_t sum[LK_S_N])
 		nr = f->fi_recl->re_nlocks + f->fi_recl->re_nshares;
 	if (!lk_tree_check(f->fi_root, &n) || n != f->fi_nlocks ||
 	    f->fi_ob.ob_refs != f->fi_nlocks + f->fi_nwaiters +
-	    f->fi_npending + f->fi_nshares + nr ||
+	    f->fi_npending + f->fi_nshares + nr + f->fi_deferred ||
 	    lk_tree_walk(f->fi_root, lk_check_lock_cb, f) != 0 ||
 	    !lk_check_queue(t, f) ||
 	    !lk_check_share_list(f, f->fi_shares, false, &ns) ||
@@ -703,11 +705,15 @@ lk_table_check(const struct lk_table *ct)
 	/* Only the scratch vector t_tmp is written. */
 	struct lk_table *t = (struct lk_table *)(uintptr_t)ct;
 	size_t fsum[LK_S_N] = { 0 }, hsum[LK_S_N] = { 0 }, tsum[LK_S_N], i;
+	size_t ndef = 0, n;
 	struct lk_obj *ob;
+	struct lk_file *f;
 
-	LK_FOREACH_OBJ(&t->t_files, ob, i)
+	LK_FOREACH_OBJ(&t->t_files, ob, i) {
 		if (!lk_check_file(t, (struct lk_file *)ob, fsum))
 			return LK_INVAL;
+		ndef += ((struct lk_file *)ob)->fi_deferred;
+	}
 	LK_FOREACH_OBJ(&t->t_hosts, ob, i) {
 		if (!lk_check_host((const struct lk_host *)ob))
 			return LK_INVAL;
@@ -722,6 +728,13 @@ lk_table_check(const struct lk_table *ct)
 	if (memcmp(fsum, tsum, sizeof(tsum)) != 0 ||
 	    memcmp(hsum, tsum, sizeof(tsum)) != 0 ||
 	    (!t->t_grace && t->t_nrlocks + t->t_nrshares != 0))
+		return LK_INVAL;
+	/* t_defer: exactly the files marked deferred. */
+	n = 0;
+	for (f = t->t_defer; f != NULL; f = f->fi_dnext)
+		if (!f->fi_deferred || f->fi_dlo > f->fi_dhi || ++n > ndef)
+			return LK_INVAL;
+	if (n != ndef)
 		return LK_INVAL;
 	/* Every lock node is in a tree or a spare. */
 	if (!lk_slab_check(&t->t_lslab) || t->t_lslab.sl_nobj !=

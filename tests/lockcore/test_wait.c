@@ -790,6 +790,112 @@ test_long_queue_free_all(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/*
+ * GRANT BUDGET: 100 shared waiters on distinct bytes behind one exclusive
+ * lock of them all, budget 10.  The release grants 10, in arrival order;
+ * the rest stay queued ahead of newer requests; lk_grant_more() grants 10
+ * a call until none is pending.  A pending file whose waiters are all
+ * cancelled is let go.
+ */
+#define NB_W	100
+#define NB_B	10
+static int ub[NB_W];
+static bool got[NB_W];
+
+/* Note the grants of res in got[] (each waiter granted once). */
+static void
+budget_note(const struct lk_result *res)
+{
+	size_t i;
+	int *u;
+
+	for (i = 0; i < res->rs_ngranted; i++) {
+		u = res->rs_granted[i].gr_udata;
+		CU_ASSERT_FATAL(u >= ub && u < ub + NB_W);
+		CU_ASSERT_FALSE(got[u - ub]);
+		got[u - ub] = true;
+	}
+}
+static void
+test_grant_budget(void)
+{
+	struct lk_config cf;
+	const struct lk_result *res;
+	size_t i, k;
+
+	lk_table_destroy(t);
+	lk_config_init(&cf);
+	cf.cf_grant_budget = NB_B;
+	t = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, NB_W, EX, NB), NULL),
+	    LK_GRANTED);
+	for (i = 0; i < NB_W; i++)
+		CU_ASSERT_EQUAL_FATAL(lt_lock(t, lt_req(1000 + i, 1, "w", "f",
+		    i, 1, SH, BL), &ub[i]), LK_BLOCKED);
+	CU_ASSERT_FALSE(lk_grants_pending(t));
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, NB_W, EX, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, NB_B);
+	CU_ASSERT_EQUAL(lt_res->rs_nadded, NB_B);
+	memset(got, 0, sizeof(got));
+	budget_note(lt_res);
+	for (i = 0; i < NB_W; i++)
+		CU_ASSERT_EQUAL(got[i], i < NB_B);
+	CU_ASSERT_TRUE(lk_grants_pending(t));
+	CU_ASSERT_EQUAL(waiters(), NB_W - NB_B);
+	/*
+	 * Newer requests: a shared one shares (and its pass over byte 50,
+	 * which could be a downgrade, grants the waiter there), an exclusive
+	 * one waits behind the queue.
+	 */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 50, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	budget_note(lt_res);
+	CU_ASSERT_TRUE(got[50]);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 60, 1, EX, NB), NULL),
+	    LK_DENIED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 60, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	for (k = 1; lk_grants_pending(t); k++) {
+		CU_ASSERT_EQUAL_FATAL(lk_grant_more(t, 5, &res), LK_OK);
+		CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+		CU_ASSERT(res->rs_ngranted <= NB_B);
+		CU_ASSERT_EQUAL(res->rs_ngranted, res->rs_nadded);
+		budget_note(res);
+		/* In arrival order, 50 apart. */
+		for (i = 0; i < NB_W; i++)
+			CU_ASSERT_EQUAL(got[i], i == 50 ||
+			    (i < 50 ? i : i - 1) < (k + 1) * NB_B);
+		CU_ASSERT_FATAL(k < NB_W);
+	}
+	CU_ASSERT_EQUAL(k, NB_W / NB_B);
+	CU_ASSERT_EQUAL(waiters(), 1);	/* OC's, behind the shared grants */
+	CU_ASSERT_FALSE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lk_grant_more(t, 6, &res), LK_OK);
+	CU_ASSERT_EQUAL(res->rs_ngranted, 0);
+
+	/* Pending, then every waiter cancelled: nothing left to grant. */
+	reset(LK_POLICY_FIFO);
+	lk_table_destroy(t);
+	t = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "g", 0, NB_W, EX, NB), NULL),
+	    LK_GRANTED);
+	for (i = 0; i < NB_W; i++)
+		CU_ASSERT_EQUAL_FATAL(lt_lock(t, lt_req(1000 + i, 1, "w", "g",
+		    i, 1, SH, BL), &ub[i]), LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "g", 0, NB_W, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lk_grants_pending(t));
+	for (i = NB_B; i < NB_W; i++)
+		CU_ASSERT_EQUAL(lt_cancel(t, lt_req(1000 + i, 1, "w", "g", i,
+		    1, SH, BL)), LK_OK);
+	CU_ASSERT_EQUAL(waiters(), 0);
+	CU_ASSERT_EQUAL(lk_grant_more(t, 7, &res), LK_OK);
+	CU_ASSERT_EQUAL(res->rs_ngranted, 0);
+	CU_ASSERT_FALSE(lk_grants_pending(t));
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 int
 lt_register_wait(void)
 {
@@ -810,6 +916,7 @@ lt_register_wait(void)
 	    test_long_queue_deadlock) ||
 	    !CU_add_test(s, "long queue: a host's release of one byte",
 	    test_long_queue_free_all) ||
+	    !CU_add_test(s, "grant budget", test_grant_budget) ||
 	    !CU_add_test(s, "BARGE policy", test_barge_policy) ||
 	    !CU_add_test(s, "arrival order", test_arrival_order) ||
 	    !CU_add_test(s, "downgrade wakes waiters", test_downgrade_wakes) ||
