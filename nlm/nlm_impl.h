@@ -165,6 +165,7 @@ struct nlm_send {
 
 #define NLM_HOST_BUCKETS	1024	/* at first; doubles with the hosts */
 #define NLM_GRANT_BUCKETS	1024	/* at first; doubles at load 1 */
+#define NLM_GRANT_STEP		64	/* grants a call makes at most (turn) */
 
 struct nlm_service {
 	struct ev_loop		*n_loop;
@@ -178,6 +179,7 @@ struct nlm_service {
 	uint64_t		 n_host_stored;	/* next host id staged */
 	struct nlm_grace	 n_grace;
 	struct ev_timer		 n_grace_timer;
+	struct ev_timer		 n_more_timer;	/* lk_grant_more() next turn */
 	struct nlm_host		**n_hosts;	/* keyed hash of (addr, name) */
 	size_t			 n_hbuckets;	/* a power of two */
 	struct nlm_addrcount	**n_addrs;	/* hosts per source address */

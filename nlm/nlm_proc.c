@@ -69,6 +69,26 @@ nlm_store_check(enum store_status st, const char *what)
 	    store_last_error(nlm->n_store));
 }
 
+/*
+ * The next NLM_GRANT_STEP of the waiters a release made grantable (GRANT
+ * BUDGET in lockcore.h), one step a turn: granting 100,000 shared waiters
+ * at once would hold the loop for a third of a second, every other client
+ * waiting behind it.
+ */
+static void
+nlm_grant_more(struct ev_loop *loop, void *arg)
+{
+	const struct lk_result *res;
+	enum lk_status st;
+
+	(void)loop;
+	(void)arg;
+	if ((st = lk_grant_more(nlm->n_table, ev_now_ms(), &res)) == LK_OK)
+		nlm_apply(res);
+	else
+		log_warnx("granting queued locks: %s", lk_strerror(st));
+}
+
 void
 nlm_apply(const struct lk_result *res)
 {
@@ -83,6 +103,11 @@ nlm_apply(const struct lk_result *res)
 		nlm_grant_start(res->rs_granted[i].gr_udata);
 	for (i = 0; i < res->rs_ndropped; i++)
 		nlm_grant_free(res->rs_dropped[i]);
+	if (lk_grants_pending(nlm->n_table) &&
+	    !ev_timer_armed(&nlm->n_more_timer) &&
+	    ev_timer_set(nlm->n_loop, &nlm->n_more_timer, 0, nlm_grant_more,
+	    NULL) == -1)
+		fatalx("cannot arm the grant timer");
 }
 
 static void

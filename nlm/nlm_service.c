@@ -105,6 +105,7 @@ nlm_table_new(const struct nlm_config *conf, const struct store_info *si)
 	lc.cf_token_seed = si->si_token;
 	lc.cf_epoch = conf->nc_epoch;
 	lc.cf_reclaim_check = (enum lk_reclaim_check)conf->nc_reclaim_check;
+	lc.cf_grant_budget = NLM_GRANT_STEP;
 	return lk_table_new(&lc);
 }
 
@@ -201,6 +202,7 @@ nlm_shutdown(void)
 	ev_timer_cancel(nlm->n_loop, &nlm->n_gc);
 	nlm_mem_stop();
 	ev_timer_cancel(nlm->n_loop, &nlm->n_grace_timer);
+	ev_timer_cancel(nlm->n_loop, &nlm->n_more_timer);
 	ev_fd_del(nlm->n_loop, store_fd(nlm->n_store));
 	if (nlm->n_table == NULL)
 		goto out;
