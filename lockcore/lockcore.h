@@ -196,7 +196,9 @@
  *   order agree (see wqidx.c for the worst case); a requester's own
  *   overlapping waiters are looked at too.  In grace, requests on a file
  *   with reclaimable records also query its second tree of them
- *   (O(log r + k)); outside grace that costs one test.
+ *   (O(log r + k)); outside grace that costs one test.  With a grant
+ *   budget B (GRANT BUDGET), no call grants more than B waiters, so a
+ *   release costs O(B log w) however many it makes grantable.
  *
  * THREADS
  *   A table is not locked internally: one thread at a time per table.
