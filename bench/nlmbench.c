@@ -1236,7 +1236,8 @@ report(const struct opts *o, const char *mode, const struct stats *st,
 {
 	double w = st->wall > 0 ? st->wall : 1;
 
-	qsort(st->lat, st->nlat, sizeof(*st->lat), cmp_u32);
+	if (st->nlat > 0)	/* lat is NULL when nothing was measured */
+		qsort(st->lat, st->nlat, sizeof(*st->lat), cmp_u32);
 	printf("mode=%s proto=%s clients=%u secs=%.2f ops=%" PRIu64
 	    " ops_s=%.0f p50_us=%u p99_us=%u rpc_s=%.0f", mode,
 	    o->udp ? "udp" : "tcp", o->clients, st->wall, st->ops,

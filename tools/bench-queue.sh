@@ -15,17 +15,19 @@
 # Printed per run: the cost per queued request (wall and nlmd CPU), per
 # grant (wall: callback, UNLOCK and next grant; nlmd CPU), the clients'
 # p99 with and without the queue, and nlmd's longest loop turn (from its
-# exit log line).  Exit status 1 if a run failed.
+# exit log line).  Exit status 1 if a run failed.  BENCH_BUILD: the build
+# to use (default release; test_benchcompare.sh runs a small N under asan).
 
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-O=$TOP/build/release
+BUILD=${BENCH_BUILD:-release}
+O=$TOP/build/$BUILD
 if [ -z "${BENCH_INSIDE:-}" ]; then
 	if [ "$(id -u)" != 0 ]; then
 		echo "bench-queue.sh: needs root (network namespace)" >&2
 		exit 77
 	fi
-	make -s -C "$TOP" BUILD=release all build/release/nlmbench \
+	make -s -C "$TOP" BUILD="$BUILD" all "build/$BUILD/nlmbench" \
 	    >/dev/null || exit 2
 	export BENCH_INSIDE=1
 	exec unshare --net --mount --propagation private -- bash "$0" "$@"

@@ -11,6 +11,10 @@
 #   2. 20,000 locks taken and released (nlmbench hold, 16 clients): nlmd
 #      logs that it handed free memory back and counts it in the metric
 #      nlmd_memory_trims_total.
+#   3. tools/bench-queue.sh with 300 waiters: every waiter of both shapes
+#      is granted (the shared release makes all 300 grantable at once and
+#      nlmd grants them 64 a turn: without the turns that follow, the
+#      run would stop at 64), beside 16 clients with no error.
 #
 # Needs root; Ganesha's FSAL MEM comes from make deps (nfs-ganesha-mem).
 . "$(dirname "$0")/lib.sh"
@@ -79,4 +83,19 @@ rcheck "nlmd logged memory handed back" trimmed
 check "metric nlmd_memory_trims_total counts it" \
     grep -q '^nlmd_memory_trims_total [1-9]' "$W/metrics.txt"
 itest_stop_nlmd
+
+# ---- 3. long queues, granted over turns --------------------------------------
+
+BENCH_BUILD=$B bash "$ITEST_TOP/tools/bench-queue.sh" 300 >"$W/queue.out" 2>&1
+rc=$?
+sed -e 's/^/    /' "$W/queue.out"
+check "bench-queue exits 0" [ "$rc" = 0 ]
+for shape in exclusive-byte shared-ranges; do
+	check "$shape: all 300 granted, alone and beside the clients" \
+	    [ "$(grep -c "shape=$shape waiters=300 .*grants=300 " \
+	    "$W/queue.out")" = 2 ]
+	check "$shape: the 16 clients saw no error" \
+	    grep -q "shape=$shape waiters=300 beside .*clients_errors=0" \
+	    "$W/queue.out"
+done
 itest_finish
