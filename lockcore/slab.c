@@ -165,11 +165,12 @@ lk_slab_release(struct lk_table *t, struct lk_slab *sl, size_t i)
 void
 lk_slab_put(struct lk_table *t, struct lk_slab *sl, void *p)
 {
-	ptrdiff_t i = lk_slab_find(sl, p);
+	ptrdiff_t i;
 	struct lk_sblk *b;
 
 	if (p == NULL)
 		return;
+	i = lk_slab_find(sl, p);
 	b = sl->sl_blk[i];	/* i >= 0: p came from lk_slab_get */
 	memcpy(p, &b->sb_free, sizeof(void *));
 	b->sb_free = p;

@@ -87,8 +87,6 @@ lk_table_new(const struct lk_config *cf)
 		lk_config_init(&t->t_cf);
 	t->t_token = t->t_cf.cf_token_seed;
 	lk_slab_init(&t->t_lslab, sizeof(struct lk_lock));
-	t->t_budget = t->t_cf.cf_grant_budget > 0 ? t->t_cf.cf_grant_budget :
-	    SIZE_MAX;
 	if (t->t_cf.cf_epoch > LK_EPOCH_MAX)
 		goto fail;
 	if (!lk_hash_init(t, &t->t_files) || !lk_hash_init(t, &t->t_owners) ||
@@ -204,6 +202,7 @@ lk_begin(struct lk_table *t)
 	t->t_granted.v_len = 0;
 	t->t_dropped.v_len = 0;
 	memset(&t->t_res, 0, sizeof(t->t_res));
+	/* Every public call begins here: the only place the budget is set. */
 	t->t_budget = t->t_cf.cf_grant_budget > 0 ? t->t_cf.cf_grant_budget :
 	    SIZE_MAX;
 	if (t->t_zfiles.z_count + t->t_zowners.z_count +
