@@ -594,7 +594,9 @@ setup_metrics(struct nlmd *d)
 static void
 log_store_stats(const struct store *st)
 {
+	uint64_t h[EV_TURN_BUCKETS + 1], n = 0, over1 = 0, over10 = 0;
 	struct store_info si;
+	unsigned i;
 
 	store_info(st, &si);
 	log_info("store: %llu commits, %llu flushed to disk, %llu records "
@@ -603,8 +605,18 @@ log_store_stats(const struct store *st)
 	    (unsigned long long)si.si_flushes, (unsigned long long)si.si_puts,
 	    (unsigned long long)si.si_dels,
 	    (unsigned long long)si.si_checkpoints);
-	log_info("longest loop turn: %.3f ms",
-	    (double)ev_turn_max_us() / 1000);
+	(void)ev_turn_hist(h);
+	for (i = 0; i <= EV_TURN_BUCKETS; i++) {
+		n += h[i];
+		if (i == EV_TURN_BUCKETS || ev_turn_bounds_us[i] >= 2500)
+			over1 += h[i];
+		if (i == EV_TURN_BUCKETS || ev_turn_bounds_us[i] >= 25000)
+			over10 += h[i];
+	}
+	log_info("longest loop turn: %.3f ms; %llu turns, %llu over 1 ms, "
+	    "%llu over 10 ms", (double)ev_turn_max_us() / 1000,
+	    (unsigned long long)n, (unsigned long long)over1,
+	    (unsigned long long)over10);
 }
 
 int

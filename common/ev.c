@@ -49,6 +49,12 @@ static uint64_t ev_turn_now;
 
 /* The longest turn so far, from epoll_wait's return to the hook's end. */
 static uint64_t ev_turn_max;
+/* Turns by duration (ev_turn_hist) and their sum, us. */
+const uint32_t ev_turn_bounds_us[EV_TURN_BUCKETS] = {
+	50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 100000
+};
+static uint64_t ev_turns[EV_TURN_BUCKETS + 1];
+static uint64_t ev_turn_sum;
 
 uint64_t
 ev_monotonic_us(void)
@@ -69,6 +75,26 @@ uint64_t
 ev_turn_max_us(void)
 {
 	return ev_turn_max;
+}
+
+uint64_t
+ev_turn_hist(uint64_t hist[EV_TURN_BUCKETS + 1])
+{
+	memcpy(hist, ev_turns, sizeof(ev_turns));
+	return ev_turn_sum;
+}
+
+static void
+ev_turn_note(uint64_t d)
+{
+	unsigned i = 0;
+
+	while (i < EV_TURN_BUCKETS && d > ev_turn_bounds_us[i])
+		i++;
+	ev_turns[i]++;
+	ev_turn_sum += d;
+	if (d > ev_turn_max)
+		ev_turn_max = d;
 }
 
 uint64_t
@@ -342,7 +368,7 @@ int
 ev_run_once(struct ev_loop *el, int timeout_ms)
 {
 	struct epoll_event evs[EV_MAXEVENTS];
-	uint64_t t0, d;
+	uint64_t t0;
 	int i, n;
 
 	ev_turn_now = 0;
@@ -369,8 +395,7 @@ ev_run_once(struct ev_loop *el, int timeout_ms)
 	ev_run_timers(el);
 	if (el->el_hook != NULL)
 		el->el_hook(el, el->el_hookarg);
-	if ((d = ev_monotonic_us() - t0) > ev_turn_max)
-		ev_turn_max = d;
+	ev_turn_note(ev_monotonic_us() - t0);
 	ev_turn_now = 0;	/* outside a turn, ev_now_ms() reads the clock */
 	return 0;
 }

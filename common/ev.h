@@ -78,6 +78,14 @@ int	ev_run_once(struct ev_loop *, int timeout_ms);
 uint64_t	ev_now_ms(void);
 /* The longest loop turn so far (handlers, timers and hook), microseconds. */
 uint64_t	ev_turn_max_us(void);
+/*
+ * Turns by duration: ev_turn_bounds_us[i] is bucket i's upper bound
+ * (inclusive); hist[EV_TURN_BUCKETS] counts the longer ones.  Fills hist
+ * (not cumulative) and returns the sum of all turns' durations, us.
+ */
+#define EV_TURN_BUCKETS	10
+extern const uint32_t ev_turn_bounds_us[EV_TURN_BUCKETS];
+uint64_t	ev_turn_hist(uint64_t hist[EV_TURN_BUCKETS + 1]);
 /* CLOCK_MONOTONIC now, in microseconds, read fresh (for timing work). */
 uint64_t	ev_monotonic_us(void);
 /* Replace the clock (tests); NULL restores CLOCK_MONOTONIC. */

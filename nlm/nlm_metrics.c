@@ -48,6 +48,30 @@ one(struct sbuf *c, const char *name, const char *type,
 	sbuf_printf(c, "%s %llu\n", name, (unsigned long long)v);
 }
 
+/* Event loop turns by duration, as a Prometheus histogram. */
+static void
+turn_histogram(struct sbuf *c)
+{
+	uint64_t h[EV_TURN_BUCKETS + 1], sum, n = 0;
+	unsigned i;
+
+	sum = ev_turn_hist(h);
+	sbuf_printf(c, "# HELP nlmd_loop_turn_seconds Event loop turns "
+	    "(handlers, timers, commit, release) by duration.\n"
+	    "# TYPE nlmd_loop_turn_seconds histogram\n");
+	for (i = 0; i < EV_TURN_BUCKETS; i++) {
+		n += h[i];
+		sbuf_printf(c, "nlmd_loop_turn_seconds_bucket{le=\"%g\"} "
+		    "%llu\n", ev_turn_bounds_us[i] / 1e6,
+		    (unsigned long long)n);
+	}
+	n += h[EV_TURN_BUCKETS];
+	sbuf_printf(c, "nlmd_loop_turn_seconds_bucket{le=\"+Inf\"} %llu\n"
+	    "nlmd_loop_turn_seconds_sum %.6f\n"
+	    "nlmd_loop_turn_seconds_count %llu\n", (unsigned long long)n,
+	    (double)sum / 1e6, (unsigned long long)n);
+}
+
 void
 nlm_metrics(struct sbuf *c)
 {
@@ -211,4 +235,5 @@ nlm_metrics(struct sbuf *c)
 	    "# TYPE nlmd_loop_turn_max_seconds gauge\n"
 	    "nlmd_loop_turn_max_seconds %.6f\n",
 	    (double)ev_turn_max_us() / 1e6);
+	turn_histogram(c);
 }

@@ -137,6 +137,17 @@ rcheck "metrics: the latency histogram counted the 5 LOCKs and the TEST" test \
     "$(metric 'nlmd_nlm_request_duration_seconds_count{procedure="lock"}')" = 5 -a \
     "$(metric 'nlmd_nlm_request_duration_seconds_bucket{procedure="lock",le="+Inf"}')" = 5 -a \
     "$(metric 'nlmd_nlm_request_duration_seconds_count{procedure="test"}')" = 1
+# Loop turns by duration: cumulative buckets that never decrease, +Inf
+# equal to the count, as many turns as the loop has run at least (one per
+# request here, and more), and a sum no longer than the uptime.
+rcheck "metrics: the loop turn histogram is cumulative and counts every turn" \
+    awk -v up="$(metric nlmd_uptime_seconds)" '
+	$1 ~ /^nlmd_loop_turn_seconds_bucket/ { if ($2 < last) bad = 1
+		last = $2; if ($1 ~ /le="\+Inf"/) inf = $2; nb++ }
+	$1 == "nlmd_loop_turn_seconds_count" { count = $2 }
+	$1 == "nlmd_loop_turn_seconds_sum" { sum = $2 }
+	END { exit !(nb == 11 && !bad && inf == count && count >= 6 &&
+	    sum > 0 && sum <= up + 1) }' "$W/metrics.txt"
 curl -sS -D "$W/http.hdr" -o "$W/http.txt" http://127.0.0.1:9464/metrics \
     2>"$W/curl.err"
 rcheck "HTTP GET /metrics: 200, text/plain version 0.0.4" \
@@ -144,8 +155,8 @@ rcheck "HTTP GET /metrics: 200, text/plain version 0.0.4" \
 	grep -qi '^Content-Type: text/plain; version=0.0.4' '$W/http.hdr'"
 rcheck "HTTP /metrics: promtool check metrics clean" \
     sh -c "promtool check metrics <'$W/http.txt'"
-rcheck "HTTP /metrics says what nlmctl metrics says (uptime aside)" \
-    bash -c "diff <(grep -v uptime '$W/metrics.txt') <(grep -v uptime '$W/http.txt')"
+rcheck "HTTP /metrics says what nlmctl metrics says (uptime and loop turns aside)" \
+    bash -c "diff <(grep -v 'uptime\\|_loop_turn' '$W/metrics.txt') <(grep -v 'uptime\\|_loop_turn' '$W/http.txt')"
 code=$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9464/other)
 check "HTTP: another path is 404 ($code)" test "$code" = 404
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST \
