@@ -463,7 +463,7 @@ test_timer_turn_bounds(void)
 	static struct ev_timer many[3000];
 	static struct tmrec rec[3000];
 	struct periodic p;
-	int i, calls;
+	int i, calls, prev, turns;
 
 	setup();
 	memset(&p, 0, sizeof(p));
@@ -489,16 +489,63 @@ test_timer_turn_bounds(void)
 		calls += rec[i].calls;
 	CU_ASSERT(calls <= 1024);
 	CU_ASSERT(calls > 0);
-	/* The rest are due: these turns do not sleep (timeout -1). */
-	CU_ASSERT(ev_run_once(loop, -1) == 0);
-	CU_ASSERT(ev_run_once(loop, -1) == 0);
-	CU_ASSERT(ev_run_once(loop, -1) == 0);
-	for (i = 0, calls = 0; i < 3000; i++) {
-		calls += rec[i].calls;
-		CU_ASSERT(rec[i].calls <= 1);
+	/*
+	 * The rest are due: these turns do not sleep (timeout -1), each
+	 * runs some (fewer than 1,024 when they take over a millisecond).
+	 */
+	for (turns = 0; calls < 3000 && turns < 3000; turns++) {
+		prev = calls;
+		CU_ASSERT(ev_run_once(loop, -1) == 0);
+		for (i = 0, calls = 0; i < 3000; i++)
+			calls += rec[i].calls;
+		CU_ASSERT(calls > prev);
+		CU_ASSERT(calls - prev <= 1024);
 	}
+	for (i = 0; i < 3000; i++)
+		CU_ASSERT(rec[i].calls <= 1);
 	CU_ASSERT_EQUAL(calls, 3000);
 	ev_timer_cancel(loop, &p.t);
+	teardown();
+}
+
+/* A timer whose callback takes 300 us of real time. */
+static void
+slow_cb(struct ev_loop *l, void *arg)
+{
+	int *calls = arg;
+	uint64_t t0 = ev_monotonic_us();
+
+	(void)l;
+	(*calls)++;
+	while (ev_monotonic_us() - t0 < 300)
+		continue;
+}
+
+/*
+ * Due timers stop running once a turn spent a millisecond on them (the
+ * check follows each callback): twenty slow ones take several turns of at
+ * most four each, none of which sleeps.
+ */
+static void
+test_timer_turn_time(void)
+{
+	static struct ev_timer slow[20];
+	int i, calls = 0, prev, turns;
+
+	setup();
+	memset(slow, 0, sizeof(slow));
+	for (i = 0; i < 20; i++)
+		CU_ASSERT(ev_timer_set(loop, &slow[i], 10, slow_cb,
+		    &calls) == 0);
+	fake_now += 10;
+	for (turns = 0; calls < 20 && turns < 20; turns++) {
+		prev = calls;
+		CU_ASSERT(ev_run_once(loop, -1) == 0);
+		CU_ASSERT(calls > prev);
+		CU_ASSERT(calls - prev <= 4);
+	}
+	CU_ASSERT_EQUAL(calls, 20);
+	CU_ASSERT(turns >= 5);
 	teardown();
 }
 
@@ -765,6 +812,8 @@ ct_register_ev(void)
 	    CU_add_test(s, "timer cancel", test_timer_cancel) == NULL ||
 	    CU_add_test(s, "timer re-arm moves it", test_timer_rearm) == NULL ||
 	    CU_add_test(s, "periodic timer", test_timer_periodic) == NULL ||
+	    CU_add_test(s, "timers run per turn: a millisecond at most",
+	    test_timer_turn_time) == NULL ||
 	    CU_add_test(s, "timers run per turn: bounded, re-armed next turn",
 	    test_timer_turn_bounds) == NULL ||
 	    CU_add_test(s, "timer cancelled by an earlier callback",
