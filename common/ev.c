@@ -331,8 +331,7 @@ ev_stop(struct ev_loop *el)
 static void
 ev_run_timers(struct ev_loop *el)
 {
-	uint64_t now = ev_now_ms(), armed = el->el_seq;
-	uint64_t t0 = ev_monotonic_us();
+	uint64_t now = ev_now_ms(), armed = el->el_seq, t0 = 0;
 	size_t n = EV_TIMERS_PER_TURN;
 
 	/*
@@ -350,6 +349,8 @@ ev_run_timers(struct ev_loop *el)
 	    el->el_heap[0]->et_seq <= armed) {
 		struct ev_timer *t = el->el_heap[0];
 
+		if (t0 == 0)	/* the clock only in turns that run timers */
+			t0 = ev_monotonic_us();
 		ev_timer_cancel(el, t);
 		t->et_cb(el, t->et_arg);
 		if (ev_monotonic_us() - t0 >= EV_TIMERS_TURN_US)
