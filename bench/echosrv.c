@@ -2,8 +2,12 @@
  * echosrv.c - the floor: a do-nothing ONC RPC server for make bench-compare.
  *
  * It answers every call to procedure 0 (NULL) of any program with an
- * accepted, successful, empty reply, and any other procedure with
- * PROC_UNAVAIL, doing the least a server of nlmd's design can: one thread,
+ * accepted, successful, empty reply; NLM version 4's TEST, LOCK, CANCEL and
+ * UNLOCK (procedures 1-4) with the call's cookie and NLM4_GRANTED, nothing
+ * checked and nothing kept (the least a lock server sends back: what a
+ * LOCK+UNLOCK costs the transport and the load generator, apart from any
+ * lock logic); any other procedure with PROC_UNAVAIL.  It does the least a
+ * server of nlmd's design can: one thread,
  * epoll, and per wake-up one receive and one send.  UDP: recvfrom, sendto.
  * TCP: one recv, a reply for every complete record in the buffer, one send
  * (TCP_NODELAY, as nlmd).  No XDR library, no allocation per call.  What
@@ -33,7 +37,11 @@
 #define RPC_REPLY	1
 #define RPC_VERS	2
 #define PROC_UNAVAIL	3
+#define NLM_PROG	100021
+#define NLM4_VERS	4
+#define NETOBJ_MAX	1024	/* a cookie's largest size (RFC 1813 nlm4) */
 #define REPLY_LEN	24	/* xid, REPLY, ACCEPTED, verf (2), stat */
+#define REPLY_MAX	(REPLY_LEN + 4 + NETOBJ_MAX + 4)	/* + cookie, stat */
 #define CONN_BUF	65536
 #define MAX_CONNS	4096
 
@@ -63,33 +71,71 @@ die(const char *what)
 	exit(1);
 }
 
+static uint32_t
+get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return ntohl(v);
+}
+
 /*
- * The reply to the call in p[0..n) into out (REPLY_LEN bytes); false for
- * something that is not an RPC v2 call (dropped, as a server drops it).
+ * Where the arguments of the call in p[0..n) start (after the credential
+ * and the verifier), or 0 if they do not fit.
  */
-static bool
+static size_t
+args_at(const uint8_t *p, size_t n)
+{
+	size_t off = 24, i, len;
+
+	for (i = 0; i < 2; i++) {		/* credential, verifier */
+		if (n - off < 8)
+			return 0;
+		len = get32(p + off + 4);
+		if (len > 400 || n - off - 8 < ((len + 3) & ~(size_t)3))
+			return 0;
+		off += 8 + ((len + 3) & ~(size_t)3);
+	}
+	return off;
+}
+
+/*
+ * The reply to the call in p[0..n) into out (at most REPLY_MAX bytes): its
+ * length, or 0 for something that is not an RPC v2 call (dropped, as a
+ * server drops it).
+ */
+static size_t
 reply_to(const uint8_t *p, size_t n, uint8_t *out)
 {
-	uint32_t w[6], v;
+	uint32_t w[6], proc, stat = PROC_UNAVAIL;
+	size_t len = REPLY_LEN, a, clen;
 
-	if (n < 24)
-		return false;
-	memcpy(&v, p + 4, 4);
-	if (ntohl(v) != RPC_CALL)
-		return false;
-	memcpy(&v, p + 8, 4);
-	if (ntohl(v) != RPC_VERS)
-		return false;
-	memcpy(&v, p + 20, 4);			/* procedure */
+	if (n < 24 || get32(p + 4) != RPC_CALL || get32(p + 8) != RPC_VERS)
+		return 0;
+	proc = get32(p + 20);
+	if (proc == 0)
+		stat = 0;
+	else if (get32(p + 12) == NLM_PROG && get32(p + 16) == NLM4_VERS &&
+	    proc <= 4 && (a = args_at(p, n)) != 0 && n - a >= 4 &&
+	    (clen = get32(p + a)) <= NETOBJ_MAX &&
+	    n - a - 4 >= ((clen + 3) & ~(size_t)3)) {
+		/* cookie (as sent, padding included), NLM4_GRANTED */
+		clen = 4 + ((clen + 3) & ~(size_t)3);
+		memcpy(out + REPLY_LEN, p + a, clen);
+		memset(out + REPLY_LEN + clen, 0, 4);
+		len += clen + 4;
+		stat = 0;
+	}
 	memcpy(&w[0], p, 4);			/* xid */
 	w[1] = htonl(RPC_REPLY);
 	w[2] = 0;				/* MSG_ACCEPTED */
 	w[3] = 0;				/* verifier: AUTH_NONE, empty */
 	w[4] = 0;
-	w[5] = v == 0 ? 0 : htonl(PROC_UNAVAIL);
+	w[5] = htonl(stat);
 	memcpy(out, w, REPLY_LEN);
 	ncalls++;
-	return true;
+	return len;
 }
 
 static void
@@ -132,7 +178,7 @@ conn_readable(int ep, struct conn *c)
 
 	if (c->outlen > 0 && !conn_flush(ep, c))
 		goto gone;
-	if (c->outlen + REPLY_LEN > sizeof(c->out))
+	if (c->outlen + 4 + REPLY_MAX > sizeof(c->out))
 		return;		/* the peer reads nothing: wait for EPOLLOUT */
 	n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen,
 	    MSG_DONTWAIT);
@@ -142,9 +188,9 @@ conn_readable(int ep, struct conn *c)
 		goto gone;
 	c->inlen += (size_t)n;
 	while (c->inlen - off >= 4 &&
-	    c->outlen + REPLY_LEN + 4 <= sizeof(c->out)) {
+	    c->outlen + 4 + REPLY_MAX <= sizeof(c->out)) {
 		uint32_t mark;
-		size_t flen;
+		size_t flen, rlen;
 
 		memcpy(&mark, c->in + off, 4);
 		mark = ntohl(mark);
@@ -154,10 +200,11 @@ conn_readable(int ep, struct conn *c)
 			goto gone;
 		if (c->inlen - off - 4 < flen)
 			break;
-		if (reply_to(c->in + off + 4, flen, c->out + c->outlen + 4)) {
-			mark = htonl(0x80000000u | REPLY_LEN);
+		if ((rlen = reply_to(c->in + off + 4, flen,
+		    c->out + c->outlen + 4)) > 0) {
+			mark = htonl(0x80000000u | (uint32_t)rlen);
 			memcpy(c->out + c->outlen, &mark, 4);
-			c->outlen += 4 + REPLY_LEN;
+			c->outlen += 4 + rlen;
 		}
 		off += 4 + flen;
 	}
@@ -246,13 +293,15 @@ main(int argc, char **argv)
 			if (p == &ul) {
 				struct sockaddr_storage from;
 				socklen_t fl = sizeof(from);
-				uint8_t out[REPLY_LEN];
+				uint8_t out[REPLY_MAX];
+				size_t rlen;
 				ssize_t r;
 
 				r = recvfrom(ul, dgram, sizeof(dgram), 0,
 				    (struct sockaddr *)&from, &fl);
-				if (r > 0 && reply_to(dgram, (size_t)r, out))
-					(void)sendto(ul, out, sizeof(out), 0,
+				if (r > 0 && (rlen = reply_to(dgram, (size_t)r,
+				    out)) > 0)
+					(void)sendto(ul, out, rlen, 0,
 					    (struct sockaddr *)&from, fl);
 			} else if (p == &tl) {
 				struct conn *c;

@@ -8,7 +8,10 @@
 # In one private network + mount namespace (loopback only; its own
 # rpcbind, /run and /var/lib/nfs), one server at a time:
 #   echo     bench/echosrv: answers NULL with one receive and one send
-#            per call (per wake-up), nothing else;
+#            per call (per wake-up), nothing else, and NLM4 LOCK and
+#            UNLOCK the same way with a GRANTED that checks and keeps
+#            nothing (the floor of a LOCK+UNLOCK: its transport and the
+#            load generator's part, without any lock logic);
 #   nlmd     the release build, durability log (BENCH_DURABILITY), with
 #            its NSM; no rpcbind registration needed (fixed ports);
 #   ganesha  NFS-Ganesha (FSAL MEM, Enable_NLM = true, NFSv3 only) with
@@ -28,7 +31,9 @@
 # calls/s (RPCs), p50/p99 of an op (a LOCK+UNLOCK pair is one op), server
 # CPU per call from /proc (utime + stime over the window / RPCs) and its
 # ratio to the echo server's per NULL call at the same transport and
-# client count, the load generator's CPU per call and its share of a core
+# client count (and, last column, a LOCK+UNLOCK's to the echo server's
+# LOCK+UNLOCK: what the lock logic and persistence cost above the floor),
+# the load generator's CPU per call and its share of a core
 # (at 90 % or more it, not the server, may be the limit: flagged "GEN"),
 # and for hold the server's RSS per held lock (RSS with them held minus
 # RSS just before) and the RSS after they were released.
@@ -311,7 +316,7 @@ for srv in $SERVERS; do
 	echo "# $srv: pid $SRV_PID, idle CPU $(awk -v a="$c0" -v b="$c1" \
 	    'BEGIN { printf "%.1f", (b - a) / 2 * 100 }') % of a core," \
 	    "RSS $(rss_kib "$SRV_PID") KiB"
-	if [ "$srv" = echo ]; then modes="null"; else
+	if [ "$srv" = echo ]; then modes="null lockunlock"; else
 		modes="null lockunlock contended hold"; fi
 	for mode in $modes; do
 		for proto in tcp udp; do
@@ -347,21 +352,22 @@ function ratio(a, b) { return (a > 0 && b > 0) ? sprintf("%.2f", a / b) : "-" }
 	if (!(f("server") in srvs)) { srvs[f("server")] = 1; sl[m++] = f("server") }
 }
 END {
-	printf "%-5s %4s %-8s %10s %10s %15s %12s %12s\n", "proto", "clnt",
+	printf "%-5s %4s %-8s %10s %10s %15s %12s %12s %14s\n", "proto", "clnt",
 	    "server", "NULL/echo", "LOCK/echo", "contended/echo", "hold/echo",
-	    "LU/NULL rate"
+	    "LU/NULL rate", "LOCK/echoLOCK"
 	for (i = 0; i < n; i++) {
 		split(order[i], q, " ")
 		e = per["echo null " order[i]]
+		el = per["echo lockunlock " order[i]]
 		for (j = 0; j < m; j++) {
 			s = sl[j]
-			if (s == "echo") continue
-			printf "%-5s %4s %-8s %10s %10s %15s %12s %12s\n", q[1], q[2],
+			printf "%-5s %4s %-8s %10s %10s %15s %12s %12s %14s\n", q[1], q[2],
 			    s, ratio(per[s " null " order[i]], e),
 			    ratio(per[s " lockunlock " order[i]], e),
 			    ratio(per[s " contended " order[i]], e),
 			    ratio(per[s " hold " order[i]], e),
-			    ratio(rpc[s " lockunlock " order[i]], rpc[s " null " order[i]])
+			    ratio(rpc[s " lockunlock " order[i]], rpc[s " null " order[i]]),
+			    ratio(per[s " lockunlock " order[i]], el)
 		}
 	}
 }' "$RES"
