@@ -80,6 +80,8 @@ struct onc_conn {
 	size_t		 co_outcap;
 	uint64_t	 co_active;	/* last read, ev_now_ms() */
 	int		 co_dead;	/* close at the end of the turn */
+	int		 co_abort;	/* ... with a reset: the peer broke
+					   the framing or stopped reading */
 	struct onc_conn	*co_next;	/* all connections */
 	struct onc_conn	*co_prev;
 	struct onc_conn	*co_dirty;	/* has output to flush this turn */

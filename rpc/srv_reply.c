@@ -20,7 +20,7 @@ static struct log_rl rl_reply_backlog;
 
 /*
  * Append n bytes to co's output.  ONC_SEND when the peer has left too
- * much unread (the connection is then closed), ONC_NOMEM.
+ * much unread (the connection is then reset), ONC_NOMEM.
  */
 static enum onc_status
 onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
@@ -40,7 +40,7 @@ onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
 		    "unread", addr_str((struct sockaddr *)&co->co_peer, 1,
 		    a, sizeof(a)), co->co_outlen - co->co_outoff);
 		rs->rs_stats.conns_slow++;
-		co->co_dead = 1;
+		co->co_dead = co->co_abort = 1;
 		return ONC_SEND;
 	}
 	if (need > co->co_outcap) {

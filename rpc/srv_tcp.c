@@ -25,6 +25,21 @@ static struct log_rl rl_record_size;
 
 static void	onc_addr_put(struct onc_srv *, struct onc_addrcount *);
 
+/*
+ * Make close(fd) send a reset and free the socket at once.  For peers
+ * that broke the protocol or are refused: a plain close would leave the
+ * socket to the kernel, in FIN_WAIT with unsent replies of a peer that
+ * does not read, then TIME_WAIT for a minute -- per connection, memory
+ * a peer could make this host hold by opening and abusing connections.
+ */
+static void
+onc_fd_reset(int fd)
+{
+	struct linger l = { 1, 0 };
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+}
+
 void
 onc_conn_close(struct onc_conn *co)
 {
@@ -38,6 +53,8 @@ onc_conn_close(struct onc_conn *co)
 	onc_conn_wait(co, 0);
 	onc_addr_put(rs, co->co_addr);
 	ev_fd_del(rs->rs_loop, co->co_fd);
+	if (co->co_abort)
+		onc_fd_reset(co->co_fd);
 	close(co->co_fd);
 	if (co->co_prev != NULL)
 		co->co_prev->co_next = co->co_next;
@@ -184,7 +201,7 @@ onc_conn_read(struct onc_conn *co)
 	if (co->co_inlen == co->co_incap &&
 	    onc_grow(&co->co_in, &co->co_incap, co->co_incap + 1,
 	    rs->rs_lim.max_record + 4) == -1) {
-		co->co_dead = 1;	/* full and at the limit: framing */
+		co->co_dead = co->co_abort = 1;	/* full at the limit */
 		return;
 	}
 	n = recv(co->co_fd, co->co_in + co->co_inlen,
@@ -205,7 +222,7 @@ onc_conn_read(struct onc_conn *co)
 		    "closing connection from %s: record over %zu bytes "
 		    "or bad framing", addr_str((struct sockaddr *)
 		    &co->co_peer, 1, a, sizeof(a)), rs->rs_lim.max_record);
-		co->co_dead = 1;
+		co->co_dead = co->co_abort = 1;
 	}
 }
 
@@ -346,12 +363,14 @@ onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
 		    (ac = onc_addr_get(rs, &ss, sl,
 		    rs->rs_lim.max_conns_per_addr)) == NULL) {
 			rs->rs_stats.conns_refused++;
+			onc_fd_reset(fd);
 			close(fd);
 			continue;
 		}
 		if ((co = onc_conn_new(rs, fd)) == NULL) {
 			onc_addr_put(rs, ac);
 			rs->rs_stats.conns_refused++;
+			onc_fd_reset(fd);
 			close(fd);
 			continue;
 		}

@@ -14,7 +14,8 @@
 #   - SHARE: max-shares-per-host (5), then max-shares (8) over all hosts;
 #   - blocking LOCKs: max-waiters (3) over all hosts;
 #   - TCP: max-connections-per-address (50); idle connections keep small
-#     buffers (they grow with use);
+#     buffers (they grow with use); refused connections and ones that
+#     break the framing are reset, leaving no socket behind;
 #   - reflected traffic: LOCK_MSGs whose answers need a port look-up at an
 #     address without NLM cost that address one or two look-ups, not one
 #     (or three) per message.
@@ -118,6 +119,12 @@ for i in $(seq 50); do
 done
 rcheck "... once they closed, nlmd holds none" \
     test "$(metric nlmd_tcp_connections)" = 0
+# nlmd resets what it refuses: a plain close would leave each refused
+# socket to the kernel (FIN_WAIT, then TIME_WAIT for a minute).
+nsk() { ss -Htan state fin-wait-1 state fin-wait-2 state time-wait \
+    '( sport = :4045 )' | wc -l; }
+rcheck "... the 10 refused were reset: no socket of theirs left behind ($(nsk))" \
+    test "$(nsk)" = 0
 "${ON_CLI[@]}" bash -c 'for i in $(seq 50); do
 	exec {fd}<>/dev/tcp/'$SRV'/4045 || exit 1; done; sleep 3' &
 HOLDER=$!
@@ -125,6 +132,16 @@ sleep 1.5
 rcheck "... and the address gets its 50 again, none refused (the count went down)" \
     test "$(metric nlmd_tcp_connections)" = 50 -a \
     "$(metric 'nlmd_tcp_connections_total{event="refused"}')" = 10
+wait $HOLDER 2>/dev/null
+# A record mark announcing 2^31-1 bytes breaks the framing: nlmd drops the
+# connection with a reset, so nothing is left while the peer keeps it open.
+"${ON_CLI[@]}" bash -c 'for i in $(seq 5); do
+	exec {fd}<>/dev/tcp/'$SRV'/4045 || exit 1
+	printf "\377\377\377\377" >&$fd; done; sleep 3' &
+HOLDER=$!
+sleep 1.5
+rcheck "5 connections that broke the framing: reset, none left behind ($(nsk))" \
+    test "$(nsk)" = 0 -a "$(metric nlmd_tcp_connections)" = 0
 wait $HOLDER 2>/dev/null
 
 # ---- reflected traffic -------------------------------------------------------
