@@ -9,7 +9,8 @@
 # SHARE floods, caller_name floods, idle connections held open, LOCK_MSGs
 # whose answers need look-ups at an address without NLM, blocking LOCKs
 # left queued.  Meanwhile 16 honest nlmbench clients (from nlmd's own
-# namespace) lock and unlock.  Printed: nlmd's RSS every 10% of the run,
+# namespace) lock and unlock.  Printed: nlmd's RSS every 10% of the run
+# (and the sockets of its port left in FIN_WAIT or TIME_WAIT),
 # the honest clients' calls/s, p50/p99 and errors, against a clean run
 # of the same length before the hostile mix starts (capped at 30 s), and
 # for each window the share of it nlmd's threads spent on a CPU and
@@ -85,6 +86,12 @@ for i in $(seq 100); do
 	sleep 0.05
 done
 rss() { awk '/^VmRSS/ {print $2}' /proc/$NLMD/status; }
+# Sockets of nlmd's port the kernel still holds after a close on nlmd's
+# side (FIN_WAIT, TIME_WAIT): state an attacker could make the host keep.
+lingering() {
+	ss -Htan state fin-wait-1 state fin-wait-2 state time-wait \
+	    '( sport = :4045 )' 2>/dev/null | wc -l
+}
 # sched: nlmd's threads' time on a CPU and waiting for one (ns), and now.
 sched() {
 	cat /proc/$NLMD/task/*/schedstat 2>/dev/null |
@@ -181,7 +188,8 @@ step=$((SECS / 10 > 0 ? SECS / 10 : 1))
 for i in $(seq 1 10); do
 	sleep "$step"
 	kill -0 $BENCH 2>/dev/null || break
-	echo "t=$((i * step)) s: nlmd RSS $(rss) KiB"
+	echo "t=$((i * step)) s: nlmd RSS $(rss) KiB, $(lingering) sockets" \
+	    "of port 4045 left in FIN_WAIT or TIME_WAIT"
 done
 wait $BENCH
 s3=$(sched)
