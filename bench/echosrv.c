@@ -71,6 +71,13 @@ die(const char *what)
 	exit(1);
 }
 
+/* XDR opaque data takes its length rounded up to 4 bytes. */
+static size_t
+pad4(size_t len)
+{
+	return (len + 3) & ~(size_t)3;
+}
+
 static uint32_t
 get32(const uint8_t *p)
 {
@@ -93,9 +100,9 @@ args_at(const uint8_t *p, size_t n)
 		if (n - off < 8)
 			return 0;
 		len = get32(p + off + 4);
-		if (len > 400 || n - off - 8 < ((len + 3) & ~(size_t)3))
+		if (len > 400 || n - off - 8 < pad4(len))
 			return 0;
-		off += 8 + ((len + 3) & ~(size_t)3);
+		off += 8 + pad4(len);
 	}
 	return off;
 }
@@ -119,9 +126,9 @@ reply_to(const uint8_t *p, size_t n, uint8_t *out)
 	else if (get32(p + 12) == NLM_PROG && get32(p + 16) == NLM4_VERS &&
 	    proc <= 4 && (a = args_at(p, n)) != 0 && n - a >= 4 &&
 	    (clen = get32(p + a)) <= NETOBJ_MAX &&
-	    n - a - 4 >= ((clen + 3) & ~(size_t)3)) {
+	    n - a - 4 >= pad4(clen)) {
 		/* cookie (as sent, padding included), NLM4_GRANTED */
-		clen = 4 + ((clen + 3) & ~(size_t)3);
+		clen = 4 + pad4(clen);
 		memcpy(out + REPLY_LEN, p + a, clen);
 		memset(out + REPLY_LEN + clen, 0, 4);
 		len += clen + 4;
