@@ -11,9 +11,12 @@
  *   files live on disk (not DB_PRIVATE) so that db5.3_stat -h DIR works
  *   while nlmd runs; nlmd's flock on the state directory keeps a second
  *   nlmd (whose DB_RECOVER would tear the regions down) away.  Then one
- *   transaction opens or creates the four databases and reads meta.db, or
- *   on a new store writes its initial values; it is committed with a
- *   flush.  Last, the checkpoint thread starts (store_ckp.c).
+ *   transaction opens or creates the four databases, another reads
+ *   meta.db, or on a new store writes its initial values (a format-1
+ *   store is migrated here); the journal records recovery passed over
+ *   (store_dispatch) are folded in (store_compact.c), and meta.db is read
+ *   again.  Last, the compactor and checkpoint threads start
+ *   (store_ckp.c).
  *
  * SIZING (measured with bench/storebench.c on the 2-core build machine,
  * 1,000,000 lock records of ~110 bytes: 1000 hosts, 28-byte owner
@@ -136,6 +139,26 @@ store_now_ms(void)
 }
 
 /*
+ * Recovery hands every log record of a type it does not know to the
+ * application.  Ours (the journal, store_commit.c) are redone by our own
+ * fold after recovery (store_compact_open), so recovery passes over them;
+ * anything else is not ours and fails recovery.
+ */
+static int
+store_dispatch(DB_ENV *env, DBT *rec, DB_LSN *lsn, db_recops op)
+{
+	uint32_t type;
+
+	(void)env;
+	(void)lsn;
+	(void)op;
+	if (rec->size < STORE_LOGREC_HDR)
+		return EINVAL;
+	memcpy(&type, rec->data, sizeof(type));
+	return type == STORE_LOGREC ? 0 : EINVAL;
+}
+
+/*
  * Size the environment (only effective when the regions are created,
  * which DB_RECOVER does at every open).
  */
@@ -147,7 +170,8 @@ store_env_config(DB_ENV *env, size_t cache)
 	if (cache == 0)
 		cache = STORE_CACHE_DEFAULT;
 	env->set_errcall(env, store_errcall);
-	if ((rc = env->set_cachesize(env, (u_int32_t)(cache >> 30),
+	if ((rc = env->set_app_dispatch(env, store_dispatch)) != 0 ||
+	    (rc = env->set_cachesize(env, (u_int32_t)(cache >> 30),
 	    (u_int32_t)(cache & ((1u << 30) - 1)), 1)) != 0 ||
 	    (rc = env->set_lg_max(env, STORE_LOG_FILE_BYTES)) != 0 ||
 	    (rc = env->set_lg_bsize(env, STORE_LOG_BUF_BYTES)) != 0 ||
@@ -303,11 +327,7 @@ store_dbs_open(struct store *st, char *err, size_t errlen)
 	if ((rc = store_db_open(st, txn, "meta.db", &st->st_meta)) != 0 ||
 	    (rc = store_db_open(st, txn, "hosts.db", &st->st_hosts)) != 0 ||
 	    (rc = store_db_open(st, txn, "locks.db", &st->st_locks)) != 0 ||
-	    (rc = store_db_open(st, txn, "shares.db", &st->st_shares)) != 0 ||
-	    (rc = store_db_open(st, txn, "journal0.db",
-	    &st->st_journal[0])) != 0 ||
-	    (rc = store_db_open(st, txn, "journal1.db",
-	    &st->st_journal[1])) != 0) {
+	    (rc = store_db_open(st, txn, "shares.db", &st->st_shares)) != 0) {
 		s = store_report(st, rc, "cannot open the databases", err,
 		    errlen);
 		goto fail;
@@ -322,22 +342,57 @@ fail:
 }
 
 /*
- * Fold what the journals hold (a crash left it there), then read (or, new,
- * create) the meta values, in a transaction of their own.
+ * A format-1 store journalled in two databases: fold them (older entries
+ * first), then remove them and mark the store format 2, in one
+ * transaction.  A code.
+ */
+static int
+store_migrate_v1(struct store *st)
+{
+	static const char *const name[2] = { "journal0.db", "journal1.db" };
+	DB *j[2] = { NULL, NULL };
+	DB_TXN *txn;
+	int rc, i;
+
+	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
+		return rc;
+	for (i = 0; i < 2 && rc == 0; i++)
+		rc = store_db_open(st, txn, name[i], &j[i]);
+	rc = rc != 0 ? rc : txn->commit(txn, 0);
+	if (rc != 0)
+		(void)txn->abort(txn);
+	else
+		rc = store_compact_v1(st, j);
+	for (i = 0; i < 2; i++)
+		if (j[i] != NULL)
+			(void)j[i]->close(j[i], 0);
+	if (rc != 0)
+		return rc;
+	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
+		return rc;
+	for (i = 0; i < 2 && rc == 0; i++)
+		rc = st->st_env->dbremove(st->st_env, txn, name[i], NULL, 0);
+	if (rc == 0)
+		rc = store_meta_put(st, txn, "format", STORE_FORMAT);
+	if (rc != 0) {
+		(void)txn->abort(txn);
+		return rc;
+	}
+	return txn->commit(txn, DB_TXN_SYNC);
+}
+
+/*
+ * Read the meta values (creating a new store's) and, with posp, the
+ * journal's folded position (meta "journal"; 0 when absent), in a
+ * transaction of their own.
  */
 static enum store_status
-store_journals_open(struct store *st, char *err, size_t errlen)
+store_meta_read(struct store *st, uint64_t *posp, char *err, size_t errlen)
 {
 	enum store_status s;
 	DB_TXN *txn;
 	int rc;
 
-	uint64_t t0 = store_now_ms();
-
-	if ((rc = store_compact_open(st)) != 0)
-		return store_report(st, rc, "cannot fold the journals", err,
-		    errlen);
-	st->st_info.si_fold_ms = store_now_ms() - t0;
 	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
 		return store_report(st, rc, "cannot begin a transaction", err,
 		    errlen);
@@ -345,9 +400,50 @@ store_journals_open(struct store *st, char *err, size_t errlen)
 		(void)txn->abort(txn);
 		return s;
 	}
-	if ((rc = txn->commit(txn, DB_TXN_SYNC)) != 0)
-		return store_report(st, rc, "cannot commit meta.db", err,
+	if (posp != NULL && (rc = store_meta_get(st, txn, "journal",
+	    posp)) == DB_NOTFOUND) {
+		*posp = 0;
+		rc = 0;
+	}
+	if (rc == EINVAL) {
+		(void)txn->abort(txn);
+		snprintf(err, errlen, "meta.db in %s: the journal position "
+		    "does not decode", st->st_dir);
+		return STORE_CORRUPT;
+	}
+	if (rc != 0 || (rc = txn->commit(txn, DB_TXN_SYNC)) != 0) {
+		if (rc != 0)
+			(void)txn->abort(txn);
+		return store_report(st, rc, "cannot read meta.db", err,
 		    errlen);
+	}
+	return STORE_OK;
+}
+
+/*
+ * Migrate a format-1 store, fold what the journal holds after its folded
+ * position (a crash left it there), then read the meta values.
+ */
+static enum store_status
+store_journals_open(struct store *st, char *err, size_t errlen)
+{
+	uint64_t pos, t0 = store_now_ms();
+	enum store_status s;
+	int rc;
+
+	if ((s = store_meta_read(st, &pos, err, errlen)) != STORE_OK)
+		return s;
+	st->st_jfold.file = (u_int32_t)(pos >> 32);
+	st->st_jfold.offset = (u_int32_t)pos;
+	if (st->st_cur.sm_format < 2 && (rc = store_migrate_v1(st)) != 0)
+		return store_report(st, rc, "cannot fold the format-1 "
+		    "journals", err, errlen);
+	if ((rc = store_compact_open(st)) != 0)
+		return store_report(st, rc, "cannot fold the journal", err,
+		    errlen);
+	st->st_info.si_fold_ms = store_now_ms() - t0;
+	if ((s = store_meta_read(st, NULL, err, errlen)) != STORE_OK)
+		return s;
 	st->st_new = st->st_sealed_meta = st->st_cur;
 	return STORE_OK;
 }
@@ -357,7 +453,7 @@ static void
 store_destroy(struct store *st)
 {
 	DB **dbs[] = { &st->st_meta, &st->st_hosts, &st->st_locks,
-	    &st->st_shares, &st->st_journal[0], &st->st_journal[1] };
+	    &st->st_shares };
 	size_t i;
 
 	store_txn_discard(st);
@@ -374,7 +470,8 @@ store_destroy(struct store *st)
 	st->st_ckp = NULL;
 	/* A last checkpoint makes the next open's recovery short. */
 	if (st->st_env != NULL && st->st_meta != NULL && !st->st_fatal)
-		(void)store_ckp_run(st->st_env, &st->st_info.si_logs_removed, NULL);
+		(void)store_ckp_run(st->st_env, &st->st_jkeep,
+		    &st->st_info.si_logs_removed, NULL);
 	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++)
 		if (*dbs[i] != NULL) {
 			(void)(*dbs[i])->close(*dbs[i], 0);

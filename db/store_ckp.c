@@ -8,7 +8,8 @@
  *   checkpoint, or when `period' seconds passed since it and anything at
  *   all was written.  After each checkpoint it unlinks the log files that
  *   recovery no longer needs (DB_ENV->log_archive without DB_ARCH_LOG/DATA
- *   lists exactly those).  Recovery after a crash replays the log from the
+ *   lists exactly those) and that hold no journal record not yet folded
+ *   (store_compact.c: those numbered below st_jkeep).  Recovery after a crash replays the log from the
  *   last checkpoint but one, about 4 s per million records (measured:
  *   ~200 bytes of log per record), so the volume trigger is what bounds
  *   restart time under load (16 MiB of log, some 80,000 records, ~0.3 s;
@@ -49,6 +50,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +61,7 @@
 
 struct store_ckp {
 	DB_ENV		*ck_env;	/* the store's handle (not owned) */
+	const _Atomic uint32_t *ck_keep; /* the store's st_jkeep */
 	pthread_t	 ck_thread;
 	bool		 ck_started;	/* ck_thread is joinable */
 	pthread_mutex_t	 ck_mu;
@@ -69,17 +72,36 @@ struct store_ckp {
 	_Atomic uint64_t ck_nremoved;	/* log files removed */
 };
 
-/* Unlink the log files no checkpoint needs; *nleft := log files left. */
+/* The number of log file `path' (".../log.0000000012": 12), 0 if none. */
+static uint32_t
+store_ckp_logno(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b != NULL ? b + 1 : path;
+	if (strncmp(b, "log.", 4) != 0)
+		return 0;
+	return (uint32_t)strtoul(b + 4, NULL, 10);
+}
+
+/*
+ * Unlink the log files no checkpoint needs and that are below keep (the
+ * first file with journal records not yet folded; 0: none may go);
+ * *nleft := log files left.
+ */
 static int
-store_ckp_archive(DB_ENV *env, uint64_t *nremoved, size_t *nleft)
+store_ckp_archive(DB_ENV *env, uint32_t keep, uint64_t *nremoved,
+    size_t *nleft)
 {
 	char **list = NULL, **p;
+	uint32_t n;
 	int rc;
 
 	if ((rc = env->log_archive(env, &list, DB_ARCH_ABS)) != 0)
 		return rc;
 	for (p = list; p != NULL && *p != NULL; p++)
-		if (unlink(*p) == 0)
+		if ((n = store_ckp_logno(*p)) != 0 && n < keep &&
+		    unlink(*p) == 0)
 			(*nremoved)++;
 	/* One allocation holds the array and the strings. */
 	free(list);
@@ -93,8 +115,14 @@ store_ckp_archive(DB_ENV *env, uint64_t *nremoved, size_t *nleft)
 }
 
 int
-store_ckp_run(DB_ENV *env, uint64_t *nremoved, size_t *nleftp)
+store_ckp_run(DB_ENV *env, const _Atomic uint32_t *keepp, uint64_t *nremoved,
+    size_t *nleftp)
 {
+	/*
+	 * Read before the checkpoint: the fold that moved it is then on disk
+	 * (a checkpoint flushes the log) before any file goes.
+	 */
+	uint32_t keep = atomic_load(keepp);
 	size_t nleft = 0;
 	int rc, round;
 
@@ -114,7 +142,7 @@ store_ckp_run(DB_ENV *env, uint64_t *nremoved, size_t *nleftp)
 	for (round = 0; round < 2; round++) {
 		if ((rc = env->txn_checkpoint(env, 0, 0, DB_FORCE)) != 0 ||
 		    (rc = env->txn_checkpoint(env, 0, 0, DB_FORCE)) != 0 ||
-		    (rc = store_ckp_archive(env, nremoved, &nleft)) != 0)
+		    (rc = store_ckp_archive(env, keep, nremoved, &nleft)) != 0)
 			return rc;
 		if (nleft <= 1)
 			break;
@@ -203,7 +231,8 @@ store_ckp_main(void *arg)
 		    &wrote);
 		if (store_ckp_due(ck, &last, nleft > 1)) {
 			n = 0;
-			if (store_ckp_run(ck->ck_env, &n, &nleft) == 0)
+			if (store_ckp_run(ck->ck_env, ck->ck_keep, &n,
+			    &nleft) == 0)
 				atomic_fetch_add(&ck->ck_nckp, 1);
 			atomic_fetch_add(&ck->ck_nremoved, n);
 		}
@@ -275,6 +304,7 @@ store_ckp_start(struct store *st, unsigned period_sec, char *err,
 	atomic_init(&ck->ck_nckp, 0);
 	atomic_init(&ck->ck_nremoved, 0);
 	ck->ck_env = st->st_env;
+	ck->ck_keep = &st->st_jkeep;
 	if ((rc = store_ckp_spawn(ck)) != 0) {
 		snprintf(err, errlen, "cannot start the checkpoint thread: %s",
 		    db_strerror(rc));

@@ -5,16 +5,17 @@
  * ENVIRONMENT
  *   A Berkeley DB 5.3 transactional environment in the state directory:
  *   region files __db.001 ... (rebuilt by recovery at every open), log
- *   files log.0000000001 ... (16 MiB each; those no checkpoint needs are
- *   removed), and six btree databases, one file each, opened with the
- *   default (bytewise, memcmp) key order:
+ *   files log.0000000001 ... (16 MiB each; those no checkpoint needs and
+ *   that hold no journal record not yet folded are removed), and four
+ *   btree databases, one file each, opened with the default (bytewise,
+ *   memcmp) key order:
  *     meta.db    store-wide values
  *     hosts.db   one record per host
  *     locks.db   one record per granted lock
  *     shares.db  one record per share reservation
- *     journal0.db, journal1.db
- *                committed turns not yet folded into the four above
- *   Nothing else in the directory belongs to the store.
+ *   Committed turns not yet folded into those four are journal records
+ *   in the log (below).  Nothing else in the directory belongs to the
+ *   store.
  *
  * ENCODING
  *   u8, u16, u32, u64  unsigned, big-endian (most significant byte first).
@@ -33,13 +34,20 @@
  *
  * meta.db
  *   key: ASCII name without NUL; value: u8 version 1, u64.
- *     "format"    store format, 1 (STORE_FORMAT).  store_open() refuses a
+ *     "format"    store format, 2 (STORE_FORMAT).  store_open() refuses a
  *                 larger number (STORE_CORRUPT): a newer nlmd wrote it.
+ *                 Format 1 kept the journal in journal0.db and
+ *                 journal1.db (below); store_open() folds them, removes
+ *                 them and writes 2, in one transaction.
  *     "epoch"     the current epoch (0 before the first start)
  *     "token"     fencing-token high-water mark
  *     "nexthost"  next host id to give out (starts at 1)
- *   All four are written when the store is created, in one transaction
- *   with the creation of the databases.
+ *     "journal"   the LSN of the last journal record folded into the
+ *                 databases, as file number << 32 | offset; written with
+ *                 each fold, in its transaction (absent before the
+ *                 first: then every journal record in the log counts)
+ *   The first four are written when the store is created, in one
+ *   transaction.
  *
  * hosts.db
  *   key:   u64 host id (never 0)
@@ -62,15 +70,25 @@
  *   value: u8 version 1, u8 access mask, u8 deny mask (LK_SHARE_R = 1,
  *          LK_SHARE_W = 2), u64 epoch.  11 bytes.
  *
- * journal0.db, journal1.db (see store_compact.c)
- *   key:   u64 sequence number of the last turn the entry carries
- *   value: u8 version 1, then the turns' operations in order, each:
+ * The journal (see store_commit.c and store_compact.c)
+ *   One log record per commit, written with DB_ENV->log_put outside any
+ *   transaction: Berkeley DB's record header in the host's order (u32
+ *   type STORE_LOGREC = DB_user_BEGIN + 0x4e4c, u32 transaction id 0,
+ *   DB_LSN of the previous record 0/0), then the entry:
+ *          u8 version 1, then the turns' operations in order, each:
  *          u8 database (0 meta, 1 hosts, 2 locks, 3 shares), u8 kind
  *          (1 put, 0 delete), u16 key length, u32 value length (0 for a
  *          delete), the key, the value -- exactly as they are to be
  *          stored in that database (the formats above).
- *   What the store holds is the four databases with every journal entry
- *   applied in sequence order (the entries of both journals together).
+ *   What the store holds is the four databases with every journal record
+ *   after meta "journal" applied in log order.  Berkeley DB's own tools
+ *   show them as application-specific records (db5.3_printlog) and pass
+ *   over them (db5.3_recover).
+ *
+ * journal0.db, journal1.db (format 1 only; read once, then removed)
+ *   key:   u64 sequence number of the last turn the entry carries
+ *   value: an entry as above.  Applied in sequence order (the entries of
+ *          both databases together).
  *
  * Whether a record is reclaimable is not stored: it follows from its
  * epoch, and the caller decides.

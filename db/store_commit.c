@@ -1,31 +1,34 @@
 /*
  * store_commit.c - committing sealed turns: each commit is one journal
- * entry, written by the committer thread (durability sync) or at once by
- * the loop (log, none); and the folding that store_compact.c uses.
+ * record in Berkeley DB's log, written by the committer thread (durability
+ * sync) or at once by the loop (log); and the folding that
+ * store_compact.c uses.
  *
  * HOW IT WORKS
  *   store_seal() hands the turn's batch (its operations, already encoded)
  *   over.  Under STORE_SYNC a commit means a disk flush (~0.1-1 ms), so
  *   the batch is queued for the committer thread: it takes every batch
- *   queued (up to STORE_COMMIT_OPS operations) and writes them as one
- *   journal entry in one transaction committed with DB_TXN_SYNC; while it
- *   flushes, the loop decides the next turns, and they share the next
- *   flush (group commit across turns).  Under STORE_LOG the commit only
- *   writes to the OS (a few microseconds), so the loop writes the entry
- *   itself (DB_TXN_WRITE_NOSYNC, or DB_TXN_SYNC when a host's first record
- *   asked for a flush) and the turn is durable when store_seal() returns:
- *   no thread hand-off on the reply path.  Either way a commit is one
- *   put, whatever the number of records it changes; store_compact.c folds
- *   the journal into the record databases in the background.  After a
- *   commit the sequence number of its last batch is published as
+ *   queued (up to STORE_COMMIT_OPS operations) and appends them to the
+ *   log as one record (DB_ENV->log_put with DB_FLUSH: written and
+ *   synced); while it flushes, the loop decides the next turns, and they
+ *   share the next flush (group commit across turns).  Under STORE_LOG
+ *   the commit only writes to the OS (a few microseconds), so the loop
+ *   appends the record itself (DB_LOG_WRNOSYNC, or DB_FLUSH when a host's
+ *   first record asked for a flush) and the turn is durable when
+ *   store_seal() returns: no thread hand-off on the reply path.  Either
+ *   way a commit is one append to the log, whatever the number of records
+ *   it changes, and no transaction: the record is the commit (Berkeley
+ *   DB's recovery drops a torn record at the log's end).  store_compact.c
+ *   folds the journal into the record databases in the background.  After
+ *   a commit the sequence number of its last batch is published as
  *   committed (and, from the thread, the eventfd the loop watches is
  *   written).  What the loop releases after that is exactly what turns
  *   1..seq reported.
  *
- *   A failed transaction is aborted and the failure latched (st_cerr):
- *   batches behind it are dropped, seals are refused, and the loop exits
- *   at once (the in-memory state has moved on; recovery runs at the next
- *   open).  The store is then what the last successful commit left.
+ *   A failed append is the failure latched (st_cerr): batches behind it
+ *   are dropped, seals are refused, and the loop exits at once (the
+ *   in-memory state has moved on; recovery runs at the next open).  The
+ *   store is then what the last successful commit left.
  *
  * LOCKING
  *   st_cmu protects the queue, st_committed, st_cerr, st_cur, st_cstop,
@@ -230,15 +233,20 @@ store_fold_apply(struct store *st, const struct store_fold *fo, DB_TXN *txn,
 	return 0;
 }
 
-/* ---- one commit: one journal entry ---- */
+/* ---- one commit: one journal record ---- */
 
-/* Encode the run as one journal value in st_jbuf; false: ENOMEM. */
+/*
+ * Encode the run as one journal record in st_jbuf: the log record header
+ * (store_impl.h), then the value a format-1 journal entry held; false:
+ * ENOMEM.
+ */
 static bool
 store_journal_encode(struct store *st, const struct store_batch *run,
     size_t *lenp)
 {
 	const struct store_batch *b;
-	size_t need = 1, off, len;
+	size_t need = STORE_LOGREC_HDR + 1, off, len;
+	uint32_t hdr[4] = { STORE_LOGREC, 0, 0, 0 };
 	uint8_t *p;
 
 	for (b = run; b != NULL; b = b->b_next)
@@ -249,8 +257,9 @@ store_journal_encode(struct store *st, const struct store_batch *run,
 		st->st_jbuf = p;
 		st->st_jcap = need;
 	}
-	st->st_jbuf[0] = STORE_REC_V1;
-	len = 1;
+	memcpy(st->st_jbuf, hdr, STORE_LOGREC_HDR);
+	st->st_jbuf[STORE_LOGREC_HDR] = STORE_REC_V1;
+	len = STORE_LOGREC_HDR + 1;
 	for (b = run; b != NULL; b = b->b_next)
 		for (off = 0; off < b->b_len; ) {
 			const struct store_op *op =
@@ -264,44 +273,29 @@ store_journal_encode(struct store *st, const struct store_batch *run,
 	return true;
 }
 
-/* Write the run as one journal entry, in one transaction; a code. */
+/* Append the run to the log as one journal record; a code. */
 static int
 store_journal_append(struct store *st, const struct store_batch *run,
-    uint64_t last, size_t nops, bool flush)
+    size_t nops, bool flush)
 {
-	uint8_t kb[8];
-	DB_TXN *txn;
-	DBT k, v;
+	DB_LSN lsn;
+	DBT d;
 	size_t len;
-	DB *j;
-	int rc, i;
+	int rc;
 
 	if (!store_journal_encode(st, run, &len))
 		return ENOMEM;
-	for (i = 0; i < 8; i++)
-		kb[i] = (uint8_t)(last >> (56 - 8 * i));
-	memset(&k, 0, sizeof(k));
-	memset(&v, 0, sizeof(v));
-	k.data = kb;
-	k.size = sizeof(kb);
-	v.data = st->st_jbuf;
-	v.size = (u_int32_t)len;
-	pthread_mutex_lock(&st->st_jmu);
-	j = st->st_journal[st->st_jactive];
-	if ((rc = STORE_DB(st, st->st_env->txn_begin(st->st_env, NULL, &txn,
-	    0))) != 0)
-		goto out;
-	if ((rc = STORE_DB(st, j->put(j, txn, &k, &v, 0))) != 0 ||
-	    store_fault(st)) {
-		(void)txn->abort(txn);
-		rc = rc != 0 ? rc : EIO;
-		goto out;
-	}
-	rc = txn->commit(txn, flush ? DB_TXN_SYNC : DB_TXN_WRITE_NOSYNC);
-	if (rc == 0)
+	memset(&d, 0, sizeof(d));
+	d.data = st->st_jbuf;
+	d.size = (u_int32_t)len;
+	rc = STORE_DB(st, st->st_env->log_put(st->st_env, &lsn, &d,
+	    flush ? DB_FLUSH : DB_LOG_WRNOSYNC));
+	if (rc == 0) {
+		pthread_mutex_lock(&st->st_jmu);
+		st->st_jend = lsn;
 		store_compact_noted(st, nops);
-out:
-	pthread_mutex_unlock(&st->st_jmu);
+		pthread_mutex_unlock(&st->st_jmu);
+	}
 	(void)store_buf_trim(&st->st_jbuf, &st->st_jcap);
 	return rc;
 }
@@ -339,14 +333,6 @@ store_notify(struct store *st)
 
 	if (write(st->st_efd, &one, sizeof(one)) == -1 && errno != EAGAIN)
 		return;	/* the counter is full: the loop will read it */
-}
-
-static uint64_t
-store_run_last(const struct store_batch *run)
-{
-	while (run->b_next != NULL)
-		run = run->b_next;
-	return run->b_seq;
 }
 
 /*
@@ -409,8 +395,7 @@ store_committer(void *arg)
 		if (st->st_cerr != STORE_OK)
 			rc = EIO;	/* behind a failed commit: dropped */
 		else
-			rc = store_journal_append(st, run, store_run_last(run),
-			    nops, flush);
+			rc = store_journal_append(st, run, nops, flush);
 		pthread_mutex_lock(&st->st_cmu);
 		store_run_done(st, run, rc, flush, true);
 	}
@@ -506,8 +491,7 @@ store_commit_queue(struct store *st, struct store_batch *b)
 	if (!st->st_cstarted) {
 		/* No committer: write it now (see HOW IT WORKS). */
 		b->b_next = NULL;
-		rc = store_journal_append(st, b, b->b_seq, b->b_nops,
-		    b->b_flush);
+		rc = store_journal_append(st, b, b->b_nops, b->b_flush);
 		pthread_mutex_lock(&st->st_cmu);
 		store_run_done(st, b, rc, b->b_flush, false);
 		st->st_batch = st->st_free;

@@ -1,33 +1,39 @@
 /*
- * store_compact.c - folding the journals into the record databases.
+ * store_compact.c - folding the journal into the record databases.
  *
  * HOW IT WORKS
- *   A commit writes one journal entry: the operations of the turns it
- *   carries, appended to the active journal (st_journal[st_jactive]) in a
- *   transaction of one put.  That keeps a commit's cost independent of how
- *   many records it changes.  The compactor thread, every
- *   STORE_COMPACT_MS or sooner when the active journal holds
- *   STORE_COMPACT_OPS operations, runs a round: it makes the other (empty)
- *   journal the active one, so commits go on undisturbed, then reads every
- *   entry of the old one in sequence order, folds them -- per key only the
- *   last operation counts, so the locks granted and released since the
- *   last round cost nothing -- and in one transaction applies the net
- *   operations to meta, hosts, locks and shares and truncates the old
- *   journal.  A crash at any point leaves either the entries or their
- *   effect, never both and never neither.
+ *   A commit appends one journal record to Berkeley DB's log (type
+ *   STORE_LOGREC, outside any transaction): the operations of the turns
+ *   it carries.  That keeps a commit's cost one log write, independent of
+ *   how many records it changes, and the log is written anyway.  The
+ *   compactor thread, every STORE_COMPACT_MS or sooner when STORE_COMPACT_OPS
+ *   operations were written, runs a round: it notes the last record
+ *   written so far (st_jend), reads the log with a log cursor from the
+ *   record after the last one folded (st_jfold) through that one, folds
+ *   the operations -- per key only the last one counts, so the locks
+ *   granted and released since the last round cost nothing -- and in one
+ *   transaction applies the net operations to meta, hosts, locks and
+ *   shares and stores where it stopped (meta "journal").  Commits go on
+ *   meanwhile: they only append.  A crash at any point leaves the records
+ *   after the stored position and everything up to it applied: the next
+ *   open folds the rest (store_compact_open), after Berkeley DB's
+ *   recovery, which passes over our records (store.c's dispatch).
  *
- *   Invariant: outside a round, the inactive journal is empty.  At open
- *   (before any thread) both journals are folded, older entries first;
- *   loading folds whatever was committed before it reads (store_compact_all)
- *   so what it returns is everything committed.
+ *   The log files holding records not yet folded must stay: st_jkeep, the
+ *   file of the last record folded (read by the checkpoint thread before
+ *   its checkpoint, so that the fold it relies on is on disk by then), is
+ *   the first that log removal leaves alone.
+ *
+ *   A format-1 store kept its journal in two databases (journal0.db and
+ *   journal1.db); store.c folds them once with store_compact_v1 and
+ *   removes them.
  *
  * LOCKING
- *   st_kmu: one round at a time (the thread, a load).  st_jmu: which
- *   journal is active, and a commit into it: a commit holds it while it
- *   writes, so a round switching journals waits for that commit, and no
- *   commit ever goes to a journal being folded.  The compactor's Berkeley
- *   DB calls are not fault-injected (store_fail_after): they happen at
- *   times no test controls.
+ *   st_kmu: one round at a time (the thread, a load); st_jfold, st_kbuf
+ *   and st_kfold are its.  st_jmu: st_jend and st_jops, which a commit
+ *   sets after its append.  The compactor's Berkeley DB calls are not
+ *   fault-injected (store_fail_after): they happen at times no test
+ *   controls.
  */
 #include "store_impl.h"
 
@@ -65,51 +71,6 @@ store_compact_push(struct store *st, const struct store_op *op,
 	return true;
 }
 
-/* Decode one journal entry's value into the fold buffer. */
-static int
-store_compact_entry(struct store *st, const DBT *k, const DBT *v)
-{
-	const uint8_t *data;
-	struct store_op op;
-	size_t off = 1;
-
-	if (k->size != 8 || v->size < 1 ||
-	    *(const uint8_t *)v->data != STORE_REC_V1)
-		return EINVAL;
-	while (off < v->size) {
-		memset(&op, 0, sizeof(op));
-		if (store_dec_jop(v->data, v->size, &off, &op, &data) != NULL)
-			return EINVAL;
-		if (!store_compact_push(st, &op, data))
-			return ENOMEM;
-	}
-	return 0;
-}
-
-/* Read every entry of journal j (in key order) into the fold buffer. */
-static int
-store_compact_read(struct store *st, DB *j, DB_TXN *txn)
-{
-	DBC *c;
-	DBT k, v;
-	int rc, rc2;
-
-	st->st_kbuf.b_len = st->st_kbuf.b_nops = 0;
-	if ((rc = j->cursor(j, txn, &c, 0)) != 0)
-		return rc;
-	memset(&k, 0, sizeof(k));
-	memset(&v, 0, sizeof(v));
-	k.flags = v.flags = DB_DBT_REALLOC;
-	while ((rc = c->get(c, &k, &v, DB_NEXT)) == 0)
-		if ((rc = store_compact_entry(st, &k, &v)) != 0)
-			break;
-	if ((rc2 = c->close(c)) != 0 && (rc == 0 || rc == DB_NOTFOUND))
-		rc = rc2;
-	free(k.data);
-	free(v.data);
-	return rc == DB_NOTFOUND ? 0 : rc;
-}
-
 /*
  * After a round that needed more than the steady state does (a million
  * locks released at once), give the fold buffer and table back: kept,
@@ -129,65 +90,162 @@ store_compact_shrink(struct store *st)
 		(void)malloc_trim(0);
 }
 
+/* Log files are numbered from 1: a zero LSN is "none". */
+#define LSN_ZERO(l)	((l).file == 0)
+
+/* Decode one journal value (version, then operations) into st_kbuf. */
+static int
+store_compact_value(struct store *st, const uint8_t *v, size_t vlen)
+{
+	const uint8_t *data;
+	struct store_op op;
+	size_t off = 1;
+
+	if (vlen < 1 || v[0] != STORE_REC_V1)
+		return EINVAL;
+	while (off < vlen) {
+		memset(&op, 0, sizeof(op));
+		if (store_dec_jop(v, vlen, &off, &op, &data) != NULL)
+			return EINVAL;
+		if (!store_compact_push(st, &op, data))
+			return ENOMEM;
+	}
+	return 0;
+}
+
+/* Is this log record one of our journal records? */
+static bool
+store_is_logrec(const DBT *d)
+{
+	uint32_t type;
+
+	if (d->size < STORE_LOGREC_HDR + 1)
+		return false;
+	memcpy(&type, d->data, sizeof(type));
+	return type == STORE_LOGREC;
+}
+
 /*
- * Fold journal j into the record databases and empty it, in one
- * transaction.  A Berkeley DB (or errno) code; on failure nothing changed.
+ * Read our records after *from (all of them when it is zero) through
+ * *to (through the log's end when it is zero; *to is then set to the
+ * last record's LSN) into st_kbuf; a code.
  */
-int
-store_compact_journal(struct store *st, int j)
+static int
+store_compact_scan(struct store *st, const DB_LSN *from, DB_LSN *to)
+{
+	DB_LOGC *lc;
+	DB_LSN lsn;
+	DBT d;
+	int rc, rc2;
+
+	st->st_kbuf.b_len = st->st_kbuf.b_nops = 0;
+	if ((rc = st->st_env->log_cursor(st->st_env, &lc, 0)) != 0)
+		return rc;
+	memset(&d, 0, sizeof(d));
+	if (LSN_ZERO(*to)) {
+		if ((rc = lc->get(lc, &lsn, &d, DB_LAST)) != 0)
+			goto out;
+		*to = lsn;
+	}
+	lsn = *from;
+	rc = LSN_ZERO(lsn) ? lc->get(lc, &lsn, &d, DB_FIRST) :
+	    lc->get(lc, &lsn, &d, DB_SET);
+	/* The record at *from was folded already. */
+	if (rc == 0 && !LSN_ZERO(*from))
+		rc = lc->get(lc, &lsn, &d, DB_NEXT);
+	for (; rc == 0 && log_compare(&lsn, to) <= 0;
+	    rc = lc->get(lc, &lsn, &d, DB_NEXT))
+		if (store_is_logrec(&d) && (rc = store_compact_value(st,
+		    (const uint8_t *)d.data + STORE_LOGREC_HDR,
+		    d.size - STORE_LOGREC_HDR)) != 0)
+			break;
+out:
+	if ((rc2 = lc->close(lc, 0)) != 0 && (rc == 0 || rc == DB_NOTFOUND))
+		rc = rc2;
+	return rc == DB_NOTFOUND ? 0 : rc;
+}
+
+/* Fold st_kbuf and apply it in txn; a code. */
+static int
+store_compact_apply(struct store *st, DB_TXN *txn, uint64_t *puts,
+    uint64_t *dels)
+{
+	if (st->st_kbuf.b_nops == 0)
+		return 0;
+	st->st_kbuf.b_next = NULL;
+	if (!store_fold(st, &st->st_kbuf, st->st_kbuf.b_nops, &st->st_kfold))
+		return ENOMEM;
+	return store_fold_apply(st, &st->st_kfold, txn, puts, dels);
+}
+
+/* The meta value "journal": an LSN as u64 (file << 32 | offset). */
+static int
+store_compact_mark(struct store *st, DB_TXN *txn, const DB_LSN *lsn)
+{
+	uint8_t val[16];
+	DBT k, v;
+
+	memset(&k, 0, sizeof(k));
+	memset(&v, 0, sizeof(v));
+	k.data = (void *)(uintptr_t)"journal";
+	k.size = 7;
+	v.data = val;
+	v.size = (u_int32_t)store_enc_meta(val,
+	    (uint64_t)lsn->file << 32 | lsn->offset);
+	return st->st_meta->put(st->st_meta, txn, &k, &v, 0);
+}
+
+/*
+ * Fold our records after st_jfold through *to (zero: the log's end) into
+ * the record databases and store the new position, in one transaction.
+ * A code; on failure nothing changed.
+ */
+static int
+store_compact_fold(struct store *st, DB_LSN *to)
 {
 	uint64_t puts = 0, dels = 0;
-	u_int32_t count;
 	DB_TXN *txn;
 	int rc;
 
+	if ((rc = store_compact_scan(st, &st->st_jfold, to)) != 0)
+		return rc;
 	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
 		return rc;
-	if ((rc = store_compact_read(st, st->st_journal[j], txn)) != 0)
-		goto fail;
-	if (st->st_kbuf.b_nops > 0) {
-		st->st_kbuf.b_next = NULL;
-		if (!store_fold(st, &st->st_kbuf, st->st_kbuf.b_nops,
-		    &st->st_kfold)) {
-			rc = ENOMEM;
-			goto fail;
-		}
-		if ((rc = store_fold_apply(st, &st->st_kfold, txn, &puts,
-		    &dels)) != 0 ||
-		    (rc = st->st_journal[j]->truncate(st->st_journal[j], txn,
-		    &count, 0)) != 0)
-			goto fail;
+	if ((rc = store_compact_apply(st, txn, &puts, &dels)) != 0 ||
+	    (rc = store_compact_mark(st, txn, to)) != 0) {
+		(void)txn->abort(txn);
+		return rc;
 	}
 	if ((rc = txn->commit(txn, DB_TXN_WRITE_NOSYNC)) != 0)
 		return rc;
+	st->st_jfold = *to;
+	atomic_store(&st->st_jkeep, to->file);
 	store_compact_shrink(st);
 	pthread_mutex_lock(&st->st_cmu);
 	st->st_info.si_folds++;
 	st->st_info.si_fold_ops += puts + dels;
 	pthread_mutex_unlock(&st->st_cmu);
 	return 0;
-fail:
-	(void)txn->abort(txn);
-	return rc;
 }
 
 /*
- * One round: switch journals, fold the old one.  0 or a code; a failure
- * is latched (st_cerr) like a failed commit: the store then refuses to go
- * on, and recovery at the next open folds what is left.
+ * One round: fold what was written since the last.  0 or a code; a
+ * failure is latched (st_cerr) like a failed commit: the store then
+ * refuses to go on, and the next open folds what is left.
  */
 int
 store_compact_round(struct store *st)
 {
-	int old, rc;
+	DB_LSN end;
+	int rc = 0;
 
 	pthread_mutex_lock(&st->st_kmu);
 	pthread_mutex_lock(&st->st_jmu);
-	old = st->st_jactive;
-	st->st_jactive ^= 1;
+	end = st->st_jend;
 	st->st_jops = 0;
 	pthread_mutex_unlock(&st->st_jmu);
-	if ((rc = store_compact_journal(st, old)) != 0) {
+	if (!LSN_ZERO(end) && log_compare(&end, &st->st_jfold) > 0 &&
+	    (rc = store_compact_fold(st, &end)) != 0) {
 		pthread_mutex_lock(&st->st_cmu);
 		if (st->st_cerr == STORE_OK)
 			st->st_cerr = rc == ENOMEM ? STORE_NOMEM :
@@ -210,9 +268,43 @@ store_compact_all(struct store *st)
 	    store_commit_error(st);
 }
 
+int
+store_compact_open(struct store *st)
+{
+	DB_LSN end = { 0, 0 };
+
+	return store_compact_fold(st, &end);
+}
+
+/* ---- a format-1 store's journal databases ---- */
+
+/* Read every entry of journal j (in key order) into st_kbuf; a code. */
+static int
+store_compact_v1_read(struct store *st, DB *j, DB_TXN *txn)
+{
+	DBC *c;
+	DBT k, v;
+	int rc, rc2;
+
+	if ((rc = j->cursor(j, txn, &c, 0)) != 0)
+		return rc;
+	memset(&k, 0, sizeof(k));
+	memset(&v, 0, sizeof(v));
+	k.flags = v.flags = DB_DBT_REALLOC;
+	while ((rc = c->get(c, &k, &v, DB_NEXT)) == 0)
+		if ((rc = k.size != 8 ? EINVAL : store_compact_value(st,
+		    v.data, v.size)) != 0)
+			break;
+	if ((rc2 = c->close(c)) != 0 && (rc == 0 || rc == DB_NOTFOUND))
+		rc = rc2;
+	free(k.data);
+	free(v.data);
+	return rc == DB_NOTFOUND ? 0 : rc;
+}
+
 /* The first key (sequence number) of journal j, 0 when it is empty. */
 static uint64_t
-store_journal_first(struct store *st, int j)
+store_compact_v1_first(DB *j, DB_TXN *txn)
 {
 	uint8_t kb[8];
 	uint64_t seq = 0;
@@ -220,7 +312,7 @@ store_journal_first(struct store *st, int j)
 	DBT k, v;
 	int i;
 
-	if (st->st_journal[j]->cursor(st->st_journal[j], NULL, &c, 0) != 0)
+	if (j->cursor(j, txn, &c, 0) != 0)
 		return 0;
 	memset(&k, 0, sizeof(k));
 	memset(&v, 0, sizeof(v));
@@ -236,18 +328,30 @@ store_journal_first(struct store *st, int j)
 }
 
 int
-store_compact_open(struct store *st)
+store_compact_v1(struct store *st, DB *j[2])
 {
-	uint64_t f0 = store_journal_first(st, 0);
-	uint64_t f1 = store_journal_first(st, 1);
-	int first = f1 != 0 && (f0 == 0 || f1 < f0), rc;
+	uint64_t puts = 0, dels = 0, f0, f1;
+	u_int32_t count;
+	DB_TXN *txn;
+	int rc, first;
 
-	/* After a crash mid-round both may hold entries: older first. */
-	if ((rc = store_compact_journal(st, first)) != 0 ||
-	    (rc = store_compact_journal(st, !first)) != 0)
+	st->st_kbuf.b_len = st->st_kbuf.b_nops = 0;
+	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
 		return rc;
-	st->st_jactive = 0;
-	return 0;
+	/* After a crash mid-round both may hold entries: older first. */
+	f0 = store_compact_v1_first(j[0], txn);
+	f1 = store_compact_v1_first(j[1], txn);
+	first = f1 != 0 && (f0 == 0 || f1 < f0);
+	if ((rc = store_compact_v1_read(st, j[first], txn)) != 0 ||
+	    (rc = store_compact_v1_read(st, j[!first], txn)) != 0 ||
+	    (rc = store_compact_apply(st, txn, &puts, &dels)) != 0 ||
+	    (rc = j[0]->truncate(j[0], txn, &count, 0)) != 0 ||
+	    (rc = j[1]->truncate(j[1], txn, &count, 0)) != 0) {
+		(void)txn->abort(txn);
+		return rc;
+	}
+	store_compact_shrink(st);
+	return txn->commit(txn, 0);
 }
 
 /* ---- the thread ---- */
@@ -272,7 +376,7 @@ store_compactor(void *arg)
 			break;
 		pthread_mutex_unlock(&st->st_cmu);
 		pthread_mutex_lock(&st->st_jmu);
-		due = st->st_jops > 0;
+		due = st->st_jops > 0 && !atomic_load(&st->st_khold);
 		pthread_mutex_unlock(&st->st_jmu);
 		if (due)
 			(void)store_compact_round(st);
@@ -314,7 +418,7 @@ store_compactor_stop(struct store *st)
 	st->st_kstarted = false;
 }
 
-/* A commit added n operations to the active journal (st_jmu held). */
+/* A commit added n operations to the journal (st_jmu held). */
 void
 store_compact_noted(struct store *st, size_t n)
 {

@@ -6,9 +6,9 @@
  *   store.c        open, close, epoch, info, error mapping
  *   store_txn.c    the turn: staging into a batch, sealing, waiting,
  *                  abort, faults
- *   store_commit.c committing sealed turns as journal entries (the
- *                  committer thread under sync), folding
- *   store_compact.c the compactor: journals folded into the records
+ *   store_commit.c committing sealed turns as journal records in the
+ *                  log (the committer thread under sync), folding
+ *   store_compact.c the compactor: the journal folded into the records
  *   store_codec.c  encoding and decoding of keys and values (the format)
  *   store_load.c   bulk loading at startup
  *   store_ckp.c    the checkpoint thread
@@ -27,8 +27,20 @@
 
 #include "store.h"
 
-/* Format of the whole store (meta "format"); bump on any layout change. */
-#define STORE_FORMAT		1
+/*
+ * Format of the whole store (meta "format"); bump on any layout change.
+ * 1: turns journalled in journal0.db/journal1.db (still read at open);
+ * 2: turns journalled as records of Berkeley DB's log (STORE_LOGREC).
+ */
+#define STORE_FORMAT		2
+/*
+ * Our log records' type (Berkeley DB reserves the types from DB_user_BEGIN
+ * for applications), and their header: Berkeley DB's own layout of u32
+ * type, u32 transaction id and DB_LSN of the previous record (both 0: no
+ * transaction), in the host's order as all of its log is.
+ */
+#define STORE_LOGREC		(DB_user_BEGIN + 0x4e4c)
+#define STORE_LOGREC_HDR	16
 /* Record version byte that starts every value written by this code. */
 #define STORE_REC_V1		1
 #define STORE_REC_V2		2	/* host values only */
@@ -116,7 +128,7 @@ struct store_fold {
  * (store_commit.c) owns st_jbuf; the compactor (store_compact.c) owns
  * st_kbuf and st_kfold; what they share is under st_cmu, st_jmu and
  * st_kmu (see the LOCKING notes there).  The database handles are opened
- * DB_THREAD.  The checkpoint thread has its own DB_ENV handle in st_ckp.
+ * DB_THREAD; the checkpoint thread (st_ckp) uses st_env too.
  */
 struct store {
 	DB_ENV		*st_env;
@@ -124,7 +136,6 @@ struct store {
 	DB		*st_hosts;	/* hosts.db */
 	DB		*st_locks;	/* locks.db */
 	DB		*st_shares;	/* shares.db */
-	DB		*st_journal[2];	/* journal0.db, journal1.db */
 	enum store_durability st_durability;
 	bool		 st_flush;	/* store_require_flush() this turn */
 	bool		 st_fatal;	/* DB_RUNRECOVERY seen: refuse all */
@@ -152,15 +163,19 @@ struct store {
 	int		 st_efd;	/* eventfd: commits done */
 	uint8_t		*st_jbuf;	/* a journal entry being encoded */
 	size_t		 st_jcap;
-	/* the journals and the compactor */
-	pthread_mutex_t	 st_jmu;	/* st_jactive, a commit into it */
-	int		 st_jactive;
-	size_t		 st_jops;	/* ops in the active journal */
+	/* the journal (our records in the log) and the compactor */
+	pthread_mutex_t	 st_jmu;	/* st_jend, st_jops */
+	DB_LSN		 st_jend;	/* our last record in the log */
+	size_t		 st_jops;	/* ops written since the last round */
+	DB_LSN		 st_jfold;	/* last record folded (st_kmu) */
+	_Atomic uint32_t st_jkeep;	/* first log file not to remove (0:
+					   none may go yet) */
 	pthread_mutex_t	 st_kmu;	/* one compaction round at a time */
 	pthread_cond_t	 st_kcv;	/* wakes the compactor (st_cmu) */
 	bool		 st_kstop;	/* under st_cmu */
 	pthread_t	 st_kthread;
 	bool		 st_kstarted;
+	_Atomic bool	 st_khold;	/* store_test_hold_fold() */
 	struct store_batch st_kbuf;	/* a journal, decoded */
 	struct store_fold st_kfold;
 	struct store_ckp *st_ckp;	/* NULL until started */
@@ -224,19 +239,26 @@ enum store_status store_commit_wait(struct store *st, uint64_t seq);
 void	store_commit_info(const struct store *st, struct store_info *si,
 	    struct store_meta *cur);
 
-/* store_compact.c: folding the journals. */
-/* Fold journal j into the record databases and empty it; a code. */
-int	store_compact_journal(struct store *st, int j);
-/* At open, before the threads: fold both journals, older first. */
+/* store_compact.c: folding the journal. */
+/*
+ * At open, before the threads: fold what the log holds after st_jfold
+ * (meta "journal"; zero: from the log's first record) through its end.
+ */
 int	store_compact_open(struct store *st);
-/* One round (switch journals, fold the old one); failures latched. */
+/*
+ * A format-1 store: fold its journal databases j[0] and j[1]
+ * (journal0.db, journal1.db; older entries first) into the record
+ * databases and empty them, in one transaction; a code.
+ */
+int	store_compact_v1(struct store *st, DB *j[2]);
+/* One round (fold what was written since the last); failures latched. */
 int	store_compact_round(struct store *st);
 /* Wait for every sealed commit, then fold it all (loads). */
 enum store_status store_compact_all(struct store *st);
 enum store_status store_compactor_start(struct store *st, char *err,
 	    size_t errlen);
 void	store_compactor_stop(struct store *st);
-/* A commit added n operations to the active journal (st_jmu held). */
+/* A commit added n operations to the journal (st_jmu held). */
 void	store_compact_noted(struct store *st, size_t n);
 /* store_codec.c: a journal operation, to and from its stored form. */
 size_t	store_enc_jop(uint8_t *buf, const struct store_op *op);
@@ -281,9 +303,12 @@ void	store_ckp_stop(struct store_ckp *ck);
 void	store_ckp_counts(const struct store_ckp *ck, uint64_t *nckp,
 	    uint64_t *nremoved);
 /*
- * One checkpoint of env and removal of the log files it no longer needs;
- * adds the number removed to *nremoved.  Returns a Berkeley DB code.
+ * One checkpoint of env and removal of the log files it no longer needs
+ * -- and that hold no record of ours not yet folded: none numbered *keep
+ * or above, none at all while *keep is 0.  Adds the number removed to
+ * *nremoved.  Returns a Berkeley DB code.
  */
-int	store_ckp_run(DB_ENV *env, uint64_t *nremoved, size_t *nleftp);
+int	store_ckp_run(DB_ENV *env, const _Atomic uint32_t *keep,
+	    uint64_t *nremoved, size_t *nleftp);
 
 #endif /* NLMD_DB_STORE_IMPL_H */

@@ -5,6 +5,9 @@
 
 #include "store_impl.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 enum store_status
 store_test_put_raw(struct store *st, enum store_test_db which,
     const void *key, size_t klen, const void *val, size_t vlen)
@@ -31,4 +34,63 @@ store_test_put_raw(struct store *st, enum store_test_db which,
 		return STORE_INVAL;
 	/* store_stage() deletes on a NULL value; an empty value is a put. */
 	return store_stage(st, db, key, klen, val != NULL ? val : "", vlen);
+}
+
+void
+store_test_hold_fold(struct store *st, bool hold)
+{
+	atomic_store(&st->st_khold, hold);
+}
+
+enum store_status
+store_test_v1_entry(struct store *st, unsigned j, uint64_t seq)
+{
+	static const char *const name[2] = { "journal0.db", "journal1.db" };
+	const struct store_batch *b = st->st_batch;
+	uint8_t kb[8], mv[16], *v;
+	size_t len = 1, off;
+	DB_TXN *txn = NULL;
+	DB *db = NULL;
+	DBT k, d;
+	int rc, i;
+
+	if (j > 1 || (v = malloc(1 + (b != NULL ? b->b_len : 0))) == NULL)
+		return STORE_INVAL;
+	v[0] = STORE_REC_V1;
+	for (off = 0; b != NULL && off < b->b_len; ) {
+		const struct store_op *op =
+		    (const struct store_op *)(const void *)(b->b_buf + off);
+
+		len += store_enc_jop(v + len, op);
+		off += STORE_OP_SPACE(op->op_klen, op->op_vlen);
+	}
+	for (i = 0; i < 8; i++)
+		kb[i] = (uint8_t)(seq >> (56 - 8 * i));
+	memset(&k, 0, sizeof(k));
+	memset(&d, 0, sizeof(d));
+	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) == 0 &&
+	    (rc = db_create(&db, st->st_env, 0)) == 0 &&
+	    (rc = db->open(db, txn, name[j], NULL, DB_BTREE, DB_CREATE, 0600))
+	    == 0) {
+		k.data = kb;
+		k.size = sizeof(kb);
+		d.data = v;
+		d.size = (u_int32_t)len;
+		rc = db->put(db, txn, &k, &d, 0);
+	}
+	if (rc == 0) {
+		k.data = (void *)(uintptr_t)"format";
+		k.size = 6;
+		d.data = mv;
+		d.size = (u_int32_t)store_enc_meta(mv, 1);
+		rc = st->st_meta->put(st->st_meta, txn, &k, &d, 0);
+	}
+	if (txn != NULL)
+		rc = rc == 0 ? txn->commit(txn, 0) : (txn->abort(txn), rc);
+	/* A handle opened in a transaction outlives it. */
+	if (db != NULL)
+		(void)db->close(db, 0);
+	free(v);
+	store_txn_discard(st);
+	return rc == 0 ? STORE_OK : store_status_of(st, rc);
 }

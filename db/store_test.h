@@ -6,6 +6,7 @@
 #ifndef NLMD_DB_STORE_TEST_H
 #define NLMD_DB_STORE_TEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "store.h"
@@ -26,5 +27,20 @@ enum store_test_db {
 enum store_status store_test_put_raw(struct store *st,
 	    enum store_test_db which, const void *key, size_t klen,
 	    const void *val, size_t vlen);
+
+/*
+ * Write what the current turn staged as a format-1 store would have
+ * committed it: one entry, key seq, in journal0.db (j 0) or journal1.db
+ * (j 1), and meta "format" 1; the turn is then discarded.  The next open
+ * must fold it.
+ */
+enum store_status store_test_v1_entry(struct store *st, unsigned j,
+	    uint64_t seq);
+
+/*
+ * Hold (true) or resume (false) the compactor's rounds: commits then stay
+ * in the log unfolded, as when the compactor lags behind.
+ */
+void	store_test_hold_fold(struct store *st, bool hold);
 
 #endif /* NLMD_DB_STORE_TEST_H */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <CUnit/CUnit.h>
@@ -304,4 +305,37 @@ stt_long(void)
 	const char *s = getenv("NLMD_TEST_LONG");
 
 	return s != NULL && *s != '\0' && strcmp(s, "0") != 0;
+}
+
+double
+stt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool
+stt_churn(struct store *cst, uint64_t host)
+{
+	static char fh[LK_FH_MAX + 1], oh[LK_OH_MAX + 1];
+	struct lk_record rc;
+	enum store_status s;
+	unsigned t, i;
+
+	memset(fh, 'f', LK_FH_MAX);
+	memset(oh, 'o', LK_OH_MAX);
+	for (t = 0; t < 2500; t++) {
+		for (i = 0; i < 16; i++) {
+			rc = stt_lock(host, (int32_t)i, oh, fh, 0, 0, true, t);
+			s = t % 2 == 0 ? store_put_record(cst, &rc) :
+			    store_del_record(cst, &rc);
+			if (s != STORE_OK)
+				return false;
+		}
+		if (store_commit(cst) != STORE_OK)
+			return false;
+	}
+	return true;
 }

@@ -57,6 +57,15 @@ void	stt_snap_dir(const char *dir, struct stt_snap *ss);
 bool	stt_rec_equal(const struct lk_record *a, const struct lk_record *b);
 bool	stt_host_equal(const struct store_host *a, const struct store_host *b);
 
+/* CLOCK_MONOTONIC in seconds. */
+double	stt_now(void);
+
+/*
+ * Turns that write ~64 MiB of log (locks of `host' with the largest
+ * handles, put and deleted) but leave no record; false on error.
+ */
+bool	stt_churn(struct store *st, uint64_t host);
+
 /* Number of log.* files in dir. */
 size_t	stt_nlogs(const char *dir);
 
@@ -68,5 +77,6 @@ int	stt_register_basic(void);
 int	stt_register_fault(void);
 int	stt_register_durable(void);
 int	stt_register_commit(void);
+int	stt_register_journal(void);
 
 #endif

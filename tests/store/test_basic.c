@@ -611,7 +611,7 @@ test_corrupt(void)
 	static const uint8_t skey[] = { 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1,
 	    'f' };
 	static const uint8_t hkey[] = { 0, 0, 0, 0, 0, 0, 0, 9 };
-	static const uint8_t fmt[] = { 1, 0, 0, 0, 0, 0, 0, 0, 2 };
+	static const uint8_t fmt[] = { 1, 0, 0, 0, 0, 0, 0, 0, 3 };
 	struct store *bad = NULL;
 	char err[512] = "";
 	struct store_config cf;

@@ -33,15 +33,6 @@ fresh(void)
 	stt_fresh(&dir, &st);
 }
 
-static double
-now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The child: KILL_TURNS committed turns, one staged, then death. */
 static void
 child(enum store_durability d, bool sigkill)
@@ -123,31 +114,6 @@ last_log(const char *d)
 	return max;
 }
 
-/* Turns that write ~64 MiB of log but leave no record; false on error. */
-static bool
-churn(struct store *cst)
-{
-	static char fh[LK_FH_MAX + 1], oh[LK_OH_MAX + 1];
-	struct lk_record rc;
-	enum store_status s;
-	unsigned t, i;
-
-	memset(fh, 'f', LK_FH_MAX);
-	memset(oh, 'o', LK_OH_MAX);
-	for (t = 0; t < 2500; t++) {
-		for (i = 0; i < 16; i++) {
-			rc = stt_lock(1, (int32_t)i, oh, fh, 0, 0, true, t);
-			s = t % 2 == 0 ? store_put_record(cst, &rc) :
-			    store_del_record(cst, &rc);
-			if (s != STORE_OK)
-				return false;
-		}
-		if (store_commit(cst) != STORE_OK)
-			return false;
-	}
-	return true;
-}
-
 /*
  * Wait (up to 30 s: a loaded machine delays the checkpoint thread) for a
  * checkpoint that removed log files.
@@ -156,17 +122,17 @@ static bool
 wait_removal(struct store *cst)
 {
 	struct store_info si;
-	double t0 = now_sec();
+	double t0 = stt_now();
 
 	do {
 		usleep(100000);
 		store_info(cst, &si);
 	} while ((stt_nlogs(dir) > 2 || si.si_logs_removed == 0) &&
-	    now_sec() - t0 < 30);
+	    stt_now() - t0 < 30);
 	if (si.si_checkpoints >= 1 && si.si_logs_removed >= 2)
 		return true;
 	fprintf(stderr, "\nafter %.1f s: %zu log files, last %lu, %llu "
-	    "checkpoints, %llu removed\n", now_sec() - t0, stt_nlogs(dir),
+	    "checkpoints, %llu removed\n", stt_now() - t0, stt_nlogs(dir),
 	    last_log(dir), (unsigned long long)si.si_checkpoints,
 	    (unsigned long long)si.si_logs_removed);
 	return false;
@@ -197,7 +163,7 @@ ckp_child(void)
 
 	if (stt_open(dir, STORE_LOG, 1, &cst) != STORE_OK)
 		_exit(2);
-	if (!churn(cst) || !put_turns(cst, 0, 50))
+	if (!stt_churn(cst, 1) || !put_turns(cst, 0, 50))
 		_exit(3);
 	if (!wait_removal(cst))
 		_exit(4);
@@ -239,7 +205,7 @@ test_checkpoint(void)
 
 	fresh();
 	CU_ASSERT_FATAL(stt_open(dir, STORE_LOG, 1, &st) == STORE_OK);
-	CU_ASSERT_FATAL(churn(st));
+	CU_ASSERT_FATAL(stt_churn(st, 1));
 	CU_ASSERT(last_log(dir) >= 4);
 	/*
 	 * Within a few periods a checkpoint removes the old files.  The
@@ -249,9 +215,9 @@ test_checkpoint(void)
 	 */
 	CU_ASSERT(wait_removal(st));
 	{
-		double t0 = now_sec();
+		double t0 = stt_now();
 
-		while (stt_nlogs(dir) > 3 && now_sec() - t0 < 30)
+		while (stt_nlogs(dir) > 3 && stt_now() - t0 < 30)
 			usleep(100000);
 	}
 	CU_ASSERT(stt_nlogs(dir) <= 3);
@@ -260,7 +226,7 @@ test_checkpoint(void)
 		    stt_nlogs(dir), last_log(dir));
 	/*
 	 * An idle store is not checkpointed again and again.  (A load folds
-	 * the journals first, so the compactor has nothing left to write;
+	 * the journal first, so the compactor has nothing left to write;
 	 * the checkpoint after that fold comes within the next period.)
 	 */
 	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
@@ -283,10 +249,10 @@ test_close_prompt(void)
 	fresh();
 	st = stt_open_ok(dir, STORE_SYNC);
 	usleep(200000);
-	t0 = now_sec();
+	t0 = stt_now();
 	store_close(st);
 	st = NULL;
-	CU_ASSERT(now_sec() - t0 < 1.0);
+	CU_ASSERT(stt_now() - t0 < 1.0);
 }
 
 /* One transaction of n puts, then one of n deletes. */
@@ -301,7 +267,7 @@ test_big_txn(void)
 
 	fresh();
 	st = stt_open_ok(dir, STORE_LOG);
-	t0 = now_sec();
+	t0 = stt_now();
 	for (i = 0; i < n; i++) {
 		snprintf(fh, sizeof(fh), "file-%zu", i / 4);
 		rc = stt_lock(i % 1000 + 1, (int32_t)(i / 1000), "owner", fh,
@@ -309,14 +275,14 @@ test_big_txn(void)
 		CU_ASSERT_EQUAL_FATAL(store_put_record(st, &rc), STORE_OK);
 	}
 	CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
-	t1 = now_sec();
+	t1 = stt_now();
 	store_close(st);
 	st = NULL;
 	stt_snap_dir(dir, &ss);
 	CU_ASSERT_EQUAL(ss.ss_nrecs, n);
 	stt_snap_free(&ss);
 	st = stt_open_ok(dir, STORE_LOG);
-	t2 = now_sec();
+	t2 = stt_now();
 	for (i = 0; i < n; i++) {
 		snprintf(fh, sizeof(fh), "file-%zu", i / 4);
 		rc = stt_lock(i % 1000 + 1, (int32_t)(i / 1000), "owner", fh,
@@ -325,7 +291,7 @@ test_big_txn(void)
 	}
 	CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
 	printf("\n  [%zu puts in one txn %.2f s, %zu deletes %.2f s] ", n,
-	    t1 - t0, n, now_sec() - t2);
+	    t1 - t0, n, stt_now() - t2);
 	store_close(st);
 	st = NULL;
 	stt_snap_dir(dir, &ss);

@@ -171,11 +171,11 @@ test_fault_turn(void)
 		if (fault_turn(n, &s0, &s1))
 			break;
 	/*
-	 * A turn is one journal entry: txn_begin, put, commit (the fold into
-	 * the record databases happens later, off the turn), so the 4th
-	 * fault is never reached.
+	 * A turn is one journal record: one log_put (the fold into the
+	 * record databases happens later, off the turn), so the 2nd fault
+	 * is never reached.
 	 */
-	CU_ASSERT_EQUAL(n, 4);
+	CU_ASSERT_EQUAL(n, 2);
 	stt_snap_free(&s0);
 	stt_snap_free(&s1);
 }
@@ -208,8 +208,8 @@ test_fault_epoch(void)
 		store_info(st, &si);
 		CU_ASSERT_EQUAL(si.si_epoch, 1);
 	}
-	/* txn_begin, put, commit */
-	CU_ASSERT_EQUAL(n, 4);
+	/* one log_put */
+	CU_ASSERT_EQUAL(n, 2);
 	CU_ASSERT_EQUAL(e, 2);
 	store_close(st);
 	st = NULL;

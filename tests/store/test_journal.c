@@ -1,0 +1,164 @@
+/*
+ * test_journal.c - the journal in Berkeley DB's log: log files holding
+ * turns not yet folded are kept, whatever the checkpoints say; a store of
+ * format 1 (journal databases) is folded and migrated at open.
+ */
+#include "stt.h"
+
+#include "store_test.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#define HELD_TURNS	50
+
+static char *dir;
+static struct store *st;
+
+static int
+teardown(void)
+{
+	stt_drop(&dir, &st);
+	return 0;
+}
+
+/*
+ * The child: with the fold held, HELD_TURNS turns that leave a record
+ * each, then ~64 MiB of log in turns that leave none, then checkpoints
+ * (every second) until two more were taken; then death.  Exit codes name
+ * what went wrong first.
+ */
+static void
+held_child(void)
+{
+	struct store_info si;
+	struct lk_record rc;
+	struct store *cst;
+	uint64_t t, n0;
+	double t0;
+
+	if (stt_open(dir, STORE_LOG, 1, &cst) != STORE_OK)
+		_exit(2);
+	store_test_hold_fold(cst, true);
+	for (t = 1; t <= HELD_TURNS; t++) {
+		rc = stt_lock(t, 1, "owner", "file", 0, 0, true, t);
+		if (store_put_record(cst, &rc) != STORE_OK ||
+		    store_commit(cst) != STORE_OK)
+			_exit(3);
+	}
+	if (!stt_churn(cst, HELD_TURNS + 1))
+		_exit(4);
+	store_info(cst, &si);
+	n0 = si.si_checkpoints;
+	t0 = stt_now();
+	do {
+		usleep(100000);
+		store_info(cst, &si);
+	} while (si.si_checkpoints < n0 + 2 && stt_now() - t0 < 30);
+	if (si.si_checkpoints < n0 + 2)
+		_exit(5);
+	/* Nothing folded, so no log file may have gone. */
+	if (si.si_logs_removed != 0 || stt_nlogs(dir) < 4)
+		_exit(6);
+	raise(SIGKILL);
+	_exit(7);
+}
+
+static void
+test_unfolded_kept(void)
+{
+	struct stt_snap ss;
+	pid_t pid;
+	size_t i;
+	int status;
+
+	stt_fresh(&dir, &st);
+	if ((pid = fork()) == 0)
+		held_child();
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	if (WIFEXITED(status))
+		fprintf(stderr, "\nchild exited %d\n", WEXITSTATUS(status));
+	/* Every turn comes back from the log... */
+	st = stt_open_ok(dir, STORE_LOG);
+	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, HELD_TURNS);
+	for (i = 0; i < ss.ss_nrecs; i++)
+		CU_ASSERT(ss.ss_recs[i].rc_host == i + 1 &&
+		    ss.ss_recs[i].rc_token == i + 1);
+	stt_snap_free(&ss);
+	store_close(st);
+	st = NULL;
+	/* ... and once folded, the files go (at the latest at a close). */
+	CU_ASSERT(stt_nlogs(dir) <= 2);
+}
+
+static bool
+exists(const char *name)
+{
+	char path[4096];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return stat(path, &sb) == 0;
+}
+
+static void
+test_format1(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "a", 0, 0, true, 1);
+	struct lk_record b = stt_lock(1, 1, "o", "b", 0, 0, true, 2);
+	struct lk_record c = stt_lock(2, 1, "o", "c", 0, 0, true, 3);
+	struct stt_snap ss, ss2;
+
+	stt_fresh(&dir, &st);
+	st = stt_open_ok(dir, STORE_SYNC);
+	/*
+	 * journal1.db holds the older entry (sequence 5), journal0.db the
+	 * newer (9), as after a crash in the middle of a format-1 round: A
+	 * is put, then deleted, so folding journal0.db first would keep it.
+	 */
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_record(st, &c), STORE_OK);
+	CU_ASSERT_EQUAL(store_test_v1_entry(st, 1, 5), STORE_OK);
+	CU_ASSERT_EQUAL(store_del_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_record(st, &b), STORE_OK);
+	CU_ASSERT_EQUAL(store_test_v1_entry(st, 0, 9), STORE_OK);
+	store_close(st);
+	st = NULL;
+	CU_ASSERT(exists("journal0.db") && exists("journal1.db"));
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 2);
+	if (ss.ss_nrecs == 2) {
+		CU_ASSERT(stt_rec_equal(&ss.ss_recs[0], &b));
+		CU_ASSERT(stt_rec_equal(&ss.ss_recs[1], &c));
+	}
+	CU_ASSERT(!exists("journal0.db") && !exists("journal1.db"));
+	/* Migrated once: the next open finds the same. */
+	stt_snap_dir(dir, &ss2);
+	CU_ASSERT(stt_snap_equal(&ss, &ss2));
+	stt_snap_free(&ss);
+	stt_snap_free(&ss2);
+}
+
+int
+stt_register_journal(void)
+{
+	CU_pSuite s = CU_add_suite("store journal", NULL, teardown);
+
+	if (s == NULL ||
+	    !CU_add_test(s, "unfolded log files are kept",
+	    test_unfolded_kept) ||
+	    !CU_add_test(s, "a format-1 store is migrated", test_format1))
+		return -1;
+	return 0;
+}
