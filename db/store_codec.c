@@ -80,8 +80,15 @@
  *          (1 put, 0 delete), u16 key length, u32 value length (0 for a
  *          delete), the key, the value -- exactly as they are to be
  *          stored in that database (the formats above).
- *   What the store holds is the four databases with every journal record
- *   after meta "journal" applied in log order.  Berkeley DB's own tools
+ *   A commit of more than STORE_LOGREC_MAX (1 MiB) is written as several
+ *   records: the first byte of the entry is then 2 (first part), 3 (a
+ *   middle part) or 4 (the last part) instead of the version, and the
+ *   parts' operations are the commit's, in order.  The parts of one
+ *   commit follow each other among our records; a commit counts once its
+ *   last part is read (parts without their last, which a crash left, are
+ *   never applied).
+ *   What the store holds is the four databases with every commit in the
+ *   journal after meta "journal" applied in log order.  Berkeley DB's own tools
  *   show them as application-specific records (db5.3_printlog) and pass
  *   over them (db5.3_recover).
  *

@@ -235,61 +235,83 @@ store_fold_apply(struct store *st, const struct store_fold *fo, DB_TXN *txn,
 
 /* ---- one commit: one journal record ---- */
 
-/*
- * Encode the run as one journal record in st_jbuf: the log record header
- * (store_impl.h), then the value a format-1 journal entry held; false:
- * ENOMEM.
- */
+/* Make room for need bytes in st_jbuf; false: ENOMEM. */
 static bool
-store_journal_encode(struct store *st, const struct store_batch *run,
-    size_t *lenp)
+store_jbuf_room(struct store *st, size_t need)
 {
-	const struct store_batch *b;
-	size_t need = STORE_LOGREC_HDR + 1, off, len;
-	uint32_t hdr[4] = { STORE_LOGREC, 0, 0, 0 };
 	uint8_t *p;
 
-	for (b = run; b != NULL; b = b->b_next)
-		need += b->b_len;	/* encoded ops are never longer */
-	if (need > st->st_jcap) {
-		if ((p = realloc(st->st_jbuf, need)) == NULL)
-			return false;
-		st->st_jbuf = p;
-		st->st_jcap = need;
-	}
-	memcpy(st->st_jbuf, hdr, STORE_LOGREC_HDR);
-	st->st_jbuf[STORE_LOGREC_HDR] = STORE_REC_V1;
-	len = STORE_LOGREC_HDR + 1;
-	for (b = run; b != NULL; b = b->b_next)
-		for (off = 0; off < b->b_len; ) {
-			const struct store_op *op =
-			    (const struct store_op *)(const void *)
-			    (b->b_buf + off);
-
-			len += store_enc_jop(st->st_jbuf + len, op);
-			off += STORE_OP_SPACE(op->op_klen, op->op_vlen);
-		}
-	*lenp = len;
+	if (need <= st->st_jcap)
+		return true;
+	if ((p = realloc(st->st_jbuf, need)) == NULL)
+		return false;
+	st->st_jbuf = p;
+	st->st_jcap = need;
 	return true;
 }
 
-/* Append the run to the log as one journal record; a code. */
+/*
+ * Append st_jbuf[0..len) as one journal record whose payload starts with
+ * `kind' (STORE_REC_V1 or a STORE_JREC_*); a code.
+ */
+static int
+store_journal_put(struct store *st, size_t len, uint8_t kind, uint32_t flags,
+    DB_LSN *lsnp)
+{
+	uint32_t hdr[4] = { STORE_LOGREC, 0, 0, 0 };
+	DBT d;
+
+	memcpy(st->st_jbuf, hdr, STORE_LOGREC_HDR);
+	st->st_jbuf[STORE_LOGREC_HDR] = kind;
+	memset(&d, 0, sizeof(d));
+	d.data = st->st_jbuf;
+	d.size = (u_int32_t)len;
+	return STORE_DB(st, st->st_env->log_put(st->st_env, lsnp, &d, flags));
+}
+
+/*
+ * Append the run to the log as one journal record (the log record header,
+ * then the value a format-1 journal entry held), or as several when it
+ * is larger than STORE_LOGREC_MAX: only the last is written out (and
+ * flushed, if asked), so the parts reach the OS together.  A code.
+ */
 static int
 store_journal_append(struct store *st, const struct store_batch *run,
     size_t nops, bool flush)
 {
+	const struct store_batch *b;
+	size_t len = STORE_LOGREC_HDR + 1, off, need;
+	uint8_t kind = STORE_REC_V1;
 	DB_LSN lsn;
-	DBT d;
-	size_t len;
-	int rc;
+	int rc = 0;
 
-	if (!store_journal_encode(st, run, &len))
-		return ENOMEM;
-	memset(&d, 0, sizeof(d));
-	d.data = st->st_jbuf;
-	d.size = (u_int32_t)len;
-	rc = STORE_DB(st, st->st_env->log_put(st->st_env, &lsn, &d,
-	    flush ? DB_FLUSH : DB_LOG_WRNOSYNC));
+	for (b = run; b != NULL && rc == 0; b = b->b_next)
+		for (off = 0; off < b->b_len && rc == 0; ) {
+			const struct store_op *op =
+			    (const struct store_op *)(const void *)
+			    (b->b_buf + off);
+
+			need = 8 + (size_t)op->op_klen + op->op_vlen;
+			if (len + need > STORE_LOGREC_MAX &&
+			    len > STORE_LOGREC_HDR + 1) {
+				rc = store_journal_put(st, len,
+				    kind == STORE_REC_V1 ? STORE_JREC_FIRST :
+				    STORE_JREC_MIDDLE, 0, &lsn);
+				kind = STORE_JREC_MIDDLE;
+				len = STORE_LOGREC_HDR + 1;
+			}
+			if (rc == 0 && !store_jbuf_room(st, len + need))
+				rc = ENOMEM;
+			if (rc == 0)
+				len += store_enc_jop(st->st_jbuf + len, op);
+			off += STORE_OP_SPACE(op->op_klen, op->op_vlen);
+		}
+	if (rc == 0 && !store_jbuf_room(st, len))
+		rc = ENOMEM;
+	if (rc == 0)
+		rc = store_journal_put(st, len, kind == STORE_REC_V1 ?
+		    STORE_REC_V1 : STORE_JREC_LAST,
+		    flush ? DB_FLUSH : DB_LOG_WRNOSYNC, &lsn);
 	if (rc == 0) {
 		pthread_mutex_lock(&st->st_jmu);
 		st->st_jend = lsn;

@@ -93,15 +93,21 @@ store_compact_shrink(struct store *st)
 /* Log files are numbered from 1: a zero LSN is "none". */
 #define LSN_ZERO(l)	((l).file == 0)
 
-/* Decode one journal value (version, then operations) into st_kbuf. */
+/*
+ * Decode one journal value (version or part, then operations) into
+ * st_kbuf.  `part': accept the parts of a commit written as several
+ * records (STORE_JREC_*), not only STORE_REC_V1.
+ */
 static int
-store_compact_value(struct store *st, const uint8_t *v, size_t vlen)
+store_compact_value(struct store *st, const uint8_t *v, size_t vlen,
+    bool part)
 {
 	const uint8_t *data;
 	struct store_op op;
 	size_t off = 1;
 
-	if (vlen < 1 || v[0] != STORE_REC_V1)
+	if (vlen < 1 || (v[0] != STORE_REC_V1 && (!part ||
+	    v[0] < STORE_JREC_FIRST || v[0] > STORE_JREC_LAST)))
 		return EINVAL;
 	while (off < vlen) {
 		memset(&op, 0, sizeof(op));
@@ -109,6 +115,42 @@ store_compact_value(struct store *st, const uint8_t *v, size_t vlen)
 			return EINVAL;
 		if (!store_compact_push(st, &op, data))
 			return ENOMEM;
+	}
+	return 0;
+}
+
+/* st_kbuf as of the end of the last whole commit read. */
+struct store_kmark {
+	size_t		km_len;
+	size_t		km_nops;
+};
+
+/*
+ * Take one journal record into st_kbuf.  The parts of a commit written as
+ * several records count once the last is read: a commit whose writing a
+ * crash cut short never told anyone anything, and is dropped (a record
+ * that begins a commit forgets an unfinished one before it).
+ */
+static int
+store_compact_record(struct store *st, const uint8_t *v, size_t vlen,
+    struct store_kmark *km, bool *open)
+{
+	int rc;
+
+	if (vlen < 1)
+		return EINVAL;
+	if (v[0] == STORE_REC_V1 || v[0] == STORE_JREC_FIRST) {
+		st->st_kbuf.b_len = km->km_len;	/* forget an unfinished one */
+		st->st_kbuf.b_nops = km->km_nops;
+		*open = v[0] == STORE_JREC_FIRST;
+	} else if (!*open)
+		return 0;	/* the rest of one begun before the scan */
+	if ((rc = store_compact_value(st, v, vlen, true)) != 0)
+		return rc;
+	if (v[0] == STORE_REC_V1 || v[0] == STORE_JREC_LAST) {
+		*open = false;
+		km->km_len = st->st_kbuf.b_len;
+		km->km_nops = st->st_kbuf.b_nops;
 	}
 	return 0;
 }
@@ -133,6 +175,8 @@ store_is_logrec(const DBT *d)
 static int
 store_compact_scan(struct store *st, const DB_LSN *from, DB_LSN *to)
 {
+	struct store_kmark km = { 0, 0 };
+	bool open = false;
 	DB_LOGC *lc;
 	DB_LSN lsn;
 	DBT d;
@@ -155,13 +199,16 @@ store_compact_scan(struct store *st, const DB_LSN *from, DB_LSN *to)
 		rc = lc->get(lc, &lsn, &d, DB_NEXT);
 	for (; rc == 0 && log_compare(&lsn, to) <= 0;
 	    rc = lc->get(lc, &lsn, &d, DB_NEXT))
-		if (store_is_logrec(&d) && (rc = store_compact_value(st,
+		if (store_is_logrec(&d) && (rc = store_compact_record(st,
 		    (const uint8_t *)d.data + STORE_LOGREC_HDR,
-		    d.size - STORE_LOGREC_HDR)) != 0)
+		    d.size - STORE_LOGREC_HDR, &km, &open)) != 0)
 			break;
 out:
 	if ((rc2 = lc->close(lc, 0)) != 0 && (rc == 0 || rc == DB_NOTFOUND))
 		rc = rc2;
+	/* What an unfinished commit at the end left is not applied. */
+	st->st_kbuf.b_len = km.km_len;
+	st->st_kbuf.b_nops = km.km_nops;
 	return rc == DB_NOTFOUND ? 0 : rc;
 }
 
@@ -293,7 +340,7 @@ store_compact_v1_read(struct store *st, DB *j, DB_TXN *txn)
 	k.flags = v.flags = DB_DBT_REALLOC;
 	while ((rc = c->get(c, &k, &v, DB_NEXT)) == 0)
 		if ((rc = k.size != 8 ? EINVAL : store_compact_value(st,
-		    v.data, v.size)) != 0)
+		    v.data, v.size, false)) != 0)
 			break;
 	if ((rc2 = c->close(c)) != 0 && (rc == 0 || rc == DB_NOTFOUND))
 		rc = rc2;

@@ -41,6 +41,16 @@
  */
 #define STORE_LOGREC		(DB_user_BEGIN + 0x4e4c)
 #define STORE_LOGREC_HDR	16
+/*
+ * A commit larger than this (a turn that releases a million locks) is
+ * written as several records, each flagged (its first byte) as the first,
+ * a middle or the last part; a record holds at most 16 MiB, the size of a
+ * log file.  A commit in one record starts with STORE_REC_V1.
+ */
+#define STORE_LOGREC_MAX	(1u << 20)
+#define STORE_JREC_FIRST	2	/* first part, more follow */
+#define STORE_JREC_MIDDLE	3
+#define STORE_JREC_LAST		4
 /* Record version byte that starts every value written by this code. */
 #define STORE_REC_V1		1
 #define STORE_REC_V2		2	/* host values only */

@@ -102,6 +102,93 @@ test_unfolded_kept(void)
 	CU_ASSERT(stt_nlogs(dir) <= 2);
 }
 
+/*
+ * BIG_LOCKS locks of ~2 KiB each (the largest handles) staged in one turn:
+ * ~24 MiB, more than a log file holds, so the commit is written in parts.
+ */
+#define BIG_LOCKS	12000
+
+static bool
+stage_big(struct store *cst, uint64_t host)
+{
+	static char fh[LK_FH_MAX + 1], oh[LK_OH_MAX + 1];
+	struct lk_record rc;
+	unsigned i;
+
+	memset(fh, 'f', LK_FH_MAX);
+	memset(oh, 'o', LK_OH_MAX);
+	for (i = 0; i < BIG_LOCKS; i++) {
+		rc = stt_lock(host, (int32_t)i, oh, fh, 0, 0, true, i + 1);
+		if (store_put_record(cst, &rc) != STORE_OK)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The child: one small turn committed, then a big one; with `failat',
+ * the big one's failat-th part fails (the parts before it are in the log,
+ * some on disk), else it commits.  Then death without a close.
+ */
+static void
+big_child(unsigned failat)
+{
+	struct lk_record one = stt_lock(1, 1, "o", "f", 0, 0, true, 1);
+	struct store *cst;
+
+	if (stt_open(dir, STORE_LOG, 0, &cst) != STORE_OK)
+		_exit(2);
+	store_test_hold_fold(cst, true);
+	if (store_put_record(cst, &one) != STORE_OK ||
+	    store_commit(cst) != STORE_OK)
+		_exit(3);
+	if (!stage_big(cst, 2))
+		_exit(4);
+	if (failat != 0)
+		store_fail_after(cst, failat);
+	if ((store_commit(cst) == STORE_OK) != (failat == 0))
+		_exit(5);
+	raise(SIGKILL);
+	_exit(6);
+}
+
+static void
+big_turn(unsigned failat, size_t expect)
+{
+	struct stt_snap ss;
+	pid_t pid;
+	size_t i;
+	int status;
+
+	stt_fresh(&dir, &st);
+	if ((pid = fork()) == 0)
+		big_child(failat);
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	if (WIFEXITED(status))
+		fprintf(stderr, "\nchild exited %d\n", WEXITSTATUS(status));
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, expect);
+	for (i = 1; i < ss.ss_nrecs; i++)
+		CU_ASSERT(ss.ss_recs[i].rc_host == 2 &&
+		    ss.ss_recs[i].rc_token ==
+		    (uint64_t)ss.ss_recs[i].rc_svid + 1);
+	stt_snap_free(&ss);
+}
+
+static void
+test_big_turn(void)
+{
+	/* Written in parts, whole after a kill -9... */
+	big_turn(0, 1 + BIG_LOCKS);
+	/*
+	 * ... and a turn whose writing failed at its 20th part (some 19 MiB
+	 * written, more than the log buffer holds) is not there at all.
+	 */
+	big_turn(20, 1);
+}
+
 static bool
 exists(const char *name)
 {
@@ -158,7 +245,8 @@ stt_register_journal(void)
 	if (s == NULL ||
 	    !CU_add_test(s, "unfolded log files are kept",
 	    test_unfolded_kept) ||
-	    !CU_add_test(s, "a format-1 store is migrated", test_format1))
+	    !CU_add_test(s, "a format-1 store is migrated", test_format1) ||
+	    !CU_add_test(s, "a turn larger than a log file", test_big_turn))
 		return -1;
 	return 0;
 }
