@@ -280,11 +280,21 @@ store_journal_append(struct store *st, const struct store_batch *run,
     size_t nops, bool flush)
 {
 	const struct store_batch *b;
-	size_t len = STORE_LOGREC_HDR + 1, off, need;
+	size_t len = STORE_LOGREC_HDR + 1, off, need, total = len;
 	uint8_t kind = STORE_REC_V1;
 	DB_LSN lsn;
 	int rc = 0;
 
+	/*
+	 * Room for the whole run or the largest part, at once (encoded ops
+	 * are never longer): growing op by op would copy the part again
+	 * and again.
+	 */
+	for (b = run; b != NULL; b = b->b_next)
+		total += b->b_len;
+	if (!store_jbuf_room(st, total < STORE_LOGREC_ROOM ? total :
+	    STORE_LOGREC_ROOM))
+		return ENOMEM;
 	for (b = run; b != NULL && rc == 0; b = b->b_next)
 		for (off = 0; off < b->b_len && rc == 0; ) {
 			const struct store_op *op =

@@ -48,6 +48,9 @@
  * log file.  A commit in one record starts with STORE_REC_V1.
  */
 #define STORE_LOGREC_MAX	(1u << 20)
+/* The most a part can need: a full part and one more operation. */
+#define STORE_LOGREC_ROOM	(STORE_LOGREC_MAX + 8 + STORE_KEY_MAX + \
+				 STORE_VAL_MAX)
 #define STORE_JREC_FIRST	2	/* first part, more follow */
 #define STORE_JREC_MIDDLE	3
 #define STORE_JREC_LAST		4
