@@ -24,13 +24,16 @@
  *   Each store_put_* / store_del_* / store_apply() of a turn adds its
  *   operations, encoded, to the turn's batch in memory (no disk, no
  *   Berkeley DB call).  At the end of the turn store_seal() gives the
- *   batch a sequence number and hands it to the committer thread, which
- *   applies it -- folded with whatever else was sealed meanwhile: per key
- *   only the last change counts -- in one transaction.  store_fd() becomes
- *   readable when commits complete; store_committed() says up to which
- *   sequence number.  Only then may the caller let out what turns up to
- *   that number reported.  store_commit() seals and waits (startup,
- *   tools, tests).  The commit is flushed to disk (DB_TXN_SYNC) under
+ *   batch a sequence number and commits it: one journal record appended
+ *   to Berkeley DB's log, written by the committer thread under
+ *   STORE_SYNC (with whatever else was sealed meanwhile: group commit),
+ *   by store_seal() itself otherwise; a background thread folds the
+ *   journal into the databases (per key only the last change counts).
+ *   store_fd() becomes readable when the thread's commits complete;
+ *   store_committed() says up to which sequence number.  Only then may
+ *   the caller let out what turns up to that number reported.
+ *   store_commit() seals and waits (startup, tools, tests).  The commit
+ *   is flushed to disk (DB_FLUSH) under
  *   STORE_SYNC, or when store_require_flush() was called in one of its
  *   turns; under STORE_LOG it is written to the OS only (survives kill -9
  *   of the process, not a power loss).  Under STORE_NONE lock, share and
@@ -133,12 +136,12 @@ struct store_info {
 	bool		 si_created;	/* the environment was new */
 	uint64_t	 si_open_ms;	/* store_open(), all of it: */
 	uint64_t	 si_recover_ms;	/* environment open with recovery */
-	uint64_t	 si_fold_ms;	/* folding the journals left */
-	uint64_t	 si_commits;	/* transactions committed */
+	uint64_t	 si_fold_ms;	/* folding what the journal held */
+	uint64_t	 si_commits;	/* commits (journal records) */
 	uint64_t	 si_flushes;	/* of which flushed to disk */
 	uint64_t	 si_puts;	/* records written (as staged) */
 	uint64_t	 si_dels;	/* records deleted (as staged) */
-	uint64_t	 si_folds;	/* journals folded into the records */
+	uint64_t	 si_folds;	/* folds of the journal into the records */
 	uint64_t	 si_fold_ops;	/* net operations they applied */
 	uint64_t	 si_checkpoints;
 	uint64_t	 si_logs_removed; /* log files removed */
@@ -294,7 +297,8 @@ void	store_abort(struct store *st);
 /*
  * FAULT INJECTION (tests).  Make the `n'-th Berkeley DB call from now
  * (counting every call db/ makes after store_open(), the committer's
- * included: puts, deletes, txn begin and commit, cursor opens and gets;
+ * included: puts, deletes, txn begin and commit, log appends, cursor
+ * opens and gets;
  * not aborts and closes, which must not be skipped, nor the checkpoint
  * thread's) fail
  * as an I/O error (EIO) would; 0 switches it off.  The store then behaves
