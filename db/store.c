@@ -438,7 +438,15 @@ store_journals_open(struct store *st, char *err, size_t errlen)
 	if (st->st_cur.sm_format < 2 && (rc = store_migrate_v1(st)) != 0)
 		return store_report(st, rc, "cannot fold the format-1 "
 		    "journals", err, errlen);
-	if ((rc = store_compact_open(st)) != 0)
+	if ((rc = store_compact_open(st)) == STORE_JOURNAL_GONE) {
+		snprintf(err, errlen, "the journal's folded position (log file "
+		    "%u, offset %u) is not in the log of %s: log files were "
+		    "removed outside nlmd, and locks committed after it may be "
+		    "lost; refusing to open", st->st_jfold.file,
+		    st->st_jfold.offset, st->st_dir);
+		return STORE_CORRUPT;
+	}
+	if (rc != 0)
 		return store_report(st, rc, "cannot fold the journal", err,
 		    errlen);
 	st->st_info.si_fold_ms = store_now_ms() - t0;

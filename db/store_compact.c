@@ -194,8 +194,14 @@ store_compact_scan(struct store *st, const DB_LSN *from, DB_LSN *to)
 	lsn = *from;
 	rc = LSN_ZERO(lsn) ? lc->get(lc, &lsn, &d, DB_FIRST) :
 	    lc->get(lc, &lsn, &d, DB_SET);
-	/* The record at *from was folded already. */
-	if (rc == 0 && !LSN_ZERO(*from))
+	/*
+	 * The record at *from was folded already.  Gone from the log (files
+	 * removed behind our back), what followed it may be gone too: not
+	 * a silent loss but an error (STORE_JOURNAL_GONE).
+	 */
+	if (rc == DB_NOTFOUND && !LSN_ZERO(*from))
+		rc = STORE_JOURNAL_GONE;
+	else if (rc == 0 && !LSN_ZERO(*from))
 		rc = lc->get(lc, &lsn, &d, DB_NEXT);
 	for (; rc == 0 && log_compare(&lsn, to) <= 0;
 	    rc = lc->get(lc, &lsn, &d, DB_NEXT))

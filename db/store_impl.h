@@ -48,6 +48,12 @@
  * log file.  A commit in one record starts with STORE_REC_V1.
  */
 #define STORE_LOGREC_MAX	(1u << 20)
+/*
+ * The compactor's code for "the journal's folded position is no longer in
+ * the log": neither an errno value nor one of Berkeley DB's (-30999 ..
+ * -30800).
+ */
+#define STORE_JOURNAL_GONE	(-29001)
 /* The most a part can need: a full part and one more operation. */
 #define STORE_LOGREC_ROOM	(STORE_LOGREC_MAX + 8 + STORE_KEY_MAX + \
 				 STORE_VAL_MAX)

@@ -237,6 +237,38 @@ test_format1(void)
 	stt_snap_free(&ss2);
 }
 
+/* Log files removed behind nlmd's back: refused, not silently lost. */
+static void
+test_log_removed(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "a", 0, 0, true, 1);
+	struct store *bad = NULL;
+	struct store_config cf;
+	char err[512] = "", path[4096];
+	unsigned long n;
+
+	stt_fresh(&dir, &st);
+	st = stt_open_ok(dir, STORE_LOG);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_close(st);
+	st = NULL;
+	for (n = 1; n < 100; n++) {
+		snprintf(path, sizeof(path), "%s/log.%010lu", dir, n);
+		(void)unlink(path);
+	}
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_dir = dir;
+	CU_ASSERT_EQUAL(store_open(&cf, &bad, err, sizeof(err)),
+	    STORE_CORRUPT);
+	CU_ASSERT_PTR_NULL(bad);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "removed outside nlmd"));
+	if (bad != NULL)
+		store_close(bad);
+	else if (strstr(err, "removed outside nlmd") == NULL)
+		fprintf(stderr, "\nstore_open: %s\n", err);
+}
+
 int
 stt_register_journal(void)
 {
@@ -246,7 +278,9 @@ stt_register_journal(void)
 	    !CU_add_test(s, "unfolded log files are kept",
 	    test_unfolded_kept) ||
 	    !CU_add_test(s, "a format-1 store is migrated", test_format1) ||
-	    !CU_add_test(s, "a turn larger than a log file", test_big_turn))
+	    !CU_add_test(s, "a turn larger than a log file", test_big_turn) ||
+	    !CU_add_test(s, "log files removed outside nlmd",
+	    test_log_removed))
 		return -1;
 	return 0;
 }
