@@ -252,7 +252,10 @@ store_jbuf_room(struct store *st, size_t need)
 
 /*
  * Append st_jbuf[0..len) as one journal record whose payload starts with
- * `kind' (STORE_REC_V1 or a STORE_JREC_*); a code.
+ * `kind' (STORE_REC_V1 or a STORE_JREC_*); a code.  DB_LOG_NOCOPY: without
+ * it Berkeley DB copies every record into a buffer it allocates (so that
+ * encryption, which we do not use, may work in place); it keeps no
+ * reference once log_put returns.
  */
 static int
 store_journal_put(struct store *st, size_t len, uint8_t kind, uint32_t flags,
@@ -266,7 +269,8 @@ store_journal_put(struct store *st, size_t len, uint8_t kind, uint32_t flags,
 	memset(&d, 0, sizeof(d));
 	d.data = st->st_jbuf;
 	d.size = (u_int32_t)len;
-	return STORE_DB(st, st->st_env->log_put(st->st_env, lsnp, &d, flags));
+	return STORE_DB(st, st->st_env->log_put(st->st_env, lsnp, &d,
+	    flags | DB_LOG_NOCOPY));
 }
 
 /*
