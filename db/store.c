@@ -245,17 +245,18 @@ store_meta_get(struct store *st, DB_TXN *txn, const char *name,
 	return store_dec_meta(v.data, v.size, out) == NULL ? 0 : EINVAL;
 }
 
-static int
+int
 store_meta_put(struct store *st, DB_TXN *txn, const char *name, uint64_t val)
 {
+	uint8_t buf[16];	/* not st_val: the compactor calls this too */
 	DBT k, v;
 
 	memset(&k, 0, sizeof(k));
 	memset(&v, 0, sizeof(v));
 	k.data = (void *)(uintptr_t)name;
 	k.size = (u_int32_t)strlen(name);
-	v.data = st->st_val;
-	v.size = (u_int32_t)store_enc_meta(st->st_val, val);
+	v.data = buf;
+	v.size = (u_int32_t)store_enc_meta(buf, val);
 	return st->st_meta->put(st->st_meta, txn, &k, &v, 0);
 }
 

@@ -235,17 +235,8 @@ store_compact_apply(struct store *st, DB_TXN *txn, uint64_t *puts,
 static int
 store_compact_mark(struct store *st, DB_TXN *txn, const DB_LSN *lsn)
 {
-	uint8_t val[16];
-	DBT k, v;
-
-	memset(&k, 0, sizeof(k));
-	memset(&v, 0, sizeof(v));
-	k.data = (void *)(uintptr_t)"journal";
-	k.size = 7;
-	v.data = val;
-	v.size = (u_int32_t)store_enc_meta(val,
+	return store_meta_put(st, txn, "journal",
 	    (uint64_t)lsn->file << 32 | lsn->offset);
-	return st->st_meta->put(st->st_meta, txn, &k, &v, 0);
 }
 
 /*

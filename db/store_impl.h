@@ -219,6 +219,10 @@ bool	store_fault(struct store *st);
 /* Map a Berkeley DB or errno code; latches st_fatal on DB_RUNRECOVERY. */
 enum store_status store_status_of(struct store *st, int rc);
 
+/* Write meta value `name' := val in txn (any thread); a code. */
+int	store_meta_put(struct store *st, DB_TXN *txn, const char *name,
+	    uint64_t val);
+
 /* Forget what the turn staged (nothing of it was sealed). */
 void	store_txn_discard(struct store *st);
 

@@ -47,7 +47,7 @@ store_test_v1_entry(struct store *st, unsigned j, uint64_t seq)
 {
 	static const char *const name[2] = { "journal0.db", "journal1.db" };
 	const struct store_batch *b = st->st_batch;
-	uint8_t kb[8], mv[16], *v;
+	uint8_t kb[8], *v;
 	size_t len = 1, off;
 	DB_TXN *txn = NULL;
 	DB *db = NULL;
@@ -78,13 +78,8 @@ store_test_v1_entry(struct store *st, unsigned j, uint64_t seq)
 		d.size = (u_int32_t)len;
 		rc = db->put(db, txn, &k, &d, 0);
 	}
-	if (rc == 0) {
-		k.data = (void *)(uintptr_t)"format";
-		k.size = 6;
-		d.data = mv;
-		d.size = (u_int32_t)store_enc_meta(mv, 1);
-		rc = st->st_meta->put(st->st_meta, txn, &k, &d, 0);
-	}
+	if (rc == 0)
+		rc = store_meta_put(st, txn, "format", 1);
 	if (txn != NULL)
 		rc = rc == 0 ? txn->commit(txn, 0) : (txn->abort(txn), rc);
 	/* A handle opened in a transaction outlives it. */

@@ -7,7 +7,9 @@
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -338,4 +340,19 @@ stt_churn(struct store *cst, uint64_t host)
 			return false;
 	}
 	return true;
+}
+
+void
+stt_run_killed(void (*child)(void))
+{
+	pid_t pid;
+	int status;
+
+	if ((pid = fork()) == 0)
+		child();
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	if (WIFEXITED(status))
+		fprintf(stderr, "\nchild exited %d\n", WEXITSTATUS(status));
 }

@@ -66,6 +66,12 @@ double	stt_now(void);
  */
 bool	stt_churn(struct store *st, uint64_t host);
 
+/*
+ * Run child() in a forked process, which must die of SIGKILL (it raises
+ * it after its work; its exit code, printed, says what failed first).
+ */
+void	stt_run_killed(void (*child)(void));
+
 /* Number of log.* files in dir. */
 size_t	stt_nlogs(const char *dir);
 

@@ -177,18 +177,10 @@ static void
 test_kill_after_ckp(void)
 {
 	struct stt_snap ss;
-	pid_t pid;
 	size_t i;
-	int status;
 
 	fresh();
-	if ((pid = fork()) == 0)
-		ckp_child();
-	CU_ASSERT_FATAL(pid > 0);
-	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
-	CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	if (WIFEXITED(status))
-		fprintf(stderr, "\nchild exited %d\n", WEXITSTATUS(status));
+	stt_run_killed(ckp_child);
 	stt_snap_dir(dir, &ss);
 	CU_ASSERT_EQUAL(ss.ss_nrecs, 100);
 	for (i = 0; i < ss.ss_nrecs; i++)

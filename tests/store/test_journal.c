@@ -76,18 +76,10 @@ static void
 test_unfolded_kept(void)
 {
 	struct stt_snap ss;
-	pid_t pid;
 	size_t i;
-	int status;
 
 	stt_fresh(&dir, &st);
-	if ((pid = fork()) == 0)
-		held_child();
-	CU_ASSERT_FATAL(pid > 0);
-	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
-	CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	if (WIFEXITED(status))
-		fprintf(stderr, "\nchild exited %d\n", WEXITSTATUS(status));
+	stt_run_killed(held_child);
 	/* Every turn comes back from the log... */
 	st = stt_open_ok(dir, STORE_LOG);
 	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
@@ -126,12 +118,14 @@ stage_big(struct store *cst, uint64_t host)
 }
 
 /*
- * The child: one small turn committed, then a big one; with `failat',
+ * The child: one small turn committed, then a big one; with failat,
  * the big one's failat-th part fails (the parts before it are in the log,
  * some on disk), else it commits.  Then death without a close.
  */
+static unsigned failat;		/* big_child()'s */
+
 static void
-big_child(unsigned failat)
+big_child(void)
 {
 	struct lk_record one = stt_lock(1, 1, "o", "f", 0, 0, true, 1);
 	struct store *cst;
@@ -153,21 +147,14 @@ big_child(unsigned failat)
 }
 
 static void
-big_turn(unsigned failat, size_t expect)
+big_turn(unsigned fail, size_t expect)
 {
 	struct stt_snap ss;
-	pid_t pid;
 	size_t i;
-	int status;
 
 	stt_fresh(&dir, &st);
-	if ((pid = fork()) == 0)
-		big_child(failat);
-	CU_ASSERT_FATAL(pid > 0);
-	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
-	CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	if (WIFEXITED(status))
-		fprintf(stderr, "\nchild exited %d\n", WEXITSTATUS(status));
+	failat = fail;
+	stt_run_killed(big_child);
 	stt_snap_dir(dir, &ss);
 	CU_ASSERT_EQUAL(ss.ss_nrecs, expect);
 	for (i = 1; i < ss.ss_nrecs; i++)
