@@ -14,10 +14,19 @@
  * it spends per NULL call is what the transport costs; nlmd's CPU per call
  * is compared with it.
  *
- *   echosrv [-a addr] [-p port]     (default 127.0.0.1:4047, TCP and UDP)
+ * With -U it serves TCP only, through io_uring instead (tools/bench-uring.sh
+ * asks whether that floor is lower): a multishot accept, a multishot
+ * receive per connection into a ring of provided buffers, and each
+ * connection's replies of a wake-up sent by one send; all of a wake-up's
+ * sends go to the kernel in the one io_uring_enter that also waits for
+ * the next completions.  No system call per call at all.
+ *
+ *   echosrv [-U] [-a addr] [-p port]   (default 127.0.0.1:4047; TCP and
+ *                                       UDP, or with -U TCP only)
  *
  * Prints "echosrv ready" once listening; on SIGTERM or SIGINT prints the
- * calls it answered and exits 0.
+ * calls it answered and exits 0.  Exit status 3 when -U finds io_uring
+ * unavailable (the kernel lacks it, or kernel.io_uring_disabled is set).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -32,6 +41,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <liburing.h>
 
 #define RPC_CALL	0
 #define RPC_REPLY	1
@@ -248,6 +259,386 @@ listen_on(const char *addr, unsigned port, int type)
 	return fd;
 }
 
+/* ---- -U: TCP through io_uring ------------------------------------------ */
+
+#define UR_ENTRIES	1024		/* submission queue */
+#define UR_NBUF		1024		/* provided receive buffers */
+#define UR_BUFSZ	4096
+#define UR_BGID		0
+#define UR_ACCEPT	1		/* user_data tags (low bits) */
+#define UR_RECV		2
+#define UR_SEND		3
+#define UR_TAGS		3ull
+
+/*
+ * A connection under io_uring.  Replies are made into `out' while the
+ * kernel may still be reading `snd' (the send in flight); when it is done
+ * the two swap.  A connection is freed once it is dead and neither its
+ * receive nor a send is still in the kernel.
+ */
+struct uconn {
+	int		 fd;
+	bool		 recving;	/* the multishot receive is armed */
+	bool		 sending;
+	bool		 queued;	/* on the list of connections to send */
+	bool		 dead;
+	struct uconn	*next;		/* on the list to send */
+	struct uconn	*anext;		/* every connection */
+	struct uconn	*aprev;
+	size_t		 inlen;
+	size_t		 outlen;
+	size_t		 sndlen;
+	size_t		 sndoff;
+	uint8_t		*out;
+	uint8_t		*snd;
+	uint8_t		 in[CONN_BUF];
+	uint8_t		 buf[2][CONN_BUF];
+};
+
+struct uring {
+	struct io_uring		 ring;
+	struct io_uring_buf_ring *br;
+	uint8_t			*bufs;
+	struct uconn		*tosend;	/* replies made this wake-up */
+	struct uconn		*all;
+	int			 lfd;
+};
+
+/* A submission entry, making room by submitting when the queue is full. */
+static struct io_uring_sqe *
+ur_sqe(struct uring *u)
+{
+	struct io_uring_sqe *sqe;
+
+	if ((sqe = io_uring_get_sqe(&u->ring)) == NULL) {
+		(void)io_uring_submit(&u->ring);
+		if ((sqe = io_uring_get_sqe(&u->ring)) == NULL) {
+			fprintf(stderr, "echosrv: io_uring queue full\n");
+			exit(1);
+		}
+	}
+	return sqe;
+}
+
+static void
+ur_accept_arm(struct uring *u)
+{
+	struct io_uring_sqe *sqe = ur_sqe(u);
+
+	io_uring_prep_multishot_accept(sqe, u->lfd, NULL, NULL,
+	    SOCK_CLOEXEC);
+	io_uring_sqe_set_data64(sqe, UR_ACCEPT);
+}
+
+static void
+ur_recv_arm(struct uring *u, struct uconn *c)
+{
+	struct io_uring_sqe *sqe = ur_sqe(u);
+
+	io_uring_prep_recv_multishot(sqe, c->fd, NULL, 0, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = UR_BGID;
+	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)c | UR_RECV);
+	c->recving = true;
+}
+
+static void
+ur_send_arm(struct uring *u, struct uconn *c)
+{
+	struct io_uring_sqe *sqe = ur_sqe(u);
+
+	io_uring_prep_send(sqe, c->fd, c->snd + c->sndoff,
+	    c->sndlen - c->sndoff, MSG_NOSIGNAL);
+	io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)c | UR_SEND);
+	c->sending = true;
+}
+
+/* Hand the replies made so far to the kernel, unless a send is out. */
+static void
+ur_send_start(struct uring *u, struct uconn *c)
+{
+	uint8_t *t;
+
+	if (c->sending || c->dead || c->outlen == 0)
+		return;
+	t = c->snd;
+	c->snd = c->out;
+	c->out = t;
+	c->sndlen = c->outlen;
+	c->sndoff = 0;
+	c->outlen = 0;
+	ur_send_arm(u, c);
+}
+
+static void
+ur_want_send(struct uring *u, struct uconn *c)
+{
+	if (!c->queued && c->outlen > 0) {
+		c->queued = true;
+		c->next = u->tosend;
+		u->tosend = c;
+	}
+}
+
+/*
+ * Mark c dead: its receive ends (shutdown), and it is freed when nothing
+ * of it is left in the kernel (ur_reap).
+ */
+static void
+ur_kill(struct uconn *c)
+{
+	if (!c->dead) {
+		c->dead = true;
+		(void)shutdown(c->fd, SHUT_RDWR);
+	}
+}
+
+static void
+ur_free(struct uring *u, struct uconn *c)
+{
+	if (c->aprev != NULL)
+		c->aprev->anext = c->anext;
+	else
+		u->all = c->anext;
+	if (c->anext != NULL)
+		c->anext->aprev = c->aprev;
+	close(c->fd);
+	free(c);
+	nconns--;
+}
+
+static void
+ur_reap(struct uring *u, struct uconn *c)
+{
+	if (c->dead && !c->recving && !c->sending && !c->queued)
+		ur_free(u, c);
+}
+
+/* Replies to the complete records in c->in, as far as `out' has room. */
+static void
+ur_parse(struct uring *u, struct uconn *c)
+{
+	size_t off = 0;
+
+	while (c->inlen - off >= 4 && c->outlen + 4 + REPLY_MAX <= CONN_BUF) {
+		uint32_t mark;
+		size_t flen, rlen;
+
+		memcpy(&mark, c->in + off, 4);
+		mark = ntohl(mark);
+		flen = mark & 0x7fffffffu;
+		if (!(mark & 0x80000000u) || flen > sizeof(c->in) - 4) {
+			ur_kill(c);
+			return;
+		}
+		if (c->inlen - off - 4 < flen)
+			break;
+		if ((rlen = reply_to(c->in + off + 4, flen,
+		    c->out + c->outlen + 4)) > 0) {
+			mark = htonl(0x80000000u | (uint32_t)rlen);
+			memcpy(c->out + c->outlen, &mark, 4);
+			c->outlen += 4 + rlen;
+		}
+		off += 4 + flen;
+	}
+	memmove(c->in, c->in + off, c->inlen - off);
+	c->inlen -= off;
+	ur_want_send(u, c);
+}
+
+static void
+ur_on_accept(struct uring *u, const struct io_uring_cqe *cqe)
+{
+	struct uconn *c;
+	int one = 1;
+
+	if (!(cqe->flags & IORING_CQE_F_MORE))
+		ur_accept_arm(u);
+	if (cqe->res < 0)
+		return;
+	if (nconns >= MAX_CONNS || (c = calloc(1, sizeof(*c))) == NULL) {
+		close(cqe->res);
+		return;
+	}
+	(void)setsockopt(cqe->res, IPPROTO_TCP, TCP_NODELAY, &one,
+	    sizeof(one));
+	c->fd = cqe->res;
+	c->out = c->buf[0];
+	c->snd = c->buf[1];
+	c->anext = u->all;
+	if (u->all != NULL)
+		u->all->aprev = c;
+	u->all = c;
+	nconns++;
+	ur_recv_arm(u, c);
+}
+
+/*
+ * Bytes received into a provided buffer: copied after what c holds, the
+ * buffer handed back to the ring at once.  A peer that has 64 KiB of calls
+ * waiting while it reads none of the replies is hung up on (this is a
+ * benchmark's floor, not a server).
+ */
+static void
+ur_on_recv(struct uring *u, struct uconn *c, const struct io_uring_cqe *cqe)
+{
+	if (!(cqe->flags & IORING_CQE_F_MORE))
+		c->recving = false;
+	if (cqe->res > 0 && (cqe->flags & IORING_CQE_F_BUFFER)) {
+		unsigned bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+		uint8_t *b = u->bufs + (size_t)bid * UR_BUFSZ;
+		size_t n = (size_t)cqe->res;
+
+		if (!c->dead && n <= sizeof(c->in) - c->inlen) {
+			memcpy(c->in + c->inlen, b, n);
+			c->inlen += n;
+			ur_parse(u, c);
+		} else
+			ur_kill(c);
+		io_uring_buf_ring_add(u->br, b, UR_BUFSZ, (unsigned short)bid,
+		    io_uring_buf_ring_mask(UR_NBUF), 0);
+		io_uring_buf_ring_advance(u->br, 1);
+	} else if (cqe->res != -ENOBUFS)
+		ur_kill(c);		/* end of stream, or an error */
+	/* Out of buffers (or a receive that simply ended): again. */
+	if (!c->recving && !c->dead)
+		ur_recv_arm(u, c);
+}
+
+static void
+ur_on_send(struct uring *u, struct uconn *c, const struct io_uring_cqe *cqe)
+{
+	c->sending = false;
+	if (cqe->res < 0) {
+		ur_kill(c);
+		return;
+	}
+	c->sndoff += (size_t)cqe->res;
+	if (c->sndoff < c->sndlen && !c->dead)
+		ur_send_arm(u, c);
+	else if (c->outlen > 0)
+		ur_want_send(u, c);
+	/* Replies waited for room in `out': make them now. */
+	if (!c->dead && c->inlen > 0)
+		ur_parse(u, c);
+}
+
+/* Set up the ring and its provided buffers; false if io_uring is missing. */
+static bool
+ur_init(struct uring *u)
+{
+	static const unsigned flags[] = {
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_COOP_TASKRUN, 0
+	};
+	struct io_uring_buf_reg reg;
+	struct io_uring_params p;
+	size_t i;
+	int rc = -EINVAL;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		memset(&p, 0, sizeof(p));
+		p.flags = flags[i];
+		if ((rc = io_uring_queue_init_params(UR_ENTRIES, &u->ring,
+		    &p)) == 0)
+			break;
+		if (rc != -EINVAL)
+			break;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "echosrv: io_uring unavailable: %s\n",
+		    strerror(-rc));
+		return false;
+	}
+	if ((u->br = aligned_alloc(4096, UR_NBUF * sizeof(struct io_uring_buf)))
+	    == NULL || (u->bufs = malloc((size_t)UR_NBUF * UR_BUFSZ)) == NULL)
+		die("malloc");
+	io_uring_buf_ring_init(u->br);
+	memset(&reg, 0, sizeof(reg));
+	reg.ring_addr = (uintptr_t)u->br;
+	reg.ring_entries = UR_NBUF;
+	reg.bgid = UR_BGID;
+	if ((rc = io_uring_register_buf_ring(&u->ring, &reg, 0)) != 0) {
+		fprintf(stderr, "echosrv: io_uring unavailable: provided "
+		    "buffer rings: %s\n", strerror(-rc));
+		io_uring_queue_exit(&u->ring);
+		free(u->br);
+		free(u->bufs);
+		return false;
+	}
+	for (i = 0; i < UR_NBUF; i++)
+		io_uring_buf_ring_add(u->br, u->bufs + i * UR_BUFSZ, UR_BUFSZ,
+		    (unsigned short)i, io_uring_buf_ring_mask(UR_NBUF), (int)i);
+	io_uring_buf_ring_advance(u->br, UR_NBUF);
+	return true;
+}
+
+/*
+ * Serve TCP on lfd (bound to addr, port) through io_uring until SIGTERM or
+ * SIGINT: 0, or 3 if io_uring is unavailable.
+ */
+static int
+ur_serve(int lfd, const char *addr, unsigned port)
+{
+	struct uring u;
+
+	memset(&u, 0, sizeof(u));
+	u.lfd = lfd;
+	if (!ur_init(&u))
+		return 3;
+	ur_accept_arm(&u);
+	printf("echosrv ready on %s port %u (tcp, io_uring)\n", addr, port);
+	fflush(stdout);
+	while (!stop) {
+		struct io_uring_cqe *cqe;
+		unsigned head, n = 0;
+		int rc;
+
+		/* This wake-up's sends and the wait for the next, together. */
+		rc = io_uring_submit_and_wait(&u.ring, 1);
+		if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
+			errno = -rc;
+			die("io_uring_submit_and_wait");
+		}
+		io_uring_for_each_cqe(&u.ring, head, cqe) {
+			uint64_t ud = io_uring_cqe_get_data64(cqe);
+			struct uconn *c = (struct uconn *)(uintptr_t)
+			    (ud & ~UR_TAGS);
+
+			n++;
+			switch (ud & UR_TAGS) {
+			case UR_ACCEPT:
+				ur_on_accept(&u, cqe);
+				continue;
+			case UR_RECV:
+				ur_on_recv(&u, c, cqe);
+				break;
+			case UR_SEND:
+				ur_on_send(&u, c, cqe);
+				break;
+			}
+			ur_reap(&u, c);
+		}
+		io_uring_cq_advance(&u.ring, n);
+		while (u.tosend != NULL) {
+			struct uconn *c = u.tosend;
+
+			u.tosend = c->next;
+			c->queued = false;
+			ur_send_start(&u, c);
+			ur_reap(&u, c);
+		}
+	}
+	/* The ring first: then nothing of a connection is in the kernel. */
+	io_uring_queue_exit(&u.ring);
+	while (u.all != NULL)
+		ur_free(&u, u.all);
+	free(u.br);
+	free(u.bufs);
+	printf("echosrv: answered %llu calls\n", ncalls);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -257,13 +648,16 @@ main(int argc, char **argv)
 	struct epoll_event ee, evs[256];
 	struct sigaction sa;
 	int ep, tl, ul, ch, n, i, one = 1;
+	bool uring = false;
 
-	while ((ch = getopt(argc, argv, "a:p:")) != -1)
+	while ((ch = getopt(argc, argv, "a:p:U")) != -1)
 		switch (ch) {
 		case 'a': addr = optarg; break;
 		case 'p': port = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'U': uring = true; break;
 		default:
-			fprintf(stderr, "usage: echosrv [-a addr] [-p port]\n");
+			fprintf(stderr, "usage: echosrv [-U] [-a addr] "
+			    "[-p port]\n");
 			return 2;
 		}
 	if (port == 0 || port > 65535) {
@@ -276,6 +670,8 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	tl = listen_on(addr, port, SOCK_STREAM);
+	if (uring)
+		return ur_serve(tl, addr, port);
 	ul = listen_on(addr, port, SOCK_DGRAM);
 	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
 		die("epoll_create1");

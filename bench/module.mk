@@ -18,8 +18,9 @@ $(O)/waitbench: $(O)/bench/waitbench.o $(O)/liblockcore.a
 BENCHES += $(O)/waitbench
 -include $(O)/bench/waitbench.d
 # bench/echosrv: the do-nothing RPC server make bench-compare measures
-# nlmd against (the floor of one receive and one send per call).
+# nlmd against (the floor of one receive and one send per call); with -U
+# the same over io_uring (liburing, for tools/bench-uring.sh).
 $(O)/echosrv: $(O)/bench/echosrv.o
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(LDFLAGS) -o $@ $^ -luring
 BENCHES += $(O)/echosrv
 -include $(O)/bench/echosrv.d
