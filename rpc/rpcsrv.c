@@ -98,6 +98,7 @@ onc_srv_free(struct onc_srv *rs)
 		close(rs->rs_lis[i].rl_fd);
 	}
 	ev_timer_cancel(rs->rs_loop, &rs->rs_sweep);
+	ev_timer_cancel(rs->rs_loop, &rs->rs_resume);
 	free(rs->rs_udpb);
 	free(rs);
 }

@@ -24,6 +24,7 @@
 static struct log_rl rl_record_size;
 
 static void	onc_addr_put(struct onc_srv *, struct onc_addrcount *);
+static void	onc_conn_unhold(struct onc_conn *);
 
 /*
  * Make close(fd) send a reset and free the socket at once.  For peers
@@ -51,6 +52,7 @@ onc_conn_close(struct onc_conn *co)
 		return;
 	}
 	onc_conn_wait(co, 0);
+	onc_conn_unhold(co);
 	onc_addr_put(rs, co->co_addr);
 	ev_fd_del(rs->rs_loop, co->co_fd);
 	if (co->co_abort)
@@ -135,8 +137,49 @@ onc_grow(uint8_t **bufp, size_t *capp, size_t need, size_t max)
 }
 
 /*
+ * co has calls waiting past its ONC_TURN_CALLS: on rs_held (co_held 1)
+ * until onc_conn_resume() moves the list to rs_resuming (co_held 2) and
+ * serves it.
+ */
+static void
+onc_conn_hold(struct onc_conn *co)
+{
+	struct onc_srv *rs = co->co_srv;
+
+	if (co->co_held)
+		return;
+	co->co_held = 1;
+	co->co_hprev = NULL;
+	co->co_hnext = rs->rs_held;
+	if (rs->rs_held != NULL)
+		rs->rs_held->co_hprev = co;
+	rs->rs_held = co;
+}
+
+static void
+onc_conn_unhold(struct onc_conn *co)
+{
+	struct onc_srv *rs = co->co_srv;
+	struct onc_conn **head = co->co_held == 2 ? &rs->rs_resuming :
+	    &rs->rs_held;
+
+	if (!co->co_held)
+		return;
+	if (co->co_hprev != NULL)
+		co->co_hprev->co_hnext = co->co_hnext;
+	else
+		*head = co->co_hnext;
+	if (co->co_hnext != NULL)
+		co->co_hnext->co_hprev = co->co_hprev;
+	co->co_hnext = co->co_hprev = NULL;
+	co->co_held = 0;
+}
+
+/*
  * Move complete fragments from co_in into co_rec and dispatch complete
- * records.  Returns -1 when the peer broke the framing or the size limit.
+ * records, ONC_TURN_CALLS a turn at most (the connection is then held,
+ * the rest left in co_in).  Returns -1 when the peer broke the framing or
+ * the size limit.
  */
 static int
 onc_conn_parse(struct onc_conn *co)
@@ -144,10 +187,19 @@ onc_conn_parse(struct onc_conn *co)
 	struct onc_srv *rs = co->co_srv;
 	size_t off = 0;
 
+	if (co->co_turn != rs->rs_turn) {
+		co->co_turn = rs->rs_turn;
+		co->co_ncalls = 0;
+	}
 	while (co->co_inlen - off >= 4 && !co->co_dead) {
 		uint32_t mark;
 		size_t flen;
 		int last;
+
+		if (co->co_ncalls >= ONC_TURN_CALLS) {
+			onc_conn_hold(co);
+			break;
+		}
 
 		memcpy(&mark, co->co_in + off, 4);
 		mark = ntohl(mark);
@@ -180,6 +232,7 @@ onc_conn_parse(struct onc_conn *co)
 			cx.cx_fd = -1;
 			onc_dispatch(&cx, co->co_rec, co->co_reclen);
 			co->co_reclen = 0;
+			co->co_ncalls++;
 		}
 	}
 	memmove(co->co_in, co->co_in + off, co->co_inlen - off);
@@ -187,11 +240,32 @@ onc_conn_parse(struct onc_conn *co)
 	return 0;
 }
 
+/* Parse what co_in holds; a peer that broke the framing is cut off. */
+static void
+onc_conn_input(struct onc_conn *co)
+{
+	struct onc_srv *rs = co->co_srv;
+
+	if (onc_conn_parse(co) == -1) {
+		char a[64];
+
+		log_rl_warnx(&rl_record_size,
+		    "closing connection from %s: record over %zu bytes "
+		    "or bad framing", addr_str((struct sockaddr *)
+		    &co->co_peer, 1, a, sizeof(a)), rs->rs_lim.max_record);
+		co->co_dead = co->co_abort = 1;
+	}
+}
+
 static void
 onc_conn_read(struct onc_conn *co)
 {
 	struct onc_srv *rs = co->co_srv;
 	ssize_t n;
+
+	/* Calls are waiting already: they go first (onc_conn_resume). */
+	if (co->co_held)
+		return;
 
 	/*
 	 * At most one full record plus its mark is ever buffered; the
@@ -215,14 +289,35 @@ onc_conn_read(struct onc_conn *co)
 		return;
 	co->co_inlen += (size_t)n;
 	co->co_active = ev_now_ms();
-	if (onc_conn_parse(co) == -1) {
-		char a[64];
+	onc_conn_input(co);
+}
 
-		log_rl_warnx(&rl_record_size,
-		    "closing connection from %s: record over %zu bytes "
-		    "or bad framing", addr_str((struct sockaddr *)
-		    &co->co_peer, 1, a, sizeof(a)), rs->rs_lim.max_record);
-		co->co_dead = co->co_abort = 1;
+void
+onc_conn_resume(struct ev_loop *loop, void *arg)
+{
+	struct onc_srv *rs = arg;
+	struct onc_conn *co;
+
+	(void)loop;
+	/*
+	 * Serve the connections held so far, once each: those held again
+	 * (still more waiting) go on rs_held, for the next turn.  A close
+	 * of any of them meanwhile takes it off rs_resuming.
+	 */
+	rs->rs_resuming = rs->rs_held;
+	rs->rs_held = NULL;
+	for (co = rs->rs_resuming; co != NULL; co = co->co_hnext)
+		co->co_held = 2;
+	while ((co = rs->rs_resuming) != NULL) {
+		onc_conn_unhold(co);
+		if (!co->co_dead)
+			onc_conn_input(co);
+		/* All served: what the socket has may follow this turn. */
+		if (!co->co_dead && !co->co_held &&
+		    co->co_outoff >= co->co_safe)
+			onc_conn_read(co);
+		if (co->co_dead)
+			onc_conn_close(co);
 	}
 }
 

@@ -62,7 +62,7 @@ struct fake_send {
 	size_t		 fs_staged;	/* fake_store_staged() when sent */
 	size_t		 fs_uncommitted; /* fake_store_uncommitted() then */
 	uint64_t	 fs_commits;	/* fake_store_commits() when sent */
-	uint8_t		 fs_buf[512];	/* first bytes */
+	uint8_t		 fs_buf[2048];	/* first bytes */
 };
 
 /* Sends recorded since the last reset. */

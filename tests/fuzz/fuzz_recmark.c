@@ -14,7 +14,10 @@
  *
  * Input: the record size limit (2 bytes, big-endian: 16 + v % 16384),
  * then pieces [n: 1 byte][n bytes of the stream], the last possibly
- * short.  Checked, besides ASan/UBSan on every buffer (they are allocated
+ * short.  A piece of length 0 starts (or ends) a burst: the pieces of a
+ * burst are written without turning the loop in between, so that one
+ * turn finds more calls than a connection may have served in it.
+ * Checked, besides ASan/UBSan on every buffer (they are allocated
  * at their exact sizes):
  *   - the records dispatched are exactly those a reference reassembler
  *     finds in the whole stream (same bytes, same order), whatever the
@@ -22,9 +25,12 @@
  *   - the connection is closed, with one "oversize" count, exactly when
  *     the reference sees a record grow past the limit, and then nothing
  *     after that point is dispatched;
- *   - the input buffer never holds more than one record and its mark, a
- *     record never exceeds the limit, and every reply is one well-formed
- *     last fragment holding a decodable RPC reply;
+ *   - the input buffer never holds more than the limit and a mark (a
+ *     connection over its ONC_TURN_CALLS calls a turn keeps the rest
+ *     there, and reads no more, until later turns serve them), a record
+ *     never exceeds the limit, no turn serves more than ONC_TURN_CALLS
+ *     calls of the connection, and every reply is one well-formed last
+ *     fragment holding a decodable RPC reply;
  *   - every call dispatched is answered (unless the connection is closed:
  *     the replies of its last turn go with it).
  */
@@ -65,6 +71,7 @@ static struct {
 	struct sockaddr_un lsa;
 	socklen_t	 lsalen;
 	uint64_t	 seq;
+	unsigned	 turncalls;	/* dispatched this turn */
 	size_t		 max_record;
 	/* what the server dispatched: FNV-1a and length of each record */
 	uint64_t	 got[FZ_MAXREC];
@@ -109,6 +116,7 @@ fz_recorder(struct svc_req *rq, SVCXPRT *xp)
 
 	(void)rq;
 	FZ_CHECK(co != NULL && co->co_reclen <= fz.max_record);
+	FZ_CHECK(++fz.turncalls <= ONC_TURN_CALLS);
 	if (fz.ngot < FZ_MAXREC) {
 		fz.got[fz.ngot] = fz_hash(co->co_rec, co->co_reclen);
 		fz.gotlen[fz.ngot++] = co->co_reclen;
@@ -121,6 +129,7 @@ static void
 fz_hook(struct ev_loop *l, void *arg)
 {
 	(void)l;
+	fz.turncalls = 0;
 	fz.seq++;
 	onc_srv_seal(arg, fz.seq);
 	onc_srv_release(arg, fz.seq);
@@ -268,7 +277,9 @@ fz_pump(struct onc_srv *rs, int cfd)
 			return;
 		if (ioctl(co->co_fd, FIONREAD, &avail) == -1)
 			avail = 0;
-		if (avail == 0 && co->co_outoff == co->co_outlen)
+		/* Held: calls over the turn's share wait in co_in. */
+		if (avail == 0 && co->co_outoff == co->co_outlen &&
+		    !co->co_held)
 			return;
 		(void)ev_run_once(fz.loop, 0);
 		fz_check_limits(rs);
@@ -276,8 +287,10 @@ fz_pump(struct onc_srv *rs, int cfd)
 	FZ_CHECK(!"the connection makes no progress");
 }
 
+/* Write p[0..n); turn the loop after each send (burst: only when full). */
 static void
-fz_write(struct onc_srv *rs, int cfd, const uint8_t *p, size_t n)
+fz_write(struct onc_srv *rs, int cfd, const uint8_t *p, size_t n,
+    bool burst)
 {
 	ssize_t w;
 
@@ -292,7 +305,8 @@ fz_write(struct onc_srv *rs, int cfd, const uint8_t *p, size_t n)
 		}
 		p += w;
 		n -= (size_t)w;
-		fz_pump(rs, cfd);
+		if (!burst || w == 0)
+			fz_pump(rs, cfd);
 	}
 }
 
@@ -325,6 +339,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct onc_srv *rs;
 	uint8_t *stream;
 	size_t off = 2, n, slen = 0, i;
+	bool burst = false;
 	int cfd;
 
 	if (size < 2)
@@ -353,18 +368,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	onc_tcp_accept(fz.loop, fz.lfd, EV_READ, &rl);
 	FZ_CHECK(rs->rs_conns != NULL && rs->rs_stats.conns_open == 1);
 
-	/* The pieces, each written and pumped through. */
+	/* The pieces, each written and pumped through (bursts at once). */
 	FZ_CHECK((stream = malloc(size)) != NULL);
 	while (off < size) {
 		n = data[off++];
+		if (n == 0)
+			burst = !burst;
 		if (n > size - off)
 			n = size - off;
 		memcpy(stream + slen, data + off, n);
 		slen += n;
-		fz_write(rs, cfd, data + off, n);
-		fz_pump(rs, cfd);
+		fz_write(rs, cfd, data + off, n, burst);
+		if (!burst)
+			fz_pump(rs, cfd);
 		off += n;
 	}
+	fz_pump(rs, cfd);
 	fz_reference(stream, slen);
 	free(stream);
 

@@ -226,6 +226,11 @@ def recmark_seeds(tcp, calls):
     big = calls[0]
     out.append(u32(64)[2:] + chunked(u32(0x80000000 | len(big)) + big,
                                       [255]))
+    # a burst (pieces between two empty ones go out before the loop
+    # turns): 40 NULL calls, more than a connection is served in a turn
+    nulls = [call(0x7000 + i, NLM, 4, 0, b"", False) for i in range(40)]
+    null = b"".join(u32(0x80000000 | len(m)) + m for m in nulls)
+    out.append(u32(4096)[2:] + b"\0" + chunked(null, [255]) + b"\0")
     return out
 
 

@@ -333,28 +333,51 @@ ts_send(uint32_t proc, xdrproc_t xargs, const void *args)
 	return xid;
 }
 
-/* A TCP connection to the server and one call on it; returns the fd. */
+/* A TCP connection to the server (the loop accepts it at its next turn). */
 int
-ts_send_tcp(uint32_t proc, xdrproc_t xargs, const void *args,
-    uint32_t *xidp)
+ts_tcp_connect(void)
 {
 	struct sockaddr_in a;
-	uint8_t buf[4096];
-	uint32_t mark;
-	size_t len = st_enc_call(buf + 4, sizeof(buf) - 4, ++st_xid, proc,
-	    xargs, args);
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
 	a.sin_port = htons((uint16_t)srv_port);
 	inet_pton(AF_INET, LO, &a.sin_addr);
-	CU_ASSERT_FATAL(fd != -1 && len > 0);
+	CU_ASSERT_FATAL(fd != -1);
 	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	return fd;
+}
+
+/* Append an NLM v4 call as one record (mark, message) to buf; its xid. */
+uint32_t
+ts_tcp_record(uint8_t *buf, size_t cap, size_t *lenp, uint32_t proc,
+    xdrproc_t xargs, const void *args)
+{
+	uint32_t mark;
+	size_t len;
+
+	CU_ASSERT_FATAL(cap - *lenp > 4);
+	len = st_enc_call(buf + *lenp + 4, cap - *lenp - 4, ++st_xid, proc,
+	    xargs, args);
+	CU_ASSERT_FATAL(len > 0);
 	mark = htonl(0x80000000u | (uint32_t)len);
-	memcpy(buf, &mark, 4);
-	CU_ASSERT(write(fd, buf, len + 4) == (ssize_t)(len + 4));
-	*xidp = st_xid;
+	memcpy(buf + *lenp, &mark, 4);
+	*lenp += 4 + len;
+	return st_xid;
+}
+
+/* A TCP connection to the server and one call on it; returns the fd. */
+int
+ts_send_tcp(uint32_t proc, xdrproc_t xargs, const void *args,
+    uint32_t *xidp)
+{
+	uint8_t buf[4096];
+	size_t len = 0;
+	int fd = ts_tcp_connect();
+
+	*xidp = ts_tcp_record(buf, sizeof(buf), &len, proc, xargs, args);
+	CU_ASSERT(write(fd, buf, len) == (ssize_t)len);
 	return fd;
 }
 

@@ -33,6 +33,14 @@ void		 ts_advance(uint64_t ms);
 uint32_t	 ts_send(uint32_t proc, xdrproc_t xargs, const void *args);
 int		 ts_send_tcp(uint32_t proc, xdrproc_t xargs, const void *args,
 		    uint32_t *xidp);
+/* A TCP connection to the service (accepted at the loop's next turn). */
+int		 ts_tcp_connect(void);
+/*
+ * Append an NLM v4 call, record-marked, to buf (*lenp of cap bytes used,
+ * advanced); returns its xid.  Write several at once to pipeline them.
+ */
+uint32_t	 ts_tcp_record(uint8_t *buf, size_t cap, size_t *lenp,
+		    uint32_t proc, xdrproc_t xargs, const void *args);
 /* The next datagram at the UDP request socket (a reply), -1: none. */
 ssize_t		 ts_recv(void *buf, size_t cap);
 /* fd -1: the UDP request socket.  0, or -1 when nothing decodable came. */

@@ -13,6 +13,7 @@
  * store's commits to show a reply waiting for its own.
  */
 #include <arpa/inet.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,9 +137,20 @@ st_check(const struct fake_send *f)
 	size_t len = f->fs_len < sizeof(f->fs_buf) ? f->fs_len :
 	    sizeof(f->fs_buf);
 
-	if (f->fs_stream && len > 4)
-		t_check_reply(f->fs_buf + 4, len - 4);
-	else if (!f->fs_stream && f->fs_dport == ts_cli_port())
+	if (f->fs_stream) {
+		size_t off = 0, rlen;
+		uint32_t mark;
+
+		/* Every whole record of the bytes kept: a turn's replies. */
+		while (len - off > 4) {
+			memcpy(&mark, f->fs_buf + off, 4);
+			rlen = ntohl(mark) & 0x7fffffffu;
+			if (len - off - 4 < rlen)
+				break;
+			t_check_reply(f->fs_buf + off + 4, rlen);
+			off += 4 + rlen;
+		}
+	} else if (!f->fs_stream && f->fs_dport == ts_cli_port())
 		t_check_reply(f->fs_buf, len);
 	else if (!f->fs_stream && f->fs_dport == ts_cb_port())
 		t_check_call(f->fs_buf, len);
@@ -326,6 +338,7 @@ test_detector(void)
 	struct rpc_msg m;
 	nlm4_lockargs a;
 	nlm4_res res;
+	uint32_t mark;
 	XDR x;
 
 	if (t_skip())
@@ -348,8 +361,10 @@ test_detector(void)
 	xdrmem_create(&x, (char *)f.fs_buf, sizeof(f.fs_buf), XDR_ENCODE);
 	CU_ASSERT_FATAL(xdr_replymsg(&x, &m));
 	f.fs_len = xdr_getpos(&x);
-	f.fs_stream = 1;	/* checked as a TCP reply: skip the mark */
+	f.fs_stream = 1;	/* checked as a TCP reply: a marked record */
 	memmove(f.fs_buf + 4, f.fs_buf, f.fs_len);
+	mark = htonl(0x80000000u | (uint32_t)f.fs_len);
+	memcpy(f.fs_buf, &mark, 4);
 	f.fs_len += 4;
 	xdr_destroy(&x);
 	st_check(&f);
@@ -485,6 +500,105 @@ test_tcp_reply(void)
 	CU_ASSERT_EQUAL(t_bad, 0);
 	close(fd);
 	free(a.cookie.nlm_netobj_val);
+	ts_stop();
+}
+
+/*
+ * Replies that have arrived on fd (a TCP connection), read without
+ * waiting: each must answer the next of xids[] with NLM4_GRANTED.  The
+ * number of replies taken; *bad counts the ones that did not match.
+ */
+static int
+t_take_replies(int fd, uint8_t *acc, size_t cap, size_t *acclen,
+    const uint32_t *xids, int *next, int *bad)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	int n = 0;
+	ssize_t r;
+
+	while (poll(&p, 1, 20) == 1 && (r = recv(fd, acc + *acclen,
+	    cap - *acclen, MSG_DONTWAIT)) > 0)
+		*acclen += (size_t)r;
+	for (;;) {
+		struct rpc_msg m;
+		nlm4_res res;
+		uint32_t mark;
+		size_t len;
+		XDR x;
+
+		if (*acclen < 4)
+			break;
+		memcpy(&mark, acc, 4);
+		len = ntohl(mark) & 0x7fffffffu;
+		if (*acclen - 4 < len)
+			break;
+		memset(&m, 0, sizeof(m));
+		memset(&res, 0, sizeof(res));
+		m.acpted_rply.ar_results.where = (caddr_t)&res;
+		m.acpted_rply.ar_results.proc = XDRPROC(xdr_nlm4_res);
+		xdrmem_create(&x, (char *)acc + 4, (u_int)len, XDR_DECODE);
+		if (!xdr_replymsg(&x, &m) || m.rm_xid != xids[*next] ||
+		    res.stat.stat != NLM4_GRANTED)
+			(*bad)++;
+		xdr_destroy(&x);
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&res);
+		(*next)++;
+		n++;
+		memmove(acc, acc + 4 + len, *acclen - 4 - len);
+		*acclen -= 4 + len;
+	}
+	return n;
+}
+
+/*
+ * A client pipelining 40 LOCKs on one connection (one write) is served
+ * 16 a turn (ONC_TURN_CALLS), not all in the turn that reads them: the
+ * rest wait for the turns that follow, every call is answered, in order,
+ * and each reply still leaves after its commit.
+ */
+static void
+test_tcp_turn_share(void)
+{
+	enum { N = 40, PER_TURN = 16 };
+	static uint8_t out[N * 256], acc[N * 128];
+	uint32_t xids[N];
+	size_t len = 0, acclen = 0;
+	int fd, i, turns, got = 0, next = 0, bad = 0, most = 0, busy = 0;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	for (i = 0; i < N; i++) {
+		nlm4_lockargs a;
+
+		t_lockargs(&a, "hostP", 7, "ownP", "p", (uint64_t)i * 10, 1,
+		    true, false);
+		xids[i] = ts_tcp_record(out, sizeof(out), &len,
+		    NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+		t_expect_add(xids[i], &a);
+		free(a.cookie.nlm_netobj_val);
+	}
+	fd = ts_tcp_connect();
+	CU_ASSERT_FATAL(write(fd, out, len) == (ssize_t)len);
+	for (turns = 0; turns < 100 && got < N; turns++) {
+		int n;
+
+		ts_turn();
+		n = t_take_replies(fd, acc, sizeof(acc), &acclen, xids, &next,
+		    &bad);
+		got += n;
+		if (n > most)
+			most = n;
+		if (n > 0)
+			busy++;
+	}
+	CU_ASSERT_EQUAL(got, N);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(most, PER_TURN);
+	CU_ASSERT(busy >= (N + PER_TURN - 1) / PER_TURN);
+	CU_ASSERT_EQUAL(t_checked, N);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	close(fd);
 	ts_stop();
 }
 
@@ -879,6 +993,8 @@ ts_register_turn(void)
 	    NULL ||
 	    CU_add_test(s, "TCP reply after the commit", test_tcp_reply) ==
 	    NULL ||
+	    CU_add_test(s, "a pipelining connection: 16 calls a turn",
+	    test_tcp_turn_share) == NULL ||
 	    CU_add_test(s, "timer release: next grant after its commit",
 	    test_timer_consequence) == NULL ||
 	    CU_add_test(s, "grants without a callback still expire",
