@@ -14,8 +14,8 @@
 #      nlmd_memory_trims_total.
 #   3. tools/bench-queue.sh with 300 waiters: every waiter of both shapes
 #      is granted (the shared release makes all 300 grantable at once and
-#      nlmd grants them 64 a turn: without the turns that follow, the
-#      run would stop at 64), beside 16 clients with no error.
+#      nlmd grants them 8 a turn: without the turns that follow, the
+#      run would stop at 8), beside 16 clients with no error.
 #   4. tools/bench-uring.sh, shrunk (one 0.3 s round at 16 clients): the
 #      echo server over epoll and over io_uring (echosrv -U) both answer
 #      every NULL and LOCK+UNLOCK call with no error, the table has both
