@@ -268,9 +268,10 @@ onc_conn_read(struct onc_conn *co)
 		return;
 
 	/*
-	 * At most one full record plus its mark is ever buffered; the
-	 * buffer grows (doubling) only when it is full of an unfinished
-	 * fragment, so an idle or small-call connection keeps 4 KiB.
+	 * The buffer grows (doubling, to one full record and its mark at
+	 * most) only when it is full of an unfinished fragment, so an idle
+	 * or small-call connection keeps 4 KiB; whole calls beyond the
+	 * turn's share wait in it, and nothing more is read meanwhile.
 	 */
 	if (co->co_inlen == co->co_incap &&
 	    onc_grow(&co->co_in, &co->co_incap, co->co_incap + 1,
