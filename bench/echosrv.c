@@ -156,6 +156,41 @@ reply_to(const uint8_t *p, size_t n, uint8_t *out)
 	return len;
 }
 
+/*
+ * Replies to the complete records of in[0..*inlen) appended to
+ * out[0..*outlen) (room for CONN_BUF bytes), as far as out has room; the
+ * records answered are taken out of in.  False when the peer broke the
+ * framing: calls are one fragment and fit the buffer, or we hang up.
+ */
+static bool
+replies_to(uint8_t *in, size_t *inlen, uint8_t *out, size_t *outlen)
+{
+	size_t off = 0;
+
+	while (*inlen - off >= 4 && *outlen + 4 + REPLY_MAX <= CONN_BUF) {
+		uint32_t mark;
+		size_t flen, rlen;
+
+		memcpy(&mark, in + off, 4);
+		mark = ntohl(mark);
+		flen = mark & 0x7fffffffu;
+		if (!(mark & 0x80000000u) || flen > CONN_BUF - 4)
+			return false;
+		if (*inlen - off - 4 < flen)
+			break;
+		if ((rlen = reply_to(in + off + 4, flen, out + *outlen + 4)) >
+		    0) {
+			mark = htonl(0x80000000u | (uint32_t)rlen);
+			memcpy(out + *outlen, &mark, 4);
+			*outlen += 4 + rlen;
+		}
+		off += 4 + flen;
+	}
+	memmove(in, in + off, *inlen - off);
+	*inlen -= off;
+	return true;
+}
+
 static void
 conn_close(struct conn *c)
 {
@@ -191,7 +226,6 @@ conn_flush(int ep, struct conn *c)
 static void
 conn_readable(int ep, struct conn *c)
 {
-	size_t off = 0;
 	ssize_t n;
 
 	if (c->outlen > 0 && !conn_flush(ep, c))
@@ -205,29 +239,8 @@ conn_readable(int ep, struct conn *c)
 	if (n <= 0)
 		goto gone;
 	c->inlen += (size_t)n;
-	while (c->inlen - off >= 4 &&
-	    c->outlen + 4 + REPLY_MAX <= sizeof(c->out)) {
-		uint32_t mark;
-		size_t flen, rlen;
-
-		memcpy(&mark, c->in + off, 4);
-		mark = ntohl(mark);
-		flen = mark & 0x7fffffffu;
-		/* Calls are one fragment and fit the buffer, or we hang up. */
-		if (!(mark & 0x80000000u) || flen > sizeof(c->in) - 4)
-			goto gone;
-		if (c->inlen - off - 4 < flen)
-			break;
-		if ((rlen = reply_to(c->in + off + 4, flen,
-		    c->out + c->outlen + 4)) > 0) {
-			mark = htonl(0x80000000u | (uint32_t)rlen);
-			memcpy(c->out + c->outlen, &mark, 4);
-			c->outlen += 4 + rlen;
-		}
-		off += 4 + flen;
-	}
-	memmove(c->in, c->in + off, c->inlen - off);
-	c->inlen -= off;
+	if (!replies_to(c->in, &c->inlen, c->out, &c->outlen))
+		goto gone;
 	if (conn_flush(ep, c))
 		return;
 gone:
@@ -418,31 +431,10 @@ ur_reap(struct uring *u, struct uconn *c)
 static void
 ur_parse(struct uring *u, struct uconn *c)
 {
-	size_t off = 0;
-
-	while (c->inlen - off >= 4 && c->outlen + 4 + REPLY_MAX <= CONN_BUF) {
-		uint32_t mark;
-		size_t flen, rlen;
-
-		memcpy(&mark, c->in + off, 4);
-		mark = ntohl(mark);
-		flen = mark & 0x7fffffffu;
-		if (!(mark & 0x80000000u) || flen > sizeof(c->in) - 4) {
-			ur_kill(c);
-			return;
-		}
-		if (c->inlen - off - 4 < flen)
-			break;
-		if ((rlen = reply_to(c->in + off + 4, flen,
-		    c->out + c->outlen + 4)) > 0) {
-			mark = htonl(0x80000000u | (uint32_t)rlen);
-			memcpy(c->out + c->outlen, &mark, 4);
-			c->outlen += 4 + rlen;
-		}
-		off += 4 + flen;
+	if (!replies_to(c->in, &c->inlen, c->out, &c->outlen)) {
+		ur_kill(c);
+		return;
 	}
-	memmove(c->in, c->in + off, c->inlen - off);
-	c->inlen -= off;
 	ur_want_send(u, c);
 }
 
