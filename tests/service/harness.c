@@ -396,27 +396,37 @@ int
 ts_reply(int fd, bool stream, nlm4_res *res)
 {
 	uint8_t buf[4096];
-	struct rpc_msg m;
 	struct pollfd p = { fd, POLLIN, 0 };
 	ssize_t n;
 	size_t off = stream ? 4 : 0;
-	XDR x;
-	int ok;
 
 	if (fd == -1)
 		fd = cli_fd;
 	p.fd = fd;
+	memset(res, 0, sizeof(*res));
 	if (poll(&p, 1, 200) != 1 ||
 	    (n = recv(fd, buf, sizeof(buf), 0)) <= (ssize_t)off)
 		return -1;
+	return ts_decode_reply(buf + off, (size_t)n - off, NULL, res);
+}
+
+int
+ts_decode_reply(const uint8_t *buf, size_t len, uint32_t *xidp,
+    nlm4_res *res)
+{
+	struct rpc_msg m;
+	XDR x;
+	int ok;
+
 	memset(&m, 0, sizeof(m));
 	memset(res, 0, sizeof(*res));
 	m.acpted_rply.ar_results.where = (caddr_t)res;
 	m.acpted_rply.ar_results.proc = XDRPROC(xdr_nlm4_res);
-	xdrmem_create(&x, (char *)buf + off, (u_int)((size_t)n - off),
-	    XDR_DECODE);
+	xdrmem_create(&x, (char *)(uintptr_t)buf, (u_int)len, XDR_DECODE);
 	ok = xdr_replymsg(&x, &m);
 	xdr_destroy(&x);
+	if (ok && xidp != NULL)
+		*xidp = m.rm_xid;
 	return ok ? 0 : -1;
 }
 

@@ -45,6 +45,13 @@ uint32_t	 ts_tcp_record(uint8_t *buf, size_t cap, size_t *lenp,
 ssize_t		 ts_recv(void *buf, size_t cap);
 /* fd -1: the UDP request socket.  0, or -1 when nothing decodable came. */
 int		 ts_reply(int fd, bool stream, nlm4_res *res);
+/*
+ * Decode buf[0..len), one RPC reply carrying an nlm4_res, into *res (free
+ * with xdr_free(xdr_nlm4_res)) and its xid into *xidp (unless NULL).  0,
+ * or -1 when it does not decode.
+ */
+int		 ts_decode_reply(const uint8_t *buf, size_t len, uint32_t *xidp,
+		    nlm4_res *res);
 /* Procedure of the next call at the client's NLM, -1 when none came. */
 int		 ts_callback(nlm4_testargs *args, nlm4_res *res);
 bool		 ts_no_callback(void);

@@ -65,27 +65,43 @@ t_committed(int32_t svid, const void *oh, size_t ohlen, const void *fh,
 
 /* A reply (UDP or TCP) to one of our LOCKs: GRANTED must be stored. */
 static void
-t_check_reply(const uint8_t *buf, size_t len)
+t_check_reply(const uint8_t *buf, size_t len, void *arg)
 {
 	const struct t_expect *e;
-	struct rpc_msg m;
 	nlm4_res res;
-	XDR x;
+	uint32_t xid;
 
-	memset(&m, 0, sizeof(m));
-	memset(&res, 0, sizeof(res));
-	m.acpted_rply.ar_results.where = (caddr_t)&res;
-	m.acpted_rply.ar_results.proc = XDRPROC(xdr_nlm4_res);
-	xdrmem_create(&x, (char *)(uintptr_t)buf, (u_int)len, XDR_DECODE);
-	if (xdr_replymsg(&x, &m) && (e = t_find(m.rm_xid)) != NULL &&
-	    res.stat.stat == NLM4_GRANTED) {
+	(void)arg;
+	if (ts_decode_reply(buf, len, &xid, &res) == 0 &&
+	    (e = t_find(xid)) != NULL && res.stat.stat == NLM4_GRANTED) {
 		t_checked++;
 		if (!t_committed(e->e_svid, e->e_oh, strlen(e->e_oh), e->e_fh,
 		    strlen(e->e_fh), e->e_off, e->e_len, e->e_excl))
 			t_bad++;
 	}
 	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&res);
-	xdr_destroy(&x);
+}
+
+/*
+ * Call fn with the message of each whole record (mark, message) at the
+ * start of buf[0..len); returns the bytes those records take.
+ */
+static size_t
+t_records(const uint8_t *buf, size_t len,
+    void (*fn)(const uint8_t *, size_t, void *), void *arg)
+{
+	size_t off = 0, rlen;
+	uint32_t mark;
+
+	while (len - off >= 4) {
+		memcpy(&mark, buf + off, 4);
+		rlen = ntohl(mark) & 0x7fffffffu;
+		if (len - off - 4 < rlen)
+			break;
+		fn(buf + off + 4, rlen, arg);
+		off += 4 + rlen;
+	}
+	return off;
 }
 
 /* A call to the client's NLM: GRANTED_MSG, or a LOCK_RES. */
@@ -137,22 +153,12 @@ st_check(const struct fake_send *f)
 	size_t len = f->fs_len < sizeof(f->fs_buf) ? f->fs_len :
 	    sizeof(f->fs_buf);
 
-	if (f->fs_stream) {
-		size_t off = 0, rlen;
-		uint32_t mark;
-
-		/* Every whole record of the bytes kept: a turn's replies. */
-		while (len - off > 4) {
-			memcpy(&mark, f->fs_buf + off, 4);
-			rlen = ntohl(mark) & 0x7fffffffu;
-			if (len - off - 4 < rlen)
-				break;
-			t_check_reply(f->fs_buf + off + 4, rlen);
-			off += 4 + rlen;
-		}
-	} else if (!f->fs_stream && f->fs_dport == ts_cli_port())
-		t_check_reply(f->fs_buf, len);
-	else if (!f->fs_stream && f->fs_dport == ts_cb_port())
+	/* TCP: every whole record of the bytes kept (a turn's replies). */
+	if (f->fs_stream)
+		(void)t_records(f->fs_buf, len, t_check_reply, NULL);
+	else if (f->fs_dport == ts_cli_port())
+		t_check_reply(f->fs_buf, len, NULL);
+	else if (f->fs_dport == ts_cb_port())
 		t_check_call(f->fs_buf, len);
 }
 
@@ -503,51 +509,48 @@ test_tcp_reply(void)
 	ts_stop();
 }
 
+/* What t_take_replies() expects next, and what it found. */
+struct t_replies {
+	const uint32_t	*tr_xids;
+	int		 tr_next;	/* index in tr_xids of the next */
+	int		 tr_bad;	/* not the next xid, or not GRANTED */
+};
+
+static void
+t_reply_in_order(const uint8_t *buf, size_t len, void *arg)
+{
+	struct t_replies *tr = arg;
+	nlm4_res res;
+	uint32_t xid;
+
+	if (ts_decode_reply(buf, len, &xid, &res) != 0 ||
+	    xid != tr->tr_xids[tr->tr_next] || res.stat.stat != NLM4_GRANTED)
+		tr->tr_bad++;
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&res);
+	tr->tr_next++;
+}
+
 /*
  * Replies that have arrived on fd (a TCP connection), read without
- * waiting: each must answer the next of xids[] with NLM4_GRANTED.  The
- * number of replies taken; *bad counts the ones that did not match.
+ * waiting into acc: each must answer the next of tr's xids with
+ * NLM4_GRANTED.  Returns the number of replies taken.
  */
 static int
 t_take_replies(int fd, uint8_t *acc, size_t cap, size_t *acclen,
-    const uint32_t *xids, int *next, int *bad)
+    struct t_replies *tr)
 {
 	struct pollfd p = { fd, POLLIN, 0 };
-	int n = 0;
+	int before = tr->tr_next;
+	size_t used;
 	ssize_t r;
 
 	while (poll(&p, 1, 20) == 1 && (r = recv(fd, acc + *acclen,
 	    cap - *acclen, MSG_DONTWAIT)) > 0)
 		*acclen += (size_t)r;
-	for (;;) {
-		struct rpc_msg m;
-		nlm4_res res;
-		uint32_t mark;
-		size_t len;
-		XDR x;
-
-		if (*acclen < 4)
-			break;
-		memcpy(&mark, acc, 4);
-		len = ntohl(mark) & 0x7fffffffu;
-		if (*acclen - 4 < len)
-			break;
-		memset(&m, 0, sizeof(m));
-		memset(&res, 0, sizeof(res));
-		m.acpted_rply.ar_results.where = (caddr_t)&res;
-		m.acpted_rply.ar_results.proc = XDRPROC(xdr_nlm4_res);
-		xdrmem_create(&x, (char *)acc + 4, (u_int)len, XDR_DECODE);
-		if (!xdr_replymsg(&x, &m) || m.rm_xid != xids[*next] ||
-		    res.stat.stat != NLM4_GRANTED)
-			(*bad)++;
-		xdr_destroy(&x);
-		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&res);
-		(*next)++;
-		n++;
-		memmove(acc, acc + 4 + len, *acclen - 4 - len);
-		*acclen -= 4 + len;
-	}
-	return n;
+	used = t_records(acc, *acclen, t_reply_in_order, tr);
+	memmove(acc, acc + used, *acclen - used);
+	*acclen -= used;
+	return tr->tr_next - before;
 }
 
 /*
@@ -562,8 +565,9 @@ test_tcp_turn_share(void)
 	enum { N = 40, PER_TURN = 16 };
 	static uint8_t out[N * 256], acc[N * 128];
 	uint32_t xids[N];
+	struct t_replies tr = { xids, 0, 0 };
 	size_t len = 0, acclen = 0;
-	int fd, i, turns, got = 0, next = 0, bad = 0, most = 0, busy = 0;
+	int fd, i, turns, got = 0, most = 0, busy = 0;
 
 	if (t_skip())
 		return;
@@ -584,8 +588,7 @@ test_tcp_turn_share(void)
 		int n;
 
 		ts_turn();
-		n = t_take_replies(fd, acc, sizeof(acc), &acclen, xids, &next,
-		    &bad);
+		n = t_take_replies(fd, acc, sizeof(acc), &acclen, &tr);
 		got += n;
 		if (n > most)
 			most = n;
@@ -593,7 +596,7 @@ test_tcp_turn_share(void)
 			busy++;
 	}
 	CU_ASSERT_EQUAL(got, N);
-	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(tr.tr_bad, 0);
 	CU_ASSERT_EQUAL(most, PER_TURN);
 	CU_ASSERT(busy >= (N + PER_TURN - 1) / PER_TURN);
 	CU_ASSERT_EQUAL(t_checked, N);
