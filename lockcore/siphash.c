@@ -22,7 +22,7 @@
 	v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);	\
 } while (0)
 
-static uint64_t
+static inline uint64_t
 lk_le64(const unsigned char *p)
 {
 	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
