@@ -270,11 +270,15 @@ void	nlm_send_res(const struct nlm_ctx *, uint32_t proc, xdrproc_t xres,
  */
 void	nlm_store_check(enum store_status st, const char *what);
 
-/* ---- nlm_xdr.c: in-place decoders (same wire format as rpcgen's) ---- */
+/*
+ * ---- nlm_xdr.c: in-place decoders and the nlm4_res encoder (the same
+ * wire format as rpcgen's; other directions are handed to rpcgen's) ----
+ */
 bool_t	nlm_xdr_lockargs(XDR *, nlm4_lockargs *);
 bool_t	nlm_xdr_unlockargs(XDR *, nlm4_unlockargs *);
 bool_t	nlm_xdr_testargs(XDR *, nlm4_testargs *);
 bool_t	nlm_xdr_cancargs(XDR *, nlm4_cancargs *);
+bool_t	nlm_xdr_res(XDR *, nlm4_res *);
 
 /* ---- nlm_host.c ---- */
 /*

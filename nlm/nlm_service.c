@@ -261,7 +261,9 @@ nlm_register(struct onc_srv *srv)
 		if ((s = onc_srv_add_decoder(srv, decs[i].proc,
 		    decs[i].fast)) != ONC_OK)
 			return s;
-	return ONC_OK;
+	/* ... and the result of LOCK, UNLOCK, CANCEL and GRANTED encodes so. */
+	return onc_srv_add_encoder(srv, XDRPROC(xdr_nlm4_res),
+	    XDRPROC(nlm_xdr_res));
 }
 
 const struct nlm_counters *

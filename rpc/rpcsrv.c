@@ -127,6 +127,17 @@ onc_srv_add_decoder(struct onc_srv *rs, xdrproc_t proc, xdrproc_t fast)
 	return ONC_OK;
 }
 
+enum onc_status
+onc_srv_add_encoder(struct onc_srv *rs, xdrproc_t proc, xdrproc_t fast)
+{
+	if (rs->rs_nenc == MAX_ENCODERS)
+		return ONC_FULL;
+	rs->rs_enc_proc[rs->rs_nenc] = proc;
+	rs->rs_enc_fast[rs->rs_nenc] = fast;
+	rs->rs_nenc++;
+	return ONC_OK;
+}
+
 const struct onc_srv_stats *
 onc_srv_stats(const struct onc_srv *rs)
 {

@@ -33,6 +33,7 @@
 #define UDP_REPLY_SMALL	256
 #define UDP_REPLY_FREE	1024
 #define MAX_DECODERS	8
+#define MAX_ENCODERS	8
 /*
  * Calls one TCP connection has served in a turn at most.  What else it
  * sent waits (in co_in, and unread in the socket) for the turns that
@@ -126,6 +127,9 @@ struct onc_srv {
 	xdrproc_t		 rs_dec_proc[MAX_DECODERS];
 	xdrproc_t		 rs_dec_fast[MAX_DECODERS];
 	size_t			 rs_ndec;
+	xdrproc_t		 rs_enc_proc[MAX_ENCODERS];
+	xdrproc_t		 rs_enc_fast[MAX_ENCODERS];
+	size_t			 rs_nenc;
 	struct onc_listener	 rs_lis[MAX_LISTENERS];
 	size_t			 rs_nlis;
 	struct onc_conn		*rs_conns;

@@ -1,11 +1,14 @@
 /*
- * test_nlmxdr.c - the in-place NLMv4 argument decoders (nlm/nlm_xdr.c)
- * against rpcgen's decoders from the same .x file.
+ * test_nlmxdr.c - the in-place NLMv4 argument decoders and the nlm4_res
+ * encoder (nlm/nlm_xdr.c) against rpcgen's routines from the same .x file.
  *
  * Random arguments are encoded with the rpcgen encoder; both decoders must
  * then agree field by field.  Every truncation of a valid message must
  * fail in both.  Over-long fields must fail.  An embedded NUL in
  * caller_name is refused by ours (rpcgen's would silently truncate it).
+ * Bool words other than 0 and 1 read the same in both.  Random results
+ * encode to the same bytes with both encoders, into any buffer, aligned or
+ * not, or fail in both when they do not fit.
  */
 #include "tests/runner.h"
 
@@ -210,6 +213,9 @@ test_other_args(void)
 		CU_ASSERT(netobj_eq(&ta.cookie, &tb.cookie) &&
 		    ta.exclusive == tb.exclusive && lock_eq(&ta.alock, &tb.alock));
 		free_ref(XDRPROC(xdr_nlm4_testargs), &ta);
+		if (i < 20)
+			check_truncations(XDRPROC(xdr_nlm4_testargs),
+			    XDRPROC(nlm_xdr_testargs), wire, n, sizeof(ta));
 
 		memset(&c, 0, sizeof(c));
 		rnd_netobj(&c.cookie, 0, 16);
@@ -227,6 +233,90 @@ test_other_args(void)
 		    ca.block == cb.block && ca.exclusive == cb.exclusive &&
 		    lock_eq(&ca.alock, &cb.alock));
 		free_ref(XDRPROC(xdr_nlm4_cancargs), &ca);
+		if (i < 20)
+			check_truncations(XDRPROC(xdr_nlm4_cancargs),
+			    XDRPROC(nlm_xdr_cancargs), wire, n, sizeof(ca));
+	}
+}
+
+/* A bool word of 2 or 0xffffffff is TRUE to both decoders. */
+static void
+test_bools(void)
+{
+	static const uint32_t odd[] = { 2, 0x80000000u, 0xffffffffu };
+	char wire[4096], copy[4096];
+	nlm4_lockargs in, a, b;
+	size_t n, i, w, off;
+	uint32_t v;
+
+	memset(&in, 0, sizeof(in));
+	rnd_netobj(&in.cookie, 0, 8);
+	rnd_lock(&in.alock);
+	n = encode(XDRPROC(xdr_nlm4_lockargs), &in, wire, sizeof(wire));
+	/* block, exclusive after the cookie; reclaim 8 bytes from the end */
+	off = 4 + ((in.cookie.nlm_netobj_len + 3) & ~3u);
+	for (i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		for (w = 0; w < 3; w++) {
+			memcpy(copy, wire, n);
+			v = htonl(odd[i]);
+			memcpy(copy + (w < 2 ? off + 4 * w : n - 8), &v, 4);
+			memset(&a, 0, sizeof(a));
+			memset(&b, 0, sizeof(b));
+			memcpy(wire + 2048, copy, n);
+			CU_ASSERT_FATAL(decode(XDRPROC(xdr_nlm4_lockargs), &a,
+			    wire + 2048, n));
+			CU_ASSERT_FATAL(decode(XDRPROC(nlm_xdr_lockargs), &b,
+			    copy, n));
+			CU_ASSERT(a.block == b.block &&
+			    a.exclusive == b.exclusive &&
+			    a.reclaim == b.reclaim);
+			CU_ASSERT((w == 0 ? b.block : w == 1 ? b.exclusive :
+			    b.reclaim) == TRUE);
+			free_ref(XDRPROC(xdr_nlm4_lockargs), &a);
+		}
+}
+
+/* nlm_xdr_res writes what xdr_nlm4_res writes, or fails where it fails. */
+static void
+test_res(void)
+{
+	static uint32_t ref[300], fast[300];
+	int i;
+
+	for (i = 0; i < 3000; i++) {
+		nlm4_res r;
+		size_t room, shift = i % 7 == 0 ? 1 : 0;
+		bool_t okr, okf;
+		u_int nr = 0, nf = 0;
+		XDR x;
+
+		memset(&r, 0, sizeof(r));
+		rnd_netobj(&r.cookie, 0, i % 50 == 0 ? MAXNETOBJ_SZ + 8 : 40);
+		r.stat.stat = (nlm4_stats)(rnd() % 9);
+		/* Mostly room enough, sometimes a few bytes short. */
+		room = 4 + ((r.cookie.nlm_netobj_len + 3) & ~3u) + 4;
+		if (i % 5 == 0)
+			room -= rnd() % room;
+		if (room > sizeof(ref) - 4)
+			room = sizeof(ref) - 4;
+		memset(ref, 0xa5, sizeof(ref));
+		memset(fast, 0x5a, sizeof(fast));
+		xdrmem_create(&x, (char *)ref + shift, (u_int)room, XDR_ENCODE);
+		if ((okr = xdr_nlm4_res(&x, &r)))
+			nr = xdr_getpos(&x);
+		xdr_destroy(&x);
+		xdrmem_create(&x, (char *)fast + shift, (u_int)room,
+		    XDR_ENCODE);
+		if ((okf = nlm_xdr_res(&x, &r)))
+			nf = xdr_getpos(&x);
+		xdr_destroy(&x);
+		CU_ASSERT(okr == okf);
+		CU_ASSERT(okr == (r.cookie.nlm_netobj_len <= MAXNETOBJ_SZ &&
+		    room >= 8 + ((r.cookie.nlm_netobj_len + 3) & ~3u)));
+		CU_ASSERT(nr == nf);
+		if (okr && okf)
+			CU_ASSERT(memcmp((char *)ref + shift,
+			    (char *)fast + shift, nr) == 0);
 	}
 }
 
@@ -266,7 +356,9 @@ tests_register(void)
 	    CU_add_test(s, "lockargs agree with rpcgen", test_lockargs) == NULL ||
 	    CU_add_test(s, "unlock/test/cancel args agree",
 	    test_other_args) == NULL ||
-	    CU_add_test(s, "over-long and NUL refused", test_refusals) == NULL)
+	    CU_add_test(s, "over-long and NUL refused", test_refusals) == NULL ||
+	    CU_add_test(s, "bool words other than 0/1", test_bools) == NULL ||
+	    CU_add_test(s, "nlm4_res encodes as rpcgen's", test_res) == NULL)
 		return -1;
 	return 0;
 }
