@@ -530,20 +530,53 @@ nlm_host_local(struct nlm_host *h, const struct sockaddr_storage *local,
 		nlm_host_stage(h);
 }
 
+/* The memo slot of a source: its port and the last byte of its address. */
+static size_t
+nlm_memo_slot(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in *sin = (const void *)ss;
+	const struct sockaddr_in6 *sin6 = (const void *)ss;
+	unsigned v;
+
+	if (ss->ss_family == AF_INET)
+		v = ntohs(sin->sin_port) ^
+		    (ntohl(sin->sin_addr.s_addr) & 0xff) * 0x9du;
+	else if (ss->ss_family == AF_INET6)
+		v = ntohs(sin6->sin6_port) ^
+		    (unsigned)sin6->sin6_addr.s6_addr[15] * 0x9du;
+	else
+		v = 0;
+	return v & (NLM_HOST_MEMO - 1);
+}
+
+static void
+nlm_memo_forget(const struct nlm_host *h)
+{
+	size_t i;
+
+	for (i = 0; i < NLM_HOST_MEMO; i++)
+		if (nlm->n_memo[i] == h)
+			nlm->n_memo[i] = NULL;
+}
+
 struct nlm_host *
 nlm_host_find(const struct sockaddr_storage *ss, const char *name)
 {
+	struct nlm_host *h, **memo;
 	uint64_t hv;
-	struct nlm_host *h;
 
 	if (nlm->n_hbuckets == 0)
 		return NULL;
+	memo = &nlm->n_memo[nlm_memo_slot(ss)];
+	if ((h = *memo) != NULL && strcmp(h->h_name, name) == 0 &&
+	    nlm_addr_equal(&h->h_addr, ss))
+		return h;
 	hv = nlm_host_hash(ss, name);
 	for (h = nlm->n_hosts[hv & (nlm->n_hbuckets - 1)]; h != NULL;
 	    h = h->h_next)
 		if (h->h_hash == hv && strcmp(h->h_name, name) == 0 &&
 		    nlm_addr_equal(&h->h_addr, ss))
-			return h;
+			return *memo = h;
 	return NULL;
 }
 
@@ -700,6 +733,7 @@ nlm_host_drop(struct nlm_host *h)
 {
 	nlm_notify_stop(h);
 	nlm_index_del(h);
+	nlm_memo_forget(h);
 	nlm_store_check(store_del_host(nlm->n_store, h->h_id),
 	    "staging a host removal");
 	free(h->h_name);
@@ -822,6 +856,7 @@ nlm_host_free_all(void)
 	free(nlm->n_hosts);
 	nlm->n_hosts = NULL;
 	nlm->n_hbuckets = 0;
+	memset(nlm->n_memo, 0, sizeof(nlm->n_memo));
 	nlm->n_nhosts = 0;
 	nlm_index_free_all();
 }

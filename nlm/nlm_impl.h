@@ -53,6 +53,8 @@ struct ctl_conn;
 struct ctl_req;
 
 /* Who is asking, and how: filled by the adapters (or by tests). */
+#define NLM_HOST_MEMO	256	/* a power of two */
+
 struct nlm_ctx {
 	uint32_t		 cx_vers;	/* 1, 3 or 4 */
 	uint32_t		 cx_proc;
@@ -192,6 +194,13 @@ struct nlm_service {
 	struct ev_timer		 n_more_timer;	/* lk_grant_more() next turn */
 	struct nlm_host		**n_hosts;	/* keyed hash of (addr, name) */
 	size_t			 n_hbuckets;	/* a power of two */
+	/*
+	 * The host each source (address and port) last found: a client
+	 * keeps its connection and its name, so most calls find their host
+	 * here without hashing.  Checked like a table hit; a slot two
+	 * sources share only misses.  Cleared when a host goes.
+	 */
+	struct nlm_host		*n_memo[NLM_HOST_MEMO];
 	struct nlm_addrcount	**n_addrs;	/* hosts per source address */
 	size_t			 n_abuckets;
 	size_t			 n_naddrs;

@@ -337,6 +337,67 @@ test_notified_index(void)
 	ts_stop();
 }
 
+static uint32_t
+n_lock_as(const char *who)
+{
+	nlm4_lockargs a;
+	nlm4_res r;
+	char oh[] = "oh", fh[] = "memo-fh";
+	uint32_t st;
+
+	memset(&a, 0, sizeof(a));
+	a.exclusive = true;
+	a.alock.caller_name = (char *)who;
+	a.alock.fh.nlm_netobj_len = sizeof(fh) - 1;
+	a.alock.fh.nlm_netobj_val = fh;
+	a.alock.oh.nlm_netobj_len = 2;
+	a.alock.oh.nlm_netobj_val = oh;
+	a.alock.svid = 3;
+	a.alock.l_len = 1;
+	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	ts_pump();
+	memset(&r, 0, sizeof(r));
+	if (ts_reply(-1, false, &r) != 0)
+		return 99;
+	st = (uint32_t)r.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	return st;
+}
+
+/*
+ * The host memo (the host each source last found): every request here
+ * comes from one socket, so two names share a slot and must stay two
+ * hosts; a host that goes (SM_NOTIFY: it restarted) is not found through
+ * the memo afterwards (ASan would see the freed host), its name comes back
+ * as a new host.
+ */
+static void
+test_host_memo(void)
+{
+	const struct nlm_counters *c;
+	struct sockaddr_in lo;
+
+	if (n_skip())
+		return;
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(n_lock_as("memo-b"), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_as("memo-c"), NLM4_DENIED);
+	CU_ASSERT_EQUAL(n_lock_as("memo-b"), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_as("memo-c"), NLM4_DENIED);
+	CU_ASSERT_EQUAL(c->hosts, 2);
+	memset(&lo, 0, sizeof(lo));
+	lo.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	CU_ASSERT_EQUAL(nlm_host_notified("memo-b", 9, (struct sockaddr *)&lo,
+	    sizeof(lo), NULL), 1);
+	CU_ASSERT_EQUAL(c->hosts, 1);
+	CU_ASSERT_EQUAL(n_lock_as("memo-c"), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_as("memo-b"), NLM4_DENIED);
+	CU_ASSERT_EQUAL(c->hosts, 2);
+	ts_stop();
+}
+
 int
 ts_register_notify(void)
 {
@@ -355,7 +416,9 @@ ts_register_notify(void)
 	    CU_add_test(s, "3,000 hosts: the host table grows, all found",
 	    test_many_hosts) == NULL ||
 	    CU_add_test(s, "SM_NOTIFY by address and name, no scan",
-	    test_notified_index) == NULL)
+	    test_notified_index) == NULL ||
+	    CU_add_test(s, "the host memo: a shared slot, a host gone",
+	    test_host_memo) == NULL)
 		return -1;
 	return 0;
 }
