@@ -32,7 +32,10 @@
  *               soon as its GRANTED_MSG arrives, which passes the byte on.
  *               Meanwhile the -c clients run lockunlock; reports the cost
  *               per queued request and per grant and the clients' p99
- *               against a run without the queue.
+ *               against a run without the queue.  -N n: the threads that
+ *               play the waiters (sender, callback reader) run at nice n,
+ *               so that on a small machine they stand for hosts elsewhere
+ *               rather than take the CPU nlmd and the clients share.
  *
  * Operations completing in the window [warm-up, warm-up + -t seconds) are
  * counted; after it each client finishes what it holds (UNLOCK) and stops.
@@ -59,6 +62,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -127,6 +131,7 @@ struct opts {
 	unsigned	 bh_wait_ms;
 	bool		 keep;		/* hold: leave the K locks held */
 	bool		 qshared;	/* queue: shared on distinct bytes */
+	int		 qnice;		/* queue: the waiters' threads' nice */
 	const char	*export;	/* -E: real NFSv3 file handles */
 };
 
@@ -1282,6 +1287,7 @@ struct blackhole {
 	atomic_uint	 b_pmap_calls;
 	atomic_uint	 b_nlm_calls;
 	atomic_uint	 b_granted_msgs;
+	int		 b_nice;	/* the thread's nice (queue: -N) */
 };
 
 static int
@@ -1334,12 +1340,23 @@ pmap_answer(struct blackhole *b, const uint8_t *p, size_t n,
 	    sizeof(*from));
 }
 
+/* The calling thread at nice n (Linux: per thread); 0: unchanged. */
+static void
+thread_nice(int n)
+{
+	if (n != 0 && setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid),
+	    n) == -1)
+		die("setpriority(%d): %s", n, strerror(errno));
+}
+
 static void *
 bh_thread(void *arg)
 {
 	struct blackhole *b = arg;
 	struct pollfd pf[2];
 	uint8_t buf[65536];
+
+	thread_nice(b->b_nice);
 
 	pf[0].fd = b->b_pmap;
 	pf[1].fd = b->b_pmap_only ? -1 : b->b_dead;
@@ -1758,6 +1775,7 @@ queue_thread(void *arg)
 	uint64_t t0;
 	double c0;
 
+	thread_nice(q->q_o->qnice);
 	t0 = now_ns();
 	c0 = cpu_of(q->q_o->srvpid);
 	if (queue_fill(q)) {
@@ -1866,6 +1884,7 @@ run_queue(const struct opts *o)
 		    sizeof(big));
 	/* The thread answers the port mapper; the driver reads b_dead. */
 	q.q_bh.b_pmap_only = true;
+	q.q_bh.b_nice = o->qnice;
 	if (pthread_create(&q.q_bh.b_thr, NULL, bh_thread, &q.q_bh) != 0)
 		die("pthread_create");
 
@@ -1897,10 +1916,10 @@ run_queue(const struct opts *o)
 	printf("mode=queue shape=%s waiters=%u beside %u clients: "
 	    "queue_s=%.3f release_s=%.3f grants=%u callback_repeats=%u "
 	    "clients_p99_without_us=%u clients_p99_with_us=%u "
-	    "p99_ratio=%.2f clients_errors=%" PRIu64 "%s%s\n",
+	    "p99_ratio=%.2f waiters_nice=%d clients_errors=%" PRIu64 "%s%s\n",
 	    o->qshared ? "shared-ranges" : "exclusive-byte", q.q_n,
 	    o->clients, q.q_queue_wall, q.q_rel_wall, q.q_grants, q.q_dups,
-	    p99b, p99w, p99b ? (double)p99w / p99b : 0.0,
+	    p99b, p99w, p99b ? (double)p99w / p99b : 0.0, o->qnice,
 	    base.errors + with.errors, q.q_err[0] ? " error=" : "", q.q_err);
 	free(base.lat);
 	free(with.lat);
@@ -1920,11 +1939,13 @@ usage(FILE *f)
 	    "                [-w warmup-secs] [-m mode] [-k held-locks]\n"
 	    "                [-P server-pid] [-b blackhole-addr] [-r rounds]"
 	    " [-R] [-K] [-S]\n"
-	    "                [-A] [-E export]\n"
+	    "                [-A] [-E export] [-N nice]\n"
 	    "  modes: null test lockunlock contended hold blackhole queue\n"
 	    "  -R  (blackhole) black-hole the client's rpcbind, not its NLM\n"
 	    "  -K  (hold) leave the held locks held at the end (restart "
 	    "benchmarks)\n"
+	    "  -N  (queue) the waiters' threads at this nice (hosts "
+	    "elsewhere)\n"
 	    "  -S  (queue) shared waiters on -k distinct bytes behind an "
 	    "exclusive lock\n"
 	    "  -A  AUTH_SYS credentials (uid 0) instead of AUTH_NONE\n"
@@ -1959,12 +1980,12 @@ int
 main(int argc, char **argv)
 {
 	struct opts o = { "127.0.0.1", 4045, 1, 3.0, 0.3, false, M_NULL, 100,
-	    0, "127.0.0.2", false, 3, 5000, false, false, NULL };
+	    0, "127.0.0.2", false, 3, 5000, false, false, 0, NULL };
 	struct stats st;
 	char tag[32];
 	int ch;
 
-	while ((ch = getopt(argc, argv, "Aa:b:c:E:hk:Km:p:P:r:RSt:uw:")) != -1)
+	while ((ch = getopt(argc, argv, "Aa:b:c:E:hk:Km:N:p:P:r:RSt:uw:")) != -1)
 		switch (ch) {
 		case 'A': g_authsys = true; break;
 		case 'a': o.addr = optarg; break;
@@ -1981,6 +2002,7 @@ main(int argc, char **argv)
 		case 'R': o.bh_rpcbind = true; break;
 		case 'K': o.keep = true; break;
 		case 'S': o.qshared = true; break;
+		case 'N': o.qnice = atoi(optarg); break;
 		case 't': o.secs = parse_num(optarg, 0.1, 7200); break;
 		case 'u': o.udp = true; break;
 		case 'w': o.warm = parse_num(optarg, 0, 60); break;
