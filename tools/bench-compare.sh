@@ -6,7 +6,8 @@
 #   tools/bench-compare.sh        (root: runs in private namespaces)
 #
 # In one private network + mount namespace (loopback only; its own
-# rpcbind, /run and /var/lib/nfs), one server at a time:
+# rpcbind, /run and /var/lib/nfs), all three servers started side by side
+# (each idle while another is measured), the points run one at a time:
 #   echo     bench/echosrv: answers NULL with one receive and one send
 #            per call (per wake-up), nothing else, and NLM4 LOCK and
 #            UNLOCK the same way with a GRANTED that checks and keeps
@@ -41,7 +42,17 @@
 # Each server's CPU while idle (2 s, nothing sent) is printed too: a server
 # that spins when idle is charged for it in every point.
 #
-# Environment: BENCH_SECS (seconds per point, default 2), BENCH_CLIENTS
+# Repetitions (BENCH_REPS, default 1): every point is run that many times,
+# interleaved -- per transport and client count, each repetition runs
+# every mode against every server (in an order that rotates), so that what
+# the ratios compare was measured minutes, not seconds, apart only when
+# the repetitions are.  One row per run is printed as it ends; the ratio
+# table gives the median over the repetitions of each repetition's ratio
+# (and, with more than one, the range), the markdown table (BENCH_MD) the
+# run of median calls/s of each point.
+#
+# Environment: BENCH_SECS (seconds per point, default 2), BENCH_REPS
+# (runs of each point, default 1), BENCH_CLIENTS
 # (default "1 16 64"), BENCH_HELD, BENCH_HELD_GANESHA, BENCH_MEM_HELD
 # (locks nlmd holds for the memory figure, default 1000000), BENCH_MEM_WAIT
 # (seconds after their release of the last RSS sample, 15), BENCH_SERVERS
@@ -56,6 +67,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BENCH_BUILD:-release}
 O=$TOP/build/$BUILD
 SECS=${BENCH_SECS:-2}
+REPS=${BENCH_REPS:-1}
 CLIENTS=${BENCH_CLIENTS:-1 16 64}
 HELD_NLMD=${BENCH_HELD:-100000}
 HELD_GANESHA=${BENCH_HELD_GANESHA:-10000}
@@ -234,20 +246,21 @@ field() {
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | tr -d '%'
 }
 
-# point SERVER MODE PROTO CLIENTS: one nlmbench run, a line in $RES
+# point SERVER MODE PROTO CLIENTS REP: one nlmbench run, a line in $RES
 point() {
-	local srv=$1 mode=$2 proto=$3 c=$4 flags out rc
-	flags=("${NLMB[@]}" -p "$PORT" -P "$SRV_PID" -t "$SECS" -m "$mode"
+	local srv=$1 mode=$2 proto=$3 c=$4 rep=$5 flags out rc
+	read -r -a flags <<<"${SFLAGS[$srv]}"
+	flags+=(-p "${SPORT[$srv]}" -P "${SPID[$srv]}" -t "$SECS" -m "$mode"
 	    -c "$c")
 	[ "$proto" = udp ] && flags+=(-u)
-	[ "$mode" = hold ] && flags+=(-k $((HELD / c)))
+	[ "$mode" = hold ] && flags+=(-k $((${SHELD[$srv]} / c)))
 	out=$("$O/nlmbench" "${flags[@]}" 2>"$W/err")
 	rc=$?
 	if [ $rc != 0 ] || [ -z "$out" ]; then
 		echo "FAILED (exit $rc): nlmbench ${flags[*]}: $(head -3 "$W/err")"
 		FAILED=1
 	fi
-	[ -n "$out" ] && echo "server=$srv $out" >>"$RES"
+	[ -n "$out" ] && echo "server=$srv rep=$rep $out" >>"$RES"
 	[ -n "$out" ] && line "$(tail -1 "$RES")"
 }
 
@@ -310,84 +323,170 @@ echo "nlmd $(cd "$TOP" && git describe --always --dirty) (durability $DUR)," \
 T0=$(date +%s)
 printf "%-8s %-12s %-4s %4s %9s %7s %7s %8s %7s %6s %5s\n" server mode \
     proto clnt calls/s p50_us p99_us srv_us gen_us gen% errs
+# All servers up first, each with what its points need.
+declare -A SPID SPORT SFLAGS SHELD
+LIVE=()
+GANESHA_STATD=
 for srv in $SERVERS; do
 	start_server "$srv" || continue
-	c0=$(cpu_s "$SRV_PID"); sleep 2; c1=$(cpu_s "$SRV_PID")
-	echo "# $srv: pid $SRV_PID, idle CPU $(awk -v a="$c0" -v b="$c1" \
+	SPID[$srv]=$SRV_PID
+	SPORT[$srv]=$PORT
+	SFLAGS[$srv]="${NLMB[*]}"
+	SHELD[$srv]=$HELD
+	[ "$srv" = ganesha ] && GANESHA_STATD=$STATD_PID
+	LIVE+=("$srv")
+done
+declare -A C0
+for srv in "${LIVE[@]}"; do C0[$srv]=$(cpu_s "${SPID[$srv]}"); done
+sleep 2
+for srv in "${LIVE[@]}"; do
+	echo "# $srv: pid ${SPID[$srv]}, idle CPU $(awk -v a="${C0[$srv]}" \
+	    -v b="$(cpu_s "${SPID[$srv]}")" \
 	    'BEGIN { printf "%.1f", (b - a) / 2 * 100 }') % of a core," \
-	    "RSS $(rss_kib "$SRV_PID") KiB"
-	if [ "$srv" = echo ]; then modes="null lockunlock"; else
-		modes="null lockunlock contended hold"; fi
-	for mode in $modes; do
-		for proto in tcp udp; do
-			for c in $CLIENTS; do
+	    "RSS $(rss_kib "${SPID[$srv]}") KiB"
+done
+# Per transport and client count, each repetition: every mode against
+# every server, the servers' order rotating from one mode to the next.
+turn=0
+for proto in tcp udp; do
+	for c in $CLIENTS; do
+		for rep in $(seq 1 "$REPS"); do
+			for mode in null lockunlock contended hold; do
 				[ "$mode" = hold ] && [ "$c" -lt 16 ] && continue
-				point "$srv" "$mode" "$proto" "$c"
+				k=${#LIVE[@]}
+				for ((i = 0; i < k; i++)); do
+					srv=${LIVE[$(((i + turn) % k))]}
+					[ "$srv" = echo ] && case $mode in
+					    contended|hold) continue ;; esac
+					point "$srv" "$mode" "$proto" "$c" "$rep"
+				done
+				turn=$((turn + 1))
 			done
 		done
 	done
+done
+for srv in "${LIVE[@]}"; do
+	SRV_PID=${SPID[$srv]}
+	STATD_PID=$GANESHA_STATD
 	stop_server "$srv"
-	# Memory on a fresh server (nlmd: a new state directory), last:
-	# releasing a million locks keeps the store busy for a while.
-	if [ "$srv" != echo ]; then
-		RUN=$((RUN + 1))
-		start_server "$srv" && { memory "$srv"; stop_server "$srv"; }
-	fi
+done
+# Memory on a fresh server (nlmd: a new state directory), one at a time,
+# last: releasing a million locks keeps the store busy for a while.
+for srv in "${LIVE[@]}"; do
+	[ "$srv" = echo ] && continue
+	RUN=$((RUN + 1))
+	start_server "$srv" && { memory "$srv"; stop_server "$srv"; }
 done
 
 # ---- ratios -----------------------------------------------------------------
 echo
 echo "== per transport and client count: server CPU per call / echo's per NULL" \
-    "call; LOCK+UNLOCK calls/s / the same server's NULL calls/s"
-awk '
+    "call; LOCK+UNLOCK calls/s / the same server's NULL calls/s" \
+    "$([ "$REPS" -gt 1 ] && echo "(medians of $REPS repetitions' ratios)")"
+awk -v reps="$REPS" '
 function f(k,   i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1)
 	return substr($i, length(k) + 2); return "" }
-function ratio(a, b) { return (a > 0 && b > 0) ? sprintf("%.2f", a / b) : "-" }
+# The median (or, w = "lo"/"hi", the least/greatest) of the ratio a/b over
+# the repetitions in which both were measured; "-" when none.
+function ratio(a, b, w,   r, v, n, i, j, t) {
+	n = 0
+	for (r = 1; r <= reps; r++)
+		if ((a, r) in val && (b, r) in val && val[a, r] > 0 &&
+		    val[b, r] > 0)
+			v[++n] = val[a, r] / val[b, r]
+	if (n == 0)
+		return "-"
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+		}
+	if (w == "lo") return sprintf("%.2f", v[1])
+	if (w == "hi") return sprintf("%.2f", v[n])
+	return sprintf("%.2f", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2)
+}
+function cell(a, b, w) {
+	if (w == "range")
+		return ratio(a, b, "lo") == "-" ? "-" : ratio(a, b, "lo") "-" ratio(a, b, "hi")
+	return ratio(a, b, "")
+}
 {
 	pc = f("proto") " " f("clients")
 	k = f("server") " " f("mode") " " pc
-	rpc[k] = f("rpc_s"); cpu = f("srv_cpu"); sub("%", "", cpu)
-	per[k] = rpc[k] > 0 ? cpu / 100 / rpc[k] * 1e6 : 0
+	r = f("rep"); if (r == "") r = 1
+	cpu = f("srv_cpu"); sub("%", "", cpu)
+	val["rpc " k, r] = f("rpc_s")
+	val["per " k, r] = f("rpc_s") > 0 ? cpu / 100 / f("rpc_s") * 1e6 : 0
 	if (!(pc in seen)) { seen[pc] = 1; order[n++] = pc }
 	if (!(f("server") in srvs)) { srvs[f("server")] = 1; sl[m++] = f("server") }
 }
-END {
+function table(w,   i, j, s, e, el, q) {
 	printf "%-5s %4s %-8s %10s %10s %15s %12s %12s %14s\n", "proto", "clnt",
 	    "server", "NULL/echo", "LOCK/echo", "contended/echo", "hold/echo",
 	    "LU/NULL rate", "LOCK/echoLOCK"
 	for (i = 0; i < n; i++) {
 		split(order[i], q, " ")
-		e = per["echo null " order[i]]
-		el = per["echo lockunlock " order[i]]
+		e = "per echo null " order[i]
+		el = "per echo lockunlock " order[i]
 		for (j = 0; j < m; j++) {
 			s = sl[j]
 			printf "%-5s %4s %-8s %10s %10s %15s %12s %12s %14s\n", q[1], q[2],
-			    s, ratio(per[s " null " order[i]], e),
-			    ratio(per[s " lockunlock " order[i]], e),
-			    ratio(per[s " contended " order[i]], e),
-			    ratio(per[s " hold " order[i]], e),
-			    ratio(rpc[s " lockunlock " order[i]], rpc[s " null " order[i]]),
-			    ratio(per[s " lockunlock " order[i]], el)
+			    s, cell("per " s " null " order[i], e, w),
+			    cell("per " s " lockunlock " order[i], e, w),
+			    cell("per " s " contended " order[i], e, w),
+			    cell("per " s " hold " order[i], e, w),
+			    cell("rpc " s " lockunlock " order[i], "rpc " s " null " order[i], w),
+			    cell("per " s " lockunlock " order[i], el, w)
 		}
+	}
+}
+END {
+	table("")
+	if (reps > 1) {
+		print ""
+		print "== the same, least-greatest over the repetitions"
+		table("range")
 	}
 }' "$RES"
 
 if [ -n "${BENCH_MD:-}" ]; then
+	# Per point, the run of median calls/s (of an even number, the lower).
 	awk '
 	function f(k,   i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1)
 		return substr($i, length(k) + 2); return "" }
-	BEGIN { print "| server | mode | proto | clients | calls/s | p50 us | p99 us | server CPU us/call | generator CPU us/call | errors |"
-		print "|---|---|---|---|---|---|---|---|---|---|" }
-	{ cpu = f("srv_cpu"); sub("%", "", cpu); gen = f("gen_cpu"); sub("%", "", gen)
-	  r = f("rpc_s")
-	  m = f("mode"); if (m == "hold") m = "hold " f("held")
-	  sc = (r > 0) ? cpu / 100 / r * 1e6 : 0
-	  gc = (r > 0) ? gen / 100 / r * 1e6 : 0
-	  flag = (gen + 0 >= 90) ? " (generator at " gen " %)" : ""
-	  printf "| %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f%s | %s |\n", f("server"),
-	      m, f("proto"), f("clients"), r, f("p50_us"), f("p99_us"),
-	      sc, gc, flag, f("errors") }' \
-	    "$RES" >"$BENCH_MD"
+	BEGIN { so["echo"] = 1; so["nlmd"] = 2; so["ganesha"] = 3
+		mo["null"] = 1; mo["lockunlock"] = 2; mo["contended"] = 3; mo["hold"] = 4 }
+	{ k = f("server") " " f("mode") " " f("proto") " " f("clients")
+	  if (!(k in cnt)) ord[nk++] = k
+	  ln[k, ++cnt[k]] = $0; rate[k, cnt[k]] = f("rpc_s") + 0 }
+	END {
+		for (x = 0; x < nk; x++) {
+			k = ord[x]; c = cnt[k]
+			for (i = 1; i <= c; i++) idx[i] = i
+			for (i = 2; i <= c; i++)
+				for (j = i; j > 1 && rate[k, idx[j - 1]] > rate[k, idx[j]]; j--) {
+					t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t
+				}
+			$0 = ln[k, idx[int((c + 1) / 2)]]
+			cpu = f("srv_cpu"); sub("%", "", cpu); gen = f("gen_cpu"); sub("%", "", gen)
+			r = f("rpc_s")
+			m = f("mode"); if (m == "hold") m = "hold " f("held")
+			sc = (r > 0) ? cpu / 100 / r * 1e6 : 0
+			gc = (r > 0) ? gen / 100 / r * 1e6 : 0
+			flag = (gen + 0 >= 90) ? " (generator at " gen " %)" : ""
+			printf "%d\t%d\t%s\t%d\t| %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f%s | %s |\n",
+			    so[f("server")], mo[f("mode")], f("proto"), f("clients"),
+			    f("server"), m, f("proto"), f("clients"), r, f("p50_us"),
+			    f("p99_us"), sc, gc, flag, f("errors")
+		}
+	}' "$RES" | sort -t "$(printf '\t')" -k1,1n -k2,2n -k3,3 -k4,4n |
+	    cut -f5- >"$W/md.rows"
+	{
+		echo "| server | mode | proto | clients | calls/s | p50 us | p99 us | server CPU us/call | generator CPU us/call | errors |"
+		echo "|---|---|---|---|---|---|---|---|---|---|"
+		cat "$W/md.rows"
+	} >"$BENCH_MD"
+	[ "$REPS" -gt 1 ] && echo >>"$BENCH_MD" && echo "Each row: the run" \
+	    "of median calls/s of $REPS." >>"$BENCH_MD"
 	echo "markdown table: $BENCH_MD"
 fi
 echo
