@@ -254,6 +254,34 @@ test_notify_paced(void)
 	ts_stop();
 }
 
+/* A non-blocking exclusive LOCK of [0, 1) of fh by (who, svid, "oh"). */
+static uint32_t
+n_lock_as(const char *who, const char *fh, int svid)
+{
+	nlm4_lockargs a;
+	nlm4_res r;
+	char oh[] = "oh";
+	uint32_t st;
+
+	memset(&a, 0, sizeof(a));
+	a.exclusive = true;
+	a.alock.caller_name = (char *)who;
+	a.alock.fh.nlm_netobj_len = (u_int)strlen(fh);
+	a.alock.fh.nlm_netobj_val = (char *)fh;
+	a.alock.oh.nlm_netobj_len = 2;
+	a.alock.oh.nlm_netobj_val = oh;
+	a.alock.svid = svid;
+	a.alock.l_len = 1;
+	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	ts_pump();
+	memset(&r, 0, sizeof(r));
+	if (ts_reply(-1, false, &r) != 0)
+		return 99;
+	st = (uint32_t)r.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	return st;
+}
+
 /*
  * 3,000 stored hosts (the host table starts with 1,024 buckets and grows):
  * all come back, all are owed a notification, and a LOCK from one of them
@@ -263,9 +291,6 @@ static void
 test_many_hosts(void)
 {
 	const struct nlm_counters *c;
-	nlm4_lockargs a;
-	nlm4_res r;
-	char oh[] = "oh", fh[] = "fh", name[] = "client2999";
 
 	if (n_skip())
 		return;
@@ -274,21 +299,7 @@ test_many_hosts(void)
 	c = nlm_get_counters();
 	CU_ASSERT_EQUAL(c->hosts, 3000);
 	CU_ASSERT_EQUAL(c->notify_pending, 3000);
-	memset(&a, 0, sizeof(a));
-	a.exclusive = true;
-	a.alock.caller_name = name;
-	a.alock.fh.nlm_netobj_len = 2;
-	a.alock.fh.nlm_netobj_val = fh;
-	a.alock.oh.nlm_netobj_len = 2;
-	a.alock.oh.nlm_netobj_val = oh;
-	a.alock.svid = 7;
-	a.alock.l_len = 1;
-	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
-	ts_pump();
-	memset(&r, 0, sizeof(r));
-	CU_ASSERT_EQUAL(ts_reply(-1, false, &r), 0);
-	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
-	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(n_lock_as("client2999", "fh", 7), NLM4_GRANTED);
 	CU_ASSERT_EQUAL(c->hosts, 3000);
 	CU_ASSERT(fake_store_has_lock(HID + 2999, 7, "oh", 2, "fh", 2, 0, 1,
 	    true));
@@ -337,33 +348,6 @@ test_notified_index(void)
 	ts_stop();
 }
 
-static uint32_t
-n_lock_as(const char *who)
-{
-	nlm4_lockargs a;
-	nlm4_res r;
-	char oh[] = "oh", fh[] = "memo-fh";
-	uint32_t st;
-
-	memset(&a, 0, sizeof(a));
-	a.exclusive = true;
-	a.alock.caller_name = (char *)who;
-	a.alock.fh.nlm_netobj_len = sizeof(fh) - 1;
-	a.alock.fh.nlm_netobj_val = fh;
-	a.alock.oh.nlm_netobj_len = 2;
-	a.alock.oh.nlm_netobj_val = oh;
-	a.alock.svid = 3;
-	a.alock.l_len = 1;
-	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
-	ts_pump();
-	memset(&r, 0, sizeof(r));
-	if (ts_reply(-1, false, &r) != 0)
-		return 99;
-	st = (uint32_t)r.stat.stat;
-	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
-	return st;
-}
-
 /*
  * The host memo (the host each source last found): every request here
  * comes from one socket, so two names share a slot and must stay two
@@ -381,10 +365,10 @@ test_host_memo(void)
 		return;
 	ts_start(NLM_CB_MSG, 0);
 	c = nlm_get_counters();
-	CU_ASSERT_EQUAL(n_lock_as("memo-b"), NLM4_GRANTED);
-	CU_ASSERT_EQUAL(n_lock_as("memo-c"), NLM4_DENIED);
-	CU_ASSERT_EQUAL(n_lock_as("memo-b"), NLM4_GRANTED);
-	CU_ASSERT_EQUAL(n_lock_as("memo-c"), NLM4_DENIED);
+	CU_ASSERT_EQUAL(n_lock_as("memo-b", "memo-fh", 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_as("memo-c", "memo-fh", 3), NLM4_DENIED);
+	CU_ASSERT_EQUAL(n_lock_as("memo-b", "memo-fh", 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_as("memo-c", "memo-fh", 3), NLM4_DENIED);
 	CU_ASSERT_EQUAL(c->hosts, 2);
 	memset(&lo, 0, sizeof(lo));
 	lo.sin_family = AF_INET;
@@ -392,8 +376,8 @@ test_host_memo(void)
 	CU_ASSERT_EQUAL(nlm_host_notified("memo-b", 9, (struct sockaddr *)&lo,
 	    sizeof(lo), NULL), 1);
 	CU_ASSERT_EQUAL(c->hosts, 1);
-	CU_ASSERT_EQUAL(n_lock_as("memo-c"), NLM4_GRANTED);
-	CU_ASSERT_EQUAL(n_lock_as("memo-b"), NLM4_DENIED);
+	CU_ASSERT_EQUAL(n_lock_as("memo-c", "memo-fh", 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_as("memo-b", "memo-fh", 3), NLM4_DENIED);
 	CU_ASSERT_EQUAL(c->hosts, 2);
 	ts_stop();
 }
