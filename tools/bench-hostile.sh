@@ -18,6 +18,9 @@
 # HOSTILE_CPU=F caps the hostile processes at F CPUs (cgroup cpu quota;
 # on a 2-core machine they otherwise take the cores nlmd and the honest
 # clients share, and the p99 measures the machine, not nlmd).
+# HOSTILE_LOW=1 gives them the lowest CPU weight (v2 cpu.weight 1, v1
+# cpu.shares 2): they run on what nlmd and the honest clients leave, as
+# hosts elsewhere would; with HOSTILE_CPU, both.
 # HOSTILE_ONLY="udp-random tcp-random tcp-half shares names msgs waiters
 # idle" (any subset) runs only those parts of the mix.
 # Not a test (it takes half an hour by default): numbers for the notes.
@@ -127,21 +130,37 @@ clean_window clean "the clean run"
 clean=$window
 
 # The hostile mix, each in a loop until the file says stop; with
-# HOSTILE_CPU, in a cgroup with that CPU quota (v2, or v1's cpu).
-if [ -n "${HOSTILE_CPU:-}" ]; then
-	quota=$(awk -v f="$HOSTILE_CPU" 'BEGIN { printf "%d", f * 100000 }')
+# HOSTILE_CPU and/or HOSTILE_LOW, in a cgroup (v2, or v1's cpu) with that
+# CPU quota and/or the lowest CPU weight.
+if [ -n "${HOSTILE_CPU:-}" ] || [ -n "${HOSTILE_LOW:-}" ]; then
 	if [ -f /sys/fs/cgroup/cgroup.controllers ] &&
 	    grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
 		CG=/sys/fs/cgroup/nlmd-hostile-$$
-		mkdir "$CG" && echo "$quota 100000" >"$CG/cpu.max"
+		mkdir "$CG" || exit 1
+		if [ -n "${HOSTILE_CPU:-}" ]; then
+			awk -v f="$HOSTILE_CPU" 'BEGIN { printf "%d 100000\n",
+			    f * 100000 }' >"$CG/cpu.max" || exit 1
+		fi
+		if [ -n "${HOSTILE_LOW:-}" ]; then
+			echo 1 >"$CG/cpu.weight" || exit 1
+		fi
 	elif [ -d /sys/fs/cgroup/cpu ]; then
 		CG=/sys/fs/cgroup/cpu/nlmd-hostile-$$
-		mkdir "$CG" && echo 100000 >"$CG/cpu.cfs_period_us" &&
-		    echo "$quota" >"$CG/cpu.cfs_quota_us"
+		mkdir "$CG" || exit 1
+		if [ -n "${HOSTILE_CPU:-}" ]; then
+			echo 100000 >"$CG/cpu.cfs_period_us" &&
+			    awk -v f="$HOSTILE_CPU" 'BEGIN { printf "%d\n",
+			    f * 100000 }' >"$CG/cpu.cfs_quota_us" || exit 1
+		fi
+		if [ -n "${HOSTILE_LOW:-}" ]; then
+			echo 2 >"$CG/cpu.shares" || exit 1
+		fi
 	fi
 	[ -n "$CG" ] && [ -d "$CG" ] ||
 	    { echo "bench-hostile.sh: no cgroup cpu controller" >&2; exit 1; }
-	echo "hostile processes capped at $HOSTILE_CPU CPUs ($CG)"
+	echo "hostile processes in $CG:" \
+	    "${HOSTILE_CPU:+capped at $HOSTILE_CPU CPUs}" \
+	    "${HOSTILE_LOW:+at the lowest CPU weight}"
 fi
 touch "$W/go"
 echo "hostile mix: ${HOSTILE_ONLY:-all of it}"
