@@ -53,8 +53,6 @@ struct ctl_conn;
 struct ctl_req;
 
 /* Who is asking, and how: filled by the adapters (or by tests). */
-#define NLM_HOST_MEMO	256	/* a power of two */
-
 struct nlm_ctx {
 	uint32_t		 cx_vers;	/* 1, 3 or 4 */
 	uint32_t		 cx_proc;
@@ -166,6 +164,7 @@ struct nlm_send {
 };
 
 #define NLM_HOST_BUCKETS	1024	/* at first; doubles with the hosts */
+#define NLM_HOST_MEMO		256	/* n_memo's slots, a power of two */
 #define NLM_GRANT_BUCKETS	1024	/* at first; doubles at load 1 */
 /*
  * Grants a call (or a turn's lk_grant_more()) makes at most.  Each costs

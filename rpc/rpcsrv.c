@@ -116,26 +116,27 @@ onc_srv_add_program(struct onc_srv *rs, uint32_t prog, uint32_t vers,
 	return ONC_OK;
 }
 
+static enum onc_status
+onc_xdr_swap_add(struct onc_xdr_swap *sw, xdrproc_t proc, xdrproc_t fast)
+{
+	if (sw->sw_n == MAX_SWAPS)
+		return ONC_FULL;
+	sw->sw_proc[sw->sw_n] = proc;
+	sw->sw_fast[sw->sw_n] = fast;
+	sw->sw_n++;
+	return ONC_OK;
+}
+
 enum onc_status
 onc_srv_add_decoder(struct onc_srv *rs, xdrproc_t proc, xdrproc_t fast)
 {
-	if (rs->rs_ndec == MAX_DECODERS)
-		return ONC_FULL;
-	rs->rs_dec_proc[rs->rs_ndec] = proc;
-	rs->rs_dec_fast[rs->rs_ndec] = fast;
-	rs->rs_ndec++;
-	return ONC_OK;
+	return onc_xdr_swap_add(&rs->rs_dec, proc, fast);
 }
 
 enum onc_status
 onc_srv_add_encoder(struct onc_srv *rs, xdrproc_t proc, xdrproc_t fast)
 {
-	if (rs->rs_nenc == MAX_ENCODERS)
-		return ONC_FULL;
-	rs->rs_enc_proc[rs->rs_nenc] = proc;
-	rs->rs_enc_fast[rs->rs_nenc] = fast;
-	rs->rs_nenc++;
-	return ONC_OK;
+	return onc_xdr_swap_add(&rs->rs_enc, proc, fast);
 }
 
 const struct onc_srv_stats *

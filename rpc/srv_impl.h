@@ -32,8 +32,7 @@
  */
 #define UDP_REPLY_SMALL	256
 #define UDP_REPLY_FREE	1024
-#define MAX_DECODERS	8
-#define MAX_ENCODERS	8
+#define MAX_SWAPS	8
 /*
  * Calls one TCP connection has served in a turn at most.  What else it
  * sent waits (in co_in, and unread in the socket) for the turns that
@@ -119,17 +118,35 @@ struct onc_udpreply {
 	uint8_t		 ur_buf[];
 };
 
+/*
+ * XDR routines used in place of generated ones (onc_srv_add_decoder,
+ * onc_srv_add_encoder): sw_fast[i] where the dispatcher names sw_proc[i].
+ */
+struct onc_xdr_swap {
+	xdrproc_t		 sw_proc[MAX_SWAPS];
+	xdrproc_t		 sw_fast[MAX_SWAPS];
+	size_t			 sw_n;
+};
+
+/* The routine to use where `proc' is named: its swap, or proc itself. */
+static inline xdrproc_t
+onc_xdr_swapped(const struct onc_xdr_swap *sw, xdrproc_t proc)
+{
+	size_t i;
+
+	for (i = 0; i < sw->sw_n; i++)
+		if (sw->sw_proc[i] == proc)
+			return sw->sw_fast[i];
+	return proc;
+}
+
 struct onc_srv {
 	struct ev_loop		*rs_loop;
 	struct onc_srv_limits	 rs_lim;
 	struct onc_program	 rs_progs[MAX_PROGRAMS];
 	size_t			 rs_nprogs;
-	xdrproc_t		 rs_dec_proc[MAX_DECODERS];
-	xdrproc_t		 rs_dec_fast[MAX_DECODERS];
-	size_t			 rs_ndec;
-	xdrproc_t		 rs_enc_proc[MAX_ENCODERS];
-	xdrproc_t		 rs_enc_fast[MAX_ENCODERS];
-	size_t			 rs_nenc;
+	struct onc_xdr_swap	 rs_dec;	/* argument decoders */
+	struct onc_xdr_swap	 rs_enc;	/* result encoders */
 	struct onc_listener	 rs_lis[MAX_LISTENERS];
 	size_t			 rs_nlis;
 	struct onc_conn		*rs_conns;

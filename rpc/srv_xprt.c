@@ -37,14 +37,12 @@ static bool_t
 onc_xp_getargs(SVCXPRT *xprt, xdrproc_t proc, void *args)
 {
 	struct onc_ctx *cx = xprt->xp_p1;
-	struct onc_srv *rs = cx->cx_call.rc_srv;
-	size_t i;
+	xdrproc_t fast = onc_xdr_swapped(&cx->cx_call.rc_srv->rs_dec, proc);
 
-	for (i = 0; i < rs->rs_ndec; i++)
-		if (rs->rs_dec_proc[i] == proc) {
-			cx->cx_inplace = 1;
-			return (*rs->rs_dec_fast[i])(&cx->cx_xdr, args);
-		}
+	if (fast != proc) {
+		cx->cx_inplace = 1;
+		return (*fast)(&cx->cx_xdr, args);
+	}
 	if ((*proc)(&cx->cx_xdr, args))
 		return TRUE;
 	/*
@@ -97,12 +95,11 @@ static bool_t
 onc_xp_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct onc_ctx *cx = xprt->xp_p1;
-	struct onc_srv *rs = cx->cx_call.rc_srv;
 	uint32_t buf[REPLY_MAX / 4];
 	xdrproc_t proc;
 	XDR x;
 	bool_t ok;
-	size_t i, len;
+	size_t len;
 
 	msg->rm_xid = cx->cx_call.rc_xid;
 	if (msg->rm_direction == REPLY &&
@@ -116,12 +113,8 @@ onc_xp_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 		buf[3] = htonl(AUTH_NONE);
 		buf[4] = 0;
 		buf[5] = htonl(SUCCESS);
-		proc = msg->acpted_rply.ar_results.proc;
-		for (i = 0; i < rs->rs_nenc; i++)
-			if (rs->rs_enc_proc[i] == proc) {
-				proc = rs->rs_enc_fast[i];
-				break;
-			}
+		proc = onc_xdr_swapped(&cx->cx_call.rc_srv->rs_enc,
+		    msg->acpted_rply.ar_results.proc);
 		xdrmem_create(&x, (char *)buf + ONC_REPLY_HDR,
 		    sizeof(buf) - ONC_REPLY_HDR, XDR_ENCODE);
 		ok = (*proc)(&x, msg->acpted_rply.ar_results.where);
