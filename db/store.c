@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #define ENV_FLAGS	(DB_CREATE | DB_INIT_TXN | DB_INIT_LOG | \
@@ -514,6 +515,14 @@ store_open(const struct store_config *cf, struct store **stp, char *err,
 	}
 	st->st_durability = cf->sc_durability;
 	st->st_efd = -1;
+	if (getrandom(st->st_fkey, sizeof(st->st_fkey), 0) !=
+	    (ssize_t)sizeof(st->st_fkey)) {
+		snprintf(err, errlen, "store_open: getrandom: %s",
+		    strerror(errno));
+		free(st->st_dir);
+		free(st);
+		return STORE_IO;
+	}
 	if ((s = store_env_open(st, cf, err, errlen)) == STORE_OK)
 		st->st_info.si_recover_ms = store_now_ms() - t0;
 	if (s != STORE_OK ||

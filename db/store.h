@@ -143,6 +143,10 @@ struct store_info {
 	uint64_t	 si_dels;	/* records deleted (as staged) */
 	uint64_t	 si_folds;	/* folds of the journal into the records */
 	uint64_t	 si_fold_ops;	/* net operations they applied */
+	uint64_t	 si_fold_reads;	/* of those folds, how many read the
+					   journal back from the log (at
+					   open, or when the compactor fell
+					   behind by STORE_JTAIL_BYTES) */
 	uint64_t	 si_checkpoints;
 	uint64_t	 si_logs_removed; /* log files removed */
 };

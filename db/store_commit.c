@@ -68,16 +68,15 @@ struct store_slot {
 	const struct store_op	*sl_op;		/* NULL: empty */
 };
 
+/*
+ * Keys carry client-chosen bytes (file and owner handles): a public hash
+ * would let a client make one round's table a single chain.  SipHash
+ * with a key the store draws at open (store_open) does not.
+ */
 static uint64_t
-store_op_hash(const struct store_op *op)
+store_op_hash(const struct store_fold *fo, const struct store_op *op)
 {
-	const uint8_t *p = (const uint8_t *)(op + 1);
-	uint64_t h = 1469598103934665603ull ^ op->op_dbi;
-	size_t i;
-
-	for (i = 0; i < op->op_klen; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
+	return lk_siphash(fo->fo_key, op->op_dbi, op + 1, op->op_klen);
 }
 
 static bool
@@ -113,7 +112,7 @@ store_fold_reset(struct store_fold *fo, size_t n)
 static void
 store_fold_add(struct store_fold *fo, const struct store_op *op)
 {
-	uint64_t h = store_op_hash(op);
+	uint64_t h = store_op_hash(fo, op);
 	size_t i = (size_t)h & fo->fo_mask;
 
 	while (fo->fo_slot[i].sl_op != NULL) {
@@ -135,9 +134,9 @@ store_fold(struct store *st, const struct store_batch *run, size_t nops,
 	const struct store_batch *b;
 	size_t off;
 
-	(void)st;
 	if (!store_fold_reset(fo, nops))
 		return false;
+	memcpy(fo->fo_key, st->st_fkey, sizeof(fo->fo_key));
 	for (b = run; b != NULL; b = b->b_next)
 		for (off = 0; off < b->b_len; ) {
 			const struct store_op *op =
@@ -326,12 +325,13 @@ store_journal_append(struct store *st, const struct store_batch *run,
 		rc = store_journal_put(st, len, kind == STORE_REC_V1 ?
 		    STORE_REC_V1 : STORE_JREC_LAST,
 		    flush ? DB_FLUSH : DB_LOG_WRNOSYNC, &lsn);
+	pthread_mutex_lock(&st->st_jmu);
 	if (rc == 0) {
-		pthread_mutex_lock(&st->st_jmu);
 		st->st_jend = lsn;
 		store_compact_noted(st, nops);
-		pthread_mutex_unlock(&st->st_jmu);
 	}
+	store_compact_tail(st, run, rc == 0);
+	pthread_mutex_unlock(&st->st_jmu);
 	(void)store_buf_trim(&st->st_jbuf, &st->st_jcap);
 	return rc;
 }
@@ -512,6 +512,8 @@ store_commit_stop(struct store *st)
 	store_fold_free(&st->st_kfold);
 	free(st->st_kbuf.b_buf);
 	st->st_kbuf.b_buf = NULL;
+	free(st->st_jtail.b_buf);
+	st->st_jtail.b_buf = NULL;
 	free(st->st_jbuf);
 	st->st_jbuf = NULL;
 	if (st->st_efd > 0)

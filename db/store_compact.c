@@ -14,7 +14,18 @@
  *   granted and released since the last round cost nothing -- and in one
  *   transaction applies the net operations to meta, hosts, locks and
  *   shares and stores where it stopped (meta "journal").  Commits go on
- *   meanwhile: they only append.  A crash at any point leaves the records
+ *   meanwhile: they only append.
+ *
+ *   Reading the log back costs as much as writing it did (Berkeley DB
+ *   checksums every record again) and more than the fold.  So each
+ *   commit also leaves its operations, as staged, in st_jtail: the
+ *   operations of every record after st_jtail_from, in log order.  A
+ *   round whose records all follow st_jfold and are all in the tail takes
+ *   the tail (a swap of buffers, under st_jmu with st_jend) and reads
+ *   nothing; the log is read at open, and when the tail was dropped (it
+ *   outgrew STORE_JTAIL_BYTES because rounds fell behind, or a commit
+ *   failed).  The tail is the log's content, decoded: a crash loses
+ *   nothing by losing it.  A crash at any point leaves the records
  *   after the stored position and everything up to it applied: the next
  *   open folds the rest (store_compact_open), after Berkeley DB's
  *   recovery, which passes over our records (store.c's dispatch).
@@ -30,8 +41,8 @@
  *
  * LOCKING
  *   st_kmu: one round at a time (the thread, a load); st_jfold, st_kbuf
- *   and st_kfold are its.  st_jmu: st_jend and st_jops, which a commit
- *   sets after its append.  The compactor's Berkeley DB calls are not
+ *   and st_kfold are its.  st_jmu: st_jend, st_jops and st_jtail*, which
+ *   a commit sets after its append.  The compactor's Berkeley DB calls are not
  *   fault-injected (store_fail_after): they happen at times no test
  *   controls.
  */
@@ -241,17 +252,18 @@ store_compact_mark(struct store *st, DB_TXN *txn, const DB_LSN *lsn)
 
 /*
  * Fold our records after st_jfold through *to (zero: the log's end) into
- * the record databases and store the new position, in one transaction.
- * A code; on failure nothing changed.
+ * the record databases and store the new position, in one transaction;
+ * `have': st_kbuf holds their operations already (the tail), else they
+ * are read from the log.  A code; on failure nothing changed.
  */
 static int
-store_compact_fold(struct store *st, DB_LSN *to)
+store_compact_fold(struct store *st, DB_LSN *to, bool have)
 {
 	uint64_t puts = 0, dels = 0;
 	DB_TXN *txn;
 	int rc;
 
-	if ((rc = store_compact_scan(st, &st->st_jfold, to)) != 0)
+	if (!have && (rc = store_compact_scan(st, &st->st_jfold, to)) != 0)
 		return rc;
 	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
 		return rc;
@@ -268,6 +280,7 @@ store_compact_fold(struct store *st, DB_LSN *to)
 	pthread_mutex_lock(&st->st_cmu);
 	st->st_info.si_folds++;
 	st->st_info.si_fold_ops += puts + dels;
+	st->st_info.si_fold_reads += !have;
 	pthread_mutex_unlock(&st->st_cmu);
 	return 0;
 }
@@ -280,16 +293,32 @@ store_compact_fold(struct store *st, DB_LSN *to)
 int
 store_compact_round(struct store *st)
 {
+	struct store_batch t;
 	DB_LSN end;
+	bool have = false, due;
 	int rc = 0;
 
 	pthread_mutex_lock(&st->st_kmu);
 	pthread_mutex_lock(&st->st_jmu);
 	end = st->st_jend;
 	st->st_jops = 0;
+	due = !LSN_ZERO(end) && log_compare(&end, &st->st_jfold) > 0;
+	if (due) {
+		/* The tail holds every record of this round: take it. */
+		if (st->st_jtail_ok &&
+		    log_compare(&st->st_jtail_from, &st->st_jfold) == 0) {
+			t = st->st_kbuf;
+			st->st_kbuf = st->st_jtail;
+			st->st_jtail = t;
+			have = true;
+		}
+		/* From here on the tail starts after this round's last. */
+		st->st_jtail.b_len = st->st_jtail.b_nops = 0;
+		st->st_jtail_ok = true;
+		st->st_jtail_from = end;
+	}
 	pthread_mutex_unlock(&st->st_jmu);
-	if (!LSN_ZERO(end) && log_compare(&end, &st->st_jfold) > 0 &&
-	    (rc = store_compact_fold(st, &end)) != 0) {
+	if (due && (rc = store_compact_fold(st, &end, have)) != 0) {
 		pthread_mutex_lock(&st->st_cmu);
 		if (st->st_cerr == STORE_OK)
 			st->st_cerr = rc == ENOMEM ? STORE_NOMEM :
@@ -316,8 +345,15 @@ int
 store_compact_open(struct store *st)
 {
 	DB_LSN end = { 0, 0 };
+	int rc;
 
-	return store_compact_fold(st, &end);
+	if ((rc = store_compact_fold(st, &end, false)) != 0)
+		return rc;
+	/* Commits from now on follow the log's end: the tail starts there. */
+	st->st_jtail_from = st->st_jfold;
+	st->st_jtail_ok = true;
+	st->st_jtail_max = STORE_JTAIL_BYTES;
+	return 0;
 }
 
 /* ---- a format-1 store's journal databases ---- */
@@ -460,6 +496,43 @@ store_compactor_stop(struct store *st)
 	pthread_mutex_unlock(&st->st_cmu);
 	pthread_join(st->st_kthread, NULL);
 	st->st_kstarted = false;
+}
+
+void
+store_compact_tail(struct store *st, const struct store_batch *run, bool ok)
+{
+	struct store_batch *t = &st->st_jtail;
+	const struct store_batch *b;
+	size_t len = 0, cap;
+	uint8_t *p;
+
+	if (!st->st_jtail_ok)
+		return;
+	for (b = run; b != NULL; b = b->b_next)
+		len += b->b_len;
+	if (!ok || len > st->st_jtail_max - t->b_len)
+		goto drop;
+	if (t->b_len + len > t->b_cap) {
+		for (cap = t->b_cap ? t->b_cap : 65536; cap < t->b_len + len;
+		    cap *= 2)
+			continue;
+		if ((p = realloc(t->b_buf, cap)) == NULL)
+			goto drop;
+		t->b_buf = p;
+		t->b_cap = cap;
+	}
+	/* Batches hold operations padded to 8 bytes: so does the tail. */
+	for (b = run; b != NULL; b = b->b_next) {
+		memcpy(t->b_buf + t->b_len, b->b_buf, b->b_len);
+		t->b_len += b->b_len;
+		t->b_nops += b->b_nops;
+	}
+	return;
+drop:
+	/* The next round reads the log; the one after uses a tail again. */
+	st->st_jtail_ok = false;
+	t->b_len = t->b_nops = 0;
+	(void)store_buf_trim(&t->b_buf, &t->b_cap);
 }
 
 /* A commit added n operations to the journal (st_jmu held). */

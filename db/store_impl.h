@@ -80,6 +80,8 @@
 						   round's buffers grow with
 						   them: ~20 MB at 100,000) */
 #define STORE_KEEP_BYTES	(4u << 20)	/* larger buffers freed after use */
+#define STORE_JTAIL_BYTES	(8u << 20)	/* the journal's unfolded tail
+						   kept in memory, at most */
 
 /* Largest encoded key and value (see store_codec.c). */
 #define STORE_KEY_MAX	(8 + 4 + 2 + LK_OH_MAX + 2 + LK_FH_MAX + 8)
@@ -139,6 +141,7 @@ struct store_fold {
 	struct store_slot *fo_slot;
 	size_t		 fo_cap;
 	size_t		 fo_mask;
+	uint8_t		 fo_key[LK_HASH_KEY_LEN]; /* the slots' hash key */
 };
 
 /*
@@ -183,9 +186,14 @@ struct store {
 	uint8_t		*st_jbuf;	/* a journal entry being encoded */
 	size_t		 st_jcap;
 	/* the journal (our records in the log) and the compactor */
-	pthread_mutex_t	 st_jmu;	/* st_jend, st_jops */
+	pthread_mutex_t	 st_jmu;	/* st_jend, st_jops, st_jtail* */
 	DB_LSN		 st_jend;	/* our last record in the log */
 	size_t		 st_jops;	/* ops written since the last round */
+	struct store_batch st_jtail;	/* the operations of our records
+					   after st_jtail_from, as staged */
+	DB_LSN		 st_jtail_from;
+	bool		 st_jtail_ok;	/* st_jtail holds all of them */
+	size_t		 st_jtail_max;	/* STORE_JTAIL_BYTES (tests lower it) */
 	DB_LSN		 st_jfold;	/* last record folded (st_kmu) */
 	_Atomic uint32_t st_jkeep;	/* first log file not to remove (0:
 					   none may go yet) */
@@ -197,6 +205,7 @@ struct store {
 	_Atomic bool	 st_khold;	/* store_test_hold_fold() */
 	struct store_batch st_kbuf;	/* a journal, decoded */
 	struct store_fold st_kfold;
+	uint8_t		 st_fkey[LK_HASH_KEY_LEN]; /* the folds' hash key */
 	struct store_ckp *st_ckp;	/* NULL until started */
 	char		*st_dir;
 	char		 st_dberr[256];	/* Berkeley DB's last message */
@@ -283,6 +292,12 @@ enum store_status store_compactor_start(struct store *st, char *err,
 void	store_compactor_stop(struct store *st);
 /* A commit added n operations to the journal (st_jmu held). */
 void	store_compact_noted(struct store *st, size_t n);
+/*
+ * A commit appended the run to the log (ok), or failed to (st_jmu held):
+ * keep its operations for the next round, or forget what was kept.
+ */
+void	store_compact_tail(struct store *st, const struct store_batch *run,
+	    bool ok);
 /* store_codec.c: a journal operation, to and from its stored form. */
 size_t	store_enc_jop(uint8_t *buf, const struct store_op *op);
 /*

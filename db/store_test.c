@@ -42,6 +42,14 @@ store_test_hold_fold(struct store *st, bool hold)
 	atomic_store(&st->st_khold, hold);
 }
 
+void
+store_test_tail_max(struct store *st, size_t bytes)
+{
+	pthread_mutex_lock(&st->st_jmu);
+	st->st_jtail_max = bytes;
+	pthread_mutex_unlock(&st->st_jmu);
+}
+
 enum store_status
 store_test_v1_entry(struct store *st, unsigned j, uint64_t seq)
 {

@@ -43,4 +43,11 @@ enum store_status store_test_v1_entry(struct store *st, unsigned j,
  */
 void	store_test_hold_fold(struct store *st, bool hold);
 
+/*
+ * Keep at most `bytes' of the journal's unfolded tail in memory (default
+ * STORE_JTAIL_BYTES): a round that finds the tail dropped reads its
+ * records back from the log.
+ */
+void	store_test_tail_max(struct store *st, size_t bytes);
+
 #endif /* NLMD_DB_STORE_TEST_H */

@@ -14,7 +14,7 @@ $(eval $(call unit_test,ctl,$(O)/libctl.a $(O)/libcommon.a,))
 $(eval $(call unit_test,nlmxdr,$(O)/nlm/nlm_xdr.o $(O)/rpc/nlm_prot_xdr.o,$(TIRPC_LIBS)))
 $(TEST_nlmxdr_OBJS): | $(RPC_HDRS)
 INC_tests += -Idb -Insm
-$(eval $(call unit_test,store,$(O)/libstore.a,$(DB_LIBS)))
+$(eval $(call unit_test,store,$(O)/libstore.a $(O)/liblockcore.a,$(DB_LIBS)))
 # The NLM service over fakes: tests/fakes/ replaces db/ (store_fake.o) and
 # the two sending functions of rpc/ (send_fake.o, linked before librpc.a).
 # The libraries refer to each other (rpcgen's dispatchers in librpc call

@@ -5,6 +5,7 @@
  * (nothing after it is committed).
  */
 #include "stt.h"
+#include "store_test.h"
 
 #include <poll.h>
 #include <string.h>
@@ -117,6 +118,86 @@ test_fold(void)
 	stt_snap_free(&s);
 }
 
+/* Seal one turn; the store must take it. */
+static void
+seal_ok(void)
+{
+	uint64_t seq;
+
+	CU_ASSERT_EQUAL(store_seal(st, &seq), STORE_OK);
+}
+
+/* Fold everything (a load does) and check the locks are want[n]. */
+static void
+held_are(const struct lk_record *want, size_t n)
+{
+	struct stt_snap s;
+	size_t i;
+
+	CU_ASSERT_EQUAL_FATAL(stt_snap_take(st, &s), STORE_OK);
+	CU_ASSERT_EQUAL(s.ss_nrecs, n);
+	for (i = 0; i < n && i < s.ss_nrecs; i++)
+		CU_ASSERT(stt_rec_equal(&s.ss_recs[i], &want[i]));
+	stt_snap_free(&s);
+}
+
+/*
+ * Rounds take what commits wrote from memory (the tail), not by reading
+ * the log back; when the tail was dropped (over its limit) a round reads
+ * the log, and the next uses a tail again.  Same result every way.
+ */
+static void
+test_tail(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "f", 0, 10, true, 1);
+	struct lk_record b = stt_lock(1, 1, "o", "f", 20, 10, true, 2);
+	struct lk_record c = stt_lock(2, 7, "p", "g", 0, 0, false, 3);
+	struct lk_record ac[2] = { a, c };
+	struct store_info s0, s1, s2, s3;
+	struct stt_snap s;
+	int i;
+
+	fresh(STORE_LOG);
+	store_info(st, &s0);
+	CU_ASSERT_EQUAL(s0.si_fold_reads, 1);	/* the open's */
+	for (i = 0; i < 100; i++) {
+		CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+		seal_ok();
+		CU_ASSERT_EQUAL(store_del_record(st, &a), STORE_OK);
+		CU_ASSERT_EQUAL(store_put_record(st, &b), STORE_OK);
+		seal_ok();
+	}
+	held_are(&b, 1);
+	store_info(st, &s1);
+	CU_ASSERT(s1.si_folds > s0.si_folds);
+	CU_ASSERT_EQUAL(s1.si_fold_reads, s0.si_fold_reads);
+	/* A tail that cannot hold one turn is dropped: the log is read. */
+	store_test_tail_max(st, 8);
+	CU_ASSERT_EQUAL(store_del_record(st, &b), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_record(st, &c), STORE_OK);
+	seal_ok();
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	seal_ok();
+	held_are(ac, 2);
+	store_info(st, &s2);
+	CU_ASSERT(s2.si_folds > s1.si_folds);
+	CU_ASSERT(s2.si_fold_reads > s1.si_fold_reads);
+	/* Room again: the round after the read takes a tail. */
+	store_test_tail_max(st, 1u << 20);
+	CU_ASSERT_EQUAL(store_del_record(st, &a), STORE_OK);
+	seal_ok();
+	held_are(&c, 1);
+	store_info(st, &s3);
+	CU_ASSERT(s3.si_folds > s2.si_folds);
+	CU_ASSERT_EQUAL(s3.si_fold_reads, s2.si_fold_reads);
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &s);
+	CU_ASSERT_EQUAL_FATAL(s.ss_nrecs, 1);
+	CU_ASSERT(stt_rec_equal(&s.ss_recs[0], &c));
+	stt_snap_free(&s);
+}
+
 /* A failed commit: latched, nothing after it committed, store as before. */
 static void
 test_latched(void)
@@ -176,6 +257,8 @@ stt_register_commit(void)
 	if (s == NULL ||
 	    !CU_add_test(s, "seal, store_fd, store_committed", test_seal_fd) ||
 	    !CU_add_test(s, "turns folded per key", test_fold) ||
+	    !CU_add_test(s, "rounds fold the tail, or read the log",
+	    test_tail) ||
 	    !CU_add_test(s, "a failed commit is latched", test_latched) ||
 	    !CU_add_test(s, "close commits what was sealed",
 	    test_close_finishes))
