@@ -17,7 +17,6 @@
  */
 #include "nlm_impl.h"
 
-#include <ctype.h>
 #include <netinet/in.h>
 #include <string.h>
 
@@ -117,16 +116,19 @@ nlm_count(uint32_t proc, nlm4_stats st)
 		nlm->n_stats.status[proc][st]++;
 }
 
-/* A caller_name we accept: bounded, printable, no '/'. */
+/*
+ * A caller_name we accept: bounded, printable ASCII (what isprint() means
+ * in the C locale nlmd runs in), no '/'.  One pass, on every call.
+ */
 static bool
 nlm_name_ok(const char *name)
 {
-	size_t i, n = strlen(name);
+	const unsigned char *p = (const unsigned char *)name;
+	size_t i, max = nlm->n_conf.nc_max_name;
 
-	if (n > nlm->n_conf.nc_max_name)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!isprint((unsigned char)name[i]) || name[i] == '/')
+	for (i = 0; p[i] != '\0'; i++)
+		if (i >= max || (unsigned char)(p[i] - 0x20) > 0x7e - 0x20 ||
+		    p[i] == '/')
 			return false;
 	return true;
 }

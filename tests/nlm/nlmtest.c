@@ -401,6 +401,16 @@ test_limits(void)
 	k = LK("bad\tname", "f-lim2", "oh", 1, 0, 10);
 	t_eq(l4_unlock(a4, &k), NLM4_FAILED,
 	    "UNLOCK with a non-printable caller_name -> FAILED");
+	k = LK("bad\177name", "f-lim2", "oh", 1, 0, 10);
+	t_eq(l4_lock(a4, &k, true, false, 0), NLM4_FAILED,
+	    "caller_name with DEL (0x7f) -> FAILED");
+	k = LK("caf\303\251", "f-lim2", "oh", 1, 0, 10);
+	t_eq(l4_lock(a4, &k, true, false, 0), NLM4_FAILED,
+	    "caller_name with bytes over 0x7e (UTF-8) -> FAILED");
+	k = LK(" ~sp!ce", "f-lim2", "oh", 1, 0, 10);
+	t_eq(l4_lock(a4, &k, true, false, 0), NLM4_GRANTED,
+	    "caller_name of printable ASCII, space and '~' included, accepted");
+	(void)l4_unlock(a4, &k);
 	k = LK(HA, "", "oh", 1, 0, 10);
 	t_eq(l4_lock(a4, &k, true, false, 0), NLM4_STALE_FH,
 	    "zero-length file handle -> STALE_FH");
