@@ -9,8 +9,6 @@
  */
 #include "lockcore.h"
 
-#include <string.h>
-
 #include "lk_impl.h"
 
 #define ROTL(x, b)	(uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
@@ -42,7 +40,6 @@ lk_siphash(const uint8_t key[LK_HASH_KEY_LEN], uint64_t tweak,
 	uint64_t v2 = 0x6c7967656e657261ULL ^ k0;
 	uint64_t v3 = 0x7465646279746573ULL ^ k1;
 	size_t left = len;
-	unsigned char last[8];
 
 	/*
 	 * The message is the tweak (little-endian: what kind of key, the
@@ -58,11 +55,33 @@ lk_siphash(const uint8_t key[LK_HASH_KEY_LEN], uint64_t tweak,
 		SIPROUND;
 		v0 ^= m;
 	}
-	memset(last, 0, sizeof(last));
-	if (left > 0)
-		memcpy(last, p, left);
-	b = ((uint64_t)(len + 8) << 56) |
-	    (lk_le64(last) & 0x00ffffffffffffffULL);
+	/* The last 0-7 bytes, little-endian, under the length byte. */
+	b = (uint64_t)(len + 8) << 56;
+	switch (left) {
+	case 7:
+		b |= (uint64_t)p[6] << 48;
+		/* FALLTHROUGH */
+	case 6:
+		b |= (uint64_t)p[5] << 40;
+		/* FALLTHROUGH */
+	case 5:
+		b |= (uint64_t)p[4] << 32;
+		/* FALLTHROUGH */
+	case 4:
+		b |= (uint64_t)p[3] << 24;
+		/* FALLTHROUGH */
+	case 3:
+		b |= (uint64_t)p[2] << 16;
+		/* FALLTHROUGH */
+	case 2:
+		b |= (uint64_t)p[1] << 8;
+		/* FALLTHROUGH */
+	case 1:
+		b |= (uint64_t)p[0];
+		break;
+	default:
+		break;
+	}
 	v3 ^= b;
 	SIPROUND;
 	v0 ^= b;
