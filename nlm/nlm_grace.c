@@ -156,12 +156,20 @@ static void
 nlm_stage_marks(void)
 {
 	struct lk_counts ct;
+	uint64_t mark;
 
 	lk_table_counts(nlm->n_table, &ct);
 	if (ct.ct_last_token > nlm->n_token_stored) {
-		nlm_store_check(store_put_token(nlm->n_store,
-		    ct.ct_last_token), "staging the token high-water mark");
-		nlm->n_token_stored = ct.ct_last_token;
+		/*
+		 * Stored ahead of what was issued (NLM_TOKEN_AHEAD): then
+		 * only one turn in thousands stages it.  A restart issues
+		 * from the stored mark on, above every token given out.
+		 */
+		mark = ct.ct_last_token > UINT64_MAX - NLM_TOKEN_AHEAD ?
+		    UINT64_MAX : ct.ct_last_token + NLM_TOKEN_AHEAD;
+		nlm_store_check(store_put_token(nlm->n_store, mark),
+		    "staging the token high-water mark");
+		nlm->n_token_stored = mark;
 	}
 	if (nlm->n_next_host > nlm->n_host_stored) {
 		nlm_store_check(store_put_next_host(nlm->n_store,

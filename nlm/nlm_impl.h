@@ -165,6 +165,7 @@ struct nlm_send {
 
 #define NLM_HOST_BUCKETS	1024	/* at first; doubles with the hosts */
 #define NLM_HOST_MEMO		256	/* n_memo's slots, a power of two */
+#define NLM_TOKEN_AHEAD		4096	/* the stored token mark's lead */
 #define NLM_GRANT_BUCKETS	1024	/* at first; doubles at load 1 */
 /*
  * Grants a call (or a turn's lk_grant_more()) makes at most.  Each costs

@@ -50,6 +50,7 @@ bool		 fake_store_host(uint64_t id, struct store_host *out);
 uint64_t	 fake_store_commits(void);
 uint64_t	 fake_store_flushes(void);	/* commits required to flush */
 uint64_t	 fake_store_token(void);	/* committed high-water mark */
+uint64_t	 fake_store_max_token(void);	/* largest of the locks' tokens */
 uint64_t	 fake_store_epoch(void);
 /* Make the next commit fail with STORE_IO (latched, as the real one). */
 void		 fake_store_fail_next_commit(void);

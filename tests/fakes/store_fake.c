@@ -566,6 +566,19 @@ fake_store_nlocks(void)
 	return fk_count(LK_REC_LOCK);
 }
 
+uint64_t
+fake_store_max_token(void)
+{
+	uint64_t m = 0;
+	size_t i;
+
+	for (i = 0; i < fk.nrecs; i++)
+		if (fk.recs[i].r.rc_kind == LK_REC_LOCK &&
+		    fk.recs[i].r.rc_token > m)
+			m = fk.recs[i].r.rc_token;
+	return m;
+}
+
 size_t
 fake_store_nshares(void)
 {

@@ -758,6 +758,44 @@ test_commit_failure(void)
 }
 
 /*
+ * The token high-water mark is stored ahead of the tokens issued: staged
+ * once, not again in every turn that grants; after a restart the tokens
+ * go on above it, so above every token issued before.
+ */
+static void
+test_token_ahead(void)
+{
+	uint64_t mark, issued;
+	int i;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_lock("hostT", 1, "ownT", "ft", 0, 1, true, false,
+	    false), NLM4_GRANTED);
+	mark = fake_store_token();
+	issued = fake_store_max_token();
+	CU_ASSERT(issued > 0 && mark > issued + 50);
+	for (i = 1; i <= 50; i++)
+		CU_ASSERT_EQUAL(t_lock("hostT", 1, "ownT", "ft",
+		    (uint64_t)i * 10, 1, true, false, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 51);
+	CU_ASSERT_EQUAL(fake_store_token(), mark);
+	CU_ASSERT(fake_store_max_token() > issued &&
+	    fake_store_max_token() < mark);
+	ts_stop();
+	/* Restarted on the same store: a new grant is above the mark. */
+	ts_start(NLM_CB_MSG, 0);
+	fake_send_hook(st_check);
+	CU_ASSERT_EQUAL(t_lock("hostT", 1, "ownT", "fu", 0, 1, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT(fake_store_max_token() > mark);
+	CU_ASSERT(fake_store_token() > fake_store_max_token());
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
  * Grace through the service: a stored lock comes back reclaimable; a
  * conflicting new LOCK is told to wait, a non-conflicting one is granted
  * at once, TEST names the reclaimable holder, the owner's reclaim is
@@ -1006,6 +1044,8 @@ ts_register_turn(void)
 	    test_answer_consequence) == NULL ||
 	    CU_add_test(s, "failed commit exits, sends nothing",
 	    test_commit_failure) == NULL ||
+	    CU_add_test(s, "the token mark stored ahead, once",
+	    test_token_ahead) == NULL ||
 	    CU_add_test(s, "grace: reclaim, conflict, early end",
 	    test_grace) == NULL ||
 	    CU_add_test(s, "grace: deadline drops the rest",
