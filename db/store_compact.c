@@ -57,23 +57,34 @@
 #include <time.h>
 
 /* Append one decoded journal operation to the fold buffer (native). */
+/* Room for `need' more bytes in b (doubling from 64 KiB); false: ENOMEM. */
+static bool
+store_batch_room(struct store_batch *b, size_t need)
+{
+	size_t cap;
+	uint8_t *p;
+
+	if (b->b_len + need <= b->b_cap)
+		return true;
+	for (cap = b->b_cap ? b->b_cap : 65536; cap < b->b_len + need;
+	    cap *= 2)
+		continue;
+	if ((p = realloc(b->b_buf, cap)) == NULL)
+		return false;
+	b->b_buf = p;
+	b->b_cap = cap;
+	return true;
+}
+
 static bool
 store_compact_push(struct store *st, const struct store_op *op,
     const uint8_t *data)
 {
 	struct store_batch *b = &st->st_kbuf;
-	size_t need = STORE_OP_SPACE(op->op_klen, op->op_vlen), cap;
-	uint8_t *p;
+	size_t need = STORE_OP_SPACE(op->op_klen, op->op_vlen);
 
-	if (b->b_len + need > b->b_cap) {
-		for (cap = b->b_cap ? b->b_cap : 65536; cap < b->b_len + need;
-		    cap *= 2)
-			continue;
-		if ((p = realloc(b->b_buf, cap)) == NULL)
-			return false;
-		b->b_buf = p;
-		b->b_cap = cap;
-	}
+	if (!store_batch_room(b, need))
+		return false;
 	memcpy(b->b_buf + b->b_len, op, sizeof(*op));
 	memcpy(b->b_buf + b->b_len + sizeof(*op), data,
 	    (size_t)op->op_klen + op->op_vlen);
@@ -503,24 +514,15 @@ store_compact_tail(struct store *st, const struct store_batch *run, bool ok)
 {
 	struct store_batch *t = &st->st_jtail;
 	const struct store_batch *b;
-	size_t len = 0, cap;
-	uint8_t *p;
+	size_t len = 0;
 
 	if (!st->st_jtail_ok)
 		return;
 	for (b = run; b != NULL; b = b->b_next)
 		len += b->b_len;
-	if (!ok || len > st->st_jtail_max - t->b_len)
+	if (!ok || t->b_len > st->st_jtail_max ||
+	    len > st->st_jtail_max - t->b_len || !store_batch_room(t, len))
 		goto drop;
-	if (t->b_len + len > t->b_cap) {
-		for (cap = t->b_cap ? t->b_cap : 65536; cap < t->b_len + len;
-		    cap *= 2)
-			continue;
-		if ((p = realloc(t->b_buf, cap)) == NULL)
-			goto drop;
-		t->b_buf = p;
-		t->b_cap = cap;
-	}
 	/* Batches hold operations padded to 8 bytes: so does the tail. */
 	for (b = run; b != NULL; b = b->b_next) {
 		memcpy(t->b_buf + t->b_len, b->b_buf, b->b_len);
