@@ -52,6 +52,24 @@ store_batch_new(void)
 	return calloc(1, sizeof(struct store_batch));
 }
 
+bool
+store_batch_room(struct store_batch *b, size_t need, size_t first)
+{
+	size_t cap;
+	uint8_t *p;
+
+	if (b->b_len + need <= b->b_cap)
+		return true;
+	for (cap = b->b_cap ? b->b_cap : first; cap < b->b_len + need;
+	    cap *= 2)
+		continue;
+	if ((p = realloc(b->b_buf, cap)) == NULL)
+		return false;
+	b->b_buf = p;
+	b->b_cap = cap;
+	return true;
+}
+
 static void
 store_batch_free(struct store_batch *b)
 {

@@ -57,25 +57,6 @@
 #include <time.h>
 
 /* Append one decoded journal operation to the fold buffer (native). */
-/* Room for `need' more bytes in b (doubling from 64 KiB); false: ENOMEM. */
-static bool
-store_batch_room(struct store_batch *b, size_t need)
-{
-	size_t cap;
-	uint8_t *p;
-
-	if (b->b_len + need <= b->b_cap)
-		return true;
-	for (cap = b->b_cap ? b->b_cap : 65536; cap < b->b_len + need;
-	    cap *= 2)
-		continue;
-	if ((p = realloc(b->b_buf, cap)) == NULL)
-		return false;
-	b->b_buf = p;
-	b->b_cap = cap;
-	return true;
-}
-
 static bool
 store_compact_push(struct store *st, const struct store_op *op,
     const uint8_t *data)
@@ -83,7 +64,7 @@ store_compact_push(struct store *st, const struct store_op *op,
 	struct store_batch *b = &st->st_kbuf;
 	size_t need = STORE_OP_SPACE(op->op_klen, op->op_vlen);
 
-	if (!store_batch_room(b, need))
+	if (!store_batch_room(b, need, 65536))
 		return false;
 	memcpy(b->b_buf + b->b_len, op, sizeof(*op));
 	memcpy(b->b_buf + b->b_len + sizeof(*op), data,
@@ -521,7 +502,8 @@ store_compact_tail(struct store *st, const struct store_batch *run, bool ok)
 	for (b = run; b != NULL; b = b->b_next)
 		len += b->b_len;
 	if (!ok || t->b_len > st->st_jtail_max ||
-	    len > st->st_jtail_max - t->b_len || !store_batch_room(t, len))
+	    len > st->st_jtail_max - t->b_len ||
+	    !store_batch_room(t, len, 65536))
 		goto drop;
 	/* Batches hold operations padded to 8 bytes: so does the tail. */
 	for (b = run; b != NULL; b = b->b_next) {

@@ -244,6 +244,11 @@ enum store_status store_stage(struct store *st, enum store_dbi dbi,
 
 /* store_commit.c: committing, and folding. */
 struct store_batch *store_batch_new(void);
+/*
+ * Room for `need' more bytes in b's buffer, doubling from `first' bytes
+ * (a power of two); false: ENOMEM (b unchanged).
+ */
+bool	store_batch_room(struct store_batch *b, size_t need, size_t first);
 /* Fold a run of batches (nops operations) into fo.  false: ENOMEM. */
 bool	store_fold(struct store *st, const struct store_batch *run,
 	    size_t nops, struct store_fold *fo);

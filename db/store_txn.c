@@ -54,23 +54,13 @@ store_txn_discard(struct store *st)
 
 /* The turn's batch, with room for `need' more bytes.  NULL: no memory. */
 static struct store_batch *
-store_batch_room(struct store *st, size_t need)
+store_turn_batch(struct store *st, size_t need)
 {
 	struct store_batch *b = st->st_batch;
-	size_t cap;
-	uint8_t *p;
 
 	if (b == NULL && (b = st->st_batch = store_batch_new()) == NULL)
 		return NULL;
-	if (b->b_len + need <= b->b_cap)
-		return b;
-	for (cap = b->b_cap ? b->b_cap : 4096; cap < b->b_len + need; cap *= 2)
-		continue;
-	if ((p = realloc(b->b_buf, cap)) == NULL)
-		return NULL;
-	b->b_buf = p;
-	b->b_cap = cap;
-	return b;
+	return store_batch_room(b, need, 4096) ? b : NULL;
 }
 
 enum store_status
@@ -82,7 +72,7 @@ store_stage(struct store *st, enum store_dbi dbi, const void *key,
 
 	if (st->st_fatal)
 		return STORE_FATAL;
-	if ((b = store_batch_room(st, STORE_OP_SPACE(klen, vlen))) == NULL) {
+	if ((b = store_turn_batch(st, STORE_OP_SPACE(klen, vlen))) == NULL) {
 		/* As a failed transaction would: the turn is gone. */
 		store_txn_discard(st);
 		return STORE_NOMEM;
