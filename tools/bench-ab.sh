@@ -34,18 +34,8 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 	echo "usage: tools/bench-ab.sh OLD_NLMD [NEW_NLMD]" >&2
 	exit 2
 fi
-if [ -z "${BENCH_INSIDE:-}" ]; then
-	if [ "$(id -u)" != 0 ]; then
-		echo "bench-ab.sh: needs root (network namespace)" >&2
-		exit 77
-	fi
-	if [ -z "${BENCH_NOBUILD:-}" ]; then
-		make -s -C "$TOP" BUILD=release all build/release/nlmbench \
-		    >/dev/null || exit 2
-	fi
-	export BENCH_INSIDE=1
-	exec unshare --net --mount --propagation private -- bash "$0" "$@"
-fi
+. "$TOP/tools/bench-lib.sh"
+bench_reexec bench-ab.sh "$0" "$@"
 
 A=$1
 B=${2:-$O/nlmd}

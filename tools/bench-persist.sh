@@ -35,18 +35,8 @@ SECS=${BENCH_SECS:-2}
 REPS=${BENCH_REPS:-3}
 LOCKS=${BENCH_LOCKS:-1000000}
 
-if [ -z "${BENCH_INSIDE:-}" ]; then
-	if [ "$(id -u)" != 0 ]; then
-		echo "bench-persist.sh: needs root (network namespace)" >&2
-		exit 77
-	fi
-	if [ -z "${BENCH_NOBUILD:-}" ]; then
-		make -s -C "$TOP" BUILD=release all build/release/nlmbench \
-		    >/dev/null || exit 2
-	fi
-	export BENCH_INSIDE=1
-	exec unshare --net --mount --propagation private -- bash "$0" "$@"
-fi
+. "$TOP/tools/bench-lib.sh"
+bench_reexec bench-persist.sh "$0" "$@"
 
 ip link set lo up
 WORK=$(mktemp -d /var/tmp/nlmd-bench-persist.XXXXXX)
