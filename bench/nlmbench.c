@@ -34,8 +34,15 @@
  *               per queued request and per grant and the clients' p99
  *               against a run without the queue.  -N n: the threads that
  *               play the waiters (sender, callback reader) run at nice n,
- *               so that on a small machine they stand for hosts elsewhere
- *               rather than take the CPU nlmd and the clients share.
+ *               or with -N idle under SCHED_IDLE, so that on a small
+ *               machine they stand for hosts elsewhere rather than take
+ *               the CPU nlmd and the clients share.  Nice 19 is not
+ *               enough on 2 CPUs: a waiter thread running alone on one
+ *               CPU keeps it, and the scheduler wakes the clients' thread
+ *               beside nlmd on the other, where it waits for a CPU for
+ *               milliseconds (perf sched timehist); a CPU that runs only
+ *               SCHED_IDLE threads counts as idle, so the clients' thread
+ *               is woken there.
  *
  * Operations completing in the window [warm-up, warm-up + -t seconds) are
  * counted; after it each client finishes what it holds (UNLOCK) and stops.
@@ -51,6 +58,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -115,6 +123,8 @@ enum step {
 	S_DONE
 };
 
+#define QNICE_IDLE	100	/* -N idle: SCHED_IDLE */
+
 struct opts {
 	const char	*addr;
 	unsigned	 port;
@@ -131,7 +141,8 @@ struct opts {
 	unsigned	 bh_wait_ms;
 	bool		 keep;		/* hold: leave the K locks held */
 	bool		 qshared;	/* queue: shared on distinct bytes */
-	int		 qnice;		/* queue: the waiters' threads' nice */
+	int		 qnice;		/* queue: the waiters' threads' nice,
+					   or QNICE_IDLE */
 	const char	*export;	/* -E: real NFSv3 file handles */
 };
 
@@ -1340,10 +1351,23 @@ pmap_answer(struct blackhole *b, const uint8_t *p, size_t n,
 	    sizeof(*from));
 }
 
-/* The calling thread at nice n (Linux: per thread); 0: unchanged. */
+/*
+ * The calling thread at nice n (Linux: per thread); 0: unchanged;
+ * QNICE_IDLE: SCHED_IDLE.
+ */
 static void
 thread_nice(int n)
 {
+	struct sched_param sp;
+
+	if (n == QNICE_IDLE) {
+		memset(&sp, 0, sizeof(sp));
+		if (sched_setscheduler((pid_t)syscall(SYS_gettid), SCHED_IDLE,
+		    &sp) == -1)
+			die("sched_setscheduler(SCHED_IDLE): %s",
+			    strerror(errno));
+		return;
+	}
 	if (n != 0 && setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid),
 	    n) == -1)
 		die("setpriority(%d): %s", n, strerror(errno));
@@ -1864,6 +1888,7 @@ run_queue(const struct opts *o)
 	struct stats base, with;
 	char tag[32];
 	uint32_t p99b, p99w;
+	char nicebuf[16];
 	int big = 64 << 20;
 
 	if (o->hold == 0)
@@ -1913,13 +1938,17 @@ run_queue(const struct opts *o)
 	qsort(with.lat, with.nlat, sizeof(*with.lat), cmp_u32);
 	p99b = pct(&base, 0.99);
 	p99w = pct(&with, 0.99);
+	if (o->qnice == QNICE_IDLE)
+		snprintf(nicebuf, sizeof(nicebuf), "idle");
+	else
+		snprintf(nicebuf, sizeof(nicebuf), "%d", o->qnice);
 	printf("mode=queue shape=%s waiters=%u beside %u clients: "
 	    "queue_s=%.3f release_s=%.3f grants=%u callback_repeats=%u "
 	    "clients_p99_without_us=%u clients_p99_with_us=%u "
-	    "p99_ratio=%.2f waiters_nice=%d clients_errors=%" PRIu64 "%s%s\n",
+	    "p99_ratio=%.2f waiters_nice=%s clients_errors=%" PRIu64 "%s%s\n",
 	    o->qshared ? "shared-ranges" : "exclusive-byte", q.q_n,
 	    o->clients, q.q_queue_wall, q.q_rel_wall, q.q_grants, q.q_dups,
-	    p99b, p99w, p99b ? (double)p99w / p99b : 0.0, o->qnice,
+	    p99b, p99w, p99b ? (double)p99w / p99b : 0.0, nicebuf,
 	    base.errors + with.errors, q.q_err[0] ? " error=" : "", q.q_err);
 	free(base.lat);
 	free(with.lat);
@@ -1944,8 +1973,8 @@ usage(FILE *f)
 	    "  -R  (blackhole) black-hole the client's rpcbind, not its NLM\n"
 	    "  -K  (hold) leave the held locks held at the end (restart "
 	    "benchmarks)\n"
-	    "  -N  (queue) the waiters' threads at this nice (hosts "
-	    "elsewhere)\n"
+	    "  -N  (queue) the waiters' threads at this nice, or idle: "
+	    "SCHED_IDLE (hosts elsewhere)\n"
 	    "  -S  (queue) shared waiters on -k distinct bytes behind an "
 	    "exclusive lock\n"
 	    "  -A  AUTH_SYS credentials (uid 0) instead of AUTH_NONE\n"
@@ -2002,7 +2031,10 @@ main(int argc, char **argv)
 		case 'R': o.bh_rpcbind = true; break;
 		case 'K': o.keep = true; break;
 		case 'S': o.qshared = true; break;
-		case 'N': o.qnice = atoi(optarg); break;
+		case 'N':
+			o.qnice = strcmp(optarg, "idle") == 0 ? QNICE_IDLE :
+			    (int)parse_num(optarg, -20, 19);
+			break;
 		case 't': o.secs = parse_num(optarg, 0.1, 7200); break;
 		case 'u': o.udp = true; break;
 		case 'w': o.warm = parse_num(optarg, 0, 60); break;

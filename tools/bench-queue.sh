@@ -17,11 +17,15 @@
 # p99 with and without the queue, and nlmd's longest loop turn (from its
 # exit log line).  Exit status 1 if a run failed.  BENCH_BUILD: the build
 # to use (default release; test_benchcompare.sh runs a small N under asan).
-# BENCH_WAITERS_NICE (default 0): the nice of the load generator's threads
-# that play the N waiters.  On a 2-CPU machine they compete with nlmd and
-# the 16 clients for the same CPUs; at 19 they stand for what they are in
-# a deployment, other hosts, and the clients' p99 shows what nlmd's own
-# work for the queue costs them.
+# BENCH_WAITERS_NICE (default idle): the nice of the load generator's
+# threads that play the N waiters, or idle for SCHED_IDLE.  On a 2-CPU
+# machine they compete with nlmd and the 16 clients for the same CPUs;
+# under SCHED_IDLE they stand for what they are in a deployment, other
+# hosts, and the clients' p99 shows what nlmd's own work for the queue
+# costs them.  Nice 19 is not enough: one waiter thread kept a CPU to
+# itself while the clients' thread waited 1.5-5 ms at a time for the
+# other, beside nlmd (perf sched timehist; nlmbench.c, -N).  0: the
+# waiters compete as equals.
 
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,7 +54,7 @@ trap cleanup EXIT
 
 echo "nlmd queue benchmark: $(date -u +%FT%TZ), $(nproc) CPUs, load" \
     "average $(cut -d' ' -f1-3 /proc/loadavg); nlmd $(cd "$TOP" &&
-    git rev-parse --short HEAD); waiters at nice ${BENCH_WAITERS_NICE:-0}"
+    git rev-parse --short HEAD); waiters at nice ${BENCH_WAITERS_NICE:-idle}"
 for n in "$@"; do
 	for shape in exclusive shared; do
 		log=$W/nlmd-$n-$shape.log
@@ -68,7 +72,7 @@ for n in "$@"; do
 		flag=
 		[ $shape = shared ] && flag=-S
 		"$O/nlmbench" -P "$NLMD_PID" -m queue -k "$n" $flag -c 16 \
-		    -t 2 -b 127.0.0.2 -N "${BENCH_WAITERS_NICE:-0}" >"$W/out" 2>&1 || FAILED=1
+		    -t 2 -b 127.0.0.2 -N "${BENCH_WAITERS_NICE:-idle}" >"$W/out" 2>&1 || FAILED=1
 		kill "$NLMD_PID"
 		wait "$NLMD_PID" 2>/dev/null
 		NLMD_PID=

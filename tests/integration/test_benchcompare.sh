@@ -15,7 +15,8 @@
 #   3. tools/bench-queue.sh with 300 waiters: every waiter of both shapes
 #      is granted (the shared release makes all 300 grantable at once and
 #      nlmd grants them 8 a turn: without the turns that follow, the
-#      run would stop at 8), beside 16 clients with no error.
+#      run would stop at 8), beside 16 clients with no error; the waiters'
+#      threads run under SCHED_IDLE (bench-queue's default).
 #   4. tools/bench-uring.sh, shrunk (one 0.3 s round at 16 clients): the
 #      echo server over epoll and over io_uring (echosrv -U) both answer
 #      every NULL and LOCK+UNLOCK call with no error, the table has both
@@ -115,6 +116,9 @@ for shape in exclusive-byte shared-ranges; do
 	    "$W/queue.out")" = 2 ]
 	check "$shape: the 16 clients saw no error" \
 	    grep -q "shape=$shape waiters=300 beside .*clients_errors=0" \
+	    "$W/queue.out"
+	check "$shape: the waiters ran under SCHED_IDLE (the default)" \
+	    grep -q "shape=$shape waiters=300 beside .*waiters_nice=idle " \
 	    "$W/queue.out"
 done
 
