@@ -23,6 +23,9 @@
  *           FH OFF LEN"
  *   nsmpeer ctlraw PATH
  *           send stdin as it is to the Unix socket PATH, print the answer
+ *           (a server that answers and closes before it has read all of
+ *           stdin, as nlmd does an oversized request, ends the sending:
+ *           what it answered is printed all the same)
  *   nsmpeer lockmany SERVER PREFIX N FH [reclaim]
  *           hosts PREFIX0 .. PREFIX<N-1> each lock byte i of FH: exit 0
  *           when every one is granted; prints the time it took
@@ -503,6 +506,8 @@ cmd_ctlraw(int argc, char **argv)
 		perror("ctlraw");
 		return 2;
 	}
+	/* EPIPE, not death, when the server closed first. */
+	signal(SIGPIPE, SIG_IGN);
 	while ((n = read(0, buf, sizeof(buf))) > 0)
 		if (write(fd, buf, (size_t)n) != n)
 			break;
