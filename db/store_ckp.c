@@ -2,7 +2,8 @@
  * store_ckp.c - the checkpoint thread.
  *
  * HOW IT WORKS
- *   The thread wakes every STORE_CKP_POLL_MS and checkpoints the
+ *   The thread wakes every STORE_CKP_POLL_MS, syncs the log (see below),
+ *   keeps part of the cache clean, and checkpoints the
  *   environment (dirty cache pages written and synced, a checkpoint record
  *   logged) when STORE_CKP_LOG_BYTES of log were written since the last
  *   checkpoint, or when `period' seconds passed since it and anything at
@@ -56,6 +57,21 @@
 
 /* How often the thread looks at the log volume. */
 #define STORE_CKP_POLL_MS	250
+/*
+ * How often it syncs the log while the current log file is about to fill
+ * (less room left in it than two polls' worth of log at the last rate).
+ * Berkeley DB syncs a log file when a commit fills it, and under
+ * durability log that commit is the event loop's: the less is left
+ * unsynced then, the shorter the turn.  Measured (10 s of 16 clients
+ * locking and unlocking, about one log file a second, three runs each,
+ * 250 ms always against this): the loop's time in syncs 20-25 ms against
+ * 8-10, its longest sync 2.5-3.1 ms against 0.5-2.0, turns over 1 ms
+ * spent in the commit 10-13 against 3-4; the thread's syncs 10-12 a
+ * second against 42-45 (a sync with nothing new to write is skipped by
+ * Berkeley DB; these come only while a file is about to fill).  The
+ * clients' p99 did not change (400-435 against 382-450 us).
+ */
+#define STORE_CKP_NEAR_MS	10
 /* Share of the cache memp_trickle() keeps clean. */
 #define STORE_CKP_CLEAN_PCT	20
 
@@ -166,6 +182,20 @@ store_ckp_written(DB_ENV *env)
 	return n;
 }
 
+/* Where the log ends: file number and offset in it (0/0 if unknown). */
+static void
+store_ckp_logpos(DB_ENV *env, uint32_t *filep, uint32_t *offp)
+{
+	DB_LOG_STAT *ls;
+
+	*filep = *offp = 0;
+	if (env->log_stat(env, &ls, 0) != 0)
+		return;
+	*filep = ls->st_cur_file;
+	*offp = ls->st_cur_offset;
+	free(ls);
+}
+
 static uint64_t
 store_ckp_now(void)
 {
@@ -193,19 +223,38 @@ store_ckp_due(struct store_ckp *ck, uint64_t *lastp, bool again)
 	return false;
 }
 
+/*
+ * Sync the log every `ms' from now on: STORE_CKP_NEAR_MS while the
+ * current log file is about to fill (rate: log bytes written between
+ * the last two polls), STORE_CKP_POLL_MS otherwise.
+ */
+static unsigned
+store_ckp_next(DB_ENV *env, uint32_t rate)
+{
+	uint32_t file, off;
+
+	store_ckp_logpos(env, &file, &off);
+	if (rate > 0 && off < STORE_LOG_FILE_BYTES &&
+	    STORE_LOG_FILE_BYTES - off < 2 * (uint64_t)rate)
+		return STORE_CKP_NEAR_MS;
+	return STORE_CKP_POLL_MS;
+}
+
 static void *
 store_ckp_main(void *arg)
 {
 	struct store_ckp *ck = arg;
 	struct timespec when;
 	uint64_t n, last = store_ckp_now();
+	uint32_t file, off, pfile = 0, poff = 0, rate = 0;
+	unsigned ms = STORE_CKP_POLL_MS, since = 0;
 	size_t nleft = 0;
 	int wrote;
 
 	pthread_mutex_lock(&ck->ck_mu);
 	while (!ck->ck_stop) {
 		clock_gettime(CLOCK_MONOTONIC, &when);
-		when.tv_nsec += STORE_CKP_POLL_MS * 1000000L;
+		when.tv_nsec += ms * 1000000L;
 		if (when.tv_nsec >= 1000000000L) {
 			when.tv_sec++;
 			when.tv_nsec -= 1000000000L;
@@ -221,8 +270,19 @@ store_ckp_main(void *arg)
 		 * fills a log file syncs it before it opens the next one, and
 		 * the less is left to sync then, the shorter the event loop
 		 * waits (under durability log nothing else syncs the log).
+		 * Hence the short period near a file's end.
 		 */
 		(void)ck->ck_env->log_flush(ck->ck_env, NULL);
+		if ((since += ms) < STORE_CKP_POLL_MS) {
+			ms = store_ckp_next(ck->ck_env, rate);
+			pthread_mutex_lock(&ck->ck_mu);
+			continue;
+		}
+		since = 0;
+		store_ckp_logpos(ck->ck_env, &file, &off);
+		rate = file == pfile && off >= poff ? off - poff : off;
+		pfile = file;
+		poff = off;
 		/*
 		 * And keep some of the cache clean: a commit that needs a
 		 * page when all are dirty writes one out itself, in the loop.
@@ -236,6 +296,7 @@ store_ckp_main(void *arg)
 				atomic_fetch_add(&ck->ck_nckp, 1);
 			atomic_fetch_add(&ck->ck_nremoved, n);
 		}
+		ms = store_ckp_next(ck->ck_env, rate);
 		pthread_mutex_lock(&ck->ck_mu);
 	}
 	pthread_mutex_unlock(&ck->ck_mu);
