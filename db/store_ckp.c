@@ -62,14 +62,15 @@
  * (less room left in it than two polls' worth of log at the last rate).
  * Berkeley DB syncs a log file when a commit fills it, and under
  * durability log that commit is the event loop's: the less is left
- * unsynced then, the shorter the turn.  Measured (10 s of 16 clients
+ * unsynced then, the shorter the turn.  Measured (11 s of 16 clients
  * locking and unlocking, about one log file a second, three runs each,
- * 250 ms always against this): the loop's time in syncs 20-25 ms against
- * 8-10, its longest sync 2.5-3.1 ms against 0.5-2.0, turns over 1 ms
- * spent in the commit 10-13 against 3-4; the thread's syncs 10-12 a
- * second against 42-45 (a sync with nothing new to write is skipped by
- * Berkeley DB; these come only while a file is about to fill).  The
- * clients' p99 did not change (400-435 against 382-450 us).
+ * 250 ms always against this; strace): the loop's syncs, one per file
+ * filled, 12.9-20.1 ms in all against 2.9-3.4, the longest 3.0-3.5 ms
+ * against 0.4-0.7; turns over 1 ms spent in the commit 10-13 against 3-4
+ * (three other runs); the thread's syncs 103-119 against 406-427 (a sync
+ * with nothing new to write is skipped by Berkeley DB: these come only
+ * while a file is about to fill).  The clients' p99 did not change
+ * (433-479 against 414-456 us).
  */
 #define STORE_CKP_NEAR_MS	10
 /* Share of the cache memp_trickle() keeps clean. */
