@@ -581,13 +581,14 @@ void
 store_info(const struct store *st, struct store_info *si)
 {
 	struct store_meta cur;
-	uint64_t nckp, nremoved;
+	uint64_t nckp, nremoved, nnear;
 
 	store_commit_info(st, si, &cur);
 	si->si_epoch = cur.sm_epoch;
 	si->si_token = cur.sm_token;
 	si->si_next_host = cur.sm_next_host;
-	store_ckp_counts(st->st_ckp, &nckp, &nremoved);
+	store_ckp_counts(st->st_ckp, &nckp, &nremoved, &nnear);
 	si->si_checkpoints += nckp;
 	si->si_logs_removed += nremoved;
+	si->si_log_syncs_near += nnear;
 }

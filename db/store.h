@@ -149,6 +149,9 @@ struct store_info {
 					   behind by STORE_JTAIL_BYTES) */
 	uint64_t	 si_checkpoints;
 	uint64_t	 si_logs_removed; /* log files removed */
+	uint64_t	 si_log_syncs_near; /* the checkpoint thread's syncs
+					   of the log while a log file was
+					   about to fill (every 10 ms) */
 };
 
 struct store;

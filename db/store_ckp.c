@@ -87,6 +87,7 @@ struct store_ckp {
 	unsigned	 ck_period;	/* seconds; see HOW IT WORKS */
 	_Atomic uint64_t ck_nckp;	/* checkpoints done */
 	_Atomic uint64_t ck_nremoved;	/* log files removed */
+	_Atomic uint64_t ck_nnear;	/* log syncs near a file's end */
 };
 
 /* The number of log file `path' (".../log.0000000012": 12), 0 if none. */
@@ -274,6 +275,8 @@ store_ckp_main(void *arg)
 		 * Hence the short period near a file's end.
 		 */
 		(void)ck->ck_env->log_flush(ck->ck_env, NULL);
+		if (ms == STORE_CKP_NEAR_MS)
+			atomic_fetch_add(&ck->ck_nnear, 1);
 		if ((since += ms) < STORE_CKP_POLL_MS) {
 			ms = store_ckp_next(ck->ck_env, rate);
 			pthread_mutex_lock(&ck->ck_mu);
@@ -365,6 +368,7 @@ store_ckp_start(struct store *st, unsigned period_sec, char *err,
 	ck->ck_period = period_sec;
 	atomic_init(&ck->ck_nckp, 0);
 	atomic_init(&ck->ck_nremoved, 0);
+	atomic_init(&ck->ck_nnear, 0);
 	ck->ck_env = st->st_env;
 	ck->ck_keep = &st->st_jkeep;
 	if ((rc = store_ckp_spawn(ck)) != 0) {
@@ -393,13 +397,13 @@ store_ckp_stop(struct store_ckp *ck)
 
 void
 store_ckp_counts(const struct store_ckp *ck, uint64_t *nckp,
-    uint64_t *nremoved)
+    uint64_t *nremoved, uint64_t *nnear)
 {
 	if (ck == NULL) {
-		*nckp = 0;
-		*nremoved = 0;
+		*nckp = *nremoved = *nnear = 0;
 		return;
 	}
 	*nckp = atomic_load(&ck->ck_nckp);
 	*nremoved = atomic_load(&ck->ck_nremoved);
+	*nnear = atomic_load(&ck->ck_nnear);
 }

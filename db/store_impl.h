@@ -342,9 +342,12 @@ enum store_status store_ckp_start(struct store *st, unsigned period_sec,
 	    char *err, size_t errlen);
 /* Stop and join the thread, close its handle; safe on NULL. */
 void	store_ckp_stop(struct store_ckp *ck);
-/* Checkpoints done and log files removed so far (any thread). */
+/*
+ * Checkpoints done, log files removed and syncs of the log near a file's
+ * end (STORE_CKP_NEAR_MS) so far (any thread).
+ */
 void	store_ckp_counts(const struct store_ckp *ck, uint64_t *nckp,
-	    uint64_t *nremoved);
+	    uint64_t *nremoved, uint64_t *nnear);
 /*
  * One checkpoint of env and removal of the log files it no longer needs
  * -- and that hold no record of ours not yet folded: none numbered *keep

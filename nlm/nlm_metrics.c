@@ -228,6 +228,9 @@ nlm_metrics(struct sbuf *c)
 	    si.si_checkpoints);
 	one(c, "nlmd_store_log_files_removed_total", "counter", "Transaction "
 	    "log files removed after checkpoints.", si.si_logs_removed);
+	one(c, "nlmd_store_log_syncs_near_end_total", "counter", "Syncs of "
+	    "the log while a log file was about to fill.",
+	    si.si_log_syncs_near);
 	one(c, "nlmd_turns_committed_total", "counter", "Loop turns that "
 	    "committed changes.", s->commits);
 	sbuf_printf(c, "# HELP nlmd_loop_turn_max_seconds The longest event "

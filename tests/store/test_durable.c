@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -291,6 +292,102 @@ test_big_txn(void)
 	stt_snap_free(&ss);
 }
 
+/* Does log file n of dir exist?  (Berkeley DB creates them full size.) */
+static bool
+log_exists(unsigned long n)
+{
+	char path[4096];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/log.%010lu", dir, n);
+	return stat(path, &sb) == 0;
+}
+
+/* A turn of one small record (committed), then 10 ms of nothing. */
+static void
+small_turn(unsigned i)
+{
+	struct lk_record rc = stt_lock(7, (int32_t)i, "o", "f", 0, 0, true,
+	    i + 1);
+
+	CU_ASSERT_EQUAL_FATAL(store_put_record(st, &rc), STORE_OK);
+	CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
+	usleep(10000);
+}
+
+/*
+ * `turns' turns (0: until log file `upto' exists) of 16 records of about
+ * 2 KiB each: some 33 KiB of log a turn.
+ */
+static void
+big_turns(unsigned turns, unsigned long upto)
+{
+	static char fh[LK_FH_MAX + 1], oh[LK_OH_MAX + 1];
+	struct lk_record rc;
+	unsigned t, i;
+
+	memset(fh, 'f', LK_FH_MAX);
+	memset(oh, 'o', LK_OH_MAX);
+	for (t = 0; turns > 0 ? t < turns : !log_exists(upto) && t < 10000;
+	    t++) {
+		for (i = 0; i < 16; i++) {
+			rc = stt_lock(8, (int32_t)i, oh, fh, 0, 0, true, t);
+			CU_ASSERT_EQUAL_FATAL(t % 2 == 0 ?
+			    store_put_record(st, &rc) :
+			    store_del_record(st, &rc), STORE_OK);
+		}
+		CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
+	}
+}
+
+/*
+ * The checkpoint thread syncs the log every 10 ms while the current log
+ * file is about to fill (store_ckp.c), and only then: never while a
+ * store writes little; soon after 13 of the first file's 16 MiB came at
+ * once; and no more once the next file is begun and the writing slow.
+ */
+static void
+test_near_end(void)
+{
+	struct store_info si;
+	uint64_t n0;
+	unsigned i = 0;
+	double t0;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_LOG);
+	for (t0 = stt_now(); stt_now() - t0 < 0.6; )
+		small_turn(i++);
+	store_info(st, &si);
+	CU_ASSERT_EQUAL(si.si_log_syncs_near, 0);
+
+	big_turns(390, 0);		/* some 12.6 of the 16 MiB */
+	CU_ASSERT_FATAL(log_exists(1) && !log_exists(2));
+	t0 = stt_now();
+	do {
+		small_turn(i++);
+		store_info(st, &si);
+	} while (si.si_log_syncs_near == 0 && stt_now() - t0 < 10);
+	CU_ASSERT(si.si_log_syncs_near > 0);
+
+	big_turns(0, 2);
+	CU_ASSERT_FATAL(log_exists(2));
+	/* Steady within two polls (0.5 s); a loaded machine may delay. */
+	t0 = stt_now();
+	do {
+		store_info(st, &si);
+		n0 = si.si_log_syncs_near;
+		for (double t1 = stt_now(); stt_now() - t1 < 0.6; )
+			small_turn(i++);
+		store_info(st, &si);
+	} while (si.si_log_syncs_near != n0 && stt_now() - t0 < 10);
+	CU_ASSERT_EQUAL(si.si_log_syncs_near, n0);
+	printf("\n  [%llu syncs near the end] ",
+	    (unsigned long long)si.si_log_syncs_near);
+	store_close(st);
+	st = NULL;
+}
+
 int
 stt_register_durable(void)
 {
@@ -302,7 +399,9 @@ stt_register_durable(void)
 	    !CU_add_test(s, "checkpoints remove logs", test_checkpoint) ||
 	    !CU_add_test(s, "killed after a checkpoint", test_kill_after_ckp) ||
 	    !CU_add_test(s, "close is prompt", test_close_prompt) ||
-	    !CU_add_test(s, "one large transaction", test_big_txn))
+	    !CU_add_test(s, "one large transaction", test_big_txn) ||
+	    !CU_add_test(s, "the log synced often near a file's end",
+	    test_near_end))
 		return -1;
 	return 0;
 }
