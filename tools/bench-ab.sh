@@ -47,11 +47,7 @@ WORK=$(mktemp -d /var/tmp/nlmd-bench-ab.XXXXXX)
 PIDS=()
 FAILED=0
 cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill -9 "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	bench_reap 9
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -64,16 +60,13 @@ PROTO=TCP
 
 # start NAME BIN PORT: sets PID_<NAME>
 start() {
-	local i log=$WORK/$1.log
+	local log=$WORK/$1.log
 	mkdir -p "$WORK/$1"
 	"$2" -F -s "$WORK/$1" --nlm-port "$3" --nsm-port $(($3 + 1)) \
 	    --no-rpcbind --durability="${BENCH_DURABILITY:-log}" >"$log" 2>&1 &
 	PIDS+=("$!")
 	eval "PID_$1=$!"
-	for i in $(seq 1 200); do
-		grep -qs "nlmd ready" "$log" && return 0
-		sleep 0.05
-	done
+	bench_wait_for 200 grep -qs "nlmd ready" "$log" && return 0
 	echo "bench-ab.sh: $2 did not start:"; tail "$log"; exit 1
 }
 

@@ -19,3 +19,25 @@ bench_reexec() {
 	export BENCH_INSIDE=1
 	exec unshare --net --mount --propagation private -- bash "$script" "$@"
 }
+
+# bench_reap [SIGNAL]: send SIGNAL (default TERM) to every pid in the
+# caller's PIDS array and wait for each (the scripts' cleanup traps).
+bench_reap() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill -"${1:-TERM}" "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+}
+
+# bench_wait_for TRIES CMD...: run CMD every 0.05 s until it succeeds
+# (status 0) or TRIES tries failed (status 1).
+bench_wait_for() {
+	local n=$1 i
+	shift
+	for i in $(seq 1 "$n"); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}

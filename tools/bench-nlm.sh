@@ -31,6 +31,7 @@
 
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$TOP/tools/bench-lib.sh"	# bench_reap, bench_wait_for
 O=$TOP/build/release
 NLMD=$O/nlmd
 BENCH=$O/nlmbench
@@ -65,11 +66,7 @@ FAILED=0
 RESULTS=$WORK/results
 
 cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	bench_reap
 	if [ "$FAILED" = 0 ]; then rm -rf "$WORK"; else echo "kept: $WORK"; fi
 }
 trap cleanup EXIT
@@ -77,16 +74,13 @@ trap 'exit 130' INT TERM
 
 # start_nlmd NAME [flags...]: sets NLMD_PID
 start_nlmd() {
-	local name=$1 i
+	local name=$1
 	shift
 	"$NLMD" -F -s "$WORK/$name" --nlm-port 4045 --nsm-port 4046 \
 	    --no-rpcbind "$@" >"$WORK/$name.log" 2>&1 &
 	NLMD_PID=$!
 	PIDS+=("$NLMD_PID")
-	for i in $(seq 1 100); do
-		grep -q "nlmd ready" "$WORK/$name.log" && return 0
-		sleep 0.05
-	done
+	bench_wait_for 100 grep -q "nlmd ready" "$WORK/$name.log" && return 0
 	echo "nlmd did not start:"; cat "$WORK/$name.log"; exit 1
 }
 

@@ -46,11 +46,7 @@ RESULTS=$WORK/results
 : >"$RESULTS"
 
 cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill -9 "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	bench_reap 9
 	if [ "$FAILED" = 0 ]; then rm -rf "$WORK"; else echo "kept: $WORK"; fi
 }
 trap cleanup EXIT

@@ -27,6 +27,7 @@
 
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$TOP/tools/bench-lib.sh"	# bench_reap
 BUILD=${BENCH_BUILD:-release}
 O=$TOP/build/$BUILD
 SECS=${BENCH_SECS:-3}
@@ -51,11 +52,7 @@ W=$(mktemp -d /var/tmp/nlmd-bench-uring.XXXXXX)
 PIDS=()
 FAILED=0
 cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	bench_reap
 	rm -rf "$W"
 }
 trap cleanup EXIT
