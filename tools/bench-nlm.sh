@@ -195,9 +195,11 @@ stop_nlmd
 echo
 echo "== 4. black hole: 16 TCP clients lockunlock, with/without a client at" \
     "127.0.0.2 holding a pending grant (callbacks every ${BH_RETRY} ms)"
-start_nlmd bh --callback-retry-min-ms="$BH_RETRY" \
-    --callback-retry-max-ms="$BH_RETRY"
+# A fresh nlmd for each kind: after the first, nlmd knows 127.0.0.2's
+# NLM port, and the rpcbind kind would wait in vain for a look-up.
 for kind in nlm rpcbind; do
+	start_nlmd "bh-$kind" --callback-retry-min-ms="$BH_RETRY" \
+	    --callback-retry-max-ms="$BH_RETRY"
 	flags=(-m blackhole -c 16 -r "$REPS" -b 127.0.0.2)
 	[ "$kind" = rpcbind ] && flags+=(-R)
 	bench "${flags[@]}" | while read -r l; do
@@ -207,9 +209,9 @@ for kind in nlm rpcbind; do
 		*) echo "$l" ;;
 		esac
 	done
+	grep -h "callback\|rpcbind" "$WORK/bh-$kind.log" | tail -3
+	stop_nlmd
 done
-grep -h "callback\|rpcbind" "$WORK/bh.log" | tail -3
-stop_nlmd
 
 echo
 errs=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^errors=/) {
