@@ -176,91 +176,8 @@ preflight() {
 
 # ---- build (host) -------------------------------------------------------
 
-# Module closure resolver state (fetch_kernel).
-declare -A KO_PATH=()
-MOD_ORDER=()
-MOD_SEEN=" "
-
-mod_resolve() {
-	local m=$1 d
-	case $MOD_SEEN in *" $m "*) return 0 ;; esac
-	MOD_SEEN="$MOD_SEEN$m "
-	if [ -z "${KO_PATH[$m]:-}" ]; then
-		# Built into the kernel: nothing to load.
-		grep -q "/${m//_/[_-]}.ko\$" "$KBUILTIN" && return 0
-		say "kernel: module $m not found"
-		return 1
-	fi
-	for d in $(modinfo -F depends "${KO_PATH[$m]}" | tr , ' '); do
-		mod_resolve "$d" || return 1
-	done
-	MOD_ORDER+=("$m")
-}
-
-kernel_package() {
-	apt-cache depends "$E2E_KMETA" 2>/dev/null |
-	    awk '/Depends: linux-image-/ { print $2; exit }'
-}
-
-# Fetch the kernel once: vmlinux (or bzImage) and the modules the guest
-# needs, in load order, under $E2E_CACHE/<meta>/.
-fetch_kernel() {
-	local kc=$E2E_CACHE/$E2E_KMETA tmp pkg deb vmlinuz off f m
-	KDIR=$kc
-	if [ -s "$kc/kernel" ] && [ -s "$kc/modules/order" ]; then
-		say "kernel: cached $(cat "$kc/version")"
-		return 0
-	fi
-	tmp=$E2E_CACHE/tmp.$$
-	rm -rf "$tmp" "$kc"
-	mkdir -p "$tmp/x" "$kc/modules" || return 1
-	pkg=$(kernel_package)
-	if [ -z "$pkg" ]; then
-		# Package lists may be missing on a fresh machine or image.
-		say "kernel: $E2E_KMETA unknown to apt; running apt-get update"
-		apt-get update -q >"$tmp/update.log" 2>&1
-		pkg=$(kernel_package)
-	fi
-	[ -n "$pkg" ] || { say "kernel: cannot resolve $E2E_KMETA (apt-get update?)"; return 1; }
-	say "kernel: downloading $pkg"
-	(cd "$tmp" && apt-get -q -o APT::Sandbox::User=root download "$pkg") \
-	    >"$tmp/download.log" 2>&1 ||
-	    { cat "$tmp/download.log"; return 1; }
-	deb=$(ls "$tmp"/*.deb)
-	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/x" \
-	    --wildcards './boot/vmlinuz-*' './lib/modules/*' || return 1
-	vmlinuz=$(ls "$tmp"/x/boot/vmlinuz-*)
-	# PVH boot of the uncompressed ELF saves ~3.5 s of emulated
-	# decompression per boot; find the xz stream inside the bzImage.
-	off=$(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$vmlinuz" | head -1 | cut -d: -f1)
-	if [ -n "$off" ] &&
-	    tail -c +$((off + 1)) "$vmlinuz" | xz -dc --single-stream >"$tmp/vmlinux" 2>/dev/null &&
-	    readelf -n "$tmp/vmlinux" 2>/dev/null | grep -q 'note type: (0x00000012)\|Xen.*0x00000012\|XEN_ELFNOTE_PHYS32_ENTRY'; then
-		mv "$tmp/vmlinux" "$kc/kernel"
-		echo pvh >"$kc/format"
-	else
-		cp "$vmlinuz" "$kc/kernel"
-		echo bzimage >"$kc/format"
-	fi
-	KBUILTIN=$(ls "$tmp"/x/lib/modules/*/modules.builtin)
-	while read -r f; do
-		m=$(basename "$f" .ko)
-		KO_PATH[${m//-/_}]=$f
-	done < <(find "$tmp/x/lib/modules" -name '*.ko')
-	for m in virtio_pci virtio_net nfsv3; do
-		mod_resolve "$m" || return 1
-	done
-	for m in "${MOD_ORDER[@]}"; do
-		cp "${KO_PATH[$m]}" "$kc/modules/$m.ko"
-		case $m in
-		lockd) echo "$m nlm_tcpport=$GUEST_LOCKD_PORT nlm_udpport=$GUEST_LOCKD_PORT" ;;
-		*) echo "$m" ;;
-		esac
-	done >"$kc/modules/order"
-	basename "$deb" .deb >"$kc/version"
-	rm -rf "$tmp"
-	say "kernel: $(cat "$kc/version"), $(cat "$kc/format"), modules: ${MOD_ORDER[*]}"
-}
+# The kernel, its modules (set "nfs") and copy_dyn: vmlib.sh.
+. "$HERE/vmlib.sh"
 
 build_progs() {
 	mkdir -p "$W/bin"
@@ -270,18 +187,6 @@ build_progs() {
 	gcc -O2 -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags libtirpc) \
 	    -o "$W/bin/fake-nlm" "$HERE/fake-nlm.c" \
 	    $(pkg-config --libs libtirpc) || return 1
-}
-
-# Copy a dynamic binary and its ldd closure into the initramfs root $1.
-copy_dyn() {
-	local r=$1 bin=$2 dest=$3 lib
-	cp "$bin" "$r$dest/" || return 1
-	for lib in $(ldd "$bin" | awk '/=> \// { print $3 } /^\t\/lib64\// { print $1 }'); do
-		case $lib in
-		*/ld-linux-x86-64.so.2) cp -L "$lib" "$r/usr/lib64/" ;;
-		*) cp -L "$lib" "$r/usr/lib/x86_64-linux-gnu/" ;;
-		esac
-	done
 }
 
 build_initramfs() {
@@ -308,8 +213,7 @@ build_initramfs() {
 	done
 	copy_dyn "$r" /usr/bin/rpcinfo /usr/bin || return 1
 	cp "$W/bin/locktest" "$r/usr/bin/"
-	cp "$KDIR"/modules/*.ko "$r/usr/lib/modules/e2e/"
-	cp "$KDIR/modules/order" "$r/etc/e2e/modules"
+	vm_copy_modules "$r" nfs || return 1
 	cp "$HERE/guest-init.sh" "$r/init"
 	chmod 755 "$r/init"
 	for a in netconfig rpc services protocols bindresvport.blacklist; do
@@ -344,7 +248,7 @@ build_all() {
 	# Runs with different work directories may share the kernel cache.
 	exec 8>"$E2E_CACHE/.lock"
 	flock -w 300 8 || return 1
-	fetch_kernel || return 1
+	vm_fetch_kernel || return 1
 	exec 8>&-
 	build_progs || return 1
 	build_initramfs || return 1
