@@ -320,54 +320,7 @@ $((${t_first:-0} - T_EXEC)) $t_grace")
 
 # model_vs_dump MODEL DUMP: the store holds what the clients were told.
 model_vs_dump() {
-	awk '
-	function val(s) { return substr(s, index(s, "=") + 1) }
-	function ok(list, st,   n, a, i) {
-		n = split(list, a, ",")
-		for (i = 1; i <= n; i++)
-			if (a[i] == st)
-				return 1
-		return 0
-	}
-	FNR == 1 { file++ }
-	file == 1 && $1 == "host" { name[val($2)] = val($3) }
-	file == 1 && $1 == "lock" {
-		k = name[val($2)] " " val($3) " " val($4) " " val($5) " " \
-		    val($6) " " val($7)
-		lk[k] = val($8)
-		nlk++
-	}
-	file == 1 && $1 == "share" {
-		sh[name[val($2)] " " val($3) " " val($4)] = val($5) "/" val($6)
-		nsh++
-	}
-	file == 2 && $1 == "slot" {
-		k = $2 " " $3 " " $4 " " $5 " " $6 " " $7
-		st = (k in lk) ? lk[k] : "none"
-		if (!ok($8, st)) {
-			print "slot " k ": stored " st ", clients told " $8
-			bad++
-		}
-		delete lk[k]
-	}
-	file == 2 && $1 == "share" {
-		k = $2 " " $3 " " $4
-		st = (k in sh) ? sh[k] : "none"
-		if (!ok($5, st)) {
-			print "share " k ": stored " st ", clients told " $5
-			bad++
-		}
-		delete sh[k]
-	}
-	END {
-		for (k in lk) { print "stored, unknown to the clients: lock " \
-		    k " " lk[k]; bad++ }
-		for (k in sh) { print "stored, unknown to the clients: share " \
-		    k " " sh[k]; bad++ }
-		printf "%d locks and %d shares stored, %d mismatches\n", nlk,
-		    nsh, bad
-		exit bad > 0
-	}' "$2" "$1"
+	awk -f "$ITEST_TOP/tests/restart/model_vs_dump.awk" "$2" "$1"
 }
 
 # A dump's "epoch" / "token-high-water" value.
