@@ -290,10 +290,19 @@ cmd_up(struct rs_drv *d)
 	int i;
 
 	drv_pause(d);
-	/* Their streams died with the old nlmd. */
+	/*
+	 * Fresh sockets for every call from here on.  TCP streams died with
+	 * the old nlmd; a UDP socket may hold errors from while nlmd was
+	 * away (ICMP port or host unreachable for the retransmissions of a
+	 * call that had already given up: libtirpc sets IP_RECVERR, and its
+	 * next call on that socket would fail at once with the queued error,
+	 * one per retransmission; after a power cut test_powercut.sh saw
+	 * ten calls in a row fail so).
+	 */
 	for (i = 0; i < d->d_opt.o_nclients; i++)
-		if (d->d_cl[i].c_conn.cn_tcp)
-			rs_conn_close(&d->d_cl[i].c_conn);
+		rs_conn_close(&d->d_cl[i].c_conn);
+	rs_conn_close(&d->d_probe);
+	rs_conn_close(&d->d_first);
 	rs_verify(d);
 	snprintf(what, sizeof(what), "cycle %d (up)", d->d_cycle);
 	rs_exclusion_check(d, RT_EXCLUSION);
