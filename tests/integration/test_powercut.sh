@@ -1,0 +1,308 @@
+#!/bin/bash
+# test_powercut.sh - durability = sync across power cuts: nlmd runs in a
+# qemu guest (TCG) on a virtio disk, clients lock and unlock from the host,
+# and the guest's power is cut (kill -9 of qemu) in the middle of it.
+#
+#   bash tests/integration/test_powercut.sh                 (build/debug)
+#   NLMD=build/asan/nlmd BUILD=asan bash tests/integration/test_powercut.sh
+#   PC_CUTS=4 PC_LOAD_S=5 bash tests/integration/test_powercut.sh
+#
+# test_restart.sh kills nlmd; what the kernel holds for it (written, not
+# flushed) survives that.  Here the kernel goes too.  The guest
+# (tests/powercut/guest-init.sh) turns its kernel's write-back off, so
+# that only what nlmd (Berkeley DB) flushed reaches the disk: a cut then
+# loses everything a flush did not cover, the worst a real power loss can
+# do.  Its network is a tap device in this test's namespace:
+#
+#   this namespace                           guest (qemu, 1 vCPU, TCG)
+#   rpcbind, crashdrv: 16 NLM v4 clients     nlmd, durability sync,
+#   + callback receiver                      state on /dev/vda (ext4)
+#   10.79.0.1 (pctap0)      <-- tap -->      10.79.0.2
+#
+# Boots, one disk image throughout:
+#   1          fresh store; crashdrv starts its load; the power is cut.
+#   2 .. N     (PC_CUTS cuts, default 2) the guest prints `nlmd
+#              --dump-state' before nlmd starts; checked: the store holds
+#              what the clients were told (tests/restart/model_vs_dump.awk
+#              against crashdrv's model written after the cut), the epoch
+#              went up by one; then "up": crashdrv reclaims everything its
+#              clients hold (reclaim-check strict: a reclaim not on record
+#              is refused, see tests/restart/verify.c), grace ends early;
+#              load, cut.
+#   control    the last load of the run is under tests/powercut/nosync.c
+#              (every fsync and fdatasync of nlmd's a no-op); the boot after
+#              its cut must find the store behind what the clients were
+#              told, and crashdrv's reclaims refused: the checks above can
+#              fail.
+#
+# Output: PASS/FAIL lines and "test_powercut: N passed, M failed".  Exit
+# status 0, 1 on failure, 77 when skipped (not root, no qemu, no tap).
+# Environment: NLMD (nlmd for the guest), BUILD (crashdrv's build),
+# PC_CUTS, PC_LOAD_S (seconds of load before each cut, default 3),
+# E2E_CACHE (the kernel cache shared with tests/e2e; default
+# build/e2e/cache), PC_MEM (guest MiB, default 512), PC_CAPTURE=1 (the
+# tap's traffic into tap.pcapng in the work directory), PC_DURABILITY
+# (default sync; log shows what a cut takes from durability log: its
+# checks then fail), PC_SEED (crashdrv's seed).
+
+. "$(dirname "$0")/lib.sh"
+
+BUILD=${BUILD:-debug}
+HERE=$ITEST_TOP/tests/powercut
+E2E_CACHE=${E2E_CACHE:-$ITEST_TOP/build/e2e/cache}
+CUTS=${PC_CUTS:-2}
+LOAD_S=${PC_LOAD_S:-3}
+MEM=${PC_MEM:-512}
+DUR=${PC_DURABILITY:-sync}
+
+if [ -z "${ITEST_INSIDE:-}" ]; then
+	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (namespaces, tap)"; exit 77; }
+	missing=
+	for c in qemu-system-x86_64:qemu-system-x86 mkfs.ext4:e2fsprogs \
+	    cpio:cpio xz:xz-utils ip:iproute2 gcc:gcc modinfo:kmod \
+	    readelf:binutils dpkg-deb:dpkg apt-get:apt rpcbind:rpcbind \
+	    flock:util-linux; do
+		command -v "${c%%:*}" >/dev/null 2>&1 || missing="$missing ${c#*:}"
+	done
+	if ! command -v busybox >/dev/null 2>&1 ||
+	    ldd "$(command -v busybox)" >/dev/null 2>&1; then
+		missing="$missing busybox-static"
+	fi
+	[ -z "$missing" ] ||
+	    { echo "SKIP: missing packages:$missing (run 'make deps')"; exit 77; }
+	[ -c /dev/net/tun ] || { echo "SKIP: no /dev/net/tun"; exit 77; }
+	[ -x "$NLMD" ] || { echo "FATAL: $NLMD missing"; exit 1; }
+	if [ -z "${ITEST_NO_BUILD:-}" ]; then
+		make -s -C "$ITEST_TOP" -f GNUmakefile -f tests/restart/module.mk \
+		    BUILD="$BUILD" restart-itest-bins ||
+		    { echo "FATAL: cannot build tests/restart"; exit 1; }
+	fi
+	# The kernel, before the namespace (a download the first time).  The
+	# cache is shared with the e2e test and other runs.
+	say() { echo "# $*"; }
+	. "$ITEST_TOP/tests/e2e/vmlib.sh"
+	mkdir -p "$E2E_CACHE" || exit 1
+	exec 8>"$E2E_CACHE/.lock"
+	flock -w 300 8 || { echo "FATAL: kernel cache locked"; exit 1; }
+	vm_fetch_kernel || { echo "FATAL: no kernel for the guest"; exit 1; }
+	exec 8>&-
+	export E2E_CACHE
+fi
+itest_enter "$@"
+
+W=$ITEST_WORK
+DRV=${CRASHDRV:-$ITEST_TOP/build/$BUILD/tests/restart/crashdrv}
+[ -x "$DRV" ] || { echo "FATAL: $DRV missing"; exit 1; }
+TAP=pctap0
+HOST_IP=10.79.0.1
+GUEST_IP=10.79.0.2
+NLM_PORT=4045
+T0=$SECONDS
+
+say() { echo "# [$((SECONDS - T0)) s] $*"; }
+
+# ---- the guest's initramfs ---------------------------------------------------
+
+. "$ITEST_TOP/tests/e2e/vmlib.sh"
+
+build_guest() {
+	local r=$W/initramfs a
+	KDIR=$E2E_CACHE/$E2E_KMETA
+	vm_cached "$KDIR" || return 1
+	mkdir -p "$r"/usr/bin "$r"/usr/sbin "$r"/usr/lib/x86_64-linux-gnu \
+	    "$r"/usr/lib64 "$r"/proc "$r"/sys "$r"/dev "$r"/run "$r"/tmp \
+	    "$r"/etc || return 1
+	ln -s usr/bin "$r/bin"
+	ln -s usr/sbin "$r/sbin"
+	ln -s usr/lib "$r/lib"
+	ln -s usr/lib64 "$r/lib64"
+	mknod -m 600 "$r/dev/console" c 5 1
+	mknod -m 666 "$r/dev/null" c 1 3
+	cp "$(command -v busybox)" "$r/usr/bin/busybox"
+	for a in $("$r/usr/bin/busybox" --list); do
+		[ -e "$r/usr/bin/$a" ] || ln -s busybox "$r/usr/bin/$a"
+	done
+	copy_dyn "$r" "$NLMD" /usr/sbin || return 1
+	[ "$(basename "$NLMD")" = nlmd ] || mv "$r/usr/sbin/$(basename "$NLMD")" "$r/usr/sbin/nlmd"
+	gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$r/usr/lib/nosync.so" \
+	    "$HERE/nosync.c" || return 1
+	vm_copy_modules "$r" powercut || return 1
+	cp "$HERE/guest-init.sh" "$r/init"
+	chmod 755 "$r/init"
+	for a in netconfig rpc services protocols; do
+		[ -e "/etc/$a" ] && cp "/etc/$a" "$r/etc/"
+	done
+	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$r/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$r/etc/group"
+	printf '127.0.0.1\tlocalhost\n%s\tpchost\n%s\tpcguest\n' \
+	    "$HOST_IP" "$GUEST_IP" >"$r/etc/hosts"
+	printf 'passwd: files\ngroup: files\nhosts: files\n' >"$r/etc/nsswitch.conf"
+	(cd "$r" && find . | cpio -o -H newc --quiet) >"$W/initrd.img" || return 1
+	truncate -s 256M "$W/disk.img" &&
+	    mkfs.ext4 -q -F -L nlmdstate "$W/disk.img" || return 1
+}
+
+build_guest || { echo "FATAL: cannot build the guest"; exit 1; }
+say "guest: $(cat "$KDIR/version"), initramfs $(($(stat -c %s "$W/initrd.img") / 1048576)) MiB, nlmd $NLMD"
+
+# ---- network, rpcbind ----------------------------------------------------------
+
+ip tuntap add dev $TAP mode tap || { echo "FATAL: ip tuntap"; exit 1; }
+ip addr add $HOST_IP/24 dev $TAP
+ip link set $TAP up
+itest_start_rpcbind
+if [ -n "${PC_CAPTURE:-}" ]; then
+	dumpcap -q -i $TAP -w "$W/tap.pcapng" >"$W/dumpcap.log" 2>&1 &
+	ITEST_PIDS+=($!)
+fi
+
+# ---- helpers ----------------------------------------------------------------
+
+count() {
+	local n
+	n=$(tr -d '\r' <"$1" 2>/dev/null | grep -acE -- "$2")
+	echo "${n:-0}"
+}
+
+# wait_lines FILE ERE N SECONDS: until more than N lines match.
+wait_lines() {
+	local end=$((SECONDS + $4))
+	while [ "$(count "$1" "$2")" -le "$3" ]; do
+		[ $SECONDS -ge $end ] && return 1
+		[ -n "$QPID" ] && ! kill -0 "$QPID" 2>/dev/null &&
+		    [ "$1" = "$CON" ] && return 1
+		sleep 0.1
+	done
+}
+
+QPID=
+CON=
+
+# boot N [nosync]: start the guest on the disk; console $W/console.N.
+boot() {
+	local append
+	CON=$W/console.$1
+	: >"$CON"
+	append="console=ttyS0 quiet panic=-1 pc.ip=$GUEST_IP/24 pc.dur=$DUR"
+	[ "${2:-}" = nosync ] && append="$append pc.nosync=1"
+	# shellcheck disable=SC2054 # commas are part of qemu's arguments
+	qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$MEM" -smp 1 \
+	    -nodefaults -no-user-config -display none -no-reboot \
+	    -monitor none -kernel "$KDIR/kernel" -initrd "$W/initrd.img" \
+	    -append "$append" -serial "file:$CON" \
+	    -drive "file=$W/disk.img,format=raw,if=virtio,cache=writeback" \
+	    -netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no" \
+	    -device "virtio-net-pci,netdev=n0,romfile=,mac=52:54:00:79:00:02" \
+	    >"$W/qemu.$1.log" 2>&1 &
+	QPID=$!
+	ITEST_PIDS+=("$QPID")
+	if ! wait_lines "$CON" "nlmd ready" 0 180; then
+		say "boot $1: nlmd not ready; console:"
+		tr -d '\r' <"$CON" | tail -20 | sed 's/^/    /'
+		return 1
+	fi
+	say "boot $1${2:+ ($2)}: nlmd ready: $(tr -d '\r' <"$CON" |
+	    grep -a "nlmd ready" | sed 's/.*nlmd ready/nlmd ready/')"
+}
+
+# cut: the power goes (the guest's kernel and page cache with it).
+cut() {
+	kill -9 "$QPID"
+	wait "$QPID" 2>/dev/null
+	itest_forget "$QPID"
+	QPID=
+}
+
+# The dump the guest printed at boot $1.
+dump_of() {
+	tr -d '\r' <"$W/console.$1" |
+	    sed -n '/^PC: DUMP BEGIN/,/^PC: DUMP END/p' | grep -av '^PC: '
+}
+
+drv_send() { echo "$1" >&9; }
+
+# The crashdrv lines after line $1 of its output.
+drv_since() { tail -n +$(($1 + 1)) "$DOUT"; }
+
+# ---- the run -----------------------------------------------------------------
+
+DOUT=$W/drv/out
+mkdir -p "$W/drv"
+mkfifo "$W/drv.fifo"
+exec 9<>"$W/drv.fifo"
+trap 'exec 9>&-; itest_cleanup' EXIT
+
+# The control boot is the last one with a load: boot CUTS+1.
+NBOOT=$((CUTS + 2))
+prev_epoch=
+for b in $(seq 1 "$NBOOT"); do
+	mode=
+	[ "$b" = $((CUTS + 1)) ] && mode=nosync
+	boot "$b" $mode || { check "boot $b: nlmd ready" false; break; }
+	if [ "$b" = 1 ]; then
+		env ASAN_OPTIONS=detect_leaks=0 "$DRV" --srv $GUEST_IP \
+		    --cli $HOST_IP --port $NLM_PORT --dir "$W/drv" \
+		    --timeout-ms 3000 --first-ms 60000 \
+		    ${PC_SEED:+--seed $PC_SEED} \
+		    <"$W/drv.fifo" >"$DOUT" 2>"$W/drv/err" 9>&- &
+		DRV_PID=$!
+		ITEST_PIDS+=("$DRV_PID")
+		wait_lines "$DOUT" '^ok start' 0 30 ||
+		    { check "crashdrv started" false; break; }
+	else
+		dump_of "$b" >"$W/dump.$b"
+		rcheck "boot $b: nlmd --dump-state read the store" \
+		    grep -aq '^PC: DUMP END rc=0' "$CON"
+		epoch=$(sed -n 's/^epoch //p' "$W/dump.$b")
+		model=$W/drv/model.$((b - 1))
+		mark=$(wc -l <"$DOUT")
+		drv_send up
+		wait_lines "$DOUT" '^ok up$' $((b - 2)) 180 ||
+		    say "crashdrv did not finish up"
+		drv_since "$mark" | grep -E '^(PASS|FAIL):' >"$W/verify.$b"
+		nfail=$(grep -c '^FAIL' "$W/verify.$b")
+		npass=$(grep -c '^PASS' "$W/verify.$b")
+		if [ "$b" = "$NBOOT" ]; then
+			# After the cut of the run without flushes.
+			# shellcheck disable=SC2016 # sh -c's own arguments
+			rcheck "control, cut $((b - 1)) without flushes: the store is behind what the clients were told" \
+			    sh -c '! awk -f "$0" "$1" "$2"' \
+			    "$ITEST_TOP/tests/restart/model_vs_dump.awk" \
+			    "$W/dump.$b" "$model"
+			rcheck "control: crashdrv's reclaims found it ($nfail of $((npass + nfail)) checks failed)" \
+			    test "$nfail" -gt 0
+		else
+			rcheck "cut $((b - 1)): the store holds what the clients were told" \
+			    awk -f "$ITEST_TOP/tests/restart/model_vs_dump.awk" \
+			    "$W/dump.$b" "$model"
+			rcheck "cut $((b - 1)): stored epoch $epoch, the last start's (${prev_epoch:-none} before it)" \
+			    test "$epoch" = $((${prev_epoch:-0} + 1))
+			rcheck "cut $((b - 1)): every lock and share reclaimed ($npass checks passed, $nfail failed)" \
+			    sh -c "[ $nfail = 0 ] && [ $npass -gt 0 ]"
+			[ "$nfail" = 0 ] || sed 's/^/    /' "$W/verify.$b" |
+			    grep FAIL | head -5
+			wait_lines "$CON" 'grace period over' 0 20
+			rcheck "cut $((b - 1)): grace over, nothing left to reclaim" \
+			    grep -aq 'grace period over (nothing left to reclaim)' "$CON"
+		fi
+		prev_epoch=$epoch
+	fi
+	[ "$b" = "$NBOOT" ] && break
+	sleep "$LOAD_S"
+	grep -aq '^PC: EXIT' "$CON" && { check "boot $b: nlmd kept running" false; break; }
+	cut
+	n=$(count "$DOUT" '^ok down$')
+	drv_send down
+	wait_lines "$DOUT" '^ok down$' "$n" 60 ||
+	    { check "crashdrv answered down" false; break; }
+	say "cut $b: $(grep -c . "$W/drv/model.$b" 2>/dev/null) model lines"
+done
+drv_send quit
+wait_lines "$DOUT" '^crashdrv: ' 0 60
+[ -n "$QPID" ] && cut
+# shellcheck disable=SC2016
+rcheck "no sanitizer report and no nlmd exit in the guests' consoles" \
+    sh -c '! cat "$0"/console.* | tr -d "\r" |
+    grep -aE "AddressSanitizer|LeakSanitizer|runtime error:|^PC: EXIT"' "$W"
+say "$(grep '^crashdrv: ' "$DOUT") (the control's failures among them)"
+itest_finish
