@@ -192,21 +192,9 @@ build_progs() {
 build_initramfs() {
 	local r=$W/initramfs a uid_statd uid_rpc
 	rm -rf "$r"
-	mkdir -p "$r"/usr/bin "$r"/usr/sbin "$r"/usr/lib/x86_64-linux-gnu \
-	    "$r"/usr/lib64 "$r"/usr/lib/modules/e2e "$r"/etc/e2e "$r"/proc \
-	    "$r"/sys "$r"/dev "$r"/run "$r"/tmp "$r"/mnt/a "$r"/mnt/b \
-	    "$r"/var/lib/nfs/sm "$r"/var/lib/nfs/sm.bak "$r"/root
-	ln -s usr/bin "$r/bin"
-	ln -s usr/sbin "$r/sbin"
-	ln -s usr/lib "$r/lib"
-	ln -s usr/lib64 "$r/lib64"
+	vm_rootfs "$r" mnt/a mnt/b var/lib/nfs/sm var/lib/nfs/sm.bak root ||
+	    return 1
 	ln -s ../run "$r/var/run"	# not "run": that loops (pitfall 7)
-	mknod -m 600 "$r/dev/console" c 5 1
-	mknod -m 666 "$r/dev/null" c 1 3
-	cp "$(command -v busybox)" "$r/usr/bin/busybox"
-	for a in $("$r/usr/bin/busybox" --list); do
-		[ -e "$r/usr/bin/$a" ] || ln -s busybox "$r/usr/bin/$a"
-	done
 	for a in /usr/sbin/rpcbind /usr/sbin/rpc.statd /usr/sbin/sm-notify \
 	    /usr/sbin/mount.nfs; do
 		copy_dyn "$r" "$a" /usr/sbin || return 1

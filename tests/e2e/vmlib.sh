@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # vmlib.sh - what the qemu guests of the tests share (sourced, bash): the
 # Debian kernel, fetched once and cached with the modules each guest
 # loads, and the copying of dynamic binaries into an initramfs.  Used by
@@ -21,7 +22,9 @@
 #   nfs      the e2e client: network and NFSv3 (lockd on a fixed port)
 #   powercut nlmd's guest: network, a virtio disk and ext4 on it
 VM_SETS="nfs powercut"
+# shellcheck disable=SC2034 # read as ${!v} in vm_fetch_kernel
 VM_SET_nfs="virtio_pci virtio_net nfsv3"
+# shellcheck disable=SC2034
 VM_SET_powercut="virtio_pci virtio_net virtio_blk crc32c_generic ext4"
 # lockd's port in the e2e guest (a module parameter).
 : "${GUEST_LOCKD_PORT:=4045}"
@@ -130,13 +133,37 @@ vm_fetch_kernel() {
 # vm_copy_modules ROOT SET: set SET's modules into the initramfs at ROOT,
 # /usr/lib/modules/e2e/NAME.ko, and their order as /etc/e2e/modules.
 vm_copy_modules() {
-	local r=$1 m args
+	local r=$1 m _
 	mkdir -p "$r/usr/lib/modules/e2e" "$r/etc/e2e" || return 1
-	while read -r m args; do
+	while read -r m _; do
 		[ -n "$m" ] || continue
 		cp "$KDIR/modules/$m.ko" "$r/usr/lib/modules/e2e/" || return 1
 	done <"$KDIR/modules/order.$2"
 	cp "$KDIR/modules/order.$2" "$r/etc/e2e/modules"
+}
+
+# vm_rootfs ROOT [DIR...]: the skeleton of an initramfs at ROOT -- the
+# merged-/usr layout, /dev/console and /dev/null, busybox (static) with a
+# link per applet, and the directories DIR... (relative to ROOT).
+vm_rootfs() {
+	local r=$1 a
+	shift
+	mkdir -p "$r"/usr/bin "$r"/usr/sbin "$r"/usr/lib/x86_64-linux-gnu \
+	    "$r"/usr/lib64 "$r"/proc "$r"/sys "$r"/dev "$r"/run "$r"/tmp \
+	    "$r"/etc || return 1
+	for a in "$@"; do
+		mkdir -p "$r/$a" || return 1
+	done
+	ln -s usr/bin "$r/bin"
+	ln -s usr/sbin "$r/sbin"
+	ln -s usr/lib "$r/lib"
+	ln -s usr/lib64 "$r/lib64"
+	mknod -m 600 "$r/dev/console" c 5 1
+	mknod -m 666 "$r/dev/null" c 1 3
+	cp "$(command -v busybox)" "$r/usr/bin/busybox" || return 1
+	for a in $("$r/usr/bin/busybox" --list); do
+		[ -e "$r/usr/bin/$a" ] || ln -s busybox "$r/usr/bin/$a"
+	done
 }
 
 # Copy a dynamic binary and its ldd closure into the initramfs root $1.

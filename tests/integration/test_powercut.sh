@@ -109,19 +109,7 @@ build_guest() {
 	local r=$W/initramfs a
 	KDIR=$E2E_CACHE/$E2E_KMETA
 	vm_cached "$KDIR" || return 1
-	mkdir -p "$r"/usr/bin "$r"/usr/sbin "$r"/usr/lib/x86_64-linux-gnu \
-	    "$r"/usr/lib64 "$r"/proc "$r"/sys "$r"/dev "$r"/run "$r"/tmp \
-	    "$r"/etc || return 1
-	ln -s usr/bin "$r/bin"
-	ln -s usr/sbin "$r/sbin"
-	ln -s usr/lib "$r/lib"
-	ln -s usr/lib64 "$r/lib64"
-	mknod -m 600 "$r/dev/console" c 5 1
-	mknod -m 666 "$r/dev/null" c 1 3
-	cp "$(command -v busybox)" "$r/usr/bin/busybox"
-	for a in $("$r/usr/bin/busybox" --list); do
-		[ -e "$r/usr/bin/$a" ] || ln -s busybox "$r/usr/bin/$a"
-	done
+	vm_rootfs "$r" || return 1
 	copy_dyn "$r" "$NLMD" /usr/sbin || return 1
 	[ "$(basename "$NLMD")" = nlmd ] || mv "$r/usr/sbin/$(basename "$NLMD")" "$r/usr/sbin/nlmd"
 	gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$r/usr/lib/nosync.so" \
