@@ -34,6 +34,13 @@
 #              its cut must find the store behind what the clients were
 #              told, and crashdrv's reclaims refused: the checks above can
 #              fail.
+#   log1, log2 durability log on a fresh disk, with only the event loop's
+#              flushes let through (nosync.c's NOSYNC_EXCEPT_MAIN: not the
+#              checkpoint thread's periodic ones); cut after PC_LOAD_S of
+#              load: every client that had an answer has a host record
+#              (its first record was flushed before it was answered), and
+#              the locks of later turns are gone.  (Under the full shim no
+#              host record survives: the check can fail.)
 #
 # Output: PASS/FAIL lines and "test_powercut: N passed, M failed".  Exit
 # status 0, 1 on failure, 77 when skipped (not root, no qemu, no tap).
@@ -105,6 +112,12 @@ say() { echo "# [$((SECONDS - T0)) s] $*"; }
 
 . "$ITEST_TOP/tests/e2e/vmlib.sh"
 
+# new_disk FILE: an empty ext4 file system in FILE.
+new_disk() {
+	rm -f "$1"
+	truncate -s 256M "$1" && mkfs.ext4 -q -F -L nlmdstate "$1"
+}
+
 build_guest() {
 	local r=$W/initramfs a
 	KDIR=$E2E_CACHE/$E2E_KMETA
@@ -126,8 +139,7 @@ build_guest() {
 	    "$HOST_IP" "$GUEST_IP" >"$r/etc/hosts"
 	printf 'passwd: files\ngroup: files\nhosts: files\n' >"$r/etc/nsswitch.conf"
 	(cd "$r" && find . | cpio -o -H newc --quiet) >"$W/initrd.img" || return 1
-	truncate -s 256M "$W/disk.img" &&
-	    mkfs.ext4 -q -F -L nlmdstate "$W/disk.img" || return 1
+	new_disk "$W/disk.img"
 }
 
 build_guest || { echo "FATAL: cannot build the guest"; exit 1; }
@@ -166,19 +178,25 @@ wait_lines() {
 QPID=
 CON=
 
-# boot N [nosync]: start the guest on the disk; console $W/console.N.
+# boot N [nosync|loopsync]: start the guest on $DISK (durability $DUR);
+# console $W/console.N.  nosync: nlmd's flushes are no-ops; loopsync:
+# all but its event loop's (tests/powercut/nosync.c).
+DISK=$W/disk.img
 boot() {
 	local append
 	CON=$W/console.$1
 	: >"$CON"
 	append="console=ttyS0 quiet panic=-1 pc.ip=$GUEST_IP/24 pc.dur=$DUR"
-	[ "${2:-}" = nosync ] && append="$append pc.nosync=1"
+	case ${2:-} in
+	nosync) append="$append pc.nosync=1" ;;
+	loopsync) append="$append pc.nosync=2" ;;
+	esac
 	# shellcheck disable=SC2054 # commas are part of qemu's arguments
 	qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$MEM" -smp 1 \
 	    -nodefaults -no-user-config -display none -no-reboot \
 	    -monitor none -kernel "$KDIR/kernel" -initrd "$W/initrd.img" \
 	    -append "$append" -serial "file:$CON" \
-	    -drive "file=$W/disk.img,format=raw,if=virtio,cache=writeback" \
+	    -drive "file=$DISK,format=raw,if=virtio,cache=writeback" \
 	    -netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no" \
 	    -device "virtio-net-pci,netdev=n0,romfile=,mac=52:54:00:79:00:02" \
 	    >"$W/qemu.$1.log" 2>&1 &
@@ -216,13 +234,14 @@ drv_send() { echo "$1" >&9; }
 # taken as the last reply before the first reclaim.
 loss_report() {
 	awk '
-	FNR == 1 { file++; fn = FILENAME; sub(/.*client-/, "", fn);
+	{ file = FILENAME == ARGV[1] ? 1 : 2 }
+	file == 2 && FNR == 1 { fn = FILENAME; sub(/.*client-/, "", fn);
 	    sub(/\.log$/, "", fn); cl = fn + 0; gone = 0 }
 	file == 1 && $1 == "slot" {
 		c = $2; sub(/.*-/, "", c); lost[c + 0 " " int($6 / 100)] = 1
 		next
 	}
-	file > 1 && !gone {
+	file == 2 && !gone {
 		if ($0 ~ / reclaim /) { gone = 1; next }
 		if ($0 ~ /no reply$/) next
 		t = $1 + 0
@@ -326,9 +345,70 @@ done
 drv_send quit
 wait_lines "$DOUT" '^crashdrv: ' 0 60
 [ -n "$QPID" ] && cut
+say "$(grep '^crashdrv: ' "$DOUT") (the control's failures among them)"
+
+# ---- durability log: a client host's first record ---------------------------
+#
+# Under durability log nothing but the checkpoint thread's periodic sync
+# flushes the log -- except that a turn that stores a client host's first
+# record is flushed before anyone is answered, so that after any crash
+# nlmd knows every client it must tell of its restart (SM_NOTIFY).  On a
+# fresh disk, with the periodic syncs taken away (loopsync: only the event
+# loop's flushes reach the disk), crashdrv's 16 clients load nlmd for
+# PC_LOAD_S and the power is cut: the next boot must find a host record
+# for every client that had an answer, while the locks of the later turns
+# are gone (which shows the periodic flushes were indeed off).
+if [ "$DUR" = sync ] && [ "$ITEST_FAIL" = 0 ]; then
+	DUR=log
+	DISK=$W/disk-log.img
+	new_disk "$DISK"
+	exec 9>&-
+	DOUT=$W/drv-log/out
+	mkdir -p "$W/drv-log"
+	rm -f "$W/drv.fifo"
+	mkfifo "$W/drv.fifo"
+	exec 9<>"$W/drv.fifo"
+	if boot log1 loopsync; then
+		env ASAN_OPTIONS=detect_leaks=0 "$DRV" --srv $GUEST_IP \
+		    --cli $HOST_IP --port $NLM_PORT --dir "$W/drv-log" \
+		    --timeout-ms 3000 ${PC_SEED:+--seed $PC_SEED} \
+		    <"$W/drv.fifo" >"$DOUT" 2>"$W/drv-log/err" 9>&- &
+		ITEST_PIDS+=("$!")
+		wait_lines "$DOUT" '^ok start' 0 30 || say "crashdrv did not start"
+		sleep "$LOAD_S"
+		cut
+		drv_send down
+		wait_lines "$DOUT" '^ok down$' 0 60 || say "crashdrv did not answer down"
+		drv_send quit
+		if boot log2; then
+			dump_of log2 >"$W/dump.log2"
+			# Clients with at least one answer, and the hosts stored.
+			for f in "$W"/drv-log/client-*.log; do
+				grep -qv 'no reply$' "$f" &&
+				    echo "rst-client-$(basename "$f" .log | sed 's/^client-//')"
+			done | sort >"$W/answered.log2"
+			sed -n 's/^host id=[0-9]* name=\([^ ]*\) .*/\1/p' \
+			    "$W/dump.log2" | sort >"$W/hosts.log2"
+			# shellcheck disable=SC2016
+			rcheck "durability log, cut with only the loop's flushes: a host record for each of the $(grep -c . "$W/answered.log2") clients answered ($(grep -c . "$W/hosts.log2") stored)" \
+			    sh -c '[ -s "$0" ] && [ -z "$(comm -23 "$0" "$1")" ]' \
+			    "$W/answered.log2" "$W/hosts.log2"
+			awk -f "$ITEST_TOP/tests/restart/model_vs_dump.awk" \
+			    "$W/dump.log2" "$W/drv-log/model.1" >"$W/mismatch.log2"
+			# shellcheck disable=SC2016
+			rcheck "durability log, the same cut: the later turns' locks were lost (the periodic flushes were off: $(tail -1 "$W/mismatch.log2"))" \
+			    sh -c '! tail -1 "$0" | grep -q " 0 mismatches"' \
+			    "$W/mismatch.log2"
+			cut
+		else
+			check "durability log: nlmd ready after the cut" false
+		fi
+	else
+		check "durability log: nlmd ready on a fresh disk" false
+	fi
+fi
 # shellcheck disable=SC2016
 rcheck "no sanitizer report and no nlmd exit in the guests' consoles" \
     sh -c '! cat "$0"/console.* | tr -d "\r" |
     grep -aE "AddressSanitizer|LeakSanitizer|runtime error:|^PC: EXIT"' "$W"
-say "$(grep '^crashdrv: ' "$DOUT") (the control's failures among them)"
 itest_finish

@@ -16,7 +16,8 @@
 #   PC: EXIT nlmd rc=<n>       (nlmd stopped on its own: a failure)
 #
 # Kernel command line: pc.ip=<address/prefix> pc.dur=<durability>
-#   [pc.nosync=1: nlmd under /usr/lib/nosync.so, flushes taken away]
+#   [pc.nosync=1: nlmd under /usr/lib/nosync.so, flushes taken away;
+#    pc.nosync=2: all but those of nlmd's main thread, the event loop]
 
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
@@ -75,10 +76,12 @@ if [ -d /state/nlmd ]; then
 fi
 mkdir -p /state/nlmd
 
-if [ "$NOSYNC" = 1 ]; then
+if [ "$NOSYNC" != 0 ]; then
 	# ASan wants to be first among the libraries; the shim is first.
 	export LD_PRELOAD=/usr/lib/nosync.so
 	export ASAN_OPTIONS=verify_asan_link_order=0
+	# 2: the event loop's own flushes still go through (nosync.c).
+	[ "$NOSYNC" = 2 ] && export NOSYNC_EXCEPT_MAIN=1
 fi
 say "START nlmd durability=$DUR nosync=$NOSYNC"
 nlmd -F -s /state/nlmd --nlm-port 4045 --nsm-port 4046 --no-rpcbind \

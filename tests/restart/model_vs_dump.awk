@@ -16,7 +16,8 @@ function ok(list, st,   n, a, i) {
 			return 1
 	return 0
 }
-FNR == 1 { file++ }
+# (not FNR == 1: an empty dump would then make the model file 1)
+{ file = FILENAME == ARGV[1] ? 1 : 2 }
 file == 1 && $1 == "host" { name[val($2)] = val($3) }
 file == 1 && $1 == "lock" {
 	k = name[val($2)] " " val($3) " " val($4) " " val($5) " " \
