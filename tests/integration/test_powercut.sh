@@ -1,7 +1,7 @@
 #!/bin/bash
-# test_powercut.sh - durability = sync across power cuts: nlmd runs in a
-# qemu guest (TCG) on a virtio disk, clients lock and unlock from the host,
-# and the guest's power is cut (kill -9 of qemu) in the middle of it.
+# test_powercut.sh - what survives a power cut: nlmd runs in a qemu guest
+# (TCG) on a virtio disk, clients lock and unlock from the host, and the
+# guest's power is cut (kill -9 of qemu) in the middle of it.
 #
 #   bash tests/integration/test_powercut.sh                 (build/debug)
 #   NLMD=build/asan/nlmd BUILD=asan bash tests/integration/test_powercut.sh
@@ -19,7 +19,7 @@
 #   + callback receiver                      state on /dev/vda (ext4)
 #   10.79.0.1 (pctap0)      <-- tap -->      10.79.0.2
 #
-# Boots, one disk image throughout:
+# Boots (durability sync, one disk image up to the control):
 #   1          fresh store; crashdrv starts its load; the power is cut.
 #   2s         a cut while nlmd starts (0.1-1 s after its exec: the
 #              store being opened and recovered, or the grace period
@@ -28,7 +28,7 @@
 #              --dump-state' before nlmd starts; checked: the store holds
 #              what the clients were told (tests/restart/model_vs_dump.awk
 #              against crashdrv's model written after the cut), the epoch
-#              went up by one; then "up": crashdrv reclaims everything its
+#              went up by one (or two, after 2s); then "up": crashdrv reclaims everything its
 #              clients hold (reclaim-check strict: a reclaim not on record
 #              is refused, see tests/restart/verify.c), grace ends early;
 #              load, cut.
