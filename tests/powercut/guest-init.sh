@@ -70,6 +70,8 @@ mount -t ext4 -o commit=3600 /dev/vda /state || die disk "mount /dev/vda"
 say "STEP disk ok $(grep ' /state ' /proc/mounts)"
 
 if [ -d /state/nlmd ]; then
+	# What the cut left, for the record (log file numbers and sizes).
+	say "FILES $(cd /state/nlmd && ls -l | awk 'NR > 1 { printf "%s:%s ", $NF, $5 }')"
 	say "DUMP BEGIN"
 	nlmd --dump-state -s /state/nlmd
 	say "DUMP END rc=$?"
