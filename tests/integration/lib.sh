@@ -72,6 +72,31 @@ itest_wait() {
 	return 1
 }
 
+# itest_count FILE ERE: lines of FILE matching ERE (0 if none or no file;
+# binary-safe, so a guest's serial console can be read too).
+itest_count() {
+	local n
+	n=$(grep -acE -- "$2" "$1" 2>/dev/null)
+	echo "${n:-0}"
+}
+
+# Running (not a zombie)?
+itest_alive() {
+	local s
+	s=$(ps -o stat= -p "$1" 2>/dev/null) && [ "${s:0:1}" != Z ]
+}
+
+# itest_wait_lines FILE ERE N SECONDS [PID]: until more than N lines
+# match; 1 on timeout, or as soon as PID (the writer) is gone.
+itest_wait_lines() {
+	local end=$((SECONDS + $4))
+	while [ "$(itest_count "$1" "$2")" -le "$3" ]; do
+		[ $SECONDS -ge $end ] && return 1
+		[ -n "${5:-}" ] && ! itest_alive "$5" && return 1
+		sleep 0.02
+	done
+}
+
 itest_start_rpcbind() {
 	rpcbind -f -w &
 	ITEST_PIDS+=($!)

@@ -104,36 +104,12 @@ trap rst_cleanup EXIT
 
 # ---- helpers ---------------------------------------------------------------
 
-# Lines of file matching an ERE (0 if none or no file).
-count() {
-	local n
-	n=$(grep -cE -- "$2" "$1" 2>/dev/null)
-	echo "${n:-0}"
-}
-
-# wait_lines FILE ERE N SECONDS [PID]: until more than N lines match;
-# 1 on timeout, or as soon as PID (the writer) is gone.
-wait_lines() {
-	local end=$((SECONDS + $4))
-	while [ "$(count "$1" "$2")" -le "$3" ]; do
-		[ $SECONDS -ge $end ] && return 1
-		[ -n "${5:-}" ] && ! alive "$5" && return 1
-		sleep 0.02
-	done
-}
-
-# Running (not a zombie)?
-alive() {
-	local s
-	s=$(ps -o stat= -p "$1" 2>/dev/null) && [ "${s:0:1}" != Z ]
-}
-
 # wait_exit PID SECONDS: reap it; its status in WAIT_RC.  1 on timeout.
 # (stderr: bash reports a child killed by a signal when it reaps it.)
 wait_exit() {
 	local end=$((SECONDS + $2))
 	WAIT_RC=
-	while alive "$1"; do
+	while itest_alive "$1"; do
 		[ $SECONDS -ge $end ] && return 1
 		sleep 0.02
 	done
@@ -214,7 +190,7 @@ cap_stop() {
 start_nlmd() {
 	local before line dflag=()
 	[ "$1" = sync ] || dflag=(--durability="$1")
-	before=$(count "$NLMD_LOG" "nlmd ready")
+	before=$(itest_count "$NLMD_LOG" "nlmd ready")
 	T_EXEC=$(date +%s%3N)
 	# 9>&-: only this script holds the FIFO's write end (so crashdrv
 	# reads EOF, and quits, if the script dies).
@@ -224,7 +200,7 @@ start_nlmd() {
 	ITEST_PIDS+=("$NLMD_PID")
 	# The bench measures the first answer: crashdrv asks from the start.
 	[ "$BENCH" = 1 ] && [ "$DRV_OPEN" = 1 ] && drv_send up
-	wait_lines "$NLMD_LOG" "nlmd ready" "$before" 60 "$NLMD_PID" || return 1
+	itest_wait_lines "$NLMD_LOG" "nlmd ready" "$before" 60 "$NLMD_PID" || return 1
 	line=$(grep "nlmd ready" "$NLMD_LOG" | tail -1)
 	T_READY=$(log_ms "${line%% *}")
 }
@@ -249,7 +225,7 @@ start_driver() {
 	    <"$W/drv.fifo" >"$DOUT" 2>"$dir/err" 9>&- &
 	DRV_PID=$!
 	ITEST_PIDS+=("$DRV_PID")
-	wait_lines "$DOUT" '^ok start' 0 20 "$DRV_PID"
+	itest_wait_lines "$DOUT" '^ok start' 0 20 "$DRV_PID"
 }
 
 # `nlmd --dump-state' into $1.
@@ -287,25 +263,25 @@ cycle() {
 	local dur=$1 i=$2 sig=KILL want=137 t_first t_grace graces
 	[ $((i % 2)) = 0 ] && { sig=TERM; want=0; }
 	CYCLE_ERR=
-	alive "$NLMD_PID" || { CYCLE_ERR="nlmd died during the load"; return; }
+	itest_alive "$NLMD_PID" || { CYCLE_ERR="nlmd died during the load"; return; }
 	cap_start "$dur.$i"
 	drv_send down
 	kill -$sig "$NLMD_PID"
 	wait_exit "$NLMD_PID" 30 ||
 	    { CYCLE_ERR="nlmd did not exit on SIG$sig"; return; }
 	[ "$WAIT_RC" = "$want" ] || EXIT_BAD+=("cycle $i: SIG$sig -> $WAIT_RC")
-	wait_lines "$DOUT" '^ok down$' $((i - 1)) 60 "$DRV_PID" ||
+	itest_wait_lines "$DOUT" '^ok down$' $((i - 1)) 60 "$DRV_PID" ||
 	    { CYCLE_ERR="crashdrv did not answer down"; return; }
 	dump_state "$W/dump.$dur.$i" ||
 	    { CYCLE_ERR="nlmd --dump-state failed"; return; }
 	LOGMARK=$(wc -l <"$NLMD_LOG")
-	graces=$(count "$NLMD_LOG" "$GRACE_RE")
+	graces=$(itest_count "$NLMD_LOG" "$GRACE_RE")
 	start_nlmd "$dur" || { CYCLE_ERR="nlmd did not restart"; return; }
 	[ "$BENCH" = 1 ] || drv_send up
-	wait_lines "$DOUT" '^ok up$' $((i - 1)) 120 "$DRV_PID" ||
+	itest_wait_lines "$DOUT" '^ok up$' $((i - 1)) 120 "$DRV_PID" ||
 	    { CYCLE_ERR="crashdrv did not finish up"; return; }
 	# Logged in the turn that ended grace; allow for a slow writer.
-	wait_lines "$NLMD_LOG" "$GRACE_RE" "$graces" 5 "$NLMD_PID"
+	itest_wait_lines "$NLMD_LOG" "$GRACE_RE" "$graces" 5 "$NLMD_PID"
 	sleep 0.3	# some load after the restart, callbacks among it
 	cap_stop
 	t_first=$(sed -nE "s/^# cycle $i: first LOCK answered .* at \
@@ -451,7 +427,7 @@ the restart" grace_ended_early "$W/dump.$dur.$i"
 	    's/^# wire: reclaim-calls=([0-9]+).*/\1/p' "$DOUT" | tail -1)))
 	WIRE_GRACE=$((WIRE_GRACE + $(sed -nE \
 	    's/^# wire: .*grace-replies=([0-9]+).*/\1/p' "$DOUT" | tail -1)))
-	if alive "$NLMD_PID"; then
+	if itest_alive "$NLMD_PID"; then
 		kill -TERM "$NLMD_PID"
 		wait_exit "$NLMD_PID" 30 || EXIT_BAD+=("final: no exit on SIGTERM")
 		[ "$WAIT_RC" = 0 ] || EXIT_BAD+=("final: SIGTERM -> $WAIT_RC")
