@@ -46,6 +46,7 @@ onc_srv_new(struct ev_loop *loop, const struct onc_srv_limits *lim)
 
 	if ((rs = calloc(1, sizeof(*rs))) == NULL)
 		return NULL;
+	rs->rs_share = ONC_TURN_CALLS;
 	if ((rs->rs_udpb = malloc(sizeof(*rs->rs_udpb))) == NULL) {
 		free(rs);
 		return NULL;

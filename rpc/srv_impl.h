@@ -34,16 +34,26 @@
 #define UDP_REPLY_FREE	1024
 #define MAX_SWAPS	8
 /*
- * Calls one TCP connection has served in a turn at most.  What else it
- * sent waits (in co_in, and unread in the socket) for the turns that
- * follow, one ONC_TURN_CALLS at a time, so a client pipelining thousands
- * of calls shares the loop with the others instead of lengthening every
- * turn they wait for.  Measured before (bench-queue.sh, 10,000 blocking
- * LOCKs sent back to back beside 16 clients): turns of about a
- * millisecond, each serving some 60 of them, while the queue was sent,
- * and the 16 clients' median latency from 0.35 to 1.1-2.3 ms then.
+ * Calls the TCP connections serve in a turn, shared out between those
+ * that have calls: each serves ONC_TURN_CALLS / (connections busy of
+ * late) at most, and at least one.  What else a connection sent waits
+ * (in co_in, and unread in the socket) for the turns that follow, so a
+ * client pipelining thousands of calls shares the loop with the others
+ * instead of lengthening every turn they wait for.  Alone it is served
+ * ONC_TURN_CALLS a turn; beside 16 clients with one call each, one.
+ * Measured before any cap (bench-queue.sh, 10,000 blocking LOCKs sent
+ * back to back beside 16 clients): turns of about a millisecond, each
+ * serving some 60 of them, and the 16 clients' median latency from 0.35
+ * to 1.1-2.3 ms.  With a flat 16 per connection, 100,000 shared LOCKs
+ * queued and then released still doubled their p99 (x2.60: each turn
+ * served the queue's 16 calls and sent 16 callbacks beside their 16).
+ * "Of late": rs_busy, the connections that served a call in a turn, a
+ * maximum decaying by 1/8 a turn (ONC_BUSY_SHIFT fixed point), so a turn
+ * in which the others' next calls had not arrived yet does not hand the
+ * pipelining one the whole share.
  */
 #define ONC_TURN_CALLS	16
+#define ONC_BUSY_SHIFT	3
 
 struct onc_program {
 	uint32_t	 rp_prog;
@@ -158,6 +168,10 @@ struct onc_srv {
 	struct onc_udpreply	**rs_udptail;
 	struct ev_timer		 rs_sweep;
 	uint64_t		 rs_turn;	/* turns sealed */
+	unsigned		 rs_active;	/* connections that served a
+						   call this turn */
+	unsigned		 rs_busy;	/* busy of late, << ONC_BUSY_SHIFT */
+	unsigned		 rs_share;	/* calls per connection a turn */
 	struct onc_conn		*rs_held;	/* over ONC_TURN_CALLS */
 	struct onc_conn		*rs_resuming;	/* being served again */
 	struct ev_timer		 rs_resume;	/* serves them next turn */
@@ -227,8 +241,10 @@ void	onc_conn_close(struct onc_conn *co);
 void	onc_conn_flush(struct onc_conn *co);
 /*
  * Timer callback (armed by onc_srv_seal() while connections are held):
- * serve what the held connections have waiting, ONC_TURN_CALLS each.
+ * serve what the held connections have waiting, rs_share each.
  */
 void	onc_conn_resume(struct ev_loop *loop, void *arg);
+/* At the end of a turn (onc_srv_seal()): the next turn's rs_share. */
+void	onc_conn_share(struct onc_srv *rs);
 
 #endif

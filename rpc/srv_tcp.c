@@ -176,9 +176,26 @@ onc_conn_unhold(struct onc_conn *co)
 }
 
 /*
+ * At the end of a turn: the next turn's share per connection, from the
+ * connections busy in this one and of late (srv_impl.h, ONC_TURN_CALLS).
+ */
+void
+onc_conn_share(struct onc_srv *rs)
+{
+	unsigned now = rs->rs_active << ONC_BUSY_SHIFT;
+	unsigned busy = rs->rs_busy - (rs->rs_busy >> ONC_BUSY_SHIFT);
+
+	rs->rs_busy = now > busy ? now : busy;
+	busy = rs->rs_busy >> ONC_BUSY_SHIFT;
+	rs->rs_share = busy <= 1 ? ONC_TURN_CALLS : busy >= ONC_TURN_CALLS ?
+	    1 : ONC_TURN_CALLS / busy;
+	rs->rs_active = 0;
+}
+
+/*
  * Move complete fragments from co_in into co_rec and dispatch complete
- * records, ONC_TURN_CALLS a turn at most (the connection is then held,
- * the rest left in co_in).  Returns -1 when the peer broke the framing or
+ * records, rs_share a turn at most (the connection is then held, the
+ * rest left in co_in).  Returns -1 when the peer broke the framing or
  * the size limit.
  */
 static int
@@ -196,7 +213,7 @@ onc_conn_parse(struct onc_conn *co)
 		size_t flen;
 		int last;
 
-		if (co->co_ncalls >= ONC_TURN_CALLS) {
+		if (co->co_ncalls >= rs->rs_share) {
 			onc_conn_hold(co);
 			break;
 		}
@@ -232,7 +249,8 @@ onc_conn_parse(struct onc_conn *co)
 			cx.cx_fd = -1;
 			onc_dispatch(&cx, co->co_rec, co->co_reclen);
 			co->co_reclen = 0;
-			co->co_ncalls++;
+			if (co->co_ncalls++ == 0)
+				rs->rs_active++;
 		}
 	}
 	memmove(co->co_in, co->co_in + off, co->co_inlen - off);

@@ -26,11 +26,11 @@
  *     the reference sees a record grow past the limit, and then nothing
  *     after that point is dispatched;
  *   - the input buffer never holds more than the limit and a mark (a
- *     connection over its ONC_TURN_CALLS calls a turn keeps the rest
- *     there, and reads no more, until later turns serve them), a record
- *     never exceeds the limit, no turn serves more than ONC_TURN_CALLS
- *     calls of the connection, and every reply is one well-formed last
- *     fragment holding a decodable RPC reply;
+ *     connection over its share of calls a turn keeps the rest there,
+ *     and reads no more, until later turns serve them), a record never
+ *     exceeds the limit, no turn serves more than its share (at most
+ *     ONC_TURN_CALLS) calls of the connection, and every reply is one
+ *     well-formed last fragment holding a decodable RPC reply;
  *   - every call dispatched is answered (unless the connection is closed:
  *     the replies of its last turn go with it).
  */
@@ -116,7 +116,8 @@ fz_recorder(struct svc_req *rq, SVCXPRT *xp)
 
 	(void)rq;
 	FZ_CHECK(co != NULL && co->co_reclen <= fz.max_record);
-	FZ_CHECK(++fz.turncalls <= ONC_TURN_CALLS);
+	FZ_CHECK(++fz.turncalls <= co->co_srv->rs_share &&
+	    co->co_srv->rs_share <= ONC_TURN_CALLS);
 	if (fz.ngot < FZ_MAXREC) {
 		fz.got[fz.ngot] = fz_hash(co->co_rec, co->co_reclen);
 		fz.gotlen[fz.ngot++] = co->co_reclen;

@@ -606,6 +606,101 @@ test_tcp_turn_share(void)
 }
 
 /*
+ * The turn's share is split between the connections that are busy: the
+ * same pipelining client (120 LOCKs in one write) beside 8 connections
+ * that each send one LOCK a turn is served one call a turn, as each of
+ * them is, from the turn after they showed up; when they stop, its share
+ * grows back to 16 a turn (within some 20 turns: rs_busy decays by 1/8 a
+ * turn).  Every call is answered, in order.
+ */
+static void
+test_tcp_turn_fair(void)
+{
+	enum { N = 120, NL = 8, BESIDE = 6, PER_TURN = 16 };
+	static uint8_t out[N * 256], acc[N * 128], lacc[NL][1024];
+	uint32_t xids[N], lxids[NL][BESIDE];
+	struct t_replies tr = { xids, 0, 0 }, ltr[NL];
+	size_t len = 0, acclen = 0, lacclen[NL];
+	int fd, lfd[NL], i, j, turns, n, got = 0, most = 0, lgot = 0;
+	char host[16], own[16], fh[16];
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	for (i = 0; i < N; i++) {
+		nlm4_lockargs a;
+
+		t_lockargs(&a, "hostP", 7, "ownP", "p", (uint64_t)i * 10, 1,
+		    true, false);
+		xids[i] = ts_tcp_record(out, sizeof(out), &len,
+		    NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+		t_expect_add(xids[i], &a);
+		free(a.cookie.nlm_netobj_val);
+	}
+	for (j = 0; j < NL; j++) {
+		lfd[j] = ts_tcp_connect();
+		lacclen[j] = 0;
+		ltr[j].tr_xids = lxids[j];
+		ltr[j].tr_next = ltr[j].tr_bad = 0;
+	}
+	fd = ts_tcp_connect();
+	CU_ASSERT_FATAL(write(fd, out, len) == (ssize_t)len);
+	/* Beside the 8: after the first turn, one call a turn. */
+	for (turns = 0; turns < BESIDE; turns++) {
+		for (j = 0; j < NL; j++) {
+			nlm4_lockargs a;
+			uint8_t rec[512];
+			size_t rlen = 0;
+
+			snprintf(host, sizeof(host), "hostL%d", j);
+			snprintf(own, sizeof(own), "ownL%d", j);
+			snprintf(fh, sizeof(fh), "l%d", j);
+			t_lockargs(&a, host, 8 + j, own, fh,
+			    (uint64_t)turns * 10, 1, true, false);
+			lxids[j][turns] = ts_tcp_record(rec, sizeof(rec),
+			    &rlen, NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs),
+			    &a);
+			t_expect_add(lxids[j][turns], &a);
+			free(a.cookie.nlm_netobj_val);
+			CU_ASSERT_FATAL(write(lfd[j], rec, rlen) ==
+			    (ssize_t)rlen);
+		}
+		ts_turn();
+		n = t_take_replies(fd, acc, sizeof(acc), &acclen, &tr);
+		got += n;
+		/* Turn 0 accepts; turn 1 reads: they were not busy before. */
+		if (turns <= 1) {
+			CU_ASSERT(n <= PER_TURN);
+		} else {
+			CU_ASSERT_EQUAL(n, 1);
+		}
+		for (j = 0; j < NL; j++)
+			lgot += t_take_replies(lfd[j], lacc[j],
+			    sizeof(lacc[j]), &lacclen[j], &ltr[j]);
+	}
+	CU_ASSERT_EQUAL(lgot, NL * BESIDE);
+	/* Alone again: the share grows back to 16. */
+	for (turns = 0; turns < 200 && got < N; turns++) {
+		ts_turn();
+		n = t_take_replies(fd, acc, sizeof(acc), &acclen, &tr);
+		got += n;
+		if (n > most)
+			most = n;
+	}
+	CU_ASSERT_EQUAL(got, N);
+	CU_ASSERT_EQUAL(most, PER_TURN);
+	CU_ASSERT_EQUAL(tr.tr_bad, 0);
+	for (j = 0; j < NL; j++) {
+		CU_ASSERT_EQUAL(ltr[j].tr_bad, 0);
+		close(lfd[j]);
+	}
+	CU_ASSERT_EQUAL(t_checked, N + NL * BESIDE);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	close(fd);
+	ts_stop();
+}
+
+/*
  * A timer releases a grant nobody acknowledged (callback-give-up), which
  * grants the next waiter: that callback too leaves after the commit that
  * stores its lock and drops the released one.
@@ -1036,6 +1131,8 @@ ts_register_turn(void)
 	    NULL ||
 	    CU_add_test(s, "a pipelining connection: 16 calls a turn",
 	    test_tcp_turn_share) == NULL ||
+	    CU_add_test(s, "a pipelining connection beside 8 busy ones: "
+	    "one call a turn", test_tcp_turn_fair) == NULL ||
 	    CU_add_test(s, "timer release: next grant after its commit",
 	    test_timer_consequence) == NULL ||
 	    CU_add_test(s, "grants without a callback still expire",
