@@ -1626,6 +1626,7 @@ struct queue {
 	unsigned	 q_grants, q_dups;
 	char		 q_err[160];	/* empty: all went well */
 	atomic_bool	 q_done;
+	atomic_bool	 q_filled;	/* queued: releasing now */
 };
 
 static void
@@ -1805,6 +1806,7 @@ queue_thread(void *arg)
 	if (queue_fill(q)) {
 		q->q_queue_wall = (double)(now_ns() - t0) / 1e9;
 		q->q_queue_cpu = cpu_of(q->q_o->srvpid) - c0;
+		atomic_store(&q->q_filled, true);
 		t0 = now_ns();
 		c0 = cpu_of(q->q_o->srvpid);
 		if (queue_release(q)) {
@@ -1853,6 +1855,7 @@ queue_cycle(const struct opts *o, struct queue *q, const char *tagp,
 	q->q_grants = q->q_dups = 0;
 	q->q_queue_wall = q->q_queue_cpu = q->q_rel_wall = q->q_rel_cpu = 0;
 	atomic_store(&q->q_done, false);
+	atomic_store(&q->q_filled, false);
 	snprintf(q->q_fh, sizeof(q->q_fh), "nlmbench-%d-%s", (int)getpid(),
 	    tagp);
 	bh_client_init(&q->q_h, 9000, "bench-holder", q->q_fh);
@@ -1873,6 +1876,14 @@ queue_cycle(const struct opts *o, struct queue *q, const char *tagp,
 		snprintf(tag, sizeof(tag), "%d-%s%u", (int)getpid(), tagp,
 		    round++);
 		run_once(&w, M_LOCKUNLOCK, tag, &st);
+		if (getenv("NLMBENCH_WINDOWS") != NULL && st.nlat > 0) {
+			qsort(st.lat, st.nlat, sizeof(*st.lat), cmp_u32);
+			fprintf(stderr, "window %u (%s): calls/s %.0f p50_us %u "
+			    "p99_us %u\n", round, atomic_load(&q->q_filled) ?
+			    "release" : "queueing", (double)st.rpcs /
+			    (st.wall > 0 ? st.wall : 1), pct(&st, 0.50),
+			    pct(&st, 0.99));
+		}
 		stats_merge(with, &st);
 	}
 	pthread_join(thr, NULL);

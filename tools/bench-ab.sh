@@ -19,8 +19,11 @@
 # Environment: BENCH_REPS, BENCH_SECS (per point, default 2),
 # BENCH_CLIENTS (default 16), BENCH_UDP=1 (UDP instead of TCP),
 # BENCH_AUTH=sys (AUTH_SYS, as the Linux client; default AUTH_NONE),
-# BENCH_DURABILITY (default log), BENCH_NOBUILD=1.  Exit status 1 if a
-# run counted an error.
+# BENCH_DURABILITY (default log), BENCH_NOBUILD=1, BENCH_PIN=1 (both
+# servers on the last CPU, nlmbench on the others, with taskset: on the
+# 2-CPU development VM this takes the scheduler's placement out of the
+# numbers -- unpinned, one build's LU/NULL ranged 0.80-1.13 over 8 rounds,
+# pinned within a few per cent).  Exit status 1 if a run counted an error.
 
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -55,6 +58,14 @@ trap 'exit 130' INT TERM
 
 OPTS=()
 PROTO=TCP
+SRV_PIN=()
+GEN_PIN=()
+if [ -n "${BENCH_PIN:-}" ]; then
+	last=$(($(nproc) - 1))
+	[ "$last" -ge 1 ] || { echo "bench-ab.sh: BENCH_PIN needs 2 CPUs" >&2; exit 2; }
+	SRV_PIN=(taskset -c "$last")
+	GEN_PIN=(taskset -c "0-$((last - 1))")
+fi
 [ -n "${BENCH_UDP:-}" ] && { OPTS+=(-u); PROTO=UDP; }
 [ "${BENCH_AUTH:-none}" = sys ] && OPTS+=(-A)
 
@@ -62,7 +73,7 @@ PROTO=TCP
 start() {
 	local log=$WORK/$1.log
 	mkdir -p "$WORK/$1"
-	"$2" -F -s "$WORK/$1" --nlm-port "$3" --nsm-port $(($3 + 1)) \
+	"${SRV_PIN[@]}" "$2" -F -s "$WORK/$1" --nlm-port "$3" --nsm-port $(($3 + 1)) \
 	    --no-rpcbind --durability="${BENCH_DURABILITY:-log}" >"$log" 2>&1 &
 	PIDS+=("$!")
 	eval "PID_$1=$!"
@@ -74,7 +85,7 @@ start() {
 # the server's CPU over its measuring window: all threads, utime+stime)
 point() {
 	local out n c
-	out=$("$BENCH" -P "$1" -p "$2" -t "$SECS" -m "$3" -c "$CLIENTS" \
+	out=$("${GEN_PIN[@]}" "$BENCH" -P "$1" -p "$2" -t "$SECS" -m "$3" -c "$CLIENTS" \
 	    "${OPTS[@]}")
 	[ $? = 0 ] || { FAILED=1; echo "FAILED: nlmbench -m $3 -p $2" >&2; }
 	n=$(echo "$out" | tr ' ' '\n' | sed -n 's/^rpc_s=//p')
@@ -97,7 +108,7 @@ start b "$B" 5045
 echo "bench-ab: $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 \
     /proc/loadavg); $CLIENTS $PROTO clients," \
     "AUTH_${BENCH_AUTH:-none}, durability ${BENCH_DURABILITY:-log}," \
-    "$REPS rounds of ${SECS} s per point"
+    "$REPS rounds of ${SECS} s per point${BENCH_PIN:+, pinned (server CPU $last)}"
 echo "A: $A"
 echo "B: $B"
 printf "%5s %s %9s %9s %7s %8s %8s\n" round build "NULL/s" "LU/s" ratio \

@@ -22,7 +22,10 @@
 # machine they compete with nlmd and the 16 clients for the same CPUs;
 # under SCHED_IDLE they stand for what they are in a deployment, other
 # hosts, and the clients' p99 shows what nlmd's own work for the queue
-# costs them.  Nice 19 is not enough: one waiter thread kept a CPU to
+# costs them.  BENCH_SHAPES: the shapes to run (default "exclusive
+# shared").  NLMBENCH_WINDOWS=1: the clients' calls/s, p50 and p99 of
+# each 1 s window beside the queue, and its phase (queueing, release).
+# Nice 19 is not enough: one waiter thread kept a CPU to
 # itself while the clients' thread waited 1.5-5 ms at a time for the
 # other, beside nlmd (perf sched timehist; nlmbench.c, -N).  0: the
 # waiters compete as equals.
@@ -56,7 +59,7 @@ echo "nlmd queue benchmark: $(date -u +%FT%TZ), $(nproc) CPUs, load" \
     "average $(cut -d' ' -f1-3 /proc/loadavg); nlmd $(cd "$TOP" &&
     git rev-parse --short HEAD); waiters at nice ${BENCH_WAITERS_NICE:-idle}"
 for n in "$@"; do
-	for shape in exclusive shared; do
+	for shape in ${BENCH_SHAPES:-exclusive shared}; do
 		log=$W/nlmd-$n-$shape.log
 		rm -rf "$W/state"
 		lim=$((n + 1000))
