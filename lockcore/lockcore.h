@@ -587,6 +587,12 @@ enum lk_status lk_grant_more(struct lk_table *t, uint64_t now,
 	    const struct lk_result **resp);
 
 /*
+ * Change cf_grant_budget (0: no limit) for the calls from now on, e.g. to
+ * what the other work of a turn leaves room for.
+ */
+void	lk_set_grant_budget(struct lk_table *t, size_t budget);
+
+/*
  * The epoch given to records created from now on.  LK_INVAL (nothing
  * changed): epoch > LK_EPOCH_MAX.
  */

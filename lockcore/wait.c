@@ -532,6 +532,12 @@ lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
 	}
 }
 
+void
+lk_set_grant_budget(struct lk_table *t, size_t budget)
+{
+	t->t_cf.cf_grant_budget = budget;
+}
+
 bool
 lk_grants_pending(const struct lk_table *t)
 {

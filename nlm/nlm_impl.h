@@ -175,7 +175,8 @@ struct nlm_send {
  * against 64: nlmd CPU per grant 12-16 us against 22-23, the release
  * alone 1.1-1.6 s against 1.7, beside 16 clients 0.18-0.27 s of turns
  * over 1 ms against 0.84-1.59 s, the longest turn 5.5-12.8 ms against
- * 20.5-21.3.
+ * 20.5-21.3.  That is the most; beside busy connections a turn grants
+ * what each of them is served (nlm_grant_pace()).
  */
 #define NLM_GRANT_STEP		8
 
@@ -262,6 +263,15 @@ void	nlm_proc_sm_notify(const struct nlm_ctx *, const nlm_sm_status *);
  * one; NULL does nothing.
  */
 void	nlm_apply(const struct lk_result *);
+/*
+ * At the end of a turn: the grants the next turn's calls and grant pass
+ * make at most, `share' (the calls each busy connection is served:
+ * onc_srv_share()) between 1 and NLM_GRANT_STEP.  A release that made
+ * 100,000 waiters grantable then takes no more of a busy turn than one
+ * more client does, and the callbacks go out no faster than a client
+ * served that share a turn can answer them.
+ */
+void	nlm_grant_pace(unsigned share);
 /* The one lockcore -> wire mapping. */
 nlm4_stats nlm_stat_from_lk(enum lk_status);
 /*

@@ -89,6 +89,13 @@ nlm_grant_more(struct ev_loop *loop, void *arg)
 }
 
 void
+nlm_grant_pace(unsigned share)
+{
+	lk_set_grant_budget(nlm->n_table, share < 1 ? 1 :
+	    share > NLM_GRANT_STEP ? NLM_GRANT_STEP : share);
+}
+
+void
 nlm_apply(const struct lk_result *res)
 {
 	size_t i;

@@ -140,6 +140,12 @@ onc_srv_add_encoder(struct onc_srv *rs, xdrproc_t proc, xdrproc_t fast)
 	return onc_xdr_swap_add(&rs->rs_enc, proc, fast);
 }
 
+unsigned
+onc_srv_share(const struct onc_srv *rs)
+{
+	return rs->rs_share;
+}
+
 const struct onc_srv_stats *
 onc_srv_stats(const struct onc_srv *rs)
 {

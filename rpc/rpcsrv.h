@@ -138,6 +138,14 @@ void	onc_srv_seal(struct onc_srv *, uint64_t seq);
  */
 void	onc_srv_release(struct onc_srv *, uint64_t committed);
 
+/*
+ * The calls each busy TCP connection is served in the next turn: 16
+ * split between the connections busy of late, at least 1 (srv_impl.h,
+ * ONC_TURN_CALLS).  Work of the daemon's own that competes with them
+ * for the turn (the grant pass) can take as much.
+ */
+unsigned onc_srv_share(const struct onc_srv *);
+
 
 /* The call being served by a handler (valid only during dispatch). */
 struct onc_call	*onc_srv_call(struct svc_req *);
