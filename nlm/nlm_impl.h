@@ -193,6 +193,7 @@ struct nlm_service {
 	struct nlm_grace	 n_grace;
 	struct ev_timer		 n_grace_timer;
 	struct ev_timer		 n_more_timer;	/* lk_grant_more() next turn */
+	bool			 n_turn_granted; /* this turn granted already */
 	struct nlm_host		**n_hosts;	/* keyed hash of (addr, name) */
 	size_t			 n_hbuckets;	/* a power of two */
 	/*
@@ -264,8 +265,8 @@ void	nlm_proc_sm_notify(const struct nlm_ctx *, const nlm_sm_status *);
  */
 void	nlm_apply(const struct lk_result *);
 /*
- * At the end of a turn: the grants the next turn's calls and grant pass
- * make at most, `share' (the calls each busy connection is served:
+ * At the end of a turn: the grants each of the next turn's calls, and its
+ * grant pass if none of them granted, make at most, `share' (the calls each busy connection is served:
  * onc_srv_share()) between 1 and NLM_GRANT_STEP.  A release that made
  * 100,000 waiters grantable then takes no more of a busy turn than one
  * more client does, and the callbacks go out no faster than a client

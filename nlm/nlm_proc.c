@@ -69,10 +69,12 @@ nlm_store_check(enum store_status st, const char *what)
 }
 
 /*
- * The next NLM_GRANT_STEP of the waiters a release made grantable (GRANT
- * BUDGET in lockcore.h), one step a turn: granting 100,000 shared waiters
- * at once would hold the loop for a third of a second, every other client
- * waiting behind it.
+ * The next step of the waiters a release made grantable (GRANT BUDGET in
+ * lockcore.h; nlm_grant_pace() sizes it), one step a turn: granting
+ * 100,000 shared waiters at once would hold the loop for a third of a
+ * second, every other client waiting behind it.  Not in a turn that has
+ * granted already (the release's own): the timer, armed again from here,
+ * runs next turn.
  */
 static void
 nlm_grant_more(struct ev_loop *loop, void *arg)
@@ -82,6 +84,12 @@ nlm_grant_more(struct ev_loop *loop, void *arg)
 
 	(void)loop;
 	(void)arg;
+	if (nlm->n_turn_granted) {
+		if (ev_timer_set(nlm->n_loop, &nlm->n_more_timer, 0,
+		    nlm_grant_more, NULL) == -1)
+			fatalx("cannot arm the grant timer");
+		return;
+	}
 	if ((st = lk_grant_more(nlm->n_table, ev_now_ms(), &res)) == LK_OK)
 		nlm_apply(res);
 	else
@@ -91,6 +99,7 @@ nlm_grant_more(struct ev_loop *loop, void *arg)
 void
 nlm_grant_pace(unsigned share)
 {
+	nlm->n_turn_granted = false;
 	lk_set_grant_budget(nlm->n_table, share < 1 ? 1 :
 	    share > NLM_GRANT_STEP ? NLM_GRANT_STEP : share);
 }
@@ -105,6 +114,8 @@ nlm_apply(const struct lk_result *res)
 	if (res->rs_nadded > 0 || res->rs_nremoved > 0)
 		nlm_store_check(store_apply(nlm->n_store, res),
 		    "staging lock changes");
+	if (res->rs_ngranted > 0)
+		nlm->n_turn_granted = true;
 	for (i = 0; i < res->rs_ngranted; i++)
 		nlm_grant_start(res->rs_granted[i].gr_udata);
 	for (i = 0; i < res->rs_ndropped; i++)

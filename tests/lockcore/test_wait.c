@@ -795,7 +795,8 @@ test_long_queue_free_all(void)
  * lock of them all, budget 10.  The release grants 10, in arrival order;
  * the rest stay queued ahead of newer requests; lk_grant_more() grants 10
  * a call until none is pending.  A pending file whose waiters are all
- * cancelled is let go.
+ * cancelled is let go.  A budget changed between calls holds from the
+ * next call on.
  */
 #define NB_W	100
 #define NB_B	10
@@ -895,6 +896,31 @@ test_grant_budget(void)
 	CU_ASSERT_EQUAL(lk_grant_more(t, 7, &res), LK_OK);
 	CU_ASSERT_EQUAL(res->rs_ngranted, 0);
 	CU_ASSERT_FALSE(lk_grants_pending(t));
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+
+	/*
+	 * The budget changed between calls (lk_set_grant_budget()): 1, then
+	 * 3, then no limit; each call grants that many, in arrival order.
+	 */
+	budget_table();
+	lk_set_grant_budget(t, 1);
+	CU_ASSERT_EQUAL(lk_grant_more(t, 8, &res), LK_OK);
+	CU_ASSERT_EQUAL(res->rs_ngranted, 1);
+	budget_note(res);
+	CU_ASSERT_TRUE(got[NB_B]);
+	CU_ASSERT_FALSE(got[NB_B + 1]);
+	lk_set_grant_budget(t, 3);
+	CU_ASSERT_EQUAL(lk_grant_more(t, 9, &res), LK_OK);
+	CU_ASSERT_EQUAL(res->rs_ngranted, 3);
+	budget_note(res);
+	for (i = 0; i < NB_W; i++)
+		CU_ASSERT_EQUAL(got[i], i < NB_B + 4);
+	lk_set_grant_budget(t, 0);
+	CU_ASSERT_EQUAL(lk_grant_more(t, 10, &res), LK_OK);
+	CU_ASSERT_EQUAL(res->rs_ngranted, NB_W - NB_B - 4);
+	budget_note(res);
+	CU_ASSERT_FALSE(lk_grants_pending(t));
+	CU_ASSERT_EQUAL(waiters(), 0);
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 

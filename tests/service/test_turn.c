@@ -700,6 +700,134 @@ test_tcp_turn_fair(void)
 	ts_stop();
 }
 
+/* Read and drop what has arrived on fd (a busy connection's replies). */
+static int
+t_drain(int fd)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	uint8_t buf[4096];
+	int n = 0;
+
+	while (poll(&p, 1, 20) == 1 && recv(fd, buf, sizeof(buf),
+	    MSG_DONTWAIT) > 0)
+		n++;
+	return n;
+}
+
+/* Send one LOCK of busy connection j's own (file "b<j>", byte k). */
+static void
+t_busy_call(int fd, int j, int k)
+{
+	nlm4_lockargs a;
+	uint8_t rec[512];
+	size_t rlen = 0;
+	char host[16], fh[16];
+
+	snprintf(host, sizeof(host), "hostK%d", j);
+	snprintf(fh, sizeof(fh), "b%d", j);
+	t_lockargs(&a, host, 50 + j, "ownK", fh, (uint64_t)k, 1, true, false);
+	(void)ts_tcp_record(rec, sizeof(rec), &rlen, NLMPROC4_LOCK,
+	    XDRPROC(xdr_nlm4_lockargs), &a);
+	free(a.cookie.nlm_netobj_val);
+	CU_ASSERT_FATAL(write(fd, rec, rlen) == (ssize_t)rlen);
+}
+
+/* How many of hostW's NW shared waiters on "g" are granted (stored). */
+static int
+t_granted_w(int nw)
+{
+	int i, n = 0;
+
+	for (i = 0; i < nw; i++)
+		n += t_committed(100 + i, "ownW", 4, "g", 1, (uint64_t)i, 1,
+		    false);
+	return n;
+}
+
+/*
+ * A release that makes many waiters grantable grants, in each turn, what
+ * each busy connection is served: beside 16 connections that each send a
+ * LOCK a turn, one waiter a turn (nlm_grant_pace()).  hostA holds "g"
+ * [0,12) exclusive, 12 shared waiters queue on its bytes; hostA's UNLOCK
+ * comes over TCP while the 16 are busy.  Alone, the same release grants
+ * 8 (NLM_GRANT_STEP) in its turn, and the grant pass does not add more
+ * in that turn.
+ */
+static void
+test_grant_pace(void)
+{
+	enum { NW = 12, NL = 16 };
+	nlm4_unlockargs u;
+	nlm4_lockargs a;
+	uint8_t rec[512];
+	size_t rlen = 0;
+	int lfd[NL], ufd, i, j, turns, now, before = 0, most = 0;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "g", 0, NW, true, false,
+	    false), NLM4_GRANTED);
+	for (i = 0; i < NW; i++)
+		CU_ASSERT_EQUAL(t_lock("hostW", 100 + i, "ownW", "g",
+		    (uint64_t)i, 1, false, true, false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_granted_w(NW), 0);
+	for (j = 0; j < NL; j++)
+		lfd[j] = ts_tcp_connect();
+	ufd = ts_tcp_connect();
+	/* Accepted, then busy for a few turns. */
+	for (turns = 0; turns < 4; turns++) {
+		for (j = 0; j < NL; j++)
+			t_busy_call(lfd[j], j, turns);
+		ts_turn();
+		for (j = 0; j < NL; j++)
+			(void)t_drain(lfd[j]);
+	}
+	t_lockargs(&a, "hostA", 1, "ownA", "g", 0, NW, false, false);
+	u.cookie = a.cookie;
+	u.alock = a.alock;
+	(void)ts_tcp_record(rec, sizeof(rec), &rlen, NLMPROC4_UNLOCK,
+	    XDRPROC(xdr_nlm4_unlockargs), &u);
+	free(a.cookie.nlm_netobj_val);
+	CU_ASSERT_FATAL(write(ufd, rec, rlen) == (ssize_t)rlen);
+	for (turns = 0; turns < 4 * NW && before < NW; turns++) {
+		for (j = 0; j < NL; j++)
+			t_busy_call(lfd[j], j, 100 + turns);
+		ts_turn();
+		for (j = 0; j < NL; j++)
+			(void)t_drain(lfd[j]);
+		now = t_granted_w(NW);
+		if (now - before > most)
+			most = now - before;
+		before = now;
+	}
+	CU_ASSERT_EQUAL(before, NW);
+	CU_ASSERT_EQUAL(most, 1);
+	CU_ASSERT(turns >= NW);
+	CU_ASSERT(t_drain(ufd) >= 1);
+	for (j = 0; j < NL; j++)
+		close(lfd[j]);
+	close(ufd);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+
+	/* Alone: NLM_GRANT_STEP in the release's own turn. */
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "g", 0, NW, true, false,
+	    false), NLM4_GRANTED);
+	for (i = 0; i < NW; i++)
+		CU_ASSERT_EQUAL(t_lock("hostW", 100 + i, "ownW", "g",
+		    (uint64_t)i, 1, false, true, false), NLM4_BLOCKED);
+	ufd = ts_tcp_connect();
+	ts_turn();
+	CU_ASSERT_FATAL(write(ufd, rec, rlen) == (ssize_t)rlen);
+	ts_turn();
+	CU_ASSERT_EQUAL(t_granted_w(NW), 8);
+	close(ufd);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 /*
  * A timer releases a grant nobody acknowledged (callback-give-up), which
  * grants the next waiter: that callback too leaves after the commit that
@@ -1133,6 +1261,8 @@ ts_register_turn(void)
 	    test_tcp_turn_share) == NULL ||
 	    CU_add_test(s, "a pipelining connection beside 8 busy ones: "
 	    "one call a turn", test_tcp_turn_fair) == NULL ||
+	    CU_add_test(s, "a release beside 8 busy connections grants one "
+	    "waiter a turn", test_grant_pace) == NULL ||
 	    CU_add_test(s, "timer release: next grant after its commit",
 	    test_timer_consequence) == NULL ||
 	    CU_add_test(s, "grants without a callback still expire",
