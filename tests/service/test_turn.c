@@ -622,7 +622,7 @@ test_tcp_turn_fair(void)
 	struct t_replies tr = { xids, 0, 0 }, ltr[NL];
 	size_t len = 0, acclen = 0, lacclen[NL];
 	int fd, lfd[NL], i, j, turns, n, got = 0, most = 0, lgot = 0;
-	char host[16], own[16], fh[16];
+	char host[32], own[32], fh[32];
 
 	if (t_skip())
 		return;
@@ -721,7 +721,7 @@ t_busy_call(int fd, int j, int k)
 	nlm4_lockargs a;
 	uint8_t rec[512];
 	size_t rlen = 0;
-	char host[16], fh[16];
+	char host[32], fh[32];
 
 	snprintf(host, sizeof(host), "hostK%d", j);
 	snprintf(fh, sizeof(fh), "b%d", j);
