@@ -554,6 +554,54 @@ t_take_replies(int fd, uint8_t *acc, size_t cap, size_t *acclen,
 }
 
 /*
+ * n LOCKs of hostP's owner on "p" (bytes 0, 10, 20, ...) as TCP records
+ * in out (*lenp bytes), their xids in xids[], their replies expected.
+ */
+static void
+t_pipeline(uint8_t *out, size_t cap, size_t *lenp, uint32_t *xids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		nlm4_lockargs a;
+
+		t_lockargs(&a, "hostP", 7, "ownP", "p", (uint64_t)i * 10, 1,
+		    true, false);
+		xids[i] = ts_tcp_record(out, cap, lenp, NLMPROC4_LOCK,
+		    XDRPROC(xdr_nlm4_lockargs), &a);
+		t_expect_add(xids[i], &a);
+		free(a.cookie.nlm_netobj_val);
+	}
+}
+
+/*
+ * Send one LOCK of busy connection j's own (host "hostK<j>", file "b<j>",
+ * byte 10 k: apart, so that no two merge) on fd; its xid, its reply
+ * expected if `expect'.
+ */
+static uint32_t
+t_busy_call(int fd, int j, int k, bool expect)
+{
+	nlm4_lockargs a;
+	uint8_t rec[512];
+	size_t rlen = 0;
+	char host[32], fh[32];
+	uint32_t xid;
+
+	snprintf(host, sizeof(host), "hostK%d", j);
+	snprintf(fh, sizeof(fh), "b%d", j);
+	t_lockargs(&a, host, 50 + j, "ownK", fh, (uint64_t)k * 10, 1, true,
+	    false);
+	xid = ts_tcp_record(rec, sizeof(rec), &rlen, NLMPROC4_LOCK,
+	    XDRPROC(xdr_nlm4_lockargs), &a);
+	if (expect)
+		t_expect_add(xid, &a);
+	free(a.cookie.nlm_netobj_val);
+	CU_ASSERT_FATAL(write(fd, rec, rlen) == (ssize_t)rlen);
+	return xid;
+}
+
+/*
  * A client pipelining 40 LOCKs on one connection (one write) is served
  * 16 a turn (ONC_TURN_CALLS), not all in the turn that reads them: the
  * rest wait for the turns that follow, every call is answered, in order,
@@ -567,21 +615,12 @@ test_tcp_turn_share(void)
 	uint32_t xids[N];
 	struct t_replies tr = { xids, 0, 0 };
 	size_t len = 0, acclen = 0;
-	int fd, i, turns, got = 0, most = 0, busy = 0;
+	int fd, turns, got = 0, most = 0, busy = 0;
 
 	if (t_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
-	for (i = 0; i < N; i++) {
-		nlm4_lockargs a;
-
-		t_lockargs(&a, "hostP", 7, "ownP", "p", (uint64_t)i * 10, 1,
-		    true, false);
-		xids[i] = ts_tcp_record(out, sizeof(out), &len,
-		    NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
-		t_expect_add(xids[i], &a);
-		free(a.cookie.nlm_netobj_val);
-	}
+	t_pipeline(out, sizeof(out), &len, xids, N);
 	fd = ts_tcp_connect();
 	CU_ASSERT_FATAL(write(fd, out, len) == (ssize_t)len);
 	for (turns = 0; turns < 100 && got < N; turns++) {
@@ -621,22 +660,12 @@ test_tcp_turn_fair(void)
 	uint32_t xids[N], lxids[NL][BESIDE];
 	struct t_replies tr = { xids, 0, 0 }, ltr[NL];
 	size_t len = 0, acclen = 0, lacclen[NL];
-	int fd, lfd[NL], i, j, turns, n, got = 0, most = 0, lgot = 0;
-	char host[32], own[32], fh[32];
+	int fd, lfd[NL], j, turns, n, got = 0, most = 0, lgot = 0;
 
 	if (t_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
-	for (i = 0; i < N; i++) {
-		nlm4_lockargs a;
-
-		t_lockargs(&a, "hostP", 7, "ownP", "p", (uint64_t)i * 10, 1,
-		    true, false);
-		xids[i] = ts_tcp_record(out, sizeof(out), &len,
-		    NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
-		t_expect_add(xids[i], &a);
-		free(a.cookie.nlm_netobj_val);
-	}
+	t_pipeline(out, sizeof(out), &len, xids, N);
 	for (j = 0; j < NL; j++) {
 		lfd[j] = ts_tcp_connect();
 		lacclen[j] = 0;
@@ -647,24 +676,8 @@ test_tcp_turn_fair(void)
 	CU_ASSERT_FATAL(write(fd, out, len) == (ssize_t)len);
 	/* Beside the 8: after the first turn, one call a turn. */
 	for (turns = 0; turns < BESIDE; turns++) {
-		for (j = 0; j < NL; j++) {
-			nlm4_lockargs a;
-			uint8_t rec[512];
-			size_t rlen = 0;
-
-			snprintf(host, sizeof(host), "hostL%d", j);
-			snprintf(own, sizeof(own), "ownL%d", j);
-			snprintf(fh, sizeof(fh), "l%d", j);
-			t_lockargs(&a, host, 8 + j, own, fh,
-			    (uint64_t)turns * 10, 1, true, false);
-			lxids[j][turns] = ts_tcp_record(rec, sizeof(rec),
-			    &rlen, NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs),
-			    &a);
-			t_expect_add(lxids[j][turns], &a);
-			free(a.cookie.nlm_netobj_val);
-			CU_ASSERT_FATAL(write(lfd[j], rec, rlen) ==
-			    (ssize_t)rlen);
-		}
+		for (j = 0; j < NL; j++)
+			lxids[j][turns] = t_busy_call(lfd[j], j, turns, true);
 		ts_turn();
 		n = t_take_replies(fd, acc, sizeof(acc), &acclen, &tr);
 		got += n;
@@ -714,24 +727,6 @@ t_drain(int fd)
 	return n;
 }
 
-/* Send one LOCK of busy connection j's own (file "b<j>", byte k). */
-static void
-t_busy_call(int fd, int j, int k)
-{
-	nlm4_lockargs a;
-	uint8_t rec[512];
-	size_t rlen = 0;
-	char host[32], fh[32];
-
-	snprintf(host, sizeof(host), "hostK%d", j);
-	snprintf(fh, sizeof(fh), "b%d", j);
-	t_lockargs(&a, host, 50 + j, "ownK", fh, (uint64_t)k, 1, true, false);
-	(void)ts_tcp_record(rec, sizeof(rec), &rlen, NLMPROC4_LOCK,
-	    XDRPROC(xdr_nlm4_lockargs), &a);
-	free(a.cookie.nlm_netobj_val);
-	CU_ASSERT_FATAL(write(fd, rec, rlen) == (ssize_t)rlen);
-}
-
 /* How many of hostW's NW shared waiters on "g" are granted (stored). */
 static int
 t_granted_w(int nw)
@@ -742,6 +737,19 @@ t_granted_w(int nw)
 		n += t_committed(100 + i, "ownW", 4, "g", 1, (uint64_t)i, 1,
 		    false);
 	return n;
+}
+
+/* hostA holds "g" [0,nw) exclusive; nw shared waiters, one a byte. */
+static void
+t_hold_shared_queue(int nw)
+{
+	int i;
+
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "g", 0, (uint64_t)nw, true,
+	    false, false), NLM4_GRANTED);
+	for (i = 0; i < nw; i++)
+		CU_ASSERT_EQUAL(t_lock("hostW", 100 + i, "ownW", "g",
+		    (uint64_t)i, 1, false, true, false), NLM4_BLOCKED);
 }
 
 /*
@@ -761,16 +769,12 @@ test_grant_pace(void)
 	nlm4_lockargs a;
 	uint8_t rec[512];
 	size_t rlen = 0;
-	int lfd[NL], ufd, i, j, turns, now, before = 0, most = 0;
+	int lfd[NL], ufd, j, turns, now, before = 0, most = 0;
 
 	if (t_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
-	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "g", 0, NW, true, false,
-	    false), NLM4_GRANTED);
-	for (i = 0; i < NW; i++)
-		CU_ASSERT_EQUAL(t_lock("hostW", 100 + i, "ownW", "g",
-		    (uint64_t)i, 1, false, true, false), NLM4_BLOCKED);
+	t_hold_shared_queue(NW);
 	CU_ASSERT_EQUAL(t_granted_w(NW), 0);
 	for (j = 0; j < NL; j++)
 		lfd[j] = ts_tcp_connect();
@@ -778,7 +782,7 @@ test_grant_pace(void)
 	/* Accepted, then busy for a few turns. */
 	for (turns = 0; turns < 4; turns++) {
 		for (j = 0; j < NL; j++)
-			t_busy_call(lfd[j], j, turns);
+			(void)t_busy_call(lfd[j], j, turns, false);
 		ts_turn();
 		for (j = 0; j < NL; j++)
 			(void)t_drain(lfd[j]);
@@ -792,7 +796,7 @@ test_grant_pace(void)
 	CU_ASSERT_FATAL(write(ufd, rec, rlen) == (ssize_t)rlen);
 	for (turns = 0; turns < 4 * NW && before < NW; turns++) {
 		for (j = 0; j < NL; j++)
-			t_busy_call(lfd[j], j, 100 + turns);
+			(void)t_busy_call(lfd[j], j, 100 + turns, false);
 		ts_turn();
 		for (j = 0; j < NL; j++)
 			(void)t_drain(lfd[j]);
@@ -813,11 +817,7 @@ test_grant_pace(void)
 
 	/* Alone: NLM_GRANT_STEP in the release's own turn. */
 	t_begin(NLM_CB_MSG, 0);
-	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "g", 0, NW, true, false,
-	    false), NLM4_GRANTED);
-	for (i = 0; i < NW; i++)
-		CU_ASSERT_EQUAL(t_lock("hostW", 100 + i, "ownW", "g",
-		    (uint64_t)i, 1, false, true, false), NLM4_BLOCKED);
+	t_hold_shared_queue(NW);
 	ufd = ts_tcp_connect();
 	ts_turn();
 	CU_ASSERT_FATAL(write(ufd, rec, rlen) == (ssize_t)rlen);
