@@ -20,10 +20,8 @@
 # BENCH_CLIENTS (default 16), BENCH_UDP=1 (UDP instead of TCP),
 # BENCH_AUTH=sys (AUTH_SYS, as the Linux client; default AUTH_NONE),
 # BENCH_DURABILITY (default log), BENCH_NOBUILD=1, BENCH_PIN=1 (both
-# servers on the last CPU, nlmbench on the others, with taskset: on the
-# 2-CPU development VM this takes the scheduler's placement out of the
-# numbers -- unpinned, one build's LU/NULL ranged 0.80-1.13 over 8 rounds,
-# pinned within a few per cent).  Exit status 1 if a run counted an error.
+# servers on the last CPU, nlmbench on the others: bench-lib.sh's
+# bench_pin).  Exit status 1 if a run counted an error.
 
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -58,14 +56,7 @@ trap 'exit 130' INT TERM
 
 OPTS=()
 PROTO=TCP
-SRV_PIN=()
-GEN_PIN=()
-if [ -n "${BENCH_PIN:-}" ]; then
-	last=$(($(nproc) - 1))
-	[ "$last" -ge 1 ] || { echo "bench-ab.sh: BENCH_PIN needs 2 CPUs" >&2; exit 2; }
-	SRV_PIN=(taskset -c "$last")
-	GEN_PIN=(taskset -c "0-$((last - 1))")
-fi
+bench_pin
 [ -n "${BENCH_UDP:-}" ] && { OPTS+=(-u); PROTO=UDP; }
 [ "${BENCH_AUTH:-none}" = sys ] && OPTS+=(-A)
 
@@ -108,7 +99,7 @@ start b "$B" 5045
 echo "bench-ab: $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 \
     /proc/loadavg); $CLIENTS $PROTO clients," \
     "AUTH_${BENCH_AUTH:-none}, durability ${BENCH_DURABILITY:-log}," \
-    "$REPS rounds of ${SECS} s per point${BENCH_PIN:+, pinned (server CPU $last)}"
+    "$REPS rounds of ${SECS} s per point$PIN_NOTE"
 echo "A: $A"
 echo "B: $B"
 printf "%5s %s %9s %9s %7s %8s %8s\n" round build "NULL/s" "LU/s" ratio \

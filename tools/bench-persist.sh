@@ -23,8 +23,9 @@
 # Environment: BENCH_SECS (seconds per point, default 2), BENCH_REPS
 # (default 3), BENCH_LOCKS, BENCH_NOBUILD=1, BENCH_DURABILITIES (part 1's,
 # default "none log sync"; empty: part 2 only), BENCH_NLMD_OPTS (more
-# nlmd options, e.g. --store-cache-mib=16).  Exit status 1 if any run
-# counted an error.
+# nlmd options, e.g. --store-cache-mib=16), BENCH_PIN=1 (nlmd on the last
+# CPU, nlmbench on the others: bench-lib.sh's bench_pin).  BENCH_LOCKS=0
+# skips part 2.  Exit status 1 if any run counted an error.
 
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -38,6 +39,7 @@ LOCKS=${BENCH_LOCKS:-1000000}
 . "$TOP/tools/bench-lib.sh"
 bench_reexec bench-persist.sh "$0" "$@"
 
+bench_pin
 ip link set lo up
 WORK=$(mktemp -d /var/tmp/nlmd-bench-persist.XXXXXX)
 PIDS=()
@@ -58,7 +60,7 @@ now_ms() { date +%s%3N; }
 start_nlmd() {
 	local state=$1 log=$2 i
 	shift 2
-	"$NLMD" -F -s "$state" --nlm-port 4045 --nsm-port 4046 \
+	"${SRV_PIN[@]}" "$NLMD" -F -s "$state" --nlm-port 4045 --nsm-port 4046 \
 	    --no-rpcbind --grace-period=600 ${BENCH_NLMD_OPTS:-} "$@" \
 	    >>"$log" 2>&1 &
 	NLMD_PID=$!
@@ -79,7 +81,7 @@ stop_nlmd() {
 
 bench() {
 	local out rc
-	out=$("$BENCH" -P "$NLMD_PID" -t "$SECS" "$@")
+	out=$("${GEN_PIN[@]}" "$BENCH" -P "$NLMD_PID" -t "$SECS" "$@")
 	rc=$?
 	echo "$out" >>"$RESULTS"
 	[ $rc = 0 ] || { FAILED=1; echo "FAILED (exit $rc): nlmbench $*" >&2; }
@@ -105,7 +107,7 @@ store_counts() {
 
 echo "nlmd persistence benchmark: $(date -u +%FT%TZ), $(nproc) CPUs," \
     "load average $(cut -d' ' -f1-3 /proc/loadavg), ${SECS}s per point," \
-    "$REPS reps"
+    "$REPS reps$PIN_NOTE"
 echo "nlmd: $NLMD ($(cd "$TOP" && git rev-parse --short HEAD)); state in" \
     "$WORK ($(df -T "$WORK" | awk 'NR == 2 { print $2 }'))"
 T0=$(date +%s)
@@ -147,6 +149,12 @@ for dur in ${BENCH_DURABILITIES-none log sync}; do
 done
 
 # ---- 2. restart with many stored locks -------------------------------------
+if [ "$LOCKS" = 0 ]; then
+	echo
+	echo "total errors: $(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^errors=/) {
+	    sub("errors=", "", $i); s += $i } } END { print s + 0 }' "$RESULTS")"
+	exit $FAILED
+fi
 echo
 echo "== 2. restart with $LOCKS stored locks (durability log, SIGKILL)"
 state=$WORK/restart
