@@ -266,11 +266,12 @@ void	nlm_proc_sm_notify(const struct nlm_ctx *, const nlm_sm_status *);
 void	nlm_apply(const struct lk_result *);
 /*
  * At the end of a turn: the grants each of the next turn's calls, and its
- * grant pass if none of them granted, make at most, `share' (the calls each busy connection is served:
- * onc_srv_share()) between 1 and NLM_GRANT_STEP.  A release that made
- * 100,000 waiters grantable then takes no more of a busy turn than one
- * more client does, and the callbacks go out no faster than a client
- * served that share a turn can answer them.
+ * grant pass if none of them granted, make at most: `share' (the calls
+ * each busy connection is served, onc_srv_share()), between 1 and
+ * NLM_GRANT_STEP.  A release that made 100,000 waiters grantable then
+ * takes no more of a busy turn than one more client does, and the
+ * callbacks go out no faster than a client served that share a turn can
+ * answer them.
  */
 void	nlm_grant_pace(unsigned share);
 /* The one lockcore -> wire mapping. */
