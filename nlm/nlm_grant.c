@@ -20,6 +20,14 @@
  *   - the give-up deadline (callback-give-up, off by default, as in Linux):
  *     the lock is released and the event logged and counted.
  * All of these reach nlm_grant_free() through lockcore's rs_dropped.
+ *
+ * A host has at most callback-max-per-host grants called back at a time
+ * (h_cbsent): the others wait on its h_cbq, oldest first, and each end
+ * of a called-back grant sends the next (from a timer, so never inside
+ * the nlm_apply() that freed the grant).  A client then gets its
+ * callbacks as fast as it answers them, however many of its waiters one
+ * release grants; a waiting grant is still collected by the client's
+ * re-sent LOCK, and still released at the give-up deadline.
  */
 #include "nlm_impl.h"
 
@@ -121,21 +129,94 @@ nlm_grant_new(const struct nlm_ctx *cx, struct nlm_host *h,
 	return g;
 }
 
+/* Append g to its host's grants waiting for a callback. */
+static void
+grant_cbq_add(struct nlm_grant *g)
+{
+	struct nlm_host *h = g->g_host;
+
+	g->g_cbwait = true;
+	g->g_cbnext = NULL;
+	g->g_cbprev = h->h_cbqtail;
+	if (h->h_cbqtail != NULL)
+		h->h_cbqtail->g_cbnext = g;
+	else
+		h->h_cbq = g;
+	h->h_cbqtail = g;
+}
+
+static void
+grant_cbq_remove(struct nlm_grant *g)
+{
+	struct nlm_host *h = g->g_host;
+
+	if (g->g_cbprev != NULL)
+		g->g_cbprev->g_cbnext = g->g_cbnext;
+	else
+		h->h_cbq = g->g_cbnext;
+	if (g->g_cbnext != NULL)
+		g->g_cbnext->g_cbprev = g->g_cbprev;
+	else
+		h->h_cbqtail = g->g_cbprev;
+	g->g_cbnext = g->g_cbprev = NULL;
+	g->g_cbwait = false;
+}
+
+static void	grant_send(struct nlm_grant *);
+
+static void
+grant_send_queued(struct ev_loop *loop, void *arg)
+{
+	(void)loop;
+	grant_send(arg);
+}
+
+/*
+ * A callback slot of h is free: the grant that waited longest takes it,
+ * and its callback leaves from a timer (this may run inside nlm_apply(),
+ * which a send that gives up and releases would re-enter).  Out of
+ * memory for the timer: it keeps waiting, first in line.
+ */
+static void
+grant_cb_next(struct nlm_host *h)
+{
+	struct nlm_grant *g = h->h_cbq;
+
+	if (g == NULL || h->h_cbsent >= nlm->n_conf.nc_cb_max_per_host)
+		return;
+	if (ev_timer_set(nlm->n_loop, &g->g_timer, 0, grant_send_queued,
+	    g) == -1)
+		return;
+	grant_cbq_remove(g);
+	g->g_cbslot = true;
+	h->h_cbsent++;
+}
+
 void
 nlm_grant_free(struct nlm_grant *g)
 {
+	struct nlm_host *h = NULL;
+
 	if (g == NULL)
 		return;
 	if (g->g_active) {
 		grant_hash_remove(g);
+		if (g->g_cbwait)
+			grant_cbq_remove(g);
 		g->g_host->h_grants--;
 		nlm->n_stats.cb_inflight--;
+		if (g->g_cbslot) {
+			g->g_host->h_cbsent--;
+			h = g->g_host;
+		}
 	}
 	ev_timer_cancel(nlm->n_loop, &g->g_timer);
 	nlm_send_cancel(g->g_send);
 	free(g->g_fh);
 	free(g->g_oh);
 	free(g);
+	if (h != NULL)
+		grant_cb_next(h);
 }
 
 void
@@ -324,8 +405,6 @@ grant_encode(struct nlm_grant *g, uint32_t proc)
 	    g->g_locallen);
 }
 
-static void	grant_send(struct nlm_grant *);
-
 static void
 grant_retry(struct ev_loop *loop, void *arg)
 {
@@ -388,20 +467,26 @@ nlm_grant_start(struct nlm_grant *g)
 	nlm->n_stats.cb_granted++;
 	g->g_delay_ms = nlm->n_conf.nc_cb_retry_min_ms;
 	if (nlm->n_conf.nc_cbmode != NLM_CB_OFF &&
-	    g->g_host->h_grants <= nlm->n_conf.nc_cb_max_per_host) {
+	    g->g_host->h_cbsent < nlm->n_conf.nc_cb_max_per_host) {
+		g->g_cbslot = true;
+		g->g_host->h_cbsent++;
 		grant_send(g);
 		return;
 	}
 	/*
-	 * No callback: callbacks are off, or this host has too many in
-	 * flight.  The client's re-sent LOCK collects the grant; if it
-	 * never comes, the give-up deadline still releases it.
+	 * No callback now: callbacks are off (the client's re-sent LOCK
+	 * collects the grant), or this host has callback-max-per-host
+	 * called back already and this one waits for one of them to end
+	 * (HOW IT WORKS).  Either way the give-up deadline still releases
+	 * it.
 	 */
-	if (nlm->n_conf.nc_cbmode != NLM_CB_OFF)
+	if (nlm->n_conf.nc_cbmode != NLM_CB_OFF) {
+		grant_cbq_add(g);
 		log_rl_warnx(&rl_cb_limit,
-		    "host %s: over %u callbacks in flight; it will have "
-		    "to poll", nlm_host_str(g->g_host, hs, sizeof(hs)),
+		    "host %s: %u callbacks in flight; the next wait for "
+		    "their answers", nlm_host_str(g->g_host, hs, sizeof(hs)),
 		    nlm->n_conf.nc_cb_max_per_host);
+	}
 	if (nlm->n_conf.nc_cb_give_up_sec > 0)
 		(void)ev_timer_set(nlm->n_loop, &g->g_timer,
 		    (uint64_t)nlm->n_conf.nc_cb_give_up_sec * 1000,

@@ -77,7 +77,12 @@ struct nlm_host {
 	bool			 h_monitored;
 	uint64_t		 h_epoch;	/* epoch it was first stored in */
 	uint64_t		 h_seen;	/* last request, ev_now_ms() */
-	unsigned		 h_grants;	/* callbacks in flight */
+	unsigned		 h_grants;	/* grants active: called back
+						   or waiting to be */
+	unsigned		 h_cbsent;	/* of them, called back: at most
+						   callback-max-per-host */
+	struct nlm_grant	*h_cbq;		/* the others, oldest first */
+	struct nlm_grant	*h_cbqtail;
 	uint64_t		 h_notify_since; /* Unix s an SM_NOTIFY is owed
 						   since; 0: none (stored) */
 	struct nlm_notifier	*h_notify;	/* that notification's sender */
@@ -124,6 +129,10 @@ struct nlm_grant {
 	char			*g_caller;	/* our name for the callback */
 	uint8_t			 g_cookie[8];
 	bool			 g_active;	/* granted: calling back */
+	bool			 g_cbslot;	/* holds one of h_cbsent */
+	bool			 g_cbwait;	/* on its host's h_cbq */
+	struct nlm_grant	*g_cbnext;	/* h_cbq */
+	struct nlm_grant	*g_cbprev;
 	unsigned		 g_attempts;
 	uint32_t		 g_proc;	/* procedure of the last send */
 	unsigned		 g_delay_ms;	/* next backoff */

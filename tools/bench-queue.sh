@@ -23,7 +23,8 @@
 # under SCHED_IDLE they stand for what they are in a deployment, other
 # hosts, and the clients' p99 shows what nlmd's own work for the queue
 # costs them.  BENCH_SHAPES: the shapes to run (default "exclusive
-# shared").  NLMBENCH_WINDOWS=1: the clients' calls/s, p50 and p99 of
+# shared").  BENCH_CB_MAX: nlmd's callback-max-per-host (default N +
+# 1000: every grant called back at once).  NLMBENCH_WINDOWS=1: the clients' calls/s, p50 and p99 of
 # each 1 s window beside the queue, and its phase (queueing, release).
 # Nice 19 is not enough: one waiter thread kept a CPU to
 # itself while the clients' thread waited 1.5-5 ms at a time for the
@@ -66,7 +67,8 @@ for n in "$@"; do
 		"$O/nlmd" -F -s "$W/state" --nlm-port 4045 --nsm-port 4046 \
 		    --no-rpcbind --durability=log --max-waiters=$lim \
 		    --max-waiters-per-host=$lim --max-locks-per-host=$lim \
-		    --callback-max-per-host=$lim >"$log" 2>&1 &
+		    --callback-max-per-host="${BENCH_CB_MAX:-$lim}" \
+		    >"$log" 2>&1 &
 		NLMD_PID=$!
 		for i in $(seq 1 100); do
 			grep -qs "nlmd ready" "$log" && break

@@ -918,6 +918,85 @@ test_uncalled_grants_expire(void)
 }
 
 /*
+ * A host over callback-max-per-host (100 in the harness) gets the rest of
+ * its callbacks as it answers the earlier ones: hostA holds byte 0 of 103
+ * files, hostB waits for each, hostA lets go of them all; 100 GRANTED_MSG
+ * come, then one more for each GRANTED_RES, each for a file not called
+ * back yet; once all are answered B holds all 103, nothing in flight.
+ */
+static void
+test_cb_window(void)
+{
+	enum { NF = 103, WIN = 100, FIRST = NF - WIN };
+	static nlm4_testargs ta[NF];
+	bool seen[NF];
+	nlm4_res res;
+	char fh[16];
+	int i, k, n = 0, held = 0;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	for (i = 0; i < NF; i++) {
+		snprintf(fh, sizeof(fh), "g%d", i);
+		CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", fh, 0, 1, true,
+		    false, false), NLM4_GRANTED);
+		CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", fh, 0, 1, true,
+		    true, false), NLM4_BLOCKED);
+	}
+	for (i = 0; i < NF; i++) {
+		snprintf(fh, sizeof(fh), "g%d", i);
+		CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", fh, 0, 1),
+		    NLM4_GRANTED);
+	}
+	while (n < NF && ts_callback(&ta[n], NULL) == NLMPROC4_GRANTED_MSG)
+		n++;
+	CU_ASSERT_EQUAL_FATAL(n, WIN);
+	/* Each answer lets one more out. */
+	for (k = 0; k < FIRST; k++) {
+		memset(&res, 0, sizeof(res));
+		res.cookie = ta[k].cookie;
+		res.stat.stat = NLM4_GRANTED;
+		(void)ts_send(NLMPROC4_GRANTED_RES, XDRPROC(xdr_nlm4_res),
+		    &res);
+		ts_pump();
+		CU_ASSERT_EQUAL_FATAL(ts_callback(&ta[n], NULL),
+		    NLMPROC4_GRANTED_MSG);
+		n++;
+		CU_ASSERT(ts_no_callback());
+	}
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < NF; i++) {
+		CU_ASSERT_FATAL(ta[i].alock.fh.nlm_netobj_len < sizeof(fh));
+		memcpy(fh, ta[i].alock.fh.nlm_netobj_val,
+		    ta[i].alock.fh.nlm_netobj_len);
+		fh[ta[i].alock.fh.nlm_netobj_len] = '\0';
+		CU_ASSERT_FATAL(sscanf(fh, "g%d", &k) == 1 && k >= 0 &&
+		    k < NF);
+		CU_ASSERT_FALSE(seen[k]);
+		seen[k] = true;
+	}
+	for (i = FIRST; i < NF; i++) {
+		memset(&res, 0, sizeof(res));
+		res.cookie = ta[i].cookie;
+		res.stat.stat = NLM4_GRANTED;
+		(void)ts_send(NLMPROC4_GRANTED_RES, XDRPROC(xdr_nlm4_res),
+		    &res);
+	}
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
+	for (i = 0; i < NF; i++) {
+		snprintf(fh, sizeof(fh), "g%d", i);
+		held += t_committed(2, "ownB", 4, fh, strlen(fh), 0, 1, true);
+		xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta[i]);
+	}
+	CU_ASSERT_EQUAL(held, NF);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
  * The client answers a synchronous GRANTED with DENIED (it no longer
  * wants the lock): the release and the next grant are committed before
  * that grant's callback leaves.  (Our receiver answers nothing, so use
@@ -1269,6 +1348,8 @@ ts_register_turn(void)
 	    test_uncalled_grants_expire) == NULL ||
 	    CU_add_test(s, "client refuses a grant: next grant after commit",
 	    test_answer_consequence) == NULL ||
+	    CU_add_test(s, "callbacks over the per-host window follow the "
+	    "answers", test_cb_window) == NULL ||
 	    CU_add_test(s, "failed commit exits, sends nothing",
 	    test_commit_failure) == NULL ||
 	    CU_add_test(s, "the token mark stored ahead, once",
