@@ -375,6 +375,7 @@ print_duration(unsigned long long s, char *buf, size_t len)
 static void
 status_text(const struct line *l, struct status *st)
 {
+	char cb[64];
 	char d[32];
 
 	if (strcmp(l->kind, "server") == 0) {
@@ -398,11 +399,13 @@ status_text(const struct line *l, struct status *st)
 			printf("grace: none (%s)\n", get(l, "how"));
 	} else if (strcmp(l->kind, "totals") == 0) {
 		printf("totals: %s host(s), %s file(s), %s lock(s), %s "
-		    "share(s), %s waiter(s), %s callback(s) and %s "
-		    "notification(s) pending, last token %s\n",
+		    "share(s), %s waiter(s), %s callback(s) (%s waiting "
+		    "for their host's earlier ones) and %s notification(s) "
+		    "pending, last token %s\n",
 		    get(l, "hosts"), get(l, "files"), get(l, "locks"),
 		    get(l, "shares"), get(l, "waiters"), get(l, "callbacks"),
-		    get(l, "notifications"), get(l, "tokens"));
+		    getu(l, "callbacks-waiting") ? get(l, "callbacks-waiting") :
+		    "none", get(l, "notifications"), get(l, "tokens"));
 	} else if (strcmp(l->kind, "host") == 0) {
 		if (!st->header_hosts) {
 			printf("\n%-5s %-24s %-16s %-16s %6s %7s %6s %7s %5s "
@@ -412,11 +415,18 @@ status_text(const struct line *l, struct status *st)
 			st->header_hosts = true;
 		}
 		print_duration(getu(l, "idle-ms") / 1000, d, sizeof(d));
+		/* CB: grants called back, "+N": N more waiting for them. */
+		if (getu(l, "callbacks-waiting") > 0)
+			snprintf(cb, sizeof(cb), "%llu+%llu",
+			    getu(l, "callbacks") - getu(l, "callbacks-waiting"),
+			    getu(l, "callbacks-waiting"));
+		else
+			snprintf(cb, sizeof(cb), "%s", get(l, "callbacks"));
 		printf("%-5s %-24s %-16s %-16s %6s %7s %6s %7s %5s %3s %6s "
 		    "%8s\n", get(l, "id"), get(l, "name"), get(l, "addr"),
 		    get(l, "local"), get(l, "nsm-state"), get(l, "locks"),
 		    get(l, "shares"), get(l, "waiters"),
-		    get(l, "reclaimable"), get(l, "callbacks"),
+		    get(l, "reclaimable"), cb,
 		    getu(l, "notify-since") ? "owed" : "-", d);
 	} else if (strcmp(l->kind, "lock") == 0 ||
 	    strcmp(l->kind, "share") == 0 || strcmp(l->kind, "waiter") == 0) {

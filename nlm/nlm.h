@@ -99,6 +99,9 @@ struct nlm_counters {
 	uint64_t	hosts;		/* gauge: hosts known */
 	uint64_t	hosts_refused;	/* max-hosts or max-hosts-per-address */
 	uint64_t	cb_inflight;	/* gauge: grants awaiting acknowledgement */
+	uint64_t	cb_waiting;	/* gauge: of them, not called back yet:
+					   over their host's
+					   callback-max-per-host */
 	uint64_t	loaded_locks;	/* reclaimable at start */
 	uint64_t	loaded_shares;
 	uint64_t	loaded_hosts;

@@ -158,6 +158,8 @@ ctl_host_line(struct nlm_host *h, void *arg)
 	ctl_kv_u64(c, "reclaimable", r != NULL ? r->hr_info.hi_rlocks +
 	    r->hr_info.hi_rshares : 0);
 	ctl_kv_u64(c, "callbacks", h->h_grants);
+	ctl_kv_u64(c, "callbacks-waiting", nlm->n_conf.nc_cbmode ==
+	    NLM_CB_OFF ? 0 : h->h_grants - h->h_cbsent);
 	ctl_kv_u64(c, "notify-since", h->h_notify_since);
 	ctl_kv_u64(c, "idle-ms", ev_now_ms() - h->h_seen);
 	ctl_line_end(c);
@@ -212,6 +214,7 @@ ctl_status_head(struct ctl_conn *c, struct ctl_status *st, const char *name)
 	ctl_kv_u64(c, "shares", ct.ct_shares);
 	ctl_kv_u64(c, "waiters", ct.ct_waiters);
 	ctl_kv_u64(c, "callbacks", nlm->n_stats.cb_inflight);
+	ctl_kv_u64(c, "callbacks-waiting", nlm->n_stats.cb_waiting);
 	ctl_kv_u64(c, "notifications", nlm->n_stats.notify_pending);
 	ctl_kv_u64(c, "reclaimable-locks", ct.ct_rlocks);
 	ctl_kv_u64(c, "reclaimable-shares", ct.ct_rshares);

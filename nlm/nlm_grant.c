@@ -135,6 +135,7 @@ grant_cbq_add(struct nlm_grant *g)
 {
 	struct nlm_host *h = g->g_host;
 
+	nlm->n_stats.cb_waiting++;
 	g->g_cbwait = true;
 	g->g_cbnext = NULL;
 	g->g_cbprev = h->h_cbqtail;
@@ -160,6 +161,7 @@ grant_cbq_remove(struct nlm_grant *g)
 		h->h_cbqtail = g->g_cbprev;
 	g->g_cbnext = g->g_cbprev = NULL;
 	g->g_cbwait = false;
+	nlm->n_stats.cb_waiting--;
 }
 
 static void	grant_send(struct nlm_grant *);

@@ -140,6 +140,9 @@ nlm_metrics(struct sbuf *c)
 #undef CB
 	one(c, "nlmd_callbacks_pending", "gauge", "Grants awaiting the "
 	    "client's acknowledgement.", s->cb_inflight);
+	one(c, "nlmd_callbacks_waiting", "gauge", "Of those, grants not "
+	    "called back yet: their host has callback-max-per-host called "
+	    "back already.", s->cb_waiting);
 	help(c, "nlmd_rpcbind_lookups_total", "counter", "rpcbind queries to "
 	    "client hosts, by outcome.");
 	lab(c, "nlmd_rpcbind_lookups_total", "outcome=\"sent\"",

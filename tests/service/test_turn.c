@@ -921,8 +921,9 @@ test_uncalled_grants_expire(void)
  * A host over callback-max-per-host (100 in the harness) gets the rest of
  * its callbacks as it answers the earlier ones: hostA holds byte 0 of 103
  * files, hostB waits for each, hostA lets go of them all; 100 GRANTED_MSG
- * come, then one more for each GRANTED_RES, each for a file not called
- * back yet; once all are answered B holds all 103, nothing in flight.
+ * come (3 counted waiting), then one more for each GRANTED_RES, each for
+ * a file not called back yet; once all are answered B holds all 103,
+ * nothing in flight or waiting.
  */
 static void
 test_cb_window(void)
@@ -952,6 +953,8 @@ test_cb_window(void)
 	while (n < NF && ts_callback(&ta[n], NULL) == NLMPROC4_GRANTED_MSG)
 		n++;
 	CU_ASSERT_EQUAL_FATAL(n, WIN);
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, NF);
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_waiting, FIRST);
 	/* Each answer lets one more out. */
 	for (k = 0; k < FIRST; k++) {
 		memset(&res, 0, sizeof(res));
@@ -986,6 +989,7 @@ test_cb_window(void)
 	ts_pump();
 	CU_ASSERT(ts_no_callback());
 	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_waiting, 0);
 	for (i = 0; i < NF; i++) {
 		snprintf(fh, sizeof(fh), "g%d", i);
 		held += t_committed(2, "ownB", 4, fh, strlen(fh), 0, 1, true);
