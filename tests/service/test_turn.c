@@ -917,6 +917,18 @@ test_uncalled_grants_expire(void)
 	ts_stop();
 }
 
+/* Answer a GRANTED_MSG (its cookie) with GRANTED_RES `st', from the client. */
+static void
+t_granted_res(const nlm_netobj *cookie, nlm4_stats st)
+{
+	nlm4_res res;
+
+	memset(&res, 0, sizeof(res));
+	res.cookie = *cookie;
+	res.stat.stat = st;
+	(void)ts_send(NLMPROC4_GRANTED_RES, XDRPROC(xdr_nlm4_res), &res);
+}
+
 /*
  * A host over callback-max-per-host (100 in the harness) gets the rest of
  * its callbacks as it answers the earlier ones: hostA holds byte 0 of 103
@@ -931,7 +943,6 @@ test_cb_window(void)
 	enum { NF = 103, WIN = 100, FIRST = NF - WIN };
 	static nlm4_testargs ta[NF];
 	bool seen[NF];
-	nlm4_res res;
 	char fh[16];
 	int i, k, n = 0, held = 0;
 
@@ -957,11 +968,7 @@ test_cb_window(void)
 	CU_ASSERT_EQUAL(nlm_get_counters()->cb_waiting, FIRST);
 	/* Each answer lets one more out. */
 	for (k = 0; k < FIRST; k++) {
-		memset(&res, 0, sizeof(res));
-		res.cookie = ta[k].cookie;
-		res.stat.stat = NLM4_GRANTED;
-		(void)ts_send(NLMPROC4_GRANTED_RES, XDRPROC(xdr_nlm4_res),
-		    &res);
+		t_granted_res(&ta[k].cookie, NLM4_GRANTED);
 		ts_pump();
 		CU_ASSERT_EQUAL_FATAL(ts_callback(&ta[n], NULL),
 		    NLMPROC4_GRANTED_MSG);
@@ -979,13 +986,8 @@ test_cb_window(void)
 		CU_ASSERT_FALSE(seen[k]);
 		seen[k] = true;
 	}
-	for (i = FIRST; i < NF; i++) {
-		memset(&res, 0, sizeof(res));
-		res.cookie = ta[i].cookie;
-		res.stat.stat = NLM4_GRANTED;
-		(void)ts_send(NLMPROC4_GRANTED_RES, XDRPROC(xdr_nlm4_res),
-		    &res);
-	}
+	for (i = FIRST; i < NF; i++)
+		t_granted_res(&ta[i].cookie, NLM4_GRANTED);
 	ts_pump();
 	CU_ASSERT(ts_no_callback());
 	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
@@ -1010,7 +1012,6 @@ static void
 test_answer_consequence(void)
 {
 	nlm4_testargs ta;
-	nlm4_res res;
 
 	if (t_skip())
 		return;
@@ -1018,10 +1019,7 @@ test_answer_consequence(void)
 	t_hold_queue_release(2);
 	CU_ASSERT_EQUAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
 	CU_ASSERT_EQUAL(ta.alock.svid, 2);
-	memset(&res, 0, sizeof(res));
-	res.cookie = ta.cookie;
-	res.stat.stat = NLM4_DENIED;
-	(void)ts_send(NLMPROC4_GRANTED_RES, XDRPROC(xdr_nlm4_res), &res);
+	t_granted_res(&ta.cookie, NLM4_DENIED);
 	ts_pump();
 	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
 	CU_ASSERT_EQUAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
