@@ -22,7 +22,9 @@
 # cpu.shares 2): they run on what nlmd and the honest clients leave, as
 # hosts elsewhere would; with HOSTILE_CPU, both.
 # HOSTILE_ONLY="udp-random tcp-random tcp-half shares names msgs waiters
-# idle" (any subset) runs only those parts of the mix.
+# idle" (any subset) runs only those parts of the mix; HOSTILE_ONLY=burn
+# runs two CPU burners instead, sending nothing (with HOSTILE_CPU, the
+# control: what the same CPU taken from nlmd's cores does to the p99).
 # Not a test (it takes half an hour by default): numbers for the notes.
 
 set -u
@@ -199,6 +201,13 @@ hostile msgs "$P" lockmsg $SRV msghost 200
 hostile waiters "$P" lock $SRV "w$RANDOM" f-names 0 1 3 block
 hostile idle bash -c 'for i in $(seq 40); do
 	exec {fd}<>/dev/tcp/'$SRV'/4045 || break; done; sleep 20'
+# Not part of the mix: HOSTILE_ONLY=burn spins two CPU burners (no
+# traffic at all) in the attack's place, the control for what the
+# attack's processes take from the 2 cores by merely running.
+case " ${HOSTILE_ONLY:-} " in
+*" burn "*) hostile burn sh -c 'while :; do :; done'
+	hostile burn sh -c 'while :; do :; done' ;;
+esac
 
 s2=$(sched)
 "$O/nlmbench" -a $SRV -t "$SECS" -m lockunlock -c 16 >"$W/honest.txt" &
