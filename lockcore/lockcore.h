@@ -126,8 +126,8 @@
  *     - LOCK without rq_reclaim that overlaps a reclaimable lock of the same
  *       owner, or conflicts with one of another owner, is LK_GRACE
  *       (rs_holder: that record) and never queued; otherwise it is handled
- *       as outside grace.  (Only a re-sent request still queued is answered
- *       LK_BLOCKED before this check.)  So no waiter ever conflicts with a
+ *       as outside grace.  (Only a re-sent blocking request still queued
+ *       is answered LK_BLOCKED before this check.)  So no waiter ever conflicts with a
  *       reclaimable record, and an owner's live and reclaimable locks never
  *       overlap.
  *     - TEST also reports a conflicting reclaimable lock of another owner as
@@ -412,9 +412,11 @@ const char *lk_strerror(enum lk_status st);
  *                the owner changed the range since, the new waiter
  *                replaces the unconfirmed grant, whose udata is dropped.)
  *   LK_BLOCKED   queued (req->rq_block only); the table now owns rq_udata.
- *                A re-sent request matching a queued waiter (same owner,
- *                file, range, mode) is not queued twice: its udata replaces
- *                the waiter's, whose old udata is in rs_dropped.
+ *                A re-sent blocking request matching a queued waiter (same
+ *                owner, file, range, mode) is not queued twice: its udata
+ *                replaces the waiter's, whose old udata is in rs_dropped.
+ *                A non-blocking one is decided as any other request and
+ *                leaves the waiter and its udata alone.
  *   LK_DENIED    conflict and !rq_block; rs_holder says with what.
  *   LK_DEADLOCK  conflict, rq_block, and waiting would deadlock.
  *   LK_NOLOCKS   a limit would be exceeded.

@@ -3,8 +3,9 @@
  * lk_cancel, lk_grant_confirm.  Each validates, resolves file and owner,
  * decides, and leaves the change set in the table's result.
  *
- * Order of the LOCK decision (why): a re-sent request that is still queued
- * is answered BLOCKED before anything else (never queued twice); in grace,
+ * Order of the LOCK decision (why): a re-sent blocking request that is
+ * still queued is answered BLOCKED before anything else (never queued
+ * twice; a non-blocking one is decided like any other); in grace,
  * a request meeting a reclaimable record is answered GRACE before it can
  * be granted or queued (so no waiter ever waits for a reclaimable record);
  * a range the owner already holds in the mode is GRANTED before looking at
@@ -188,9 +189,16 @@ lk_lock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 		return LK_NOMEM;
 	if (req->rq_reclaim)
 		st = lk_lock_reclaim(t, o, f, &r, req, now);
-	else if ((w = lk_waiter_match(o, f, &r, req->rq_excl, false)) !=
-	    NULL) {
-		/* Re-sent while queued: keep the newest udata. */
+	else if (req->rq_block &&
+	    (w = lk_waiter_match(o, f, &r, req->rq_excl, false)) != NULL) {
+		/*
+		 * Re-sent while queued: keep the newest udata.  Only a
+		 * blocking request is one: a non-blocking one for the same
+		 * range (its udata NULL) is decided afresh below, denied
+		 * while the conflict lasts, and leaves the queued request
+		 * and its udata as they are (a grant would otherwise find
+		 * no udata to call back).
+		 */
 		lk_drop_udata(t, w->wa_udata);
 		w->wa_udata = req->rq_udata;
 		return LK_BLOCKED;

@@ -360,7 +360,8 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 {
 	int i;
 
-	if ((i = m_find_wait(m, o, f, s, e, excl, false)) >= 0) {
+	/* Re-sent while queued (a blocking request only). */
+	if (block && (i = m_find_wait(m, o, f, s, e, excl, false)) >= 0) {
 		m_drop(m, m->w[i].id);
 		m->w[i].id = id;
 		return LK_BLOCKED;

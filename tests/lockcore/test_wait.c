@@ -227,6 +227,37 @@ test_resent(void)
 	CU_ASSERT_EQUAL(pending(), 0);
 }
 
+/*
+ * Regression (fuzz_dispatch): a non-blocking LOCK for the range its owner
+ * already waits for took the "re-sent while queued" path: BLOCKED for a
+ * request that may not block, and the waiter's udata replaced by the
+ * request's NULL, so that its grant reached nlmd with nothing to call
+ * back (a NULL dereference: one client could stop the server).
+ */
+static void
+test_nonblocking_beside_queued(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_DENIED);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 1);
+	CU_ASSERT_EQUAL(lt_res->rs_ndropped, 0);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 10, EX, NB)), LK_OK);
+	CU_ASSERT_EQUAL_FATAL(lt_res->rs_ngranted, 1);
+	CU_ASSERT_PTR_EQUAL(lt_res->rs_granted[0].gr_udata, &u1);
+	/* Asked again without blocking once granted: held, confirmed. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(pending(), 0);
+	CU_ASSERT_EQUAL(waiters(), 0);
+}
+
 static void
 test_cancel(void)
 {
@@ -949,6 +980,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "arrival order", test_arrival_order) ||
 	    !CU_add_test(s, "downgrade wakes waiters", test_downgrade_wakes) ||
 	    !CU_add_test(s, "re-sent requests", test_resent) ||
+	    !CU_add_test(s, "a non-blocking LOCK beside its own queued one",
+	    test_nonblocking_beside_queued) ||
 	    !CU_add_test(s, "cancel (queued, unconfirmed)", test_cancel) ||
 	    !CU_add_test(s, "unlock_cancel ends overlapping waits",
 	    test_unlock_cancel) ||

@@ -455,6 +455,38 @@ test_granted_callback(void)
 	ts_stop();
 }
 
+/*
+ * A client's non-blocking LOCK for the range it already waits for (fuzz
+ * regression: lockcore answered it BLOCKED and left the queued request
+ * without its callback record, and the UNLOCK's grant then dereferenced
+ * NULL).  It is DENIED; the blocked request stays queued and is called
+ * back when the holder unlocks.
+ */
+static void
+test_nonblocking_beside_blocked(void)
+{
+	nlm4_testargs ta;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, false,
+	    false), NLM4_DENIED);
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 10),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_EQUAL(ta.alock.svid, 2);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 /* LOCK_MSG: the LOCK_RES leaves after the commit. */
 static void
 test_res_message(void)
@@ -1334,6 +1366,8 @@ ts_register_turn(void)
 	    test_lock_reply) == NULL ||
 	    CU_add_test(s, "GRANTED_MSG after the commit of the grant",
 	    test_granted_callback) == NULL ||
+	    CU_add_test(s, "a non-blocking LOCK beside its own blocked one",
+	    test_nonblocking_beside_blocked) == NULL ||
 	    CU_add_test(s, "LOCK_RES after the commit", test_res_message) ==
 	    NULL ||
 	    CU_add_test(s, "TCP reply after the commit", test_tcp_reply) ==
