@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -664,6 +665,116 @@ sc_wakeup(void)
 	close(fd);
 }
 
+/*
+ * One process, two threads, one lock owner: a thread waits in F_SETLKW
+ * for a range another process holds while the other thread tries F_SETLK
+ * on the same range.  The kernel sends the second as a non-blocking LOCK
+ * of the owner that already waits: it must be refused (EAGAIN), and the
+ * waiter still woken by its callback once the holder unlocks.  (nlmd up
+ * to 2026-11-27 answered that LOCK BLOCKED and lost the waiter's callback
+ * record; the unlock then crashed the server.)
+ */
+struct so_wait {
+	int fd;
+	int err;
+	double t;
+};
+
+static void *
+so_waiter(void *arg)
+{
+	struct so_wait *w = arg;
+
+	w->err = lk(w->fd, F_SETLKW, F_WRLCK, 0, 100);
+	w->t = now();
+	return NULL;
+}
+
+static void
+sc_sameowner(void)
+{
+	const char *f = "lt-sameowner";
+	struct locker_msg m;
+	int up[2], down[2];
+	double t_unlock;
+	pid_t pid;
+	int fd = create_file(f);
+
+	if (fd == -1)
+		return;
+	my_lock(fd, F_SETLK, F_WRLCK, 0, 100, 0, "holder locks [0,100)");
+	if (pipe(up) == -1 || pipe(down) == -1) {
+		bad("pipe: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	fflush(stdout);
+	if ((pid = fork()) == -1) {
+		bad("fork: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	if (pid == 0) {
+		struct so_wait w = { -1, -1, 0 };
+		pthread_t th;
+		char c;
+
+		close(up[0]);
+		close(down[1]);
+		if ((w.fd = open_in(dir_b, f, 0)) == -1 ||
+		    pthread_create(&th, NULL, so_waiter, &w) != 0)
+			_exit(1);
+		usleep(SETTLE_MS * 1000);
+		/* 1: the other thread's F_SETLK (-2: the wait ended first). */
+		m.err = w.t != 0 ? -2 : lk(w.fd, F_SETLK, F_WRLCK, 0, 100);
+		m.t = now();
+		write_full(up[1], &m, sizeof(m));
+		/* 2: the waiting thread's F_SETLKW. */
+		pthread_join(th, NULL);
+		m.err = w.err;
+		m.t = w.t;
+		write_full(up[1], &m, sizeof(m));
+		if (read_full(down[0], &c, 1, 600000) == 1 && w.err == 0)
+			(void)lk(w.fd, F_SETLK, F_UNLCK, 0, 100);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	if (read_full(up[0], &m, sizeof(m), SETTLE_MS + PROBE_TIMEOUT_MS) !=
+	    sizeof(m))
+		bad("the second thread's F_SETLK did not return");
+	else if (m.err == -2)
+		bad("the waiting thread's F_SETLKW returned while the lock was "
+		    "held");
+	else if (m.err != EAGAIN)
+		bad("F_SETLK beside the same owner's F_SETLKW: %s, expected "
+		    "EAGAIN", ename(m.err));
+	else
+		ok("F_SETLK of the owner that waits in F_SETLKW (other "
+		   "thread): EAGAIN");
+	t_unlock = now();
+	my_lock(fd, F_SETLK, F_UNLCK, 0, 100, 0, "holder unlocks");
+	if (read_full(up[0], &m, sizeof(m), 35000) != sizeof(m))
+		bad("the waiting thread not woken within 35 s of the unlock");
+	else if (m.err != 0)
+		bad("the waiting thread's F_SETLKW failed: %s", ename(m.err));
+	else if (m.t - t_unlock < WAKEUP_LIMIT_S)
+		ok("the waiting thread woken %.3f s after the unlock",
+		   m.t - t_unlock);
+	else
+		bad("the waiting thread woken %.3f s after the unlock: over "
+		    "%.1f s, so not by a GRANTED callback", m.t - t_unlock,
+		    WAKEUP_LIMIT_S);
+	expect_setlk(f, F_WRLCK, 0, 1, EAGAIN, "the woken thread's process "
+	    "holds the lock");
+	write_full(down[1], "r", 1);
+	close(down[1]);
+	close(up[0]);
+	kill(pid, SIGKILL);
+	reap(pid, 2000);
+	close(fd);
+}
+
 /* Unlocking the middle splits a lock; relocking it merges the pieces. */
 static void
 sc_splitmerge(void)
@@ -972,6 +1083,7 @@ static const struct scenario scenarios[] = {
 	{"conflict", sc_conflict, 60, "conflicting F_SETLK gets EAGAIN"},
 	{"getlk", sc_getlk, 60, "F_GETLK via mount B reports the holder"},
 	{"wakeup", sc_wakeup, 60, "blocked F_SETLKW woken within 1 s"},
+	{"sameowner", sc_sameowner, 90, "F_SETLK beside the same process's F_SETLKW"},
 	{"splitmerge", sc_splitmerge, 60, "split [0,100) by unlocking [40,60), merge"},
 	{"upgrade", sc_upgrade, 60, "upgrade and downgrade"},
 	{"shared", sc_shared, 60, "readers coexist, writer waits for all"},
