@@ -37,6 +37,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -678,6 +679,7 @@ struct so_wait {
 	int fd;
 	int err;
 	double t;
+	atomic_int done;	/* err and t are set (read by the other thread) */
 };
 
 static void *
@@ -687,6 +689,7 @@ so_waiter(void *arg)
 
 	w->err = lk(w->fd, F_SETLKW, F_WRLCK, 0, 100);
 	w->t = now();
+	atomic_store(&w->done, 1);
 	return NULL;
 }
 
@@ -703,8 +706,15 @@ sc_sameowner(void)
 	if (fd == -1)
 		return;
 	my_lock(fd, F_SETLK, F_WRLCK, 0, 100, 0, "holder locks [0,100)");
-	if (pipe(up) == -1 || pipe(down) == -1) {
+	if (pipe(up) == -1) {
 		bad("pipe: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	if (pipe(down) == -1) {
+		bad("pipe: %s", strerror(errno));
+		close(up[0]);
+		close(up[1]);
 		close(fd);
 		return;
 	}
@@ -715,7 +725,7 @@ sc_sameowner(void)
 		return;
 	}
 	if (pid == 0) {
-		struct so_wait w = { -1, -1, 0 };
+		struct so_wait w = { -1, -1, 0, 0 };
 		pthread_t th;
 		char c;
 
@@ -726,7 +736,8 @@ sc_sameowner(void)
 			_exit(1);
 		usleep(SETTLE_MS * 1000);
 		/* 1: the other thread's F_SETLK (-2: the wait ended first). */
-		m.err = w.t != 0 ? -2 : lk(w.fd, F_SETLK, F_WRLCK, 0, 100);
+		m.err = atomic_load(&w.done) ? -2 :
+		    lk(w.fd, F_SETLK, F_WRLCK, 0, 100);
 		m.t = now();
 		write_full(up[1], &m, sizeof(m));
 		/* 2: the waiting thread's F_SETLKW. */
