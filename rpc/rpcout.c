@@ -203,8 +203,8 @@ out_timer(struct ev_loop *loop, void *arg)
 	    pe);
 }
 
-static void
-out_reply(struct onc_out *cl, const struct sockaddr_storage *from,
+void
+onc_out_input(struct onc_out *cl, const struct sockaddr_storage *from,
     uint8_t *buf, size_t len)
 {
 	struct rpc_msg msg;
@@ -258,7 +258,7 @@ out_read(struct ev_loop *loop, int fd, int events, void *arg)
 				return;
 			continue;
 		}
-		out_reply(cl, &from, cl->cl_buf, (size_t)n);
+		onc_out_input(cl, &from, cl->cl_buf, (size_t)n);
 	}
 }
 

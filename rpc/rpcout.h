@@ -109,6 +109,14 @@ void	onc_out_release(struct onc_out *, uint64_t committed);
 /* Non-zero when calls are held (made since the last seal). */
 int	onc_out_held(const struct onc_out *);
 
+/*
+ * One datagram read from the sockets, from `from': a reply completes the
+ * pending call of its xid if it comes from the address that call went
+ * to; anything else is ignored.  The sockets' reader calls it; exported
+ * so that the dispatch fuzzer can answer the calls it sees go out.
+ */
+void	onc_out_input(struct onc_out *, const struct sockaddr_storage *from,
+	    uint8_t *buf, size_t len);
 /* Forget a pending call; its callback will not run.  Unknown xid: no-op. */
 void	onc_out_cancel(struct onc_out *, uint32_t xid);
 

@@ -21,8 +21,15 @@
  * reclaimable, grace); bits 6-7 how far the clock moves when that turn
  * ends (0, 100 ms, 5 s, 100 s).  The last message ends a turn too, and
  * then the clock moves twice 100 s (grace, callbacks and notifications
- * run out) before the service stops.  After every turn lk_table_check()
- * must hold.  Each request buffer is
+ * run out) before the service stops.  Bits 4-5 = 01: the message is not
+ * a call to the server but a reply to one of the server's own outbound
+ * calls (GRANTED and GRANTED_MSG callbacks, _RES, rpcbind look-ups,
+ * SM_NOTIFY): bits 0-2 pick one of the last eight sent (0 the newest), its
+ * xid is written over the message's first four bytes and it arrives from
+ * the address that call went to, as the peer's answer would (once that
+ * call is answered, given up or cancelled, rpcout ignores it like any
+ * stray datagram).  After every turn lk_table_check() must hold.  Each request
+ * buffer is
  * freed right after its dispatch: anything the service kept pointing into
  * it is a use after free.
  */
@@ -91,6 +98,34 @@ enum onc_status onc_send_from(int, const void *, size_t,
 ssize_t	onc_stream_send(int, const void *, size_t);
 size_t	onc_send_many(int, const struct onc_dgram *, size_t);
 
+/* The last outbound calls sent (xid and destination), newest last. */
+#define FZ_NCALLS	8
+static struct {
+	uint32_t		xid;
+	struct sockaddr_storage	dst;
+} fz_calls[FZ_NCALLS];
+static size_t fz_ncalls;
+
+static void
+fz_note_call(const void *buf, const struct sockaddr_storage *dst)
+{
+	uint32_t xid;
+	size_t i;
+
+	memcpy(&xid, buf, 4);
+	for (i = 0; i < fz_ncalls; i++)
+		if (fz_calls[i].xid == xid)
+			break;
+	if (i == fz_ncalls && fz_ncalls < FZ_NCALLS)
+		fz_ncalls++;
+	else if (i == fz_ncalls)
+		i = 0;	/* full: the oldest goes */
+	memmove(&fz_calls[i], &fz_calls[i + 1],
+	    (fz_ncalls - 1 - i) * sizeof(fz_calls[0]));
+	fz_calls[fz_ncalls - 1].xid = xid;
+	fz_calls[fz_ncalls - 1].dst = *dst;
+}
+
 /* Outbound calls sent so far in this input (FNV-1a of their bytes). */
 #define FZ_MAXSENT	1024
 static uint64_t fz_sent[FZ_MAXSENT];
@@ -152,10 +187,11 @@ onc_send_from(int fd, const void *buf, size_t len,
     const struct sockaddr_storage *src)
 {
 	(void)fd;
-	(void)dst;
 	(void)dstlen;
 	(void)src;
 	fz_check_sent(buf, len);
+	if (ntohl(((const uint32_t *)buf)[1]) == CALL)
+		fz_note_call(buf, dst);
 	return ONC_OK;
 }
 
@@ -306,6 +342,27 @@ fz_dispatch(const uint8_t *msg, size_t len, const struct fz_peer *p)
 	free(buf);
 }
 
+/*
+ * An answer to outbound call `k' (0: the newest sent) from where that
+ * call went, in a buffer of its own, freed right after.  Nothing sent
+ * yet: nothing to answer.
+ */
+static void
+fz_answer(const uint8_t *msg, size_t len, unsigned k)
+{
+	uint8_t *buf;
+	size_t i;
+
+	if (fz_ncalls == 0)
+		return;
+	i = fz_ncalls - 1 - k % fz_ncalls;
+	FZ_CHECK((buf = malloc(len >= 4 ? len : 4)) != NULL);
+	memcpy(buf, msg, len);
+	memcpy(buf, &fz_calls[i].xid, 4);
+	onc_out_input(fz.clnt, &fz_calls[i].dst, buf, len);
+	free(buf);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -332,6 +389,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fake_store_reset();
 	fz_nsent = 0;
+	fz_ncalls = 0;
 	fz.conf = data[0];
 	fz.clock = 1000000;
 	fz_start();
@@ -341,7 +399,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += 3;
 		if (len > size - off)
 			len = size - off;
-		fz_dispatch(data + off, len, &fz_peers[flags & 7]);
+		if ((flags & 0x30) == 0x10)
+			fz_answer(data + off, len, flags & 7);
+		else
+			fz_dispatch(data + off, len, &fz_peers[flags & 7]);
 		off += len;
 		if ((flags & 8) || off + 3 > size) {
 			static const uint64_t adv[4] = { 0, 100, 5000,

@@ -14,6 +14,7 @@ with the same XDR layout.  Writes, replacing what was there:
   corpus/nlmxdr/    argument type byte + the arguments of a v4 call
   corpus/recmark/   limit (2 bytes) + [n][n bytes of the TCP stream]...
   corpus/dispatch/  config byte + [len:2][flags:1][call]... sequences
+                    (and answers to the server's own calls)
 
 The formats are the harnesses' (see the comment at the top of each).
 """
@@ -287,6 +288,68 @@ def dispatch_seeds(calls):
     gres = call(0x6003, NLM, 4, 15, c + u32(0))
     out.append(seq(2, [(sh, 8), (sh, 8 | 1), (lmsg, 8 | 0x40), (gres, 8),
                        (ush, 8 | 0x80)]))
+    return out + answer_seeds()
+
+
+def reply(results=b"", stat=0):
+    """An accepted reply (stat 0: SUCCESS, 1: PROG_UNAVAIL ...); the
+    harness writes the xid of the call it answers over the first four
+    bytes."""
+    return u32(0) + u32(1) + u32(0) + u32(0) + u32(0) + u32(stat) + results
+
+
+ANSWER = 0x10      # flags: an answer to outbound call (flags & 7)
+
+
+def answer_seeds():
+    """The server's own calls answered: a waiter on 10.0.0.2 (source 3)
+    granted when the holder on 10.0.0.1 (source 2) unlocks; the look-up
+    of its NLM port at its rpcbind answered, then the GRANTED callback
+    (conf 1: synchronous) answered GRANTED, or DENIED (the client refuses
+    the grant: the server must release the lock), or not at all; the same
+    with GRANTED_MSG (conf 0) and its GRANTED_RES; a LOCK_MSG whose
+    LOCK_RES needs a look-up; an IPv6 client (source 6), whose look-up is
+    RPCB GETADDR with a universal address."""
+    c = opaque(b"ck03")
+
+    def lk(name, svid, fh=FH):
+        return lock4(name=name, fh=fh, oh=name + b"-oh", svid=svid,
+                     off=0, ln=10)
+
+    def lock(x, name, svid, blk=1, proc=2):
+        return call(x, NLM, 4, proc, c + u32(blk) + u32(1) + lk(name, svid)
+                    + u32(0) + u32(3))
+
+    def unlock(x, name, svid):
+        return call(x, NLM, 4, 4, c + lk(name, svid))
+
+    hold = lock(0x7100, b"hostA", 1)
+    wait = lock(0x7101, b"hostB", 2)
+    wait6 = lock(0x7102, b"hostC", 3)
+    free = unlock(0x7103, b"hostA", 1)
+    port = reply(u32(4045))
+    granted = reply(opaque(b"cb") + u32(0))
+    denied = reply(opaque(b"cb") + u32(1))
+    gres = call(0x7104, NLM, 4, 15, opaque(b"cb") + u32(0))
+    grant = [(hold, 2 | 8), (wait, 3 | 8), (free, 2 | 8)]
+    out = [
+        seq(1, grant + [(port, ANSWER | 8), (granted, ANSWER | 8),
+                        (unlock(0x7105, b"hostB", 2), 3 | 8)]),
+        seq(1, grant + [(port, ANSWER | 8), (denied, ANSWER | 8),
+                        (lock(0x7106, b"hostA", 1, blk=0), 2 | 8)]),
+        seq(1 | 4, grant + [(port, ANSWER | 8),
+                            (reply(stat=1), ANSWER | 8 | 0x80),
+                            (granted, ANSWER | 0xc0 | 8)]),
+        seq(0, grant + [(port, ANSWER | 8), (reply(), ANSWER | 8),
+                        (gres, 3 | 8)]),
+        seq(2, grant + [(reply(u32(0)), ANSWER | 8 | 0x40),
+                        (port, ANSWER | 0x80 | 8)]),
+        seq(0, [(hold, 2 | 8), (lock(0x7107, b"hostB", 2, proc=7), 3 | 8),
+                (port, ANSWER | 8), (reply(), ANSWER | 8)]),
+        seq(1, [(hold, 2 | 8), (wait6, 6 | 8), (free, 2 | 8),
+                (reply(opaque(b"fd00::1.15.205")), ANSWER | 8),
+                (granted, ANSWER | 8)]),
+    ]
     return out
 
 
