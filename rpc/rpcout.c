@@ -207,6 +207,7 @@ void
 onc_out_input(struct onc_out *cl, const struct sockaddr_storage *from,
     uint8_t *buf, size_t len)
 {
+	char verfbuf[MAX_AUTH_BYTES];
 	struct rpc_msg msg;
 	struct onc_pending *pe;
 	uint32_t xid;
@@ -220,6 +221,12 @@ onc_out_input(struct onc_out *cl, const struct sockaddr_storage *from,
 	    !addr_same(from, &pe->pe_dst))
 		return;
 	memset(&msg, 0, sizeof(msg));
+	/*
+	 * The verifier's body goes here: with no buffer xdr_replymsg()
+	 * allocates one, which nothing would free (any peer we call could
+	 * leak up to MAX_AUTH_BYTES with every reply).
+	 */
+	msg.acpted_rply.ar_verf.oa_base = verfbuf;
 	msg.acpted_rply.ar_results.where = NULL;
 	msg.acpted_rply.ar_results.proc = XDRPROC(xdr_void);
 	xdrmem_create(&x, (char *)buf, (u_int)len, XDR_DECODE);

@@ -60,6 +60,7 @@ static int cli_fd = -1;		/* requests (UDP) */
 static int sm_fd = -1;		/* the client's status monitor */
 static uint32_t st_xid = 1000;
 static bool st_sm_registered = true;
+static unsigned st_rpcb_verf;	/* verifier bytes in rpcbind's answers */
 static unsigned st_lookups[2];	/* GETPORT answered: NLM, NSM */
 
 /* ---- plumbing ---- */
@@ -155,6 +156,7 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	char err[256];
 
 	st_clock = 1000000;
+	st_rpcb_verf = 0;
 	ev_set_clock(st_now);
 	loop = ev_loop_new();
 	memset(&lim, 0, sizeof(lim));
@@ -230,7 +232,8 @@ ts_advance(uint64_t ms)
 static int
 st_rpcb_serve(void)
 {
-	uint8_t buf[2048], out[256];
+	uint8_t buf[2048], out[256 + MAX_AUTH_BYTES];
+	char verf[MAX_AUTH_BYTES];
 	struct sockaddr_in from;
 	socklen_t fl = sizeof(from);
 	struct rpc_msg call, rep;
@@ -257,6 +260,12 @@ st_rpcb_serve(void)
 	rep.rm_direction = REPLY;
 	rep.rm_reply.rp_stat = MSG_ACCEPTED;
 	rep.acpted_rply.ar_verf = _null_auth;
+	if (st_rpcb_verf > 0) {
+		memset(verf, 0xa5, sizeof(verf));
+		rep.acpted_rply.ar_verf.oa_flavor = AUTH_SHORT;
+		rep.acpted_rply.ar_verf.oa_base = verf;
+		rep.acpted_rply.ar_verf.oa_length = st_rpcb_verf;
+	}
 	rep.acpted_rply.ar_stat = SUCCESS;
 	rep.acpted_rply.ar_results.where = (caddr_t)&port;
 	rep.acpted_rply.ar_results.proc = XDRPROC(xdr_u_long);
@@ -484,6 +493,12 @@ ts_cli_port(void)
 }
 
 /* ---- the client's status monitor ---- */
+
+void
+ts_rpcb_verifier(unsigned len)
+{
+	st_rpcb_verf = len < MAX_AUTH_BYTES ? len : MAX_AUTH_BYTES;
+}
 
 void
 ts_sm_registered(bool on)

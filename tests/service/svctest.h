@@ -62,6 +62,11 @@ int		 ts_register_turn(void);
 int		 ts_register_notify(void);
 
 struct stat_chge;
+/*
+ * Bytes of verifier body (flavor AUTH_SHORT) in the fake rpcbind's
+ * answers from now on, at most MAX_AUTH_BYTES; 0 (default): AUTH_NONE.
+ */
+void		 ts_rpcb_verifier(unsigned len);
 /* Does the fake rpcbind know the client's status program?  (default) */
 void		 ts_sm_registered(bool on);
 /* GETPORT queries for the status program answered so far. */

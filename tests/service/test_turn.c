@@ -512,6 +512,38 @@ test_res_message(void)
 	ts_stop();
 }
 
+/*
+ * The rpcbind look-up of a LOCK_MSG answered with a verifier of the most
+ * bytes a verifier may have: the LOCK_RES still goes out, and the
+ * verifier's body is decoded into a buffer of the caller's.  Until
+ * 2026-11-27 xdr_replymsg() allocated it and nothing freed it: every
+ * peer nlmd calls could leak 400 bytes a reply (found by fuzz-dispatch;
+ * LeakSanitizer fails this test's ASan build when the leak is back).
+ */
+static void
+test_res_verifier(void)
+{
+	nlm4_lockargs a;
+	nlm4_res r;
+	uint32_t key;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	ts_rpcb_verifier(MAX_AUTH_BYTES);
+	t_lockargs(&a, "hostC", 3, "ownC", "g", 5, 0, true, false);
+	memcpy(&key, a.cookie.nlm_netobj_val, 4);
+	t_expect_add(key, &a);
+	(void)ts_send(NLMPROC4_LOCK_MSG, XDRPROC(xdr_nlm4_lockargs), &a);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	free(a.cookie.nlm_netobj_val);
+	ts_rpcb_verifier(0);
+	ts_stop();
+}
+
 /* A TCP reply: no byte of it before the commit. */
 static void
 test_tcp_reply(void)
@@ -1369,6 +1401,9 @@ ts_register_turn(void)
 	    CU_add_test(s, "a non-blocking LOCK beside its own blocked one",
 	    test_nonblocking_beside_blocked) == NULL ||
 	    CU_add_test(s, "LOCK_RES after the commit", test_res_message) ==
+	    NULL ||
+	    CU_add_test(s, "a look-up answered with a long verifier",
+	    test_res_verifier) ==
 	    NULL ||
 	    CU_add_test(s, "TCP reply after the commit", test_tcp_reply) ==
 	    NULL ||
