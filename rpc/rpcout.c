@@ -408,9 +408,10 @@ onc_out_call(struct onc_out *cl, const struct onc_out_req *rq,
 	uint32_t xid;
 	size_t len;
 
+	/* Never 0: callers keep 0 for "no call on the wire" (nlm_out.c). */
 	do
 		xid = ++cl->cl_xid;
-	while (*out_slot(cl, xid) != NULL);
+	while (xid == 0 || *out_slot(cl, xid) != NULL);
 	if ((len = out_encode(cl, rq, xid)) == 0 ||
 	    rq->cr_dstlen > sizeof(pe->pe_dst) ||
 	    rq->cr_srclen > sizeof(pe->pe_src))
@@ -534,6 +535,12 @@ onc_out_cancel(struct onc_out *cl, uint32_t xid)
 		return;
 	out_unlink(cl, pe);
 	free(pe);
+}
+
+void
+onc_out_set_xid(struct onc_out *cl, uint32_t last)
+{
+	cl->cl_xid = last;
 }
 
 const struct onc_out_stats *

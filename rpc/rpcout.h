@@ -84,7 +84,8 @@ void		 onc_out_free(struct onc_out *);
 /*
  * Encode a call and hold it until it is sealed and released (see
  * onc_out_seal()).  The arguments are copied (encoded) before this
- * returns.  On success stores the xid in *xidp (may be NULL) and returns
+ * returns.  On success stores the xid (never 0, so that callers may
+ * keep 0 for "none") in *xidp (may be NULL) and returns
  * ONC_OK; the callback will run exactly once, later, unless
  * onc_out_cancel() is called first.  Returns ONC_ENCODE if the call cannot
  * be encoded, ONC_NOMEM if memory runs out (no callback either way).
@@ -119,6 +120,11 @@ void	onc_out_input(struct onc_out *, const struct sockaddr_storage *from,
 	    uint8_t *buf, size_t len);
 /* Forget a pending call; its callback will not run.  Unknown xid: no-op. */
 void	onc_out_cancel(struct onc_out *, uint32_t xid);
+/*
+ * The xids of the next calls follow `last' (they start at a random one);
+ * for tests that need the 32-bit counter to wrap.
+ */
+void	onc_out_set_xid(struct onc_out *, uint32_t last);
 
 const struct onc_out_stats *onc_out_stats(const struct onc_out *);
 

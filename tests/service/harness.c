@@ -494,6 +494,12 @@ ts_cli_port(void)
 
 /* ---- the client's status monitor ---- */
 
+struct onc_out *
+ts_clnt(void)
+{
+	return clnt;
+}
+
 void
 ts_rpcb_verifier(unsigned len)
 {

@@ -62,6 +62,8 @@ int		 ts_register_turn(void);
 int		 ts_register_notify(void);
 
 struct stat_chge;
+/* The server's outgoing-call client: its statistics, the next xid. */
+struct onc_out	*ts_clnt(void);
 /*
  * Bytes of verifier body (flavor AUTH_SHORT) in the fake rpcbind's
  * answers from now on, at most MAX_AUTH_BYTES; 0 (default): AUTH_NONE.

@@ -23,6 +23,7 @@
 #include <CUnit/CUnit.h>
 
 #include "lockcore.h"
+#include "rpcout.h"
 #include "rpcsend.h"
 #include "store.h"
 #include "svctest.h"
@@ -453,6 +454,59 @@ test_granted_callback(void)
 	CU_ASSERT(t_checked >= 2);
 	CU_ASSERT_EQUAL(t_bad, 0);
 	ts_stop();
+}
+
+/*
+ * The outgoing xid counter wraps while a grant's callback is on the wire.
+ * The rpcbind look-up gets 0xffffffff and the GRANTED_MSG the next: it
+ * must not be 0, which nlm_out.c takes for "not sent", so that the
+ * retry's cancel of an unanswered GRANTED_MSG left the call pending in
+ * rpcout with its nlm_send freed: its timeout then wrote to freed memory.
+ * Until 2026-11-27 the xid was 0 (found by review).  In a child, so that
+ * a use after free cannot take the suite with it.
+ */
+static void
+test_xid_wrap(void)
+{
+	nlm4_testargs ta;
+	int status = 0;
+	pid_t pid;
+
+	if (t_skip())
+		return;
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) == 0) {
+		const struct onc_out_stats *os;
+		bool ok;
+
+		t_begin(NLM_CB_MSG, 0);
+		CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true,
+		    false, false), NLM4_GRANTED);
+		CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true,
+		    true, false), NLM4_BLOCKED);
+		onc_out_set_xid(ts_clnt(), 0xfffffffeu);
+		(void)t_unlock("hostA", 1, "ownA", "f", 0, 10);
+		ok = ts_callback(&ta, NULL) == NLMPROC4_GRANTED_MSG;
+		if (ok)
+			xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+		/* Unanswered: the retry cancels the call and sends anew. */
+		ts_advance(1000);
+		ts_pump();
+		ts_advance(1000);
+		ts_pump();
+		os = onc_out_stats(ts_clnt());
+		/* The cancelled calls never time out: they are forgotten. */
+		ok = ok && os->timeouts == 0 && os->retransmits == 0;
+		ts_stop();
+		_exit(ok ? 0 : 2);
+	}
+	CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		printf("\n    child: %s %d (2: a cancelled call timed out)\n",
+		    WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ?
+		    WEXITSTATUS(status) : WTERMSIG(status));
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 /*
@@ -1403,7 +1457,9 @@ ts_register_turn(void)
 	    CU_add_test(s, "LOCK_RES after the commit", test_res_message) ==
 	    NULL ||
 	    CU_add_test(s, "a look-up answered with a long verifier",
-	    test_res_verifier) ==
+	    test_res_verifier) == NULL ||
+	    CU_add_test(s, "the outgoing xid wraps under a callback",
+	    test_xid_wrap) ==
 	    NULL ||
 	    CU_add_test(s, "TCP reply after the commit", test_tcp_reply) ==
 	    NULL ||
