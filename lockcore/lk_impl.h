@@ -136,6 +136,12 @@ struct lk_piece {
 	bool		 p_reclaim;
 };
 
+/* One piece of an unconfirmed grant's prior (undo.c). */
+struct lk_prior {
+	struct lk_range	 pr_r;
+	bool		 pr_excl;
+};
+
 /* A queued request, or (wa_granted) an unconfirmed grant. */
 struct lk_waiter {
 	struct lk_owner	*wa_owner;
@@ -157,6 +163,10 @@ struct lk_waiter {
 	uint32_t	 wa_prio;
 	bool		 wa_excl;
 	bool		 wa_granted;
+	/* granted only: the owner's locks in the range apart from it */
+	uint32_t	 wa_nprior;
+	uint32_t	 wa_capprior;
+	struct lk_prior	*wa_prior;
 };
 
 struct lk_share {
@@ -435,6 +445,15 @@ enum lk_status lk_waiter_queue(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r, bool excl,
 	    void *udata, uint64_t now);
 void	lk_waiter_free(struct lk_table *t, struct lk_waiter *w);
+/* undo.c */
+bool	lk_prior_make(struct lk_table *t, const struct lk_range *r,
+	    struct lk_prior **pp, uint32_t *np);
+bool	lk_prior_reserve(struct lk_table *t, struct lk_owner *o,
+	    const struct lk_file *f, const struct lk_range *r);
+void	lk_prior_set(struct lk_owner *o, const struct lk_file *f,
+	    const struct lk_range *r, bool excl);
+enum lk_status lk_undo_grant(struct lk_table *t, struct lk_owner *o,
+	    struct lk_file *f, struct lk_waiter *w, uint64_t now);
 void	lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
 	    const struct lk_range *d);
 size_t	lk_pending_count(const struct lk_owner *o, const struct lk_file *f,

@@ -518,9 +518,11 @@ lk_take(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 
 	if ((st = lk_take_plan_in(t, o, r, excl, limits, &pl)) != LK_OK)
 		return st;
-	if (!lk_reserve(t, pl.pl_adds, pl.pl_removes))
+	if (!lk_prior_reserve(t, o, f, r) ||
+	    !lk_reserve(t, pl.pl_adds, pl.pl_removes))
 		return LK_NOMEM;
 	*coverp = lk_take_apply_in(t, o, f, r, excl, &pl);
+	lk_prior_set(o, f, r, excl);	/* o's own now, whatever its grants */
 	return LK_OK;
 }
 

@@ -65,8 +65,10 @@
  *     rs_granted           waiters granted by this call (any release path:
  *                          unlock, cancel, downgrade, host/file release).
  *                          Each becomes an *unconfirmed grant* until
- *                          lk_grant_confirm(), a re-sent LOCK, lk_cancel(),
- *                          an overlapping unlock, or a release ends it.
+ *                          lk_grant_confirm(), a re-sent LOCK, lk_cancel()
+ *                          or lk_grant_undo() (which give the owner back
+ *                          what it held in the range before), an
+ *                          overlapping unlock, or a release ends it.
  *     rs_dropped           udata pointers whose life in the table ended
  *                          (see UDATA); the caller frees them.
  *     rs_holder            the conflicting lock or share, on LK_DENIED,
@@ -80,8 +82,8 @@
  *   rs_granted when the waiter is granted (the table still holds it while the
  *   grant is unconfirmed) and exactly once in rs_dropped when its life ends:
  *   the waiter is cancelled or released, a re-sent request replaced it (the
- *   newest udata is kept), or its unconfirmed grant was confirmed, cancelled
- *   or released.  lk_table_destroy() drops the rest silently.
+ *   newest udata is kept), or its unconfirmed grant was confirmed, undone
+ *   (cancelled, refused) or released.  lk_table_destroy() drops the rest silently.
  *
  * FENCING TOKENS
  *   A strictly increasing 64-bit counter, seeded by cf_token_seed (the last
@@ -464,13 +466,34 @@ enum lk_status lk_unlock_cancel(struct lk_table *t,
 /*
  * CANCEL a blocked request: the owner's waiter on the file with the same
  * range and mode is removed (its udata in rs_dropped) and LK_OK returned.
- * Failing that, an unconfirmed grant with the same range and mode is ended
- * and its range unlocked for the owner (LK_OK).  Otherwise LK_NOTFOUND.
- * May grant waiters.  Also LK_NOLOCKS/LK_NOMEM (as unlock), LK_RANGE,
- * LK_INVAL.
+ * Failing that, an unconfirmed grant with the same range and mode is
+ * undone as by lk_grant_undo() (LK_OK).  Otherwise LK_NOTFOUND.  May grant
+ * waiters.  Also LK_NOLOCKS/LK_NOMEM (as unlock), LK_RANGE, LK_INVAL; on
+ * failure nothing changed.
  */
 enum lk_status lk_cancel(struct lk_table *t, const struct lk_lockreq *req,
 	    uint64_t now, const struct lk_result **resp);
+
+/*
+ * Undo an unconfirmed grant (the client refused the GRANTED callback, or
+ * never acknowledged it): the grant matching owner, file, range and mode
+ * ends (its udata in rs_dropped, and so do the owner's other unconfirmed
+ * grants overlapping the range), and the owner's locks in the range become
+ * what they were when the grant was made, as changed since by the owner's
+ * own later LOCKs there (a LOCK, a reclaim, the grant of another of its
+ * waiters): what it held before asking stays held, in the mode it had --
+ * except an exclusive part that a lock of another owner now overlaps,
+ * which comes back shared (possible only when the grant was shared and
+ * turned it shared; ct_undo_shared counts them).  Those locks are taken
+ * again as by LOCK: merged, new tokens.  An UNLOCK overlapping the range
+ * ends the grant itself (see lk_unlock()), so nothing unlocked comes
+ * back.  May grant waiters.  Returns LK_OK, LK_NOTFOUND, LK_NOLOCKS (a
+ * split over the limits, or tokens exhausted), LK_NOMEM, LK_RANGE,
+ * LK_INVAL; on failure nothing changed.
+ */
+enum lk_status lk_grant_undo(struct lk_table *t,
+	    const struct lk_lockreq *req, uint64_t now,
+	    const struct lk_result **resp);
 
 /*
  * Confirm an unconfirmed grant (the client acknowledged the GRANTED
@@ -627,6 +650,10 @@ struct lk_counts {
 	uint64_t	 ct_queue_visits; /* queued waiters (and nodes of their
 					   index) looked at by FIFO checks,
 					   grant passes, deadlock searches */
+	uint64_t	 ct_grants_undone; /* unconfirmed grants undone
+					   (lk_grant_undo, lk_cancel) */
+	uint64_t	 ct_undo_shared; /* exclusive locks an undo could give
+					   back only shared */
 };
 
 void	lk_table_counts(const struct lk_table *t, struct lk_counts *ct);

@@ -370,6 +370,7 @@ lk_owner_free_contents(struct lk_table *t, struct lk_owner *o)
 
 	while ((w = o->ow_waiters) != NULL) {
 		o->ow_waiters = w->wa_onext;
+		lk_free(t, w->wa_prior);
 		lk_free(t, w);
 	}
 	/* Its reclaimable records went with their files. */

@@ -148,10 +148,12 @@ lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	lk_recl_cut_plan(t, r, rem, &nrem);
 	if ((st = lk_take_plan(t, o, r, excl, false, &pl)) != LK_OK)
 		return st;
-	if (!lk_reserve(t, nrem + pl.pl_adds, t->t_rtmp.v_len + pl.pl_removes))
+	if (!lk_prior_reserve(t, o, f, r) ||
+	    !lk_reserve(t, nrem + pl.pl_adds, t->t_rtmp.v_len + pl.pl_removes))
 		return LK_NOMEM;
 	lk_recl_cut(t, o, f, rem, nrem);
 	c = lk_take_apply(t, o, f, r, excl, &pl);
+	lk_prior_set(o, f, r, excl);
 	t->t_res.rs_token = c->lo_token;
 	t->t_ct.ct_reclaims++;
 	/*
@@ -354,8 +356,8 @@ lk_cancel_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 			lk_grant_pass(t, f, now, &r);
 		return LK_OK;
 	}
-	if (lk_waiter_match(o, f, &r, req->rq_excl, true) != NULL)
-		return lk_unlock_range(t, o, f, &r, now, false);
+	if ((w = lk_waiter_match(o, f, &r, req->rq_excl, true)) != NULL)
+		return lk_undo_grant(t, o, f, w, now);
 	return LK_NOTFOUND;
 }
 
@@ -365,6 +367,33 @@ lk_cancel(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
 {
 	lk_begin(t);
 	return lk_finish(t, lk_cancel_do(t, req, now), resp);
+}
+
+static enum lk_status
+lk_grant_undo_do(struct lk_table *t, const struct lk_lockreq *req,
+    uint64_t now)
+{
+	struct lk_range r;
+	struct lk_file *f;
+	struct lk_owner *o;
+	struct lk_waiter *w;
+	enum lk_status st;
+
+	if ((st = lk_req_check(req, &r)) != LK_OK)
+		return st;
+	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
+	    (o = lk_req_owner(t, req)) == NULL ||
+	    (w = lk_waiter_match(o, f, &r, req->rq_excl, true)) == NULL)
+		return LK_NOTFOUND;
+	return lk_undo_grant(t, o, f, w, now);
+}
+
+enum lk_status
+lk_grant_undo(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
+    const struct lk_result **resp)
+{
+	lk_begin(t);
+	return lk_finish(t, lk_grant_undo_do(t, req, now), resp);
 }
 
 static enum lk_status

@@ -170,6 +170,7 @@ lk_waiter_free(struct lk_table *t, struct lk_waiter *w)
 		w->wa_onext->wa_oprev = w->wa_oprev;
 	lk_owner_drop(t, o);
 	lk_file_drop(t, f);
+	lk_free(t, w->wa_prior);
 	lk_free(t, w);
 }
 
@@ -330,9 +331,11 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 {
 	struct lk_waiter *w, *next;
 	struct lk_lock *conflict, *cover;
+	struct lk_prior *prior;
 	struct lk_range r;
 	size_t n = 0;
 	unsigned run = 0;
+	uint32_t nprior;
 	bool alone;
 
 	for (w = f->fi_wq; w != NULL; w = next) {
@@ -384,13 +387,18 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 		    w->wa_owner->ow_nwaiters == 1;
 		if (!alone)
 			lk_dset_add(again, r.r_start, r.r_end);
+		/* What the owner holds there apart from this grant (undo.c). */
+		if (!lk_prior_make(t, &r, &prior, &nprior))
+			goto nomem;
 		if (!lk_vec_reserve(t, &t->t_granted, sizeof(struct lk_grant),
 		    1) || lk_take(t, w->wa_owner, f, &r, w->wa_excl, false,
 		    &cover) != LK_OK) {
-			*nomem = true;
-			return n;
+			lk_free(t, prior);
+			goto nomem;
 		}
 		lk_waiter_granted(t, w, cover, now);
+		w->wa_prior = prior;
+		w->wa_nprior = w->wa_capprior = nprior;
 		t->t_budget--;
 		n++;
 		/*
@@ -406,6 +414,9 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 				lk_dset_sub(ds, r.r_start, r.r_end);
 		}
 	}
+	return n;
+nomem:
+	*nomem = true;
 	return n;
 }
 

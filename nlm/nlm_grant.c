@@ -262,10 +262,12 @@ grant_release_retry(struct ev_loop *loop, void *arg)
 }
 
 /*
- * Release the granted lock: the client refused it or we gave up.  On
+ * Undo the grant: the client refused it or we gave up.  The owner keeps
+ * what it held in the range before (lk_grant_undo(): a refused upgrade or
+ * extension must not take away the lock the client still holds).  On
  * success lockcore hands g back as dropped and nlm_apply() frees it.  If
- * lockcore cannot (out of memory), the grant stays, and the release is
- * tried again in a second -- never left half done.
+ * lockcore cannot (out of memory), the grant stays, and the undo is tried
+ * again in a second -- never left half done.
  */
 static void
 grant_release(struct nlm_grant *g)
@@ -276,11 +278,19 @@ grant_release(struct nlm_grant *g)
 	char hs[300];
 
 	nlm_grant_lockreq(g, &rq);
-	st = lk_unlock(nlm->n_table, &rq, ev_now_ms(), &res);
+	st = lk_grant_undo(nlm->n_table, &rq, ev_now_ms(), &res);
+	if (st == LK_NOTFOUND) {
+		/* Not lockcore's any more (cannot happen: it would have
+		 * handed g back); nothing to undo, nobody else frees it. */
+		log_warnx("host %s: a refused grant lockcore does not know",
+		    nlm_host_str(g->g_host, hs, sizeof(hs)));
+		nlm_grant_free(g);
+		return;
+	}
 	if (st != LK_OK) {
 		nlm->n_stats.cb_release_failed++;
 		log_rl_warnx(&rl_release,
-		    "host %s: releasing a refused or expired grant failed "
+		    "host %s: undoing a refused or expired grant failed "
 		    "(%s); trying again in 1 s", nlm_host_str(g->g_host, hs,
 		    sizeof(hs)), lk_strerror(st));
 		nlm_send_cancel(g->g_send);
@@ -302,7 +312,7 @@ grant_deadline(struct ev_loop *loop, void *arg)
 	(void)loop;
 	nlm->n_stats.cb_given_up++;
 	log_rl_warnx(&rl_give_up, "host %s never collected a granted lock in "
-	    "%u s: releasing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
+	    "%u s: undoing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
 	    nlm->n_conf.nc_cb_give_up_sec);
 	grant_release(g);
 }
@@ -327,7 +337,7 @@ nlm_grant_answer(struct nlm_grant *g, nlm4_stats st)
 		nlm->n_stats.cb_refused++;
 		log_rl_info(&rl_refused,
 		    "host %s refused a granted lock (status %d): "
-		    "releasing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
+		    "undoing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
 		    (int)st);
 		grant_release(g);
 		return;
@@ -432,7 +442,7 @@ grant_send(struct nlm_grant *g)
 		nlm->n_stats.cb_given_up++;
 		log_rl_warnx(&rl_give_up,
 		    "host %s never acknowledged a granted lock in %u s: "
-		    "releasing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
+		    "undoing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
 		    give_up);
 		grant_release(g);
 		return;

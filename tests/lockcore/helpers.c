@@ -72,6 +72,12 @@ lt_cancel(struct lk_table *t, struct lk_lockreq rq)
 }
 
 enum lk_status
+lt_undo(struct lk_table *t, struct lk_lockreq rq)
+{
+	return lt_checked(t, lk_grant_undo(t, &rq, 3, &lt_res));
+}
+
+enum lk_status
 lt_confirm(struct lk_table *t, struct lk_lockreq rq)
 {
 	return lt_checked(t, lk_grant_confirm(t, &rq, &lt_res));

@@ -70,6 +70,8 @@ static const char *const m_files[MF] = { "F0", "file-1", "F2" };
 struct m_wait {
 	int		 o, f, s, e, id;
 	bool		 excl, granted;
+	/* granted: o's bytes of [s, e] apart from the grant (undo) */
+	uint8_t		 prior[MB];
 };
 
 struct m_rec {
@@ -93,6 +95,7 @@ struct m_run {
 	enum lk_reclaim_check check;
 	uint64_t	 epoch;
 	unsigned long	 restarts, reclaims, grace_ends;
+	unsigned long	 undos, undo_kept, undo_shared;	/* m_undo() */
 	int		 next_id;
 	int		 granted[MW], ngranted;
 	int		 dropped[MW * 2], ndropped;
@@ -227,6 +230,26 @@ m_set(struct m_run *m, int o, int f, int s, int e, int mode)
 		m->held[f][b][o] = (uint8_t)mode;
 }
 
+/*
+ * o took [s, e] of f in `mode' (a LOCK, a reclaim, another grant): in the
+ * prior of each of its unconfirmed grants there, those bytes are that.
+ */
+static void
+m_note(struct m_run *m, int o, int f, int s, int e, int mode)
+{
+	struct m_wait *w;
+	int b, i;
+
+	for (i = 0; i < m->nw; i++) {
+		w = &m->w[i];
+		if (!w->granted || w->o != o || w->f != f || w->s > e ||
+		    s > w->e)
+			continue;
+		for (b = s > w->s ? s : w->s; b <= e && b <= w->e; b++)
+			w->prior[b] = (uint8_t)mode;
+	}
+}
+
 static void
 m_drop(struct m_run *m, int id)
 {
@@ -250,7 +273,7 @@ m_grant_pass(struct m_run *m, int f)
 {
 	struct m_wait *w;
 	bool again = true;
-	int i;
+	int i, b;
 
 	while (again) {
 		again = false;
@@ -262,7 +285,10 @@ m_grant_pass(struct m_run *m, int f)
 			    m_queued_block(m, w->o, f, w->s, w->e, w->excl,
 			    i) >= 0)
 				continue;
+			for (b = w->s; b <= w->e; b++)
+				w->prior[b] = m->held[f][b][w->o];
 			m_set(m, w->o, f, w->s, w->e, m_mode(w->excl));
+			m_note(m, w->o, f, w->s, w->e, m_mode(w->excl));
 			w->granted = true;
 			m->granted[m->ngranted++] = w->id;
 			again = true;
@@ -379,10 +405,13 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 			m_drop(m, m->w[i].id);
 			m_wremove(m, i);
 		}
-		m->w[m->nw++] = (struct m_wait){ o, f, s, e, id, excl, false };
+		m->w[m->nw] = (struct m_wait){ o, f, s, e, id, excl, false,
+		    { 0 } };
+		m->nw++;
 		return LK_BLOCKED;
 	}
 	m_set(m, o, f, s, e, m_mode(excl));
+	m_note(m, o, f, s, e, m_mode(excl));
 	m_grant_pass(m, f);
 	if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
 		m_drop(m, m->w[i].id);
@@ -425,6 +454,7 @@ m_reclaim(struct m_run *m, int o, int f, int s, int e, bool excl)
 	for (b = s; b <= e; b++)
 		m->rheld[f][b][o] = 0;
 	m_set(m, o, f, s, e, m_mode(excl));
+	m_note(m, o, f, s, e, m_mode(excl));
 	if ((i = m_find_wait(m, o, f, s, e, excl, false)) >= 0) {
 		m_drop(m, m->w[i].id);
 		m_wremove(m, i);
@@ -455,6 +485,47 @@ m_unlock(struct m_run *m, int o, int f, int s, int e)
 	m_grant_pass(m, f);
 }
 
+/*
+ * Undo unconfirmed grant i: o's bytes of [s, e] become its prior, where
+ * a run of exclusive bytes that another owner's byte now meets comes back
+ * shared, all of it; o's unconfirmed grants there end.
+ */
+static void
+m_undo(struct m_run *m, int i)
+{
+	struct m_wait w = m->w[i];
+	int b, a, p, mode;
+
+	m->undos++;
+	for (b = w.s; b <= w.e; b++)
+		if (w.prior[b] != 0) {
+			m->undo_kept++;
+			break;
+		}
+	m_set(m, w.o, w.f, w.s, w.e, 0);
+	for (b = w.s; b <= w.e; b++)
+		m->rheld[w.f][b][w.o] = 0;
+	for (i = m->nw - 1; i >= 0; i--)
+		if (m->w[i].granted && m->w[i].o == w.o && m->w[i].f == w.f &&
+		    m->w[i].s <= w.e && w.s <= m->w[i].e) {
+			m_drop(m, m->w[i].id);
+			m_wremove(m, i);
+		}
+	for (a = w.s; a <= w.e; a = b) {
+		mode = w.prior[a];
+		for (b = a; b <= w.e && w.prior[b] == mode; b++)
+			continue;
+		if (mode == 2)
+			for (p = a; p < b && mode == 2; p++)
+				if (m_held_conflict(m, w.o, w.f, p, p, true) >= 0)
+					mode = 1;
+		m->undo_shared += mode == 1 && w.prior[a] == 2;
+		if (mode != 0)
+			m_set(m, w.o, w.f, a, b - 1, mode);
+	}
+	m_grant_pass(m, w.f);
+}
+
 static enum lk_status
 m_cancel(struct m_run *m, int o, int f, int s, int e, bool excl)
 {
@@ -466,11 +537,22 @@ m_cancel(struct m_run *m, int o, int f, int s, int e, bool excl)
 		m_grant_pass(m, f);
 		return LK_OK;
 	}
-	if (m_find_wait(m, o, f, s, e, excl, true) >= 0) {
-		m_unlock(m, o, f, s, e);
+	if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
+		m_undo(m, i);
 		return LK_OK;
 	}
 	return LK_NOTFOUND;
+}
+
+static enum lk_status
+m_grant_undo(struct m_run *m, int o, int f, int s, int e, bool excl)
+{
+	int i;
+
+	if ((i = m_find_wait(m, o, f, s, e, excl, true)) < 0)
+		return LK_NOTFOUND;
+	m_undo(m, i);
+	return LK_OK;
 }
 
 static enum lk_status
@@ -1154,6 +1236,11 @@ m_do_lockop(struct m_run *m, int op, enum lk_status *want, bool *holder,
 		*want = ok ? m_cancel(m, o, f, s, e, excl) : LK_RANGE;
 		return lk_cancel(m->t, &rq, m->steps, &m->res);
 	default:
+		if (m_rand(m, 2) == 0) {
+			*want = ok ? m_grant_undo(m, o, f, s, e, excl) :
+			    LK_RANGE;
+			return lk_grant_undo(m->t, &rq, m->steps, &m->res);
+		}
 		*want = ok ? m_confirm(m, o, f, s, e, excl) : LK_RANGE;
 		return lk_grant_confirm(m->t, &rq, &m->res);
 	}
@@ -1415,12 +1502,15 @@ m_run(bool high, bool fifo, uint64_t seed, unsigned long steps)
 	printf("\n  model %s/%s seed %llu: %lu steps: granted %lu denied %lu "
 	    "blocked %lu deadlock %lu range %lu notfound %lu; waiter grants "
 	    "%lu; max records %lu, max waiters %lu; restarts %lu, reclaims "
-	    "granted %lu, grace %lu, nograce %lu, grace ends %lu ",
+	    "granted %lu, grace %lu, nograce %lu, grace ends %lu; grants "
+	    "undone %lu (%lu keeping locks held before, %lu exclusive runs "
+	    "given back shared) ",
 	    high ? "high" : "low", fifo ? "fifo" : "barge",
 	    (unsigned long long)seed, i, m.nstat[LK_OK], m.nstat[LK_DENIED],
 	    m.nstat[LK_BLOCKED], m.nstat[LK_DEADLOCK], m.nstat[LK_RANGE],
 	    m.nstat[LK_NOTFOUND], m.nwgrants, m.maxrec, m.maxw, m.restarts,
-	    m.reclaims, m.nstat[LK_GRACE], m.nstat[LK_NOGRACE], m.grace_ends);
+	    m.reclaims, m.nstat[LK_GRACE], m.nstat[LK_NOGRACE], m.grace_ends,
+	    m.undos, m.undo_kept, m.undo_shared);
 	lk_table_destroy(m.t);
 	free(m.store);
 	free(m.live);

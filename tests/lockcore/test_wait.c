@@ -955,6 +955,204 @@ test_grant_budget(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/* ---- undoing an unconfirmed grant (undo.c) ---- */
+
+static uint64_t
+undone_shared(void)
+{
+	struct lk_counts ct;
+
+	lk_table_counts(t, &ct);
+	return ct.ct_undo_shared;
+}
+
+/*
+ * B holds [0,10) and asks for [0,20), which waits for A's [10,20).  The
+ * grant makes one record [0,20); B's client refuses it: B keeps [0,10),
+ * [10,20) is free again.  (Until 2026-11-27 the whole [0,20) was
+ * unlocked, and C was granted [0,10) while B's process still held it.)
+ */
+static void
+test_undo_extension(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 10, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 20, EX));
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 20, EX, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(pending(), 0);
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 1);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 10, EX));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 10, SH, NB), NULL),
+	    LK_DENIED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	/* Once undone there is nothing to undo, confirm or cancel. */
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 20, EX, BL)),
+	    LK_NOTFOUND);
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OB, "f", 0, 20, EX, BL)),
+	    LK_NOTFOUND);
+}
+
+/*
+ * An upgrade: B reads [0,10) and asks to write it, waiting for A's read
+ * lock.  CANCEL after the grant (the F_SETLKW was interrupted) gives B
+ * its read lock back, so C may read again.
+ */
+static void
+test_undo_upgrade_by_cancel(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 10, SH, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 10, EX));
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OB, "f", 0, 10, EX, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 10, SH));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 1);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 1, EX, NB), NULL),
+	    LK_DENIED);
+}
+
+/*
+ * What the owner locks itself while its grant is unconfirmed (another
+ * thread of the process, say) is its own: B's grant of [0,20) is undone
+ * after B locked [0,5) (covered by the grant, so nothing changed then)
+ * and read-locked [15,20): B keeps [0,5) and [15,20) shared.
+ */
+static void
+test_undo_keeps_later_locks(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 20, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 5, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 15, 5, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(pending(), 1);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 20, EX, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 5, EX));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 15, 5, SH));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 2);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 10, EX, NB), NULL),
+	    LK_GRANTED);
+}
+
+/*
+ * A shared grant turned B's exclusive [0,10) shared, and C read byte 5
+ * since: undone, B's [0,10) can only come back shared (counted).
+ */
+static void
+test_undo_shared_grant(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 10, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 20, SH));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 20, SH, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 10, SH));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 1);
+	CU_ASSERT_EQUAL(undone_shared(), 1);
+	/* Without C there, the exclusive lock comes back exclusive. */
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 10, 10, EX, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 20, SH, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 10, EX));
+	CU_ASSERT_EQUAL(undone_shared(), 0);
+}
+
+/* An undo that runs out of memory leaves everything as it was. */
+static void
+test_undo_nomem(void)
+{
+	static struct lt_snap before, after;
+	struct lk_lockreq rq;
+	struct lt_failer fl;
+	struct lk_config cf;
+	struct lk_table *tt;
+	enum lk_status st;
+	int k, nomem = 0;
+
+	lt_failer_init(&fl);
+	lk_config_init(&cf);
+	cf.cf_alloc = &fl.al;
+	/* The node pools grow one node at a time: a few hundred. */
+	for (k = 0; k < 1000; k++) {
+		fl.countdown = -1;
+		tt = lk_table_new(&cf);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+		/* B: pieces in [0,40) of both modes; waits for all of it. */
+		rq = lt_req(OB, "f", 0, 4, EX, NB);
+		(void)lk_lock(tt, &rq, 0, NULL);
+		rq = lt_req(OB, "f", 10, 4, SH, NB);
+		(void)lk_lock(tt, &rq, 0, NULL);
+		rq = lt_req(OB, "f", 20, 4, EX, NB);
+		(void)lk_lock(tt, &rq, 0, NULL);
+		rq = lt_req(OA, "f", 30, 10, EX, NB);
+		(void)lk_lock(tt, &rq, 0, NULL);
+		rq = lt_req(OB, "f", 0, 40, EX, BL);
+		rq.rq_udata = &u1;
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_BLOCKED);
+		rq = lt_req(OA, "f", 30, 10, EX, NB);
+		(void)lk_unlock(tt, &rq, 0, NULL);
+		rq = lt_req(OB, "f", 36, 2, SH, NB);
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+		lt_snapshot(tt, &before);
+		fl.countdown = k;
+		fl.failed = 0;
+		rq = lt_req(OB, "f", 0, 40, EX, BL);
+		st = lk_grant_undo(tt, &rq, 1, NULL);
+		fl.countdown = -1;
+		if (st == LK_NOMEM) {
+			nomem++;
+			lt_snapshot(tt, &after);
+			CU_ASSERT_STRING_EQUAL(before.buf, after.buf);
+		} else {
+			CU_ASSERT_EQUAL(st, LK_OK);
+			rq = lt_req(OB, "f", 0, 4, EX, NB);
+			CU_ASSERT_EQUAL(lk_test(tt, &rq, NULL), LK_OK);
+		}
+		CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+		lk_table_destroy(tt);
+		if (fl.failed == 0)
+			break;
+	}
+	CU_ASSERT(k < 1000);
+	CU_ASSERT(nomem > 100);
+}
+
 int
 lt_register_wait(void)
 {
@@ -963,6 +1161,15 @@ lt_register_wait(void)
 	if (s == NULL ||
 	    !CU_add_test(s, "block, grant event, confirm",
 	    test_block_and_grant) ||
+	    !CU_add_test(s, "undo: a refused extension keeps what was held",
+	    test_undo_extension) ||
+	    !CU_add_test(s, "undo: a cancelled upgrade keeps the read lock",
+	    test_undo_upgrade_by_cancel) ||
+	    !CU_add_test(s, "undo: the owner's later locks stay",
+	    test_undo_keeps_later_locks) ||
+	    !CU_add_test(s, "undo: of a shared grant", test_undo_shared_grant) ||
+	    !CU_add_test(s, "undo: out of memory changes nothing",
+	    test_undo_nomem) ||
 	    !CU_add_test(s, "FIFO: no barging", test_fifo_no_barging) ||
 	    !CU_add_test(s, "release with many waiters",
 	    test_release_many_waiters) ||

@@ -510,6 +510,48 @@ test_xid_wrap(void)
 }
 
 /*
+ * hostB holds [0,10) and asks for [0,20), which waits for hostA's
+ * [10,20); the grant makes it one lock [0,20); hostB's client refuses the
+ * GRANTED_MSG (the process that waited is gone, its earlier lock is not).
+ * nlmd undoes the grant: hostB keeps [0,10), [10,20) is free.  Until
+ * 2026-11-27 the whole [0,20) was unlocked and hostC got [0,10) (found by
+ * review).
+ */
+static void
+test_refusal_keeps_earlier_lock(void)
+{
+	nlm4_testargs ta;
+	nlm4_res res;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 10, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 20, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 10, 10),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	memset(&res, 0, sizeof(res));
+	res.cookie = ta.cookie;
+	res.stat.stat = NLM4_DENIED;
+	(void)ts_send(NLMPROC4_GRANTED_RES, XDRPROC(xdr_nlm4_res), &res);
+	ts_pump();
+	(void)ts_reply(-1, false, &res);	/* its empty reply */
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_refused, 1);
+	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 0, 10, true, false,
+	    false), NLM4_DENIED);
+	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 10, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
  * A client's non-blocking LOCK for the range it already waits for (fuzz
  * regression: lockcore answered it BLOCKED and left the queued request
  * without its callback record, and the UNLOCK's grant then dereferenced
@@ -1459,7 +1501,9 @@ ts_register_turn(void)
 	    CU_add_test(s, "a look-up answered with a long verifier",
 	    test_res_verifier) == NULL ||
 	    CU_add_test(s, "the outgoing xid wraps under a callback",
-	    test_xid_wrap) ==
+	    test_xid_wrap) == NULL ||
+	    CU_add_test(s, "a refused grant leaves the earlier lock",
+	    test_refusal_keeps_earlier_lock) ==
 	    NULL ||
 	    CU_add_test(s, "TCP reply after the commit", test_tcp_reply) ==
 	    NULL ||
