@@ -369,22 +369,34 @@ lk_cancel(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
 	return lk_finish(t, lk_cancel_do(t, req, now), resp);
 }
 
+/* The unconfirmed grant req names: LK_OK with it in *wp, or why not. */
+static enum lk_status
+lk_grant_find(struct lk_table *t, const struct lk_lockreq *req,
+    struct lk_owner **op, struct lk_file **fp, struct lk_waiter **wp)
+{
+	struct lk_range r;
+	enum lk_status st;
+
+	if ((st = lk_req_check(req, &r)) != LK_OK)
+		return st;
+	if ((*fp = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
+	    (*op = lk_req_owner(t, req)) == NULL ||
+	    (*wp = lk_waiter_match(*op, *fp, &r, req->rq_excl, true)) == NULL)
+		return LK_NOTFOUND;
+	return LK_OK;
+}
+
 static enum lk_status
 lk_grant_undo_do(struct lk_table *t, const struct lk_lockreq *req,
     uint64_t now)
 {
-	struct lk_range r;
 	struct lk_file *f;
 	struct lk_owner *o;
 	struct lk_waiter *w;
 	enum lk_status st;
 
-	if ((st = lk_req_check(req, &r)) != LK_OK)
+	if ((st = lk_grant_find(t, req, &o, &f, &w)) != LK_OK)
 		return st;
-	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
-	    (o = lk_req_owner(t, req)) == NULL ||
-	    (w = lk_waiter_match(o, f, &r, req->rq_excl, true)) == NULL)
-		return LK_NOTFOUND;
 	return lk_undo_grant(t, o, f, w, now);
 }
 
@@ -399,18 +411,13 @@ lk_grant_undo(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
 static enum lk_status
 lk_confirm_do(struct lk_table *t, const struct lk_lockreq *req)
 {
-	struct lk_range r;
 	struct lk_file *f;
 	struct lk_owner *o;
 	struct lk_waiter *w;
 	enum lk_status st;
 
-	if ((st = lk_req_check(req, &r)) != LK_OK)
+	if ((st = lk_grant_find(t, req, &o, &f, &w)) != LK_OK)
 		return st;
-	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
-	    (o = lk_req_owner(t, req)) == NULL ||
-	    (w = lk_waiter_match(o, f, &r, req->rq_excl, true)) == NULL)
-		return LK_NOTFOUND;
 	if (!lk_vec_reserve(t, &t->t_dropped, sizeof(void *), 1))
 		return LK_NOMEM;
 	lk_drop_udata(t, w->wa_udata);

@@ -59,6 +59,16 @@ pending(void)
 	return ct.ct_pending;
 }
 
+/* Exclusive locks an undo gave back shared (ct_undo_shared). */
+static uint64_t
+undone_shared(void)
+{
+	struct lk_counts ct;
+
+	lk_table_counts(t, &ct);
+	return ct.ct_undo_shared;
+}
+
 static void
 test_block_and_grant(void)
 {
@@ -957,14 +967,6 @@ test_grant_budget(void)
 
 /* ---- undoing an unconfirmed grant (undo.c) ---- */
 
-static uint64_t
-undone_shared(void)
-{
-	struct lk_counts ct;
-
-	lk_table_counts(t, &ct);
-	return ct.ct_undo_shared;
-}
 
 /*
  * B holds [0,10) and asks for [0,20), which waits for A's [10,20).  The
