@@ -41,32 +41,25 @@ teardown(void)
 	return 0;
 }
 
-static size_t
-waiters(void)
+static struct lk_counts
+counts(void)
 {
 	struct lk_counts ct;
 
 	lk_table_counts(t, &ct);
-	return ct.ct_waiters;
+	return ct;
+}
+
+static size_t
+waiters(void)
+{
+	return counts().ct_waiters;
 }
 
 static size_t
 pending(void)
 {
-	struct lk_counts ct;
-
-	lk_table_counts(t, &ct);
-	return ct.ct_pending;
-}
-
-/* Exclusive locks an undo gave back shared (ct_undo_shared). */
-static uint64_t
-undone_shared(void)
-{
-	struct lk_counts ct;
-
-	lk_table_counts(t, &ct);
-	return ct.ct_undo_shared;
+	return counts().ct_pending;
 }
 
 static void
@@ -1080,7 +1073,7 @@ test_undo_shared_grant(void)
 	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 20, SH, BL)), LK_OK);
 	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 10, SH));
 	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 1);
-	CU_ASSERT_EQUAL(undone_shared(), 1);
+	CU_ASSERT_EQUAL(counts().ct_undo_shared, 1);
 	/* Without C there, the exclusive lock comes back exclusive. */
 	reset(LK_POLICY_FIFO);
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
@@ -1092,7 +1085,7 @@ test_undo_shared_grant(void)
 	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 10, 10, EX, NB)), LK_OK);
 	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 20, SH, BL)), LK_OK);
 	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 10, EX));
-	CU_ASSERT_EQUAL(undone_shared(), 0);
+	CU_ASSERT_EQUAL(counts().ct_undo_shared, 0);
 }
 
 /* An undo that runs out of memory leaves everything as it was. */
