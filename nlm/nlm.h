@@ -96,6 +96,10 @@ struct nlm_counters {
 	uint64_t	free_all_refused; /* FREE_ALL from a foreign address */
 	uint64_t	sm_notify;	/* proc 16 notifications acted on */
 	uint64_t	sm_notify_refused;
+	uint64_t	notify_gone;	/* SM_NOTIFY naming a host forgotten
+					   lately: ignored */
+	uint64_t	notify_ambiguous; /* SM_NOTIFY naming no host, from an
+					   address with several: ignored */
 	uint64_t	hosts;		/* gauge: hosts known */
 	uint64_t	hosts_refused;	/* max-hosts or max-hosts-per-address */
 	uint64_t	cb_inflight;	/* gauge: grants awaiting acknowledgement */
@@ -193,15 +197,17 @@ const struct lk_table *nlm_get_table(void);
 
 /*
  * A client sent SM_NOTIFY (it restarted, now in NSM state `state') from
- * `addr': release what the hosts at that address hold -- those whose
- * caller_name is `name', or, when no host anywhere has that name, every
- * host at that address (its lock manager may use another name than its
- * status monitor) -- and take them off the monitor list.  A name known
- * only at other addresses releases nothing.  Hosts elsewhere are never
- * touched, and
- * neither is a host whose recorded state is already `state' (a repeated
- * notification; counted in *unchanged, which may be NULL).  Returns the
- * number of hosts released.
+ * `addr': release what the host (addr, name) holds and take it off the
+ * monitor list.  When no host anywhere has that name, its status monitor
+ * may go by another name than its lock manager: then the host at that
+ * address is released if it is the only one there, and nothing when
+ * there are several (counted in notify_ambiguous, logged) or when `name'
+ * is that of a host forgotten at that address lately (a re-sent
+ * notification, or a host swept while idle: counted in notify_gone).  A
+ * name known only at other addresses releases nothing.  Hosts elsewhere
+ * are never touched, and neither is a host whose recorded state is
+ * already `state' (a repeated notification; counted in *unchanged, which
+ * may be NULL).  Returns the number of hosts released.
  */
 unsigned	nlm_host_notified(const char *name, int32_t state,
 		    const struct sockaddr *addr, socklen_t addrlen,

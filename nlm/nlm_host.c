@@ -40,6 +40,7 @@
 static struct log_rl rl_released;
 static struct log_rl rl_table_full;
 static struct log_rl rl_addr_full;
+static struct log_rl rl_ambiguous;
 
 #define HOST_GC_MS	60000
 
@@ -681,13 +682,81 @@ nlm_host_restarted(struct nlm_host *h, int32_t state, unsigned *unchanged)
 	return 1;
 }
 
+/* Remember that the host (address, name) left (see n_gone). */
+static void
+nlm_gone_add(const struct nlm_host *h)
+{
+	nlm->n_gone[nlm->n_ngone++ % NLM_HOST_GONE] = h->h_hash;
+}
+
+/* Did a host (ss, name) leave lately? */
+static bool
+nlm_gone_find(const struct sockaddr_storage *ss, const char *name)
+{
+	uint64_t hv = nlm_host_hash(ss, name);
+	size_t i, n;
+
+	n = nlm->n_ngone < NLM_HOST_GONE ? (size_t)nlm->n_ngone :
+	    NLM_HOST_GONE;
+	for (i = 0; i < n; i++)
+		if (nlm->n_gone[i] == hv)
+			return true;
+	return false;
+}
+
+/*
+ * WHICH HOSTS AN SM_NOTIFY RELEASES (nlm_host_notified(), and
+ * nlm_host_unnamed() when no host has its name).  Its mon_name is the
+ * name the client's status monitor goes by, usually its lock manager's
+ * caller_name: then it names one host, (sender's address, mon_name).
+ * Otherwise:
+ *
+ *   - a name we know at other addresses only: someone speaks for a host
+ *     from an address it never used -- nothing;
+ *   - the name of a host that left from this address lately (n_gone): it
+ *     was released already (this is a re-sent notification, or one of
+ *     several monitor entries) or swept while idle, holding nothing --
+ *     nothing;
+ *   - a name we do not know at all: the status monitor goes by another
+ *     name than its lock manager (an address, a short name for a full
+ *     one).  The host at the sender's address is that machine if it is
+ *     the only one there.  Several hosts at one address are several
+ *     machines (NAT, containers), and nothing says which one restarted:
+ *     releasing them all would drop the locks of clients that did not
+ *     restart, without their knowing, so none is released (counted,
+ *     logged).  The one that restarted loses its old locks when it next
+ *     locks with its new NSM state (nlm_host_monitor()), or by the
+ *     operator's hand.
+ */
+static unsigned
+nlm_host_unnamed(const struct sockaddr_storage *ss, const char *name,
+    int32_t state, unsigned *same)
+{
+	struct nlm_addrcount *ac;
+	char a[64];
+
+	if (nlm_gone_find(ss, name)) {
+		nlm->n_stats.notify_gone++;
+		return 0;
+	}
+	if ((ac = nlm_addr_find(ss, nlm_addr_hash(ss))) == NULL)
+		return 0;
+	if (ac->ac_count == 1)
+		return nlm_host_restarted(ac->ac_hosts, state, same);
+	nlm->n_stats.notify_ambiguous++;
+	log_rl_warnx(&rl_ambiguous, "SM_NOTIFY for %s from %s: no host of "
+	    "that name, %u hosts at that address: none released (which one "
+	    "restarted?)", name, addr_str((const struct sockaddr *)ss, 0, a,
+	    sizeof(a)), ac->ac_count);
+	return 0;
+}
+
 unsigned
 nlm_host_notified(const char *name, int32_t state,
     const struct sockaddr *addr, socklen_t addrlen, unsigned *unchanged)
 {
 	struct sockaddr_storage ss;
-	struct nlm_addrcount *ac;
-	struct nlm_host *h, *next;
+	struct nlm_host *h;
 	unsigned n = 0, same = 0;
 
 	if (addrlen > sizeof(ss))
@@ -697,18 +766,8 @@ nlm_host_notified(const char *name, int32_t state,
 	addr_unmap(&ss, &addrlen);
 	if ((h = nlm_host_find(&ss, name)) != NULL)
 		n = nlm_host_restarted(h, state, &same);
-	/*
-	 * A name we know from elsewhere only: someone speaks for a host
-	 * from an address it never used -- nothing.  A name we do not know
-	 * at all: the status monitor's name, not its lock manager's; every
-	 * host at the sender's own address.
-	 */
-	else if (nlm_host_named(name) == NULL &&
-	    (ac = nlm_addr_find(&ss, nlm_addr_hash(&ss))) != NULL)
-		for (h = ac->ac_hosts; h != NULL; h = next) {
-			next = h->h_anext;
-			n += nlm_host_restarted(h, state, &same);
-		}
+	else if (nlm_host_named(name) == NULL)
+		n = nlm_host_unnamed(&ss, name, state, &same);
 	if (unchanged != NULL)
 		*unchanged = same;
 	return n;
@@ -734,6 +793,7 @@ nlm_host_drop(struct nlm_host *h)
 	nlm_notify_stop(h);
 	nlm_index_del(h);
 	nlm_memo_forget(h);
+	nlm_gone_add(h);
 	nlm_store_check(store_del_host(nlm->n_store, h->h_id),
 	    "staging a host removal");
 	free(h->h_name);

@@ -174,6 +174,7 @@ struct nlm_send {
 
 #define NLM_HOST_BUCKETS	1024	/* at first; doubles with the hosts */
 #define NLM_HOST_MEMO		256	/* n_memo's slots, a power of two */
+#define NLM_HOST_GONE		1024	/* n_gone's slots */
 #define NLM_TOKEN_AHEAD		4096	/* the stored token mark's lead */
 #define NLM_GRANT_BUCKETS	1024	/* at first; doubles at load 1 */
 /*
@@ -212,6 +213,16 @@ struct nlm_service {
 	 * sources share only misses.  Cleared when a host goes.
 	 */
 	struct nlm_host		*n_memo[NLM_HOST_MEMO];
+	/*
+	 * The hosts forgotten lately (released after they reported a
+	 * restart, or swept while idle) as the h_hash of their (address,
+	 * name), the oldest replaced: an SM_NOTIFY naming one of them is
+	 * about a host already gone, not the status monitor's name of
+	 * another one (nlm_host_notified()).
+	 */
+	uint64_t		 n_gone[NLM_HOST_GONE];
+	uint64_t		 n_ngone;	/* ever recorded: the next slot
+						   is n_ngone % NLM_HOST_GONE */
 	struct nlm_addrcount	**n_addrs;	/* hosts per source address */
 	size_t			 n_abuckets;
 	size_t			 n_naddrs;

@@ -163,6 +163,12 @@ nlm_metrics(struct sbuf *c)
 	lab(c, "nlmd_refused_total", "what=\"free_all\"", s->free_all_refused);
 	lab(c, "nlmd_refused_total", "what=\"sm_notify_proc16\"",
 	    s->sm_notify_refused);
+	help(c, "nlmd_sm_notify_ignored_total", "counter", "SM_NOTIFY from "
+	    "client hosts naming no host: by why none was released.");
+	lab(c, "nlmd_sm_notify_ignored_total", "why=\"gone\"",
+	    s->notify_gone);
+	lab(c, "nlmd_sm_notify_ignored_total", "why=\"ambiguous\"",
+	    s->notify_ambiguous);
 
 	help(c, "nlmd_notifications_total", "counter", "SM_NOTIFY to client "
 	    "hosts after a restart, by event.");

@@ -282,6 +282,57 @@ n_lock_as(const char *who, const char *fh, int svid)
 	return st;
 }
 
+/* An UNLOCK of [0, 1) of fh by (who, svid, "oh"). */
+static uint32_t
+n_unlock_as(const char *who, const char *fh, int svid)
+{
+	nlm4_unlockargs a;
+	nlm4_res r;
+	char oh[] = "oh";
+	uint32_t st;
+
+	memset(&a, 0, sizeof(a));
+	a.alock.caller_name = (char *)who;
+	a.alock.fh.nlm_netobj_len = (u_int)strlen(fh);
+	a.alock.fh.nlm_netobj_val = (char *)fh;
+	a.alock.oh.nlm_netobj_len = 2;
+	a.alock.oh.nlm_netobj_val = oh;
+	a.alock.svid = svid;
+	a.alock.l_len = 1;
+	(void)ts_send(NLMPROC4_UNLOCK, XDRPROC(xdr_nlm4_unlockargs), &a);
+	ts_pump();
+	memset(&r, 0, sizeof(r));
+	if (ts_reply(-1, false, &r) != 0)
+		return 99;
+	st = (uint32_t)r.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	return st;
+}
+
+/* Is [0, 1) of fh held by (any host, svid, "oh") in the store? */
+static bool
+n_held(const char *fh, int svid)
+{
+	return fake_store_has_lock(0, svid, "oh", 2, fh, strlen(fh), 0, 1,
+	    true);
+}
+
+/* An SM_NOTIFY (name, state) from 127.0.0.1: the hosts it released. */
+static unsigned
+n_notified(const char *name, int32_t state)
+{
+	struct sockaddr_in lo;
+	unsigned n;
+
+	memset(&lo, 0, sizeof(lo));
+	lo.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	n = nlm_host_notified(name, state, (struct sockaddr *)&lo,
+	    sizeof(lo), NULL);
+	ts_pump();
+	return n;
+}
+
 /*
  * 3,000 stored hosts (the host table starts with 1,024 buckets and grows):
  * all come back, all are owed a notification, and a LOCK from one of them
@@ -310,14 +361,16 @@ test_many_hosts(void)
  * Incoming SM_NOTIFY by the indexes (no scan of all hosts): 40 hosts at
  * 127.0.0.1 with state 5.  Its own name and state 5: unchanged.  Its own
  * name, state 7: that host only.  A name known only elsewhere: nothing.
- * A name unknown anywhere: every host at the address.  Another address:
- * nothing.
+ * Another address: nothing.  A name unknown anywhere: nothing while the
+ * address has several hosts (which one restarted?), the host when it is
+ * the only one there (its status monitor's name).
  */
 static void
 test_notified_index(void)
 {
 	struct sockaddr_in lo, other;
-	unsigned same;
+	char name[32];
+	unsigned same, i;
 
 	if (n_skip())
 		return;
@@ -341,7 +394,18 @@ test_notified_index(void)
 	    (struct sockaddr *)&other, sizeof(other), NULL), 0);
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 39);
 	CU_ASSERT_EQUAL(nlm_host_notified("statd-name", 7,
-	    (struct sockaddr *)&lo, sizeof(lo), NULL), 39);
+	    (struct sockaddr *)&lo, sizeof(lo), NULL), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 39);
+	CU_ASSERT_EQUAL(nlm_get_counters()->notify_ambiguous, 1);
+	for (i = 0; i < 39; i++) {
+		snprintf(name, sizeof(name), "client%u", i);
+		if (i != 3)
+			CU_ASSERT_EQUAL(nlm_host_notified(name, 7,
+			    (struct sockaddr *)&lo, sizeof(lo), NULL), 1);
+	}
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
+	CU_ASSERT_EQUAL(nlm_host_notified("statd-name", 7,
+	    (struct sockaddr *)&lo, sizeof(lo), NULL), 1);
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
 	ts_pump();
 	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
@@ -382,6 +446,107 @@ test_host_memo(void)
 	ts_stop();
 }
 
+/*
+ * Two client machines behind one address (NAT): "natc" locked once and let
+ * go, and host-idle later the sweep forgot it; "natd" holds a lock.  natc
+ * reboots and its status monitor sends SM_NOTIFY(natc).  natc is a name
+ * forgotten here, not a status monitor's other name: nothing is released
+ * (before, every host at the address was, and natd lost its lock without
+ * knowing: "nate" was granted it).
+ */
+static void
+test_notify_gone_swept(void)
+{
+	if (n_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_as("natc", "fc", 1), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_unlock_as("natc", "fc", 1), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_as("natd", "fd", 2), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 2);
+	/* host-idle (600 s) passes; the sweep (every 60 s) forgets natc. */
+	ts_advance(661 * 1000);
+	ts_pump();
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
+	CU_ASSERT_EQUAL(n_notified("natc", 9), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->notify_gone, 1);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
+	CU_ASSERT(n_held("fd", 2));
+	CU_ASSERT_EQUAL(n_lock_as("nate", "fd", 3), NLM4_DENIED);
+	ts_stop();
+}
+
+/*
+ * The same SM_NOTIFY twice (sm-notify re-sends when the answer is lost,
+ * and sends one per monitor entry): the first releases natc, the second
+ * finds natc gone and releases nothing -- not natd.
+ */
+static void
+test_notify_gone_resent(void)
+{
+	if (n_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_as("natc", "fc", 1), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_as("natd", "fd", 2), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_notified("natc", 9), 1);
+	CU_ASSERT(!n_held("fc", 1));
+	CU_ASSERT(n_held("fd", 2));
+	CU_ASSERT_EQUAL(n_notified("natc", 9), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->notify_gone, 1);
+	CU_ASSERT(n_held("fd", 2));
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
+	ts_stop();
+}
+
+/*
+ * A name never seen, from an address with two hosts: one of them may be
+ * its machine under its status monitor's name, but nothing says which --
+ * neither is released.
+ */
+static void
+test_notify_ambiguous(void)
+{
+	if (n_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_as("natc", "fc", 1), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_as("natd", "fd", 2), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_notified("statd-name", 9), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->notify_ambiguous, 1);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 2);
+	CU_ASSERT(n_held("fc", 1));
+	CU_ASSERT(n_held("fd", 2));
+	ts_stop();
+}
+
+/*
+ * A status monitor that goes by another name than its lock manager's
+ * caller_name (an address, a short name for a full one), at an address
+ * with one host: that host restarted, released.
+ */
+static void
+test_notify_other_name(void)
+{
+	if (n_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_as("client.example.org", "fc", 1),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_notified("client", 9), 1);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	CU_ASSERT(!n_held("fc", 1));
+	ts_stop();
+}
+
 int
 ts_register_notify(void)
 {
@@ -402,7 +567,15 @@ ts_register_notify(void)
 	    CU_add_test(s, "SM_NOTIFY by address and name, no scan",
 	    test_notified_index) == NULL ||
 	    CU_add_test(s, "the host memo: a shared slot, a host gone",
-	    test_host_memo) == NULL)
+	    test_host_memo) == NULL ||
+	    CU_add_test(s, "SM_NOTIFY of a host swept while idle: its "
+	    "neighbour kept", test_notify_gone_swept) == NULL ||
+	    CU_add_test(s, "a re-sent SM_NOTIFY: its neighbour kept",
+	    test_notify_gone_resent) == NULL ||
+	    CU_add_test(s, "a name unknown, two hosts at the address: none "
+	    "released", test_notify_ambiguous) == NULL ||
+	    CU_add_test(s, "a status monitor's other name: the one host at "
+	    "its address", test_notify_other_name) == NULL)
 		return -1;
 	return 0;
 }
