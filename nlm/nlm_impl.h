@@ -377,7 +377,8 @@ void		 nlm_host_forget(struct nlm_host *);
  * Owe every host an SM_NOTIFY carrying `state' and start sending (each
  * host record is staged with the time the debt began, unless it already
  * had one: a pending notification survives restarts, and its give-up
- * time counts from when it was first owed).
+ * time counts from when it was first owed, or from now when that time is
+ * ahead of the clock).
  */
 void		 nlm_notify_all(int32_t state);
 /* Stop notifying `h' (it is being freed, or told us it restarted). */

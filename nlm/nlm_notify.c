@@ -11,7 +11,8 @@
  *     (h_notify_since), staged now and committed before anything is sent.
  *     A restart before the host answered finds it there and keeps the
  *     original time, so the give-up deadline counts from the first start
- *     that owed it;
+ *     that owed it (unless that time is ahead of the clock: then from
+ *     now);
  *   - the notification goes to the `status' program that the host's
  *     rpcbind knows (PMAP GETPORT over IPv4, RPCB GETADDR over IPv6, both
  *     through nlm_out.c's port cache), over UDP, from the server address
@@ -118,6 +119,28 @@ notify_unix_now(void)
 	return ts.tv_sec > 0 ? (uint64_t)ts.tv_sec : 1;
 }
 
+/*
+ * The seconds h's debt has been owed.  h_notify_since is wall-clock and
+ * may come from the store: written by an earlier start, or by this one,
+ * under a clock that was ahead and has been stepped back since (NTP or
+ * chrony at boot).  Unsigned, now - since would then wrap, and the debt
+ * be given up at the first unanswered attempt: the client would never be
+ * told to reclaim.  A start ahead of the clock counts as just begun, and
+ * moves to now (staged), so that notify-give-up counts from a time this
+ * clock has seen.
+ */
+static uint64_t
+notify_owed_sec(struct nlm_host *h)
+{
+	uint64_t now = notify_unix_now();
+
+	if (h->h_notify_since > now) {
+		h->h_notify_since = now;
+		nlm_host_stage(h);
+	}
+	return now - h->h_notify_since;
+}
+
 static void	notify_attempt(struct ev_loop *, void *);
 
 /* The debt is settled (answered or given up): stored, sender freed. */
@@ -154,8 +177,7 @@ notify_done(void *arg, int ok, XDR *res)
 		notify_end(nt);
 		return;
 	}
-	if (notify_unix_now() - h->h_notify_since >=
-	    nlm->n_conf.nc_notify_give_up_sec) {
+	if (notify_owed_sec(h) >= nlm->n_conf.nc_notify_give_up_sec) {
 		nlm->n_stats.notify_given_up++;
 		log_warnx("host %s: SM_NOTIFY (state %d) unanswered since %"
 		    PRIu64 " (%u attempts); giving up (notify-give-up %u s): "
@@ -244,10 +266,13 @@ notify_one(struct nlm_host *h, void *arg)
 {
 	int32_t state = *(const int32_t *)arg;
 	struct nlm_notifier *nt;
+	uint64_t now;
 
 	nlm_notify_stop(h);	/* an older state's: superseded */
-	if (h->h_notify_since == 0)
-		h->h_notify_since = notify_unix_now();
+	now = notify_unix_now();
+	/* One ahead of the clock counts from now: see notify_owed_sec(). */
+	if (h->h_notify_since == 0 || h->h_notify_since > now)
+		h->h_notify_since = now;
 	nlm_host_stage(h);
 	if ((nt = calloc(1, sizeof(*nt))) == NULL) {
 		/* Stored: the next start sends it. */

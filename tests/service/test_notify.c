@@ -224,6 +224,46 @@ test_notify_give_up(void)
 	ts_stop();
 }
 
+/*
+ * A debt whose stored start lies ahead of the clock (recorded by an
+ * earlier start under a clock that was ahead, stepped back since, e.g. by
+ * NTP at boot): counted as owed from now, not given up at the first
+ * unanswered attempt (the unsigned now - since wrapped), and the client is
+ * still notified.
+ */
+static void
+test_notify_since_future(void)
+{
+	const struct nlm_counters *c;
+	uint64_t ahead = (uint64_t)time(NULL) + 3600;
+
+	if (n_skip())
+		return;
+	n_preload(ahead);
+	ts_sm_registered(false);
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT(n_since() <= (uint64_t)time(NULL));
+	ts_pump();
+	ts_advance(1000);
+	ts_pump();
+	ts_advance(2000);
+	ts_pump();
+	CU_ASSERT(c->notify_sent >= 2);
+	CU_ASSERT_EQUAL(c->notify_given_up, 0);
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	ts_sm_registered(true);
+	ts_advance(4000);
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_notify(true));
+	ts_pump();
+	CU_ASSERT_EQUAL(c->notify_acked, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(n_since(), 0);
+	ts_stop();
+}
+
 /* 40 hosts at one address: 16 in flight at a time, the rest in turn. */
 static void
 test_notify_paced(void)
@@ -560,6 +600,8 @@ ts_register_notify(void)
 	    test_notify_backoff) == NULL ||
 	    CU_add_test(s, "no status program: given up after notify-give-up",
 	    test_notify_give_up) == NULL ||
+	    CU_add_test(s, "owed since a time ahead of the clock: from now, "
+	    "not given up", test_notify_since_future) == NULL ||
 	    CU_add_test(s, "one address: 16 in flight, the rest in turn",
 	    test_notify_paced) == NULL ||
 	    CU_add_test(s, "3,000 hosts: the host table grows, all found",
