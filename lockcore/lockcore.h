@@ -526,7 +526,8 @@ enum lk_status lk_unshare(struct lk_table *t, const struct lk_sharereq *req,
  * Release everything host holds: locks, shares, waiters, unconfirmed
  * grants (NLM FREE_ALL, SM_NOTIFY, admin).  Reports the removed records,
  * the dropped udata and the waiters of other hosts this granted.
- * Returns LK_OK (also when the host is unknown).
+ * Returns LK_OK (also when the host is unknown) or LK_NOMEM (nothing
+ * released).
  */
 enum lk_status lk_host_release(struct lk_table *t, uint64_t host,
 	    uint64_t now, const struct lk_result **resp);

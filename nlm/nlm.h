@@ -26,6 +26,7 @@ struct ctl_srv;
 struct ev_loop;
 struct onc_out;
 struct onc_srv;
+struct lk_allocator;
 struct lk_table;
 struct store;
 
@@ -64,6 +65,10 @@ struct nlm_config {
 						   address the host used */
 	unsigned	nc_notify_give_up_sec;	/* stop notifying after */
 	unsigned	nc_host_idle_sec;	/* unused hosts leave after */
+	const struct lk_allocator *nc_lk_alloc;	/* the lock table's
+						   allocator (tests: failure
+						   injection); NULL: the C
+						   library */
 };
 
 /* Counters, kept from the start; the operator tooling exposes them. */
@@ -100,6 +105,8 @@ struct nlm_counters {
 					   lately: ignored */
 	uint64_t	notify_ambiguous; /* SM_NOTIFY naming no host, from an
 					   address with several: ignored */
+	uint64_t	release_failed;	/* a host's release out of memory:
+					   host kept */
 	uint64_t	hosts;		/* gauge: hosts known */
 	uint64_t	hosts_refused;	/* max-hosts or max-hosts-per-address */
 	uint64_t	cb_inflight;	/* gauge: grants awaiting acknowledgement */

@@ -406,6 +406,7 @@ struct ctl_rel {
 	struct lk_record *recs;		/* what to release */
 	size_t		 nrecs, cap;
 	unsigned	 hosts;
+	unsigned	 failed;	/* hosts not released: no memory */
 	bool		 dry;
 };
 
@@ -496,7 +497,8 @@ ctl_rel_host(struct nlm_host *h, void *arg)
 	log_info("operator (uid %u, pid %d): release of host %s",
 	    (unsigned)ctl_peer(r->conn)->uid, (int)ctl_peer(r->conn)->pid,
 	    nlm_host_str(h, hs, sizeof(hs)));
-	nlm_host_release(h, "released by the operator");
+	if (!nlm_host_release(h, "released by the operator"))
+		r->failed++;
 }
 
 static void
@@ -607,6 +609,9 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 			return;
 		}
 		ctl_hold_commit(c);
+		if (r.failed > 0)
+			ctl_error(c, "release: out of memory: %u of %u host(s) "
+			    "not released; try again", r.failed, r.hosts);
 		return;
 	}
 	if (fh != NULL) {

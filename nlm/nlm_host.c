@@ -41,6 +41,7 @@ static struct log_rl rl_released;
 static struct log_rl rl_table_full;
 static struct log_rl rl_addr_full;
 static struct log_rl rl_ambiguous;
+static struct log_rl rl_release_failed;
 
 #define HOST_GC_MS	60000
 
@@ -637,18 +638,28 @@ nlm_host_restore(const struct store_host *sh)
 	return 0;
 }
 
-void
+bool
 nlm_host_release(struct nlm_host *h, const char *why)
 {
 	const struct lk_result *res;
+	enum lk_status st;
 	char hs[300];
 
-	(void)lk_host_release(nlm->n_table, h->h_id, ev_now_ms(), &res);
+	st = lk_host_release(nlm->n_table, h->h_id, ev_now_ms(), &res);
+	if (st != LK_OK) {
+		/* LK_NOMEM: nothing changed, the host must stay to retry. */
+		nlm->n_stats.release_failed++;
+		log_rl_warnx(&rl_release_failed,
+		    "host %s: cannot release what it holds (%s): %s; kept",
+		    nlm_host_str(h, hs, sizeof(hs)), why, lk_strerror(st));
+		return false;
+	}
 	if (res->rs_nremoved > 0 || res->rs_ndropped > 0)
 		log_rl_info(&rl_released,
 		    "host %s: released %zu locks/shares (%s)",
 		    nlm_host_str(h, hs, sizeof(hs)), res->rs_nremoved, why);
 	nlm_apply(res);
+	return true;
 }
 
 void
@@ -667,7 +678,10 @@ nlm_host_foreach(void (*fn)(struct nlm_host *, void *), void *arg)
 /*
  * A host that restarted, as a status monitor reported: release it and
  * take it off the list, unless `state' is the one it already gave us.
- * Returns 1 when released.
+ * Returns 1 when released.  A host whose locks could not be released
+ * (out of memory) stays, with its record and its state, so that a re-sent
+ * SM_NOTIFY or a FREE_ALL can try again: forgotten, its locks would stay
+ * in the table and the store under an id nothing releases any more.
  */
 static unsigned
 nlm_host_restarted(struct nlm_host *h, int32_t state, unsigned *unchanged)
@@ -677,7 +691,8 @@ nlm_host_restarted(struct nlm_host *h, int32_t state, unsigned *unchanged)
 			(*unchanged)++;
 		return 0;
 	}
-	nlm_host_release(h, "status monitor: host restarted");
+	if (!nlm_host_release(h, "status monitor: host restarted"))
+		return 0;
 	nlm_host_forget(h);
 	return 1;
 }

@@ -340,8 +340,13 @@ void		 nlm_host_stage(struct nlm_host *);
  * 0, or -1 when out of memory or the record is unusable (logged).
  */
 int		 nlm_host_restore(const struct store_host *);
-/* Release everything the host holds in the lock table (staged). */
-void		 nlm_host_release(struct nlm_host *, const char *why);
+/*
+ * Release everything the host holds in the lock table (staged).  false
+ * when the lock table is out of memory: nothing was released (logged,
+ * counted in release_failed), and the host must not be forgotten -- its
+ * locks would outlive every way to release them.
+ */
+bool		 nlm_host_release(struct nlm_host *, const char *why);
 /* Call fn for every host; fn may release (not free) the host. */
 void		 nlm_host_foreach(void (*fn)(struct nlm_host *, void *),
 		    void *arg);

@@ -158,6 +158,9 @@ nlm_metrics(struct sbuf *c)
 	lab(c, "nlmd_host_restarts_total", "how=\"nsm_state\"", s->reboots);
 	lab(c, "nlmd_host_restarts_total", "how=\"free_all\"", s->free_all);
 	lab(c, "nlmd_host_restarts_total", "how=\"local_statd\"", s->sm_notify);
+	one(c, "nlmd_host_release_failed_total", "counter", "Releases of "
+	    "everything a host holds that ran out of memory: nothing "
+	    "released, the host kept for a later try.", s->release_failed);
 	help(c, "nlmd_refused_total", "counter", "Requests refused for "
 	    "coming from the wrong place.");
 	lab(c, "nlmd_refused_total", "what=\"free_all\"", s->free_all_refused);

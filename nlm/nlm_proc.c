@@ -231,12 +231,15 @@ nlm_lockreq(struct lk_lockreq *rq, uint64_t host, const nlm4_lock *l,
  * state it carries is checked.  A state that differs from the one this
  * host sent before means it rebooted without an SM_NOTIFY reaching us:
  * what it held is stale and is released (staged).  The host record is
- * staged when anything changed.
+ * staged when anything changed.  false when that release ran out of
+ * memory: the old state is kept, so that the next LOCK tries again, and
+ * this one must be refused -- granted now, it would go with the stale
+ * locks at that next try.
  */
-static void
+static bool
 nlm_host_monitor(struct nlm_host *h, int32_t state)
 {
-	bool changed = !h->h_monitored;
+	bool changed = !h->h_monitored, ok = true;
 	char hs[300];
 
 	h->h_monitored = true;
@@ -246,14 +249,17 @@ nlm_host_monitor(struct nlm_host *h, int32_t state)
 			    "host %s: NSM state %d -> %d, it restarted; "
 			    "releasing what it held",
 			    nlm_host_str(h, hs, sizeof(hs)), h->h_state, state);
-			nlm->n_stats.reboots++;
-			nlm_host_release(h, "reboot seen in LOCK");
+			if ((ok = nlm_host_release(h, "reboot seen in LOCK")))
+				nlm->n_stats.reboots++;
 		}
-		h->h_state = state;
-		changed = true;
+		if (ok) {
+			h->h_state = state;
+			changed = true;
+		}
 	}
 	if (changed)
 		nlm_host_stage(h);
+	return ok;
 }
 
 void
@@ -304,8 +310,8 @@ nlm_lock_decide(const struct nlm_ctx *cx, struct nlm_host *h,
 	size_t i;
 	char hs[300];
 
-	if (cx->cx_monitored)
-		nlm_host_monitor(h, a->state);
+	if (cx->cx_monitored && !nlm_host_monitor(h, a->state))
+		return NLM4_DENIED_NOLOCKS;
 	/* A reclaim is never queued: it needs no callback record. */
 	nlm_lockreq(&rq, h->h_id, &a->alock, a->exclusive,
 	    a->block && !a->reclaim);
@@ -506,9 +512,11 @@ nlm_proc_free_all(const struct nlm_ctx *cx, const nlm4_notify *a)
 		return;
 	}
 	if ((h = nlm_host_find(&cx->cx_peer, a->name)) != NULL) {
-		nlm->n_stats.free_all++;
-		nlm_host_release(h, "FREE_ALL");
-		nlm_host_forget(h);
+		/* Not released (out of memory): kept for a later try. */
+		if (nlm_host_release(h, "FREE_ALL")) {
+			nlm->n_stats.free_all++;
+			nlm_host_forget(h);
+		}
 		return;
 	}
 	if ((h = nlm_host_named(a->name)) != NULL) {

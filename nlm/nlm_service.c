@@ -106,6 +106,7 @@ nlm_table_new(const struct nlm_config *conf, const struct store_info *si)
 	lc.cf_epoch = conf->nc_epoch;
 	lc.cf_reclaim_check = (enum lk_reclaim_check)conf->nc_reclaim_check;
 	lc.cf_grant_budget = NLM_GRANT_STEP;
+	lc.cf_alloc = conf->nc_lk_alloc;
 	return lk_table_new(&lc);
 }
 

@@ -62,6 +62,7 @@ static uint32_t st_xid = 1000;
 static bool st_sm_registered = true;
 static unsigned st_rpcb_verf;	/* verifier bytes in rpcbind's answers */
 static unsigned st_lookups[2];	/* GETPORT answered: NLM, NSM */
+static const struct lk_allocator *st_lk_alloc;
 
 /* ---- plumbing ---- */
 
@@ -185,6 +186,7 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	nc.nc_nsm_state = (int32_t)(2 * epoch - 1);
 	nc.nc_notify_give_up_sec = 86400;
 	nc.nc_host_idle_sec = 600;
+	nc.nc_lk_alloc = st_lk_alloc;
 	CU_ASSERT_FATAL(nlm_init(loop, clnt, fake_store(), &nc, err,
 	    sizeof(err)) == 0);
 	CU_ASSERT_FATAL(nlm_register(srv) == ONC_OK);
@@ -200,6 +202,12 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	/* The load and grace start of nlm_init() are a turn of their own. */
 	nlm_turn_end(srv);
 	fake_send_reset();
+}
+
+void
+ts_lk_alloc(const struct lk_allocator *al)
+{
+	st_lk_alloc = al;
 }
 
 void

@@ -24,6 +24,9 @@ int		 ts_namespace(void);
 const char	*ts_skip_reason(void);
 
 void		 ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec);
+/* The lock table's allocator at the next ts_start()s (NULL: malloc). */
+struct lk_allocator;
+void		 ts_lk_alloc(const struct lk_allocator *);
 void		 ts_stop(void);
 void		 ts_pump(void);
 /* One turn of the loop, without waiting. */

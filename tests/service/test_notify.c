@@ -7,11 +7,13 @@
  */
 #include <arpa/inet.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <CUnit/CUnit.h>
 
+#include "lockcore.h"
 #include "nlm.h"
 #include "rpc/nlm_prot.h"
 #include "rpc/sm_inter.h"
@@ -294,9 +296,12 @@ test_notify_paced(void)
 	ts_stop();
 }
 
-/* A non-blocking exclusive LOCK of [0, 1) of fh by (who, svid, "oh"). */
+/*
+ * A non-blocking exclusive LOCK of [0, 1) of fh by (who, svid, "oh"),
+ * carrying NSM state `state'.
+ */
 static uint32_t
-n_lock_as(const char *who, const char *fh, int svid)
+n_lock_st(const char *who, const char *fh, int svid, int32_t state)
 {
 	nlm4_lockargs a;
 	nlm4_res r;
@@ -305,6 +310,7 @@ n_lock_as(const char *who, const char *fh, int svid)
 
 	memset(&a, 0, sizeof(a));
 	a.exclusive = true;
+	a.state = state;
 	a.alock.caller_name = (char *)who;
 	a.alock.fh.nlm_netobj_len = (u_int)strlen(fh);
 	a.alock.fh.nlm_netobj_val = (char *)fh;
@@ -320,6 +326,12 @@ n_lock_as(const char *who, const char *fh, int svid)
 	st = (uint32_t)r.stat.stat;
 	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
 	return st;
+}
+
+static uint32_t
+n_lock_as(const char *who, const char *fh, int svid)
+{
+	return n_lock_st(who, fh, svid, 0);
 }
 
 /* An UNLOCK of [0, 1) of fh by (who, svid, "oh"). */
@@ -587,6 +599,106 @@ test_notify_other_name(void)
 	ts_stop();
 }
 
+/* The lock table's allocator in test_release_nomem: fails while n_nomem. */
+static bool n_nomem;
+
+static void *
+n_lk_malloc(size_t size, void *arg)
+{
+	(void)arg;
+	return n_nomem ? NULL : malloc(size);
+}
+
+static void *
+n_lk_realloc(void *p, size_t size, void *arg)
+{
+	(void)arg;
+	return n_nomem ? NULL : realloc(p, size);
+}
+
+static void
+n_lk_free(void *p, void *arg)
+{
+	(void)arg;
+	free(p);
+}
+
+/*
+ * The lock table out of memory when a host that restarted is to be
+ * released (SM_NOTIFY, FREE_ALL, a LOCK with a new NSM state): nothing was
+ * released, so the host stays, with its record, its state and its locks,
+ * and a later notification releases it.  Before, it was forgotten and its
+ * record deleted while its locks stayed in the table and the store under
+ * an id nothing could release; a LOCK took the new state, so the
+ * notification that followed found nothing to do.
+ */
+static void
+test_release_nomem(void)
+{
+	static const struct lk_allocator al = { n_lk_malloc, n_lk_realloc,
+	    n_lk_free, NULL };
+	const struct nlm_counters *c;
+	struct sockaddr_in lo;
+	nlm4_notify fa;
+	uint8_t buf[512];
+	char fh[32];
+	int i;
+
+	if (n_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_lk_alloc(&al);
+	ts_start(NLM_CB_MSG, 0);
+	ts_lk_alloc(NULL);
+	c = nlm_get_counters();
+	/* 40 locks: releasing them needs more room than a LOCK reserved. */
+	for (i = 0; i < 40; i++) {
+		snprintf(fh, sizeof(fh), "nomem%d", i);
+		CU_ASSERT_EQUAL(n_lock_st("nomem", fh, 1, 5), NLM4_GRANTED);
+	}
+	memset(&lo, 0, sizeof(lo));
+	lo.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	n_nomem = true;
+	CU_ASSERT_EQUAL(nlm_host_notified("nomem", 9, (struct sockaddr *)&lo,
+	    sizeof(lo), NULL), 0);
+	n_nomem = false;
+	ts_pump();
+	CU_ASSERT_EQUAL(c->hosts, 1);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 1);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 40);
+	CU_ASSERT(n_held("nomem0", 1));
+	/* FREE_ALL, the whole turn short of memory: the same. */
+	memset(&fa, 0, sizeof(fa));
+	fa.name = "nomem";
+	fa.state = 9;
+	n_nomem = true;
+	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
+	ts_pump();
+	n_nomem = false;
+	ts_pump();
+	CU_ASSERT(ts_recv(buf, sizeof(buf)) > 0);	/* its (void) reply */
+	CU_ASSERT_EQUAL(c->hosts, 1);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 1);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 40);
+	/* A LOCK with the new state: refused, the old state kept. */
+	n_nomem = true;
+	CU_ASSERT_EQUAL(n_lock_st("nomem", "nomem-new", 1, 9),
+	    NLM4_DENIED_NOLOCKS);
+	n_nomem = false;
+	ts_pump();
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 40);
+	CU_ASSERT_EQUAL(c->release_failed, 3);
+	/* Memory again: the re-sent SM_NOTIFY releases it all. */
+	CU_ASSERT_EQUAL(n_notified("nomem", 9), 1);
+	CU_ASSERT_EQUAL(c->hosts, 0);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(n_lock_as("other", "nomem0", 2), NLM4_GRANTED);
+	ts_stop();
+}
+
 int
 ts_register_notify(void)
 {
@@ -617,7 +729,9 @@ ts_register_notify(void)
 	    CU_add_test(s, "a name unknown, two hosts at the address: none "
 	    "released", test_notify_ambiguous) == NULL ||
 	    CU_add_test(s, "a status monitor's other name: the one host at "
-	    "its address", test_notify_other_name) == NULL)
+	    "its address", test_notify_other_name) == NULL ||
+	    CU_add_test(s, "no memory to release a host: kept, released "
+	    "later", test_release_nomem) == NULL)
 		return -1;
 	return 0;
 }
