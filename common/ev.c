@@ -9,7 +9,10 @@
  * min(next timer, requested timeout), call every ready fd callback, then
  * every expired timer, then the before-sleep hook.  A callback may delete
  * any fd, including ones still in this turn's ready list: the fd slot is
- * checked again before each call.
+ * checked again before each call.  A registered fd watched for nothing
+ * (ev_fd_set(fd, 0)) keeps its slot but leaves the epoll set: epoll
+ * reports EPOLLHUP and EPOLLERR whatever it is asked for, and a peer that
+ * hung up would otherwise wake every turn.
  */
 #include "ev.h"
 
@@ -29,7 +32,8 @@
 struct ev_fd {
 	ev_fd_cb	*ef_cb;
 	void		*ef_arg;
-	int		 ef_events;	/* 0: slot unused */
+	int		 ef_events;	/* 0: not watched (paused or unused) */
+	bool		 ef_used;	/* registered (ev_fd_add) */
 };
 
 struct ev_loop {
@@ -181,6 +185,7 @@ ev_fd_add(struct ev_loop *el, int fd, int events, ev_fd_cb *cb, void *arg)
 	el->el_fds[fd].ef_cb = cb;
 	el->el_fds[fd].ef_arg = arg;
 	el->el_fds[fd].ef_events = events;
+	el->el_fds[fd].ef_used = true;
 	return 0;
 }
 
@@ -188,29 +193,38 @@ int
 ev_fd_set(struct ev_loop *el, int fd, int events)
 {
 	struct epoll_event ee = { 0 };
+	struct ev_fd *ef;
+	int op;
 
-	if (fd < 0 || (size_t)fd >= el->el_nfds ||
-	    el->el_fds[fd].ef_events == 0 || events == 0) {
+	if (fd < 0 || (size_t)fd >= el->el_nfds || !el->el_fds[fd].ef_used) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (el->el_fds[fd].ef_events == events)
+	ef = &el->el_fds[fd];
+	if (ef->ef_events == events)
 		return 0;
+	if (events == 0) {
+		if (epoll_ctl(el->el_epfd, EPOLL_CTL_DEL, fd, NULL) == -1)
+			return -1;
+		ef->ef_events = 0;
+		return 0;
+	}
+	op = ef->ef_events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
 	ee.events = ev_epoll_events(events);
 	ee.data.fd = fd;
-	if (epoll_ctl(el->el_epfd, EPOLL_CTL_MOD, fd, &ee) == -1)
+	if (epoll_ctl(el->el_epfd, op, fd, &ee) == -1)
 		return -1;
-	el->el_fds[fd].ef_events = events;
+	ef->ef_events = events;
 	return 0;
 }
 
 void
 ev_fd_del(struct ev_loop *el, int fd)
 {
-	if (fd < 0 || (size_t)fd >= el->el_nfds ||
-	    el->el_fds[fd].ef_events == 0)
+	if (fd < 0 || (size_t)fd >= el->el_nfds || !el->el_fds[fd].ef_used)
 		return;
-	(void)epoll_ctl(el->el_epfd, EPOLL_CTL_DEL, fd, NULL);
+	if (el->el_fds[fd].ef_events != 0)
+		(void)epoll_ctl(el->el_epfd, EPOLL_CTL_DEL, fd, NULL);
 	memset(&el->el_fds[fd], 0, sizeof(el->el_fds[fd]));
 }
 

@@ -45,7 +45,12 @@ void		 ev_loop_free(struct ev_loop *);
  * fd.  Returns 0, or -1 if epoll refused (errno set, logged by caller).
  */
 int	ev_fd_add(struct ev_loop *, int fd, int events, ev_fd_cb *, void *arg);
-/* Change the events watched for a registered fd.  0 or -1 as above. */
+/*
+ * Change the events watched for a registered fd.  0 watches nothing for
+ * now (not even a hang-up or an error) until a later ev_fd_set() with
+ * events; the callback and its argument stay.  0, or -1 when fd is not
+ * registered (EINVAL) or epoll refused (errno set).
+ */
 int	ev_fd_set(struct ev_loop *, int fd, int events);
 /* Stop watching fd (call before close()).  Safe if fd is not watched. */
 void	ev_fd_del(struct ev_loop *, int fd);

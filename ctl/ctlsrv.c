@@ -326,8 +326,14 @@ conn_flush(struct ctl_conn *c)
 	}
 	if (c->c_ready != NULL) {
 		if (!c->c_ready(c->c_ready_arg)) {
-			(void)ev_fd_set(loop, c->c_fd, 0);
-			if (ev_timer_set(loop, &c->c_timer, CTL_HOLD_POLL_MS,
+			/*
+			 * Watch nothing while the answer waits: nlmctl shut
+			 * down its sending side, so the socket stays readable
+			 * (or hung up, if nlmctl died) and would wake every
+			 * turn until the commit is durable.
+			 */
+			if (ev_fd_set(loop, c->c_fd, 0) == -1 ||
+			    ev_timer_set(loop, &c->c_timer, CTL_HOLD_POLL_MS,
 			    conn_hold_timer, c) == -1)
 				conn_close(c);
 			return;
@@ -362,7 +368,8 @@ conn_flush(struct ctl_conn *c)
 		return;
 	}
 	/* More to write, or more to produce: when the socket takes it. */
-	(void)ev_fd_set(loop, c->c_fd, EV_WRITE);
+	if (ev_fd_set(loop, c->c_fd, EV_WRITE) == -1)
+		conn_close(c);
 }
 
 static void

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -196,12 +197,62 @@ test_fd_errors(void)
 	CU_ASSERT(ev_fd_set(loop, 100000, EV_READ) == -1);
 	CU_ASSERT(ev_fd_set(loop, -1, EV_READ) == -1);
 	CU_ASSERT(ev_fd_add(loop, p[0], EV_READ, rec_cb, &r) == 0);
-	CU_ASSERT(ev_fd_set(loop, p[0], 0) == -1);
 	/* A closed descriptor: epoll refuses, the call reports it. */
 	CU_ASSERT(ev_fd_add(loop, 999, EV_READ, rec_cb, &r) == -1);
 	ev_fd_del(loop, p[0]);
 	close(p[0]);
 	close(p[1]);
+	teardown();
+}
+
+/*
+ * Events 0: registered, watched for nothing -- not even the hang-up that
+ * epoll reports whatever it is asked for -- until events are set again,
+ * with the same callback.  (ctl/ctlsrv.c holds an answer so while its
+ * client's socket is readable: the client shut down its sending side.)
+ */
+static void
+test_fd_pause(void)
+{
+	struct fdrec r = { 0 };
+	int sv[2];
+
+	setup();
+	CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0,
+	    sv) == 0);
+	CU_ASSERT(ev_fd_add(loop, sv[0], EV_READ, rec_cb, &r) == 0);
+	CU_ASSERT(write(sv[1], "x", 1) == 1);
+	CU_ASSERT(ev_fd_set(loop, sv[0], 0) == 0);
+	CU_ASSERT(ev_fd_set(loop, sv[0], 0) == 0);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 0);
+	/* The peer hangs up: still nothing while paused. */
+	close(sv[1]);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT(ev_fd_set(loop, sv[0], EV_WRITE) == 0);
+	CU_ASSERT(ev_fd_set(loop, sv[0], 0) == 0);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 0);
+	/* Watched again: the same callback and argument. */
+	CU_ASSERT(ev_fd_set(loop, sv[0], EV_READ) == 0);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.fd, sv[0]);
+	CU_ASSERT_PTR_EQUAL(r.arg, &r);
+	/* Paused, then deleted: no longer registered. */
+	CU_ASSERT(ev_fd_set(loop, sv[0], 0) == 0);
+	ev_fd_del(loop, sv[0]);
+	errno = 0;
+	CU_ASSERT(ev_fd_set(loop, sv[0], EV_READ) == -1);
+	CU_ASSERT_EQUAL(errno, EINVAL);
+	/* Paused, then added again: watched (epoll ADD, not MOD). */
+	CU_ASSERT(ev_fd_add(loop, sv[0], EV_READ, rec_cb, &r) == 0);
+	CU_ASSERT(ev_fd_set(loop, sv[0], 0) == 0);
+	CU_ASSERT(ev_fd_add(loop, sv[0], EV_READ, rec_cb, &r) == 0);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 2);
+	ev_fd_del(loop, sv[0]);
+	close(sv[0]);
 	teardown();
 }
 
@@ -803,6 +854,8 @@ ct_register_ev(void)
 	    CU_add_test(s, "fd write, ev_fd_set, re-add",
 	    test_fd_write_and_set) == NULL ||
 	    CU_add_test(s, "fd argument errors", test_fd_errors) == NULL ||
+	    CU_add_test(s, "fd watched for nothing (events 0)",
+	    test_fd_pause) == NULL ||
 	    CU_add_test(s, "fd table growth", test_fd_high_number) == NULL ||
 	    CU_add_test(s, "fd deleted by another callback in the same turn",
 	    test_fd_del_in_callback) == NULL ||

@@ -103,6 +103,8 @@ test_hex(void)
 	CU_ASSERT_STRING_EQUAL(h, "0102");
 }
 
+int	ctl_register_srv(void);
+
 int
 tests_register(void)
 {
@@ -113,7 +115,8 @@ tests_register(void)
 	    CU_add_test(s, "bad requests are refused", test_parse_bad) ==
 	    NULL ||
 	    CU_add_test(s, "percent-encoding", test_encode) == NULL ||
-	    CU_add_test(s, "hex", test_hex) == NULL)
+	    CU_add_test(s, "hex", test_hex) == NULL ||
+	    ctl_register_srv() != 0)
 		return -1;
 	return 0;
 }

@@ -1,0 +1,198 @@
+/*
+ * test_ctlsrv.c - the control socket's server side (ctl/ctlsrv.c) on a
+ * real event loop and a Unix socket in a temporary directory.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "ctlsrv.h"
+#include "ev.h"
+
+int	ctl_register_srv(void);
+
+static bool cs_ready;
+
+static bool
+cs_is_ready(void *arg)
+{
+	(void)arg;
+	return cs_ready;
+}
+
+/* A command whose answer is held, as release's is until its commit. */
+static void
+cs_cmd_hold(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
+{
+	(void)rq;
+	(void)arg;
+	ctl_hold(c, cs_is_ready, NULL);
+}
+
+static uint64_t
+cs_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The test's server: a loop, the socket in a temporary directory. */
+struct cs_srv {
+	struct ev_loop	*loop;
+	struct ctl_srv	*srv;
+	struct sockaddr_un sun;
+	char		 dir[32];
+};
+
+static void
+cs_start(struct cs_srv *cs)
+{
+	char err[256];
+
+	memset(cs, 0, sizeof(*cs));
+	snprintf(cs->dir, sizeof(cs->dir), "/tmp/nlmd-ctlsrv-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(cs->dir));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cs->loop = ev_loop_new());
+	cs->sun.sun_family = AF_UNIX;
+	snprintf(cs->sun.sun_path, sizeof(cs->sun.sun_path), "%s/ctl.sock",
+	    cs->dir);
+	cs->srv = ctl_srv_new(cs->loop, cs->sun.sun_path, -1, err,
+	    sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cs->srv);
+	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "hold", cs_cmd_hold, NULL) ==
+	    0);
+}
+
+static void
+cs_stop(struct cs_srv *cs)
+{
+	ctl_srv_free(cs->srv);
+	ev_loop_free(cs->loop);
+	(void)rmdir(cs->dir);
+}
+
+static int
+cs_connect(struct cs_srv *cs)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&cs->sun,
+	    sizeof(cs->sun)) == 0);
+	return fd;
+}
+
+/* Turns of ev_run_once(loop, wait_ms) in `ms' milliseconds. */
+static unsigned
+cs_turns(struct cs_srv *cs, unsigned ms, int wait_ms)
+{
+	unsigned turns = 0;
+	uint64_t t0 = cs_ms();
+
+	while (cs_ms() - t0 < ms) {
+		(void)ev_run_once(cs->loop, wait_ms);
+		turns++;
+	}
+	return turns;
+}
+
+/*
+ * nlmctl sends its request and shuts down its sending side (cmd/nlmctl.c).
+ * While the answer is held, conn_flush() means to stop watching the
+ * descriptor (ev_fd_set(loop, fd, 0)) and poll the hold every 5 ms; but
+ * ev_fd_set() refused 0, the descriptor stayed watched for reading, the
+ * end of the stream kept it readable, and the loop never slept until
+ * the hold ended.  Counted: turns in 100 ms of ev_run_once(loop, 50).
+ */
+static void
+test_hold_sleeps(void)
+{
+	struct cs_srv cs;
+	const char *req = "nlmctl 1 hold\n";
+	char buf[256];
+	unsigned turns;
+	uint64_t t0;
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	cs_ready = false;
+	cs_start(&cs);
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, req, strlen(req), 0) ==
+	    (ssize_t)strlen(req));
+	CU_ASSERT_FATAL(shutdown(fd, SHUT_WR) == 0);
+
+	turns = cs_turns(&cs, 100, 50);
+	printf("\n    held answer: %u turns in 100 ms ", turns);
+	CU_ASSERT(turns <= 100);	/* a 5 ms poll: some 20 */
+
+	/* The hold ends: the answer comes, then the end of the stream. */
+	cs_ready = true;
+	t0 = cs_ms();
+	while (cs_ms() - t0 < 500) {
+		(void)ev_run_once(cs.loop, 10);
+		while ((n = recv(fd, buf + got, sizeof(buf) - 1 - got,
+		    MSG_DONTWAIT)) > 0)
+			got += (size_t)n;
+		if (n == 0)
+			break;
+	}
+	buf[got] = '\0';
+	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 ok\nnlmctl 1 end 0\n");
+	close(fd);
+	cs_stop(&cs);
+}
+
+/*
+ * The same when nlmctl is gone (killed) during the hold: the socket is
+ * hung up, which epoll reports whatever it was asked to watch.  After the
+ * hold the answer finds no reader and the connection is closed.
+ */
+static void
+test_hold_reader_gone(void)
+{
+	struct cs_srv cs;
+	const char *req = "nlmctl 1 hold\n";
+	unsigned turns;
+	int fd;
+
+	cs_ready = false;
+	cs_start(&cs);
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, req, strlen(req), 0) ==
+	    (ssize_t)strlen(req));
+	(void)ev_run_once(cs.loop, 0);		/* accepted */
+	(void)ev_run_once(cs.loop, 0);		/* request read: held */
+	close(fd);
+	turns = cs_turns(&cs, 100, 50);
+	printf("\n    held answer, reader gone: %u turns in 100 ms ", turns);
+	CU_ASSERT(turns <= 100);
+	cs_ready = true;
+	(void)cs_turns(&cs, 20, 10);
+	cs_stop(&cs);
+}
+
+int
+ctl_register_srv(void)
+{
+	CU_pSuite s = CU_add_suite("control socket server", NULL, NULL);
+
+	if (s == NULL ||
+	    CU_add_test(s, "a held answer lets the loop sleep",
+	    test_hold_sleeps) == NULL ||
+	    CU_add_test(s, "... and when its reader went away",
+	    test_hold_reader_gone) == NULL)
+		return -1;
+	return 0;
+}
