@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -332,6 +333,46 @@ setup_store(struct nlmd *d)
 	    (unsigned long long)si.si_fold_ms, (unsigned long long)d->epoch);
 }
 
+/*
+ * Descriptors nlmd needs besides its TCP connections: listeners, the
+ * store's files and logs, outgoing-call sockets, the control socket and
+ * its 16 clients, the metrics endpoint and its 16, epoll, signalfd.
+ */
+#define NOFILE_RESERVE	256
+
+/*
+ * Every TCP connection is a descriptor.  Raise the soft limit on open
+ * files (often 1,024) to max-connections plus NOFILE_RESERVE, as far as
+ * the hard limit allows; short of that, say so: past the limit clients
+ * wait in the backlog while accepting pauses (rpc/srv_tcp.c), and the
+ * store may find no descriptor for its next log file.
+ */
+static void
+setup_nofile(const struct nlmd *d)
+{
+	rlim_t need = (rlim_t)d->conf.max_connections + NOFILE_RESERVE;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1) {
+		log_warn("getrlimit");
+		return;
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need ?
+	    rl.rlim_max : need;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1) {
+		log_warn("setrlimit");
+		(void)getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < need)
+		log_warnx("open files limited to %llu: under max-connections "
+		    "(%u) plus %u for the rest; raise the limit (LimitNOFILE=, "
+		    "ulimit -n) or lower max-connections",
+		    (unsigned long long)rl.rlim_cur,
+		    d->conf.max_connections, NOFILE_RESERVE);
+}
+
 static void
 setup_signals(struct nlmd *d)
 {
@@ -516,7 +557,12 @@ metrics_text(struct sbuf *sb, void *arg)
 	    "nlmd_tcp_connections_total{event=\"refused\"} %llu\n"
 	    "nlmd_tcp_connections_total{event=\"closed_oversize\"} %llu\n"
 	    "nlmd_tcp_connections_total{event=\"closed_slow\"} %llu\n"
-	    "nlmd_tcp_connections_total{event=\"closed_idle\"} %llu\n",
+	    "nlmd_tcp_connections_total{event=\"closed_idle\"} %llu\n"
+	    "# HELP nlmd_accept_paused_total Times a listener stopped "
+	    "accepting for 100 ms: no descriptor or no memory left.\n"
+	    "# TYPE nlmd_accept_paused_total counter\n"
+	    "nlmd_accept_paused_total{socket=\"tcp\"} %llu\n"
+	    "nlmd_accept_paused_total{socket=\"control\"} %llu\n",
 	    (unsigned long long)rs->calls, (unsigned long long)rs->garbage,
 	    (unsigned long long)rs->noprog, (unsigned long long)rs->badauth,
 	    (unsigned long long)rs->conns_open,
@@ -524,7 +570,9 @@ metrics_text(struct sbuf *sb, void *arg)
 	    (unsigned long long)rs->conns_refused,
 	    (unsigned long long)rs->oversize,
 	    (unsigned long long)rs->conns_slow,
-	    (unsigned long long)rs->conns_idle);
+	    (unsigned long long)rs->conns_idle,
+	    (unsigned long long)rs->accept_paused,
+	    (unsigned long long)ctl_srv_accept_paused(d->ctl));
 }
 
 /* `metrics' on the control socket: the same text, line by line. */
@@ -643,6 +691,7 @@ main(int argc, char **argv)
 			fatal("daemon");
 		statedir_write_pid(d.lockfd);
 	}
+	setup_nofile(&d);
 	if ((d.loop = ev_loop_new()) == NULL)
 		fatal("event loop");
 	d.mgr = svcmgr_new(d.loop);

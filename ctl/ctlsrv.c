@@ -29,10 +29,13 @@
 
 /* Limits for messages a peer can trigger (log.h). */
 static struct log_rl rl_refused;
+static struct log_rl rl_accept;
 
 #define CTL_MAX_CONNS		16
 #define CTL_REQ_TIMEOUT_MS	10000
 #define CTL_HOLD_POLL_MS	5
+/* Out of descriptors or memory: the listener is left alone this long. */
+#define CTL_ACCEPT_PAUSE_MS	100
 #define CTL_LINE_MAX		8192
 
 struct ctl_cmd {
@@ -75,6 +78,8 @@ struct ctl_srv {
 	struct ctl_cmd	*s_cmds;
 	struct ctl_conn	*s_conns;
 	unsigned	 s_nconns;
+	struct ev_timer	 s_pause;	/* accept paused until then */
+	uint64_t	 s_paused;	/* times it was */
 };
 
 static void	conn_close(struct ctl_conn *);
@@ -478,6 +483,36 @@ peer_allowed(const struct ctl_srv *s, const struct ctl_peer *p)
 }
 
 static void
+srv_resume(struct ev_loop *loop, void *arg)
+{
+	struct ctl_srv *s = arg;
+
+	if (ev_fd_set(loop, s->s_fd, EV_READ) == -1 &&
+	    ev_timer_set(loop, &s->s_pause, CTL_ACCEPT_PAUSE_MS, srv_resume,
+	    s) == -1)
+		log_warn("control socket: cannot watch it again");
+}
+
+/*
+ * accept4() found no descriptor (EMFILE, ENFILE) or no memory (ENOBUFS,
+ * ENOMEM): the connection stays in the backlog and the socket readable,
+ * so watching it would wake every turn only to fail again.  Leave it
+ * alone for CTL_ACCEPT_PAUSE_MS; nlmctl waits in the backlog.
+ */
+static void
+srv_pause(struct ctl_srv *s, int err)
+{
+	s->s_paused++;
+	log_rl_warnx(&rl_accept, "control socket: accept: %s; not accepting "
+	    "for %d ms", strerror(err), CTL_ACCEPT_PAUSE_MS);
+	if (ev_fd_set(s->s_loop, s->s_fd, 0) == -1)
+		return;		/* still watched: it retries next turn */
+	if (ev_timer_set(s->s_loop, &s->s_pause, CTL_ACCEPT_PAUSE_MS,
+	    srv_resume, s) == -1)
+		(void)ev_fd_set(s->s_loop, s->s_fd, EV_READ);
+}
+
+static void
 srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 {
 	struct ctl_srv *s = arg;
@@ -488,8 +523,12 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 
 	(void)events;
 	if ((cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) ==
-	    -1)
+	    -1) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+		    errno == ENOMEM)
+			srv_pause(s, errno);
 		return;
+	}
 	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == -1 ||
 	    s->s_nconns >= CTL_MAX_CONNS || (c = calloc(1, sizeof(*c))) ==
 	    NULL) {
@@ -597,6 +636,12 @@ ctl_srv_command(struct ctl_srv *s, const char *name, ctl_cmd_fn *fn,
 	return 0;
 }
 
+uint64_t
+ctl_srv_accept_paused(const struct ctl_srv *s)
+{
+	return s != NULL ? s->s_paused : 0;
+}
+
 void
 ctl_srv_free(struct ctl_srv *s)
 {
@@ -611,6 +656,7 @@ ctl_srv_free(struct ctl_srv *s)
 		free(c->cc_name);
 		free(c);
 	}
+	ev_timer_cancel(s->s_loop, &s->s_pause);
 	ev_fd_del(s->s_loop, s->s_fd);
 	close(s->s_fd);
 	(void)unlink(s->s_path);

@@ -57,6 +57,8 @@ void		 ctl_srv_free(struct ctl_srv *);
 /* Register a command.  0, or -1 when out of memory. */
 int		 ctl_srv_command(struct ctl_srv *, const char *name,
 		    ctl_cmd_fn *, void *arg);
+/* Times accepting paused for want of a descriptor or memory.  NULL: 0. */
+uint64_t	 ctl_srv_accept_paused(const struct ctl_srv *);
 
 /* ---- for commands ---- */
 const struct ctl_peer *ctl_peer(const struct ctl_conn *);

@@ -95,6 +95,7 @@ onc_srv_free(struct onc_srv *rs)
 	while (rs->rs_conns != NULL)
 		onc_conn_close(rs->rs_conns);
 	for (i = 0; i < rs->rs_nlis; i++) {
+		ev_timer_cancel(rs->rs_loop, &rs->rs_lis[i].rl_pause);
 		ev_fd_del(rs->rs_loop, rs->rs_lis[i].rl_fd);
 		close(rs->rs_lis[i].rl_fd);
 	}

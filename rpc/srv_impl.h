@@ -66,6 +66,7 @@ struct onc_listener {
 	int		 rl_family;
 	enum onc_xport	 rl_xport;
 	struct onc_srv	*rl_srv;
+	struct ev_timer	 rl_pause;	/* TCP: accept paused until then */
 };
 
 /* Bytes up to co_out[rm_off] may leave once commit rm_seq is durable. */

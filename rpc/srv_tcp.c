@@ -22,6 +22,14 @@
 
 /* Limits for messages a peer can trigger (log.h). */
 static struct log_rl rl_record_size;
+static struct log_rl rl_accept;
+
+/*
+ * How long a listener is left alone when accept4() finds no descriptor
+ * or no memory: the connection stays in the backlog and the listener
+ * readable, so watching it would wake every turn only to fail again.
+ */
+#define ACCEPT_PAUSE_MS	100
 
 static void	onc_addr_put(struct onc_srv *, struct onc_addrcount *);
 static void	onc_conn_unhold(struct onc_conn *);
@@ -451,6 +459,38 @@ onc_addr_put(struct onc_srv *rs, struct onc_addrcount *ac)
 	free(ac);
 }
 
+static void
+onc_tcp_resume(struct ev_loop *loop, void *arg)
+{
+	struct onc_listener *rl = arg;
+
+	if (ev_fd_set(loop, rl->rl_fd, EV_READ) == -1 &&
+	    ev_timer_set(loop, &rl->rl_pause, ACCEPT_PAUSE_MS, onc_tcp_resume,
+	    rl) == -1)
+		log_warn("tcp listener: cannot watch it again");
+}
+
+/*
+ * Out of descriptors (EMFILE, ENFILE) or memory (ENOBUFS, ENOMEM): stop
+ * watching the listener for ACCEPT_PAUSE_MS, while connections that end
+ * give descriptors back; the clients wait in the backlog meanwhile.
+ */
+static void
+onc_tcp_pause(struct onc_listener *rl, int err)
+{
+	struct onc_srv *rs = rl->rl_srv;
+
+	rs->rs_stats.accept_paused++;
+	log_rl_warnx(&rl_accept, "accept: %s; not accepting for %d ms "
+	    "(%u connections open)", strerror(err), ACCEPT_PAUSE_MS,
+	    (unsigned)rs->rs_stats.conns_open);
+	if (ev_fd_set(rs->rs_loop, rl->rl_fd, 0) == -1)
+		return;		/* still watched: it retries next turn */
+	if (ev_timer_set(rs->rs_loop, &rl->rl_pause, ACCEPT_PAUSE_MS,
+	    onc_tcp_resume, rl) == -1)
+		(void)ev_fd_set(rs->rs_loop, rl->rl_fd, EV_READ);
+}
+
 void
 onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
 {
@@ -468,9 +508,13 @@ onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
 		fd = accept4(lfd, (struct sockaddr *)&ss, &sl,
 		    SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd == -1) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				onc_tcp_pause(rl, errno);
+			else if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != EINTR && errno != ECONNABORTED)
-				log_warn("accept");
+				log_rl_warnx(&rl_accept, "accept: %s",
+				    strerror(errno));
 			return;
 		}
 		if (rs->rs_stats.conns_open >= rs->rs_lim.max_conns ||

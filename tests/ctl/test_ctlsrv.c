@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -106,6 +107,25 @@ cs_turns(struct cs_srv *cs, unsigned ms, int wait_ms)
 	return turns;
 }
 
+/* The answer at fd once the loop served it (500 ms at most). */
+static void
+cs_answer(struct cs_srv *cs, int fd, char *buf, size_t cap)
+{
+	uint64_t t0 = cs_ms();
+	size_t got = 0;
+	ssize_t n;
+
+	while (cs_ms() - t0 < 500) {
+		(void)ev_run_once(cs->loop, 10);
+		while ((n = recv(fd, buf + got, cap - 1 - got,
+		    MSG_DONTWAIT)) > 0)
+			got += (size_t)n;
+		if (n == 0)
+			break;
+	}
+	buf[got] = '\0';
+}
+
 /*
  * nlmctl sends its request and shuts down its sending side (cmd/nlmctl.c).
  * While the answer is held, conn_flush() means to stop watching the
@@ -121,9 +141,6 @@ test_hold_sleeps(void)
 	const char *req = "nlmctl 1 hold\n";
 	char buf[256];
 	unsigned turns;
-	uint64_t t0;
-	size_t got = 0;
-	ssize_t n;
 	int fd;
 
 	cs_ready = false;
@@ -139,16 +156,7 @@ test_hold_sleeps(void)
 
 	/* The hold ends: the answer comes, then the end of the stream. */
 	cs_ready = true;
-	t0 = cs_ms();
-	while (cs_ms() - t0 < 500) {
-		(void)ev_run_once(cs.loop, 10);
-		while ((n = recv(fd, buf + got, sizeof(buf) - 1 - got,
-		    MSG_DONTWAIT)) > 0)
-			got += (size_t)n;
-		if (n == 0)
-			break;
-	}
-	buf[got] = '\0';
+	cs_answer(&cs, fd, buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 ok\nnlmctl 1 end 0\n");
 	close(fd);
 	cs_stop(&cs);
@@ -183,6 +191,67 @@ test_hold_reader_gone(void)
 	cs_stop(&cs);
 }
 
+/*
+ * Out of descriptors: accept4() fails with EMFILE, nlmctl's connection
+ * stays in the backlog and the socket readable.  srv_accept() returned
+ * at once and was called again every turn: the loop never slept.
+ * Counted: turns in 200 ms of ev_run_once(loop, 20), and the log lines.
+ * Once descriptors are back, nlmctl is answered.
+ */
+static void
+test_accept_emfile(void)
+{
+	struct cs_srv cs;
+	struct rlimit old, low;
+	const char *req = "nlmctl 1 hold\n";
+	int fds[1100], nfds = 0, fd, saved, i, c;
+	unsigned turns, lines = 0;
+	char buf[256];
+	FILE *log;
+
+	cs_ready = true;
+	cs_start(&cs);
+	fd = cs_connect(&cs);		/* waits in the backlog */
+	CU_ASSERT_FATAL(send(fd, req, strlen(req), 0) ==
+	    (ssize_t)strlen(req));
+	CU_ASSERT_FATAL(shutdown(fd, SHUT_WR) == 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(log = tmpfile());
+	saved = dup(2);
+	CU_ASSERT_FATAL(saved != -1);
+	CU_ASSERT_FATAL(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	low = old;
+	low.rlim_cur = 1024;
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	(void)dup2(fileno(log), 2);
+	while (nfds < (int)(sizeof(fds) / sizeof(fds[0])) &&
+	    (fds[nfds] = dup(0)) != -1)
+		nfds++;
+	CU_ASSERT(errno == EMFILE);
+	turns = cs_turns(&cs, 200, 20);
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	(void)dup2(saved, 2);
+	close(saved);
+	(void)setrlimit(RLIMIT_NOFILE, &old);
+	rewind(log);
+	while ((c = fgetc(log)) != EOF)
+		lines += c == '\n';
+	fclose(log);
+	printf("\n    out of descriptors: %u turns, %u log lines in 200 ms, "
+	    "%llu pauses ", turns, lines,
+	    (unsigned long long)ctl_srv_accept_paused(cs.srv));
+	CU_ASSERT(turns <= 50);
+	CU_ASSERT(lines <= 10);
+	CU_ASSERT(ctl_srv_accept_paused(cs.srv) >= 1);
+	CU_ASSERT(ctl_srv_accept_paused(cs.srv) <= 5);
+
+	/* Descriptors again: accepted after the pause, and answered. */
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 ok\nnlmctl 1 end 0\n");
+	close(fd);
+	cs_stop(&cs);
+}
+
 int
 ctl_register_srv(void)
 {
@@ -192,7 +261,9 @@ ctl_register_srv(void)
 	    CU_add_test(s, "a held answer lets the loop sleep",
 	    test_hold_sleeps) == NULL ||
 	    CU_add_test(s, "... and when its reader went away",
-	    test_hold_reader_gone) == NULL)
+	    test_hold_reader_gone) == NULL ||
+	    CU_add_test(s, "out of descriptors: the loop still sleeps",
+	    test_accept_emfile) == NULL)
 		return -1;
 	return 0;
 }

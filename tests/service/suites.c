@@ -14,5 +14,6 @@ tests_register(void)
 	if (!ts_namespace())
 		printf("test-service: SKIPPING every test: %s\n",
 		    ts_skip_reason());
-	return ts_register_turn() || ts_register_notify();
+	return ts_register_turn() || ts_register_notify() ||
+	    ts_register_listen();
 }

@@ -63,6 +63,7 @@ uint16_t	 ts_cli_port(void);
 
 int		 ts_register_turn(void);
 int		 ts_register_notify(void);
+int		 ts_register_listen(void);
 
 struct stat_chge;
 /* The server's outgoing-call client: its statistics, the next xid. */
