@@ -177,7 +177,16 @@ onc_sock_open(int family, enum onc_xport xp, const struct sockaddr *sa,
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -1;
 	}
-	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/*
+	 * TCP only: a restart binds again beside the last run's connections
+	 * in TIME_WAIT.  UDP has none to wait for, and there SO_REUSEADDR
+	 * lets any local user's socket that sets it too bind the same port
+	 * on a more specific address (127.0.0.1, the host's own) and take
+	 * the datagrams sent there: lock calls, SM_NOTIFY.
+	 */
+	if (xp == ONC_TCP)
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+		    sizeof(one));
 	if (family == AF_INET6)
 		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
 		    sizeof(one));

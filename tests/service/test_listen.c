@@ -1,20 +1,26 @@
 /*
  * test_listen.c - the transport's listeners (rpc/rpcsrv.c, the accept
- * path of rpc/srv_tcp.c): accepting when descriptors run out.
+ * path of rpc/srv_tcp.c): accepting when descriptors run out; who may
+ * bind beside the UDP listeners.
  *
  * The TCP listener here is a Unix socket in the abstract namespace (as
  * in tests/fuzz/fuzz_recmark.c), served by onc_tcp_accept() through the
  * transport's private header; no network namespace is needed for it.
  * The loop runs on the real clock: the tests count its turns.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <pwd.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -150,6 +156,94 @@ test_accept_emfile(void)
 	tl_stop();
 }
 
+/*
+ * nlmd's UDP listeners were bound with SO_REUSEADDR (rpc/rpcsrv.c
+ * onc_sock_open), and for UDP that lets any other socket that sets it
+ * too bind the same port, whoever owns it.  A local user without
+ * privilege binds the port on a more specific address (127.0.0.1, or
+ * the host's own) and Linux delivers the datagrams sent there to that
+ * socket, not to nlmd: lock requests, SM_NOTIFY, answered by whoever
+ * listens.  (The default ports, 4045 and 32765, are unprivileged.)  The
+ * child, as "nobody", tries; its exit status: 0 refused, 1 bound, 2
+ * bound and it received the call meant for nlmd.
+ */
+static void
+test_udp_port_owned(void)
+{
+	/* A NULL call to 100021 v4 with AUTH_NONE (RFC 5531). */
+	const uint32_t call[10] = {
+		htonl(1), htonl(0), htonl(2), htonl(100021), htonl(4),
+		htonl(0), 0, 0, 0, 0,
+	};
+	struct onc_srv_limits lim;
+	struct sockaddr_in a;
+	struct passwd *pw;
+	unsigned port;
+	char err[256], b;
+	int p[2], st, fd;
+	pid_t pid;
+
+	if (ts_skip_reason() != NULL) {
+		printf("\n    SKIPPED: %s\n", ts_skip_reason());
+		return;
+	}
+	if (geteuid() != 0 || (pw = getpwnam("nobody")) == NULL) {
+		printf("\n    SKIPPED: needs root and a user \"nobody\"\n");
+		return;
+	}
+	memset(&tl, 0, sizeof(tl));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.loop = ev_loop_new());
+	memset(&lim, 0, sizeof(lim));
+	lim.max_record = 4096;
+	lim.max_conns = 16;
+	lim.idle_sec = 600;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.rs = onc_srv_new(tl.loop, &lim));
+	CU_ASSERT_FATAL(onc_srv_listen(tl.rs, NULL, 0, &port, err,
+	    sizeof(err)) == ONC_OK);
+	CU_ASSERT_FATAL(pipe(p) == 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((pid = fork()) == 0) {
+		int one = 1, r = 0;
+		struct timeval tv = { 1, 0 };
+		uint8_t in[128];
+
+		if (setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+			_exit(9);
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+		    sizeof(one));
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+			r = 1;
+		(void)write(p[1], "x", 1);
+		if (r == 1 && recv(fd, in, sizeof(in), 0) > 0)
+			r = 2;
+		_exit(r);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_FATAL(read(p[0], &b, 1) == 1);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CU_ASSERT(sendto(fd, call, sizeof(call), 0, (struct sockaddr *)&a,
+	    sizeof(a)) == (ssize_t)sizeof(call));
+	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+	printf("\n    a user's bind of 127.0.0.1:%u beside nlmd's: %s ", port,
+	    WEXITSTATUS(st) == 0 ? "refused" : WEXITSTATUS(st) == 1 ?
+	    "bound" : WEXITSTATUS(st) == 2 ? "bound, and it took the call" :
+	    "child failed");
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
+	/* And the call reached nlmd's socket. */
+	(void)ev_run_once(tl.loop, 100);
+	CU_ASSERT_EQUAL(tl.rs->rs_stats.noprog, 1);
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+	onc_srv_free(tl.rs);
+	ev_loop_free(tl.loop);
+}
+
 int
 ts_register_listen(void)
 {
@@ -157,7 +251,9 @@ ts_register_listen(void)
 
 	if (s == NULL ||
 	    CU_add_test(s, "out of descriptors: the loop still sleeps",
-	    test_accept_emfile) == NULL)
+	    test_accept_emfile) == NULL ||
+	    CU_add_test(s, "nlmd's UDP port is its own",
+	    test_udp_port_owned) == NULL)
 		return -1;
 	return 0;
 }
