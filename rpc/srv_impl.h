@@ -14,7 +14,7 @@
 #include "ev.h"
 
 #define MAX_PROGRAMS	16
-#define CONN_BUF_MIN	4096	/* a connection's first input buffers */
+#define CONN_BUF_MIN	4096	/* a connection's first buffers */
 #define MAX_LISTENERS	8
 #define UDP_BATCH	64	/* datagrams per recvmmsg() */
 /*
@@ -88,7 +88,8 @@ struct onc_conn {
 	uint8_t		*co_rec;	/* record being assembled */
 	size_t		 co_reclen;
 	size_t		 co_reccap;	/* grows with use, to max_record */
-	uint8_t		*co_out;	/* queued reply bytes */
+	uint8_t		*co_out;	/* queued reply bytes (CONN_BUF_MIN
+					   to max_outq; onc_conn_trim) */
 	size_t		 co_outlen;
 	size_t		 co_outoff;	/* sent so far */
 	size_t		 co_safe;	/* may be sent: committed (see
@@ -222,6 +223,13 @@ void	onc_dispatch(struct onc_ctx *cx, uint8_t *msgbuf, size_t len);
  */
 enum onc_status onc_queue_reply(struct onc_ctx *cx, const uint8_t *p,
 	    size_t n);
+/*
+ * After a flush: reclaim the sent part of co_out (the unsent bytes move
+ * down) once it is as large as the rest, and shrink a buffer that is
+ * three quarters free, so that a connection holds about what it has not
+ * sent yet, not what it sent.
+ */
+void	onc_conn_trim(struct onc_conn *co);
 /* Take co off (on=0) or put it on (on=1) the list waiting for commits. */
 void	onc_conn_wait(struct onc_conn *co, int on);
 

@@ -19,6 +19,57 @@
 static struct log_rl rl_reply_backlog;
 
 /*
+ * Move co's unsent bytes down to the start of co_out, and the offsets
+ * that point into them (co_safe, the marks), forgetting what was sent.
+ * The replies of a connection that always has a call waiting for its
+ * commit (one in flight under durability = sync) never all leave at
+ * once: a buffer rewound only when nothing at all is left would keep
+ * every reply ever sent on it.
+ */
+static void
+onc_conn_compact(struct onc_conn *co)
+{
+	size_t d = co->co_outoff, i;
+
+	if (d == 0)
+		return;
+	memmove(co->co_out, co->co_out + d, co->co_outlen - d);
+	co->co_outlen -= d;
+	co->co_safe -= d;
+	co->co_outoff = 0;
+	for (i = 0; i < co->co_nmarks; i++)
+		co->co_marks[i].rm_off -= d;
+}
+
+void
+onc_conn_trim(struct onc_conn *co)
+{
+	size_t cap;
+	uint8_t *o;
+
+	/*
+	 * Only once the sent part is as large as the rest, so that no more
+	 * is moved than was sent since the last move.
+	 */
+	if (co->co_outoff > 0 && co->co_outoff >= co->co_outlen -
+	    co->co_outoff)
+		onc_conn_compact(co);
+	/*
+	 * A burst (a peer slow to read, a slow commit) grew the buffer:
+	 * give the memory back once three quarters are free, keeping twice
+	 * what is left so that the next turns do not grow it at once.
+	 */
+	if (co->co_outcap <= CONN_BUF_MIN || co->co_outlen > co->co_outcap / 4)
+		return;
+	for (cap = CONN_BUF_MIN; cap < 2 * co->co_outlen; cap *= 2)
+		;
+	if ((o = realloc(co->co_out, cap)) == NULL)
+		return;			/* the larger one will do */
+	co->co_out = o;
+	co->co_outcap = cap;
+}
+
+/*
  * Append n bytes to co's output.  ONC_SEND when the peer has left too
  * much unread (the connection is then reset), ONC_NOMEM.
  */
@@ -28,9 +79,6 @@ onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
 	struct onc_srv *rs = co->co_srv;
 	size_t need;
 
-	if (co->co_outoff > 0 && co->co_outoff == co->co_outlen &&
-	    co->co_nmarks == 0)
-		co->co_outoff = co->co_outlen = co->co_safe = 0;
 	need = co->co_outlen + n;
 	if (need - co->co_outoff > rs->rs_lim.max_outq) {
 		char a[64];
@@ -43,12 +91,20 @@ onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
 		co->co_dead = co->co_abort = 1;
 		return ONC_SEND;
 	}
+	/* Room where the sent bytes were, before any more memory. */
+	if (need > co->co_outcap && co->co_outoff > 0) {
+		onc_conn_compact(co);
+		need = co->co_outlen + n;
+	}
 	if (need > co->co_outcap) {
-		size_t cap = co->co_outcap ? co->co_outcap : 4096;
+		size_t cap = co->co_outcap ? co->co_outcap : CONN_BUF_MIN;
 		uint8_t *o;
 
 		while (cap < need)
 			cap *= 2;
+		/* Nothing sent is left: need is within max_outq. */
+		if (cap > rs->rs_lim.max_outq)
+			cap = rs->rs_lim.max_outq;
 		if ((o = realloc(co->co_out, cap)) == NULL)
 			return ONC_NOMEM;
 		co->co_out = o;

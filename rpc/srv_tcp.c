@@ -112,8 +112,7 @@ onc_conn_flush(struct onc_conn *co)
 		}
 		co->co_outoff += (size_t)n;
 	}
-	if (co->co_outoff == co->co_outlen && co->co_nmarks == 0)
-		co->co_outoff = co->co_outlen = co->co_safe = 0;
+	onc_conn_trim(co);
 	onc_conn_watch(co);
 	if (co->co_dead)
 		onc_conn_close(co);

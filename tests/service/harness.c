@@ -284,6 +284,12 @@ st_rpcb_serve(void)
 	return 1;
 }
 
+struct onc_srv *
+ts_srv(void)
+{
+	return srv;
+}
+
 void
 ts_turn(void)
 {

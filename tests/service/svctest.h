@@ -64,6 +64,9 @@ uint16_t	 ts_cli_port(void);
 int		 ts_register_turn(void);
 int		 ts_register_notify(void);
 int		 ts_register_listen(void);
+int		 ts_register_transport(void);
+/* The service's transport (tests that look at its connections). */
+struct onc_srv	*ts_srv(void);
 
 struct stat_chge;
 /* The server's outgoing-call client: its statistics, the next xid. */

@@ -1,0 +1,381 @@
+/*
+ * test_transport.c - the TCP transport (rpc/srv_tcp.c, rpc/srv_reply.c)
+ * when commits complete a turn after their seal, as they do under
+ * durability = sync (db/store_commit.c: "while it flushes, the loop
+ * decides the next turns").
+ *
+ * No network namespace needed: the server listens in the abstract Unix
+ * namespace, as tests/fuzz/fuzz_recmark.c does, and the transport's
+ * private header is the seam.  The turn's end seals with commit number
+ * N and releases N - 1.  One program (100021 v4) answers every call with
+ * an empty reply.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "srv_impl.h"
+
+#include "nlm.h"
+#include "rpc/nlm_prot.h"
+#include "svctest.h"
+#include "tests/fakes/fakes.h"
+
+static struct {
+	struct ev_loop	*loop;
+	struct onc_srv	*rs;
+	struct onc_listener rl;
+	int		 lfd;
+	struct sockaddr_un lsa;
+	socklen_t	 lsalen;
+	uint64_t	 seq;
+	uint64_t	 lag;		/* release seq - lag at each turn */
+	unsigned	 calls;
+	uint32_t	 xid;
+} tt;
+
+static uint64_t
+tt_now(void)
+{
+	return 5000000;
+}
+
+static void
+tt_answer(struct svc_req *rq, SVCXPRT *xp)
+{
+	(void)rq;
+	tt.calls++;
+	(void)svc_sendreply(xp, XDRPROC(xdr_void), NULL);
+}
+
+static void
+tt_hook(struct ev_loop *l, void *arg)
+{
+	(void)l;
+	tt.seq++;
+	onc_srv_seal(arg, tt.seq);
+	if (tt.seq > tt.lag)
+		onc_srv_release(arg, tt.seq - tt.lag);
+}
+
+static void
+tt_start(size_t max_outq, uint64_t lag)
+{
+	struct onc_srv_limits lim;
+
+	memset(&tt, 0, sizeof(tt));
+	tt.lag = lag;
+	ev_set_clock(tt_now);
+	fake_send_hook(NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt.loop = ev_loop_new());
+	memset(&lim, 0, sizeof(lim));
+	lim.max_record = 4096;
+	lim.max_conns = 16;
+	lim.idle_sec = 600;
+	lim.max_outq = max_outq;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt.rs = onc_srv_new(tt.loop, &lim));
+	CU_ASSERT_FATAL(onc_srv_add_program(tt.rs, 100021, 4, tt_answer) ==
+	    ONC_OK);
+	ev_set_beforesleep(tt.loop, tt_hook, tt.rs);
+	tt.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(tt.lfd != -1);
+	memset(&tt.lsa, 0, sizeof(tt.lsa));
+	tt.lsa.sun_family = AF_UNIX;
+	tt.lsalen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+	    (size_t)snprintf(tt.lsa.sun_path + 1, sizeof(tt.lsa.sun_path) - 1,
+	    "nlmd-test-transport-%d", (int)getpid()));
+	CU_ASSERT_FATAL(bind(tt.lfd, (struct sockaddr *)&tt.lsa, tt.lsalen) ==
+	    0);
+	CU_ASSERT_FATAL(listen(tt.lfd, 64) == 0);
+	tt.rl.rl_fd = tt.lfd;
+	tt.rl.rl_family = AF_UNIX;
+	tt.rl.rl_xport = ONC_TCP;
+	tt.rl.rl_srv = tt.rs;
+	CU_ASSERT_FATAL(ev_fd_add(tt.loop, tt.lfd, EV_READ, onc_tcp_accept,
+	    &tt.rl) == 0);
+}
+
+static void
+tt_stop(void)
+{
+	ev_set_beforesleep(tt.loop, NULL, NULL);
+	ev_fd_del(tt.loop, tt.lfd);
+	close(tt.lfd);
+	onc_srv_free(tt.rs);
+	ev_loop_free(tt.loop);
+	ev_set_clock(NULL);
+}
+
+static int
+tt_connect(void)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&tt.lsa, tt.lsalen) ==
+	    0);
+	return fd;
+}
+
+/* One NULL call to 100021 v4, record-marked, into buf (44 bytes). */
+static size_t
+tt_call(uint8_t *buf)
+{
+	uint32_t w[11] = {
+		htonl(0x80000000u | 40), htonl(++tt.xid), htonl(CALL),
+		htonl(2), htonl(100021), htonl(4), htonl(0),
+		0, 0, 0, 0,	/* AUTH_NONE credential and verifier */
+	};
+
+	memcpy(buf, w, sizeof(w));
+	return sizeof(w);
+}
+
+/* Replies waiting at fd (whole records of a reply each), counted. */
+static unsigned
+tt_replies(int fd, uint8_t *acc, size_t cap, size_t *acclen)
+{
+	unsigned n = 0;
+	ssize_t r;
+
+	while ((r = recv(fd, acc + *acclen, cap - *acclen, MSG_DONTWAIT)) > 0)
+		*acclen += (size_t)r;
+	while (*acclen >= 4) {
+		uint32_t mark;
+		size_t flen;
+
+		memcpy(&mark, acc, 4);
+		flen = ntohl(mark) & 0x7fffffffu;
+		if (*acclen - 4 < flen)
+			break;
+		memmove(acc, acc + 4 + flen, *acclen - 4 - flen);
+		*acclen -= 4 + flen;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A client with a call in flight at every turn (it sends the next before
+ * the last one's commit completed), and reads every reply at once: what
+ * it leaves unread never exceeds two replies, and neither may the
+ * connection's output buffer.  It used to hold every reply ever sent on
+ * it, being rewound only when nothing at all waited for a commit: after
+ * 5,000 calls of 28-byte replies, a 256 KiB buffer (past max_outq, 64
+ * KiB) for 28 unsent bytes, growing for as long as the connection stayed
+ * busy.
+ */
+static void
+test_outbuf_bounded(void)
+{
+	enum { N = 5000 };
+	static uint8_t acc[4096];
+	size_t acclen = 0, most = 0;
+	unsigned got = 0;
+	uint8_t call[64];
+	int fd, i;
+
+	tt_start(64 * 1024, 1);
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	for (i = 0; i < N; i++) {
+		const struct onc_conn *co;
+
+		CU_ASSERT_FATAL(write(fd, call, tt_call(call)) == 44);
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+		co = tt.rs->rs_conns;
+		CU_ASSERT_FATAL(co != NULL);
+		if (co->co_outlen - co->co_outoff > most)
+			most = co->co_outlen - co->co_outoff;
+	}
+	CU_ASSERT_EQUAL(tt.calls, N);
+	CU_ASSERT(got >= N - 1);
+	CU_ASSERT(most <= 2 * 28);		/* the peer keeps up */
+	printf("\n    %u calls: co_outcap %zu, co_outlen %zu, unread %zu ",
+	    tt.calls, tt.rs->rs_conns->co_outcap, tt.rs->rs_conns->co_outlen,
+	    tt.rs->rs_conns->co_outlen - tt.rs->rs_conns->co_outoff);
+	/* The buffer is what is unread (and unreleased), not all it sent. */
+	CU_ASSERT(tt.rs->rs_conns->co_outcap <= tt.rs->rs_lim.max_outq);
+	CU_ASSERT(tt.rs->rs_conns->co_outlen <= 4096);
+	close(fd);
+	tt_stop();
+}
+
+/* n NULL calls in one write (the server reads them over several turns). */
+static void
+tt_send_calls(int fd, unsigned n)
+{
+	static uint8_t buf[1000 * 44];
+	size_t len = 0;
+	unsigned i;
+
+	CU_ASSERT_FATAL(n <= 1000);
+	for (i = 0; i < n; i++)
+		len += tt_call(buf + len);
+	CU_ASSERT_FATAL(write(fd, buf, len) == (ssize_t)len);
+}
+
+/*
+ * While commits are slow the replies of a pipelining client pile up
+ * (1,000 of them, 28,000 bytes: the buffer grows to 32 KiB, within
+ * max_outq); once they have left, the buffer goes back to its first
+ * size instead of staying at the largest a burst ever made it.
+ */
+static void
+test_outbuf_shrinks(void)
+{
+	static uint8_t acc[8192];
+	size_t acclen = 0, most = 0;
+	const struct onc_conn *co;
+	unsigned got = 0;
+	int fd, i;
+
+	tt_start(64 * 1024, UINT64_MAX);	/* nothing released yet */
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL((co = tt.rs->rs_conns) != NULL);
+	tt_send_calls(fd, 1000);
+	for (i = 0; i < 1000 && tt.calls < 1000; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		if (co->co_outcap > most)
+			most = co->co_outcap;
+	}
+	CU_ASSERT_EQUAL_FATAL(tt.calls, 1000);
+	CU_ASSERT(most > CONN_BUF_MIN && most <= tt.rs->rs_lim.max_outq);
+	tt.lag = 0;				/* the commits complete */
+	for (i = 0; i < 100 && got < 1000; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(got, 1000);
+	CU_ASSERT_PTR_EQUAL_FATAL(tt.rs->rs_conns, co);
+	printf("\n    1000 replies held: co_outcap %zu; sent: co_outcap %zu ",
+	    most, co->co_outcap);
+	CU_ASSERT_EQUAL(co->co_outlen, 0);
+	CU_ASSERT(co->co_outcap <= CONN_BUF_MIN);
+	close(fd);
+	tt_stop();
+}
+
+/*
+ * max_outq still bounds what a connection has not sent (released or
+ * not): replies held past it reset the connection, counted as slow.
+ */
+static void
+test_outq_limit(void)
+{
+	static uint8_t acc[8192];
+	size_t acclen = 0;
+	int fd, i;
+
+	tt_start(8192, UINT64_MAX);
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	tt_send_calls(fd, 400);			/* 11,200 reply bytes */
+	for (i = 0; i < 100 && tt.rs->rs_conns != NULL; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_slow, 1);
+	CU_ASSERT(tt.calls > 8192 / 28 - ONC_TURN_CALLS &&
+	    tt.calls <= 8192 / 28 + ONC_TURN_CALLS);
+	CU_ASSERT_EQUAL(tt_replies(fd, acc, sizeof(acc), &acclen), 0);
+	close(fd);
+	tt_stop();
+}
+
+/*
+ * The same through the NLM service, over the fake store with commits that
+ * complete as the real committer's do under durability = sync: a client
+ * with a LOCK in flight at each turn (the next one arrives while the
+ * last one's commit is being flushed; fake_store_complete() after the
+ * write, before the turn).  3,000 LOCKs (distinct ranges of one owner,
+ * all GRANTED) leave a connection whose output buffer holds every reply
+ * it ever sent, though its peer read each one at once.
+ */
+static void
+test_outbuf_service(void)
+{
+	enum { N = 3000 };
+	static uint8_t acc[8192];
+	size_t acclen = 0;
+	unsigned got = 0;
+	const struct onc_conn *co;
+	int fd, i;
+
+	if (ts_skip_reason() != NULL) {
+		printf("\n    SKIPPED: %s\n", ts_skip_reason());
+		return;
+	}
+	ts_start(NLM_CB_MSG, 0);
+	fake_store_defer(true);
+	fd = ts_tcp_connect();
+	ts_turn();				/* accepted */
+	CU_ASSERT_FATAL(ts_srv()->rs_conns != NULL);
+	for (i = 0; i < N; i++) {
+		nlm4_lockargs a;
+		uint8_t rec[512];
+		size_t rlen = 0;
+		uint32_t cookie = (uint32_t)i;
+
+		memset(&a, 0, sizeof(a));
+		a.cookie.nlm_netobj_len = 4;
+		a.cookie.nlm_netobj_val = (char *)&cookie;
+		a.exclusive = true;
+		a.alock.caller_name = (char *)"hostT";
+		a.alock.fh.nlm_netobj_len = 2;
+		a.alock.fh.nlm_netobj_val = (char *)"ft";
+		a.alock.oh.nlm_netobj_len = 4;
+		a.alock.oh.nlm_netobj_val = (char *)"ownT";
+		a.alock.svid = 9;
+		a.alock.l_offset = (uint64_t)i * 10;
+		a.alock.l_len = 1;
+		a.state = 1;
+		(void)ts_tcp_record(rec, sizeof(rec), &rlen, NLMPROC4_LOCK,
+		    XDRPROC(xdr_nlm4_lockargs), &a);
+		CU_ASSERT_FATAL(write(fd, rec, rlen) == (ssize_t)rlen);
+		fake_store_complete();		/* the last turn's commit */
+		ts_turn();
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	co = ts_srv()->rs_conns;
+	CU_ASSERT_FATAL(co != NULL);
+	printf("\n    %u replies read: co_outcap %zu, co_outlen %zu, "
+	    "unread %zu ", got, co->co_outcap, co->co_outlen,
+	    co->co_outlen - co->co_outoff);
+	CU_ASSERT(got >= N - 2);
+	CU_ASSERT(co->co_outlen - co->co_outoff <= 256);
+	CU_ASSERT(co->co_outlen <= 4096);
+	fake_store_defer(false);
+	fake_store_complete();
+	close(fd);
+	ts_stop();
+}
+
+int
+ts_register_transport(void)
+{
+	CU_pSuite s = CU_add_suite("transport: connections and listeners",
+	    NULL, NULL);
+
+	if (s == NULL ||
+	    CU_add_test(s, "a busy connection's output buffer stays bounded",
+	    test_outbuf_bounded) == NULL ||
+	    CU_add_test(s, "... through the NLM service, commits as under "
+	    "durability sync", test_outbuf_service) == NULL ||
+	    CU_add_test(s, "a buffer grown by a burst shrinks once sent",
+	    test_outbuf_shrinks) == NULL ||
+	    CU_add_test(s, "replies held past max_outq reset the connection",
+	    test_outq_limit) == NULL)
+		return -1;
+	return 0;
+}
