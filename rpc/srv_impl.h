@@ -219,7 +219,7 @@ void	onc_dispatch(struct onc_ctx *cx, uint8_t *msgbuf, size_t len);
 /*
  * Queue an encoded reply for cx's peer (held until sealed, released).
  * ONC_NOMEM, or ONC_SEND when the connection is dead or its peer reads
- * too slowly (it is closed).
+ * too slowly (it is closed); either way nothing of it is queued.
  */
 enum onc_status onc_queue_reply(struct onc_ctx *cx, const uint8_t *p,
 	    size_t n);

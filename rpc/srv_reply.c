@@ -70,16 +70,22 @@ onc_conn_trim(struct onc_conn *co)
 }
 
 /*
- * Append n bytes to co's output.  ONC_SEND when the peer has left too
- * much unread (the connection is then reset), ONC_NOMEM.
+ * Append a reply of n bytes to co's output, as one record: its mark,
+ * then its bytes.  Room for both is made before either is copied, so
+ * that a failure leaves the stream as it was: a mark without its body
+ * would have the peer take what follows (the error reply the dispatcher
+ * sends instead, later replies) for that body, and lose the framing for
+ * the rest of the connection.  ONC_SEND when the peer has left too much
+ * unread (the connection is then reset), ONC_NOMEM.
  */
 static enum onc_status
 onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
 {
 	struct onc_srv *rs = co->co_srv;
+	uint32_t mark = htonl(0x80000000u | (uint32_t)n);
 	size_t need;
 
-	need = co->co_outlen + n;
+	need = co->co_outlen + sizeof(mark) + n;
 	if (need - co->co_outoff > rs->rs_lim.max_outq) {
 		char a[64];
 
@@ -94,7 +100,7 @@ onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
 	/* Room where the sent bytes were, before any more memory. */
 	if (need > co->co_outcap && co->co_outoff > 0) {
 		onc_conn_compact(co);
-		need = co->co_outlen + n;
+		need = co->co_outlen + sizeof(mark) + n;
 	}
 	if (need > co->co_outcap) {
 		size_t cap = co->co_outcap ? co->co_outcap : CONN_BUF_MIN;
@@ -110,8 +116,9 @@ onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
 		co->co_out = o;
 		co->co_outcap = cap;
 	}
-	memcpy(co->co_out + co->co_outlen, p, n);
-	co->co_outlen += n;
+	memcpy(co->co_out + co->co_outlen, &mark, sizeof(mark));
+	memcpy(co->co_out + co->co_outlen + sizeof(mark), p, n);
+	co->co_outlen += sizeof(mark) + n;
 	if (!co->co_isdirty) {
 		co->co_isdirty = 1;
 		co->co_dirty = rs->rs_dirty;
@@ -127,14 +134,8 @@ onc_queue_reply(struct onc_ctx *cx, const uint8_t *p, size_t n)
 	struct onc_udpreply *ur;
 
 	if (cx->cx_conn != NULL) {
-		uint32_t mark = htonl(0x80000000u | (uint32_t)n);
-		enum onc_status s;
-
 		if (cx->cx_conn->co_dead)
 			return ONC_SEND;
-		if ((s = onc_conn_append(cx->cx_conn, (uint8_t *)&mark, 4)) !=
-		    ONC_OK)
-			return s;
 		return onc_conn_append(cx->cx_conn, p, n);
 	}
 	if (n <= UDP_REPLY_SMALL && (ur = rs->rs_udpfree) != NULL) {
