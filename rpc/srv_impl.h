@@ -103,6 +103,8 @@ struct onc_conn {
 	size_t		 co_outcap;
 	uint64_t	 co_active;	/* last read, ev_now_ms() */
 	int		 co_dead;	/* close at the end of the turn */
+	int		 co_eof;	/* the peer sent all it will: answer,
+					   then close (onc_conn_watch) */
 	int		 co_abort;	/* ... with a reset: the peer broke
 					   the framing or stopped reading */
 	struct onc_conn	*co_next;	/* all connections */

@@ -82,13 +82,30 @@ onc_conn_close(struct onc_conn *co)
 
 static void	onc_conn_io(struct ev_loop *, int, int, void *);
 
-/* Watch for input only while no output is pending (back-pressure). */
+/*
+ * Watch for input only while no output is pending (back-pressure).
+ * After the end of the peer's stream (co_eof), never for input: it would
+ * stay readable and wake every turn.  Then for output while released
+ * replies are pending, not at all while the rest waits for its commit
+ * (onc_srv_release() flushes it), and close once nothing more is owed:
+ * all written, no reply waiting for its commit or its turn's seal.  A
+ * peer that stops reading meanwhile leaves at the idle sweep, as any.
+ */
 static void
 onc_conn_watch(struct onc_conn *co)
 {
+	struct ev_loop *loop = co->co_srv->rs_loop;
 	int ev = co->co_outoff < co->co_safe ? EV_WRITE : EV_READ;
 
-	if (ev_fd_set(co->co_srv->rs_loop, co->co_fd, ev) == -1)
+	if (!co->co_eof) {
+		if (ev_fd_set(loop, co->co_fd, ev) == -1)
+			co->co_dead = 1;
+	} else if (co->co_outoff == co->co_outlen && co->co_nmarks == 0 &&
+	    !co->co_isdirty && !co->co_held)
+		co->co_dead = 1;
+	else if (ev == EV_READ)
+		ev_fd_del(loop, co->co_fd);
+	else if (ev_fd_add(loop, co->co_fd, EV_WRITE, onc_conn_io, co) == -1)
 		co->co_dead = 1;
 }
 
@@ -288,8 +305,11 @@ onc_conn_read(struct onc_conn *co)
 	struct onc_srv *rs = co->co_srv;
 	ssize_t n;
 
-	/* Calls are waiting already: they go first (onc_conn_resume). */
-	if (co->co_held)
+	/*
+	 * Calls are waiting already: they go first (onc_conn_resume).  Or
+	 * the peer has sent all it will.
+	 */
+	if (co->co_held || co->co_eof)
 		return;
 
 	/*
@@ -306,8 +326,21 @@ onc_conn_read(struct onc_conn *co)
 	}
 	n = recv(co->co_fd, co->co_in + co->co_inlen,
 	    co->co_incap - co->co_inlen, MSG_DONTWAIT);
-	if (n == 0 || (n == -1 && errno != EAGAIN && errno != EWOULDBLOCK &&
-	    errno != EINTR)) {
+	if (n == 0) {
+		/*
+		 * The end of the stream, which need not be the end of the
+		 * connection: a client may send its calls, shut down its
+		 * sending side (as nlmctl does on the control socket), and
+		 * read the replies, those whose commit is still to come
+		 * included.  A part of a record left in co_in will never be
+		 * complete.
+		 */
+		co->co_eof = 1;
+		onc_conn_watch(co);
+		return;
+	}
+	if (n == -1 && errno != EAGAIN && errno != EWOULDBLOCK &&
+	    errno != EINTR) {
 		co->co_dead = 1;
 		return;
 	}

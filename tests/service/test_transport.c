@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <CUnit/CUnit.h>
@@ -39,12 +40,13 @@ static struct {
 	uint64_t	 lag;		/* release seq - lag at each turn */
 	unsigned	 calls;
 	uint32_t	 xid;
+	uint64_t	 ms;		/* tt_now() moves on */
 } tt;
 
 static uint64_t
 tt_now(void)
 {
-	return 5000000;
+	return 5000000 + tt.ms;
 }
 
 static void
@@ -353,6 +355,89 @@ test_reply_nomem(void)
 }
 
 /*
+ * A client that sends its call and then shuts down its sending side (as
+ * nlmctl does on its socket, and as any RPC client may): the reply is
+ * still owed, the peer still reads.  The server used to take the end of
+ * the stream for the end of the connection and close at once, dropping
+ * the reply that waited for its commit (0 replies of 1).  It closes once
+ * the reply has left, and the peer sees the end of the stream.
+ */
+static void
+test_halfclose_reply(void)
+{
+	static uint8_t acc[4096];
+	size_t acclen = 0;
+	unsigned got = 0;
+	uint8_t call[64];
+	int fd, i;
+
+	tt_start(0, 1);
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	CU_ASSERT_FATAL(write(fd, call, tt_call(call)) == 44);
+	CU_ASSERT_FATAL(shutdown(fd, SHUT_WR) == 0);
+	for (i = 0; i < 5; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	printf("\n    half-closed: %u of 1 replies, connection %s ", got,
+	    tt.rs->rs_conns != NULL ? "open" : "closed");
+	CU_ASSERT_EQUAL(tt.calls, 1);
+	CU_ASSERT_EQUAL(got, 1);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+	CU_ASSERT_EQUAL(recv(fd, acc, sizeof(acc), MSG_DONTWAIT), 0);
+	close(fd);
+	tt_stop();
+}
+
+static uint64_t
+tt_real_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * A half-closed connection is kept for what it is owed, but not for
+ * ever: with its replies never released (a commit that does not end),
+ * nothing read any more, it leaves at the idle sweep as any other.  And
+ * meanwhile the loop sleeps (the end of the stream, readable, is not
+ * watched).
+ */
+static void
+test_halfclose_idle(void)
+{
+	uint8_t call[64];
+	uint64_t t0;
+	int fd, i;
+
+	tt_start(0, UINT64_MAX);
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	CU_ASSERT_FATAL(write(fd, call, tt_call(call)) == 44);
+	CU_ASSERT_FATAL(shutdown(fd, SHUT_WR) == 0);
+	for (i = 0; i < 3; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.calls, 1);
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	CU_ASSERT(tt.rs->rs_conns->co_eof);
+	t0 = tt_real_ms();
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 10);
+	CU_ASSERT(tt_real_ms() - t0 >= 40);	/* it slept */
+	tt.ms = (uint64_t)tt.rs->rs_lim.idle_sec * 1000 + SWEEP_MS + 1;
+	(void)ev_run_once(tt.loop, 0);		/* the sweep */
+	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 1);
+	close(fd);
+	tt_stop();
+}
+
+/*
  * The same through the NLM service, over the fake store with commits that
  * complete as the real committer's do under durability = sync: a client
  * with a LOCK in flight at each turn (the next one arrives while the
@@ -436,7 +521,11 @@ ts_register_transport(void)
 	    CU_add_test(s, "replies held past max_outq reset the connection",
 	    test_outq_limit) == NULL ||
 	    CU_add_test(s, "a reply out of memory leaves the stream as it was",
-	    test_reply_nomem) == NULL)
+	    test_reply_nomem) == NULL ||
+	    CU_add_test(s, "a half-closed connection still gets its reply",
+	    test_halfclose_reply) == NULL ||
+	    CU_add_test(s, "a half-closed connection leaves at the idle sweep",
+	    test_halfclose_idle) == NULL)
 		return -1;
 	return 0;
 }
