@@ -13,8 +13,6 @@
 #include "ctlsrv.h"
 
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -456,14 +454,22 @@ conn_timeout(struct ev_loop *loop, void *arg)
 	conn_close(arg);
 }
 
-/* Root, or the configured group (primary or supplementary). */
+/*
+ * Root, or the configured group, primary or supplementary, as the kernel
+ * recorded them for the peer when it connected (SO_PEERCRED,
+ * SO_PEERGROUPS): the groups the process really has, which decided
+ * whether it could open the socket at all, and no look-up in the user
+ * and group databases -- on a host with LDAP or NIS those could hold the
+ * event loop, and they list memberships a process may not have (or
+ * lack ones it was given, setgroups(), newgrp).
+ */
 static bool
-peer_allowed(const struct ctl_srv *s, const struct ctl_peer *p)
+peer_allowed(const struct ctl_srv *s, int fd, const struct ctl_peer *p)
 {
-	struct passwd pw, *pwp = NULL;
-	gid_t groups[256];
-	char buf[4096];
-	int ng = 256, i;
+	gid_t small[64], *groups = small;
+	socklen_t len = sizeof(small);
+	bool ok = false;
+	size_t i;
 
 	if (p->uid == 0)
 		return true;
@@ -471,15 +477,22 @@ peer_allowed(const struct ctl_srv *s, const struct ctl_peer *p)
 		return false;
 	if (p->gid == (gid_t)s->s_group)
 		return true;
-	if (getpwuid_r(p->uid, &pw, buf, sizeof(buf), &pwp) != 0 ||
-	    pwp == NULL)
-		return false;
-	if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &ng) == -1)
-		return false;
-	for (i = 0; i < ng; i++)
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == -1) {
+		/* ERANGE: len says how much it takes (NGROUPS_MAX at most). */
+		if (errno != ERANGE || (groups = malloc(len)) == NULL)
+			return false;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups,
+		    &len) == -1) {
+			free(groups);
+			return false;
+		}
+	}
+	for (i = 0; i < len / sizeof(gid_t); i++)
 		if (groups[i] == (gid_t)s->s_group)
-			return true;
-	return false;
+			ok = true;
+	if (groups != small)
+		free(groups);
+	return ok;
 }
 
 static void
@@ -547,7 +560,7 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 		conn_close(c);
 		return;
 	}
-	if (!peer_allowed(s, &c->c_peer)) {
+	if (!peer_allowed(s, cfd, &c->c_peer)) {
 		log_rl_warnx(&rl_refused,
 		    "control socket: uid %u (pid %d) refused: not root%s",
 		    (unsigned)uc.uid, (int)uc.pid, s->s_group >= 0 ?

@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,8 +58,16 @@ struct cs_srv {
 	char		 dir[32];
 };
 
+static void	cs_start_group(struct cs_srv *, long);
+
 static void
 cs_start(struct cs_srv *cs)
+{
+	cs_start_group(cs, -1);
+}
+
+static void
+cs_start_group(struct cs_srv *cs, long group)
 {
 	char err[256];
 
@@ -67,7 +78,7 @@ cs_start(struct cs_srv *cs)
 	cs->sun.sun_family = AF_UNIX;
 	snprintf(cs->sun.sun_path, sizeof(cs->sun.sun_path), "%s/ctl.sock",
 	    cs->dir);
-	cs->srv = ctl_srv_new(cs->loop, cs->sun.sun_path, -1, err,
+	cs->srv = ctl_srv_new(cs->loop, cs->sun.sun_path, group, err,
 	    sizeof(err));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cs->srv);
 	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "hold", cs_cmd_hold, NULL) ==
@@ -252,6 +263,81 @@ test_accept_emfile(void)
 	cs_stop(&cs);
 }
 
+/*
+ * control-group: a process of uid 65534 (nobody) in group CS_GID as a
+ * supplementary group (setgroups(), as newgrp or a login would give it)
+ * is let in; without it, refused.  The group is one no user database
+ * lists, so only the process's own credentials (SO_PEERGROUPS) can tell:
+ * until 2026-11-28 nlmd asked the databases (getpwuid_r(),
+ * getgrouplist()), which could hold the loop on a network name service,
+ * and refused this process.  In a child per case; root only.
+ */
+#define CS_GID	47113
+
+/* The child's answer: 0 let in, 1 refused, 2 neither, 3 setup failed. */
+static int
+cs_as_nobody(struct cs_srv *cs, bool in_group)
+{
+	gid_t g = CS_GID;
+	int fd, status = 0;
+	char buf[256];
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) == 0) {
+		const char *req = "nlmctl 1 hold\n";
+
+		if (setgroups(in_group ? 1 : 0, &g) == -1 ||
+		    setgid(65534) == -1 || setuid(65534) == -1 ||
+		    (fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+		    connect(fd, (struct sockaddr *)&cs->sun,
+		    sizeof(cs->sun)) == -1)
+			_exit(3);
+		/* A refusal may close the socket before the request. */
+		(void)send(fd, req, strlen(req), MSG_NOSIGNAL);
+		(void)shutdown(fd, SHUT_WR);
+		while (got < sizeof(buf) - 1 &&
+		    (n = recv(fd, buf + got, sizeof(buf) - 1 - got, 0)) > 0)
+			got += (size_t)n;
+		buf[got] = '\0';
+		if (strcmp(buf, "nlmctl 1 ok\nnlmctl 1 end 0\n") == 0)
+			_exit(0);
+		_exit(strstr(buf, "permission denied") != NULL ? 1 : 2);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	while (waitpid(pid, &status, WNOHANG) == 0)
+		(void)ev_run_once(cs->loop, 10);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 4;
+}
+
+static void
+test_control_group(void)
+{
+	struct cs_srv cs;
+	int in, out;
+
+	if (geteuid() != 0) {
+		printf("\n    SKIPPED: control-group needs root (setuid) ");
+		return;
+	}
+	cs_ready = true;
+	cs_start_group(&cs, CS_GID);
+	/* Anyone reaches the socket: nlmd's own check is what is tested. */
+	CU_ASSERT_FATAL(chmod(cs.dir, 0755) == 0);
+	CU_ASSERT_FATAL(chmod(cs.sun.sun_path, 0666) == 0);
+	in = cs_as_nobody(&cs, true);
+	out = cs_as_nobody(&cs, false);
+	printf("\n    uid 65534 in group %d: %s; not in it: %s ", CS_GID,
+	    in == 0 ? "let in" : in == 1 ? "refused" : "error",
+	    out == 0 ? "let in" : out == 1 ? "refused" : "error");
+	CU_ASSERT_EQUAL(in, 0);
+	CU_ASSERT_EQUAL(out, 1);
+	cs_stop(&cs);
+}
+
 int
 ctl_register_srv(void)
 {
@@ -263,7 +349,9 @@ ctl_register_srv(void)
 	    CU_add_test(s, "... and when its reader went away",
 	    test_hold_reader_gone) == NULL ||
 	    CU_add_test(s, "out of descriptors: the loop still sleeps",
-	    test_accept_emfile) == NULL)
+	    test_accept_emfile) == NULL ||
+	    CU_add_test(s, "control-group: the peer's own groups",
+	    test_control_group) == NULL)
 		return -1;
 	return 0;
 }
