@@ -420,7 +420,10 @@ const char *lk_strerror(enum lk_status st);
  *                A non-blocking one is decided as any other request and
  *                leaves the waiter and its udata alone.
  *   LK_DENIED    conflict and !rq_block; rs_holder says with what.
- *   LK_DEADLOCK  conflict, rq_block, and waiting would deadlock.
+ *   LK_DEADLOCK  conflict, rq_block, and waiting would deadlock (the
+ *                search is bounded: past some 65,536 queued waiters looked
+ *                at it gives up and the request queues; counted in
+ *                ct_deadlock_giveups).
  *   LK_NOLOCKS   a limit would be exceeded.
  *   LK_GRACE     in grace, the request meets a reclaimable record (see
  *                GRACE AND RECLAIM; rs_holder says which); nothing changed.
@@ -651,6 +654,8 @@ struct lk_counts {
 	uint64_t	 ct_queue_visits; /* queued waiters (and nodes of their
 					   index) looked at by FIFO checks,
 					   grant passes, deadlock searches */
+	uint64_t	 ct_deadlock_giveups; /* deadlock searches given up at
+					   their bound (the request queued) */
 	uint64_t	 ct_grants_undone; /* unconfirmed grants undone
 					   (lk_grant_undo, lk_cancel) */
 	uint64_t	 ct_undo_shared; /* exclusive locks an undo could give
