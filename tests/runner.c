@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <CUnit/Basic.h>
 
@@ -33,4 +34,14 @@ main(int argc, char **argv)
 	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
 	CU_cleanup_registry();
 	return failed == 0 ? 0 : 1;
+}
+
+unsigned long long
+tests_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000 +
+	    (unsigned long long)ts.tv_nsec / 1000000;
 }

@@ -10,4 +10,7 @@
  */
 int	tests_register(void);
 
+/* The monotonic clock in milliseconds (tests that time the real loop). */
+unsigned long long tests_now_ms(void);
+
 #endif

@@ -18,6 +18,8 @@
 
 #include <CUnit/CUnit.h>
 
+#include "tests/runner.h"
+
 #include "ctlsrv.h"
 #include "ev.h"
 
@@ -39,15 +41,6 @@ cs_cmd_hold(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	(void)rq;
 	(void)arg;
 	ctl_hold(c, cs_is_ready, NULL);
-}
-
-static uint64_t
-cs_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* The test's server: a loop, the socket in a temporary directory. */
@@ -109,9 +102,9 @@ static unsigned
 cs_turns(struct cs_srv *cs, unsigned ms, int wait_ms)
 {
 	unsigned turns = 0;
-	uint64_t t0 = cs_ms();
+	uint64_t t0 = tests_now_ms();
 
-	while (cs_ms() - t0 < ms) {
+	while (tests_now_ms() - t0 < ms) {
 		(void)ev_run_once(cs->loop, wait_ms);
 		turns++;
 	}
@@ -122,11 +115,11 @@ cs_turns(struct cs_srv *cs, unsigned ms, int wait_ms)
 static void
 cs_answer(struct cs_srv *cs, int fd, char *buf, size_t cap)
 {
-	uint64_t t0 = cs_ms();
+	uint64_t t0 = tests_now_ms();
 	size_t got = 0;
 	ssize_t n;
 
-	while (cs_ms() - t0 < 500) {
+	while (tests_now_ms() - t0 < 500) {
 		(void)ev_run_once(cs->loop, 10);
 		while ((n = recv(fd, buf + got, cap - 1 - got,
 		    MSG_DONTWAIT)) > 0)

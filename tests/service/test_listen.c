@@ -26,6 +26,8 @@
 
 #include <CUnit/CUnit.h>
 
+#include "tests/runner.h"
+
 #include "srv_impl.h"
 
 #include "svctest.h"
@@ -78,15 +80,6 @@ tl_stop(void)
 	ev_loop_free(tl.loop);
 }
 
-static uint64_t
-tl_real_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * Out of descriptors (EMFILE; the unit used to leave RLIMIT_NOFILE at
  * systemd's 1024 while max-connections defaults to 4096): accept4()
@@ -123,8 +116,8 @@ test_accept_emfile(void)
 	    (fds[nfds] = dup(0)) != -1)
 		nfds++;
 	CU_ASSERT(errno == EMFILE);
-	t0 = tl_real_ms();
-	while (tl_real_ms() - t0 < 200) {
+	t0 = tests_now_ms();
+	while (tests_now_ms() - t0 < 200) {
 		(void)ev_run_once(tl.loop, 20);
 		turns++;
 	}
@@ -147,8 +140,8 @@ test_accept_emfile(void)
 	CU_ASSERT(tl.rs->rs_stats.accept_paused <= 5);
 
 	/* Descriptors again: the client is served after the pause. */
-	t0 = tl_real_ms();
-	while (tl.rs->rs_stats.conns_open == 0 && tl_real_ms() - t0 < 500)
+	t0 = tests_now_ms();
+	while (tl.rs->rs_stats.conns_open == 0 && tests_now_ms() - t0 < 500)
 		(void)ev_run_once(tl.loop, 20);
 	CU_ASSERT_EQUAL(tl.rs->rs_stats.conns_open, 1);
 	CU_ASSERT_EQUAL(tl.rs->rs_stats.conns_total, 1);

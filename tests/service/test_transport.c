@@ -22,6 +22,8 @@
 
 #include <CUnit/CUnit.h>
 
+#include "tests/runner.h"
+
 #include "srv_impl.h"
 
 #include "nlm.h"
@@ -391,15 +393,6 @@ test_halfclose_reply(void)
 	tt_stop();
 }
 
-static uint64_t
-tt_real_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * A half-closed connection is kept for what it is owed, but not for
  * ever: with its replies never released (a commit that does not end),
@@ -425,10 +418,10 @@ test_halfclose_idle(void)
 	CU_ASSERT_EQUAL(tt.calls, 1);
 	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
 	CU_ASSERT(tt.rs->rs_conns->co_eof);
-	t0 = tt_real_ms();
+	t0 = tests_now_ms();
 	for (i = 0; i < 5; i++)
 		(void)ev_run_once(tt.loop, 10);
-	CU_ASSERT(tt_real_ms() - t0 >= 40);	/* it slept */
+	CU_ASSERT(tests_now_ms() - t0 >= 40);	/* it slept */
 	tt.ms = (uint64_t)tt.rs->rs_lim.idle_sec * 1000 + SWEEP_MS + 1;
 	(void)ev_run_once(tt.loop, 0);		/* the sweep */
 	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
