@@ -33,11 +33,39 @@
  *   bound is not reported (counted in ct_deadlock_giveups): its requests
  *   wait until a client gives up, as with LK_POLICY_BARGE below.
  *
- *   Checking at queue time is enough with FIFO: a grant (immediate or of a
- *   waiter) never conflicts with an older queued waiter of another owner,
- *   so it adds no edge out of an existing waiter, and younger waiters it
- *   conflicts with already had the edge to its owner.  With LK_POLICY_BARGE
- *   a grant can add edges; a cycle closed that way is not detected.
+ *   Checking at queue time is almost enough with FIFO: a grant (immediate
+ *   or of a waiter) never conflicts with an older queued waiter of another
+ *   owner, so it adds no edge out of an existing waiter, and younger
+ *   waiters it conflicts with already had the edge to its owner.  The
+ *   exception is an owner whose hold weakens while it waits: an older
+ *   waiter of another owner holds back O's request only on bytes O does
+ *   not hold in a mode at least as strong (lk_waiter_blocks()), so when O
+ *   downgrades or gives back such bytes (a shared LOCK over its exclusive
+ *   range, the grant of its own shared waiter there, an undone grant, a
+ *   plain unlock) its queued requests there gain edges, and may close a
+ *   cycle: X holds [0,30] exclusive and waits for [0,40] behind Z's shared
+ *   byte 40, Y waits for [0,30] shared behind X; X downgrades [0,10] to
+ *   shared -- now X waits for Y's older request and Y for X's lock, and
+ *   after Z unlocks both would wait forever.  So every change that weakens
+ *   an owner's hold while it has queued requests is noted
+ *   (lk_deadlock_note()), and before the call returns those requests of
+ *   the owner on that file and range are searched again
+ *   (lk_deadlock_recheck()): one that now closes a cycle is dropped (its
+ *   udata in rs_dropped, counted in ct_deadlock_drops), as the request
+ *   would have been refused had it come now; a client that sends it again
+ *   gets LK_DEADLOCK.  Only its edges are new: a request of the owner
+ *   that does not overlap what weakened was checked before and is still
+ *   free of cycles (the edges into the owner only went away).
+ *
+ *   The other way in is a lock taken past the queue: a reclaim, or an
+ *   undone grant giving its owner back what it held before.  Queued
+ *   requests of other owners that conflict with it gain an edge into its
+ *   owner (lk_deadlock_note_into()); each is searched again the same way,
+ *   and dropped if it now closes a cycle -- the reclaim itself cannot be
+ *   refused for it.  The searches of one call share one bound.  The
+ *   model test checks after every step that no queued request is on a
+ *   cycle.  With LK_POLICY_BARGE a grant can add edges; a cycle closed
+ *   that way is not detected.
  */
 #include "lockcore.h"
 
@@ -124,24 +152,22 @@ lk_dl_blockers(struct lk_table *t, const struct lk_owner *x, struct lk_file *f,
 }
 
 /*
- * Would queueing o's request (r, excl) on f deadlock?  Returns LK_OK,
- * LK_DEADLOCK or LK_NOMEM.
+ * Is o reachable from the blockers of its request (r, excl) on f queued
+ * before upto (NULL: a new request)?  The search gives up once the visits
+ * counted since visits0 pass the bound.  LK_OK, LK_DEADLOCK or LK_NOMEM.
  */
-enum lk_status
-lk_deadlock_check(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
-    const struct lk_range *r, bool excl)
+static enum lk_status
+lk_dl_search(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, bool excl, const struct lk_waiter *upto,
+    uint64_t visits0)
 {
 	struct lk_owner **stack, *x;
 	struct lk_waiter *w;
 	struct lk_range wr;
-	uint64_t visits0 = t->t_ct.ct_queue_visits;
 
-	/* Nothing can wait for o: no edge into it, no cycle through it. */
-	if (o->ow_nlocks == 0 && o->ow_nwaiters == 0 && o->ow_npending == 0)
-		return LK_OK;
 	t->t_mark++;
 	t->t_stack.v_len = 0;
-	if (!lk_dl_blockers(t, o, f, r, excl, NULL))
+	if (!lk_dl_blockers(t, o, f, r, excl, upto))
 		return LK_NOMEM;
 	while (t->t_stack.v_len > 0) {
 		stack = t->t_stack.v_data;
@@ -163,4 +189,169 @@ lk_deadlock_check(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		}
 	}
 	return LK_OK;
+}
+
+/*
+ * Would queueing o's request (r, excl) on f deadlock?  Returns LK_OK,
+ * LK_DEADLOCK or LK_NOMEM.
+ */
+enum lk_status
+lk_deadlock_check(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, bool excl)
+{
+	/* Nothing can wait for o: no edge into it, no cycle through it. */
+	if (o->ow_nlocks == 0 && o->ow_nwaiters == 0 && o->ow_npending == 0)
+		return LK_OK;
+	return lk_dl_search(t, o, f, r, excl, NULL, t->t_ct.ct_queue_visits);
+}
+
+static void
+lk_dl_noted(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, bool into, bool excl)
+{
+	struct lk_weak *wk;
+
+	if (!lk_vec_reserve(t, &t->t_weak, sizeof(*wk), 1)) {
+		t->t_ct.ct_deadlock_giveups++;
+		return;
+	}
+	wk = (struct lk_weak *)t->t_weak.v_data + t->t_weak.v_len++;
+	wk->wk_owner = o;
+	wk->wk_file = f;
+	wk->wk_r = *r;
+	wk->wk_into = into;
+	wk->wk_excl = excl;
+}
+
+/*
+ * o's hold on f weakened somewhere in r: note it for lk_deadlock_recheck()
+ * if o has queued requests that could now close a cycle.  Never fails: out
+ * of memory, the note is not taken (counted as a search given up).
+ */
+void
+lk_deadlock_note(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r)
+{
+	if (t->t_cf.cf_policy == LK_POLICY_FIFO && o->ow_nwaiters > 0)
+		lk_dl_noted(t, o, f, r, false, false);
+}
+
+/*
+ * o took r on f in mode excl past the queue (a reclaim, or an undone
+ * grant giving back what o held): queued requests of other owners there
+ * that conflict with it now wait for o, and may close a cycle through it.
+ */
+void
+lk_deadlock_note_into(struct lk_table *t, struct lk_owner *o,
+    struct lk_file *f, const struct lk_range *r, bool excl)
+{
+	if (t->t_cf.cf_policy == LK_POLICY_FIFO && f->fi_nwaiters > 0)
+		lk_dl_noted(t, o, f, r, true, excl);
+}
+
+static int
+lk_dl_into_cb(struct lk_waiter *w, void *arg)
+{
+	struct lk_table *t = arg;
+
+	((struct lk_waiter **)t->t_wcand.v_data)[t->t_wcand.v_len++] = w;
+	return 0;
+}
+
+/*
+ * The queued requests a note names, into t_wcand: o's own on the file
+ * overlapping the range, or (into) those of other owners there that
+ * conflict with the mode.  False: out of memory.
+ */
+static bool
+lk_dl_candidates(struct lk_table *t, const struct lk_weak *wk)
+{
+	struct lk_waiter *w;
+	size_t n = 0;
+
+	t->t_wcand.v_len = 0;
+	if (!wk->wk_into) {
+		for (w = wk->wk_owner->ow_waiters; w != NULL; w = w->wa_onext)
+			n++;
+		if (!lk_vec_reserve(t, &t->t_wcand, sizeof(w), n))
+			return false;
+		for (w = wk->wk_owner->ow_waiters; w != NULL; w = w->wa_onext)
+			if (!w->wa_granted && w->wa_file == wk->wk_file &&
+			    lk_overlaps(w->wa_start, w->wa_end,
+			    wk->wk_r.r_start, wk->wk_r.r_end))
+				lk_dl_into_cb(w, t);
+		return true;
+	}
+	if (!lk_vec_reserve(t, &t->t_wcand, sizeof(w),
+	    wk->wk_file->fi_nwaiters))
+		return false;
+	(void)lk_wq_each(t, wk->wk_file, true, wk->wk_excl, wk->wk_r.r_start,
+	    wk->wk_r.r_end, UINT64_MAX, lk_dl_into_cb, t);
+	return true;
+}
+
+/*
+ * Search the noted requests again (see HOW IT WORKS): drop each that now
+ * closes a cycle, then grant what the drops let through -- which may
+ * weaken other owners' holds and note more, searched in turn.  Owners and
+ * files stay allocated until the next call's lk_begin().
+ */
+void
+lk_deadlock_recheck(struct lk_table *t, uint64_t now)
+{
+	struct lk_range wr, hull = { 0, 0 };
+	struct lk_waiter *w;
+	struct lk_weak wk;
+	uint64_t visits0 = t->t_ct.ct_queue_visits;
+	size_t i, j;
+	bool any;
+
+	for (i = 0; i < t->t_weak.v_len; i++) {
+		/* A copy: a grant pass below may note more and move it. */
+		wk = ((struct lk_weak *)t->t_weak.v_data)[i];
+		if (!lk_dl_candidates(t, &wk)) {
+			t->t_ct.ct_deadlock_giveups++;
+			continue;
+		}
+		any = false;
+		for (j = 0; j < t->t_wcand.v_len; j++) {
+			w = ((struct lk_waiter **)t->t_wcand.v_data)[j];
+			if (w->wa_owner == wk.wk_owner && wk.wk_into)
+				continue;
+			if (t->t_ct.ct_queue_visits - visits0 > LK_DL_VISITS) {
+				t->t_ct.ct_deadlock_giveups++;
+				goto out;
+			}
+			wr.r_start = w->wa_start;
+			wr.r_end = w->wa_end;
+			if (lk_dl_search(t, w->wa_owner, w->wa_file, &wr,
+			    w->wa_excl, w, visits0) != LK_DEADLOCK ||
+			    !lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
+			    1))
+				continue;
+			if (!any || wr.r_start < hull.r_start)
+				hull.r_start = wr.r_start;
+			if (!any || wr.r_end > hull.r_end)
+				hull.r_end = wr.r_end;
+			any = true;
+			lk_drop_udata(t, w->wa_udata);
+			lk_waiter_free(t, w);
+			t->t_ct.ct_deadlock_drops++;
+		}
+		/* Younger requests may have waited behind the dropped ones. */
+		if (any && wk.wk_file->fi_nwaiters > 0)
+			lk_grant_pass(t, wk.wk_file, now, &hull);
+	}
+out:
+	t->t_weak.v_len = 0;
+}
+
+/* lk_finish(), after lk_deadlock_recheck() for what the call weakened. */
+enum lk_status
+lk_finish_at(struct lk_table *t, enum lk_status st, uint64_t now,
+    const struct lk_result **resp)
+{
+	if (t->t_weak.v_len > 0)
+		lk_deadlock_recheck(t, now);
+	return lk_finish(t, st, resp);
 }

@@ -324,7 +324,7 @@ lk_grace_drop(struct lk_table *t, size_t max, uint64_t now,
     const struct lk_result **resp)
 {
 	lk_begin(t);
-	return lk_finish(t, lk_grace_drop_do(t, max, now), resp);
+	return lk_finish_at(t, lk_grace_drop_do(t, max, now), now, resp);
 }
 
 enum lk_status

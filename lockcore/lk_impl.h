@@ -254,6 +254,15 @@ struct lk_host {
 	size_t		 ho_nrshares;
 };
 
+/* An owner's hold on a file weakened in a range (deadlock.c). */
+struct lk_weak {
+	struct lk_owner	*wk_owner;
+	struct lk_file	*wk_file;
+	struct lk_range	 wk_r;
+	bool		 wk_into;	/* edges into the owner, not out */
+	bool		 wk_excl;	/* (into) the mode it took */
+};
+
 struct lk_table {
 	struct lk_config t_cf;
 	struct lk_allocator t_al;
@@ -298,6 +307,8 @@ struct lk_table {
 	struct lk_vec	 t_rtmp;	/* struct lk_lock *, reclaimable */
 	struct lk_vec	 t_stack;	/* struct lk_owner * */
 	struct lk_vec	 t_touched;	/* struct lk_file * */
+	struct lk_vec	 t_weak;	/* struct lk_weak (deadlock.c) */
+	struct lk_vec	 t_wcand;	/* struct lk_waiter * (deadlock.c) */
 	struct lk_counts t_ct;		/* cumulative counters only */
 };
 
@@ -439,6 +450,13 @@ struct lk_lock *lk_lock_add(struct lk_table *t, struct lk_owner *o,
 /* wait.c */
 enum lk_status lk_deadlock_check(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r, bool excl);
+void	lk_deadlock_note(struct lk_table *t, struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r);
+void	lk_deadlock_note_into(struct lk_table *t, struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r, bool excl);
+void	lk_deadlock_recheck(struct lk_table *t, uint64_t now);
+enum lk_status lk_finish_at(struct lk_table *t, enum lk_status st,
+	    uint64_t now, const struct lk_result **resp);
 struct lk_waiter *lk_waiter_match(struct lk_owner *o, struct lk_file *f,
 	    const struct lk_range *r, bool excl, bool granted);
 enum lk_status lk_waiter_queue(struct lk_table *t, struct lk_owner *o,

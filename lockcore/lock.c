@@ -477,9 +477,11 @@ lk_take_apply_in(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 			if (l->lo_end > m.p_r.r_end)
 				m.p_r.r_end = l->lo_end;
 		} else if (lk_overlaps(l->lo_start, l->lo_end, r->r_start,
-		    r->r_end))
+		    r->r_end)) {
 			lk_outside_in(l, r, rem, &nrem);
-		else
+			if (l->lo_excl)		/* a downgrade */
+				lk_deadlock_note(t, o, f, r);
+		} else
 			continue;
 		lk_lock_remove(t, l);
 	}
@@ -610,5 +612,7 @@ lk_free_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		lk_lock_add(t, o, f, &rem[i]);
 	if (nr > 0)
 		lk_recl_cut(t, o, f, rrem, nrrem);
+	if (n > 0)
+		lk_deadlock_note(t, o, f, r);
 	return LK_OK;
 }

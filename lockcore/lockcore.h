@@ -44,7 +44,16 @@
  *   - A blocking request whose queueing would close a cycle in the wait-for
  *     graph of owners (across files and hosts) gets LK_DEADLOCK instead.
  *     The graph is computed from the live waiters on every check, so an
- *     edge disappears the moment its waiter is granted or removed.  (With
+ *     edge disappears the moment its waiter is granted or removed.  An
+ *     owner that downgrades or gives back bytes while it waits loses the
+ *     exemption above for them, so its queued requests there are checked
+ *     again before the call returns: one that now closes a cycle is
+ *     dropped (its udata in rs_dropped; ct_deadlock_drops), as it would
+ *     have been refused had it come then; so are requests of other
+ *     owners that a reclaim (or an undone grant giving back what its
+ *     owner held) made close a cycle, as those go past the queue.  This
+ *     can happen in any call that changes what an owner holds or grants
+ *     waiters.  (With
  *     LK_POLICY_BARGE a cycle closed by a grant rather than by queueing is
  *     not detected.)
  *
@@ -413,6 +422,8 @@ const char *lk_strerror(enum lk_status st);
  *                caller's.  (If such a re-sent request is BLOCKED because
  *                the owner changed the range since, the new waiter
  *                replaces the unconfirmed grant, whose udata is dropped.)
+ *                A downgrade may also drop queued requests of the owner
+ *                that it made close a cycle (see the rules above).
  *   LK_BLOCKED   queued (req->rq_block only); the table now owns rq_udata.
  *                A re-sent blocking request matching a queued waiter (same
  *                owner, file, range, mode) is not queued twice: its udata
@@ -656,6 +667,9 @@ struct lk_counts {
 					   grant passes, deadlock searches */
 	uint64_t	 ct_deadlock_giveups; /* deadlock searches given up at
 					   their bound (the request queued) */
+	uint64_t	 ct_deadlock_drops; /* queued requests dropped: their
+					   owner's hold weakened and they
+					   then closed a cycle (deadlock.c) */
 	uint64_t	 ct_grants_undone; /* unconfirmed grants undone
 					   (lk_grant_undo, lk_cancel) */
 	uint64_t	 ct_undo_shared; /* exclusive locks an undo could give

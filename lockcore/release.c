@@ -102,7 +102,8 @@ lk_host_release(struct lk_table *t, uint64_t host, uint64_t now,
     const struct lk_result **resp)
 {
 	lk_begin(t);
-	return lk_finish(t, lk_host_release_do(t, host, now), resp);
+	return lk_finish_at(t, lk_host_release_do(t, host, now), now,
+	    resp);
 }
 
 static enum lk_status

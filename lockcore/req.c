@@ -154,6 +154,7 @@ lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	lk_recl_cut(t, o, f, rem, nrem);
 	c = lk_take_apply(t, o, f, r, excl, &pl);
 	lk_prior_set(o, f, r, excl);
+	lk_deadlock_note_into(t, o, f, r, excl);	/* not held back */
 	t->t_res.rs_token = c->lo_token;
 	t->t_ct.ct_reclaims++;
 	/*
@@ -225,7 +226,7 @@ lk_lock(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
     const struct lk_result **resp)
 {
 	lk_begin(t);
-	return lk_finish(t, lk_lock_do(t, req, now), resp);
+	return lk_finish_at(t, lk_lock_do(t, req, now), now, resp);
 }
 
 static enum lk_status
@@ -321,7 +322,8 @@ lk_unlock(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
     const struct lk_result **resp)
 {
 	lk_begin(t);
-	return lk_finish(t, lk_unlock_do(t, req, now, false), resp);
+	return lk_finish_at(t, lk_unlock_do(t, req, now, false), now,
+	    resp);
 }
 
 enum lk_status
@@ -329,7 +331,8 @@ lk_unlock_cancel(struct lk_table *t, const struct lk_lockreq *req,
     uint64_t now, const struct lk_result **resp)
 {
 	lk_begin(t);
-	return lk_finish(t, lk_unlock_do(t, req, now, true), resp);
+	return lk_finish_at(t, lk_unlock_do(t, req, now, true), now,
+	    resp);
 }
 
 static enum lk_status
@@ -366,7 +369,7 @@ lk_cancel(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
     const struct lk_result **resp)
 {
 	lk_begin(t);
-	return lk_finish(t, lk_cancel_do(t, req, now), resp);
+	return lk_finish_at(t, lk_cancel_do(t, req, now), now, resp);
 }
 
 /* The unconfirmed grant req names: LK_OK with it in *wp, or why not. */
@@ -405,7 +408,8 @@ lk_grant_undo(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
     const struct lk_result **resp)
 {
 	lk_begin(t);
-	return lk_finish(t, lk_grant_undo_do(t, req, now), resp);
+	return lk_finish_at(t, lk_grant_undo_do(t, req, now), now,
+	    resp);
 }
 
 static enum lk_status

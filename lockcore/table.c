@@ -119,6 +119,8 @@ lk_table_destroy(struct lk_table *t)
 	lk_vec_free(t, &t->t_rtmp);
 	lk_vec_free(t, &t->t_stack);
 	lk_vec_free(t, &t->t_touched);
+	lk_vec_free(t, &t->t_weak);
+	lk_vec_free(t, &t->t_wcand);
 	lk_free(t, t);
 }
 
@@ -201,6 +203,7 @@ lk_begin(struct lk_table *t)
 	t->t_removed.v_len = 0;
 	t->t_granted.v_len = 0;
 	t->t_dropped.v_len = 0;
+	t->t_weak.v_len = 0;
 	memset(&t->t_res, 0, sizeof(t->t_res));
 	/* Every public call begins here: the only place the budget is set. */
 	t->t_budget = t->t_cf.cf_grant_budget > 0 ? t->t_cf.cf_grant_budget :

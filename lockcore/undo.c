@@ -229,6 +229,7 @@ lk_undo_grant(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		/* Reserved: neither can fail, nor meet a conflict. */
 		(void)lk_collect(t, o, f, &pr[i].pr_r, excl, &c);
 		(void)lk_take(t, o, f, &pr[i].pr_r, excl, false, &c);
+		lk_deadlock_note_into(t, o, f, &pr[i].pr_r, excl);
 	}
 	lk_free(t, pr);
 	if (f->fi_nwaiters > 0)

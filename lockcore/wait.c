@@ -578,7 +578,7 @@ lk_grant_more(struct lk_table *t, uint64_t now, const struct lk_result **resp)
 		f->fi_dnext = t->t_defer;
 		t->t_defer = f;
 	}
-	return lk_finish(t, LK_OK, resp);
+	return lk_finish_at(t, LK_OK, now, resp);
 }
 
 /* How many of o's unconfirmed grants on f overlap r. */

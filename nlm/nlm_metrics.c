@@ -217,6 +217,10 @@ nlm_metrics(struct sbuf *c)
 	    ct.ct_grace_denied);
 	one(c, "nlmd_waiter_grants_total", "counter", "Queued requests "
 	    "granted.", ct.ct_waiter_grants);
+	one(c, "nlmd_deadlock_drops_total", "counter", "Queued requests "
+	    "dropped because a later change (a downgrade, an unlock, a "
+	    "reclaim) made them close a deadlock cycle; sent again they get "
+	    "DEADLCK.", ct.ct_deadlock_drops);
 	one(c, "nlmd_queue_visits_total", "counter", "Queued requests (and "
 	    "nodes of their index) looked at to decide requests and grants; "
 	    "per request it stays small however long the queues.",

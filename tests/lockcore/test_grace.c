@@ -912,6 +912,34 @@ test_reclaim_waiters(void)
 	CU_ASSERT_EQUAL(g_counts().ct_pending, 2);
 }
 
+/*
+ * A reclaim goes past the queue, so it can close a cycle (found by the
+ * model test): OF waits for OE's byte 710, OE for OA2's byte 735; OF
+ * reclaims byte 731 shared (on record for nobody else: granted under
+ * CONFLICT) -- OE's queued request now waits for OF too.  Before, both
+ * stayed queued for ever once OA2 unlocked; now the reclaim drops OE's
+ * request, and OE sending it again gets LK_DEADLOCK.
+ */
+static void
+test_reclaim_closes_cycle(void)
+{
+	g_setup(LK_RECLAIM_CONFLICT);
+	CU_ASSERT_EQUAL(g_plain(OE, "f", 710, 1, EX, NB, NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(g_plain(OA2, "f", 735, 1, EX, NB, NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(g_plain(OF, "f", 710, 1, EX, BL, &u1), LK_BLOCKED);
+	CU_ASSERT_EQUAL(g_plain(OE, "f", 730, 10, EX, BL, &u2), LK_BLOCKED);
+	CU_ASSERT_EQUAL(g_reclaim(OF, "f", 731, 1, SH), LK_GRANTED);
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_FALSE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(g_counts().ct_deadlock_drops, 1);
+	CU_ASSERT_EQUAL(g_counts().ct_waiters, 1);
+	CU_ASSERT_EQUAL(g_unlock(OA2, "f", 735, 1), LK_OK);
+	CU_ASSERT_EQUAL(g_plain(OE, "f", 730, 10, EX, BL, &u2), LK_DEADLOCK);
+	/* OE gives up byte 710: OF is granted. */
+	CU_ASSERT_EQUAL(g_unlock(OE, "f", 710, 1), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+}
+
 static void
 test_epochs_tokens(void)
 {
@@ -1087,6 +1115,8 @@ lt_register_grace(void)
 	    !CU_add_test(s, "lk_grace_drop: grace ends in steps",
 	    test_grace_drop) ||
 	    !CU_add_test(s, "reclaims and waiters", test_reclaim_waiters) ||
+	    !CU_add_test(s, "a reclaim that closes a cycle",
+	    test_reclaim_closes_cycle) ||
 	    !CU_add_test(s, "epochs and tokens", test_epochs_tokens) ||
 	    !CU_add_test(s, "LK_NOMEM changes nothing (grace paths)",
 	    test_grace_nomem))

@@ -86,6 +86,7 @@ struct m_run {
 	bool		 fifo;
 	uint64_t	 rng;
 	uint8_t		 held[MF][MB][MO];
+	uint8_t		 held0[MF][MB][MO];	/* before the step */
 	uint8_t		 rheld[MF][MB][MO];	/* reclaimable */
 	struct m_wait	 w[MW];
 	int		 nw;
@@ -96,6 +97,7 @@ struct m_run {
 	uint64_t	 epoch;
 	unsigned long	 restarts, reclaims, grace_ends;
 	unsigned long	 undos, undo_kept, undo_shared;	/* m_undo() */
+	unsigned long	 cycle_drops;	/* m_cycle_drops() */
 	int		 next_id;
 	int		 granted[MW], ngranted;
 	int		 dropped[MW * 2], ndropped;
@@ -313,14 +315,18 @@ m_blockers(const struct m_run *m, int x, int f, int s, int e, bool excl,
 			out[m->w[i].o] = true;
 }
 
-/* Would o waiting for (f, s, e, excl) close a cycle?  Fixed point. */
+/*
+ * Would o waiting for (f, s, e, excl), queued before upto, close a cycle?
+ * Fixed point.
+ */
 static bool
-m_deadlock(const struct m_run *m, int o, int f, int s, int e, bool excl)
+m_reach(const struct m_run *m, int o, int f, int s, int e, bool excl,
+    int upto)
 {
 	bool reach[MO] = { false }, changed = true;
 	int x, i;
 
-	m_blockers(m, o, f, s, e, excl, m->nw, reach);
+	m_blockers(m, o, f, s, e, excl, upto, reach);
 	while (changed) {
 		changed = false;
 		for (x = 0; x < MO; x++) {
@@ -339,6 +345,21 @@ m_deadlock(const struct m_run *m, int o, int f, int s, int e, bool excl)
 		}
 	}
 	return reach[o];
+}
+
+static bool
+m_deadlock(const struct m_run *m, int o, int f, int s, int e, bool excl)
+{
+	return m_reach(m, o, f, s, e, excl, m->nw);
+}
+
+/* Is queued waiter i on a cycle of the wait-for graph? */
+static bool
+m_cycle(const struct m_run *m, int i)
+{
+	const struct m_wait *w = &m->w[i];
+
+	return m_reach(m, w->o, w->f, w->s, w->e, w->excl, i);
 }
 
 /*
@@ -1364,6 +1385,104 @@ m_grace_end(struct m_run *m)
 	return st;
 }
 
+/* The model's waiters and locks on stderr, to read a failure by. */
+static void
+m_dump(const struct m_run *m)
+{
+	int i, f, o, b, n;
+
+	for (i = 0; i < m->nw; i++)
+		fprintf(stderr, "  waiter %d: udata %d owner %d file %d "
+		    "[%d,%d] %s%s\n", i, m->w[i].id, m->w[i].o, m->w[i].f,
+		    m->w[i].s, m->w[i].e, m->w[i].excl ? "excl" : "shared",
+		    m->w[i].granted ? ", granted" : "");
+	for (f = 0; f < MF; f++)
+		for (o = 0; o < MO; o++) {
+			for (n = 0, b = 0; b < MB; b++) {
+				if (m->held[f][b][o] == 0 &&
+				    m->held0[f][b][o] == 0)
+					continue;
+				if (n++ == 0)
+					fprintf(stderr, "  file %d owner %d, "
+					    "byte:mode before>after:", f, o);
+				fprintf(stderr, " %d:%d>%d", b,
+				    m->held0[f][b][o], m->held[f][b][o]);
+			}
+			if (n > 0)
+				fprintf(stderr, "\n");
+		}
+}
+
+/*
+ * Did this step weaken w's owner's hold on w's bytes, or give another
+ * owner bytes there in a mode that conflicts with w?
+ */
+static bool
+m_changed(const struct m_run *m, const struct m_wait *w)
+{
+	int b, p, was, now;
+
+	for (b = w->s; b <= w->e; b++)
+		for (p = 0; p < MO; p++) {
+			was = m->held0[w->f][b][p];
+			now = m->held[w->f][b][p];
+			if (p == w->o ? now < was :
+			    now > was && (w->excl || now == 2))
+				return true;
+		}
+	return false;
+}
+
+/*
+ * A call that weakens an owner's hold while it waits may drop its queued
+ * requests that then close a cycle (lockcore.h).  Which ones, when two
+ * could, depends on the order the table looks at them, so the model
+ * checks the table's choice instead of making its own: each udata the
+ * table dropped and the model did not must be a queued request of an
+ * owner whose hold on its bytes weakened in this step, on a cycle when
+ * dropped (in the table's order); the model drops it too and grants what
+ * follows.  Then, with FIFO, no queued request may be on a cycle.
+ */
+static void
+m_cycle_drops(struct m_run *m, const struct lk_result *res)
+{
+	int nd0 = m->ndropped, id, i, j, k;
+
+	for (i = 0; i < (int)res->rs_ndropped; i++) {
+		id = (int)(uintptr_t)res->rs_dropped[i];
+		for (j = 0; j < nd0 && m->dropped[j] != id; j++)
+			continue;
+		if (j < nd0)
+			continue;
+		for (k = 0; k < m->nw && (m->w[k].id != id ||
+		    m->w[k].granted); k++)
+			continue;
+		if (k == m->nw) {
+			M_FAIL(m, "dropped a request the model has not queued");
+			continue;
+		}
+		if (!m->fifo || !m_changed(m, &m->w[k]))
+			M_FAIL(m, "dropped a request that nothing changed "
+			    "for");
+		if (!m_cycle(m, k))
+			M_FAIL(m, "dropped a request that closed no cycle");
+		j = m->w[k].f;
+		m_drop(m, id);
+		m_wremove(m, k);
+		m_grant_pass(m, j);
+		m->cycle_drops++;
+	}
+	for (k = 0; m->fifo && k < m->nw; k++)
+		if (!m->w[k].granted && m_cycle(m, k)) {
+			M_FAIL(m, "a queued request is on a cycle");
+			if (m->failures <= 5) {
+				fprintf(stderr, "model: waiter %d:\n", k);
+				m_dump(m);
+			}
+			break;
+		}
+}
+
 /* Run one random step; false once the table and the model disagree. */
 static bool
 m_step(struct m_run *m)
@@ -1377,6 +1496,7 @@ m_step(struct m_run *m)
 	uint64_t host;
 
 	m->ngranted = m->ndropped = 0;
+	memcpy(m->held0, m->held, sizeof(m->held0));
 	if (m_rand(m, 3000) == 0) {
 		m_restart(m);
 		return before == m->failures;
@@ -1415,6 +1535,7 @@ m_step(struct m_run *m)
 		m_check_holder(m, m->res, st, reclaim, o, f, s, e, excl);
 	m->last_op = op, m->last_o = o, m->last_f = f, m->last_s = s;
 	m->last_e = e, m->last_excl = excl;
+	m_cycle_drops(m, m->res);
 	if (!m_tokens_ok(m, m->res))
 		M_FAIL(m, "a token went backwards");
 	if (!m_store_apply(m, m->res))
@@ -1504,13 +1625,13 @@ m_run(bool high, bool fifo, uint64_t seed, unsigned long steps)
 	    "%lu; max records %lu, max waiters %lu; restarts %lu, reclaims "
 	    "granted %lu, grace %lu, nograce %lu, grace ends %lu; grants "
 	    "undone %lu (%lu keeping locks held before, %lu exclusive runs "
-	    "given back shared) ",
+	    "given back shared); requests dropped as cycles %lu ",
 	    high ? "high" : "low", fifo ? "fifo" : "barge",
 	    (unsigned long long)seed, i, m.nstat[LK_OK], m.nstat[LK_DENIED],
 	    m.nstat[LK_BLOCKED], m.nstat[LK_DEADLOCK], m.nstat[LK_RANGE],
 	    m.nstat[LK_NOTFOUND], m.nwgrants, m.maxrec, m.maxw, m.restarts,
 	    m.reclaims, m.nstat[LK_GRACE], m.nstat[LK_NOGRACE], m.grace_ends,
-	    m.undos, m.undo_kept, m.undo_shared);
+	    m.undos, m.undo_kept, m.undo_shared, m.cycle_drops);
 	lk_table_destroy(m.t);
 	free(m.store);
 	free(m.live);

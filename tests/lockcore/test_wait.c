@@ -1188,6 +1188,96 @@ test_deadlock_search_bounded(void)
 	CU_ASSERT_EQUAL(counts().ct_deadlock_giveups, 1);
 }
 
+/*
+ * A downgrade closes a cycle (found by review): A holds [0,30] exclusive
+ * and waits for [0,40] behind C's shared byte 40 (B's older shared wait
+ * for [0,30] does not hold A back there: A holds those bytes
+ * exclusively); B waits behind A.  Then A downgrades [0,10] to shared:
+ * now A waits for B's older request on [0,10] and B for A's [11,30].
+ * Before, both stayed queued, and once C unlocked nothing could ever be
+ * granted.  Now the downgrade drops A's request, as it would have been
+ * refused had it come then; A sending it again gets LK_DEADLOCK.
+ */
+static void
+test_deadlock_downgrade(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 31, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 40, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 31, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 41, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(counts().ct_deadlocks, 0);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 11, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_FALSE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(counts().ct_deadlock_drops, 1);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 11, SH));
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 11, 20, EX));
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f", 40, 1, SH, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 41, EX, BL), &u2),
+	    LK_DEADLOCK);
+	/* A gives up its lock: B is granted. */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(waiters(), 0);
+	/* A shared LOCK that weakens nothing drops nothing. */
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 31, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 40, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 41, SH, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 11, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_res->rs_ndropped, 0);
+	CU_ASSERT_EQUAL(counts().ct_deadlock_drops, 0);
+	CU_ASSERT_EQUAL(waiters(), 1);
+}
+
+/*
+ * The same cycle closed by a grant: A's own shared request for [20,35],
+ * queued behind D's byte 33, is granted when D unlocks and turns A's
+ * [20,30] shared, so A's exclusive request for [20,40] (queued behind
+ * C's byte 40) now waits for B's older shared request for [0,30], which
+ * waits for A's [0,19].  The unlock that granted it drops that request.
+ */
+static void
+test_deadlock_grant_downgrade(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 31, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 40, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 33, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 31, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 16, SH, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 21, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OD, "f", 33, 1, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u3));
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_EQUAL(counts().ct_deadlock_drops, 1);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 20, EX));
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 20, 16, SH));
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f", 40, 1, SH, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 21, EX, BL), &u2),
+	    LK_DEADLOCK);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+}
+
 int
 lt_register_wait(void)
 {
@@ -1207,6 +1297,10 @@ lt_register_wait(void)
 	    test_undo_nomem) ||
 	    !CU_add_test(s, "deadlock: the search is bounded",
 	    test_deadlock_search_bounded) ||
+	    !CU_add_test(s, "deadlock: a downgrade that closes a cycle",
+	    test_deadlock_downgrade) ||
+	    !CU_add_test(s, "deadlock: a grant's downgrade that closes a cycle",
+	    test_deadlock_grant_downgrade) ||
 	    !CU_add_test(s, "FIFO: no barging", test_fifo_no_barging) ||
 	    !CU_add_test(s, "release with many waiters",
 	    test_release_many_waiters) ||

@@ -467,6 +467,42 @@ test_limits(void)
 
 /* ---- deadlock ---- */
 
+/*
+ * A downgrade that closes a cycle (lockcore.h): X holds [0,30]
+ * exclusive and waits for [0,40] behind Z's shared byte 40; Y waits for
+ * [0,30] shared behind X.  X's shared LOCK of [0,10] makes X wait for
+ * Y's older request and Y for X: the server drops X's queued request,
+ * and X sending it again gets DEADLCK (before: BLOCKED, for ever).
+ */
+static void
+test_deadlock_downgrade(void)
+{
+	struct t_lk X = LK(HA, "f-dl3", "oh-dx", 43, 0, 31);
+	struct t_lk XW = LK(HA, "f-dl3", "oh-dx", 43, 0, 41);
+	struct t_lk XS = LK(HA, "f-dl3", "oh-dx", 43, 0, 11);
+	struct t_lk Y = LK(HB, "f-dl3", "oh-dy", 44, 0, 31);
+	struct t_lk Z = LK(HB, "f-dl3", "oh-dz", 45, 40, 1);
+
+	t_eq(l4_lock(a4, &X, true, false, 0), NLM4_GRANTED,
+	    "downgrade cycle: X locks [0,30]");
+	t_eq(l4_lock(b4, &Z, false, false, 0), NLM4_GRANTED,
+	    "downgrade cycle: Z locks byte 40 shared");
+	t_eq(l4_lock(b4, &Y, false, true, 0), NLM4_BLOCKED,
+	    "downgrade cycle: Y waits for [0,30] shared");
+	t_eq(l4_lock(a4, &XW, true, true, 0), NLM4_BLOCKED,
+	    "downgrade cycle: X waits for [0,40]");
+	t_eq(l4_lock(a4, &XS, false, false, 0), NLM4_GRANTED,
+	    "downgrade cycle: X downgrades [0,10]");
+	t_eq(l4_unlock(b4, &Z), NLM4_GRANTED, "downgrade cycle: Z unlocks");
+	t_eq(l4_lock(a4, &XW, true, true, 0), NLM4_DEADLCK,
+	    "downgrade cycle: X's request sent again -> DEADLCK");
+	/* Y gives up first, so that nothing gets granted. */
+	t_eq(l4_cancel(b4, &Y, false, true), NLM4_GRANTED,
+	    "downgrade cycle: Y cancels");
+	t_eq(l4_unlock(a4, &X), NLM4_GRANTED, "downgrade cycle: X unlocks");
+	t_check(quiet_for(300), "downgrade cycle: no callback");
+}
+
 static void
 test_deadlock(void)
 {
@@ -492,6 +528,7 @@ test_deadlock(void)
 	t_eq(l4_unlock(b4, &DB2), NLM4_GRANTED, "B unlocks file 2");
 	t_check(quiet_for(300), "no callback after a cancelled wait");
 	(void)l4_unlock(a4, &DA1);
+	test_deadlock_downgrade();
 }
 
 /* ---- the GRANTED_MSG / GRANTED_RES cycle ---- */
