@@ -562,7 +562,12 @@ metrics_text(struct sbuf *sb, void *arg)
 	    "accepting for 100 ms: no descriptor or no memory left.\n"
 	    "# TYPE nlmd_accept_paused_total counter\n"
 	    "nlmd_accept_paused_total{socket=\"tcp\"} %llu\n"
-	    "nlmd_accept_paused_total{socket=\"control\"} %llu\n",
+	    "nlmd_accept_paused_total{socket=\"control\"} %llu\n"
+	    "# HELP nlmd_udp_replies_lost_total UDP replies not sent: the "
+	    "kernel refused them, or the socket buffer was full.\n"
+	    "# TYPE nlmd_udp_replies_lost_total counter\n"
+	    "nlmd_udp_replies_lost_total{reason=\"refused\"} %llu\n"
+	    "nlmd_udp_replies_lost_total{reason=\"buffer_full\"} %llu\n",
 	    (unsigned long long)rs->calls, (unsigned long long)rs->garbage,
 	    (unsigned long long)rs->noprog, (unsigned long long)rs->badauth,
 	    (unsigned long long)rs->conns_open,
@@ -572,7 +577,9 @@ metrics_text(struct sbuf *sb, void *arg)
 	    (unsigned long long)rs->conns_slow,
 	    (unsigned long long)rs->conns_idle,
 	    (unsigned long long)rs->accept_paused,
-	    (unsigned long long)ctl_srv_accept_paused(d->ctl));
+	    (unsigned long long)ctl_srv_accept_paused(d->ctl),
+	    (unsigned long long)rs->udp_send_fail,
+	    (unsigned long long)rs->udp_send_full);
 }
 
 /* `metrics' on the control socket: the same text, line by line. */

@@ -96,12 +96,12 @@ onc_send_from(int fd, const void *buf, size_t len,
 #define ONC_MMSG	64
 
 size_t
-onc_send_many(int fd, const struct onc_dgram *d, size_t n)
+onc_send_many(int fd, const struct onc_dgram *d, size_t n, size_t *nfull)
 {
 	struct mmsghdr v[ONC_MMSG];
 	struct iovec iov[ONC_MMSG];
 	union onc_cbuf cbuf[ONC_MMSG];
-	size_t i, k, done = 0, failed = 0;
+	size_t i, k, done = 0, failed = 0, full = 0;
 	int r;
 
 	while (done < n) {
@@ -118,12 +118,17 @@ onc_send_many(int fd, const struct onc_dgram *d, size_t n)
 			done += (size_t)r;
 			continue;
 		}
-		/* The first one failed: skip it (lost, or counted). */
-		if (r == -1 && errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != EINTR)
+		if (r == -1 && errno == EINTR)
+			continue;
+		/* The first one could not go: skip it, counted. */
+		if (r == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			full++;
+		else
 			failed++;
 		done++;
 	}
+	if (nfull != NULL)
+		*nfull = full;
 	return failed;
 }
 

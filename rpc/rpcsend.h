@@ -39,10 +39,11 @@ struct onc_dgram {
 /*
  * Send n datagrams on UDP socket fd, each as onc_send_from() would, in as
  * few system calls as the kernel takes them (sendmmsg(2), up to 64 at a
- * time).  Never blocks.  Returns how many hit a hard error (a full socket
- * buffer is not one: UDP may lose them).
+ * time).  Never blocks.  Returns how many hit a hard error; *nfull (if not
+ * NULL) gets how many were dropped because the socket buffer was full.
  */
-size_t	onc_send_many(int fd, const struct onc_dgram *d, size_t n);
+size_t	onc_send_many(int fd, const struct onc_dgram *d, size_t n,
+	    size_t *nfull);
 
 /*
  * onc_send_many() as one call of `sendfn' (an onc_send_from()) per
@@ -54,10 +55,13 @@ typedef enum onc_status onc_send_fn(int, const void *, size_t,
 	    const struct sockaddr_storage *);
 
 static inline size_t
-onc_send_each(int fd, const struct onc_dgram *d, size_t n,
+onc_send_each(int fd, const struct onc_dgram *d, size_t n, size_t *nfull,
     onc_send_fn *sendfn)
 {
 	size_t i, failed = 0;
+
+	if (nfull != NULL)
+		*nfull = 0;	/* onc_send_from() cannot tell */
 
 	for (i = 0; i < n; i++)
 		failed += sendfn(fd, d[i].dg_buf, d[i].dg_len, d[i].dg_dst,

@@ -75,6 +75,8 @@ struct onc_srv_stats {
 	uint64_t	conns_slow;	/* closed: reply queue full */
 	uint64_t	conns_idle;	/* closed: idle timeout */
 	uint64_t	udp_send_fail;	/* UDP replies the kernel refused */
+	uint64_t	udp_send_full;	/* UDP replies dropped: socket buffer
+					   full */
 };
 
 /* Create a server on `loop'.  NULL on allocation failure. */

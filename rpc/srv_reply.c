@@ -182,7 +182,7 @@ static void
 onc_udp_send(struct onc_srv *rs, int fd, struct onc_udpreply **ur, size_t n)
 {
 	struct onc_dgram dg[UDP_SEND_BATCH] = { { 0 } };
-	size_t i;
+	size_t i, full;
 
 	for (i = 0; i < n; i++) {
 		dg[i].dg_buf = ur[i]->ur_buf;
@@ -192,7 +192,8 @@ onc_udp_send(struct onc_srv *rs, int fd, struct onc_udpreply **ur, size_t n)
 		dg[i].dg_src = ur[i]->ur_local.ss_family != AF_UNSPEC ?
 		    &ur[i]->ur_local : NULL;
 	}
-	rs->rs_stats.udp_send_fail += onc_send_many(fd, dg, n);
+	rs->rs_stats.udp_send_fail += onc_send_many(fd, dg, n, &full);
+	rs->rs_stats.udp_send_full += full;
 	for (i = 0; i < n; i++)
 		onc_udp_put(rs, ur[i]);
 }

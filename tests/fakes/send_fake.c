@@ -21,7 +21,7 @@ enum onc_status onc_send_from(int, const void *, size_t,
 	    const struct sockaddr_storage *, socklen_t,
 	    const struct sockaddr_storage *);
 ssize_t	onc_stream_send(int, const void *, size_t);
-size_t	onc_send_many(int, const struct onc_dgram *, size_t);
+size_t	onc_send_many(int, const struct onc_dgram *, size_t, size_t *);
 
 #define FAKE_MAXSENDS	4096
 
@@ -108,7 +108,7 @@ fake_send_hook(void (*fn)(const struct fake_send *))
 
 /* One by one through the recording onc_send_from(). */
 size_t
-onc_send_many(int fd, const struct onc_dgram *d, size_t n)
+onc_send_many(int fd, const struct onc_dgram *d, size_t n, size_t *nfull)
 {
-	return onc_send_each(fd, d, n, onc_send_from);
+	return onc_send_each(fd, d, n, nfull, onc_send_from);
 }

@@ -96,7 +96,7 @@ enum onc_status onc_send_from(int, const void *, size_t,
 	    const struct sockaddr_storage *, socklen_t,
 	    const struct sockaddr_storage *);
 ssize_t	onc_stream_send(int, const void *, size_t);
-size_t	onc_send_many(int, const struct onc_dgram *, size_t);
+size_t	onc_send_many(int, const struct onc_dgram *, size_t, size_t *);
 
 /* The last outbound calls sent (xid and destination), newest last. */
 #define FZ_NCALLS	8
@@ -423,7 +423,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 size_t
-onc_send_many(int fd, const struct onc_dgram *d, size_t n)
+onc_send_many(int fd, const struct onc_dgram *d, size_t n, size_t *nfull)
 {
-	return onc_send_each(fd, d, n, onc_send_from);
+	return onc_send_each(fd, d, n, nfull, onc_send_from);
 }

@@ -498,6 +498,49 @@ test_outbuf_service(void)
 	ts_stop();
 }
 
+size_t	real_rpc_send_many(int, const struct onc_dgram *, size_t, size_t *);
+
+/*
+ * UDP replies the socket has no room for are dropped and counted apart
+ * from those the kernel refuses (before, neither count saw them: a reply
+ * lost to a full buffer left no trace).  The real onc_send_many() on a
+ * Unix datagram pair with a small send buffer (a connected socket: no
+ * destination), the peer not reading, then on a pipe (ENOTSOCK: refused).
+ */
+static void
+test_udp_full_counted(void)
+{
+	struct onc_dgram dg[64];
+	static char buf[2048];
+	size_t i, failed, full = 99, got = 0;
+	int sv[2], small = 4096, p[2];
+
+	CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0);
+	CU_ASSERT(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small,
+	    sizeof(small)) == 0);
+	memset(dg, 0, sizeof(dg));
+	for (i = 0; i < 64; i++) {
+		dg[i].dg_buf = buf;
+		dg[i].dg_len = sizeof(buf);
+	}
+	failed = real_rpc_send_many(sv[0], dg, 64, &full);
+	while (recv(sv[1], buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		got++;
+	printf("\n    64 datagrams: %zu delivered, %zu dropped (buffer "
+	    "full), %zu refused ", got, full, failed);
+	CU_ASSERT_EQUAL(failed, 0);
+	CU_ASSERT(full > 0);
+	CU_ASSERT_EQUAL(got + full, 64);
+	close(sv[0]);
+	close(sv[1]);
+	CU_ASSERT_FATAL(pipe(p) == 0);
+	failed = real_rpc_send_many(p[1], dg, 3, &full);
+	CU_ASSERT_EQUAL(failed, 3);
+	CU_ASSERT_EQUAL(full, 0);
+	close(p[0]);
+	close(p[1]);
+}
+
 int
 ts_register_transport(void)
 {
@@ -518,7 +561,9 @@ ts_register_transport(void)
 	    CU_add_test(s, "a half-closed connection still gets its reply",
 	    test_halfclose_reply) == NULL ||
 	    CU_add_test(s, "a half-closed connection leaves at the idle sweep",
-	    test_halfclose_idle) == NULL)
+	    test_halfclose_idle) == NULL ||
+	    CU_add_test(s, "UDP replies lost to a full buffer are counted",
+	    test_udp_full_counted) == NULL)
 		return -1;
 	return 0;
 }
