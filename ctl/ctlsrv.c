@@ -9,6 +9,13 @@
  * per turn of the event loop, and only once the previous piece is out,
  * so a dump of any size runs in pieces between everything else the loop
  * does.
+ *
+ * At most CTL_MAX_CONNS connections at once.  One whose reader has taken
+ * nothing for CTL_STALL_MS keeps its place until the slots run out; then
+ * a newcomer allowed to use the socket takes the place of the one
+ * stalled longest (before, sixteen nlmctl processes stopped at a full
+ * pipe, or that never read, locked the operator out until nlmd
+ * restarted).
  */
 #include "ctlsrv.h"
 
@@ -31,6 +38,7 @@ static struct log_rl rl_accept;
 
 #define CTL_MAX_CONNS		16
 #define CTL_REQ_TIMEOUT_MS	10000
+#define CTL_STALL_MS		10000
 #define CTL_HOLD_POLL_MS	5
 /* Out of descriptors or memory: the listener is left alone this long. */
 #define CTL_ACCEPT_PAUSE_MS	100
@@ -65,6 +73,7 @@ struct ctl_conn {
 	ctl_ready_fn	*c_ready;
 	void		*c_ready_arg;
 	struct ev_timer	 c_timer;
+	uint64_t	 c_progress;	/* ev_now_ms() of the last bytes out */
 	struct ctl_conn	*c_next;
 };
 
@@ -357,6 +366,7 @@ conn_flush(struct ctl_conn *c)
 		if (n > 0) {
 			c->c_outoff += (size_t)n;
 			c->c_sent = true;
+			c->c_progress = ev_now_ms();
 			continue;
 		}
 		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -525,13 +535,41 @@ srv_pause(struct ctl_srv *s, int err)
 		(void)ev_fd_set(s->s_loop, s->s_fd, EV_READ);
 }
 
+/*
+ * All places taken: close the connection whose reader has taken nothing
+ * for longest, if that is CTL_STALL_MS or more.  True if one was.
+ */
+static bool
+srv_evict(struct ctl_srv *s)
+{
+	struct ctl_conn *c, *v = NULL;
+	uint64_t now = ev_now_ms();
+
+	for (c = s->s_conns; c != NULL; c = c->c_next)
+		if (c->c_answering && c->c_ready == NULL &&
+		    (c->c_outoff < c->c_outlen || c->c_fill != NULL) &&
+		    now - c->c_progress >= CTL_STALL_MS &&
+		    (v == NULL || c->c_progress < v->c_progress))
+			v = c;
+	if (v == NULL)
+		return false;
+	log_rl_warnx(&rl_refused, "control socket: all %d places taken; "
+	    "closing the answer to pid %d, whose reader has taken nothing "
+	    "for %llu s", CTL_MAX_CONNS, (int)v->c_peer.pid,
+	    (unsigned long long)(now - v->c_progress) / 1000);
+	conn_close(v);
+	return true;
+}
+
 static void
 srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 {
 	struct ctl_srv *s = arg;
+	struct ctl_peer peer;
 	struct ucred uc;
 	socklen_t ul = sizeof(uc);
 	struct ctl_conn *c;
+	bool allowed;
 	int cfd;
 
 	(void)events;
@@ -542,17 +580,24 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 			srv_pause(s, errno);
 		return;
 	}
-	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == -1 ||
-	    s->s_nconns >= CTL_MAX_CONNS || (c = calloc(1, sizeof(*c))) ==
-	    NULL) {
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == -1) {
+		close(cfd);
+		return;
+	}
+	peer.pid = uc.pid;
+	peer.uid = uc.uid;
+	peer.gid = uc.gid;
+	allowed = peer_allowed(s, cfd, &peer);
+	/* Only a peer that may use the socket takes a stalled one's place. */
+	if ((s->s_nconns >= CTL_MAX_CONNS && (!allowed || !srv_evict(s))) ||
+	    (c = calloc(1, sizeof(*c))) == NULL) {
 		close(cfd);
 		return;
 	}
 	c->c_srv = s;
 	c->c_fd = cfd;
-	c->c_peer.pid = uc.pid;
-	c->c_peer.uid = uc.uid;
-	c->c_peer.gid = uc.gid;
+	c->c_peer = peer;
+	c->c_progress = ev_now_ms();
 	c->c_next = s->s_conns;
 	s->s_conns = c;
 	s->s_nconns++;
@@ -560,7 +605,7 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 		conn_close(c);
 		return;
 	}
-	if (!peer_allowed(s, cfd, &c->c_peer)) {
+	if (!allowed) {
 		log_rl_warnx(&rl_refused,
 		    "control socket: uid %u (pid %d) refused: not root%s",
 		    (unsigned)uc.uid, (int)uc.pid, s->s_group >= 0 ?

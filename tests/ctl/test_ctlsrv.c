@@ -43,6 +43,35 @@ cs_cmd_hold(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	ctl_hold(c, cs_is_ready, NULL);
 }
 
+/* A long answer: 64 pieces of 1,000 lines, as a dump of many locks. */
+static bool
+cs_fill_big(struct ctl_conn *c, void *state)
+{
+	int *left = state, i;
+
+	if (*left == 0)
+		return false;
+	(*left)--;
+	for (i = 0; i < 1000; i++)
+		ctl_raw(c, "line %d of a long answer, as a dump of locks", i);
+	return true;
+}
+
+static void
+cs_cmd_big(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
+{
+	int *left = malloc(sizeof(*left));
+
+	(void)rq;
+	(void)arg;
+	if (left == NULL) {
+		ctl_error(c, "out of memory");
+		return;
+	}
+	*left = 64;
+	ctl_produce(c, cs_fill_big, left, free);
+}
+
 /* The test's server: a loop, the socket in a temporary directory. */
 struct cs_srv {
 	struct ev_loop	*loop;
@@ -75,6 +104,8 @@ cs_start_group(struct cs_srv *cs, long group)
 	    sizeof(err));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cs->srv);
 	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "hold", cs_cmd_hold, NULL) ==
+	    0);
+	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "big", cs_cmd_big, NULL) ==
 	    0);
 }
 
@@ -331,6 +362,65 @@ test_control_group(void)
 	cs_stop(&cs);
 }
 
+static uint64_t cs_clock_ms;
+
+static uint64_t
+cs_clock(void)
+{
+	return cs_clock_ms;
+}
+
+/*
+ * Sixteen readers that never read a long answer take every place.
+ * Before, a seventeenth nlmctl was closed at once, and so was every one
+ * after it, until nlmd restarted.  Now, once those have taken nothing
+ * for 10 s, a newcomer takes the place of one of them and is answered;
+ * before that it is still turned away (a slow reader is not cut off
+ * while nobody needs its place).
+ */
+static void
+test_stalled_readers(void)
+{
+	const char *big = "nlmctl 1 big\n", *hold = "nlmctl 1 hold\n";
+	struct cs_srv cs;
+	int fds[16], fd, i;
+	char buf[256];
+
+	cs_ready = true;
+	cs_clock_ms = 1000000;
+	ev_set_clock(cs_clock);
+	cs_start(&cs);
+	for (i = 0; i < 16; i++) {
+		fds[i] = cs_connect(&cs);
+		CU_ASSERT_FATAL(send(fds[i], big, strlen(big), 0) ==
+		    (ssize_t)strlen(big));
+		(void)ev_run_once(cs.loop, 0);
+		(void)ev_run_once(cs.loop, 0);
+	}
+	(void)cs_turns(&cs, 50, 5);
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, hold, strlen(hold), MSG_NOSIGNAL) ==
+	    (ssize_t)strlen(hold));
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "");	/* no place yet */
+	close(fd);
+	cs_clock_ms += 10000;
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, hold, strlen(hold), 0) ==
+	    (ssize_t)strlen(hold));
+	CU_ASSERT_FATAL(shutdown(fd, SHUT_WR) == 0);
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	printf("\n    seventeenth nlmctl after 10 s of 16 stalled readers: "
+	    "%s ", buf[0] != '\0' ? "answered" : "closed");
+	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 ok\nnlmctl 1 end 0\n");
+	close(fd);
+	for (i = 0; i < 16; i++)
+		close(fds[i]);
+	(void)cs_turns(&cs, 20, 5);
+	cs_stop(&cs);
+	ev_set_clock(NULL);
+}
+
 int
 ctl_register_srv(void)
 {
@@ -344,7 +434,9 @@ ctl_register_srv(void)
 	    CU_add_test(s, "out of descriptors: the loop still sleeps",
 	    test_accept_emfile) == NULL ||
 	    CU_add_test(s, "control-group: the peer's own groups",
-	    test_control_group) == NULL)
+	    test_control_group) == NULL ||
+	    CU_add_test(s, "stalled readers give up their places",
+	    test_stalled_readers) == NULL)
 		return -1;
 	return 0;
 }
