@@ -339,7 +339,7 @@ struct lk_owner *lk_owner_find(struct lk_table *t, uint64_t host,
 	    int32_t svid, bool share, const void *oh, size_t ohlen);
 struct lk_owner *lk_owner_get(struct lk_table *t, uint64_t host,
 	    int32_t svid, bool share, const void *oh, size_t ohlen);
-struct lk_host *lk_host_find(struct lk_table *t, uint64_t id);
+struct lk_host *lk_host_find(const struct lk_table *t, uint64_t id);
 void	lk_file_hold(struct lk_table *t, struct lk_file *f);
 void	lk_file_drop(struct lk_table *t, struct lk_file *f);
 void	lk_owner_hold(struct lk_table *t, struct lk_owner *o);

@@ -734,6 +734,9 @@ typedef int	(*lk_waiter_cb)(const struct lk_waiter_info *, void *);
 
 int	lk_file_foreach(const struct lk_table *t, lk_file_cb cb, void *arg);
 int	lk_host_foreach(const struct lk_table *t, lk_host_cb cb, void *arg);
+/* One host's counts, O(1); false (all zero) when it has nothing. */
+bool	lk_host_info(const struct lk_table *t, uint64_t host,
+	    struct lk_host_info *hi);
 int	lk_owner_foreach(const struct lk_table *t, lk_owner_cb cb, void *arg);
 /* Every lock record (rc_kind LK_REC_LOCK), reclaimable ones included. */
 int	lk_lock_foreach(const struct lk_table *t, lk_record_cb cb, void *arg);

@@ -203,7 +203,7 @@ lk_owner_find(struct lk_table *t, uint64_t host, int32_t svid, bool share,
 }
 
 struct lk_host *
-lk_host_find(struct lk_table *t, uint64_t id)
+lk_host_find(const struct lk_table *t, uint64_t id)
 {
 	uint64_t h = lk_mix(id ^ LK_SEED_HOST);
 	struct lk_obj *ob;

@@ -37,11 +37,23 @@ lk_file_foreach(const struct lk_table *t, lk_file_cb cb, void *arg)
 	return 0;
 }
 
+static void
+lk_host_info_fill(const struct lk_host *ho, struct lk_host_info *hi)
+{
+	hi->hi_host = ho->ho_id;
+	hi->hi_owners = ho->ho_nowners;
+	hi->hi_locks = ho->ho_nlocks;
+	hi->hi_waiters = ho->ho_nwaiters;
+	hi->hi_shares = ho->ho_nshares;
+	hi->hi_pending = ho->ho_npending;
+	hi->hi_rlocks = ho->ho_nrlocks;
+	hi->hi_rshares = ho->ho_nrshares;
+}
+
 int
 lk_host_foreach(const struct lk_table *t, lk_host_cb cb, void *arg)
 {
 	struct lk_host_info hi;
-	const struct lk_host *ho;
 	struct lk_obj *ob;
 	size_t i;
 	int rc;
@@ -49,19 +61,26 @@ lk_host_foreach(const struct lk_table *t, lk_host_cb cb, void *arg)
 	LK_FOREACH_OBJ(&t->t_hosts, ob, i) {
 		if (ob->ob_refs == 0)
 			continue;
-		ho = (const struct lk_host *)ob;
-		hi.hi_host = ho->ho_id;
-		hi.hi_owners = ho->ho_nowners;
-		hi.hi_locks = ho->ho_nlocks;
-		hi.hi_waiters = ho->ho_nwaiters;
-		hi.hi_shares = ho->ho_nshares;
-		hi.hi_pending = ho->ho_npending;
-		hi.hi_rlocks = ho->ho_nrlocks;
-		hi.hi_rshares = ho->ho_nrshares;
+		lk_host_info_fill((const struct lk_host *)ob, &hi);
 		if ((rc = cb(&hi, arg)) != 0)
 			return rc;
 	}
 	return 0;
+}
+
+bool
+lk_host_info(const struct lk_table *t, uint64_t host,
+    struct lk_host_info *hi)
+{
+	const struct lk_host *ho = lk_host_find(t, host);
+
+	if (ho == NULL || ho->ho_ob.ob_refs == 0) {
+		memset(hi, 0, sizeof(*hi));
+		hi->hi_host = host;
+		return false;
+	}
+	lk_host_info_fill(ho, hi);
+	return true;
 }
 
 int

@@ -466,6 +466,82 @@ nlm_host_stage(struct nlm_host *h)
 	nlm_store_check(store_put_host(nlm->n_store, &sh), "staging a host");
 }
 
+/* Put h (a host or a cursor) after `after' (NULL: first) in the list. */
+static void
+nlm_list_insert(struct nlm_host *after, struct nlm_host *h)
+{
+	h->h_lprev = after;
+	h->h_lnext = after != NULL ? after->h_lnext : nlm->n_hfirst;
+	if (h->h_lnext != NULL)
+		h->h_lnext->h_lprev = h;
+	else
+		nlm->n_hlast = h;
+	if (after != NULL)
+		after->h_lnext = h;
+	else
+		nlm->n_hfirst = h;
+}
+
+static void
+nlm_list_remove(struct nlm_host *h)
+{
+	if (h->h_lprev != NULL)
+		h->h_lprev->h_lnext = h->h_lnext;
+	else
+		nlm->n_hfirst = h->h_lnext;
+	if (h->h_lnext != NULL)
+		h->h_lnext->h_lprev = h->h_lprev;
+	else
+		nlm->n_hlast = h->h_lprev;
+	h->h_lnext = h->h_lprev = NULL;
+}
+
+struct nlm_host *
+nlm_host_cursor_new(void)
+{
+	struct nlm_host *cur;
+
+	if ((cur = calloc(1, sizeof(*cur))) == NULL)
+		return NULL;
+	cur->h_cursor = true;
+	nlm_list_insert(NULL, cur);
+	return cur;
+}
+
+size_t
+nlm_host_cursor_next(struct nlm_host *cur, size_t max,
+    void (*fn)(struct nlm_host *, void *), void *arg)
+{
+	struct nlm_host *h, *last = NULL;
+	size_t n = 0;
+
+	if (nlm == NULL || !cur->h_cursor)
+		return 0;
+	for (h = cur->h_lnext; h != NULL && n < max; h = h->h_lnext) {
+		if (h->h_cursor)
+			continue;
+		fn(h, arg);
+		last = h;
+		n++;
+	}
+	if (last != NULL) {
+		nlm_list_remove(cur);
+		nlm_list_insert(last, cur);
+	}
+	return n;
+}
+
+void
+nlm_host_cursor_free(struct nlm_host *cur)
+{
+	if (cur == NULL)
+		return;
+	/* After nlm_host_free_all() a cursor is on no list any more. */
+	if (nlm != NULL && cur->h_cursor)
+		nlm_list_remove(cur);
+	free(cur);
+}
+
 static void
 nlm_host_link(struct nlm_host *h)
 {
@@ -481,6 +557,7 @@ nlm_host_link(struct nlm_host *h)
 	b = h->h_hash & (nlm->n_hbuckets - 1);
 	h->h_next = nlm->n_hosts[b];
 	nlm->n_hosts[b] = h;
+	nlm_list_insert(nlm->n_hlast, h);
 	nlm->n_nhosts++;
 	nlm->n_stats.hosts = nlm->n_nhosts;
 }
@@ -807,6 +884,7 @@ nlm_host_drop(struct nlm_host *h)
 {
 	nlm_notify_stop(h);
 	nlm_index_del(h);
+	nlm_list_remove(h);
 	nlm_memo_forget(h);
 	nlm_gone_add(h);
 	nlm_store_check(store_del_host(nlm->n_store, h->h_id),
@@ -920,6 +998,12 @@ nlm_host_free_all(void)
 {
 	struct nlm_host *h;
 	size_t b;
+
+	/* Cursors still out are freed by their owners: take them off. */
+	while ((h = nlm->n_hfirst) != NULL) {
+		nlm_list_remove(h);
+		h->h_cursor = false;
+	}
 
 	for (b = 0; b < nlm->n_hbuckets; b++)
 		while ((h = nlm->n_hosts[b]) != NULL) {

@@ -92,6 +92,9 @@ struct nlm_host {
 	struct nlm_host		*h_anext, *h_aprev;
 	struct nlm_namegroup	*h_ng;		/* hosts of its name */
 	struct nlm_host		*h_nnext, *h_nprev;
+	struct nlm_host		*h_lnext, *h_lprev; /* every host, oldest
+						   first, and the cursors */
+	bool			 h_cursor;	/* a cursor's place: no host */
 };
 
 /*
@@ -206,6 +209,8 @@ struct nlm_service {
 	bool			 n_turn_granted; /* this turn granted already */
 	struct nlm_host		**n_hosts;	/* keyed hash of (addr, name) */
 	size_t			 n_hbuckets;	/* a power of two */
+	struct nlm_host		*n_hfirst;	/* h_lnext list */
+	struct nlm_host		*n_hlast;
 	/*
 	 * The host each source (address and port) last found: a client
 	 * keeps its connection and its name, so most calls find their host
@@ -350,6 +355,18 @@ bool		 nlm_host_release(struct nlm_host *, const char *why);
 /* Call fn for every host; fn may release (not free) the host. */
 void		 nlm_host_foreach(void (*fn)(struct nlm_host *, void *),
 		    void *arg);
+/*
+ * A place in the list of every host that stays valid while hosts come
+ * and go, to walk it a few at a time across turns of the loop (a status
+ * dump): hosts added after it are reached, hosts freed before it is
+ * reached are not.  nlm_host_cursor_next() calls fn (which must not free
+ * hosts) for up to `max' hosts after the cursor, moves it past them, and
+ * returns how many; 0 at the end.  NULL: out of memory.
+ */
+struct nlm_host	*nlm_host_cursor_new(void);
+size_t		 nlm_host_cursor_next(struct nlm_host *cur, size_t max,
+		    void (*fn)(struct nlm_host *, void *), void *arg);
+void		 nlm_host_cursor_free(struct nlm_host *cur);
 /* "name@address" for logs. */
 const char	*nlm_host_str(const struct nlm_host *, char *, size_t);
 void		 nlm_host_gc_start(void);

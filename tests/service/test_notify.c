@@ -15,6 +15,7 @@
 
 #include "lockcore.h"
 #include "nlm.h"
+#include "nlm_impl.h"
 #include "rpc/nlm_prot.h"
 #include "rpc/sm_inter.h"
 #include "store.h"
@@ -699,6 +700,100 @@ test_release_nomem(void)
 	ts_stop();
 }
 
+/*
+ * The names "c<N>" a cursor walk met, in order (earlier tests' hosts come
+ * back from the fake store: not counted).
+ */
+struct n_walk {
+	char		 names[64][16];
+	size_t		 n;
+};
+
+static void
+n_walk_cb(struct nlm_host *h, void *arg)
+{
+	struct n_walk *w = arg;
+
+	if (w->n < 64 && h->h_name[0] == 'c' && h->h_name[1] >= '0' &&
+	    h->h_name[1] <= '9')
+		snprintf(w->names[w->n++], sizeof(w->names[0]), "%s",
+		    h->h_name);
+}
+
+static bool
+n_walked(const struct n_walk *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (strcmp(w->names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The status dump lists hosts a piece per turn through a cursor in the
+ * list of hosts (before, all in one turn: 100,000 hosts held the loop
+ * 230 ms).  Between pieces hosts come and go: one freed right after the
+ * cursor and one before it, one added; two cursors at once.  Every host
+ * there all along is met once, in the order they came, the one freed
+ * before being reached is not, the new one is; under ASan nothing
+ * touches freed memory.
+ */
+static void
+test_host_cursor(void)
+{
+	struct nlm_host *cur, *cur2;
+	struct n_walk w, w2;
+	char name[16], fh[16];
+	size_t i;
+
+	if (n_skip())
+		return;
+	ts_start(NLM_CB_MSG, 0);
+	for (i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "c%zu", i);
+		snprintf(fh, sizeof(fh), "fcur%zu", i);
+		CU_ASSERT_EQUAL(n_lock_as(name, fh, (int)i), NLM4_GRANTED);
+	}
+	memset(&w, 0, sizeof(w));
+	memset(&w2, 0, sizeof(w2));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cur = nlm_host_cursor_new());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cur2 = nlm_host_cursor_new());
+	/* Past the hosts before c0, then three and four of ours. */
+	while (w.n < 3)
+		CU_ASSERT_FATAL(nlm_host_cursor_next(cur, 1, n_walk_cb, &w) ==
+		    1);
+	while (w2.n < 4)
+		CU_ASSERT_FATAL(nlm_host_cursor_next(cur2, 1, n_walk_cb,
+		    &w2) == 1);
+	/* c3 is right after cur, c1 behind it; both go (and are freed). */
+	CU_ASSERT_EQUAL(n_notified("c3", 5), 1);
+	CU_ASSERT_EQUAL(n_notified("c1", 5), 1);
+	CU_ASSERT_EQUAL(n_lock_as("c10", "fcur10", 10), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(nlm_host_cursor_next(cur, 2, n_walk_cb, &w), 2);
+	CU_ASSERT_STRING_EQUAL(w.names[3], "c4");
+	while (nlm_host_cursor_next(cur, 2, n_walk_cb, &w) > 0)
+		continue;
+	CU_ASSERT_EQUAL(nlm_host_cursor_next(cur, 2, n_walk_cb, &w), 0);
+	CU_ASSERT_EQUAL(w.n, 10);	/* c0-c2, c4-c10 */
+	CU_ASSERT_STRING_EQUAL(w.names[0], "c0");
+	CU_ASSERT_STRING_EQUAL(w.names[2], "c2");
+	CU_ASSERT_STRING_EQUAL(w.names[3], "c4");
+	CU_ASSERT_STRING_EQUAL(w.names[9], "c10");
+	CU_ASSERT_FALSE(n_walked(&w, "c3"));
+	nlm_host_cursor_free(cur);
+	/* The second cursor had passed c3: it goes on from c4. */
+	while (nlm_host_cursor_next(cur2, 3, n_walk_cb, &w2) > 0)
+		continue;
+	CU_ASSERT_EQUAL(w2.n, 11);	/* c0-c3, c4-c10 */
+	CU_ASSERT_STRING_EQUAL(w2.names[4], "c4");
+	CU_ASSERT_STRING_EQUAL(w2.names[10], "c10");
+	/* One left out at shutdown is taken off the list, freed after. */
+	ts_stop();
+	nlm_host_cursor_free(cur2);
+}
+
 int
 ts_register_notify(void)
 {
@@ -731,7 +826,9 @@ ts_register_notify(void)
 	    CU_add_test(s, "a status monitor's other name: the one host at "
 	    "its address", test_notify_other_name) == NULL ||
 	    CU_add_test(s, "no memory to release a host: kept, released "
-	    "later", test_release_nomem) == NULL)
+	    "later", test_release_nomem) == NULL ||
+	    CU_add_test(s, "a host cursor: hosts come and go between pieces",
+	    test_host_cursor) == NULL)
 		return -1;
 	return 0;
 }
