@@ -210,7 +210,9 @@ const struct lk_table *nlm_get_table(void);
  * address is released if it is the only one there, and nothing when
  * there are several (counted in notify_ambiguous, logged) or when `name'
  * is that of a host forgotten at that address lately (a re-sent
- * notification, or a host swept while idle: counted in notify_gone).  A
+ * notification, or a host swept while idle), or the same (addr, name,
+ * state) released a host that way lately (re-sent: counted in
+ * notify_gone, as the others).  A
  * name known only at other addresses releases nothing.  Hosts elsewhere
  * are never touched, and neither is a host whose recorded state is
  * already `state' (a repeated notification; counted in *unchanged, which

@@ -781,17 +781,36 @@ nlm_gone_add(const struct nlm_host *h)
 	nlm->n_gone[nlm->n_ngone++ % NLM_HOST_GONE] = h->h_hash;
 }
 
-/* Did a host (ss, name) leave lately? */
-static bool
-nlm_gone_find(const struct sockaddr_storage *ss, const char *name)
+/*
+ * An SM_NOTIFY (ss, name, state) that released the one host at ss under
+ * another name (nlm_host_unnamed()), in n_gone beside the hosts: the
+ * host's own (address, name) says nothing about `name', so without it the
+ * same notification re-sent would find whichever host came to ss since.
+ * The state is in the key: the next restart of that client is a new one.
+ */
+static uint64_t
+nlm_gone_notify_key(const struct sockaddr_storage *ss, const char *name,
+    int32_t state)
 {
 	uint64_t hv = nlm_host_hash(ss, name);
+
+	return lk_siphash(nlm->n_conf.nc_hash_key, (uint32_t)state, &hv,
+	    sizeof(hv));
+}
+
+/* Did a host (ss, name) leave lately, or was (ss, name, state) acted on? */
+static bool
+nlm_gone_find(const struct sockaddr_storage *ss, const char *name,
+    int32_t state)
+{
+	uint64_t hv = nlm_host_hash(ss, name);
+	uint64_t nv = nlm_gone_notify_key(ss, name, state);
 	size_t i, n;
 
 	n = nlm->n_ngone < NLM_HOST_GONE ? (size_t)nlm->n_ngone :
 	    NLM_HOST_GONE;
 	for (i = 0; i < n; i++)
-		if (nlm->n_gone[i] == hv)
+		if (nlm->n_gone[i] == hv || nlm->n_gone[i] == nv)
 			return true;
 	return false;
 }
@@ -808,7 +827,9 @@ nlm_gone_find(const struct sockaddr_storage *ss, const char *name)
  *   - the name of a host that left from this address lately (n_gone): it
  *     was released already (this is a re-sent notification, or one of
  *     several monitor entries) or swept while idle, holding nothing --
- *     nothing;
+ *     nothing; likewise a notification (address, name, state) that
+ *     released a host by the next rule lately: re-sent, it is about that
+ *     host, not about one that came to the address since;
  *   - a name we do not know at all: the status monitor goes by another
  *     name than its lock manager (an address, a short name for a full
  *     one).  The host at the sender's address is that machine if it is
@@ -825,16 +846,22 @@ nlm_host_unnamed(const struct sockaddr_storage *ss, const char *name,
     int32_t state, unsigned *same)
 {
 	struct nlm_addrcount *ac;
+	unsigned n;
 	char a[64];
 
-	if (nlm_gone_find(ss, name)) {
+	if (nlm_gone_find(ss, name, state)) {
 		nlm->n_stats.notify_gone++;
 		return 0;
 	}
 	if ((ac = nlm_addr_find(ss, nlm_addr_hash(ss))) == NULL)
 		return 0;
-	if (ac->ac_count == 1)
-		return nlm_host_restarted(ac->ac_hosts, state, same);
+	if (ac->ac_count == 1) {
+		if ((n = nlm_host_restarted(ac->ac_hosts, state, same)) > 0 &&
+		    state != 0)
+			nlm->n_gone[nlm->n_ngone++ % NLM_HOST_GONE] =
+			    nlm_gone_notify_key(ss, name, state);
+		return n;
+	}
 	nlm->n_stats.notify_ambiguous++;
 	log_rl_warnx(&rl_ambiguous, "SM_NOTIFY for %s from %s: no host of "
 	    "that name, %u hosts at that address: none released (which one "

@@ -600,6 +600,42 @@ test_notify_other_name(void)
 	ts_stop();
 }
 
+/*
+ * The status monitor's other name, re-sent (sm-notify sends again when
+ * the answer is lost, and once for each of our addresses it monitors):
+ * the first releases the one host at the address; by the second a
+ * neighbour has come to that address ("natd", NAT), alone there.  The
+ * second is about the host released already, not about natd: natd keeps
+ * its lock.  A later restart of that client (a new state) is still
+ * matched by the same name.
+ */
+static void
+test_notify_other_name_resent(void)
+{
+	if (n_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_st("client.example.org", "fc", 1, 5),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_notified("client", 9), 1);
+	CU_ASSERT(!n_held("fc", 1));
+	CU_ASSERT_EQUAL(n_lock_as("natd", "fd", 2), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_notified("client", 9), 0);
+	CU_ASSERT(n_held("fd", 2));
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
+	CU_ASSERT_EQUAL(nlm_get_counters()->notify_gone, 1);
+	/* natd leaves; the client locks again and restarts again. */
+	CU_ASSERT_EQUAL(n_notified("natd", 3), 1);
+	CU_ASSERT_EQUAL(n_lock_st("client.example.org", "fc", 1, 9),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_notified("client", 11), 1);
+	CU_ASSERT(!n_held("fc", 1));
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	ts_stop();
+}
+
 /* The lock table's allocator in test_release_nomem: fails while n_nomem. */
 static bool n_nomem;
 
@@ -825,6 +861,9 @@ ts_register_notify(void)
 	    "released", test_notify_ambiguous) == NULL ||
 	    CU_add_test(s, "a status monitor's other name: the one host at "
 	    "its address", test_notify_other_name) == NULL ||
+	    CU_add_test(s, "a status monitor's other name, re-sent: the "
+	    "neighbour that came since kept",
+	    test_notify_other_name_resent) == NULL ||
 	    CU_add_test(s, "no memory to release a host: kept, released "
 	    "later", test_release_nomem) == NULL ||
 	    CU_add_test(s, "a host cursor: hosts come and go between pieces",
