@@ -229,6 +229,38 @@ out:
 	nlm = NULL;
 }
 
+/*
+ * rpcgen's dispatchers answer NULL themselves, without a handler of ours:
+ * it is counted here, the other procedures in nlm_ctx_init().
+ */
+static void
+nlm_count_null(const struct svc_req *rq)
+{
+	if (rq->rq_proc == NULLPROC && rq->rq_vers < 5)
+		nlm->n_stats.calls[rq->rq_vers][NULLPROC]++;
+}
+
+static void
+nlm_dispatch_1(struct svc_req *rq, SVCXPRT *xp)
+{
+	nlm_count_null(rq);
+	nlm_prog_1(rq, xp);
+}
+
+static void
+nlm_dispatch_3(struct svc_req *rq, SVCXPRT *xp)
+{
+	nlm_count_null(rq);
+	nlm_prog_3(rq, xp);
+}
+
+static void
+nlm_dispatch_4(struct svc_req *rq, SVCXPRT *xp)
+{
+	nlm_count_null(rq);
+	nlm_prog_4(rq, xp);
+}
+
 enum onc_status
 nlm_register(struct onc_srv *srv)
 {
@@ -236,9 +268,9 @@ nlm_register(struct onc_srv *srv)
 		uint32_t	 vers;
 		onc_dispatch_fn	*fn;
 	} progs[] = {
-		{ NLM_VERS, nlm_prog_1 },
-		{ NLM_VERSX, nlm_prog_3 },
-		{ NLM4_VERS, nlm_prog_4 }
+		{ NLM_VERS, nlm_dispatch_1 },
+		{ NLM_VERSX, nlm_dispatch_3 },
+		{ NLM4_VERS, nlm_dispatch_4 }
 	};
 	/* The hot v4 procedures decode without allocating (nlm_xdr.c). */
 	static const struct {

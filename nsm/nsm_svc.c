@@ -124,10 +124,22 @@ nsm_get_stats(void)
 	return &nsm_st;
 }
 
+/*
+ * rpcgen's dispatcher answers NULL itself, without a handler of ours: it
+ * is counted here, the other procedures by their handlers (nsm_count()).
+ */
+static void
+nsm_dispatch(struct svc_req *rq, SVCXPRT *xp)
+{
+	if (rq->rq_proc == NULLPROC)
+		nsm_st.calls[NULLPROC]++;
+	sm_prog_1(rq, xp);
+}
+
 enum onc_status
 nsm_register(struct onc_srv *srv)
 {
-	return onc_srv_add_program(srv, SM_PROG, SM_VERS, sm_prog_1);
+	return onc_srv_add_program(srv, SM_PROG, SM_VERS, nsm_dispatch);
 }
 
 static void

@@ -160,6 +160,22 @@ STATE=$W/state
 NSM_PORT=32765
 itest_start_nlmd -d --grace-period=30
 
+# NULL calls (rpcinfo's ping, monitoring probes) count like any other
+# procedure: rpcgen's dispatchers answer them without a handler of ours.
+CTL=$(itest_tool nlmctl "$ITEST_TOP/build/$BUILD/nlmctl")
+metric() { "$CTL" metrics | awk -v k="$1" '$1 == k {print $2}'; }
+m_nsm='nlmd_nsm_requests_total{procedure="null"}'
+m_nlm='nlmd_nlm_requests_total{version="4",procedure="null"}'
+n_nsm=$(metric "$m_nsm")
+n_nlm=$(metric "$m_nlm")
+rpcinfo -u 127.0.0.1 status 1 >/dev/null 2>&1
+rpcinfo -t 127.0.0.1 status 1 >/dev/null 2>&1
+rpcinfo -u 127.0.0.1 nlockmgr 4 >/dev/null 2>&1
+rcheck "two NULLs to the status monitor: $m_nsm $n_nsm -> $((n_nsm + 2))" \
+    test "$(metric "$m_nsm")" = $((n_nsm + 2))
+rcheck "one NULL to NLM v4: $m_nlm $n_nlm -> $((n_nlm + 1))" \
+    test "$(metric "$m_nlm")" = $((n_nlm + 1))
+
 rcheck "A (clientA) locks [0,10) of f1" on A "$PEER" lock $SRV_A clientA f1 0 10 3
 rcheck "A (clientA2) locks [20,10) of f1" on A "$PEER" lock $SRV_A clientA2 f1 20 10 3
 rcheck "B locks [40,10) of f1" on B "$PEER" lock $SRV_B clientB f1 40 10 1
