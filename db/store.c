@@ -360,10 +360,10 @@ store_migrate_v1(struct store *st)
 		return rc;
 	for (i = 0; i < 2 && rc == 0; i++)
 		rc = store_db_open(st, txn, name[i], &j[i]);
-	rc = rc != 0 ? rc : txn->commit(txn, 0);
+	/* A commit frees txn even when it fails: no abort after it. */
 	if (rc != 0)
 		(void)txn->abort(txn);
-	else
+	else if ((rc = txn->commit(txn, 0)) == 0)
 		rc = store_compact_v1(st, j);
 	for (i = 0; i < 2; i++)
 		if (j[i] != NULL)
@@ -413,12 +413,14 @@ store_meta_read(struct store *st, uint64_t *posp, char *err, size_t errlen)
 		    "does not decode", st->st_dir);
 		return STORE_CORRUPT;
 	}
-	if (rc != 0 || (rc = txn->commit(txn, DB_TXN_SYNC)) != 0) {
-		if (rc != 0)
-			(void)txn->abort(txn);
+	/* A commit frees txn even when it fails: no abort after it. */
+	if (rc != 0)
+		(void)txn->abort(txn);
+	else
+		rc = txn->commit(txn, DB_TXN_SYNC);
+	if (rc != 0)
 		return store_report(st, rc, "cannot read meta.db", err,
 		    errlen);
-	}
 	return STORE_OK;
 }
 

@@ -84,5 +84,6 @@ int	stt_register_fault(void);
 int	stt_register_durable(void);
 int	stt_register_commit(void);
 int	stt_register_journal(void);
+int	stt_register_syncfail(void);
 
 #endif
