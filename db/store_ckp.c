@@ -16,10 +16,11 @@
  *   restart time under load (16 MiB of log, some 80,000 records, ~0.3 s;
  *   measured 0.3-1.5 s after a kill while writing 200,000 records/s); the
  *   period bounds it, and removes old logs, when the load is light.  An
- *   idle store is not checkpointed -- unless the last checkpoint left
- *   more than the current log file needed (a transaction, say the
- *   compactor's fold, was running when it was taken): then the next
- *   period checkpoints again, written or not, so that idle files go.  Catastrophic recovery (from an old
+ *   idle store is not checkpointed -- unless the last checkpoint left a
+ *   log file below st_jkeep (a transaction, say the compactor's fold,
+ *   was running when it was taken, or the fold moved st_jkeep since):
+ *   then the next period checkpoints again, written or not, so that idle
+ *   files go.  Catastrophic recovery (from an old
  *   backup plus all logs) is therefore not possible; nlmd's state is
  *   rebuilt by clients' reclaims anyway.
  *
@@ -105,11 +106,11 @@ store_ckp_logno(const char *path)
 /*
  * Unlink the log files no checkpoint needs and that are below keep (the
  * first file with journal records not yet folded; 0: none may go);
- * *nleft := log files left.
+ * *lowp := the lowest-numbered log file left (0: none).
  */
 static int
 store_ckp_archive(DB_ENV *env, uint32_t keep, uint64_t *nremoved,
-    size_t *nleft)
+    uint32_t *lowp)
 {
 	char **list = NULL, **p;
 	uint32_t n;
@@ -126,22 +127,22 @@ store_ckp_archive(DB_ENV *env, uint32_t keep, uint64_t *nremoved,
 	list = NULL;
 	if ((rc = env->log_archive(env, &list, DB_ARCH_LOG)) != 0)
 		return rc;
-	for (*nleft = 0, p = list; p != NULL && *p != NULL; p++)
-		(*nleft)++;
+	for (*lowp = 0, p = list; p != NULL && *p != NULL; p++)
+		if ((n = store_ckp_logno(*p)) != 0 && (*lowp == 0 || n < *lowp))
+			*lowp = n;
 	free(list);
 	return 0;
 }
 
 int
 store_ckp_run(DB_ENV *env, const _Atomic uint32_t *keepp, uint64_t *nremoved,
-    size_t *nleftp)
+    uint32_t *lowp)
 {
 	/*
 	 * Read before the checkpoint: the fold that moved it is then on disk
 	 * (a checkpoint flushes the log) before any file goes.
 	 */
-	uint32_t keep = atomic_load(keepp);
-	size_t nleft = 0;
+	uint32_t keep = atomic_load(keepp), low = 0;
 	int rc, round;
 
 	/*
@@ -152,21 +153,22 @@ store_ckp_run(DB_ENV *env, const _Atomic uint32_t *keepp, uint64_t *nremoved,
 	 * transaction, or one that took long while turns went on, would keep
 	 * (and make recovery replay) everything since.  Hence a pair: the
 	 * second, forced one (little is left to write) becomes the "one
-	 * before the last" of the next; and a second pair when more than the
-	 * current log file is still needed.  Measured: reopening after a
+	 * before the last" of the next; and a second pair when a file below
+	 * keep is still needed (the files from keep on stay whatever a
+	 * checkpoint does).  Measured: reopening after a
 	 * committed million-record transaction took 3.9 s with single
 	 * checkpoints, 0.1 s with pairs.
 	 */
 	for (round = 0; round < 2; round++) {
 		if ((rc = env->txn_checkpoint(env, 0, 0, DB_FORCE)) != 0 ||
 		    (rc = env->txn_checkpoint(env, 0, 0, DB_FORCE)) != 0 ||
-		    (rc = store_ckp_archive(env, keep, nremoved, &nleft)) != 0)
+		    (rc = store_ckp_archive(env, keep, nremoved, &low)) != 0)
 			return rc;
-		if (nleft <= 1)
+		if (low == 0 || low >= keep)
 			break;
 	}
-	if (nleftp != NULL)
-		*nleftp = nleft;
+	if (lowp != NULL)
+		*lowp = low;
 	return 0;
 }
 
@@ -250,7 +252,7 @@ store_ckp_main(void *arg)
 	uint64_t n, last = store_ckp_now();
 	uint32_t file, off, pfile = 0, poff = 0, rate = 0;
 	unsigned ms = STORE_CKP_POLL_MS, since = 0;
-	size_t nleft = 0;
+	uint32_t low = 0;
 	int wrote;
 
 	pthread_mutex_lock(&ck->ck_mu);
@@ -293,10 +295,20 @@ store_ckp_main(void *arg)
 		 */
 		(void)ck->ck_env->memp_trickle(ck->ck_env, STORE_CKP_CLEAN_PCT,
 		    &wrote);
-		if (store_ckp_due(ck, &last, nleft > 1)) {
+		/*
+		 * Again, written or not, while a log file below the journal's
+		 * first one is left: a checkpoint may let it go.  Files from
+		 * there on stay until the journal moves, whatever it does
+		 * (counting them, an idle store whose last fold ended in the
+		 * file before the current one checkpointed four times a
+		 * period for ever).  keep is read now: it may have moved
+		 * since the last checkpoint read it.
+		 */
+		if (store_ckp_due(ck, &last, low != 0 &&
+		    low < atomic_load(ck->ck_keep))) {
 			n = 0;
 			if (store_ckp_run(ck->ck_env, ck->ck_keep, &n,
-			    &nleft) == 0)
+			    &low) == 0)
 				atomic_fetch_add(&ck->ck_nckp, 1);
 			atomic_fetch_add(&ck->ck_nremoved, n);
 		}

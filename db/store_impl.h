@@ -352,9 +352,10 @@ void	store_ckp_counts(const struct store_ckp *ck, uint64_t *nckp,
  * One checkpoint of env and removal of the log files it no longer needs
  * -- and that hold no record of ours not yet folded: none numbered *keep
  * or above, none at all while *keep is 0.  Adds the number removed to
- * *nremoved.  Returns a Berkeley DB code.
+ * *nremoved; *lowp (unless NULL) := the lowest-numbered log file left.
+ * Returns a Berkeley DB code.
  */
 int	store_ckp_run(DB_ENV *env, const _Atomic uint32_t *keep,
-	    uint64_t *nremoved, size_t *nleftp);
+	    uint64_t *nremoved, uint32_t *lowp);
 
 #endif /* NLMD_DB_STORE_IMPL_H */

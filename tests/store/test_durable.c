@@ -4,6 +4,8 @@
  */
 #include "stt.h"
 
+#include "store_test.h"
+
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -234,6 +236,80 @@ test_checkpoint(void)
 	st = NULL;
 }
 
+/* Lowest log file number in dir (0: none). */
+static unsigned long
+first_log(const char *d)
+{
+	struct dirent *de;
+	unsigned long n, min = 0;
+	DIR *dp;
+
+	if ((dp = opendir(d)) == NULL)
+		return 0;
+	while ((de = readdir(dp)) != NULL)
+		if (strncmp(de->d_name, "log.", 4) == 0 &&
+		    (n = strtoul(de->d_name + 4, NULL, 10)) != 0 &&
+		    (min == 0 || n < min))
+			min = n;
+	closedir(dp);
+	return min;
+}
+
+/*
+ * A fold whose own log records cross into the next log file leaves the
+ * last folded journal record in the file before, which must stay (the
+ * next fold reads on from there) while the server is idle.  The
+ * checkpoint thread took "more than the current log file left" for a
+ * checkpoint that needs another round, and checkpointed four times every
+ * period, for ever, while nothing was written: syncs for nothing, and a
+ * log that grew a little each time (found by review).  Unfolded turns
+ * are held over a few log files, then folded all at once (more log than
+ * is left in the journal's last file); the store idles.  It must not
+ * checkpoint, and every file below the journal's last must have gone.
+ */
+static void
+test_idle_after_fold(void)
+{
+	struct store_info si;
+	uint64_t base = 0, n;
+	unsigned long jfile;
+	size_t nlogs;
+	double t0;
+
+	fresh();
+	CU_ASSERT_FATAL(stt_open(dir, STORE_LOG, 1, &st) == STORE_OK);
+	store_test_hold_fold(st, true);
+	while (last_log(dir) < 3 && base < 1000000) {
+		CU_ASSERT_FATAL(put_turns(st, base, 1000));
+		base += 1000;
+	}
+	jfile = last_log(dir);
+	store_test_hold_fold(st, false);
+	/* The fold, then checkpoints until only the pinned file is left. */
+	t0 = stt_now();
+	do {
+		usleep(500000);
+		store_info(st, &si);
+	} while (si.si_fold_ops < base && stt_now() - t0 < 30);
+	CU_ASSERT_EQUAL(si.si_fold_ops, base);
+	usleep(3000000);
+	store_info(st, &si);
+	n = si.si_checkpoints;
+	nlogs = stt_nlogs(dir);
+	usleep(3000000);
+	store_info(st, &si);
+	printf("\n    %llu turns folded at once; idle 3 s: %llu checkpoints, "
+	    "log files %lu-%lu (the journal ended in %lu) ",
+	    (unsigned long long)base,
+	    (unsigned long long)(si.si_checkpoints - n), first_log(dir),
+	    last_log(dir), jfile);
+	CU_ASSERT_EQUAL(si.si_checkpoints, n);
+	CU_ASSERT_EQUAL(stt_nlogs(dir), nlogs);
+	CU_ASSERT_EQUAL(first_log(dir), jfile);
+	store_close(st);
+	st = NULL;
+}
+
 static void
 test_close_prompt(void)
 {
@@ -398,6 +474,8 @@ stt_register_durable(void)
 	    !CU_add_test(s, "killed process, STORE_LOG", test_kill_log) ||
 	    !CU_add_test(s, "checkpoints remove logs", test_checkpoint) ||
 	    !CU_add_test(s, "killed after a checkpoint", test_kill_after_ckp) ||
+	    !CU_add_test(s, "idle after a fold across a log file's end",
+	    test_idle_after_fold) ||
 	    !CU_add_test(s, "close is prompt", test_close_prompt) ||
 	    !CU_add_test(s, "one large transaction", test_big_txn) ||
 	    !CU_add_test(s, "the log synced often near a file's end",

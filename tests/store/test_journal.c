@@ -59,8 +59,18 @@ held_child(void)
 	store_info(cst, &si);
 	n0 = si.si_checkpoints;
 	t0 = stt_now();
+	/*
+	 * A record put and deleted now and then: checkpoints are due (an
+	 * idle store has none), and nothing is left of it.
+	 */
+	rc = stt_lock(HELD_TURNS + 2, 1, "owner", "file", 0, 0, true, 1);
 	do {
 		usleep(100000);
+		if (store_put_record(cst, &rc) != STORE_OK ||
+		    store_commit(cst) != STORE_OK ||
+		    store_del_record(cst, &rc) != STORE_OK ||
+		    store_commit(cst) != STORE_OK)
+			_exit(3);
 		store_info(cst, &si);
 	} while (si.si_checkpoints < n0 + 2 && stt_now() - t0 < 30);
 	if (si.si_checkpoints < n0 + 2)
