@@ -460,6 +460,35 @@ store_journals_open(struct store *st, char *err, size_t errlen)
 	return STORE_OK;
 }
 
+/*
+ * durability none stores no lock or share: what an earlier run under sync
+ * or log left is dropped at open, in one transaction.  Kept, it came back
+ * as reclaimable at every start under none (its deletes are not staged),
+ * and again, long stale, after a switch back to sync or log.
+ */
+static enum store_status
+store_none_forget(struct store *st, char *err, size_t errlen)
+{
+	u_int32_t nl = 0, ns = 0;
+	DB_TXN *txn;
+	int rc;
+
+	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
+		return store_report(st, rc, "cannot begin a transaction", err,
+		    errlen);
+	if ((rc = st->st_locks->truncate(st->st_locks, txn, &nl, 0)) != 0 ||
+	    (rc = st->st_shares->truncate(st->st_shares, txn, &ns, 0)) != 0) {
+		(void)txn->abort(txn);
+		return store_report(st, rc, "cannot drop the locks stored "
+		    "before (durability none)", err, errlen);
+	}
+	/* A failed commit frees the transaction too: no abort. */
+	if ((rc = txn->commit(txn, DB_TXN_SYNC)) != 0)
+		return store_report(st, rc, "cannot drop the locks stored "
+		    "before (durability none)", err, errlen);
+	return STORE_OK;
+}
+
 /* Safe on a partly constructed handle. */
 static void
 store_destroy(struct store *st)
@@ -531,6 +560,8 @@ store_open(const struct store_config *cf, struct store **stp, char *err,
 	    (s = store_dbs_open(st, err, errlen)) != STORE_OK ||
 	    (s = store_commit_start(st, err, errlen)) != STORE_OK ||
 	    (s = store_journals_open(st, err, errlen)) != STORE_OK ||
+	    (st->st_durability == STORE_NONE &&
+	    (s = store_none_forget(st, err, errlen)) != STORE_OK) ||
 	    (s = store_compactor_start(st, err, errlen)) != STORE_OK ||
 	    (s = store_ckp_start(st, cf->sc_checkpoint_sec != 0 ?
 	    cf->sc_checkpoint_sec : STORE_CKP_SEC_DEFAULT, err, errlen)) !=

@@ -38,7 +38,8 @@
  *   turns; under STORE_LOG it is written to the OS only (survives kill -9
  *   of the process, not a power loss).  Under STORE_NONE lock, share and
  *   token changes are not stored at all (benchmarks; a restart forgets
- *   them); hosts and the epoch still are.
+ *   them, and an open drops the locks and shares an earlier run under
+ *   sync or log stored); hosts and the epoch still are.
  *
  *   A failing commit is latched: the store is then exactly as the last
  *   successful commit left it, nothing more is committed, and the caller
