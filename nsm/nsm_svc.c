@@ -238,7 +238,8 @@ sm_unmon_all_1_svc(my_id *a, sm_stat *r, struct svc_req *rq)
 
 /*
  * A simulated restart: a new epoch and state number, staged in the store
- * like every other change (the reply leaves after the turn's commit).
+ * like every other change (the reply leaves after the turn's commit,
+ * flushed).
  */
 bool_t
 sm_simu_crash_1_svc(void *a, void *r, struct svc_req *rq)
@@ -260,6 +261,11 @@ sm_simu_crash_1_svc(void *a, void *r, struct svc_req *rq)
 		fatalx("store: %s while staging a new epoch: %s; exiting "
 		    "(the store recovers at the next start)",
 		    store_strerror(st), store_last_error(nsm_store));
+	/*
+	 * To disk whatever the durability, as a start's epoch: the state
+	 * number is announced, and a power loss must not bring it back.
+	 */
+	store_require_flush(nsm_store);
 	nsm_epoch++;
 	nsm_cur_state = (int32_t)(2 * nsm_epoch - 1);
 	nlm_set_epoch(nsm_epoch, nsm_cur_state);

@@ -239,7 +239,9 @@ kill -9 "$NLMD_PID"
 wait "$NLMD_PID" 2>/dev/null
 itest_forget "$NLMD_PID"
 t_restart=$(now_ms)
-itest_start_nlmd -d --grace-period=30
+# durability log from here: SM_SIMU_CRASH's new state must still be
+# flushed (below).
+itest_start_nlmd -d --grace-period=30 --durability=log
 state1=$(sed -n 's/.*nlmd ready.*NSM state \([0-9]*\).*/\1/p' "$NLMD_LOG" |
     tail -1)
 rcheck "the receiver got A's statd callback: $SRV_A restarted, state $state1" \
@@ -284,11 +286,17 @@ rcheck "... and refused: the state stays $state1" \
 "${ON_A[@]}" "$PEER" receive 100021 3 60 >"$W/receiver2.log" 2>&1 &
 ITEST_PIDS+=($!)
 itest_wait grep -q ready "$W/receiver2.log"
+flushes0=$(metric nlmd_store_flushes_total)
 rcheck "SM_SIMU_CRASH from a privileged local port is answered" \
     "$PEER" simucrash 127.0.0.1
 state_sc=$((state1 + 2))
 rcheck "... the state is now $state_sc" \
     sh -c "'$PEER' stat 127.0.0.1 | grep -qx 'state $state_sc'"
+flushes1=$(metric nlmd_store_flushes_total)
+# As a start's new epoch is: a power loss must not bring back a state
+# number already announced.
+rcheck "... flushed to disk under durability log (flushes $flushes0 -> $flushes1)" \
+    test "$flushes1" -gt "$flushes0"
 rcheck "... and A's statd was notified of it (the receiver's callback)" \
     wait_grep "$W/receiver2.log" "^callback $SRV_A $state_sc " 10
 states="$state1 $state_sc"
