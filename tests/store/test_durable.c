@@ -99,22 +99,38 @@ test_kill_log(void)
 	killed(STORE_LOG, false);
 }
 
-/* Highest log file number in dir (log.0000000001 ...). */
+/*
+ * Highest (or, `lowest', lowest) log file number in dir (log.0000000001
+ * ...), 0 if none.
+ */
 static unsigned long
-last_log(const char *d)
+log_bound(const char *d, bool lowest)
 {
 	struct dirent *de;
-	unsigned long n, max = 0;
+	unsigned long n, b = 0;
 	DIR *dp;
 
 	if ((dp = opendir(d)) == NULL)
 		return 0;
 	while ((de = readdir(dp)) != NULL)
 		if (strncmp(de->d_name, "log.", 4) == 0 &&
-		    (n = strtoul(de->d_name + 4, NULL, 10)) > max)
-			max = n;
+		    (n = strtoul(de->d_name + 4, NULL, 10)) != 0 &&
+		    (b == 0 || (lowest ? n < b : n > b)))
+			b = n;
 	closedir(dp);
-	return max;
+	return b;
+}
+
+static unsigned long
+last_log(const char *d)
+{
+	return log_bound(d, false);
+}
+
+static unsigned long
+first_log(const char *d)
+{
+	return log_bound(d, true);
 }
 
 /*
@@ -234,25 +250,6 @@ test_checkpoint(void)
 	CU_ASSERT_EQUAL(si.si_checkpoints, n);
 	store_close(st);
 	st = NULL;
-}
-
-/* Lowest log file number in dir (0: none). */
-static unsigned long
-first_log(const char *d)
-{
-	struct dirent *de;
-	unsigned long n, min = 0;
-	DIR *dp;
-
-	if ((dp = opendir(d)) == NULL)
-		return 0;
-	while ((de = readdir(dp)) != NULL)
-		if (strncmp(de->d_name, "log.", 4) == 0 &&
-		    (n = strtoul(de->d_name + 4, NULL, 10)) != 0 &&
-		    (min == 0 || n < min))
-			min = n;
-	closedir(dp);
-	return min;
 }
 
 /*
