@@ -22,6 +22,7 @@ int
 ctl_req_parse(char *line, struct ctl_req *rq, char *err, size_t errlen)
 {
 	char *tok, *save = NULL, *eq;
+	size_t vlen;
 	int n = 0;
 
 	memset(rq, 0, sizeof(*rq));
@@ -55,7 +56,13 @@ ctl_req_parse(char *line, struct ctl_req *rq, char *err, size_t errlen)
 				return -1;
 			}
 			*eq = '\0';
-			if (!ctl_name_ok(tok) || ctl_dec(eq + 1) == (size_t)-1) {
+			/*
+			 * %00 would cut the value short: "host=a%00b" must not
+			 * name host "a".
+			 */
+			if (!ctl_name_ok(tok) ||
+			    (vlen = ctl_dec(eq + 1)) == (size_t)-1 ||
+			    vlen != strlen(eq + 1)) {
 				snprintf(err, errlen, "bad argument");
 				return -1;
 			}

@@ -39,6 +39,8 @@ test_parse_bad(void)
 		"nlmctl 1 Status", "nlmctl 1 status x", "nlmctl 1 status =1",
 		"nlmctl 1 status a=%zz", "nlmctl 1 status a=%4",
 		"nlmctl 1 st4tus",
+		/* A NUL would cut the value: not host "a", nor "" */
+		"nlmctl 1 release host=a%00b", "nlmctl 1 release host=%00",
 		"nlmctl 1 s a=1 a=2 a=3 a=4 a=5 a=6 a=7 a=8 a=9 a=10 a=11 a=12 "
 		"a=13 a=14 a=15 a=16 a=17",
 	};
