@@ -523,7 +523,10 @@ print_json(json_t *root)
 	return 0;
 }
 
-/* Append key=value (value percent-encoded) to a request. */
+/*
+ * Append key=value (value percent-encoded) to a request in req[cap],
+ * leaving room for the newline that ends it.
+ */
 static void
 arg(char *req, size_t cap, const char *key, const char *val)
 {
@@ -531,7 +534,8 @@ arg(char *req, size_t cap, const char *key, const char *val)
 	size_t n = strlen(req);
 
 	if (ctl_enc(val, strlen(val), enc, sizeof(enc)) == (size_t)-1 ||
-	    (size_t)snprintf(req + n, cap - n, " %s=%s", key, enc) >= cap - n) {
+	    (size_t)snprintf(req + n, cap - n - 1, " %s=%s", key, enc) >=
+	    cap - n - 1) {
 		fprintf(stderr, "nlmctl: argument too long\n");
 		exit(2);
 	}
@@ -546,7 +550,7 @@ cmd_status(int argc, char **argv)
 		{ "fh", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char req[CTL_REQ_MAX];
+	char req[CTL_REQ_MAX + 1];
 	struct status st;
 	int c;
 
@@ -623,7 +627,7 @@ cmd_release(int argc, char **argv, bool dry)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char req[CTL_REQ_MAX];
+	char req[CTL_REQ_MAX + 1];
 	struct release r;
 	int c, what = 0;
 

@@ -20,6 +20,7 @@
 #     when the socket is opened to everyone);
 #   - garbage, an oversized request and an unknown command get an error
 #     and nlmd stays up;
+#   - a request of 4096 bytes is sent whole (one more: usage error);
 #   - after a restart: status shows grace, `grace end' ends it (logged).
 
 . "$(dirname "$0")/lib.sh"
@@ -232,6 +233,17 @@ rcheck "another protocol version: an error answer" grep -q "not supported" \
 printf 'nlmctl 1 release host=%%zz\n' | "$PEER" ctlraw "$SOCK" >"$W/bad5.txt" 2>&1
 rcheck "a bad escape: an error answer" grep -q "bad argument" "$W/bad5.txt"
 rcheck "nlmd is still up and answers" "$CTL" status
+
+# ---- long names, big numbers, short requests, a full disk ---------------------
+
+A=$(head -c 4074 /dev/zero | tr '\0' a)
+"$CTL" status --host "$A" >"$W/req4096.txt" 2>&1
+check "a request of 4096 bytes (what nlmd reads at most) is sent: exit 0" \
+    test $? = 0
+rcheck "... without a sanitizer report" \
+    sh -c "! grep -q Sanitizer '$W/req4096.txt'"
+"$CTL" status --host "${A}a" >"$W/req4097.txt" 2>&1
+check "one byte more: argument too long (exit 2)" test $? = 2
 
 # ---- grace -------------------------------------------------------------------
 
