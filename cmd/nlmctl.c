@@ -301,7 +301,10 @@ struct status {
 /*
  * A record row: KIND HOST SVID OWNER FILE START LEN MODE TOKEN EPOCH
  * NOTE, padded by hand (printf was most of the time of a million rows).
- * A negative width pads on the left; `max' > 0 cuts the text.
+ * A negative width pads on the left; `max' > 0 cuts the text.  A row
+ * longer than the buffer (host names up to 1024 bytes) is written out
+ * in parts: a cell is never left out, which would move the next ones
+ * into its column.
  */
 struct row {
 	char	b[512];
@@ -315,8 +318,16 @@ cell(struct row *r, const char *s, int width, size_t max)
 
 	if (max > 0 && len > max)
 		len = max;
-	if (r->n + (len > w ? len : w) + 2 > sizeof(r->b))
+	if (r->n + (len > w ? len : w) + 2 > sizeof(r->b)) {
+		fwrite(r->b, 1, r->n, stdout);
+		r->n = 0;
+	}
+	if ((len > w ? len : w) + 2 > sizeof(r->b)) {
+		/* Wider than any padding: as it is. */
+		fwrite(s, 1, len, stdout);
+		r->b[r->n++] = ' ';
 		return;
+	}
 	if (width < 0)
 		for (; w > len; w--)
 			r->b[r->n++] = ' ';

@@ -20,6 +20,7 @@
 #     when the socket is opened to everyone);
 #   - garbage, an oversized request and an unknown command get an error
 #     and nlmd stays up;
+#   - a 500-byte host name keeps the table's columns;
 #   - a request of 4096 bytes is sent whole (one more: usage error);
 #   - after a restart: status shows grace, `grace end' ends it (logged).
 
@@ -66,7 +67,7 @@ trap 'itest_cleanup; ip netns del $NS 2>/dev/null' EXIT
 itest_start_rpcbind
 itest_client_host $NS $SRV $CLI ct$$
 itest_start_nlmd -d --callbacks=sync --grace-period=60 \
-    --metrics-address=127.0.0.1:9464
+    --metrics-address=127.0.0.1:9464 --max-name-length=1024
 cli() { "${ON_CLI[@]}" "$PEER" "$@"; }
 
 # ---- the workload ------------------------------------------------------------
@@ -245,6 +246,15 @@ rcheck "... without a sanitizer report" \
 "$CTL" status --host "${A}a" >"$W/req4097.txt" 2>&1
 check "one byte more: argument too long (exit 2)" test $? = 2
 
+LONG=$(printf 'h%.0s' $(seq 500))
+rcheck "a host with a 500-byte name locks f3 [7, EOF)" cli lock $SRV "$LONG" f3 7 0 3
+"$CTL" status --locks --fh "$(hex f3)" >"$W/long.txt" 2>&1
+rcheck "status --locks: the long name moves no column (start, len, mode, epoch)" \
+    awk -v n="$LONG" '$1 == "lock" && $2 == n { f = $6 == 7 &&
+	$7 == "to-eof" && $8 == "exclusive" && $10 == 1 && NF == 10 }
+	END { exit !f }' "$W/long.txt"
+rcheck "release the long-named host" "$CTL" release --host "$LONG"
+
 # ---- grace -------------------------------------------------------------------
 
 "$CTL" grace end >"$W/grace0.txt" 2>&1
@@ -252,7 +262,7 @@ check "grace end outside grace: exit 1" test $? = 1
 itest_stop_nlmd
 itest_forget "$NLMD_PID"
 itest_start_nlmd -d --callbacks=sync --grace-period=60 \
-    --metrics-address=127.0.0.1:9464
+    --metrics-address=127.0.0.1:9464 --max-name-length=1024
 jqcheck "after a restart: in grace, dave's lock to reclaim" \
     '.grace.active == 1 and .grace.locks == 1 and .grace.hosts == 1 and
      .grace.remaining_ms > 0 and .server.epoch == 2 and
