@@ -17,7 +17,8 @@
  * --locks "locks", "shares", "waiters" (arrays); release gives
  * "released" (array) and "dry_run".  Keys are those of the protocol's
  * lines with '-' written '_'; numbers are JSON integers (handles, names,
- * addresses and the version stay strings, digits or not); lock, share and
+ * addresses and the version stay strings, digits or not; so do numbers
+ * over INT64_MAX, which jansson cannot hold); lock, share and
  * waiter objects also carry "host_name".
  */
 #include <errno.h>
@@ -195,17 +196,26 @@ answer(FILE *f, void (*fn)(char *line, void *arg), void *arg)
 
 /* ---- JSON ---- */
 
+/*
+ * Digits (with a sign) that a JSON integer of jansson holds: every
+ * int64_t.  Offsets and lengths over INT64_MAX stay strings of digits.
+ */
 static bool
 is_int(const char *s)
 {
-	if (*s == '-')
-		s++;
-	if (*s == '\0' || strlen(s) > 18)
+	const char *p = s;
+	char *end;
+
+	if (*p == '-')
+		p++;
+	if (*p == '\0')
 		return false;
-	for (; *s != '\0'; s++)
-		if (*s < '0' || *s > '9')
+	for (; *p != '\0'; p++)
+		if (*p < '0' || *p > '9')
 			return false;
-	return true;
+	errno = 0;
+	(void)strtoll(s, &end, 10);
+	return errno == 0 && *end == '\0';
 }
 
 /* Keys whose values are text even when they look like numbers. */

@@ -20,6 +20,7 @@
 #     when the socket is opened to everyone);
 #   - garbage, an oversized request and an unknown command get an error
 #     and nlmd stays up;
+#   - a 19-digit offset is a JSON number;
 #   - a 500-byte host name keeps the table's columns;
 #   - a request of 4096 bytes is sent whole (one more: usage error);
 #   - after a restart: status shows grace, `grace end' ends it (logged).
@@ -254,6 +255,14 @@ rcheck "status --locks: the long name moves no column (start, len, mode, epoch)"
 	$7 == "to-eof" && $8 == "exclusive" && $10 == 1 && NF == 10 }
 	END { exit !f }' "$W/long.txt"
 rcheck "release the long-named host" "$CTL" release --host "$LONG"
+
+rcheck "frank locks f4 at 10^18 (19 digits)" \
+    cli lock $SRV frank f4 1000000000000000000 9223372036854775 3
+jqcheck "--json: a 19-digit start is a number, like every start" \
+    '[.locks[] | select(.host_name == "frank")][0] |
+     (.start | type) == "number" and .start == 1000000000000000000' \
+    status --locks --host frank
+rcheck "release frank" "$CTL" release --host frank
 
 # ---- grace -------------------------------------------------------------------
 
