@@ -10,7 +10,7 @@
  *   nlmctl [-s SOCKET] metrics
  *
  * Exit status: 0 done, 1 nlmd refused or could not be reached (or the
- * answer was cut off), 2 usage.
+ * answer was cut off, or stdout did not take it all), 2 usage.
  *
  * JSON schema (version 1): an object with "version" (1), "server",
  * "grace", "totals" (objects), "hosts" (array of objects), and with
@@ -706,6 +706,22 @@ grace_line(char *buf, void *arg)
 		    get(&l, "dropped-shares"));
 }
 
+/*
+ * The exit status once the answer is printed: 1 if stdout did not take
+ * all of it (a full disk, a closed pipe), which a script must not read
+ * as a complete listing.
+ */
+static int
+out_done(int rc)
+{
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		fprintf(stderr, "nlmctl: cannot write the output: %s\n",
+		    strerror(errno));
+		return 1;
+	}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -751,21 +767,21 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (strcmp(argv[0], "status") == 0)
-		return cmd_status(argc, argv);
+		return out_done(cmd_status(argc, argv));
 	if (strcmp(argv[0], "release") == 0)
-		return cmd_release(argc, argv, dry);
+		return out_done(cmd_release(argc, argv, dry));
 	if (strcmp(argv[0], "grace") == 0 && argc == 2 &&
 	    strcmp(argv[1], "end") == 0) {
 		snprintf(req, sizeof(req), "%s %d grace-end\n", CTL_MAGIC,
 		    CTL_VERSION);
 		answer(ask(req), grace_line, NULL);
-		return 0;
+		return out_done(0);
 	}
 	if (strcmp(argv[0], "metrics") == 0 && argc == 1) {
 		snprintf(req, sizeof(req), "%s %d metrics\n", CTL_MAGIC,
 		    CTL_VERSION);
 		answer(ask(req), raw_line, NULL);
-		return 0;
+		return out_done(0);
 	}
 	usage(stderr);
 	return 2;

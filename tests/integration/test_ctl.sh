@@ -20,6 +20,7 @@
 #     when the socket is opened to everyone);
 #   - garbage, an oversized request and an unknown command get an error
 #     and nlmd stays up;
+#   - output into a full disk is a failure (exit 1);
 #   - a 19-digit offset is a JSON number;
 #   - a 500-byte host name keeps the table's columns;
 #   - a request of 4096 bytes is sent whole (one more: usage error);
@@ -263,6 +264,13 @@ jqcheck "--json: a 19-digit start is a number, like every start" \
      (.start | type) == "number" and .start == 1000000000000000000' \
     status --locks --host frank
 rcheck "release frank" "$CTL" release --host frank
+
+"$CTL" status --locks >/dev/full 2>"$W/full1.txt"
+check "status into a full disk: exit 1" test $? = 1
+"$CTL" --json status >/dev/full 2>"$W/full2.txt"
+check "status --json into a full disk: exit 1" test $? = 1
+"$CTL" metrics >/dev/full 2>"$W/full3.txt"
+check "metrics into a full disk: exit 1" test $? = 1
 
 # ---- grace -------------------------------------------------------------------
 
