@@ -2,14 +2,10 @@
  * config.c - see config.h.
  *
  * One table describes every key: its name, type, where it lives in struct
- * config and its bounds.  The file loader (inih) and the command line both
- * go through config_set(), so they cannot disagree.
- *
- * nfs.conf(5) rules that inih's defaults differ from, and how we keep
- * them: leading white space is ignored (our line reader strips it, so an
- * indented line is never taken as the continuation of the previous value);
- * a value in single or double quotes loses them; an unquoted value ends at
- * '#' or ';' (as nfs-utils reads it); an empty assignment is ignored.
+ * config and its bounds.  The file loaders and the command line all go
+ * through config_set_from(), so they cannot disagree.  Both files are read
+ * by nfsconf_read() (nfsconf.h), in nfs.conf(5)'s dialect as nfs-utils
+ * reads it.
  *
  * Every key has an origin (struct config_origin) that the loaders and
  * config_set() keep up to date; the file names they point to are kept in
@@ -25,8 +21,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-
-#include <ini.h>
 
 #include "nfsconf.h"
 
@@ -324,130 +318,63 @@ config_origin(const struct config *c, const char *key)
 	return k == NULL ? NULL : &c->origin[k - config_table];
 }
 
-/*
- * nfs.conf(5) values: in quotes, what lies between them; otherwise up to
- * the first '#' or ';', without trailing blanks.  Returns `out' or `in'.
- */
-static const char *
-config_unquote(const char *in, char *out, size_t outlen)
-{
-	const char *e;
-	size_t n;
-
-	if (in[0] == '"' || in[0] == '\'') {
-		if ((e = strchr(in + 1, in[0])) == NULL)
-			return in;
-		n = (size_t)(e - in - 1);
-		in++;
-	} else {
-		n = strcspn(in, "#;");
-		if (in[n] == '\0')
-			return in;
-		while (n > 0 && (in[n - 1] == ' ' || in[n - 1] == '\t'))
-			n--;
-	}
-	if (n >= outlen)
-		n = outlen - 1;
-	memcpy(out, in, n);
-	out[n] = '\0';
-	return out;
-}
-
 struct config_ctx {
 	struct config	 cc_conf;
-	char		*cc_err;
-	size_t		 cc_errlen;
 	const char	*cc_path;	/* interned */
-	int		 cc_failed;
-	FILE		*cc_f;
-	unsigned	 cc_line;	/* lines read so far */
 };
 
 /*
- * fgets() for inih, without the leading white space of each line; counts
- * lines (inih calls the handler for a line before it reads the next, so
- * cc_line is the line of the assignment being handled).
+ * One line of nlmd's own file (nfsconf_read() has unquoted the value and
+ * dropped empty assignments, as nfs-utils does).  Unlike nfs.conf, a
+ * malformed line anywhere is an error: the whole file is ours.
  */
-static char *
-config_read_line(char *str, int num, void *stream)
-{
-	struct config_ctx *ctx = stream;
-	char *p;
-
-	if (fgets(str, num, ctx->cc_f) == NULL)
-		return NULL;
-	ctx->cc_line++;
-	for (p = str; *p == ' ' || *p == '\t'; p++)
-		;
-	if (p != str)
-		memmove(str, p, strlen(p) + 1);
-	return str;
-}
-
 static int
-config_ini_cb(void *arg, const char *section, const char *name,
-    const char *value)
+config_file_cb(void *arg, const char *file, unsigned line,
+    const char *section, const char *key, const char *value, char *err,
+    size_t errlen)
 {
 	struct config_ctx *ctx = arg;
-	struct config_origin from = { CONFIG_FROM_FILE, ctx->cc_line,
-	    ctx->cc_path, NULL };
-	char why[256], unq[4096];
+	struct config_origin from = { CONFIG_FROM_FILE, line, ctx->cc_path,
+	    NULL };
+	char why[256];
 
-	if (strcmp(section, CONFIG_SECTION) != 0)
-		return 1;
-	value = config_unquote(value, unq, sizeof(unq));
-	if (value[0] == '\0')
-		return 1;
-	if (config_set_from(&ctx->cc_conf, name, value, &from, why,
-	    sizeof(why)) != CM_OK) {
-		snprintf(ctx->cc_err, ctx->cc_errlen, "%s: %s", ctx->cc_path,
-		    why);
-		ctx->cc_failed = 1;
-		return 0;
+	if (key == NULL) {
+		snprintf(err, errlen, "%s:%u: syntax error", file, line);
+		return -1;
 	}
-	return 1;
+	if (strcasecmp(section, CONFIG_SECTION) != 0)
+		return 0;
+	if (config_set_from(&ctx->cc_conf, key, value, &from, why,
+	    sizeof(why)) != CM_OK) {
+		snprintf(err, errlen, "%s:%u: %s", file, line, why);
+		return -1;
+	}
+	return 0;
 }
 
+/*
+ * Read with nfsconf_read(), not inih: libinih as distributions build it
+ * cuts values at " ;" even inside quotes, reads lines of at most 200
+ * bytes (the rest became a "line" of its own), and goes on after an error,
+ * so the reason reported was the last one's and the line the first one's.
+ */
 enum cm_status
 config_load(struct config *c, const char *path, int optional, char *err,
     size_t errlen)
 {
 	struct config_ctx ctx;
 	struct stat st;
-	FILE *f;
-	int rc;
+	enum cm_status s;
 
-	if ((f = fopen(path, "r")) == NULL) {
-		if (optional && errno == ENOENT)
-			return CM_OK;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return cm_status_of_errno(errno);
-	}
-	if (fstat(fileno(f), &st) == -1 || S_ISDIR(st.st_mode)) {
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a file", path);
-		fclose(f);
 		return CM_INVALID;
 	}
 	ctx.cc_conf = *c;
-	ctx.cc_err = err;
-	ctx.cc_errlen = errlen;
 	ctx.cc_path = config_intern(path);
-	ctx.cc_failed = 0;
-	ctx.cc_f = f;
-	ctx.cc_line = 0;
-	rc = ini_parse_stream(config_read_line, &ctx, config_ini_cb, &ctx);
-	fclose(f);
-	if (rc != 0) {
-		if (ctx.cc_failed) {
-			/* Add the line number inih reports to our reason. */
-			char reason[512];
-
-			snprintf(reason, sizeof(reason), "%s", err);
-			snprintf(err, errlen, "%s (line %d)", reason, rc);
-		} else
-			snprintf(err, errlen, "%s:%d: syntax error", path, rc);
-		return CM_INVALID;
-	}
+	if ((s = nfsconf_read(path, optional, config_file_cb, &ctx, NULL, 0,
+	    err, errlen)) != CM_OK)
+		return s;
 	*c = ctx.cc_conf;
 	return CM_OK;
 }

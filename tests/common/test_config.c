@@ -366,11 +366,11 @@ static void
 test_load_errors(void)
 {
 	/* The good line before the bad one is not applied either. */
-	load_fails("[nlmd]\nnlm-port = 1\nbogus = 2\n", "bogus", "line 3");
+	load_fails("[nlmd]\nnlm-port = 1\nbogus = 2\n", "bogus", ":3:");
 	load_fails("[nlmd]\nnlm-port = 1\nnsm-port = 70000\n", "nsm-port",
-	    "line 3");
+	    ":3:");
 	load_fails("[nlmd]\nmax-record-size = 1k\n", "max-record-size",
-	    "line 2");
+	    ":2:");
 	load_fails("[nlmd]\nnlm-port = 1\nthis is not ini\n", ":3:",
 	    "syntax error");
 	load_fails("[nlmd\nnlm-port = 1\n", ":1:", "syntax error");
@@ -436,6 +436,92 @@ test_bug_directory(void)
 	CU_ASSERT(config_load(&c, tmpdir, 0, err, sizeof(err)) == CM_INVALID);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, tmpdir));
 	CU_ASSERT(config_load(&c, tmpdir, 1, err, sizeof(err)) == CM_INVALID);
+}
+
+/*
+ * nfs.conf(5) as nfs-utils reads it: a quoted value is what lies between
+ * the quotes, comment characters included.  inih (INI_INLINE_COMMENTS,
+ * compiled into Debian's libinih) cut the value at " ;" first, leaving
+ * '"a' -- a wrong value and no error.
+ */
+static void
+test_bug_quoted_comment(void)
+{
+	struct config c;
+	char path[256], err[512] = "";
+
+	write_file(path, sizeof(path),
+	    "[nlmd]\nnotify-name = \"srv ; x # y\"\n"
+	    "control-group = 'g ;h'\n");
+	config_defaults(&c);
+	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == 0);
+	CU_ASSERT_STRING_EQUAL(c.notify_name, "srv ; x # y");
+	CU_ASSERT_STRING_EQUAL(c.control_group, "g ;h");
+}
+
+/*
+ * state-directory takes up to 4095 bytes; inih read lines of at most 200,
+ * so a long path was a "syntax error" on the line after it.
+ */
+static void
+test_bug_long_line(void)
+{
+	struct config c;
+	char path[256], err[512] = "", text[1200], dir[1001];
+
+	memset(dir, 'd', sizeof(dir) - 1);
+	dir[0] = '/';
+	dir[sizeof(dir) - 1] = '\0';
+	snprintf(text, sizeof(text), "[nlmd]\nstate-directory = %s\n"
+	    "nsm-port = 5\n", dir);
+	write_file(path, sizeof(path), text);
+	config_defaults(&c);
+	CU_ASSERT_EQUAL(config_load(&c, path, 0, err, sizeof(err)), 0);
+	if (err[0] != '\0')
+		fprintf(stderr, "\n%s\n", err);
+	CU_ASSERT_STRING_EQUAL(c.state_dir, dir);
+	CU_ASSERT_EQUAL(c.nsm_port, 5);
+}
+
+/*
+ * With several bad lines the message is about the first, key and line
+ * together.  inih goes on after an error and reports the first line, while
+ * the reason was overwritten by the last: "nsm-port: ... (line 2)" for a
+ * file whose line 2 was 'bogus = 1'.
+ */
+static void
+test_bug_first_error(void)
+{
+	load_fails("[nlmd]\nbogus = 1\nnlm-port = 2\nnsm-port = 99999\n",
+	    "bogus", ":2:");
+	load_fails("[nlmd]\nbogus = 1\nnlm-port = 2\nnsm-port = 99999\n",
+	    ":2:", "");
+	load_fails("[nlmd]\nnot an assignment\nnsm-port = 99999\n",
+	    "syntax error", ":2:");
+	{
+		struct config c;
+		char path[256], err[512] = "";
+
+		write_file(path, sizeof(path),
+		    "[nlmd]\nbogus = 1\nnsm-port = 99999\n");
+		config_defaults(&c);
+		CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) ==
+		    CM_INVALID);
+		CU_ASSERT_PTR_NULL(strstr(err, "nsm-port"));
+	}
+}
+
+/* Section names are not case-sensitive in nfs.conf(5), as in nfs.conf. */
+static void
+test_bug_section_case(void)
+{
+	struct config c;
+	char path[256], err[512] = "";
+
+	write_file(path, sizeof(path), "[NLMD]\nnlm-port = 7\n");
+	config_defaults(&c);
+	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == 0);
+	CU_ASSERT_EQUAL(c.nlm_port, 7);
 }
 
 /* config_dump writes a file config_load reads back to the same struct. */
@@ -523,6 +609,12 @@ ct_register_config(void)
 		    test_bug_empty_assignment },
 		{ "a directory is not a config file",
 		    test_bug_directory },
+		{ "nlmd.conf: quoted value keeps ';' and '#'",
+		    test_bug_quoted_comment },
+		{ "nlmd.conf: lines over 200 bytes", test_bug_long_line },
+		{ "nlmd.conf: the first bad line is the one named",
+		    test_bug_first_error },
+		{ "nlmd.conf: [NLMD] is [nlmd]", test_bug_section_case },
 	};
 	CU_pSuite s;
 	size_t i;
