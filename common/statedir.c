@@ -44,6 +44,7 @@ statedir_lock(const char *path, int *fdp, char *err, size_t errlen)
 {
 	char lockpath[4200], pidbuf[32];
 	enum cm_status s;
+	struct stat st;
 	ssize_t n;
 	int fd;
 
@@ -51,10 +52,23 @@ statedir_lock(const char *path, int *fdp, char *err, size_t errlen)
 	if ((s = statedir_mkdirs(path, err, errlen)) != CM_OK)
 		return s;
 	snprintf(lockpath, sizeof(lockpath), "%s/nlmd.lock", path);
-	if ((fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
+	/*
+	 * The directory belongs to `user' after a drop, and the
+	 * next start runs as root: what is named nlmd.lock must be a file
+	 * of its own, never a link to one we would truncate.
+	 */
+	if ((fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK, 0600)) == -1) {
 		snprintf(err, errlen, "cannot open %s: %s", lockpath,
 		    strerror(errno));
 		return cm_status_of_errno(errno);
+	}
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_nlink != 1) {
+		snprintf(err, errlen, "%s is not a plain file of its own; "
+		    "refusing to start", lockpath);
+		close(fd);
+		return CM_INVALID;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
 		int e = errno;

@@ -68,6 +68,42 @@ test_chown(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent/nlmd"));
 }
 
+/*
+ * The state directory belongs to `user' once nlmd dropped to it, and the
+ * next start runs as root again: a symbolic link planted as nlmd.lock must
+ * not make root truncate and write whatever it points to.
+ */
+static void
+test_lock_symlink(void)
+{
+	char dir[64], path[128], victim[128], err[256] = "", buf[64];
+	int fd, lfd = -1;
+	ssize_t n;
+
+	snprintf(dir, sizeof(dir), "/tmp/nlmd-sl.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	CU_ASSERT_FATAL((fd = open(victim, O_CREAT | O_WRONLY, 0600)) != -1);
+	CU_ASSERT(write(fd, "precious\n", 9) == 9);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/nlmd.lock", dir);
+	CU_ASSERT_EQUAL(symlink(victim, path), 0);
+	CU_ASSERT_NOT_EQUAL(statedir_lock(dir, &lfd, err, sizeof(err)),
+	    CM_OK);
+	CU_ASSERT_EQUAL(lfd, -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nlmd.lock"));
+	if (lfd != -1)
+		close(lfd);
+	fd = open(victim, O_RDONLY);
+	n = fd == -1 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	CU_ASSERT_STRING_EQUAL(buf, "precious\n");
+	if (fd != -1)
+		close(fd);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CU_ASSERT(system(path) == 0);
+}
+
 int
 ct_register_privdrop(void)
 {
@@ -76,7 +112,9 @@ ct_register_privdrop(void)
 	s = CU_add_suite("privdrop", NULL, NULL);
 	if (s == NULL ||
 	    CU_add_test(s, "user look-up", test_lookup) == NULL ||
-	    CU_add_test(s, "statedir_chown (root only)", test_chown) == NULL)
+	    CU_add_test(s, "statedir_chown (root only)", test_chown) == NULL ||
+	    CU_add_test(s, "statedir_lock: nlmd.lock a symbolic link",
+	    test_lock_symlink) == NULL)
 		return -1;
 	return 0;
 }
