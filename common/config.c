@@ -445,7 +445,8 @@ config_nfs_cb(void *arg, const char *file, unsigned line, const char *section,
 		}
 		return 0;
 	}
-	if (key == NULL)
+	/* nfs-utils ignores an empty value, quoted or not. */
+	if (key == NULL || value[0] == '\0')
 		return 0;
 	if (strcasecmp(section, "lockd") == 0 && strcasecmp(key, "port") == 0)
 		return config_nfs_port(&cn->cn_lockd, file, line,
@@ -571,8 +572,8 @@ config_nfs_path(void)
 }
 
 /*
- * A string value as config_load() reads it back: in quotes when it holds
- * a comment character, a quote or blanks at either end.
+ * A string value as config_load() reads it back: in quotes when it is
+ * empty or holds a comment character, a quote or blanks at either end.
  */
 static void
 config_format_str(const char *name, const char *v, char *buf, size_t len)
@@ -580,8 +581,9 @@ config_format_str(const char *name, const char *v, char *buf, size_t len)
 	size_t n = strlen(v);
 	char q = strchr(v, '"') != NULL ? '\'' : '"';
 
-	if (n > 0 && (strpbrk(v, "#;\"'") != NULL || v[0] == ' ' ||
-	    v[0] == '\t' || v[n - 1] == ' ' || v[n - 1] == '\t'))
+	/* Empty: "" (an unquoted empty value would be ignored). */
+	if (n == 0 || strpbrk(v, "#;\"'") != NULL || v[0] == ' ' ||
+	    v[0] == '\t' || v[n - 1] == ' ' || v[n - 1] == '\t')
 		snprintf(buf, len, "%s = %c%s%c", name, q, v, q);
 	else
 		snprintf(buf, len, "%s = %s", name, v);

@@ -110,6 +110,7 @@ nfsconf_line(struct nfsconf_rd *r, const char *file, unsigned ln,
     char *text, char *section, size_t seclen, int depth)
 {
 	char *s = nfsconf_trim(text), *eq, *key, *val;
+	int quoted;
 
 	if (*s == '\0' || *s == '#' || *s == ';')
 		return 0;
@@ -133,12 +134,15 @@ nfsconf_line(struct nfsconf_rd *r, const char *file, unsigned ln,
 		    r->r_errlen);
 	*eq = '\0';
 	key = nfsconf_trim(s);
+	quoted = strchr("\"'", *nfsconf_trim(eq + 1)) != NULL &&
+	    *nfsconf_trim(eq + 1) != '\0';
 	if ((val = nfsconf_value(eq + 1)) == NULL || *key == '\0') {
 		*eq = '=';
 		return r->r_cb(r->r_arg, file, ln, section, NULL, s, r->r_err,
 		    r->r_errlen);
 	}
-	if (*val == '\0')
+	/* "key =" is ignored; "key = \"\"" is handed on (see nfsconf.h). */
+	if (*val == '\0' && (!quoted || strcasecmp(key, "include") == 0))
 		return 0;
 	if (strcasecmp(key, "include") == 0)
 		return nfsconf_include(r, file, ln, val, section, depth);

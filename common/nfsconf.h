@@ -9,7 +9,10 @@
  * non-blank character is '#' or ';' is a comment, and so is the rest of an
  * unquoted value from the first '#' or ';' on.  A value in double or
  * single quotes is what lies between them.  An assignment whose value is
- * empty is ignored.  A line ending in '\' continues on the next.
+ * empty is ignored, but one whose value is an empty pair of quotes is
+ * handed on with value "" (nfs-utils ignores both: callbacks ignore ""
+ * in other programs' sections; nlmd's own keys take it as "set this
+ * string empty").  A line ending in '\' continues on the next.
  * "include = FILE" reads FILE in place (relative names are relative to the
  * including file's directory; a leading '-' means a missing FILE is
  * fine); the included file starts in the including line's section, and

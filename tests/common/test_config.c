@@ -596,6 +596,47 @@ test_dump_roundtrip(void)
 	CU_ASSERT(nkeys >= 18);
 }
 
+/*
+ * "control-socket ... Empty: no control socket" (nlmd.conf(5)), and
+ * --print-config's output "reads back as a configuration file"; but an
+ * empty assignment is ignored (nfs.conf(5)), so no file could turn the
+ * control socket off, and a dump with it off read back as the default.
+ * A quoted empty value ("") sets the empty string.
+ */
+static void
+test_bug_quoted_empty(void)
+{
+	struct config c, back;
+	struct dumpbuf d;
+	char path[256], err[512] = "";
+
+	write_file(path, sizeof(path), "[nlmd]\ncontrol-socket = \"\"\n"
+	    "notify-name = ''\nnlm-port =\n");
+	config_defaults(&c);
+	CU_ASSERT_STRING_EQUAL(c.control_socket, "/run/nlmd/nlmd.sock");
+	CU_ASSERT(set_ok(&c, "notify-name", "x"));
+	CU_ASSERT_EQUAL(config_load(&c, path, 0, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.control_socket, "");
+	CU_ASSERT_STRING_EQUAL(c.notify_name, "");
+	CU_ASSERT_EQUAL(config_origin(&c, "control-socket")->co_line, 2);
+	/* Unquoted and empty: still ignored. */
+	CU_ASSERT_EQUAL(c.nlm_port, 4045);
+	/* A quoted empty number is no number. */
+	load_fails("[nlmd]\nnlm-port = \"\"\n", "nlm-port", ":2:");
+	/* The dump of an empty control-socket reads back empty. */
+	config_defaults(&c);
+	CU_ASSERT(set_ok(&c, "control-socket", ""));
+	snprintf(path, sizeof(path), "%s/dump-empty.conf", tmpdir);
+	d.f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d.f);
+	d.lines = 0;
+	config_dump(&c, dump_line, &d);
+	fclose(d.f);
+	config_defaults(&back);
+	CU_ASSERT_EQUAL(config_load(&back, path, 0, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(back.control_socket, "");
+}
+
 int
 ct_register_config(void)
 {
@@ -615,6 +656,8 @@ ct_register_config(void)
 		{ "nlmd.conf: the first bad line is the one named",
 		    test_bug_first_error },
 		{ "nlmd.conf: [NLMD] is [nlmd]", test_bug_section_case },
+		{ "nlmd.conf: \"\" sets an empty string, dump reads back",
+		    test_bug_quoted_empty },
 	};
 	CU_pSuite s;
 	size_t i;

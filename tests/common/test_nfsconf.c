@@ -329,7 +329,8 @@ test_precedence(void)
 	    "\ncallbacks = off  # from command line\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out.buf,
 	    "\nmax-hosts = 100000  # default\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out.buf, "\nbind-address =   # default\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.buf,
+	    "\nbind-address = \"\"  # default\n"));
 }
 
 /* The nfsconf reader alone: what the callback sees. */
@@ -383,6 +384,7 @@ test_reader(void)
 	    "1 [] before=<1>\n"
 	    "3 [A] k1=<q # not a comment>\n"
 	    "4 [A] k2=<two     lines>\n"
+	    "7 [A] k4=<>\n"
 	    "10 [A] (none)=<k7>\n"
 	    "11 [A] (none)=<[broken>\n"
 	    "12 [[] k8=<8>\n"
