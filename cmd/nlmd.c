@@ -181,7 +181,12 @@ parse_args(struct nlmd *d, int argc, char **argv)
 		case 'R': key = "rpcbind"; val = "no"; break;
 		case 'P': print = 1; break;
 		case 'D': dump = 1; break;
-		case 0: key = opts[idx].name; break;
+		case 0:
+			key = opts[idx].name;
+			/* The command line wins over the file after SIGHUP too. */
+			if (strcmp(key, "verbose") == 0)
+				d->cli_verbose = 1;
+			break;
 		default: usage(stderr); exit(2);
 		}
 		if (key != NULL &&

@@ -437,6 +437,15 @@ check "SIGHUP: still answering" rpcinfo_p_ok
 check "SIGINT: nlmd exits 0" stop_nlmd_with INT
 check "SIGINT: nothing of 100021/100024 left registered" nothing_registered
 
+# --verbose=N is the command line: it wins over the file after SIGHUP too,
+# as -d does.
+printf '[nlmd]\nverbose = 1\n' >"$W/hup.conf"
+STATE=$W/state start_nlmd --no-rpcbind -c "$W/hup.conf" --verbose=2
+kill -HUP "$NLMD_PID"
+check "SIGHUP: reread, --verbose=2 of the command line kept over the file's 1" \
+    itest_wait grep -q "SIGHUP: .*hup.conf reread: verbose = 2 now" "$NLMD_LOG"
+check "... SIGTERM, exit 0" stop_nlmd_with TERM
+
 # ---- the NSM state number: from the store's epoch; an old file migrated --
 
 mkdir -p "$W/state-migrate"
