@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -135,6 +136,7 @@ static void
 parse_args(struct nlmd *d, int argc, char **argv)
 {
 	static const char shortopts[] = "Fdhc:s:p:";
+	static char cfile_abs[PATH_MAX];
 	struct option opts[64];
 	const char *const *k;
 	const char *cfile = CONFIG_DEFAULT_FILE;
@@ -164,6 +166,15 @@ parse_args(struct nlmd *d, int argc, char **argv)
 	    sizeof(d->conf_warn), err, sizeof(err)) != CM_OK) {
 		fprintf(stderr, "nlmd: %s\n", err);
 		exit(2);
+	}
+	/* SIGHUP rereads it after daemon() moved to /: no relative name. */
+	if (cfile[0] != '/') {
+		if (realpath(cfile, cfile_abs) == NULL) {
+			fprintf(stderr, "nlmd: %s: %s\n", cfile,
+			    strerror(errno));
+			exit(2);
+		}
+		cfile = cfile_abs;
 	}
 	d->cfile = cfile;
 	d->cfile_optional = optional;
@@ -679,6 +690,20 @@ log_store_stats(const struct store *st)
 	    (unsigned long long)over10);
 }
 
+/* The state directory exists (statedir_lock made it): its full name. */
+static void
+state_dir_absolute(struct nlmd *d)
+{
+	char *abs;
+
+	if ((abs = realpath(d->conf.state_dir, NULL)) == NULL)
+		fatal("state directory %s", d->conf.state_dir);
+	if (strlen(abs) >= sizeof(d->conf.state_dir))
+		fatalx("state directory %s: full name too long", abs);
+	memcpy(d->conf.state_dir, abs, strlen(abs) + 1);
+	free(abs);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -693,6 +718,13 @@ main(int argc, char **argv)
 	if (statedir_lock(d.conf.state_dir, &d.lockfd, err, sizeof(err)) !=
 	    CM_OK)
 		fatalx("%s", err);
+	/*
+	 * daemon() moves to /, and the store, the NSM state and the chown
+	 * after a drop open the directory by name: a relative one would be
+	 * looked for under / (and the store fail to open) in the background.
+	 */
+	if (d.conf.state_dir[0] != '/')
+		state_dir_absolute(&d);
 	/*
 	 * Into the background before the store opens: its handles and its
 	 * checkpoint thread must belong to the process that uses them.

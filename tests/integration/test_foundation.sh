@@ -446,6 +446,29 @@ check "SIGHUP: reread, --verbose=2 of the command line kept over the file's 1" \
     itest_wait grep -q "SIGHUP: .*hup.conf reread: verbose = 2 now" "$NLMD_LOG"
 check "... SIGTERM, exit 0" stop_nlmd_with TERM
 
+# In the background, with a relative state directory and config file:
+# daemon() moves to /, and neither may be looked for there afterwards.
+REL=nlmd-itest-rel.$$
+mkdir -p "$W/relcwd"
+printf '[nlmd]\nverbose = 0\n' >"$W/relcwd/rel.conf"
+(cd "$W/relcwd" && "$NLMD" -s "$REL" -c rel.conf --no-rpcbind \
+    --nlm-port=0 --nsm-port=0 --control-socket=)
+check "background, -s relative: the store is created in that directory" \
+    itest_wait test -e "$W/relcwd/$REL/meta.db"
+BGPID=$(cat "$W/relcwd/$REL/nlmd.lock" 2>/dev/null)
+ITEST_PIDS+=(${BGPID:-})
+check "background, -s relative: the daemon runs (pid in the lock file)" \
+    kill -0 "${BGPID:-0}"
+check "background, -s relative: nothing made in / instead" test ! -e "/$REL"
+rm -rf "/$REL"
+kill -HUP "${BGPID:-0}" 2>/dev/null
+sleep 0.3
+check "background, -c relative: still running after SIGHUP (the reread itself goes to syslog)" \
+    kill -0 "${BGPID:-0}"
+kill -TERM "${BGPID:-0}" 2>/dev/null
+check "background: SIGTERM stops it" \
+    itest_wait bash -c "! kill -0 ${BGPID:-0}"
+
 # ---- the NSM state number: from the store's epoch; an old file migrated --
 
 mkdir -p "$W/state-migrate"
