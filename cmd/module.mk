@@ -5,7 +5,7 @@ NLMD_LIBS := $(O)/libnsm.a $(O)/libnlm.a $(O)/libctl.a $(O)/librpc.a \
              $(O)/libstore.a $(O)/liblockcore.a $(O)/libcommon.a
 $(O)/nlmd: $(NLMD_OBJS) $(NLMD_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(NLMD_OBJS) -Wl,--start-group $(NLMD_LIBS) \
-	    -Wl,--end-group $(TIRPC_LIBS) -linih $(DB_LIBS) -lmicrohttpd
+	    -Wl,--end-group $(TIRPC_LIBS) $(DB_LIBS) -lmicrohttpd
 BINS += $(O)/nlmd
 $(NLMD_OBJS): | $(RPC_HDRS)
 -include $(NLMD_OBJS:.o=.d)

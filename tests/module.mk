@@ -9,7 +9,7 @@ $(O)/tests/test-$(1): $$(TEST_$(1)_OBJS) $(2)
 TESTS += $(O)/tests/test-$(1)
 endef
 $(eval $(call unit_test,lockcore,$(O)/liblockcore.a,))
-$(eval $(call unit_test,common,$(O)/libcommon.a,-linih))
+$(eval $(call unit_test,common,$(O)/libcommon.a,))
 $(eval $(call unit_test,ctl,$(O)/libctl.a $(O)/libcommon.a,))
 $(eval $(call unit_test,nlmxdr,$(O)/nlm/nlm_xdr.o $(O)/rpc/nlm_prot_xdr.o,$(TIRPC_LIBS)))
 $(TEST_nlmxdr_OBJS): | $(RPC_HDRS)

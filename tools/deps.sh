@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="gcc make libc6-dev pkg-config rpcsvc-proto libtirpc-dev libtirpc-common
-libinih-dev libdb5.3-dev db5.3-util libcunit1-dev libnfs-dev rpcbind nfs-common
+libdb5.3-dev db5.3-util libcunit1-dev libnfs-dev rpcbind nfs-common
 tshark iproute2 util-linux procps psmisc
 qemu-system-x86 busybox-static nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem cpio xz-utils kmod
 e2fsprogs binutils
