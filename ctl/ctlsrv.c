@@ -622,6 +622,41 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 		conn_close(c);
 }
 
+/*
+ * Is the path taken: something other than a socket (never removed), or a
+ * socket another process still listens on (another nlmd, with another
+ * state directory, whose lock does not keep this one away)?  True, with
+ * the reason in err.  Before, the path was unlinked whatever it was: a
+ * second nlmd silently took the first one's control socket.
+ */
+static bool
+srv_path_taken(const struct sockaddr_un *sun, char *err, size_t errlen)
+{
+	struct stat sb;
+	int fd, rc;
+
+	if (lstat(sun->sun_path, &sb) == -1)
+		return false;
+	if (!S_ISSOCK(sb.st_mode)) {
+		snprintf(err, errlen, "control socket %s: exists and is not a "
+		    "socket; not removed", sun->sun_path);
+		return true;
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1)
+		return false;
+	rc = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
+	close(fd);
+	/* A full backlog (EAGAIN) is a listener too. */
+	if (rc == 0 || errno == EAGAIN) {
+		snprintf(err, errlen, "control socket %s: another process "
+		    "(another nlmd?) listens on it; set control-socket to "
+		    "another path", sun->sun_path);
+		return true;
+	}
+	return false;
+}
+
 struct ctl_srv *
 ctl_srv_new(struct ev_loop *loop, const char *path, long group, char *err,
     size_t errlen)
@@ -656,9 +691,13 @@ ctl_srv_new(struct ev_loop *loop, const char *path, long group, char *err,
 	}
 	sun.sun_family = AF_UNIX;
 	memcpy(sun.sun_path, path, strlen(path));
+	if (srv_path_taken(&sun, err, errlen)) {
+		free(s);
+		return NULL;
+	}
 	s->s_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 	    0);
-	/* nlmd's state-directory lock keeps a second nlmd away from here. */
+	/* A socket nobody listens on any more: left by a crash. */
 	(void)unlink(path);
 	if (s->s_fd == -1 ||
 	    bind(s->s_fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||

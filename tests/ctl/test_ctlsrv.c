@@ -3,6 +3,7 @@
  * real event loop and a Unix socket in a temporary directory.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -421,6 +422,67 @@ test_stalled_readers(void)
 	ev_set_clock(NULL);
 }
 
+/*
+ * The socket path of a running server, or a file that is no socket: a
+ * second server refuses it, and the first keeps answering (before, the
+ * path was unlinked whatever it was: a second nlmd with another state
+ * directory silently took the first one's control socket, and a
+ * mistyped control-socket could delete a file).  A socket nobody listens
+ * on (left by a crash) is taken over.
+ */
+static void
+test_path_taken(void)
+{
+	const char *req = "nlmctl 1 hold\n";
+	struct ctl_srv *second;
+	struct cs_srv cs;
+	char err[256] = "", buf[256], file[300];
+	struct stat sb;
+	int fd;
+
+	cs_ready = true;
+	cs_start(&cs);
+	second = ctl_srv_new(cs.loop, cs.sun.sun_path, -1, err, sizeof(err));
+	printf("\n    second server on the path: %s ", second == NULL ? err :
+	    "started");
+	CU_ASSERT_PTR_NULL(second);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "listens on it"));
+	ctl_srv_free(second);
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, req, strlen(req), 0) == (ssize_t)strlen(req));
+	CU_ASSERT_FATAL(shutdown(fd, SHUT_WR) == 0);
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 ok\nnlmctl 1 end 0\n");
+	close(fd);
+
+	snprintf(file, sizeof(file), "%s/not-a-socket", cs.dir);
+	CU_ASSERT_FATAL((fd = open(file, O_CREAT | O_WRONLY, 0600)) != -1);
+	close(fd);
+	second = ctl_srv_new(cs.loop, file, -1, err, sizeof(err));
+	CU_ASSERT_PTR_NULL(second);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a socket"));
+	CU_ASSERT(stat(file, &sb) == 0 && S_ISREG(sb.st_mode));
+	ctl_srv_free(second);
+	(void)unlink(file);
+
+	/* Stale: bound, never listened on. */
+	snprintf(file, sizeof(file), "%s/stale.sock", cs.dir);
+	{
+		struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+		CU_ASSERT_FATAL(strlen(file) < sizeof(sun.sun_path));
+		memcpy(sun.sun_path, file, strlen(file) + 1);
+		CU_ASSERT_FATAL((fd = socket(AF_UNIX, SOCK_STREAM, 0)) != -1);
+		CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&sun,
+		    sizeof(sun)) == 0);
+		close(fd);
+	}
+	second = ctl_srv_new(cs.loop, file, -1, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL(second);
+	ctl_srv_free(second);
+	cs_stop(&cs);
+}
+
 int
 ctl_register_srv(void)
 {
@@ -436,7 +498,9 @@ ctl_register_srv(void)
 	    CU_add_test(s, "control-group: the peer's own groups",
 	    test_control_group) == NULL ||
 	    CU_add_test(s, "stalled readers give up their places",
-	    test_stalled_readers) == NULL)
+	    test_stalled_readers) == NULL ||
+	    CU_add_test(s, "a path in use is not taken over",
+	    test_path_taken) == NULL)
 		return -1;
 	return 0;
 }
