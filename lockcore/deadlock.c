@@ -273,6 +273,8 @@ lk_dl_candidates(struct lk_table *t, const struct lk_weak *wk)
 	if (!wk->wk_into) {
 		for (w = wk->wk_owner->ow_waiters; w != NULL; w = w->wa_onext)
 			n++;
+		/* Counted against the bound like the searches. */
+		t->t_ct.ct_queue_visits += n;
 		if (!lk_vec_reserve(t, &t->t_wcand, sizeof(w), n))
 			return false;
 		for (w = wk->wk_owner->ow_waiters; w != NULL; w = w->wa_onext)
@@ -307,6 +309,10 @@ lk_deadlock_recheck(struct lk_table *t, uint64_t now)
 	bool any;
 
 	for (i = 0; i < t->t_weak.v_len; i++) {
+		if (t->t_ct.ct_queue_visits - visits0 > LK_DL_VISITS) {
+			t->t_ct.ct_deadlock_giveups++;
+			break;
+		}
 		/* A copy: a grant pass below may note more and move it. */
 		wk = ((struct lk_weak *)t->t_weak.v_data)[i];
 		if (!lk_dl_candidates(t, &wk)) {

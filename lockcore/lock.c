@@ -466,6 +466,7 @@ lk_take_apply_in(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	struct lk_piece m = { *r, 0, t->t_cf.cf_epoch, excl, false };
 	struct lk_piece rem[2];
 	size_t i, nrem = 0;
+	bool down = false;
 
 	if (pl->pl_cover != NULL)
 		return pl->pl_cover;
@@ -480,11 +481,14 @@ lk_take_apply_in(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		    r->r_end)) {
 			lk_outside_in(l, r, rem, &nrem);
 			if (l->lo_excl)		/* a downgrade */
-				lk_deadlock_note(t, o, f, r);
+				down = true;
 		} else
 			continue;
 		lk_lock_remove(t, l);
 	}
+	/* Once, however many exclusive locks r covered. */
+	if (down)
+		lk_deadlock_note(t, o, f, r);
 	for (i = 0; i < nrem; i++)
 		lk_lock_add(t, o, f, &rem[i]);
 	m.p_token = ++t->t_token;

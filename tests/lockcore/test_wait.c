@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <CUnit/CUnit.h>
 
@@ -1278,6 +1279,51 @@ test_deadlock_grant_downgrade(void)
 	CU_ASSERT_TRUE(lt_granted(&u1));
 }
 
+/*
+ * The re-check after a downgrade is bounded too (found by review): one
+ * shared LOCK over k exclusive locks of an owner with n queued requests
+ * elsewhere noted the downgrade k times, and each note walked the
+ * owner's n requests again, uncounted -- k x n steps in one call, with
+ * up to a million locks and 100,000 waiters per host allowed (20,000 x
+ * 4,000: 337 ms, 0 visits counted).  Now a take notes once, and the
+ * requests a note walks count against the search bound.
+ */
+static void
+test_deadlock_recheck_bounded(void)
+{
+	struct lk_lockreq rq;
+	struct timespec t0, t1;
+	uint64_t before;
+	double ms;
+	int i, k = 20000, n = 4000;
+
+	reset(LK_POLICY_FIFO);
+	for (i = 0; i < k; i++) {
+		rq = lt_req(OA, "f", 2 * (uint64_t)i, 1, EX, NB);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_GRANTED);
+	}
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "g", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	for (i = 0; i < n; i++) {
+		rq = lt_req(OA, "g", 0, (uint64_t)i + 1, EX, BL);
+		rq.rq_udata = (void *)(intptr_t)(i + 1);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_BLOCKED);
+	}
+	before = counts().ct_queue_visits;
+	rq = lt_req(OA, "f", 0, 2 * (uint64_t)k, SH, NB);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CU_ASSERT_EQUAL(lk_lock(t, &rq, 1, NULL), LK_GRANTED);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	printf("\n    a downgrade of %d locks beside %d waiters: %.1f ms, "
+	    "%llu visits ", k, n, ms, (unsigned long long)
+	    (counts().ct_queue_visits - before));
+	CU_ASSERT(ms < 100);
+	CU_ASSERT_EQUAL(waiters(), (size_t)n);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 int
 lt_register_wait(void)
 {
@@ -1301,6 +1347,8 @@ lt_register_wait(void)
 	    test_deadlock_downgrade) ||
 	    !CU_add_test(s, "deadlock: a grant's downgrade that closes a cycle",
 	    test_deadlock_grant_downgrade) ||
+	    !CU_add_test(s, "deadlock: the re-check is bounded",
+	    test_deadlock_recheck_bounded) ||
 	    !CU_add_test(s, "FIFO: no barging", test_fifo_no_barging) ||
 	    !CU_add_test(s, "release with many waiters",
 	    test_release_many_waiters) ||
