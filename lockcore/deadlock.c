@@ -24,8 +24,12 @@
  *   (each visited waiter's blockers are found by walking its queue).
  *
  *   The search is bounded: once it has looked at LK_DL_VISITS queued
- *   waiters (and index nodes) it gives up and lets the request queue, as
- *   Linux's own check gives up past a fixed depth.  Each owner reached
+ *   waiters, index nodes and locks beyond the request's own range (the
+ *   locks of each waiter's range it reaches count: a waiter over a range
+ *   of many locks costs that many steps) it gives up and lets the
+ *   request queue, as Linux's own check gives up past a fixed depth --
+ *   unless it has reached the requester by then, even part way through
+ *   a range: a cycle found is one.  Each owner reached
  *   has each of its waiters' blockers found by walking the queue, so one
  *   owner with n overlapping waiters made a single request of another
  *   owner cost O(n^2) -- 4,000 took 42 ms, the default 100,000 per host
@@ -79,7 +83,20 @@ struct lk_dl {
 	const struct lk_owner	*d_x;
 	bool			 d_excl;
 	bool			 d_nomem;
+	bool			 d_spent;	/* past d_limit */
+	uint64_t		 d_limit;	/* of ct_queue_visits */
 };
+
+/* One more lock looked at; false once the search's bound is passed. */
+static bool
+lk_dl_count(struct lk_dl *d)
+{
+	if (++d->d_t->t_ct.ct_queue_visits > d->d_limit) {
+		d->d_spent = true;
+		return false;
+	}
+	return true;
+}
 
 static bool
 lk_dl_push(struct lk_table *t, struct lk_owner *o)
@@ -100,6 +117,8 @@ lk_dl_lock_cb(struct lk_lock *l, void *arg)
 {
 	struct lk_dl *d = arg;
 
+	if (!lk_dl_count(d))
+		return 1;
 	if (l->lo_owner == d->d_x || !lk_conflicts(d->d_excl, l->lo_excl))
 		return 0;
 	if (!lk_dl_push(d->d_t, l->lo_owner)) {
@@ -127,68 +146,108 @@ lk_dl_waiter_cb(struct lk_waiter *v, void *arg)
 	return 0;
 }
 
+/* lk_own_collect()'s work, each lock looked at counted against the bound. */
+static int
+lk_dl_own_cb(struct lk_lock *l, void *arg)
+{
+	struct lk_dl *d = arg;
+	struct lk_vec *v = &d->d_t->t_tmp;
+
+	if (!lk_dl_count(d))
+		return 1;
+	if (l->lo_owner != d->d_x)
+		return 0;
+	if (!lk_vec_reserve(d->d_t, v, sizeof(l), 1)) {
+		d->d_nomem = true;
+		return 1;
+	}
+	((struct lk_lock **)v->v_data)[v->v_len++] = l;
+	return 0;
+}
+
 /*
  * Push every owner that blocks x's request (r, excl) queued before upto:
  * the queued waiters come from the index (wqidx.c), only those that
- * overlap r in a conflicting mode.
+ * overlap r in a conflicting mode.  The locks looked at in the file's
+ * tree count against the search's bound as the waiters do: a request
+ * over a range of many locks cost that many steps for every waiter the
+ * search reached, uncounted (found by review).  LK_OK, LK_NOMEM, or
+ * LK_NOLOCKS: past `limit' (the search gives up).
  */
-static bool
+static enum lk_status
 lk_dl_blockers(struct lk_table *t, const struct lk_owner *x, struct lk_file *f,
-    const struct lk_range *r, bool excl, const struct lk_waiter *upto)
+    const struct lk_range *r, bool excl, const struct lk_waiter *upto,
+    uint64_t limit)
 {
-	struct lk_dl d = { t, x, excl, false };
+	struct lk_dl d = { t, x, excl, false, false, limit };
 	struct lk_dlw dw = { t, x, r, excl };
+	uint64_t s = r->r_start, e = r->r_end;
 
-	lk_tree_overlap(f->fi_root, r->r_start, r->r_end, lk_dl_lock_cb, &d);
-	if (d.d_nomem)
-		return false;
+	lk_tree_overlap(f->fi_root, s, e, lk_dl_lock_cb, &d);
+	if (d.d_nomem || d.d_spent)
+		return d.d_nomem ? LK_NOMEM : LK_NOLOCKS;
 	if (t->t_cf.cf_policy != LK_POLICY_FIFO || f->fi_wq == NULL)
-		return true;
-	if (lk_own_collect(t, x, f, r) != LK_OK)
-		return false;
+		return LK_OK;
+	/* x's locks on f overlapping or touching r, as lk_own_collect(). */
+	t->t_tmp.v_len = 0;
+	lk_tree_overlap(f->fi_root, s == 0 ? 0 : s - 1,
+	    e == UINT64_MAX ? e : e + 1, lk_dl_own_cb, &d);
+	if (d.d_nomem || d.d_spent)
+		return d.d_nomem ? LK_NOMEM : LK_NOLOCKS;
 	return lk_wq_each(t, f, true, excl, r->r_start, r->r_end,
 	    upto != NULL ? upto->wa_seq : UINT64_MAX, lk_dl_waiter_cb,
-	    &dw) == 0;
+	    &dw) == 0 ? LK_OK : LK_NOMEM;
 }
 
 /*
  * Is o reachable from the blockers of its request (r, excl) on f queued
- * before upto (NULL: a new request)?  The search gives up once the visits
- * counted since visits0 pass the bound.  LK_OK, LK_DEADLOCK or LK_NOMEM.
+ * before upto (NULL: a new request)?  Beyond the request's own range the
+ * search gives up (LK_OK, counted) once it has looked at LK_DL_VISITS
+ * waiters, index nodes and locks -- unless it reached o before: a cycle
+ * found is one.  LK_OK, LK_DEADLOCK or LK_NOMEM.
  */
 static enum lk_status
 lk_dl_search(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
-    const struct lk_range *r, bool excl, const struct lk_waiter *upto,
-    uint64_t visits0)
+    const struct lk_range *r, bool excl, const struct lk_waiter *upto)
 {
 	struct lk_owner **stack, *x;
 	struct lk_waiter *w;
 	struct lk_range wr;
+	uint64_t limit;
+	enum lk_status st;
 
 	t->t_mark++;
 	t->t_stack.v_len = 0;
-	if (!lk_dl_blockers(t, o, f, r, excl, upto))
-		return LK_NOMEM;
-	while (t->t_stack.v_len > 0) {
+	/*
+	 * The request's own range is walked whatever it holds, as deciding
+	 * it did (lk_collect); the bound is for what the search reaches
+	 * beyond it.
+	 */
+	st = lk_dl_blockers(t, o, f, r, excl, upto, UINT64_MAX);
+	limit = t->t_ct.ct_queue_visits + LK_DL_VISITS;
+	while (st == LK_OK && t->t_stack.v_len > 0) {
 		stack = t->t_stack.v_data;
 		x = stack[--t->t_stack.v_len];
-		if (x == o)
-			return LK_DEADLOCK;
-		for (w = x->ow_waiters; w != NULL; w = w->wa_onext) {
+		for (w = x->ow_waiters; w != NULL && st == LK_OK;
+		    w = w->wa_onext) {
 			if (w->wa_granted)
 				continue;
 			wr.r_start = w->wa_start;
 			wr.r_end = w->wa_end;
-			if (!lk_dl_blockers(t, x, w->wa_file, &wr, w->wa_excl,
-			    w))
-				return LK_NOMEM;
-			if (t->t_ct.ct_queue_visits - visits0 > LK_DL_VISITS) {
-				t->t_ct.ct_deadlock_giveups++;
-				return LK_OK;
-			}
+			st = lk_dl_blockers(t, x, w->wa_file, &wr, w->wa_excl,
+			    w, limit);
+			/* o reached, even by a walk cut short: a cycle. */
+			if (o->ow_mark == t->t_mark)
+				return LK_DEADLOCK;
+			if (st == LK_OK && t->t_ct.ct_queue_visits > limit)
+				st = LK_NOLOCKS;
 		}
 	}
-	return LK_OK;
+	if (st == LK_NOLOCKS) {		/* the bound: give up, queue */
+		t->t_ct.ct_deadlock_giveups++;
+		return LK_OK;
+	}
+	return st;
 }
 
 /*
@@ -202,7 +261,7 @@ lk_deadlock_check(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	/* Nothing can wait for o: no edge into it, no cycle through it. */
 	if (o->ow_nlocks == 0 && o->ow_nwaiters == 0 && o->ow_npending == 0)
 		return LK_OK;
-	return lk_dl_search(t, o, f, r, excl, NULL, t->t_ct.ct_queue_visits);
+	return lk_dl_search(t, o, f, r, excl, NULL);
 }
 
 static void
@@ -331,7 +390,7 @@ lk_deadlock_recheck(struct lk_table *t, uint64_t now)
 			wr.r_start = w->wa_start;
 			wr.r_end = w->wa_end;
 			if (lk_dl_search(t, w->wa_owner, w->wa_file, &wr,
-			    w->wa_excl, w, visits0) != LK_DEADLOCK ||
+			    w->wa_excl, w) != LK_DEADLOCK ||
 			    !lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
 			    1))
 				continue;

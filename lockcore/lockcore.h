@@ -432,9 +432,10 @@ const char *lk_strerror(enum lk_status st);
  *                leaves the waiter and its udata alone.
  *   LK_DENIED    conflict and !rq_block; rs_holder says with what.
  *   LK_DEADLOCK  conflict, rq_block, and waiting would deadlock (the
- *                search is bounded: past some 65,536 queued waiters looked
- *                at it gives up and the request queues; counted in
- *                ct_deadlock_giveups).
+ *                search is bounded: past some 65,536 queued waiters and
+ *                locks looked at beyond the request's own range, with no
+ *                cycle found by then, it gives up and the request queues;
+ *                counted in ct_deadlock_giveups).
  *   LK_NOLOCKS   a limit would be exceeded.
  *   LK_GRACE     in grace, the request meets a reclaimable record (see
  *                GRACE AND RECLAIM; rs_holder says which); nothing changed.

@@ -1190,6 +1190,72 @@ test_deadlock_search_bounded(void)
 }
 
 /*
+ * The locks a deadlock search looks at count against its bound too
+ * (found by review): each waiter it reaches has its range's locks
+ * walked, so waiters over a range of many locks cost that many steps
+ * each, uncounted.  S holds 20,000 shared bytes of F; owners B1..B50
+ * each hold a byte of G and wait for all of F exclusively; A holds
+ * something and asks for all of G: the search reaches the 50 owners and
+ * walks F's 20,000 locks for each -- a million steps, and before, some
+ * 100 counted and nothing given up.  Now it gives up at the bound (the
+ * owners' own requests, each searched when it queued, may give up too).
+ */
+static void
+test_deadlock_search_locks_counted(void)
+{
+	struct lk_lockreq rq;
+	char oh[16];
+	uint64_t before, giveups;
+	int i, k = 20000, n = 50;
+
+	reset(LK_POLICY_FIFO);
+	for (i = 0; i < k; i++) {
+		rq = lt_req(OD, "F", 2 * (uint64_t)i, 1, SH, NB);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_GRANTED);
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(oh, sizeof(oh), "b%d", i);
+		rq = lt_req(2, 200, oh, "G", (uint64_t)i, 1, EX, NB);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_GRANTED);
+		rq = lt_req(2, 200, oh, "F", 0, 0, EX, BL);
+		rq.rq_udata = (void *)(intptr_t)(i + 1);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_BLOCKED);
+	}
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "H", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	before = counts().ct_queue_visits;
+	giveups = counts().ct_deadlock_giveups;
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "G", 0, 0, EX, BL), &u1),
+	    LK_BLOCKED);
+	printf("\n    a search over %d waiters of %d locks each: %llu "
+	    "visits, %llu given up ", n, k, (unsigned long long)
+	    (counts().ct_queue_visits - before), (unsigned long long)
+	    (counts().ct_deadlock_giveups - giveups));
+	CU_ASSERT(counts().ct_queue_visits - before <= 65536 + 2 * (uint64_t)k);
+	CU_ASSERT_EQUAL(counts().ct_deadlock_giveups - giveups, 1);
+
+	/*
+	 * A cycle is still found when the range it closes through is a big
+	 * one: X and Y hold a byte each among the 20,000 and wait for all of
+	 * F in turn -- Y's search walks X's range (20,000 locks) and meets
+	 * Y's own byte early in it.
+	 */
+	reset(LK_POLICY_FIFO);
+	for (i = 0; i < k; i++) {
+		rq = lt_req(OD, "F", 2 * (uint64_t)i + 2, 1, SH, NB);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_GRANTED);
+	}
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "F", 0, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "F", 1, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "F", 0, 0, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "F", 0, 0, EX, BL), &u2),
+	    LK_DEADLOCK);
+}
+
+/*
  * A downgrade closes a cycle (found by review): A holds [0,30] exclusive
  * and waits for [0,40] behind C's shared byte 40 (B's older shared wait
  * for [0,30] does not hold A back there: A holds those bytes
@@ -1345,6 +1411,8 @@ lt_register_wait(void)
 	    test_undo_nomem) ||
 	    !CU_add_test(s, "deadlock: the search is bounded",
 	    test_deadlock_search_bounded) ||
+	    !CU_add_test(s, "deadlock: the locks a search walks count",
+	    test_deadlock_search_locks_counted) ||
 	    !CU_add_test(s, "deadlock: a downgrade that closes a cycle",
 	    test_deadlock_downgrade) ||
 	    !CU_add_test(s, "deadlock: a grant's downgrade that closes a cycle",
