@@ -66,7 +66,7 @@ conf_keys_documented() {
 		case "$line" in *' = '*) ;; *) continue ;; esac
 		key=${line%% = *}
 		val=${line#* = }
-		if [ -z "$val" ]; then
+		if [ -z "$val" ] || [ "$val" = '""' ]; then
 			want=".It Cm $key No = Pq empty"
 		elif [ "${val#/}" != "$val" ]; then
 			want=".It Cm $key No = Pa $val"
