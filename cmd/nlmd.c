@@ -158,6 +158,10 @@ parse_args(struct nlmd *d, int argc, char **argv)
 		if (c == 'c') {
 			cfile = optarg;
 			optional = 0;
+		} else if (c == 'h') {
+			/* Before the files: help whatever they say. */
+			usage(stdout);
+			exit(0);
 		} else if (c == '?') {
 			usage(stderr);
 			exit(2);

@@ -112,6 +112,11 @@ options_documented() {
 	[ $bad = 0 ]
 }
 NLMD_HELP=$("$NLMD" --help | sed '/^Every setting/,$d')
+# Help comes whatever the configuration files say (before, a broken or
+# missing -c file made `nlmd --help' exit 2 with the file's error).
+printf '[nlmd\n' >"$W/broken.conf"
+check "nlmd --help with a broken configuration file: usage, exit 0" \
+    sh -c "'$NLMD' -c '$W/broken.conf' --help | grep -q '^usage: nlmd'"
 check "nlmd(8) documents every option of nlmd --help" \
     options_documented "$MAN/nlmd.8" "$NLMD_HELP"
 
