@@ -151,8 +151,16 @@ hm_parse(const char *s, struct sockaddr_storage *ss, char *err, size_t errlen)
 		return 0;
 	} else {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
 
-		if (hl > 0 && inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+		/* ":PORT": every address, IPv6 and IPv4 (dual stack). */
+		if (hl == 0) {
+			s6->sin6_family = AF_INET6;
+			s6->sin6_addr = in6addr_any;
+			s6->sin6_port = htons((uint16_t)port);
+			return 0;
+		}
+		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
 			goto bad;
 		s4->sin_family = AF_INET;
 		s4->sin_port = htons((uint16_t)port);
@@ -163,6 +171,19 @@ bad:
 	return -1;
 }
 
+static struct MHD_Daemon *
+hm_start(struct http_metrics *hm, const struct sockaddr_storage *ss,
+    uint16_t port, bool dual)
+{
+	return MHD_start_daemon(MHD_USE_EPOLL | (dual ? MHD_USE_DUAL_STACK :
+	    ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), port, NULL, NULL,
+	    hm_request, hm,
+	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+	    MHD_OPTION_END);
+}
+
 struct http_metrics *
 http_metrics_new(struct ev_loop *loop, const char *addr, http_metrics_fn *fn,
     void *arg, char *err, size_t errlen)
@@ -171,6 +192,7 @@ http_metrics_new(struct ev_loop *loop, const char *addr, http_metrics_fn *fn,
 	struct sockaddr_storage ss;
 	struct http_metrics *hm;
 	uint16_t port;
+	bool any;
 
 	if (hm_parse(addr, &ss, err, errlen) == -1)
 		return NULL;
@@ -183,13 +205,18 @@ http_metrics_new(struct ev_loop *loop, const char *addr, http_metrics_fn *fn,
 	hm->hm_arg = arg;
 	port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->
 	    sin_port : ((struct sockaddr_in6 *)&ss)->sin6_port);
-	hm->hm_mhd = MHD_start_daemon(MHD_USE_EPOLL |
-	    (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), port, NULL, NULL,
-	    hm_request, hm,
-	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
-	    MHD_OPTION_END);
+	any = ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(
+	    &((struct sockaddr_in6 *)&ss)->sin6_addr);
+	hm->hm_mhd = hm_start(hm, &ss, port, any);
+	if (hm->hm_mhd == NULL && any) {
+		/* No IPv6 on this host: every IPv4 address then. */
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		memset(&ss, 0, sizeof(ss));
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		hm->hm_mhd = hm_start(hm, &ss, port, false);
+	}
 	if (hm->hm_mhd == NULL) {
 		snprintf(err, errlen, "metrics-address %s: cannot listen "
 		    "(in use, or not an address of this host)", addr);

@@ -279,7 +279,15 @@ check "grace end outside grace: exit 1" test $? = 1
 itest_stop_nlmd
 itest_forget "$NLMD_PID"
 itest_start_nlmd -d --callbacks=sync --grace-period=60 \
-    --metrics-address=127.0.0.1:9464 --max-name-length=1024
+    --metrics-address=:9464 --max-name-length=1024
+# ":PORT" is every address, IPv6 and IPv4 (before: IPv4 only).
+rcheck "metrics-address :9464 answers on 127.0.0.1" \
+    curl -sSf -o /dev/null http://127.0.0.1:9464/metrics
+if ip -6 addr show dev lo 2>/dev/null | grep -q '::1'; then
+	rcheck "... and on [::1]" curl -sSf -o /dev/null http://[::1]:9464/metrics
+else
+	echo "SKIP: ... and on [::1]: no IPv6 on the namespace's loopback"
+fi
 jqcheck "after a restart: in grace, dave's lock to reclaim" \
     '.grace.active == 1 and .grace.locks == 1 and .grace.hosts == 1 and
      .grace.remaining_ms > 0 and .server.epoch == 2 and
