@@ -15,6 +15,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rpcout.h"
@@ -694,6 +695,25 @@ log_store_stats(const struct store *st)
 	    (unsigned long long)over10);
 }
 
+/*
+ * An existing state directory is taken as it is; one that others may
+ * write is said so: whoever can write it can change the locks and hosts
+ * nlmd restores at its next start (as root, before any privilege drop).
+ */
+static void
+state_dir_check_mode(const struct nlmd *d)
+{
+	struct stat sb;
+
+	if (stat(d->conf.state_dir, &sb) == 0 &&
+	    (sb.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		log_warnx("state directory %s is writable by %s (mode %04o): "
+		    "whoever can write it can change what nlmd restores at "
+		    "its next start; chmod go-w it", d->conf.state_dir,
+		    (sb.st_mode & S_IWOTH) != 0 ? "everybody" : "its group",
+		    (unsigned)(sb.st_mode & 07777));
+}
+
 /* The state directory exists (statedir_lock made it): its full name. */
 static void
 state_dir_absolute(struct nlmd *d)
@@ -722,6 +742,7 @@ main(int argc, char **argv)
 	if (statedir_lock(d.conf.state_dir, &d.lockfd, err, sizeof(err)) !=
 	    CM_OK)
 		fatalx("%s", err);
+	state_dir_check_mode(&d);
 	/*
 	 * daemon() moves to /, and the store, the NSM state and the chown
 	 * after a drop open the directory by name: a relative one would be

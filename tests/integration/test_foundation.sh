@@ -469,6 +469,16 @@ kill -TERM "${BGPID:-0}" 2>/dev/null
 check "background: SIGTERM stops it" \
     itest_wait bash -c "! kill -0 ${BGPID:-0}"
 
+# A state directory others may write is taken, and said so (before:
+# silently).
+mkdir -p "$W/state-open"
+chmod 0777 "$W/state-open"
+STATE=$W/state-open start_nlmd --no-rpcbind
+check "a state directory of mode 0777: started, with a warning" \
+    grep -q "state directory .*state-open is writable by everybody (mode 0777)" \
+    "$NLMD_LOG"
+check "... SIGTERM, exit 0" stop_nlmd_with TERM
+
 # ---- the NSM state number: from the store's epoch; an old file migrated --
 
 mkdir -p "$W/state-migrate"
