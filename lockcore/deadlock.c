@@ -402,6 +402,7 @@ lk_deadlock_recheck(struct lk_table *t, uint64_t now)
 			lk_drop_udata(t, w->wa_udata);
 			lk_waiter_free(t, w);
 			t->t_ct.ct_deadlock_drops++;
+			t->t_res.rs_ncycles++;
 		}
 		/* Younger requests may have waited behind the dropped ones. */
 		if (any && wk.wk_file->fi_nwaiters > 0)

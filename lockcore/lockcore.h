@@ -341,6 +341,9 @@ struct lk_result {
 	size_t			 rs_ngranted;
 	void *const		*rs_dropped;
 	size_t			 rs_ndropped;
+	size_t			 rs_ncycles;	/* of those: queued requests that
+						   came to close a deadlock
+						   cycle (see the rules) */
 	struct lk_record	 rs_holder;	/* see RESULTS */
 	bool			 rs_holder_waiting; /* holder is a waiter */
 	uint64_t		 rs_token;	/* lk_lock granted: token of the

@@ -27,6 +27,7 @@
 static struct log_rl rl_free_all;
 static struct log_rl rl_sm_refused;
 static struct log_rl rl_state_change;
+static struct log_rl rl_cycles;
 
 struct nlm_service *nlm;
 
@@ -118,6 +119,13 @@ nlm_apply(const struct lk_result *res)
 		nlm->n_turn_granted = true;
 	for (i = 0; i < res->rs_ngranted; i++)
 		nlm_grant_start(res->rs_granted[i].gr_udata);
+	if (res->rs_ncycles > 0)
+		log_rl_info(&rl_cycles, "%zu queued lock request%s dropped: "
+		    "a change of what an owner holds made %s close a deadlock "
+		    "cycle; sent again, %s DEADLCK", res->rs_ncycles,
+		    res->rs_ncycles == 1 ? "" : "s",
+		    res->rs_ncycles == 1 ? "it" : "them",
+		    res->rs_ncycles == 1 ? "it gets" : "they get");
 	for (i = 0; i < res->rs_ndropped; i++)
 		nlm_grant_free(res->rs_dropped[i]);
 	if (lk_grants_pending(nlm->n_table) &&

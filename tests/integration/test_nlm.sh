@@ -150,6 +150,8 @@ check "nlmd registered nlockmgr on the server's rpcbind" \
 # nlmtest, nlmd's port cache would still name the receiver's closed port).
 run_prog libnfs "$W/libnfs.log" "$BIN/libnfs_flows" $SRV
 nlmtest main --retry-min $RETRY_MIN --retry-max $RETRY_MAX
+check "nlmd logged the request its downgrade cycle dropped (nlmtest main)" \
+    grep -q "1 queued lock request dropped: a change of what an owner holds made it close a deadlock cycle" "$NLMD_LOG"
 stop_nlmd
 
 start_nlmd_group --callbacks=sync --callback-retry-min-ms=100 \

@@ -1282,6 +1282,7 @@ test_deadlock_downgrade(void)
 	    LK_GRANTED);
 	CU_ASSERT_TRUE(lt_dropped(&u2));
 	CU_ASSERT_FALSE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(lt_res->rs_ncycles, 1);
 	CU_ASSERT_EQUAL(counts().ct_deadlock_drops, 1);
 	CU_ASSERT_EQUAL(waiters(), 1);
 	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 11, SH));
