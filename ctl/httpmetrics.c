@@ -205,8 +205,8 @@ http_metrics_new(struct ev_loop *loop, const char *addr, http_metrics_fn *fn,
 	hm->hm_arg = arg;
 	port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->
 	    sin_port : ((struct sockaddr_in6 *)&ss)->sin6_port);
-	any = ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(
-	    &((struct sockaddr_in6 *)&ss)->sin6_addr);
+	/* ":PORT" only: an explicit "[::]:PORT" stays IPv6's, as before. */
+	any = addr[0] == ':';
 	hm->hm_mhd = hm_start(hm, &ss, port, any);
 	if (hm->hm_mhd == NULL && any) {
 		/* No IPv6 on this host: every IPv4 address then. */

@@ -299,6 +299,18 @@ jqcheck "grace is over, ended by the operator, one lock dropped" \
 rcheck "... logged" grep -q "operator (uid 0, pid [0-9]*): ending grace now" \
     "$NLMD_LOG"
 itest_stop_nlmd
+# An explicit address is that address only: ':PORT' is dual stack, but
+# '[::]:PORT' is IPv6's any address, as before (it came to take IPv4 too).
+if ip -6 addr show dev lo 2>/dev/null | grep -q '::1'; then
+	itest_start_nlmd --metrics-address='[::]:9464'
+	rcheck "metrics-address [::]:9464 answers on [::1]" \
+	    curl -sSf -o /dev/null 'http://[::1]:9464/metrics'
+	rcheck "... and not on 127.0.0.1 (IPv6 only, as written)" \
+	    sh -c '! curl -sS -o /dev/null http://127.0.0.1:9464/metrics'
+	itest_stop_nlmd
+else
+	echo "SKIP: metrics-address [::]:9464: no IPv6 on the namespace's loopback"
+fi
 rcheck "no sanitizer report" \
     sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|runtime error:' '$NLMD_LOG'"
 itest_finish
