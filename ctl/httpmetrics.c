@@ -10,11 +10,13 @@
 #include "httpmetrics.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -184,6 +186,21 @@ hm_start(struct http_metrics *hm, const struct sockaddr_storage *ss,
 	    MHD_OPTION_END);
 }
 
+/*
+ * No IPv6 on this host (a kernel without it): the only reason ":PORT"
+ * falls back to IPv4 -- not IPv6's port taken by another process.
+ */
+static bool
+hm_no_ipv6(void)
+{
+	int fd;
+
+	if ((fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return errno == EAFNOSUPPORT;
+	close(fd);
+	return false;
+}
+
 struct http_metrics *
 http_metrics_new(struct ev_loop *loop, const char *addr, http_metrics_fn *fn,
     void *arg, char *err, size_t errlen)
@@ -208,7 +225,7 @@ http_metrics_new(struct ev_loop *loop, const char *addr, http_metrics_fn *fn,
 	/* ":PORT" only: an explicit "[::]:PORT" stays IPv6's, as before. */
 	any = addr[0] == ':';
 	hm->hm_mhd = hm_start(hm, &ss, port, any);
-	if (hm->hm_mhd == NULL && any) {
+	if (hm->hm_mhd == NULL && any && hm_no_ipv6()) {
 		/* No IPv6 on this host: every IPv4 address then. */
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 

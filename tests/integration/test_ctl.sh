@@ -307,6 +307,15 @@ if ip -6 addr show dev lo 2>/dev/null | grep -q '::1'; then
 	    curl -sSf -o /dev/null 'http://[::1]:9464/metrics'
 	rcheck "... and not on 127.0.0.1 (IPv6 only, as written)" \
 	    sh -c '! curl -sS -o /dev/null http://127.0.0.1:9464/metrics'
+	# ':PORT' with IPv6's port taken: refused, not IPv4 only in silence
+	# (the fallback is for a host without IPv6).
+	timeout 10 "$NLMD" -F -s "$W/state-v6taken" --nlm-port 4046 \
+	    --nsm-port 32766 --no-rpcbind --control-socket="$W/v6taken.sock" \
+	    --metrics-address=:9464 >"$W/v6taken.log" 2>&1
+	V6RC=$?
+	rcheck "a second nlmd with :9464, IPv6's [::]:9464 taken: exits 1" \
+	    sh -c "test $V6RC = 1 && grep -q 'cannot listen' '$W/v6taken.log' ||
+	    { echo exit $V6RC; cat '$W/v6taken.log'; false; }"
 	itest_stop_nlmd
 else
 	echo "SKIP: metrics-address [::]:9464: no IPv6 on the namespace's loopback"
