@@ -87,6 +87,8 @@ struct ctl_srv {
 	unsigned	 s_nconns;
 	struct ev_timer	 s_pause;	/* accept paused until then */
 	uint64_t	 s_paused;	/* times it was */
+	dev_t		 s_dev;		/* the socket file bound: only it */
+	ino_t		 s_ino;		/* is removed at the end */
 };
 
 static void	conn_close(struct ctl_conn *);
@@ -663,6 +665,7 @@ ctl_srv_new(struct ev_loop *loop, const char *path, long group, char *err,
 {
 	struct sockaddr_un sun;
 	struct ctl_srv *s;
+	struct stat sb;
 	char dir[sizeof(sun.sun_path)], *slash;
 	mode_t mode = group >= 0 ? 0660 : 0600;
 
@@ -712,6 +715,10 @@ ctl_srv_new(struct ev_loop *loop, const char *path, long group, char *err,
 		free(s);
 		return NULL;
 	}
+	if (lstat(path, &sb) == 0) {
+		s->s_dev = sb.st_dev;
+		s->s_ino = sb.st_ino;
+	}
 	return s;
 }
 
@@ -743,6 +750,7 @@ void
 ctl_srv_free(struct ctl_srv *s)
 {
 	struct ctl_cmd *c;
+	struct stat sb;
 
 	if (s == NULL)
 		return;
@@ -755,7 +763,14 @@ ctl_srv_free(struct ctl_srv *s)
 	}
 	ev_timer_cancel(s->s_loop, &s->s_pause);
 	ev_fd_del(s->s_loop, s->s_fd);
+	/*
+	 * Ours only: a path removed and taken by another server since is
+	 * that server's (unlinked before the close, so a server starting
+	 * meanwhile finds it listened on, or gone).
+	 */
+	if (lstat(s->s_path, &sb) == 0 && sb.st_dev == s->s_dev &&
+	    sb.st_ino == s->s_ino)
+		(void)unlink(s->s_path);
 	close(s->s_fd);
-	(void)unlink(s->s_path);
 	free(s);
 }

@@ -483,6 +483,39 @@ test_path_taken(void)
 	cs_stop(&cs);
 }
 
+/*
+ * A server that goes away removes its own socket only: one whose path was
+ * removed (by hand) and taken by a second server leaves the second one's
+ * socket in place (before, ctl_srv_free() unlinked the path whatever was
+ * there now).
+ */
+static void
+test_free_not_others(void)
+{
+	struct ctl_srv *second;
+	struct cs_srv cs;
+	char err[256] = "";
+	struct stat sb;
+	int fd;
+
+	cs_start(&cs);
+	CU_ASSERT_FATAL(unlink(cs.sun.sun_path) == 0);
+	second = ctl_srv_new(cs.loop, cs.sun.sun_path, -1, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(second);
+	ctl_srv_free(cs.srv);
+	cs.srv = NULL;
+	CU_ASSERT(lstat(cs.sun.sun_path, &sb) == 0 && S_ISSOCK(sb.st_mode));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(fd != -1);
+	printf("\n    the second server after the first went: %s ",
+	    connect(fd, (struct sockaddr *)&cs.sun, sizeof(cs.sun)) == 0 ?
+	    "reachable" : strerror(errno));
+	close(fd);
+	ctl_srv_free(second);
+	CU_ASSERT(lstat(cs.sun.sun_path, &sb) == -1 && errno == ENOENT);
+	cs_stop(&cs);
+}
+
 int
 ctl_register_srv(void)
 {
@@ -500,7 +533,9 @@ ctl_register_srv(void)
 	    CU_add_test(s, "stalled readers give up their places",
 	    test_stalled_readers) == NULL ||
 	    CU_add_test(s, "a path in use is not taken over",
-	    test_path_taken) == NULL)
+	    test_path_taken) == NULL ||
+	    CU_add_test(s, "a server gone removes its own socket only",
+	    test_free_not_others) == NULL)
 		return -1;
 	return 0;
 }
