@@ -625,17 +625,18 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 }
 
 /*
- * Is the path taken: something other than a socket (never removed), or a
+ * Is the path taken: something other than a socket (never removed), a
  * socket another process still listens on (another nlmd, with another
- * state directory, whose lock does not keep this one away)?  True, with
- * the reason in err.  Before, the path was unlinked whatever it was: a
- * second nlmd silently took the first one's control socket.
+ * state directory, whose lock does not keep this one away), or one we
+ * cannot probe (another user's: EACCES)?  True, with the reason in err.
+ * Before, the path was unlinked whatever it was: a second nlmd silently
+ * took the first one's control socket.
  */
 static bool
 srv_path_taken(const struct sockaddr_un *sun, char *err, size_t errlen)
 {
 	struct stat sb;
-	int fd, rc;
+	int fd, rc, e;
 
 	if (lstat(sun->sun_path, &sb) == -1)
 		return false;
@@ -648,15 +649,21 @@ srv_path_taken(const struct sockaddr_un *sun, char *err, size_t errlen)
 	    0)) == -1)
 		return false;
 	rc = connect(fd, (const struct sockaddr *)sun, sizeof(*sun));
+	e = errno;
 	close(fd);
+	/* Nobody listens: left by a crash, replaced. */
+	if (rc == -1 && (e == ECONNREFUSED || e == ENOENT))
+		return false;
 	/* A full backlog (EAGAIN) is a listener too. */
-	if (rc == 0 || errno == EAGAIN) {
+	if (rc == 0 || e == EAGAIN)
 		snprintf(err, errlen, "control socket %s: another process "
 		    "(another nlmd?) listens on it; set control-socket to "
 		    "another path", sun->sun_path);
-		return true;
-	}
-	return false;
+	else	/* EACCES: another user's socket, say; never taken over */
+		snprintf(err, errlen, "control socket %s: cannot tell whether "
+		    "another process listens on it (%s); not removed",
+		    sun->sun_path, strerror(e));
+	return true;
 }
 
 struct ctl_srv *

@@ -516,6 +516,53 @@ test_free_not_others(void)
 	cs_stop(&cs);
 }
 
+/*
+ * Another user's control socket, in a directory both may write (no
+ * sticky bit): the probe's connect() fails with EACCES, which was taken
+ * for "nobody listens" -- the socket was unlinked and taken over (found
+ * by review).  In a child as uid 65534; root only.
+ */
+static void
+test_path_other_user(void)
+{
+	struct cs_srv cs;
+	struct stat before, after;
+	int status = 0;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		printf("\n    SKIPPED: another user's socket needs root "
+		    "(setuid) ");
+		return;
+	}
+	cs_ready = true;
+	cs_start(&cs);
+	CU_ASSERT_FATAL(chmod(cs.dir, 0777) == 0);
+	CU_ASSERT_FATAL(lstat(cs.sun.sun_path, &before) == 0);
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) == 0) {
+		struct ev_loop *loop;
+		struct ctl_srv *s;
+		char err[256] = "";
+
+		if (setgid(65534) == -1 || setuid(65534) == -1 ||
+		    (loop = ev_loop_new()) == NULL)
+			_exit(3);
+		s = ctl_srv_new(loop, cs.sun.sun_path, -1, err, sizeof(err));
+		_exit(s == NULL && strstr(err, "not removed") != NULL ? 0 : 1);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(lstat(cs.sun.sun_path, &after) == 0 &&
+	    after.st_ino == before.st_ino);
+	printf("\n    uid 65534 at root's socket: %s ", WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0 ? "refused" : "took it over");
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_FATAL(chmod(cs.dir, 0700) == 0);
+	cs_stop(&cs);
+}
+
 int
 ctl_register_srv(void)
 {
@@ -534,6 +581,8 @@ ctl_register_srv(void)
 	    test_stalled_readers) == NULL ||
 	    CU_add_test(s, "a path in use is not taken over",
 	    test_path_taken) == NULL ||
+	    CU_add_test(s, "another user's socket is not taken over",
+	    test_path_other_user) == NULL ||
 	    CU_add_test(s, "a server gone removes its own socket only",
 	    test_free_not_others) == NULL)
 		return -1;
