@@ -75,7 +75,10 @@
 
 #include "lk_impl.h"
 
-/* Waiters and index nodes one search may look at (a millisecond or so). */
+/*
+ * Waiters, index nodes and locks one search may look at beyond the
+ * request's own range (a millisecond or so).
+ */
 #define LK_DL_VISITS	65536
 
 struct lk_dl {
@@ -325,18 +328,18 @@ lk_dl_into_cb(struct lk_waiter *w, void *arg)
 static bool
 lk_dl_candidates(struct lk_table *t, const struct lk_weak *wk)
 {
+	const struct lk_owner *o = wk->wk_owner;
 	struct lk_waiter *w;
-	size_t n = 0;
+	/* The owner's list: its queued requests and unconfirmed grants. */
+	size_t n = o->ow_nwaiters + o->ow_npending;
 
 	t->t_wcand.v_len = 0;
 	if (!wk->wk_into) {
-		for (w = wk->wk_owner->ow_waiters; w != NULL; w = w->wa_onext)
-			n++;
 		/* Counted against the bound like the searches. */
 		t->t_ct.ct_queue_visits += n;
 		if (!lk_vec_reserve(t, &t->t_wcand, sizeof(w), n))
 			return false;
-		for (w = wk->wk_owner->ow_waiters; w != NULL; w = w->wa_onext)
+		for (w = o->ow_waiters; w != NULL; w = w->wa_onext)
 			if (!w->wa_granted && w->wa_file == wk->wk_file &&
 			    lk_overlaps(w->wa_start, w->wa_end,
 			    wk->wk_r.r_start, wk->wk_r.r_end))
