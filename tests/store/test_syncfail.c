@@ -34,18 +34,25 @@ sync_fails(void)
 	return at != 0 && atomic_fetch_add(&sync_calls, 1) + 1 >= at;
 }
 
+/* EIO when it is this call's turn to fail, else the libc function. */
+static int
+sync_call(int (**real)(int), const char *name, int fd)
+{
+	if (sync_fails()) {
+		errno = EIO;
+		return -1;
+	}
+	if (*real == NULL)
+		*(void **)real = dlsym(RTLD_NEXT, name);
+	return (*real)(fd);
+}
+
 int
 fdatasync(int fd)
 {
 	static int (*real)(int);
 
-	if (sync_fails()) {
-		errno = EIO;
-		return -1;
-	}
-	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "fdatasync");
-	return real(fd);
+	return sync_call(&real, "fdatasync", fd);
 }
 
 int
@@ -53,13 +60,7 @@ fsync(int fd)
 {
 	static int (*real)(int);
 
-	if (sync_fails()) {
-		errno = EIO;
-		return -1;
-	}
-	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "fsync");
-	return real(fd);
+	return sync_call(&real, "fsync", fd);
 }
 
 static char *dir;
