@@ -50,13 +50,23 @@ dump_addr(const struct store_addr *sa, char *buf, size_t len)
 static int
 dump_host(const struct store_host *h, void *arg)
 {
-	char a[64], l[64];
+	char a[64], l[STORE_LOCAL_MAX * 64];
 	FILE *out = arg;
+	size_t n = 0;
+	unsigned i;
 
+	/* local=ADDR[,ADDR...], or '-' when none is known. */
+	l[0] = '\0';
+	for (i = 0; i < h->sh_nlocal; i++) {
+		if (i > 0)
+			l[n++] = ',';
+		dump_addr(&h->sh_local[i], l + n, 64 - 1);
+		n += strlen(l + n);
+	}
 	fprintf(out, "host id=%" PRIu64 " name=%s addr=%s local=%s state=%"
 	    PRId32 " monitored=%s epoch=%" PRIu64 " notify-since=%" PRIu64
 	    "\n", h->sh_id, h->sh_name, dump_addr(&h->sh_addr, a, sizeof(a)),
-	    dump_addr(&h->sh_local, l, sizeof(l)), h->sh_state,
+	    n > 0 ? l : "-", h->sh_state,
 	    (h->sh_flags & STORE_HOST_MONITORED) ? "yes" : "no", h->sh_epoch,
 	    h->sh_notify_since);
 	return 0;

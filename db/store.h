@@ -111,12 +111,22 @@ struct store_addr {
 	uint32_t	 sa_scope;	/* IPv6 scope id, else 0 */
 };
 
+/*
+ * The most server addresses a host record keeps: a client that mounted
+ * through two of our addresses monitors each of them separately, and
+ * must be told of a restart under each.
+ */
+#define STORE_LOCAL_MAX	4
+
 struct store_host {
 	uint64_t	 sh_id;		/* never 0 */
 	const char	*sh_name;	/* caller_name, NUL-terminated, borrowed;
 					   at most STORE_NAME_MAX bytes */
 	struct store_addr sh_addr;	/* where its requests come from */
-	struct store_addr sh_local;	/* our address it talked to */
+	struct store_addr sh_local[STORE_LOCAL_MAX]; /* our addresses it
+					   talked to, oldest first */
+	unsigned	 sh_nlocal;	/* of them, in use (each sa_len 4 or
+					   16); 0: none known */
 	int32_t		 sh_state;	/* its NSM state, 0 unknown */
 	uint32_t	 sh_flags;	/* STORE_HOST_* */
 	uint64_t	 sh_epoch;	/* epoch the record was first written */

@@ -27,8 +27,8 @@
  *                      (network order, as in struct in_addr/in6_addr),
  *                      u32 IPv6 scope id (0 otherwise).
  *   Every value begins with a u8 record version.  This code writes version
- *   1 (STORE_REC_V1), except host values, which are version 2
- *   (STORE_REC_V2; version 1 host values are still read); it refuses to
+ *   1 (STORE_REC_V1), except host values, which are version 3
+ *   (STORE_REC_V3; versions 1 and 2 host values are still read); it refuses to
  *   load any other (STORE_CORRUPT).  A value must have exactly the length
  *   its version defines.
  *
@@ -51,13 +51,17 @@
  *
  * hosts.db
  *   key:   u64 host id (never 0)
- *   value: u8 version 2, bytes16 caller name (0..1024 bytes, no NUL),
- *          addr requests come from, addr of ours it talked to,
- *          i32 NSM state, u32 flags (STORE_HOST_*), u64 epoch first
- *          written, u64 notify-since (Unix time in seconds since which
- *          an SM_NOTIFY to this host is owed and unanswered; 0: none).
- *          Version 1 (written by the first persistent nlmd) is the same
- *          without notify-since, which then reads as 0.
+ *   value: u8 version 3, bytes16 caller name (0..1024 bytes, no NUL),
+ *          addr requests come from, u8 n (0..STORE_LOCAL_MAX, 4), then
+ *          n addrs of ours it talked to (none of length 0; oldest
+ *          first), i32 NSM state, u32 flags (STORE_HOST_*), u64 epoch
+ *          first written, u64 notify-since (Unix time in seconds since
+ *          which an SM_NOTIFY to this host is owed and unanswered; 0:
+ *          none).
+ *          Version 2 has exactly one addr of ours in place of n and the
+ *          list (length 0: none known); version 1 (written by the first
+ *          persistent nlmd) is version 2 without notify-since, which
+ *          then reads as 0.
  *
  * locks.db (lockcore's unique key of a lock)
  *   key:   u64 host, svid, bytes16 owner handle (0..1024 bytes),
@@ -304,17 +308,17 @@ store_record_ok(const struct lk_record *rc)
 bool
 store_host_ok(const struct store_host *h)
 {
-	const struct store_addr *a[2];
 	size_t i;
 
 	if (h == NULL || h->sh_id == 0 || h->sh_name == NULL ||
-	    strnlen(h->sh_name, STORE_NAME_MAX + 1) > STORE_NAME_MAX)
+	    strnlen(h->sh_name, STORE_NAME_MAX + 1) > STORE_NAME_MAX ||
+	    h->sh_nlocal > STORE_LOCAL_MAX)
 		return false;
-	a[0] = &h->sh_addr;
-	a[1] = &h->sh_local;
-	for (i = 0; i < 2; i++)
-		if (a[i]->sa_len != 0 && a[i]->sa_len != 4 &&
-		    a[i]->sa_len != 16)
+	if (h->sh_addr.sa_len != 0 && h->sh_addr.sa_len != 4 &&
+	    h->sh_addr.sa_len != 16)
+		return false;
+	for (i = 0; i < h->sh_nlocal; i++)
+		if (h->sh_local[i].sa_len != 4 && h->sh_local[i].sa_len != 16)
 			return false;
 	return true;
 }
@@ -420,11 +424,14 @@ size_t
 store_enc_host_val(uint8_t *buf, const struct store_host *h)
 {
 	uint8_t *p = buf;
+	unsigned i;
 
-	p = put_u8(p, STORE_REC_V2);
+	p = put_u8(p, STORE_REC_V3);
 	p = put_bytes16(p, h->sh_name, strlen(h->sh_name));
 	p = put_addr(p, &h->sh_addr);
-	p = put_addr(p, &h->sh_local);
+	p = put_u8(p, (uint8_t)h->sh_nlocal);
+	for (i = 0; i < h->sh_nlocal; i++)
+		p = put_addr(p, &h->sh_local[i]);
 	p = put_u32(p, (uint32_t)h->sh_state);
 	p = put_u32(p, h->sh_flags);
 	p = put_u64(p, h->sh_epoch);
@@ -510,7 +517,7 @@ store_dec_host(const void *k, size_t klen, const void *v, size_t vlen,
 	struct store_rd rd;
 	const uint8_t *p;
 	uint8_t version;
-	size_t n;
+	size_t n, i;
 
 	memset(h, 0, sizeof(*h));
 	rd_init(&rd, k, klen);
@@ -521,7 +528,8 @@ store_dec_host(const void *k, size_t klen, const void *v, size_t vlen,
 	if (vlen == 0)
 		return "empty value";
 	version = get_u8(&rd);
-	if (version != STORE_REC_V1 && version != STORE_REC_V2)
+	if (version != STORE_REC_V1 && version != STORE_REC_V2 &&
+	    version != STORE_REC_V3)
 		return "unknown record version";
 	if ((p = get_bytes16(&rd, STORE_NAME_MAX, &n)) == NULL ||
 	    memchr(p, '\0', n) != NULL)
@@ -529,8 +537,20 @@ store_dec_host(const void *k, size_t klen, const void *v, size_t vlen,
 	memcpy(name, p, n);
 	name[n] = '\0';
 	h->sh_name = name;
-	if (!get_addr(&rd, &h->sh_addr) || !get_addr(&rd, &h->sh_local))
+	if (!get_addr(&rd, &h->sh_addr))
 		return "bad address";
+	if (version >= STORE_REC_V3) {
+		if ((h->sh_nlocal = get_u8(&rd)) > STORE_LOCAL_MAX)
+			return "too many server addresses";
+		for (i = 0; i < h->sh_nlocal; i++)
+			if (!get_addr(&rd, &h->sh_local[i]) ||
+			    h->sh_local[i].sa_len == 0)
+				return "bad server address";
+	} else {
+		if (!get_addr(&rd, &h->sh_local[0]))
+			return "bad address";
+		h->sh_nlocal = h->sh_local[0].sa_len != 0;
+	}
 	h->sh_state = i32_dec(get_u32(&rd));
 	h->sh_flags = get_u32(&rd);
 	h->sh_epoch = get_u64(&rd);

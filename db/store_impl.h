@@ -63,6 +63,7 @@
 /* Record version byte that starts every value written by this code. */
 #define STORE_REC_V1		1
 #define STORE_REC_V2		2	/* host values only */
+#define STORE_REC_V3		3	/* host values only */
 
 /* Tunables; see store.c's header comment for how they were chosen. */
 #define STORE_CACHE_DEFAULT	(16u << 20)	/* mpool cache (store.c) */
@@ -85,8 +86,8 @@
 
 /* Largest encoded key and value (see store_codec.c). */
 #define STORE_KEY_MAX	(8 + 4 + 2 + LK_OH_MAX + 2 + LK_FH_MAX + 8)
-#define STORE_VAL_MAX	(1 + 2 + STORE_NAME_MAX + 2 * (1 + 16 + 4) + 4 + \
-			 4 + 8 + 8)
+#define STORE_VAL_MAX	(1 + 2 + STORE_NAME_MAX + (1 + 16 + 4) + 1 + \
+			 STORE_LOCAL_MAX * (1 + 16 + 4) + 4 + 4 + 8 + 8)
 
 /* The meta values, as last committed or as staged. */
 struct store_meta {

@@ -103,6 +103,7 @@ ctl_host_line(struct nlm_host *h, void *arg)
 	struct ctl_status *st = arg;
 	struct ctl_conn *c;
 	struct lk_host_info hi;
+	char locals[STORE_LOCAL_MAX * (INET6_ADDRSTRLEN + 16)];
 
 	if (st->st_name != NULL && strcmp(h->h_name, st->st_name) != 0)
 		return;
@@ -112,7 +113,7 @@ ctl_host_line(struct nlm_host *h, void *arg)
 	ctl_kv_u64(c, "id", h->h_id);
 	ctl_kv(c, "name", h->h_name);
 	ctl_addr(c, "addr", &h->h_addr, h->h_addrlen);
-	ctl_addr(c, "local", &h->h_local, h->h_locallen);
+	ctl_kv(c, "local", nlm_host_locals_str(h, locals, sizeof(locals)));
 	ctl_kv_i64(c, "nsm-state", h->h_state);
 	ctl_kv_u64(c, "monitored", h->h_monitored);
 	ctl_kv_u64(c, "epoch", h->h_epoch);

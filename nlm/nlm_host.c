@@ -28,6 +28,7 @@
  */
 #include "nlm_impl.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -458,7 +459,8 @@ nlm_host_stage(struct nlm_host *h)
 	sh.sh_id = h->h_id;
 	sh.sh_name = h->h_name;
 	nlm_addr_to_store(&h->h_addr, h->h_addrlen, &sh.sh_addr);
-	nlm_addr_to_store(&h->h_local, h->h_locallen, &sh.sh_local);
+	memcpy(sh.sh_local, h->h_local, sizeof(sh.sh_local));
+	sh.sh_nlocal = h->h_nlocal;
 	sh.sh_state = h->h_state;
 	sh.sh_flags = h->h_monitored ? STORE_HOST_MONITORED : 0;
 	sh.sh_epoch = h->h_epoch;
@@ -596,17 +598,76 @@ nlm_host_new(const struct sockaddr_storage *ss, socklen_t sl, const char *name)
 	return h;
 }
 
-/* A request reached us at `local': remember it, stage when it changed. */
+/*
+ * A request reached us at `local': remember it among the server addresses
+ * the host used, stage when that set changed.  Each is notified of our
+ * restarts separately (nlm_notify.c): a client monitors every server
+ * address it mounted from under its own name.  Past STORE_LOCAL_MAX the
+ * oldest gives way.
+ */
 static void
 nlm_host_local(struct nlm_host *h, const struct sockaddr_storage *local,
     socklen_t locallen, bool stage)
 {
-	if (local == NULL || locallen == 0 ||
-	    (h->h_locallen > 0 && nlm_addr_equal(&h->h_local, local)))
+	struct store_addr sa;
+	unsigned i;
+
+	if (local == NULL || locallen == 0)
 		return;
-	nlm_addr_noport(&h->h_local, &h->h_locallen, local, locallen);
+	nlm_addr_to_store(local, locallen, &sa);
+	if (sa.sa_len == 0)
+		return;
+	for (i = 0; i < h->h_nlocal; i++)
+		if (h->h_local[i].sa_len == sa.sa_len &&
+		    h->h_local[i].sa_scope == sa.sa_scope &&
+		    memcmp(h->h_local[i].sa_bytes, sa.sa_bytes,
+		    sa.sa_len) == 0)
+			return;
+	if (h->h_nlocal == STORE_LOCAL_MAX) {
+		memmove(&h->h_local[0], &h->h_local[1],
+		    (STORE_LOCAL_MAX - 1) * sizeof(h->h_local[0]));
+		h->h_nlocal--;
+	}
+	h->h_local[h->h_nlocal++] = sa;
 	if (stage)
 		nlm_host_stage(h);
+}
+
+socklen_t
+nlm_host_local_addr(const struct nlm_host *h, unsigned i,
+    struct sockaddr_storage *ss)
+{
+	if (i >= h->h_nlocal) {
+		memset(ss, 0, sizeof(*ss));
+		return 0;
+	}
+	return nlm_addr_from_store(&h->h_local[i], ss);
+}
+
+const char *
+nlm_host_locals_str(const struct nlm_host *h, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	char a[INET6_ADDRSTRLEN + 16];
+	size_t n = 0;
+	unsigned i;
+	int w;
+
+	if (len == 0)
+		return "";
+	buf[0] = '\0';
+	for (i = 0; i < h->h_nlocal; i++) {
+		if (nlm_host_local_addr(h, i, &ss) == 0)
+			continue;
+		w = snprintf(buf + n, len - n, "%s%s", n > 0 ? "," : "",
+		    addr_str((const struct sockaddr *)&ss, 0, a, sizeof(a)));
+		if (w < 0 || (size_t)w >= len - n) {
+			buf[n] = '\0';		/* the ones that fit */
+			break;
+		}
+		n += (size_t)w;
+	}
+	return n > 0 ? buf : "-";
 }
 
 /* The memo slot of a source: its port and the last byte of its address. */
@@ -689,6 +750,7 @@ nlm_host_restore(const struct store_host *sh)
 	struct sockaddr_storage ss;
 	struct nlm_host *h;
 	socklen_t sl;
+	unsigned i;
 
 	if (sh->sh_id == 0 ||
 	    (sl = nlm_addr_from_store(&sh->sh_addr, &ss)) == 0) {
@@ -703,7 +765,9 @@ nlm_host_restore(const struct store_host *sh)
 	}
 	h->h_id = sh->sh_id;
 	nlm_addr_noport(&h->h_addr, &h->h_addrlen, &ss, sl);
-	h->h_locallen = nlm_addr_from_store(&sh->sh_local, &h->h_local);
+	for (i = 0; i < sh->sh_nlocal && i < STORE_LOCAL_MAX; i++)
+		if (sh->sh_local[i].sa_len != 0)
+			h->h_local[h->h_nlocal++] = sh->sh_local[i];
 	h->h_state = sh->sh_state;
 	h->h_monitored = (sh->sh_flags & STORE_HOST_MONITORED) != 0;
 	h->h_epoch = sh->sh_epoch;

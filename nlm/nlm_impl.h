@@ -71,8 +71,9 @@ struct nlm_host {
 	char			*h_name;	/* caller_name */
 	struct sockaddr_storage	 h_addr;	/* port 0 */
 	socklen_t		 h_addrlen;
-	struct sockaddr_storage	 h_local;	/* our address it used, port 0 */
-	socklen_t		 h_locallen;	/* 0: not known */
+	struct store_addr	 h_local[STORE_LOCAL_MAX]; /* our addresses
+						   it used, oldest first */
+	unsigned		 h_nlocal;	/* of them, known; 0: none */
 	int32_t			 h_state;	/* client's NSM state, 0 unknown */
 	bool			 h_monitored;
 	uint64_t		 h_epoch;	/* epoch it was first stored in */
@@ -340,6 +341,14 @@ struct nlm_host	*nlm_host_get(const struct sockaddr_storage *ss,
 		    bool create);
 /* Stage the host's record (after a change of state, flags or address). */
 void		 nlm_host_stage(struct nlm_host *);
+/*
+ * The i-th (i < h_nlocal) server address the host used, port 0, in ss;
+ * returns its length.
+ */
+socklen_t	 nlm_host_local_addr(const struct nlm_host *, unsigned i,
+		    struct sockaddr_storage *ss);
+/* The server addresses the host used, "A,B,..." ("-": none known). */
+const char	*nlm_host_locals_str(const struct nlm_host *, char *, size_t);
 /*
  * Add a host read from the store at startup (no record staged).  Returns
  * 0, or -1 when out of memory or the record is unusable (logged).

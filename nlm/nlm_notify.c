@@ -21,6 +21,10 @@
  *     a Linux client monitors (its statd compares names, the kernel asked
  *     for the address it mounted); the notify-name setting replaces it
  *     with a fixed name;
+ *   - a host that reached us through several of our addresses (it mounted
+ *     from each) monitors each under its own name, and a notification
+ *     names one: it gets one per address, in turn, each from that address
+ *     and naming it (with notify-name, one: the name is the same);
  *   - an attempt is one look-up (if the port is not cached) and one call,
  *     each waiting up to the current delay; without an answer the next
  *     attempt starts when the delay has passed since this one began.  The
@@ -42,6 +46,7 @@
  */
 #include "nlm_impl.h"
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,10 +60,13 @@
 #define NOTIFY_DELAY_MIN_MS	1000
 #define NOTIFY_DELAY_MAX_MS	60000
 #define NOTIFY_PER_ADDR		16
+#define NOTIFY_NAME_LEN		(INET6_ADDRSTRLEN + 16)
 
 struct nlm_notifier {
 	struct nlm_host		*nt_host;
 	int32_t			 nt_state;	/* the state we announce */
+	unsigned		 nt_local;	/* the server address told now
+						   (index in h_local) */
 	unsigned		 nt_delay_ms;	/* this attempt's wait */
 	unsigned		 nt_attempts;
 	uint64_t		 nt_begun_ms;	/* ev_now_ms() of the first */
@@ -73,6 +81,9 @@ struct nlm_notifier {
 static bool notify_closing;	/* shutdown: start nothing */
 
 static void	notify_send(struct nlm_notifier *);
+static unsigned	notify_targets(const struct nlm_host *);
+static const char *notify_mon_name(const struct nlm_host *, unsigned,
+		    char *, size_t);
 
 /* An attempt ended: give its slot to the next one waiting there. */
 static void
@@ -169,11 +180,21 @@ notify_done(void *arg, int ok, XDR *res)
 		addr_release(h->h_ag);
 	}
 	if (ok) {
-		nlm->n_stats.notify_acked++;
-		log_info("host %s: SM_NOTIFY (state %d) answered after %u "
-		    "attempt(s), %" PRIu64 " ms", nlm_host_str(h, hs,
-		    sizeof(hs)), nt->nt_state, nt->nt_attempts,
+		char name[NOTIFY_NAME_LEN];
+
+		log_info("host %s: SM_NOTIFY (state %d, mon_name %s) answered "
+		    "after %u attempt(s), %" PRIu64 " ms", nlm_host_str(h, hs,
+		    sizeof(hs)), nt->nt_state, notify_mon_name(h, nt->nt_local,
+		    name, sizeof(name)), nt->nt_attempts,
 		    now - nt->nt_begun_ms);
+		if (++nt->nt_local < notify_targets(h)) {
+			/* The next of our addresses it knows us by. */
+			nt->nt_delay_ms = NOTIFY_DELAY_MIN_MS;
+			nt->nt_attempts = 0;
+			notify_attempt(nlm->n_loop, nt);
+			return;
+		}
+		nlm->n_stats.notify_acked++;
 		notify_end(nt);
 		return;
 	}
@@ -197,15 +218,43 @@ notify_done(void *arg, int ok, XDR *res)
 		    nlm_host_str(h, hs, sizeof(hs)));
 }
 
-/* The mon_name we send to `h': notify-name, or the address it used. */
-static const char *
-notify_mon_name(const struct nlm_host *h, char *buf, size_t len)
+/*
+ * How many notifications h is owed: one per server address it used (each
+ * names its own), one when it used none we know or when notify-name
+ * names us.
+ */
+static unsigned
+notify_targets(const struct nlm_host *h)
 {
+	if (nlm->n_conf.nc_notify_name[0] != '\0' || h->h_nlocal == 0)
+		return 1;
+	return h->h_nlocal;
+}
+
+/*
+ * The server address notification i (< notify_targets(h)) to h is sent
+ * from, in `ss'; 0 when none is known (the kernel picks one).  With
+ * notify-name, the last address it used.
+ */
+static socklen_t
+notify_local(const struct nlm_host *h, unsigned i,
+    struct sockaddr_storage *ss)
+{
+	if (h->h_nlocal > 0 && nlm->n_conf.nc_notify_name[0] != '\0')
+		i = h->h_nlocal - 1;
+	return nlm_host_local_addr(h, i, ss);
+}
+
+/* The mon_name of notification i to h: notify-name, or the address. */
+static const char *
+notify_mon_name(const struct nlm_host *h, unsigned i, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+
 	if (nlm->n_conf.nc_notify_name[0] != '\0')
 		return nlm->n_conf.nc_notify_name;
-	if (h->h_locallen > 0)
-		return addr_str((const struct sockaddr *)&h->h_local, 0,
-		    buf, len);
+	if (notify_local(h, i, &ss) > 0)
+		return addr_str((const struct sockaddr *)&ss, 0, buf, len);
 	/* Never talked to us through a known address: our name. */
 	return nlm->n_myname;
 }
@@ -237,16 +286,20 @@ static void
 notify_send(struct nlm_notifier *nt)
 {
 	struct nlm_host *h = nt->nt_host;
+	struct sockaddr_storage local;
+	socklen_t locallen;
 	struct stat_chge sc;
-	char name[64], hs[300];
+	char name[NOTIFY_NAME_LEN], hs[300];
 
-	sc.mon_name = (char *)notify_mon_name(h, name, sizeof(name));
+	locallen = notify_local(h, nt->nt_local, &local);
+	sc.mon_name = (char *)notify_mon_name(h, nt->nt_local, name,
+	    sizeof(name));
 	sc.state = nt->nt_state;
 	nt->nt_attempts++;
 	nt->nt_attempt_ms = ev_now_ms();
 	nt->nt_send = nlm_send_new(&h->h_addr, h->h_addrlen, SM_PROG, SM_VERS,
 	    SM_NOTIFY, XDRPROC(xdr_stat_chge), &sc,
-	    h->h_locallen > 0 ? &h->h_local : NULL, h->h_locallen);
+	    locallen > 0 ? &local : NULL, locallen);
 	if (nt->nt_send == NULL) {
 		log_warnx("host %s: out of memory for SM_NOTIFY; retrying",
 		    nlm_host_str(h, hs, sizeof(hs)));

@@ -3,7 +3,8 @@
 #
 # Brings up the network, rpcbind and rpc.statd, mounts the export twice
 # (/mnt/a, and /mnt/b with nosharecache so the client keeps separate inodes
-# and lock tables), runs the boot mode named on the kernel command line and
+# and lock tables) and, given a second server address, once more through
+# it (/mnt/o), runs the boot mode named on the kernel command line and
 # powers off.  Everything it says goes to the serial console, which run.sh
 # reads:
 #   E2E: <progress>           informational
@@ -15,6 +16,7 @@
 #   E2E: WAIT <marker>        the host must act now (run.sh's mode hook)
 #
 # Kernel command line: e2e.mode=<mode> e2e.srv=<server ip>
+#   [e2e.srv2=<the server's second ip>]
 #   e2e.ip=<guest ip/prefix> e2e.export=<path> [e2e.scen=a,b,c]
 #   [e2e.gwait=<seconds to wait for the host's end-of-grace word>]
 #
@@ -42,12 +44,13 @@ end() {
 }
 die() { step "$1" FAIL "$2"; end; }
 
-MODE=locks SRV='' IP='' EXPORT='' SCEN=all GWAIT=120
+MODE=locks SRV='' SRV2='' IP='' EXPORT='' SCEN=all GWAIT=120
 # shellcheck disable=SC2013 # the command line is one line of words
 for w in $(cat /proc/cmdline); do
 	case $w in
 	e2e.mode=*) MODE=${w#*=} ;;
 	e2e.srv=*) SRV=${w#*=} ;;
+	e2e.srv2=*) SRV2=${w#*=} ;;
 	e2e.ip=*) IP=${w#*=} ;;
 	e2e.export=*) EXPORT=${w#*=} ;;
 	e2e.scen=*) SCEN=$(echo "${w#*=}" | tr , ' ') ;;
@@ -79,6 +82,11 @@ OPTS=vers=3,proto=tcp,hard,timeo=50,retrans=3
 mkdir -p /mnt/a /mnt/b
 mount.nfs "$SRV:$EXPORT" /mnt/a -o "$OPTS" || die mount "/mnt/a"
 mount.nfs "$SRV:$EXPORT" /mnt/b -o "$OPTS,nosharecache" || die mount "/mnt/b"
+if [ -n "$SRV2" ]; then
+	mkdir -p /mnt/o
+	mount.nfs "$SRV2:$EXPORT" /mnt/o -o "$OPTS,nosharecache" ||
+	    die mount "/mnt/o ($SRV2)"
+fi
 step mount ok "$(grep -c ' nfs ' /proc/mounts) nfs mounts"
 log "ready uptime=$(cut -d' ' -f1 /proc/uptime)"
 
@@ -124,8 +132,8 @@ wait_host_flag() {
 # second waiter asks.  See "server restart" in locktest.c.
 mode_restart() {
 	ctl_mount || { step ctl-mount FAIL "/mnt/ctl"; return 1; }
-	locktest -a /mnt/a -b /mnt/b -c /mnt/ctl -g "$GWAIT" \
-	    -s "$(pidof rpc.statd | cut -d' ' -f1)" restart "$MODE"
+	locktest -a /mnt/a -b /mnt/b ${SRV2:+-o /mnt/o} -c /mnt/ctl \
+	    -g "$GWAIT" -s "$(pidof rpc.statd | cut -d' ' -f1)" restart "$MODE"
 	rc=$?
 	log "statd monitors: $(ls /var/lib/nfs/sm 2>/dev/null | tr '\n' ' ')"
 	# What the kernel said about the recovery (reclaims that failed...).

@@ -26,8 +26,8 @@
  * Exit status: 0 when every scenario passed, 1 otherwise, 2 on usage errors.
  *
  * Usage: locktest [-a DIR] [-b DIR] list | all | SCENARIO...
- *        locktest [-a DIR] [-b DIR] [-c CTLDIR] [-s STATD_PID] [-g SECONDS]
- *            restart TAG            (see "server restart" below)
+ *        locktest [-a DIR] [-b DIR] [-o DIR] [-c CTLDIR] [-s STATD_PID]
+ *            [-g SECONDS] restart TAG  (see "server restart" below)
  *        locktest list-restart
  */
 #define _GNU_SOURCE
@@ -61,6 +61,8 @@
 
 static const char *dir_a = "/mnt/a";
 static const char *dir_b = "/mnt/b";
+/* The export through the server's second address (restart; -o). */
+static const char *dir_o = NULL;
 
 /* Name and failure count of the scenario this process belongs to. */
 static const char *cur = "-";
@@ -1117,12 +1119,17 @@ static const struct scenario scenarios[] = {
  * new server is ready, ".e2e-flag-TAG-graceN" once its grace period is
  * over), read through CTL, a mount that caches no lookups.
  *
- * One holder process (mount A) holds three locks across both restarts:
- *   A  TAG-f1 [0,100)   write
- *   B  TAG-f1 [200,300) read
- *   C  TAG-f2 [0,EOF)   write
+ * One holder process holds four locks across both restarts:
+ *   A  TAG-f1 [0,100)   write  (mount A)
+ *   B  TAG-f1 [200,300) read   (mount A)
+ *   C  TAG-f2 [0,EOF)   write  (mount A)
+ *   D  TAG-f3 [0,10)    write  (mount O: the same export through the
+ *                               server's second address, -o)
+ * The kernel monitors each server address under its own name, so D is
+ * reclaimed only if the server tells the guest of its restart under the
+ * second address too.
  * Restart 1 is left alone: the server's SM_NOTIFY reaches the guest's
- * rpc.statd, the kernel reclaims A, B and C, and a waiter W1 (mount B)
+ * rpc.statd, the kernel reclaims A, B, C and D, and a waiter W1 (mount B)
  * that was blocked on C when the server went down is granted C once the
  * holder releases it.  Restart 2 happens with rpc.statd stopped (SIGSTOP):
  * the notification waits in its socket, nothing is reclaimed, so the
@@ -1143,9 +1150,10 @@ enum {
 };
 
 static const struct phase phase_init[PH_NPHASES] = {
-	{"hold", "holder (mount A) takes A, B, C; refused to another process "
-	    "before the restart", 0, 0, 0, 0, 0},
-	{"held-again1", "after restart 1 and its grace: A, B, C refused to "
+	{"hold", "holder takes A, B, C (mount A) and D (mount O, the server's "
+	    "second address); refused to another process before the restart",
+	    0, 0, 0, 0, 0},
+	{"held-again1", "after restart 1 and its grace: A, B, C, D refused to "
 	    "another process (reclaimed), readers still fit in B", 0, 0, 0, 0, 0},
 	{"waiter-across", "F_SETLKW (mount B) blocked on C when the server "
 	    "went down is granted C after the restart once the holder releases "
@@ -1153,8 +1161,8 @@ static const struct phase phase_init[PH_NPHASES] = {
 	{"grace-waiter", "F_SETLKW (mount B) on A issued in grace (statd "
 	    "paused: nothing reclaimed yet) waits, and is granted once the "
 	    "holder releases A", 0, 0, 0, 0, 0},
-	{"held-again2", "after restart 2 (statd continued) and its grace: A "
-	    "and B refused to another process", 0, 0, 0, 0, 0},
+	{"held-again2", "after restart 2 (statd continued) and its grace: A, "
+	    "B and D refused to another process", 0, 0, 0, 0, 0},
 };
 
 static const char *ctl_dir = "/mnt/ctl";
@@ -1182,13 +1190,14 @@ struct holder {
 };
 
 struct hcmd {
-	int file;		/* 0: TAG-f1, 1: TAG-f2; -1: exit */
+	int file;		/* 0: TAG-f1, 1: TAG-f2, 2: TAG-f3; -1: exit */
 	int type;
 	int64_t start, len;
 };
 
 static int
-holder_start(struct holder *h, const char *f1, const char *f2)
+holder_start(struct holder *h, const char *f1, const char *f2,
+    const char *f3)
 {
 	int up[2], down[2];
 
@@ -1200,14 +1209,16 @@ holder_start(struct holder *h, const char *f1, const char *f2)
 		return -1;
 	if (h->pid == 0) {
 		struct hcmd c;
-		int fd[2], err;
+		int fd[3], err;
 
 		close(up[0]);
 		close(down[1]);
 		fd[0] = open_in(dir_a, f1, O_CREAT | O_TRUNC);
 		fd[1] = open_in(dir_a, f2, O_CREAT | O_TRUNC);
+		fd[2] = open_in(dir_o != NULL ? dir_o : dir_a, f3,
+		    O_CREAT | O_TRUNC);
 		while (read_full(down[0], &c, sizeof(c), 3600 * 1000) ==
-		    sizeof(c) && c.file >= 0) {
+		    sizeof(c) && c.file >= 0 && c.file <= 2) {
 			err = fd[c.file] == -1 ? EBADF :
 			    lk(fd[c.file], F_SETLK, c.type, c.start, c.len);
 			write_full(up[1], &err, sizeof(err));
@@ -1331,25 +1342,31 @@ granted_after_release(struct holder *h, struct locker *w, int file,
 static void
 restart_body(const char *tag)
 {
-	char f1[128], f2[128];
+	char f1[128], f2[128], f3[128];
 	struct holder h = {0, -1, -1};
 	struct locker w1, w2;
 	int have_w1 = 0, have_w2 = 0;
 
 	snprintf(f1, sizeof(f1), "%s-f1", tag);
 	snprintf(f2, sizeof(f2), "%s-f2", tag);
+	snprintf(f3, sizeof(f3), "%s-f3", tag);
 
 	phase(PH_HOLD);
-	if (holder_start(&h, f1, f2) == -1) {
+	if (dir_o == NULL)
+		bad("no mount through the server's second address (-o): D "
+		    "is taken through mount A");
+	if (holder_start(&h, f1, f2, f3) == -1) {
 		bad("fork: %s", strerror(errno));
 		return;
 	}
 	holder_lock(&h, 0, F_WRLCK, 0, 100, "A");
 	holder_lock(&h, 0, F_RDLCK, 200, 100, "B");
 	holder_lock(&h, 1, F_WRLCK, 0, 0, "C");
+	holder_lock(&h, 2, F_WRLCK, 0, 10, "D (mount O)");
 	expect_setlk(f1, F_WRLCK, 50, 10, EAGAIN, "A held");
 	expect_setlk(f1, F_WRLCK, 250, 10, EAGAIN, "B held");
 	expect_setlk(f2, F_WRLCK, 1000, 10, EAGAIN, "C held");
+	expect_setlk(f3, F_WRLCK, 5, 1, EAGAIN, "D held");
 	phase_done(PH_HOLD);
 
 	phase(PH_ACROSS);
@@ -1368,6 +1385,8 @@ restart_body(const char *tag)
 	expect_setlk(f1, F_RDLCK, 250, 10, 0, "a reader fits in B");
 	expect_setlk(f1, F_WRLCK, 250, 10, EAGAIN, "B reclaimed");
 	expect_setlk(f2, F_WRLCK, 1000, 10, EAGAIN, "C reclaimed");
+	expect_setlk(f3, F_WRLCK, 5, 1, EAGAIN,
+	    "D reclaimed (notified under the second address)");
 	phase_done(PH_HELD1);
 
 	phase(PH_ACROSS);
@@ -1397,6 +1416,8 @@ restart_body(const char *tag)
 	wait_flag(tag, "grace2", grace_wait_s);
 	expect_setlk(f1, F_WRLCK, 50, 10, EAGAIN, "A reclaimed");
 	expect_setlk(f1, F_WRLCK, 250, 10, EAGAIN, "B reclaimed");
+	expect_setlk(f3, F_WRLCK, 5, 1, EAGAIN,
+	    "D reclaimed (notified under the second address)");
 	phase_done(PH_HELD2);
 	phase(PH_GRACEW);
 	if (have_w2 && still_blocked(&w2, 500, "W2 after grace"))
@@ -1409,6 +1430,7 @@ restart_body(const char *tag)
 	cur = tag;
 	holder_lock(&h, 0, F_UNLCK, 0, 0, "clean-up");
 	holder_lock(&h, 1, F_UNLCK, 0, 0, "clean-up");
+	holder_lock(&h, 2, F_UNLCK, 0, 0, "clean-up");
 	holder_stop(&h);
 }
 
@@ -1582,8 +1604,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: locktest [-a DIR] [-b DIR] list | all | "
 	    "SCENARIO...\n"
-	    "       locktest [-a DIR] [-b DIR] [-c CTLDIR] [-s STATD_PID] "
-	    "[-g SECONDS] restart TAG\n"
+	    "       locktest [-a DIR] [-b DIR] [-o DIR] [-c CTLDIR] "
+	    "[-s STATD_PID] [-g SECONDS] restart TAG\n"
 	    "       locktest list-restart\n");
 	return 2;
 }
@@ -1597,11 +1619,13 @@ main(int argc, char **argv)
 	const char *why;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "a:b:c:g:s:")) != -1) {
+	while ((c = getopt(argc, argv, "a:b:c:g:o:s:")) != -1) {
 		if (c == 'a')
 			dir_a = optarg;
 		else if (c == 'b')
 			dir_b = optarg;
+		else if (c == 'o')
+			dir_o = optarg;
 		else if (c == 'c')
 			ctl_dir = optarg;
 		else if (c == 'g')

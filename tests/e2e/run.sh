@@ -87,6 +87,7 @@ export NLMD_NFS_CONF=${NLMD_NFS_CONF-}
 
 # The private network: the host end of the tap, the guest, the ports.
 SRV_IP=10.77.0.1
+SRV_IP2=10.77.0.3	# the server's second address (restart modes: mount O)
 GUEST_IP=10.77.0.2
 TAP=e2etap0
 NLM_PORT=32803
@@ -328,6 +329,7 @@ setup_namespace() {
 	ip link set lo up || return 1
 	ip tuntap add dev "$TAP" mode tap || return 1
 	ip addr add "$SRV_IP/24" dev "$TAP" || return 1
+	ip addr add "$SRV_IP2/24" dev "$TAP" || return 1
 	ip link set "$TAP" up || return 1
 }
 
@@ -441,6 +443,7 @@ check_registration() {
 qemu_cmd() {
 	local mode=$1 initrd=$2 append
 	append="console=ttyS0 quiet panic=-1 e2e.mode=$mode e2e.srv=$SRV_IP"
+	case $mode in restart-*) append="$append e2e.srv2=$SRV_IP2" ;; esac
 	append="$append e2e.ip=$GUEST_IP/24 e2e.export=$EXPORT"
 	append="$append e2e.scen=$(echo "$E2E_SCENARIOS" | tr ' ' ,)"
 	append="$append e2e.gwait=$((E2E_GRACE + 30))"
@@ -869,11 +872,12 @@ analyse_restarts() {
 		# This restart's traffic: until the next one's stop.
 		t_end=99999999999999
 		[ $((k + 1)) -lt ${#lines[@]} ] && t_end=$(cut -f4 <<<"${lines[k + 1]}")
-		# Restart 1: the holder's A, B and C; restart 2: A and B.
-		want=3
-		[ "$r" = 2 ] && want=2
+		# Restart 1: the holder's A, B, C and D; restart 2: A, B and D
+		# (D through the second address).
+		want=4
+		[ "$r" = 2 ] && want=3
 		res=$(awk -F'\t' -v t0="$t_spawn" -v t1="$t_end" -v g="$GUEST_IP" \
-		    -v s="$SRV_IP" -v st="$state" -v gend="$gend" -v want="$want" \
+		    -v s="$SRV_IP" -v s2="$SRV_IP2" -v st="$state" -v gend="$gend" -v want="$want" \
 		    -v r="$r" -v how="$how" -v grace="$E2E_GRACE" \
 		    -v gline="$gline" -v gstart="$gstart" -v tready="$t_ready" \
 		    -f - "$W/capture-notify.txt" "$W/capture-reclaims.txt" \
@@ -890,9 +894,15 @@ FILENAME ~ /notify/ {
 		if (!tnotify) tnotify = ms($1)
 		if ($6 == s && $7 == st) { good++; okxid[$5] = 1 }
 		else bad = bad sprintf(" mon_name=%s state=%s", $6, $7)
+	} else if ($4 == 0 && $2 == s2 && $3 == g) {
+		ncall2++
+		if ($6 == s2 && $7 == st) { good2++; okxid2[$5] = 1 }
+		else bad2 = bad2 sprintf(" mon_name=%s state=%s", $6, $7)
 	} else if ($4 == 1 && $2 == g && ($5 in okxid)) {
 		answered++
 		if (!tans) tans = ms($1)
+	} else if ($4 == 1 && $2 == g && ($5 in okxid2)) {
+		answered2++
 	}
 	next
 }
@@ -936,6 +946,16 @@ END {
 	else
 		printf "FAIL\tnotify\t%d SM_NOTIFY to the guest, %d with mon_name %s and state %s, %d answered;%s\n", \
 		    ncall, good, s, st, answered + 0, bad
+	# The guest mounted through the second address too (mount O): it
+	# monitors that name separately and must be told under it.
+	if (good2 > 0 && answered2 > 0)
+		printf "PASS\tnotify-second\t%d SM_NOTIFY %s -> %s statd (mon_name %s, state %s), answered\n", \
+		    ncall2, s2, g, s2, st
+	else if (ncall2 == 0)
+		printf "FAIL\tnotify-second\tno SM_NOTIFY from %s (the second address the guest mounted through) to the guest's statd after the restart\n", s2
+	else
+		printf "FAIL\tnotify-second\t%d SM_NOTIFY from %s to the guest, %d with mon_name %s and state %s, %d answered;%s\n", \
+		    ncall2, s2, good2, s2, st, answered2 + 0, bad2
 	# reclaim
 	if (nrec == want && recans == nrec && recbad == "")
 		printf "PASS\treclaim\t%d LOCK reclaim=1 from the guest (want %d), all granted; the first %s s, the last %s s after the start\n", \

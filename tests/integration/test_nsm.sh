@@ -21,7 +21,9 @@
 #   - after a restart (SIGKILL) nlmd's notifier reaches A's real rpc.statd,
 #     which accepts it (its log) and calls back the receiver that asked it
 #     (SM_MON) to watch nlmd's address: mon_name = 10.99.1.1, our new
-#     state;
+#     state; A also locked through nlmd's second address 10.99.1.3 (as a
+#     client that mounted from both does) and monitors that one too: it
+#     is notified under that name, from that address, as well;
 #   - SM_SIMU_CRASH: refused from A (not local, state unchanged); from a
 #     privileged local port it raises the state by 2 and A's statd is
 #     notified of the new one;
@@ -49,6 +51,7 @@ itest_enter "$@"
 W=$ITEST_WORK
 PEER=${NSMPEER:-$ITEST_TOP/build/$BUILD/tests/nsm/nsmpeer}
 SRV_A=10.99.1.1
+SRV_A2=10.99.1.3
 CLI_A=10.99.1.2
 SRV_B=10.99.2.1
 CLI_B=10.99.2.2
@@ -95,6 +98,8 @@ mkhost() {	# mkhost NS SRVADDR CLIADDR IFNAME
 	ip -n "$1" link set lo up
 }
 mkhost $NSA $SRV_A $CLI_A nsa$$
+# A second address of the server on A's link.
+ip addr add "$SRV_A2/24" dev nsa$$s
 mkhost $NSB $SRV_B $CLI_B nsb$$
 
 # Run a command on a client host: its netns, its own /run, /var/lib/nfs
@@ -178,6 +183,8 @@ rcheck "one NULL to NLM v4: $m_nlm $n_nlm -> $((n_nlm + 1))" \
 
 rcheck "A (clientA) locks [0,10) of f1" on A "$PEER" lock $SRV_A clientA f1 0 10 3
 rcheck "A (clientA2) locks [20,10) of f1" on A "$PEER" lock $SRV_A clientA2 f1 20 10 3
+rcheck "A (clientA2) locks [0,10) of f2 through $SRV_A2" \
+    on A "$PEER" lock $SRV_A2 clientA2 f2 0 10 3
 rcheck "B locks [40,10) of f1" on B "$PEER" lock $SRV_B clientB f1 40 10 1
 rcheck "A's lock is held" sh -c "! '$PEER' test $SRV_A x f1 0 10"
 rcheck "SM_NOTIFY naming clientA sent from B's address: answered" \
@@ -223,12 +230,14 @@ rcheck "... B's lock is untouched" \
 # with the server address it mounted).
 # rpc.statd calls back only NLM procedure 16 or 24 (it was made for the
 # kernel's lockd): the receiver is NLM v3 on A, where no lockd runs.
-"${ON_A[@]}" "$PEER" receive 100021 3 60 >"$W/receiver.log" 2>&1 &
+"${ON_A[@]}" "$PEER" receive 100021 3 60 2 >"$W/receiver.log" 2>&1 &
 RECV_PID=$!
 ITEST_PIDS+=($RECV_PID)
 itest_wait grep -q ready "$W/receiver.log"
 rcheck "A's rpc.statd accepts SM_MON of $SRV_A for the receiver" \
     on A "$PEER" mon $SRV_A 100021 3 16
+rcheck "A's rpc.statd accepts SM_MON of $SRV_A2 for the receiver" \
+    on A "$PEER" mon $SRV_A2 100021 3 16
 # B: a port 111 that never answers.
 "${ON_B[@]}" "$PEER" sink 111 120 >"$W/sink-B.log" 2>&1 &
 SINK_PID=$!
@@ -249,11 +258,19 @@ rcheck "the receiver got A's statd callback: $SRV_A restarted, state $state1" \
 t_cb=$(now_ms)
 rcheck "A's rpc.statd logged our SM_NOTIFY" \
     grep -E "SM_NOTIFY from $SRV_A" "$W/statd-A.log"
+rcheck "... and for $SRV_A2, A's other name for us: $SRV_A2 restarted" \
+    wait_grep "$W/receiver.log" "^callback $SRV_A2 $state1 priv nsmpeer-priv-16b" 10
 rcheck "nlmd logged A's answer" \
-    wait_grep "$NLMD_LOG" "host clientA2@$CLI_A: SM_NOTIFY \\(state $state1\\) answered" 5
+    wait_grep "$NLMD_LOG" "host clientA2@$CLI_A: SM_NOTIFY \\(state $state1, mon_name $SRV_A\\) answered" 5
+rcheck "... and A's answer for $SRV_A2" \
+    wait_grep "$NLMD_LOG" "host clientA2@$CLI_A: SM_NOTIFY \\(state $state1, mon_name $SRV_A2\\) answered" 5
 # A reclaims what clientA2 held (what A's kernel does after the callback).
 rcheck "A reclaims [20,10) in grace" \
     on A "$PEER" lock $SRV_A clientA2 f1 20 10 3 reclaim
+rcheck "A reclaims [0,10) of f2 in grace, through $SRV_A2" \
+    on A "$PEER" lock $SRV_A2 clientA2 f2 0 10 3 reclaim
+rcheck "nlmctl status: clientA2 used $SRV_A and $SRV_A2" \
+    sh -c "'$CTL' status | grep -E '^[0-9]+ +clientA2 +$CLI_A +$SRV_A,$SRV_A2 '"
 t_reclaim=$(now_ms)
 echo "NUMBERS: SIGKILL restart -> A's statd called back: $((t_cb - t_restart)) ms;\
  -> A reclaimed: $((t_reclaim - t_restart)) ms (includes nlmd's start)"
@@ -309,6 +326,8 @@ wait "$SINK_PID" 2>/dev/null
 "$NLMD" --dump-state -s "$STATE" >"$W/dump2.txt" 2>&1
 rcheck "after SIGTERM the store still owes B a notification" \
     awk '/name=clientB / && /notify-since=[1-9]/ {f = 1} END {exit !f}' "$W/dump2.txt"
+rcheck "... and keeps both server addresses clientA2 used" \
+    grep -E "name=clientA2 .* local=$SRV_A,$SRV_A2 " "$W/dump2.txt"
 "${ON_B[@]}" rpcbind -f -w >"$W/rpcbind-B.log" 2>&1 &
 ITEST_PIDS+=($!)
 itest_wait on B rpcinfo -p 127.0.0.1 ||
@@ -324,7 +343,7 @@ states="$states $state2"
 rcheck "B's status monitor got SM_NOTIFY $SRV_B state $state2" \
     wait_grep "$W/statd-B.log" "^notify [0-9]+ $SRV_B $state2\$" 10
 rcheck "nlmd logged B's answer" \
-    wait_grep "$NLMD_LOG" "host clientB@$CLI_B: SM_NOTIFY \\(state $state2\\) answered" 5
+    wait_grep "$NLMD_LOG" "host clientB@$CLI_B: SM_NOTIFY \\(state $state2, mon_name $SRV_B\\) answered" 5
 sleep 0.5
 itest_stop_nlmd
 "$NLMD" --dump-state -s "$STATE" >"$W/dump3.txt" 2>&1
@@ -344,14 +363,18 @@ tshark -n -r "$W/nsm.pcapng" -o udp.try_heuristic_first:TRUE \
     -E separator=/t -e frame.number -e ip.src -e ip.dst -e rpc.msgtyp \
     -e stat.procedure_v1 -e stat.mon_id.name -e stat.state -e frame.protocols \
     >"$W/stat.tsv" 2>"$W/tshark.log"
-n_ours=$(awk -F'\t' '($2 == "'$SRV_A'" || $2 == "'$SRV_B'") && $4 == 0 &&
+ours=" $SRV_A $SRV_A2 $SRV_B "
+n_ours=$(awk -F'\t' -v ours="$ours" 'index(ours, " " $2 " ") && $4 == 0 &&
     $5 == 6 {n++} END {print n + 0}' "$W/stat.tsv")
-n_named=$(awk -F'\t' -v states=" $states " '(($2 == "'$SRV_A'" &&
-    $6 == "'$SRV_A'") || ($2 == "'$SRV_B'" && $6 == "'$SRV_B'")) &&
+n_named=$(awk -F'\t' -v ours="$ours" -v states=" $states " '
+    index(ours, " " $2 " ") && $6 == $2 &&
     $4 == 0 && $5 == 6 && index(states, " " $7 " ") {n++}
     END {print n + 0}' "$W/stat.tsv")
+n_a2=$(awk -F'\t' '$2 == "'$SRV_A2'" && $6 == "'$SRV_A2'" && $4 == 0 &&
+    $5 == 6 {n++} END {print n + 0}' "$W/stat.tsv")
 n_bad=$(awk -F'\t' '$8 ~ /malformed/ {n++} END {print n + 0}' "$W/stat.tsv")
-check "tshark decodes nlmd's SM_NOTIFY calls ($n_ours)" test "$n_ours" -ge 2
+check "tshark decodes nlmd's SM_NOTIFY calls ($n_ours)" test "$n_ours" -ge 3
+check "... of them from $SRV_A2 naming $SRV_A2: $n_a2" test "$n_a2" -ge 2
 check "... every one with mon_name = the server address the host used and \
 our state ($n_named of $n_ours)" test "$n_named" = "$n_ours"
 check "... no malformed frame ($n_bad)" test "$n_bad" = 0

@@ -41,9 +41,10 @@
  *   nsmpeer mon MON_NAME PROG VERS PROC
  *           SM_MON to the status monitor on 127.0.0.1: call PROG VERS
  *           PROC on this host when MON_NAME restarts; exit 0 accepted
- *   nsmpeer receive PROG VERS SECONDS
+ *   nsmpeer receive PROG VERS SECONDS [COUNT]
  *           register PROG VERS (udp) with the local rpcbind and wait for
- *           one status callback: prints "callback MON_NAME STATE"
+ *           COUNT (default 1) status callbacks: prints "callback MON_NAME
+ *           STATE priv PRIV" per callback
  *   nsmpeer statd COUNT SECONDS
  *           register the status program (100024 v1, udp) with the local
  *           rpcbind and answer SM_NOTIFY: prints "notify MS MON_NAME
@@ -432,7 +433,9 @@ receive_dispatch(struct svc_req *rq, SVCXPRT *xp)
 	printf("callback %s %d priv %.16s\n", st.mon_name, st.state,
 	    st.priv);
 	fflush(stdout);
-	exit(0);
+	(void)svc_freeargs(xp, XP(xdr_sm_status), (char *)&st);
+	if (++srv_count >= srv_want)
+		exit(0);
 }
 
 static void
@@ -608,9 +611,11 @@ main(int argc, char **argv)
 		return cmd_stat(argc, argv);
 	if (strcmp(argv[0], "simucrash") == 0)
 		return cmd_simucrash(argc, argv);
-	if (strcmp(argv[0], "receive") == 0 && argc >= 4)
+	if (strcmp(argv[0], "receive") == 0 && argc >= 4) {
+		srv_want = argc >= 5 ? strtoul(argv[4], NULL, 0) : 1;
 		return serve(strtoul(argv[1], NULL, 0), strtoul(argv[2], NULL,
 		    0), receive_dispatch, (unsigned)atoi(argv[3]));
+	}
 	if (strcmp(argv[0], "statd") == 0 && argc >= 3) {
 		srv_want = strtoul(argv[1], NULL, 0);
 		return serve(SM_PROG, SM_VERS, statd_dispatch,

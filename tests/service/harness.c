@@ -35,6 +35,7 @@
 
 #include "ev.h"
 #include "lockcore.h"
+#include "netaddr.h"
 #include "nlm.h"
 #include "rpc/nlm_prot.h"
 #include "rpc/sm_inter.h"
@@ -58,6 +59,7 @@ static int rpcb_fd = -1;	/* fake rpcbind, 127.0.0.1:111 */
 static int cb_fd = -1;		/* the client's NLM: callbacks, _RES */
 static int cli_fd = -1;		/* requests (UDP) */
 static int sm_fd = -1;		/* the client's status monitor */
+static char st_sm_from[64];	/* source of the last SM_NOTIFY */
 static uint32_t st_xid = 1000;
 static bool st_sm_registered = true;
 static unsigned st_rpcb_verf;	/* verifier bytes in rpcbind's answers */
@@ -538,6 +540,12 @@ ts_sm_lookups(void)
 	return st_lookups[1];
 }
 
+const char *
+ts_sm_notify_from(void)
+{
+	return st_sm_from;
+}
+
 int
 ts_sm_notify(struct stat_chge *sc, bool answer)
 {
@@ -562,6 +570,8 @@ ts_sm_notify(struct stat_chge *sc, bool answer)
 	xdr_destroy(&x);
 	if (!ok)
 		return -1;
+	(void)addr_str((const struct sockaddr *)&from, 0, st_sm_from,
+	    sizeof(st_sm_from));
 	if (!answer)
 		return 0;
 	memset(&rep, 0, sizeof(rep));

@@ -87,5 +87,7 @@ uint16_t	 ts_sm_port(void);
  * when none is waiting.
  */
 int		 ts_sm_notify(struct stat_chge *sc, bool answer);
+/* The source address of the last one, "A.B.C.D". */
+const char	*ts_sm_notify_from(void);
 
 #endif

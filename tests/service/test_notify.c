@@ -50,8 +50,9 @@ n_preload_n(uint64_t since, unsigned n)
 		sh.sh_name = name;
 		sh.sh_addr.sa_len = 4;
 		inet_pton(AF_INET, "127.0.0.1", sh.sh_addr.sa_bytes);
-		sh.sh_local.sa_len = 4;
-		inet_pton(AF_INET, "127.0.0.1", sh.sh_local.sa_bytes);
+		sh.sh_nlocal = 1;
+		sh.sh_local[0].sa_len = 4;
+		inet_pton(AF_INET, "127.0.0.1", sh.sh_local[0].sa_bytes);
 		sh.sh_flags = STORE_HOST_MONITORED;
 		sh.sh_state = 5;
 		sh.sh_epoch = 1;
@@ -138,6 +139,91 @@ test_notify_answered(void)
 	ts_pump();
 	CU_ASSERT(!n_notify(false));
 	n_check_sends(1);
+	ts_stop();
+}
+
+/*
+ * A host that reached us through two of our addresses (it mounted from
+ * both, and monitors each under its own name): one SM_NOTIFY per address,
+ * each from that address and naming it; the debt is settled when both
+ * are answered, and a restart in between owes both again.
+ */
+static void
+n_preload_two(void)
+{
+	struct store_host sh;
+
+	n_preload(0);
+	CU_ASSERT_FATAL(fake_store_host(HID, &sh));
+	sh.sh_nlocal = 2;
+	sh.sh_local[1] = sh.sh_local[0];
+	inet_pton(AF_INET, "127.0.0.2", sh.sh_local[1].sa_bytes);
+	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+}
+
+/* The next SM_NOTIFY must name `name' and come from it. */
+static bool
+n_notify_as(const char *name, bool answer)
+{
+	struct stat_chge sc;
+
+	if (ts_sm_notify(&sc, answer) != 0)
+		return false;
+	CU_ASSERT_STRING_EQUAL(sc.mon_name, name);
+	CU_ASSERT_STRING_EQUAL(ts_sm_notify_from(), name);
+	CU_ASSERT_EQUAL(sc.state, (int32_t)(2 * fake_store_epoch() - 1));
+	xdr_free(XDRPROC(xdr_stat_chge), (char *)&sc);
+	return true;
+}
+
+static void
+test_notify_two_addresses(void)
+{
+	const struct nlm_counters *c;
+	struct store_host sh;
+
+	if (n_skip())
+		return;
+	n_preload_two();
+	ts_sm_registered(true);
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT(fake_store_host(HID, &sh) && sh.sh_nlocal == 2);
+	ts_pump();
+	/* The first, unanswered: sent again; the second waits its turn. */
+	CU_ASSERT(n_notify_as("127.0.0.1", false));
+	CU_ASSERT(!n_notify_as("127.0.0.2", false));
+	ts_advance(1000);
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_notify_as("127.0.0.1", true));
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_since() != 0);	/* 127.0.0.2 is still owed */
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	CU_ASSERT(n_notify_as("127.0.0.2", false));
+	ts_stop();
+
+	/* A restart: both owed again, in order. */
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	ts_pump();
+	CU_ASSERT(n_notify_as("127.0.0.1", true));
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_notify_as("127.0.0.2", true));
+	ts_pump();
+	CU_ASSERT_EQUAL(n_since(), 0);
+	CU_ASSERT_EQUAL(c->notify_acked, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(c->notify_sent, 2);
+	ts_advance(10000);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	/* The record keeps both addresses. */
+	CU_ASSERT(fake_store_host(HID, &sh) && sh.sh_nlocal == 2);
 	ts_stop();
 }
 
@@ -839,6 +925,8 @@ ts_register_notify(void)
 	if (s == NULL ||
 	    CU_add_test(s, "owed, committed, sent, answered",
 	    test_notify_answered) == NULL ||
+	    CU_add_test(s, "two server addresses: one SM_NOTIFY each, from "
+	    "it and naming it", test_notify_two_addresses) == NULL ||
 	    CU_add_test(s, "unanswered: 1, 2, 4, 8 s; survives a restart",
 	    test_notify_backoff) == NULL ||
 	    CU_add_test(s, "no status program: given up after notify-give-up",

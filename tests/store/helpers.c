@@ -259,9 +259,15 @@ stt_addr_equal(const struct store_addr *a, const struct store_addr *b)
 bool
 stt_host_equal(const struct store_host *a, const struct store_host *b)
 {
+	unsigned i;
+
+	if (a->sh_nlocal != b->sh_nlocal)
+		return false;
+	for (i = 0; i < a->sh_nlocal; i++)
+		if (!stt_addr_equal(&a->sh_local[i], &b->sh_local[i]))
+			return false;
 	return a->sh_id == b->sh_id && strcmp(a->sh_name, b->sh_name) == 0 &&
 	    stt_addr_equal(&a->sh_addr, &b->sh_addr) &&
-	    stt_addr_equal(&a->sh_local, &b->sh_local) &&
 	    a->sh_state == b->sh_state && a->sh_flags == b->sh_flags &&
 	    a->sh_epoch == b->sh_epoch &&
 	    a->sh_notify_since == b->sh_notify_since;

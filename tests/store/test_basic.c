@@ -289,8 +289,9 @@ host(uint64_t id, const char *name, uint8_t alen, uint32_t scope)
 	for (i = 0; i < alen; i++)
 		h.sh_addr.sa_bytes[i] = (uint8_t)(id + i);
 	h.sh_addr.sa_scope = scope;
-	h.sh_local.sa_len = 4;
-	memcpy(h.sh_local.sa_bytes, "\x7f\0\0\x01", 4);
+	h.sh_nlocal = 1;
+	h.sh_local[0].sa_len = 4;
+	memcpy(h.sh_local[0].sa_bytes, "\x7f\0\0\x01", 4);
 	h.sh_state = (int32_t)(id * 2 + 1);
 	h.sh_flags = STORE_HOST_MONITORED;
 	h.sh_epoch = id + 100;
@@ -314,6 +315,19 @@ test_hosts(void)
 	h[1].sh_state = -7;
 	h[2] = host(3, longname, 0, 0);
 	h[3] = host(UINT64_MAX, "", 16, 0);
+	/* Every server address it used, IPv4 and IPv6 (with a scope). */
+	h[3].sh_nlocal = STORE_LOCAL_MAX;
+	h[3].sh_local[1].sa_len = 16;
+	h[3].sh_local[1].sa_bytes[0] = 0xfe;
+	h[3].sh_local[1].sa_bytes[1] = 0x80;
+	h[3].sh_local[1].sa_bytes[15] = 9;
+	h[3].sh_local[1].sa_scope = 2;
+	h[3].sh_local[2] = h[3].sh_local[0];
+	h[3].sh_local[2].sa_bytes[3] = 2;
+	h[3].sh_local[3] = h[3].sh_local[0];
+	h[3].sh_local[3].sa_bytes[3] = 3;
+	h[2].sh_nlocal = 0;	/* none known */
+	h[2].sh_local[0].sa_len = 0;
 	h[4] = host(4, "gone", 4, 0);
 	for (i = 0; i < 5; i++)
 		CU_ASSERT_EQUAL(store_put_host(st, &h[i]), STORE_OK);
@@ -373,11 +387,57 @@ test_hosts_v1(void)
 	    sizeof(err)), STORE_OK);
 	CU_ASSERT_EQUAL(h.sh_id, 5);
 	CU_ASSERT_EQUAL(h.sh_addr.sa_bytes[3], 2);
-	CU_ASSERT_EQUAL(h.sh_local.sa_bytes[3], 1);
+	CU_ASSERT_EQUAL(h.sh_nlocal, 1);
+	CU_ASSERT_EQUAL(h.sh_local[0].sa_bytes[3], 1);
 	CU_ASSERT_EQUAL(h.sh_state, 7);
 	CU_ASSERT_EQUAL(h.sh_flags, STORE_HOST_MONITORED);
 	CU_ASSERT_EQUAL(h.sh_epoch, 3);
 	CU_ASSERT_EQUAL(h.sh_notify_since, 0);
+	store_close(st);
+	st = NULL;
+}
+
+/*
+ * A version 2 host value (one server address, length 0 for none) still
+ * loads: one address, or none.
+ */
+static void
+test_hosts_v2(void)
+{
+	static const uint8_t key[] = { 0, 0, 0, 0, 0, 0, 0, 6 };
+	static const uint8_t val[] = { 2, 0, 3, 'o', 'l', 'd',
+	    4, 10, 0, 0, 2, 0, 0, 0, 0,		/* from 10.0.0.2 */
+	    0, 0, 0, 0, 0,			/* to: not known */
+	    0, 0, 0, 7, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3,
+	    0, 0, 0, 0, 0x6a, 0xb0, 0x1c, 0x00 };
+	static const uint8_t bad3[] = { 3, 0, 3, 'o', 'l', 'd',
+	    4, 10, 0, 0, 2, 0, 0, 0, 0,
+	    STORE_LOCAL_MAX + 1,
+	    0, 0, 0, 7, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3,
+	    0, 0, 0, 0, 0, 0, 0, 0 };
+	struct store_host h;
+	char err[512] = "";
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_test_put_raw(st, STORE_TEST_HOSTS, key,
+	    sizeof(key), val, sizeof(val)), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	reopen(STORE_SYNC);
+	memset(&h, 0xff, sizeof(h));
+	CU_ASSERT_EQUAL(store_hosts_load(st, v1_host_cb, &h, err,
+	    sizeof(err)), STORE_OK);
+	CU_ASSERT_EQUAL(h.sh_id, 6);
+	CU_ASSERT_EQUAL(h.sh_nlocal, 0);
+	CU_ASSERT_EQUAL(h.sh_state, 7);
+	CU_ASSERT_EQUAL(h.sh_notify_since, 0x6ab01c00);
+	/* Version 3 with more server addresses than it may have: refused. */
+	CU_ASSERT_EQUAL(store_test_put_raw(st, STORE_TEST_HOSTS, key,
+	    sizeof(key), bad3, sizeof(bad3)), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	CU_ASSERT_EQUAL(store_hosts_load(st, v1_host_cb, &h, err,
+	    sizeof(err)), STORE_CORRUPT);
+	CU_ASSERT(strstr(err, "too many server addresses") != NULL);
 	store_close(st);
 	st = NULL;
 }
@@ -405,7 +465,13 @@ test_hosts_invalid(void)
 	bad.sh_addr.sa_len = 5;
 	CU_ASSERT_EQUAL(store_put_host(st, &bad), STORE_INVAL);
 	bad = host(1, "one", 4, 0);
-	bad.sh_local.sa_len = 6;
+	bad.sh_local[0].sa_len = 6;
+	CU_ASSERT_EQUAL(store_put_host(st, &bad), STORE_INVAL);
+	bad = host(1, "one", 4, 0);
+	bad.sh_nlocal = 2;	/* the second has length 0 */
+	CU_ASSERT_EQUAL(store_put_host(st, &bad), STORE_INVAL);
+	bad = host(1, "one", 4, 0);
+	bad.sh_nlocal = STORE_LOCAL_MAX + 1;
 	CU_ASSERT_EQUAL(store_put_host(st, &bad), STORE_INVAL);
 	CU_ASSERT(!store_pending(st));
 	store_close(st);
@@ -699,6 +765,7 @@ stt_register_basic(void)
 	    !CU_add_test(s, "delete and apply", test_del_apply) ||
 	    !CU_add_test(s, "hosts", test_hosts) ||
 	    !CU_add_test(s, "version 1 host records", test_hosts_v1) ||
+	    !CU_add_test(s, "version 2 host records", test_hosts_v2) ||
 	    !CU_add_test(s, "hosts that cannot be stored", test_hosts_invalid) ||
 	    !CU_add_test(s, "high-water marks", test_marks) ||
 	    !CU_add_test(s, "uncommitted turns", test_uncommitted) ||
