@@ -158,6 +158,10 @@ struct store_info {
 					   journal back from the log (at
 					   open, or when the compactor fell
 					   behind by STORE_JTAIL_BYTES) */
+	uint64_t	 si_fold_moves;	/* folded position moved to the log's
+					   end with nothing to fold (idle,
+					   after the log went on to a new
+					   file) */
 	uint64_t	 si_checkpoints;
 	uint64_t	 si_logs_removed; /* log files removed */
 	uint64_t	 si_log_syncs_near; /* the checkpoint thread's syncs

@@ -316,6 +316,10 @@ store_journal_append(struct store *st, const struct store_batch *run,
 	if (!store_jbuf_room(st, total < STORE_LOGREC_ROOM ? total :
 	    STORE_LOGREC_ROOM))
 		return ENOMEM;
+	/* Until st_jend says where it ended: see store_compact_round(). */
+	pthread_mutex_lock(&st->st_jmu);
+	st->st_jappending = true;
+	pthread_mutex_unlock(&st->st_jmu);
 	for (b = run; b != NULL && rc == 0; b = b->b_next)
 		for (off = 0; off < b->b_len && rc == 0; ) {
 			const struct store_op *op =
@@ -344,6 +348,7 @@ store_journal_append(struct store *st, const struct store_batch *run,
 		    STORE_REC_V1 : STORE_JREC_LAST,
 		    flush ? DB_FLUSH : DB_LOG_WRNOSYNC, &lsn);
 	pthread_mutex_lock(&st->st_jmu);
+	st->st_jappending = false;
 	if (rc == 0) {
 		st->st_jend = lsn;
 		store_compact_noted(st, nops);

@@ -277,17 +277,71 @@ store_compact_fold(struct store *st, DB_LSN *to, bool have)
 	return 0;
 }
 
+/* The LSN of the last record in the log (any record); a code. */
+static int
+store_compact_last(struct store *st, DB_LSN *lsn)
+{
+	DB_LOGC *lc;
+	DBT d;
+	int rc, rc2;
+
+	if ((rc = st->st_env->log_cursor(st->st_env, &lc, 0)) != 0)
+		return rc;
+	memset(&d, 0, sizeof(d));
+	rc = lc->get(lc, lsn, &d, DB_LAST);
+	if ((rc2 = lc->close(lc, 0)) != 0 && rc == 0)
+		rc = rc2;
+	return rc;
+}
+
+/*
+ * Nothing is left to fold: move the folded position to *to, the last
+ * record of the log (ours or not), in a transaction, so that the files
+ * before its file may go.  A code; on failure nothing changed.
+ */
+static int
+store_compact_move(struct store *st, const DB_LSN *to)
+{
+	DB_TXN *txn;
+	int rc;
+
+	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
+		return rc;
+	if ((rc = store_compact_mark(st, txn, to)) != 0) {
+		(void)txn->abort(txn);
+		return rc;
+	}
+	if ((rc = txn->commit(txn, DB_TXN_WRITE_NOSYNC)) != 0)
+		return rc;
+	st->st_jfold = *to;
+	atomic_store(&st->st_jkeep, to->file);
+	pthread_mutex_lock(&st->st_cmu);
+	st->st_info.si_fold_moves++;
+	pthread_mutex_unlock(&st->st_cmu);
+	return 0;
+}
+
 /*
  * One round: fold what was written since the last.  0 or a code; a
  * failure is latched (st_cerr) like a failed commit: the store then
  * refuses to go on, and the next open folds what is left.
+ *
+ * A round with nothing to fold moves the folded position to the log's
+ * end when that is in a later file than st_jkeep.  Otherwise, after a
+ * burst (a million locks taken and released), every log file from the
+ * one holding the last journal record on -- the fold's own log, hundreds
+ * of MiB -- would stay while the server idles, since st_jkeep moves only
+ * with journal records.  The end is read with st_jmu held and no commit
+ * appending (st_jappending): a journal record not yet published in
+ * st_jend could otherwise be the last record, and be taken as folded.
+ * Commits that follow are after it; the tail starts there.
  */
 int
 store_compact_round(struct store *st)
 {
 	struct store_batch t;
-	DB_LSN end;
-	bool have = false, due;
+	DB_LSN end, last;
+	bool have = false, due, move = false;
 	int rc = 0;
 
 	pthread_mutex_lock(&st->st_kmu);
@@ -308,9 +362,19 @@ store_compact_round(struct store *st)
 		st->st_jtail.b_len = st->st_jtail.b_nops = 0;
 		st->st_jtail_ok = true;
 		st->st_jtail_from = end;
+	} else if (!st->st_jappending && st->st_jtail_ok &&
+	    st->st_jtail.b_nops == 0 && !LSN_ZERO(st->st_jfold) &&
+	    store_compact_last(st, &last) == 0 &&
+	    last.file > atomic_load(&st->st_jkeep)) {
+		move = true;
+		st->st_jtail_from = last;
 	}
 	pthread_mutex_unlock(&st->st_jmu);
-	if (due && (rc = store_compact_fold(st, &end, have)) != 0) {
+	if (move)
+		rc = store_compact_move(st, &last);
+	else if (due)
+		rc = store_compact_fold(st, &end, have);
+	if (rc != 0) {
 		pthread_mutex_lock(&st->st_cmu);
 		if (st->st_cerr == STORE_OK)
 			st->st_cerr = rc == ENOMEM ? STORE_NOMEM :
@@ -433,7 +497,6 @@ store_compactor(void *arg)
 {
 	struct store *st = arg;
 	struct timespec when;
-	bool due;
 
 	pthread_mutex_lock(&st->st_cmu);
 	while (!st->st_kstop) {
@@ -447,10 +510,12 @@ store_compactor(void *arg)
 		if (st->st_kstop || st->st_cerr != STORE_OK)
 			break;
 		pthread_mutex_unlock(&st->st_cmu);
-		pthread_mutex_lock(&st->st_jmu);
-		due = st->st_jops > 0 && !atomic_load(&st->st_khold);
-		pthread_mutex_unlock(&st->st_jmu);
-		if (due)
+		/*
+		 * Every period, written or not: an idle round may move the
+		 * folded position (store_compact_round); it costs a look at
+		 * the log's last record.
+		 */
+		if (!atomic_load(&st->st_khold))
 			(void)store_compact_round(st);
 		pthread_mutex_lock(&st->st_cmu);
 	}

@@ -187,8 +187,11 @@ struct store {
 	uint8_t		*st_jbuf;	/* a journal entry being encoded */
 	size_t		 st_jcap;
 	/* the journal (our records in the log) and the compactor */
-	pthread_mutex_t	 st_jmu;	/* st_jend, st_jops, st_jtail* */
+	pthread_mutex_t	 st_jmu;	/* st_jend, st_jops, st_jtail*,
+					   st_jappending */
 	DB_LSN		 st_jend;	/* our last record in the log */
+	bool		 st_jappending;	/* a commit is appending: it may have
+					   records in the log after st_jend */
 	size_t		 st_jops;	/* ops written since the last round */
 	struct store_batch st_jtail;	/* the operations of our records
 					   after st_jtail_from, as staged */
