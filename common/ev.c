@@ -13,6 +13,14 @@
  * (ev_fd_set(fd, 0)) keeps its slot but leaves the epoll set: epoll
  * reports EPOLLHUP and EPOLLERR whatever it is asked for, and a peer that
  * hung up would otherwise wake every turn.
+ *
+ * A turn that did enough (ev_turn_full: the caller's measure, say the
+ * records its requests changed) stops calling fd callbacks; the ready
+ * descriptors it did not serve are kept (el_defer) and served first in
+ * the next turn, before what epoll_wait reports then (which reports them
+ * again: level-triggered; ef_turn keeps one call per turn).  Otherwise
+ * epoll's order, which puts descriptors still ready at the back in the
+ * order they came, would let the same few at the front fill every turn.
  */
 #include "ev.h"
 
@@ -34,6 +42,15 @@ struct ev_fd {
 	void		*ef_arg;
 	int		 ef_events;	/* 0: not watched (paused or unused) */
 	bool		 ef_used;	/* registered (ev_fd_add) */
+	uint64_t	 ef_turn;	/* the turn it was last served in */
+	uint64_t	 ef_gen;	/* which registration of the number */
+};
+
+/* A ready descriptor a full turn left for the next. */
+struct ev_deferred {
+	int		 ed_fd;
+	int		 ed_ready;	/* EV_READ | EV_WRITE */
+	uint64_t	 ed_gen;	/* not served if fd was deleted since */
 };
 
 struct ev_loop {
@@ -47,6 +64,11 @@ struct ev_loop {
 	uint64_t	  el_seq;	/* timers armed so far */
 	ev_hook_cb	 *el_hook;
 	void		 *el_hookarg;
+	uint64_t	  el_turn;	/* turns so far */
+	uint64_t	  el_gen;	/* registrations so far */
+	int		  el_full;	/* ev_turn_full() in this turn */
+	struct ev_deferred el_defer[EV_MAXEVENTS];
+	int		  el_ndefer;
 };
 
 static uint64_t (*ev_clock)(void);
@@ -185,6 +207,8 @@ ev_fd_add(struct ev_loop *el, int fd, int events, ev_fd_cb *cb, void *arg)
 	el->el_fds[fd].ef_cb = cb;
 	el->el_fds[fd].ef_arg = arg;
 	el->el_fds[fd].ef_events = events;
+	if (!el->el_fds[fd].ef_used)
+		el->el_fds[fd].ef_gen = ++el->el_gen;
 	el->el_fds[fd].ef_used = true;
 	return 0;
 }
@@ -386,33 +410,80 @@ ev_wait_ms(struct ev_loop *el, int timeout_ms)
 	return (timeout_ms >= 0 && timeout_ms < t) ? timeout_ms : t;
 }
 
+void
+ev_turn_full(struct ev_loop *el)
+{
+	el->el_full = 1;
+}
+
+int
+ev_turn_full_p(const struct ev_loop *el)
+{
+	return el->el_full;
+}
+
+/*
+ * Serve fd (ready: EV_READ | EV_WRITE as epoll said) once this turn; in a
+ * full turn keep it for the next.  gen: the registration deferred (0:
+ * whichever is current); a number deleted and registered again since is
+ * another descriptor.
+ */
+static void
+ev_serve(struct ev_loop *el, int fd, int ready, uint64_t gen)
+{
+	struct ev_fd *ef;
+
+	if (fd < 0 || (size_t)fd >= el->el_nfds ||
+	    el->el_fds[fd].ef_events == 0)
+		return;
+	ef = &el->el_fds[fd];
+	if ((gen != 0 && ef->ef_gen != gen) || ef->ef_turn == el->el_turn ||
+	    (ready &= ef->ef_events) == 0)
+		return;
+	if (el->el_full) {
+		if (el->el_ndefer < EV_MAXEVENTS) {
+			el->el_defer[el->el_ndefer].ed_fd = fd;
+			el->el_defer[el->el_ndefer].ed_gen = ef->ef_gen;
+			el->el_defer[el->el_ndefer++].ed_ready = ready;
+		}
+		return;
+	}
+	ef->ef_turn = el->el_turn;
+	ef->ef_cb(el, fd, ready, ef->ef_arg);
+}
+
 int
 ev_run_once(struct ev_loop *el, int timeout_ms)
 {
 	struct epoll_event evs[EV_MAXEVENTS];
+	struct ev_deferred defer[EV_MAXEVENTS];
 	uint64_t t0;
-	int i, n;
+	int i, n, ndefer;
 
 	ev_turn_now = 0;
-	n = epoll_wait(el->el_epfd, evs, EV_MAXEVENTS, ev_wait_ms(el, timeout_ms));
+	/* Descriptors left waiting: no sleep, they are ready. */
+	n = epoll_wait(el->el_epfd, evs, EV_MAXEVENTS, el->el_ndefer > 0 ? 0 :
+	    ev_wait_ms(el, timeout_ms));
 	if (n == -1 && errno != EINTR)
 		return -1;
 	t0 = ev_monotonic_us();
 	ev_turn_now = t0 / 1000;
+	el->el_turn++;
+	el->el_full = 0;
+	ndefer = el->el_ndefer;
+	memcpy(defer, el->el_defer, (size_t)ndefer * sizeof(defer[0]));
+	el->el_ndefer = 0;
+	for (i = 0; i < ndefer; i++)
+		ev_serve(el, defer[i].ed_fd, defer[i].ed_ready,
+		    defer[i].ed_gen);
 	for (i = 0; i < n; i++) {
-		int fd = evs[i].data.fd, ready = 0;
-		struct ev_fd *ef;
+		int ready = 0;
 
-		if ((size_t)fd >= el->el_nfds || el->el_fds[fd].ef_events == 0)
-			continue;
-		ef = &el->el_fds[fd];
 		if (evs[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
 			ready |= EV_READ;
 		if (evs[i].events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
 			ready |= EV_WRITE;
-		ready &= ef->ef_events;
-		if (ready)
-			ef->ef_cb(el, fd, ready, ef->ef_arg);
+		ev_serve(el, evs[i].data.fd, ready, 0);
 	}
 	ev_run_timers(el);
 	if (el->el_hook != NULL)

@@ -75,6 +75,14 @@ int	ev_run(struct ev_loop *);
 void	ev_stop(struct ev_loop *);
 /* Run one turn, waiting at most timeout_ms (-1: until something happens). */
 int	ev_run_once(struct ev_loop *, int timeout_ms);
+/*
+ * The turn has done enough: the ready descriptors not yet served this turn
+ * are served first in the next one (their callbacks are not called now);
+ * timers and the before-sleep hook run as usual.  ev_turn_full_p() says
+ * whether it was called in this turn.
+ */
+void	ev_turn_full(struct ev_loop *);
+int	ev_turn_full_p(const struct ev_loop *);
 
 /*
  * Monotonic milliseconds.  Inside a turn of the loop this is the time the

@@ -237,6 +237,7 @@ nlm_turn_end(struct onc_srv *srv)
 			nlm_release_upto(done);
 		/* A completion run by the release may have changed more. */
 	} while (store_pending(nlm->n_store) || onc_out_held(nlm->n_clnt));
+	nlm->n_turn_changes = 0;
 	nlm_grant_pace(onc_srv_share(srv));
 }
 

@@ -112,9 +112,13 @@ nlm_apply(const struct lk_result *res)
 
 	if (res == NULL)
 		return;
-	if (res->rs_nadded > 0 || res->rs_nremoved > 0)
+	if (res->rs_nadded > 0 || res->rs_nremoved > 0) {
 		nlm_store_check(store_apply(nlm->n_store, res),
 		    "staging lock changes");
+		nlm->n_turn_changes += res->rs_nadded + res->rs_nremoved;
+		if (nlm->n_turn_changes >= NLM_TURN_CHANGES)
+			ev_turn_full(nlm->n_loop);
+	}
 	if (res->rs_ngranted > 0)
 		nlm->n_turn_granted = true;
 	for (i = 0; i < res->rs_ngranted; i++)

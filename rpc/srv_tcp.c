@@ -237,7 +237,14 @@ onc_conn_parse(struct onc_conn *co)
 		size_t flen;
 		int last;
 
-		if (co->co_ncalls >= rs->rs_share) {
+		/*
+		 * Its share; or the turn did enough (ev_turn_full()) and it
+		 * had its one call of the turn, which a connection held
+		 * with calls waiting always gets (it is served after the
+		 * sockets, and they may fill every turn).
+		 */
+		if (co->co_ncalls >= rs->rs_share ||
+		    (co->co_ncalls > 0 && ev_turn_full_p(rs->rs_loop))) {
 			onc_conn_hold(co);
 			break;
 		}

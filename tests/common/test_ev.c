@@ -138,6 +138,138 @@ test_fd_read(void)
 	teardown();
 }
 
+/*
+ * A full turn (ev_turn_full): the ready descriptors not yet served wait,
+ * and are served first in the next turn, once each; timers and the hook
+ * run as usual; a deferred descriptor deleted and its number registered
+ * again is not served for the old registration.
+ */
+#define FULL_N	4
+static int full_order[3 * FULL_N], full_n;
+static int full_fill = -1;	/* the descriptor whose call fills the turn */
+
+static void
+full_cb(struct ev_loop *el, int fd, int events, void *arg)
+{
+	(void)events;
+	(void)arg;
+	if (full_n < 3 * FULL_N)
+		full_order[full_n++] = fd;
+	if (fd == full_fill)
+		ev_turn_full(el);
+}
+
+static int full_hooks;
+
+static void
+full_hook(struct ev_loop *el, void *arg)
+{
+	(void)el;
+	(void)arg;
+	full_hooks++;
+}
+
+static void
+test_fd_turn_full(void)
+{
+	int p[FULL_N][2], i, first, served[FULL_N], q[2];
+
+	setup();
+	ev_set_beforesleep(loop, full_hook, NULL);
+	full_hooks = 0;
+	for (i = 0; i < FULL_N; i++) {
+		CU_ASSERT_FATAL(pipe2(p[i], O_NONBLOCK) == 0);
+		CU_ASSERT(ev_fd_add(loop, p[i][0], EV_READ, full_cb, NULL) ==
+		    0);
+		CU_ASSERT(write(p[i][1], "x", 1) == 1);
+	}
+	/* Whichever epoll reports first fills the turn: it alone is served. */
+	full_n = 0;
+	full_fill = -2;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(full_n, FULL_N);	/* not full: all of them */
+	first = full_order[0];
+	full_n = 0;
+	full_fill = first;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(full_n, 1);
+	CU_ASSERT_EQUAL(full_order[0], first);
+	CU_ASSERT(!ev_turn_full_p(loop) || full_n == 1);
+	CU_ASSERT_EQUAL(full_hooks, 2);
+	/* Next turn: the other three first, each once, then `first'. */
+	full_n = 0;
+	full_fill = -2;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(full_n, FULL_N);
+	memset(served, 0, sizeof(served));
+	for (i = 0; i < full_n; i++) {
+		int j;
+
+		for (j = 0; j < FULL_N; j++)
+			if (full_order[i] == p[j][0])
+				served[j]++;
+		if (i < FULL_N - 1)
+			CU_ASSERT(full_order[i] != first);
+	}
+	CU_ASSERT_EQUAL(full_order[FULL_N - 1], first);
+	for (i = 0; i < FULL_N; i++)
+		CU_ASSERT_EQUAL(served[i], 1);
+	CU_ASSERT(!ev_turn_full_p(loop));
+	/*
+	 * Deferred, then deleted and its number taken by another registration
+	 * (a pipe opened again): the new one is served as epoll reports it,
+	 * not for the old one's deferral.
+	 */
+	full_n = 0;
+	full_fill = -2;
+	for (i = 0; i < FULL_N; i++) {
+		ev_fd_del(loop, p[i][0]);
+		CU_ASSERT(ev_fd_add(loop, p[i][0], EV_READ, full_cb, NULL) ==
+		    0);
+	}
+	full_fill = p[0][0];
+	/* Only p[0] is ready now; the others are drained. */
+	for (i = 1; i < FULL_N; i++) {
+		char c;
+
+		CU_ASSERT(read(p[i][0], &c, 1) == 1);
+	}
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(full_n, 1);
+	full_fill = -2;
+	/* Make p[1] ready and full again on p[0]: p[1] deferred... */
+	CU_ASSERT(write(p[1][1], "y", 1) == 1);
+	full_n = 0;
+	full_fill = p[0][0];
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	/* ...unless epoll put it first; then there is nothing to defer. */
+	if (full_n == 1 && full_order[0] == p[0][0]) {
+		int n1 = p[1][0];
+
+		ev_fd_del(loop, n1);
+		close(n1);
+		close(p[1][1]);
+		CU_ASSERT_FATAL(pipe2(q, O_NONBLOCK) == 0);
+		CU_ASSERT_EQUAL(q[0], n1);	/* the lowest free number */
+		CU_ASSERT(ev_fd_add(loop, q[0], EV_READ, full_cb, NULL) == 0);
+		full_n = 0;
+		full_fill = -2;
+		CU_ASSERT(ev_run_once(loop, 0) == 0);
+		/* p[0] (still ready) only: q[0] is not ready, not served. */
+		for (i = 0; i < full_n; i++)
+			CU_ASSERT(full_order[i] != q[0]);
+		p[1][0] = q[0];
+		p[1][1] = q[1];
+	}
+	for (i = 0; i < FULL_N; i++) {
+		ev_fd_del(loop, p[i][0]);
+		close(p[i][0]);
+		close(p[i][1]);
+	}
+	ev_set_beforesleep(loop, NULL, NULL);
+	teardown();
+}
+
 static void
 test_fd_write_and_set(void)
 {
@@ -851,6 +983,8 @@ ct_register_ev(void)
 	if (s == NULL ||
 	    CU_add_test(s, "loop_free(NULL)", test_loop_free_null) == NULL ||
 	    CU_add_test(s, "fd read, level, del", test_fd_read) == NULL ||
+	    CU_add_test(s, "a full turn: the rest served first next turn",
+	    test_fd_turn_full) == NULL ||
 	    CU_add_test(s, "fd write, ev_fd_set, re-add",
 	    test_fd_write_and_set) == NULL ||
 	    CU_add_test(s, "fd argument errors", test_fd_errors) == NULL ||
