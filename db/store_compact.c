@@ -243,6 +243,27 @@ store_compact_mark(struct store *st, DB_TXN *txn, const DB_LSN *lsn)
 }
 
 /*
+ * Store *to as the folded position in txn and commit it; then it is
+ * st_jfold, and its file the first that log removal leaves.  A code; on
+ * failure nothing changed (txn is aborted or failed to commit).
+ */
+static int
+store_compact_finish(struct store *st, DB_TXN *txn, const DB_LSN *to)
+{
+	int rc;
+
+	if ((rc = store_compact_mark(st, txn, to)) != 0) {
+		(void)txn->abort(txn);
+		return rc;
+	}
+	if ((rc = txn->commit(txn, DB_TXN_WRITE_NOSYNC)) != 0)
+		return rc;
+	st->st_jfold = *to;
+	atomic_store(&st->st_jkeep, to->file);
+	return 0;
+}
+
+/*
  * Fold our records after st_jfold through *to (zero: the log's end) into
  * the record databases and store the new position, in one transaction;
  * `have': st_kbuf holds their operations already (the tail), else they
@@ -259,15 +280,12 @@ store_compact_fold(struct store *st, DB_LSN *to, bool have)
 		return rc;
 	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
 		return rc;
-	if ((rc = store_compact_apply(st, txn, &puts, &dels)) != 0 ||
-	    (rc = store_compact_mark(st, txn, to)) != 0) {
+	if ((rc = store_compact_apply(st, txn, &puts, &dels)) != 0) {
 		(void)txn->abort(txn);
 		return rc;
 	}
-	if ((rc = txn->commit(txn, DB_TXN_WRITE_NOSYNC)) != 0)
+	if ((rc = store_compact_finish(st, txn, to)) != 0)
 		return rc;
-	st->st_jfold = *to;
-	atomic_store(&st->st_jkeep, to->file);
 	store_compact_shrink(st);
 	pthread_mutex_lock(&st->st_cmu);
 	st->st_info.si_folds++;
@@ -305,16 +323,9 @@ store_compact_move(struct store *st, const DB_LSN *to)
 	DB_TXN *txn;
 	int rc;
 
-	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
+	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0 ||
+	    (rc = store_compact_finish(st, txn, to)) != 0)
 		return rc;
-	if ((rc = store_compact_mark(st, txn, to)) != 0) {
-		(void)txn->abort(txn);
-		return rc;
-	}
-	if ((rc = txn->commit(txn, DB_TXN_WRITE_NOSYNC)) != 0)
-		return rc;
-	st->st_jfold = *to;
-	atomic_store(&st->st_jkeep, to->file);
 	pthread_mutex_lock(&st->st_cmu);
 	st->st_info.si_fold_moves++;
 	pthread_mutex_unlock(&st->st_cmu);
