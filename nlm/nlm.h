@@ -65,6 +65,9 @@ struct nlm_config {
 						   address the host used */
 	unsigned	nc_notify_give_up_sec;	/* stop notifying after */
 	unsigned	nc_host_idle_sec;	/* unused hosts leave after */
+	size_t		nc_turn_changes;	/* records a turn's requests
+						   change before it takes no
+						   more; 0: NLM_TURN_CHANGES */
 	const struct lk_allocator *nc_lk_alloc;	/* the lock table's
 						   allocator (tests: failure
 						   injection); NULL: the C

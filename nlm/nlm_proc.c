@@ -116,7 +116,8 @@ nlm_apply(const struct lk_result *res)
 		nlm_store_check(store_apply(nlm->n_store, res),
 		    "staging lock changes");
 		nlm->n_turn_changes += res->rs_nadded + res->rs_nremoved;
-		if (nlm->n_turn_changes >= NLM_TURN_CHANGES)
+		if (nlm->n_turn_changes >= (nlm->n_conf.nc_turn_changes > 0 ?
+		    nlm->n_conf.nc_turn_changes : NLM_TURN_CHANGES))
 			ev_turn_full(nlm->n_loop);
 	}
 	if (res->rs_ngranted > 0)

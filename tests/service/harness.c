@@ -65,6 +65,7 @@ static bool st_sm_registered = true;
 static unsigned st_rpcb_verf;	/* verifier bytes in rpcbind's answers */
 static unsigned st_lookups[2];	/* GETPORT answered: NLM, NSM */
 static const struct lk_allocator *st_lk_alloc;
+static size_t st_turn_changes;
 
 /* ---- plumbing ---- */
 
@@ -189,6 +190,7 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	nc.nc_notify_give_up_sec = 86400;
 	nc.nc_host_idle_sec = 600;
 	nc.nc_lk_alloc = st_lk_alloc;
+	nc.nc_turn_changes = st_turn_changes;
 	CU_ASSERT_FATAL(nlm_init(loop, clnt, fake_store(), &nc, err,
 	    sizeof(err)) == 0);
 	CU_ASSERT_FATAL(nlm_register(srv) == ONC_OK);
@@ -210,6 +212,12 @@ void
 ts_lk_alloc(const struct lk_allocator *al)
 {
 	st_lk_alloc = al;
+}
+
+void
+ts_turn_changes(size_t n)
+{
+	st_turn_changes = n;
 }
 
 void

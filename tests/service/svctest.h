@@ -27,6 +27,8 @@ void		 ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec);
 /* The lock table's allocator at the next ts_start()s (NULL: malloc). */
 struct lk_allocator;
 void		 ts_lk_alloc(const struct lk_allocator *);
+/* nc_turn_changes at the next ts_start()s (0: the default). */
+void		 ts_turn_changes(size_t n);
 void		 ts_stop(void);
 void		 ts_pump(void);
 /* One turn of the loop, without waiting. */

@@ -873,6 +873,89 @@ test_tcp_turn_fair(void)
 	ts_stop();
 }
 
+/*
+ * A turn stops taking requests once they changed nc_turn_changes records
+ * (here 10): two owners holding 10 locks each release them with one
+ * UNLOCK of the whole file each, over two connections, both sent before
+ * the same turn: one is answered in that turn, the other in the next.
+ * With the default budget both are answered in the first.
+ */
+static int
+t_unlock_all_tcp(int fd, int32_t svid, const char *oh)
+{
+	nlm4_unlockargs u;
+	nlm4_lockargs a;
+	uint8_t rec[512];
+	size_t rlen = 0;
+
+	t_lockargs(&a, "hostU", svid, oh, "u", 0, 0, false, false);
+	u.cookie = a.cookie;
+	u.alock = a.alock;
+	(void)ts_tcp_record(rec, sizeof(rec), &rlen, NLMPROC4_UNLOCK,
+	    XDRPROC(xdr_nlm4_unlockargs), &u);
+	free(a.cookie.nlm_netobj_val);
+	return write(fd, rec, rlen) == (ssize_t)rlen ? 0 : -1;
+}
+
+/* Answers waiting on fd (0 or 1 here): GRANTED counts. */
+static int
+t_answered(int fd)
+{
+	nlm4_res r;
+	int n = 0;
+
+	while (ts_reply(fd, true, &r) == 0) {
+		n += r.stat.stat == NLM4_GRANTED;
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	}
+	return n;
+}
+
+static void
+t_turn_budget(size_t budget, int *first, int *second)
+{
+	int fd[2], i, k;
+
+	ts_turn_changes(budget);
+	t_begin(NLM_CB_MSG, 0);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 10; i++)
+			CU_ASSERT_EQUAL(t_lock("hostU", k + 1, k ? "ownB" :
+			    "ownA", "u", (uint64_t)(k * 100 + i * 2), 1, true,
+			    false, false), NLM4_GRANTED);
+	fd[0] = ts_tcp_connect();
+	fd[1] = ts_tcp_connect();
+	ts_turn();	/* accepted */
+	CU_ASSERT(t_unlock_all_tcp(fd[0], 1, "ownA") == 0);
+	CU_ASSERT(t_unlock_all_tcp(fd[1], 2, "ownB") == 0);
+	ts_turn();
+	*first = t_answered(fd[0]) + t_answered(fd[1]);
+	ts_turn();
+	*second = t_answered(fd[0]) + t_answered(fd[1]);
+	/* Both released, whichever turn it took. */
+	CU_ASSERT(!t_committed(1, "ownA", 4, "u", 1, 0, 1, true));
+	CU_ASSERT(!t_committed(2, "ownB", 4, "u", 1, 100, 1, true));
+	close(fd[0]);
+	close(fd[1]);
+	ts_stop();
+	ts_turn_changes(0);
+}
+
+static void
+test_turn_budget(void)
+{
+	int first, second;
+
+	if (t_skip())
+		return;
+	t_turn_budget(10, &first, &second);
+	CU_ASSERT_EQUAL(first, 1);
+	CU_ASSERT_EQUAL(second, 1);
+	t_turn_budget(0, &first, &second);
+	CU_ASSERT_EQUAL(first, 2);
+	CU_ASSERT_EQUAL(second, 0);
+}
+
 /* Read and drop what has arrived on fd (a busy connection's replies). */
 static int
 t_drain(int fd)
@@ -1509,6 +1592,8 @@ ts_register_turn(void)
 	    NULL ||
 	    CU_add_test(s, "a pipelining connection: 16 calls a turn",
 	    test_tcp_turn_share) == NULL ||
+	    CU_add_test(s, "a turn that changed enough takes no more",
+	    test_turn_budget) == NULL ||
 	    CU_add_test(s, "a pipelining connection beside 8 busy ones: "
 	    "one call a turn", test_tcp_turn_fair) == NULL ||
 	    CU_add_test(s, "a release beside 8 busy connections grants one "
