@@ -427,8 +427,7 @@ nlm_addr_to_store(const struct sockaddr_storage *ss, socklen_t len,
 		    sin6_scope_id;
 }
 
-/* Returns the length of the address made, 0 when sa holds none. */
-static socklen_t
+socklen_t
 nlm_addr_from_store(const struct store_addr *sa, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));

@@ -361,6 +361,12 @@ socklen_t	 nlm_host_local_addr(const struct nlm_host *, unsigned i,
 /* The server addresses the host used, "A,B,..." ("-": none known). */
 const char	*nlm_host_locals_str(const struct nlm_host *, char *, size_t);
 /*
+ * A stored address in ss (port 0); returns its length, 0 when sa holds
+ * none.
+ */
+socklen_t	 nlm_addr_from_store(const struct store_addr *sa,
+		    struct sockaddr_storage *ss);
+/*
  * Add a host read from the store at startup (no record staged).  Returns
  * 0, or -1 when out of memory or the record is unusable (logged).
  */

@@ -24,7 +24,10 @@
  *   - a host that reached us through several of our addresses (it mounted
  *     from each) monitors each under its own name, and a notification
  *     names one: it gets one per address, in turn, each from that address
- *     and naming it (with notify-name, one: the name is the same);
+ *     and naming it (with notify-name, one: the name is the same).  The
+ *     addresses are those of its record when the debt began, copied: a
+ *     request through a new one meanwhile may push the oldest out of the
+ *     record (nlm_host.c), and must not shift what is still to be told;
  *   - an attempt is one look-up (if the port is not cached) and one call,
  *     each waiting up to the current delay; without an answer the next
  *     attempt starts when the delay has passed since this one began.  The
@@ -65,8 +68,11 @@
 struct nlm_notifier {
 	struct nlm_host		*nt_host;
 	int32_t			 nt_state;	/* the state we announce */
+	struct store_addr	 nt_locals[STORE_LOCAL_MAX]; /* h_local when
+						   the debt began */
+	unsigned		 nt_nlocal;	/* of them, in use */
 	unsigned		 nt_local;	/* the server address told now
-						   (index in h_local) */
+						   (index in nt_locals) */
 	unsigned		 nt_delay_ms;	/* this attempt's wait */
 	unsigned		 nt_attempts;
 	uint64_t		 nt_begun_ms;	/* ev_now_ms() of the first */
@@ -81,8 +87,8 @@ struct nlm_notifier {
 static bool notify_closing;	/* shutdown: start nothing */
 
 static void	notify_send(struct nlm_notifier *);
-static unsigned	notify_targets(const struct nlm_host *);
-static const char *notify_mon_name(const struct nlm_host *, unsigned,
+static unsigned	notify_targets(const struct nlm_notifier *);
+static const char *notify_mon_name(const struct nlm_notifier *, unsigned,
 		    char *, size_t);
 
 /* An attempt ended: give its slot to the next one waiting there. */
@@ -184,10 +190,10 @@ notify_done(void *arg, int ok, XDR *res)
 
 		log_info("host %s: SM_NOTIFY (state %d, mon_name %s) answered "
 		    "after %u attempt(s), %" PRIu64 " ms", nlm_host_str(h, hs,
-		    sizeof(hs)), nt->nt_state, notify_mon_name(h, nt->nt_local,
+		    sizeof(hs)), nt->nt_state, notify_mon_name(nt, nt->nt_local,
 		    name, sizeof(name)), nt->nt_attempts,
 		    now - nt->nt_begun_ms);
-		if (++nt->nt_local < notify_targets(h)) {
+		if (++nt->nt_local < notify_targets(nt)) {
 			/* The next of our addresses it knows us by. */
 			nt->nt_delay_ms = NOTIFY_DELAY_MIN_MS;
 			nt->nt_attempts = 0;
@@ -219,41 +225,46 @@ notify_done(void *arg, int ok, XDR *res)
 }
 
 /*
- * How many notifications h is owed: one per server address it used (each
- * names its own), one when it used none we know or when notify-name
- * names us.
+ * How many notifications nt's host is owed: one per server address it
+ * used (each names its own), one when it used none we know or when
+ * notify-name names us.
  */
 static unsigned
-notify_targets(const struct nlm_host *h)
+notify_targets(const struct nlm_notifier *nt)
 {
-	if (nlm->n_conf.nc_notify_name[0] != '\0' || h->h_nlocal == 0)
+	if (nlm->n_conf.nc_notify_name[0] != '\0' || nt->nt_nlocal == 0)
 		return 1;
-	return h->h_nlocal;
+	return nt->nt_nlocal;
 }
 
 /*
- * The server address notification i (< notify_targets(h)) to h is sent
- * from, in `ss'; 0 when none is known (the kernel picks one).  With
- * notify-name, the last address it used.
+ * The server address notification i (< notify_targets(nt)) is sent from,
+ * in `ss'; 0 when none is known (the kernel picks one).  With
+ * notify-name, the last address the host used.
  */
 static socklen_t
-notify_local(const struct nlm_host *h, unsigned i,
+notify_local(const struct nlm_notifier *nt, unsigned i,
     struct sockaddr_storage *ss)
 {
-	if (h->h_nlocal > 0 && nlm->n_conf.nc_notify_name[0] != '\0')
-		i = h->h_nlocal - 1;
-	return nlm_host_local_addr(h, i, ss);
+	if (nt->nt_nlocal > 0 && nlm->n_conf.nc_notify_name[0] != '\0')
+		i = nt->nt_nlocal - 1;
+	if (i >= nt->nt_nlocal) {
+		memset(ss, 0, sizeof(*ss));
+		return 0;
+	}
+	return nlm_addr_from_store(&nt->nt_locals[i], ss);
 }
 
-/* The mon_name of notification i to h: notify-name, or the address. */
+/* The mon_name of notification i: notify-name, or the address. */
 static const char *
-notify_mon_name(const struct nlm_host *h, unsigned i, char *buf, size_t len)
+notify_mon_name(const struct nlm_notifier *nt, unsigned i, char *buf,
+    size_t len)
 {
 	struct sockaddr_storage ss;
 
 	if (nlm->n_conf.nc_notify_name[0] != '\0')
 		return nlm->n_conf.nc_notify_name;
-	if (notify_local(h, i, &ss) > 0)
+	if (notify_local(nt, i, &ss) > 0)
 		return addr_str((const struct sockaddr *)&ss, 0, buf, len);
 	/* Never talked to us through a known address: our name. */
 	return nlm->n_myname;
@@ -291,8 +302,8 @@ notify_send(struct nlm_notifier *nt)
 	struct stat_chge sc;
 	char name[NOTIFY_NAME_LEN], hs[300];
 
-	locallen = notify_local(h, nt->nt_local, &local);
-	sc.mon_name = (char *)notify_mon_name(h, nt->nt_local, name,
+	locallen = notify_local(nt, nt->nt_local, &local);
+	sc.mon_name = (char *)notify_mon_name(nt, nt->nt_local, name,
 	    sizeof(name));
 	sc.state = nt->nt_state;
 	nt->nt_attempts++;
@@ -335,6 +346,8 @@ notify_one(struct nlm_host *h, void *arg)
 	}
 	nt->nt_host = h;
 	nt->nt_state = state;
+	memcpy(nt->nt_locals, h->h_local, sizeof(nt->nt_locals));
+	nt->nt_nlocal = h->h_nlocal;
 	nt->nt_delay_ms = NOTIFY_DELAY_MIN_MS;
 	nt->nt_begun_ms = ev_now_ms();
 	h->h_notify = nt;

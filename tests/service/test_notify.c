@@ -227,6 +227,65 @@ test_notify_two_addresses(void)
 	ts_stop();
 }
 
+/*
+ * A host that used four of our addresses: while it is being notified it
+ * reaches us through a fifth, and the oldest of the four gives way in its
+ * record.  The notification under way goes on through the four it was
+ * owed at the start, none skipped: before, it walked the record by index,
+ * and after the shift went on with 127.0.0.3 -- 127.0.0.2 was never told.
+ */
+static void
+test_notify_addresses_shift(void)
+{
+	const struct nlm_counters *c;
+	struct store_host sh;
+	struct sockaddr_in cli, five;
+	char want[16];
+	unsigned i;
+
+	if (n_skip())
+		return;
+	n_preload(0);
+	CU_ASSERT_FATAL(fake_store_host(HID, &sh));
+	sh.sh_nlocal = 4;
+	for (i = 1; i < 4; i++) {
+		sh.sh_local[i] = sh.sh_local[0];
+		snprintf(want, sizeof(want), "127.0.0.%u", i + 1);
+		inet_pton(AF_INET, want, sh.sh_local[i].sa_bytes);
+	}
+	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	ts_sm_registered(true);
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	ts_pump();
+	CU_ASSERT(n_notify_as("127.0.0.1", true));
+	/* Before its answer is read: a request through 127.0.0.5. */
+	memset(&cli, 0, sizeof(cli));
+	cli.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &cli.sin_addr);
+	five = cli;
+	inet_pton(AF_INET, "127.0.0.5", &five.sin_addr);
+	CU_ASSERT_PTR_NOT_NULL(nlm_host_get((struct sockaddr_storage *)&cli,
+	    sizeof(cli), "client0", (struct sockaddr_storage *)&five,
+	    sizeof(five), true));
+	for (i = 2; i <= 4; i++) {
+		ts_pump();
+		ts_pump();
+		snprintf(want, sizeof(want), "127.0.0.%u", i);
+		CU_ASSERT(n_notify_as(want, true));
+	}
+	ts_pump();
+	CU_ASSERT_EQUAL(n_since(), 0);
+	CU_ASSERT_EQUAL(c->notify_acked, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(c->notify_sent, 4);
+	/* The record keeps the four it used last. */
+	CU_ASSERT(fake_store_host(HID, &sh) && sh.sh_nlocal == 4);
+	ts_stop();
+}
+
 static void
 test_notify_backoff(void)
 {
@@ -927,6 +986,8 @@ ts_register_notify(void)
 	    test_notify_answered) == NULL ||
 	    CU_add_test(s, "two server addresses: one SM_NOTIFY each, from "
 	    "it and naming it", test_notify_two_addresses) == NULL ||
+	    CU_add_test(s, "four server addresses, a fifth used meanwhile: "
+	    "none of the four skipped", test_notify_addresses_shift) == NULL ||
 	    CU_add_test(s, "unanswered: 1, 2, 4, 8 s; survives a restart",
 	    test_notify_backoff) == NULL ||
 	    CU_add_test(s, "no status program: given up after notify-give-up",
