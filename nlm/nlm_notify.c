@@ -24,16 +24,20 @@
  *   - a host that reached us through several of our addresses (it mounted
  *     from each) monitors each under its own name, and a notification
  *     names one: it gets one per address, in turn, each from that address
- *     and naming it (with notify-name, one: the name is the same).  The
- *     addresses are those of its record when the debt began, copied: a
- *     request through a new one meanwhile may push the oldest out of the
- *     record (nlm_host.c), and must not shift what is still to be told;
+ *     and naming it (with notify-name, one: the name is the same).  An
+ *     attempt without an answer passes the turn to the next address still
+ *     owed: one that cannot be sent from (no longer ours: renumbered, a
+ *     floating address moved away) must not keep the others from being
+ *     told until the debt is given up.  The addresses are those of its
+ *     record when the debt began, copied: a request through a new one
+ *     meanwhile may push the oldest out of the record (nlm_host.c), and
+ *     must not shift what is still to be told;
  *   - an attempt is one look-up (if the port is not cached) and one call,
  *     each waiting up to the current delay; without an answer the next
  *     attempt starts when the delay has passed since this one began.  The
- *     delay starts at 1 s and doubles up to 60 s.  A reply ends the debt
- *     (record staged); notify-give-up seconds after it began, it is
- *     dropped, logged;
+ *     delay starts at 1 s and doubles up to 60 s.  A reply for every
+ *     address ends the debt (record staged); notify-give-up seconds after
+ *     it began, it is dropped, logged;
  *   - everything runs from the event loop: a host that never answers
  *     costs a timer and a UDP datagram now and then;
  *   - at most NOTIFY_PER_ADDR attempts are in flight to one address
@@ -73,8 +77,10 @@ struct nlm_notifier {
 	unsigned		 nt_nlocal;	/* of them, in use */
 	unsigned		 nt_local;	/* the server address told now
 						   (index in nt_locals) */
+	unsigned		 nt_told;	/* bit i: address i answered */
 	unsigned		 nt_delay_ms;	/* this attempt's wait */
-	unsigned		 nt_attempts;
+	unsigned		 nt_attempts;	/* all addresses' */
+	unsigned		 nt_tries[STORE_LOCAL_MAX]; /* per address */
 	uint64_t		 nt_begun_ms;	/* ev_now_ms() of the first */
 	uint64_t		 nt_attempt_ms;	/* ... and of this attempt */
 	struct nlm_send		*nt_send;	/* in flight */
@@ -160,6 +166,25 @@ notify_owed_sec(struct nlm_host *h)
 
 static void	notify_attempt(struct ev_loop *, void *);
 
+/*
+ * Move nt_local to the next address (after the current one, round) not
+ * answered yet; false when every one has been.
+ */
+static bool
+notify_next(struct nlm_notifier *nt)
+{
+	unsigned n = notify_targets(nt), i, k;
+
+	for (k = 1; k <= n; k++) {
+		i = (nt->nt_local + k) % n;
+		if ((nt->nt_told & 1u << i) == 0) {
+			nt->nt_local = i;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The debt is settled (answered or given up): stored, sender freed. */
 static void
 notify_end(struct nlm_notifier *nt)
@@ -191,12 +216,12 @@ notify_done(void *arg, int ok, XDR *res)
 		log_info("host %s: SM_NOTIFY (state %d, mon_name %s) answered "
 		    "after %u attempt(s), %" PRIu64 " ms", nlm_host_str(h, hs,
 		    sizeof(hs)), nt->nt_state, notify_mon_name(nt, nt->nt_local,
-		    name, sizeof(name)), nt->nt_attempts,
+		    name, sizeof(name)), nt->nt_tries[nt->nt_local],
 		    now - nt->nt_begun_ms);
-		if (++nt->nt_local < notify_targets(nt)) {
+		nt->nt_told |= 1u << nt->nt_local;
+		if (notify_next(nt)) {
 			/* The next of our addresses it knows us by. */
 			nt->nt_delay_ms = NOTIFY_DELAY_MIN_MS;
-			nt->nt_attempts = 0;
 			notify_attempt(nlm->n_loop, nt);
 			return;
 		}
@@ -214,6 +239,8 @@ notify_done(void *arg, int ok, XDR *res)
 		notify_end(nt);
 		return;
 	}
+	/* The next attempt tells the next address owed (see above). */
+	(void)notify_next(nt);
 	next = nt->nt_attempt_ms + nt->nt_delay_ms;
 	if (nt->nt_delay_ms < NOTIFY_DELAY_MAX_MS)
 		nt->nt_delay_ms = nt->nt_delay_ms * 2 > NOTIFY_DELAY_MAX_MS ?
@@ -307,6 +334,7 @@ notify_send(struct nlm_notifier *nt)
 	    sizeof(name));
 	sc.state = nt->nt_state;
 	nt->nt_attempts++;
+	nt->nt_tries[nt->nt_local]++;
 	nt->nt_attempt_ms = ev_now_ms();
 	nt->nt_send = nlm_send_new(&h->h_addr, h->h_addrlen, SM_PROG, SM_VERS,
 	    SM_NOTIFY, XDRPROC(xdr_stat_chge), &sc,
@@ -320,7 +348,7 @@ notify_send(struct nlm_notifier *nt)
 	nlm->n_stats.notify_sent++;
 	log_debug("host %s: SM_NOTIFY mon_name %s state %d, attempt %u",
 	    nlm_host_str(h, hs, sizeof(hs)), sc.mon_name, sc.state,
-	    nt->nt_attempts);
+	    nt->nt_tries[nt->nt_local]);
 	nlm_send_lookup(nt->nt_send, nt->nt_delay_ms, 1);
 	nlm_send_start(nt->nt_send, nt->nt_delay_ms, 1, notify_done, nt);
 }

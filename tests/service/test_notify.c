@@ -145,8 +145,9 @@ test_notify_answered(void)
 /*
  * A host that reached us through two of our addresses (it mounted from
  * both, and monitors each under its own name): one SM_NOTIFY per address,
- * each from that address and naming it; the debt is settled when both
- * are answered, and a restart in between owes both again.
+ * each from that address and naming it, an unanswered one passing the
+ * turn to the other; the debt is settled when both are answered, and a
+ * restart in between owes both again.
  */
 static void
 n_preload_two(void)
@@ -192,18 +193,21 @@ test_notify_two_addresses(void)
 	c = nlm_get_counters();
 	CU_ASSERT(fake_store_host(HID, &sh) && sh.sh_nlocal == 2);
 	ts_pump();
-	/* The first, unanswered: sent again; the second waits its turn. */
+	/*
+	 * The first, unanswered: the next attempt is the second's turn; its
+	 * answer brings the first's again at once.
+	 */
 	CU_ASSERT(n_notify_as("127.0.0.1", false));
 	CU_ASSERT(!n_notify_as("127.0.0.2", false));
 	ts_advance(1000);
 	ts_pump();
 	ts_pump();
-	CU_ASSERT(n_notify_as("127.0.0.1", true));
+	CU_ASSERT(n_notify_as("127.0.0.2", true));
 	ts_pump();
 	ts_pump();
-	CU_ASSERT(n_since() != 0);	/* 127.0.0.2 is still owed */
+	CU_ASSERT(n_since() != 0);	/* 127.0.0.1 is still owed */
 	CU_ASSERT_EQUAL(c->notify_pending, 1);
-	CU_ASSERT(n_notify_as("127.0.0.2", false));
+	CU_ASSERT(n_notify_as("127.0.0.1", false));
 	ts_stop();
 
 	/* A restart: both owed again, in order. */
@@ -283,6 +287,54 @@ test_notify_addresses_shift(void)
 	CU_ASSERT_EQUAL(c->notify_sent, 4);
 	/* The record keeps the four it used last. */
 	CU_ASSERT(fake_store_host(HID, &sh) && sh.sh_nlocal == 4);
+	ts_stop();
+}
+
+/*
+ * A host whose record names first a server address that is no longer
+ * ours (10.9.9.9: renumbered, or a floating address moved away; the
+ * kernel refuses to send from it), then 127.0.0.1.  The notification
+ * through 127.0.0.1 goes out at the next attempt, a second after the
+ * first failed, and is answered; the one through 10.9.9.9 stays owed.
+ * Before, every attempt went to 10.9.9.9 until notify-give-up (a day):
+ * 127.0.0.1 was never told, the client never reclaimed what it took
+ * through it.
+ */
+static void
+test_notify_address_gone(void)
+{
+	const struct nlm_counters *c;
+	struct store_host sh;
+	unsigned i;
+	bool told = false;
+
+	if (n_skip())
+		return;
+	n_preload(0);
+	CU_ASSERT_FATAL(fake_store_host(HID, &sh));
+	sh.sh_nlocal = 2;
+	sh.sh_local[1] = sh.sh_local[0];
+	inet_pton(AF_INET, "10.9.9.9", sh.sh_local[0].sa_bytes);
+	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	ts_sm_registered(true);
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	ts_pump();
+	CU_ASSERT(!n_notify(false));	/* 10.9.9.9's could not go */
+	for (i = 0; i < 8 && !told; i++) {
+		ts_advance(1000);
+		ts_pump();
+		ts_pump();
+		told = n_notify_as("127.0.0.1", true);
+	}
+	CU_ASSERT(told);
+	CU_ASSERT(i <= 1);
+	ts_pump();
+	CU_ASSERT(n_since() != 0);	/* 10.9.9.9 is still owed */
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	CU_ASSERT_EQUAL(c->notify_acked, 0);
 	ts_stop();
 }
 
@@ -988,6 +1040,8 @@ ts_register_notify(void)
 	    "it and naming it", test_notify_two_addresses) == NULL ||
 	    CU_add_test(s, "four server addresses, a fifth used meanwhile: "
 	    "none of the four skipped", test_notify_addresses_shift) == NULL ||
+	    CU_add_test(s, "a server address no longer ours: the others are "
+	    "told all the same", test_notify_address_gone) == NULL ||
 	    CU_add_test(s, "unanswered: 1, 2, 4, 8 s; survives a restart",
 	    test_notify_backoff) == NULL ||
 	    CU_add_test(s, "no status program: given up after notify-give-up",
