@@ -96,6 +96,8 @@ static void	notify_send(struct nlm_notifier *);
 static unsigned	notify_targets(const struct nlm_notifier *);
 static const char *notify_mon_name(const struct nlm_notifier *, unsigned,
 		    char *, size_t);
+static const char *notify_owed_names(const struct nlm_notifier *, char *,
+		    size_t);
 
 /* An attempt ended: give its slot to the next one waiting there. */
 static void
@@ -230,12 +232,17 @@ notify_done(void *arg, int ok, XDR *res)
 		return;
 	}
 	if (notify_owed_sec(h) >= nlm->n_conf.nc_notify_give_up_sec) {
+		char owed[STORE_LOCAL_MAX * (NOTIFY_NAME_LEN + 1)];
+
 		nlm->n_stats.notify_given_up++;
-		log_warnx("host %s: SM_NOTIFY (state %d) unanswered since %"
-		    PRIu64 " (%u attempts); giving up (notify-give-up %u s): "
-		    "it will not know to reclaim", nlm_host_str(h, hs,
-		    sizeof(hs)), nt->nt_state, h->h_notify_since,
-		    nt->nt_attempts, nlm->n_conf.nc_notify_give_up_sec);
+		log_warnx("host %s: SM_NOTIFY (state %d, mon_name %s) "
+		    "unanswered since %" PRIu64 " (%u attempts); giving up "
+		    "(notify-give-up %u s): it will not know to reclaim what "
+		    "it holds under %s", nlm_host_str(h, hs, sizeof(hs)),
+		    nt->nt_state, notify_owed_names(nt, owed, sizeof(owed)),
+		    h->h_notify_since, nt->nt_attempts,
+		    nlm->n_conf.nc_notify_give_up_sec,
+		    notify_targets(nt) > 1 ? "those names" : "that name");
 		notify_end(nt);
 		return;
 	}
@@ -280,6 +287,28 @@ notify_local(const struct nlm_notifier *nt, unsigned i,
 		return 0;
 	}
 	return nlm_addr_from_store(&nt->nt_locals[i], ss);
+}
+
+/* The mon_names not answered yet, "A,B" (for the give-up line). */
+static const char *
+notify_owed_names(const struct nlm_notifier *nt, char *buf, size_t len)
+{
+	char name[NOTIFY_NAME_LEN];
+	size_t n = 0;
+	unsigned i;
+	int w;
+
+	buf[0] = '\0';
+	for (i = 0; i < notify_targets(nt); i++) {
+		if (nt->nt_told & 1u << i)
+			continue;
+		w = snprintf(buf + n, len - n, "%s%s", n > 0 ? "," : "",
+		    notify_mon_name(nt, i, name, sizeof(name)));
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+	}
+	return buf;
 }
 
 /* The mon_name of notification i: notify-name, or the address. */
