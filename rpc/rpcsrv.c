@@ -51,6 +51,9 @@ onc_srv_new(struct ev_loop *loop, const struct onc_srv_limits *lim)
 		free(rs);
 		return NULL;
 	}
+	rs->rs_udpb->ub_next = rs->rs_udpb->ub_n = 0;
+	rs->rs_udpb->ub_turn = 0;
+	rs->rs_udpb->ub_ncalls = 0;
 	rs->rs_loop = loop;
 	rs->rs_lim = *lim;
 	if (rs->rs_lim.max_outq == 0)

@@ -195,13 +195,23 @@ struct onc_addrcount {
 	unsigned		 ac_conns;
 };
 
-/* What one recvmmsg() fills: UDP_BATCH datagrams and their addresses. */
+/*
+ * What one recvmmsg() fills: UDP_BATCH datagrams and their addresses.
+ * A turn that did enough (ev_turn_full()) dispatches no more of them:
+ * ub_msg[ub_next .. ub_n) wait, read from ub_fd, and no socket is read
+ * until they are dispatched (onc_udp_resume() and the next read).
+ */
 struct onc_udpbatch {
 	struct mmsghdr		 ub_msg[UDP_BATCH];
 	struct iovec		 ub_iov[UDP_BATCH];
 	struct sockaddr_storage	 ub_peer[UDP_BATCH];
 	char			 ub_cbuf[UDP_BATCH][128];
 	uint8_t			 ub_buf[UDP_BATCH][UDP_MAXMSG];
+	int			 ub_fd;		/* the socket they came from */
+	int			 ub_next;	/* the next to dispatch */
+	int			 ub_n;		/* read */
+	uint64_t		 ub_turn;	/* rs_turn of ub_ncalls */
+	unsigned		 ub_ncalls;	/* dispatched in turn ub_turn */
 };
 
 /* Per-call state behind the SVCXPRT handed to generated code. */
@@ -241,6 +251,13 @@ void	onc_udp_put(struct onc_srv *rs, struct onc_udpreply *ur);
 /* srv_udp.c */
 /* Event-loop callback: a UDP socket is readable. */
 void	onc_udp_read(struct ev_loop *loop, int fd, int events, void *arg);
+/* Datagrams of a batch a full turn left (onc_udpbatch) are waiting. */
+bool	onc_udp_waiting(const struct onc_srv *rs);
+/*
+ * From onc_conn_resume(): dispatch the datagrams a full turn left, one at
+ * least unless one was dispatched this turn, then until the turn is full.
+ */
+void	onc_udp_resume(struct onc_srv *rs);
 
 /* srv_tcp.c */
 /* Event-loop callbacks: a listener is readable; the idle sweep timer. */
@@ -251,8 +268,9 @@ void	onc_conn_close(struct onc_conn *co);
 /* Write what is released and the socket takes; stop or resume reading. */
 void	onc_conn_flush(struct onc_conn *co);
 /*
- * Timer callback (armed by onc_srv_seal() while connections are held):
- * serve what the held connections have waiting, rs_share each.
+ * Timer callback (armed by onc_srv_seal() while connections are held or
+ * datagrams wait): serve the datagrams (onc_udp_resume()), then what the
+ * held connections have waiting, rs_share each.
  */
 void	onc_conn_resume(struct ev_loop *loop, void *arg);
 /* At the end of a turn (onc_srv_seal()): the next turn's rs_share. */

@@ -270,10 +270,14 @@ onc_srv_seal(struct onc_srv *rs, uint64_t seq)
 			onc_conn_close(co);
 	}
 	rs->rs_dirty = NULL;
-	/* Calls over a connection's share: served next turn. */
+	/*
+	 * Calls over a connection's share, datagrams a full turn left:
+	 * served next turn.
+	 */
 	onc_conn_share(rs);
 	rs->rs_turn++;
-	if (rs->rs_held != NULL && !ev_timer_armed(&rs->rs_resume) &&
+	if ((rs->rs_held != NULL || onc_udp_waiting(rs)) &&
+	    !ev_timer_armed(&rs->rs_resume) &&
 	    ev_timer_set(rs->rs_loop, &rs->rs_resume, 0, onc_conn_resume,
 	    rs) == -1)
 		onc_conn_resume(rs->rs_loop, rs);	/* no memory: now */

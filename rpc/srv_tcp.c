@@ -365,6 +365,7 @@ onc_conn_resume(struct ev_loop *loop, void *arg)
 	struct onc_conn *co;
 
 	(void)loop;
+	onc_udp_resume(rs);
 	/*
 	 * Serve the connections held so far, once each: those held again
 	 * (still more waiting) go on rs_held, for the next turn.  A close

@@ -47,11 +47,67 @@ onc_udp_local(struct msghdr *mh, struct onc_ctx *cx)
 	}
 }
 
+bool
+onc_udp_waiting(const struct onc_srv *rs)
+{
+	return rs->rs_udpb->ub_next < rs->rs_udpb->ub_n;
+}
+
+/*
+ * Dispatch the batch's datagrams from ub_next on, until the turn did
+ * enough (ev_turn_full()) once one was dispatched in it: as a TCP
+ * connection stops at its call (onc_conn_parse()), so that 64 datagrams
+ * each releasing thousands of locks are not one long turn.  The rest
+ * wait in the batch.
+ */
+static void
+onc_udp_serve(struct onc_srv *rs)
+{
+	struct onc_udpbatch *ub = rs->rs_udpb;
+	struct onc_ctx cx;
+	struct msghdr *mh;
+	int i;
+
+	if (ub->ub_turn != rs->rs_turn) {
+		ub->ub_turn = rs->rs_turn;
+		ub->ub_ncalls = 0;
+	}
+	while (ub->ub_next < ub->ub_n &&
+	    !(ub->ub_ncalls > 0 && ev_turn_full_p(rs->rs_loop))) {
+		i = ub->ub_next++;
+		mh = &ub->ub_msg[i].msg_hdr;
+		if (mh->msg_flags & MSG_TRUNC) {
+			rs->rs_stats.garbage++;
+			continue;
+		}
+		memset(&cx, 0, sizeof(cx));
+		memcpy(&cx.cx_call.rc_peer, &ub->ub_peer[i],
+		    sizeof(cx.cx_call.rc_peer));
+		cx.cx_call.rc_xport = ONC_UDP;
+		cx.cx_call.rc_peerlen = mh->msg_namelen;
+		cx.cx_call.rc_srv = rs;
+		cx.cx_fd = ub->ub_fd;
+		onc_udp_local(mh, &cx);
+		onc_dispatch(&cx, ub->ub_buf[i],
+		    (size_t)ub->ub_msg[i].msg_len);
+		ub->ub_ncalls++;
+	}
+}
+
+void
+onc_udp_resume(struct onc_srv *rs)
+{
+	if (onc_udp_waiting(rs))
+		onc_udp_serve(rs);
+}
+
 /*
  * Read up to UDP_BATCH datagrams in one system call and dispatch each.
  * One batch per wake-up, as before one datagram at a time: the loop is
  * level-triggered, so what is left wakes it again after the other sockets
- * had their turn, and no call is spent just to learn EAGAIN.
+ * had their turn, and no call is spent just to learn EAGAIN.  Datagrams
+ * a full turn left go first; while any waits, no socket is read (the
+ * batch is shared; the kernel's buffer holds the rest meanwhile).
  */
 void
 onc_udp_read(struct ev_loop *loop, int fd, int events, void *arg)
@@ -59,12 +115,15 @@ onc_udp_read(struct ev_loop *loop, int fd, int events, void *arg)
 	struct onc_listener *rl = arg;
 	struct onc_srv *rs = rl->rl_srv;
 	struct onc_udpbatch *ub = rs->rs_udpb;
-	struct onc_ctx cx;
 	struct msghdr *mh;
 	int i, n;
 
-	(void)loop;
 	(void)events;
+	if (onc_udp_waiting(rs)) {
+		onc_udp_serve(rs);
+		if (onc_udp_waiting(rs) || ev_turn_full_p(loop))
+			return;
+	}
 	for (i = 0; i < UDP_BATCH; i++) {
 		mh = &ub->ub_msg[i].msg_hdr;
 		memset(mh, 0, sizeof(*mh));
@@ -83,21 +142,8 @@ onc_udp_read(struct ev_loop *loop, int fd, int events, void *arg)
 			log_warn("udp recvmmsg");
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		mh = &ub->ub_msg[i].msg_hdr;
-		if (mh->msg_flags & MSG_TRUNC) {
-			rs->rs_stats.garbage++;
-			continue;
-		}
-		memset(&cx, 0, sizeof(cx));
-		memcpy(&cx.cx_call.rc_peer, &ub->ub_peer[i],
-		    sizeof(cx.cx_call.rc_peer));
-		cx.cx_call.rc_xport = ONC_UDP;
-		cx.cx_call.rc_peerlen = mh->msg_namelen;
-		cx.cx_call.rc_srv = rs;
-		cx.cx_fd = fd;
-		onc_udp_local(mh, &cx);
-		onc_dispatch(&cx, ub->ub_buf[i],
-		    (size_t)ub->ub_msg[i].msg_len);
-	}
+	ub->ub_fd = fd;
+	ub->ub_next = 0;
+	ub->ub_n = n;
+	onc_udp_serve(rs);
 }

@@ -911,6 +911,20 @@ t_answered(int fd)
 	return n;
 }
 
+/* Answers waiting at the UDP request socket: GRANTED counts. */
+static int
+t_answered_udp(void)
+{
+	nlm4_res r;
+	int n = 0;
+
+	while (ts_reply(-1, false, &r) == 0) {
+		n += r.stat.stat == NLM4_GRANTED;
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	}
+	return n;
+}
+
 static void
 t_turn_budget(size_t budget, int *first, int *second)
 {
@@ -954,6 +968,66 @@ test_turn_budget(void)
 	t_turn_budget(0, &first, &second);
 	CU_ASSERT_EQUAL(first, 2);
 	CU_ASSERT_EQUAL(second, 0);
+}
+
+/*
+ * The same over UDP: both UNLOCKs arrive in one datagram batch (one
+ * recvmmsg()); with a budget of 10 the one after the first waits for the
+ * next turn (the rest of the batch is kept, not dispatched in the full
+ * turn nor dropped).  A third turn answers nothing more: nothing is
+ * served twice.
+ */
+static void
+t_turn_budget_udp(size_t budget, int *first, int *second, int *third)
+{
+	nlm4_unlockargs u;
+	nlm4_lockargs a;
+	int i, k;
+
+	ts_turn_changes(budget);
+	t_begin(NLM_CB_MSG, 0);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 10; i++)
+			CU_ASSERT_EQUAL(t_lock("hostU", k + 1, k ? "ownB" :
+			    "ownA", "u", (uint64_t)(k * 100 + i * 2), 1, true,
+			    false, false), NLM4_GRANTED);
+	for (k = 0; k < 2; k++) {
+		t_lockargs(&a, "hostU", k + 1, k ? "ownB" : "ownA", "u", 0, 0,
+		    false, false);
+		u.cookie = a.cookie;
+		u.alock = a.alock;
+		(void)ts_send(NLMPROC4_UNLOCK, XDRPROC(xdr_nlm4_unlockargs),
+		    &u);
+		free(a.cookie.nlm_netobj_val);
+	}
+	ts_turn();
+	*first = t_answered_udp();
+	ts_turn();
+	*second = t_answered_udp();
+	ts_turn();
+	*third = t_answered_udp();
+	CU_ASSERT(!t_committed(1, "ownA", 4, "u", 1, 0, 1, true));
+	CU_ASSERT(!t_committed(2, "ownB", 4, "u", 1, 100, 1, true));
+	ts_stop();
+	ts_turn_changes(0);
+}
+
+static void
+test_turn_budget_udp(void)
+{
+	int first, second, third;
+
+	if (t_skip())
+		return;
+	t_turn_budget_udp(10, &first, &second, &third);
+	printf("\n  budget 10: %d, then %d, then %d ", first, second, third);
+	CU_ASSERT_EQUAL(first, 1);
+	CU_ASSERT_EQUAL(second, 1);
+	CU_ASSERT_EQUAL(third, 0);
+	t_turn_budget_udp(0, &first, &second, &third);
+	CU_ASSERT_EQUAL(first, 2);
+	CU_ASSERT_EQUAL(second, 0);
+	CU_ASSERT_EQUAL(third, 0);
 }
 
 /* Read and drop what has arrived on fd (a busy connection's replies). */
@@ -1594,6 +1668,8 @@ ts_register_turn(void)
 	    test_tcp_turn_share) == NULL ||
 	    CU_add_test(s, "a turn that changed enough takes no more",
 	    test_turn_budget) == NULL ||
+	    CU_add_test(s, "a turn that changed enough takes no more "
+	    "datagrams of its batch", test_turn_budget_udp) == NULL ||
 	    CU_add_test(s, "a pipelining connection beside 8 busy ones: "
 	    "one call a turn", test_tcp_turn_fair) == NULL ||
 	    CU_add_test(s, "a release beside 8 busy connections grants one "
