@@ -66,7 +66,7 @@ struct ev_loop {
 	void		 *el_hookarg;
 	uint64_t	  el_turn;	/* turns so far */
 	uint64_t	  el_gen;	/* registrations so far */
-	int		  el_full;	/* ev_turn_full() in this turn */
+	int		  el_full;	/* ev_turn_full() calls this turn */
 	struct ev_deferred el_defer[EV_MAXEVENTS];
 	int		  el_ndefer;
 };
@@ -413,7 +413,7 @@ ev_wait_ms(struct ev_loop *el, int timeout_ms)
 void
 ev_turn_full(struct ev_loop *el)
 {
-	el->el_full = 1;
+	el->el_full++;
 }
 
 int

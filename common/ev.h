@@ -79,7 +79,9 @@ int	ev_run_once(struct ev_loop *, int timeout_ms);
  * The turn has done enough: the ready descriptors not yet served this turn
  * are served first in the next one (their callbacks are not called now);
  * timers and the before-sleep hook run as usual.  ev_turn_full_p() says
- * whether it was called in this turn.
+ * how many times it was called in this turn (0: not full), so that work
+ * served after the descriptors can tell whether it did another turn's
+ * worth itself.
  */
 void	ev_turn_full(struct ev_loop *);
 int	ev_turn_full_p(const struct ev_loop *);

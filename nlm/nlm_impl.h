@@ -218,7 +218,8 @@ struct nlm_service {
 	struct ev_timer		 n_grace_timer;
 	struct ev_timer		 n_more_timer;	/* lk_grant_more() next turn */
 	bool			 n_turn_granted; /* this turn granted already */
-	size_t			 n_turn_changes; /* records changed this turn */
+	size_t			 n_turn_changes; /* records changed this turn
+						    since its last budget */
 	struct nlm_host		**n_hosts;	/* keyed hash of (addr, name) */
 	size_t			 n_hbuckets;	/* a power of two */
 	struct nlm_host		*n_hfirst;	/* h_lnext list */

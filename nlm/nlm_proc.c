@@ -116,9 +116,16 @@ nlm_apply(const struct lk_result *res)
 		nlm_store_check(store_apply(nlm->n_store, res),
 		    "staging lock changes");
 		nlm->n_turn_changes += res->rs_nadded + res->rs_nremoved;
+		/*
+		 * Once for each budget's worth: what is served after the
+		 * sockets (held connections, onc_conn_resume()) stops at
+		 * the next one.
+		 */
 		if (nlm->n_turn_changes >= (nlm->n_conf.nc_turn_changes > 0 ?
-		    nlm->n_conf.nc_turn_changes : NLM_TURN_CHANGES))
+		    nlm->n_conf.nc_turn_changes : NLM_TURN_CHANGES)) {
 			ev_turn_full(nlm->n_loop);
+			nlm->n_turn_changes = 0;
+		}
 	}
 	if (res->rs_ngranted > 0)
 		nlm->n_turn_granted = true;

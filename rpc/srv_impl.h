@@ -177,7 +177,8 @@ struct onc_srv {
 	unsigned		 rs_busy;	/* busy of late, << ONC_BUSY_SHIFT */
 	unsigned		 rs_share;	/* calls per connection a turn */
 	struct onc_conn		*rs_held;	/* over ONC_TURN_CALLS */
-	struct onc_conn		*rs_resuming;	/* being served again */
+	struct onc_conn		*rs_resuming;	/* being served again, or
+						   left by a full turn */
 	struct ev_timer		 rs_resume;	/* serves them next turn */
 	struct onc_srv_stats	 rs_stats;
 	struct onc_udpbatch	*rs_udpb;	/* recvmmsg() buffers */
@@ -270,7 +271,8 @@ void	onc_conn_flush(struct onc_conn *co);
 /*
  * Timer callback (armed by onc_srv_seal() while connections are held or
  * datagrams wait): serve the datagrams (onc_udp_resume()), then what the
- * held connections have waiting, rs_share each.
+ * held connections have waiting, rs_share each, in a full turn one call
+ * each until they did another turn's worth (ev_turn_full()).
  */
 void	onc_conn_resume(struct ev_loop *loop, void *arg);
 /* At the end of a turn (onc_srv_seal()): the next turn's rs_share. */

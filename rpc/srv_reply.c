@@ -276,7 +276,8 @@ onc_srv_seal(struct onc_srv *rs, uint64_t seq)
 	 */
 	onc_conn_share(rs);
 	rs->rs_turn++;
-	if ((rs->rs_held != NULL || onc_udp_waiting(rs)) &&
+	if ((rs->rs_held != NULL || rs->rs_resuming != NULL ||
+	    onc_udp_waiting(rs)) &&
 	    !ev_timer_armed(&rs->rs_resume) &&
 	    ev_timer_set(rs->rs_loop, &rs->rs_resume, 0, onc_conn_resume,
 	    rs) == -1)

@@ -362,20 +362,35 @@ void
 onc_conn_resume(struct ev_loop *loop, void *arg)
 {
 	struct onc_srv *rs = arg;
-	struct onc_conn *co;
+	struct onc_conn *co, *prev = NULL, **tail = &rs->rs_resuming;
+	int full = ev_turn_full_p(loop), served = 0;
 
-	(void)loop;
 	onc_udp_resume(rs);
 	/*
-	 * Serve the connections held so far, once each: those held again
-	 * (still more waiting) go on rs_held, for the next turn.  A close
-	 * of any of them meanwhile takes it off rs_resuming.
+	 * Serve the connections a full turn left (still on rs_resuming,
+	 * in order), then those held since: those held again (still more
+	 * waiting) go on rs_held, for the next turn.  A close of any of
+	 * them meanwhile takes it off rs_resuming.  One call each in a full
+	 * turn (onc_conn_parse()), but not one each of all of them: once
+	 * they did another turn's worth (ev_turn_full() again) the rest
+	 * wait for the next, first -- each held connection with a whole-file
+	 * UNLOCK waiting would otherwise add its release to every turn,
+	 * however many they are.  One of them is always served: the sockets
+	 * may fill every turn.
 	 */
-	rs->rs_resuming = rs->rs_held;
-	rs->rs_held = NULL;
-	for (co = rs->rs_resuming; co != NULL; co = co->co_hnext)
+	while (*tail != NULL) {
+		prev = *tail;
+		tail = &prev->co_hnext;
+	}
+	*tail = rs->rs_held;
+	if (rs->rs_held != NULL)
+		rs->rs_held->co_hprev = prev;
+	for (co = rs->rs_held; co != NULL; co = co->co_hnext)
 		co->co_held = 2;
+	rs->rs_held = NULL;
 	while ((co = rs->rs_resuming) != NULL) {
+		if (served++ > 0 && ev_turn_full_p(loop) > full)
+			break;
 		onc_conn_unhold(co);
 		if (!co->co_dead)
 			onc_conn_input(co);

@@ -1030,6 +1030,97 @@ test_turn_budget_udp(void)
 	CU_ASSERT_EQUAL(third, 0);
 }
 
+/* Count one reply record (t_records()). */
+static void
+t_count_rec(const uint8_t *buf, size_t len, void *arg)
+{
+	(void)buf;
+	(void)len;
+	(*(int *)arg)++;
+}
+
+/* The replies that have arrived on fd, whole records (0 when none). */
+static int
+t_replies_now(int fd)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	uint8_t buf[4096];
+	ssize_t n;
+	int k = 0;
+
+	while (poll(&p, 1, 20) == 1 &&
+	    (n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		(void)t_records(buf, (size_t)n, t_count_rec, &k);
+	return k;
+}
+
+/*
+ * Connections held with calls waiting take one call each in a full turn
+ * (onc_conn_resume()), but not one each of all of them: with NC
+ * connections each pipelining NM whole-file UNLOCKs (one record each,
+ * a budget of 1), every connection ends up held, and a turn served NC
+ * releases however many records they changed.  A turn serves what fills
+ * it from the sockets and, from the held connections, at least one call
+ * and then until they filled one more budget: 2 a turn here, every call
+ * answered, none starved.
+ */
+static void
+test_turn_budget_held(void)
+{
+	enum { NC = 4, NM = 4 };
+	nlm4_unlockargs u;
+	nlm4_lockargs a;
+	uint8_t rec[NM * 256];
+	size_t rlen;
+	char oh[NC * NM][16];
+	int fd[NC], c, m, turns, got = 0, n, most = 0;
+
+	if (t_skip())
+		return;
+	ts_turn_changes(1);
+	t_begin(NLM_CB_MSG, 0);
+	for (c = 0; c < NC * NM; c++) {
+		snprintf(oh[c], sizeof(oh[c]), "own%d", c);
+		CU_ASSERT_EQUAL(t_lock("hostU", c + 1, oh[c], "u",
+		    (uint64_t)c * 2, 1, true, false, false), NLM4_GRANTED);
+	}
+	for (c = 0; c < NC; c++)
+		fd[c] = ts_tcp_connect();
+	ts_turn();	/* accepted */
+	for (c = 0; c < NC; c++) {
+		rlen = 0;
+		for (m = 0; m < NM; m++) {
+			t_lockargs(&a, "hostU", c * NM + m + 1, oh[c * NM + m],
+			    "u", 0, 0, false, false);
+			u.cookie = a.cookie;
+			u.alock = a.alock;
+			(void)ts_tcp_record(rec, sizeof(rec), &rlen,
+			    NLMPROC4_UNLOCK, XDRPROC(xdr_nlm4_unlockargs), &u);
+			free(a.cookie.nlm_netobj_val);
+		}
+		CU_ASSERT_FATAL(write(fd[c], rec, rlen) == (ssize_t)rlen);
+	}
+	for (turns = 0; turns < 3 * NC * NM && got < NC * NM; turns++) {
+		ts_turn();
+		for (n = 0, c = 0; c < NC; c++)
+			n += t_replies_now(fd[c]);
+		got += n;
+		if (n > most)
+			most = n;
+	}
+	printf("\n  %d calls answered in %d turns, at most %d a turn ", got,
+	    turns, most);
+	CU_ASSERT_EQUAL(got, NC * NM);
+	CU_ASSERT(most <= 2);
+	for (c = 0; c < NC * NM; c++)
+		CU_ASSERT(!t_committed(c + 1, oh[c], strlen(oh[c]), "u", 1,
+		    (uint64_t)c * 2, 1, true));
+	for (c = 0; c < NC; c++)
+		close(fd[c]);
+	ts_stop();
+	ts_turn_changes(0);
+}
+
 /* Read and drop what has arrived on fd (a busy connection's replies). */
 static int
 t_drain(int fd)
@@ -1670,6 +1761,8 @@ ts_register_turn(void)
 	    test_turn_budget) == NULL ||
 	    CU_add_test(s, "a turn that changed enough takes no more "
 	    "datagrams of its batch", test_turn_budget_udp) == NULL ||
+	    CU_add_test(s, "held connections in a full turn: one call, "
+	    "not one each", test_turn_budget_held) == NULL ||
 	    CU_add_test(s, "a pipelining connection beside 8 busy ones: "
 	    "one call a turn", test_tcp_turn_fair) == NULL ||
 	    CU_add_test(s, "a release beside 8 busy connections grants one "
