@@ -64,8 +64,10 @@ bench_pin
 start() {
 	local log=$WORK/$1.log
 	mkdir -p "$WORK/$1"
+	# Each its own control socket: a second nlmd refuses one in use.
 	"${SRV_PIN[@]}" "$2" -F -s "$WORK/$1" --nlm-port "$3" --nsm-port $(($3 + 1)) \
-	    --no-rpcbind --durability="${BENCH_DURABILITY:-log}" >"$log" 2>&1 &
+	    --no-rpcbind --durability="${BENCH_DURABILITY:-log}" \
+	    --control-socket="$WORK/$1.sock" >"$log" 2>&1 &
 	PIDS+=("$!")
 	eval "PID_$1=$!"
 	bench_wait_for 200 grep -qs "nlmd ready" "$log" && return 0
