@@ -43,6 +43,7 @@ struct ev_fd {
 	int		 ef_events;	/* 0: not watched (paused or unused) */
 	bool		 ef_used;	/* registered (ev_fd_add) */
 	uint64_t	 ef_turn;	/* the turn it was last served in */
+	uint64_t	 ef_deferred;	/* ... and last deferred in */
 	uint64_t	 ef_gen;	/* which registration of the number */
 };
 
@@ -441,6 +442,13 @@ ev_serve(struct ev_loop *el, int fd, int ready, uint64_t gen)
 	    (ready &= ef->ef_events) == 0)
 		return;
 	if (el->el_full) {
+		/*
+		 * Once: a descriptor deferred from the last turn, not reached
+		 * again, is also in what epoll reported in this one.
+		 */
+		if (ef->ef_deferred == el->el_turn)
+			return;
+		ef->ef_deferred = el->el_turn;
 		if (el->el_ndefer < EV_MAXEVENTS) {
 			el->el_defer[el->el_ndefer].ed_fd = fd;
 			el->el_defer[el->el_ndefer].ed_gen = ef->ef_gen;
