@@ -149,18 +149,33 @@ test_notify_answered(void)
  * turn to the other; the debt is settled when both are answered, and a
  * restart in between owes both again.
  */
+/* Stored host HID that talked to us at the n IPv4 addresses addrs[]. */
 static void
-n_preload_two(void)
+n_preload_locals(const char *const *addrs, unsigned n)
 {
 	struct store_host sh;
+	unsigned i;
 
 	n_preload(0);
 	CU_ASSERT_FATAL(fake_store_host(HID, &sh));
-	sh.sh_nlocal = 2;
-	sh.sh_local[1] = sh.sh_local[0];
-	inet_pton(AF_INET, "127.0.0.2", sh.sh_local[1].sa_bytes);
+	sh.sh_nlocal = n;
+	for (i = 0; i < n; i++) {
+		sh.sh_local[i] = sh.sh_local[0];
+		inet_pton(AF_INET, addrs[i], sh.sh_local[i].sa_bytes);
+	}
 	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
 	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+}
+
+/* Start over the preloaded store, the status program known; counters. */
+static const struct nlm_counters *
+n_start(void)
+{
+	ts_sm_registered(true);
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	ts_pump();
+	return nlm_get_counters();
 }
 
 /* The next SM_NOTIFY must name `name' and come from it. */
@@ -184,15 +199,13 @@ test_notify_two_addresses(void)
 	const struct nlm_counters *c;
 	struct store_host sh;
 
+	static const char *const two[] = { "127.0.0.1", "127.0.0.2" };
+
 	if (n_skip())
 		return;
-	n_preload_two();
-	ts_sm_registered(true);
-	fake_send_reset();
-	ts_start(NLM_CB_MSG, 0);
-	c = nlm_get_counters();
+	n_preload_locals(two, 2);
+	c = n_start();
 	CU_ASSERT(fake_store_host(HID, &sh) && sh.sh_nlocal == 2);
-	ts_pump();
 	/*
 	 * The first, unanswered: the next attempt is the second's turn; its
 	 * answer brings the first's again at once.
@@ -243,27 +256,16 @@ test_notify_addresses_shift(void)
 {
 	const struct nlm_counters *c;
 	struct store_host sh;
+	static const char *const four[] = { "127.0.0.1", "127.0.0.2",
+	    "127.0.0.3", "127.0.0.4" };
 	struct sockaddr_in cli, five;
 	char want[16];
 	unsigned i;
 
 	if (n_skip())
 		return;
-	n_preload(0);
-	CU_ASSERT_FATAL(fake_store_host(HID, &sh));
-	sh.sh_nlocal = 4;
-	for (i = 1; i < 4; i++) {
-		sh.sh_local[i] = sh.sh_local[0];
-		snprintf(want, sizeof(want), "127.0.0.%u", i + 1);
-		inet_pton(AF_INET, want, sh.sh_local[i].sa_bytes);
-	}
-	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
-	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
-	ts_sm_registered(true);
-	fake_send_reset();
-	ts_start(NLM_CB_MSG, 0);
-	c = nlm_get_counters();
-	ts_pump();
+	n_preload_locals(four, 4);
+	c = n_start();
 	CU_ASSERT(n_notify_as("127.0.0.1", true));
 	/* Before its answer is read: a request through 127.0.0.5. */
 	memset(&cli, 0, sizeof(cli));
@@ -304,24 +306,14 @@ static void
 test_notify_address_gone(void)
 {
 	const struct nlm_counters *c;
-	struct store_host sh;
+	static const char *const gone[] = { "10.9.9.9", "127.0.0.1" };
 	unsigned i;
 	bool told = false;
 
 	if (n_skip())
 		return;
-	n_preload(0);
-	CU_ASSERT_FATAL(fake_store_host(HID, &sh));
-	sh.sh_nlocal = 2;
-	sh.sh_local[1] = sh.sh_local[0];
-	inet_pton(AF_INET, "10.9.9.9", sh.sh_local[0].sa_bytes);
-	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
-	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
-	ts_sm_registered(true);
-	fake_send_reset();
-	ts_start(NLM_CB_MSG, 0);
-	c = nlm_get_counters();
-	ts_pump();
+	n_preload_locals(gone, 2);
+	c = n_start();
 	CU_ASSERT(!n_notify(false));	/* 10.9.9.9's could not go */
 	for (i = 0; i < 8 && !told; i++) {
 		ts_advance(1000);

@@ -925,10 +925,14 @@ t_answered_udp(void)
 	return n;
 }
 
+/*
+ * Start with a turn budget of `budget' (0: the default); hostU's owners
+ * ownA (svid 1) and ownB (svid 2) then hold 10 locks each on "u".
+ */
 static void
-t_turn_budget(size_t budget, int *first, int *second)
+t_two_owners(size_t budget)
 {
-	int fd[2], i, k;
+	int i, k;
 
 	ts_turn_changes(budget);
 	t_begin(NLM_CB_MSG, 0);
@@ -937,6 +941,14 @@ t_turn_budget(size_t budget, int *first, int *second)
 			CU_ASSERT_EQUAL(t_lock("hostU", k + 1, k ? "ownB" :
 			    "ownA", "u", (uint64_t)(k * 100 + i * 2), 1, true,
 			    false, false), NLM4_GRANTED);
+}
+
+static void
+t_turn_budget(size_t budget, int *first, int *second)
+{
+	int fd[2];
+
+	t_two_owners(budget);
 	fd[0] = ts_tcp_connect();
 	fd[1] = ts_tcp_connect();
 	ts_turn();	/* accepted */
@@ -982,15 +994,9 @@ t_turn_budget_udp(size_t budget, int *first, int *second, int *third)
 {
 	nlm4_unlockargs u;
 	nlm4_lockargs a;
-	int i, k;
+	int k;
 
-	ts_turn_changes(budget);
-	t_begin(NLM_CB_MSG, 0);
-	for (k = 0; k < 2; k++)
-		for (i = 0; i < 10; i++)
-			CU_ASSERT_EQUAL(t_lock("hostU", k + 1, k ? "ownB" :
-			    "ownA", "u", (uint64_t)(k * 100 + i * 2), 1, true,
-			    false, false), NLM4_GRANTED);
+	t_two_owners(budget);
 	for (k = 0; k < 2; k++) {
 		t_lockargs(&a, "hostU", k + 1, k ? "ownB" : "ownA", "u", 0, 0,
 		    false, false);

@@ -365,6 +365,27 @@ v1_host_cb(const struct store_host *h, void *arg)
 	return 0;
 }
 
+/*
+ * A fresh store holding only the raw host value val under key, reopened
+ * and loaded into *h (st stays open).
+ */
+static void
+raw_host_load(const uint8_t *key, size_t klen, const uint8_t *val,
+    size_t vlen, struct store_host *h)
+{
+	char err[512] = "";
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_test_put_raw(st, STORE_TEST_HOSTS, key, klen,
+	    val, vlen), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	reopen(STORE_SYNC);
+	memset(h, 0xff, sizeof(*h));
+	CU_ASSERT_EQUAL(store_hosts_load(st, v1_host_cb, h, err,
+	    sizeof(err)), STORE_OK);
+}
+
 static void
 test_hosts_v1(void)
 {
@@ -374,17 +395,8 @@ test_hosts_v1(void)
 	    4, 10, 0, 0, 1, 0, 0, 0, 0,		/* to 10.0.0.1 */
 	    0, 0, 0, 7, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3 };
 	struct store_host h;
-	char err[512] = "";
 
-	fresh();
-	st = stt_open_ok(dir, STORE_SYNC);
-	CU_ASSERT_EQUAL(store_test_put_raw(st, STORE_TEST_HOSTS, key,
-	    sizeof(key), val, sizeof(val)), STORE_OK);
-	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
-	reopen(STORE_SYNC);
-	memset(&h, 0xff, sizeof(h));
-	CU_ASSERT_EQUAL(store_hosts_load(st, v1_host_cb, &h, err,
-	    sizeof(err)), STORE_OK);
+	raw_host_load(key, sizeof(key), val, sizeof(val), &h);
 	CU_ASSERT_EQUAL(h.sh_id, 5);
 	CU_ASSERT_EQUAL(h.sh_addr.sa_bytes[3], 2);
 	CU_ASSERT_EQUAL(h.sh_nlocal, 1);
@@ -418,15 +430,7 @@ test_hosts_v2(void)
 	struct store_host h;
 	char err[512] = "";
 
-	fresh();
-	st = stt_open_ok(dir, STORE_SYNC);
-	CU_ASSERT_EQUAL(store_test_put_raw(st, STORE_TEST_HOSTS, key,
-	    sizeof(key), val, sizeof(val)), STORE_OK);
-	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
-	reopen(STORE_SYNC);
-	memset(&h, 0xff, sizeof(h));
-	CU_ASSERT_EQUAL(store_hosts_load(st, v1_host_cb, &h, err,
-	    sizeof(err)), STORE_OK);
+	raw_host_load(key, sizeof(key), val, sizeof(val), &h);
 	CU_ASSERT_EQUAL(h.sh_id, 6);
 	CU_ASSERT_EQUAL(h.sh_nlocal, 0);
 	CU_ASSERT_EQUAL(h.sh_state, 7);
