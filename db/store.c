@@ -97,14 +97,36 @@ store_status_of(struct store *st, int rc)
 	}
 }
 
+/* Copy Berkeley DB's last message (any thread may be writing it). */
+void
+store_dberr(struct store *st, char *buf, size_t len)
+{
+	pthread_mutex_lock(&st->st_emu);
+	snprintf(buf, len, "%s", st->st_dberr);
+	pthread_mutex_unlock(&st->st_emu);
+}
+
+/* Forget Berkeley DB's last message. */
+void
+store_dberr_clear(struct store *st)
+{
+	pthread_mutex_lock(&st->st_emu);
+	st->st_dberr[0] = '\0';
+	pthread_mutex_unlock(&st->st_emu);
+}
+
 const char *
 store_last_error(struct store *st)
 {
-	if (st->st_lastrc == 0)
+	char dberr[sizeof(st->st_dberr)];
+	int rc = st->st_lastrc;
+
+	if (rc == 0)
 		return "no error";
+	store_dberr(st, dberr, sizeof(dberr));
 	snprintf(st->st_lasterr, sizeof(st->st_lasterr), "%s%s%s%s",
-	    db_strerror(st->st_lastrc), st->st_dberr[0] ? " (" : "",
-	    st->st_dberr, st->st_dberr[0] ? ")" : "");
+	    db_strerror(rc), dberr[0] ? " (" : "", dberr,
+	    dberr[0] ? ")" : "");
 	return st->st_lasterr;
 }
 
@@ -115,7 +137,9 @@ store_errcall(const DB_ENV *env, const char *pfx, const char *msg)
 	struct store *st = env->app_private;
 
 	(void)pfx;
+	pthread_mutex_lock(&st->st_emu);
 	snprintf(st->st_dberr, sizeof(st->st_dberr), "%s", msg);
+	pthread_mutex_unlock(&st->st_emu);
 }
 
 /* err := "<what>: <db_strerror(rc)>[ (<last Berkeley DB message>)]". */
@@ -123,10 +147,13 @@ static enum store_status
 store_report(struct store *st, int rc, const char *what, char *err,
     size_t errlen)
 {
-	if (err != NULL && errlen > 0)
+	char dberr[sizeof(st->st_dberr)];
+
+	if (err != NULL && errlen > 0) {
+		store_dberr(st, dberr, sizeof(dberr));
 		snprintf(err, errlen, "%s: %s%s%s%s", what, db_strerror(rc),
-		    st->st_dberr[0] ? " (" : "", st->st_dberr,
-		    st->st_dberr[0] ? ")" : "");
+		    dberr[0] ? " (" : "", dberr, dberr[0] ? ")" : "");
+	}
 	return store_status_of(st, rc);
 }
 
@@ -503,7 +530,7 @@ store_destroy(struct store *st)
 		(void)store_commit_wait(st, st->st_sealed);
 		store_compactor_stop(st);
 		/* ... and folded, so the next open has nothing to do. */
-		if (st->st_cerr == STORE_OK && st->st_meta != NULL)
+		if (store_commit_error(st) == STORE_OK && st->st_meta != NULL)
 			(void)store_compact_round(st);
 	}
 	store_commit_stop(st);
@@ -520,6 +547,7 @@ store_destroy(struct store *st)
 		}
 	if (st->st_env != NULL)
 		(void)st->st_env->close(st->st_env, 0);
+	pthread_mutex_destroy(&st->st_emu);
 	free(st->st_dir);
 	free(st);
 }
@@ -544,12 +572,14 @@ store_open(const struct store_config *cf, struct store **stp, char *err,
 		snprintf(err, errlen, "store_open: out of memory");
 		return STORE_NOMEM;
 	}
+	pthread_mutex_init(&st->st_emu, NULL);
 	st->st_durability = cf->sc_durability;
 	st->st_efd = -1;
 	if (getrandom(st->st_fkey, sizeof(st->st_fkey), 0) !=
 	    (ssize_t)sizeof(st->st_fkey)) {
 		snprintf(err, errlen, "store_open: getrandom: %s",
 		    strerror(errno));
+		pthread_mutex_destroy(&st->st_emu);
 		free(st->st_dir);
 		free(st);
 		return STORE_IO;

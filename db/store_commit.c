@@ -441,7 +441,7 @@ store_committer(void *arg)
 	struct store *st = arg;
 	struct store_batch *run;
 	size_t nops;
-	bool flush;
+	bool flush, failed;
 	int rc;
 
 	pthread_mutex_lock(&st->st_cmu);
@@ -450,8 +450,9 @@ store_committer(void *arg)
 			pthread_cond_wait(&st->st_ccv, &st->st_cmu);
 		if ((run = store_take_run(st, &nops, &flush)) == NULL)
 			break;
+		failed = st->st_cerr != STORE_OK;
 		pthread_mutex_unlock(&st->st_cmu);
-		if (st->st_cerr != STORE_OK)
+		if (failed)
 			rc = EIO;	/* behind a failed commit: dropped */
 		else
 			rc = store_journal_append(st, run, nops, flush);

@@ -161,7 +161,8 @@ struct store {
 	DB		*st_shares;	/* shares.db */
 	enum store_durability st_durability;
 	bool		 st_flush;	/* store_require_flush() this turn */
-	bool		 st_fatal;	/* DB_RUNRECOVERY seen: refuse all */
+	_Atomic bool	 st_fatal;	/* DB_RUNRECOVERY seen: refuse all
+					   (any thread may latch it) */
 	_Atomic unsigned st_fail;	/* fault countdown, 0 = off */
 	struct store_meta st_new;	/* sealed + staged */
 	struct store_batch *st_batch;	/* the turn's operations */
@@ -212,8 +213,10 @@ struct store {
 	uint8_t		 st_fkey[LK_HASH_KEY_LEN]; /* the folds' hash key */
 	struct store_ckp *st_ckp;	/* NULL until started */
 	char		*st_dir;
+	pthread_mutex_t	 st_emu;	/* st_dberr (any thread's Berkeley DB
+					   call may report a message) */
 	char		 st_dberr[256];	/* Berkeley DB's last message */
-	int		 st_lastrc;	/* last failing Berkeley DB code */
+	_Atomic int	 st_lastrc;	/* last failing Berkeley DB code */
 	char		 st_lasterr[400]; /* store_last_error()'s text */
 	uint8_t		 st_key[STORE_KEY_MAX];
 	uint8_t		 st_val[STORE_VAL_MAX];
@@ -228,6 +231,10 @@ struct store {
  */
 bool	store_fault(struct store *st);
 #define STORE_DB(st, call)	(store_fault(st) ? EIO : (call))
+
+/* Berkeley DB's last message, copied into buf; forgotten. */
+void	store_dberr(struct store *st, char *buf, size_t len);
+void	store_dberr_clear(struct store *st);
 
 /* Map a Berkeley DB or errno code; latches st_fatal on DB_RUNRECOVERY. */
 enum store_status store_status_of(struct store *st, int rc);

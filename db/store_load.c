@@ -93,10 +93,12 @@ static enum store_status
 store_load_fail(struct store_loader *ld, int rc)
 {
 	struct store *st = ld->ld_st;
+	char dberr[sizeof(st->st_dberr)];
 
+	store_dberr(st, dberr, sizeof(dberr));
 	snprintf(ld->ld_err, ld->ld_errlen, "cannot read %s in %s: %s%s%s",
 	    ld->ld_name, st->st_dir, db_strerror(rc),
-	    st->st_dberr[0] ? ": " : "", st->st_dberr);
+	    dberr[0] ? ": " : "", dberr);
 	return store_status_of(st, rc);
 }
 
@@ -139,7 +141,7 @@ store_load_db(struct store_loader *ld)
 		    ld->ld_name);
 		return STORE_NOMEM;
 	}
-	st->st_dberr[0] = '\0';
+	store_dberr_clear(st);
 	rc = STORE_DB(st, ld->ld_db->cursor(ld->ld_db, NULL, &c, 0));
 	if (rc != 0) {
 		s = store_load_fail(ld, rc);
