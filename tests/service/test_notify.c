@@ -491,7 +491,8 @@ test_notify_paced(void)
  * carrying NSM state `state'.
  */
 static uint32_t
-n_lock_st(const char *who, const char *fh, int svid, int32_t state)
+n_lock_bst(const char *who, const char *fh, int svid, int32_t state,
+    bool block)
 {
 	nlm4_lockargs a;
 	nlm4_res r;
@@ -500,6 +501,7 @@ n_lock_st(const char *who, const char *fh, int svid, int32_t state)
 
 	memset(&a, 0, sizeof(a));
 	a.exclusive = true;
+	a.block = block;
 	a.state = state;
 	a.alock.caller_name = (char *)who;
 	a.alock.fh.nlm_netobj_len = (u_int)strlen(fh);
@@ -516,6 +518,12 @@ n_lock_st(const char *who, const char *fh, int svid, int32_t state)
 	st = (uint32_t)r.stat.stat;
 	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
 	return st;
+}
+
+static uint32_t
+n_lock_st(const char *who, const char *fh, int svid, int32_t state)
+{
+	return n_lock_bst(who, fh, svid, state, false);
 }
 
 static uint32_t
@@ -742,6 +750,45 @@ test_notify_gone_resent(void)
 	CU_ASSERT_EQUAL(nlm_get_counters()->notify_gone, 1);
 	CU_ASSERT(n_held("fd", 2));
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
+	ts_stop();
+}
+
+/*
+ * The same SM_NOTIFY twice for a host with a grant in flight: "natc" waits
+ * behind "natd", natd lets go, natc's GRANTED_MSG is unanswered when natc
+ * restarts.  The first notification releases natc, the grant with its
+ * lock, and natc leaves; the second is a re-send: nothing more is
+ * released and it is counted as such, not as a second release.
+ */
+static void
+test_notify_resent_grant_in_flight(void)
+{
+	nlm4_testargs ta;
+
+	if (n_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_as("natd", "fd", 2), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_bst("natc", "fd", 1, 0, true), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(n_unlock_as("natd", "fd", 2), NLM4_GRANTED);
+	memset(&ta, 0, sizeof(ta));
+	CU_ASSERT_EQUAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT(n_held("fd", 1));
+	CU_ASSERT_EQUAL(n_notified("natc", 9), 1);
+	CU_ASSERT(!n_held("fd", 1));
+	/* The grant went with the lock: natc is gone, not kept for it. */
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
+	CU_ASSERT_EQUAL(n_notified("natc", 9), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->notify_gone, 1);
+	CU_ASSERT(!n_held("fd", 1));
+	/* A later restart of natc is a new one. */
+	CU_ASSERT_EQUAL(n_lock_st("natc", "fc", 1, 9), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_notified("natc", 11), 1);
+	CU_ASSERT(!n_held("fc", 1));
 	ts_stop();
 }
 
@@ -1052,6 +1099,8 @@ ts_register_notify(void)
 	    "neighbour kept", test_notify_gone_swept) == NULL ||
 	    CU_add_test(s, "a re-sent SM_NOTIFY: its neighbour kept",
 	    test_notify_gone_resent) == NULL ||
+	    CU_add_test(s, "a re-sent SM_NOTIFY, a grant in flight: released "
+	    "once", test_notify_resent_grant_in_flight) == NULL ||
 	    CU_add_test(s, "a name unknown, two hosts at the address: none "
 	    "released", test_notify_ambiguous) == NULL ||
 	    CU_add_test(s, "a status monitor's other name: the one host at "
