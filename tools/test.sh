@@ -6,7 +6,8 @@
 #   2b. the libFuzzer harnesses (tests/fuzz/), 20 s each after replaying
 #      their committed inputs
 #   3. the integration tests (daemon in private namespaces), against the
-#      ASan/UBSan build so memory errors in the server fail the run
+#      ASan/UBSan build so memory errors in the server fail the run; the
+#      restart test once more against the TSan build
 #   4. the Linux-client end-to-end test (skipped, with the reason, when
 #      qemu or namespaces are not usable)
 # Every step is counted, and so is every test inside it: the CUnit
@@ -86,6 +87,17 @@ tsan() {
 	    setarch "$(uname -m)" -R build/tsan/tests/test-store
 }
 
+# The restart test (kill -9 and SIGTERM under 16 clients' load, both
+# durabilities) with nlmd and its driver under ThreadSanitizer: the loop,
+# the committer, the compactor and the checkpoint thread against a real
+# Berkeley DB store.
+tsan_restart() {
+	make -s -j"$JOBS" BUILD=tsan build/tsan/nlmd || return 1
+	TSAN_OPTIONS="detect_deadlocks=0 ${TSAN_OPTIONS:-}" \
+	    NLMD="$PWD/build/tsan/nlmd" BUILD=tsan \
+	    setarch "$(uname -m)" -R bash tests/integration/test_restart.sh
+}
+
 fuzz() {
 	make -s -j"$JOBS" fuzz-bins || return 1
 	tests/fuzz/run.sh short
@@ -101,6 +113,7 @@ for t in tests/integration/test_*.sh; do
 	step "integration $(basename "$t" .sh) (asan nlmd)" \
 	    env NLMD="$PWD/build/asan/nlmd" BUILD=asan bash "$t"
 done
+step "integration test_restart (tsan nlmd)" tsan_restart
 if [ -x tests/e2e/run.sh ]; then
 	step "e2e (Linux client in qemu, asan nlmd)" \
 	    env NLMD="$PWD/build/asan/nlmd" tests/e2e/run.sh

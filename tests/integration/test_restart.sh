@@ -80,7 +80,7 @@ CAPTURE=${RST_CAPTURE:-$((1 - BENCH))}
 NLMD_FLAGS=(-d --reclaim-check=strict --grace-period=20
     --callback-retry-min-ms=100 ${RST_NLMD_EXTRA:-})
 # shellcheck disable=SC2034  # used in an eval'd check
-SANITIZER_RE='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:'
+SANITIZER_RE='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|ThreadSanitizer|runtime error:'
 # crashdrv may be a sanitizer build too; its leaks are not nlmd's.
 DRV_ENV=(env ASAN_OPTIONS=detect_leaks=0)
 

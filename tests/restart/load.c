@@ -647,8 +647,14 @@ rs_clients_join(struct rs_drv *d)
 	for (i = 0; i < d->d_opt.o_nclients; i++) {
 		c = &d->d_cl[i];
 		pthread_join(c->c_thr, NULL);
-		fclose(c->c_log);
-		c->c_log = NULL;
+		/*
+		 * The log stays open: the receiver thread may still write a
+		 * late GRANTED_MSG to it (closed here, it wrote through a
+		 * NULL FILE: the SEGV at 0x88, FILE's lock, seen under ASan
+		 * in a CI run of 2026-11-28 and under TSan on 2026-12-05).
+		 * main() flushes every stream before it leaves.
+		 */
+		fflush(c->c_log);
 		rs_conn_close(&c->c_conn);
 	}
 }
