@@ -602,14 +602,18 @@ nlm_host_new(const struct sockaddr_storage *ss, socklen_t sl, const char *name)
  * the host used, stage when that set changed.  Each is notified of our
  * restarts separately (nlm_notify.c): a client monitors every server
  * address it mounted from under its own name.  Past STORE_LOCAL_MAX the
- * oldest gives way.
+ * one least recently used gives way (the time of use is kept in memory
+ * only: after a restart the addresses not used since go first, oldest
+ * first), so that an address the client keeps using is never the one
+ * forgotten.
  */
 static void
 nlm_host_local(struct nlm_host *h, const struct sockaddr_storage *local,
     socklen_t locallen, bool stage)
 {
 	struct store_addr sa;
-	unsigned i;
+	uint64_t now = ev_now_ms();
+	unsigned i, lru;
 
 	if (local == NULL || locallen == 0)
 		return;
@@ -620,13 +624,21 @@ nlm_host_local(struct nlm_host *h, const struct sockaddr_storage *local,
 		if (h->h_local[i].sa_len == sa.sa_len &&
 		    h->h_local[i].sa_scope == sa.sa_scope &&
 		    memcmp(h->h_local[i].sa_bytes, sa.sa_bytes,
-		    sa.sa_len) == 0)
+		    sa.sa_len) == 0) {
+			h->h_local_used[i] = now;
 			return;
+		}
 	if (h->h_nlocal == STORE_LOCAL_MAX) {
-		memmove(&h->h_local[0], &h->h_local[1],
-		    (STORE_LOCAL_MAX - 1) * sizeof(h->h_local[0]));
+		for (lru = 0, i = 1; i < h->h_nlocal; i++)
+			if (h->h_local_used[i] < h->h_local_used[lru])
+				lru = i;
+		memmove(&h->h_local[lru], &h->h_local[lru + 1],
+		    (STORE_LOCAL_MAX - 1 - lru) * sizeof(h->h_local[0]));
+		memmove(&h->h_local_used[lru], &h->h_local_used[lru + 1],
+		    (STORE_LOCAL_MAX - 1 - lru) * sizeof(h->h_local_used[0]));
 		h->h_nlocal--;
 	}
+	h->h_local_used[h->h_nlocal] = now;
 	h->h_local[h->h_nlocal++] = sa;
 	if (stage)
 		nlm_host_stage(h);

@@ -73,6 +73,10 @@ struct nlm_host {
 	socklen_t		 h_addrlen;
 	struct store_addr	 h_local[STORE_LOCAL_MAX]; /* our addresses
 						   it used, oldest first */
+	uint64_t		 h_local_used[STORE_LOCAL_MAX]; /* last
+						   request through each,
+						   ev_now_ms(); 0: none
+						   since the start */
 	unsigned		 h_nlocal;	/* of them, known; 0: none */
 	int32_t			 h_state;	/* client's NSM state, 0 unknown */
 	bool			 h_monitored;

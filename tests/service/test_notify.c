@@ -292,6 +292,87 @@ test_notify_addresses_shift(void)
 	ts_stop();
 }
 
+/* A request from client0 at 127.0.0.1 reaching us at `ours'. */
+static void
+n_reach(const char *ours)
+{
+	struct sockaddr_in cli, local;
+
+	memset(&cli, 0, sizeof(cli));
+	cli.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &cli.sin_addr);
+	local = cli;
+	inet_pton(AF_INET, ours, &local.sin_addr);
+	CU_ASSERT_PTR_NOT_NULL(nlm_host_get((struct sockaddr_storage *)&cli,
+	    sizeof(cli), "client0", (struct sockaddr_storage *)&local,
+	    sizeof(local), true));
+	ts_pump();
+}
+
+/* The host's stored server addresses, in order, as "a b c d". */
+static void
+n_locals(char *buf, size_t len)
+{
+	struct store_host sh;
+	char a[INET_ADDRSTRLEN];
+	size_t off = 0;
+	unsigned i;
+
+	buf[0] = '\0';
+	CU_ASSERT_FATAL(fake_store_host(HID, &sh));
+	for (i = 0; i < sh.sh_nlocal && off < len; i++) {
+		inet_ntop(AF_INET, sh.sh_local[i].sa_bytes, a, sizeof(a));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+		    i > 0 ? " " : "", a);
+	}
+}
+
+/*
+ * A host that used four of our addresses, past the limit: the one it used
+ * least recently gives way, not the first it ever used.  After a restart
+ * none has been used yet: those it has not used since go first, oldest
+ * first.  Before, the oldest always went, however busy: a client that
+ * mounted from 127.0.0.1 first and kept using it lost it from its record
+ * when it touched a fifth address, and was not told of our next restart
+ * there.
+ */
+static void
+test_local_lru(void)
+{
+	static const char *const four[] = { "127.0.0.1", "127.0.0.2",
+	    "127.0.0.3", "127.0.0.4" };
+	struct stat_chge sc;
+	char got[80];
+
+	if (n_skip())
+		return;
+	n_preload_locals(four, 4);
+	(void)n_start();
+	while (ts_sm_notify(&sc, true) == 0) {
+		xdr_free(XDRPROC(xdr_stat_chge), (char *)&sc);
+		ts_pump();
+		ts_pump();
+	}
+	n_reach("127.0.0.1");
+	n_reach("127.0.0.5");
+	n_locals(got, sizeof(got));
+	CU_ASSERT_STRING_EQUAL(got, "127.0.0.1 127.0.0.3 127.0.0.4 127.0.0.5");
+	/* Now used in turn .3, .1, .5, .4: .6 takes .3's place. */
+	ts_advance(1000);
+	n_reach("127.0.0.3");
+	ts_advance(1000);
+	n_reach("127.0.0.1");
+	ts_advance(1000);
+	n_reach("127.0.0.5");
+	ts_advance(1000);
+	n_reach("127.0.0.4");
+	ts_advance(1000);
+	n_reach("127.0.0.6");
+	n_locals(got, sizeof(got));
+	CU_ASSERT_STRING_EQUAL(got, "127.0.0.1 127.0.0.4 127.0.0.5 127.0.0.6");
+	ts_stop();
+}
+
 /*
  * A host whose record names first a server address that is no longer
  * ours (10.9.9.9: renumbered, or a floating address moved away; the
@@ -1079,6 +1160,8 @@ ts_register_notify(void)
 	    "it and naming it", test_notify_two_addresses) == NULL ||
 	    CU_add_test(s, "four server addresses, a fifth used meanwhile: "
 	    "none of the four skipped", test_notify_addresses_shift) == NULL ||
+	    CU_add_test(s, "a fifth server address: the least recently used "
+	    "gives way", test_local_lru) == NULL ||
 	    CU_add_test(s, "a server address no longer ours: the others are "
 	    "told all the same", test_notify_address_gone) == NULL ||
 	    CU_add_test(s, "unanswered: 1, 2, 4, 8 s; survives a restart",
