@@ -52,6 +52,9 @@ onc_msg_fill(struct msghdr *mh, struct iovec *iov, union onc_cbuf *cbuf,
 		memset(&pi, 0, sizeof(pi));
 		pi.ipi6_addr = ((const struct sockaddr_in6 *)(const void *)
 		    src)->sin6_addr;
+		/* A link-local source: the interface it belongs to. */
+		pi.ipi6_ifindex = ((const struct sockaddr_in6 *)(const void *)
+		    src)->sin6_scope_id;
 		mh->msg_control = cbuf;
 		mh->msg_controllen = CMSG_SPACE(sizeof(pi));
 		cm->cmsg_level = IPPROTO_IPV6;

@@ -42,6 +42,16 @@ onc_udp_local(struct msghdr *mh, struct onc_ctx *cx)
 			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
 			s6->sin6_family = AF_INET6;
 			s6->sin6_addr = pi.ipi6_addr;
+			/*
+			 * A link-local address means nothing without its
+			 * interface: keep it, as getsockname() does on a
+			 * TCP connection to the same address (one host
+			 * record entry for both, and a reply or SM_NOTIFY
+			 * from it leaves through that interface).
+			 */
+			if (IN6_IS_ADDR_LINKLOCAL(&pi.ipi6_addr) ||
+			    IN6_IS_ADDR_MC_LINKLOCAL(&pi.ipi6_addr))
+				s6->sin6_scope_id = pi.ipi6_ifindex;
 			cx->cx_call.rc_locallen = sizeof(*s6);
 		}
 	}

@@ -9,8 +9,8 @@
 #   server  (the namespace lib.sh creates)   client  (netns "nlmcli")
 #   rpcbind, nlmd, tshark on veth-s          rpcbind, nlmtest (+ its
 #   10.99.0.1 and 10.99.0.11   <-- veth -->  callback receiver), libnfs
-#   fd00:99::1                               10.99.0.2, 10.99.0.3,
-#                                            fd00:99::2
+#   fd00:99::1, fe80::99:1                   10.99.0.2, 10.99.0.3,
+#                                            fd00:99::2, fe80::99:2
 #
 # The client namespace has a /run of its own (a bind-mounted directory,
 # shared by every process started there with `cli'), so the receiver in
@@ -48,6 +48,8 @@ SRV2=10.99.0.11
 CLI1=10.99.0.2
 CLI2=10.99.0.3
 SRV6=fd00:99::1
+SRVLL=fe80::99:1	# link-local, on veth-s (the client sees it on veth-c)
+CLILL=fe80::99:2
 CLI6=fd00:99::2
 NLM_PORT=4045
 NSM_PORT=4046
@@ -72,10 +74,12 @@ ip link add veth-s type veth peer name veth-c netns nlmcli
 ip addr add $SRV/24 dev veth-s
 ip addr add $SRV2/24 dev veth-s
 ip addr add $SRV6/64 dev veth-s nodad
+ip addr add $SRVLL/64 dev veth-s nodad
 ip link set veth-s up
 ip -n nlmcli addr add $CLI1/24 dev veth-c
 ip -n nlmcli addr add $CLI2/24 dev veth-c
 ip -n nlmcli addr add $CLI6/64 dev veth-c nodad
+ip -n nlmcli addr add $CLILL/64 dev veth-c nodad
 ip -n nlmcli link set veth-c up
 ip -n nlmcli link set lo up
 
@@ -126,7 +130,8 @@ nlmtest() {
 	shift
 	run_prog "$g" "$W/nlmtest.$g.log" "$BIN/nlmtest" --group "$g" \
 	    --srv $SRV --srv2 $SRV2 --cli $CLI1 --cli $CLI2 \
-	    --srv6 $SRV6 --cli6 $CLI6 "$@"
+	    --srv6 $SRV6 --cli6 $CLI6 --srvll "$SRVLL%veth-c" \
+	    --clill "$CLILL%veth-c" "$@"
 }
 
 NLMD_RUN=0
@@ -150,6 +155,14 @@ check "nlmd registered nlockmgr on the server's rpcbind" \
 # nlmtest, nlmd's port cache would still name the receiver's closed port).
 run_prog libnfs "$W/libnfs.log" "$BIN/libnfs_flows" $SRV
 nlmtest main --retry-min $RETRY_MIN --retry-max $RETRY_MAX
+# nlmtest's link-local host reached fe80::99:1 over UDP and TCP: one server
+# address, its interface with it (a UDP request's local address lacked
+# it, and the host had the address twice).
+CTL=$(itest_tool nlmctl "$ITEST_TOP/build/${BUILD:-debug}/nlmctl")
+"$CTL" status >"$W/status.ll" 2>&1
+ll_local=$(awk '$2 == "hostll" {print $4}' "$W/status.ll")
+check "nlmctl status: the link-local host used $SRVLL%veth-s, once ($ll_local)" \
+    test "$ll_local" = "$SRVLL%veth-s"
 check "nlmd logged the request its downgrade cycle dropped (nlmtest main)" \
     grep -q "1 queued lock request dropped: a change of what an owner holds made it close a deadlock cycle" "$NLMD_LOG"
 stop_nlmd

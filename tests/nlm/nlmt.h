@@ -45,6 +45,9 @@ struct t_cfg {
 	const char	*cli[2];	/* the two client addresses */
 	const char	*srv6;		/* IPv6 address of the server, or NULL */
 	const char	*cli6;		/* IPv6 address of client host A */
+	const char	*srvll;		/* the server's link-local address,
+					   with its interface (fe80::1%if) */
+	const char	*clill;		/* client host A's, likewise */
 	uint16_t	 port;		/* nlmd's NLM port */
 };
 extern struct t_cfg tcfg;

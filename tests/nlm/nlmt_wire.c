@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <pthread.h>
 #include <rpc/pmap_clnt.h>
 #include <stdarg.h>
@@ -115,6 +116,22 @@ t_sockaddr(struct sockaddr_storage *ss, const char *addr, uint16_t port)
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
 
 	memset(ss, 0, sizeof(*ss));
+	if (strchr(addr, '%') != NULL) {
+		/* Scoped (fe80::1%eth0): getaddrinfo() knows the syntax. */
+		struct addrinfo hints, *ai;
+
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_family = AF_INET6;
+		hints.ai_flags = AI_NUMERICHOST;
+		if (getaddrinfo(addr, NULL, &hints, &ai) != 0) {
+			fprintf(stderr, "t_sockaddr: bad address %s\n", addr);
+			exit(2);
+		}
+		memcpy(s6, ai->ai_addr, sizeof(*s6));
+		freeaddrinfo(ai);
+		s6->sin6_port = htons(port);
+		return sizeof(*s6);
+	}
 	if (strchr(addr, ':') != NULL) {
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons(port);

@@ -4,14 +4,16 @@
  * tests/integration/test_nlm.sh, which sets up the hosts and runs
  *
  *   nlmtest --group main|sync|off|both --srv A --srv2 A2 --cli C1 --cli C2
- *           [--srv6 A6 --cli6 C6] [--port N] [--retry-min MS --retry-max MS]
+ *           [--srv6 A6 --cli6 C6] [--srvll L%IF --clill L%IF] [--port N]
+ *           [--retry-min MS --retry-max MS]
  *
  * once per nlmd callback mode:
  *   main   --callbacks=msg (the default): every procedure of every version,
  *          conflicts, the GRANTED_MSG/GRANTED_RES cycle, retransmission and
  *          backoff, CANCEL/grant races, _MSG -> _RES, FREE_ALL, SHARE,
  *          32-bit range edges, limits, deadlock, FIFO; IPv6 (callbacks
- *          found through RPCB GETADDR) when --srv6/--cli6 are given.
+ *          found through RPCB GETADDR) when --srv6/--cli6 are given,
+ *          over link-local addresses when --srvll/--clill are.
  *   sync   --callbacks=sync --callback-give-up=2: synchronous GRANTED.
  *   off    --callbacks=off: no callback; the client's re-poll collects.
  *   both   --callbacks=both: GRANTED_MSG and GRANTED alternate.
@@ -1371,6 +1373,52 @@ test_ipv6(void)
 	t_clnt_free(c6t);
 }
 
+/*
+ * IPv6 link-local: host "hostll" reaches the server's fe80:: address over
+ * UDP and over TCP.  The server address it used is one (the interface
+ * kept with it either way: test_nlm.sh reads nlmctl status), the blocked
+ * lock's GRANTED_MSG comes back from it, over the link.
+ */
+static void
+test_ipv6_ll(void)
+{
+	struct t_lk U = LK("hostll", "f-ll", "oh-u", 191, 0, 10);
+	struct t_lk T = LK("hostll", "f-ll", "oh-t", 192, 20, 10);
+	struct t_lk W = LK("hostll", "f-ll", "oh-w", 193, 0, 10);
+	char srv[INET6_ADDRSTRLEN + 1];
+	struct t_cb *r;
+	CLIENT *c, *ct;
+
+	if (tcfg.srvll == NULL || tcfg.clill == NULL) {
+		t_note("no link-local addresses given: those tests skipped");
+		return;
+	}
+	/* Callbacks are reported without the interface. */
+	snprintf(srv, sizeof(srv), "%.*s", (int)strcspn(tcfg.srvll, "%"),
+	    tcfg.srvll);
+	c = t_clnt(tcfg.clill, tcfg.srvll, NLM4_VERS, false);
+	ct = t_clnt(tcfg.clill, tcfg.srvll, NLM4_VERS, true);
+	cb_flush();
+	t_eq(t_null(c), RPC_SUCCESS, "link-local: NULL over udp6");
+	t_eq(t_null(ct), RPC_SUCCESS, "link-local: NULL over tcp6");
+	t_eq(l4_lock(c, &U, true, false, 0), NLM4_GRANTED,
+	    "link-local: LOCK over udp6");
+	t_eq(l4_lock(ct, &T, true, false, 0), NLM4_GRANTED,
+	    "link-local: LOCK over tcp6");
+	t_eq(l4_lock(c, &W, true, true, 0), NLM4_BLOCKED,
+	    "link-local: a blocking LOCK behind the first waits");
+	t_eq(l4_unlock(c, &U), NLM4_GRANTED, "link-local: UNLOCK over udp6");
+	r = expect_grant(4, NLMPROC4_GRANTED_MSG, &W, true, srv, "link-local");
+	if (r != NULL)
+		t_eq(l4_granted_res(c, r->cookie, 8, NLM4_GRANTED),
+		    RPC_SUCCESS, "link-local: GRANTED_RES over udp6");
+	t_check(quiet_for(400), "link-local: acknowledged");
+	t_eq(l4_unlock(ct, &T), NLM4_GRANTED, "link-local: UNLOCK over tcp6");
+	t_eq(l4_unlock(c, &W), NLM4_GRANTED, "link-local: UNLOCK the waiter's");
+	t_clnt_free(c);
+	t_clnt_free(ct);
+}
+
 /* ---- groups ---- */
 
 static void
@@ -1401,6 +1449,7 @@ group_main(void)
 	test_v1_ranges();
 	test_v1_callback();
 	test_ipv6();
+	test_ipv6_ll();
 	test_unlock_all_cancels_wait();
 	test_reclaim();
 }
@@ -1573,7 +1622,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: nlmtest --group main|sync|off|both|"
 	    "grace-hold|grace-conflict|grace-strict|grace-none --srv A "
-	    "--srv2 A2 --cli C1 --cli C2 [--srv6 A6 --cli6 C6] [--port N] "
+	    "--srv2 A2 --cli C1 --cli C2 [--srv6 A6 --cli6 C6] "
+	    "[--srvll L%%IF --clill L%%IF] [--port N] "
 	    "[--retry-min MS] [--retry-max MS] [--grace SEC]\n");
 	exit(2);
 }
@@ -1603,6 +1653,10 @@ main(int argc, char **argv)
 			tcfg.srv6 = argv[++i];
 		else if (strcmp(argv[i], "--cli6") == 0)
 			tcfg.cli6 = argv[++i];
+		else if (strcmp(argv[i], "--srvll") == 0)
+			tcfg.srvll = argv[++i];
+		else if (strcmp(argv[i], "--clill") == 0)
+			tcfg.clill = argv[++i];
 		else if (strcmp(argv[i], "--port") == 0)
 			tcfg.port = (uint16_t)atoi(argv[++i]);
 		else if (strcmp(argv[i], "--retry-min") == 0)
