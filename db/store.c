@@ -470,11 +470,11 @@ store_journals_open(struct store *st, char *err, size_t errlen)
 		return store_report(st, rc, "cannot fold the format-1 "
 		    "journals", err, errlen);
 	if ((rc = store_compact_open(st)) == STORE_JOURNAL_GONE) {
-		snprintf(err, errlen, "the journal's folded position (log file "
-		    "%u, offset %u) is not in the log of %s: log files were "
-		    "removed outside nlmd, and locks committed after it may be "
-		    "lost; refusing to open", st->st_jfold.file,
-		    st->st_jfold.offset, st->st_dir);
+		snprintf(err, errlen, "the log of %s does not hold the "
+		    "journal from its folded position (log file %u, offset "
+		    "%u) on: log files were removed outside nlmd, and locks "
+		    "committed after it may be lost; refusing to open",
+		    st->st_dir, st->st_jfold.file, st->st_jfold.offset);
 		return STORE_CORRUPT;
 	}
 	if (rc != 0)

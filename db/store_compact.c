@@ -181,7 +181,7 @@ store_compact_scan(struct store *st, const DB_LSN *from, DB_LSN *to)
 	struct store_kmark km = { 0, 0 };
 	bool open = false;
 	DB_LOGC *lc;
-	DB_LSN lsn;
+	DB_LSN lsn, seen = { 0, 0 };
 	DBT d;
 	int rc, rc2;
 
@@ -194,24 +194,36 @@ store_compact_scan(struct store *st, const DB_LSN *from, DB_LSN *to)
 			goto out;
 		*to = lsn;
 	}
-	lsn = *from;
-	rc = LSN_ZERO(lsn) ? lc->get(lc, &lsn, &d, DB_FIRST) :
-	    lc->get(lc, &lsn, &d, DB_SET);
 	/*
 	 * The record at *from was folded already.  Gone from the log (files
 	 * removed behind our back), what followed it may be gone too: not
 	 * a silent loss but an error (STORE_JOURNAL_GONE).
 	 */
-	if (rc == DB_NOTFOUND && !LSN_ZERO(*from))
+	lsn = *from;
+	if (LSN_ZERO(lsn))
+		rc = lc->get(lc, &lsn, &d, DB_FIRST);
+	else if ((rc = lc->get(lc, &lsn, &d, DB_SET)) == DB_NOTFOUND)
 		rc = STORE_JOURNAL_GONE;
-	else if (rc == 0 && !LSN_ZERO(*from))
+	else if (rc == 0) {
+		seen = lsn;
 		rc = lc->get(lc, &lsn, &d, DB_NEXT);
+	}
 	for (; rc == 0 && log_compare(&lsn, to) <= 0;
-	    rc = lc->get(lc, &lsn, &d, DB_NEXT))
+	    rc = lc->get(lc, &lsn, &d, DB_NEXT)) {
+		seen = lsn;
 		if (store_is_logrec(&d) && (rc = store_compact_record(st,
 		    (const uint8_t *)d.data + STORE_LOGREC_HDR,
 		    d.size - STORE_LOGREC_HDR, &km, &open)) != 0)
 			break;
+	}
+	/*
+	 * The same when a file after it was removed: a log cursor reads
+	 * the log as if it ended before the missing file, short of *to (a
+	 * record in the log), and what came after the gap would be taken
+	 * as folded.
+	 */
+	if (rc == DB_NOTFOUND && log_compare(&seen, to) < 0)
+		rc = STORE_JOURNAL_GONE;
 out:
 	if ((rc2 = lc->close(lc, 0)) != 0 && (rc == 0 || rc == DB_NOTFOUND))
 		rc = rc2;

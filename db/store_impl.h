@@ -49,9 +49,9 @@
  */
 #define STORE_LOGREC_MAX	(1u << 20)
 /*
- * The compactor's code for "the journal's folded position is no longer in
- * the log": neither an errno value nor one of Berkeley DB's (-30999 ..
- * -30800).
+ * The compactor's code for "the log no longer holds the journal from its
+ * folded position on" (the position's file, or one after it, is gone):
+ * neither an errno value nor one of Berkeley DB's (-30999 .. -30800).
  */
 #define STORE_JOURNAL_GONE	(-29001)
 /* The most a part can need: a full part and one more operation. */

@@ -266,6 +266,89 @@ test_log_removed(void)
 		fprintf(stderr, "\nstore_open: %s\n", err);
 }
 
+/*
+ * The child: with the fold held, HELD_TURNS turns of a lock each, ~64 MiB
+ * of turns that leave nothing, HELD_TURNS more of a lock each; then, as
+ * held_child(), checkpoints until two more were taken (so that Berkeley
+ * DB's recovery needs only the last log file), and death.
+ */
+static void
+gap_child(void)
+{
+	struct store_info si;
+	struct lk_record rc, tmp;
+	struct store *cst;
+	uint64_t t, n0;
+	double t0;
+
+	if (stt_open(dir, STORE_LOG, 1, &cst) != STORE_OK)
+		_exit(2);
+	store_test_hold_fold(cst, true);
+	for (t = 1; t <= 2 * HELD_TURNS; t++) {
+		rc = stt_lock(t, 1, "owner", "file", 0, 0, true, t);
+		if (store_put_record(cst, &rc) != STORE_OK ||
+		    store_commit(cst) != STORE_OK)
+			_exit(3);
+		if (t == HELD_TURNS && !stt_churn(cst, 2 * HELD_TURNS + 1))
+			_exit(4);
+	}
+	store_info(cst, &si);
+	n0 = si.si_checkpoints;
+	t0 = stt_now();
+	tmp = stt_lock(2 * HELD_TURNS + 2, 1, "owner", "file", 0, 0, true, 1);
+	do {
+		usleep(100000);
+		if (store_put_record(cst, &tmp) != STORE_OK ||
+		    store_commit(cst) != STORE_OK ||
+		    store_del_record(cst, &tmp) != STORE_OK ||
+		    store_commit(cst) != STORE_OK)
+			_exit(5);
+		store_info(cst, &si);
+	} while (si.si_checkpoints < n0 + 2 && stt_now() - t0 < 30);
+	if (si.si_checkpoints < n0 + 2)
+		_exit(6);
+	raise(SIGKILL);
+	_exit(7);
+}
+
+/*
+ * A log file removed behind nlmd's back after the folded position, the
+ * position's own file still there: the log then reads as if it ended
+ * before the gap, and the fold at open took what came after the gap as
+ * folded -- its locks gone without a word.  Now refused too.
+ */
+static void
+test_log_gap(void)
+{
+	struct store *bad = NULL;
+	struct store_config cf;
+	struct stt_snap ss;
+	enum store_status s;
+	char err[512] = "", path[4096];
+
+	stt_fresh(&dir, &st);
+	stt_run_killed(gap_child);
+	CU_ASSERT_FATAL(stt_nlogs(dir) >= 4);
+	snprintf(path, sizeof(path), "%s/log.%010lu", dir, 2ul);
+	CU_ASSERT_EQUAL_FATAL(unlink(path), 0);
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_dir = dir;
+	s = store_open(&cf, &bad, err, sizeof(err));
+	if (s == STORE_OK) {
+		/* Whatever opens must hold every turn. */
+		CU_ASSERT_EQUAL(stt_snap_take(bad, &ss), STORE_OK);
+		CU_ASSERT_EQUAL(ss.ss_nrecs, 2 * HELD_TURNS);
+		stt_snap_free(&ss);
+		store_close(bad);
+		return;
+	}
+	CU_ASSERT_PTR_NULL(bad);
+	CU_ASSERT_EQUAL(s, STORE_CORRUPT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "removed outside nlmd"));
+	if (strstr(err, "removed outside nlmd") == NULL)
+		fprintf(stderr, "\nstore_open: %s\n", err);
+}
+
 int
 stt_register_journal(void)
 {
@@ -277,7 +360,9 @@ stt_register_journal(void)
 	    !CU_add_test(s, "a format-1 store is migrated", test_format1) ||
 	    !CU_add_test(s, "a turn larger than a log file", test_big_turn) ||
 	    !CU_add_test(s, "log files removed outside nlmd",
-	    test_log_removed))
+	    test_log_removed) ||
+	    !CU_add_test(s, "a log file removed after the folded position",
+	    test_log_gap))
 		return -1;
 	return 0;
 }
