@@ -50,6 +50,20 @@ store_test_tail_max(struct store *st, size_t bytes)
 	pthread_mutex_unlock(&st->st_jmu);
 }
 
+void
+store_test_log_end(struct store *st, bool synced, unsigned long *filep,
+    unsigned long *offp)
+{
+	DB_LOG_STAT *ls;
+
+	*filep = *offp = 0;
+	if (st->st_env->log_stat(st->st_env, &ls, 0) != 0)
+		return;
+	*filep = synced ? ls->st_disk_file : ls->st_cur_file;
+	*offp = synced ? ls->st_disk_offset : ls->st_cur_offset;
+	free(ls);
+}
+
 enum store_status
 store_test_v1_entry(struct store *st, unsigned j, uint64_t seq)
 {

@@ -50,4 +50,14 @@ void	store_test_hold_fold(struct store *st, bool hold);
  */
 void	store_test_tail_max(struct store *st, size_t bytes);
 
+/*
+ * Where the log ends now (synced: where the part of it that was synced to
+ * disk ends, as far as Berkeley DB knows): *filep := the number of the
+ * log file (log.N), *offp := the offset in it (0/0 if unknown).  Log files
+ * are created at their full size, so a file's size does not say how full
+ * it is.
+ */
+void	store_test_log_end(struct store *st, bool synced,
+	    unsigned long *filep, unsigned long *offp);
+
 #endif /* NLMD_DB_STORE_TEST_H */

@@ -75,6 +75,13 @@ void	stt_run_killed(void (*child)(void));
 /* Number of log.* files in dir. */
 size_t	stt_nlogs(const char *dir);
 
+/*
+ * Called, when set, by the test binary's fdatasync() and fsync() (every
+ * sync Berkeley DB makes) with the descriptor, before the sync, in the
+ * thread that syncs (test_syncfail.c interposes them).
+ */
+extern void (*_Atomic stt_sync_hook)(int fd);
+
 /* NLMD_TEST_LONG set (and not "0")? */
 bool	stt_long(void);
 

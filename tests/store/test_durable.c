@@ -7,7 +7,9 @@
 #include "store_test.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,6 +387,122 @@ test_kill_after_move(void)
 	stt_snap_free(&ss);
 }
 
+/*
+ * The compactor looks at the log's end while a commit is appending: the
+ * commit's record is in the log, its st_jend not yet set.  When that
+ * record is the first of a new log file, a round with nothing to fold
+ * would move the folded position to it (a file after the last fold's)
+ * and take it as folded: never applied, the turn lost at the next open.
+ * (store_compact_round() reads the end only while no commit appends:
+ * without that, this test loses all 64 locks.)
+ *
+ * With the compactor held, turns that leave nothing fill log file F to
+ * within 64 KiB of its end and are folded (a load); then one turn of 64
+ * locks, some 130 KiB, which goes into file F+1, with a flush.  Under
+ * durability log the loop (this thread) writes and syncs it: its sync of
+ * F+1, the record written and not yet published, lets the compactor go
+ * and waits 1.5 s, three of its rounds, before the sync goes on.
+ */
+/* A log file's size (store_impl.h's STORE_LOG_FILE_BYTES). */
+#define LOG_FILE_BYTES	(16ul << 20)
+#define RACE_ROOM	(64ul << 10)
+#define RACE_LOCKS	64
+
+static pthread_t race_main;
+static char race_log[32];		/* the log file whose sync stalls */
+static atomic_bool race_armed, race_stalled;
+
+static void
+race_hook(int fd)
+{
+	char path[64], target[4096];
+	const char *base;
+	ssize_t n;
+
+	if (!atomic_load(&race_armed) ||
+	    !pthread_equal(pthread_self(), race_main))
+		return;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if ((n = readlink(path, target, sizeof(target) - 1)) <= 0)
+		return;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	if (strcmp(base != NULL ? base + 1 : target, race_log) != 0)
+		return;
+	atomic_store(&race_armed, false);
+	store_test_hold_fold(st, false);
+	usleep(1500000);
+	atomic_store(&race_stalled, true);
+}
+
+/* One turn: n locks of host `host' (~2 KiB each) put, and with del deleted. */
+static void
+race_turn(uint64_t host, unsigned n, bool del)
+{
+	static char fh[LK_FH_MAX + 1], oh[LK_OH_MAX + 1];
+	struct lk_record rc;
+	unsigned i;
+
+	memset(fh, 'f', LK_FH_MAX);
+	memset(oh, 'o', LK_OH_MAX);
+	for (i = 0; i < n; i++) {
+		rc = stt_lock(host, (int32_t)i, oh, fh, 0, 0, true, i + 1);
+		CU_ASSERT_EQUAL_FATAL(store_put_record(st, &rc), STORE_OK);
+		if (del)
+			CU_ASSERT_EQUAL_FATAL(store_del_record(st, &rc),
+			    STORE_OK);
+	}
+}
+
+static void
+test_move_vs_append(void)
+{
+	unsigned long file, off, file0;
+	struct stt_snap ss;
+	size_t i;
+
+	fresh();
+	CU_ASSERT_FATAL(stt_open(dir, STORE_LOG, 0, &st) == STORE_OK);
+	store_test_hold_fold(st, true);
+	store_test_log_end(st, false, &file0, &off);
+	CU_ASSERT_FATAL(file0 > 0);
+	for (;;) {
+		store_test_log_end(st, false, &file, &off);
+		CU_ASSERT_FATAL(file == file0);
+		if (LOG_FILE_BYTES - off <= RACE_ROOM)
+			break;
+		race_turn(9, LOG_FILE_BYTES - off > 4 * RACE_ROOM ? 16 : 1,
+		    true);
+		CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
+	}
+	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 0);
+	stt_snap_free(&ss);
+	store_test_log_end(st, false, &file, &off);
+	CU_ASSERT_FATAL(file == file0);
+	snprintf(race_log, sizeof(race_log), "log.%010lu", file0 + 1);
+	race_main = pthread_self();
+	atomic_store(&race_stalled, false);
+	atomic_store(&race_armed, true);
+	atomic_store(&stt_sync_hook, race_hook);
+	race_turn(10, RACE_LOCKS, false);
+	store_require_flush(st);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	atomic_store(&stt_sync_hook, NULL);
+	atomic_store(&race_armed, false);
+	store_test_log_end(st, false, &file, &off);
+	/* The turn began file F+1, and its sync was held. */
+	CU_ASSERT_EQUAL(file, file0 + 1);
+	CU_ASSERT(atomic_load(&race_stalled));
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, RACE_LOCKS);
+	for (i = 0; i < ss.ss_nrecs; i++)
+		CU_ASSERT_EQUAL(ss.ss_recs[i].rc_host, 10);
+	stt_snap_free(&ss);
+}
+
 static void
 test_close_prompt(void)
 {
@@ -553,6 +671,8 @@ stt_register_durable(void)
 	    test_idle_after_fold) ||
 	    !CU_add_test(s, "killed after the folded position moved while "
 	    "idle", test_kill_after_move) ||
+	    !CU_add_test(s, "a commit appending when the compactor looks at "
+	    "the log's end", test_move_vs_append) ||
 	    !CU_add_test(s, "close is prompt", test_close_prompt) ||
 	    !CU_add_test(s, "one large transaction", test_big_txn) ||
 	    !CU_add_test(s, "the log synced often near a file's end",

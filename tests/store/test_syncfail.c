@@ -7,7 +7,8 @@
  *
  * This file interposes fdatasync() and fsync() for the whole test binary:
  * Berkeley DB's calls resolve to them.  They pass through to the C
- * library's until a test arms sync_failat.
+ * library's until a test arms sync_failat; a test of another file may
+ * watch them through stt_sync_hook (stt.h).
  */
 #include "stt.h"
 
@@ -34,10 +35,16 @@ sync_fails(void)
 	return at != 0 && atomic_fetch_add(&sync_calls, 1) + 1 >= at;
 }
 
+void (*_Atomic stt_sync_hook)(int);
+
 /* EIO when it is this call's turn to fail, else the libc function. */
 static int
 sync_call(int (**real)(int), const char *name, int fd)
 {
+	void (*hook)(int) = atomic_load(&stt_sync_hook);
+
+	if (hook != NULL)
+		hook(fd);
 	if (sync_fails()) {
 		errno = EIO;
 		return -1;
