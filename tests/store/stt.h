@@ -92,5 +92,6 @@ int	stt_register_durable(void);
 int	stt_register_commit(void);
 int	stt_register_journal(void);
 int	stt_register_syncfail(void);
+int	stt_register_cut(void);
 
 #endif
