@@ -160,5 +160,5 @@ there (not 50 or 150), $sup sends failed at once" \
 
 itest_stop_nlmd
 rcheck "no sanitizer report" \
-    sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|runtime error:' '$NLMD_LOG'"
+    sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:' '$NLMD_LOG'"
 itest_finish

@@ -321,5 +321,5 @@ else
 	echo "SKIP: metrics-address [::]:9464: no IPv6 on the namespace's loopback"
 fi
 rcheck "no sanitizer report" \
-    sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|runtime error:' '$NLMD_LOG'"
+    sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:' '$NLMD_LOG'"
 itest_finish

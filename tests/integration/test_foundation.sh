@@ -45,7 +45,7 @@ NSM=100024
 SERVICES="$NLM:1 $NLM:3 $NLM:4 $NSM:1"
 # The main daemon's record limit comes from its config file.
 MAXREC=16384
-SANITIZER_RE='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error|SUMMARY: UndefinedBehaviorSanitizer'
+SANITIZER_RE='ERROR: AddressSanitizer|ERROR: LeakSanitizer|WARNING: ThreadSanitizer|runtime error|SUMMARY: UndefinedBehaviorSanitizer'
 
 for h in "$GARBAGE" "$LIBNFS_NULL" "$NLMD"; do
 	[ -x "$h" ] || { echo "FATAL: $h missing (make?)"; exit 1; }

@@ -22,7 +22,7 @@ itest_enter "$@"
 
 T0=$SECONDS
 W=$ITEST_WORK
-SANITIZER_RE='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:'
+SANITIZER_RE='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|ThreadSanitizer|runtime error:'
 
 # out_has REGEX CMD...: CMD's stdout+stderr matches the extended REGEX.
 out_has() {

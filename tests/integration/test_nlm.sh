@@ -55,7 +55,7 @@ NLM_PORT=4045
 NSM_PORT=4046
 RETRY_MIN=100
 RETRY_MAX=800
-SANITIZER_RE='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:'
+SANITIZER_RE='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|ThreadSanitizer|runtime error:'
 # The test programs may be sanitizer builds too; their leaks are not ours.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 

@@ -351,7 +351,7 @@ rcheck "... and the store no longer owes B anything" \
     awk '/name=clientB / {f = 1; if (/notify-since=[1-9]/) bad = 1} END {exit !(f && !bad)}' \
     "$W/dump3.txt"
 rcheck "nlmd exited cleanly, no sanitizer report" \
-    sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|runtime error:' '$NLMD_LOG'"
+    sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:' '$NLMD_LOG'"
 
 # ---- 4. the capture -----------------------------------------------------------
 

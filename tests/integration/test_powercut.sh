@@ -414,5 +414,5 @@ fi
 # shellcheck disable=SC2016
 rcheck "no sanitizer report and no nlmd exit in the guests' consoles" \
     sh -c '! cat "$0"/console.* | tr -d "\r" |
-    grep -aE "AddressSanitizer|LeakSanitizer|runtime error:|^PC: EXIT"' "$W"
+    grep -aE "AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:|^PC: EXIT"' "$W"
 itest_finish

@@ -38,7 +38,7 @@ RECV=$HELPERS/notifyrecv
 FLOWS=$HELPERS/nlm/libnfs_flows
 NLM_PORT=40045
 NSM_PORT=40046
-SANITIZER_RE='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:'
+SANITIZER_RE='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|ThreadSanitizer|runtime error:'
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 
 for h in "$RECV" "$FLOWS" "$NLMD"; do
