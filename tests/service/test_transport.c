@@ -304,14 +304,16 @@ test_outq_limit(void)
  * next reply for its body.  The transport has no allocation hook; the
  * failure here is the real realloc() refusing a size no reply can have
  * (2^62 + 24 bytes, over PTRDIFF_MAX once doubled, so glibc says ENOMEM
- * without trying; the mark's length, 24, is a NULL reply's).  ASan
- * aborts on such a size instead of failing it, hence no test there.
+ * without trying; the mark's length, 24, is a NULL reply's).  ASan and
+ * TSan abort on such a size instead of failing it (allocation-size-too-
+ * big), hence no test there.
  */
 static void
 test_reply_nomem(void)
 {
-#ifdef __SANITIZE_ADDRESS__
-	printf("\n    SKIPPED: ASan aborts on an impossible allocation ");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	printf("\n    SKIPPED: the sanitizer aborts on an impossible "
+	    "allocation ");
 #else
 	static uint8_t acc[4096];
 	uint8_t call[64], body[32] = { 0 };
