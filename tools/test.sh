@@ -7,7 +7,7 @@
 #      their committed inputs
 #   3. the integration tests (daemon in private namespaces), against the
 #      ASan/UBSan build so memory errors in the server fail the run; the
-#      restart test once more against the TSan build
+#      restart, control and NLM tests once more against the TSan build
 #   4. the Linux-client end-to-end test (skipped, with the reason, when
 #      qemu or namespaces are not usable)
 # Every step is counted, and so is every test inside it: the CUnit
@@ -87,15 +87,24 @@ tsan() {
 	    setarch "$(uname -m)" -R build/tsan/tests/test-store
 }
 
-# The restart test (kill -9 and SIGTERM under 16 clients' load, both
-# durabilities) with nlmd and its driver under ThreadSanitizer: the loop,
-# the committer, the compactor and the checkpoint thread against a real
-# Berkeley DB store.
-tsan_restart() {
+# An integration test with nlmd and the test's own tools (its script
+# builds them with BUILD) under ThreadSanitizer, against a real Berkeley
+# DB store:
+#   test_restart  kill -9 and SIGTERM under 16 clients' load, both
+#                 durabilities: the loop, the committer, the compactor and
+#                 the checkpoint thread; crashdrv's client and receiver
+#                 threads (18 s)
+#   test_ctl      the control socket and the metrics endpoint read the
+#                 store's counters (store_info) that those threads write
+#                 (3 s)
+#   test_nlm      nlmtest takes callbacks on a thread of its own
+#                 (svc_run) beside its calls; GRANTED, _MSG/_RES and grace
+#                 in nlmd (48 s)
+tsan_itest() {
 	make -s -j"$JOBS" BUILD=tsan build/tsan/nlmd || return 1
 	TSAN_OPTIONS="detect_deadlocks=0 ${TSAN_OPTIONS:-}" \
 	    NLMD="$PWD/build/tsan/nlmd" BUILD=tsan \
-	    setarch "$(uname -m)" -R bash tests/integration/test_restart.sh
+	    setarch "$(uname -m)" -R bash "tests/integration/$1.sh"
 }
 
 fuzz() {
@@ -113,7 +122,9 @@ for t in tests/integration/test_*.sh; do
 	step "integration $(basename "$t" .sh) (asan nlmd)" \
 	    env NLMD="$PWD/build/asan/nlmd" BUILD=asan bash "$t"
 done
-step "integration test_restart (tsan nlmd)" tsan_restart
+for t in test_restart test_ctl test_nlm; do
+	step "integration $t (tsan nlmd)" tsan_itest "$t"
+done
 if [ -x tests/e2e/run.sh ]; then
 	step "e2e (Linux client in qemu, asan nlmd)" \
 	    env NLMD="$PWD/build/asan/nlmd" tests/e2e/run.sh
