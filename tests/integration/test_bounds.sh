@@ -52,6 +52,12 @@ cli() { "${ON_CLI[@]}" "$PEER" "$@"; }
 itest_start_nlmd -d --max-hosts-per-address=20 --max-shares-per-host=5 \
     --max-shares=8 --max-waiters=3 --max-connections-per-address=50
 rss() { awk '/^VmRSS/ {print $2}' /proc/$NLMD_PID/status; }
+# What nlmd's RSS may grow by where the bounds hold.  ThreadSanitizer's
+# shadow memory (four bytes for every byte touched, and its metadata)
+# counts in nlmd's RSS: 50 idle connections, 428 KiB in the debug build
+# and 844 under ASan, were 2,432 KiB under TSan.
+RSS_SLACK=2048
+[ "$BUILD" = tsan ] && RSS_SLACK=$((5 * 2048))
 metric() { "$CTL" metrics | awk -v k="$1" '$1 == k {print $2}'; }
 
 # ---- caller_name flood -------------------------------------------------------
@@ -70,7 +76,7 @@ n_log=$(grep -c "max-hosts-per-address" "$NLMD_LOG")
 rcheck "... logged $n_log times (rate-limited: at most 10)" \
     test "$n_log" -ge 1 -a "$n_log" -le 10
 rcheck "... nlmd's memory stays flat (RSS $rss0 -> $rss1 KiB)" \
-    test $((rss1 - rss0)) -lt 2048
+    test $((rss1 - rss0)) -lt $RSS_SLACK
 rcheck "a host at another address is still served" \
     "$PEER" lock $SRV honest f-honest 0 1 3
 
@@ -109,7 +115,7 @@ rcheck "60 TCP connections from one address: 50 kept (max 50 per address)" \
 rcheck "... 10 refused and counted" \
     test "$(metric 'nlmd_tcp_connections_total{event="refused"}')" = 10
 rcheck "... 50 idle connections cost little: RSS $rss0 -> $rss1 KiB" \
-    test $((rss1 - rss0)) -lt 2048
+    test $((rss1 - rss0)) -lt $RSS_SLACK
 rcheck "another address still connects over TCP" \
     rpcinfo -T tcp $SRV 100021 4
 wait $HOLDER 2>/dev/null
