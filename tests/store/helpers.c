@@ -348,6 +348,29 @@ stt_churn(struct store *cst, uint64_t host)
 	return true;
 }
 
+int
+stt_ckp_wait(struct store *cst, uint64_t host, unsigned n)
+{
+	struct store_info si;
+	struct lk_record rc;
+	uint64_t n0;
+	double t0 = stt_now();
+
+	store_info(cst, &si);
+	n0 = si.si_checkpoints;
+	rc = stt_lock(host, 1, "owner", "file", 0, 0, true, 1);
+	do {
+		usleep(100000);
+		if (store_put_record(cst, &rc) != STORE_OK ||
+		    store_commit(cst) != STORE_OK ||
+		    store_del_record(cst, &rc) != STORE_OK ||
+		    store_commit(cst) != STORE_OK)
+			return -1;
+		store_info(cst, &si);
+	} while (si.si_checkpoints < n0 + n && stt_now() - t0 < 30);
+	return si.si_checkpoints < n0 + n ? -2 : 0;
+}
+
 void
 stt_run_killed(void (*child)(void))
 {

@@ -67,6 +67,14 @@ double	stt_now(void);
 bool	stt_churn(struct store *st, uint64_t host);
 
 /*
+ * Every 100 ms a lock of `host' put and deleted (each its own commit),
+ * until the checkpoint thread has made n more checkpoints, at most 30 s:
+ * checkpoints are due (an idle store has none) and nothing is left of
+ * it.  0 when they were made, -1 on a store error, -2 when they were not.
+ */
+int	stt_ckp_wait(struct store *st, uint64_t host, unsigned n);
+
+/*
  * Run child() in a forked process, which must die of SIGKILL (it raises
  * it after its work; its exit code, printed, says what failed first).
  */

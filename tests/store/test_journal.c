@@ -42,8 +42,7 @@ held_child(void)
 	struct store_info si;
 	struct lk_record rc;
 	struct store *cst;
-	uint64_t t, n0;
-	double t0;
+	uint64_t t;
 
 	if (stt_open(dir, STORE_LOG, 1, &cst) != STORE_OK)
 		_exit(2);
@@ -56,25 +55,13 @@ held_child(void)
 	}
 	if (!stt_churn(cst, HELD_TURNS + 1))
 		_exit(4);
-	store_info(cst, &si);
-	n0 = si.si_checkpoints;
-	t0 = stt_now();
-	/*
-	 * A record put and deleted now and then: checkpoints are due (an
-	 * idle store has none), and nothing is left of it.
-	 */
-	rc = stt_lock(HELD_TURNS + 2, 1, "owner", "file", 0, 0, true, 1);
-	do {
-		usleep(100000);
-		if (store_put_record(cst, &rc) != STORE_OK ||
-		    store_commit(cst) != STORE_OK ||
-		    store_del_record(cst, &rc) != STORE_OK ||
-		    store_commit(cst) != STORE_OK)
-			_exit(3);
-		store_info(cst, &si);
-	} while (si.si_checkpoints < n0 + 2 && stt_now() - t0 < 30);
-	if (si.si_checkpoints < n0 + 2)
+	switch (stt_ckp_wait(cst, HELD_TURNS + 2, 2)) {
+	case -1:
+		_exit(3);
+	case -2:
 		_exit(5);
+	}
+	store_info(cst, &si);
 	/* Nothing folded, so no log file may have gone. */
 	if (si.si_logs_removed != 0 || stt_nlogs(dir) < 4)
 		_exit(6);
@@ -275,11 +262,9 @@ test_log_removed(void)
 static void
 gap_child(void)
 {
-	struct store_info si;
-	struct lk_record rc, tmp;
+	struct lk_record rc;
 	struct store *cst;
-	uint64_t t, n0;
-	double t0;
+	uint64_t t;
 
 	if (stt_open(dir, STORE_LOG, 1, &cst) != STORE_OK)
 		_exit(2);
@@ -292,21 +277,12 @@ gap_child(void)
 		if (t == HELD_TURNS && !stt_churn(cst, 2 * HELD_TURNS + 1))
 			_exit(4);
 	}
-	store_info(cst, &si);
-	n0 = si.si_checkpoints;
-	t0 = stt_now();
-	tmp = stt_lock(2 * HELD_TURNS + 2, 1, "owner", "file", 0, 0, true, 1);
-	do {
-		usleep(100000);
-		if (store_put_record(cst, &tmp) != STORE_OK ||
-		    store_commit(cst) != STORE_OK ||
-		    store_del_record(cst, &tmp) != STORE_OK ||
-		    store_commit(cst) != STORE_OK)
-			_exit(5);
-		store_info(cst, &si);
-	} while (si.si_checkpoints < n0 + 2 && stt_now() - t0 < 30);
-	if (si.si_checkpoints < n0 + 2)
+	switch (stt_ckp_wait(cst, 2 * HELD_TURNS + 2, 2)) {
+	case -1:
+		_exit(5);
+	case -2:
 		_exit(6);
+	}
 	raise(SIGKILL);
 	_exit(7);
 }
