@@ -80,11 +80,15 @@ unit() {
 # them as pthread mutexes, reports cycles among those uses (some 145,000
 # reports in one run, every one inside libdb).  Address randomisation is
 # off for the run (setarch -R): gcc 12's TSan refuses the high-entropy
-# mappings of newer kernels.
+# mappings of newer kernels.  tsan_run CMD...: CMD so.
+tsan_run() {
+	TSAN_OPTIONS="detect_deadlocks=0 ${TSAN_OPTIONS:-}" \
+	    setarch "$(uname -m)" -R "$@"
+}
+
 tsan() {
 	make -s -j"$JOBS" BUILD=tsan build/tsan/tests/test-store || return 1
-	TSAN_OPTIONS="detect_deadlocks=0 ${TSAN_OPTIONS:-}" \
-	    setarch "$(uname -m)" -R build/tsan/tests/test-store
+	tsan_run build/tsan/tests/test-store
 }
 
 # An integration test with nlmd and the test's own tools (its script
@@ -102,9 +106,8 @@ tsan() {
 #                 in nlmd (48 s)
 tsan_itest() {
 	make -s -j"$JOBS" BUILD=tsan build/tsan/nlmd || return 1
-	TSAN_OPTIONS="detect_deadlocks=0 ${TSAN_OPTIONS:-}" \
-	    NLMD="$PWD/build/tsan/nlmd" BUILD=tsan \
-	    setarch "$(uname -m)" -R bash "tests/integration/$1.sh"
+	NLMD="$PWD/build/tsan/nlmd" BUILD=tsan \
+	    tsan_run bash "tests/integration/$1.sh"
 }
 
 fuzz() {
