@@ -4,12 +4,16 @@
  * Each test directory provides tests_register(), which adds its suites to
  * the registry.  The exit status is non-zero when anything failed, so make
  * and CI see failures.  NLMD_TEST_SEED and NLMD_TEST_LONG are read by the
- * randomized tests themselves (see tests/runner.h).
+ * randomized tests themselves (see tests/runner.h).  NLMD_TEST_SUITE, when
+ * set, runs only the suites whose names contain it, and NLMD_TEST_CASE
+ * only their tests whose names contain it (to repeat one test while
+ * chasing a rare failure); a selection that matches nothing is an error.
  */
 #include "tests/runner.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <CUnit/Basic.h>
@@ -17,7 +21,10 @@
 int
 main(int argc, char **argv)
 {
-	unsigned int failed;
+	unsigned int failed = 0, ran = 0;
+	const char *suite, *tcase;
+	CU_pSuite s;
+	CU_pTest t;
 
 	(void)argc;
 	if (CU_initialize_registry() != CUE_SUCCESS) {
@@ -30,8 +37,42 @@ main(int argc, char **argv)
 		return 2;
 	}
 	CU_basic_set_mode(CU_BRM_NORMAL);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+	suite = getenv("NLMD_TEST_SUITE");
+	tcase = getenv("NLMD_TEST_CASE");
+	if ((suite != NULL && *suite != '\0') ||
+	    (tcase != NULL && *tcase != '\0')) {
+		for (s = CU_get_registry()->pSuite; s != NULL; s = s->pNext) {
+			if (suite != NULL && strstr(s->pName, suite) == NULL)
+				continue;
+			if (tcase == NULL || *tcase == '\0') {
+				CU_basic_run_suite(s);
+				failed += CU_get_number_of_failures() +
+				    CU_get_number_of_suites_failed();
+				ran++;
+				continue;
+			}
+			for (t = s->pTest; t != NULL; t = t->pNext)
+				if (strstr(t->pName, tcase) != NULL) {
+					/* Each run clears the last one's. */
+					CU_basic_run_test(s, t);
+					failed += CU_get_number_of_failures() +
+					    CU_get_number_of_suites_failed();
+					ran++;
+				}
+		}
+		if (ran == 0) {
+			fprintf(stderr, "%s: no test matches NLMD_TEST_SUITE "
+			    "'%s' and NLMD_TEST_CASE '%s'\n", argv[0],
+			    suite != NULL ? suite : "",
+			    tcase != NULL ? tcase : "");
+			CU_cleanup_registry();
+			return 2;
+		}
+	} else {
+		CU_basic_run_tests();
+		failed = CU_get_number_of_failures() +
+		    CU_get_number_of_suites_failed();
+	}
 	CU_cleanup_registry();
 	return failed == 0 ? 0 : 1;
 }

@@ -25,7 +25,22 @@ failed=()
 tpass=0
 tfail=0
 OUT=$(mktemp)
-trap 'rm -f "$OUT"' EXIT
+WHY=$(mktemp)
+trap 'rm -f "$OUT" "$WHY"' EXIT
+
+# What a failed step's output says of its failures, for the digest at the
+# end (CI shows only the tail of a run): CUnit's "Suite S, Test T had
+# failures:" and the assertions under it, the scripts' "FAIL..." lines,
+# sanitizer reports' first lines; at most 40 lines a step.
+failure_lines() {
+	awk '
+	/had failures:$/ { cu = 1; print; next }
+	cu && /^ +[0-9]+\. / { print; next }
+	{ cu = 0 }
+	/^(\[[0-9.]+s\] )?(FAIL|XPASS)[:\t ]/ { print; next }
+	/^(==[0-9]+==ERROR|WARNING: ThreadSanitizer|SUMMARY: [A-Za-z]+Sanitizer)/ { print; next }
+	/runtime error:/ { print }' "$1" | head -40
+}
 
 # The tests a step's output reports: "passed failed" (0 0: none).
 count_tests() {
@@ -60,6 +75,7 @@ step() {
 		fail=$((fail + 1))
 		failed+=("$name")
 		echo "=== $name: FAILED ($((SECONDS - t0)) s)"
+		{ echo "--- $name"; failure_lines "$OUT"; } >>"$WHY"
 	fi
 }
 
@@ -132,7 +148,11 @@ if [ -x tests/e2e/run.sh ]; then
 	step "e2e (Linux client in qemu, asan nlmd)" \
 	    env NLMD="$PWD/build/asan/nlmd" tests/e2e/run.sh
 fi
-[ ${#failed[@]} -gt 0 ] && printf 'failed: %s\n' "${failed[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "what the failed steps said of their failures:"
+	cat "$WHY"
+	printf 'failed: %s\n' "${failed[@]}"
+fi
 echo "steps: $pass passed, $fail failed"
 echo "test: $tpass passed, $tfail failed"
 [ $fail = 0 ]
