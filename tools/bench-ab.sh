@@ -19,7 +19,9 @@
 # Environment: BENCH_REPS, BENCH_SECS (per point, default 2),
 # BENCH_CLIENTS (default 16), BENCH_UDP=1 (UDP instead of TCP),
 # BENCH_AUTH=sys (AUTH_SYS, as the Linux client; default AUTH_NONE),
-# BENCH_DURABILITY (default log), BENCH_NOBUILD=1, BENCH_PIN=1 (both
+# BENCH_DURABILITY (default log; BENCH_DURABILITY_A and _B set it per
+# build: the same binary twice with none and log prices persistence),
+# BENCH_NOBUILD=1, BENCH_PIN=1 (both
 # servers on the last CPU, nlmbench on the others: bench-lib.sh's
 # bench_pin).  Exit status 1 if a run counted an error.
 
@@ -60,13 +62,16 @@ bench_pin
 [ -n "${BENCH_UDP:-}" ] && { OPTS+=(-u); PROTO=UDP; }
 [ "${BENCH_AUTH:-none}" = sys ] && OPTS+=(-A)
 
-# start NAME BIN PORT: sets PID_<NAME>
+DUR_A=${BENCH_DURABILITY_A:-${BENCH_DURABILITY:-log}}
+DUR_B=${BENCH_DURABILITY_B:-${BENCH_DURABILITY:-log}}
+
+# start NAME BIN PORT DURABILITY: sets PID_<NAME>
 start() {
 	local log=$WORK/$1.log
 	mkdir -p "$WORK/$1"
 	# Each its own control socket: a second nlmd refuses one in use.
 	"${SRV_PIN[@]}" "$2" -F -s "$WORK/$1" --nlm-port "$3" --nsm-port $(($3 + 1)) \
-	    --no-rpcbind --durability="${BENCH_DURABILITY:-log}" \
+	    --no-rpcbind --durability="$4" \
 	    --control-socket="$WORK/$1.sock" >"$log" 2>&1 &
 	PIDS+=("$!")
 	eval "PID_$1=$!"
@@ -96,11 +101,11 @@ stats() {
 		printf f " (" f "-" f ")", m, v[1], v[NR] }'
 }
 
-start a "$A" 4045
-start b "$B" 5045
+start a "$A" 4045 "$DUR_A"
+start b "$B" 5045 "$DUR_B"
 echo "bench-ab: $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 \
     /proc/loadavg); $CLIENTS $PROTO clients," \
-    "AUTH_${BENCH_AUTH:-none}, durability ${BENCH_DURABILITY:-log}," \
+    "AUTH_${BENCH_AUTH:-none}, durability A $DUR_A, B $DUR_B," \
     "$REPS rounds of ${SECS} s per point$PIN_NOTE"
 echo "A: $A"
 echo "B: $B"
