@@ -54,6 +54,7 @@
 #include "lockcore.h"
 
 #define LK_ZOMBIE_KEEP	1024	/* zombies kept before a sweep */
+#define LK_VEC_KEEP_BYTES	(64u << 10)	/* result vectors kept across calls */
 #define LK_BT_ORDER	16	/* keys per B+-tree node */
 #define LK_BT_MAXH	16	/* deepest tree reserved for (16^16 keys) */
 #define LK_BT_SPARE_KEEP 128	/* free tree nodes kept for reuse */

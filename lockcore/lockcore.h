@@ -683,6 +683,12 @@ struct lk_counts {
 void	lk_table_counts(const struct lk_table *t, struct lk_counts *ct);
 /* Start ct_locks_peak again from the locks held now. */
 void	lk_table_peak_reset(struct lk_table *t);
+/*
+ * Forget the last call's result (as the next call would) and free the
+ * result buffers a large call grew: for an idle moment after a mass
+ * release, before malloc_trim().  Pointers into the last result die.
+ */
+void	lk_table_trim(struct lk_table *t);
 
 /*
  * ENUMERATION.  Callbacks get borrowed pointers valid during the callback;

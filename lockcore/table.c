@@ -183,8 +183,22 @@ lk_vec_free(struct lk_table *t, struct lk_vec *v)
 }
 
 /*
+ * A result vector that one large call grew (an UNLOCK of a range over
+ * 62,500 locks left 5.5 MB in t_removed) is freed when the next call
+ * begins: kept, it would hold the peak for good.  Ordinary calls stay
+ * far below LK_VEC_KEEP_BYTES and keep theirs.
+ */
+static void
+lk_vec_trim(struct lk_table *t, struct lk_vec *v, size_t elsize)
+{
+	if (v->v_cap > LK_VEC_KEEP_BYTES / elsize)
+		lk_vec_free(t, v);
+}
+
+/*
  * Start a call: the previous result dies here (its added nodes stop being
- * fresh), and surplus zombies are freed.
+ * fresh; vectors it grew past LK_VEC_KEEP_BYTES are freed), and surplus
+ * zombies are freed.
  */
 void
 lk_begin(struct lk_table *t)
@@ -204,6 +218,13 @@ lk_begin(struct lk_table *t)
 	t->t_granted.v_len = 0;
 	t->t_dropped.v_len = 0;
 	t->t_weak.v_len = 0;
+	lk_vec_trim(t, &t->t_addl, sizeof(struct lk_lock *));
+	lk_vec_trim(t, &t->t_adds, sizeof(struct lk_share *));
+	lk_vec_trim(t, &t->t_added, sizeof(struct lk_record));
+	lk_vec_trim(t, &t->t_removed, sizeof(struct lk_record));
+	lk_vec_trim(t, &t->t_granted, sizeof(struct lk_grant));
+	lk_vec_trim(t, &t->t_dropped, sizeof(void *));
+	lk_vec_trim(t, &t->t_weak, sizeof(struct lk_weak));
 	memset(&t->t_res, 0, sizeof(t->t_res));
 	/* Every public call begins here: the only place the budget is set. */
 	t->t_budget = t->t_cf.cf_grant_budget > 0 ? t->t_cf.cf_grant_budget :
@@ -331,4 +352,10 @@ void
 lk_table_peak_reset(struct lk_table *t)
 {
 	t->t_locks_peak = t->t_nlocks + t->t_nrlocks;
+}
+
+void
+lk_table_trim(struct lk_table *t)
+{
+	lk_begin(t);
 }

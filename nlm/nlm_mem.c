@@ -6,9 +6,11 @@
  * good.  Every MEM_CHECK_MS the loop compares the locks held now with the
  * most held at once since the last trim (lockcore's ct_locks_peak, so a
  * peak between two looks counts too); when they fell by at least
- * MEM_TRIM_MIN and to half the peak or less, it calls malloc_trim(0),
- * which hands the free pages of every arena (the store's threads' too)
- * back to the kernel.  That walks the free lists once, some 25 ms after a
+ * MEM_TRIM_MIN and to half the peak or less, it frees the result buffers
+ * lockcore grew for the release (lk_table_trim: an UNLOCK over 62,500
+ * locks leaves 5.5 MB there) and calls malloc_trim(0), which hands the
+ * free pages of every arena (the store's threads' too) back to the
+ * kernel.  That walks the free lists once, some 25 ms after a
  * million locks; it is logged with the RSS before and after and how long
  * it took, and counted (nlmd_memory_trims_total).  Steady load never
  * trims: the count does not halve.
@@ -54,6 +56,7 @@ mem_check(struct ev_loop *loop, void *arg)
 		unsigned long before = mem_rss_kib(), after;
 		uint64_t t0 = ev_monotonic_us(), us;
 
+		lk_table_trim(nlm->n_table);
 		(void)malloc_trim(0);
 		us = ev_monotonic_us() - t0;
 		after = mem_rss_kib();
