@@ -738,8 +738,8 @@ state_dir_absolute(struct nlmd *d)
  * thresholds stop that: a block of 4 MiB or more (what the store frees
  * after use, STORE_KEEP_BYTES) is a mapping of its own, unmapped when
  * freed, and a free top of more than 4 MiB goes back at once.  Nothing on
- * the request path allocates that much.  (Under ASan or TSan their own
- * allocator ignores this.)
+ * the request path allocates that much.  (The ASan and TSan builds use
+ * their sanitizer's allocator, which these settings do not govern.)
  */
 static void
 malloc_setup(void)

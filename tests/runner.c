@@ -18,6 +18,13 @@
 
 #include <CUnit/Basic.h>
 
+/* What the last run counted as failed (each run clears the one before). */
+static unsigned int
+run_failures(void)
+{
+	return CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -46,17 +53,14 @@ main(int argc, char **argv)
 				continue;
 			if (tcase == NULL || *tcase == '\0') {
 				CU_basic_run_suite(s);
-				failed += CU_get_number_of_failures() +
-				    CU_get_number_of_suites_failed();
+				failed += run_failures();
 				ran++;
 				continue;
 			}
 			for (t = s->pTest; t != NULL; t = t->pNext)
 				if (strstr(t->pName, tcase) != NULL) {
-					/* Each run clears the last one's. */
 					CU_basic_run_test(s, t);
-					failed += CU_get_number_of_failures() +
-					    CU_get_number_of_suites_failed();
+					failed += run_failures();
 					ran++;
 				}
 		}
@@ -70,8 +74,7 @@ main(int argc, char **argv)
 		}
 	} else {
 		CU_basic_run_tests();
-		failed = CU_get_number_of_failures() +
-		    CU_get_number_of_suites_failed();
+		failed = run_failures();
 	}
 	CU_cleanup_registry();
 	return failed == 0 ? 0 : 1;
