@@ -134,13 +134,19 @@
  *       rs_dropped).  (Going past the queue, a reclaim not on record can
  *       close a wait-for cycle that is then not detected, as with
  *       LK_POLICY_BARGE.)
- *     - LOCK without rq_reclaim that overlaps a reclaimable lock of the same
- *       owner, or conflicts with one of another owner, is LK_GRACE
- *       (rs_holder: that record) and never queued; otherwise it is handled
- *       as outside grace.  (Only a re-sent blocking request still queued
- *       is answered LK_BLOCKED before this check.)  So no waiter ever conflicts with a
- *       reclaimable record, and an owner's live and reclaimable locks never
- *       overlap.
+ *     - LOCK without rq_reclaim that conflicts with a reclaimable lock of
+ *       another owner is LK_GRACE (rs_holder: that record) and never
+ *       queued.  One that overlaps only reclaimable locks of its own owner
+ *       (a client asking again for a lock granted before the restart whose
+ *       answer it never heard) is decided as outside grace but never
+ *       queued: with a live lock or an older waiter of another owner in
+ *       the way, LK_DENIED, or LK_GRACE when blocking (rs_holder: what is
+ *       in the way); otherwise granted, within the limits, taking over the
+ *       owner's reclaimable locks where they overlap as a reclaim does.
+ *       Any other is handled as outside grace.  (Only a re-sent blocking
+ *       request still queued is answered LK_BLOCKED before these checks.)
+ *       So no waiter ever conflicts with a reclaimable record, and an
+ *       owner's live and reclaimable locks never overlap.
  *     - TEST also reports a conflicting reclaimable lock of another owner as
  *       the holder (after live locks and queued waiters).  Like the rest of
  *       TEST it looks at other owners only: the requester's own records do
@@ -440,8 +446,10 @@ const char *lk_strerror(enum lk_status st);
  *                cycle found by then, it gives up and the request queues;
  *                counted in ct_deadlock_giveups).
  *   LK_NOLOCKS   a limit would be exceeded.
- *   LK_GRACE     in grace, the request meets a reclaimable record (see
- *                GRACE AND RECLAIM; rs_holder says which); nothing changed.
+ *   LK_GRACE     in grace, the request meets another owner's reclaimable
+ *                record, or it would have to wait while overlapping its
+ *                owner's own (see GRACE AND RECLAIM; rs_holder says what);
+ *                nothing changed.
  *   LK_NOGRACE   rq_reclaim outside grace; nothing changed.
  *   LK_NOMEM, LK_RANGE, LK_INVAL (bad lengths).
  * A reclaim (rq_reclaim) is never queued: LK_GRANTED or LK_DENIED as GRACE

@@ -6,9 +6,10 @@
  * Order of the LOCK decision (why): a re-sent blocking request that is
  * still queued is answered BLOCKED before anything else (never queued
  * twice; a non-blocking one is decided like any other); in grace,
- * a request meeting a reclaimable record is answered GRACE before it can
- * be granted or queued (so no waiter ever waits for a reclaimable record);
- * a range the owner already holds in the mode is GRANTED before looking at
+ * a request meeting another owner's conflicting reclaimable record is
+ * answered GRACE before it can be granted or queued (so no waiter ever
+ * waits for a reclaimable record), and one over the owner's own takes
+ * them over but is never queued (lk_lock_over_own()); a range the owner already holds in the mode is GRANTED before looking at
  * the queue (idempotent even while others wait); only then does an older
  * conflicting waiter of another owner stop the request (FIFO).
  *
@@ -69,6 +70,71 @@ lk_lock_conflict(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	return lk_waiter_queue(t, o, f, r, req->rq_excl, req->rq_udata, now);
 }
 
+/*
+ * In grace, a LOCK (not a reclaim) over o's own reclaimable locks and no
+ * other owner's: what a client asks again when it never heard the answer
+ * to a LOCK granted before the restart (the reply or the GRANTED callback
+ * lost in the crash), so it does not know to reclaim it.  Decided as
+ * outside grace, except that it is never queued (an owner's waiter must
+ * not overlap its reclaimable locks): with something live or queued in
+ * the way LK_DENIED, or LK_GRACE when blocking; otherwise o's reclaimable
+ * locks are cut out of r and r is taken, as lk_lock_reclaim() does, but
+ * within the limits and behind the queue.
+ */
+static enum lk_status
+lk_lock_over_own(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, const struct lk_lockreq *req, uint64_t now)
+{
+	bool excl = req->rq_excl, inway = false;
+	struct lk_piece rem[2];
+	struct lk_waiter *w;
+	struct lk_lock *c;
+	struct lk_plan pl;
+	enum lk_status st;
+	size_t nrem;
+
+	switch (lk_collect(t, o, f, r, excl, &c)) {
+	case LK_OK:
+		break;
+	case LK_DENIED:
+		lk_holder_lock(t, c);
+		inway = true;
+		break;
+	default:
+		return LK_NOMEM;
+	}
+	/* o holds none of r live (its live and reclaimable locks are apart). */
+	if (!inway && (w = lk_queued_conflict(t, f, o, r, excl, NULL)) !=
+	    NULL) {
+		lk_holder_waiter(t, w);
+		inway = true;
+	}
+	if (inway) {
+		if (!req->rq_block) {
+			t->t_ct.ct_denied++;
+			return LK_DENIED;
+		}
+		t->t_ct.ct_grace_denied++;
+		return LK_GRACE;
+	}
+	if (lk_recl_collect(t, o, f, r) != LK_OK)
+		return LK_NOMEM;
+	lk_recl_cut_plan(t, r, rem, &nrem);
+	if ((st = lk_take_plan(t, o, r, excl, true, &pl)) != LK_OK)
+		return st;
+	if (!lk_prior_reserve(t, o, f, r) ||
+	    !lk_reserve(t, nrem + pl.pl_adds, t->t_rtmp.v_len + pl.pl_removes))
+		return LK_NOMEM;
+	lk_recl_cut(t, o, f, rem, nrem);
+	c = lk_take_apply(t, o, f, r, excl, &pl);
+	lk_prior_set(o, f, r, excl);
+	t->t_res.rs_token = c->lo_token;
+	t->t_ct.ct_granted++;
+	if (f->fi_nwaiters > 0 && (!excl || o->ow_nwaiters > 0))
+		lk_grant_pass(t, f, now, r);
+	return LK_GRANTED;
+}
+
 static enum lk_status
 lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
     const struct lk_range *r, const struct lk_lockreq *req, uint64_t now)
@@ -78,11 +144,14 @@ lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	struct lk_lock *c;
 	enum lk_status st;
 
-	if (f->fi_recl != NULL &&
-	    (c = lk_recl_find(f, o, r, excl, LK_RQ_GRACE)) != NULL) {
-		lk_holder_lock(t, c);
-		t->t_ct.ct_grace_denied++;
-		return LK_GRACE;
+	if (f->fi_recl != NULL) {
+		if ((c = lk_recl_find(f, o, r, excl, LK_RQ_OTHER)) != NULL) {
+			lk_holder_lock(t, c);
+			t->t_ct.ct_grace_denied++;
+			return LK_GRACE;
+		}
+		if (lk_recl_find(f, o, r, excl, LK_RQ_OWN) != NULL)
+			return lk_lock_over_own(t, o, f, r, req, now);
 	}
 	switch (lk_collect(t, o, f, r, excl, &c)) {
 	case LK_OK:

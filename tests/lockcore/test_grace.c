@@ -655,11 +655,35 @@ test_grace_plain_lock(void)
 	CU_ASSERT_FALSE(lt_dropped(&u1));
 	CU_ASSERT_EQUAL(g_plain(OE, "f", 1000, 1, EX, NB, NULL), LK_GRACE);
 	CU_ASSERT_TRUE(g_holder_is(3, 1000, true));
-	/* Own reclaimable lock, in any mode. */
-	CU_ASSERT_EQUAL(g_plain(OA, "f", 90, 20, EX, NB, NULL), LK_GRACE);
-	CU_ASSERT_TRUE(g_holder_is(1, 0, true));
-	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_svid, 100);
-	CU_ASSERT_EQUAL(g_plain(OA, "g", 5, 1, SH, NB, NULL), LK_GRACE);
+	/*
+	 * Over the owner's own reclaimable lock, in any mode (a LOCK asked
+	 * again whose answer was lost in the crash): granted at once, taking
+	 * the record over where they overlap; the rest stays reclaimable.
+	 */
+	CU_ASSERT_EQUAL(g_plain(OA, "f", 90, 20, EX, NB, NULL), LK_GRANTED);
+	CU_ASSERT_TRUE(G_REMOVED(OA, 0, 100, EX, 10, 1, true));
+	CU_ASSERT_TRUE(G_ADDED(OA, 0, 90, EX, 10, 1, true));
+	CU_ASSERT_TRUE(G_ADDED(OA, 90, 20, EX, 33, 2, false));
+	CU_ASSERT_EQUAL(g_nchanges(), 3);
+	CU_ASSERT_EQUAL(lt_res->rs_token, 33);
+	CU_ASSERT_EQUAL(g_plain(OA, "g", 5, 1, SH, NB, NULL), LK_GRANTED);
+	CU_ASSERT_TRUE(G_REMOVED(OA, 0, 10, SH, 20, 1, true));
+	CU_ASSERT_TRUE(G_ADDED(OA, 0, 5, SH, 20, 1, true));
+	CU_ASSERT_TRUE(G_ADDED(OA, 6, 4, SH, 20, 1, true));
+	CU_ASSERT_TRUE(G_ADDED(OA, 5, 1, SH, 34, 2, false));
+	CU_ASSERT_EQUAL(g_nchanges(), 4);
+	/*
+	 * ... but never queued: with a live lock of another owner in the
+	 * way, DENIED, or GRACE when blocking (the holder is what is in
+	 * the way); nothing changes.
+	 */
+	CU_ASSERT_EQUAL(g_plain(OB, "f", 450, 200, EX, NB, NULL), LK_DENIED);
+	CU_ASSERT_TRUE(g_holder_is(4, 600, false));
+	CU_ASSERT_EQUAL(g_nchanges(), 0);
+	CU_ASSERT_EQUAL(g_plain(OB, "f", 450, 200, EX, BL, &u1), LK_GRACE);
+	CU_ASSERT_TRUE(g_holder_is(4, 600, false));
+	CU_ASSERT_EQUAL(g_nchanges(), 0);
+	CU_ASSERT_FALSE(lt_dropped(&u1));
 	/* Shared over others' shared reclaimable locks: granted. */
 	CU_ASSERT_EQUAL(g_plain(OE, "f", 250, 10, SH, NB, NULL), LK_GRANTED);
 	CU_ASSERT_EQUAL(g_plain(OE, "f", 1000, 1, SH, NB, NULL), LK_GRANTED);
@@ -667,9 +691,9 @@ test_grace_plain_lock(void)
 	CU_ASSERT_EQUAL(g_plain(OE, "f", 600, 50, EX, NB, NULL), LK_DENIED);
 	CU_ASSERT_EQUAL(g_plain(OE, "f", 600, 50, EX, BL, &u2), LK_BLOCKED);
 	ct = g_counts();
-	CU_ASSERT_EQUAL(ct.ct_grace_denied, 4);
+	CU_ASSERT_EQUAL(ct.ct_grace_denied, 3);
 	CU_ASSERT_EQUAL(ct.ct_waiters, 1);
-	CU_ASSERT_EQUAL(ct.ct_granted, 4);
+	CU_ASSERT_EQUAL(ct.ct_granted, 6);
 	CU_ASSERT_EQUAL(ct.ct_reclaims, 0);
 	/* The owner of the live lock unlocks: the waiter gets it. */
 	CU_ASSERT_EQUAL(g_unlock(OD, "f", 0, 0), LK_OK);

@@ -405,7 +405,8 @@ static enum lk_status
 m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
     int id)
 {
-	int i;
+	bool own;
+	int b, i;
 
 	/* Re-sent while queued (a blocking request only). */
 	if (block && (i = m_find_wait(m, o, f, s, e, excl, false)) >= 0) {
@@ -413,13 +414,18 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 		m->w[i].id = id;
 		return LK_BLOCKED;
 	}
-	if (m_rconflict(m, o, f, s, e, excl, true, false))
+	/* Another owner's reclaimable bytes in conflict: wait for grace. */
+	if (m_rconflict(m, o, f, s, e, excl, false, false))
 		return LK_GRACE;
+	/* o's own reclaimable bytes: taken over, never queued. */
+	own = m_rconflict(m, o, f, s, e, excl, true, false);
 	if (m_held_conflict(m, o, f, s, e, excl) >= 0 ||
 	    (!m_same(m, o, f, s, e, excl) &&
 	    m_queued_block(m, o, f, s, e, excl, m->nw) >= 0)) {
 		if (!block)
 			return LK_DENIED;
+		if (own)
+			return LK_GRACE;
 		if (m_deadlock(m, o, f, s, e, excl))
 			return LK_DEADLOCK;
 		if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
@@ -431,6 +437,8 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 		m->nw++;
 		return LK_BLOCKED;
 	}
+	for (b = s; own && b <= e; b++)
+		m->rheld[f][b][o] = 0;
 	m_set(m, o, f, s, e, m_mode(excl));
 	m_note(m, o, f, s, e, m_mode(excl));
 	m_grant_pass(m, f);
@@ -1072,9 +1080,10 @@ m_check_udata(struct m_run *m, const struct lk_result *res,
 }
 
 /*
- * The reported holder must really conflict with the request (or, for
- * LK_GRACE, be a reclaimable lock of the requester overlapping it); only
- * a STRICT reclaim refusal may have none.
+ * The reported holder must really conflict with the request, and for
+ * LK_GRACE be a reclaimable lock, unless the request overlaps its owner's
+ * own reclaimable locks (then what is in its way, live or queued); only a
+ * STRICT reclaim refusal may have none.
  */
 static void
 m_check_holder(struct m_run *m, const struct lk_result *res,
@@ -1090,9 +1099,9 @@ m_check_holder(struct m_run *m, const struct lk_result *res,
 		return;
 	}
 	m_to_rec(m, &res->rs_holder, &h);
-	if (h.o < 0 || h.f != f || h.s > e || s > h.e ||
-	    (h.o == o ? !(st == LK_GRACE && h.reclaim) : !(excl || h.excl)) ||
-	    (st == LK_GRACE && !h.reclaim)) {
+	if (h.o < 0 || h.o == o || h.f != f || h.s > e || s > h.e ||
+	    !(excl || h.excl) || (st == LK_GRACE && !h.reclaim &&
+	    (reclaim || !m_rconflict(m, o, f, s, e, excl, true, false)))) {
 		fprintf(stderr, "model: req o%d f%d [%d,%d] %d; holder o%d "
 		    "f%d [%d,%d] %d waiting %d\n", o, f, s, e, excl, h.o, h.f,
 		    h.s, h.e, h.excl, res->rs_holder_waiting);

@@ -1585,6 +1585,51 @@ test_grace(void)
 	ts_stop();
 }
 
+/*
+ * A LOCK granted and stored just before a crash whose answer never left
+ * (the reply, or the GRANTED callback of a blocked request): the client
+ * does not know it holds it, so after the restart it asks again, not as
+ * a reclaim.  Over its owner's own record and nobody else's it is granted
+ * at once, and grace ends with that turn (nothing else to reclaim)
+ * instead of at the deadline.
+ */
+static void
+test_grace_asked_again(void)
+{
+	const struct nlm_grace *g;
+
+	if (t_skip())
+		return;
+	t_reset();
+	t_preload(7, "hostG", "127.0.0.1", 1, "ownG", "fg", 0, 10, 500);
+	t_preload(9, "hostK", "127.0.0.1", 3, "ownK", "fk", 0, 10, 501);
+	CU_ASSERT(store_put_token(fake_store(), 501) == STORE_OK);
+	CU_ASSERT(store_put_next_host(fake_store(), 10) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	ts_start(NLM_CB_MSG, 0);
+	fake_send_hook(st_check);
+	g = nlm_get_grace();
+	CU_ASSERT(g->g_active);
+	/* Someone else's record still holds back what conflicts with it. */
+	CU_ASSERT_EQUAL(t_lock("hostG", 1, "ownG", "fk", 5, 1, true, true,
+	    false), NLM4_DENIED_GRACE_PERIOD);
+	/* Blocking, as the waiter whose GRANTED was lost asks again. */
+	CU_ASSERT_EQUAL(t_lock("hostG", 1, "ownG", "fg", 0, 10, true, true,
+	    false), NLM4_GRANTED);
+	CU_ASSERT(t_committed(1, "ownG", 4, "fg", 2, 0, 10, true));
+	CU_ASSERT(fake_store_token() > 501);
+	CU_ASSERT(g->g_active);		/* hostK's record is left */
+	CU_ASSERT_EQUAL(t_lock("hostK", 3, "ownK", "fk", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT(!g->g_active);
+	CU_ASSERT(g->g_how != NULL &&
+	    strcmp(g->g_how, "nothing left to reclaim") == 0);
+	CU_ASSERT_EQUAL(g->g_dropped, 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->grace_dropped, 0);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 /* What is not reclaimed by the deadline is dropped from the store. */
 static void
 test_grace_deadline(void)
@@ -1793,6 +1838,8 @@ ts_register_turn(void)
 	    test_grace_drain) == NULL ||
 	    CU_add_test(s, "no grace without stored locks", test_no_grace) ==
 	    NULL ||
+	    CU_add_test(s, "grace: a stored LOCK asked again, not reclaimed",
+	    test_grace_asked_again) == NULL ||
 	    CU_add_test(s, "tokens increase across a restart",
 	    test_tokens_restart) == NULL)
 		return -1;
