@@ -105,7 +105,8 @@ struct nlm_counters {
 	uint64_t	sm_notify;	/* proc 16 notifications acted on */
 	uint64_t	sm_notify_refused;
 	uint64_t	notify_gone;	/* SM_NOTIFY naming a host forgotten
-					   lately: ignored */
+					   lately, or re-sent about a
+					   restart acted on: ignored */
 	uint64_t	notify_ambiguous; /* SM_NOTIFY naming no host, from an
 					   address with several: ignored */
 	uint64_t	release_failed;	/* a host's release out of memory:
@@ -214,12 +215,13 @@ const struct lk_table *nlm_get_table(void);
  * there are several (counted in notify_ambiguous, logged) or when `name'
  * is that of a host forgotten at that address lately (a re-sent
  * notification, or a host swept while idle), or the same (addr, name,
- * state) released a host that way lately (re-sent: counted in
- * notify_gone, as the others).  A
- * name known only at other addresses releases nothing.  Hosts elsewhere
- * are never touched, and neither is a host whose recorded state is
- * already `state' (a repeated notification; counted in *unchanged, which
- * may be NULL).  Returns the number of hosts released.
+ * state) released a host lately (re-sent: counted in notify_gone, as
+ * the others; this holds for the named host too, which may have come
+ * back since and taken new locks that the re-sent notification is not
+ * about).  A name known only at other addresses releases nothing.  Hosts
+ * elsewhere are never touched, and neither is a host whose recorded state
+ * is already `state' (a repeated notification; counted in *unchanged,
+ * which may be NULL).  Returns the number of hosts released.
  */
 unsigned	nlm_host_notified(const char *name, int32_t state,
 		    const struct sockaddr *addr, socklen_t addrlen,

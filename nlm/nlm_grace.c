@@ -105,12 +105,16 @@ nlm_grace_drain(struct ev_loop *loop, void *arg)
 {
 	const struct lk_result *res;
 	enum lk_status st;
+	size_t i, n = 0;
 
 	(void)arg;
 	st = lk_grace_drop(nlm->n_table, NLM_GRACE_STEP, ev_now_ms(), &res);
 	if (st == LK_OK) {
-		nlm->n_stats.grace_dropped += res->rs_nremoved;
-		nlm->n_grace.g_dropped += res->rs_nremoved;
+		/* Not what waiters granted by the step merged with. */
+		for (i = 0; i < res->rs_nremoved; i++)
+			n += res->rs_removed[i].rc_reclaim;
+		nlm->n_stats.grace_dropped += n;
+		nlm->n_grace.g_dropped += n;
 		nlm_apply(res);
 	} else
 		log_warnx("grace end: %s; trying again", lk_strerror(st));

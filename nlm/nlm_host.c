@@ -807,6 +807,7 @@ nlm_host_release(struct nlm_host *h, const char *why)
 {
 	const struct lk_result *res;
 	enum lk_status st;
+	size_t i, mine = 0;
 	char hs[300];
 
 	st = lk_host_release(nlm->n_table, h->h_id, ev_now_ms(), &res);
@@ -818,10 +819,17 @@ nlm_host_release(struct nlm_host *h, const char *why)
 		    nlm_host_str(h, hs, sizeof(hs)), why, lk_strerror(st));
 		return false;
 	}
-	if (res->rs_nremoved > 0 || res->rs_ndropped > 0)
+	/*
+	 * Its own records only: a waiter of another host granted by the
+	 * release may merge with that host's lock, whose old record is
+	 * removed too.
+	 */
+	for (i = 0; i < res->rs_nremoved; i++)
+		mine += res->rs_removed[i].rc_host == h->h_id;
+	if (mine > 0 || res->rs_ndropped > 0)
 		log_rl_info(&rl_released,
 		    "host %s: released %zu locks/shares (%s)",
-		    nlm_host_str(h, hs, sizeof(hs)), res->rs_nremoved, why);
+		    nlm_host_str(h, hs, sizeof(hs)), mine, why);
 	nlm_apply(res);
 	return true;
 }
@@ -885,6 +893,34 @@ nlm_gone_notify_key(const struct sockaddr_storage *ss, const char *name,
 	    sizeof(hv));
 }
 
+/* Was the SM_NOTIFY (ss, name, state) acted on lately (state 0: never)? */
+static bool
+nlm_gone_notified(const struct sockaddr_storage *ss, const char *name,
+    int32_t state)
+{
+	uint64_t nv;
+	size_t i, n;
+
+	if (state == 0)
+		return false;
+	nv = nlm_gone_notify_key(ss, name, state);
+	n = nlm->n_ngone < NLM_HOST_GONE ? (size_t)nlm->n_ngone :
+	    NLM_HOST_GONE;
+	for (i = 0; i < n; i++)
+		if (nlm->n_gone[i] == nv)
+			return true;
+	return false;
+}
+
+/* Remember that the SM_NOTIFY (ss, name, state) released a host. */
+static void
+nlm_gone_notify_add(const struct sockaddr_storage *ss, const char *name,
+    int32_t state)
+{
+	nlm->n_gone[nlm->n_ngone++ % NLM_HOST_GONE] =
+	    nlm_gone_notify_key(ss, name, state);
+}
+
 /* Did a host (ss, name) leave lately, or was (ss, name, state) acted on? */
 static bool
 nlm_gone_find(const struct sockaddr_storage *ss, const char *name,
@@ -945,8 +981,7 @@ nlm_host_unnamed(const struct sockaddr_storage *ss, const char *name,
 	if (ac->ac_count == 1) {
 		if ((n = nlm_host_restarted(ac->ac_hosts, state, same)) > 0 &&
 		    state != 0)
-			nlm->n_gone[nlm->n_ngone++ % NLM_HOST_GONE] =
-			    nlm_gone_notify_key(ss, name, state);
+			nlm_gone_notify_add(ss, name, state);
 		return n;
 	}
 	nlm->n_stats.notify_ambiguous++;
@@ -970,9 +1005,22 @@ nlm_host_notified(const char *name, int32_t state,
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, addr, addrlen);
 	addr_unmap(&ss, &addrlen);
-	if ((h = nlm_host_find(&ss, name)) != NULL)
-		n = nlm_host_restarted(h, state, &same);
-	else if (nlm_host_named(name) == NULL)
+	if ((h = nlm_host_find(&ss, name)) != NULL) {
+		/*
+		 * The notification of a restart acted on already, re-sent (its
+		 * answer lost) or late: the host here now came after it, and
+		 * what it holds was taken since.  Only the state a host gave
+		 * in a LOCK tells (h_state); one that only shares or uses
+		 * NM_LOCK has none.
+		 */
+		if (h->h_state != state && nlm_gone_notified(&ss, name,
+		    state)) {
+			nlm->n_stats.notify_gone++;
+			n = 0;
+		} else if ((n = nlm_host_restarted(h, state, &same)) > 0 &&
+		    state != 0)
+			nlm_gone_notify_add(&ss, name, state);
+	} else if (nlm_host_named(name) == NULL)
 		n = nlm_host_unnamed(&ss, name, state, &same);
 	if (unchanged != NULL)
 		*unchanged = same;

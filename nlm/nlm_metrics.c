@@ -167,7 +167,7 @@ nlm_metrics(struct sbuf *c)
 	lab(c, "nlmd_refused_total", "what=\"sm_notify_proc16\"",
 	    s->sm_notify_refused);
 	help(c, "nlmd_sm_notify_ignored_total", "counter", "SM_NOTIFY from "
-	    "client hosts naming no host: by why none was released.");
+	    "client hosts that released no host: by why.");
 	lab(c, "nlmd_sm_notify_ignored_total", "why=\"gone\"",
 	    s->notify_gone);
 	lab(c, "nlmd_sm_notify_ignored_total", "why=\"ambiguous\"",

@@ -1630,6 +1630,130 @@ test_grace_asked_again(void)
 	ts_stop();
 }
 
+/* A SHARE (deny write, read-write) of (name, oh) on fh; its status. */
+static int
+t_share(const char *name, const char *oh, const char *fh)
+{
+	nlm4_shareargs a;
+	nlm4_shareres r;
+	struct rpc_msg m;
+	uint8_t buf[1024];
+	ssize_t n;
+	int st = -1;
+	XDR x;
+
+	memset(&a, 0, sizeof(a));
+	a.share.caller_name = (char *)(uintptr_t)name;
+	a.share.fh.nlm_netobj_len = (u_int)strlen(fh);
+	a.share.fh.nlm_netobj_val = (char *)(uintptr_t)fh;
+	a.share.oh.nlm_netobj_len = (u_int)strlen(oh);
+	a.share.oh.nlm_netobj_val = (char *)(uintptr_t)oh;
+	a.share.mode = fsm_DW;
+	a.share.access = fsa_RW;
+	(void)ts_send(NLMPROC4_SHARE, XDRPROC(xdr_nlm4_shareargs), &a);
+	ts_pump();
+	if ((n = ts_recv(buf, sizeof(buf))) <= 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	memset(&r, 0, sizeof(r));
+	m.acpted_rply.ar_results.where = (caddr_t)&r;
+	m.acpted_rply.ar_results.proc = XDRPROC(xdr_nlm4_shareres);
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	if (xdr_replymsg(&x, &m))
+		st = (int)r.stat;
+	xdr_destroy(&x);
+	xdr_free(XDRPROC(xdr_nlm4_shareres), (char *)&r);
+	return st;
+}
+
+/* An SM_NOTIFY (name, state) from 127.0.0.1: the hosts it released. */
+static unsigned
+t_notified(const char *name, int32_t state)
+{
+	struct sockaddr_in lo;
+	unsigned n;
+
+	memset(&lo, 0, sizeof(lo));
+	lo.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	n = nlm_host_notified(name, state, (struct sockaddr *)&lo,
+	    sizeof(lo), NULL);
+	ts_pump();
+	return n;
+}
+
+/*
+ * A client that only shares (no LOCK, so no NSM state on record)
+ * restarts; its status monitor's SM_NOTIFY (state 5) releases it.  The
+ * client takes a new reservation; the status monitor sends the same
+ * SM_NOTIFY again (its answer was lost).  That one is about the restart
+ * acted on: the new reservation stays (it was released, and another
+ * client could have been granted the same file while the client still
+ * believed it held it).  A later restart (state 7) releases it.
+ */
+static void
+test_notify_resent(void)
+{
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_share("hostS", "ownS", "fs"), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+	CU_ASSERT_EQUAL(t_notified("hostS", 5), 1);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 0);
+	CU_ASSERT_EQUAL(t_share("hostS", "ownS", "fs"), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+	CU_ASSERT_EQUAL(t_notified("hostS", 5), 0);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+	CU_ASSERT_EQUAL(nlm_get_counters()->notify_gone, 1);
+	CU_ASSERT_EQUAL(t_share("hostT", "ownT", "fs"), NLM4_DENIED);
+	CU_ASSERT_EQUAL(t_notified("hostS", 7), 1);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 0);
+	CU_ASSERT_EQUAL(t_share("hostT", "ownT", "fs"), NLM4_GRANTED);
+	ts_stop();
+}
+
+/*
+ * "host X: released N locks/shares" counts X's records only.  hostA holds
+ * [0,10) exclusive; hostB holds [10,20) shared and waits for [0,10)
+ * shared.  hostA restarts: hostB's waiter is granted and merges with its
+ * own lock, whose old record is removed by the same call.
+ */
+static void
+test_release_count(void)
+{
+	char buf[4096];
+	FILE *f;
+	size_t n;
+	int saved;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "fr", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "fr", 10, 10, false,
+	    false, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "fr", 0, 10, false, true,
+	    false), NLM4_BLOCKED);
+	fflush(stderr);
+	CU_ASSERT_FATAL((f = tmpfile()) != NULL);
+	saved = dup(STDERR_FILENO);
+	CU_ASSERT_FATAL(saved != -1 && dup2(fileno(f), STDERR_FILENO) != -1);
+	CU_ASSERT_EQUAL(t_notified("hostA", 5), 1);
+	fflush(stderr);
+	(void)dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	fputs(buf, stderr);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "released 1 locks/shares"));
+	CU_ASSERT(t_committed(2, "ownB", 4, "fr", 2, 0, 20, false));
+	ts_stop();
+}
+
 /* What is not reclaimed by the deadline is dropped from the store. */
 static void
 test_grace_deadline(void)
@@ -1840,6 +1964,10 @@ ts_register_turn(void)
 	    NULL ||
 	    CU_add_test(s, "grace: a stored LOCK asked again, not reclaimed",
 	    test_grace_asked_again) == NULL ||
+	    CU_add_test(s, "SM_NOTIFY re-sent after the host came back",
+	    test_notify_resent) == NULL ||
+	    CU_add_test(s, "a host's release counts its own records",
+	    test_release_count) == NULL ||
 	    CU_add_test(s, "tokens increase across a restart",
 	    test_tokens_restart) == NULL)
 		return -1;
