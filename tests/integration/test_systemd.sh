@@ -15,7 +15,7 @@
 #     WATCHDOG_USEC (and none when WATCHDOG_PID names another process);
 #     STOPPING=1 at SIGTERM; after a restart with locks stored, STATUS
 #     "grace: 2 locks, 0 shares to reclaim ..." and "serving" once libnfs
-#     reclaimed them.  A malformed NOTIFY_SOCKET costs a warning only.
+#     took them back (one reclaimed, one asked for again by a plain LOCK).  A malformed NOTIFY_SOCKET costs a warning only.
 #  3. Dropping root: started as root with --user=nobody, nlmd runs with
 #     uid/gid 65534 (/proc/PID/status) once ready, its state directory is
 #     nobody's, it registers as nobody, serves and stores locks, removes
@@ -203,7 +203,8 @@ check "after a restart: READY=1 with STATUS 'grace: 2 locks, 0 shares to reclaim
 sleep 1.2
 check "grace progress: STATUS refreshed every second while in grace" \
     msg_has "^[2-9] pid=$NLMD_PID STATUS=grace: 2 locks, 0 shares to reclaim, 5[89] s left"
-check "libnfs reclaims both locks" flows reclaim
+check "libnfs takes both locks back (a reclaim, a LOCK asked again)" \
+    flows reclaim
 check "STATUS 'serving, epoch 2' once everything is reclaimed" \
     itest_wait grep -q "STATUS=serving, epoch 2$" "$RECV_LOG"
 check "WATCHDOG_PID names another process: no pings" \
@@ -265,7 +266,8 @@ check "SIGTERM: nobody removed every registration" nothing_registered
 start_nlmd -- --user=nobody --grace-period=60
 check "restart as root -> nobody on the same directory: 2 locks to reclaim" \
     grep -q "grace period: 2 locks and 0 shares to reclaim" "$NLMD_LOG"
-check "libnfs reclaims both locks" flows reclaim
+check "libnfs takes both locks back (a reclaim, a LOCK asked again)" \
+    flows reclaim
 check "SIGTERM: exit 0" stop_nlmd
 out_nosuch() {
 	local out rc

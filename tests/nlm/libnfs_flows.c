@@ -10,8 +10,10 @@
  * blocked lock then unlock by the holder, re-sent LOCK granted; CANCEL of
  * a waiter and of nothing.  Around a restart of nlmd (grace): "hold" takes
  * locks and leaves them; after the restart "reclaim" checks that a new
- * conflicting LOCK is told DENIED_GRACE_PERIOD, a free one is granted, and
- * both owners' reclaims (reclaim = TRUE, encoded by libnfs) are granted.
+ * conflicting LOCK is told DENIED_GRACE_PERIOD, a free one is granted, one
+ * owner's reclaim (reclaim = TRUE, encoded by libnfs) is granted, and so
+ * is the other's plain LOCK over its own stored lock (asked again, as by a
+ * client whose answer was lost in the crash).
  * Output: PASS/FAIL lines and a final "libnfs: N passed, M failed".
  */
 #include <poll.h>
@@ -347,8 +349,13 @@ flows_reclaim(struct host *A, struct host *B)
 	    "grace: TEST names A's stored lock");
 	check(do_lock_r(A, false, true, 0, 100) == NLM4_GRANTED,
 	    "grace: A reclaims [0,100) -> GRANTED");
-	check(do_lock_r(B, false, true, 200, 10) == NLM4_GRANTED,
-	    "grace: B reclaims [200,210) -> GRANTED");
+	/*
+	 * As a client whose answer was lost in the crash: a plain LOCK over
+	 * its own stored lock, granted at once (it takes the record over,
+	 * and nothing of B's is left to reclaim).
+	 */
+	check(do_lock(B, false, 200, 10) == NLM4_GRANTED,
+	    "grace: B asks for [200,210) again, not as a reclaim -> GRANTED");
 	check(do_unlock(A, 0, 100) == NLM4_GRANTED &&
 	    do_unlock(B, 200, 10) == NLM4_GRANTED &&
 	    do_unlock(B, 500, 10) == NLM4_GRANTED, "grace: unlock all");
