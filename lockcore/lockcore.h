@@ -781,6 +781,10 @@ int	lk_waiter_foreach(const struct lk_table *t, lk_waiter_cb cb, void *arg);
  *
  * lk_file_records() reports the records of one file the same way;
  * returns LK_NOTFOUND when no file has that handle.
+ * lk_file_records_scan() does so in pieces, as lk_file_scan() does the
+ * table: about `budget' records a call, `sc' (zeroed before the first
+ * call) remembering where it stopped; false once the file is done, or
+ * gone (no file has that handle any more).
  */
 struct lk_scan_cbs {
 	lk_record_cb	 sc_lock;
@@ -810,6 +814,9 @@ bool		lk_file_scan(const struct lk_table *t, struct lk_scan *sc,
 		    size_t *reported);
 enum lk_status	lk_file_records(const struct lk_table *t, const void *fh,
 		    size_t fhlen, const struct lk_scan_cbs *cbs);
+bool		lk_file_records_scan(const struct lk_table *t, const void *fh,
+		    size_t fhlen, struct lk_scan *sc, size_t budget,
+		    const struct lk_scan_cbs *cbs, size_t *reported);
 
 /*
  * Verify every internal invariant (tree order and balance data, counts,

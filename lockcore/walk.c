@@ -472,6 +472,29 @@ lk_file_scan(const struct lk_table *t, struct lk_scan *sc, size_t budget,
 	return !sc->sc_done;
 }
 
+bool
+lk_file_records_scan(const struct lk_table *t, const void *fh, size_t fhlen,
+    struct lk_scan *sc, size_t budget, const struct lk_scan_cbs *cbs,
+    size_t *reported)
+{
+	const struct lk_file *f;
+	size_t n = 0;
+
+	if (!sc->sc_done) {
+		f = lk_file_find((struct lk_table *)(uintptr_t)t, fh, fhlen);
+		if (f == NULL || f->fi_ob.ob_refs == 0)
+			sc->sc_done = true;	/* gone meanwhile: nothing more */
+		else {
+			n = lk_scan_in_file(f, sc, budget == 0 ? 1 : budget,
+			    cbs);
+			sc->sc_done = sc->sc_phase == 3;
+		}
+	}
+	if (reported != NULL)
+		*reported = n;
+	return !sc->sc_done;
+}
+
 enum lk_status
 lk_file_records(const struct lk_table *t, const void *fh, size_t fhlen,
     const struct lk_scan_cbs *cbs)

@@ -141,6 +141,7 @@ struct nlm_grace {
 	size_t		g_drop_locks;	/* left to drop when it ended */
 	size_t		g_drop_shares;
 	uint64_t	g_dropped;	/* dropped so far */
+	uint64_t	g_end_seq;	/* the commit of its end (when over) */
 };
 
 /*

@@ -14,7 +14,8 @@
  *          whole host, like FREE_ALL): waiters behind get their GRANTED
  *          callbacks; the answer leaves once the release is committed.
  *          With dry-run=1 it lists what it would release, changing nothing.
- * grace-end ends grace now, as the deadline would.
+ * grace-end ends grace now, as the deadline would; the answer leaves once
+ *          every record is dropped and that is committed.
  * (metrics: nlm_metrics.c, registered by the daemon with the NSM's.)
  *
  * Line kinds and keys (nlmctl reads them; see ctl/ctl.h for the format):
@@ -317,11 +318,9 @@ ctl_status_fill(struct ctl_conn *c, void *arg)
 	}
 	if (!st->st_locks)
 		return false;
-	if (st->st_fhlen >= 0) {
-		(void)lk_file_records(nlm->n_table, st->st_fh,
-		    (size_t)st->st_fhlen, &cbs);
-		return false;
-	}
+	if (st->st_fhlen >= 0)
+		return lk_file_records_scan(nlm->n_table, st->st_fh,
+		    (size_t)st->st_fhlen, &st->st_scan, CTL_PIECE, &cbs, NULL);
 	return lk_file_scan(nlm->n_table, &st->st_scan, CTL_PIECE, &cbs, NULL);
 }
 
@@ -458,40 +457,99 @@ ctl_rel_keep(const struct lk_record *rc, void *arg)
 	return 0;
 }
 
-static int
-ctl_rel_host_recs(const struct lk_record *rc, void *arg)
+static void
+ctl_rel_listed(const struct lk_record *rc, void *arg)
 {
 	struct ctl_rel *r = arg;
 
-	if (rc->rc_host != r->ids[0])
-		return 0;
 	ctl_rel_line(r->conn, rc);
-	return 0;
 }
 
-/* Release a host: list what it holds, then (not dry) FREE_ALL-like. */
+/*
+ * A host to release: FREE_ALL-like, listing what went from what the
+ * release removed (its own records only).  A dry run only collects the
+ * host's id, for one walk of the table afterwards (ctl_rd_fill()).
+ */
 static void
 ctl_rel_host(struct nlm_host *h, void *arg)
 {
 	struct ctl_rel *r = arg;
-	uint64_t id = h->h_id;
+	uint64_t *ids;
 	char hs[300];
 
 	if (r->by_addr ? !nlm_addr_equal(&h->h_addr, &r->addr) :
 	    strcmp(h->h_name, r->name) != 0)
 		return;
 	r->hosts++;
-	r->ids = &id;
-	(void)lk_lock_foreach(nlm->n_table, ctl_rel_host_recs, r);
-	(void)lk_share_foreach(nlm->n_table, ctl_rel_host_recs, r);
-	r->ids = NULL;
-	if (r->dry)
+	if (r->dry) {
+		if ((ids = realloc(r->ids, (r->nids + 1) * sizeof(*ids))) ==
+		    NULL) {
+			r->failed++;
+			return;
+		}
+		r->ids = ids;
+		ids[r->nids++] = h->h_id;
 		return;
+	}
 	log_info("operator (uid %u, pid %d): release of host %s",
 	    (unsigned)ctl_peer(r->conn)->uid, (int)ctl_peer(r->conn)->pid,
 	    nlm_host_str(h, hs, sizeof(hs)));
-	if (!nlm_host_release(h, "released by the operator"))
+	if (!nlm_host_release_list(h, "released by the operator",
+	    ctl_rel_listed, r))
 		r->failed++;
+}
+
+/*
+ * A dry run's listing of the hosts' records: one resumable walk of the
+ * table in pieces of CTL_PIECE records, each kept or not by a search of
+ * the sorted ids -- not a walk of the whole table per host, which with
+ * 256 hosts at one address and 500,000 locks held the loop 2.9 s.
+ */
+struct ctl_rd {
+	uint64_t	*rd_ids;	/* sorted */
+	size_t		 rd_nids;
+	struct ctl_conn	*rd_conn;
+	struct lk_scan	 rd_scan;
+};
+
+static int
+ctl_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+ctl_rd_rec(const struct lk_record *rc, void *arg)
+{
+	struct ctl_rd *d = arg;
+
+	if (bsearch(&rc->rc_host, d->rd_ids, d->rd_nids, sizeof(uint64_t),
+	    ctl_u64_cmp) != NULL)
+		ctl_rel_line(d->rd_conn, rc);
+	return 0;
+}
+
+static bool
+ctl_rd_fill(struct ctl_conn *c, void *arg)
+{
+	struct ctl_rd *d = arg;
+	struct lk_scan_cbs cbs = { ctl_rd_rec, ctl_rd_rec, NULL, d };
+
+	if (nlm == NULL)
+		return false;
+	d->rd_conn = c;
+	return lk_file_scan(nlm->n_table, &d->rd_scan, CTL_PIECE, &cbs, NULL);
+}
+
+static void
+ctl_rd_free(void *arg)
+{
+	struct ctl_rd *d = arg;
+
+	free(d->rd_ids);
+	free(d);
 }
 
 static void
@@ -594,11 +652,26 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 		r.by_addr = true;
 	}
 	if (host != NULL || addr != NULL) {
+		struct ctl_rd *d;
+
 		r.name = host;
 		nlm_host_foreach(ctl_rel_host, &r);
 		if (r.hosts == 0) {
 			ctl_error(c, "release: no host %s %s", host != NULL ?
 			    "named" : "at", host != NULL ? host : addr);
+			return;
+		}
+		if (r.dry) {
+			if (r.failed > 0 || (d = calloc(1, sizeof(*d))) ==
+			    NULL) {
+				free(r.ids);
+				ctl_error(c, "release: out of memory");
+				return;
+			}
+			qsort(r.ids, r.nids, sizeof(*r.ids), ctl_u64_cmp);
+			d->rd_ids = r.ids;
+			d->rd_nids = r.nids;
+			ctl_produce(c, ctl_rd_fill, d, ctl_rd_free);
 			return;
 		}
 		ctl_hold_commit(c);
@@ -655,6 +728,15 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 
 /* ---- grace ---- */
 
+/* Grace is over and the commit that dropped its last records durable. */
+static bool
+ctl_grace_over(void *arg)
+{
+	(void)arg;
+	return nlm == NULL || (!nlm->n_grace.g_active &&
+	    nlm->n_committed >= nlm->n_grace.g_end_seq);
+}
+
 static void
 ctl_cmd_grace_end(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 {
@@ -672,7 +754,12 @@ ctl_cmd_grace_end(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	ctl_kv_u64(c, "dropped-locks", nlm->n_grace.g_drop_locks);
 	ctl_kv_u64(c, "dropped-shares", nlm->n_grace.g_drop_shares);
 	ctl_line_end(c);
-	ctl_hold_commit(c);
+	/*
+	 * Only once all is dropped and durable: a large grace is dropped a
+	 * step per turn (nlm_grace_drain()), and an answer after the first
+	 * step's commit would say ended what a crash would bring back.
+	 */
+	ctl_hold(c, ctl_grace_over, NULL);
 }
 
 int

@@ -82,6 +82,9 @@ nlm_grace_over(void)
 
 	g->g_active = false;
 	g->g_end_ms = ev_now_ms();
+	/* The last drop is staged in this turn, or sealed already. */
+	g->g_end_seq = store_sealed(nlm->n_store) +
+	    (store_pending(nlm->n_store) ? 1 : 0);
 	if (g->g_dropped > 0)
 		log_warnx("grace period over (%s) after %" PRIu64 " ms: %zu "
 		    "locks and %zu shares not reclaimed, dropped", g->g_how,

@@ -805,6 +805,13 @@ nlm_host_restore(const struct store_host *sh)
 bool
 nlm_host_release(struct nlm_host *h, const char *why)
 {
+	return nlm_host_release_list(h, why, NULL, NULL);
+}
+
+bool
+nlm_host_release_list(struct nlm_host *h, const char *why,
+    void (*each)(const struct lk_record *, void *), void *arg)
+{
 	const struct lk_result *res;
 	enum lk_status st;
 	size_t i, mine = 0;
@@ -825,7 +832,11 @@ nlm_host_release(struct nlm_host *h, const char *why)
 	 * removed too.
 	 */
 	for (i = 0; i < res->rs_nremoved; i++)
-		mine += res->rs_removed[i].rc_host == h->h_id;
+		if (res->rs_removed[i].rc_host == h->h_id) {
+			mine++;
+			if (each != NULL)
+				each(&res->rs_removed[i], arg);
+		}
 	if (mine > 0 || res->rs_ndropped > 0)
 		log_rl_info(&rl_released,
 		    "host %s: released %zu locks/shares (%s)",

@@ -383,6 +383,12 @@ int		 nlm_host_restore(const struct store_host *);
  * locks would outlive every way to release them.
  */
 bool		 nlm_host_release(struct nlm_host *, const char *why);
+/*
+ * nlm_host_release(), and each(record, arg) for every lock and share of
+ * the host it released (the operator's release lists them).
+ */
+bool		 nlm_host_release_list(struct nlm_host *, const char *why,
+		    void (*each)(const struct lk_record *, void *), void *arg);
 /* Call fn for every host; fn may release (not free) the host. */
 void		 nlm_host_foreach(void (*fn)(struct nlm_host *, void *),
 		    void *arg);

@@ -548,8 +548,12 @@ sc_count_lock(const struct lk_record *rc, void *arg)
 	return 0;
 }
 
+/*
+ * The table's walk (lk_file_scan) or that one file's alone
+ * (lk_file_records_scan, whose walk also ends when the file goes).
+ */
 static void
-test_scan_big_file(void)
+scan_big_file(bool one_file)
 {
 	static unsigned seen[40000];
 	struct lk_scan_cbs cbs = { sc_count_lock, NULL, NULL, seen };
@@ -571,7 +575,8 @@ test_scan_big_file(void)
 	memset(seen, 0, sizeof(seen));
 	memset(&sc, 0, sizeof(sc));
 	do {
-		more = lk_file_scan(tt, &sc, 100, &cbs, &got);
+		more = one_file ? lk_file_records_scan(tt, "big", 3, &sc, 100,
+		    &cbs, &got) : lk_file_scan(tt, &sc, 100, &cbs, &got);
 		CU_ASSERT(got <= 100);
 		calls++;
 		/* Meanwhile: one lock removed (an odd owner), one added. */
@@ -592,7 +597,37 @@ test_scan_big_file(void)
 		CU_ASSERT(seen[i] <= 1);
 	for (i = 0; i < 20000; i += 2)
 		CU_ASSERT_EQUAL(seen[i], 1);
+	if (one_file) {
+		/* Done stays done; a file that is not there: done at once. */
+		CU_ASSERT(!lk_file_records_scan(tt, "big", 3, &sc, 100, &cbs,
+		    &got));
+		CU_ASSERT_EQUAL(got, 0);
+		memset(&sc, 0, sizeof(sc));
+		CU_ASSERT(!lk_file_records_scan(tt, "nope", 4, &sc, 100, &cbs,
+		    &got));
+		CU_ASSERT_EQUAL(got, 0);
+		/* The file goes in the middle of its walk: the walk ends. */
+		memset(&sc, 0, sizeof(sc));
+		CU_ASSERT(lk_file_records_scan(tt, "big", 3, &sc, 100, &cbs,
+		    &got));
+		CU_ASSERT_EQUAL(lk_file_release(tt, "big", 3, 3, &res), LK_OK);
+		CU_ASSERT(!lk_file_records_scan(tt, "big", 3, &sc, 100, &cbs,
+		    &got));
+		CU_ASSERT_EQUAL(got, 0);
+	}
 	lk_table_destroy(tt);
+}
+
+static void
+test_scan_big_file(void)
+{
+	scan_big_file(false);
+}
+
+static void
+test_scan_one_file(void)
+{
+	scan_big_file(true);
 }
 
 /* The keyed hash: deterministic, and the key, tweak and bytes all count. */
@@ -885,6 +920,8 @@ lt_register_misc(void)
 	    !CU_add_test(s, "keyed hash", test_siphash) ||
 	    !CU_add_test(s, "resumable walk inside one big file",
 	    test_scan_big_file) ||
+	    !CU_add_test(s, "one file's records in pieces",
+	    test_scan_one_file) ||
 	    !CU_add_test(s, "LK_NOMEM changes nothing", test_nomem_atomic) ||
 	    !CU_add_test(s, "peak of locks held", test_locks_peak) ||
 	    !CU_add_test(s, "lock nodes from blocks", test_slab) ||
