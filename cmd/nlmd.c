@@ -806,11 +806,12 @@ main(int argc, char **argv)
 		log_warn("event loop");
 	svcmgr_stopping(d.mgr);
 	http_metrics_free(d.http);
-	ctl_srv_free(d.ctl);
 	if (d.registered)
 		rpcbind_unset_all();
 	/* The last turns' commits, then what they answered. */
 	nlm_drain();
+	/* After the drain: an operator's release it committed is answered. */
+	ctl_srv_free(d.ctl);
 	nlm_shutdown();
 	onc_srv_free(d.srv);
 	onc_out_free(d.clnt);

@@ -291,7 +291,11 @@ conn_finish(struct ctl_conn *c)
 	char line[64];
 	int n;
 
-	if (c->c_done)
+	/*
+	 * An answer cut off (its buffer could not grow) gets no end line:
+	 * the reader must not take what it got for all of it.
+	 */
+	if (c->c_done || c->c_failed)
 		return;
 	ctl_line_end(c);
 	n = snprintf(line, sizeof(line), CTL_MAGIC " %d end %zu\n",
@@ -756,11 +760,24 @@ ctl_srv_accept_paused(const struct ctl_srv *s)
 void
 ctl_srv_free(struct ctl_srv *s)
 {
+	struct ctl_conn *c0, *next;
 	struct ctl_cmd *c;
 	struct stat sb;
 
 	if (s == NULL)
 		return;
+	/*
+	 * An answer held for a commit that the stop has made durable since
+	 * (the daemon drains its last turns first) goes out if the socket
+	 * takes it now: the release it reports did happen.  The rest is cut
+	 * off (no end line).
+	 */
+	for (c0 = s->s_conns; c0 != NULL; c0 = next) {
+		next = c0->c_next;
+		if (c0->c_ready != NULL && c0->c_fill == NULL &&
+		    c0->c_ready(c0->c_ready_arg))
+			conn_flush(c0);		/* may close it */
+	}
 	while (s->s_conns != NULL)
 		conn_close(s->s_conns);
 	while ((c = s->s_cmds) != NULL) {

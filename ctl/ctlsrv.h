@@ -52,7 +52,10 @@ typedef bool	ctl_ready_fn(void *arg);
  */
 struct ctl_srv	*ctl_srv_new(struct ev_loop *, const char *path, long group,
 		    char *err, size_t errlen);
-/* Close every connection, remove the socket, free.  NULL ok. */
+/*
+ * Close every connection, remove the socket, free.  NULL ok.  A held answer
+ * whose hold is over by now is sent first, as far as its socket takes it.
+ */
 void		 ctl_srv_free(struct ctl_srv *);
 /* Register a command.  0, or -1 when out of memory. */
 int		 ctl_srv_command(struct ctl_srv *, const char *name,

@@ -44,6 +44,22 @@ cs_cmd_hold(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	ctl_hold(c, cs_is_ready, NULL);
 }
 
+static bool
+cs_never(void *arg)
+{
+	(void)arg;
+	return false;
+}
+
+/* A hold that never ends (a commit still to come at the stop). */
+static void
+cs_cmd_holdlong(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
+{
+	(void)rq;
+	(void)arg;
+	ctl_hold(c, cs_never, NULL);
+}
+
 /* A long answer: 64 pieces of 1,000 lines, as a dump of many locks. */
 static bool
 cs_fill_big(struct ctl_conn *c, void *state)
@@ -108,6 +124,8 @@ cs_start_group(struct cs_srv *cs, long group)
 	    0);
 	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "big", cs_cmd_big, NULL) ==
 	    0);
+	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "holdlong", cs_cmd_holdlong,
+	    NULL) == 0);
 }
 
 static void
@@ -225,6 +243,46 @@ test_hold_reader_gone(void)
 	cs_ready = true;
 	(void)cs_turns(&cs, 20, 10);
 	cs_stop(&cs);
+}
+
+/*
+ * The daemon stops: it commits its last turns, then frees the control
+ * server.  An answer held for one of those commits (a release) goes out
+ * then; it was closed unsent, and nlmctl reported a failure for a release
+ * that had happened.  One still held is cut off (no end line).
+ */
+static void
+test_hold_at_stop(void)
+{
+	struct cs_srv cs;
+	const char *req = "nlmctl 1 hold\n", *req2 = "nlmctl 1 holdlong\n";
+	char buf[256];
+	ssize_t n;
+	size_t got = 0;
+	int fd, fd2;
+
+	cs_ready = false;
+	cs_start(&cs);
+	fd = cs_connect(&cs);
+	fd2 = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, req, strlen(req), 0) ==
+	    (ssize_t)strlen(req));
+	CU_ASSERT_FATAL(send(fd2, req2, strlen(req2), 0) ==
+	    (ssize_t)strlen(req2));
+	(void)cs_turns(&cs, 30, 5);		/* accepted, read: held */
+	cs_ready = true;			/* the stop's drain */
+	cs_stop(&cs);
+	while ((n = recv(fd, buf + got, sizeof(buf) - 1 - got, 0)) > 0)
+		got += (size_t)n;
+	buf[got] = '\0';
+	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 ok\nnlmctl 1 end 0\n");
+	got = 0;
+	while ((n = recv(fd2, buf + got, sizeof(buf) - 1 - got, 0)) > 0)
+		got += (size_t)n;
+	buf[got] = '\0';
+	CU_ASSERT_PTR_NULL(strstr(buf, " end "));
+	close(fd);
+	close(fd2);
 }
 
 /*
@@ -573,6 +631,8 @@ ctl_register_srv(void)
 	    test_hold_sleeps) == NULL ||
 	    CU_add_test(s, "... and when its reader went away",
 	    test_hold_reader_gone) == NULL ||
+	    CU_add_test(s, "a held answer whose commit the stop made is sent",
+	    test_hold_at_stop) == NULL ||
 	    CU_add_test(s, "out of descriptors: the loop still sleeps",
 	    test_accept_emfile) == NULL ||
 	    CU_add_test(s, "control-group: the peer's own groups",
