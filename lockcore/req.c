@@ -9,7 +9,7 @@
  * a request meeting another owner's conflicting reclaimable record is
  * answered GRACE before it can be granted or queued (so no waiter ever
  * waits for a reclaimable record), and one over the owner's own takes
- * them over but is never queued (lk_lock_over_own()); a range the owner already holds in the mode is GRANTED before looking at
+ * them over but is never queued (lk_lock_new()); a range the owner already holds in the mode is GRANTED before looking at
  * the queue (idempotent even while others wait); only then does an older
  * conflicting waiter of another owner stop the request (FIFO).
  *
@@ -51,16 +51,25 @@ lk_holder_waiter(struct lk_table *t, const struct lk_waiter *w)
 	t->t_res.rs_holder_waiting = true;
 }
 
-/* The request conflicts (holder already set): deny, refuse or queue. */
+/*
+ * The request conflicts (holder already set): deny, refuse or queue.
+ * `own': it overlaps o's reclaimable locks, so it is never queued (an
+ * owner's waiter must not overlap them): LK_GRACE when blocking.
+ */
 static enum lk_status
 lk_lock_conflict(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
-    const struct lk_range *r, const struct lk_lockreq *req, uint64_t now)
+    const struct lk_range *r, const struct lk_lockreq *req, uint64_t now,
+    bool own)
 {
 	enum lk_status st;
 
 	if (!req->rq_block) {
 		t->t_ct.ct_denied++;
 		return LK_DENIED;
+	}
+	if (own) {
+		t->t_ct.ct_grace_denied++;
+		return LK_GRACE;
 	}
 	st = lk_deadlock_check(t, o, f, r, req->rq_excl);
 	if (st == LK_DEADLOCK)
@@ -71,75 +80,47 @@ lk_lock_conflict(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 }
 
 /*
- * In grace, a LOCK (not a reclaim) over o's own reclaimable locks and no
- * other owner's: what a client asks again when it never heard the answer
- * to a LOCK granted before the restart (the reply or the GRANTED callback
- * lost in the crash), so it does not know to reclaim it.  Decided as
- * outside grace, except that it is never queued (an owner's waiter must
- * not overlap its reclaimable locks): with something live or queued in
- * the way LK_DENIED, or LK_GRACE when blocking; otherwise o's reclaimable
- * locks are cut out of r and r is taken, as lk_lock_reclaim() does, but
- * within the limits and behind the queue.
+ * Cut o's reclaimable locks (collected in t_rtmp by lk_recl_collect())
+ * out of r and take r (o's live locks collected in t_tmp by lk_collect();
+ * `limits' as lk_take_plan()), the cut and the take reserved together
+ * before either changes anything.  LK_OK with *coverp the lock now
+ * covering r, or LK_NOLOCKS, LK_NOMEM (nothing changed).
  */
 static enum lk_status
-lk_lock_over_own(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
-    const struct lk_range *r, const struct lk_lockreq *req, uint64_t now)
+lk_take_over(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, bool excl, bool limits, struct lk_lock **coverp)
 {
-	bool excl = req->rq_excl, inway = false;
 	struct lk_piece rem[2];
-	struct lk_waiter *w;
-	struct lk_lock *c;
 	struct lk_plan pl;
 	enum lk_status st;
 	size_t nrem;
 
-	switch (lk_collect(t, o, f, r, excl, &c)) {
-	case LK_OK:
-		break;
-	case LK_DENIED:
-		lk_holder_lock(t, c);
-		inway = true;
-		break;
-	default:
-		return LK_NOMEM;
-	}
-	/* o holds none of r live (its live and reclaimable locks are apart). */
-	if (!inway && (w = lk_queued_conflict(t, f, o, r, excl, NULL)) !=
-	    NULL) {
-		lk_holder_waiter(t, w);
-		inway = true;
-	}
-	if (inway) {
-		if (!req->rq_block) {
-			t->t_ct.ct_denied++;
-			return LK_DENIED;
-		}
-		t->t_ct.ct_grace_denied++;
-		return LK_GRACE;
-	}
-	if (lk_recl_collect(t, o, f, r) != LK_OK)
-		return LK_NOMEM;
 	lk_recl_cut_plan(t, r, rem, &nrem);
-	if ((st = lk_take_plan(t, o, r, excl, true, &pl)) != LK_OK)
+	if ((st = lk_take_plan(t, o, r, excl, limits, &pl)) != LK_OK)
 		return st;
 	if (!lk_prior_reserve(t, o, f, r) ||
 	    !lk_reserve(t, nrem + pl.pl_adds, t->t_rtmp.v_len + pl.pl_removes))
 		return LK_NOMEM;
 	lk_recl_cut(t, o, f, rem, nrem);
-	c = lk_take_apply(t, o, f, r, excl, &pl);
+	*coverp = lk_take_apply(t, o, f, r, excl, &pl);
 	lk_prior_set(o, f, r, excl);
-	t->t_res.rs_token = c->lo_token;
-	t->t_ct.ct_granted++;
-	if (f->fi_nwaiters > 0 && (!excl || o->ow_nwaiters > 0))
-		lk_grant_pass(t, f, now, r);
-	return LK_GRANTED;
+	return LK_OK;
 }
 
+/*
+ * A LOCK, not a reclaim.  In grace, one over o's own reclaimable locks and
+ * no other owner's (`own') is what a client asks again when it never
+ * heard the answer to a LOCK granted before the restart (the reply or the
+ * GRANTED callback lost in the crash), so it does not know to reclaim it:
+ * decided as outside grace, but never queued (lk_lock_conflict()), and
+ * when granted it takes o's reclaimable locks over as lk_lock_reclaim()
+ * does, within the limits and behind the queue.
+ */
 static enum lk_status
 lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
     const struct lk_range *r, const struct lk_lockreq *req, uint64_t now)
 {
-	bool excl = req->rq_excl;
+	bool excl = req->rq_excl, own = false;
 	struct lk_waiter *w;
 	struct lk_lock *c;
 	enum lk_status st;
@@ -150,24 +131,29 @@ lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 			t->t_ct.ct_grace_denied++;
 			return LK_GRACE;
 		}
-		if (lk_recl_find(f, o, r, excl, LK_RQ_OWN) != NULL)
-			return lk_lock_over_own(t, o, f, r, req, now);
+		own = lk_recl_find(f, o, r, excl, LK_RQ_OWN) != NULL;
 	}
 	switch (lk_collect(t, o, f, r, excl, &c)) {
 	case LK_OK:
 		break;
 	case LK_DENIED:
 		lk_holder_lock(t, c);
-		return lk_lock_conflict(t, o, f, r, req, now);
+		return lk_lock_conflict(t, o, f, r, req, now, own);
 	default:
 		return LK_NOMEM;
 	}
 	if (lk_covered(t, r, excl) == NULL &&
 	    (w = lk_queued_conflict(t, f, o, r, excl, NULL)) != NULL) {
 		lk_holder_waiter(t, w);
-		return lk_lock_conflict(t, o, f, r, req, now);
+		return lk_lock_conflict(t, o, f, r, req, now, own);
 	}
-	if ((st = lk_take(t, o, f, r, excl, true, &c)) != LK_OK)
+	if (own) {
+		if (lk_recl_collect(t, o, f, r) != LK_OK)
+			return LK_NOMEM;
+		st = lk_take_over(t, o, f, r, excl, true, &c);
+	} else
+		st = lk_take(t, o, f, r, excl, true, &c);
+	if (st != LK_OK)
 		return st;
 	t->t_res.rs_token = c->lo_token;
 	t->t_ct.ct_granted++;
@@ -191,12 +177,9 @@ lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
     const struct lk_range *r, const struct lk_lockreq *req, uint64_t now)
 {
 	bool excl = req->rq_excl, freed = false;
-	struct lk_piece rem[2];
 	struct lk_waiter *w;
 	struct lk_lock *c;
-	struct lk_plan pl;
 	enum lk_status st;
-	size_t nrem;
 
 	switch (lk_collect(t, o, f, r, excl, &c)) {
 	case LK_OK:
@@ -214,15 +197,8 @@ lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		t->t_ct.ct_reclaims_denied++;
 		return st;
 	}
-	lk_recl_cut_plan(t, r, rem, &nrem);
-	if ((st = lk_take_plan(t, o, r, excl, false, &pl)) != LK_OK)
+	if ((st = lk_take_over(t, o, f, r, excl, false, &c)) != LK_OK)
 		return st;
-	if (!lk_prior_reserve(t, o, f, r) ||
-	    !lk_reserve(t, nrem + pl.pl_adds, t->t_rtmp.v_len + pl.pl_removes))
-		return LK_NOMEM;
-	lk_recl_cut(t, o, f, rem, nrem);
-	c = lk_take_apply(t, o, f, r, excl, &pl);
-	lk_prior_set(o, f, r, excl);
 	lk_deadlock_note_into(t, o, f, r, excl);	/* not held back */
 	t->t_res.rs_token = c->lo_token;
 	t->t_ct.ct_reclaims++;

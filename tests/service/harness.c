@@ -597,3 +597,18 @@ ts_sm_notify(struct stat_chge *sc, bool answer)
 	xdr_destroy(&x);
 	return 0;
 }
+
+unsigned
+ts_notified(const char *name, int32_t state)
+{
+	struct sockaddr_in lo;
+	unsigned n;
+
+	memset(&lo, 0, sizeof(lo));
+	lo.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	n = nlm_host_notified(name, state, (struct sockaddr *)&lo,
+	    sizeof(lo), NULL);
+	ts_pump();
+	return n;
+}

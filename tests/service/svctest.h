@@ -89,6 +89,8 @@ uint16_t	 ts_sm_port(void);
  * when none is waiting.
  */
 int		 ts_sm_notify(struct stat_chge *sc, bool answer);
+/* An SM_NOTIFY (name, state) from 127.0.0.1, pumped: hosts released. */
+unsigned	 ts_notified(const char *name, int32_t state);
 /* The source address of the last one, "A.B.C.D". */
 const char	*ts_sm_notify_from(void);
 

@@ -648,21 +648,6 @@ n_held(const char *fh, int svid)
 	    true);
 }
 
-/* An SM_NOTIFY (name, state) from 127.0.0.1: the hosts it released. */
-static unsigned
-n_notified(const char *name, int32_t state)
-{
-	struct sockaddr_in lo;
-	unsigned n;
-
-	memset(&lo, 0, sizeof(lo));
-	lo.sin_family = AF_INET;
-	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
-	n = nlm_host_notified(name, state, (struct sockaddr *)&lo,
-	    sizeof(lo), NULL);
-	ts_pump();
-	return n;
-}
 
 /*
  * 3,000 stored hosts (the host table starts with 1,024 buckets and grows):
@@ -801,7 +786,7 @@ test_notify_gone_swept(void)
 	ts_advance(661 * 1000);
 	ts_pump();
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
-	CU_ASSERT_EQUAL(n_notified("natc", 9), 0);
+	CU_ASSERT_EQUAL(ts_notified("natc", 9), 0);
 	CU_ASSERT_EQUAL(nlm_get_counters()->notify_gone, 1);
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
 	CU_ASSERT(n_held("fd", 2));
@@ -824,10 +809,10 @@ test_notify_gone_resent(void)
 	ts_start(NLM_CB_MSG, 0);
 	CU_ASSERT_EQUAL(n_lock_as("natc", "fc", 1), NLM4_GRANTED);
 	CU_ASSERT_EQUAL(n_lock_as("natd", "fd", 2), NLM4_GRANTED);
-	CU_ASSERT_EQUAL(n_notified("natc", 9), 1);
+	CU_ASSERT_EQUAL(ts_notified("natc", 9), 1);
 	CU_ASSERT(!n_held("fc", 1));
 	CU_ASSERT(n_held("fd", 2));
-	CU_ASSERT_EQUAL(n_notified("natc", 9), 0);
+	CU_ASSERT_EQUAL(ts_notified("natc", 9), 0);
 	CU_ASSERT_EQUAL(nlm_get_counters()->notify_gone, 1);
 	CU_ASSERT(n_held("fd", 2));
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
@@ -858,17 +843,17 @@ test_notify_resent_grant_in_flight(void)
 	CU_ASSERT_EQUAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
 	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
 	CU_ASSERT(n_held("fd", 1));
-	CU_ASSERT_EQUAL(n_notified("natc", 9), 1);
+	CU_ASSERT_EQUAL(ts_notified("natc", 9), 1);
 	CU_ASSERT(!n_held("fd", 1));
 	/* The grant went with the lock: natc is gone, not kept for it. */
 	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
-	CU_ASSERT_EQUAL(n_notified("natc", 9), 0);
+	CU_ASSERT_EQUAL(ts_notified("natc", 9), 0);
 	CU_ASSERT_EQUAL(nlm_get_counters()->notify_gone, 1);
 	CU_ASSERT(!n_held("fd", 1));
 	/* A later restart of natc is a new one. */
 	CU_ASSERT_EQUAL(n_lock_st("natc", "fc", 1, 9), NLM4_GRANTED);
-	CU_ASSERT_EQUAL(n_notified("natc", 11), 1);
+	CU_ASSERT_EQUAL(ts_notified("natc", 11), 1);
 	CU_ASSERT(!n_held("fc", 1));
 	ts_stop();
 }
@@ -888,7 +873,7 @@ test_notify_ambiguous(void)
 	ts_start(NLM_CB_MSG, 0);
 	CU_ASSERT_EQUAL(n_lock_as("natc", "fc", 1), NLM4_GRANTED);
 	CU_ASSERT_EQUAL(n_lock_as("natd", "fd", 2), NLM4_GRANTED);
-	CU_ASSERT_EQUAL(n_notified("statd-name", 9), 0);
+	CU_ASSERT_EQUAL(ts_notified("statd-name", 9), 0);
 	CU_ASSERT_EQUAL(nlm_get_counters()->notify_ambiguous, 1);
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 2);
 	CU_ASSERT(n_held("fc", 1));
@@ -911,7 +896,7 @@ test_notify_other_name(void)
 	ts_start(NLM_CB_MSG, 0);
 	CU_ASSERT_EQUAL(n_lock_as("client.example.org", "fc", 1),
 	    NLM4_GRANTED);
-	CU_ASSERT_EQUAL(n_notified("client", 9), 1);
+	CU_ASSERT_EQUAL(ts_notified("client", 9), 1);
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
 	CU_ASSERT(!n_held("fc", 1));
 	ts_stop();
@@ -936,18 +921,18 @@ test_notify_other_name_resent(void)
 	ts_start(NLM_CB_MSG, 0);
 	CU_ASSERT_EQUAL(n_lock_st("client.example.org", "fc", 1, 5),
 	    NLM4_GRANTED);
-	CU_ASSERT_EQUAL(n_notified("client", 9), 1);
+	CU_ASSERT_EQUAL(ts_notified("client", 9), 1);
 	CU_ASSERT(!n_held("fc", 1));
 	CU_ASSERT_EQUAL(n_lock_as("natd", "fd", 2), NLM4_GRANTED);
-	CU_ASSERT_EQUAL(n_notified("client", 9), 0);
+	CU_ASSERT_EQUAL(ts_notified("client", 9), 0);
 	CU_ASSERT(n_held("fd", 2));
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
 	CU_ASSERT_EQUAL(nlm_get_counters()->notify_gone, 1);
 	/* natd leaves; the client locks again and restarts again. */
-	CU_ASSERT_EQUAL(n_notified("natd", 3), 1);
+	CU_ASSERT_EQUAL(ts_notified("natd", 3), 1);
 	CU_ASSERT_EQUAL(n_lock_st("client.example.org", "fc", 1, 9),
 	    NLM4_GRANTED);
-	CU_ASSERT_EQUAL(n_notified("client", 11), 1);
+	CU_ASSERT_EQUAL(ts_notified("client", 11), 1);
 	CU_ASSERT(!n_held("fc", 1));
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
 	ts_stop();
@@ -1045,7 +1030,7 @@ test_release_nomem(void)
 	CU_ASSERT_EQUAL(fake_store_nlocks(), 40);
 	CU_ASSERT_EQUAL(c->release_failed, 3);
 	/* Memory again: the re-sent SM_NOTIFY releases it all. */
-	CU_ASSERT_EQUAL(n_notified("nomem", 9), 1);
+	CU_ASSERT_EQUAL(ts_notified("nomem", 9), 1);
 	CU_ASSERT_EQUAL(c->hosts, 0);
 	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
 	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
@@ -1121,8 +1106,8 @@ test_host_cursor(void)
 		CU_ASSERT_FATAL(nlm_host_cursor_next(cur2, 1, n_walk_cb,
 		    &w2) == 1);
 	/* c3 is right after cur, c1 behind it; both go (and are freed). */
-	CU_ASSERT_EQUAL(n_notified("c3", 5), 1);
-	CU_ASSERT_EQUAL(n_notified("c1", 5), 1);
+	CU_ASSERT_EQUAL(ts_notified("c3", 5), 1);
+	CU_ASSERT_EQUAL(ts_notified("c1", 5), 1);
 	CU_ASSERT_EQUAL(n_lock_as("c10", "fcur10", 10), NLM4_GRANTED);
 	CU_ASSERT_EQUAL(nlm_host_cursor_next(cur, 2, n_walk_cb, &w), 2);
 	CU_ASSERT_STRING_EQUAL(w.names[3], "c4");

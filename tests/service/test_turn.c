@@ -1666,21 +1666,6 @@ t_share(const char *name, const char *oh, const char *fh)
 	return st;
 }
 
-/* An SM_NOTIFY (name, state) from 127.0.0.1: the hosts it released. */
-static unsigned
-t_notified(const char *name, int32_t state)
-{
-	struct sockaddr_in lo;
-	unsigned n;
-
-	memset(&lo, 0, sizeof(lo));
-	lo.sin_family = AF_INET;
-	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
-	n = nlm_host_notified(name, state, (struct sockaddr *)&lo,
-	    sizeof(lo), NULL);
-	ts_pump();
-	return n;
-}
 
 /*
  * A client that only shares (no LOCK, so no NSM state on record)
@@ -1699,15 +1684,15 @@ test_notify_resent(void)
 	t_begin(NLM_CB_MSG, 0);
 	CU_ASSERT_EQUAL(t_share("hostS", "ownS", "fs"), NLM4_GRANTED);
 	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
-	CU_ASSERT_EQUAL(t_notified("hostS", 5), 1);
+	CU_ASSERT_EQUAL(ts_notified("hostS", 5), 1);
 	CU_ASSERT_EQUAL(fake_store_nshares(), 0);
 	CU_ASSERT_EQUAL(t_share("hostS", "ownS", "fs"), NLM4_GRANTED);
 	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
-	CU_ASSERT_EQUAL(t_notified("hostS", 5), 0);
+	CU_ASSERT_EQUAL(ts_notified("hostS", 5), 0);
 	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
 	CU_ASSERT_EQUAL(nlm_get_counters()->notify_gone, 1);
 	CU_ASSERT_EQUAL(t_share("hostT", "ownT", "fs"), NLM4_DENIED);
-	CU_ASSERT_EQUAL(t_notified("hostS", 7), 1);
+	CU_ASSERT_EQUAL(ts_notified("hostS", 7), 1);
 	CU_ASSERT_EQUAL(fake_store_nshares(), 0);
 	CU_ASSERT_EQUAL(t_share("hostT", "ownT", "fs"), NLM4_GRANTED);
 	ts_stop();
@@ -1740,7 +1725,7 @@ test_release_count(void)
 	CU_ASSERT_FATAL((f = tmpfile()) != NULL);
 	saved = dup(STDERR_FILENO);
 	CU_ASSERT_FATAL(saved != -1 && dup2(fileno(f), STDERR_FILENO) != -1);
-	CU_ASSERT_EQUAL(t_notified("hostA", 5), 1);
+	CU_ASSERT_EQUAL(ts_notified("hostA", 5), 1);
 	fflush(stderr);
 	(void)dup2(saved, STDERR_FILENO);
 	close(saved);
