@@ -9,8 +9,9 @@
  * a request meeting another owner's conflicting reclaimable record is
  * answered GRACE before it can be granted or queued (so no waiter ever
  * waits for a reclaimable record), and one over the owner's own takes
- * them over but is never queued (lk_lock_new()); a range the owner already holds in the mode is GRANTED before looking at
- * the queue (idempotent even while others wait); only then does an older
+ * them over but is never queued (lk_lock_new()); a range the owner
+ * already holds in the mode is GRANTED before looking at the queue
+ * (idempotent even while others wait); only then does an older
  * conflicting waiter of another owner stop the request (FIFO).
  *
  * A reclaim (rq_reclaim) takes its own path, lk_lock_reclaim(): never
