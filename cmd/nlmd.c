@@ -5,6 +5,7 @@
  * listener opens) and run the loop.  No protocol logic lives here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <grp.h>
@@ -17,6 +18,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rpcout.h"
@@ -61,6 +63,8 @@ struct nlmd {
 	char		 conf_warn[1024]; /* from reading the files; logged */
 	struct ctl_srv	*ctl;
 	struct http_metrics *http;
+	long		 ctl_gid;	/* control-group's (-1: root only) */
+	int		 readyfd;	/* background: tell the parent (-1) */
 };
 
 static void
@@ -629,22 +633,101 @@ ctl_metrics(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
  * The operator's control socket (nlmctl).  Opened after the listeners,
  * before the loop runs; an empty control-socket setting means none.
  */
+/*
+ * Settings only the system can judge (a group's name, an address's
+ * form), before anything changes: a start refused for them must not
+ * cost an epoch (the store opens after this).
+ */
 static void
-setup_control(struct nlmd *d)
+check_settings(struct nlmd *d)
 {
 	struct group gr, *grp = NULL;
 	char err[512], buf[4096];
-	long gid = -1;
 
-	if (d->conf.control_socket[0] == '\0')
-		return;
-	if (d->conf.control_group[0] != '\0') {
+	d->ctl_gid = -1;
+	if (d->conf.control_socket[0] != '\0' &&
+	    d->conf.control_group[0] != '\0') {
 		if (getgrnam_r(d->conf.control_group, &gr, buf, sizeof(buf),
 		    &grp) != 0 || grp == NULL)
 			fatalx("control-group %s: no such group",
 			    d->conf.control_group);
-		gid = (long)grp->gr_gid;
+		d->ctl_gid = (long)grp->gr_gid;
 	}
+	if (d->conf.metrics_addr[0] != '\0' &&
+	    http_metrics_check(d->conf.metrics_addr, err, sizeof(err)) == -1)
+		fatalx("%s", err);
+}
+
+/*
+ * Into the background as daemon(3) does (a child in a new session, in /,
+ * standard descriptors on /dev/null), except that the caller waits: it
+ * exits 0 once the child is ready (daemon_ready()), or with the child's
+ * status when the child ends before that -- an nlmd that did not start
+ * is not a success (its reason is in the system log).
+ */
+static void
+daemonize(struct nlmd *d)
+{
+	int p[2], fd, status;
+	pid_t pid;
+	ssize_t n;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		fatal("pipe");
+	if ((pid = fork()) == -1)
+		fatal("fork");
+	if (pid > 0) {
+		close(p[1]);
+		while ((n = read(p[0], &c, 1)) == -1 && errno == EINTR)
+			continue;
+		if (n == 1)
+			_exit(0);
+		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+			continue;
+		fprintf(stderr, "nlmd: did not start in the background "
+		    "(exit status %d): see the system log, or run with -F\n",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : 128 +
+		    WTERMSIG(status));
+		_exit(WIFEXITED(status) && WEXITSTATUS(status) != 0 ?
+		    WEXITSTATUS(status) : 1);
+	}
+	close(p[0]);
+	d->readyfd = p[1];
+	log_init("nlmd", 0, d->conf.verbose);
+	if (setsid() == -1)
+		fatal("setsid");
+	if (chdir("/") == -1)
+		fatal("chdir /");
+	if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		fatal("/dev/null");
+	if (dup2(fd, STDIN_FILENO) == -1 || dup2(fd, STDOUT_FILENO) == -1 ||
+	    dup2(fd, STDERR_FILENO) == -1)
+		fatal("dup2");
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+/* Serving: the caller of a background start may go. */
+static void
+daemon_ready(struct nlmd *d)
+{
+	if (d->readyfd == -1)
+		return;
+	if (write(d->readyfd, "r", 1) != 1)
+		log_warn("telling the starting process we are ready");
+	close(d->readyfd);
+	d->readyfd = -1;
+}
+
+static void
+setup_control(struct nlmd *d)
+{
+	char err[512];
+	long gid = d->ctl_gid;
+
+	if (d->conf.control_socket[0] == '\0')
+		return;
 	if ((d->ctl = ctl_srv_new(d->loop, d->conf.control_socket, gid, err,
 	    sizeof(err))) == NULL)
 		fatalx("%s (set control-socket, or --control-socket, to "
@@ -756,8 +839,10 @@ main(int argc, char **argv)
 
 	malloc_setup();
 	memset(&d, 0, sizeof(d));
+	d.readyfd = -1;
 	parse_args(&d, argc, argv);
-	log_init("nlmd", d.conf.foreground, d.conf.verbose);
+	/* To the terminal until in the background (daemonize()): syslog. */
+	log_init("nlmd", 1, d.conf.verbose);
 	log_config_warnings(d.conf_warn, 0);
 	setup_user(&d);
 	if (statedir_lock(d.conf.state_dir, &d.lockfd, err, sizeof(err)) !=
@@ -776,9 +861,9 @@ main(int argc, char **argv)
 	 * checkpoint thread must belong to the process that uses them.
 	 * (Errors from here on go to syslog; under systemd use -F.)
 	 */
+	check_settings(&d);
 	if (!d.conf.foreground) {
-		if (daemon(0, 0) == -1)
-			fatal("daemon");
+		daemonize(&d);
 		statedir_write_pid(d.lockfd);
 	}
 	setup_nofile(&d);
@@ -802,6 +887,7 @@ main(int argc, char **argv)
 	    (unsigned long long)d.epoch, nsm_state(),
 	    d.registered ? ", registered with rpcbind" : ", not registered");
 	svcmgr_ready(d.mgr);
+	daemon_ready(&d);
 	if (ev_run(d.loop) == -1)
 		log_warn("event loop");
 	svcmgr_stopping(d.mgr);

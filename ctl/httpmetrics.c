@@ -173,6 +173,14 @@ bad:
 	return -1;
 }
 
+int
+http_metrics_check(const char *addr, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+
+	return hm_parse(addr, &ss, err, errlen);
+}
+
 static struct MHD_Daemon *
 hm_start(struct http_metrics *hm, const struct sockaddr_storage *ss,
     uint16_t port, bool dual)

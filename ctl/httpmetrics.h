@@ -24,6 +24,8 @@ typedef void	http_metrics_fn(struct sbuf *sb, void *arg);
 struct http_metrics *http_metrics_new(struct ev_loop *, const char *addr,
 		    http_metrics_fn *fn, void *arg, char *err, size_t errlen);
 /* The port listened on (useful with port 0). */
+/* Is addr ADDRESS:PORT as http_metrics_new() takes it?  0, or -1 (err). */
+int		 http_metrics_check(const char *addr, char *err, size_t errlen);
 unsigned	 http_metrics_port(const struct http_metrics *);
 void		 http_metrics_free(struct http_metrics *);
 

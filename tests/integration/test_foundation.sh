@@ -469,6 +469,38 @@ kill -TERM "${BGPID:-0}" 2>/dev/null
 check "background: SIGTERM stops it" \
     itest_wait bash -c "! kill -0 ${BGPID:-0}"
 
+# A background start that fails is not a success: the caller waits for
+# the daemon to be ready, and gets its failure (before: exit 0 at once,
+# the failure in syslog only).  Settings the system judges fail before
+# the store opens (no epoch spent).
+python3 -c 'import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 4077)); time.sleep(30)' &
+HOLDER=$!
+ITEST_PIDS+=($HOLDER)
+itest_wait bash -c "ss -Hlun 'sport = :4077' | grep -q ." 
+"$NLMD" -s "$W/state-bgfail" --no-rpcbind --nlm-port=0 --nsm-port=4077 \
+    --control-socket= >"$W/bgfail.out" 2>&1
+BGRC=$?
+check "background, NSM port taken: exit status 1 (was 0)" test $BGRC = 1
+check "... and said so on the terminal" \
+    grep -q "did not start in the background (exit status 1)" "$W/bgfail.out"
+BGPID=$(cat "$W/state-bgfail/nlmd.lock" 2>/dev/null)
+check "... no daemon left" \
+    bash -c "test -z '$BGPID' || ! kill -0 '$BGPID' 2>/dev/null"
+kill "$HOLDER" 2>/dev/null
+"$NLMD" -s "$W/state-bgaddr" --no-rpcbind --nlm-port=0 --nsm-port=0 \
+    --control-socket= --metrics-address=not-an-address >"$W/bgaddr.out" 2>&1
+check "background, metrics-address malformed: exit status 1, said so" \
+    bash -c "test $? = 1 && grep -q 'not ADDRESS:PORT' '$W/bgaddr.out'"
+check "... before the store opened (no epoch spent)" \
+    test ! -e "$W/state-bgaddr/meta.db"
+"$NLMD" -s "$W/state-bggrp" --no-rpcbind --nlm-port=0 --nsm-port=0 \
+    --control-socket="$W/bggrp.sock" --control-group=no-such-group-$$ \
+    >"$W/bggrp.out" 2>&1
+check "background, control-group unknown: exit status 1, said so" \
+    bash -c "test $? = 1 && grep -q 'no such group' '$W/bggrp.out'"
+
 # A state directory others may write is taken, and said so (before:
 # silently).
 mkdir -p "$W/state-open"
