@@ -177,7 +177,7 @@ parse_args(struct nlmd *d, int argc, char **argv)
 		fprintf(stderr, "nlmd: %s\n", err);
 		exit(2);
 	}
-	/* SIGHUP rereads it after daemon() moved to /: no relative name. */
+	/* SIGHUP rereads it after daemonize() moved to /: no relative name. */
 	if (cfile[0] != '/') {
 		if (realpath(cfile, cfile_abs) == NULL) {
 			fprintf(stderr, "nlmd: %s: %s\n", cfile,
@@ -850,7 +850,7 @@ main(int argc, char **argv)
 		fatalx("%s", err);
 	state_dir_check_mode(&d);
 	/*
-	 * daemon() moves to /, and the store, the NSM state and the chown
+	 * daemonize() moves to /, and the store, the NSM state and the chown
 	 * after a drop open the directory by name: a relative one would be
 	 * looked for under / (and the store fail to open) in the background.
 	 */
