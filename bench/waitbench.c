@@ -160,7 +160,7 @@ run(size_t n, enum shape sh)
 	}
 	for (i = 0; i < n && sh == ONE_BYTE; i++) {
 		rq = req(2 + i, 0, 1, true, false);
-		if (lk_grant_confirm(t, &rq, &res) != LK_OK)
+		if (lk_grant_confirm(t, &rq, 3, &res) != LK_OK)
 			abort();
 		timed_unlock(t, &rq, 3, &rel);
 	}

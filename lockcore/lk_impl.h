@@ -479,7 +479,8 @@ size_t	lk_pending_count(const struct lk_owner *o, const struct lk_file *f,
 	    const struct lk_range *r);
 void	lk_record_waiter(struct lk_record *rc, const struct lk_waiter *w);
 void	lk_pending_end_overlap(struct lk_table *t, struct lk_owner *o,
-	    struct lk_file *f, const struct lk_range *r);
+	    struct lk_file *f, const struct lk_range *r,
+	    struct lk_range *hull);
 size_t	lk_queued_count(const struct lk_owner *, const struct lk_file *,
 	    const struct lk_range *);
 void	lk_queued_end_overlap(struct lk_table *, struct lk_owner *,

@@ -503,11 +503,10 @@ enum lk_status lk_cancel(struct lk_table *t, const struct lk_lockreq *req,
 /*
  * Undo an unconfirmed grant (the client refused the GRANTED callback, or
  * never acknowledged it): the grant matching owner, file, range and mode
- * ends (its udata in rs_dropped, and so do the owner's other unconfirmed
- * grants overlapping the range), and the owner's locks in the range become
+ * ends (its udata in rs_dropped), and the owner's locks in the range become
  * what they were when the grant was made, as changed since by the owner's
- * own later LOCKs there (a LOCK, a reclaim, the grant of another of its
- * waiters): what it held before asking stays held, in the mode it had --
+ * own later LOCKs there (a LOCK, a reclaim): what it held before asking
+ * stays held, in the mode it had --
  * except an exclusive part that a lock of another owner now overlaps,
  * which comes back shared (possible only when the grant was shared and
  * turned it shared; ct_undo_shared counts them).  Those locks are taken
@@ -524,11 +523,15 @@ enum lk_status lk_grant_undo(struct lk_table *t,
 /*
  * Confirm an unconfirmed grant (the client acknowledged the GRANTED
  * callback): the grant matching owner, file, range and mode is forgotten
- * and its udata appears in rs_dropped.  The lock stays.  Returns LK_OK,
- * LK_NOTFOUND, LK_RANGE, LK_INVAL.
+ * and its udata appears in rs_dropped.  The lock stays.  An owner is
+ * never granted a waiter that overlaps one of its unconfirmed grants
+ * (undoing one must not have to take back another), so the owner's
+ * waiters that waited for this answer may be granted now (rs_granted).
+ * Returns LK_OK, LK_NOTFOUND, LK_RANGE, LK_INVAL.
  */
 enum lk_status lk_grant_confirm(struct lk_table *t,
-	    const struct lk_lockreq *req, const struct lk_result **resp);
+	    const struct lk_lockreq *req, uint64_t now,
+	    const struct lk_result **resp);
 
 /*
  * SHARE: reserve (access, deny) on the file for the share owner (host, oh).

@@ -263,6 +263,9 @@ lk_lock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 		 */
 		lk_drop_udata(t, w->wa_udata);
 		lk_waiter_free(t, w);
+		/* o's waiters held back by that grant (lk_grant_sweep()). */
+		if (f->fi_nwaiters > 0)
+			lk_grant_pass(t, f, now, &r);
 	}
 	return st;
 }
@@ -327,6 +330,7 @@ lk_unlock_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
     const struct lk_range *r, uint64_t now, bool queued)
 {
 	size_t nq = queued ? lk_queued_count(o, f, r) : 0;
+	struct lk_range d = *r;
 	enum lk_status st;
 
 	if (!lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
@@ -334,15 +338,17 @@ lk_unlock_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		return LK_NOMEM;
 	if ((st = lk_free_range(t, o, f, r)) != LK_OK)
 		return st;
-	lk_pending_end_overlap(t, o, f, r);
+	lk_pending_end_overlap(t, o, f, r, &d);
 	if (nq > 0)
 		lk_queued_end_overlap(t, o, f, r);
 	/*
-	 * Only r changed, unless queued requests went: they may reach past
-	 * r, and held younger ones back wherever they did (FIFO).
+	 * Only r changed, and the ranges of the grants that ended (o's
+	 * waiters held back by them lie there), unless queued requests
+	 * went: they may reach past r, and held younger ones back wherever
+	 * they did (FIFO).
 	 */
 	if (f->fi_nwaiters > 0)
-		lk_grant_pass(t, f, now, nq > 0 ? NULL : r);
+		lk_grant_pass(t, f, now, nq > 0 ? NULL : &d);
 	return LK_OK;
 }
 
@@ -459,26 +465,32 @@ lk_grant_undo(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
 }
 
 static enum lk_status
-lk_confirm_do(struct lk_table *t, const struct lk_lockreq *req)
+lk_confirm_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 {
 	struct lk_file *f;
 	struct lk_owner *o;
 	struct lk_waiter *w;
+	struct lk_range r;
 	enum lk_status st;
 
 	if ((st = lk_grant_find(t, req, &o, &f, &w)) != LK_OK)
 		return st;
 	if (!lk_vec_reserve(t, &t->t_dropped, sizeof(void *), 1))
 		return LK_NOMEM;
+	r.r_start = w->wa_start;
+	r.r_end = w->wa_end;
 	lk_drop_udata(t, w->wa_udata);
 	lk_waiter_free(t, w);
+	/* o's waiters held back by this grant (lk_grant_sweep()). */
+	if (o->ow_nwaiters > 0 && f->fi_nwaiters > 0)
+		lk_grant_pass(t, f, now, &r);
 	return LK_OK;
 }
 
 enum lk_status
 lk_grant_confirm(struct lk_table *t, const struct lk_lockreq *req,
-    const struct lk_result **resp)
+    uint64_t now, const struct lk_result **resp)
 {
 	lk_begin(t);
-	return lk_finish(t, lk_confirm_do(t, req), resp);
+	return lk_finish_at(t, lk_confirm_do(t, req, now), now, resp);
 }

@@ -218,7 +218,7 @@ lk_undo_grant(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		lk_free(t, pr);
 		return st;
 	}
-	lk_pending_end_overlap(t, o, f, &r);	/* w too */
+	lk_pending_end_overlap(t, o, f, &r, NULL);	/* w (only w) */
 	t->t_ct.ct_grants_undone++;
 	for (i = 0; i < np; i++) {
 		excl = pr[i].pr_excl;

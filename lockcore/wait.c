@@ -379,6 +379,16 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 		}
 		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w))
 			continue;
+		/*
+		 * Not over an unconfirmed grant of its own owner: undoing
+		 * that one would have to take back bytes this grant counts as
+		 * held before it (its prior), and ending this one with it left
+		 * its lock held by nobody.  It waits for the answer
+		 * (lk_grant_confirm() and the undo pass again).
+		 */
+		if (w->wa_owner->ow_npending > 0 &&
+		    lk_pending_count(w->wa_owner, f, &r) > 0)
+			continue;
 		if (t->t_budget == 0) {
 			*spent = true;	/* w and what is left: GRANT BUDGET */
 			return n;
@@ -595,10 +605,14 @@ lk_pending_count(const struct lk_owner *o, const struct lk_file *f,
 	return n;
 }
 
-/* End o's unconfirmed grants on f overlapping r (t_dropped reserved). */
+/*
+ * End o's unconfirmed grants on f overlapping r (t_dropped reserved).
+ * *hull (may be NULL) grows to cover their ranges: o's waiters held back
+ * by them (lk_grant_sweep()) lie there.
+ */
 void
 lk_pending_end_overlap(struct lk_table *t, struct lk_owner *o,
-    struct lk_file *f, const struct lk_range *r)
+    struct lk_file *f, const struct lk_range *r, struct lk_range *hull)
 {
 	struct lk_waiter *w, *next;
 
@@ -606,6 +620,10 @@ lk_pending_end_overlap(struct lk_table *t, struct lk_owner *o,
 		next = w->wa_onext;
 		if (w->wa_granted && w->wa_file == f &&
 		    lk_overlaps(w->wa_start, w->wa_end, r->r_start, r->r_end)) {
+			if (hull != NULL && w->wa_start < hull->r_start)
+				hull->r_start = w->wa_start;
+			if (hull != NULL && w->wa_end > hull->r_end)
+				hull->r_end = w->wa_end;
 			lk_drop_udata(t, w->wa_udata);
 			lk_waiter_free(t, w);
 		}

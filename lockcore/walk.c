@@ -578,7 +578,8 @@ lk_check_queue(struct lk_table *t, struct lk_file *f)
 		    (!f->fi_deferred &&
 		    lk_held_conflict(f, w->wa_owner, &r, w->wa_excl) == NULL &&
 		    lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl,
-		    w) == NULL) ||
+		    w) == NULL &&
+		    lk_pending_count(w->wa_owner, f, &r) == 0) ||
 		    lk_recl_find(f, w->wa_owner, &r, w->wa_excl,
 		    LK_RQ_GRACE) != NULL)
 			return false;

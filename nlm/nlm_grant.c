@@ -202,6 +202,8 @@ nlm_grant_free(struct nlm_grant *g)
 	if (g == NULL)
 		return;
 	if (g->g_active) {
+		if (!g->g_ended)	/* CANCEL, UNLOCK, a release ended it */
+			nlm->n_stats.cb_dropped++;
 		grant_hash_remove(g);
 		if (g->g_cbwait)
 			grant_cbq_remove(g);
@@ -311,6 +313,7 @@ grant_deadline(struct ev_loop *loop, void *arg)
 
 	(void)loop;
 	nlm->n_stats.cb_given_up++;
+	g->g_ended = true;
 	log_rl_warnx(&rl_give_up, "host %s never collected a granted lock in "
 	    "%u s: undoing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
 	    nlm->n_conf.nc_cb_give_up_sec);
@@ -327,14 +330,16 @@ nlm_grant_answer(struct nlm_grant *g, nlm4_stats st)
 	switch (st) {
 	case NLM4_GRANTED:
 		nlm->n_stats.cb_acked++;
+		g->g_ended = true;
 		nlm_grant_lockreq(g, &rq);
-		(void)lk_grant_confirm(nlm->n_table, &rq, &res);
+		(void)lk_grant_confirm(nlm->n_table, &rq, ev_now_ms(), &res);
 		nlm_apply(res);
 		return;
 	case NLM4_DENIED_GRACE_PERIOD:
 		return;	/* the client is recovering: keep trying */
 	default:
 		nlm->n_stats.cb_refused++;
+		g->g_ended = true;
 		log_rl_info(&rl_refused,
 		    "host %s refused a granted lock (status %d): "
 		    "undoing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
@@ -417,6 +422,18 @@ grant_encode(struct nlm_grant *g, uint32_t proc)
 	    g->g_locallen);
 }
 
+/* Milliseconds left before give-up (UINT64_MAX: none; 0: it is due). */
+static uint64_t
+grant_left_ms(const struct nlm_grant *g, uint64_t now)
+{
+	uint64_t limit = (uint64_t)nlm->n_conf.nc_cb_give_up_sec * 1000;
+
+	if (limit == 0)
+		return UINT64_MAX;
+	return now - g->g_granted_at >= limit ? 0 :
+	    g->g_granted_at + limit - now;
+}
+
 static void
 grant_retry(struct ev_loop *loop, void *arg)
 {
@@ -425,25 +442,26 @@ grant_retry(struct ev_loop *loop, void *arg)
 	(void)loop;
 	nlm_send_cancel(g->g_send);
 	g->g_send = NULL;
-	nlm->n_stats.cb_retried++;
+	if (grant_left_ms(g, ev_now_ms()) > 0)
+		nlm->n_stats.cb_retried++;
 	grant_send(g);
 }
 
 static void
 grant_send(struct nlm_grant *g)
 {
-	uint64_t now = ev_now_ms();
-	unsigned give_up = nlm->n_conf.nc_cb_give_up_sec;
+	uint64_t now = ev_now_ms(), left = grant_left_ms(g, now);
 	struct nlm_send *s;
 	uint32_t proc;
 	char hs[300];
 
-	if (give_up > 0 && now - g->g_granted_at >= (uint64_t)give_up * 1000) {
+	if (left == 0) {
 		nlm->n_stats.cb_given_up++;
+		g->g_ended = true;
 		log_rl_warnx(&rl_give_up,
 		    "host %s never acknowledged a granted lock in %u s: "
 		    "undoing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
-		    give_up);
+		    nlm->n_conf.nc_cb_give_up_sec);
 		grant_release(g);
 		return;
 	}
@@ -455,8 +473,9 @@ grant_send(struct nlm_grant *g)
 		nlm_send_start(s, g->g_delay_ms, 1, grant_sent, g);
 	}
 	g->g_attempts++;
-	(void)ev_timer_set(nlm->n_loop, &g->g_timer, g->g_delay_ms, grant_retry,
-	    g);
+	/* The next try, or the give-up deadline if it comes first. */
+	(void)ev_timer_set(nlm->n_loop, &g->g_timer, left < g->g_delay_ms ?
+	    left : g->g_delay_ms, grant_retry, g);
 	g->g_delay_ms = g->g_delay_ms * 2 > nlm->n_conf.nc_cb_retry_max_ms ?
 	    nlm->n_conf.nc_cb_retry_max_ms : g->g_delay_ms * 2;
 }

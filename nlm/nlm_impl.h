@@ -137,6 +137,9 @@ struct nlm_grant {
 	char			*g_caller;	/* our name for the callback */
 	uint8_t			 g_cookie[8];
 	bool			 g_active;	/* granted: calling back */
+	bool			 g_ended;	/* acked, refused, given up or
+						   re-polled (else, freed while
+						   active: cb_dropped) */
 	bool			 g_cbslot;	/* holds one of h_cbsent */
 	bool			 g_cbwait;	/* on its host's h_cbq */
 	struct nlm_grant	*g_cbnext;	/* h_cbq */

@@ -344,8 +344,12 @@ nlm_lock_decide(const struct nlm_ctx *cx, struct nlm_host *h,
 		nlm_grant_free(g);
 	if (st == LK_GRANTED)
 		for (i = 0; i < res->rs_ndropped; i++)
-			if (((struct nlm_grant *)res->rs_dropped[i])->g_active)
+			if (((struct nlm_grant *)res->rs_dropped[i])->
+			    g_active) {
 				nlm->n_stats.cb_repoll++;
+				((struct nlm_grant *)res->rs_dropped[i])->
+				    g_ended = true;
+			}
 	if (a->reclaim)
 		log_debug("host %s: reclaim of %s [%llu, +%llu) by svid %d: %s",
 		    nlm_host_str(h, hs, sizeof(hs)),

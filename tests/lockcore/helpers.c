@@ -80,7 +80,7 @@ lt_undo(struct lk_table *t, struct lk_lockreq rq)
 enum lk_status
 lt_confirm(struct lk_table *t, struct lk_lockreq rq)
 {
-	return lt_checked(t, lk_grant_confirm(t, &rq, &lt_res));
+	return lt_checked(t, lk_grant_confirm(t, &rq, 3, &lt_res));
 }
 
 static struct lk_sharereq

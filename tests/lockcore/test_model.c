@@ -270,6 +270,19 @@ m_wremove(struct m_run *m, int i)
  * Grant what can be granted on f, in arrival order, until nothing can:
  * the reference rule is simply "no queued waiter is ever grantable".
  */
+/* Has o an unconfirmed grant on f overlapping [s, e]? */
+static bool
+m_pending(const struct m_run *m, int o, int f, int s, int e)
+{
+	int i;
+
+	for (i = 0; i < m->nw; i++)
+		if (m->w[i].granted && m->w[i].o == o && m->w[i].f == f &&
+		    m->w[i].s <= e && s <= m->w[i].e)
+			return true;
+	return false;
+}
+
 static void
 m_grant_pass(struct m_run *m, int f)
 {
@@ -285,7 +298,9 @@ m_grant_pass(struct m_run *m, int f)
 			    m_held_conflict(m, w->o, f, w->s, w->e,
 			    w->excl) >= 0 ||
 			    m_queued_block(m, w->o, f, w->s, w->e, w->excl,
-			    i) >= 0)
+			    i) >= 0 ||
+			    /* not over its owner's unconfirmed grant */
+			    m_pending(m, w->o, f, w->s, w->e))
 				continue;
 			for (b = w->s; b <= w->e; b++)
 				w->prior[b] = m->held[f][b][w->o];
@@ -428,13 +443,15 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 			return LK_GRACE;
 		if (m_deadlock(m, o, f, s, e, excl))
 			return LK_DEADLOCK;
-		if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
-			m_drop(m, m->w[i].id);
-			m_wremove(m, i);
-		}
 		m->w[m->nw] = (struct m_wait){ o, f, s, e, id, excl, false,
 		    { 0 } };
 		m->nw++;
+		/* Supersedes a grant of it: o's waiters it held back. */
+		if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
+			m_drop(m, m->w[i].id);
+			m_wremove(m, i);
+			m_grant_pass(m, f);
+		}
 		return LK_BLOCKED;
 	}
 	for (b = s; own && b <= e; b++)
@@ -442,9 +459,11 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 	m_set(m, o, f, s, e, m_mode(excl));
 	m_note(m, o, f, s, e, m_mode(excl));
 	m_grant_pass(m, f);
+	/* Re-sent after the grant: it ends, and o's waiters it held back. */
 	if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
 		m_drop(m, m->w[i].id);
 		m_wremove(m, i);
+		m_grant_pass(m, f);
 	}
 	return LK_GRANTED;
 }
@@ -593,6 +612,7 @@ m_confirm(struct m_run *m, int o, int f, int s, int e, bool excl)
 		return LK_NOTFOUND;
 	m_drop(m, m->w[i].id);
 	m_wremove(m, i);
+	m_grant_pass(m, f);	/* o's waiters that waited for the answer */
 	return LK_OK;
 }
 
@@ -1272,7 +1292,7 @@ m_do_lockop(struct m_run *m, int op, enum lk_status *want, bool *holder,
 			return lk_grant_undo(m->t, &rq, m->steps, &m->res);
 		}
 		*want = ok ? m_confirm(m, o, f, s, e, excl) : LK_RANGE;
-		return lk_grant_confirm(m->t, &rq, &m->res);
+		return lk_grant_confirm(m->t, &rq, m->steps, &m->res);
 	}
 }
 

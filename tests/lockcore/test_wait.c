@@ -213,16 +213,26 @@ test_resent(void)
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 5, EX, BL), &u3),
 	    LK_BLOCKED);
 	CU_ASSERT_EQUAL(waiters(), 2);
+	/*
+	 * The first is granted; the second, inside it, is not granted over
+	 * its owner's unconfirmed grant (undoing one must not take back the
+	 * other's bytes): it waits for that answer.
+	 */
 	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 10, EX, NB)), LK_OK);
-	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 2);
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 1);
 	CU_ASSERT_TRUE(lt_granted(&u2));
-	CU_ASSERT_TRUE(lt_granted(&u3));
-	CU_ASSERT_EQUAL(pending(), 2);
-	/* Re-sent after the grant: GRANTED, confirms, udata handed back. */
+	CU_ASSERT_FALSE(lt_granted(&u3));
+	CU_ASSERT_EQUAL(pending(), 1);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	/*
+	 * Re-sent after the grant: GRANTED, confirms, udata handed back; and
+	 * the second grant follows.
+	 */
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u4),
 	    LK_GRANTED);
 	CU_ASSERT_TRUE(lt_dropped(&u2));
 	CU_ASSERT_FALSE(lt_dropped(&u4));
+	CU_ASSERT_TRUE(lt_granted(&u3));
 	CU_ASSERT_EQUAL(lt_res->rs_nadded + lt_res->rs_nremoved, 0);
 	CU_ASSERT_EQUAL(pending(), 1);
 	/* Unlock of the owner's range ends the other unconfirmed grant. */

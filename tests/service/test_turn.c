@@ -1257,9 +1257,12 @@ test_timer_consequence(void)
 		return;
 	t_begin(NLM_CB_MSG, 2);
 	t_hold_queue_release(2);
-	/* B's grant goes unanswered past the give-up deadline. */
+	/*
+	 * B's grant goes unanswered past the give-up deadline (2 s), C's
+	 * not yet (granted at B's deadline, given up at 4 s).
+	 */
 	for (n = 0; n < 4; n++) {
-		ts_advance(1500);
+		ts_advance(600);
 		ts_pump();
 	}
 	while (ts_callback(&ta, NULL) == NLMPROC4_GRANTED_MSG) {
@@ -1887,6 +1890,247 @@ test_tokens_restart(void)
 	ts_stop();
 }
 
+
+/* ---- one owner's overlapping waiters; give-up; counters ---- */
+
+/* Take every GRANTED_MSG waiting; returns how many, args into ta[]. */
+static int
+t_callbacks(nlm4_testargs *ta, int max)
+{
+	int n = 0;
+
+	while (n < max && ts_callback(&ta[n], NULL) == NLMPROC4_GRANTED_MSG)
+		n++;
+	return n;
+}
+
+static void
+t_callbacks_free(nlm4_testargs *ta, int n)
+{
+	while (n > 0)
+		xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta[--n]);
+}
+
+/* A CANCEL of a blocking request; its status. */
+static int
+t_cancel(const char *name, int32_t svid, const char *oh, const char *fh,
+    uint64_t off, uint64_t len, bool excl)
+{
+	nlm4_cancargs c;
+	nlm4_lockargs a;
+	nlm4_res r;
+	int st = -1;
+
+	t_lockargs(&a, name, svid, oh, fh, off, len, excl, true);
+	c.cookie = a.cookie;
+	c.block = true;
+	c.exclusive = excl;
+	c.alock = a.alock;
+	(void)ts_send(NLMPROC4_CANCEL, XDRPROC(xdr_nlm4_cancargs), &c);
+	ts_pump();
+	free(a.cookie.nlm_netobj_val);
+	if (ts_reply(-1, false, &r) == 0) {
+		st = (int)r.stat.stat;
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	}
+	return st;
+}
+
+/*
+ * Two threads of one process (hostB, svid 2) wait for [0,10) and [5,15),
+ * which overlap; hostA holds [0,10) and lets go.  The first waiter is
+ * granted; the second is not granted over its owner's unconfirmed grant
+ * (undoing one of two such grants ended the other silently and left its
+ * lock held by nobody): it is granted once the first is answered.
+ */
+static void
+t_two_overlapping(void)
+{
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 5, 10, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 10),
+	    NLM4_GRANTED);
+}
+
+/* The process is gone: the client refuses each grant as it comes. */
+static void
+test_overlap_refused(void)
+{
+	nlm4_testargs ta[4];
+	int n;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	t_two_overlapping();
+	n = t_callbacks(ta, 4);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(ta[0].alock.l_offset, 0);
+	t_granted_res(&ta[0].cookie, NLM4_DENIED);
+	ts_pump();
+	(void)ts_recv(NULL, 0);		/* GRANTED_RES's empty reply */
+	t_callbacks_free(ta, n);
+	n = t_callbacks(ta, 4);		/* now the second */
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(ta[0].alock.l_offset, 5);
+	t_granted_res(&ta[0].cookie, NLM4_DENIED);
+	ts_pump();
+	(void)ts_recv(NULL, 0);		/* GRANTED_RES's empty reply */
+	t_callbacks_free(ta, n);
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_refused, 2);
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_unknown_res, 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
+	/* Nobody holds anything: a third host gets the whole range. */
+	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 0, 15, true, false,
+	    false), NLM4_GRANTED);
+	ts_stop();
+}
+
+/* The client acknowledges the first: the second follows at once. */
+static void
+test_overlap_acked(void)
+{
+	nlm4_testargs ta[4];
+	int n;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	t_two_overlapping();
+	n = t_callbacks(ta, 4);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	t_granted_res(&ta[0].cookie, NLM4_GRANTED);
+	ts_pump();
+	(void)ts_recv(NULL, 0);		/* GRANTED_RES's empty reply */
+	t_callbacks_free(ta, n);
+	n = t_callbacks(ta, 4);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(ta[0].alock.l_offset, 5);
+	t_granted_res(&ta[0].cookie, NLM4_GRANTED);
+	ts_pump();
+	(void)ts_recv(NULL, 0);		/* GRANTED_RES's empty reply */
+	t_callbacks_free(ta, n);
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 15, true));
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
+	ts_stop();
+}
+
+/* The client CANCELs both (what Linux sends when the process dies). */
+static void
+test_overlap_cancelled(void)
+{
+	nlm4_testargs ta[4];
+	int n;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	t_two_overlapping();
+	n = t_callbacks(ta, 4);
+	CU_ASSERT_EQUAL(n, 1);
+	t_callbacks_free(ta, n);
+	CU_ASSERT_EQUAL(t_cancel("hostB", 2, "ownB", "f", 0, 10, true),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_cancel("hostB", 2, "ownB", "f", 5, 10, true),
+	    NLM4_GRANTED);
+	t_callbacks_free(ta, t_callbacks(ta, 4));
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
+	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 0, 15, true, false,
+	    false), NLM4_GRANTED);
+	ts_stop();
+}
+
+/* The client never answers; give-up 3 s: both given up in turn. */
+static void
+test_overlap_given_up(void)
+{
+	nlm4_testargs ta[16];
+	int i;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 3);
+	t_two_overlapping();
+	for (i = 0; i < 30; i++) {
+		ts_advance(1000);
+		ts_pump();
+		t_callbacks_free(ta, t_callbacks(ta, 16));
+	}
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_given_up, 2);
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
+	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 0, 15, true, false,
+	    false), NLM4_GRANTED);
+	ts_stop();
+}
+
+/*
+ * callback-give-up 5 s, retries 1 s doubling to 8 s: B's grant is never
+ * answered.  At 6 s (past the deadline) it must have been undone and C
+ * granted.
+ */
+static void
+test_rv_give_up_on_time(void)
+{
+	nlm4_testargs ta[16];
+	int n, i, released_at = -1;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 5);
+	t_hold_queue_release(1);
+	for (i = 1; i <= 12; i++) {
+		ts_advance(1000);
+		ts_pump();
+		while ((n = t_callbacks(ta, 16)) > 0)
+			while (n > 0)
+				xdr_free(XDRPROC(xdr_nlm4_testargs),
+				    (char *)&ta[--n]);
+		if (released_at < 0 &&
+		    !t_committed(2, "ownB", 4, "f", 1, 0, 10, true))
+			released_at = i;
+	}
+	printf("\n    give-up 5 s: B's grant undone at %d s; callbacks sent "
+	    "%llu\n", released_at,
+	    (unsigned long long)nlm_get_counters()->cb_sent);
+	CU_ASSERT(released_at >= 5 && released_at <= 6);
+	ts_stop();
+}
+
+/*
+ * A grant being called back ends by CANCEL: counted under some event of
+ * nlmd_callbacks_total (here "dropped", "ended by cancel/unlock/release").
+ */
+static void
+test_rv_cb_dropped_counted(void)
+{
+	const struct nlm_counters *c;
+	nlm4_testargs ta;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	t_hold_queue_release(1);
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT_EQUAL(t_cancel("hostB", 2, "ownB", "f", 0, 10, true),
+	    NLM4_GRANTED);
+	c = nlm_get_counters();
+	printf("\n    started %llu acked %llu refused %llu repolled %llu "
+	    "given_up %llu dropped %llu inflight %llu\n",
+	    (unsigned long long)c->cb_granted, (unsigned long long)c->cb_acked,
+	    (unsigned long long)c->cb_refused, (unsigned long long)c->cb_repoll,
+	    (unsigned long long)c->cb_given_up,
+	    (unsigned long long)c->cb_dropped,
+	    (unsigned long long)c->cb_inflight);
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	CU_ASSERT_EQUAL(c->cb_dropped, 1);
+	ts_stop();
+}
+
 int
 ts_register_turn(void)
 {
@@ -1955,6 +2199,22 @@ ts_register_turn(void)
 	    test_release_count) == NULL ||
 	    CU_add_test(s, "tokens increase across a restart",
 	    test_tokens_restart) == NULL)
+		return -1;
+	s = CU_add_suite("service: one owner's overlapping waiters, give-up",
+	    NULL, NULL);
+	if (s == NULL ||
+	    CU_add_test(s, "two overlapping grants of one owner refused",
+	    test_overlap_refused) == NULL ||
+	    CU_add_test(s, "... the first acknowledged: the second follows",
+	    test_overlap_acked) == NULL ||
+	    CU_add_test(s, "... both cancelled", test_overlap_cancelled) ==
+	    NULL ||
+	    CU_add_test(s, "... both given up", test_overlap_given_up) ==
+	    NULL ||
+	    CU_add_test(s, "the give-up deadline is kept",
+	    test_rv_give_up_on_time) == NULL ||
+	    CU_add_test(s, "a callback ended by CANCEL is counted",
+	    test_rv_cb_dropped_counted) == NULL)
 		return -1;
 	return 0;
 }
