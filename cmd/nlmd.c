@@ -220,6 +220,10 @@ parse_args(struct nlmd *d, int argc, char **argv)
 		usage(stderr);
 		exit(2);
 	}
+	if (config_check(&d->conf, err, sizeof(err)) != CM_OK) {
+		fprintf(stderr, "nlmd: %s\n", err);
+		exit(2);
+	}
 	if (print) {
 		log_config_warnings(d->conf_warn, 1);
 		config_dump(&d->conf, print_line, stdout);
@@ -246,6 +250,8 @@ reload(struct nlmd *d)
 		return;
 	}
 	log_config_warnings(warn, 0);
+	if (config_check(&c, err, sizeof(err)) != CM_OK)
+		log_warnx("SIGHUP: %s: the next start will refuse it", err);
 	if (!d->cli_verbose) {
 		log_setverbose(c.verbose);
 		d->conf.verbose = c.verbose;

@@ -320,7 +320,6 @@ config_origin(const struct config *c, const char *key)
 
 struct config_ctx {
 	struct config	 cc_conf;
-	const char	*cc_path;	/* interned */
 };
 
 /*
@@ -334,12 +333,18 @@ config_file_cb(void *arg, const char *file, unsigned line,
     size_t errlen)
 {
 	struct config_ctx *ctx = arg;
-	struct config_origin from = { CONFIG_FROM_FILE, line, ctx->cc_path,
-	    NULL };
+	/* The file it is written in, an included one too. */
+	struct config_origin from = { CONFIG_FROM_FILE, line,
+	    config_intern(file), NULL };
 	char why[256];
 
 	if (key == NULL) {
 		snprintf(err, errlen, "%s:%u: syntax error", file, line);
+		return -1;
+	}
+	if (*section == '\0') {
+		snprintf(err, errlen, "%s:%u: %s outside a section (nlmd reads "
+		    "[%s])", file, line, key, CONFIG_SECTION);
 		return -1;
 	}
 	if (strcasecmp(section, CONFIG_SECTION) != 0)
@@ -365,16 +370,26 @@ config_load(struct config *c, const char *path, int optional, char *err,
 	struct config_ctx ctx;
 	struct stat st;
 	enum cm_status s;
+	char warn[1024];
 
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a file", path);
 		return CM_INVALID;
 	}
 	ctx.cc_conf = *c;
-	ctx.cc_path = config_intern(path);
-	if ((s = nfsconf_read(path, optional, config_file_cb, &ctx, NULL, 0,
-	    err, errlen)) != CM_OK)
+	warn[0] = '\0';
+	if ((s = nfsconf_read(path, optional, config_file_cb, &ctx, warn,
+	    sizeof(warn), err, errlen)) != CM_OK)
 		return s;
+	/*
+	 * A missing include (not "-FILE") is only a warning in nfs.conf, as
+	 * nfs-utils has it; in our own file it is an error: the settings
+	 * meant to be there would be silently not set.
+	 */
+	if (warn[0] != '\0') {
+		snprintf(err, errlen, "%.*s", (int)strcspn(warn, "\n"), warn);
+		return CM_INVALID;
+	}
 	*c = ctx.cc_conf;
 	return CM_OK;
 }
@@ -636,6 +651,25 @@ config_format_origin(const struct config_origin *o, char *buf, size_t len)
 		snprintf(buf, len, "# default");
 		break;
 	}
+}
+
+enum cm_status
+config_check(const struct config *c, char *err, size_t errlen)
+{
+	char a[4200], b[4200];
+
+	if (c->cb_retry_max_ms < c->cb_retry_min_ms) {
+		config_format_origin(config_origin(c, "callback-retry-min-ms"),
+		    a, sizeof(a));
+		config_format_origin(config_origin(c, "callback-retry-max-ms"),
+		    b, sizeof(b));
+		snprintf(err, errlen, "callback-retry-max-ms %u is below "
+		    "callback-retry-min-ms %u (%s; %s)",
+		    (unsigned)c->cb_retry_max_ms, (unsigned)c->cb_retry_min_ms,
+		    b + 2, a + 2);
+		return CM_INVALID;
+	}
+	return CM_OK;
 }
 
 void

@@ -155,6 +155,14 @@ const char *config_nfs_path(void);
 enum cm_status config_load_nfs(struct config *c, const char *path, char *warn,
 	    size_t warnlen, char *err, size_t errlen);
 
+/*
+ * What no single key can say: settings that contradict each other
+ * (callback-retry-max-ms below callback-retry-min-ms).  CM_OK, or
+ * CM_INVALID with the keys and where each was set in err[errlen].  Call
+ * once every source is applied.
+ */
+enum cm_status config_check(const struct config *c, char *err, size_t errlen);
+
 /* Where `key' got its value; NULL for an unknown key. */
 const struct config_origin *config_origin(const struct config *c,
 	    const char *key);

@@ -138,8 +138,6 @@ nlm_init(struct ev_loop *loop, struct onc_out *clnt, struct store *st,
 	nlm->n_clnt = clnt;
 	nlm->n_store = st;
 	nlm->n_conf = *conf;
-	if (nlm->n_conf.nc_cb_retry_max_ms < nlm->n_conf.nc_cb_retry_min_ms)
-		nlm->n_conf.nc_cb_retry_max_ms = nlm->n_conf.nc_cb_retry_min_ms;
 	store_info(st, &si);
 	nlm->n_token_stored = si.si_token;
 	nlm->n_next_host = nlm->n_host_stored =

@@ -637,6 +637,82 @@ test_bug_quoted_empty(void)
 	CU_ASSERT_STRING_EQUAL(back.control_socket, "");
 }
 
+/*
+ * nlmd's own file: an include that is missing (not "-FILE") stops the
+ * load, naming the line (it was ignored without a word, so the settings
+ * meant to come from it were silently not set); the origin of an
+ * included value is the file it is written in; an assignment before any
+ * section is an error (it was dropped).
+ */
+static void
+test_own_include_and_sections(void)
+{
+	struct config c, before;
+	const struct config_origin *o;
+	char site[256], top[256], text[600], err[512] = "";
+
+	write_file(site, sizeof(site), "\n\n[nlmd]\ngrace-period = 30\n");
+	snprintf(text, sizeof(text), "[nlmd]\ninclude = %s\n", site);
+	write_file(top, sizeof(top), text);
+	config_defaults(&c);
+	CU_ASSERT_EQUAL_FATAL(config_load(&c, top, 0, err, sizeof(err)),
+	    CM_OK);
+	CU_ASSERT_EQUAL(c.grace_sec, 30);
+	o = config_origin(&c, "grace-period");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_STRING_EQUAL(o->co_file, site);
+	CU_ASSERT_EQUAL(o->co_line, 4);
+	/* Mistyped: an error naming the line, nothing changed. */
+	snprintf(text, sizeof(text), "[nlmd]\ngrace-period = 40\n"
+	    "include = %s.typo\n", site);
+	write_file(top, sizeof(top), text);
+	config_defaults(&c);
+	before = c;
+	CU_ASSERT_EQUAL(config_load(&c, top, 0, err, sizeof(err)),
+	    CM_INVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":3: include "));
+	CU_ASSERT_EQUAL(c.grace_sec, before.grace_sec);
+	/* "-FILE" may be missing. */
+	snprintf(text, sizeof(text), "[nlmd]\ninclude = -%s.typo\n"
+	    "grace-period = 40\n", site);
+	write_file(top, sizeof(top), text);
+	CU_ASSERT_EQUAL(config_load(&c, top, 0, err, sizeof(err)), CM_OK);
+	CU_ASSERT_EQUAL(c.grace_sec, 40);
+	/* Before any section. */
+	write_file(top, sizeof(top), "grace-period = 50\n[nlmd]\n");
+	config_defaults(&c);
+	CU_ASSERT_EQUAL(config_load(&c, top, 0, err, sizeof(err)),
+	    CM_INVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":1: grace-period outside a "
+	    "section"));
+	CU_ASSERT_EQUAL(c.grace_sec, before.grace_sec);
+}
+
+/* Settings that contradict each other: refused, naming both and where. */
+static void
+test_check(void)
+{
+	struct config c;
+	char path[256], err[512] = "";
+
+	config_defaults(&c);
+	CU_ASSERT_EQUAL(config_check(&c, err, sizeof(err)), CM_OK);
+	write_file(path, sizeof(path), "[nlmd]\ncallback-retry-min-ms = "
+	    "5000\n");
+	CU_ASSERT_EQUAL_FATAL(config_load(&c, path, 0, err, sizeof(err)),
+	    CM_OK);
+	CU_ASSERT_EQUAL(config_set(&c, "callback-retry-max-ms", "1000", err,
+	    sizeof(err)), CM_OK);
+	CU_ASSERT_EQUAL(config_check(&c, err, sizeof(err)), CM_INVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "callback-retry-max-ms 1000 is "
+	    "below callback-retry-min-ms 5000"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "from command line"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, path));
+	CU_ASSERT_EQUAL(config_set(&c, "callback-retry-max-ms", "5000", err,
+	    sizeof(err)), CM_OK);
+	CU_ASSERT_EQUAL(config_check(&c, err, sizeof(err)), CM_OK);
+}
+
 int
 ct_register_config(void)
 {
@@ -681,7 +757,11 @@ ct_register_config(void)
 	    CU_add_test(s, "load: errors name file and line, change nothing",
 	    test_load_errors) == NULL ||
 	    CU_add_test(s, "dump: round trip through config_load",
-	    test_dump_roundtrip) == NULL)
+	    test_dump_roundtrip) == NULL ||
+	    CU_add_test(s, "load: own file's includes and sections",
+	    test_own_include_and_sections) == NULL ||
+	    CU_add_test(s, "check: settings that contradict each other",
+	    test_check) == NULL)
 		return -1;
 	/* Once known bugs (nfs.conf(5) rules), fixed: now ordinary tests. */
 	for (i = 0; i < sizeof(bugs) / sizeof(bugs[0]); i++)
