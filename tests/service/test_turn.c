@@ -246,27 +246,35 @@ t_lock(const char *name, int32_t svid, const char *oh, const char *fh,
 	return st;
 }
 
+/* Send proc(args) and serve it; free `cookie'; the reply's status, or -1. */
+static int
+t_status_of(uint32_t proc, xdrproc_t xargs, const void *args, char *cookie)
+{
+	nlm4_res r;
+	int st = -1;
+
+	(void)ts_send(proc, xargs, args);
+	ts_pump();
+	free(cookie);
+	if (ts_reply(-1, false, &r) == 0) {
+		st = (int)r.stat.stat;
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	}
+	return st;
+}
+
 static int
 t_unlock(const char *name, int32_t svid, const char *oh, const char *fh,
     uint64_t off, uint64_t len)
 {
 	nlm4_unlockargs u;
 	nlm4_lockargs a;
-	nlm4_res r;
-
-	int st = -1;
 
 	t_lockargs(&a, name, svid, oh, fh, off, len, false, false);
 	u.cookie = a.cookie;
 	u.alock = a.alock;
-	(void)ts_send(NLMPROC4_UNLOCK, XDRPROC(xdr_nlm4_unlockargs), &u);
-	ts_pump();
-	free(a.cookie.nlm_netobj_val);
-	if (ts_reply(-1, false, &r) == 0) {
-		st = (int)r.stat.stat;
-		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
-	}
-	return st;
+	return t_status_of(NLMPROC4_UNLOCK, XDRPROC(xdr_nlm4_unlockargs), &u,
+	    a.cookie.nlm_netobj_val);
 }
 
 /*
@@ -1918,22 +1926,14 @@ t_cancel(const char *name, int32_t svid, const char *oh, const char *fh,
 {
 	nlm4_cancargs c;
 	nlm4_lockargs a;
-	nlm4_res r;
-	int st = -1;
 
 	t_lockargs(&a, name, svid, oh, fh, off, len, excl, true);
 	c.cookie = a.cookie;
 	c.block = true;
 	c.exclusive = excl;
 	c.alock = a.alock;
-	(void)ts_send(NLMPROC4_CANCEL, XDRPROC(xdr_nlm4_cancargs), &c);
-	ts_pump();
-	free(a.cookie.nlm_netobj_val);
-	if (ts_reply(-1, false, &r) == 0) {
-		st = (int)r.stat.stat;
-		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
-	}
-	return st;
+	return t_status_of(NLMPROC4_CANCEL, XDRPROC(xdr_nlm4_cancargs), &c,
+	    a.cookie.nlm_netobj_val);
 }
 
 /*
@@ -1956,31 +1956,35 @@ t_two_overlapping(void)
 	    NLM4_GRANTED);
 }
 
-/* The process is gone: the client refuses each grant as it comes. */
+/*
+ * Exactly one GRANTED_MSG is waiting, for offset `off': answer it with
+ * `st' (GRANTED_RES) and serve the answer.
+ */
 static void
-test_overlap_refused(void)
+t_answer_next(uint64_t off, nlm4_stats st)
 {
 	nlm4_testargs ta[4];
 	int n;
 
+	n = t_callbacks(ta, 4);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(ta[0].alock.l_offset, off);
+	t_granted_res(&ta[0].cookie, st);
+	ts_pump();
+	(void)ts_recv(NULL, 0);		/* GRANTED_RES's empty reply */
+	t_callbacks_free(ta, n);
+}
+
+/* The process is gone: the client refuses each grant as it comes. */
+static void
+test_overlap_refused(void)
+{
 	if (t_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_two_overlapping();
-	n = t_callbacks(ta, 4);
-	CU_ASSERT_EQUAL_FATAL(n, 1);
-	CU_ASSERT_EQUAL(ta[0].alock.l_offset, 0);
-	t_granted_res(&ta[0].cookie, NLM4_DENIED);
-	ts_pump();
-	(void)ts_recv(NULL, 0);		/* GRANTED_RES's empty reply */
-	t_callbacks_free(ta, n);
-	n = t_callbacks(ta, 4);		/* now the second */
-	CU_ASSERT_EQUAL_FATAL(n, 1);
-	CU_ASSERT_EQUAL(ta[0].alock.l_offset, 5);
-	t_granted_res(&ta[0].cookie, NLM4_DENIED);
-	ts_pump();
-	(void)ts_recv(NULL, 0);		/* GRANTED_RES's empty reply */
-	t_callbacks_free(ta, n);
+	t_answer_next(0, NLM4_DENIED);
+	t_answer_next(5, NLM4_DENIED);		/* now the second */
 	CU_ASSERT_EQUAL(nlm_get_counters()->cb_refused, 2);
 	CU_ASSERT_EQUAL(nlm_get_counters()->cb_unknown_res, 0);
 	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
@@ -1994,26 +1998,12 @@ test_overlap_refused(void)
 static void
 test_overlap_acked(void)
 {
-	nlm4_testargs ta[4];
-	int n;
-
 	if (t_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_two_overlapping();
-	n = t_callbacks(ta, 4);
-	CU_ASSERT_EQUAL_FATAL(n, 1);
-	t_granted_res(&ta[0].cookie, NLM4_GRANTED);
-	ts_pump();
-	(void)ts_recv(NULL, 0);		/* GRANTED_RES's empty reply */
-	t_callbacks_free(ta, n);
-	n = t_callbacks(ta, 4);
-	CU_ASSERT_EQUAL_FATAL(n, 1);
-	CU_ASSERT_EQUAL(ta[0].alock.l_offset, 5);
-	t_granted_res(&ta[0].cookie, NLM4_GRANTED);
-	ts_pump();
-	(void)ts_recv(NULL, 0);		/* GRANTED_RES's empty reply */
-	t_callbacks_free(ta, n);
+	t_answer_next(0, NLM4_GRANTED);
+	t_answer_next(5, NLM4_GRANTED);
 	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 15, true));
 	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
 	ts_stop();
