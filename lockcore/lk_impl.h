@@ -441,7 +441,7 @@ enum lk_status lk_take(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r, bool excl,
 	    bool limits, struct lk_lock **coverp);
 enum lk_status lk_free_range(struct lk_table *t, struct lk_owner *o,
-	    struct lk_file *f, const struct lk_range *r);
+	    struct lk_file *f, const struct lk_range *r, bool limits);
 void	lk_outside(const struct lk_lock *l, const struct lk_range *r,
 	    struct lk_piece *p, size_t *np);
 void	lk_lock_remove(struct lk_table *t, struct lk_lock *l);

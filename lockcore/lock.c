@@ -582,12 +582,13 @@ lk_own_collect(struct lk_table *t, const struct lk_owner *o,
 
 /*
  * Unlock r for o on f: remove what o holds there, live or reclaimable, and
- * keep the parts outside.  Only the live split counts toward the limits.
- * Returns LK_OK, LK_NOLOCKS (a split over the limits), LK_NOMEM.
+ * keep the parts outside.  Only the live split counts toward the limits,
+ * and only with `limits'.  Returns LK_OK, LK_NOLOCKS (a split over the
+ * limits), LK_NOMEM.
  */
 enum lk_status
 lk_free_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
-    const struct lk_range *r)
+    const struct lk_range *r, bool limits)
 {
 	struct lk_piece rem[2], rrem[2];
 	struct lk_lock **v;
@@ -606,7 +607,7 @@ lk_free_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	n = t->t_tmp.v_len;
 	for (i = 0; i < n; i++)
 		lk_outside_in(v[i], r, rem, &nrem);
-	if (!lk_locks_fit(t, o->ow_host, (long)nrem - (long)n))
+	if (limits && !lk_locks_fit(t, o->ow_host, (long)nrem - (long)n))
 		return LK_NOLOCKS;
 	if (!lk_reserve(t, nrem + nrrem, n + nr))
 		return LK_NOMEM;

@@ -200,7 +200,11 @@
  *   reservations, per host and for the whole table; 0 means unlimited.  A
  *   request that would exceed one gets LK_NOLOCKS and changes nothing; a
  *   split by UNLOCK counts too.  Granting a queued waiter is not refused by
- *   the lock limits (the overshoot is bounded by the waiter limits).
+ *   the lock limits (the overshoot is bounded by the waiter limits), and
+ *   neither is undoing an unconfirmed grant (lk_grant_undo(), lk_cancel()):
+ *   it gives back what the owner held there before, which the grant may
+ *   have merged into one record (so an undo may add a few records over a
+ *   full table), and a grant the client refused must not stay held.
  *
  * COMPLEXITY
  *   File, host and owner lookup O(1) (hash); a lock, test or unlock is
@@ -512,9 +516,9 @@ enum lk_status lk_cancel(struct lk_table *t, const struct lk_lockreq *req,
  * turned it shared; ct_undo_shared counts them).  Those locks are taken
  * again as by LOCK: merged, new tokens.  An UNLOCK overlapping the range
  * ends the grant itself (see lk_unlock()), so nothing unlocked comes
- * back.  May grant waiters.  Returns LK_OK, LK_NOTFOUND, LK_NOLOCKS (a
- * split over the limits, or tokens exhausted), LK_NOMEM, LK_RANGE,
- * LK_INVAL; on failure nothing changed.
+ * back.  May grant waiters.  Not refused by the lock limits (LIMITS).
+ * Returns LK_OK, LK_NOTFOUND, LK_NOLOCKS (tokens exhausted), LK_NOMEM,
+ * LK_RANGE, LK_INVAL; on failure nothing changed.
  */
 enum lk_status lk_grant_undo(struct lk_table *t,
 	    const struct lk_lockreq *req, uint64_t now,

@@ -336,7 +336,7 @@ lk_unlock_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	if (!lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
 	    lk_pending_count(o, f, r) + nq))
 		return LK_NOMEM;
-	if ((st = lk_free_range(t, o, f, r)) != LK_OK)
+	if ((st = lk_free_range(t, o, f, r, true)) != LK_OK)
 		return st;
 	lk_pending_end_overlap(t, o, f, r, &d);
 	if (nq > 0)

@@ -214,7 +214,13 @@ lk_undo_grant(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	}
 	if (np > 0)
 		memcpy(pr, w->wa_prior, np * sizeof(*pr));
-	if ((st = lk_free_range(t, o, f, &r)) != LK_OK) {
+	/*
+	 * Not refused by the lock limits, as a grant is not: an undo gives
+	 * back what the owner held before asking (the pieces the grant
+	 * merged may count as several records again), and a grant the
+	 * client refused must not stay held because the table is full.
+	 */
+	if ((st = lk_free_range(t, o, f, &r, false)) != LK_OK) {
 		lk_free(t, pr);
 		return st;
 	}

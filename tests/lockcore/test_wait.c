@@ -1099,6 +1099,89 @@ test_undo_shared_grant(void)
 	CU_ASSERT_EQUAL(counts().ct_undo_shared, 0);
 }
 
+/*
+ * An undo at a full table is not refused (LIMITS): it gives back what the
+ * owner held before -- here two records the grant had merged into one,
+ * one over cf_max_locks (found by a review helper; now documented) -- and
+ * a grant the client refused must not stay held.
+ */
+static void
+test_undo_at_limit(void)
+{
+	struct lk_config cf;
+	struct lk_table *tt;
+	struct lk_counts ct;
+	struct lk_lockreq rq;
+	const struct lk_result *res;
+
+	lk_config_init(&cf);
+	cf.cf_max_locks = 3;
+	tt = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+	rq = lt_req(1, 1, "a", "f", 0, 10, SH, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
+	rq = lt_req(1, 1, "a", "f", 20, 10, SH, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
+	rq = lt_req(2, 1, "b", "f", 15, 1, SH, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
+	rq = lt_req(1, 1, "a", "f", 0, 30, EX, BL);
+	rq.rq_udata = &u1;
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_BLOCKED);
+	rq = lt_req(2, 1, "b", "f", 15, 1, SH, NB);
+	CU_ASSERT_EQUAL(lk_unlock(tt, &rq, 0, &res), LK_OK);
+	CU_ASSERT_EQUAL(res->rs_ngranted, 1);	/* one record [0,30) */
+	rq = lt_req(3, 1, "c", "g", 0, 1, EX, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
+	rq = lt_req(3, 1, "c", "g", 5, 1, EX, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
+	rq = lt_req(3, 1, "c", "g", 9, 1, EX, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_NOLOCKS);	/* full */
+	rq = lt_req(1, 1, "a", "f", 0, 30, EX, NB);
+	CU_ASSERT_EQUAL(lk_grant_undo(tt, &rq, 1, &res), LK_OK);
+	CU_ASSERT_EQUAL(res->rs_nremoved, 1);
+	CU_ASSERT_EQUAL(res->rs_nadded, 2);	/* [0,10) and [20,30) shared */
+	lk_table_counts(tt, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 4);
+	CU_ASSERT_EQUAL(ct.ct_pending, 0);
+	CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+	lk_table_destroy(tt);
+
+	/*
+	 * The unlock of the grant's range splits a lock of the owner that a
+	 * later LOCK merged it into (one record more before the retake
+	 * merges it back): this was refused at a full table (LK_NOLOCKS, the
+	 * refused grant held while nlmd retried every second).
+	 */
+	cf.cf_max_locks = 5;
+	tt = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+	rq = lt_req(1, 1, "a", "f", 0, 100, SH, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
+	rq = lt_req(2, 1, "b", "f", 50, 1, SH, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
+	rq = lt_req(1, 1, "a", "f", 40, 20, EX, BL);
+	rq.rq_udata = &u2;
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_BLOCKED);
+	rq = lt_req(2, 1, "b", "f", 50, 1, SH, NB);
+	CU_ASSERT_EQUAL(lk_unlock(tt, &rq, 0, &res), LK_OK);
+	CU_ASSERT_EQUAL(res->rs_ngranted, 1);
+	rq = lt_req(1, 1, "a", "f", 30, 40, EX, NB);	/* over the grant */
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
+	rq = lt_req(3, 1, "c", "g", 0, 1, EX, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
+	rq = lt_req(3, 1, "c", "g", 5, 1, EX, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
+	lk_table_counts(tt, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 5);		/* full */
+	rq = lt_req(1, 1, "a", "f", 40, 20, EX, NB);
+	CU_ASSERT_EQUAL(lk_grant_undo(tt, &rq, 1, &res), LK_OK);
+	lk_table_counts(tt, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 5);
+	CU_ASSERT_EQUAL(ct.ct_pending, 0);
+	CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+	lk_table_destroy(tt);
+}
+
 /* An undo that runs out of memory leaves everything as it was. */
 static void
 test_undo_nomem(void)
@@ -1420,6 +1503,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "undo: of a shared grant", test_undo_shared_grant) ||
 	    !CU_add_test(s, "undo: out of memory changes nothing",
 	    test_undo_nomem) ||
+	    !CU_add_test(s, "an undo at a full table is not refused",
+	    test_undo_at_limit) ||
 	    !CU_add_test(s, "deadlock: the search is bounded",
 	    test_deadlock_search_bounded) ||
 	    !CU_add_test(s, "deadlock: the locks a search walks count",
