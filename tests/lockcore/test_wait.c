@@ -1099,6 +1099,31 @@ test_undo_shared_grant(void)
 	CU_ASSERT_EQUAL(counts().ct_undo_shared, 0);
 }
 
+/* A table of at most max locks. */
+static struct lk_table *
+undo_table(size_t max)
+{
+	struct lk_config cf;
+	struct lk_table *tt;
+
+	lk_config_init(&cf);
+	cf.cf_max_locks = max;
+	tt = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+	return tt;
+}
+
+/* Host 3 takes n locks on file "g". */
+static void
+undo_fill(struct lk_table *tt, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(lt_lock(tt, lt_req(3, 1, "c", "g", 5 * i, 1,
+		    EX, NB), NULL), LK_GRANTED);
+}
+
 /*
  * An undo at a full table is not refused (LIMITS): it gives back what the
  * owner held before -- here two records the grant had merged into one,
@@ -1108,42 +1133,30 @@ test_undo_shared_grant(void)
 static void
 test_undo_at_limit(void)
 {
-	struct lk_config cf;
-	struct lk_table *tt;
+	struct lk_table *tt = undo_table(3);
 	struct lk_counts ct;
-	struct lk_lockreq rq;
-	const struct lk_result *res;
 
-	lk_config_init(&cf);
-	cf.cf_max_locks = 3;
-	tt = lk_table_new(&cf);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
-	rq = lt_req(1, 1, "a", "f", 0, 10, SH, NB);
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
-	rq = lt_req(1, 1, "a", "f", 20, 10, SH, NB);
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
-	rq = lt_req(2, 1, "b", "f", 15, 1, SH, NB);
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
-	rq = lt_req(1, 1, "a", "f", 0, 30, EX, BL);
-	rq.rq_udata = &u1;
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_BLOCKED);
-	rq = lt_req(2, 1, "b", "f", 15, 1, SH, NB);
-	CU_ASSERT_EQUAL(lk_unlock(tt, &rq, 0, &res), LK_OK);
-	CU_ASSERT_EQUAL(res->rs_ngranted, 1);	/* one record [0,30) */
-	rq = lt_req(3, 1, "c", "g", 0, 1, EX, NB);
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
-	rq = lt_req(3, 1, "c", "g", 5, 1, EX, NB);
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
-	rq = lt_req(3, 1, "c", "g", 9, 1, EX, NB);
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_NOLOCKS);	/* full */
-	rq = lt_req(1, 1, "a", "f", 0, 30, EX, NB);
-	CU_ASSERT_EQUAL(lk_grant_undo(tt, &rq, 1, &res), LK_OK);
-	CU_ASSERT_EQUAL(res->rs_nremoved, 1);
-	CU_ASSERT_EQUAL(res->rs_nadded, 2);	/* [0,10) and [20,30) shared */
+	CU_ASSERT_EQUAL(lt_lock(tt, lt_req(1, 1, "a", "f", 0, 10, SH, NB),
+	    NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(tt, lt_req(1, 1, "a", "f", 20, 10, SH, NB),
+	    NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(tt, lt_req(2, 1, "b", "f", 15, 1, SH, NB),
+	    NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(tt, lt_req(1, 1, "a", "f", 0, 30, EX, BL),
+	    &u1), LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(tt, lt_req(2, 1, "b", "f", 15, 1, SH, NB)),
+	    LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 1);	/* one record [0,30) */
+	undo_fill(tt, 2);
+	CU_ASSERT_EQUAL(lt_lock(tt, lt_req(3, 1, "c", "g", 9, 1, EX, NB),
+	    NULL), LK_NOLOCKS);				/* full */
+	CU_ASSERT_EQUAL(lt_undo(tt, lt_req(1, 1, "a", "f", 0, 30, EX, NB)),
+	    LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 1);
+	CU_ASSERT_EQUAL(lt_res->rs_nadded, 2);	/* [0,10) and [20,30) shared */
 	lk_table_counts(tt, &ct);
 	CU_ASSERT_EQUAL(ct.ct_locks, 4);
 	CU_ASSERT_EQUAL(ct.ct_pending, 0);
-	CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
 	lk_table_destroy(tt);
 
 	/*
@@ -1152,33 +1165,26 @@ test_undo_at_limit(void)
 	 * merges it back): this was refused at a full table (LK_NOLOCKS, the
 	 * refused grant held while nlmd retried every second).
 	 */
-	cf.cf_max_locks = 5;
-	tt = lk_table_new(&cf);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
-	rq = lt_req(1, 1, "a", "f", 0, 100, SH, NB);
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
-	rq = lt_req(2, 1, "b", "f", 50, 1, SH, NB);
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
-	rq = lt_req(1, 1, "a", "f", 40, 20, EX, BL);
-	rq.rq_udata = &u2;
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_BLOCKED);
-	rq = lt_req(2, 1, "b", "f", 50, 1, SH, NB);
-	CU_ASSERT_EQUAL(lk_unlock(tt, &rq, 0, &res), LK_OK);
-	CU_ASSERT_EQUAL(res->rs_ngranted, 1);
-	rq = lt_req(1, 1, "a", "f", 30, 40, EX, NB);	/* over the grant */
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
-	rq = lt_req(3, 1, "c", "g", 0, 1, EX, NB);
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
-	rq = lt_req(3, 1, "c", "g", 5, 1, EX, NB);
-	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, &res), LK_GRANTED);
+	tt = undo_table(5);
+	CU_ASSERT_EQUAL(lt_lock(tt, lt_req(1, 1, "a", "f", 0, 100, SH, NB),
+	    NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(tt, lt_req(2, 1, "b", "f", 50, 1, SH, NB),
+	    NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(tt, lt_req(1, 1, "a", "f", 40, 20, EX, BL),
+	    &u2), LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(tt, lt_req(2, 1, "b", "f", 50, 1, SH, NB)),
+	    LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 1);
+	CU_ASSERT_EQUAL(lt_lock(tt, lt_req(1, 1, "a", "f", 30, 40, EX, NB),
+	    NULL), LK_GRANTED);			/* over the grant */
+	undo_fill(tt, 2);
 	lk_table_counts(tt, &ct);
 	CU_ASSERT_EQUAL(ct.ct_locks, 5);		/* full */
-	rq = lt_req(1, 1, "a", "f", 40, 20, EX, NB);
-	CU_ASSERT_EQUAL(lk_grant_undo(tt, &rq, 1, &res), LK_OK);
+	CU_ASSERT_EQUAL(lt_undo(tt, lt_req(1, 1, "a", "f", 40, 20, EX, NB)),
+	    LK_OK);
 	lk_table_counts(tt, &ct);
 	CU_ASSERT_EQUAL(ct.ct_locks, 5);
 	CU_ASSERT_EQUAL(ct.ct_pending, 0);
-	CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
 	lk_table_destroy(tt);
 }
 

@@ -67,7 +67,6 @@ int		 ts_register_turn(void);
 int		 ts_register_notify(void);
 int		 ts_register_listen(void);
 int		 ts_register_transport(void);
-int		 ts_register_transport_random(void);
 /* The service's transport (tests that look at its connections). */
 struct onc_srv	*ts_srv(void);
 
