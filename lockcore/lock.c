@@ -453,6 +453,16 @@ lk_take_plan_in(const struct lk_table *t, const struct lk_owner *o,
 	return LK_OK;
 }
 
+/* Grow h (empty when r_start > r_end) to cover [s, e]. */
+static inline void
+lk_hull_add(struct lk_range *h, uint64_t s, uint64_t e)
+{
+	if (s < h->r_start)
+		h->r_start = s;
+	if (e > h->r_end)
+		h->r_end = e;
+}
+
 /*
  * Second half: remove the collected locks (t_tmp) and add the merged range
  * (new token, current epoch) and the remainders.  pl's nodes and records
@@ -465,8 +475,8 @@ lk_take_apply_in(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	struct lk_lock **v = t->t_tmp.v_data, *l;
 	struct lk_piece m = { *r, 0, t->t_cf.cf_epoch, excl, false };
 	struct lk_piece rem[2];
+	struct lk_range down = { UINT64_MAX, 0 };
 	size_t i, nrem = 0;
-	bool down = false;
 
 	if (pl->pl_cover != NULL)
 		return pl->pl_cover;
@@ -480,15 +490,24 @@ lk_take_apply_in(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		} else if (lk_overlaps(l->lo_start, l->lo_end, r->r_start,
 		    r->r_end)) {
 			lk_outside_in(l, r, rem, &nrem);
-			if (l->lo_excl)		/* a downgrade */
-				down = true;
+			/* A downgrade: the bytes of l in r weakened. */
+			if (l->lo_excl)
+				lk_hull_add(&down, l->lo_start > r->r_start ?
+				    l->lo_start : r->r_start, l->lo_end <
+				    r->r_end ? l->lo_end : r->r_end);
 		} else
 			continue;
 		lk_lock_remove(t, l);
 	}
-	/* Once, however many exclusive locks r covered. */
-	if (down)
-		lk_deadlock_note(t, o, f, r);
+	/*
+	 * Once, however many exclusive locks r covered, and only for the
+	 * bytes that weakened (their hull): a queued request of o elsewhere
+	 * in r lost nothing, and searching it again could drop it for a
+	 * cycle that a reclaim's edge into o closed (the other owner's
+	 * request is the one to drop then, lk_deadlock_note_into()).
+	 */
+	if (down.r_start <= down.r_end)
+		lk_deadlock_note(t, o, f, &down);
 	for (i = 0; i < nrem; i++)
 		lk_lock_add(t, o, f, &rem[i]);
 	m.p_token = ++t->t_token;

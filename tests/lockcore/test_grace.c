@@ -964,6 +964,30 @@ test_reclaim_closes_cycle(void)
 	CU_ASSERT_TRUE(lt_granted(&u1));
 }
 
+/*
+ * A reclaim that also downgrades part of its owner's exclusive lock: the
+ * downgrade is noted for the bytes it weakened, not the whole reclaimed
+ * range, so a queued request of the owner elsewhere in that range, which
+ * nothing weakened, is not the one dropped; the request of the other
+ * owner whose edge the reclaim made is.
+ */
+static void
+test_reclaim_downgrade_cycle(void)
+{
+	g_setup(LK_RECLAIM_CONFLICT);
+	CU_ASSERT_EQUAL(g_plain(OE, "q", 31, 6, EX, NB, NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(g_plain(OF, "q", 60, 4, SH, NB, NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(g_plain(OD, "q", 28, 1, SH, NB, NULL), LK_GRANTED);
+	/* OE waits for OF; OF waits for OD. */
+	CU_ASSERT_EQUAL(g_plain(OE, "q", 57, 7, EX, BL, &u1), LK_BLOCKED);
+	CU_ASSERT_EQUAL(g_plain(OF, "q", 28, 3, EX, BL, &u2), LK_BLOCKED);
+	/* OE takes [16, 63] shared past the queue: OF now waits for OE. */
+	CU_ASSERT_EQUAL(g_reclaim(OE, "q", 16, 48, SH), LK_GRANTED);
+	CU_ASSERT_EQUAL(g_counts().ct_deadlock_drops, 1);
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_FALSE(lt_dropped(&u1));
+}
+
 static void
 test_epochs_tokens(void)
 {
@@ -1141,6 +1165,8 @@ lt_register_grace(void)
 	    !CU_add_test(s, "reclaims and waiters", test_reclaim_waiters) ||
 	    !CU_add_test(s, "a reclaim that closes a cycle",
 	    test_reclaim_closes_cycle) ||
+	    !CU_add_test(s, "a reclaim that downgrades and closes a cycle",
+	    test_reclaim_downgrade_cycle) ||
 	    !CU_add_test(s, "epochs and tokens", test_epochs_tokens) ||
 	    !CU_add_test(s, "LK_NOMEM changes nothing (grace paths)",
 	    test_grace_nomem))
