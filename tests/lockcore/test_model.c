@@ -111,6 +111,11 @@ struct m_run {
 	const struct lk_result *res;
 	unsigned long	 nstat[LK_NOGRACE + 1], nwgrants, maxrec, maxw;
 	int		 last_op, last_o, last_f, last_s, last_e, last_excl;
+	size_t		 budget;	/* cf_grant_budget (0: none) */
+	struct m_wait	 w0[MW];	/* before the step */
+	int		 nw0;
+	int		 tg[MW * 4], ntg;	/* the table's, this step */
+	int		 td[MW * 4], ntd;
 };
 
 /* A stored record with its own copies of the bytes. */
@@ -309,6 +314,12 @@ m_grant_pass(struct m_run *m, int f)
 			w->granted = true;
 			m->granted[m->ngranted++] = w->id;
 			again = true;
+			/*
+			 * With a budget of one, every grant is another call,
+			 * and each starts from the head of the queue.
+			 */
+			if (m->budget == 1)
+				break;
 		}
 	}
 }
@@ -531,6 +542,41 @@ m_unlock(struct m_run *m, int o, int f, int s, int e)
 			m_wremove(m, i);
 		}
 	m_grant_pass(m, f);
+}
+
+/* UNLOCK as NLM means it: also o's queued requests there go. */
+static void
+m_unlock_cancel(struct m_run *m, int o, int f, int s, int e)
+{
+	int i;
+
+	for (i = m->nw - 1; i >= 0; i--)
+		if (!m->w[i].granted && m->w[i].o == o && m->w[i].f == f &&
+		    m->w[i].s <= e && s <= m->w[i].e) {
+			m_drop(m, m->w[i].id);
+			m_wremove(m, i);
+		}
+	m_unlock(m, o, f, s, e);
+}
+
+/* Everything on file f goes. */
+static void
+m_file_release(struct m_run *m, int f)
+{
+	int o, b, i;
+
+	for (o = 0; o < MO; o++) {
+		m_set(m, o, f, 0, MB - 1, 0);
+		for (b = 0; b < MB; b++)
+			m->rheld[f][b][o] = 0;
+		m->sh_acc[f][o] = m->sh_den[f][o] = -1;
+		m->rsh_acc[f][o] = m->rsh_den[f][o] = -1;
+	}
+	for (i = m->nw - 1; i >= 0; i--)
+		if (m->w[i].f == f) {
+			m_drop(m, m->w[i].id);
+			m_wremove(m, i);
+		}
 }
 
 /*
@@ -1066,36 +1112,73 @@ m_store_recs(const struct m_run *m, struct m_rec *r)
 	CU_FAIL(what);							\
 } while (0)
 
-static void
-m_check_udata(struct m_run *m, const struct lk_result *res,
-    enum lk_status st, int id)
-{
-	int got_g[MW], got_d[MW * 2];
-	size_t i;
+static void m_dump(const struct m_run *m);
 
-	for (i = 0; i < res->rs_ngranted && i < MW; i++)
-		got_g[i] = (int)(uintptr_t)res->rs_granted[i].gr_udata;
-	for (i = 0; i < res->rs_ndropped && i < MW * 2; i++) {
-		got_d[i] = (int)(uintptr_t)res->rs_dropped[i];
-		if (!m->live[got_d[i]])
+static void
+m_check_udata(struct m_run *m, enum lk_status st, int id)
+{
+	int i;
+
+	for (i = 0; i < m->ntd; i++) {
+		if (!m->live[m->td[i]])
 			M_FAIL(m, "udata dropped twice or never taken");
-		m->live[got_d[i]] = 0;
+		m->live[m->td[i]] = 0;
 	}
 	if (st == LK_BLOCKED && !m->live[id])
 		m->live[id] = 1;
-	if (!m_ids_equal(got_g, (int)res->rs_ngranted, m->granted,
-	    m->ngranted))
+	if (!m_ids_equal(m->tg, m->ntg, m->granted, m->ngranted)) {
 		M_FAIL(m, "granted waiters differ");
-	if (!m_ids_equal(got_d, (int)res->rs_ndropped, m->dropped,
-	    m->ndropped)) {
+		fprintf(stderr, "model: granted: table");
+		for (i = 0; i < m->ntg; i++)
+			fprintf(stderr, " %d", m->tg[i]);
+		fprintf(stderr, "; model");
+		for (i = 0; i < m->ngranted; i++)
+			fprintf(stderr, " %d", m->granted[i]);
+		fprintf(stderr, "\n");
+		m_dump(m);
+	}
+	if (!m_ids_equal(m->td, m->ntd, m->dropped, m->ndropped)) {
 		M_FAIL(m, "dropped udata differ");
 		fprintf(stderr, "model: dropped: table");
-		for (i = 0; i < res->rs_ndropped; i++)
-			fprintf(stderr, " %d", got_d[i]);
+		for (i = 0; i < m->ntd; i++)
+			fprintf(stderr, " %d", m->td[i]);
 		fprintf(stderr, "; model");
-		for (i = 0; i < (size_t)m->ndropped; i++)
+		for (i = 0; i < m->ndropped; i++)
 			fprintf(stderr, " %d", m->dropped[i]);
 		fprintf(stderr, "\n");
+	}
+}
+
+/* Take in one result of this step: the store, tokens, udata. */
+static void
+m_absorb(struct m_run *m, const struct lk_result *res)
+{
+	size_t i;
+
+	if (!m_tokens_ok(m, res))
+		M_FAIL(m, "a token went backwards");
+	if (!m_store_apply(m, res))
+		M_FAIL(m, "change set does not apply to the store");
+	for (i = 0; i < res->rs_ngranted && m->ntg < MW * 4; i++)
+		m->tg[m->ntg++] = (int)(uintptr_t)res->rs_granted[i].gr_udata;
+	for (i = 0; i < res->rs_ndropped && m->ntd < MW * 4; i++)
+		m->td[m->ntd++] = (int)(uintptr_t)res->rs_dropped[i];
+}
+
+/* With a grant budget: grant the rest, as the service does turn by turn. */
+static void
+m_drain(struct m_run *m)
+{
+	int n = 0;
+
+	while (lk_grants_pending(m->t)) {
+		if (n++ > MW + 8) {
+			M_FAIL(m, "grants stay pending");
+			return;
+		}
+		if (lk_grant_more(m->t, m->steps, &m->res) != LK_OK)
+			M_FAIL(m, "lk_grant_more");
+		m_absorb(m, m->res);
 	}
 }
 
@@ -1279,6 +1362,11 @@ m_do_lockop(struct m_run *m, int op, enum lk_status *want, bool *holder,
 		return lk_test(m->t, &rq, &m->res);
 	case 3:
 		*want = ok ? LK_OK : LK_RANGE;
+		if (m_rand(m, 3) == 0) {
+			if (ok)
+				m_unlock_cancel(m, o, f, s, e);
+			return lk_unlock_cancel(m->t, &rq, m->steps, &m->res);
+		}
 		if (ok)
 			m_unlock(m, o, f, s, e);
 		return lk_unlock(m->t, &rq, m->steps, &m->res);
@@ -1361,6 +1449,7 @@ m_restart(struct m_run *m)
 	cf.cf_token_seed = m->max_token;
 	cf.cf_epoch = ++m->epoch;
 	cf.cf_reclaim_check = (enum lk_reclaim_check)m_rand(m, 3);
+	cf.cf_grant_budget = m->budget;
 	m->check = cf.cf_reclaim_check;
 	m->t = lk_table_new(&cf);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m->t);
@@ -1390,13 +1479,16 @@ m_restart(struct m_run *m)
 	m_compare(m);
 }
 
-/* End grace: every reclaimable record goes. */
+/*
+ * End grace: every reclaimable record goes, in one call or (now and then)
+ * in steps of a few records, as the service does with a large table.
+ */
 static enum lk_status
 m_grace_end(struct m_run *m)
 {
 	enum lk_status st;
-	size_t i;
-	int f;
+	size_t i, max;
+	int f, n = 0;
 
 	memset(m->rheld, 0, sizeof(m->rheld));
 	memset(m->rsh_acc, -1, sizeof(m->rsh_acc));
@@ -1404,10 +1496,20 @@ m_grace_end(struct m_run *m)
 	m->grace = false;
 	for (f = 0; f < MF; f++)
 		m_grant_pass(m, f);
-	st = lk_grace_end(m->t, m->steps, &m->res);
-	for (i = 0; i < m->res->rs_nremoved; i++)
-		if (!m->res->rs_removed[i].rc_reclaim)
-			M_FAIL(m, "grace end removed a live record");
+	max = m_rand(m, 2) == 0 ? SIZE_MAX : 1 + (size_t)m_rand(m, 3);
+	for (;;) {
+		st = lk_grace_drop(m->t, max, m->steps, &m->res);
+		for (i = 0; i < m->res->rs_nremoved; i++)
+			if (!m->res->rs_removed[i].rc_reclaim)
+				M_FAIL(m, "grace end removed a live record");
+		if (st != LK_OK || !lk_in_grace(m->t))
+			break;
+		if (n++ > 100000) {
+			M_FAIL(m, "grace never ends");
+			break;
+		}
+		m_absorb(m, m->res);
+	}
 	if (lk_in_grace(m->t))
 		M_FAIL(m, "still in grace");
 	m->grace_ends++;
@@ -1420,6 +1522,11 @@ m_dump(const struct m_run *m)
 {
 	int i, f, o, b, n;
 
+	for (i = 0; i < m->nw0; i++)
+		fprintf(stderr, "  before: waiter %d: udata %d owner %d file %d "
+		    "[%d,%d] %s%s\n", i, m->w0[i].id, m->w0[i].o, m->w0[i].f,
+		    m->w0[i].s, m->w0[i].e, m->w0[i].excl ? "excl" : "shared",
+		    m->w0[i].granted ? ", granted" : "");
 	for (i = 0; i < m->nw; i++)
 		fprintf(stderr, "  waiter %d: udata %d owner %d file %d "
 		    "[%d,%d] %s%s\n", i, m->w[i].id, m->w[i].o, m->w[i].f,
@@ -1473,12 +1580,12 @@ m_changed(const struct m_run *m, const struct m_wait *w)
  * follows.  Then, with FIFO, no queued request may be on a cycle.
  */
 static void
-m_cycle_drops(struct m_run *m, const struct lk_result *res)
+m_cycle_drops(struct m_run *m)
 {
 	int nd0 = m->ndropped, id, i, j, k;
 
-	for (i = 0; i < (int)res->rs_ndropped; i++) {
-		id = (int)(uintptr_t)res->rs_dropped[i];
+	for (i = 0; i < m->ntd; i++) {
+		id = m->td[i];
 		for (j = 0; j < nd0 && m->dropped[j] != id; j++)
 			continue;
 		if (j < nd0)
@@ -1490,9 +1597,13 @@ m_cycle_drops(struct m_run *m, const struct lk_result *res)
 			M_FAIL(m, "dropped a request the model has not queued");
 			continue;
 		}
-		if (!m->fifo || !m_changed(m, &m->w[k]))
+		if (!m->fifo || !m_changed(m, &m->w[k])) {
 			M_FAIL(m, "dropped a request that nothing changed "
 			    "for");
+			fprintf(stderr, "model: dropped waiter %d (udata %d), "
+			    "cycle %d\n", k, id, m_cycle(m, k));
+			m_dump(m);
+		}
 		if (!m_cycle(m, k))
 			M_FAIL(m, "dropped a request that closed no cycle");
 		j = m->w[k].f;
@@ -1524,7 +1635,9 @@ m_step(struct m_run *m)
 	unsigned long before = m->failures;
 	uint64_t host;
 
-	m->ngranted = m->ndropped = 0;
+	m->ngranted = m->ndropped = m->ntg = m->ntd = 0;
+	memcpy(m->w0, m->w, sizeof(m->w));
+	m->nw0 = m->nw;
 	memcpy(m->held0, m->held, sizeof(m->held0));
 	if (m_rand(m, 3000) == 0) {
 		m_restart(m);
@@ -1537,6 +1650,8 @@ m_step(struct m_run *m)
 		op = 8;
 	if (m->grace && m_rand(m, 800) == 0)
 		op = 9;
+	if (m_rand(m, 400) == 0)
+		op = 10;
 	if (op <= 5) {
 		id = m->next_id;
 		st = m_do_lockop(m, op, &want, &holder, &o, &f, &s, &e, &excl,
@@ -1548,9 +1663,15 @@ m_step(struct m_run *m)
 		want = LK_OK;
 		m_host_release(m, host);
 		st = lk_host_release(m->t, host, m->steps, &m->res);
-	} else {
+	} else if (op == 9) {
 		want = LK_OK;
 		st = m_grace_end(m);
+	} else {
+		f = (int)m_rand(m, MF);
+		want = LK_OK;
+		m_file_release(m, f);
+		st = lk_file_release(m->t, m_files[f], strlen(m_files[f]),
+		    m->steps, &m->res);
 	}
 	if (st != want) {
 		M_FAIL(m, "status differs from the model");
@@ -1564,12 +1685,10 @@ m_step(struct m_run *m)
 		m_check_holder(m, m->res, st, reclaim, o, f, s, e, excl);
 	m->last_op = op, m->last_o = o, m->last_f = f, m->last_s = s;
 	m->last_e = e, m->last_excl = excl;
-	m_cycle_drops(m, m->res);
-	if (!m_tokens_ok(m, m->res))
-		M_FAIL(m, "a token went backwards");
-	if (!m_store_apply(m, m->res))
-		M_FAIL(m, "change set does not apply to the store");
-	m_check_udata(m, m->res, st, id);
+	m_absorb(m, m->res);
+	m_drain(m);
+	m_cycle_drops(m);
+	m_check_udata(m, st, id);
 	m_compare(m);
 	m->nstat[st]++;
 	m->nwgrants += (unsigned long)m->ngranted;
@@ -1613,7 +1732,8 @@ m_check_reload(struct m_run *m)
 }
 
 static void
-m_run(bool high, bool fifo, uint64_t seed, unsigned long steps)
+m_run(bool high, bool fifo, uint64_t seed, unsigned long steps,
+    size_t budget)
 {
 	static struct m_run m;
 	struct lk_config cf;
@@ -1635,6 +1755,7 @@ m_run(bool high, bool fifo, uint64_t seed, unsigned long steps)
 	cf.cf_policy = fifo ? LK_POLICY_FIFO : LK_POLICY_BARGE;
 	cf.cf_token_seed = seed & 0xffff;
 	cf.cf_epoch = m.epoch;
+	cf.cf_grant_budget = m.budget = budget;
 	m.max_token = cf.cf_token_seed;
 	m.t = lk_table_new(&cf);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m.t);
@@ -1675,25 +1796,32 @@ m_steps(void)
 static void
 test_model_low_fifo(void)
 {
-	m_run(false, true, lt_seed(1), m_steps());
+	m_run(false, true, lt_seed(1), m_steps(), 0);
 }
 
 static void
 test_model_low_barge(void)
 {
-	m_run(false, false, lt_seed(2), m_steps());
+	m_run(false, false, lt_seed(2), m_steps(), 0);
 }
 
 static void
 test_model_high_fifo(void)
 {
-	m_run(true, true, lt_seed(3), m_steps());
+	m_run(true, true, lt_seed(3), m_steps(), 0);
 }
 
 static void
 test_model_high_barge(void)
 {
-	m_run(true, false, lt_seed(4), m_steps());
+	m_run(true, false, lt_seed(4), m_steps(), 0);
+}
+
+static void
+test_model_budget(void)
+{
+	m_run(false, true, lt_seed(5), m_steps(), 1);
+	m_run(false, false, lt_seed(7), m_steps(), 1);
 }
 
 int
@@ -1709,7 +1837,9 @@ lt_register_model(void)
 	    !CU_add_test(s, "random vs model, last 64 bytes, FIFO",
 	    test_model_high_fifo) ||
 	    !CU_add_test(s, "random vs model, last 64 bytes, BARGE",
-	    test_model_high_barge))
+	    test_model_high_barge) ||
+	    !CU_add_test(s, "random vs model, grant budget",
+	    test_model_budget))
 		return -1;
 	return 0;
 }
