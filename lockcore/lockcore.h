@@ -630,7 +630,9 @@ bool	lk_in_grace(const struct lk_table *t);
  *   stay queued where they are, ahead of every newer request (a newer one
  *   that conflicts with them is refused or queued behind them), the file
  *   is remembered, and lk_grants_pending() is true.  lk_grant_more()
- *   grants up to B more per call, in the order a single pass would have,
+ *   grants up to B more per call, in the order a single pass would have
+ *   (except between two overlapping waiters of one owner: either may go
+ *   first, and it holds the other back until its grant is answered),
  *   until nothing is pending; the caller runs it once per turn, so that
  *   granting is spread over turns instead of stalling one.  The INVARIANT
  *   of wait.c (no queued waiter grantable) holds on every file but those
