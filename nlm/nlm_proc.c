@@ -213,20 +213,30 @@ nlm_resolve(const struct nlm_ctx *cx, const char *caller, bool create,
 }
 
 /*
- * The prologue of every lock procedure: validate, then resolve.  Returns
- * NLM4_GRANTED with *hp set (NULL: unknown, not created) or the status to
- * answer; nothing changed then.
+ * The prologue of every lock procedure: validate (the fields, then the
+ * range: one whose last byte would be past UINT64_MAX is NLM4_FBIG, as
+ * lockcore would answer), then resolve.  The range is checked before the
+ * host is resolved, as Linux does (fs/lockd/svc4proc.c): a refused
+ * request must neither make a host nor, through its NSM state, release
+ * what the host holds.  Returns NLM4_GRANTED with *hp set (NULL: unknown,
+ * not created) or the status to answer; nothing changed then.
  */
 static nlm4_stats
-nlm_begin(const struct nlm_ctx *cx, const char *caller, const nlm_netobj *fh,
-    const nlm_netobj *oh, bool create, struct nlm_host **hp)
+nlm_begin(const struct nlm_ctx *cx, const nlm4_lock *l, bool create,
+    struct nlm_host **hp)
 {
 	nlm4_stats ns;
 
 	*hp = NULL;
-	if ((ns = nlm_fields_check(caller, fh, oh)) != NLM4_GRANTED)
+	if ((ns = nlm_fields_check(l->caller_name, &l->fh, &l->oh)) !=
+	    NLM4_GRANTED)
 		return ns;
-	return nlm_resolve(cx, caller, create, hp);
+	/* Never start + len: the last byte is start + (len - 1). */
+	if (l->l_len != 0 && l->l_len - 1 > UINT64_MAX - l->l_offset) {
+		nlm->n_stats.bad_args++;
+		return NLM4_FBIG;
+	}
+	return nlm_resolve(cx, l->caller_name, create, hp);
 }
 
 static void
@@ -294,8 +304,7 @@ nlm_proc_test(const struct nlm_ctx *cx, const nlm4_testargs *a,
 
 	memset(r, 0, sizeof(*r));
 	r->cookie = a->cookie;
-	ns = nlm_begin(cx, a->alock.caller_name, &a->alock.fh, &a->alock.oh,
-	    false, &h);
+	ns = nlm_begin(cx, &a->alock, false, &h);
 	if (ns != NLM4_GRANTED)
 		goto out;
 	/* Host id 0 is never assigned: an unknown host owns nothing. */
@@ -368,8 +377,7 @@ nlm_proc_lock(const struct nlm_ctx *cx, const nlm4_lockargs *a, nlm4_res *r)
 	nlm4_stats ns;
 
 	r->cookie = a->cookie;
-	ns = nlm_begin(cx, a->alock.caller_name, &a->alock.fh, &a->alock.oh,
-	    true, &h);
+	ns = nlm_begin(cx, &a->alock, true, &h);
 	if (ns == NLM4_GRANTED)
 		ns = nlm_lock_decide(cx, h, a);
 	r->stat.stat = ns;
@@ -386,8 +394,7 @@ nlm_proc_cancel(const struct nlm_ctx *cx, const nlm4_cancargs *a,
 	nlm4_stats ns;
 
 	r->cookie = a->cookie;
-	ns = nlm_begin(cx, a->alock.caller_name, &a->alock.fh, &a->alock.oh,
-	    false, &h);
+	ns = nlm_begin(cx, &a->alock, false, &h);
 	if (ns == NLM4_GRANTED && h == NULL)
 		ns = NLM4_DENIED;	/* an unknown host waits for nothing */
 	if (ns == NLM4_GRANTED) {
@@ -410,8 +417,7 @@ nlm_proc_unlock(const struct nlm_ctx *cx, const nlm4_unlockargs *a,
 	nlm4_stats ns;
 
 	r->cookie = a->cookie;
-	ns = nlm_begin(cx, a->alock.caller_name, &a->alock.fh, &a->alock.oh,
-	    false, &h);
+	ns = nlm_begin(cx, &a->alock, false, &h);
 	/* An unknown host holds nothing: unlocking nothing succeeds. */
 	if (ns == NLM4_GRANTED && h != NULL) {
 		/*

@@ -324,8 +324,8 @@ ts_pump(void)
 }
 
 static size_t
-st_enc_call(uint8_t *buf, size_t cap, uint32_t xid, uint32_t proc,
-    xdrproc_t xargs, const void *args)
+st_enc_call_vers(uint8_t *buf, size_t cap, uint32_t xid, uint32_t vers,
+    uint32_t proc, xdrproc_t xargs, const void *args)
 {
 	struct rpc_msg m;
 	size_t len = 0;
@@ -336,7 +336,7 @@ st_enc_call(uint8_t *buf, size_t cap, uint32_t xid, uint32_t proc,
 	m.rm_direction = CALL;
 	m.rm_call.cb_rpcvers = RPC_MSG_VERSION;
 	m.rm_call.cb_prog = NLM_PROG;
-	m.rm_call.cb_vers = NLM4_VERS;
+	m.rm_call.cb_vers = vers;
 	m.rm_call.cb_proc = proc;
 	m.rm_call.cb_cred = _null_auth;
 	m.rm_call.cb_verf = _null_auth;
@@ -347,14 +347,29 @@ st_enc_call(uint8_t *buf, size_t cap, uint32_t xid, uint32_t proc,
 	return len;
 }
 
+static size_t
+st_enc_call(uint8_t *buf, size_t cap, uint32_t xid, uint32_t proc,
+    xdrproc_t xargs, const void *args)
+{
+	return st_enc_call_vers(buf, cap, xid, NLM4_VERS, proc, xargs, args);
+}
+
 /* Send an NLM v4 call over UDP; returns its xid. */
 uint32_t
 ts_send(uint32_t proc, xdrproc_t xargs, const void *args)
 {
+	return ts_send_vers(NLM4_VERS, proc, xargs, args);
+}
+
+/* Send an NLM call of version vers over UDP; returns its xid. */
+uint32_t
+ts_send_vers(uint32_t vers, uint32_t proc, xdrproc_t xargs, const void *args)
+{
 	struct sockaddr_in a;
 	uint8_t buf[4096];
 	uint32_t xid = ++st_xid;
-	size_t len = st_enc_call(buf, sizeof(buf), xid, proc, xargs, args);
+	size_t len = st_enc_call_vers(buf, sizeof(buf), xid, vers, proc, xargs,
+	    args);
 
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;

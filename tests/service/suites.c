@@ -15,5 +15,6 @@ tests_register(void)
 		printf("test-service: SKIPPING every test: %s\n",
 		    ts_skip_reason());
 	return ts_register_turn() || ts_register_notify() ||
-	    ts_register_listen() || ts_register_transport();
+	    ts_register_listen() || ts_register_transport() ||
+	    ts_register_requests();
 }

@@ -36,6 +36,9 @@ void		 ts_turn(void);
 /* Move the loop's clock forward. */
 void		 ts_advance(uint64_t ms);
 uint32_t	 ts_send(uint32_t proc, xdrproc_t xargs, const void *args);
+/* The same for NLM version `vers' (1, 3 or 4). */
+uint32_t	 ts_send_vers(uint32_t vers, uint32_t proc, xdrproc_t xargs,
+		    const void *args);
 int		 ts_send_tcp(uint32_t proc, xdrproc_t xargs, const void *args,
 		    uint32_t *xidp);
 /* A TCP connection to the service (accepted at the loop's next turn). */
@@ -67,6 +70,7 @@ int		 ts_register_turn(void);
 int		 ts_register_notify(void);
 int		 ts_register_listen(void);
 int		 ts_register_transport(void);
+int		 ts_register_requests(void);
 /* The service's transport (tests that look at its connections). */
 struct onc_srv	*ts_srv(void);
 

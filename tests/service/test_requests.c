@@ -1,0 +1,241 @@
+/*
+ * test_requests.c - what single NLM requests answer, and what they leave
+ * behind, through the whole service (transport, adapters, procedures,
+ * lock core, fake store): bad input gets the protocol's error and
+ * changes nothing; versions 1 and 3 answer in their 32-bit terms.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "lockcore.h"
+#include "store.h"
+#include "svctest.h"
+#include "tests/fakes/fakes.h"
+
+#define XDRPROC(fn)	((xdrproc_t)(void (*)(void))(fn))
+
+static bool
+t_skip(void)
+{
+	if (ts_skip_reason() == NULL)
+		return false;
+	printf("\n    SKIPPED: %s\n", ts_skip_reason());
+	return true;
+}
+
+static void
+t_begin(void)
+{
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+}
+
+/*
+ * Send one call of version `vers' and decode its reply's result with
+ * `xres' into `res' (free with xdr_free).  0, or -1 when no accepted
+ * reply came.
+ */
+static int
+t_call(uint32_t vers, uint32_t proc, xdrproc_t xargs, const void *args,
+    xdrproc_t xres, void *res)
+{
+	uint8_t buf[4096];
+	struct rpc_msg m;
+	ssize_t n;
+	XDR x;
+	int ok;
+
+	(void)ts_send_vers(vers, proc, xargs, args);
+	ts_pump();
+	if ((n = ts_recv(buf, sizeof(buf))) <= 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	m.acpted_rply.ar_results.where = (caddr_t)res;
+	m.acpted_rply.ar_results.proc = xres;
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	ok = xdr_replymsg(&x, &m) && m.rm_reply.rp_stat == MSG_ACCEPTED &&
+	    m.acpted_rply.ar_stat == SUCCESS;
+	xdr_destroy(&x);
+	return ok ? 0 : -1;
+}
+
+static char t_cookie[4] = { 'c', 'k', 'i', 'e' };
+
+static void
+t_lock4(nlm4_lock *l, const char *name, int32_t svid, const char *fh,
+    uint64_t off, uint64_t len)
+{
+	memset(l, 0, sizeof(*l));
+	l->caller_name = (char *)(uintptr_t)name;
+	l->fh.nlm_netobj_len = (u_int)strlen(fh);
+	l->fh.nlm_netobj_val = (char *)(uintptr_t)fh;
+	l->oh.nlm_netobj_len = 3;
+	l->oh.nlm_netobj_val = (char *)(uintptr_t)"own";
+	l->svid = svid;
+	l->l_offset = off;
+	l->l_len = len;
+}
+
+/* LOCK (v4, non-blocking, exclusive) carrying NSM state `state'. */
+static int
+t_v4_lock(const char *name, int32_t svid, const char *fh, uint64_t off,
+    uint64_t len, int32_t state)
+{
+	nlm4_lockargs a;
+	nlm4_res r;
+	int st = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(t_cookie);
+	a.cookie.nlm_netobj_val = t_cookie;
+	a.exclusive = TRUE;
+	a.state = state;
+	t_lock4(&a.alock, name, svid, fh, off, len);
+	memset(&r, 0, sizeof(r));
+	if (t_call(NLM4_VERS, NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a,
+	    XDRPROC(xdr_nlm4_res), &r) == 0)
+		st = (int)r.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	return st;
+}
+
+static int
+t_v4_unlock(const char *name, int32_t svid, const char *fh, uint64_t off,
+    uint64_t len)
+{
+	nlm4_unlockargs a;
+	nlm4_res r;
+	int st = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(t_cookie);
+	a.cookie.nlm_netobj_val = t_cookie;
+	t_lock4(&a.alock, name, svid, fh, off, len);
+	memset(&r, 0, sizeof(r));
+	if (t_call(NLM4_VERS, NLMPROC4_UNLOCK, XDRPROC(xdr_nlm4_unlockargs),
+	    &a, XDRPROC(xdr_nlm4_res), &r) == 0)
+		st = (int)r.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	return st;
+}
+
+static int
+t_v4_cancel(const char *name, int32_t svid, const char *fh, uint64_t off,
+    uint64_t len)
+{
+	nlm4_cancargs a;
+	nlm4_res r;
+	int st = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(t_cookie);
+	a.cookie.nlm_netobj_val = t_cookie;
+	a.block = TRUE;
+	a.exclusive = TRUE;
+	t_lock4(&a.alock, name, svid, fh, off, len);
+	memset(&r, 0, sizeof(r));
+	if (t_call(NLM4_VERS, NLMPROC4_CANCEL, XDRPROC(xdr_nlm4_cancargs), &a,
+	    XDRPROC(xdr_nlm4_res), &r) == 0)
+		st = (int)r.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	return st;
+}
+
+/* TEST (v4, exclusive); the holder in *ho when DENIED. */
+static int
+t_v4_test(const char *name, int32_t svid, const char *fh, uint64_t off,
+    uint64_t len, nlm4_holder *ho)
+{
+	nlm4_testargs a;
+	nlm4_testres r;
+	int st = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(t_cookie);
+	a.cookie.nlm_netobj_val = t_cookie;
+	a.exclusive = TRUE;
+	t_lock4(&a.alock, name, svid, fh, off, len);
+	memset(&r, 0, sizeof(r));
+	if (t_call(NLM4_VERS, NLMPROC4_TEST, XDRPROC(xdr_nlm4_testargs), &a,
+	    XDRPROC(xdr_nlm4_testres), &r) == 0) {
+		st = (int)r.test_stat.stat;
+		if (st == NLM4_DENIED && ho != NULL) {
+			*ho = r.test_stat.nlm4_testrply_u.holder;
+			ho->oh.nlm_netobj_val = NULL;
+		}
+	}
+	xdr_free(XDRPROC(xdr_nlm4_testres), (char *)&r);
+	return st;
+}
+
+/*
+ * A v4 LOCK whose range runs past the last byte is refused with FBIG
+ * before anything happens: no host is made, and a host's NSM state in it
+ * does not release what that host holds (Linux checks the range first
+ * too: fs/lockd/svc4proc.c, nlm4svc_retrieve_args()).
+ */
+static void
+test_fbig_changes_nothing(void)
+{
+	nlm4_holder ho;
+
+	if (t_skip())
+		return;
+	t_begin();
+	/* Unknown host: FBIG, and no host record made for it. */
+	CU_ASSERT_EQUAL(t_v4_lock("hostZ", 1, "f", UINT64_MAX, 2, 3),
+	    NLM4_FBIG);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
+	/* A host holding a lock, in NSM state 3 ... */
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "f", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	/* ... sends a LOCK with a bad range and another state. */
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 2, "f", UINT64_MAX, 2, 5),
+	    NLM4_FBIG);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	CU_ASSERT_EQUAL(t_v4_test("hostB", 9, "f", 0, 10, &ho), NLM4_DENIED);
+	ts_stop();
+}
+
+/*
+ * UNLOCK and CANCEL with a range past the last byte: FBIG, whether the
+ * host is known or not (not GRANTED/DENIED for one and FBIG for the
+ * other).
+ */
+static void
+test_fbig_any_host(void)
+{
+	if (t_skip())
+		return;
+	t_begin();
+	CU_ASSERT_EQUAL(t_v4_unlock("hostU", 1, "f", UINT64_MAX, 2),
+	    NLM4_FBIG);
+	CU_ASSERT_EQUAL(t_v4_cancel("hostU", 1, "f", UINT64_MAX, 2),
+	    NLM4_FBIG);
+	CU_ASSERT_EQUAL(t_v4_test("hostU", 1, "f", UINT64_MAX, 2, NULL),
+	    NLM4_FBIG);
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "f", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_unlock("hostA", 1, "f", UINT64_MAX, 2),
+	    NLM4_FBIG);
+	CU_ASSERT_EQUAL(t_v4_cancel("hostA", 1, "f", UINT64_MAX, 2),
+	    NLM4_FBIG);
+	ts_stop();
+}
+
+int
+ts_register_requests(void)
+{
+	CU_pSuite s = CU_add_suite("requests", NULL, NULL);
+
+	if (s == NULL ||
+	    CU_add_test(s, "FBIG changes nothing", test_fbig_changes_nothing) ==
+	    NULL ||
+	    CU_add_test(s, "FBIG for known and unknown hosts",
+	    test_fbig_any_host) == NULL)
+		return -1;
+	return 0;
+}
