@@ -10,8 +10,9 @@
  * them as signed 32-bit values: an offset above 0x7fffffff cannot be
  * expressed (answered nlm_denied_nolocks; UNLOCK of it is a no-op), and a
  * length of 0 or one whose end passes 0x7fffffff means "to end of file".
- * A conflicting holder is reported with its offset and length clamped to
- * 0x7fffffff, and a holder to end of file with length 0.  Version 4 status
+ * A conflicting holder is reported with its offset clamped to 0x7fffffff,
+ * and with length 0 (to end of file) when it runs to end of file or past
+ * 0x7fffffff.  Version 4 status
  * codes that versions 1/3 lack become nlm_denied (DEADLCK) or
  * nlm_denied_nolocks (the rest), as Linux does.
  *
@@ -96,7 +97,17 @@ nlm_holder_to_v1(const nlm4_holder *h4, nlm_holder *h)
 	h->oh = h4->oh;
 	h->l_offset = h4->l_offset > NLM32_MAX ? NLM32_MAX :
 	    (unsigned)h4->l_offset;
-	h->l_len = h4->l_len > NLM32_MAX ? NLM32_MAX : (unsigned)h4->l_len;
+	/*
+	 * A last byte past NLM32_MAX is past the end of the file as versions
+	 * 1 and 3 see it: to the end (length 0).  Clamping the length
+	 * instead reported a holder that may miss the bytes asked about:
+	 * [0, 2^32) as (0, 0x7fffffff), without the byte 0x7fffffff.
+	 */
+	if (h4->l_len == 0 || h4->l_offset > NLM32_MAX ||
+	    h4->l_len - 1 > NLM32_MAX - h4->l_offset)
+		h->l_len = 0;
+	else
+		h->l_len = (unsigned)h4->l_len;
 }
 
 static void

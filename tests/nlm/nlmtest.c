@@ -1187,16 +1187,17 @@ test_v1_ranges(void)
 	k = LK(HA, "f-32c", "oh-v", 131, 0, 0);
 	t_eq(l1_test(a1, &k, true, &ho), nlm_denied,
 	    "v1 TEST against a lock at 2^33");
-	t_check(ho.off == 0x7fffffff && ho.len == 10 && ho.svid == 132,
-	    "v1 holder offset clamped to 0x7fffffff (got 0x%llx len %llu)",
-	    (unsigned long long)ho.off, (unsigned long long)ho.len);
+	t_check(ho.off == 0x7fffffff && ho.len == 0 && ho.svid == 132,
+	    "v1 holder offset clamped to 0x7fffffff, to EOF (got 0x%llx "
+	    "len %llu)", (unsigned long long)ho.off,
+	    (unsigned long long)ho.len);
 	k = LK(HB, "f-32c2", "oh-o", 132, 0x100, 1ull << 40);
 	(void)l4_lock(b4, &k, true, false, 0);
 	k = LK(HA, "f-32c2", "oh-v", 131, 0, 0);
 	t_eq(l1_test(a3, &k, true, &ho), nlm_denied,
 	    "v3 TEST against 0x100 len 2^40");
-	t_check(ho.off == 0x100 && ho.len == 0x7fffffff,
-	    "v3 holder length clamped to 0x7fffffff (got 0x%llx)",
+	t_check(ho.off == 0x100 && ho.len == 0,
+	    "v3 holder past 0x7fffffff reported to EOF (got 0x%llx)",
 	    (unsigned long long)ho.len);
 	k = LK(HB, "f-32c3", "oh-o", 132, 0x100, 0);
 	(void)l4_lock(b4, &k, true, false, 0);

@@ -172,6 +172,47 @@ t_v4_test(const char *name, int32_t svid, const char *fh, uint64_t off,
 	return st;
 }
 
+/* TEST of version `vers' (1 or 3, exclusive); the holder in *ho if DENIED. */
+static int
+t_v1_test(uint32_t vers, const char *name, int32_t svid, const char *fh,
+    uint32_t off, uint32_t len, nlm_holder *ho)
+{
+	nlm_testargs a;
+	nlm_testres r;
+	int st = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(t_cookie);
+	a.cookie.nlm_netobj_val = t_cookie;
+	a.exclusive = TRUE;
+	a.alock.caller_name = (char *)(uintptr_t)name;
+	a.alock.fh.nlm_netobj_len = (u_int)strlen(fh);
+	a.alock.fh.nlm_netobj_val = (char *)(uintptr_t)fh;
+	a.alock.oh.nlm_netobj_len = 3;
+	a.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
+	a.alock.svid = svid;
+	a.alock.l_offset = off;
+	a.alock.l_len = len;
+	memset(&r, 0, sizeof(r));
+	if (t_call(vers, NLMPROC_TEST, XDRPROC(xdr_nlm_testargs), &a,
+	    XDRPROC(xdr_nlm_testres), &r) == 0) {
+		st = (int)r.test_stat.stat;
+		if (st == nlm_denied && ho != NULL) {
+			*ho = r.test_stat.nlm_testrply_u.holder;
+			ho->oh.nlm_netobj_val = NULL;
+		}
+	}
+	xdr_free(XDRPROC(xdr_nlm_testres), (char *)&r);
+	return st;
+}
+
+/* Does the v1/v3 range (off, len; 0: to the end) hold byte b? */
+static bool
+t_v1_covers(uint32_t off, uint32_t len, uint32_t b)
+{
+	return b >= off && (len == 0 || b - off < len);
+}
+
 /*
  * A v4 LOCK whose range runs past the last byte is refused with FBIG
  * before anything happens: no host is made, and a host's NSM state in it
@@ -226,6 +267,42 @@ test_fbig_any_host(void)
 	ts_stop();
 }
 
+/*
+ * A v1/v3 TEST meeting a holder whose range does not fit in 32 bits: the
+ * holder reported must still cover the bytes asked about.  A v4 lock of
+ * [0, 2^32) was reported as (0, 0x7fffffff): bytes up to 0x7ffffffe,
+ * not the byte 0x7fffffff that was tested.  Past what 32 bits express it
+ * runs to the end of the file, as a v1/v3 client sees it: length 0.
+ */
+static void
+test_v3_holder_covers(void)
+{
+	nlm_holder ho;
+	uint32_t vers;
+
+	if (t_skip())
+		return;
+	t_begin();
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "f", 0, 0x100000000ull, 3),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "g", 0x100000000ull, 10, 3),
+	    NLM4_GRANTED);
+	for (vers = NLM_VERS; vers <= NLM_VERSX; vers += NLM_VERSX - NLM_VERS) {
+		memset(&ho, 0, sizeof(ho));
+		CU_ASSERT_EQUAL(t_v1_test(vers, "hostB", 9, "f", 0x7fffffff, 1,
+		    &ho), nlm_denied);
+		CU_ASSERT_EQUAL(ho.svid, 1);
+		CU_ASSERT(t_v1_covers(ho.l_offset, ho.l_len, 0x7fffffff));
+		/* Beyond 32 bits altogether: met by a range to the end. */
+		memset(&ho, 0, sizeof(ho));
+		CU_ASSERT_EQUAL(t_v1_test(vers, "hostB", 9, "g", 0, 0, &ho),
+		    nlm_denied);
+		CU_ASSERT(t_v1_covers(ho.l_offset, ho.l_len, 0x7fffffff));
+		CU_ASSERT_EQUAL(ho.l_len, 0);
+	}
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -235,7 +312,9 @@ ts_register_requests(void)
 	    CU_add_test(s, "FBIG changes nothing", test_fbig_changes_nothing) ==
 	    NULL ||
 	    CU_add_test(s, "FBIG for known and unknown hosts",
-	    test_fbig_any_host) == NULL)
+	    test_fbig_any_host) == NULL ||
+	    CU_add_test(s, "v1/v3 TEST: the holder covers what was asked",
+	    test_v3_holder_covers) == NULL)
 		return -1;
 	return 0;
 }
