@@ -11,11 +11,14 @@
  * does.
  *
  * At most CTL_MAX_CONNS connections at once.  One whose reader has taken
- * nothing for CTL_STALL_MS keeps its place until the slots run out; then
- * a newcomer allowed to use the socket takes the place of the one
- * stalled longest (before, sixteen nlmctl processes stopped at a full
- * pipe, or that never read, locked the operator out until nlmd
- * restarted).
+ * nothing for CTL_STALL_MS, or that has sent no request for
+ * CTL_REQ_STALL_MS (nlmctl sends its request as soon as it is connected),
+ * keeps its place until the slots run out; then a newcomer allowed to
+ * use the socket takes the place of the one stalled longest (before,
+ * sixteen nlmctl processes stopped at a full pipe, or that never read,
+ * locked the operator out until nlmd restarted; sixteen that never wrote
+ * did for 10 s after each of them).  A newcomer that finds no place is
+ * told so before it is closed.
  */
 #include "ctlsrv.h"
 
@@ -39,6 +42,7 @@ static struct log_rl rl_accept;
 #define CTL_MAX_CONNS		16
 #define CTL_REQ_TIMEOUT_MS	10000
 #define CTL_STALL_MS		10000
+#define CTL_REQ_STALL_MS	1000
 #define CTL_HOLD_POLL_MS	5
 /* Out of descriptors or memory: the listener is left alone this long. */
 #define CTL_ACCEPT_PAUSE_MS	100
@@ -542,8 +546,23 @@ srv_pause(struct ctl_srv *s, int err)
 }
 
 /*
- * All places taken: close the connection whose reader has taken nothing
- * for longest, if that is CTL_STALL_MS or more.  True if one was.
+ * Has c stalled: its reader has taken nothing of its answer for
+ * CTL_STALL_MS, or it has sent no whole request for CTL_REQ_STALL_MS
+ * (c_progress is then the time it was accepted)?
+ */
+static bool
+conn_stalled(const struct ctl_conn *c, uint64_t now)
+{
+	if (!c->c_answering)
+		return now - c->c_progress >= CTL_REQ_STALL_MS;
+	return c->c_ready == NULL &&
+	    (c->c_outoff < c->c_outlen || c->c_fill != NULL) &&
+	    now - c->c_progress >= CTL_STALL_MS;
+}
+
+/*
+ * All places taken: close the connection stalled longest, if any is.
+ * True if one was.
  */
 static bool
 srv_evict(struct ctl_srv *s)
@@ -552,19 +571,35 @@ srv_evict(struct ctl_srv *s)
 	uint64_t now = ev_now_ms();
 
 	for (c = s->s_conns; c != NULL; c = c->c_next)
-		if (c->c_answering && c->c_ready == NULL &&
-		    (c->c_outoff < c->c_outlen || c->c_fill != NULL) &&
-		    now - c->c_progress >= CTL_STALL_MS &&
+		if (conn_stalled(c, now) &&
 		    (v == NULL || c->c_progress < v->c_progress))
 			v = c;
 	if (v == NULL)
 		return false;
 	log_rl_warnx(&rl_refused, "control socket: all %d places taken; "
-	    "closing the answer to pid %d, whose reader has taken nothing "
-	    "for %llu s", CTL_MAX_CONNS, (int)v->c_peer.pid,
-	    (unsigned long long)(now - v->c_progress) / 1000);
+	    "closing the connection of pid %d, which has %s for %llu ms",
+	    CTL_MAX_CONNS, (int)v->c_peer.pid, v->c_answering ?
+	    "taken nothing of its answer" : "sent no request",
+	    (unsigned long long)(now - v->c_progress));
 	conn_close(v);
 	return true;
+}
+
+/*
+ * No place for an allowed newcomer: say so (a fresh socket takes a line)
+ * rather than close it without a word, which nlmctl can only report as
+ * an answer that never came.
+ */
+static void
+srv_busy(int fd)
+{
+	char line[160];
+	int n;
+
+	n = snprintf(line, sizeof(line), CTL_MAGIC " %d error busy: all %d "
+	    "places taken by other clients; try again\n", CTL_VERSION,
+	    CTL_MAX_CONNS);
+	(void)send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 static void
@@ -595,8 +630,13 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 	peer.gid = uc.gid;
 	allowed = peer_allowed(s, cfd, &peer);
 	/* Only a peer that may use the socket takes a stalled one's place. */
-	if ((s->s_nconns >= CTL_MAX_CONNS && (!allowed || !srv_evict(s))) ||
-	    (c = calloc(1, sizeof(*c))) == NULL) {
+	if (s->s_nconns >= CTL_MAX_CONNS && (!allowed || !srv_evict(s))) {
+		if (allowed)
+			srv_busy(cfd);
+		close(cfd);
+		return;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
 		close(cfd);
 		return;
 	}

@@ -461,7 +461,8 @@ test_stalled_readers(void)
 	CU_ASSERT_FATAL(send(fd, hold, strlen(hold), MSG_NOSIGNAL) ==
 	    (ssize_t)strlen(hold));
 	cs_answer(&cs, fd, buf, sizeof(buf));
-	CU_ASSERT_STRING_EQUAL(buf, "");	/* no place yet */
+	/* No place yet: told so. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "nlmctl 1 error busy"));
 	close(fd);
 	cs_clock_ms += 10000;
 	fd = cs_connect(&cs);
@@ -471,6 +472,59 @@ test_stalled_readers(void)
 	cs_answer(&cs, fd, buf, sizeof(buf));
 	printf("\n    seventeenth nlmctl after 10 s of 16 stalled readers: "
 	    "%s ", buf[0] != '\0' ? "answered" : "closed");
+	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 ok\nnlmctl 1 end 0\n");
+	close(fd);
+	for (i = 0; i < 16; i++)
+		close(fds[i]);
+	(void)cs_turns(&cs, 20, 5);
+	cs_stop(&cs);
+	ev_set_clock(NULL);
+}
+
+/*
+ * Sixteen clients that connect and never send a request (a script stuck
+ * before its write, a member of control-group that keeps connecting)
+ * took every place: a newcomer was closed at once without a word
+ * (nlmctl: "closed the connection without an answer"), for 10 s after
+ * each of them, and for good if they reconnected.  nlmctl writes its
+ * request as soon as it is connected: one that has sent none for a
+ * second gives its place to a newcomer, and a newcomer that finds no
+ * place is told so.
+ */
+static void
+test_silent_clients(void)
+{
+	const char *hold = "nlmctl 1 hold\n";
+	struct cs_srv cs;
+	int fds[16], fd, i;
+	char buf[256];
+
+	cs_ready = true;
+	cs_clock_ms = 1000000;
+	ev_set_clock(cs_clock);
+	cs_start(&cs);
+	for (i = 0; i < 16; i++) {
+		fds[i] = cs_connect(&cs);
+		(void)ev_run_once(cs.loop, 0);
+	}
+	(void)cs_turns(&cs, 20, 5);
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, hold, strlen(hold), MSG_NOSIGNAL) ==
+	    (ssize_t)strlen(hold));
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	printf("\n    seventeenth nlmctl beside 16 silent clients: %s ",
+	    buf[0] != '\0' ? buf : "closed without a word");
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "nlmctl 1 error "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "places taken"));
+	close(fd);
+	cs_clock_ms += 1000;
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, hold, strlen(hold), 0) ==
+	    (ssize_t)strlen(hold));
+	CU_ASSERT_FATAL(shutdown(fd, SHUT_WR) == 0);
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	printf("\n    ... once they have been silent for 1 s: %s ",
+	    buf[0] != '\0' ? "answered" : "closed");
 	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 ok\nnlmctl 1 end 0\n");
 	close(fd);
 	for (i = 0; i < 16; i++)
@@ -639,6 +693,8 @@ ctl_register_srv(void)
 	    test_control_group) == NULL ||
 	    CU_add_test(s, "stalled readers give up their places",
 	    test_stalled_readers) == NULL ||
+	    CU_add_test(s, "clients that send no request give up their places",
+	    test_silent_clients) == NULL ||
 	    CU_add_test(s, "a path in use is not taken over",
 	    test_path_taken) == NULL ||
 	    CU_add_test(s, "another user's socket is not taken over",
