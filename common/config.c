@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "netaddr.h"
 #include "nfsconf.h"
 
 enum config_type { CT_STR, CT_UINT, CT_SIZE, CT_BOOL, CT_ENUM };
@@ -34,19 +36,30 @@ struct config_key {
 	unsigned long long ck_min;
 	unsigned long long ck_max;
 	const char *const *ck_names;	/* CT_ENUM: value names, by value */
+	/* CT_STR: is a non-empty value usable?  NULL: any is. */
+	bool		(*ck_check)(const char *value);
+	const char	*ck_form;	/* ... what it must be, for errors */
 };
 
 #define KEY_STR(n, f)	{ n, CT_STR, offsetof(struct config, f), \
-	sizeof(((struct config *)0)->f), 0, 0, NULL }
+	sizeof(((struct config *)0)->f), 0, 0, NULL, NULL, NULL }
 #define KEY_UINT(n, f, lo, hi) { n, CT_UINT, offsetof(struct config, f), 0, \
-	lo, hi, NULL }
+	lo, hi, NULL, NULL, NULL }
 #define KEY_SIZE(n, f, lo, hi) { n, CT_SIZE, offsetof(struct config, f), 0, \
-	lo, hi, NULL }
+	lo, hi, NULL, NULL, NULL }
 #define KEY_BOOL(n, f)	{ n, CT_BOOL, offsetof(struct config, f), 0, 0, 1, \
-	NULL }
+	NULL, NULL, NULL }
+/*
+ * A string that nlmd parses when it starts: checked here, so that a bad
+ * one is refused with its file and line (and by --print-config and
+ * SIGHUP), not at start only.
+ */
+#define KEY_CHECKED(n, f, check, form) { n, CT_STR, \
+	offsetof(struct config, f), sizeof(((struct config *)0)->f), 0, 0, \
+	NULL, check, form }
 /* An enum field; `names' is NULL-terminated, index = value. */
 #define KEY_ENUM(n, f, names) { n, CT_ENUM, offsetof(struct config, f), 0, \
-	0, 0, names }
+	0, 0, names, NULL, NULL }
 
 static const char *const callbacks_names[] = { "msg", "sync", "both", "off",
 	NULL };
@@ -55,9 +68,30 @@ static const char *const durability_names[] = { "sync", "log", "none",
 static const char *const reclaim_names[] = { "conflict", "strict", "off",
 	NULL };
 
+/* bind-address: a numeric IPv4 or IPv6 address (rpc/rpcsrv.c). */
+static bool
+config_is_addr(const char *v)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	return inet_pton(AF_INET, v, &a4) == 1 ||
+	    inet_pton(AF_INET6, v, &a6) == 1;
+}
+
+/* metrics-address: ctl/httpmetrics.c's form. */
+static bool
+config_is_addr_port(const char *v)
+{
+	struct sockaddr_storage ss;
+
+	return addr_parse_port(v, &ss) == 0;
+}
+
 static const struct config_key config_table[] = {
 	KEY_STR("state-directory", state_dir),
-	KEY_STR("bind-address", bind_addr),
+	KEY_CHECKED("bind-address", bind_addr, config_is_addr,
+	    "not an IPv4 or IPv6 address (no host name)"),
 	KEY_UINT("nlm-port", nlm_port, 0, 65535),
 	KEY_UINT("nsm-port", nsm_port, 0, 65535),
 	KEY_BOOL("rpcbind", rpcbind),
@@ -92,7 +126,8 @@ static const struct config_key config_table[] = {
 	KEY_UINT("host-idle", host_idle_sec, 1, 30 * 86400),
 	KEY_STR("control-socket", control_socket),
 	KEY_STR("control-group", control_group),
-	KEY_STR("metrics-address", metrics_addr),
+	KEY_CHECKED("metrics-address", metrics_addr, config_is_addr_port,
+	    "not ADDRESS:PORT (127.0.0.1:9464, [::1]:9464, :9464)"),
 	KEY_STR("user", user),
 };
 #define NKEYS	(sizeof(config_table) / sizeof(config_table[0]))
@@ -255,6 +290,12 @@ config_store(struct config *c, const struct config_key *k, const char *value,
 	case CT_STR:
 		if (strlen(value) >= k->ck_size) {
 			snprintf(err, errlen, "%s: value too long", k->ck_name);
+			return -1;
+		}
+		if (k->ck_check != NULL && value[0] != '\0' &&
+		    !k->ck_check(value)) {
+			snprintf(err, errlen, "%s: '%s' is %s", k->ck_name,
+			    value, k->ck_form);
 			return -1;
 		}
 		memcpy(field, value, strlen(value) + 1);
@@ -423,7 +464,7 @@ config_nfs_port(struct config_port *p, const char *file, unsigned line,
     const char *what, const char *value, char *err, size_t errlen)
 {
 	const struct config_key port = { what, CT_UINT, 0, 0, 0, 65535,
-	    NULL };
+	    NULL, NULL, NULL };
 	unsigned long long v;
 	char why[256];
 

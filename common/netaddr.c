@@ -6,7 +6,50 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+int
+addr_parse_port(const char *s, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	char host[128];
+	const char *colon;
+	unsigned long port;
+	char *end;
+	size_t hl;
+
+	memset(ss, 0, sizeof(*ss));
+	if ((colon = strrchr(s, ':')) == NULL)
+		return -1;
+	port = strtoul(colon + 1, &end, 10);
+	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || port > 65535)
+		return -1;
+	if ((hl = (size_t)(colon - s)) >= sizeof(host))
+		return -1;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	if (hl == 0) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = in6addr_any;
+		s6->sin6_port = htons((uint16_t)port);
+		return 0;
+	}
+	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+		host[hl - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1)
+			return -1;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		return 0;
+	}
+	if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+		return -1;
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons((uint16_t)port);
+	return 0;
+}
 
 void
 addr_unmap(struct sockaddr_storage *ss, socklen_t *len)

@@ -30,6 +30,14 @@ int	addr_local_privileged(const struct sockaddr_storage *ss,
  */
 void	addr_unmap(struct sockaddr_storage *ss, socklen_t *len);
 
+/*
+ * Parse "a.b.c.d:PORT", "[v6]:PORT", or ":PORT" (every address: IPv6's
+ * wildcard, which serves IPv4 too on a dual-stack host) into `ss', the
+ * port in network order.  0, or -1 when `s' is none of these (a host
+ * name is not looked up).
+ */
+int	addr_parse_port(const char *s, struct sockaddr_storage *ss);
+
 /* Same host address (IPv4 or IPv6), whatever the ports?  No unmapping. */
 bool	addr_same_host(const struct sockaddr_storage *a,
 	    const struct sockaddr_storage *b);

@@ -21,6 +21,7 @@
 #include <microhttpd.h>
 
 #include "ev.h"
+#include "netaddr.h"
 #include "sbuf.h"
 
 struct http_metrics {
@@ -125,50 +126,8 @@ hm_request(void *arg, struct MHD_Connection *conn, const char *url,
 static int
 hm_parse(const char *s, struct sockaddr_storage *ss, char *err, size_t errlen)
 {
-	char host[128];
-	const char *colon;
-	unsigned long port;
-	char *end;
-	size_t hl;
-
-	memset(ss, 0, sizeof(*ss));
-	if ((colon = strrchr(s, ':')) == NULL)
-		goto bad;
-	port = strtoul(colon + 1, &end, 10);
-	if (colon[1] == '\0' || *end != '\0' || port > 65535)
-		goto bad;
-	hl = (size_t)(colon - s);
-	if (hl >= sizeof(host))
-		goto bad;
-	memcpy(host, s, hl);
-	host[hl] = '\0';
-	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		host[hl - 1] = '\0';
-		if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1)
-			goto bad;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)port);
+	if (addr_parse_port(s, ss) == 0)
 		return 0;
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		/* ":PORT": every address, IPv6 and IPv4 (dual stack). */
-		if (hl == 0) {
-			s6->sin6_family = AF_INET6;
-			s6->sin6_addr = in6addr_any;
-			s6->sin6_port = htons((uint16_t)port);
-			return 0;
-		}
-		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
-			goto bad;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)port);
-		return 0;
-	}
-bad:
 	snprintf(err, errlen, "metrics-address %s: not ADDRESS:PORT", s);
 	return -1;
 }

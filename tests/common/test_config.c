@@ -362,6 +362,38 @@ load_fails(const char *text, const char *want1, const char *want2)
 	}
 }
 
+/*
+ * metrics-address and bind-address are addresses nlmd parses at start:
+ * a value it cannot use was taken by the files, --print-config and
+ * SIGHUP, and stopped nlmd only at start (exit status 1, no file nor
+ * line), where nlmd.conf(5) promises exit status 2 naming both.
+ */
+static void
+test_set_addresses(void)
+{
+	struct config c;
+
+	config_defaults(&c);
+	CU_ASSERT(set_ok(&c, "metrics-address", "127.0.0.1:9464"));
+	CU_ASSERT(set_ok(&c, "metrics-address", "[::1]:9464"));
+	CU_ASSERT(set_ok(&c, "metrics-address", ":9464"));
+	CU_ASSERT(set_ok(&c, "metrics-address", ""));
+	CU_ASSERT(set_fails("metrics-address", "localhost:9464",
+	    "not ADDRESS:PORT"));
+	CU_ASSERT(set_fails("metrics-address", "127.0.0.1", "ADDRESS:PORT"));
+	CU_ASSERT(set_fails("metrics-address", "127.0.0.1:99999",
+	    "ADDRESS:PORT"));
+	CU_ASSERT(set_fails("metrics-address", "::1:9464", "ADDRESS:PORT"));
+	CU_ASSERT(set_ok(&c, "bind-address", "10.0.0.1"));
+	CU_ASSERT(set_ok(&c, "bind-address", "fe80::1"));
+	CU_ASSERT(set_fails("bind-address", "server.example.org",
+	    "not an IPv4 or IPv6 address"));
+	CU_ASSERT(set_fails("bind-address", "10.0.0.1:4045",
+	    "not an IPv4 or IPv6 address"));
+	load_fails("[nlmd]\nnlm-port = 1\nmetrics-address = localhost:9464\n",
+	    "metrics-address", ":3:");
+}
+
 static void
 test_load_errors(void)
 {
@@ -750,6 +782,8 @@ ct_register_config(void)
 	    test_set_errors) == NULL ||
 	    CU_add_test(s, "set: bounds of every number",
 	    test_set_bounds) == NULL ||
+	    CU_add_test(s, "set: addresses nlmd must parse",
+	    test_set_addresses) == NULL ||
 	    CU_add_test(s, "load: sections, comments, spacing, repeats",
 	    test_load_file) == NULL ||
 	    CU_add_test(s, "load: empty and missing files",

@@ -491,8 +491,8 @@ check "... no daemon left" \
 kill "$HOLDER" 2>/dev/null
 "$NLMD" -s "$W/state-bgaddr" --no-rpcbind --nlm-port=0 --nsm-port=0 \
     --control-socket= --metrics-address=not-an-address >"$W/bgaddr.out" 2>&1
-check "background, metrics-address malformed: exit status 1, said so" \
-    bash -c "test $? = 1 && grep -q 'not ADDRESS:PORT' '$W/bgaddr.out'"
+check "background, metrics-address malformed: exit status 2 (a bad value), said so" \
+    bash -c "test $? = 2 && grep -q 'not ADDRESS:PORT' '$W/bgaddr.out'"
 check "... before the store opened (no epoch spent)" \
     test ! -e "$W/state-bgaddr/meta.db"
 "$NLMD" -s "$W/state-bggrp" --no-rpcbind --nlm-port=0 --nsm-port=0 \
