@@ -24,6 +24,14 @@
 #include "netaddr.h"
 #include "sbuf.h"
 
+/*
+ * Connections at once, and from one address: one peer holding every place
+ * (16 connections left open, each closed by the idle timeout and opened
+ * again) kept the scraper out for as long as it liked.
+ */
+#define HM_MAX_CONNS		16
+#define HM_MAX_PER_ADDR		4
+
 struct http_metrics {
 	struct ev_loop		*hm_loop;
 	struct MHD_Daemon	*hm_mhd;
@@ -148,7 +156,8 @@ hm_start(struct http_metrics *hm, const struct sockaddr_storage *ss,
 	    ss->ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), port, NULL, NULL,
 	    hm_request, hm,
 	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)HM_MAX_CONNS,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HM_MAX_PER_ADDR,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
 	    MHD_OPTION_END);
 }

@@ -3,7 +3,8 @@
  * configured address (metrics-address), served by libmicrohttpd without
  * a thread of its own: its epoll descriptor and its timeout are driven by
  * nlmd's event loop.  Anything but GET /metrics gets 404 (405 for other
- * methods); at most 16 connections, 10 s idle timeout.
+ * methods); at most 16 connections, 4 from one address, 10 s idle
+ * timeout.
  */
 #ifndef NLMD_CTL_HTTPMETRICS_H
 #define NLMD_CTL_HTTPMETRICS_H

@@ -165,6 +165,26 @@ rcheck "HTTP /metrics: promtool check metrics clean" \
     sh -c "promtool check metrics <'$W/http.txt'"
 rcheck "HTTP /metrics says what nlmctl metrics says (uptime and loop turns aside)" \
     bash -c "diff <(grep -v 'uptime\\|_loop_turn' '$W/metrics.txt') <(grep -v 'uptime\\|_loop_turn' '$W/http.txt')"
+# One peer holding 16 connections (each reopened as the idle timeout
+# closes it) took every place: the scraper at another address got nothing.
+python3 -c 'import socket, time
+ss = []
+for i in range(16):
+    try:
+        ss.append(socket.create_connection(("127.0.0.1", 9464)))
+    except OSError:
+        pass
+time.sleep(5)' &
+HOG=$!
+ITEST_PIDS+=($HOG)
+sleep 0.5
+code=$(curl -s -m 3 --interface 127.0.0.2 -o /dev/null -w '%{http_code}' \
+    http://127.0.0.1:9464/metrics)
+check "HTTP: 16 connections held by one address leave a place for another ($code)" \
+    test "$code" = 200
+kill $HOG 2>/dev/null
+wait $HOG 2>/dev/null
+itest_forget $HOG
 code=$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9464/other)
 check "HTTP: another path is 404 ($code)" test "$code" = 404
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST \
