@@ -225,6 +225,8 @@ struct nlm_service {
 	struct ev_timer		 n_grace_timer;
 	struct ev_timer		 n_more_timer;	/* lk_grant_more() next turn */
 	bool			 n_turn_granted; /* this turn granted already */
+	bool			 n_more_waited;	/* the last turn put the grant
+						   step off: not this one */
 	size_t			 n_turn_changes; /* records changed this turn
 						    since its last budget */
 	struct nlm_host		**n_hosts;	/* keyed hash of (addr, name) */

@@ -1250,6 +1250,76 @@ test_grant_pace(void)
 	ts_stop();
 }
 
+/* Send LOCK or UNLOCK of "h" [0,1) exclusive for (name, svid, oh), unserved. */
+static void
+t_send_h(uint32_t proc, const char *name, int32_t svid, const char *oh)
+{
+	nlm4_unlockargs u;
+	nlm4_lockargs a;
+
+	t_lockargs(&a, name, svid, oh, "h", 0, 1, true, true);
+	if (proc == NLMPROC4_UNLOCK) {
+		u.cookie = a.cookie;
+		u.alock = a.alock;
+		(void)ts_send(proc, XDRPROC(xdr_nlm4_unlockargs), &u);
+	} else
+		(void)ts_send(proc, XDRPROC(xdr_nlm4_lockargs), &a);
+	free(a.cookie.nlm_netobj_val);
+}
+
+/*
+ * The waiters a release left to later turns (lk_grant_more()) are granted
+ * even when every turn grants a waiter of its own: hostA's release of "g"
+ * grants 8 of its 20 shared waiters and leaves 12; meanwhile hostP and
+ * hostQ hand "h" to each other, one UNLOCK (which grants the other's
+ * waiter) and one blocking LOCK a turn.  The 12 used to wait as long as
+ * the hand-over went on: the next step was put off in every turn that
+ * had granted already.
+ */
+static void
+test_grant_more_not_starved(void)
+{
+	enum { NW = 20, TURNS = 30 };
+	nlm4_unlockargs u;
+	nlm4_lockargs a;
+	int k;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	t_hold_shared_queue(NW);
+	CU_ASSERT_EQUAL(t_lock("hostP", 1, "ownP", "h", 0, 1, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostQ", 2, "ownQ", "h", 0, 1, true, true,
+	    false), NLM4_BLOCKED);
+	t_lockargs(&a, "hostA", 1, "ownA", "g", 0, NW, false, false);
+	u.cookie = a.cookie;
+	u.alock = a.alock;
+	(void)ts_send(NLMPROC4_UNLOCK, XDRPROC(xdr_nlm4_unlockargs), &u);
+	free(a.cookie.nlm_netobj_val);
+	ts_turn();
+	CU_ASSERT_EQUAL(t_granted_w(NW), 8);
+	for (k = 0; k < TURNS; k++) {
+		if (k % 2 == 0) {
+			t_send_h(NLMPROC4_UNLOCK, "hostP", 1, "ownP");
+			t_send_h(NLMPROC4_LOCK, "hostP", 1, "ownP");
+		} else {
+			t_send_h(NLMPROC4_UNLOCK, "hostQ", 2, "ownQ");
+			t_send_h(NLMPROC4_LOCK, "hostQ", 2, "ownQ");
+		}
+		ts_turn();
+		while (ts_recv(NULL, 0) > 0)
+			;
+	}
+	printf("\n    %d of %d granted after %d turns of hand-over (%llu "
+	    "grants) ", t_granted_w(NW), NW, TURNS,
+	    (unsigned long long)nlm_get_counters()->cb_granted);
+	CU_ASSERT_EQUAL(t_granted_w(NW), NW);
+	CU_ASSERT(nlm_get_counters()->cb_granted >= NW + TURNS);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 /*
  * A timer releases a grant nobody acknowledged (callback-give-up), which
  * grants the next waiter: that callback too leaves after the commit that
@@ -2161,6 +2231,8 @@ ts_register_turn(void)
 	    "one call a turn", test_tcp_turn_fair) == NULL ||
 	    CU_add_test(s, "a release beside 8 busy connections grants one "
 	    "waiter a turn", test_grant_pace) == NULL ||
+	    CU_add_test(s, "waiters left by a release are granted while "
+	    "every turn grants", test_grant_more_not_starved) == NULL ||
 	    CU_add_test(s, "timer release: next grant after its commit",
 	    test_timer_consequence) == NULL ||
 	    CU_add_test(s, "grants without a callback still expire",
