@@ -510,6 +510,56 @@ ts_callback(nlm4_testargs *args, nlm4_res *res)
 	return proc;
 }
 
+/*
+ * Take the next call at the client's NLM and answer it with an nlm4_res
+ * of status `st' (its cookie echoed), as a client answers a synchronous
+ * GRANTED.  Its procedure, -1 when none came.
+ */
+int
+ts_callback_answer(nlm4_stats st)
+{
+	uint8_t buf[4096], out[1024];
+	struct sockaddr_storage from;
+	socklen_t fl = sizeof(from);
+	struct pollfd p = { cb_fd, POLLIN, 0 };
+	struct rpc_msg m, rep;
+	nlm4_testargs ta;
+	nlm4_res res;
+	ssize_t n;
+	XDR x;
+	int proc = -1;
+
+	if (poll(&p, 1, 200) != 1 || (n = recvfrom(cb_fd, buf, sizeof(buf), 0,
+	    (struct sockaddr *)&from, &fl)) <= 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	memset(&ta, 0, sizeof(ta));
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	if (!xdr_callmsg(&x, &m) || !xdr_nlm4_testargs(&x, &ta))
+		goto out;
+	proc = (int)m.rm_call.cb_proc;
+	memset(&res, 0, sizeof(res));
+	res.cookie = ta.cookie;
+	res.stat.stat = st;
+	memset(&rep, 0, sizeof(rep));
+	rep.rm_xid = m.rm_xid;
+	rep.rm_direction = REPLY;
+	rep.rm_reply.rp_stat = MSG_ACCEPTED;
+	rep.acpted_rply.ar_verf = _null_auth;
+	rep.acpted_rply.ar_stat = SUCCESS;
+	rep.acpted_rply.ar_results.where = (caddr_t)&res;
+	rep.acpted_rply.ar_results.proc = XDRPROC(xdr_nlm4_res);
+	xdr_destroy(&x);
+	xdrmem_create(&x, (char *)out, sizeof(out), XDR_ENCODE);
+	if (xdr_replymsg(&x, &rep))
+		(void)sendto(cb_fd, out, xdr_getpos(&x), 0,
+		    (struct sockaddr *)&from, fl);
+out:
+	xdr_destroy(&x);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	return proc;
+}
+
 /* No more calls waiting at the client's NLM? */
 bool
 ts_no_callback(void)

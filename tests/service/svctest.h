@@ -62,6 +62,11 @@ int		 ts_decode_reply(const uint8_t *buf, size_t len, uint32_t *xidp,
 		    nlm4_res *res);
 /* Procedure of the next call at the client's NLM, -1 when none came. */
 int		 ts_callback(nlm4_testargs *args, nlm4_res *res);
+/*
+ * Answer the next call at the client's NLM (a synchronous GRANTED) with
+ * status st; its procedure, -1 when none came.
+ */
+int		 ts_callback_answer(nlm4_stats st);
 bool		 ts_no_callback(void);
 uint16_t	 ts_cb_port(void);
 uint16_t	 ts_cli_port(void);

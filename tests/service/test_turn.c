@@ -1321,6 +1321,44 @@ test_grant_more_not_starved(void)
 }
 
 /*
+ * Synchronous GRANTED callbacks: the client's reply ends them as
+ * GRANTED_RES does -- GRANTED keeps the lock, DENIED undoes it (and the
+ * next waiter is called back), DENIED_GRACE_PERIOD keeps trying.
+ */
+static void
+test_sync_granted(void)
+{
+	const struct nlm_counters *c;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_SYNC, 0);
+	c = nlm_get_counters();
+	t_hold_queue_release(2);
+	CU_ASSERT_EQUAL(ts_callback_answer(NLM4_DENIED_GRACE_PERIOD),
+	    NLMPROC4_GRANTED);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->cb_inflight, 1);
+	ts_advance(1000);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_callback_answer(NLM4_DENIED), NLMPROC4_GRANTED);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->cb_refused, 1);
+	CU_ASSERT(!t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+	CU_ASSERT(t_committed(3, "ownC", 4, "f", 1, 0, 10, true));
+	CU_ASSERT_EQUAL(ts_callback_answer(NLM4_GRANTED), NLMPROC4_GRANTED);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->cb_acked, 1);
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	ts_advance(10000);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT(t_committed(3, "ownC", 4, "f", 1, 0, 10, true));
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
  * A timer releases a grant nobody acknowledged (callback-give-up), which
  * grants the next waiter: that callback too leaves after the commit that
  * stores its lock and drops the released one.
@@ -2233,6 +2271,8 @@ ts_register_turn(void)
 	    "waiter a turn", test_grant_pace) == NULL ||
 	    CU_add_test(s, "waiters left by a release are granted while "
 	    "every turn grants", test_grant_more_not_starved) == NULL ||
+	    CU_add_test(s, "synchronous GRANTED: the reply ends it",
+	    test_sync_granted) == NULL ||
 	    CU_add_test(s, "timer release: next grant after its commit",
 	    test_timer_consequence) == NULL ||
 	    CU_add_test(s, "grants without a callback still expire",
