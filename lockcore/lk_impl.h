@@ -287,6 +287,8 @@ struct lk_table {
 	uint64_t	 t_mark;	/* generation for ow_mark/fi_mark */
 	uint64_t	 t_wseq;	/* last waiter arrival number */
 	size_t		 t_budget;	/* grants this call may still make */
+	bool		 t_pass_nomem;	/* a grant pass of this call ran out
+					   of memory (its file deferred) */
 	struct lk_file	*t_defer;	/* files with grants pending */
 	struct lk_lock	*t_spare;	/* reserved lock nodes, via lo_onext */
 	size_t		 t_nspare;

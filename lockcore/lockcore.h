@@ -642,7 +642,11 @@ bool	lk_grants_pending(const struct lk_table *t);
 
 /*
  * Grant up to cf_grant_budget more of the pending waiters (rs_granted,
- * rs_added, rs_removed as any release).  LK_OK, also with nothing pending.
+ * rs_added, rs_removed as any release).  LK_OK, also with nothing pending;
+ * LK_NOMEM when a pass ran out of memory: what it granted is in the
+ * result all the same (apply it), and the waiters it could not grant stay
+ * pending, for a later call.  (Any call's grant pass that runs out of
+ * memory leaves its file pending so: lk_grants_pending() is true.)
  */
 enum lk_status lk_grant_more(struct lk_table *t, uint64_t now,
 	    const struct lk_result **resp);

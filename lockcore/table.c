@@ -227,6 +227,7 @@ lk_begin(struct lk_table *t)
 	lk_vec_trim(t, &t->t_weak, sizeof(struct lk_weak));
 	memset(&t->t_res, 0, sizeof(t->t_res));
 	/* Every public call begins here: the only place the budget is set. */
+	t->t_pass_nomem = false;
 	t->t_budget = t->t_cf.cf_grant_budget > 0 ? t->t_cf.cf_grant_budget :
 	    SIZE_MAX;
 	if (t->t_zfiles.z_count + t->t_zowners.z_count +

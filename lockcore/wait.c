@@ -543,13 +543,18 @@ lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
 		dx = ds = again;
 	}
 	lk_wq_settle(f, n);
-	if (spent) {
+	if (spent || nomem) {
 		/*
 		 * What this sweep had still to look at (dx, ds) and where its
-		 * grants may have unblocked a waiter it passed (again).
+		 * grants may have unblocked a waiter it passed (again).  Out
+		 * of memory, too: the waiters it could not grant stay pending
+		 * (lk_grant_more() tries them again), never grantable and
+		 * forgotten until the next change on the file.
 		 */
 		lk_dset_hull(left, 3, &lo, &hi);
 		lk_defer(t, f, lo, hi);
+		if (nomem)
+			t->t_pass_nomem = true;
 	}
 }
 
@@ -588,7 +593,8 @@ lk_grant_more(struct lk_table *t, uint64_t now, const struct lk_result **resp)
 		f->fi_dnext = t->t_defer;
 		t->t_defer = f;
 	}
-	return lk_finish_at(t, LK_OK, now, resp);
+	return lk_finish_at(t, t->t_pass_nomem ? LK_NOMEM : LK_OK, now,
+	    resp);
 }
 
 /* How many of o's unconfirmed grants on f overlap r. */

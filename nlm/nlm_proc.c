@@ -28,6 +28,7 @@ static struct log_rl rl_free_all;
 static struct log_rl rl_sm_refused;
 static struct log_rl rl_state_change;
 static struct log_rl rl_cycles;
+static struct log_rl rl_grant_more;
 
 struct nlm_service *nlm;
 
@@ -96,10 +97,19 @@ nlm_grant_more(struct ev_loop *loop, void *arg)
 		return;
 	}
 	nlm->n_more_waited = false;
-	if ((st = lk_grant_more(nlm->n_table, ev_now_ms(), &res)) == LK_OK)
-		nlm_apply(res);
-	else
-		log_warnx("granting queued locks: %s", lk_strerror(st));
+	st = lk_grant_more(nlm->n_table, ev_now_ms(), &res);
+	nlm_apply(res);		/* what it granted, whatever st says */
+	if (st == LK_OK)
+		return;
+	/*
+	 * Out of memory: the waiters it could not grant are still pending
+	 * (lockcore.h): again in a second, not at once in every turn.
+	 */
+	log_rl_warnx(&rl_grant_more, "granting queued locks: %s; trying "
+	    "again in 1 s", lk_strerror(st));
+	if (ev_timer_set(nlm->n_loop, &nlm->n_more_timer, 1000,
+	    nlm_grant_more, NULL) == -1)
+		fatalx("cannot arm the grant timer");
 }
 
 void

@@ -1249,6 +1249,114 @@ test_undo_nomem(void)
 }
 
 /*
+ * A grant pass that runs out of memory leaves the waiters it could not
+ * grant pending (lk_grants_pending(), lk_grant_more() grants them once
+ * memory is back).  Before, the release succeeded and they stayed queued,
+ * grantable, until the next change on the file: nothing granted them.
+ * One allocation fails, the k-th of A's unlock, for every k.
+ */
+static void
+test_grant_pass_nomem(void)
+{
+	static int w[3];
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+	struct lt_failer fl;
+	struct lk_config cf;
+	struct lk_table *tt;
+	enum lk_status st;
+	int i, k, n, rounds, deferred = 0;
+
+	lt_failer_init(&fl);
+	lk_config_init(&cf);
+	cf.cf_alloc = &fl.al;
+	for (k = 0; k < 1000; k++) {
+		fl.countdown = -1;
+		tt = lk_table_new(&cf);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+		rq = lt_req(1, 1, "a", "f", 0, 100, EX, NB);
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+		/* Three owners, three ranges: three nodes to make. */
+		for (i = 0; i < 3; i++) {
+			char oh[2] = { (char)('b' + i), '\0' };
+
+			rq = lt_req(2 + (uint64_t)i, 1, oh, "f",
+			    (uint64_t)i * 20, 10, i == 0, BL);
+			rq.rq_udata = &w[i];
+			CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_BLOCKED);
+		}
+		fl.countdown = k;
+		fl.failed = 0;
+		rq = lt_req(1, 1, "a", "f", 0, 100, EX, NB);
+		st = lk_unlock(tt, &rq, 1, &res);
+		fl.countdown = -1;
+		CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+		if (st == LK_OK) {
+			n = (int)res->rs_ngranted;
+			if (n < 3) {
+				/* Not all granted: the rest is pending. */
+				CU_ASSERT(lk_grants_pending(tt));
+				deferred++;
+			}
+			for (rounds = 0; lk_grants_pending(tt) &&
+			    rounds < 10; rounds++) {
+				CU_ASSERT_EQUAL(lk_grant_more(tt, 2, &res),
+				    LK_OK);
+				n += (int)res->rs_ngranted;
+				CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+			}
+			CU_ASSERT_EQUAL(n, 3);
+		} else {
+			CU_ASSERT_EQUAL(st, LK_NOMEM);
+		}
+		lk_table_destroy(tt);
+		if (fl.failed == 0)
+			break;
+	}
+	CU_ASSERT(k < 1000);
+	CU_ASSERT(deferred > 0);
+
+	/* Out of memory again in lk_grant_more() itself: LK_NOMEM, pending. */
+	fl.countdown = -1;
+	cf.cf_grant_budget = 1;
+	tt = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+	rq = lt_req(1, 1, "a", "f", 0, 100, EX, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+	for (i = 0; i < 3; i++) {
+		char oh[2] = { (char)('b' + i), '\0' };
+
+		rq = lt_req(2 + (uint64_t)i, 1, oh, "f", (uint64_t)i * 20, 10,
+		    false, BL);
+		rq.rq_udata = &w[i];
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_BLOCKED);
+	}
+	rq = lt_req(1, 1, "a", "f", 0, 100, EX, NB);
+	CU_ASSERT_EQUAL(lk_unlock(tt, &rq, 1, &res), LK_OK);
+	CU_ASSERT_EQUAL(res->rs_ngranted, 1);	/* the budget */
+	CU_ASSERT(lk_grants_pending(tt));
+	n = 1;
+	deferred = 0;
+	for (rounds = 0; lk_grants_pending(tt) && rounds < 20; rounds++) {
+		/* Every other call: its first allocation fails. */
+		fl.countdown = rounds % 2 == 0 ? 0 : -1;
+		st = lk_grant_more(tt, 2, &res);
+		fl.countdown = -1;
+		n += (int)res->rs_ngranted;
+		if (st == LK_NOMEM) {
+			CU_ASSERT(lk_grants_pending(tt));
+			deferred++;
+		} else {
+			CU_ASSERT_EQUAL(st, LK_OK);
+		}
+		CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+	}
+	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT(deferred > 0);
+	lk_table_destroy(tt);
+}
+
+/*
  * One owner with n overlapping waiters: the deadlock search for another
  * owner's request found each of those waiters' blockers by walking the
  * queue, O(n^2) (found by review: 4,000 waiters, 8 million visits and
@@ -1509,6 +1617,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "undo: of a shared grant", test_undo_shared_grant) ||
 	    !CU_add_test(s, "undo: out of memory changes nothing",
 	    test_undo_nomem) ||
+	    !CU_add_test(s, "a grant pass out of memory leaves the rest pending",
+	    test_grant_pass_nomem) ||
 	    !CU_add_test(s, "an undo at a full table is not refused",
 	    test_undo_at_limit) ||
 	    !CU_add_test(s, "deadlock: the search is bounded",
