@@ -93,7 +93,8 @@ struct nlm_counters {
 	uint64_t	cb_given_up;	/* give-up deadline: released */
 	uint64_t	cb_dropped;	/* ended by cancel/unlock/release */
 	uint64_t	cb_unknown_res;	/* GRANTED_RES matching nothing */
-	uint64_t	cb_release_failed; /* releasing a grant failed: retried */
+	uint64_t	cb_release_failed; /* undoing or confirming a grant
+					      failed: retried */
 	uint64_t	rpcb_lookups;	/* rpcbind queries to client hosts */
 	uint64_t	rpcb_failed;
 	uint64_t	rpcb_suppressed; /* sends failed at once: no port lately */

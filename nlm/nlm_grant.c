@@ -320,20 +320,66 @@ grant_deadline(struct ev_loop *loop, void *arg)
 	grant_release(g);
 }
 
-void
-nlm_grant_answer(struct nlm_grant *g, nlm4_stats st)
+static void	grant_confirm(struct nlm_grant *);
+
+static void
+grant_confirm_retry(struct ev_loop *loop, void *arg)
+{
+	(void)loop;
+	grant_confirm(arg);
+}
+
+/*
+ * The client acknowledged the grant: confirm it in lockcore, which hands
+ * g back as dropped (nlm_apply() frees it).  If lockcore cannot (out of
+ * memory), the grant stays, acknowledged: its callbacks and its give-up
+ * deadline end here -- resent, GRANTED_MSG would be refused by a client
+ * that has no waiter any more, and the refusal, like the deadline, would
+ * undo a lock the client holds -- and the confirmation is tried again in
+ * a second.  A re-sent LOCK, CANCEL or UNLOCK meanwhile ends it as usual.
+ */
+static void
+grant_confirm(struct nlm_grant *g)
 {
 	const struct lk_result *res;
 	struct lk_lockreq rq;
+	enum lk_status st;
+	char hs[300];
+
+	nlm_grant_lockreq(g, &rq);
+	st = lk_grant_confirm(nlm->n_table, &rq, ev_now_ms(), &res);
+	if (st == LK_NOTFOUND) {
+		/* Not lockcore's any more (cannot happen, as above). */
+		log_warnx("host %s: an acknowledged grant lockcore does not "
+		    "know", nlm_host_str(g->g_host, hs, sizeof(hs)));
+		nlm_grant_free(g);
+		return;
+	}
+	if (st != LK_OK) {
+		nlm->n_stats.cb_release_failed++;
+		log_rl_warnx(&rl_release,
+		    "host %s: confirming an acknowledged grant failed (%s); "
+		    "trying again in 1 s", nlm_host_str(g->g_host, hs,
+		    sizeof(hs)), lk_strerror(st));
+		nlm_send_cancel(g->g_send);
+		g->g_send = NULL;
+		(void)ev_timer_set(nlm->n_loop, &g->g_timer, 1000,
+		    grant_confirm_retry, g);
+		return;
+	}
+	nlm_apply(res);	/* frees g */
+}
+
+void
+nlm_grant_answer(struct nlm_grant *g, nlm4_stats st)
+{
 	char hs[300];
 
 	switch (st) {
 	case NLM4_GRANTED:
 		nlm->n_stats.cb_acked++;
 		g->g_ended = true;
-		nlm_grant_lockreq(g, &rq);
-		(void)lk_grant_confirm(nlm->n_table, &rq, ev_now_ms(), &res);
-		nlm_apply(res);
+		grant_confirm(g);
 		return;
 	case NLM4_DENIED_GRACE_PERIOD:
 		return;	/* the client is recovering: keep trying */

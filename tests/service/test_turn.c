@@ -1563,6 +1563,117 @@ test_answer_consequence(void)
 	ts_stop();
 }
 
+static bool t_nomem;
+
+static void *
+t_lk_malloc(size_t size, void *arg)
+{
+	(void)arg;
+	return t_nomem ? NULL : malloc(size);
+}
+
+static void *
+t_lk_realloc(void *p, size_t size, void *arg)
+{
+	(void)arg;
+	return t_nomem ? NULL : realloc(p, size);
+}
+
+static void
+t_lk_free(void *p, void *arg)
+{
+	(void)arg;
+	free(p);
+}
+
+/*
+ * The client acknowledges a grant while the lock table is out of memory
+ * (found by review): the grant stays, acknowledged -- no GRANTED_MSG
+ * again, which a client without the waiter would refuse, undoing a lock
+ * it holds -- and is confirmed a second later once memory is back.
+ * Before, the failure was ignored: the grant stayed unconfirmed and its
+ * callbacks went on.  (lk_grant_confirm() allocates only when the
+ * dropped-udata vector is empty: right after a call that dropped more
+ * than lockcore keeps, here hostD's FREE_ALL of 8,200 waiters.)
+ */
+static void
+test_confirm_nomem(void)
+{
+	static const struct lk_allocator al = { t_lk_malloc, t_lk_realloc,
+	    t_lk_free, NULL };
+	nlm4_lockargs a;
+	nlm4_testargs ta;
+	nlm4_notify fa;
+	nlm4_res r;
+	uint8_t buf[512];
+	int i, j, blocked = 0;
+
+	if (t_skip())
+		return;
+	t_reset();
+	ts_lk_alloc(&al);
+	ts_start(NLM_CB_MSG, 0);
+	ts_lk_alloc(NULL);
+	fake_send_hook(st_check);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 1, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 1, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "y", 0, 0, true, false,
+	    false), NLM4_GRANTED);
+	/* In batches of 100 (the sockets' buffers), served at once. */
+	for (i = 0; i < 8200; i++) {
+		t_lockargs(&a, "hostD", 4, "ownD", "y", (uint64_t)i, 1, true,
+		    true);
+		(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+		free(a.cookie.nlm_netobj_val);
+		if (i % 100 != 99 && i != 8199)
+			continue;
+		ts_pump();
+		for (j = i % 100; j >= 0 && ts_reply(-1, false, &r) == 0;
+		    j--) {
+			blocked += r.stat.stat == NLM4_BLOCKED;
+			xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(blocked, 8200);
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 1),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	memset(&fa, 0, sizeof(fa));
+	fa.name = "hostD";
+	fa.state = 3;
+	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
+	ts_pump();
+	CU_ASSERT(ts_recv(buf, sizeof(buf)) > 0);	/* its (void) reply */
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 1);
+	t_nomem = true;
+	t_granted_res(&ta.cookie, NLM4_GRANTED);
+	ts_pump();
+	CU_ASSERT(nlm_get_counters()->cb_release_failed >= 1);
+	/* Acknowledged: not called back again, however long it takes. */
+	for (i = 0; i < 10; i++) {
+		ts_advance(1000);
+		ts_pump();
+		CU_ASSERT(ts_no_callback());
+	}
+	t_nomem = false;
+	ts_advance(1000);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 0);
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 1, true));
+	for (i = 0; i < 10; i++) {
+		ts_advance(8000);
+		ts_pump();
+		CU_ASSERT(ts_no_callback());
+	}
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 1, true));
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 /* A failed commit ends the process; nothing of its turn has left. */
 static void
 test_commit_failure(void)
@@ -2279,6 +2390,8 @@ ts_register_turn(void)
 	    test_uncalled_grants_expire) == NULL ||
 	    CU_add_test(s, "client refuses a grant: next grant after commit",
 	    test_answer_consequence) == NULL ||
+	    CU_add_test(s, "an acknowledged grant out of memory: confirmed later",
+	    test_confirm_nomem) == NULL ||
 	    CU_add_test(s, "callbacks over the per-host window follow the "
 	    "answers", test_cb_window) == NULL ||
 	    CU_add_test(s, "failed commit exits, sends nothing",
