@@ -544,7 +544,11 @@ nlm_host_cursor_free(struct nlm_host *cur)
 	free(cur);
 }
 
-static void
+/*
+ * Enter h into the host table and its indexes.  -1 (out of memory):
+ * nothing changed (a table that grew stays grown).
+ */
+static int
 nlm_host_link(struct nlm_host *h)
 {
 	size_t b;
@@ -552,16 +556,15 @@ nlm_host_link(struct nlm_host *h)
 	h->h_hash = nlm_host_hash(&h->h_addr, h->h_name);
 	if (nlm_index_grow((void ***)&nlm->n_hosts, &nlm->n_hbuckets,
 	    NLM_HOST_BUCKETS, nlm->n_nhosts, h_hashof, h_nextof,
-	    h_setnext) == -1)
-		fatalx("out of memory for the host table");
-	if (nlm_index_add(h) == -1)
-		fatalx("out of memory for the host table");
+	    h_setnext) == -1 || nlm_index_add(h) == -1)
+		return -1;
 	b = h->h_hash & (nlm->n_hbuckets - 1);
 	h->h_next = nlm->n_hosts[b];
 	nlm->n_hosts[b] = h;
 	nlm_list_insert(nlm->n_hlast, h);
 	nlm->n_nhosts++;
 	nlm->n_stats.hosts = nlm->n_nhosts;
+	return 0;
 }
 
 static struct nlm_host *
@@ -757,10 +760,16 @@ nlm_host_get(const struct sockaddr_storage *ss, socklen_t sl,
 	}
 	if (!create || (h = nlm_host_new(ss, sl, name)) == NULL)
 		return NULL;
+	/* Out of memory: refused as at a full table, nothing changed. */
+	if (nlm_host_link(h) == -1) {
+		log_rl_warnx(&rl_table_full, "no memory for host %s", name);
+		free(h->h_name);
+		free(h);
+		return NULL;
+	}
 	h->h_id = nlm->n_next_host++;
 	h->h_epoch = nlm->n_conf.nc_epoch;
 	nlm_host_local(h, local, locallen, false);
-	nlm_host_link(h);
 	/* Its first record reaches the disk before it is answered. */
 	nlm_host_stage(h);
 	store_require_flush(nlm->n_store);
@@ -796,9 +805,11 @@ nlm_host_restore(const struct store_host *sh)
 	h->h_epoch = sh->sh_epoch;
 	h->h_notify_since = sh->sh_notify_since;
 	h->h_seen = ev_now_ms();
+	/* At start: its locks would come back owned by no host. */
+	if (nlm_host_link(h) == -1)
+		fatalx("out of memory for the host table");
 	if (h->h_id >= nlm->n_next_host)
 		nlm->n_next_host = h->h_id + 1;
-	nlm_host_link(h);
 	return 0;
 }
 

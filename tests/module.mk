@@ -18,7 +18,8 @@ $(eval $(call unit_test,store,$(O)/libstore.a $(O)/liblockcore.a,$(DB_LIBS)))
 # The NLM service over fakes: tests/fakes/ replaces db/ (store_fake.o) and
 # the two sending functions of rpc/ (send_fake.o, linked before librpc.a).
 # The libraries refer to each other (rpcgen's dispatchers in librpc call
-# the handlers in libnlm): a link group.
+# the handlers in libnlm): a link group.  calloc() of our objects goes
+# through the tests' __wrap_calloc (test_requests.c: allocation failures).
 SVC_FAKES := $(O)/tests/fakes/store_fake.o $(O)/tests/fakes/send_fake.o
 SVC_LIBS  := $(O)/libnlm.a $(O)/libctl.a $(O)/librpc.a $(O)/liblockcore.a \
     $(O)/libcommon.a
@@ -26,7 +27,8 @@ TEST_service_OBJS := $(O)/tests/runner.o \
     $(patsubst %.c,$(O)/%.o,$(wildcard tests/service/*.c))
 $(O)/tests/test-service: $(TEST_service_OBJS) $(SVC_FAKES) $(SVC_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_service_OBJS) $(SVC_FAKES) \
-	    -Wl,--start-group $(SVC_LIBS) -Wl,--end-group -lcunit $(TIRPC_LIBS)
+	    -Wl,--start-group $(SVC_LIBS) -Wl,--end-group -lcunit $(TIRPC_LIBS) \
+	    -Wl,--wrap=calloc
 TESTS += $(O)/tests/test-service
 $(TEST_service_OBJS) $(SVC_FAKES): | $(RPC_HDRS)
 -include $(TEST_service_OBJS:.o=.d) $(SVC_FAKES:.o=.d)

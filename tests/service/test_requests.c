@@ -11,6 +11,7 @@
 #include <CUnit/CUnit.h>
 
 #include "lockcore.h"
+#include "nlm_impl.h"
 #include "store.h"
 #include "svctest.h"
 #include "tests/fakes/fakes.h"
@@ -303,6 +304,55 @@ test_v3_holder_covers(void)
 	ts_stop();
 }
 
+/*
+ * calloc() of our own objects (test-service is linked with
+ * -Wl,--wrap=calloc): fails once, for the next request of `t_fail_size'
+ * bytes, when armed.
+ */
+void	*__real_calloc(size_t, size_t);
+void	*__wrap_calloc(size_t, size_t);
+static size_t t_fail_size;
+
+void *
+__wrap_calloc(size_t n, size_t size)
+{
+	if (t_fail_size != 0 && n == 1 && size == t_fail_size) {
+		t_fail_size = 0;
+		return NULL;
+	}
+	return __real_calloc(n, size);
+}
+
+/*
+ * A new host whose index entry cannot be allocated (the hosts at its
+ * address) is refused like one over a limit: DENIED_NOLOCKS, no host, no
+ * record, the server up; its next LOCK is served.  Before, nlmd exited
+ * (fatalx "out of memory for the host table") in the middle of a LOCK.
+ */
+static void
+test_host_nomem(void)
+{
+	const struct nlm_counters *c;
+
+	if (t_skip())
+		return;
+	t_begin();
+	c = nlm_get_counters();
+	t_fail_size = sizeof(struct nlm_addrcount);
+	CU_ASSERT_EQUAL(t_v4_lock("hostM", 1, "f", 0, 10, 3),
+	    NLM4_DENIED_NOLOCKS);
+	CU_ASSERT_EQUAL(t_fail_size, 0);	/* it was asked for */
+	t_fail_size = 0;
+	CU_ASSERT_EQUAL(c->hosts, 0);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(t_v4_lock("hostM", 1, "f", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(c->hosts, 1);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 1);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -311,6 +361,8 @@ ts_register_requests(void)
 	if (s == NULL ||
 	    CU_add_test(s, "FBIG changes nothing", test_fbig_changes_nothing) ==
 	    NULL ||
+	    CU_add_test(s, "a host out of memory is refused, not fatal",
+	    test_host_nomem) == NULL ||
 	    CU_add_test(s, "FBIG for known and unknown hosts",
 	    test_fbig_any_host) == NULL ||
 	    CU_add_test(s, "v1/v3 TEST: the holder covers what was asked",
