@@ -250,8 +250,13 @@ reload(struct nlmd *d)
 		return;
 	}
 	log_config_warnings(warn, 0);
-	if (config_check(&c, err, sizeof(err)) != CM_OK)
-		log_warnx("SIGHUP: %s: the next start will refuse it", err);
+	/* A file the next start would refuse applies in no part now. */
+	if (config_check(&c, err, sizeof(err)) != CM_OK) {
+		log_warnx("SIGHUP: %s: the next start will refuse it; keeping "
+		    "the running configuration (verbose = %d)", err,
+		    d->conf.verbose);
+		return;
+	}
 	if (!d->cli_verbose) {
 		log_setverbose(c.verbose);
 		d->conf.verbose = c.verbose;
@@ -403,6 +408,25 @@ setup_nofile(const struct nlmd *d)
 		    "ulimit -n) or lower max-connections",
 		    (unsigned long long)rl.rlim_cur,
 		    d->conf.max_connections, NOFILE_RESERVE);
+}
+
+/*
+ * SIGHUP is held from the first instruction: one that came while the
+ * store loads (a million locks take a second) or the sockets open took
+ * the default action and ended nlmd.  The signalfd reports it once the
+ * loop runs, which then rereads the files.  SIGTERM and SIGINT keep
+ * their default action until then: stopping a start half done is a
+ * crash the store recovers from, and an operator's ^C works at once.
+ */
+static void
+block_sighup(void)
+{
+	sigset_t ss;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &ss, NULL) == -1)
+		fatal("sigprocmask");
 }
 
 static void
@@ -846,6 +870,7 @@ main(int argc, char **argv)
 	malloc_setup();
 	memset(&d, 0, sizeof(d));
 	d.readyfd = -1;
+	block_sighup();
 	parse_args(&d, argc, argv);
 	/* To the terminal until in the background (daemonize()): syslog. */
 	log_init("nlmd", 1, d.conf.verbose);

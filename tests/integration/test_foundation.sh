@@ -434,8 +434,61 @@ kill -HUP "$NLMD_PID"
 check "SIGHUP: a broken file keeps the running configuration" \
     itest_wait grep -q "keeping the running configuration" "$NLMD_LOG"
 check "SIGHUP: still answering" rpcinfo_p_ok
+# A file that parses but that the next start would refuse (its callback
+# retry maximum below its minimum) applies in no part, not even verbose.
+printf '[nlmd]\nverbose = 2\ncallback-retry-min-ms = 5000\ncallback-retry-max-ms = 100\n' \
+    >"$W/hup.conf"
+kill -HUP "$NLMD_PID"
+check "SIGHUP: a file the next start would refuse applies in no part (verbose stays 0)" \
+    itest_wait grep -q "next start will refuse it; keeping the running configuration (verbose = 0)" "$NLMD_LOG"
 check "SIGINT: nlmd exits 0" stop_nlmd_with INT
 check "SIGINT: nothing of 100021/100024 left registered" nothing_registered
+
+# SIGHUP while nlmd starts (state directory locked, store loading, the
+# loop not yet running): held for the loop, which rereads the file,
+# instead of ending nlmd (the default action).  100,000 stored locks make
+# the load last long enough to be hit.
+HUPLOG=$W/hupstart.log
+printf '[nlmd]\nverbose = 0\n' >"$W/hup.conf"
+hup_nlmd() {
+	"$NLMD" -F -s "$W/hupstate" --no-rpcbind --nlm-port=5045 \
+	    --nsm-port=5046 --control-socket= -c "$W/hup.conf" \
+	    >>"$HUPLOG" 2>&1 &
+	HP=$!
+	ITEST_PIDS+=($HP)
+}
+B=${BUILD:-asan}
+if make -s -C "$ITEST_TOP" BUILD="$B" "build/$B/nlmbench" \
+    >"$W/make-bench.log" 2>&1; then
+	hup_nlmd
+	itest_wait grep -q "nlmd ready" "$HUPLOG"
+	check "startup SIGHUP: 100,000 locks held (nlmbench hold -K)" \
+	    "$(itest_tool nlmbench "$ITEST_TOP/build/$B/nlmbench")" \
+	    -p 5045 -m hold -c 4 -k 25000 -K -t 1
+	kill -TERM "$HP"
+	wait "$HP"
+	: >"$HUPLOG"
+	hup_nlmd
+	for _ in $(seq 1000); do
+		[ "$(cat "$W/hupstate/nlmd.lock" 2>/dev/null)" = "$HP" ] &&
+		    break
+		sleep 0.002
+	done
+	NHUP=0
+	while kill -0 "$HP" 2>/dev/null &&
+	    ! grep -q "nlmd ready" "$HUPLOG"; do
+		kill -HUP "$HP" 2>/dev/null && NHUP=$((NHUP + 1))
+		sleep 0.005
+	done
+	check "SIGHUP while loading 100,000 locks ($NHUP sent): nlmd lives on, ready" \
+	    bash -c "[ $NHUP -gt 0 ] && kill -0 $HP && grep -q 'nlmd ready' '$HUPLOG'"
+	check "... and rereads the file once its loop runs" \
+	    itest_wait grep -q "SIGHUP: .*hup.conf reread" "$HUPLOG"
+	kill -TERM "$HP" 2>/dev/null
+	wait "$HP" 2>/dev/null
+else
+	check "startup SIGHUP: building nlmbench ($W/make-bench.log)" false
+fi
 
 # --verbose=N is the command line: it wins over the file after SIGHUP too,
 # as -d does.
