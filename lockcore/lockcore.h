@@ -771,6 +771,12 @@ bool	lk_host_info(const struct lk_table *t, uint64_t host,
 int	lk_owner_foreach(const struct lk_table *t, lk_owner_cb cb, void *arg);
 /* Every lock record (rc_kind LK_REC_LOCK), reclaimable ones included. */
 int	lk_lock_foreach(const struct lk_table *t, lk_record_cb cb, void *arg);
+/*
+ * The lock records of one lock owner (host, svid, oh): its live locks,
+ * then its reclaimable ones; O(what it holds), not a walk of the table.
+ */
+int	lk_owner_locks(const struct lk_table *t, uint64_t host, int32_t svid,
+	    const void *oh, size_t ohlen, lk_record_cb cb, void *arg);
 /* Every share record (rc_kind LK_REC_SHARE), reclaimable ones included. */
 int	lk_share_foreach(const struct lk_table *t, lk_record_cb cb, void *arg);
 /* Every waiter and unconfirmed grant. */

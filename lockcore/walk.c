@@ -186,6 +186,33 @@ lk_lock_foreach(const struct lk_table *t, lk_record_cb cb, void *arg)
 	return 0;
 }
 
+int
+lk_owner_locks(const struct lk_table *t, uint64_t host, int32_t svid,
+    const void *oh, size_t ohlen, lk_record_cb cb, void *arg)
+{
+	const struct lk_owner *o;
+	const struct lk_lock *l;
+	struct lk_record rc;
+	int r;
+
+	/* lk_owner_find() only looks; it takes the table non-const. */
+	if (ohlen > LK_OH_MAX || (o = lk_owner_find((struct lk_table *)
+	    (uintptr_t)t, host, svid, false, oh, ohlen)) == NULL)
+		return 0;
+	for (l = o->ow_locks; l != NULL; l = l->lo_onext) {
+		lk_record_lock(&rc, l);
+		if ((r = cb(&rc, arg)) != 0)
+			return r;
+	}
+	for (l = o->ow_recl != NULL ? o->ow_recl->re_locks : NULL; l != NULL;
+	    l = l->lo_onext) {
+		lk_record_lock(&rc, l);
+		if ((r = cb(&rc, arg)) != 0)
+			return r;
+	}
+	return 0;
+}
+
 static int
 lk_walk_shares(const struct lk_share *s, lk_record_cb cb, void *arg)
 {

@@ -710,7 +710,11 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 			ctl_error(c, "release: no host named %s", name);
 			return;
 		}
-		(void)lk_lock_foreach(nlm->n_table, ctl_rel_keep, &r);
+		/* The owner's own locks on each host of that name. */
+		for (i = 0; i < r.nids; i++)
+			if (lk_owner_locks(nlm->n_table, r.ids[i], r.svid,
+			    r.oh, (size_t)r.ohlen, ctl_rel_keep, &r) != 0)
+				break;
 	}
 	n = ctl_rel_records(&r);
 	if (!r.dry && n > 0)

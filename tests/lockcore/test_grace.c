@@ -1138,6 +1138,43 @@ test_grace_nomem(void)
 	CU_ASSERT_TRUE(nomem > 20);
 }
 
+static int
+g_count_owner_cb(const struct lk_record *rc, void *arg)
+{
+	size_t *n = arg;
+
+	CU_ASSERT_EQUAL(rc->rc_kind, LK_REC_LOCK);
+	CU_ASSERT_EQUAL(rc->rc_host, 1);
+	CU_ASSERT_EQUAL(rc->rc_svid, 100);
+	CU_ASSERT(rc->rc_ohlen == 1 && memcmp(rc->rc_oh, "a", 1) == 0);
+	n[rc->rc_reclaim ? 1 : 0]++;
+	return 0;
+}
+
+/* lk_owner_locks(): one owner's live and reclaimable locks, no others. */
+static void
+test_owner_locks(void)
+{
+	size_t n[2] = { 0, 0 };
+
+	g_setup(LK_RECLAIM_CONFLICT);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "h", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "h", 20, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lk_owner_locks(t, 1, 100, "a", 1, g_count_owner_cb,
+	    n), 0);
+	CU_ASSERT_EQUAL(n[0], 2);	/* live: h twice */
+	CU_ASSERT_EQUAL(n[1], 2);	/* reclaimable: f, g */
+	n[0] = n[1] = 0;
+	/* Host 1's other owner (svid 101) and unknown owners: not these. */
+	CU_ASSERT_EQUAL(lk_owner_locks(t, 1, 100, "b", 1, g_count_owner_cb,
+	    n), 0);
+	CU_ASSERT_EQUAL(lk_owner_locks(t, 9, 100, "a", 1, g_count_owner_cb,
+	    n), 0);
+	CU_ASSERT_EQUAL(n[0] + n[1], 0);
+}
+
 int
 lt_register_grace(void)
 {
@@ -1147,6 +1184,8 @@ lt_register_grace(void)
 	if (s == NULL ||
 	    !CU_add_test(s, "load: grace, counts, enumeration, refusals",
 	    test_load_grace) ||
+	    !CU_add_test(s, "lk_owner_locks: one owner's records",
+	    test_owner_locks) ||
 	    !CU_add_test(s, "reclaim, LK_RECLAIM_STRICT",
 	    test_reclaim_strict) ||
 	    !CU_add_test(s, "reclaim, LK_RECLAIM_CONFLICT",
