@@ -49,22 +49,26 @@ struct line {
 
 static const char *sockpath = CTL_DEFAULT_SOCKET;
 static bool opt_json;
+static unsigned long opt_timeout;	/* seconds; 0: none */
 
 static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: nlmctl [-s SOCKET] [--json] status [--locks] [--host NAME] "
-	    "[--fh HEX]\n"
-	    "       nlmctl [-s SOCKET] [--json] [--dry-run] release --host NAME "
-	    "| --addr ADDR\n"
-	    "              | --fh HEX | --owner HOST:SVID:OHHEX\n"
-	    "       nlmctl [-s SOCKET] grace end\n"
-	    "       nlmctl [-s SOCKET] metrics\n"
+	    "usage: nlmctl [-s SOCKET] [-t SEC] [--json] status [--locks] "
+	    "[--host NAME]\n"
+	    "              [--fh HEX]\n"
+	    "       nlmctl [-s SOCKET] [-t SEC] [--json] [--dry-run] release "
+	    "--host NAME\n"
+	    "              | --addr ADDR | --fh HEX | --owner HOST:SVID:OHHEX\n"
+	    "       nlmctl [-s SOCKET] [-t SEC] grace end\n"
+	    "       nlmctl [-s SOCKET] [-t SEC] metrics\n"
 	    "       nlmctl --help | --version\n"
 	    "  -s, --socket PATH  nlmd's control socket (default %s,\n"
 	    "                     or $NLMCTL_SOCKET)\n"
-	    "      --json         one JSON document instead of tables\n",
+	    "      --json         one JSON document instead of tables\n"
+	    "  -t, --timeout SEC  give up when nlmd sends nothing for SEC\n"
+	    "                     seconds (default: wait as long as it takes)\n",
 	    CTL_DEFAULT_SOCKET);
 }
 
@@ -108,6 +112,15 @@ split(char *s, struct line *l)
 
 /* ---- talking to nlmd ---- */
 
+/* --timeout ran out: nlmd stopped, stuck, or far too busy. */
+static void __attribute__((noreturn))
+no_answer(void)
+{
+	fprintf(stderr, "nlmctl: no answer from nlmd at %s within %lu s "
+	    "(--timeout)\n", sockpath, opt_timeout);
+	exit(1);
+}
+
 static FILE *
 ask(const char *request)
 {
@@ -122,8 +135,24 @@ ask(const char *request)
 		exit(2);
 	}
 	memcpy(sun.sun_path, sockpath, strlen(sockpath));
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
-	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
+		perror("nlmctl: socket");
+		exit(1);
+	}
+	/* For connect() (a full backlog), send and every read. */
+	if (opt_timeout > 0) {
+		struct timeval tv = { (time_t)opt_timeout, 0 };
+
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+		    sizeof(tv)) == -1 || setsockopt(fd, SOL_SOCKET,
+		    SO_SNDTIMEO, &tv, sizeof(tv)) == -1) {
+			perror("nlmctl: setsockopt");
+			exit(1);
+		}
+	}
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		if (errno == EAGAIN || errno == EINPROGRESS)
+			no_answer();
 		fprintf(stderr, "nlmctl: cannot reach nlmd at %s: %s\n",
 		    sockpath, strerror(errno));
 		exit(1);
@@ -157,6 +186,8 @@ answer(FILE *f, void (*fn)(char *line, void *arg), void *arg)
 	snprintf(ok, sizeof(ok), "%s %d ok", CTL_MAGIC, CTL_VERSION);
 	snprintf(end, sizeof(end), "%s %d end ", CTL_MAGIC, CTL_VERSION);
 	if ((n = getline(&buf, &cap, f)) <= 0) {
+		if (ferror(f) && errno == EAGAIN)
+			no_answer();
 		fprintf(stderr, "nlmctl: nlmd closed the connection without "
 		    "an answer\n");
 		exit(1);
@@ -185,6 +216,8 @@ answer(FILE *f, void (*fn)(char *line, void *arg), void *arg)
 		nlines++;
 		fn(buf, arg);
 	}
+	if (!ended && ferror(f) && errno == EAGAIN)
+		no_answer();
 	free(buf);
 	fclose(f);
 	if (!ended) {
@@ -728,12 +761,13 @@ main(int argc, char **argv)
 	static const struct option o[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char req[128];
+	char req[128], *end;
 	bool dry = false;
 	const char *env;
 	int c;
@@ -751,9 +785,20 @@ main(int argc, char **argv)
 	if (getpriority(PRIO_PROCESS, 0) < 10 && errno == 0)
 		(void)setpriority(PRIO_PROCESS, 0, 10);
 	/* Options before the command; the command's own after it. */
-	while ((c = getopt_long(argc, argv, "+s:h", o, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+s:t:h", o, NULL)) != -1)
 		switch (c) {
 		case 's': sockpath = optarg; break;
+		case 't':
+			errno = 0;
+			opt_timeout = strtoul(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    optarg[0] < '0' || optarg[0] > '9' ||
+			    opt_timeout > 86400) {
+				fprintf(stderr, "nlmctl: --timeout: %s: not a "
+				    "number of seconds (0-86400)\n", optarg);
+				return 2;
+			}
+			break;
 		case 'j': opt_json = true; break;
 		case 'n': dry = true; break;
 		case 'h': usage(stdout); return 0;

@@ -381,6 +381,22 @@ STATE=$W/state-big itest_start_nlmd --grace-period=300
 jqcheck "after another kill -9: nothing came back, no grace" \
     '.grace.active == 0 and .grace.how == "no grace at this start" and
      .totals.locks == 0' status
+
+# --timeout: a stopped nlmd (SIGSTOP) takes the connection but answers
+# nothing; nlmctl gives up after the time asked, exit 1, and says why.
+kill -STOP "$NLMD_PID"
+T0=$(date +%s%N)
+"$CTL" --timeout 1 status >"$W/timeout.out" 2>&1
+TRC=$?
+TMS=$((($(date +%s%N) - T0) / 1000000))
+kill -CONT "$NLMD_PID"
+cat "$W/timeout.out" >>"$ITEST_WORK/checks.log"
+check "--timeout 1, nlmd stopped: exit 1 after 1-3 s ($TMS ms), 'no answer'" \
+    bash -c "[ $TRC = 1 ] && [ $TMS -ge 900 ] && [ $TMS -le 3000 ] &&
+    grep -q 'no answer from nlmd at .* within 1 s' '$W/timeout.out'"
+rcheck "--timeout 5, nlmd running again: answered" "$CTL" --timeout 5 status
+check "--timeout x: a usage error (exit 2)" \
+    bash -c "'$CTL' --timeout x status; [ \$? = 2 ]"
 itest_stop_nlmd
 
 rcheck "no sanitizer report" \
