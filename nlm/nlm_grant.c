@@ -254,25 +254,39 @@ nlm_grant_by_cookie(const nlm_netobj *cookie)
 	return NULL;
 }
 
-static void	grant_release(struct nlm_grant *);
+static void	grant_finish(struct nlm_grant *, bool);
 
 static void
 grant_release_retry(struct ev_loop *loop, void *arg)
 {
 	(void)loop;
-	grant_release(arg);
+	grant_finish(arg, false);
+}
+
+static void
+grant_confirm_retry(struct ev_loop *loop, void *arg)
+{
+	(void)loop;
+	grant_finish(arg, true);
 }
 
 /*
- * Undo the grant: the client refused it or we gave up.  The owner keeps
- * what it held in the range before (lk_grant_undo(): a refused upgrade or
- * extension must not take away the lock the client still holds).  On
- * success lockcore hands g back as dropped and nlm_apply() frees it.  If
- * lockcore cannot (out of memory), the grant stays, and the undo is tried
- * again in a second -- never left half done.
+ * End the grant in lockcore, which hands g back as dropped (nlm_apply()
+ * frees it):
+ *   keep false: undo it -- the client refused it or we gave up.  The
+ *     owner keeps what it held in the range before (lk_grant_undo(): a
+ *     refused upgrade or extension must not take away the lock the
+ *     client still holds).
+ *   keep true: confirm it -- the client acknowledged it; the lock stays.
+ * If lockcore cannot (out of memory), the grant stays and the same is
+ * tried again in a second -- never left half done.  Its callbacks and its
+ * give-up deadline end there: an acknowledged grant called back again
+ * would be refused by a client that has no waiter any more, and that
+ * refusal, like the deadline, would undo a lock the client holds.  A
+ * re-sent LOCK, CANCEL or UNLOCK meanwhile ends it as usual.
  */
 static void
-grant_release(struct nlm_grant *g)
+grant_finish(struct nlm_grant *g, bool keep)
 {
 	const struct lk_result *res;
 	struct lk_lockreq rq;
@@ -280,25 +294,27 @@ grant_release(struct nlm_grant *g)
 	char hs[300];
 
 	nlm_grant_lockreq(g, &rq);
-	st = lk_grant_undo(nlm->n_table, &rq, ev_now_ms(), &res);
+	st = keep ? lk_grant_confirm(nlm->n_table, &rq, ev_now_ms(), &res) :
+	    lk_grant_undo(nlm->n_table, &rq, ev_now_ms(), &res);
 	if (st == LK_NOTFOUND) {
 		/* Not lockcore's any more (cannot happen: it would have
-		 * handed g back); nothing to undo, nobody else frees it. */
-		log_warnx("host %s: a refused grant lockcore does not know",
-		    nlm_host_str(g->g_host, hs, sizeof(hs)));
+		 * handed g back); nothing to do, nobody else frees it. */
+		log_warnx("host %s: %s grant lockcore does not know",
+		    nlm_host_str(g->g_host, hs, sizeof(hs)), keep ?
+		    "an acknowledged" : "a refused");
 		nlm_grant_free(g);
 		return;
 	}
 	if (st != LK_OK) {
 		nlm->n_stats.cb_release_failed++;
-		log_rl_warnx(&rl_release,
-		    "host %s: undoing a refused or expired grant failed "
-		    "(%s); trying again in 1 s", nlm_host_str(g->g_host, hs,
-		    sizeof(hs)), lk_strerror(st));
+		log_rl_warnx(&rl_release, "host %s: %s failed (%s); trying "
+		    "again in 1 s", nlm_host_str(g->g_host, hs, sizeof(hs)),
+		    keep ? "confirming an acknowledged grant" :
+		    "undoing a refused or expired grant", lk_strerror(st));
 		nlm_send_cancel(g->g_send);
 		g->g_send = NULL;
-		(void)ev_timer_set(nlm->n_loop, &g->g_timer, 1000,
-		    grant_release_retry, g);
+		(void)ev_timer_set(nlm->n_loop, &g->g_timer, 1000, keep ?
+		    grant_confirm_retry : grant_release_retry, g);
 		return;
 	}
 	nlm_apply(res);	/* frees g */
@@ -317,57 +333,7 @@ grant_deadline(struct ev_loop *loop, void *arg)
 	log_rl_warnx(&rl_give_up, "host %s never collected a granted lock in "
 	    "%u s: undoing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
 	    nlm->n_conf.nc_cb_give_up_sec);
-	grant_release(g);
-}
-
-static void	grant_confirm(struct nlm_grant *);
-
-static void
-grant_confirm_retry(struct ev_loop *loop, void *arg)
-{
-	(void)loop;
-	grant_confirm(arg);
-}
-
-/*
- * The client acknowledged the grant: confirm it in lockcore, which hands
- * g back as dropped (nlm_apply() frees it).  If lockcore cannot (out of
- * memory), the grant stays, acknowledged: its callbacks and its give-up
- * deadline end here -- resent, GRANTED_MSG would be refused by a client
- * that has no waiter any more, and the refusal, like the deadline, would
- * undo a lock the client holds -- and the confirmation is tried again in
- * a second.  A re-sent LOCK, CANCEL or UNLOCK meanwhile ends it as usual.
- */
-static void
-grant_confirm(struct nlm_grant *g)
-{
-	const struct lk_result *res;
-	struct lk_lockreq rq;
-	enum lk_status st;
-	char hs[300];
-
-	nlm_grant_lockreq(g, &rq);
-	st = lk_grant_confirm(nlm->n_table, &rq, ev_now_ms(), &res);
-	if (st == LK_NOTFOUND) {
-		/* Not lockcore's any more (cannot happen, as above). */
-		log_warnx("host %s: an acknowledged grant lockcore does not "
-		    "know", nlm_host_str(g->g_host, hs, sizeof(hs)));
-		nlm_grant_free(g);
-		return;
-	}
-	if (st != LK_OK) {
-		nlm->n_stats.cb_release_failed++;
-		log_rl_warnx(&rl_release,
-		    "host %s: confirming an acknowledged grant failed (%s); "
-		    "trying again in 1 s", nlm_host_str(g->g_host, hs,
-		    sizeof(hs)), lk_strerror(st));
-		nlm_send_cancel(g->g_send);
-		g->g_send = NULL;
-		(void)ev_timer_set(nlm->n_loop, &g->g_timer, 1000,
-		    grant_confirm_retry, g);
-		return;
-	}
-	nlm_apply(res);	/* frees g */
+	grant_finish(g, false);
 }
 
 void
@@ -379,7 +345,7 @@ nlm_grant_answer(struct nlm_grant *g, nlm4_stats st)
 	case NLM4_GRANTED:
 		nlm->n_stats.cb_acked++;
 		g->g_ended = true;
-		grant_confirm(g);
+		grant_finish(g, true);
 		return;
 	case NLM4_DENIED_GRACE_PERIOD:
 		return;	/* the client is recovering: keep trying */
@@ -390,7 +356,7 @@ nlm_grant_answer(struct nlm_grant *g, nlm4_stats st)
 		    "host %s refused a granted lock (status %d): "
 		    "undoing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
 		    (int)st);
-		grant_release(g);
+		grant_finish(g, false);
 		return;
 	}
 }
@@ -508,7 +474,7 @@ grant_send(struct nlm_grant *g)
 		    "host %s never acknowledged a granted lock in %u s: "
 		    "undoing it", nlm_host_str(g->g_host, hs, sizeof(hs)),
 		    nlm->n_conf.nc_cb_give_up_sec);
-		grant_release(g);
+		grant_finish(g, false);
 		return;
 	}
 	proc = grant_proc(g);
