@@ -425,6 +425,18 @@ check "SIGTERM: 'stopped' logged" grep -q "nlmd: stopped" "$NLMD_LOG"
 printf '[nlmd]\nverbose = 2\n' >"$W/hup.conf"
 STATE=$W/state start_nlmd -c "$W/hup.conf"
 check "restart on the same state dir after a clean stop" rpcinfo_p_ok
+# The log level in effect, not the one a log line reports: SM_MON is
+# refused with a debug line (verbose > 0) before its reply.
+# SM_MON of "a" for "b", NLM v4 procedure 16, a zero priv.
+SM_MON_ARGS=00000001610000000000000162000000$(printf '%s' \
+    000186b5 00000004 00000010 00000000000000000000000000000000)
+sm_mon_debug_lines() {
+	"$GARBAGE" call -u -a "$SM_MON_ARGS" 127.0.0.1 $NSM_PORT $NSM 1 2 \
+	    success >/dev/null 2>&1 || { echo x; return; }
+	grep -c "SM_MON for a (prog 100021)" "$NLMD_LOG"
+}
+check "verbose = 2: an SM_MON is refused with a debug line" \
+    test "$(sm_mon_debug_lines)" = 1
 printf '[nlmd]\nverbose = 0\n' >"$W/hup.conf"
 kill -HUP "$NLMD_PID"
 check "SIGHUP: the file is reread and the log level applied" \
@@ -441,6 +453,8 @@ printf '[nlmd]\nverbose = 2\ncallback-retry-min-ms = 5000\ncallback-retry-max-ms
 kill -HUP "$NLMD_PID"
 check "SIGHUP: a file the next start would refuse applies in no part (verbose stays 0)" \
     itest_wait grep -q "next start will refuse it; keeping the running configuration (verbose = 0)" "$NLMD_LOG"
+check "... in effect: an SM_MON adds no debug line" \
+    test "$(sm_mon_debug_lines)" = 1
 check "SIGINT: nlmd exits 0" stop_nlmd_with INT
 check "SIGINT: nothing of 100021/100024 left registered" nothing_registered
 
