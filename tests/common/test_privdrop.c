@@ -41,8 +41,10 @@ test_chown(void)
 	struct stat st;
 	int fd;
 
-	if (getuid() != 0)
+	if (getuid() != 0) {
+		printf("\n    SKIPPED: statedir_chown needs root (chown) ");
 		return;
+	}
 	snprintf(dir, sizeof(dir), "/tmp/nlmd-pd.XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/f", dir);
