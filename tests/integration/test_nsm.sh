@@ -346,11 +346,13 @@ rcheck "nlmd logged B's answer" \
     wait_grep "$NLMD_LOG" "host clientB@$CLI_B: SM_NOTIFY \\(state $state2, mon_name $SRV_B\\) answered" 5
 sleep 0.5
 itest_stop_nlmd
+stop_rc=$?
 "$NLMD" --dump-state -s "$STATE" >"$W/dump3.txt" 2>&1
 rcheck "... and the store no longer owes B anything" \
     awk '/name=clientB / {f = 1; if (/notify-since=[1-9]/) bad = 1} END {exit !(f && !bad)}' \
     "$W/dump3.txt"
-rcheck "nlmd exited cleanly, no sanitizer report" \
+check "nlmd exited 0 on SIGTERM ($stop_rc)" test "$stop_rc" = 0
+rcheck "... no sanitizer report" \
     sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:' '$NLMD_LOG'"
 
 # ---- 4. the capture -----------------------------------------------------------
