@@ -1056,6 +1056,8 @@ inside() {
 	wait "$PID_tshark" 2>/dev/null
 	analyse_capture
 	analyse_restarts
+	# Reached the end (main() fails a part that died on the way).
+	: >"$W/inside.done"
 }
 
 # ---- host side ----------------------------------------------------------
@@ -1130,13 +1132,20 @@ main() {
 		NS=""
 		skip "cannot create a network namespace: $err"
 	fi
+	rm -f "$W/inside.done"
 	timeout -k 10 "$E2E_TIMEOUT" ip netns exec "$NS" \
 	    unshare -m --propagation private -- "$SELF" __inside &
 	INNER=$!
 	wait "$INNER"
 	rc=$?
 	INNER=""
-	[ "$rc" = 124 ] && check FAIL "timeout" "the namespace part took over $E2E_TIMEOUT s"
+	if [ "$rc" = 124 ]; then
+		check FAIL "timeout" "the namespace part took over $E2E_TIMEOUT s"
+	elif [ ! -e "$W/inside.done" ] && ! grep -q '^FAIL ' "$W/checks"; then
+		# Killed, or an error of the script: the checks it did not
+		# reach must not read as a pass.
+		check FAIL "inner" "the namespace part ended early (status $rc) without a failed check"
+	fi
 	outer_cleanup
 	trap - EXIT
 	summary

@@ -130,6 +130,19 @@ itest_stop_nlmd() {
 	wait "$NLMD_PID" 2>/dev/null
 }
 
+# itest_no_sanitizer FILE...: no sanitizer report in any of the files, each
+# of which must exist (grep says 2 for a missing one, which `! grep' took
+# for a clean log).  The script's SANITIZER_RE, if it sets one, else:
+ITEST_SANITIZER_RE='AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|ThreadSanitizer|runtime error:'
+itest_no_sanitizer() {
+	local f
+	[ $# -gt 0 ] || { echo "itest_no_sanitizer: no file"; return 1; }
+	for f in "$@"; do
+		[ -f "$f" ] || { echo "itest_no_sanitizer: missing: $f"; return 1; }
+	done
+	! grep -E "${SANITIZER_RE:-$ITEST_SANITIZER_RE}" "$@"
+}
+
 check() {
 	local what=$1; shift
 	if "$@" >>"$ITEST_WORK/checks.log" 2>&1; then

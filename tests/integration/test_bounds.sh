@@ -165,6 +165,5 @@ there (not 50 or 150), $sup sends failed at once" \
     test $((l1 - l0)) -ge 1 -a $((l1 - l0)) -le 2 -a "$sup" -ge 40
 
 itest_stop_nlmd
-rcheck "no sanitizer report" \
-    sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:' '$NLMD_LOG'"
+rcheck "no sanitizer report" itest_no_sanitizer "$NLMD_LOG"
 itest_finish

@@ -399,6 +399,5 @@ check "--timeout x: a usage error (exit 2)" \
     bash -c "'$CTL' --timeout x status; [ \$? = 2 ]"
 itest_stop_nlmd
 
-rcheck "no sanitizer report" \
-    sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:' '$NLMD_LOG'"
+rcheck "no sanitizer report" itest_no_sanitizer "$NLMD_LOG"
 itest_finish

@@ -205,7 +205,7 @@ stop_nlmd_with() {
 }
 
 no_sanitizer_report() {
-	! grep -E "$SANITIZER_RE" "$ITEST_WORK"/nlmd.log*
+	itest_no_sanitizer "$ITEST_WORK"/nlmd.log*
 }
 
 # itest_start_nlmd appends to one log and waits for "nlmd ready" in it, so

@@ -211,11 +211,11 @@ run_prog libnfs-reclaim "$W/libnfs-reclaim.log" "$BIN/libnfs_flows" $SRV \
     reclaim
 nlmtest grace-conflict --grace $GRACE
 check "grace ended at the deadline, the unreclaimed lock dropped" \
-    grep -q "grace period over (deadline) after .*: 1 locks and 0 shares not reclaimed, dropped" "$NLMD_LOG"
+    eval 'log_since_ready | grep -q "grace period over (deadline) after .*: 1 locks and 0 shares not reclaimed, dropped"'
 restart_nlmd KILL --grace-period=60 --reclaim-check=strict
 nlmtest grace-strict
 check "strict: grace ended early, everything reclaimed" \
-    grep -q "grace period over (nothing left to reclaim)" "$NLMD_LOG"
+    eval 'log_since_ready | grep -q "grace period over (nothing left to reclaim)"'
 restart_nlmd TERM --grace-period=60
 check "no grace after a clean stop with nothing held" \
     eval 'log_since_ready | grep -q "no grace period: nothing to reclaim"'
@@ -314,7 +314,7 @@ check "tshark sees DENIED_GRACE_PERIOD replies (nlm.stat == 4): $(tsn 'nlm.stat 
 # ---- sanitizers ------------------------------------------------------------
 
 check "no sanitizer report in nlmd's logs" \
-    eval '! grep -E "$SANITIZER_RE" "$W"/nlmd.log*'
+    eval 'itest_no_sanitizer "$W"/nlmd.log*'
 
 # ---- summary ---------------------------------------------------------------
 

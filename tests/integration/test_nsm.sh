@@ -352,8 +352,7 @@ rcheck "... and the store no longer owes B anything" \
     awk '/name=clientB / {f = 1; if (/notify-since=[1-9]/) bad = 1} END {exit !(f && !bad)}' \
     "$W/dump3.txt"
 check "nlmd exited 0 on SIGTERM ($stop_rc)" test "$stop_rc" = 0
-rcheck "... no sanitizer report" \
-    sh -c "! grep -E 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:' '$NLMD_LOG'"
+rcheck "... no sanitizer report" itest_no_sanitizer "$NLMD_LOG"
 
 # ---- 4. the capture -----------------------------------------------------------
 

@@ -448,7 +448,7 @@ clients were told" model_vs_dump "$W/drv.$dur/model.$models" \
 	rcheck "$dur: fencing tokens rise across restarts; high-water covers \
 every token; records only of the current epoch" tokens_ok
 	check "$dur: no sanitizer report from nlmd or crashdrv" eval \
-	    '! grep -E "$SANITIZER_RE" "$NLMD_LOG" "$W"/dump.$dur.*.err' \
+	    'itest_no_sanitizer "$NLMD_LOG" "$W"/dump.$dur.*.err' \
 	    '"$W/drv.$dur/err"'
 	for i in "${TIMES[@]}"; do
 		ALL_TIMES+=("$dur $i")

@@ -281,7 +281,7 @@ check "--user=no-such-user: exit 1 at once, says so, creates nothing" \
     out_nosuch
 
 check "no sanitizer report in nlmd's logs ($(basename "$NLMD"))" \
-    bash -c "! grep -E '$SANITIZER_RE' '$W'/nlmd.log.*"
+    eval 'itest_no_sanitizer "$W"/nlmd.log.*'
 check "whole test under 60 s ($((SECONDS - T0)) s)" \
     test $((SECONDS - T0)) -lt 60
 itest_finish
