@@ -204,6 +204,59 @@ check "the package holds binaries, unit, sysusers, config, man pages, README, co
 check "/etc/nlmd/nlmd.conf is a conffile" bash -c \
     "dpkg-deb -I '$DEB' conffiles | grep -qx /etc/nlmd/nlmd.conf"
 
+# ---- the maintainer scripts on a host that runs systemd ------------------
+
+# dpkg --root (below) sets DPKG_ROOT, under which the scripts leave the
+# service alone.  Here they run as dpkg runs them on a real host: under a
+# private /run that has /run/systemd/system, with systemctl,
+# deb-systemd-invoke, deb-systemd-helper and systemd-sysusers replaced by
+# stubs that only log their arguments (nothing on this machine changes).
+MS=$W/maint
+mkdir -p "$MS/ctl" "$MS/bin"
+dpkg-deb -e "$DEB" "$MS/ctl"
+for t in systemctl deb-systemd-invoke deb-systemd-helper systemd-sysusers; do
+	printf '#!/bin/sh\necho "%s $*" >>"%s/calls"\n' "$t" "$MS" >"$MS/bin/$t"
+	chmod 755 "$MS/bin/$t"
+done
+# maint_run SCRIPT ARGS... [-- SCRIPT ARGS...]: dpkg's calls, in order.
+maint_run() {
+	: >"$MS/calls"
+	unshare --mount --propagation private sh -c '
+	    mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system || exit 1
+	    bin=$1; ctl=$2; shift 2
+	    while [ $# -gt 0 ]; do
+		s=$1; shift; args=""
+		while [ $# -gt 0 ] && [ "$1" != -- ]; do
+			args="$args $1"; shift
+		done
+		[ $# -gt 0 ] && shift
+		[ -e "$ctl/$s" ] || continue
+		PATH="$bin:$PATH" sh "$ctl/$s" $args || exit 1
+	    done' maint "$MS/bin" "$MS/ctl" "$@"
+}
+# The service is restarted on the new binary when it ran (try-restart or
+# restart), and never stopped without being started again.
+upgrade_restarts() {
+	local v
+	v=$(dpkg-deb -f "$DEB" Version)
+	maint_run prerm upgrade "$v" -- preinst upgrade "$v" -- \
+	    postrm upgrade "$v" -- postinst configure "$v" || return 1
+	cat "$MS/calls"
+	awk '/^(deb-systemd-invoke|systemctl) .*stop .*nlmd\.service/ { down = 1 }
+	    /^(deb-systemd-invoke|systemctl) .*(try-restart|restart|start) .*nlmd\.service/ {
+		down = 0; up = 1 }
+	    END { exit down || !up }' "$MS/calls"
+}
+check "upgrade: a running nlmd is restarted on the new binary, not left stopped" \
+    upgrade_restarts
+remove_stops() {
+	maint_run prerm remove -- postrm remove || return 1
+	cat "$MS/calls"
+	grep -Eq '^(deb-systemd-invoke|systemctl) .*stop .*nlmd\.service' \
+	    "$MS/calls"
+}
+check "remove: a running nlmd is stopped (its binary is going)" remove_stops
+
 host_state() {
 	grep -c '^nlmd:' /etc/passwd
 	ls /var/lib/systemd/deb-systemd-helper-enabled 2>/dev/null | grep nlmd
