@@ -203,6 +203,25 @@ check "the package holds binaries, unit, sysusers, config, man pages, README, co
     deb_has
 check "/etc/nlmd/nlmd.conf is a conffile" bash -c \
     "dpkg-deb -I '$DEB' conffiles | grep -qx /etc/nlmd/nlmd.conf"
+# A unit named in Requires= that is not installed fails the start ("Unit
+# ... not found"): its package must be a dependency, not a recommendation
+# (apt --no-install-recommends, dpkg -i install none).
+requires_depended() {
+	local deps u pkg bad=0
+	deps=$(dpkg-deb -f "$DEB" Depends | tr ',|' '\n\n' |
+	    sed -E 's/^ *([^ (]+).*/\1/')
+	for u in $(sed -n 's/^Requires=//p' "$TOP/init/nlmd.service"); do
+		pkg=$(dpkg -S "/lib/systemd/system/$u" 2>/dev/null |
+		    cut -d: -f1 | head -1)
+		[ -n "$pkg" ] || { echo "$u: no package here has it"; bad=1; continue; }
+		echo "Requires=$u: package $pkg"
+		grep -qxF "$pkg" <<<"$deps" ||
+		    { echo "$pkg (for $u) is not in Depends: $deps"; bad=1; }
+	done
+	[ $bad = 0 ]
+}
+check "the unit's Requires= units come from packages in Depends" \
+    requires_depended
 
 # ---- the maintainer scripts on a host that runs systemd ------------------
 
