@@ -39,4 +39,60 @@ check "no sanitizer report in run.sh's output (nlmd's log)" \
     itest_no_sanitizer "$RUNLOG"
 check "the rpcbind run.sh started is gone with it" bash -c \
     '! rpcinfo -p 127.0.0.1 >/dev/null 2>&1'
+
+# ---- a host whose rpcbind runs, with another status monitor -----------
+# On an NFS client (nfs-common) rpc.statd holds status (100024), and the
+# kernel's lockd nlockmgr: `make run' must not take their registrations
+# over (nlmd, as root, removes what is registered before it registers),
+# nor leave them gone when it stops.  A registration whose server is gone
+# (an nlmd killed with -9) is no one's: run.sh goes on, nlmd replaces it.
+if command -v rpc.statd >/dev/null; then
+	mkdir -p "$ITEST_WORK/nfs/sm" "$ITEST_WORK/nfs/sm.bak"
+	mount --bind "$ITEST_WORK/nfs" /var/lib/nfs
+	rpcbind -f -w &
+	ITEST_PIDS+=($!)
+	itest_wait rpcinfo -p 127.0.0.1
+	rpc.statd -F -L >"$ITEST_WORK/statd.log" 2>&1 &
+	STATD_PID=$!
+	ITEST_PIDS+=($STATD_PID)
+	itest_wait sh -c 'rpcinfo -p 127.0.0.1 | grep -q status'
+	statd_port() {
+		rpcinfo -p 127.0.0.1 | awk '$1 == 100024 && $3 == "tcp" {print $4}'
+	}
+	STATD_PORT=$(statd_port)
+	RUNLOG2=$ITEST_WORK/run2.log
+	NLMD_STATE=$ITEST_WORK/runstate "$TOP/tools/run.sh" "$NLMD" \
+	    >"$RUNLOG2" 2>&1 &
+	RUN_PID=$!
+	ITEST_PIDS+=($RUN_PID)
+	# Either it refuses at once, or it runs: give it the time to register.
+	itest_wait bash -c "! kill -0 $RUN_PID 2>/dev/null ||
+	    grep -q 'nlmd ready' '$RUNLOG2'"
+	STATD_DURING=$(statd_port)
+	kill -TERM "$RUN_PID" 2>/dev/null
+	wait "$RUN_PID" 2>/dev/null
+	itest_forget "$RUN_PID"
+	check "rpc.statd registered: run.sh leaves status to it ($STATD_PORT, while it ran: ${STATD_DURING:-none})" \
+	    test -n "$STATD_PORT" -a "$STATD_DURING" = "$STATD_PORT"
+	check "... and says why it does not start nlmd" \
+	    grep -q "status (100024) is registered and answers" "$RUNLOG2"
+	check "... rpc.statd's registration is still there afterwards" \
+	    test "$(statd_port)" = "$STATD_PORT"
+	# A stale one: rpc.statd killed, its registration left behind.
+	kill -9 "$STATD_PID"
+	wait "$STATD_PID" 2>/dev/null
+	itest_forget "$STATD_PID"
+	NLMD_STATE=$ITEST_WORK/runstate "$TOP/tools/run.sh" "$NLMD" \
+	    >"$RUNLOG2" 2>&1 &
+	RUN_PID=$!
+	ITEST_PIDS+=($RUN_PID)
+	check "a stale status registration (its server gone): run.sh starts nlmd, which takes it" \
+	    itest_wait bash -c "rpcinfo -p 127.0.0.1 |
+	        awk '\$1 == 100024 && \$4 == 32765 {f = 1} END {exit !f}'"
+	kill -TERM "$RUN_PID" 2>/dev/null
+	wait "$RUN_PID" 2>/dev/null
+	itest_forget "$RUN_PID"
+	check "... and nlmd stopped cleanly" grep -q "nlmd: stopped" "$RUNLOG2"
+	umount /var/lib/nfs
+fi
 itest_finish
