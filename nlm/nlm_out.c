@@ -291,6 +291,12 @@ lookup_done(void *arg, enum onc_out_status st, XDR *res)
 	}
 	if (port == 0) {
 		nlm->n_stats.rpcb_failed++;
+		/*
+		 * An expired port found earlier is no longer true either, and
+		 * left in place it would hide the failure from the check of
+		 * nlm_send_start(): every _RES would look up again.
+		 */
+		p->p_port = 0;
 		p->p_neg_until = ev_now_ms() + NEG_TTL_MS;
 		log_debug("no port for program %u v%u/udp from rpcbind at %s",
 		    p->p_prog, p->p_vers, addr_str((struct sockaddr *)

@@ -62,6 +62,7 @@ static int sm_fd = -1;		/* the client's status monitor */
 static char st_sm_from[64];	/* source of the last SM_NOTIFY */
 static uint32_t st_xid = 1000;
 static bool st_sm_registered = true;
+static bool st_nlm_registered = true;
 static unsigned st_rpcb_verf;	/* verifier bytes in rpcbind's answers */
 static unsigned st_lookups[2];	/* GETPORT answered: NLM, NSM */
 static const struct lk_allocator *st_lk_alloc;
@@ -161,6 +162,7 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 
 	st_clock = 1000000;
 	st_rpcb_verf = 0;
+	st_nlm_registered = true;
 	ev_set_clock(st_now);
 	loop = ev_loop_new();
 	memset(&lim, 0, sizeof(lim));
@@ -245,7 +247,7 @@ ts_advance(uint64_t ms)
 /*
  * Answer one PMAP GETPORT on the fake rpcbind: the callback socket for
  * NLM, the status-monitor socket for NSM (0, "not registered", when
- * ts_sm_registered(false)).
+ * ts_nlm_registered(false) or ts_sm_registered(false)).
  */
 static int
 st_rpcb_serve(void)
@@ -272,7 +274,7 @@ st_rpcb_serve(void)
 	if (pm.pm_prog == SM_PROG)
 		port = st_sm_registered ? st_port_of(sm_fd) : 0;
 	else
-		port = st_port_of(cb_fd);
+		port = st_nlm_registered ? st_port_of(cb_fd) : 0;
 	memset(&rep, 0, sizeof(rep));
 	rep.rm_xid = call.rm_xid;
 	rep.rm_direction = REPLY;
@@ -593,6 +595,12 @@ void
 ts_rpcb_verifier(unsigned len)
 {
 	st_rpcb_verf = len < MAX_AUTH_BYTES ? len : MAX_AUTH_BYTES;
+}
+
+void
+ts_nlm_registered(bool on)
+{
+	st_nlm_registered = on;
 }
 
 void

@@ -87,6 +87,8 @@ struct onc_out	*ts_clnt(void);
  * answers from now on, at most MAX_AUTH_BYTES; 0 (default): AUTH_NONE.
  */
 void		 ts_rpcb_verifier(unsigned len);
+/* Does the fake rpcbind know the client's NLM?  (default; each start) */
+void		 ts_nlm_registered(bool on);
 /* Does the fake rpcbind know the client's status program?  (default) */
 void		 ts_sm_registered(bool on);
 /* GETPORT queries for the status program answered so far. */

@@ -648,6 +648,56 @@ test_res_verifier(void)
 	ts_stop();
 }
 
+/* One LOCK_MSG of hostC for "g" [5, EOF), pumped. */
+static void
+t_lock_msg(void)
+{
+	nlm4_lockargs a;
+
+	t_lockargs(&a, "hostC", 3, "ownC", "g", 5, 0, true, false);
+	(void)ts_send(NLMPROC4_LOCK_MSG, XDRPROC(xdr_nlm4_lockargs), &a);
+	ts_pump();
+	free(a.cookie.nlm_netobj_val);
+}
+
+/*
+ * A _RES look-up that finds no port is remembered (nlm_out.c, BOUNDS)
+ * also when an earlier look-up had found one: the client's NLM went
+ * away after its cached port expired.  The next _MSG from that address
+ * within NEG_TTL_MS gets no look-up.  Until 2026-12-05 the expired port
+ * stayed in the cache entry and hid the failure: every _MSG (a forged
+ * source too) made a new GETPORT to that address.
+ */
+static void
+test_res_negative_after_port(void)
+{
+	const struct nlm_counters *ct;
+	nlm4_res r;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	t_lock_msg();
+	CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	ct = nlm_get_counters();
+	CU_ASSERT_EQUAL(ct->rpcb_lookups, 1);
+	/* The port expires; the client's NLM is gone meanwhile. */
+	ts_advance(121000);
+	ts_nlm_registered(false);
+	t_lock_msg();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(ct->rpcb_lookups, 2);
+	CU_ASSERT_EQUAL(ct->rpcb_failed, 1);
+	/* A moment later: failed at once, no datagram to its rpcbind. */
+	ts_advance(1000);
+	t_lock_msg();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(ct->rpcb_lookups, 2);
+	CU_ASSERT_EQUAL(ct->rpcb_suppressed, 1);
+	ts_stop();
+}
+
 /* A TCP reply: no byte of it before the commit. */
 static void
 test_tcp_reply(void)
@@ -2361,6 +2411,8 @@ ts_register_turn(void)
 	    NULL ||
 	    CU_add_test(s, "a look-up answered with a long verifier",
 	    test_res_verifier) == NULL ||
+	    CU_add_test(s, "no port found after an expired one: remembered",
+	    test_res_negative_after_port) == NULL ||
 	    CU_add_test(s, "the outgoing xid wraps under a callback",
 	    test_xid_wrap) == NULL ||
 	    CU_add_test(s, "a refused grant leaves the earlier lock",
