@@ -67,12 +67,13 @@
  *   key:   u64 host, svid, bytes16 owner handle (0..1024 bytes),
  *          bytes16 file handle (1..1024 bytes), u64 start
  *   value: u8 version 1, u64 len (0: through UINT64_MAX), u8 exclusive
- *          (0/1), u64 fencing token, u64 epoch.  26 bytes.
+ *          (0/1), u64 fencing token, u64 epoch (at most LK_EPOCH_MAX,
+ *          2^32 - 1: lockcore keeps 32 bits).  26 bytes.
  *
  * shares.db (lockcore's unique key of a share reservation)
  *   key:   u64 host, bytes16 owner handle, bytes16 file handle
  *   value: u8 version 1, u8 access mask, u8 deny mask (LK_SHARE_R = 1,
- *          LK_SHARE_W = 2), u64 epoch.  11 bytes.
+ *          LK_SHARE_W = 2), u64 epoch (at most LK_EPOCH_MAX).  11 bytes.
  *
  * The journal (see store_commit.c and store_compact.c)
  *   One log record per commit, written with DB_ENV->log_put outside any
@@ -294,7 +295,8 @@ store_record_ok(const struct lk_record *rc)
 {
 	if (rc == NULL || rc->rc_fhlen == 0 || rc->rc_fhlen > LK_FH_MAX ||
 	    rc->rc_fh == NULL || rc->rc_ohlen > LK_OH_MAX ||
-	    (rc->rc_ohlen > 0 && rc->rc_oh == NULL))
+	    (rc->rc_ohlen > 0 && rc->rc_oh == NULL) ||
+	    rc->rc_epoch > LK_EPOCH_MAX)
 		return false;
 	if (rc->rc_kind == LK_REC_SHARE)
 		return (rc->rc_access & ~(LK_SHARE_R | LK_SHARE_W)) == 0 &&
@@ -485,7 +487,7 @@ store_dec_lock(const void *k, size_t klen, const void *v, size_t vlen,
 	rc->rc_excl = get_u8(&rd);
 	rc->rc_token = get_u64(&rd);
 	rc->rc_epoch = get_u64(&rd);
-	return store_record_ok(rc) ? NULL : "lock range or mode out of bounds";
+	return store_record_ok(rc) ? NULL : "lock range, mode or epoch out of bounds";
 }
 
 const char *
@@ -507,7 +509,7 @@ store_dec_share(const void *k, size_t klen, const void *v, size_t vlen,
 	rc->rc_access = get_u8(&rd);
 	rc->rc_deny = get_u8(&rd);
 	rc->rc_epoch = get_u64(&rd);
-	return store_record_ok(rc) ? NULL : "share masks out of bounds";
+	return store_record_ok(rc) ? NULL : "share masks or epoch out of bounds";
 }
 
 const char *

@@ -332,7 +332,7 @@ size_t	store_enc_lock_val(uint8_t *buf, const struct lk_record *rc);
 size_t	store_enc_share_key(uint8_t *buf, const struct lk_record *rc);
 size_t	store_enc_share_val(uint8_t *buf, const struct lk_record *rc);
 size_t	store_enc_host_val(uint8_t *buf, const struct store_host *h);
-/* Is rc storable (kind, lengths, pointers)?  Is h? */
+/* Is rc storable (kind, lengths, pointers, epoch <= LK_EPOCH_MAX)?  Is h? */
 bool	store_record_ok(const struct lk_record *rc);
 bool	store_host_ok(const struct store_host *h);
 /*

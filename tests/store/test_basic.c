@@ -140,7 +140,7 @@ edge_records(struct lk_record *v, char *big_fh, char *big_oh)
 	    LK_SHARE_R | LK_SHARE_W);
 	v[n++] = stt_share(UINT64_MAX, big_oh, big_fh, 0, LK_SHARE_W);
 	v[1].rc_epoch = 0;
-	v[2].rc_epoch = UINT64_MAX;
+	v[2].rc_epoch = LK_EPOCH_MAX;
 	v[8].rc_epoch = 77;
 	return n;
 }
@@ -221,6 +221,12 @@ test_records_invalid(void)
 	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
 	bad = v[7];
 	bad.rc_access = 4;
+	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
+	bad = v[2];
+	bad.rc_epoch = (uint64_t)LK_EPOCH_MAX + 1;
+	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
+	bad = v[7];
+	bad.rc_epoch = UINT64_MAX;
 	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
 	CU_ASSERT(!store_pending(st));
 	store_close(st);
@@ -716,6 +722,22 @@ test_corrupt(void)
 	    "shares.db");
 	corrupt_one(STORE_TEST_HOSTS, hkey, sizeof(hkey), val, 3,
 	    "bad address");
+	/*
+	 * An epoch past LK_EPOCH_MAX (bytes 18-25 of a lock value, 3-10 of
+	 * a share's): lockcore refuses to load it, and nlmd took that
+	 * refusal for a conflict and deleted the record with a warning that
+	 * blamed another lock.
+	 */
+	memset(val, 0, sizeof(val));
+	val[0] = 1;
+	val[21] = 1;
+	corrupt_one(STORE_TEST_LOCKS, lkey, sizeof(lkey), val, 26,
+	    "out of bounds");
+	memset(val, 0, sizeof(val));
+	val[0] = 1;
+	val[6] = 1;
+	corrupt_one(STORE_TEST_SHARES, skey, sizeof(skey), val, 11,
+	    "out of bounds");
 	/* A newer format: refused at open with a clear message. */
 	fresh();
 	st = stt_open_ok(dir, STORE_SYNC);
