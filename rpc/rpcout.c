@@ -11,8 +11,8 @@
  * message is sent again until cr_tries sends have been made, then the
  * callback reports ONC_OUT_TIMEDOUT.  Replies arriving on the sockets are
  * matched by xid through a small hash table; a reply from an address other
- * than the one called is ignored (a spoofed or stray datagram cannot
- * complete someone else's call).
+ * than the one called, or to a call not sent yet, is ignored (a spoofed or
+ * stray datagram cannot complete someone else's call).
  */
 #include "rpcout.h"
 
@@ -217,7 +217,12 @@ onc_out_input(struct onc_out *cl, const struct sockaddr_storage *from,
 		return;
 	memcpy(&xid, buf, 4);
 	xid = ntohl(xid);
-	if ((pe = *out_slot(cl, xid)) == NULL ||
+	/*
+	 * A call still waiting for its commit has not left: a reply to it
+	 * was forged with a guessed xid (they follow each other), and
+	 * completing the call would act on state not yet stored.
+	 */
+	if ((pe = *out_slot(cl, xid)) == NULL || pe->pe_list != CL_NONE ||
 	    !addr_same(from, &pe->pe_dst))
 		return;
 	memset(&msg, 0, sizeof(msg));

@@ -112,8 +112,8 @@ int	onc_out_held(const struct onc_out *);
 
 /*
  * One datagram read from the sockets, from `from': a reply completes the
- * pending call of its xid if it comes from the address that call went
- * to; anything else is ignored.  The sockets' reader calls it; exported
+ * pending call of its xid if that call has been sent and the reply comes
+ * from the address it went to; anything else is ignored.  The sockets' reader calls it; exported
  * so that the dispatch fuzzer can answer the calls it sees go out.
  */
 void	onc_out_input(struct onc_out *, const struct sockaddr_storage *from,

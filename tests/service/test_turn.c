@@ -698,6 +698,77 @@ test_res_negative_after_port(void)
 	ts_stop();
 }
 
+static int t_early_st = -1;
+
+static void
+t_early_cb(void *arg, enum onc_out_status st, XDR *res)
+{
+	(void)arg;
+	(void)res;
+	t_early_st = (int)st;
+}
+
+/*
+ * A reply to an outgoing call that has not left yet (held until its
+ * turn's commit) is no reply to it: whoever sent it guessed the xid (they
+ * follow each other), and must not complete a call -- acknowledge a
+ * GRANTED, give a port -- before the state it reports is stored.  Until
+ * 2026-12-05 such a datagram, from the call's destination, completed it.
+ */
+static void
+test_reply_before_send(void)
+{
+	struct sockaddr_storage dst;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&dst;
+	struct onc_out_req rq;
+	struct rpc_msg rep;
+	uint8_t buf[128];
+	uint32_t xid;
+	XDR x;
+
+	if (t_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	memset(&dst, 0, sizeof(dst));
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(ts_cb_port());
+	inet_pton(AF_INET, "127.0.0.1", &s4->sin_addr);
+	memset(&rq, 0, sizeof(rq));
+	rq.cr_dst = (struct sockaddr *)&dst;
+	rq.cr_dstlen = sizeof(*s4);
+	rq.cr_prog = NLM_PROG;
+	rq.cr_vers = NLM4_VERS;
+	rq.cr_proc = 0;	/* NULL */
+	rq.cr_xargs = XDRPROC(xdr_void);
+	rq.cr_timeout_ms = 1000;
+	rq.cr_tries = 1;
+	rq.cr_cb = t_early_cb;
+	t_early_st = -1;
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(ts_clnt(), &rq, &xid), ONC_OK);
+	memset(&rep, 0, sizeof(rep));
+	rep.rm_xid = xid;
+	rep.rm_direction = REPLY;
+	rep.rm_reply.rp_stat = MSG_ACCEPTED;
+	rep.acpted_rply.ar_verf = _null_auth;
+	rep.acpted_rply.ar_stat = SUCCESS;
+	rep.acpted_rply.ar_results.where = NULL;
+	rep.acpted_rply.ar_results.proc = XDRPROC(xdr_void);
+	xdrmem_create(&x, (char *)buf, sizeof(buf), XDR_ENCODE);
+	CU_ASSERT_FATAL(xdr_replymsg(&x, &rep));
+	/* Held (made this turn), then sealed: not sent either way. */
+	onc_out_input(ts_clnt(), &dst, buf, xdr_getpos(&x));
+	CU_ASSERT_EQUAL(t_early_st, -1);
+	onc_out_seal(ts_clnt(), UINT64_MAX);
+	onc_out_input(ts_clnt(), &dst, buf, xdr_getpos(&x));
+	CU_ASSERT_EQUAL(t_early_st, -1);
+	/* Sent: now the same reply completes it. */
+	onc_out_release(ts_clnt(), UINT64_MAX);
+	onc_out_input(ts_clnt(), &dst, buf, xdr_getpos(&x));
+	CU_ASSERT_EQUAL(t_early_st, ONC_OUT_OK);
+	xdr_destroy(&x);
+	ts_stop();
+}
+
 /* A TCP reply: no byte of it before the commit. */
 static void
 test_tcp_reply(void)
@@ -2415,6 +2486,8 @@ ts_register_turn(void)
 	    test_res_negative_after_port) == NULL ||
 	    CU_add_test(s, "the outgoing xid wraps under a callback",
 	    test_xid_wrap) == NULL ||
+	    CU_add_test(s, "a reply to a call not yet sent is ignored",
+	    test_reply_before_send) == NULL ||
 	    CU_add_test(s, "a refused grant leaves the earlier lock",
 	    test_refusal_keeps_earlier_lock) ==
 	    NULL ||
