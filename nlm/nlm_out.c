@@ -42,6 +42,7 @@
 #include "log.h"
 
 #define PEER_BUCKETS	256
+#define UADDR_MAX	256		/* longest GETADDR answer taken */
 #define PORT_TTL_MS	120000
 #define NEG_TTL_MS	30000
 #define MAX_PEERS	65536
@@ -285,7 +286,13 @@ lookup_done(void *arg, enum onc_out_status st, XDR *res)
 	} else if (st == ONC_OUT_OK) {
 		char *ua = NULL;
 
-		if (xdr_wrapstring(res, &ua))
+		/*
+		 * Bounded: an IPv6 universal address with a scope and the
+		 * port is under 64 bytes; unbounded, the peer's length
+		 * (up to 4 GB) was allocated before the bytes were looked
+		 * for.
+		 */
+		if (xdr_string(res, &ua, UADDR_MAX))
 			port = uaddr_port(ua);
 		xdr_free(XDRPROC(xdr_wrapstring), (char *)&ua);
 	}
