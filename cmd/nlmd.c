@@ -668,6 +668,44 @@ ctl_metrics(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
  * form), before anything changes: a start refused for them must not
  * cost an epoch (the store opens after this).
  */
+/*
+ * Before anything is opened: another lock manager or status monitor
+ * registered with rpcbind that answers (the kernel's lockd or rpc.statd
+ * of an NFS client on this host, Ganesha's rpc.statd, another nlmd) would
+ * lose its registration to ours -- as root nlmd removes what is registered
+ * before it registers -- and keep none after we stop.  Refuse instead.
+ * One nobody answers (its server gone, an nlmd killed with -9) is ours to
+ * replace, as is one at our own fixed port.
+ */
+static void
+check_registrations(struct nlmd *d)
+{
+	static const struct {
+		uint32_t	 prog, vers;
+		const char	*name, *who;
+	} progs[] = {
+		{ NLM_PROGRAM, 4, "nlockmgr", "the kernel's lockd" },
+		{ NLM_PROGRAM, 3, "nlockmgr", "the kernel's lockd" },
+		{ NLM_PROGRAM, 1, "nlockmgr", "the kernel's lockd" },
+		{ NSM_PROGRAM, 1, "status", "rpc.statd" },
+	};
+	char where[64];
+	size_t i;
+
+	if (!d->conf.rpcbind)
+		return;
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		if (onc_rpcb_live(progs[i].prog, progs[i].vers,
+		    progs[i].prog == NLM_PROGRAM ? d->conf.nlm_port :
+		    d->conf.nsm_port, where, sizeof(where)))
+			fatalx("%s (%u v%u) is registered with rpcbind by a "
+			    "server that answers (%s): %s, or another nlmd? "
+			    "nlmd would take its registration over; stop it "
+			    "first (see rpcinfo -p), or run with --rpcbind=no",
+			    progs[i].name, progs[i].prog, progs[i].vers, where,
+			    progs[i].who);
+}
+
 static void
 check_settings(struct nlmd *d)
 {
@@ -686,6 +724,7 @@ check_settings(struct nlmd *d)
 	if (d->conf.metrics_addr[0] != '\0' &&
 	    http_metrics_check(d->conf.metrics_addr, err, sizeof(err)) == -1)
 		fatalx("%s", err);
+	check_registrations(d);
 }
 
 /*

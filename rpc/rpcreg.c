@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include <rpc/rpc.h>
+#include <rpc/pmap_prot.h>
+
+#include "rpcout.h"	/* XDRPROC */
 
 static enum onc_status
 onc_rpcb_one(const char *netid, uint32_t prog, uint32_t vers, unsigned port,
@@ -75,4 +78,65 @@ void
 onc_rpcb_unset(uint32_t prog, uint32_t vers)
 {
 	(void)rpcb_unset(prog, vers, NULL);
+}
+
+/* A client of 127.0.0.1:port over UDP or TCP; NULL if none can be made. */
+static CLIENT *
+onc_rpcb_client(unsigned port, int proto, uint32_t prog, uint32_t vers)
+{
+	struct timeval wait = { 0, 250000 };
+	struct sockaddr_in sin;
+	int sock = RPC_ANYSOCK;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)port);
+	if (proto == IPPROTO_UDP)
+		return clntudp_create(&sin, prog, vers, wait, &sock);
+	return clnttcp_create(&sin, prog, vers, &sock, 0, 0);
+}
+
+bool
+onc_rpcb_live(uint32_t prog, uint32_t vers, unsigned ours, char *who,
+    size_t wholen)
+{
+	static const int protos[] = { IPPROTO_UDP, IPPROTO_TCP };
+	struct timeval tv = { 1, 0 };
+	struct pmap pm;
+	u_long port;
+	CLIENT *c;
+	size_t i;
+	bool live;
+
+	for (i = 0; i < 2; i++) {
+		/* rpcbind's portmapper view: the IPv4 registrations. */
+		if ((c = onc_rpcb_client(PMAPPORT, IPPROTO_UDP, PMAPPROG,
+		    PMAPVERS)) == NULL)
+			return false;
+		memset(&pm, 0, sizeof(pm));
+		pm.pm_prog = prog;
+		pm.pm_vers = vers;
+		pm.pm_prot = (u_long)protos[i];
+		port = 0;
+		if (clnt_call(c, PMAPPROC_GETPORT, XDRPROC(xdr_pmap),
+		    (char *)&pm, XDRPROC(xdr_u_long), (char *)&port, tv) !=
+		    RPC_SUCCESS)
+			port = 0;
+		clnt_destroy(c);
+		if (port == 0 || port > 65535 || (ours != 0 && port == ours))
+			continue;
+		if ((c = onc_rpcb_client((unsigned)port, protos[i], prog,
+		    vers)) == NULL)
+			continue;		/* nobody listens there */
+		live = clnt_call(c, NULLPROC, XDRPROC(xdr_void), NULL,
+		    XDRPROC(xdr_void), NULL, tv) == RPC_SUCCESS;
+		clnt_destroy(c);
+		if (live) {
+			snprintf(who, wholen, "%s port %lu", protos[i] ==
+			    IPPROTO_UDP ? "udp" : "tcp", port);
+			return true;
+		}
+	}
+	return false;
 }

@@ -78,6 +78,16 @@ if command -v rpc.statd >/dev/null; then
 	    grep -q "status (100024) is registered and answers" "$RUNLOG2"
 	check "... rpc.statd's registration is still there afterwards" \
 	    test "$(statd_port)" = "$STATD_PORT"
+	# nlmd itself, started without run.sh, refuses as well: as root it
+	# would remove rpc.statd's registration before registering its own.
+	timeout 30 "$NLMD" -F -s "$ITEST_WORK/directstate" --control-socket= \
+	    >"$ITEST_WORK/direct.log" 2>&1
+	DRC=$?
+	cat "$ITEST_WORK/direct.log" >>"$ITEST_WORK/checks.log"
+	check "nlmd itself, rpc.statd registered and answering: exit 1 ($DRC), says so" \
+	    bash -c "[ $DRC = 1 ] && grep -q 'status (100024 v1) is registered with rpcbind by a server that answers (.*): rpc.statd, or another nlmd' '$ITEST_WORK/direct.log'"
+	check "... and rpc.statd keeps its registration" \
+	    test "$(statd_port)" = "$STATD_PORT"
 	# A stale one: rpc.statd killed, its registration left behind.
 	kill -9 "$STATD_PID"
 	wait "$STATD_PID" 2>/dev/null
@@ -94,5 +104,7 @@ if command -v rpc.statd >/dev/null; then
 	itest_forget "$RUN_PID"
 	check "... and nlmd stopped cleanly" grep -q "nlmd: stopped" "$RUNLOG2"
 	umount /var/lib/nfs
+else
+	check "rpc.statd (nfs-common, from make deps) is installed" false
 fi
 itest_finish
