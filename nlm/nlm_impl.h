@@ -510,6 +510,8 @@ void		 nlm_send_cancel(struct nlm_send *);
 void		 nlm_port_forget(const struct sockaddr_storage *, uint32_t vers);
 /* Free port cache entries that expired and wait for nothing. */
 void		 nlm_out_gc(void);
+/* The port cache: entries, and the longest chain (tests). */
+void		 nlm_out_peer_stats(size_t *n, size_t *longest);
 /* Free the port cache and abandon waiting sends (shutdown). */
 void		 nlm_out_shutdown(void);
 

@@ -41,7 +41,7 @@
 #include "rpcsrv.h"
 #include "log.h"
 
-#define PEER_BUCKETS	256
+#define PEER_BUCKETS	4096		/* a power of 2; 16 a chain at MAX_PEERS */
 #define UADDR_MAX	256		/* longest GETADDR answer taken */
 #define PORT_TTL_MS	120000
 #define NEG_TTL_MS	30000
@@ -82,17 +82,51 @@ send_free(struct nlm_send *s)
 	free(s);
 }
 
+/*
+ * Keyed, as every table of client-chosen keys is: the addresses come from
+ * requests' source addresses, which can be forged, and a public hash let
+ * a peer put every entry in one chain (65,536 entries walked for each
+ * _MSG).  The key is the one the host table uses (nc_hash_key).
+ */
 static size_t
 peer_hash(const struct sockaddr_storage *ss, uint32_t prog, uint32_t vers)
 {
-	const uint8_t *p = (const uint8_t *)ss;
-	size_t i, n = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
-	    sizeof(struct sockaddr_in6);
-	uint64_t h = 1469598103934665603ull ^ vers ^ ((uint64_t)prog << 32);
+	uint8_t buf[28];
+	size_t n;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return (size_t)(h % PEER_BUCKETS);
+	memset(buf, 0, sizeof(buf));
+	if (ss->ss_family == AF_INET) {
+		memcpy(buf, &((const struct sockaddr_in *)(const void *)ss)->
+		    sin_addr, 4);
+		n = 4;
+	} else {
+		const struct sockaddr_in6 *s6 =
+		    (const struct sockaddr_in6 *)(const void *)ss;
+
+		memcpy(buf, &s6->sin6_addr, 16);
+		memcpy(buf + 16, &s6->sin6_scope_id, 4);
+		n = 20;
+	}
+	memcpy(buf + n, &prog, 4);
+	memcpy(buf + n + 4, &vers, 4);
+	return (size_t)(lk_siphash(nlm->n_conf.nc_hash_key, 0x70656572, buf,
+	    n + 8) & (PEER_BUCKETS - 1));
+}
+
+void
+nlm_out_peer_stats(size_t *np, size_t *longestp)
+{
+	struct nlm_peer *p;
+	size_t b, len, longest = 0;
+
+	for (b = 0; b < PEER_BUCKETS; b++) {
+		for (len = 0, p = peers[b]; p != NULL; p = p->p_next)
+			len++;
+		if (len > longest)
+			longest = len;
+	}
+	*np = npeers;
+	*longestp = longest;
 }
 
 static void

@@ -4,6 +4,7 @@
  * lock core, fake store): bad input gets the protocol's error and
  * changes nothing; versions 1 and 3 answer in their 32-bit terms.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +354,69 @@ test_host_nomem(void)
 	ts_stop();
 }
 
+/* The port cache's hash before it was keyed: FNV-1a over the sockaddr. */
+static size_t
+t_old_peer_hash(const struct sockaddr_in *sin, uint32_t prog, uint32_t vers)
+{
+	const uint8_t *p = (const uint8_t *)sin;
+	uint64_t h = 1469598103934665603ull ^ vers ^ ((uint64_t)prog << 32);
+	size_t i;
+
+	for (i = 0; i < sizeof(*sin); i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return (size_t)(h % 256);
+}
+
+static void
+t_send_done(void *arg, int ok, XDR *res)
+{
+	(void)ok;
+	(void)res;
+	(*(int *)arg)++;
+}
+
+/*
+ * The port cache (a client's NLM and status ports, one entry per source
+ * address a _MSG came from, which can be forged) is keyed: 2,000
+ * addresses that all fell in one bucket of the old, public hash -- a
+ * chain walked for each _MSG -- spread over the buckets.
+ */
+static void
+test_peer_hash_flood(void)
+{
+	struct sockaddr_in sin;
+	struct sockaddr_storage ss;
+	struct nlm_send *snd;
+	nlm4_res res;
+	uint32_t a;
+	size_t n, longest, made = 0;
+	int done = 0;
+
+	if (t_skip())
+		return;
+	t_begin();
+	memset(&res, 0, sizeof(res));
+	for (a = 0x0a000001; made < 2000; a++) {
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_addr.s_addr = htonl(a);
+		if (t_old_peer_hash(&sin, NLM_PROG, NLM4_VERS) != 0)
+			continue;
+		memset(&ss, 0, sizeof(ss));
+		memcpy(&ss, &sin, sizeof(sin));
+		snd = nlm_send_new(&ss, sizeof(sin), NLM_PROG, NLM4_VERS,
+		    NLMPROC4_TEST_RES, XDRPROC(xdr_nlm4_res), &res, NULL, 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(snd);
+		nlm_send_start(snd, 1000, 1, t_send_done, &done);
+		made++;
+	}
+	nlm_out_peer_stats(&n, &longest);
+	CU_ASSERT_EQUAL(n, 2000);
+	/* 2,000 in 4,096 buckets: a chain of 6 is already rare. */
+	CU_ASSERT(longest < 16);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -363,6 +427,8 @@ ts_register_requests(void)
 	    NULL ||
 	    CU_add_test(s, "a host out of memory is refused, not fatal",
 	    test_host_nomem) == NULL ||
+	    CU_add_test(s, "the port cache is keyed: no chosen collisions",
+	    test_peer_hash_flood) == NULL ||
 	    CU_add_test(s, "FBIG for known and unknown hosts",
 	    test_fbig_any_host) == NULL ||
 	    CU_add_test(s, "v1/v3 TEST: the holder covers what was asked",
