@@ -98,6 +98,8 @@ struct nlm_counters {
 	uint64_t	rpcb_lookups;	/* rpcbind queries to client hosts */
 	uint64_t	rpcb_failed;
 	uint64_t	rpcb_suppressed; /* sends failed at once: no port lately */
+	uint64_t	peers_evicted;	/* port cache full: idle entries
+					   forgotten for new addresses */
 	uint64_t	res_dropped;	/* _RES over the in-flight cap */
 	uint64_t	res_inflight;	/* gauge: _RES on their way */
 	uint64_t	reboots;	/* hosts whose NSM state changed */

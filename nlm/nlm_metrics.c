@@ -152,6 +152,9 @@ nlm_metrics(struct sbuf *c)
 	one(c, "nlmd_rpcbind_suppressed_total", "counter", "Sends failed at "
 	    "once: the address had no port a moment ago (no new look-up).",
 	    s->rpcb_suppressed);
+	one(c, "nlmd_port_cache_evictions_total", "counter", "Idle entries "
+	    "of the client port cache forgotten to make room (the cache was "
+	    "full).", s->peers_evicted);
 
 	help(c, "nlmd_host_restarts_total", "counter", "Client restarts "
 	    "acted on, by how nlmd learnt of them.");

@@ -20,8 +20,9 @@
  * datagram (callbacks and notifications, which go only to hosts that
  * hold something and pace themselves, still look up); _RES messages
  * look up once, not three times, at most MAX_PEERS addresses are cached
- * and at most MAX_RES_INFLIGHT _RES messages are on their way; over
- * those, a send fails at once and is counted.
+ * (a full cache forgets an idle entry in the new address's bucket, see
+ * peer_evict()) and at most MAX_RES_INFLIGHT _RES messages are on their
+ * way; over those, a send fails at once and is counted.
  * Every send completes exactly once through its callback, unless its owner
  * cancels it first; either way it is then freed here.  Every live send is
  * also on one list, so that shutdown frees those nobody owns (a _RES in
@@ -153,6 +154,31 @@ peer_key(const struct sockaddr_storage *in, socklen_t inlen,
 	(void)inlen;
 }
 
+/*
+ * The cache is full (forged source addresses can fill it): make room in
+ * bucket b by forgetting one idle entry there -- no look-up in flight, no
+ * send waiting -- if there is one.  What it knew is only a cache: a port
+ * is looked up again, a failed look-up (the negative cache) may be tried
+ * again once.  Looking in one bucket keeps this O(a chain); the keyed
+ * hash spreads the entries.  Before, a full cache failed every callback
+ * and SM_NOTIFY to a host not in it until entries expired.
+ */
+static bool
+peer_evict(size_t b)
+{
+	struct nlm_peer **pp, *p;
+
+	for (pp = &peers[b]; (p = *pp) != NULL; pp = &p->p_next)
+		if (!p->p_busy && p->p_waiting == NULL) {
+			*pp = p->p_next;
+			free(p);
+			npeers--;
+			nlm->n_stats.peers_evicted++;
+			return true;
+		}
+	return false;
+}
+
 static struct nlm_peer *
 peer_get(const struct sockaddr_storage *addr, socklen_t len, uint32_t prog,
     uint32_t vers, bool create)
@@ -168,8 +194,11 @@ peer_get(const struct sockaddr_storage *addr, socklen_t len, uint32_t prog,
 		if (p->p_prog == prog && p->p_vers == vers &&
 		    memcmp(&p->p_addr, &key, kl) == 0)
 			return p;
-	if (!create || npeers >= MAX_PEERS ||
-	    (p = calloc(1, sizeof(*p))) == NULL)
+	if (!create)
+		return NULL;
+	if (npeers >= MAX_PEERS && !peer_evict(b))
+		return NULL;
+	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
 	npeers++;
 	p->p_addr = key;

@@ -417,6 +417,76 @@ test_peer_hash_flood(void)
 	ts_stop();
 }
 
+struct t_sent {
+	int	 n, failed;
+};
+
+static void
+t_sent_cb(void *arg, int ok, XDR *res)
+{
+	struct t_sent *ts = arg;
+
+	(void)res;
+	ts->n++;
+	ts->failed += !ok;
+}
+
+/* Start a GRANTED_MSG-like send to 10.x.y.z (`a'), its look-up quick. */
+static void
+t_send_to(uint32_t a, struct t_sent *ts)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct nlm_send *snd;
+	nlm4_res res;
+
+	memset(&res, 0, sizeof(res));
+	memset(&ss, 0, sizeof(ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(a);
+	snd = nlm_send_new(&ss, sizeof(*sin), NLM_PROG, NLM4_VERS,
+	    NLMPROC4_GRANTED_MSG, XDRPROC(xdr_nlm4_res), &res, NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(snd);
+	nlm_send_lookup(snd, 50, 1);
+	nlm_send_start(snd, 1000, 1, t_sent_cb, ts);
+}
+
+/*
+ * A full port cache (65,536 addresses: forged _MSG sources can fill it)
+ * makes room for a new address by forgetting an idle entry, so that a
+ * callback or SM_NOTIFY to a host not in it is still looked up.  Before,
+ * every such send failed at once until entries expired (2 minutes).
+ */
+static void
+test_peer_cache_full(void)
+{
+	struct t_sent fill = { 0, 0 }, late = { 0, 0 };
+	const struct nlm_counters *c;
+	size_t n, longest;
+	uint32_t i;
+
+	if (t_skip())
+		return;
+	t_begin();
+	c = nlm_get_counters();
+	for (i = 0; i < 65536; i++)
+		t_send_to(0x0a000000 + i, &fill);
+	nlm_out_peer_stats(&n, &longest);
+	CU_ASSERT_EQUAL_FATAL(n, 65536);
+	/* Their look-ups go unanswered: idle entries, sends failed. */
+	for (i = 0; i < 1000 && fill.n < 65536; i++) {
+		ts_advance(100);
+		ts_pump();
+	}
+	CU_ASSERT_EQUAL_FATAL(fill.n, 65536);
+	t_send_to(0x0b000001, &late);
+	CU_ASSERT_EQUAL(late.n, 0);		/* looking up, not failed */
+	CU_ASSERT_EQUAL(c->peers_evicted, 1);
+	nlm_out_peer_stats(&n, &longest);
+	CU_ASSERT_EQUAL(n, 65536);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -429,6 +499,8 @@ ts_register_requests(void)
 	    test_host_nomem) == NULL ||
 	    CU_add_test(s, "the port cache is keyed: no chosen collisions",
 	    test_peer_hash_flood) == NULL ||
+	    CU_add_test(s, "a full port cache makes room for a new address",
+	    test_peer_cache_full) == NULL ||
 	    CU_add_test(s, "FBIG for known and unknown hosts",
 	    test_fbig_any_host) == NULL ||
 	    CU_add_test(s, "v1/v3 TEST: the holder covers what was asked",
