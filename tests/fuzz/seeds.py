@@ -140,9 +140,13 @@ def synthesized():
         a_canc = c + u32(1) + u32(1) + lk()
         a_unl = c + lk()
         a_res = c + u32(0)
+        a_tres = c + u32(1) + u32(9) + opaque(OH) + (
+            u64(0) + u64(10) if lk is lock4 else u32(0) + u32(10))
         for proc, a in ((0, b""), (1, a_test), (2, a_lock), (3, a_canc),
                         (4, a_unl), (5, a_test), (6, a_test), (7, a_lock),
-                        (8, a_canc), (9, a_unl), (12, a_res), (15, a_res),
+                        (8, a_canc), (9, a_unl), (10, a_test),
+                        (11, c + u32(0)), (11, a_tres), (12, a_res),
+                        (13, a_res), (14, a_res), (15, a_res),
                         (16, opaque(b"client") + u32(5) + b"p" * 16)):
             x += 1
             out.append(call(x, NLM, vers, proc, a))
@@ -349,6 +353,19 @@ def answer_seeds():
         seq(1, [(hold, 2 | 8), (wait6, 6 | 8), (free, 2 | 8),
                 (reply(opaque(b"fd00::1.15.205")), ANSWER | 8),
                 (granted, ANSWER | 8)]),
+        # GRANTED_MSG (conf 4: a give-up deadline of 30 s) never
+        # answered: the input's last 200 s undo the grant
+        seq(4, grant + [(port, ANSWER | 8)]),
+        # callbacks off (conf 3) with a deadline (conf 4): the grant
+        # nobody calls back is undone at the deadline
+        seq(7, grant),
+        # an SM_NOTIFY for hostA from its address
+        seq(0, [(hold, 2 | 8), (call(0x7109, NSM, 1, 6, opaque(b"hostA") +
+                                     u32(7)), 2 | 8)]),
+        # a known host's LOCK with another NSM state: it restarted
+        seq(0, [(hold, 2 | 8),
+                (call(0x7108, NLM, 4, 2, c + u32(0) + u32(1) +
+                      lk(b"hostA", 1) + u32(0) + u32(5)), 2 | 8)]),
     ]
     return out
 
