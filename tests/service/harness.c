@@ -151,6 +151,15 @@ ts_skip_reason(void)
 	return st_ns_ok ? NULL : st_skip_why;
 }
 
+bool
+ts_skip(void)
+{
+	if (ts_skip_reason() == NULL)
+		return false;
+	printf("\n    SKIPPED: %s\n", ts_skip_reason());
+	return true;
+}
+
 /* Start everything, with the fake store holding what a test preloaded. */
 void
 ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)

@@ -22,6 +22,8 @@
 int		 ts_namespace(void);
 /* NULL when the namespace exists, else why the tests cannot run. */
 const char	*ts_skip_reason(void);
+/* The tests cannot run: say why (SKIPPED) and return true. */
+bool		 ts_skip(void);
 
 void		 ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec);
 /* The lock table's allocator at the next ts_start()s (NULL: malloc). */

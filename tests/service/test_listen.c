@@ -176,10 +176,8 @@ test_udp_port_owned(void)
 	int p[2], st, fd;
 	pid_t pid;
 
-	if (ts_skip_reason() != NULL) {
-		printf("\n    SKIPPED: %s\n", ts_skip_reason());
+	if (ts_skip())
 		return;
-	}
 	if (geteuid() != 0 || (pw = getpwnam("nobody")) == NULL) {
 		printf("\n    SKIPPED: needs root and a user \"nobody\"\n");
 		return;

@@ -24,15 +24,6 @@
 
 #define HID	3
 
-static bool
-n_skip(void)
-{
-	if (ts_skip_reason() == NULL)
-		return false;
-	printf("\n    SKIPPED: %s\n", ts_skip_reason());
-	return true;
-}
-
 /* Stored hosts HID.. at 127.0.0.1 that talked to us at 127.0.0.1. */
 static void
 n_preload_n(uint64_t since, unsigned n)
@@ -118,7 +109,7 @@ test_notify_answered(void)
 	const struct nlm_counters *c;
 	time_t t0 = time(NULL);
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	n_preload(0);
 	ts_sm_registered(true);
@@ -201,7 +192,7 @@ test_notify_two_addresses(void)
 
 	static const char *const two[] = { "127.0.0.1", "127.0.0.2" };
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	n_preload_locals(two, 2);
 	c = n_start();
@@ -262,7 +253,7 @@ test_notify_addresses_shift(void)
 	char want[16];
 	unsigned i;
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	n_preload_locals(four, 4);
 	c = n_start();
@@ -344,7 +335,7 @@ test_local_lru(void)
 	struct stat_chge sc;
 	char got[80];
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	n_preload_locals(four, 4);
 	(void)n_start();
@@ -391,7 +382,7 @@ test_notify_address_gone(void)
 	unsigned i;
 	bool told = false;
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	n_preload_locals(gone, 2);
 	c = n_start();
@@ -420,7 +411,7 @@ test_notify_backoff(void)
 	unsigned i, lookups;
 	static const unsigned gap[] = { 1000, 2000, 4000, 8000 };
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	n_preload(0);
 	ts_sm_registered(true);
@@ -471,7 +462,7 @@ test_notify_give_up(void)
 	const struct nlm_counters *c;
 	uint64_t old = (uint64_t)time(NULL) - 86400 + 3;
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	n_preload(old);
 	ts_sm_registered(false);
@@ -510,7 +501,7 @@ test_notify_since_future(void)
 	const struct nlm_counters *c;
 	uint64_t ahead = (uint64_t)time(NULL) + 3600;
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	n_preload(ahead);
 	ts_sm_registered(false);
@@ -544,7 +535,7 @@ test_notify_paced(void)
 	const struct nlm_counters *c;
 	unsigned round[4] = { 0 }, i;
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	n_preload_n(0, 40);
 	ts_sm_registered(true);
@@ -659,7 +650,7 @@ test_many_hosts(void)
 {
 	const struct nlm_counters *c;
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	n_preload_n(0, 3000);
 	ts_start(NLM_CB_MSG, 0);
@@ -688,7 +679,7 @@ test_notified_index(void)
 	char name[32];
 	unsigned same, i;
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	n_preload_n(0, 40);
 	ts_start(NLM_CB_MSG, 0);
@@ -741,7 +732,7 @@ test_host_memo(void)
 	const struct nlm_counters *c;
 	struct sockaddr_in lo;
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	ts_start(NLM_CB_MSG, 0);
 	c = nlm_get_counters();
@@ -773,7 +764,7 @@ test_host_memo(void)
 static void
 test_notify_gone_swept(void)
 {
-	if (n_skip())
+	if (ts_skip())
 		return;
 	fake_store_reset();
 	fake_send_reset();
@@ -802,7 +793,7 @@ test_notify_gone_swept(void)
 static void
 test_notify_gone_resent(void)
 {
-	if (n_skip())
+	if (ts_skip())
 		return;
 	fake_store_reset();
 	fake_send_reset();
@@ -831,7 +822,7 @@ test_notify_resent_grant_in_flight(void)
 {
 	nlm4_testargs ta;
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	fake_store_reset();
 	fake_send_reset();
@@ -866,7 +857,7 @@ test_notify_resent_grant_in_flight(void)
 static void
 test_notify_ambiguous(void)
 {
-	if (n_skip())
+	if (ts_skip())
 		return;
 	fake_store_reset();
 	fake_send_reset();
@@ -889,7 +880,7 @@ test_notify_ambiguous(void)
 static void
 test_notify_other_name(void)
 {
-	if (n_skip())
+	if (ts_skip())
 		return;
 	fake_store_reset();
 	fake_send_reset();
@@ -914,7 +905,7 @@ test_notify_other_name(void)
 static void
 test_notify_other_name_resent(void)
 {
-	if (n_skip())
+	if (ts_skip())
 		return;
 	fake_store_reset();
 	fake_send_reset();
@@ -983,7 +974,7 @@ test_release_nomem(void)
 	char fh[32];
 	int i;
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	fake_store_reset();
 	fake_send_reset();
@@ -1086,7 +1077,7 @@ test_host_cursor(void)
 	char name[16], fh[16];
 	size_t i;
 
-	if (n_skip())
+	if (ts_skip())
 		return;
 	ts_start(NLM_CB_MSG, 0);
 	for (i = 0; i < 10; i++) {

@@ -19,15 +19,6 @@
 
 #define XDRPROC(fn)	((xdrproc_t)(void (*)(void))(fn))
 
-static bool
-t_skip(void)
-{
-	if (ts_skip_reason() == NULL)
-		return false;
-	printf("\n    SKIPPED: %s\n", ts_skip_reason());
-	return true;
-}
-
 static void
 t_begin(void)
 {
@@ -226,7 +217,7 @@ test_fbig_changes_nothing(void)
 {
 	nlm4_holder ho;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin();
 	/* Unknown host: FBIG, and no host record made for it. */
@@ -252,7 +243,7 @@ test_fbig_changes_nothing(void)
 static void
 test_fbig_any_host(void)
 {
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin();
 	CU_ASSERT_EQUAL(t_v4_unlock("hostU", 1, "f", UINT64_MAX, 2),
@@ -282,7 +273,7 @@ test_v3_holder_covers(void)
 	nlm_holder ho;
 	uint32_t vers;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin();
 	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "f", 0, 0x100000000ull, 3),
@@ -335,7 +326,7 @@ test_host_nomem(void)
 {
 	const struct nlm_counters *c;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin();
 	c = nlm_get_counters();
@@ -392,7 +383,7 @@ test_peer_hash_flood(void)
 	size_t n, longest, made = 0;
 	int done = 0;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin();
 	memset(&res, 0, sizeof(res));
@@ -465,7 +456,7 @@ test_peer_cache_full(void)
 	size_t n, longest;
 	uint32_t i;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin();
 	c = nlm_get_counters();

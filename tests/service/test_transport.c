@@ -464,10 +464,8 @@ test_outbuf_service(void)
 	const struct onc_conn *co;
 	int fd, i;
 
-	if (ts_skip_reason() != NULL) {
-		printf("\n    SKIPPED: %s\n", ts_skip_reason());
+	if (ts_skip())
 		return;
-	}
 	ts_start(NLM_CB_MSG, 0);
 	fake_store_defer(true);
 	fd = ts_tcp_connect();

@@ -333,15 +333,6 @@ t_preload(uint64_t id, const char *name, const char *addr, int32_t svid,
 	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
 }
 
-static bool
-t_skip(void)
-{
-	if (ts_skip_reason() == NULL)
-		return false;
-	printf("\n    SKIPPED: %s\n", ts_skip_reason());
-	return true;
-}
-
 /*
  * The checker can fail: a GRANTED reply to a LOCK whose lock is not
  * committed counts as bad (fed by hand, as the fake sender would).
@@ -356,7 +347,7 @@ test_detector(void)
 	uint32_t mark;
 	XDR x;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_reset();
 	t_lockargs(&a, "hostA", 1, "ownA", "nofile", 0, 10, true, false);
@@ -399,7 +390,7 @@ test_reply_waits(void)
 	nlm4_res r;
 	size_t n;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	fake_store_defer(true);
@@ -428,7 +419,7 @@ test_reply_waits(void)
 static void
 test_lock_reply(void)
 {
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "file1", 0, 10, true,
@@ -452,7 +443,7 @@ test_granted_callback(void)
 {
 	nlm4_testargs ta;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_hold_queue_release(1);
@@ -480,7 +471,7 @@ test_xid_wrap(void)
 	int status = 0;
 	pid_t pid;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	fflush(stdout);
 	fflush(stderr);
@@ -531,7 +522,7 @@ test_refusal_keeps_earlier_lock(void)
 	nlm4_testargs ta;
 	nlm4_res res;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, false,
@@ -571,7 +562,7 @@ test_nonblocking_beside_blocked(void)
 {
 	nlm4_testargs ta;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
@@ -599,7 +590,7 @@ test_res_message(void)
 	nlm4_res r;
 	uint32_t key;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_lockargs(&a, "hostC", 3, "ownC", "g", 5, 0, true, false);
@@ -631,7 +622,7 @@ test_res_verifier(void)
 	nlm4_res r;
 	uint32_t key;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	ts_rpcb_verifier(MAX_AUTH_BYTES);
@@ -674,7 +665,7 @@ test_res_negative_after_port(void)
 	const struct nlm_counters *ct;
 	nlm4_res r;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_lock_msg();
@@ -726,7 +717,7 @@ test_reply_before_send(void)
 	uint32_t xid;
 	XDR x;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	memset(&dst, 0, sizeof(dst));
@@ -778,7 +769,7 @@ test_tcp_reply(void)
 	uint32_t xid;
 	int fd;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_lockargs(&a, "hostD", 4, "ownD", "h", 0, 1, false, false);
@@ -906,7 +897,7 @@ test_tcp_turn_share(void)
 	size_t len = 0, acclen = 0;
 	int fd, turns, got = 0, most = 0, busy = 0;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_pipeline(out, sizeof(out), &len, xids, N);
@@ -951,7 +942,7 @@ test_tcp_turn_fair(void)
 	size_t len = 0, acclen = 0, lacclen[NL];
 	int fd, lfd[NL], j, turns, n, got = 0, most = 0, lgot = 0;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_pipeline(out, sizeof(out), &len, xids, N);
@@ -1101,7 +1092,7 @@ test_turn_budget(void)
 {
 	int first, second;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_turn_budget(10, &first, &second);
 	CU_ASSERT_EQUAL(first, 1);
@@ -1152,7 +1143,7 @@ test_turn_budget_udp(void)
 {
 	int first, second, third;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_turn_budget_udp(10, &first, &second, &third);
 	printf("\n  budget 10: %d, then %d, then %d ", first, second, third);
@@ -1210,7 +1201,7 @@ test_turn_budget_held(void)
 	char oh[NC * NM][16];
 	int fd[NC], c, m, turns, got = 0, n, most = 0;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	ts_turn_changes(1);
 	t_begin(NLM_CB_MSG, 0);
@@ -1314,7 +1305,7 @@ test_grant_pace(void)
 	size_t rlen = 0;
 	int lfd[NL], ufd, j, turns, now, before = 0, most = 0;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_hold_shared_queue(NW);
@@ -1405,7 +1396,7 @@ test_grant_more_not_starved(void)
 	nlm4_lockargs a;
 	int k;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_hold_shared_queue(NW);
@@ -1451,7 +1442,7 @@ test_sync_granted(void)
 {
 	const struct nlm_counters *c;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_SYNC, 0);
 	c = nlm_get_counters();
@@ -1490,7 +1481,7 @@ test_timer_consequence(void)
 	nlm4_testargs ta;
 	int n, svids = 0;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 2);
 	t_hold_queue_release(2);
@@ -1527,7 +1518,7 @@ test_uncalled_grants_expire(void)
 	char fh[16];
 	int i, held;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_OFF, 3);
 	t_hold_queue_release(1);
@@ -1600,7 +1591,7 @@ test_cb_window(void)
 	char fh[16];
 	int i, k, n = 0, held = 0;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	for (i = 0; i < NF; i++) {
@@ -1667,7 +1658,7 @@ test_answer_consequence(void)
 {
 	nlm4_testargs ta;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_hold_queue_release(2);
@@ -1729,7 +1720,7 @@ test_confirm_nomem(void)
 	uint8_t buf[512];
 	int i, j, blocked = 0;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_reset();
 	ts_lk_alloc(&al);
@@ -1803,7 +1794,7 @@ test_commit_failure(void)
 	int p[2], status = 0, replies = 0;
 	pid_t pid;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	CU_ASSERT_FATAL(pipe(p) == 0);
 	fflush(stdout);
@@ -1837,7 +1828,7 @@ test_token_ahead(void)
 	uint64_t mark, issued;
 	int i;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	CU_ASSERT_EQUAL(t_lock("hostT", 1, "ownT", "ft", 0, 1, true, false,
@@ -1882,7 +1873,7 @@ test_grace(void)
 	ssize_t n;
 	XDR x;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_reset();
 	t_preload(7, "hostG", "127.0.0.1", 1, "ownG", "fg", 0, 10, 500);
@@ -1949,7 +1940,7 @@ test_grace_asked_again(void)
 {
 	const struct nlm_grace *g;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_reset();
 	t_preload(7, "hostG", "127.0.0.1", 1, "ownG", "fg", 0, 10, 500);
@@ -2030,7 +2021,7 @@ t_share(const char *name, const char *oh, const char *fh)
 static void
 test_notify_resent(void)
 {
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	CU_ASSERT_EQUAL(t_share("hostS", "ownS", "fs"), NLM4_GRANTED);
@@ -2063,7 +2054,7 @@ test_release_count(void)
 	size_t n;
 	int saved;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "fr", 0, 10, true, false,
@@ -2094,7 +2085,7 @@ test_release_count(void)
 static void
 test_grace_deadline(void)
 {
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_reset();
 	t_preload(3, "gone", "127.0.0.9", 0, "o", "fd", 0, 0, 9);
@@ -2127,7 +2118,7 @@ test_grace_drain(void)
 	size_t n = 10000, left;
 	uint64_t i;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_reset();
 	memset(&sh, 0, sizeof(sh));
@@ -2177,7 +2168,7 @@ test_grace_drain(void)
 static void
 test_no_grace(void)
 {
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	CU_ASSERT(!nlm_get_grace()->g_had);
@@ -2211,7 +2202,7 @@ test_tokens_restart(void)
 	struct t_tokens before, after;
 	int i;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	for (i = 0; i < 20; i++) {
@@ -2319,7 +2310,7 @@ t_answer_next(uint64_t off, nlm4_stats st)
 static void
 test_overlap_refused(void)
 {
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_two_overlapping();
@@ -2338,7 +2329,7 @@ test_overlap_refused(void)
 static void
 test_overlap_acked(void)
 {
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_two_overlapping();
@@ -2356,7 +2347,7 @@ test_overlap_cancelled(void)
 	nlm4_testargs ta[4];
 	int n;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_two_overlapping();
@@ -2381,7 +2372,7 @@ test_overlap_given_up(void)
 	nlm4_testargs ta[16];
 	int i;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 3);
 	t_two_overlapping();
@@ -2408,7 +2399,7 @@ test_rv_give_up_on_time(void)
 	nlm4_testargs ta[16];
 	int n, i, released_at = -1;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 5);
 	t_hold_queue_release(1);
@@ -2440,7 +2431,7 @@ test_rv_cb_dropped_counted(void)
 	const struct nlm_counters *c;
 	nlm4_testargs ta;
 
-	if (t_skip())
+	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	t_hold_queue_release(1);
