@@ -151,6 +151,39 @@ ts_skip_reason(void)
 	return st_ns_ok ? NULL : st_skip_why;
 }
 
+/* ts_lk_failing: the C library's, or NULL while ts_lk_fail(true). */
+static bool st_lk_fail;
+
+static void *
+st_lk_malloc(size_t size, void *arg)
+{
+	(void)arg;
+	return st_lk_fail ? NULL : malloc(size);
+}
+
+static void *
+st_lk_realloc(void *p, size_t size, void *arg)
+{
+	(void)arg;
+	return st_lk_fail ? NULL : realloc(p, size);
+}
+
+static void
+st_lk_free(void *p, void *arg)
+{
+	(void)arg;
+	free(p);
+}
+
+const struct lk_allocator ts_lk_failing = { st_lk_malloc, st_lk_realloc,
+    st_lk_free, NULL };
+
+void
+ts_lk_fail(bool on)
+{
+	st_lk_fail = on;
+}
+
 bool
 ts_skip(void)
 {

@@ -29,6 +29,12 @@ void		 ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec);
 /* The lock table's allocator at the next ts_start()s (NULL: malloc). */
 struct lk_allocator;
 void		 ts_lk_alloc(const struct lk_allocator *);
+/*
+ * An allocator for ts_lk_alloc() that fails every allocation while
+ * ts_lk_fail(true): the lock table out of memory.
+ */
+extern const struct lk_allocator ts_lk_failing;
+void		 ts_lk_fail(bool on);
 /* nc_turn_changes at the next ts_start()s (0: the default). */
 void		 ts_turn_changes(size_t n);
 void		 ts_stop(void);

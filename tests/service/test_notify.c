@@ -929,30 +929,6 @@ test_notify_other_name_resent(void)
 	ts_stop();
 }
 
-/* The lock table's allocator in test_release_nomem: fails while n_nomem. */
-static bool n_nomem;
-
-static void *
-n_lk_malloc(size_t size, void *arg)
-{
-	(void)arg;
-	return n_nomem ? NULL : malloc(size);
-}
-
-static void *
-n_lk_realloc(void *p, size_t size, void *arg)
-{
-	(void)arg;
-	return n_nomem ? NULL : realloc(p, size);
-}
-
-static void
-n_lk_free(void *p, void *arg)
-{
-	(void)arg;
-	free(p);
-}
-
 /*
  * The lock table out of memory when a host that restarted is to be
  * released (SM_NOTIFY, FREE_ALL, a LOCK with a new NSM state): nothing was
@@ -965,8 +941,6 @@ n_lk_free(void *p, void *arg)
 static void
 test_release_nomem(void)
 {
-	static const struct lk_allocator al = { n_lk_malloc, n_lk_realloc,
-	    n_lk_free, NULL };
 	const struct nlm_counters *c;
 	struct sockaddr_in lo;
 	nlm4_notify fa;
@@ -978,7 +952,7 @@ test_release_nomem(void)
 		return;
 	fake_store_reset();
 	fake_send_reset();
-	ts_lk_alloc(&al);
+	ts_lk_alloc(&ts_lk_failing);
 	ts_start(NLM_CB_MSG, 0);
 	ts_lk_alloc(NULL);
 	c = nlm_get_counters();
@@ -990,10 +964,10 @@ test_release_nomem(void)
 	memset(&lo, 0, sizeof(lo));
 	lo.sin_family = AF_INET;
 	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
-	n_nomem = true;
+	ts_lk_fail(true);
 	CU_ASSERT_EQUAL(nlm_host_notified("nomem", 9, (struct sockaddr *)&lo,
 	    sizeof(lo), NULL), 0);
-	n_nomem = false;
+	ts_lk_fail(false);
 	ts_pump();
 	CU_ASSERT_EQUAL(c->hosts, 1);
 	CU_ASSERT_EQUAL(fake_store_nhosts(), 1);
@@ -1003,20 +977,20 @@ test_release_nomem(void)
 	memset(&fa, 0, sizeof(fa));
 	fa.name = "nomem";
 	fa.state = 9;
-	n_nomem = true;
+	ts_lk_fail(true);
 	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
 	ts_pump();
-	n_nomem = false;
+	ts_lk_fail(false);
 	ts_pump();
 	CU_ASSERT(ts_recv(buf, sizeof(buf)) > 0);	/* its (void) reply */
 	CU_ASSERT_EQUAL(c->hosts, 1);
 	CU_ASSERT_EQUAL(fake_store_nhosts(), 1);
 	CU_ASSERT_EQUAL(fake_store_nlocks(), 40);
 	/* A LOCK with the new state: refused, the old state kept. */
-	n_nomem = true;
+	ts_lk_fail(true);
 	CU_ASSERT_EQUAL(n_lock_st("nomem", "nomem-new", 1, 9),
 	    NLM4_DENIED_NOLOCKS);
-	n_nomem = false;
+	ts_lk_fail(false);
 	ts_pump();
 	CU_ASSERT_EQUAL(fake_store_nlocks(), 40);
 	CU_ASSERT_EQUAL(c->release_failed, 3);

@@ -1675,29 +1675,6 @@ test_answer_consequence(void)
 	ts_stop();
 }
 
-static bool t_nomem;
-
-static void *
-t_lk_malloc(size_t size, void *arg)
-{
-	(void)arg;
-	return t_nomem ? NULL : malloc(size);
-}
-
-static void *
-t_lk_realloc(void *p, size_t size, void *arg)
-{
-	(void)arg;
-	return t_nomem ? NULL : realloc(p, size);
-}
-
-static void
-t_lk_free(void *p, void *arg)
-{
-	(void)arg;
-	free(p);
-}
-
 /*
  * The client acknowledges a grant while the lock table is out of memory
  * (found by review): the grant stays, acknowledged -- no GRANTED_MSG
@@ -1711,8 +1688,6 @@ t_lk_free(void *p, void *arg)
 static void
 test_confirm_nomem(void)
 {
-	static const struct lk_allocator al = { t_lk_malloc, t_lk_realloc,
-	    t_lk_free, NULL };
 	nlm4_lockargs a;
 	nlm4_testargs ta;
 	nlm4_notify fa;
@@ -1723,7 +1698,7 @@ test_confirm_nomem(void)
 	if (ts_skip())
 		return;
 	t_reset();
-	ts_lk_alloc(&al);
+	ts_lk_alloc(&ts_lk_failing);
 	ts_start(NLM_CB_MSG, 0);
 	ts_lk_alloc(NULL);
 	fake_send_hook(st_check);
@@ -1759,7 +1734,7 @@ test_confirm_nomem(void)
 	ts_pump();
 	CU_ASSERT(ts_recv(buf, sizeof(buf)) > 0);	/* its (void) reply */
 	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 1);
-	t_nomem = true;
+	ts_lk_fail(true);
 	t_granted_res(&ta.cookie, NLM4_GRANTED);
 	ts_pump();
 	CU_ASSERT(nlm_get_counters()->cb_release_failed >= 1);
@@ -1769,7 +1744,7 @@ test_confirm_nomem(void)
 		ts_pump();
 		CU_ASSERT(ts_no_callback());
 	}
-	t_nomem = false;
+	ts_lk_fail(false);
 	ts_advance(1000);
 	ts_pump();
 	CU_ASSERT(ts_no_callback());
