@@ -184,6 +184,19 @@ ts_lk_fail(bool on)
 	st_lk_fail = on;
 }
 
+void
+ts_accepted(struct rpc_msg *rep, uint32_t xid, xdrproc_t proc, void *res)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->rm_xid = xid;
+	rep->rm_direction = REPLY;
+	rep->rm_reply.rp_stat = MSG_ACCEPTED;
+	rep->acpted_rply.ar_verf = _null_auth;
+	rep->acpted_rply.ar_stat = SUCCESS;
+	rep->acpted_rply.ar_results.where = (caddr_t)res;
+	rep->acpted_rply.ar_results.proc = proc;
+}
+
 bool
 ts_skip(void)
 {
@@ -585,14 +598,7 @@ ts_callback_answer(nlm4_stats st)
 	memset(&res, 0, sizeof(res));
 	res.cookie = ta.cookie;
 	res.stat.stat = st;
-	memset(&rep, 0, sizeof(rep));
-	rep.rm_xid = m.rm_xid;
-	rep.rm_direction = REPLY;
-	rep.rm_reply.rp_stat = MSG_ACCEPTED;
-	rep.acpted_rply.ar_verf = _null_auth;
-	rep.acpted_rply.ar_stat = SUCCESS;
-	rep.acpted_rply.ar_results.where = (caddr_t)&res;
-	rep.acpted_rply.ar_results.proc = XDRPROC(xdr_nlm4_res);
+	ts_accepted(&rep, m.rm_xid, XDRPROC(xdr_nlm4_res), &res);
 	xdr_destroy(&x);
 	xdrmem_create(&x, (char *)out, sizeof(out), XDR_ENCODE);
 	if (xdr_replymsg(&x, &rep))
@@ -697,14 +703,7 @@ ts_sm_notify(struct stat_chge *sc, bool answer)
 	    sizeof(st_sm_from));
 	if (!answer)
 		return 0;
-	memset(&rep, 0, sizeof(rep));
-	rep.rm_xid = call.rm_xid;
-	rep.rm_direction = REPLY;
-	rep.rm_reply.rp_stat = MSG_ACCEPTED;
-	rep.acpted_rply.ar_verf = _null_auth;
-	rep.acpted_rply.ar_stat = SUCCESS;
-	rep.acpted_rply.ar_results.where = NULL;
-	rep.acpted_rply.ar_results.proc = XDRPROC(xdr_void);
+	ts_accepted(&rep, call.rm_xid, XDRPROC(xdr_void), NULL);
 	xdrmem_create(&x, (char *)out, sizeof(out), XDR_ENCODE);
 	if (xdr_replymsg(&x, &rep))
 		(void)sendto(sm_fd, out, xdr_getpos(&x), 0,

@@ -22,6 +22,9 @@
 int		 ts_namespace(void);
 /* NULL when the namespace exists, else why the tests cannot run. */
 const char	*ts_skip_reason(void);
+/* *rep: an accepted, successful reply to xid carrying proc(res). */
+void		 ts_accepted(struct rpc_msg *rep, uint32_t xid, xdrproc_t proc,
+		    void *res);
 /* The tests cannot run: say why (SKIPPED) and return true. */
 bool		 ts_skip(void);
 

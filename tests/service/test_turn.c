@@ -353,15 +353,8 @@ test_detector(void)
 	t_lockargs(&a, "hostA", 1, "ownA", "nofile", 0, 10, true, false);
 	t_expect_add(4242, &a);
 	memset(&f, 0, sizeof(f));
-	memset(&m, 0, sizeof(m));
 	memset(&res, 0, sizeof(res));
-	m.rm_xid = 4242;
-	m.rm_direction = REPLY;
-	m.rm_reply.rp_stat = MSG_ACCEPTED;
-	m.acpted_rply.ar_verf = _null_auth;
-	m.acpted_rply.ar_stat = SUCCESS;
-	m.acpted_rply.ar_results.where = (caddr_t)&res;
-	m.acpted_rply.ar_results.proc = XDRPROC(xdr_nlm4_res);
+	ts_accepted(&m, 4242, XDRPROC(xdr_nlm4_res), &res);
 	res.cookie = a.cookie;
 	res.stat.stat = NLM4_GRANTED;
 	xdrmem_create(&x, (char *)f.fs_buf, sizeof(f.fs_buf), XDR_ENCODE);
@@ -736,14 +729,7 @@ test_reply_before_send(void)
 	rq.cr_cb = t_early_cb;
 	t_early_st = -1;
 	CU_ASSERT_EQUAL_FATAL(onc_out_call(ts_clnt(), &rq, &xid), ONC_OK);
-	memset(&rep, 0, sizeof(rep));
-	rep.rm_xid = xid;
-	rep.rm_direction = REPLY;
-	rep.rm_reply.rp_stat = MSG_ACCEPTED;
-	rep.acpted_rply.ar_verf = _null_auth;
-	rep.acpted_rply.ar_stat = SUCCESS;
-	rep.acpted_rply.ar_results.where = NULL;
-	rep.acpted_rply.ar_results.proc = XDRPROC(xdr_void);
+	ts_accepted(&rep, xid, XDRPROC(xdr_void), NULL);
 	xdrmem_create(&x, (char *)buf, sizeof(buf), XDR_ENCODE);
 	CU_ASSERT_FATAL(xdr_replymsg(&x, &rep));
 	/* Held (made this turn), then sealed: not sent either way. */
