@@ -4,7 +4,7 @@
 # State goes to build/run/state (override with NLMD_STATE).  If no rpcbind
 # answers on this host, one is started (and stopped again when nlmd exits);
 # if one runs and another lock manager or status monitor is registered
-# with it and answers, nlmd is not started (it would take them over).
+# with it and answers, nlmd refuses to start (it would take them over).
 # Ports: NLM 4045, NSM 32765 unless NLMD_ARGS says otherwise.
 set -u
 cd "$(dirname "$0")/.."
@@ -35,45 +35,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-# answering PROG: "VERS PROTO PORT" of the first registration of PROG
-# whose server answers a NULL call; status 1 when none does.
-answering() {
-	local vers proto port
-	while read -r vers proto port; do
-		if timeout 5 rpcinfo -n "$port" "-${proto:0:1}" 127.0.0.1 \
-		    "$1" "$vers" >/dev/null 2>&1; then
-			echo "$vers $proto $port"
-			return 0
-		fi
-	done < <(rpcinfo -p 127.0.0.1 2>/dev/null |
-	    awk -v p="$1" '$1 == p && ($3 == "udp" || $3 == "tcp") {
-		print $2, $3, $4 }')
-	return 1
-}
-
-# refuse_if_served PROG NAME WHO: another lock manager or status monitor
-# serves PROG (the kernel's lockd and rpc.statd of an NFS client): nlmd,
-# as root, removes what is registered before it registers, so it would
-# take their registrations over and leave none when it stops.  One that
-# nobody answers (an nlmd killed with -9) is replaced.
-refuse_if_served() {
-	local held
-	held=$(answering "$1") || return 0
-	set -- "$@" $held
-	echo "run: $2 ($1) is registered and answers (v$4 $5 port $6:" \
-	    "$3?); nlmd would take its registration over and leave none" \
-	    "when it stops: stop it first, or run with" \
-	    "NLMD_ARGS=--no-rpcbind" >&2
-	exit 1
-}
-case " ${NLMD_ARGS:-} " in
-*" --no-rpcbind "* | *" --rpcbind=no "*) ;;
-*)
-	refuse_if_served 100021 nlockmgr "the kernel's lockd, or another nlmd"
-	refuse_if_served 100024 status "rpc.statd, or another nlmd"
-	;;
-esac
 
 cat <<MSG
 run: starting nlmd (state in $state); Ctrl-C stops it.

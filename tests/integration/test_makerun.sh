@@ -74,8 +74,8 @@ if command -v rpc.statd >/dev/null; then
 	itest_forget "$RUN_PID"
 	check "rpc.statd registered: run.sh leaves status to it ($STATD_PORT, while it ran: ${STATD_DURING:-none})" \
 	    test -n "$STATD_PORT" -a "$STATD_DURING" = "$STATD_PORT"
-	check "... and says why it does not start nlmd" \
-	    grep -q "status (100024) is registered and answers" "$RUNLOG2"
+	check "... and says why nlmd does not start" \
+	    grep -q "status (100024 v1) is registered with rpcbind by a server that answers" "$RUNLOG2"
 	check "... rpc.statd's registration is still there afterwards" \
 	    test "$(statd_port)" = "$STATD_PORT"
 	# nlmd itself, started without run.sh, refuses as well: as root it
