@@ -47,7 +47,7 @@ static struct log_rl rl_release_failed;
 
 #define HOST_GC_MS	60000
 
-static const uint8_t *
+const uint8_t *
 nlm_addr_bytes(const struct sockaddr_storage *ss, size_t *len)
 {
 	if (ss->ss_family == AF_INET) {

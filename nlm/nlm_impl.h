@@ -417,6 +417,8 @@ void		 nlm_mem_start(void);
 void		 nlm_mem_stop(void);
 void		 nlm_host_free_all(void);
 /* Same address (ignoring port)? */
+/* The address bytes of an AF_INET or AF_INET6 address (*len 4 or 16). */
+const uint8_t	*nlm_addr_bytes(const struct sockaddr_storage *, size_t *len);
 bool		 nlm_addr_equal(const struct sockaddr_storage *,
 		    const struct sockaddr_storage *);
 

@@ -94,19 +94,13 @@ peer_hash(const struct sockaddr_storage *ss, uint32_t prog, uint32_t vers)
 {
 	uint8_t buf[28];
 	size_t n;
+	const uint8_t *a = nlm_addr_bytes(ss, &n);
 
-	memset(buf, 0, sizeof(buf));
-	if (ss->ss_family == AF_INET) {
-		memcpy(buf, &((const struct sockaddr_in *)(const void *)ss)->
-		    sin_addr, 4);
-		n = 4;
-	} else {
-		const struct sockaddr_in6 *s6 =
-		    (const struct sockaddr_in6 *)(const void *)ss;
-
-		memcpy(buf, &s6->sin6_addr, 16);
-		memcpy(buf + 16, &s6->sin6_scope_id, 4);
-		n = 20;
+	memcpy(buf, a, n);
+	if (ss->ss_family == AF_INET6) {
+		memcpy(buf + n, &((const struct sockaddr_in6 *)(const void *)
+		    ss)->sin6_scope_id, 4);
+		n += 4;
 	}
 	memcpy(buf + n, &prog, 4);
 	memcpy(buf + n + 4, &vers, 4);
