@@ -20,9 +20,9 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "ev.h"
@@ -67,7 +67,8 @@ struct onc_out {
 	struct ev_loop		*cl_loop;
 	int			 cl_fd4;
 	int			 cl_fd6;
-	uint32_t		 cl_xid;
+	uint32_t		 cl_xid;	/* onc_out_count_xids(): the last */
+	bool			 cl_xid_count;
 	struct onc_pending	**cl_hash;	/* by xid, chained */
 	size_t			 cl_mask;	/* buckets - 1 */
 	struct onc_pending	*cl_head[CL_NLISTS]; /* HELD: this turn's;
@@ -338,9 +339,6 @@ onc_out_new(struct ev_loop *loop, unsigned port, char *err, size_t errlen)
 		onc_out_free(cl);
 		return NULL;
 	}
-	if (getrandom(&cl->cl_xid, sizeof(cl->cl_xid), GRND_NONBLOCK) !=
-	    sizeof(cl->cl_xid))
-		cl->cl_xid = (uint32_t)getpid() * 2654435761u;
 	return cl;
 }
 
@@ -413,10 +411,20 @@ onc_out_call(struct onc_out *cl, const struct onc_out_req *rq,
 	uint32_t xid;
 	size_t len;
 
-	/* Never 0: callers keep 0 for "no call on the wire" (nlm_out.c). */
-	do
-		xid = ++cl->cl_xid;
-	while (xid == 0 || *out_slot(cl, xid) != NULL);
+	/*
+	 * Random, not the next of a counter: a reply is matched by its xid
+	 * and its source address, and a peer who saw one of our calls (a
+	 * _MSG from its own address draws a look-up at it) could otherwise
+	 * predict the xids of our callbacks to other hosts and forge their
+	 * answers from those hosts' addresses.  Never 0: callers keep 0 for
+	 * "no call on the wire" (nlm_out.c); never one of a call pending.
+	 */
+	do {
+		if (cl->cl_xid_count)
+			xid = ++cl->cl_xid;
+		else
+			xid = arc4random();
+	} while (xid == 0 || *out_slot(cl, xid) != NULL);
 	if ((len = out_encode(cl, rq, xid)) == 0 ||
 	    rq->cr_dstlen > sizeof(pe->pe_dst) ||
 	    rq->cr_srclen > sizeof(pe->pe_src))
@@ -543,9 +551,10 @@ onc_out_cancel(struct onc_out *cl, uint32_t xid)
 }
 
 void
-onc_out_set_xid(struct onc_out *cl, uint32_t last)
+onc_out_count_xids(struct onc_out *cl, uint32_t last)
 {
 	cl->cl_xid = last;
+	cl->cl_xid_count = true;
 }
 
 const struct onc_out_stats *

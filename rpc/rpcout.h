@@ -121,10 +121,11 @@ void	onc_out_input(struct onc_out *, const struct sockaddr_storage *from,
 /* Forget a pending call; its callback will not run.  Unknown xid: no-op. */
 void	onc_out_cancel(struct onc_out *, uint32_t xid);
 /*
- * The xids of the next calls follow `last' (they start at a random one);
- * for tests that need the 32-bit counter to wrap.
+ * Xids are drawn at random (arc4random), never 0 and never one of a
+ * pending call.  For tests that need a given one (0, a wrap): from now
+ * on they follow `last' one by one instead, skipping the same.
  */
-void	onc_out_set_xid(struct onc_out *, uint32_t last);
+void	onc_out_count_xids(struct onc_out *, uint32_t last);
 
 const struct onc_out_stats *onc_out_stats(const struct onc_out *);
 

@@ -449,7 +449,8 @@ test_granted_callback(void)
 }
 
 /*
- * The outgoing xid counter wraps while a grant's callback is on the wire.
+ * The outgoing xids (counted here, not random) wrap while a grant's
+ * callback is on the wire.
  * The rpcbind look-up gets 0xffffffff and the GRANTED_MSG the next: it
  * must not be 0, which nlm_out.c takes for "not sent", so that the
  * retry's cancel of an unanswered GRANTED_MSG left the call pending in
@@ -477,7 +478,7 @@ test_xid_wrap(void)
 		    false, false), NLM4_GRANTED);
 		CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true,
 		    true, false), NLM4_BLOCKED);
-		onc_out_set_xid(ts_clnt(), 0xfffffffeu);
+		onc_out_count_xids(ts_clnt(), 0xfffffffeu);
 		(void)t_unlock("hostA", 1, "ownA", "f", 0, 10);
 		ok = ts_callback(&ta, NULL) == NLMPROC4_GRANTED_MSG;
 		if (ok)
@@ -499,6 +500,57 @@ test_xid_wrap(void)
 		    WIFEXITED(status) ? "exit" : "signal", WIFEXITED(status) ?
 		    WEXITSTATUS(status) : WTERMSIG(status));
 	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * Outgoing xids cannot be predicted from one seen: a peer that got a
+ * look-up from us (any _MSG from its address draws one) must not be able
+ * to forge the answer to a callback we make to another host.  Until
+ * 2026-12-06 they followed each other from a random start (found by
+ * review).  64 calls, held and never sent: distinct, never 0, and no two
+ * in a row one apart (random ones are, 63 times in 2^32).
+ */
+static void
+test_xid_random(void)
+{
+	struct sockaddr_in dst;
+	struct onc_out_req rq;
+	uint32_t xid[64], x;
+	size_t i, j, next = 0;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	memset(&dst, 0, sizeof(dst));
+	dst.sin_family = AF_INET;
+	dst.sin_port = htons(9);
+	dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	memset(&rq, 0, sizeof(rq));
+	rq.cr_dst = (const struct sockaddr *)&dst;
+	rq.cr_dstlen = sizeof(dst);
+	rq.cr_prog = 100021;
+	rq.cr_vers = 4;
+	rq.cr_proc = 0;
+	rq.cr_xargs = XDRPROC(xdr_void);
+	rq.cr_tries = 1;
+	for (i = 0; i < 64; i++) {
+		CU_ASSERT_FATAL(onc_out_call(ts_clnt(), &rq, &xid[i]) ==
+		    ONC_OK);
+		CU_ASSERT(xid[i] != 0);
+		for (j = 0; j < i; j++)
+			CU_ASSERT(xid[j] != xid[i]);
+		if (i > 0 && xid[i] == xid[i - 1] + 1)
+			next++;
+	}
+	CU_ASSERT_EQUAL(next, 0);
+	/* Counted: 0 and a pending one are passed over. */
+	onc_out_count_xids(ts_clnt(), xid[0] - 1);
+	CU_ASSERT_FATAL(onc_out_call(ts_clnt(), &rq, &x) == ONC_OK);
+	CU_ASSERT_EQUAL(x, xid[0] + 1 == 0 ? 1 : xid[0] + 1);
+	onc_out_cancel(ts_clnt(), x);
+	for (i = 0; i < 64; i++)
+		onc_out_cancel(ts_clnt(), xid[i]);
+	ts_stop();
 }
 
 /*
@@ -2436,8 +2488,10 @@ ts_register_turn(void)
 	    test_res_verifier) == NULL ||
 	    CU_add_test(s, "no port found after an expired one: remembered",
 	    test_res_negative_after_port) == NULL ||
-	    CU_add_test(s, "the outgoing xid wraps under a callback",
+	    CU_add_test(s, "an outgoing xid of 0 is drawn again",
 	    test_xid_wrap) == NULL ||
+	    CU_add_test(s, "outgoing xids are random", test_xid_random) ==
+	    NULL ||
 	    CU_add_test(s, "a reply to a call not yet sent is ignored",
 	    test_reply_before_send) == NULL ||
 	    CU_add_test(s, "a refused grant leaves the earlier lock",
