@@ -347,19 +347,37 @@ lk_queued_conflict(struct lk_table *t, const struct lk_file *f,
 	return NULL;
 }
 
-/* Would the lock and waiter counts stay within the limits after +delta? */
+/*
+ * A limit, or (`unlock') what an unlock's split may reach: a sixteenth
+ * more, at least one.  A client at its limit must still be able to
+ * unlock the middle of a lock -- refused, the server would keep the whole
+ * lock while the client (Linux drops its own copy whatever the answer)
+ * believes that part free -- yet splits cannot grow the table without
+ * bound either (unlocking every other byte of one lock).  0: none.
+ */
+static size_t
+lk_limit(size_t max, bool unlock)
+{
+	if (max == 0 || !unlock)
+		return max;
+	return max + max / 16 + 1 > max ? max + max / 16 + 1 : SIZE_MAX;
+}
+
+/* Would the lock counts stay within the limits after +delta? */
 static bool
-lk_locks_fit(const struct lk_table *t, const struct lk_host *ho, long delta)
+lk_locks_fit(const struct lk_table *t, const struct lk_host *ho, long delta,
+    bool unlock)
 {
 	const struct lk_config *cf = &t->t_cf;
+	size_t max;
 
 	if (delta <= 0)
 		return true;
-	if (cf->cf_max_locks != 0 &&
-	    t->t_nlocks + (size_t)delta > cf->cf_max_locks)
+	if ((max = lk_limit(cf->cf_max_locks, unlock)) != 0 &&
+	    t->t_nlocks + (size_t)delta > max)
 		return false;
-	if (cf->cf_max_locks_per_host != 0 &&
-	    ho->ho_nlocks + (size_t)delta > cf->cf_max_locks_per_host)
+	if ((max = lk_limit(cf->cf_max_locks_per_host, unlock)) != 0 &&
+	    ho->ho_nlocks + (size_t)delta > max)
 		return false;
 	return true;
 }
@@ -446,7 +464,7 @@ lk_take_plan_in(const struct lk_table *t, const struct lk_owner *o,
 		return LK_OK;
 	lk_take_count(t, r, excl, &pl->pl_adds, &pl->pl_removes);
 	if (limits && !lk_locks_fit(t, o->ow_host,
-	    (long)pl->pl_adds - (long)pl->pl_removes))
+	    (long)pl->pl_adds - (long)pl->pl_removes, false))
 		return LK_NOLOCKS;
 	if (t->t_token == UINT64_MAX)
 		return LK_NOLOCKS;
@@ -601,9 +619,9 @@ lk_own_collect(struct lk_table *t, const struct lk_owner *o,
 
 /*
  * Unlock r for o on f: remove what o holds there, live or reclaimable, and
- * keep the parts outside.  Only the live split counts toward the limits,
- * and only with `limits'.  Returns LK_OK, LK_NOLOCKS (a split over the
- * limits), LK_NOMEM.
+ * keep the parts outside.  Only the live split counts toward the limits
+ * (raised by lk_limit()'s sixteenth), and only with `limits'.  Returns
+ * LK_OK, LK_NOLOCKS (a split over them), LK_NOMEM.
  */
 enum lk_status
 lk_free_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
@@ -626,7 +644,8 @@ lk_free_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	n = t->t_tmp.v_len;
 	for (i = 0; i < n; i++)
 		lk_outside_in(v[i], r, rem, &nrem);
-	if (limits && !lk_locks_fit(t, o->ow_host, (long)nrem - (long)n))
+	if (limits && !lk_locks_fit(t, o->ow_host, (long)nrem - (long)n,
+	    true))
 		return LK_NOLOCKS;
 	if (!lk_reserve(t, nrem + nrrem, n + nr))
 		return LK_NOMEM;

@@ -157,11 +157,26 @@ test_limits(void)
 	    LK_GRANTED);
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 40, 10, EX, NB), NULL),
 	    LK_GRANTED);
-	/* Splitting [0,30) would make 3 records: refused, nothing changed. */
-	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 5, 1, EX, NB)),
+	/*
+	 * Unlocking inside [0,30) makes 3 records: over the host's 2, within
+	 * the sixteenth (at least one) an unlock's split may add.  Until
+	 * 2026-12-06 refused: the client, which drops its own copy of the
+	 * lock whatever the answer, believed [5,6) free while nlmd held it.
+	 */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 5, 1, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 5, EX));
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 6, 24, EX));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OA, "f"), 3);
+	/* One split more would make 4: refused, nothing changed. */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 7, 1, EX, NB)),
 	    LK_NOLOCKS);
 	CU_ASSERT_EQUAL(lt_res->rs_nadded + lt_res->rs_nremoved, 0);
-	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 30, EX));
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 6, 24, EX));
+	/* Over the limit, no LOCK that adds a record is granted. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 60, 1, EX, NB), NULL),
+	    LK_NOLOCKS);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 40, 10, EX, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_nlocks(t, OA, "f"), 2);
 	/* Global limit. */
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 100, 1, EX, NB), NULL),
 	    LK_GRANTED);
