@@ -40,7 +40,10 @@
  *     least as strong: new requests never barge ahead of older waiters, while
  *     keeping or downgrading what one holds never waits.  TEST and
  *     non-blocking LOCK answer the same way (rs_holder_waiting is then set).
- *     Waiters are granted in arrival order.
+ *     Waiters are granted in arrival order -- except that of two
+ *     overlapping waiters of one owner on a file either may be granted
+ *     first (a pass looks where the change was first), and its grant then
+ *     holds the other back until it is answered.
  *   - A blocking request whose queueing would close a cycle in the wait-for
  *     graph of owners (across files and hosts) gets LK_DEADLOCK instead.
  *     The graph is computed from the live waiters on every check, so an
