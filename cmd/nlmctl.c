@@ -438,6 +438,10 @@ status_text(const struct line *l, struct status *st)
 		    "durability %s\n", get(l, "version"), get(l, "pid"),
 		    get(l, "epoch"), get(l, "nsm-state"), d,
 		    get(l, "durability"));
+		if (getu(l, "commit-stall-ms") >= 1000)
+			printf("store: no commit has completed for %llu s: "
+			    "answers and callbacks are held (see nlmd's log)\n",
+			    getu(l, "commit-stall-ms") / 1000);
 	} else if (strcmp(l->kind, "grace") == 0) {
 		if (getu(l, "active"))
 			printf("grace: %llu s left; %s host(s), %s lock(s), %s "

@@ -204,6 +204,12 @@ struct sbuf;
 void	nlm_metrics(struct sbuf *);
 
 const struct nlm_counters *nlm_get_counters(void);
+/*
+ * Milliseconds since which commits are pending and none completed (the
+ * store is not keeping up or the disk hangs; answers are held): 0 when
+ * nothing is pending.
+ */
+uint64_t nlm_commit_stall_ms(void);
 const struct nlm_grace *nlm_get_grace(void);
 /* The current epoch (a simulated restart moves it on). */
 uint64_t nlm_get_epoch(void);

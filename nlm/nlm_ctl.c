@@ -20,6 +20,7 @@
  *
  * Line kinds and keys (nlmctl reads them; see ctl/ctl.h for the format):
  *   server  version pid epoch nsm-state started uptime durability
+ *           commit-stall-ms
  *   grace   active remaining-ms locks shares hosts how ended-after-ms
  *           dropped
  *   totals  hosts files locks shares waiters callbacks notifications
@@ -173,6 +174,7 @@ ctl_status_head(struct ctl_conn *c)
 	ctl_kv_u64(c, "started", ctl_started_unix);
 	ctl_kv_u64(c, "uptime", (now - nlm->n_started_ms) / 1000);
 	ctl_kv(c, "durability", ctl_durability);
+	ctl_kv_u64(c, "commit-stall-ms", nlm_commit_stall_ms());
 	ctl_line_end(c);
 
 	ctl_line(c, "grace");

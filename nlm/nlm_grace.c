@@ -185,11 +185,80 @@ nlm_stage_marks(void)
 	}
 }
 
+/* ---- commits that do not complete ---- */
+
+static void
+nlm_cwait_check(struct ev_loop *loop, void *arg)
+{
+	uint64_t now = ev_now_ms(), since = nlm->n_cwait_ms, at;
+
+	(void)arg;
+	if (since == 0)
+		return;
+	at = since + NLM_CWAIT_WARN_MS;
+	if (now >= at) {
+		log_warnx("store: no commit has completed for %.1f s (%" PRIu64
+		    " waiting): the answers and callbacks of their turns are "
+		    "held until the disk takes the log", (double)(now - since) /
+		    1000, store_sealed(nlm->n_store) - nlm->n_committed);
+		nlm->n_cwait_warned = true;
+		at = now + NLM_CWAIT_REPEAT_MS;
+	}
+	(void)ev_timer_set(loop, &nlm->n_cwait_timer, at - now,
+	    nlm_cwait_check, NULL);
+}
+
+/* After a seal or a release: is a commit pending, since when? */
+static void
+nlm_cwait_note(bool progress)
+{
+	uint64_t now = ev_now_ms();
+
+	if (store_sealed(nlm->n_store) <= nlm->n_committed) {
+		if (nlm->n_cwait_ms == 0)
+			return;		/* the usual case, every turn */
+		if (nlm->n_cwait_warned)
+			log_info("store: commits complete again, after %.1f s",
+			    (double)(now - nlm->n_cwait_ms) / 1000);
+		nlm->n_cwait_ms = 0;
+		nlm->n_cwait_warned = false;
+		ev_timer_cancel(nlm->n_loop, &nlm->n_cwait_timer);
+		return;
+	}
+	if (nlm->n_cwait_ms != 0 && !progress)
+		return;
+	if (nlm->n_cwait_warned)
+		log_info("store: a commit completed after %.1f s",
+		    (double)(now - nlm->n_cwait_ms) / 1000);
+	nlm->n_cwait_warned = false;
+	nlm->n_cwait_ms = now > 0 ? now : 1;
+	(void)ev_timer_set(nlm->n_loop, &nlm->n_cwait_timer,
+	    NLM_CWAIT_WARN_MS, nlm_cwait_check, NULL);
+}
+
+void
+nlm_cwait_stop(void)
+{
+	ev_timer_cancel(nlm->n_loop, &nlm->n_cwait_timer);
+}
+
+uint64_t
+nlm_commit_stall_ms(void)
+{
+	uint64_t now = ev_now_ms();
+
+	return nlm == NULL || nlm->n_cwait_ms == 0 || now < nlm->n_cwait_ms ?
+	    0 : now - nlm->n_cwait_ms;
+}
+
 /* Let out what turns up to commit number `done' (durable) reported. */
 static void
 nlm_release_upto(uint64_t done)
 {
+	bool progress = done > nlm->n_committed;
+
 	nlm->n_committed = done;
+	nlm_cwait_note(progress);
 	nlm_lat_release(done);
 	if (nlm->n_srv != NULL)
 		onc_srv_release(nlm->n_srv, done);
@@ -244,6 +313,9 @@ nlm_turn_end(struct onc_srv *srv)
 			nlm_release_upto(done);
 		/* A completion run by the release may have changed more. */
 	} while (store_pending(nlm->n_store) || onc_out_held(nlm->n_clnt));
+	if (nlm->n_cwait_ms == 0 && store_sealed(nlm->n_store) >
+	    nlm->n_committed)
+		nlm_cwait_note(false);
 	nlm->n_turn_changes = 0;
 	nlm_grant_pace(onc_srv_share(srv));
 }

@@ -210,6 +210,14 @@ struct nlm_send {
  * 1,000,000 locks); at about 0.3 us a record, 8,192 is some 3 ms.
  */
 #define NLM_TURN_CHANGES	8192
+/*
+ * Commits pending and none completed for this long (the disk does not
+ * take the log: a hung device, a full or failing one under durability
+ * sync) is logged, and again every NLM_CWAIT_REPEAT_MS while it lasts:
+ * every answer and callback of those turns is held meanwhile.
+ */
+#define NLM_CWAIT_WARN_MS	5000
+#define NLM_CWAIT_REPEAT_MS	30000
 
 struct nlm_service {
 	struct ev_loop		*n_loop;
@@ -224,6 +232,11 @@ struct nlm_service {
 	struct nlm_grace	 n_grace;
 	struct ev_timer		 n_grace_timer;
 	struct ev_timer		 n_more_timer;	/* lk_grant_more() next turn */
+	uint64_t		 n_cwait_ms;	/* ev_now_ms() since which commits
+						   are pending and none completed
+						   (0: none pending) */
+	bool			 n_cwait_warned;
+	struct ev_timer		 n_cwait_timer;	/* NLM_CWAIT_WARN_MS */
 	bool			 n_turn_granted; /* this turn granted already */
 	bool			 n_more_waited;	/* the last turn put the grant
 						   step off: not this one */
@@ -471,6 +484,8 @@ void		 nlm_grace_start(void);
 void		 nlm_grace_check(void);
 /* End grace: drop what is left (staged), log why.  No-op outside grace. */
 void		 nlm_grace_end(const char *how);
+/* Stop the commit-wait watch (nlm_shutdown). */
+void		 nlm_cwait_stop(void);
 /* The store's descriptor is readable: release what is now durable. */
 void		 nlm_store_ready(struct ev_loop *, int fd, int events,
 		    void *arg);

@@ -252,6 +252,12 @@ nlm_metrics(struct sbuf *c)
 	    si.si_log_syncs_near);
 	one(c, "nlmd_turns_committed_total", "counter", "Loop turns that "
 	    "committed changes.", s->commits);
+	sbuf_printf(c, "# HELP nlmd_store_commit_stall_seconds How long "
+	    "commits have been pending with none completing (0: none "
+	    "pending); their answers and callbacks are held meanwhile.\n"
+	    "# TYPE nlmd_store_commit_stall_seconds gauge\n"
+	    "nlmd_store_commit_stall_seconds %.3f\n",
+	    (double)nlm_commit_stall_ms() / 1000);
 	sbuf_printf(c, "# HELP nlmd_loop_turn_max_seconds The longest event "
 	    "loop turn since start (handlers, timers, commit, release).\n"
 	    "# TYPE nlmd_loop_turn_max_seconds gauge\n"

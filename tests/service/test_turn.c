@@ -25,6 +25,7 @@
 #include "lockcore.h"
 #include "rpcout.h"
 #include "rpcsend.h"
+#include "sbuf.h"
 #include "store.h"
 #include "svctest.h"
 #include "tests/fakes/fakes.h"
@@ -405,6 +406,81 @@ test_reply_waits(void)
 	CU_ASSERT_EQUAL(t_bad, 0);
 	fake_store_defer(false);
 	free(a.cookie.nlm_netobj_val);
+	ts_stop();
+}
+
+/* The gauge nlmd_store_commit_stall_seconds as nlm_metrics() prints it. */
+static double
+t_stall_metric(void)
+{
+	static const char key[] = "\nnlmd_store_commit_stall_seconds ";
+	struct sbuf sb;
+	const char *p;
+	double v = -1;
+
+	memset(&sb, 0, sizeof(sb));
+	nlm_metrics(&sb);
+	if (sb.sb_buf != NULL && (p = strstr(sb.sb_buf, key)) != NULL)
+		v = strtod(p + strlen(key), NULL);
+	sbuf_free(&sb);
+	return v;
+}
+
+/*
+ * A commit that does not complete (a hung disk under durability sync) is
+ * shown and logged: the status line's commit-stall-ms and the gauge
+ * nlmd_store_commit_stall_seconds count from the seal, a warning comes
+ * after 5 s (and every 30 s while it lasts), and one line when commits
+ * complete again.  Before 2026-12-06 nothing told the operator why every
+ * client hung (found by review).
+ */
+static void
+test_commit_stall(void)
+{
+	char buf[8192];
+	size_t n;
+	FILE *f;
+	int saved;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(nlm_commit_stall_ms(), 0);
+	CU_ASSERT(t_stall_metric() == 0);
+	fake_store_defer(true);
+	fflush(stderr);
+	CU_ASSERT_FATAL((f = tmpfile()) != NULL);
+	saved = dup(STDERR_FILENO);
+	CU_ASSERT_FATAL(saved != -1 && dup2(fileno(f), STDERR_FILENO) != -1);
+	CU_ASSERT_EQUAL(t_lock("hostS", 1, "ownS", "fs", 0, 10, true, false,
+	    false), -1);			/* held */
+	ts_advance(4000);
+	ts_pump();
+	CU_ASSERT_EQUAL(nlm_commit_stall_ms(), 4000);
+	CU_ASSERT(t_stall_metric() > 3.99 && t_stall_metric() < 4.01);
+	ts_advance(1500);
+	ts_pump();				/* the warning */
+	ts_advance(30000);
+	ts_pump();				/* and again */
+	fake_store_complete();
+	ts_pump();
+	CU_ASSERT_EQUAL(nlm_commit_stall_ms(), 0);
+	CU_ASSERT(t_stall_metric() == 0);
+	fflush(stderr);
+	(void)dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	fputs(buf, stderr);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+	    "no commit has completed for 5.5 s (1 waiting)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+	    "no commit has completed for 35.5 s"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
+	    "commits complete again, after 35.5 s"));
+	fake_store_defer(false);
 	ts_stop();
 }
 
@@ -2474,6 +2550,8 @@ ts_register_turn(void)
 	if (s == NULL ||
 	    CU_add_test(s, "the checker catches an uncommitted GRANTED",
 	    test_detector) == NULL ||
+	    CU_add_test(s, "a commit that does not complete is shown",
+	    test_commit_stall) == NULL ||
 	    CU_add_test(s, "a reply waits for its commit",
 	    test_reply_waits) == NULL ||
 	    CU_add_test(s, "LOCK reply after its commit; new host flushed",
