@@ -31,7 +31,14 @@ onc_udp_local(struct msghdr *mh, struct onc_ctx *cx)
 
 			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
 			s4->sin_family = AF_INET;
-			s4->sin_addr = pi.ipi_addr;
+			/*
+			 * The local address it reached, not ipi_addr (the
+			 * header's destination): for a datagram sent to a
+			 * broadcast address that one is no source the kernel
+			 * sends from, and the reply would be lost.  Linux's
+			 * svc_udp_get_dest_4() takes this one too.
+			 */
+			s4->sin_addr = pi.ipi_spec_dst;
 			cx->cx_call.rc_locallen = sizeof(*s4);
 		} else if (cm->cmsg_level == IPPROTO_IPV6 &&
 		    cm->cmsg_type == IPV6_PKTINFO) {

@@ -235,6 +235,71 @@ test_udp_port_owned(void)
 	ev_loop_free(tl.loop);
 }
 
+/*
+ * A call sent to a broadcast address (127.255.255.255 on lo here; a
+ * subnet's on a LAN) is answered like any other.  IP_PKTINFO gives two
+ * addresses: ipi_addr, the destination in the header (the broadcast
+ * address), and ipi_spec_dst, the local address it reached.  The reply
+ * used to be sent from ipi_addr, which the kernel refuses as a source
+ * (EINVAL): no reply, counted in udp_send_fail.  Linux's own RPC server
+ * (svc_udp_get_dest_4) and libtirpc's answer from ipi_spec_dst.
+ */
+static void
+test_udp_broadcast_answered(void)
+{
+	const uint32_t call[10] = {
+		htonl(7), htonl(0), htonl(2), htonl(100021), htonl(4),
+		htonl(0), 0, 0, 0, 0,
+	};
+	struct onc_srv_limits lim;
+	struct sockaddr_in a;
+	struct timeval tv = { 1, 0 };
+	uint32_t in[16];
+	unsigned port;
+	char err[256];
+	int fd, one = 1;
+	ssize_t n;
+
+	if (ts_skip())
+		return;
+	memset(&tl, 0, sizeof(tl));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.loop = ev_loop_new());
+	memset(&lim, 0, sizeof(lim));
+	lim.max_record = 4096;
+	lim.max_conns = 16;
+	lim.idle_sec = 600;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.rs = onc_srv_new(tl.loop, &lim));
+	CU_ASSERT_FATAL(onc_srv_listen(tl.rs, NULL, 0, &port, err,
+	    sizeof(err)) == ONC_OK);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT(setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one,
+	    sizeof(one)) == 0);
+	CU_ASSERT(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+	    sizeof(tv)) == 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)port);
+	a.sin_addr.s_addr = htonl(0x7fffffff);	/* 127.255.255.255 */
+	CU_ASSERT_FATAL(sendto(fd, call, sizeof(call), 0,
+	    (struct sockaddr *)&a, sizeof(a)) == (ssize_t)sizeof(call));
+	(void)ev_run_once(tl.loop, 100);
+	CU_ASSERT_EQUAL(tl.rs->rs_stats.noprog, 1);
+	onc_srv_seal(tl.rs, 1);
+	onc_srv_release(tl.rs, 1);
+	CU_ASSERT_EQUAL(tl.rs->rs_stats.udp_send_fail, 0);
+	n = recv(fd, in, sizeof(in), 0);
+	/* xid 7, REPLY, MSG_ACCEPTED, AUTH_NONE 0, PROG_UNAVAIL */
+	CU_ASSERT_EQUAL(n, 24);
+	if (n >= 24) {
+		CU_ASSERT_EQUAL(ntohl(in[0]), 7);
+		CU_ASSERT_EQUAL(ntohl(in[5]), PROG_UNAVAIL);
+	}
+	close(fd);
+	onc_srv_free(tl.rs);
+	ev_loop_free(tl.loop);
+}
+
 int
 ts_register_listen(void)
 {
@@ -244,7 +309,9 @@ ts_register_listen(void)
 	    CU_add_test(s, "out of descriptors: the loop still sleeps",
 	    test_accept_emfile) == NULL ||
 	    CU_add_test(s, "nlmd's UDP port is its own",
-	    test_udp_port_owned) == NULL)
+	    test_udp_port_owned) == NULL ||
+	    CU_add_test(s, "a call to a broadcast address is answered",
+	    test_udp_broadcast_answered) == NULL)
 		return -1;
 	return 0;
 }
