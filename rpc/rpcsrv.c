@@ -200,9 +200,12 @@ onc_sock_open(int family, enum onc_xport xp, const struct sockaddr *sa,
 		    sizeof(one));
 	if (bind(fd, sa, sl) == -1 ||
 	    (xp == ONC_TCP && listen(fd, 1024) == -1)) {
+		int saved = errno;
+
 		snprintf(err, errlen, "%s %s: %s", xp == ONC_TCP ? "tcp" : "udp",
 		    addr_str(sa, 1, a, sizeof(a)), strerror(errno));
 		close(fd);
+		errno = saved;		/* onc_srv_listen() reads EADDRINUSE */
 		return -1;
 	}
 	return fd;
@@ -280,19 +283,23 @@ onc_make_addr(int family, const char *addr, unsigned port,
 	return true;
 }
 
-enum onc_status
-onc_srv_listen(struct onc_srv *rs, const char *addr, unsigned port,
-    unsigned *bound, char *err, size_t errlen)
+/*
+ * One try of onc_srv_listen().  *inuse: a socket after the first failed
+ * with EADDRINUSE on the port the kernel chose for the first (port 0).
+ */
+static enum onc_status
+onc_srv_listen_try(struct onc_srv *rs, const char *addr, unsigned port,
+    unsigned *bound, bool *inuse, char *err, size_t errlen)
 {
 	static const int fams[2] = { AF_INET, AF_INET6 };
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	int f, x, opened = 0;
+	bool chose = port == 0;
 	enum onc_status s;
 	char why[256];
 
-	if (addr != NULL && addr[0] == '\0')
-		addr = NULL;
+	*inuse = false;
 	for (f = 0; f < 2; f++) {
 		if (!onc_make_addr(fams[f], addr, port, &ss, &sl))
 			continue;	/* the address is of the other family */
@@ -302,8 +309,10 @@ onc_srv_listen(struct onc_srv *rs, const char *addr, unsigned port,
 			if ((s = onc_srv_add_listener(rs, fams[f], xp,
 			    (struct sockaddr *)&ss, sl, why, sizeof(why))) !=
 			    ONC_OK) {
+				*inuse = chose && opened > 0 &&
+				    s == ONC_SOCKET && errno == EADDRINUSE;
 				if (fams[f] == AF_INET6 && addr == NULL &&
-				    opened > 0 && x == 0) {
+				    opened > 0 && x == 0 && !*inuse) {
 					/* Host without IPv6: go on with v4. */
 					log_warnx("no IPv6 listener: %s", why);
 					break;
@@ -325,4 +334,42 @@ onc_srv_listen(struct onc_srv *rs, const char *addr, unsigned port,
 	}
 	*bound = port;
 	return ONC_OK;
+}
+
+/*
+ * With port 0 the kernel picks a free TCP port, which some UDP socket (or
+ * another v6 one) may hold: then try again, up to ONC_LISTEN_TRIES times,
+ * keeping the sockets of the failed tries open meanwhile so that the
+ * kernel picks another port each time (closed at the end).
+ */
+#define ONC_LISTEN_TRIES	16
+
+enum onc_status
+onc_srv_listen(struct onc_srv *rs, const char *addr, unsigned port,
+    unsigned *bound, char *err, size_t errlen)
+{
+	int held[ONC_LISTEN_TRIES * 4];
+	size_t nheld = 0, first, i;
+	enum onc_status s;
+	bool inuse;
+	int tries;
+
+	if (addr != NULL && addr[0] == '\0')
+		addr = NULL;
+	for (tries = 1; ; tries++) {
+		first = rs->rs_nlis;
+		s = onc_srv_listen_try(rs, addr, port, bound, &inuse, err,
+		    errlen);
+		if (s == ONC_OK || !inuse || tries == ONC_LISTEN_TRIES)
+			break;
+		/* Out of the loop and the table, but still bound. */
+		for (i = first; i < rs->rs_nlis; i++) {
+			ev_fd_del(rs->rs_loop, rs->rs_lis[i].rl_fd);
+			held[nheld++] = rs->rs_lis[i].rl_fd;
+		}
+		rs->rs_nlis = first;
+	}
+	for (i = 0; i < nheld; i++)
+		close(held[i]);
+	return s;
 }

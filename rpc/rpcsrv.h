@@ -97,7 +97,8 @@ enum onc_status onc_srv_add_program(struct onc_srv *, uint32_t prog,
 
 /*
  * Listen on `port' (0: let the kernel pick one TCP port and use the same
- * for UDP) over UDP and TCP, IPv4 and IPv6 (IPv6 sockets are v6-only).
+ * for UDP, another if a socket holds that one for UDP or IPv6) over UDP
+ * and TCP, IPv4 and IPv6 (IPv6 sockets are v6-only).
  * `addr' NULL or "" binds the wildcard addresses; otherwise one numeric
  * address.  Stores the port bound in *bound.  Returns ONC_OK, or
  * ONC_BADADDR, ONC_SOCKET (or ONC_FULL) with the details in err[errlen]

@@ -300,6 +300,68 @@ test_udp_broadcast_answered(void)
 	ev_loop_free(tl.loop);
 }
 
+/*
+ * Listening on port 0: the kernel picks a free TCP port and the UDP
+ * sockets take the same number, which a UDP socket may hold already (the
+ * daemon's own outgoing ones, or any process's).  Until 2026-12-06 the
+ * listen then failed (EADDRINUSE: a daemon with nlm-port = 0 did not
+ * start, and test harnesses flaked); now it tries another port.  Here
+ * the namespace's ephemeral range is two ports and a UDP socket holds
+ * the one Linux's bind(0) tries first (the parity opposite to the
+ * range's low end; the other parity it leaves to connect()): every
+ * listen must end on the other one (before, every one failed).
+ */
+static void
+test_listen_port0_inuse(void)
+{
+	struct onc_srv_limits lim;
+	struct sockaddr_in a;
+	char range[64], err[256];
+	unsigned port, ok = 0, i;
+	FILE *f;
+	int fd;
+
+	if (ts_skip())
+		return;
+	memset(range, 0, sizeof(range));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(
+	    "/proc/sys/net/ipv4/ip_local_port_range", "r+"));
+	CU_ASSERT_FATAL(fgets(range, sizeof(range), f) != NULL);
+	rewind(f);
+	fprintf(f, "40000 40001\n");
+	CU_ASSERT_FATAL(fflush(f) == 0);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons(40001);
+	CU_ASSERT_FATAL(fd != -1 && bind(fd, (struct sockaddr *)&a,
+	    sizeof(a)) == 0);
+	memset(&lim, 0, sizeof(lim));
+	lim.max_record = 4096;
+	lim.max_conns = 16;
+	lim.idle_sec = 600;
+	for (i = 0; i < 20; i++) {
+		memset(&tl, 0, sizeof(tl));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tl.loop = ev_loop_new());
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tl.rs = onc_srv_new(tl.loop,
+		    &lim));
+		port = 0;
+		err[0] = '\0';
+		if (onc_srv_listen(tl.rs, NULL, 0, &port, err, sizeof(err)) ==
+		    ONC_OK && port == 40000)
+			ok++;
+		else if (ok == i)
+			printf("\n    listen %u: port %u, %s ", i, port, err);
+		onc_srv_free(tl.rs);
+		ev_loop_free(tl.loop);
+	}
+	close(fd);
+	rewind(f);
+	fputs(range, f);
+	fclose(f);
+	CU_ASSERT_EQUAL(ok, 20);
+}
+
 int
 ts_register_listen(void)
 {
@@ -308,6 +370,8 @@ ts_register_listen(void)
 	if (s == NULL ||
 	    CU_add_test(s, "out of descriptors: the loop still sleeps",
 	    test_accept_emfile) == NULL ||
+	    CU_add_test(s, "port 0 taken by a UDP socket: another port",
+	    test_listen_port0_inuse) == NULL ||
 	    CU_add_test(s, "nlmd's UDP port is its own",
 	    test_udp_port_owned) == NULL ||
 	    CU_add_test(s, "a call to a broadcast address is answered",
