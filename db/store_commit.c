@@ -422,13 +422,23 @@ store_run_done(struct store *st, struct store_batch *run, int rc, bool flush,
 		    store_status_of(st, rc);
 		notify = true;
 	}
+	/*
+	 * A few are kept for the next turns; the rest go: after a stall,
+	 * when every turn sealed meanwhile had a batch of its own, the free
+	 * list would otherwise hold that peak for good.
+	 */
 	for (b = run; b != NULL; b = next) {
 		next = b->b_next;
+		if (st->st_nfree >= STORE_FREE_MAX) {
+			store_batch_free(b);
+			continue;
+		}
 		b->b_len = b->b_nops = 0;
 		b->b_puts = 0;
 		(void)store_buf_trim(&b->b_buf, &b->b_cap);
 		b->b_next = st->st_free;
 		st->st_free = b;
+		st->st_nfree++;
 	}
 	pthread_cond_broadcast(&st->st_dcv);
 	if (notify)
@@ -531,6 +541,7 @@ store_commit_stop(struct store *st)
 		st->st_free = b->b_next;
 		store_batch_free(b);
 	}
+	st->st_nfree = 0;
 	store_batch_free(st->st_batch);
 	st->st_batch = NULL;
 	store_fold_free(&st->st_kfold);
@@ -559,6 +570,7 @@ store_commit_queue(struct store *st, struct store_batch *b)
 		st->st_batch = st->st_free;
 		if (st->st_free != NULL) {
 			st->st_free = st->st_free->b_next;
+			st->st_nfree--;
 			st->st_batch->b_next = NULL;
 		}
 		pthread_mutex_unlock(&st->st_cmu);
@@ -572,6 +584,7 @@ store_commit_queue(struct store *st, struct store_batch *b)
 	if (st->st_free != NULL) {
 		st->st_batch = st->st_free;
 		st->st_free = st->st_free->b_next;
+		st->st_nfree--;
 		st->st_batch->b_next = NULL;
 	}
 	pthread_cond_signal(&st->st_ccv);

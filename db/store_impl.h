@@ -81,6 +81,8 @@
 						   round's buffers grow with
 						   them: ~20 MB at 100,000) */
 #define STORE_KEEP_BYTES	(4u << 20)	/* larger buffers freed after use */
+#define STORE_FREE_MAX		16u		/* committed batches kept for
+						   reuse; more are freed */
 #define STORE_JTAIL_BYTES	(8u << 20)	/* the journal's unfolded tail
 						   kept in memory, at most */
 
@@ -176,6 +178,7 @@ struct store {
 	struct store_batch *st_qhead;	/* sealed, not yet committed */
 	struct store_batch **st_qtail;
 	struct store_batch *st_free;	/* recycled batches */
+	size_t		 st_nfree;	/* of them (at most STORE_FREE_MAX) */
 	uint64_t	 st_committed;	/* last sequence number committed */
 	enum store_status st_cerr;	/* latched commit failure */
 	bool		 st_cstop;

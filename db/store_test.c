@@ -50,6 +50,19 @@ store_test_tail_max(struct store *st, size_t bytes)
 	pthread_mutex_unlock(&st->st_jmu);
 }
 
+size_t
+store_test_free_batches(struct store *st)
+{
+	const struct store_batch *b;
+	size_t n = 0;
+
+	pthread_mutex_lock(&st->st_cmu);
+	for (b = st->st_free; b != NULL; b = b->b_next)
+		n++;
+	pthread_mutex_unlock(&st->st_cmu);
+	return n;
+}
+
 void
 store_test_log_end(struct store *st, bool synced, unsigned long *filep,
     unsigned long *offp)

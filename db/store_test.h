@@ -60,4 +60,10 @@ void	store_test_tail_max(struct store *st, size_t bytes);
 void	store_test_log_end(struct store *st, bool synced,
 	    unsigned long *filep, unsigned long *offp);
 
+/*
+ * How many batches the store keeps for reuse (committed turns' buffers
+ * not given back).
+ */
+size_t	store_test_free_batches(struct store *st);
+
 #endif /* NLMD_DB_STORE_TEST_H */

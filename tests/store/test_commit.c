@@ -8,7 +8,10 @@
 #include "store_test.h"
 
 #include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -249,6 +252,57 @@ test_close_finishes(void)
 	stt_snap_free(&s);
 }
 
+static atomic_bool stalled;
+
+/* A disk that does not answer: every sync waits while `stalled'. */
+static void
+stall_hook(int fd)
+{
+	(void)fd;
+	while (atomic_load(&stalled))
+		usleep(1000);
+}
+
+#define STALL_TURNS	2000
+
+/*
+ * Turns sealed while a flush hangs pile up in the committer's queue; once
+ * committed, their batches went to the free list, which kept every one
+ * (each with its buffer, 4 KiB or more) for the life of the process: a
+ * stall of a few seconds under load left its peak in nlmd's memory for
+ * good.  Now only a few are kept for reuse.
+ */
+static void
+test_stall_freed(void)
+{
+	struct lk_record rc;
+	uint64_t seq;
+	unsigned i;
+
+	fresh(STORE_SYNC);
+	atomic_store(&stalled, true);
+	atomic_store(&stt_sync_hook, stall_hook);
+	for (i = 0; i < STALL_TURNS; i++) {
+		rc = stt_lock(1, (int32_t)i, "o", "f", 0, 0, true, i + 1);
+		CU_ASSERT_EQUAL_FATAL(store_put_record(st, &rc), STORE_OK);
+		CU_ASSERT_EQUAL_FATAL(store_seal(st, &seq), STORE_OK);
+		/* The first turn's flush is under way, and hangs. */
+		if (i == 0)
+			usleep(50000);
+	}
+	CU_ASSERT(store_durable(st) < seq);
+	atomic_store(&stalled, false);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	atomic_store(&stt_sync_hook, NULL);
+	CU_ASSERT_EQUAL(store_durable(st), STALL_TURNS);
+	CU_ASSERT(store_test_free_batches(st) <= 16);
+	if (store_test_free_batches(st) > 16)
+		printf("\n  %zu batches kept after the stall ",
+		    store_test_free_batches(st));
+	store_close(st);
+	st = NULL;
+}
+
 int
 stt_register_commit(void)
 {
@@ -261,7 +315,9 @@ stt_register_commit(void)
 	    test_tail) ||
 	    !CU_add_test(s, "a failed commit is latched", test_latched) ||
 	    !CU_add_test(s, "close commits what was sealed",
-	    test_close_finishes))
+	    test_close_finishes) ||
+	    !CU_add_test(s, "a stall's batches are not kept",
+	    test_stall_freed))
 		return -1;
 	return 0;
 }
