@@ -308,15 +308,67 @@ store_meta_create(struct store *st, DB_TXN *txn)
 	return 0;
 }
 
+/* *emptyp := does db hold no record at all?  A code. */
+static int
+store_db_empty(DB *db, DB_TXN *txn, bool *emptyp)
+{
+	DBC *c;
+	DBT k, v;
+	int rc, rc2;
+
+	if ((rc = db->cursor(db, txn, &c, 0)) != 0)
+		return rc;
+	memset(&k, 0, sizeof(k));
+	memset(&v, 0, sizeof(v));
+	k.flags = v.flags = DB_DBT_PARTIAL;	/* whether, not what */
+	rc = c->get(c, &k, &v, DB_FIRST);
+	*emptyp = rc == DB_NOTFOUND;
+	if ((rc2 = c->close(c)) != 0 && (rc == 0 || rc == DB_NOTFOUND))
+		rc = rc2;
+	return rc == DB_NOTFOUND ? 0 : rc;
+}
+
+/*
+ * meta.db has no format: a new store, if nothing at all is stored.  Not
+ * when meta.db was lost (deleted, left out of a restore) or damaged while
+ * the other databases kept their records: started anew it would give out
+ * host ids (and with them the stored hosts' locks) and fencing tokens
+ * again.  STORE_OK when new.
+ */
+static enum store_status
+store_meta_new(struct store *st, DB_TXN *txn, char *err, size_t errlen)
+{
+	DB *dbs[] = { st->st_meta, st->st_hosts, st->st_locks,
+	    st->st_shares };
+	bool empty = true;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]) && empty; i++)
+		if ((rc = store_db_empty(dbs[i], txn, &empty)) != 0)
+			return store_report(st, rc, "cannot read the databases",
+			    err, errlen);
+	if (!empty) {
+		snprintf(err, errlen, "meta.db in %s has no format, yet the "
+		    "store holds records: meta.db was lost or damaged; "
+		    "refusing to start the store anew", st->st_dir);
+		return STORE_CORRUPT;
+	}
+	return STORE_OK;
+}
+
 /* Read the meta values of an existing store; check its format. */
 static enum store_status
 store_meta_load(struct store *st, DB_TXN *txn, char *err, size_t errlen)
 {
 	struct store_meta *m = &st->st_cur;
+	enum store_status s;
 	int rc;
 
 	if ((rc = store_meta_get(st, txn, "format", &m->sm_format)) ==
 	    DB_NOTFOUND) {
+		if ((s = store_meta_new(st, txn, err, errlen)) != STORE_OK)
+			return s;
 		if ((rc = store_meta_create(st, txn)) != 0)
 			return store_report(st, rc, "cannot initialise meta.db",
 			    err, errlen);

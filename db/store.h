@@ -188,7 +188,8 @@ const char	*store_last_error(struct store *st);
  * epoch (see store_epoch_begin()).  On success stores the handle in *stp.
  * Returns STORE_OK, STORE_BUSY (Berkeley DB said EBUSY/EAGAIN; nlmd's
  * flock on the state directory normally keeps other users away),
- * STORE_CORRUPT (a newer format version, or meta.db does not decode),
+ * STORE_CORRUPT (a newer format version, meta.db does not decode, or it
+ * lacks the format while the other databases hold records),
  * STORE_INVAL (cf), STORE_NOMEM, STORE_IO or STORE_FATAL with a reason in
  * err[errlen]; *stp is then NULL.
  */

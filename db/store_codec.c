@@ -47,7 +47,9 @@
  *                 each fold, in its transaction (absent before the
  *                 first: then every journal record in the log counts)
  *   The first four are written when the store is created, in one
- *   transaction.
+ *   transaction.  A meta.db without "format" is a new store only while
+ *   all four databases are empty; otherwise store_open() refuses it
+ *   (STORE_CORRUPT).
  *
  * hosts.db
  *   key:   u64 host id (never 0)

@@ -777,6 +777,57 @@ test_load_stop(void)
 	st = NULL;
 }
 
+/*
+ * meta.db gone (deleted, or left out of a restore) while hosts.db and
+ * locks.db still hold records: not a new store.  Taken for one, it got
+ * next host id 1, token 0 and epoch 0 again, and the next hosts took the
+ * ids of stored ones (their locks with them).  Refused instead.
+ */
+static void
+test_meta_lost(void)
+{
+	struct lk_record a = stt_lock(3, 1, "o", "f", 0, 0, true, 9);
+	struct store_host h = host(3, "three", 4, 0);
+	struct store *bad = NULL;
+	struct store_config cf;
+	struct store_info si;
+	char err[512] = "", path[PATH_MAX];
+	enum store_status s;
+
+	fresh();
+	CU_ASSERT_EQUAL_FATAL(stt_open(dir, STORE_LOG, 1, &st), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_host(st, &h), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_next_host(st, 4), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_token(st, 9), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	/* Log files go (as they do in a store that runs for a while). */
+	CU_ASSERT_FATAL(stt_churn(st, 5));
+	CU_ASSERT_EQUAL_FATAL(stt_ckp_wait(st, 6, 2), 0);
+	store_close(st);
+	st = NULL;
+	snprintf(path, sizeof(path), "%s/log.%010lu", dir, 1ul);
+	CU_ASSERT_FATAL(access(path, F_OK) == -1);
+	snprintf(path, sizeof(path), "%s/meta.db", dir);
+	CU_ASSERT_EQUAL_FATAL(unlink(path), 0);
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_dir = dir;
+	s = store_open(&cf, &bad, err, sizeof(err));
+	if (s == STORE_OK) {
+		store_info(bad, &si);
+		printf("\n  opened anew: next host %llu, token %llu ",
+		    (unsigned long long)si.si_next_host,
+		    (unsigned long long)si.si_token);
+		store_close(bad);
+		bad = NULL;
+	}
+	CU_ASSERT_EQUAL(s, STORE_CORRUPT);
+	CU_ASSERT_PTR_NULL(bad);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "meta.db"));
+	if (s != STORE_OK && strstr(err, "meta.db") == NULL)
+		fprintf(stderr, "\nstore_open: %s\n", err);
+}
+
 int
 stt_register_basic(void)
 {
@@ -798,7 +849,8 @@ stt_register_basic(void)
 	    !CU_add_test(s, "STORE_NONE", test_none) ||
 	    !CU_add_test(s, "counters", test_counters) ||
 	    !CU_add_test(s, "corrupt records, newer format", test_corrupt) ||
-	    !CU_add_test(s, "load stopped by the caller", test_load_stop))
+	    !CU_add_test(s, "load stopped by the caller", test_load_stop) ||
+	    !CU_add_test(s, "meta.db lost, records kept", test_meta_lost))
 		return -1;
 	return 0;
 }
