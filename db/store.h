@@ -58,8 +58,8 @@
  *   function takes one.
  *
  * THREADS
- *   One thread (the event loop) calls everything here; the committer and
- *   checkpoint threads are internal.
+ *   One thread (the event loop) calls everything here; the committer,
+ *   compactor and checkpoint threads are internal.
  */
 #ifndef NLMD_DB_STORE_H
 #define NLMD_DB_STORE_H
@@ -96,7 +96,7 @@ struct store_config {
 						   exist */
 	enum store_durability	 sc_durability;
 	size_t			 sc_cache_bytes; /* 0: built-in default,
-						   64 MiB */
+						   16 MiB */
 	unsigned		 sc_checkpoint_sec; /* 0: built-in default,
 						   30 s */
 };
@@ -319,11 +319,11 @@ void	store_abort(struct store *st);
 
 /*
  * FAULT INJECTION (tests).  Make the `n'-th Berkeley DB call from now
- * (counting every call db/ makes after store_open(), the committer's
- * included: puts, deletes, txn begin and commit, log appends, cursor
- * opens and gets;
- * not aborts and closes, which must not be skipped, nor the checkpoint
- * thread's) fail
+ * (counting the calls db/ makes after store_open() that a turn or a load
+ * depends on, the committer's included: log appends (a commit, or each
+ * part of a large one), the loads' cursor opens and gets; not aborts and
+ * closes, which must not be skipped, nor the compactor's or the
+ * checkpoint thread's) fail
  * as an I/O error (EIO) would; 0 switches it off.  The store then behaves
  * as it must after a real failure.  Test-only raw writes: db/store_test.h.
  */

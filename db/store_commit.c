@@ -294,7 +294,10 @@ store_journal_put(struct store *st, size_t len, uint8_t kind, uint32_t flags,
  * Append the run to the log as one journal record (the log record header,
  * then the value a format-1 journal entry held), or as several when it
  * is larger than STORE_LOGREC_MAX: only the last is written out (and
- * flushed, if asked), so the parts reach the OS together.  A code.
+ * flushed, if asked) by us.  Berkeley DB writes the earlier parts out
+ * itself when they fill its log buffer (STORE_LOG_BUF_BYTES), so a crash
+ * may leave some parts without the last: the fold drops those
+ * (store_compact_record).  A code.
  */
 static int
 store_journal_append(struct store *st, const struct store_batch *run,

@@ -227,10 +227,12 @@ struct store {
 };
 
 /*
- * Every Berkeley DB call db/ makes outside the checkpoint thread (except
- * closes and aborts, which must not be skipped) goes through STORE_DB, so
- * that store_fail_after() can make the n-th one fail with EIO without
- * calling it.  The countdown is atomic: the committer counts too.
+ * The Berkeley DB calls a turn or a load depends on (the journal's log
+ * appends, the loads' cursor calls; not the open's, the compactor's or
+ * the checkpoint thread's, nor closes and aborts, which must not be
+ * skipped) go through STORE_DB, so that store_fail_after() can make the
+ * n-th one fail with EIO without calling it.  The countdown is atomic:
+ * the committer counts too.
  */
 bool	store_fault(struct store *st);
 #define STORE_DB(st, call)	(store_fault(st) ? EIO : (call))

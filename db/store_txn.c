@@ -5,9 +5,9 @@
  * Staging never calls Berkeley DB: every put or delete is appended,
  * encoded as it will be stored, to the turn's batch (st_batch), an
  * in-memory list of operations (struct store_op).  store_seal() hands the
- * batch to the committer thread (store_commit.c), which applies it in a
- * transaction of its own; the event loop learns of commits through
- * store_fd() / store_committed().
+ * batch to the committer (store_commit.c), which appends it to Berkeley
+ * DB's log as a journal record; the event loop learns of commits through
+ * store_fd() / store_committed() (or store_durable()).
  *
  * INVARIANTS
  *   st_batch holds exactly what was staged since the last seal or abort;
