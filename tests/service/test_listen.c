@@ -41,8 +41,9 @@ static struct {
 	socklen_t	 lsalen;
 } tl;
 
+/* A loop and a server with small limits, no listener yet. */
 static void
-tl_start(void)
+tl_new(void)
 {
 	struct onc_srv_limits lim;
 
@@ -53,6 +54,12 @@ tl_start(void)
 	lim.max_conns = 16;
 	lim.idle_sec = 600;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.rs = onc_srv_new(tl.loop, &lim));
+}
+
+static void
+tl_start(void)
+{
+	tl_new();
 	tl.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	CU_ASSERT_FATAL(tl.lfd != -1);
 	tl.lsa.sun_family = AF_UNIX;
@@ -168,7 +175,6 @@ test_udp_port_owned(void)
 		htonl(1), htonl(0), htonl(2), htonl(100021), htonl(4),
 		htonl(0), 0, 0, 0, 0,
 	};
-	struct onc_srv_limits lim;
 	struct sockaddr_in a;
 	struct passwd *pw;
 	unsigned port;
@@ -182,13 +188,7 @@ test_udp_port_owned(void)
 		printf("\n    SKIPPED: needs root and a user \"nobody\"\n");
 		return;
 	}
-	memset(&tl, 0, sizeof(tl));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.loop = ev_loop_new());
-	memset(&lim, 0, sizeof(lim));
-	lim.max_record = 4096;
-	lim.max_conns = 16;
-	lim.idle_sec = 600;
-	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.rs = onc_srv_new(tl.loop, &lim));
+	tl_new();
 	CU_ASSERT_FATAL(onc_srv_listen(tl.rs, NULL, 0, &port, err,
 	    sizeof(err)) == ONC_OK);
 	CU_ASSERT_FATAL(pipe(p) == 0);
@@ -251,7 +251,6 @@ test_udp_broadcast_answered(void)
 		htonl(7), htonl(0), htonl(2), htonl(100021), htonl(4),
 		htonl(0), 0, 0, 0, 0,
 	};
-	struct onc_srv_limits lim;
 	struct sockaddr_in a;
 	struct timeval tv = { 1, 0 };
 	uint32_t in[16];
@@ -262,13 +261,7 @@ test_udp_broadcast_answered(void)
 
 	if (ts_skip())
 		return;
-	memset(&tl, 0, sizeof(tl));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.loop = ev_loop_new());
-	memset(&lim, 0, sizeof(lim));
-	lim.max_record = 4096;
-	lim.max_conns = 16;
-	lim.idle_sec = 600;
-	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.rs = onc_srv_new(tl.loop, &lim));
+	tl_new();
 	CU_ASSERT_FATAL(onc_srv_listen(tl.rs, NULL, 0, &port, err,
 	    sizeof(err)) == ONC_OK);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -314,7 +307,6 @@ test_udp_broadcast_answered(void)
 static void
 test_listen_port0_inuse(void)
 {
-	struct onc_srv_limits lim;
 	struct sockaddr_in a;
 	char range[64], err[256];
 	unsigned port, ok = 0, i;
@@ -336,15 +328,8 @@ test_listen_port0_inuse(void)
 	a.sin_port = htons(40001);
 	CU_ASSERT_FATAL(fd != -1 && bind(fd, (struct sockaddr *)&a,
 	    sizeof(a)) == 0);
-	memset(&lim, 0, sizeof(lim));
-	lim.max_record = 4096;
-	lim.max_conns = 16;
-	lim.idle_sec = 600;
 	for (i = 0; i < 20; i++) {
-		memset(&tl, 0, sizeof(tl));
-		CU_ASSERT_PTR_NOT_NULL_FATAL(tl.loop = ev_loop_new());
-		CU_ASSERT_PTR_NOT_NULL_FATAL(tl.rs = onc_srv_new(tl.loop,
-		    &lim));
+		tl_new();
 		port = 0;
 		err[0] = '\0';
 		if (onc_srv_listen(tl.rs, NULL, 0, &port, err, sizeof(err)) ==

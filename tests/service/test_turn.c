@@ -409,6 +409,38 @@ test_reply_waits(void)
 	ts_stop();
 }
 
+/* What nlmd logs from now (stderr) goes to a file until t_log_end(). */
+static struct {
+	FILE	*f;
+	int	 saved;
+} t_log;
+
+static void
+t_log_begin(void)
+{
+	fflush(stderr);
+	CU_ASSERT_FATAL((t_log.f = tmpfile()) != NULL);
+	t_log.saved = dup(STDERR_FILENO);
+	CU_ASSERT_FATAL(t_log.saved != -1 &&
+	    dup2(fileno(t_log.f), STDERR_FILENO) != -1);
+}
+
+/* What was logged since t_log_begin(), into buf (and to stderr again). */
+static void
+t_log_end(char *buf, size_t len)
+{
+	size_t n;
+
+	fflush(stderr);
+	(void)dup2(t_log.saved, STDERR_FILENO);
+	close(t_log.saved);
+	rewind(t_log.f);
+	n = fread(buf, 1, len - 1, t_log.f);
+	buf[n] = '\0';
+	fclose(t_log.f);
+	fputs(buf, stderr);
+}
+
 /* The gauge nlmd_store_commit_stall_seconds as nlm_metrics() prints it. */
 static double
 t_stall_metric(void)
@@ -438,9 +470,6 @@ static void
 test_commit_stall(void)
 {
 	char buf[8192];
-	size_t n;
-	FILE *f;
-	int saved;
 
 	if (ts_skip())
 		return;
@@ -448,10 +477,7 @@ test_commit_stall(void)
 	CU_ASSERT_EQUAL(nlm_commit_stall_ms(), 0);
 	CU_ASSERT(t_stall_metric() == 0);
 	fake_store_defer(true);
-	fflush(stderr);
-	CU_ASSERT_FATAL((f = tmpfile()) != NULL);
-	saved = dup(STDERR_FILENO);
-	CU_ASSERT_FATAL(saved != -1 && dup2(fileno(f), STDERR_FILENO) != -1);
+	t_log_begin();
 	CU_ASSERT_EQUAL(t_lock("hostS", 1, "ownS", "fs", 0, 10, true, false,
 	    false), -1);			/* held */
 	ts_advance(4000);
@@ -466,14 +492,7 @@ test_commit_stall(void)
 	ts_pump();
 	CU_ASSERT_EQUAL(nlm_commit_stall_ms(), 0);
 	CU_ASSERT(t_stall_metric() == 0);
-	fflush(stderr);
-	(void)dup2(saved, STDERR_FILENO);
-	close(saved);
-	rewind(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	fputs(buf, stderr);
+	t_log_end(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
 	    "no commit has completed for 5.5 s (1 waiting)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
@@ -2139,9 +2158,6 @@ static void
 test_release_count(void)
 {
 	char buf[4096];
-	FILE *f;
-	size_t n;
-	int saved;
 
 	if (ts_skip())
 		return;
@@ -2152,19 +2168,9 @@ test_release_count(void)
 	    false, false), NLM4_GRANTED);
 	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "fr", 0, 10, false, true,
 	    false), NLM4_BLOCKED);
-	fflush(stderr);
-	CU_ASSERT_FATAL((f = tmpfile()) != NULL);
-	saved = dup(STDERR_FILENO);
-	CU_ASSERT_FATAL(saved != -1 && dup2(fileno(f), STDERR_FILENO) != -1);
+	t_log_begin();
 	CU_ASSERT_EQUAL(ts_notified("hostA", 5), 1);
-	fflush(stderr);
-	(void)dup2(saved, STDERR_FILENO);
-	close(saved);
-	rewind(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	fputs(buf, stderr);
+	t_log_end(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "released 1 locks/shares"));
 	CU_ASSERT(t_committed(2, "ownB", 4, "fr", 2, 0, 20, false));
 	ts_stop();
