@@ -13,12 +13,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* mkdir -p, each component 0700 when created. */
+/*
+ * mkdir -p: the state directory 0700, the directories above it that we
+ * create 0755 whatever the umask.  The user nlmd drops to must get
+ * through those: the store opens files by name after the drop (its next
+ * log file), and under a parent made 0700 for root Berkeley DB panicked
+ * at the first log switch.
+ */
 static enum cm_status
 statedir_mkdirs(const char *path, char *err, size_t errlen)
 {
 	char buf[4096];
 	size_t i, n = strlen(path);
+	int last;
 
 	if (n == 0 || n >= sizeof(buf)) {
 		snprintf(err, errlen, "state directory name is empty or too long");
@@ -28,8 +35,16 @@ statedir_mkdirs(const char *path, char *err, size_t errlen)
 	for (i = 1; i <= n; i++) {
 		if (buf[i] != '/' && buf[i] != '\0')
 			continue;
+		last = path[i] == '\0' || path[i + strspn(path + i, "/")] ==
+		    '\0';
 		buf[i] = '\0';
-		if (mkdir(buf, 0700) == -1 && errno != EEXIST) {
+		if (mkdir(buf, last ? 0700 : 0755) == 0) {
+			if (!last && chmod(buf, 0755) == -1) {
+				snprintf(err, errlen, "cannot make %s 0755: %s",
+				    buf, strerror(errno));
+				return cm_status_of_errno(errno);
+			}
+		} else if (errno != EEXIST) {
 			snprintf(err, errlen, "cannot create %s: %s", buf,
 			    strerror(errno));
 			return cm_status_of_errno(errno);

@@ -1,10 +1,11 @@
 /*
  * statedir.h - the daemon's state directory and its single-owner lock.
  *
- * The directory is created if missing (mode 0700).  "nlmd.lock" inside it
- * is held with flock() for the life of the process and holds our pid, so a
- * second daemon on the same directory refuses to start and says which
- * process owns it.
+ * The directory is created if missing (mode 0700; missing directories
+ * above it 0755, so that the user nlmd drops to gets through them).
+ * "nlmd.lock" inside it is held with flock() for the life of the process
+ * and holds our pid, so a second daemon on the same directory refuses to
+ * start and says which process owns it.
  */
 #ifndef NLMD_COMMON_STATEDIR_H
 #define NLMD_COMMON_STATEDIR_H

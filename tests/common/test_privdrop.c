@@ -106,6 +106,39 @@ test_lock_symlink(void)
 	CU_ASSERT(system(path) == 0);
 }
 
+/*
+ * The directories statedir_lock() creates above the state directory must
+ * let the user nlmd drops to through: the store opens its next log file
+ * by name after the drop, and under a parent made 0700 for root it could
+ * not (Berkeley DB panicked at the first log switch and nlmd stopped).
+ * Only the state directory itself is private.
+ */
+static void
+test_lock_parents(void)
+{
+	char dir[64], path[128], err[256] = "";
+	struct stat st;
+	mode_t old;
+	int lfd = -1;
+
+	snprintf(dir, sizeof(dir), "/tmp/nlmd-pm.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	/* A strict umask: what nlmd creates must not depend on it. */
+	old = umask(077);
+	snprintf(path, sizeof(path), "%s/a/b/state", dir);
+	CU_ASSERT_EQUAL(statedir_lock(path, &lfd, err, sizeof(err)), CM_OK);
+	umask(old);
+	if (lfd != -1)
+		close(lfd);
+	CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0700);
+	snprintf(path, sizeof(path), "%s/a/b", dir);
+	CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0755);
+	snprintf(path, sizeof(path), "%s/a", dir);
+	CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0755);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CU_ASSERT(system(path) == 0);
+}
+
 int
 ct_register_privdrop(void)
 {
@@ -116,7 +149,9 @@ ct_register_privdrop(void)
 	    CU_add_test(s, "user look-up", test_lookup) == NULL ||
 	    CU_add_test(s, "statedir_chown (root only)", test_chown) == NULL ||
 	    CU_add_test(s, "statedir_lock: nlmd.lock a symbolic link",
-	    test_lock_symlink) == NULL)
+	    test_lock_symlink) == NULL ||
+	    CU_add_test(s, "statedir_lock: parents it creates are 0755",
+	    test_lock_parents) == NULL)
 		return -1;
 	return 0;
 }
