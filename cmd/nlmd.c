@@ -250,6 +250,12 @@ reload(struct nlmd *d)
 		return;
 	}
 	log_config_warnings(warn, 0);
+	/*
+	 * The command line still wins over the files: check what the next
+	 * start would run with, not the files alone (a --callback-retry-min-ms
+	 * under the file's maximum was refused against the default minimum).
+	 */
+	config_keep_cmdline(&c, &d->conf);
 	/* A file the next start would refuse applies in no part now. */
 	if (config_check(&c, err, sizeof(err)) != CM_OK) {
 		log_warnx("SIGHUP: %s: the next start will refuse it; keeping "

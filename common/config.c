@@ -351,6 +351,36 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 	return config_set_from(c, key, value, &cmdline, err, errlen);
 }
 
+void
+config_keep_cmdline(struct config *c, const struct config *from)
+{
+	const struct config_key *k;
+	size_t i, len;
+
+	for (i = 0; i < NKEYS; i++) {
+		if (from->origin[i].co_from != CONFIG_FROM_CMDLINE)
+			continue;
+		k = &config_table[i];
+		switch (k->ck_type) {
+		case CT_STR:
+			len = k->ck_size;
+			break;
+		case CT_UINT:
+			len = sizeof(unsigned);
+			break;
+		case CT_SIZE:
+			len = sizeof(size_t);
+			break;
+		default:	/* CT_BOOL, CT_ENUM: int */
+			len = sizeof(int);
+			break;
+		}
+		memcpy((char *)c + k->ck_off, (const char *)from + k->ck_off,
+		    len);
+		c->origin[i] = from->origin[i];
+	}
+}
+
 const struct config_origin *
 config_origin(const struct config *c, const char *key)
 {

@@ -163,6 +163,13 @@ enum cm_status config_load_nfs(struct config *c, const char *path, char *warn,
  */
 enum cm_status config_check(const struct config *c, char *err, size_t errlen);
 
+/*
+ * Copy into `c' every setting that `from' got from the command line, with
+ * its origin: what a start with the same command line over the files read
+ * into `c' would run with (SIGHUP rereads the files into a fresh config).
+ */
+void	config_keep_cmdline(struct config *c, const struct config *from);
+
 /* Where `key' got its value; NULL for an unknown key. */
 const struct config_origin *config_origin(const struct config *c,
 	    const char *key);

@@ -745,6 +745,49 @@ test_check(void)
 	CU_ASSERT_EQUAL(config_check(&c, err, sizeof(err)), CM_OK);
 }
 
+/*
+ * SIGHUP rereads the files into a fresh config and puts the command line
+ * back over them: only what the command line set, with its origin.
+ */
+static void
+test_keep_cmdline(void)
+{
+	struct config run, c;
+	char path[256], err[512] = "";
+
+	config_defaults(&run);
+	CU_ASSERT_EQUAL(config_set(&run, "callback-retry-min-ms", "100", err,
+	    sizeof(err)), CM_OK);
+	CU_ASSERT_EQUAL(config_set(&run, "control-socket", "/run/x.sock", err,
+	    sizeof(err)), CM_OK);
+	CU_ASSERT_EQUAL(config_set(&run, "rpcbind", "no", err, sizeof(err)),
+	    CM_OK);
+	CU_ASSERT_EQUAL(config_set(&run, "max-record-size", "2048", err,
+	    sizeof(err)), CM_OK);
+	CU_ASSERT_EQUAL(config_set(&run, "durability", "log", err,
+	    sizeof(err)), CM_OK);
+	run.grace_sec = 7;	/* not from the command line: not kept */
+	config_defaults(&c);
+	write_file(path, sizeof(path), "[nlmd]\ncallback-retry-max-ms = "
+	    "500\ncallback-retry-min-ms = 400\nverbose = 3\n");
+	CU_ASSERT_EQUAL_FATAL(config_load(&c, path, 0, err, sizeof(err)),
+	    CM_OK);
+	config_keep_cmdline(&c, &run);
+	CU_ASSERT_EQUAL(c.cb_retry_min_ms, 100);
+	CU_ASSERT_EQUAL(c.cb_retry_max_ms, 500);
+	CU_ASSERT_STRING_EQUAL(c.control_socket, "/run/x.sock");
+	CU_ASSERT_EQUAL(c.rpcbind, 0);
+	CU_ASSERT_EQUAL(c.max_record, 2048);
+	CU_ASSERT_EQUAL(c.durability, CONFIG_DURABILITY_LOG);
+	CU_ASSERT_EQUAL(c.verbose, 3);
+	CU_ASSERT_EQUAL(c.grace_sec, 90);
+	CU_ASSERT_EQUAL(config_origin(&c, "callback-retry-min-ms")->co_from,
+	    CONFIG_FROM_CMDLINE);
+	CU_ASSERT_EQUAL(config_origin(&c, "callback-retry-max-ms")->co_from,
+	    CONFIG_FROM_FILE);
+	CU_ASSERT_EQUAL(config_check(&c, err, sizeof(err)), CM_OK);
+}
+
 int
 ct_register_config(void)
 {
@@ -795,7 +838,9 @@ ct_register_config(void)
 	    CU_add_test(s, "load: own file's includes and sections",
 	    test_own_include_and_sections) == NULL ||
 	    CU_add_test(s, "check: settings that contradict each other",
-	    test_check) == NULL)
+	    test_check) == NULL ||
+	    CU_add_test(s, "keep_cmdline: the command line over reread files",
+	    test_keep_cmdline) == NULL)
 		return -1;
 	/* Once known bugs (nfs.conf(5) rules), fixed: now ordinary tests. */
 	for (i = 0; i < sizeof(bugs) / sizeof(bugs[0]); i++)

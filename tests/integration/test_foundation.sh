@@ -513,6 +513,20 @@ check "SIGHUP: reread, --verbose=2 of the command line kept over the file's 1" \
     itest_wait grep -q "SIGHUP: .*hup.conf reread: verbose = 2 now" "$NLMD_LOG"
 check "... SIGTERM, exit 0" stop_nlmd_with TERM
 
+# The command line wins over the file after SIGHUP too, so the reread file
+# is checked with it on top: --callback-retry-min-ms=100 under the file's
+# maximum of 500 started, and is what the next start would run with.
+# (Before, the file was checked alone, against the default minimum of
+# 1000: "the next start will refuse it", and verbose was not applied.)
+printf '[nlmd]\nverbose = 1\ncallback-retry-max-ms = 500\n' >"$W/hup.conf"
+STATE=$W/state start_nlmd --no-rpcbind -c "$W/hup.conf" \
+    --callback-retry-min-ms=100
+printf '[nlmd]\nverbose = 0\ncallback-retry-max-ms = 500\n' >"$W/hup.conf"
+kill -HUP "$NLMD_PID"
+check "SIGHUP: the file is checked with the command line over it (min 100 from it, max 500): reread, verbose = 0" \
+    itest_wait grep -q "SIGHUP: .*hup.conf reread: verbose = 0 now" "$NLMD_LOG"
+check "... SIGTERM, exit 0" stop_nlmd_with TERM
+
 # In the background, with a relative state directory and config file:
 # daemon() moves to /, and neither may be looked for there afterwards.
 REL=nlmd-itest-rel.$$
