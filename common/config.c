@@ -88,6 +88,17 @@ config_is_addr_port(const char *v)
 	return addr_parse_port(v, &ss) == 0;
 }
 
+/*
+ * control-socket: ctl/ctlsrv.c binds it as it is, and refused a relative
+ * one only after the store was open (an epoch spent, exit status 1).
+ * The field's size (sun_path's) bounds its length.
+ */
+static bool
+config_is_abs_path(const char *v)
+{
+	return v[0] == '/';
+}
+
 static const struct config_key config_table[] = {
 	KEY_STR("state-directory", state_dir),
 	KEY_CHECKED("bind-address", bind_addr, config_is_addr,
@@ -124,7 +135,8 @@ static const struct config_key config_table[] = {
 	KEY_STR("notify-name", notify_name),
 	KEY_UINT("notify-give-up", notify_give_up_sec, 1, 30 * 86400),
 	KEY_UINT("host-idle", host_idle_sec, 1, 30 * 86400),
-	KEY_STR("control-socket", control_socket),
+	KEY_CHECKED("control-socket", control_socket, config_is_abs_path,
+	    "not an absolute path"),
 	KEY_STR("control-group", control_group),
 	KEY_CHECKED("metrics-address", metrics_addr, config_is_addr_port,
 	    "not ADDRESS:PORT (127.0.0.1:9464, [::1]:9464, :9464)"),

@@ -394,6 +394,27 @@ test_set_addresses(void)
 	    "metrics-address", ":3:");
 }
 
+/*
+ * control-socket must be an absolute path (ctl/ctlsrv.c): a relative one
+ * was taken by the files, --print-config and SIGHUP, and refused only
+ * once the store was open -- a start that spent an epoch and exited 1.
+ */
+static void
+test_set_control_socket(void)
+{
+	struct config c;
+
+	config_defaults(&c);
+	CU_ASSERT(set_ok(&c, "control-socket", "/run/nlmd/other.sock"));
+	CU_ASSERT(set_ok(&c, "control-socket", ""));
+	CU_ASSERT(set_fails("control-socket", "nlmd.sock",
+	    "not an absolute path"));
+	CU_ASSERT(set_fails("control-socket", "run/nlmd.sock",
+	    "not an absolute path"));
+	load_fails("[nlmd]\nverbose = 1\ncontrol-socket = ./nlmd.sock\n",
+	    "control-socket", ":3:");
+}
+
 static void
 test_load_errors(void)
 {
@@ -827,6 +848,8 @@ ct_register_config(void)
 	    test_set_bounds) == NULL ||
 	    CU_add_test(s, "set: addresses nlmd must parse",
 	    test_set_addresses) == NULL ||
+	    CU_add_test(s, "set: control-socket is an absolute path",
+	    test_set_control_socket) == NULL ||
 	    CU_add_test(s, "load: sections, comments, spacing, repeats",
 	    test_load_file) == NULL ||
 	    CU_add_test(s, "load: empty and missing files",
