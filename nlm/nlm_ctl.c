@@ -35,6 +35,8 @@
 #include "nlm_impl.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -691,7 +693,8 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 		    &(struct lk_scan_cbs){ ctl_rel_keep, ctl_rel_keep, NULL,
 		    &r });
 	} else {
-		char name[1024], *p, *q;
+		char name[1024], *p, *q, *end;
+		long svid;
 
 		/* HOST:SVID:OHHEX; the host name may itself hold ':'. */
 		snprintf(name, sizeof(name), "%s", owner);
@@ -701,7 +704,19 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 			return;
 		}
 		*p = '\0';
-		r.svid = (int32_t)strtol(p + 1, NULL, 10);
+		/*
+		 * All of it, within 32 bits: cut or half read, "12x",
+		 * "4294967297" or "" named another owner (svid 12, 1, 0).
+		 */
+		errno = 0;
+		svid = strtol(p + 1, &end, 10);
+		if (p[1] == '\0' || *end != '\0' || errno != 0 ||
+		    svid < INT32_MIN || svid > INT32_MAX) {
+			ctl_error(c, "release: owner: SVID %s is not a 32-bit "
+			    "number", p + 1);
+			return;
+		}
+		r.svid = (int32_t)svid;
 		if ((r.ohlen = ctl_unhex(q + 1, r.oh, sizeof(r.oh))) < 0) {
 			ctl_error(c, "release: owner: OH is not hex");
 			return;

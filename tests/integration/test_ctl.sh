@@ -198,6 +198,16 @@ rcheck "release --dry-run lists alice's lock" \
     grep -q "would release (dry run, nothing changed): 1 lock(s)" "$W/dry.txt"
 jqcheck "... and changes nothing" '.totals.locks == 3 and .totals.waiters == 1' \
     status
+# The SVID of --owner is a 32-bit number, all of it: one over 32 bits
+# named svid 1's lock (4294967297 cut to 1), trailing junk was dropped,
+# and no number at all was svid 0.
+for bad in 4294967297 1x "" x; do
+	"$CTL" --dry-run release --owner "alice:$bad:$(hex oh-alice)" \
+	    >"$W/badsvid.txt" 2>&1
+	rc=$?
+	check "release --owner alice:$bad:...: refused (exit $rc), releases nothing" \
+	    bash -c "[ $rc = 1 ] && grep -q 'SVID' '$W/badsvid.txt'"
+done
 rcheck "release --owner alice:1:oh-alice" \
     "$CTL" release --owner "alice:1:$(hex oh-alice)"
 rcheck "the waiter behind it (dave) got its GRANTED callback" \
