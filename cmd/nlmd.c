@@ -911,6 +911,7 @@ main(int argc, char **argv)
 {
 	struct nlmd d;
 	char err[512];
+	bool loop_failed = false;
 
 	malloc_setup();
 	memset(&d, 0, sizeof(d));
@@ -964,8 +965,15 @@ main(int argc, char **argv)
 	    d.registered ? ", registered with rpcbind" : ", not registered");
 	svcmgr_ready(d.mgr);
 	daemon_ready(&d);
-	if (ev_run(d.loop) == -1)
+	if (ev_run(d.loop) == -1) {
+		/*
+		 * Not a stop anyone asked for: shut down as cleanly as a
+		 * signal would (what was decided is committed), but exit 1, so
+		 * that Restart=on-failure starts nlmd again.
+		 */
 		log_warn("event loop");
+		loop_failed = true;
+	}
 	svcmgr_stopping(d.mgr);
 	http_metrics_free(d.http);
 	if (d.registered)
@@ -983,6 +991,6 @@ main(int argc, char **argv)
 	ev_loop_free(d.loop);
 	close(d.sigfd);
 	close(d.lockfd);
-	log_info("stopped");
-	return 0;
+	log_info(loop_failed ? "stopped: the event loop failed" : "stopped");
+	return loop_failed ? 1 : 0;
 }
