@@ -10,8 +10,10 @@
  *   so the databases hold exactly the committed transactions.  The region
  *   files live on disk (not DB_PRIVATE) so that db5.3_stat -h DIR works
  *   while nlmd runs; nlmd's flock on the state directory keeps a second
- *   nlmd (whose DB_RECOVER would tear the regions down) away.  Then one
- *   transaction opens or creates the four databases, another reads
+ *   nlmd (whose DB_RECOVER would tear the regions down) away.  Before
+ *   that, a store whose meta.db is there without one of the three other
+ *   databases is refused (store_files_check).  Then one transaction opens
+ *   or creates the four databases (meta.db last), another reads
  *   meta.db, or on a new store writes its initial values (a format-1
  *   store is migrated here); the journal records recovery passed over
  *   (store_dispatch) are folded in (store_compact.c), and meta.db is read
@@ -45,10 +47,12 @@
 #include "store_impl.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define ENV_FLAGS	(DB_CREATE | DB_INIT_TXN | DB_INIT_LOG | \
@@ -208,6 +212,49 @@ store_env_config(DB_ENV *env, size_t cache)
 	    (rc = env->set_lk_detect(env, DB_LOCK_DEFAULT)) != 0)
 		return rc;
 	return 0;
+}
+
+/*
+ * An existing store (meta.db is there) must have its three record
+ * databases before recovery runs.  One that was lost (removed by hand,
+ * left out of a restore) would be created anew, empty, by the open
+ * (DB_CREATE), and the hosts, locks or shares it held forgotten without a
+ * word.  Nor may recovery run without it: it passes over the file's
+ * changes in the log, and once another checkpoint follows its own (ours
+ * at close, an operator's), recovery starts past them: the file, put
+ * back, would silently miss what was written to it since the last
+ * checkpoint before a crash.  meta.db is created last, in the
+ * transaction that creates the others (store_dbs_open): while it exists
+ * they were all created, and if that transaction did not commit,
+ * recovery removes meta.db with them.
+ */
+static enum store_status
+store_files_check(const char *dir, char *err, size_t errlen)
+{
+	static const char *const name[] = { "hosts.db", "locks.db",
+	    "shares.db" };
+	static const char *const held[] = { "hosts", "locks", "shares" };
+	char path[PATH_MAX];
+	struct stat sb;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/meta.db", dir);
+	if (stat(path, &sb) == -1)
+		return STORE_OK;	/* a new store, or meta.db lost (later) */
+	for (i = 0; i < sizeof(name) / sizeof(name[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, name[i]);
+		/* Other failures are the environment open's to report. */
+		if (stat(path, &sb) == -1 && errno == ENOENT) {
+			snprintf(err, errlen, "%s is missing from %s while "
+			    "meta.db is there: it was removed outside nlmd or "
+			    "left out of a restore, and the %s it held would "
+			    "be lost; refusing to open (put it back; if it is "
+			    "lost for good, moving the directory aside starts "
+			    "nlmd empty)", name[i], dir, held[i]);
+			return STORE_CORRUPT;
+		}
+	}
+	return STORE_OK;
 }
 
 static enum store_status
@@ -405,10 +452,11 @@ store_dbs_open(struct store *st, char *err, size_t errlen)
 	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
 		return store_report(st, rc, "cannot begin a transaction", err,
 		    errlen);
-	if ((rc = store_db_open(st, txn, "meta.db", &st->st_meta)) != 0 ||
-	    (rc = store_db_open(st, txn, "hosts.db", &st->st_hosts)) != 0 ||
+	/* meta.db last: it exists only with the others (store_files_check). */
+	if ((rc = store_db_open(st, txn, "hosts.db", &st->st_hosts)) != 0 ||
 	    (rc = store_db_open(st, txn, "locks.db", &st->st_locks)) != 0 ||
-	    (rc = store_db_open(st, txn, "shares.db", &st->st_shares)) != 0) {
+	    (rc = store_db_open(st, txn, "shares.db", &st->st_shares)) != 0 ||
+	    (rc = store_db_open(st, txn, "meta.db", &st->st_meta)) != 0) {
 		s = store_report(st, rc, "cannot open the databases", err,
 		    errlen);
 		goto fail;
@@ -636,7 +684,8 @@ store_open(const struct store_config *cf, struct store **stp, char *err,
 		free(st);
 		return STORE_IO;
 	}
-	if ((s = store_env_open(st, cf, err, errlen)) == STORE_OK)
+	if ((s = store_files_check(st->st_dir, err, errlen)) == STORE_OK &&
+	    (s = store_env_open(st, cf, err, errlen)) == STORE_OK)
 		st->st_info.si_recover_ms = store_now_ms() - t0;
 	if (s != STORE_OK ||
 	    (s = store_dbs_open(st, err, errlen)) != STORE_OK ||

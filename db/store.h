@@ -189,7 +189,8 @@ const char	*store_last_error(struct store *st);
  * Returns STORE_OK, STORE_BUSY (Berkeley DB said EBUSY/EAGAIN; nlmd's
  * flock on the state directory normally keeps other users away),
  * STORE_CORRUPT (a newer format version, meta.db does not decode, or it
- * lacks the format while the other databases hold records),
+ * lacks the format while the other databases hold records, or it is there
+ * while hosts.db, locks.db or shares.db is not: refused before recovery),
  * STORE_INVAL (cf), STORE_NOMEM, STORE_IO or STORE_FATAL with a reason in
  * err[errlen]; *stp is then NULL.
  */

@@ -13,6 +13,9 @@
  *     hosts.db   one record per host
  *     locks.db   one record per granted lock
  *     shares.db  one record per share reservation
+ *   The four are created in one transaction, meta.db last: a meta.db
+ *   without one of the other three means that one was lost, and
+ *   store_open() refuses the store (STORE_CORRUPT) before recovery.
  *   Committed turns not yet folded into those four are journal records
  *   in the log (below).  Nothing else in the directory belongs to the
  *   store.

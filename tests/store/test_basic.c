@@ -828,6 +828,90 @@ test_meta_lost(void)
 		fprintf(stderr, "\nstore_open: %s\n", err);
 }
 
+/* Rename dir/from to dir/to; 0 or -1. */
+static int
+move_file(const char *from, const char *to)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	snprintf(a, sizeof(a), "%s/%s", dir, from);
+	snprintf(b, sizeof(b), "%s/%s", dir, to);
+	return rename(a, b);
+}
+
+static bool
+file_exists(const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * hosts.db, locks.db or shares.db gone (deleted, left out of a restore)
+ * while meta.db has its format: Berkeley DB would create the file anew,
+ * empty, and the store opened without the hosts, locks or shares it had
+ * acknowledged.  Refused, naming the file, and nothing is created: put
+ * back, the file opens with everything in it.
+ */
+static void
+test_db_lost(void)
+{
+	static const char *const name[] = { "hosts.db", "locks.db",
+	    "shares.db" };
+	struct lk_record a = stt_lock(3, 1, "o", "f", 0, 0, true, 9);
+	struct lk_record b = stt_share(3, "o", "f", LK_SHARE_R, 0);
+	struct store_host h = host(3, "three", 4, 0);
+	struct store *bad;
+	struct store_config cf;
+	struct stt_snap ss;
+	char err[512];
+	enum store_status s;
+	size_t i;
+
+	for (i = 0; i < sizeof(name) / sizeof(name[0]); i++) {
+		fresh();
+		st = stt_open_ok(dir, STORE_SYNC);
+		CU_ASSERT_EQUAL(store_put_host(st, &h), STORE_OK);
+		CU_ASSERT_EQUAL(store_put_next_host(st, 4), STORE_OK);
+		CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+		CU_ASSERT_EQUAL(store_put_record(st, &b), STORE_OK);
+		CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+		store_close(st);
+		st = NULL;
+		CU_ASSERT_EQUAL_FATAL(move_file(name[i], "aside"), 0);
+		memset(&cf, 0, sizeof(cf));
+		cf.sc_dir = dir;
+		bad = NULL;
+		err[0] = '\0';
+		s = store_open(&cf, &bad, err, sizeof(err));
+		if (s == STORE_OK) {
+			CU_ASSERT_EQUAL(stt_snap_take(bad, &ss), STORE_OK);
+			printf("\n  %s lost, opened with %zu hosts, %zu "
+			    "records ", name[i], ss.ss_nhosts, ss.ss_nrecs);
+			stt_snap_free(&ss);
+			store_close(bad);
+			bad = NULL;
+		}
+		CU_ASSERT_EQUAL(s, STORE_CORRUPT);
+		CU_ASSERT_PTR_NULL(bad);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, name[i]));
+		if (s != STORE_OK && strstr(err, name[i]) == NULL)
+			fprintf(stderr, "\nstore_open: %s\n", err);
+		CU_ASSERT(!file_exists(name[i]));
+		/* Put back, it is all there. */
+		if (file_exists(name[i]))
+			CU_ASSERT_EQUAL_FATAL(move_file(name[i], "new"), 0);
+		CU_ASSERT_EQUAL_FATAL(move_file("aside", name[i]), 0);
+		stt_snap_dir(dir, &ss);
+		CU_ASSERT_EQUAL(ss.ss_nhosts, 1);
+		CU_ASSERT_EQUAL(ss.ss_nrecs, 2);
+		CU_ASSERT_EQUAL(ss.ss_next_host, 4);
+		stt_snap_free(&ss);
+	}
+}
+
 int
 stt_register_basic(void)
 {
@@ -850,7 +934,9 @@ stt_register_basic(void)
 	    !CU_add_test(s, "counters", test_counters) ||
 	    !CU_add_test(s, "corrupt records, newer format", test_corrupt) ||
 	    !CU_add_test(s, "load stopped by the caller", test_load_stop) ||
-	    !CU_add_test(s, "meta.db lost, records kept", test_meta_lost))
+	    !CU_add_test(s, "meta.db lost, records kept", test_meta_lost) ||
+	    !CU_add_test(s, "hosts.db, locks.db or shares.db lost",
+	    test_db_lost))
 		return -1;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include "store_test.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -657,6 +658,88 @@ test_near_end(void)
 	st = NULL;
 }
 
+/* A lock of host 1 put, committed and folded, then death: no checkpoint. */
+static void
+lost_child(void)
+{
+	struct lk_record b = stt_lock(1, 1, "o", "b", 0, 0, true, 2);
+	struct store *cst;
+	struct stt_snap ss;
+
+	if (stt_open(dir, STORE_SYNC, 0, &cst) != STORE_OK)
+		_exit(2);
+	if (store_put_record(cst, &b) != STORE_OK ||
+	    store_commit(cst) != STORE_OK)
+		_exit(3);
+	/*
+	 * A load folds the journal: the lock is in locks.db's pages, in the
+	 * cache, and the folded position moves past it in meta.db.  The
+	 * fold's transaction reaches the log file with the next flushed
+	 * commit: only recovery then puts the lock in locks.db.
+	 */
+	if (stt_snap_take(cst, &ss) != STORE_OK)
+		_exit(4);
+	stt_snap_free(&ss);
+	if (store_put_token(cst, 5) != STORE_OK ||
+	    store_commit(cst) != STORE_OK)
+		_exit(5);
+	raise(SIGKILL);
+	_exit(6);
+}
+
+/*
+ * locks.db gone after a crash: refused, and before recovery runs (which
+ * would pass over the file's changes in the log, and after another
+ * checkpoint never redo them).  Put back, the store recovers whole,
+ * with the lock folded into locks.db after the last checkpoint.  (Before
+ * the check the open succeeded with locks.db empty, and the file put
+ * back afterwards had lost that lock.)
+ */
+static void
+test_kill_db_lost(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "a", 0, 0, true, 1);
+	struct store *bad = NULL;
+	struct store_config cf;
+	struct stt_snap ss;
+	char err[512] = "", path[PATH_MAX], aside[PATH_MAX];
+	enum store_status s;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_close(st);
+	st = NULL;
+	stt_run_killed(lost_child);
+	snprintf(path, sizeof(path), "%s/locks.db", dir);
+	snprintf(aside, sizeof(aside), "%s/aside", dir);
+	CU_ASSERT_EQUAL_FATAL(rename(path, aside), 0);
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_dir = dir;
+	s = store_open(&cf, &bad, err, sizeof(err));
+	if (s == STORE_OK) {
+		store_close(bad);
+		bad = NULL;
+	}
+	CU_ASSERT_EQUAL(s, STORE_CORRUPT);
+	CU_ASSERT_PTR_NULL(bad);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "locks.db"));
+	if (s != STORE_CORRUPT)
+		fprintf(stderr, "\nstore_open: %s: %s\n", store_strerror(s),
+		    err);
+	/* Not created anew (if it was, out of the way with it). */
+	CU_ASSERT(access(path, F_OK) == -1);
+	if (access(path, F_OK) == 0)
+		CU_ASSERT_EQUAL_FATAL(unlink(path), 0);
+	CU_ASSERT_EQUAL_FATAL(rename(aside, path), 0);
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 2);
+	if (ss.ss_nrecs != 2)
+		printf("\n  put back: %zu locks ", ss.ss_nrecs);
+	stt_snap_free(&ss);
+}
+
 int
 stt_register_durable(void)
 {
@@ -667,6 +750,7 @@ stt_register_durable(void)
 	    !CU_add_test(s, "killed process, STORE_LOG", test_kill_log) ||
 	    !CU_add_test(s, "checkpoints remove logs", test_checkpoint) ||
 	    !CU_add_test(s, "killed after a checkpoint", test_kill_after_ckp) ||
+	    !CU_add_test(s, "killed, then locks.db lost", test_kill_db_lost) ||
 	    !CU_add_test(s, "idle after a fold across a log file's end",
 	    test_idle_after_fold) ||
 	    !CU_add_test(s, "killed after the folded position moved while "
