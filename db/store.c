@@ -190,6 +190,17 @@ store_dispatch(DB_ENV *env, DBT *rec, DB_LSN *lsn, db_recops op)
 	return type == STORE_LOGREC ? 0 : EINVAL;
 }
 
+_Atomic unsigned store_lk_max;
+
+/* The page locks one transaction may hold (store_test_lk_max()). */
+static unsigned
+store_lkmax(void)
+{
+	unsigned n = atomic_load(&store_lk_max);
+
+	return n != 0 ? n : STORE_LOCKS_MAX;
+}
+
 /*
  * Size the environment (only effective when the regions are created,
  * which DB_RECOVER does at every open).
@@ -197,18 +208,20 @@ store_dispatch(DB_ENV *env, DBT *rec, DB_LSN *lsn, db_recops op)
 static int
 store_env_config(DB_ENV *env, size_t cache)
 {
+	unsigned lkmax;
 	int rc;
 
 	if (cache == 0)
 		cache = STORE_CACHE_DEFAULT;
+	lkmax = store_lkmax();
 	env->set_errcall(env, store_errcall);
 	if ((rc = env->set_app_dispatch(env, store_dispatch)) != 0 ||
 	    (rc = env->set_cachesize(env, (u_int32_t)(cache >> 30),
 	    (u_int32_t)(cache & ((1u << 30) - 1)), 1)) != 0 ||
 	    (rc = env->set_lg_max(env, STORE_LOG_FILE_BYTES)) != 0 ||
 	    (rc = env->set_lg_bsize(env, STORE_LOG_BUF_BYTES)) != 0 ||
-	    (rc = env->set_lk_max_locks(env, STORE_LOCKS_MAX)) != 0 ||
-	    (rc = env->set_lk_max_objects(env, STORE_LOCKS_MAX)) != 0 ||
+	    (rc = env->set_lk_max_locks(env, lkmax)) != 0 ||
+	    (rc = env->set_lk_max_objects(env, lkmax)) != 0 ||
 	    (rc = env->set_lk_detect(env, DB_LOCK_DEFAULT)) != 0)
 		return rc;
 	return 0;
@@ -272,6 +285,7 @@ store_env_open(struct store *st, const struct store_config *cf, char *err,
 		return store_report(st, rc, what, err, errlen);
 	}
 	st->st_env->app_private = st;
+	st->st_kchunk = store_lkmax() / STORE_LOCKS_PER_OP;
 	if ((rc = store_env_config(st->st_env, cf->sc_cache_bytes)) != 0 ||
 	    (rc = st->st_env->open(st->st_env, cf->sc_dir, ENV_FLAGS,
 	    0600)) != 0) {

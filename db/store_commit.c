@@ -237,16 +237,19 @@ store_apply_op(struct store *st, DB_TXN *txn, const struct store_op *op,
 
 int
 store_fold_apply(struct store *st, const struct store_fold *fo, DB_TXN *txn,
-    uint64_t *puts, uint64_t *dels)
+    size_t *atp, size_t max, uint64_t *puts, uint64_t *dels)
 {
-	size_t i;
+	size_t i, n = 0;
 	int rc;
 
-	for (i = 0; i <= fo->fo_mask; i++)
-		if (fo->fo_slot[i].sl_op != NULL &&
-		    (rc = store_apply_op(st, txn, fo->fo_slot[i].sl_op, puts,
-		    dels)) != 0)
-			return rc;
+	for (i = *atp; i <= fo->fo_mask && n < max; i++)
+		if (fo->fo_slot[i].sl_op != NULL) {
+			if ((rc = store_apply_op(st, txn, fo->fo_slot[i].sl_op,
+			    puts, dels)) != 0)
+				return rc;
+			n++;
+		}
+	*atp = i;
 	return 0;
 }
 

@@ -233,17 +233,60 @@ out:
 	return rc == DB_NOTFOUND ? 0 : rc;
 }
 
-/* Fold st_kbuf and apply it in txn; a code. */
+/*
+ * Fold st_kbuf and apply it in transactions of at most st_kchunk
+ * operations: *txnp := a transaction begun here, holding the last part,
+ * for the caller to finish (store its position, commit).  A round that
+ * folds millions of records in one transaction would need more page
+ * locks than the lock table has (STORE_LOCKS_MAX); failing, the round's
+ * error is latched, nlmd exits, and the fold at the next open fails the
+ * same way.  The parts before the last commit on their own, without the
+ * folded position: a crash between them leaves some of the round's net
+ * operations applied, and the next fold, from the old position, applies
+ * them again -- harmless, as a net operation sets a key to its last value
+ * or deletes it.  A code; on failure no transaction is left open.
+ */
 static int
-store_compact_apply(struct store *st, DB_TXN *txn, uint64_t *puts,
+store_compact_apply(struct store *st, DB_TXN **txnp, uint64_t *puts,
     uint64_t *dels)
 {
-	if (st->st_kbuf.b_nops == 0)
-		return 0;
-	st->st_kbuf.b_next = NULL;
-	if (!store_fold(st, &st->st_kbuf, st->st_kbuf.b_nops, &st->st_kfold))
-		return ENOMEM;
-	return store_fold_apply(st, &st->st_kfold, txn, puts, dels);
+	DB_ENV *env = st->st_env;
+	unsigned n = 0, failat = atomic_load(&st->st_kfail_at);
+	size_t at = 0;
+	int rc;
+
+	*txnp = NULL;
+	if (st->st_kbuf.b_nops > 0) {
+		st->st_kbuf.b_next = NULL;
+		if (!store_fold(st, &st->st_kbuf, st->st_kbuf.b_nops,
+		    &st->st_kfold))
+			return ENOMEM;
+	}
+	for (;;) {
+		if ((rc = env->txn_begin(env, NULL, txnp, 0)) != 0) {
+			*txnp = NULL;
+			return rc;
+		}
+		if (st->st_kbuf.b_nops == 0)
+			return 0;
+		if (++n == failat) {
+			atomic_store(&st->st_kfail_at, 0);
+			rc = EIO;
+		} else
+			rc = store_fold_apply(st, &st->st_kfold, *txnp, &at,
+			    st->st_kchunk, puts, dels);
+		if (rc != 0) {
+			(void)(*txnp)->abort(*txnp);
+			*txnp = NULL;
+			return rc;
+		}
+		if (at > st->st_kfold.fo_mask)
+			return 0;
+		rc = (*txnp)->commit(*txnp, DB_TXN_WRITE_NOSYNC);
+		*txnp = NULL;
+		if (rc != 0)
+			return rc;
+	}
 }
 
 /* The meta value "journal": an LSN as u64 (file << 32 | offset). */
@@ -290,12 +333,8 @@ store_compact_fold(struct store *st, DB_LSN *to, bool have)
 
 	if (!have && (rc = store_compact_scan(st, &st->st_jfold, to)) != 0)
 		return rc;
-	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
+	if ((rc = store_compact_apply(st, &txn, &puts, &dels)) != 0)
 		return rc;
-	if ((rc = store_compact_apply(st, txn, &puts, &dels)) != 0) {
-		(void)txn->abort(txn);
-		return rc;
-	}
 	if ((rc = store_compact_finish(st, txn, to)) != 0)
 		return rc;
 	store_compact_shrink(st);
@@ -502,9 +541,18 @@ store_compact_v1(struct store *st, DB *j[2])
 	f1 = store_compact_v1_first(j[1], txn);
 	first = f1 != 0 && (f0 == 0 || f1 < f0);
 	if ((rc = store_compact_v1_read(st, j[first], txn)) != 0 ||
-	    (rc = store_compact_v1_read(st, j[!first], txn)) != 0 ||
-	    (rc = store_compact_apply(st, txn, &puts, &dels)) != 0 ||
-	    (rc = j[0]->truncate(j[0], txn, &count, 0)) != 0 ||
+	    (rc = store_compact_v1_read(st, j[!first], txn)) != 0) {
+		(void)txn->abort(txn);
+		return rc;
+	}
+	/*
+	 * Applied in parts as a round's fold; the journals are emptied with
+	 * the last, and until then the next open reads them again.
+	 */
+	if ((rc = txn->commit(txn, 0)) != 0 ||
+	    (rc = store_compact_apply(st, &txn, &puts, &dels)) != 0)
+		return rc;
+	if ((rc = j[0]->truncate(j[0], txn, &count, 0)) != 0 ||
 	    (rc = j[1]->truncate(j[1], txn, &count, 0)) != 0) {
 		(void)txn->abort(txn);
 		return rc;

@@ -73,6 +73,9 @@
 #define STORE_LOG_BUF_BYTES	(4u << 20)	/* in-memory log buffer */
 #define STORE_PAGE_BYTES	16384u		/* btree page size */
 #define STORE_LOCKS_MAX		100000u		/* page locks of one txn */
+#define STORE_LOCKS_PER_OP	16u		/* a fold's transaction applies
+						   at most STORE_LOCKS_MAX / this
+						   operations (store_compact.c) */
 #define STORE_BULK_BYTES	(4u << 20)	/* bulk-get buffer (load) */
 #define STORE_COMMIT_OPS	50000u		/* operations per journal entry
 						   (one batch may exceed it) */
@@ -211,6 +214,8 @@ struct store {
 	pthread_t	 st_kthread;
 	bool		 st_kstarted;
 	_Atomic bool	 st_khold;	/* store_test_hold_fold() */
+	_Atomic unsigned st_kfail_at;	/* store_test_fold_fail_at() */
+	size_t		 st_kchunk;	/* operations per fold transaction */
 	struct store_batch st_kbuf;	/* a journal, decoded */
 	struct store_fold st_kfold;
 	uint8_t		 st_fkey[LK_HASH_KEY_LEN]; /* the folds' hash key */
@@ -268,9 +273,14 @@ bool	store_batch_room(struct store_batch *b, size_t need, size_t first);
 /* Fold a run of batches (nops operations) into fo.  false: ENOMEM. */
 bool	store_fold(struct store *st, const struct store_batch *run,
 	    size_t nops, struct store_fold *fo);
-/* Apply a fold's operations in txn; a Berkeley DB code. */
+/*
+ * Apply up to max of a fold's operations in txn, from its slot *atp on;
+ * *atp := the slot to go on from (past the table's end: all applied).  A
+ * Berkeley DB code.
+ */
 int	store_fold_apply(struct store *st, const struct store_fold *fo,
-	    DB_TXN *txn, uint64_t *puts, uint64_t *dels);
+	    DB_TXN *txn, size_t *atp, size_t max, uint64_t *puts,
+	    uint64_t *dels);
 void	store_fold_free(struct store_fold *fo);
 /*
  * After a peak: free *bufp (capacity *capp) or the fold table when over
@@ -306,6 +316,8 @@ int	store_compact_open(struct store *st);
 int	store_compact_v1(struct store *st, DB *j[2]);
 /* One round (fold what was written since the last); failures latched. */
 int	store_compact_round(struct store *st);
+/* store_test_lk_max()'s; 0: STORE_LOCKS_MAX. */
+extern _Atomic unsigned store_lk_max;
 /* Wait for every sealed commit, then fold it all (loads). */
 enum store_status store_compact_all(struct store *st);
 enum store_status store_compactor_start(struct store *st, char *err,

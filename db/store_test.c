@@ -124,3 +124,15 @@ store_test_v1_entry(struct store *st, unsigned j, uint64_t seq)
 	store_txn_discard(st);
 	return rc == 0 ? STORE_OK : store_status_of(st, rc);
 }
+
+void
+store_test_lk_max(unsigned n)
+{
+	atomic_store(&store_lk_max, n);
+}
+
+void
+store_test_fold_fail_at(struct store *st, unsigned n)
+{
+	atomic_store(&st->st_kfail_at, n);
+}

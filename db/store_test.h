@@ -66,4 +66,17 @@ void	store_test_log_end(struct store *st, bool synced,
  */
 size_t	store_test_free_batches(struct store *st);
 
+/*
+ * The page locks a transaction of the stores opened from now on may hold
+ * (0: the default, STORE_LOCKS_MAX).  A fold needing more is applied in
+ * several transactions.
+ */
+void	store_test_lk_max(unsigned n);
+
+/*
+ * Make the n-th transaction of the next fold (0: none) fail, after the
+ * ones before it committed: the fold is cut as by a crash between them.
+ */
+void	store_test_fold_fail_at(struct store *st, unsigned n);
+
 #endif /* NLMD_DB_STORE_TEST_H */

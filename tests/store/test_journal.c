@@ -173,6 +173,104 @@ test_big_turn(void)
 	big_turn(20, 1);
 }
 
+/*
+ * A fold larger than one transaction may lock: a round (or the fold at
+ * open) that applies more records than the lock table has page locks
+ * for failed, the failure latched and nlmd gone -- and every open after
+ * that failed the same way at its own fold, so nlmd could not start
+ * again.  A store with 1,000 page locks and BIG_LOCKS records of ~2 KiB
+ * (some 1,500 leaf pages) stands for a server whose hosts held millions
+ * of locks and went away in one turn (grace's end, a reboot, FREE_ALL).
+ */
+static void
+test_big_fold(void)
+{
+	struct stt_snap ss;
+	struct store_info si;
+	size_t i;
+
+	stt_fresh(&dir, &st);
+	store_test_lk_max(1000);
+	st = stt_open_ok(dir, STORE_LOG);
+	CU_ASSERT_FATAL(stage_big(st, 2));
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	/* The load folds what was committed first. */
+	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, BIG_LOCKS);
+	for (i = 0; i < ss.ss_nrecs; i++)
+		CU_ASSERT_EQUAL_FATAL(store_del_record(st, &ss.ss_recs[i]),
+		    STORE_OK);
+	stt_snap_free(&ss);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 0);
+	stt_snap_free(&ss);
+	store_info(st, &si);
+	CU_ASSERT(si.si_fold_ops >= 2 * BIG_LOCKS);
+	store_close(st);
+	st = NULL;
+	/* Whatever was left to fold at close, the next open folds too. */
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 0);
+	stt_snap_free(&ss);
+	store_test_lk_max(0);
+}
+
+/*
+ * The child: BIG_LOCKS records committed and folded; then all of them
+ * deleted in one turn and one more put, and the fold of that turn
+ * failing at its second transaction (the first applied, the folded
+ * position not moved): as a crash in the middle of a fold.  Then death.
+ */
+static void
+fold_cut_child(void)
+{
+	struct lk_record one = stt_lock(3, 1, "o", "f", 0, 0, true, 1);
+	struct stt_snap ss;
+	struct store *cst;
+	size_t i;
+
+	store_test_lk_max(1000);
+	if (stt_open(dir, STORE_LOG, 0, &cst) != STORE_OK)
+		_exit(2);
+	if (!stage_big(cst, 2) || store_commit(cst) != STORE_OK ||
+	    stt_snap_take(cst, &ss) != STORE_OK || ss.ss_nrecs != BIG_LOCKS)
+		_exit(3);
+	/* The load's fold, not the compactor's, takes the next turn. */
+	store_test_hold_fold(cst, true);
+	for (i = 0; i < ss.ss_nrecs; i++)
+		if (store_del_record(cst, &ss.ss_recs[i]) != STORE_OK)
+			_exit(4);
+	if (store_put_record(cst, &one) != STORE_OK ||
+	    store_commit(cst) != STORE_OK)
+		_exit(5);
+	store_test_fold_fail_at(cst, 2);
+	stt_snap_free(&ss);
+	/* The load's fold fails. */
+	if (stt_snap_take(cst, &ss) == STORE_OK)
+		_exit(6);
+	raise(SIGKILL);
+	_exit(7);
+}
+
+/* A fold cut between its transactions: the next open completes it. */
+static void
+test_big_fold_cut(void)
+{
+	struct lk_record one = stt_lock(3, 1, "o", "f", 0, 0, true, 1);
+	struct stt_snap ss;
+
+	stt_fresh(&dir, &st);
+	stt_run_killed(fold_cut_child);
+	store_test_lk_max(1000);
+	stt_snap_dir(dir, &ss);
+	store_test_lk_max(0);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 1);
+	if (ss.ss_nrecs == 1)
+		CU_ASSERT(stt_rec_equal(&ss.ss_recs[0], &one));
+	stt_snap_free(&ss);
+}
+
 static bool
 exists(const char *name)
 {
@@ -335,6 +433,10 @@ stt_register_journal(void)
 	    test_unfolded_kept) ||
 	    !CU_add_test(s, "a format-1 store is migrated", test_format1) ||
 	    !CU_add_test(s, "a turn larger than a log file", test_big_turn) ||
+	    !CU_add_test(s, "a fold larger than a transaction may lock",
+	    test_big_fold) ||
+	    !CU_add_test(s, "a fold cut between its transactions",
+	    test_big_fold_cut) ||
 	    !CU_add_test(s, "log files removed outside nlmd",
 	    test_log_removed) ||
 	    !CU_add_test(s, "a log file removed after the folded position",
