@@ -39,7 +39,10 @@
  *              transaction held 14,937 page locks at its peak, so the lock
  *              table has room for 100,000 locks and lock objects (an 18 MB
  *              region) - some 6M such records, or 1M of ~700 bytes.  More
- *              than that in one transaction fails with STORE_NOMEM.
+ *              than that in one transaction fails with STORE_NOMEM, so
+ *              what may touch more -- a fold, the drop under none -- goes
+ *              in transactions of STORE_LOCKS_MAX / STORE_LOCKS_PER_OP
+ *              (6,250) operations (store_compact_apply, store_db_clear).
  *   pages      16 KiB btree pages: fewer page locks in big transactions
  *              and fewer page reads when loading than 4 KiB (62,618 locks,
  *              load 0.49 s), while keys with 1 KiB handles still fit.
@@ -602,29 +605,66 @@ store_journals_open(struct store *st, char *err, size_t errlen)
 }
 
 /*
+ * Delete every record of db, st_kchunk to a transaction (a truncate, or
+ * one transaction for all, locks every page: more than the lock table
+ * has for a big store, and the open failed); the last commit is synced.
+ * A code.
+ */
+static int
+store_db_clear(struct store *st, DB *db)
+{
+	DB_TXN *txn;
+	DBC *c;
+	DBT k, v;
+	size_t n;
+	int rc, rc2;
+
+	for (;;) {
+		if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) !=
+		    0)
+			return rc;
+		if ((rc = db->cursor(db, txn, &c, 0)) != 0) {
+			(void)txn->abort(txn);
+			return rc;
+		}
+		memset(&k, 0, sizeof(k));
+		memset(&v, 0, sizeof(v));
+		k.flags = v.flags = DB_DBT_PARTIAL;	/* which, not what */
+		for (n = 0; n < st->st_kchunk &&
+		    (rc = c->get(c, &k, &v, DB_NEXT)) == 0; n++)
+			if ((rc = c->del(c, 0)) != 0)
+				break;
+		if ((rc2 = c->close(c)) != 0 && (rc == 0 ||
+		    rc == DB_NOTFOUND))
+			rc = rc2;
+		if (rc != 0 && rc != DB_NOTFOUND) {
+			(void)txn->abort(txn);
+			return rc;
+		}
+		/* A failed commit frees the transaction too: no abort. */
+		if ((rc2 = txn->commit(txn, rc == DB_NOTFOUND ? DB_TXN_SYNC :
+		    DB_TXN_WRITE_NOSYNC)) != 0)
+			return rc2;
+		if (rc == DB_NOTFOUND)
+			return 0;
+	}
+}
+
+/*
  * durability none stores no lock or share: what an earlier run under sync
- * or log left is dropped at open, in one transaction.  Kept, it came back
- * as reclaimable at every start under none (its deletes are not staged),
- * and again, long stale, after a switch back to sync or log.
+ * or log left is dropped at open.  Kept, it came back as reclaimable at
+ * every start under none (its deletes are not staged), and again, long
+ * stale, after a switch back to sync or log.  In parts (store_db_clear):
+ * a crash in the middle leaves some, which the next start under none
+ * drops.
  */
 static enum store_status
 store_none_forget(struct store *st, char *err, size_t errlen)
 {
-	u_int32_t nl = 0, ns = 0;
-	DB_TXN *txn;
 	int rc;
 
-	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
-		return store_report(st, rc, "cannot begin a transaction", err,
-		    errlen);
-	if ((rc = st->st_locks->truncate(st->st_locks, txn, &nl, 0)) != 0 ||
-	    (rc = st->st_shares->truncate(st->st_shares, txn, &ns, 0)) != 0) {
-		(void)txn->abort(txn);
-		return store_report(st, rc, "cannot drop the locks stored "
-		    "before (durability none)", err, errlen);
-	}
-	/* A failed commit frees the transaction too: no abort. */
-	if ((rc = txn->commit(txn, DB_TXN_SYNC)) != 0)
+	if ((rc = store_db_clear(st, st->st_locks)) != 0 ||
+	    (rc = store_db_clear(st, st->st_shares)) != 0)
 		return store_report(st, rc, "cannot drop the locks stored "
 		    "before (durability none)", err, errlen);
 	return STORE_OK;

@@ -271,6 +271,37 @@ test_big_fold_cut(void)
 	stt_snap_free(&ss);
 }
 
+/*
+ * durability none drops what an earlier run stored, at open: in one
+ * transaction that truncated locks.db, which locks every page -- more
+ * than the lock table has for a big store, and then nlmd could not start
+ * under none at all.
+ */
+static void
+test_big_none(void)
+{
+	struct stt_snap ss;
+
+	stt_fresh(&dir, &st);
+	store_test_lk_max(1000);
+	st = stt_open_ok(dir, STORE_LOG);
+	CU_ASSERT_FATAL(stage_big(st, 2));
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_close(st);
+	st = stt_open_ok(dir, STORE_NONE);
+	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 0);
+	stt_snap_free(&ss);
+	store_close(st);
+	st = stt_open_ok(dir, STORE_LOG);
+	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 0);
+	stt_snap_free(&ss);
+	store_close(st);
+	st = NULL;
+	store_test_lk_max(0);
+}
+
 static bool
 exists(const char *name)
 {
@@ -437,6 +468,8 @@ stt_register_journal(void)
 	    test_big_fold) ||
 	    !CU_add_test(s, "a fold cut between its transactions",
 	    test_big_fold_cut) ||
+	    !CU_add_test(s, "a switch to none from a big store",
+	    test_big_none) ||
 	    !CU_add_test(s, "log files removed outside nlmd",
 	    test_log_removed) ||
 	    !CU_add_test(s, "a log file removed after the folded position",
