@@ -132,38 +132,78 @@ rl_now(void)
 	    (unsigned long long)ts.tv_nsec / 1000000;
 }
 
+/* Limiters with drops not reported yet (the loop's thread only). */
+static struct log_rl *rl_list;
+
+/* Say how many lines rl's window dropped, and start a new window. */
+static void
+rl_report(struct log_rl *rl, unsigned long long now)
+{
+	char what[64];
+
+	if (rl->rl_dropped > 0) {
+		/* Name the message by the start of its format. */
+		snprintf(what, sizeof(what), "%s", rl->rl_fmt);
+		if (log_foreground)
+			fprintf(stderr, "%s: %lu more message(s) like "
+			    "\"%s...\" dropped (over %d in %d s)\n",
+			    log_ident, rl->rl_dropped, what,
+			    LOG_RL_BURST, LOG_RL_WINDOW_MS / 1000);
+		else
+			syslog(rl->rl_pri, "%lu more message(s) like \"%s...\" "
+			    "dropped (over %d in %d s)", rl->rl_dropped,
+			    what, LOG_RL_BURST, LOG_RL_WINDOW_MS / 1000);
+	}
+	rl->rl_start_ms = now;
+	rl->rl_count = 0;
+	rl->rl_dropped = 0;
+}
+
 /* May this line go out?  Reports what the last window dropped. */
 static int
 rl_pass(struct log_rl *rl, int pri, const char *fmt)
 {
 	unsigned long long now = rl_now();
 
-	if (rl->rl_count == 0 || now - rl->rl_start_ms >= LOG_RL_WINDOW_MS) {
-		if (rl->rl_dropped > 0) {
-			char what[64];
-
-			/* Name the message by the start of its format. */
-			snprintf(what, sizeof(what), "%s", fmt);
-			if (log_foreground)
-				fprintf(stderr, "%s: %lu more message(s) like "
-				    "\"%s...\" dropped (over %d in %d s)\n",
-				    log_ident, rl->rl_dropped, what,
-				    LOG_RL_BURST, LOG_RL_WINDOW_MS / 1000);
-			else
-				syslog(pri, "%lu more message(s) like \"%s...\" "
-				    "dropped (over %d in %d s)", rl->rl_dropped,
-				    what, LOG_RL_BURST, LOG_RL_WINDOW_MS / 1000);
-		}
-		rl->rl_start_ms = now;
-		rl->rl_count = 0;
-		rl->rl_dropped = 0;
-	}
+	if (rl->rl_count == 0 || now - rl->rl_start_ms >= LOG_RL_WINDOW_MS)
+		rl_report(rl, now);
 	if (rl->rl_count >= LOG_RL_BURST) {
-		rl->rl_dropped++;
+		if (rl->rl_dropped++ == 0) {
+			rl->rl_fmt = fmt;
+			rl->rl_pri = pri;
+			if (!rl->rl_listed) {
+				rl->rl_listed = 1;
+				rl->rl_next = rl_list;
+				rl_list = rl;
+			}
+		}
 		return 0;
 	}
 	rl->rl_count++;
 	return 1;
+}
+
+void
+log_rl_flush(void)
+{
+	unsigned long long now = rl_now();
+	struct log_rl **pp = &rl_list, *rl;
+
+	while ((rl = *pp) != NULL) {
+		if (rl->rl_dropped > 0 &&
+		    now - rl->rl_start_ms < LOG_RL_WINDOW_MS) {
+			pp = &rl->rl_next;	/* its window goes on */
+			continue;
+		}
+		/*
+		 * The window is over: report; the next line opens a new
+		 * window (rl_count 0), and nothing is reported twice.
+		 */
+		rl_report(rl, now);
+		*pp = rl->rl_next;
+		rl->rl_next = NULL;
+		rl->rl_listed = 0;
+	}
 }
 
 void

@@ -41,12 +41,23 @@ struct log_rl {
 	unsigned long long	 rl_start_ms;
 	unsigned		 rl_count;
 	unsigned long		 rl_dropped;
+	/* While it has drops to report: on log_rl_flush()'s list. */
+	struct log_rl		*rl_next;
+	const char		*rl_fmt;
+	int			 rl_pri;
+	int			 rl_listed;
 };
 
 void	log_rl_warnx(struct log_rl *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	log_rl_info(struct log_rl *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+/*
+ * Report what every limiter whose window is over dropped: called by the
+ * event loop every few seconds, so that a flood that stops is reported
+ * then, not at the next line of its kind.
+ */
+void	log_rl_flush(void);
 /* Replace the limiter's clock, milliseconds (tests); NULL: monotonic. */
 void	log_rl_set_clock(unsigned long long (*clock)(void));
 

@@ -14,6 +14,10 @@
  * million locks; it is logged with the RSS before and after and how long
  * it took, and counted (nlmd_memory_trims_total).  Steady load never
  * trims: the count does not halve.
+ *
+ * The same timer has the rate-limited log (log.h) report floods that
+ * stopped (log_rl_flush): without it a limiter says what it dropped only
+ * at its next line, which may come days later or never.
  */
 #include "nlm_impl.h"
 #include "log.h"
@@ -49,6 +53,7 @@ mem_check(struct ev_loop *loop, void *arg)
 	size_t now, peak;
 
 	(void)arg;
+	log_rl_flush();
 	lk_table_counts(nlm->n_table, &ct);
 	now = ct.ct_locks + ct.ct_rlocks;
 	peak = ct.ct_locks_peak;

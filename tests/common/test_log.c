@@ -93,13 +93,76 @@ test_rate_limit(void)
 	log_rl_set_clock(NULL);
 }
 
+static struct log_rl rl2;
+
+static void
+flood2(void)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++)
+		log_rl_warnx(&rl2, "bad request %d from a peer", i);
+}
+
+static void
+later2(void)
+{
+	fake_ms += LOG_RL_WINDOW_MS;
+	log_rl_warnx(&rl2, "bad request %d from a peer", -2);
+}
+
+static void
+tick(void)
+{
+	log_rl_flush();
+}
+
+static void
+quiet(void)
+{
+	fake_ms += LOG_RL_WINDOW_MS;
+	log_rl_flush();
+}
+
+/*
+ * A flood that stops: what it dropped is reported once its window is
+ * over (the loop's periodic flush), not only at the next such message,
+ * which may come days later or never.
+ */
+static void
+test_rate_limit_flush(void)
+{
+	const char *out;
+
+	log_init("test", 1, 0);
+	log_rl_set_clock(fake_clock);
+	fake_ms = 500000;
+	/* A limiter of its own: rl may be on the flush list already. */
+	(void)capture(flood2);
+	/* Within the window: nothing to report yet. */
+	out = capture(tick);
+	CU_ASSERT_EQUAL(count(out, "dropped"), 0);
+	out = capture(quiet);
+	CU_ASSERT_EQUAL(count(out, "990 more message(s) like \"bad request %d "
+	    "from a peer...\" dropped"), 1);
+	/* Reported once: neither the next flush nor the next line repeats it. */
+	out = capture(quiet);
+	CU_ASSERT_EQUAL(count(out, "dropped"), 0);
+	out = capture(later2);
+	CU_ASSERT_EQUAL(count(out, "dropped"), 0);
+	CU_ASSERT_EQUAL(count(out, "bad request -2 from a peer"), 1);
+	log_rl_set_clock(NULL);
+}
+
 int
 ct_register_log(void)
 {
 	CU_pSuite s = CU_add_suite("log", NULL, NULL);
 
 	if (s == NULL ||
-	    CU_add_test(s, "rate-limited messages", test_rate_limit) == NULL)
+	    CU_add_test(s, "rate-limited messages", test_rate_limit) == NULL ||
+	    CU_add_test(s, "a flood that stops is reported",
+	    test_rate_limit_flush) == NULL)
 		return -1;
 	return 0;
 }
