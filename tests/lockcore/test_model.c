@@ -112,6 +112,7 @@ struct m_run {
 	unsigned long	 nstat[LK_NOGRACE + 1], nwgrants, maxrec, maxw;
 	int		 last_op, last_o, last_f, last_s, last_e, last_excl;
 	size_t		 budget;	/* cf_grant_budget (0: none) */
+	const struct m_limits *lim;	/* the table's limits (NULL: none) */
 	const int	*hint;		/* the table's grants (m_hint_skip) */
 	int		 nhint;
 	struct m_wait	 w0[MW];	/* before the step */
@@ -468,6 +469,125 @@ m_find_wait(const struct m_run *m, int o, int f, int s, int e, bool excl,
 	return -1;
 }
 
+/*
+ * LIMITS, per byte: a limit counts records (maximal same-mode runs of one
+ * owner on one file), queued waiters and live shares, per host and in
+ * all; 0 is none.  A LOCK or UNLOCK is refused when it adds records over
+ * one (an UNLOCK may go a sixteenth over, at least one); reclaims, grants
+ * of waiters and undone grants are never refused.
+ */
+struct m_limits {
+	size_t		 locks, locks_host;
+	size_t		 waiters, waiters_host;
+	size_t		 shares, shares_host;
+};
+
+/* Runs of the non-zero modes in col[0..nb). */
+static long
+m_col_runs(const uint8_t *col, int nb)
+{
+	long n = 0;
+	int b;
+
+	for (b = 0; b < nb; b++)
+		n += col[b] != 0 && (b == 0 || col[b - 1] != col[b]);
+	return n;
+}
+
+/* Live records of owners of `host' (0: every host). */
+static size_t
+m_nrecs(const struct m_run *m, uint64_t host)
+{
+	uint8_t col[MB];
+	size_t n = 0;
+	int f, o, b;
+
+	for (f = 0; f < MF; f++)
+		for (o = 0; o < MO; o++) {
+			if (host != 0 && m_owners[o].host != host)
+				continue;
+			for (b = 0; b < MB; b++)
+				col[b] = m->held[f][b][o];
+			n += (size_t)m_col_runs(col, m_nbytes(m));
+		}
+	return n;
+}
+
+/*
+ * Would o's records fit the limits once its bytes [s, e] of f are `mode'
+ * (0: unlocked)?  `unlock': with an unlock's sixteenth.
+ */
+static bool
+m_locks_fit(const struct m_run *m, int o, int f, int s, int e, int mode,
+    bool unlock)
+{
+	uint8_t col[MB];
+	size_t max[2], have[2];
+	long delta;
+	int b, i;
+
+	if (m->lim == NULL)
+		return true;
+	for (b = 0; b < MB; b++)
+		col[b] = m->held[f][b][o];
+	delta = -m_col_runs(col, m_nbytes(m));
+	for (b = s; b <= e; b++)
+		col[b] = (uint8_t)mode;
+	delta += m_col_runs(col, m_nbytes(m));
+	if (delta <= 0)
+		return true;
+	max[0] = m->lim->locks;
+	max[1] = m->lim->locks_host;
+	have[0] = m_nrecs(m, 0);
+	have[1] = m_nrecs(m, m_owners[o].host);
+	for (i = 0; i < 2; i++) {
+		if (max[i] != 0 && unlock)
+			max[i] += max[i] / 16 + 1;
+		if (max[i] != 0 && have[i] + (size_t)delta > max[i])
+			return false;
+	}
+	return true;
+}
+
+/* Is there room for one more queued request of o? */
+static bool
+m_waiters_fit(const struct m_run *m, int o)
+{
+	size_t all = 0, host = 0;
+	int i;
+
+	if (m->lim == NULL)
+		return true;
+	for (i = 0; i < m->nw; i++) {
+		if (m->w[i].granted)
+			continue;
+		all++;
+		host += m_owners[m->w[i].o].host == m_owners[o].host;
+	}
+	return (m->lim->waiters == 0 || all < m->lim->waiters) &&
+	    (m->lim->waiters_host == 0 || host < m->lim->waiters_host);
+}
+
+/* Is there room for one more live share of share owner so? */
+static bool
+m_shares_fit(const struct m_run *m, int so)
+{
+	size_t all = 0, host = 0;
+	int f, p;
+
+	if (m->lim == NULL)
+		return true;
+	for (f = 0; f < MF; f++)
+		for (p = 0; p < MO; p++) {
+			if (m->sh_acc[f][p] < 0)
+				continue;
+			all++;
+			host += m_owners[p].host == m_owners[so].host;
+		}
+	return (m->lim->shares == 0 || all < m->lim->shares) &&
+	    (m->lim->shares_host == 0 || host < m->lim->shares_host);
+}
+
 static enum lk_status
 m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
     int id)
@@ -495,6 +615,8 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 			return LK_GRACE;
 		if (m_deadlock(m, o, f, s, e, excl))
 			return LK_DEADLOCK;
+		if (!m_waiters_fit(m, o))
+			return LK_NOLOCKS;
 		m->w[m->nw] = (struct m_wait){ o, f, s, e, id, excl, false,
 		    { 0 } };
 		m->nw++;
@@ -506,6 +628,8 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 		}
 		return LK_BLOCKED;
 	}
+	if (!m_locks_fit(m, o, f, s, e, m_mode(excl), false))
+		return LK_NOLOCKS;
 	for (b = s; own && b <= e; b++)
 		m->rheld[f][b][o] = 0;
 	m_set(m, o, f, s, e, m_mode(excl));
@@ -570,11 +694,13 @@ m_reclaim(struct m_run *m, int o, int f, int s, int e, bool excl)
 	return LK_GRANTED;
 }
 
-static void
+static enum lk_status
 m_unlock(struct m_run *m, int o, int f, int s, int e)
 {
 	int b, i;
 
+	if (!m_locks_fit(m, o, f, s, e, 0, true))
+		return LK_NOLOCKS;
 	m_set(m, o, f, s, e, 0);
 	for (b = s; b <= e; b++)
 		m->rheld[f][b][o] = 0;
@@ -585,21 +711,24 @@ m_unlock(struct m_run *m, int o, int f, int s, int e)
 			m_wremove(m, i);
 		}
 	m_grant_pass(m, f);
+	return LK_OK;
 }
 
 /* UNLOCK as NLM means it: also o's queued requests there go. */
-static void
+static enum lk_status
 m_unlock_cancel(struct m_run *m, int o, int f, int s, int e)
 {
 	int i;
 
+	if (!m_locks_fit(m, o, f, s, e, 0, true))
+		return LK_NOLOCKS;
 	for (i = m->nw - 1; i >= 0; i--)
 		if (!m->w[i].granted && m->w[i].o == o && m->w[i].f == f &&
 		    m->w[i].s <= e && s <= m->w[i].e) {
 			m_drop(m, m->w[i].id);
 			m_wremove(m, i);
 		}
-	m_unlock(m, o, f, s, e);
+	return m_unlock(m, o, f, s, e);
 }
 
 /* Everything on file f goes. */
@@ -779,6 +908,8 @@ m_share(struct m_run *m, int so, int f, int acc, int den, bool reclaim)
 			return LK_DENIED;
 	if (reclaim && !m_share_reclaim_ok(m, so, f, acc, den))
 		return LK_DENIED;
+	if (!reclaim && m->sh_acc[f][so] < 0 && !m_shares_fit(m, so))
+		return LK_NOLOCKS;
 	m->sh_acc[f][so] = acc;
 	m->sh_den[f][so] = den;
 	m->rsh_acc[f][so] = m->rsh_den[f][so] = -1;
@@ -1425,11 +1556,10 @@ m_model_lockop(struct m_run *m, const struct m_pick *p, bool *holder)
 		*holder = want == LK_DENIED;
 		return want;
 	case 3:
-		if (p->ok && p->alt)
-			m_unlock_cancel(m, o, f, s, e);
-		else if (p->ok)
-			m_unlock(m, o, f, s, e);
-		return p->ok ? LK_OK : LK_RANGE;
+		if (!p->ok)
+			return LK_RANGE;
+		return p->alt ? m_unlock_cancel(m, o, f, s, e) :
+		    m_unlock(m, o, f, s, e);
 	case 4:
 		return p->ok ? m_cancel(m, o, f, s, e, excl) : LK_RANGE;
 	default:
@@ -1490,6 +1620,20 @@ m_do_shareop(struct m_run *m, int op, enum lk_status *want)
 	return lk_unshare(m->t, &sq, &m->res);
 }
 
+/* The run's limits into the table's configuration. */
+static void
+m_limits_set(const struct m_run *m, struct lk_config *cf)
+{
+	if (m->lim == NULL)
+		return;
+	cf->cf_max_locks = m->lim->locks;
+	cf->cf_max_locks_per_host = m->lim->locks_host;
+	cf->cf_max_waiters = m->lim->waiters;
+	cf->cf_max_waiters_per_host = m->lim->waiters_host;
+	cf->cf_max_shares = m->lim->shares;
+	cf->cf_max_shares_per_host = m->lim->shares_host;
+}
+
 /*
  * Restart: a new table, with a new epoch and a random reclaim check,
  * loads the store's live records as reclaimable (see HOW IT WORKS).
@@ -1528,6 +1672,7 @@ m_restart(struct m_run *m)
 	cf.cf_epoch = ++m->epoch;
 	cf.cf_reclaim_check = (enum lk_reclaim_check)m_rand(m, 3);
 	cf.cf_grant_budget = m->budget;
+	m_limits_set(m, &cf);
 	m->check = cf.cf_reclaim_check;
 	m->t = lk_table_new(&cf);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m->t);
@@ -1897,8 +2042,8 @@ m_check_reload(struct m_run *m)
 }
 
 static void
-m_run(bool high, bool fifo, uint64_t seed, unsigned long steps,
-    size_t budget)
+m_run_limits(bool high, bool fifo, uint64_t seed, unsigned long steps,
+    size_t budget, const struct m_limits *lim)
 {
 	static struct m_run m;
 	struct lk_config cf;
@@ -1921,6 +2066,8 @@ m_run(bool high, bool fifo, uint64_t seed, unsigned long steps,
 	cf.cf_token_seed = seed & 0xffff;
 	cf.cf_epoch = m.epoch;
 	cf.cf_grant_budget = m.budget = budget;
+	m.lim = lim;
+	m_limits_set(&m, &cf);
 	m.max_token = cf.cf_token_seed;
 	m.t = lk_table_new(&cf);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m.t);
@@ -1940,16 +2087,25 @@ m_run(bool high, bool fifo, uint64_t seed, unsigned long steps,
 	    "%lu; max records %lu, max waiters %lu; restarts %lu, reclaims "
 	    "granted %lu, grace %lu, nograce %lu, grace ends %lu; grants "
 	    "undone %lu (%lu keeping locks held before, %lu exclusive runs "
-	    "given back shared); requests dropped as cycles %lu ",
+	    "given back shared); requests dropped as cycles %lu; "
+	    "nolocks %lu ",
 	    high ? "high" : "low", fifo ? "fifo" : "barge",
 	    (unsigned long long)seed, i, m.nstat[LK_OK], m.nstat[LK_DENIED],
 	    m.nstat[LK_BLOCKED], m.nstat[LK_DEADLOCK], m.nstat[LK_RANGE],
 	    m.nstat[LK_NOTFOUND], m.nwgrants, m.maxrec, m.maxw, m.restarts,
 	    m.reclaims, m.nstat[LK_GRACE], m.nstat[LK_NOGRACE], m.grace_ends,
-	    m.undos, m.undo_kept, m.undo_shared, m.cycle_drops);
+	    m.undos, m.undo_kept, m.undo_shared, m.cycle_drops,
+	    m.nstat[LK_NOLOCKS]);
 	lk_table_destroy(m.t);
 	free(m.store);
 	free(m.live);
+}
+
+static void
+m_run(bool high, bool fifo, uint64_t seed, unsigned long steps,
+    size_t budget)
+{
+	m_run_limits(high, fifo, seed, steps, budget, NULL);
 }
 
 static unsigned long
@@ -2022,6 +2178,26 @@ test_model_found(void)
 	m_run(false, false, 54, 107000, 0);
 }
 
+/*
+ * Limits tight enough to be met all the time (the runs hold some 60
+ * records and 15 waiters): each refusal must change nothing, and what is
+ * never refused (grants of waiters, undone grants, reclaims) may go over.
+ */
+static void
+test_model_limits(void)
+{
+	static const struct m_limits lim[] = {
+		{ 24, 10, 8, 4, 5, 2 },
+		{ 0, 6, 0, 2, 0, 1 },
+		{ 12, 0, 3, 0, 3, 0 },
+	};
+	uint64_t base = lt_seed(200), k;
+
+	for (k = 0; k < 8; k++)
+		m_run_limits((k & 1) != 0, (k & 2) != 0, base + k,
+		    m_steps() / 4, (k & 4) != 0 ? 1 : 0, &lim[k % 3]);
+}
+
 int
 lt_register_model(void)
 {
@@ -2040,6 +2216,7 @@ lt_register_model(void)
 	    test_model_budget) ||
 	    !CU_add_test(s, "random vs model, 16 more seeds",
 	    test_model_seeds) ||
+	    !CU_add_test(s, "random vs model, limits", test_model_limits) ||
 	    !CU_add_test(s, "random vs model, the seeds that found it wrong",
 	    test_model_found))
 		return -1;
