@@ -93,9 +93,12 @@ struct m_run {
 	int		 sh_acc[MF][MO], sh_den[MF][MO];	/* -1: none */
 	int		 rsh_acc[MF][MO], rsh_den[MF][MO];	/* on record */
 	bool		 grace;
+	bool		 closing;	/* grace closed to reclaims, records
+					   still being dropped (m_grace_step) */
 	enum lk_reclaim_check check;
 	uint64_t	 epoch;
 	unsigned long	 restarts, reclaims, grace_ends;
+	unsigned long	 closing_steps;	/* steps taken with grace closing */
 	unsigned long	 undos, undo_kept, undo_shared;	/* m_undo() */
 	unsigned long	 cycle_drops;	/* m_cycle_drops() */
 	int		 next_id;
@@ -666,7 +669,7 @@ m_reclaim(struct m_run *m, int o, int f, int s, int e, bool excl)
 {
 	int b, i;
 
-	if (!m->grace)
+	if (!m->grace || m->closing)
 		return LK_NOGRACE;
 	if (m_held_conflict(m, o, f, s, e, excl) >= 0)
 		return LK_DENIED;
@@ -896,7 +899,7 @@ m_share(struct m_run *m, int so, int f, int acc, int den, bool reclaim)
 {
 	int p;
 
-	if (reclaim && !m->grace)
+	if (reclaim && (!m->grace || m->closing))
 		return LK_NOGRACE;
 	for (p = 0; p < MO && !reclaim; p++)
 		if (p != so && m_sconflict(acc, den, m->rsh_acc[f][p],
@@ -1696,6 +1699,7 @@ m_restart(struct m_run *m)
 		m->live[m->w[i].id] = 0;
 	m->nw = 0;
 	m->grace = n > 0;
+	m->closing = false;
 	if (m->grace != lk_in_grace(m->t))
 		M_FAIL(m, "restart: grace");
 	m->restarts++;
@@ -1706,6 +1710,46 @@ m_restart(struct m_run *m)
  * End grace: every reclaimable record goes, in one call or (now and then)
  * in steps of a few records, as the service does with a large table.
  */
+/*
+ * One step of a grace end left open (lk_grace_drop() of a few records):
+ * grace is closed to reclaims, and the records the table chose to drop
+ * leave the model too; the others still hold back conflicting requests
+ * until later steps, with requests of every kind in between.
+ */
+static enum lk_status
+m_grace_step(struct m_run *m)
+{
+	const struct lk_record *rc;
+	enum lk_status st;
+	struct m_rec r;
+	size_t i;
+	int b, f;
+
+	m->closing = true;
+	st = lk_grace_drop(m->t, 1 + (size_t)m_rand(m, 3), m->steps, &m->res);
+	for (i = 0; st == LK_OK && i < m->res->rs_nremoved; i++) {
+		rc = &m->res->rs_removed[i];
+		m_to_rec(m, rc, &r);
+		if (!rc->rc_reclaim || r.f < 0 || r.o < 0) {
+			M_FAIL(m, "grace step removed a live record");
+			continue;
+		}
+		if (r.kind == LK_REC_SHARE) {
+			m->rsh_acc[r.f][r.o] = m->rsh_den[r.f][r.o] = -1;
+			continue;
+		}
+		for (b = r.s; b <= r.e; b++)
+			m->rheld[r.f][b][r.o] = 0;
+	}
+	if (!lk_in_grace(m->t)) {
+		m->grace = m->closing = false;
+		m->grace_ends++;
+	}
+	for (f = 0; f < MF; f++)
+		m_grant_pass(m, f);
+	return st;
+}
+
 static enum lk_status
 m_grace_end(struct m_run *m)
 {
@@ -1713,10 +1757,12 @@ m_grace_end(struct m_run *m)
 	size_t i, max;
 	int f, n = 0;
 
+	if (m_rand(m, 2) == 0)
+		return m_grace_step(m);
 	memset(m->rheld, 0, sizeof(m->rheld));
 	memset(m->rsh_acc, -1, sizeof(m->rsh_acc));
 	memset(m->rsh_den, -1, sizeof(m->rsh_den));
-	m->grace = false;
+	m->grace = m->closing = false;
 	for (f = 0; f < MF; f++)
 		m_grant_pass(m, f);
 	max = m_rand(m, 2) == 0 ? SIZE_MAX : 1 + (size_t)m_rand(m, 3);
@@ -1933,6 +1979,7 @@ m_step(struct m_run *m)
 	memset(&p, 0, sizeof(p));
 	m->ngranted = m->ndropped = m->ntg = m->ntd = 0;
 	m->hint = NULL;
+	m->closing_steps += m->closing;
 	memcpy(m->w0, m->w, sizeof(m->w));
 	m->nw0 = m->nw;
 	memcpy(m->held0, m->held, sizeof(m->held0));
@@ -1945,7 +1992,7 @@ m_step(struct m_run *m)
 	op = mix[m_rand(m, sizeof(mix) / sizeof(mix[0]))];
 	if (m_rand(m, 150) == 0)
 		op = 8;
-	if (m->grace && m_rand(m, 800) == 0)
+	if (m->grace && m_rand(m, m->closing ? 100 : 800) == 0)
 		op = 9;
 	if (m_rand(m, 400) == 0)
 		op = 10;
@@ -2088,14 +2135,14 @@ m_run_limits(bool high, bool fifo, uint64_t seed, unsigned long steps,
 	    "granted %lu, grace %lu, nograce %lu, grace ends %lu; grants "
 	    "undone %lu (%lu keeping locks held before, %lu exclusive runs "
 	    "given back shared); requests dropped as cycles %lu; "
-	    "nolocks %lu ",
+	    "nolocks %lu; steps while grace closed %lu ",
 	    high ? "high" : "low", fifo ? "fifo" : "barge",
 	    (unsigned long long)seed, i, m.nstat[LK_OK], m.nstat[LK_DENIED],
 	    m.nstat[LK_BLOCKED], m.nstat[LK_DEADLOCK], m.nstat[LK_RANGE],
 	    m.nstat[LK_NOTFOUND], m.nwgrants, m.maxrec, m.maxw, m.restarts,
 	    m.reclaims, m.nstat[LK_GRACE], m.nstat[LK_NOGRACE], m.grace_ends,
 	    m.undos, m.undo_kept, m.undo_shared, m.cycle_drops,
-	    m.nstat[LK_NOLOCKS]);
+	    m.nstat[LK_NOLOCKS], m.closing_steps);
 	lk_table_destroy(m.t);
 	free(m.store);
 	free(m.live);
