@@ -141,7 +141,7 @@ struct nlm_grace {
 	uint64_t	g_deadline_ms;
 	uint64_t	g_end_ms;	/* when it ended (0: not yet) */
 	const char	*g_how;		/* why it ends (set: ending) */
-	size_t		g_drop_locks;	/* left to drop when it ended */
+	size_t		g_drop_locks;	/* dropped so far (not reclaimed) */
 	size_t		g_drop_shares;
 	uint64_t	g_dropped;	/* dropped so far */
 	uint64_t	g_end_seq;	/* the commit of its end (when over) */

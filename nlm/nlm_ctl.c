@@ -758,6 +758,21 @@ ctl_grace_over(void *arg)
 	    nlm->n_committed >= nlm->n_grace.g_end_seq);
 }
 
+/* The answer to grace-end, once it is over: what was dropped. */
+static bool
+ctl_grace_fill(struct ctl_conn *c, void *state)
+{
+	(void)state;
+	if (nlm == NULL)
+		return false;
+	ctl_line(c, "grace");
+	ctl_kv(c, "how", "ended by the operator");
+	ctl_kv_u64(c, "dropped-locks", nlm->n_grace.g_drop_locks);
+	ctl_kv_u64(c, "dropped-shares", nlm->n_grace.g_drop_shares);
+	ctl_line_end(c);
+	return false;
+}
+
 static void
 ctl_cmd_grace_end(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 {
@@ -770,16 +785,14 @@ ctl_cmd_grace_end(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	log_info("operator (uid %u, pid %d): ending grace now",
 	    (unsigned)ctl_peer(c)->uid, (int)ctl_peer(c)->pid);
 	nlm_grace_end("ended by the operator");
-	ctl_line(c, "grace");
-	ctl_kv(c, "how", "ended by the operator");
-	ctl_kv_u64(c, "dropped-locks", nlm->n_grace.g_drop_locks);
-	ctl_kv_u64(c, "dropped-shares", nlm->n_grace.g_drop_shares);
-	ctl_line_end(c);
 	/*
 	 * Only once all is dropped and durable: a large grace is dropped a
 	 * step per turn (nlm_grace_drain()), and an answer after the first
-	 * step's commit would say ended what a crash would bring back.
+	 * step's commit would say ended what a crash would bring back.  The
+	 * counts are taken then too: until the last step they are the
+	 * first steps' only.
 	 */
+	ctl_produce(c, ctl_grace_fill, NULL, NULL);
 	ctl_hold(c, ctl_grace_over, NULL);
 }
 

@@ -113,9 +113,21 @@ nlm_grace_drain(struct ev_loop *loop, void *arg)
 	(void)arg;
 	st = lk_grace_drop(nlm->n_table, NLM_GRACE_STEP, ev_now_ms(), &res);
 	if (st == LK_OK) {
-		/* Not what waiters granted by the step merged with. */
-		for (i = 0; i < res->rs_nremoved; i++)
-			n += res->rs_removed[i].rc_reclaim;
+		/*
+		 * Not what waiters granted by the step merged with.  Counted
+		 * as dropped here, not as left when grace ended: between two
+		 * steps a host may release (FREE_ALL, UNLOCK) or split some
+		 * of what is left.
+		 */
+		for (i = 0; i < res->rs_nremoved; i++) {
+			if (!res->rs_removed[i].rc_reclaim)
+				continue;
+			n++;
+			if (res->rs_removed[i].rc_kind == LK_REC_LOCK)
+				nlm->n_grace.g_drop_locks++;
+			else
+				nlm->n_grace.g_drop_shares++;
+		}
 		nlm->n_stats.grace_dropped += n;
 		nlm->n_grace.g_dropped += n;
 		nlm_apply(res);
@@ -134,14 +146,10 @@ void
 nlm_grace_end(const char *how)
 {
 	struct nlm_grace *g = &nlm->n_grace;
-	struct lk_counts ct;
 
 	if (!g->g_active || g->g_how != NULL)
 		return;
-	lk_table_counts(nlm->n_table, &ct);
 	g->g_how = how;
-	g->g_drop_locks = ct.ct_rlocks;
-	g->g_drop_shares = ct.ct_rshares;
 	ev_timer_cancel(nlm->n_loop, &nlm->n_grace_timer);
 	nlm_grace_drain(nlm->n_loop, NULL);
 }

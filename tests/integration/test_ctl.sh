@@ -326,7 +326,9 @@ jqcheck "after a restart: in grace, dave's lock to reclaim" \
     '.grace.active == 1 and .grace.locks == 1 and .grace.hosts == 1 and
      .grace.remaining_ms > 0 and .server.epoch == 2 and
      .locks[0].reclaimable == 1' status --locks
-rcheck "grace end" "$CTL" grace end
+rcheck "grace end: says what it dropped" \
+    sh -c "'$CTL' grace end | grep -qx 'grace ended by the operator: 1 \
+lock(s) and 0 share(s) not reclaimed, dropped'"
 jqcheck "grace is over, ended by the operator, one lock dropped" \
     '.grace.active == 0 and .grace.how == "ended by the operator" and
      .grace.dropped == 1 and .totals.locks == 0' status
@@ -381,7 +383,9 @@ wait "$NLMD_PID" 2>/dev/null
 STATE=$W/state-big itest_start_nlmd --grace-period=300
 jqcheck "after kill -9: in grace, $N locks to reclaim" \
     ".grace.active == 1 and .grace.locks == $N" status
-rcheck "grace end" "$CTL" grace end
+rcheck "grace end: answers once all $N are dropped, and says so" \
+    sh -c "'$CTL' grace end | grep -qx 'grace ended by the operator: $N \
+lock(s) and 0 share(s) not reclaimed, dropped'"
 jqcheck "right after the answer: grace over, all $N dropped" \
     ".grace.active == 0 and .grace.dropped == $N and .grace.locks == 0 and
      .totals.reclaimable_locks == 0" status

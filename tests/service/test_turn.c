@@ -2259,6 +2259,77 @@ test_grace_drain(void)
 	ts_stop();
 }
 
+/*
+ * What the end of grace says it dropped is what it dropped.  A drop is
+ * done a step per turn, and requests are served in between: here the
+ * host of the records sends FREE_ALL after the first step, which
+ * releases the rest.  The log and the counts said every record that was
+ * left when the deadline came (10,000) was "not reclaimed, dropped", the
+ * released ones included.
+ */
+static void
+test_grace_drain_counts(void)
+{
+	struct store_host sh;
+	struct lk_record rc;
+	const struct nlm_grace *g;
+	nlm4_notify fa;
+	size_t n = 10000;
+	uint64_t i;
+	char buf[4096], want[128];
+
+	if (ts_skip())
+		return;
+	t_reset();
+	memset(&sh, 0, sizeof(sh));
+	sh.sh_id = 3;
+	sh.sh_name = "many";
+	sh.sh_addr.sa_len = 4;
+	inet_pton(AF_INET, "127.0.0.1", sh.sh_addr.sa_bytes);
+	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	memset(&rc, 0, sizeof(rc));
+	rc.rc_kind = LK_REC_LOCK;
+	rc.rc_host = 3;
+	rc.rc_oh = "o";
+	rc.rc_ohlen = 1;
+	rc.rc_fh = "big";
+	rc.rc_fhlen = 3;
+	rc.rc_len = 1;
+	rc.rc_excl = 1;
+	rc.rc_epoch = 1;
+	for (i = 0; i < n; i++) {
+		rc.rc_start = i * 2;
+		rc.rc_token = i + 1;
+		CU_ASSERT_FATAL(store_put_record(fake_store(), &rc) == STORE_OK);
+	}
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	ts_start(NLM_CB_MSG, 0);
+	fake_send_hook(st_check);
+	g = nlm_get_grace();
+	CU_ASSERT(g->g_active);
+	ts_advance(91 * 1000);
+	t_log_begin();
+	ts_turn();	/* the deadline: the first step */
+	CU_ASSERT(g->g_active);
+	fa.name = (char *)"many";
+	fa.state = 3;
+	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
+	ts_pump();
+	t_log_end(buf, sizeof(buf));
+	CU_ASSERT(!g->g_active);
+	CU_ASSERT(g->g_dropped > 0 && g->g_dropped < n);
+	CU_ASSERT_EQUAL(nlm_get_counters()->grace_dropped, g->g_dropped);
+	CU_ASSERT_EQUAL(g->g_drop_locks, g->g_dropped);
+	CU_ASSERT_EQUAL(g->g_drop_shares, 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	snprintf(want, sizeof(want), ": %llu locks and 0 shares not "
+	    "reclaimed, dropped", (unsigned long long)g->g_dropped);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "(FREE_ALL)"));
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 /* No stored lock: no grace at all, the first LOCK is granted at once. */
 static void
 test_no_grace(void)
@@ -2619,6 +2690,8 @@ ts_register_turn(void)
 	    test_grace_deadline) == NULL ||
 	    CU_add_test(s, "grace: a huge drop, a step per turn",
 	    test_grace_drain) == NULL ||
+	    CU_add_test(s, "grace: its end counts what it dropped, not "
+	    "what was released meanwhile", test_grace_drain_counts) == NULL ||
 	    CU_add_test(s, "no grace without stored locks", test_no_grace) ==
 	    NULL ||
 	    CU_add_test(s, "grace: a stored LOCK asked again, not reclaimed",
