@@ -10,7 +10,10 @@
  * grant a fresh cookie and sends GRANTED_MSG (or the synchronous GRANTED,
  * by configuration) to the client's NLM, from that server address.  A timer
  * resends it with exponential backoff (callback-retry-min-ms doubling up to
- * callback-retry-max-ms) until one of these ends it:
+ * callback-retry-max-ms) -- a GRANTED_MSG the client's NLM took (replied
+ * to) only after callback-retry-max-ms: its GRANTED_RES is on its way, and
+ * a copy it answers DENIED if its process took the first (grant_sent()) --
+ * until one of these ends it:
  *   - GRANTED_RES (or the reply to a synchronous GRANTED) saying granted:
  *     the grant is confirmed in lockcore;
  *   - the same with any other status but DENIED_GRACE_PERIOD: the client no
@@ -336,9 +339,37 @@ grant_deadline(struct ev_loop *loop, void *arg)
 	grant_finish(g, false);
 }
 
+/* Milliseconds left before give-up (UINT64_MAX: none; 0: it is due). */
+static uint64_t
+grant_left_ms(const struct nlm_grant *g, uint64_t now)
+{
+	uint64_t limit = (uint64_t)nlm->n_conf.nc_cb_give_up_sec * 1000;
+
+	if (limit == 0)
+		return UINT64_MAX;
+	return now - g->g_granted_at >= limit ? 0 :
+	    g->g_granted_at + limit - now;
+}
+
+static void	grant_retry(struct ev_loop *, void *);
+
+/*
+ * The next try `ms' from now, or the give-up deadline if it comes first
+ * (where grant_send() gives up).
+ */
+static void
+grant_rearm(struct nlm_grant *g, uint64_t ms)
+{
+	uint64_t left = grant_left_ms(g, ev_now_ms());
+
+	(void)ev_timer_set(nlm->n_loop, &g->g_timer, left < ms ? left : ms,
+	    grant_retry, g);
+}
+
 void
 nlm_grant_answer(struct nlm_grant *g, nlm4_stats st)
 {
+	uint64_t now;
 	char hs[300];
 
 	switch (st) {
@@ -348,7 +379,18 @@ nlm_grant_answer(struct nlm_grant *g, nlm4_stats st)
 		grant_finish(g, true);
 		return;
 	case NLM4_DENIED_GRACE_PERIOD:
-		return;	/* the client is recovering: keep trying */
+		/*
+		 * The client is recovering: keep trying -- at the backoff
+		 * step set by the last send, if the GRANTED_MSG it answers
+		 * was taken, which put the next copy off (grant_sent()).
+		 */
+		if (g->g_delivered) {
+			now = ev_now_ms();
+			g->g_delivered = false;
+			grant_rearm(g, g->g_backoff_at > now ?
+			    g->g_backoff_at - now : 0);
+		}
+		return;
 	default:
 		nlm->n_stats.cb_refused++;
 		g->g_ended = true;
@@ -384,8 +426,24 @@ grant_sent(void *arg, int ok, XDR *res)
 	nlm_res r1;
 
 	g->g_send = NULL;
-	if (!ok || res == NULL || g->g_proc == NLMPROC4_GRANTED_MSG)
-		return;	/* _MSG: the answer comes as GRANTED_RES */
+	if (!ok || res == NULL)
+		return;
+	if (g->g_proc == NLMPROC4_GRANTED_MSG) {
+		/*
+		 * The client's NLM took it (it replied to the call); its
+		 * answer comes as GRANTED_RES, which its RPC layer sends
+		 * again if it is lost (Linux: after 10 s).  So the next
+		 * copy waits callback-retry-max-ms (Linux: 60 s), not the
+		 * backoff step: a copy that comes after the client's waiting
+		 * process took the first one finds no waiter there, and the
+		 * client answers it DENIED (Linux nlmclnt_grant()) -- taken
+		 * for a refusal, that undid a lock the process holds, while
+		 * its GRANTED_RES was still on its way.
+		 */
+		g->g_delivered = true;
+		grant_rearm(g, nlm->n_conf.nc_cb_retry_max_ms);
+		return;
+	}
 	memset(&r4, 0, sizeof(r4));
 	memset(&r1, 0, sizeof(r1));
 	if (g->g_vers == NLM4_VERS) {
@@ -434,18 +492,6 @@ grant_encode(struct nlm_grant *g, uint32_t proc)
 	    g->g_locallen);
 }
 
-/* Milliseconds left before give-up (UINT64_MAX: none; 0: it is due). */
-static uint64_t
-grant_left_ms(const struct nlm_grant *g, uint64_t now)
-{
-	uint64_t limit = (uint64_t)nlm->n_conf.nc_cb_give_up_sec * 1000;
-
-	if (limit == 0)
-		return UINT64_MAX;
-	return now - g->g_granted_at >= limit ? 0 :
-	    g->g_granted_at + limit - now;
-}
-
 static void
 grant_retry(struct ev_loop *loop, void *arg)
 {
@@ -479,6 +525,7 @@ grant_send(struct nlm_grant *g)
 	}
 	proc = grant_proc(g);
 	g->g_proc = proc;
+	g->g_delivered = false;
 	if ((s = grant_encode(g, proc)) != NULL) {
 		g->g_send = s;
 		nlm->n_stats.cb_sent++;
@@ -486,6 +533,7 @@ grant_send(struct nlm_grant *g)
 	}
 	g->g_attempts++;
 	/* The next try, or the give-up deadline if it comes first. */
+	g->g_backoff_at = now + g->g_delay_ms;
 	(void)ev_timer_set(nlm->n_loop, &g->g_timer, left < g->g_delay_ms ?
 	    left : g->g_delay_ms, grant_retry, g);
 	g->g_delay_ms = g->g_delay_ms * 2 > nlm->n_conf.nc_cb_retry_max_ms ?

@@ -146,7 +146,12 @@ struct nlm_grant {
 	struct nlm_grant	*g_cbprev;
 	unsigned		 g_attempts;
 	uint32_t		 g_proc;	/* procedure of the last send */
+	bool			 g_delivered;	/* the client's NLM replied to
+						   that GRANTED_MSG: the next
+						   copy waits (grant_sent()) */
 	unsigned		 g_delay_ms;	/* next backoff */
+	uint64_t		 g_backoff_at;	/* ev_now_ms() of the next try
+						   the last send set */
 	uint64_t		 g_granted_at;
 	struct ev_timer		 g_timer;
 	struct nlm_send		*g_send;	/* transmission in flight */

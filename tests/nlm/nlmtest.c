@@ -632,6 +632,13 @@ test_res_grace(void)
 	(void)l4_unlock(b4, &W);
 }
 
+/*
+ * Our receiver replies to every GRANTED_MSG, as a Linux client's lockd
+ * does before its GRANTED_RES: a copy taken is sent again only after
+ * callback-retry-max-ms (nlm_grant.c grant_sent(); the backoff of copies
+ * nobody replied to is in tests/service), so that a GRANTED_RES on its
+ * way comes first.
+ */
 static void
 test_retransmit(void)
 {
@@ -639,44 +646,38 @@ test_retransmit(void)
 	struct t_lk W = LK(HB, "f-rt", "oh-w", 58, 0, 10);
 	struct t_cb *r[16];
 	uint8_t bad[8];
-	uint64_t iv[16], t0;
+	uint64_t iv[16], t0, span = retry_max * 2 + retry_max / 4;
 	int n, i;
-	bool same = true, grows, capped = true;
+	bool same = true, waited = true;
 
 	cb_flush();
 	(void)l4_lock(a4, &H, true, false, 0);
 	t_eq(l4_lock(b4, &W, true, true, 0), NLM4_BLOCKED, "retransmit: B waits");
 	(void)l4_unlock(a4, &H);
 	t0 = t_now_ms();
-	for (n = 0; n < 16 && t_now_ms() - t0 < 1800; n++) {
+	for (n = 0; n < 16 && t_now_ms() - t0 < span; n++) {
 		r[n] = cb_wait(4, NLMPROC4_GRANTED_MSG,
-		    (unsigned)(1800 - (t_now_ms() - t0)));
+		    (unsigned)(span - (t_now_ms() - t0)));
 		if (r[n] == NULL)
 			break;
 	}
-	t_check(n >= 4, "retransmit: GRANTED_MSG resent while unacknowledged "
-	    "(%d sends in 1.8 s)", n);
-	if (n < 3)
+	t_check(n == 3, "retransmit: GRANTED_MSG resent while unacknowledged "
+	    "(%d sends in %llu ms)", n, (unsigned long long)span);
+	if (n < 2)
 		goto out;
 	for (i = 1; i < n; i++) {
 		iv[i - 1] = r[i]->t_ms - r[i - 1]->t_ms;
 		if (memcmp(r[i]->cookie, r[0]->cookie, 8) != 0)
 			same = false;
-		if (iv[i - 1] > retry_max + 300)
-			capped = false;
+		if (iv[i - 1] + 30 < retry_max || iv[i - 1] > retry_max + 300)
+			waited = false;
 	}
 	t_check(same, "retransmit: every retransmission carries the same "
 	    "cookie");
-	t_note("retransmit intervals (ms): %llu %llu %llu %llu",
-	    (unsigned long long)iv[0], (unsigned long long)(n > 2 ? iv[1] : 0),
-	    (unsigned long long)(n > 3 ? iv[2] : 0),
-	    (unsigned long long)(n > 4 ? iv[3] : 0));
-	t_check(iv[0] + 30 >= retry_min && iv[0] <= retry_min * 3 + 100,
-	    "retransmit: first retry after about callback-retry-min-ms");
-	grows = n > 3 && iv[1] * 10 >= iv[0] * 15 && iv[2] * 10 >= iv[1] * 15;
-	t_check(grows, "retransmit: intervals back off (grow by ~2x)");
-	t_check(capped, "retransmit: intervals capped near callback-retry-"
-	    "max-ms");
+	t_note("retransmit intervals (ms): %llu %llu",
+	    (unsigned long long)iv[0], (unsigned long long)(n > 2 ? iv[1] : 0));
+	t_check(waited, "retransmit: a copy the client took is sent again "
+	    "after about callback-retry-max-ms, not at the backoff step");
 	memset(bad, 0x5a, sizeof(bad));
 	(void)l4_granted_res(b4, bad, 8, NLM4_GRANTED);
 	(void)l4_granted_res(b4, r[0]->cookie, 4, NLM4_GRANTED);

@@ -610,6 +610,45 @@ out:
 	return proc;
 }
 
+/*
+ * Take the next call at the client's NLM and reply to it with an empty
+ * (void) result, as a client's NLM replies to a GRANTED_MSG before its
+ * GRANTED_RES; its arguments in *args (free with
+ * xdr_free(xdr_nlm4_testargs)).  Its procedure, -1 when none came.
+ */
+int
+ts_callback_void(nlm4_testargs *args)
+{
+	uint8_t buf[4096], out[1024];
+	struct sockaddr_storage from;
+	socklen_t fl = sizeof(from);
+	struct pollfd p = { cb_fd, POLLIN, 0 };
+	struct rpc_msg m, rep;
+	ssize_t n;
+	XDR x;
+	int proc = -1;
+
+	memset(args, 0, sizeof(*args));
+	if (poll(&p, 1, 200) != 1 || (n = recvfrom(cb_fd, buf, sizeof(buf), 0,
+	    (struct sockaddr *)&from, &fl)) <= 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	if (!xdr_callmsg(&x, &m) || !xdr_nlm4_testargs(&x, args)) {
+		xdr_destroy(&x);
+		return -1;
+	}
+	proc = (int)m.rm_call.cb_proc;
+	ts_accepted(&rep, m.rm_xid, XDRPROC(xdr_void), NULL);
+	xdr_destroy(&x);
+	xdrmem_create(&x, (char *)out, sizeof(out), XDR_ENCODE);
+	if (xdr_replymsg(&x, &rep))
+		(void)sendto(cb_fd, out, xdr_getpos(&x), 0,
+		    (struct sockaddr *)&from, fl);
+	xdr_destroy(&x);
+	return proc;
+}
+
 /* No more calls waiting at the client's NLM? */
 bool
 ts_no_callback(void)

@@ -78,6 +78,12 @@ int		 ts_callback(nlm4_testargs *args, nlm4_res *res);
  * status st; its procedure, -1 when none came.
  */
 int		 ts_callback_answer(nlm4_stats st);
+/*
+ * Take the next call at the client's NLM and reply to it with a void
+ * result (a GRANTED_MSG taken); its arguments in *args (free with
+ * xdr_free(xdr_nlm4_testargs)).  Its procedure, -1 when none came.
+ */
+int		 ts_callback_void(nlm4_testargs *args);
 bool		 ts_no_callback(void);
 uint16_t	 ts_cb_port(void);
 uint16_t	 ts_cli_port(void);

@@ -1809,6 +1809,86 @@ test_answer_consequence(void)
 }
 
 /*
+ * A GRANTED_MSG the client's NLM took (it replied to the call) is not
+ * sent again at the backoff step but after callback-retry-max-ms (8 s in
+ * the harness), as Linux waits 60 s: the client's GRANTED_RES, late or
+ * lost and sent again by its RPC layer, must come first.  A Linux client
+ * whose waiting process took the first copy answers a second one DENIED
+ * (no waiter any more), and nlmd undid the lock that process holds: here
+ * the copy went at 3 s, the DENIED answer to it released hostB's lock and
+ * hostC was granted it, both believing they held it.  Until 2026-12
+ * copies followed every 1, 2, 4 s (found by review).  A copy nobody
+ * replied to (lost) is still sent again at the backoff step, and a
+ * DENIED_GRACE_PERIOD answer brings the backoff step back.
+ */
+static void
+test_delivered_not_resent(void)
+{
+	const struct nlm_counters *c;
+	nlm4_testargs ta;
+	nlm_netobj cookie;
+	char ck[8];
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	t_hold_queue_release(2);
+	/* No reply to the first copy: the second after 1 s, taken. */
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	ts_advance(1000);
+	ts_pump();
+	CU_ASSERT_EQUAL_FATAL(ts_callback_void(&ta), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_FATAL(ta.cookie.nlm_netobj_len == sizeof(ck));
+	memcpy(ck, ta.cookie.nlm_netobj_val, sizeof(ck));
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	cookie.nlm_netobj_len = sizeof(ck);
+	cookie.nlm_netobj_val = ck;
+	ts_pump();
+	/* Past the backoff steps (3 s, 7 s): no copy. */
+	ts_advance(2000);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	if (ts_callback(&ta, NULL) == NLMPROC4_GRANTED_MSG) {
+		/* What the client whose process took the first says. */
+		t_granted_res(&cookie, NLM4_DENIED);
+		ts_pump();
+		xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	}
+	CU_ASSERT_EQUAL(c->cb_refused, 0);
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+	CU_ASSERT(!t_committed(3, "ownC", 4, "f", 1, 0, 10, true));
+	ts_advance(4000);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	/* The GRANTED_RES never came: a copy at 8 s after the taken one. */
+	ts_advance(2000);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_callback_void(&ta), NLMPROC4_GRANTED_MSG);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	ts_pump();
+	/* DENIED_GRACE_PERIOD: again at the backoff step (4 s), not 8 s. */
+	t_granted_res(&cookie, NLM4_DENIED_GRACE_PERIOD);
+	ts_pump();
+	ts_advance(4000);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	t_granted_res(&cookie, NLM4_GRANTED);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->cb_acked, 1);
+	CU_ASSERT_EQUAL(c->cb_refused, 0);
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+	CU_ASSERT(!t_committed(3, "ownC", 4, "f", 1, 0, 10, true));
+	ts_advance(20000);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
  * The client acknowledges a grant while the lock table is out of memory
  * (found by review): the grant stays, acknowledged -- no GRANTED_MSG
  * again, which a client without the waiter would refuse, undoing a lock
@@ -2678,6 +2758,8 @@ ts_register_turn(void)
 	    test_answer_consequence) == NULL ||
 	    CU_add_test(s, "an acknowledged grant out of memory: confirmed later",
 	    test_confirm_nomem) == NULL ||
+	    CU_add_test(s, "a GRANTED_MSG the client took waits for its "
+	    "answer", test_delivered_not_resent) == NULL ||
 	    CU_add_test(s, "callbacks over the per-host window follow the "
 	    "answers", test_cb_window) == NULL ||
 	    CU_add_test(s, "failed commit exits, sends nothing",
