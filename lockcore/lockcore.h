@@ -176,7 +176,10 @@
  *   anyone under OFF), or where lk_table_load() loaded both; reclaiming
  *   that record later is then LK_DENIED.
  *   Outside grace a request with rq_reclaim / sq_reclaim is LK_NOGRACE and
- *   changes nothing.  Reclaimable records appear in rs_removed (rc_reclaim
+ *   changes nothing -- unless its owner holds it already, live (a lock of
+ *   its mode covering the range, the same share): then it is granted
+ *   (LK_GRANTED, LK_OK), nothing changes, and it counts as a reclaim (a
+ *   reclaim re-sent after its reply was lost, when grace ended with it).  Reclaimable records appear in rs_removed (rc_reclaim
  *   set) when they go; a reclaim may report a removed reclaimable record and
  *   an added live record with the same key, so a store must apply removals
  *   before additions (as RESULTS says).  The pieces of a reclaimable lock
@@ -457,7 +460,8 @@ const char *lk_strerror(enum lk_status st);
  *                record, or it would have to wait while overlapping its
  *                owner's own (see GRACE AND RECLAIM; rs_holder says what);
  *                nothing changed.
- *   LK_NOGRACE   rq_reclaim outside grace; nothing changed.
+ *   LK_NOGRACE   rq_reclaim outside grace, for what its owner does not
+ *                hold already; nothing changed.
  *   LK_NOMEM, LK_RANGE, LK_INVAL (bad lengths).
  * A reclaim (rq_reclaim) is never queued: LK_GRANTED or LK_DENIED as GRACE
  * AND RECLAIM says.

@@ -217,6 +217,33 @@ lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	return LK_GRANTED;
 }
 
+/*
+ * A reclaim outside grace (or while it closes): LK_NOGRACE, unless the
+ * owner holds that lock already, live -- one of its mode covering the
+ * range: a reclaim sent again after its reply was lost, when grace ended
+ * with it (it was the last record), or one a client sends for what it
+ * holds when told of a restart that kept its locks (SM_SIMU_CRASH).
+ * Refused, a Linux client takes the lock for lost although nlmd holds it
+ * for it.  Then LK_GRANTED, and nothing changes.
+ */
+static enum lk_status
+lk_lock_late(struct lk_table *t, const struct lk_lockreq *req,
+    const struct lk_range *r)
+{
+	struct lk_file *f;
+	struct lk_owner *o;
+	struct lk_lock *c;
+
+	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
+	    (o = lk_owner_find(t, req->rq_host, req->rq_svid, false,
+	    req->rq_oh, req->rq_ohlen)) == NULL ||
+	    (c = lk_held_covering(f, o, r, req->rq_excl)) == NULL)
+		return LK_NOGRACE;
+	t->t_res.rs_token = c->lo_token;
+	t->t_ct.ct_reclaims++;
+	return LK_GRANTED;
+}
+
 static enum lk_status
 lk_lock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 {
@@ -229,7 +256,7 @@ lk_lock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 	if ((st = lk_req_check(req, &r)) != LK_OK)
 		return st;
 	if (req->rq_reclaim && (!t->t_grace || t->t_grace_closed))
-		return LK_NOGRACE;
+		return lk_lock_late(t, req, &r);
 	/* Two drops at most: a queued and (reclaim) a granted request. */
 	if ((f = lk_file_get(t, req->rq_fh, req->rq_fhlen)) == NULL ||
 	    (o = lk_owner_get(t, req->rq_host, req->rq_svid, false,

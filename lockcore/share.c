@@ -283,8 +283,18 @@ lk_share_do(struct lk_table *t, const struct lk_sharereq *req)
 
 	if (!lk_sreq_ok(req))
 		return LK_INVAL;
-	if (req->sq_reclaim && (!t->t_grace || t->t_grace_closed))
-		return LK_NOGRACE;
+	if (req->sq_reclaim && (!t->t_grace || t->t_grace_closed)) {
+		/* As a lock reclaim (lk_lock_late): held already, granted. */
+		if ((f = lk_file_find(t, req->sq_fh, req->sq_fhlen)) == NULL ||
+		    (o = lk_owner_find(t, req->sq_host, 0, true, req->sq_oh,
+		    req->sq_ohlen)) == NULL ||
+		    (mine = lk_share_of(o->ow_shares, o, f)) == NULL ||
+		    mine->sh_access != req->sq_access ||
+		    mine->sh_deny != req->sq_deny)
+			return LK_NOGRACE;
+		t->t_ct.ct_reclaims++;
+		return LK_OK;
+	}
 	if ((f = lk_file_get(t, req->sq_fh, req->sq_fhlen)) == NULL ||
 	    (o = lk_owner_get(t, req->sq_host, 0, true, req->sq_oh,
 	    req->sq_ohlen)) == NULL)

@@ -11,9 +11,10 @@
  * Statuses follow what the Linux client expects: UNLOCK of nothing is
  * GRANTED; CANCEL of nothing is DENIED (which the client treats as done,
  * not as a reason to retry); a GRANTED call sent to us (we are a server)
- * is answered DENIED; a reclaim outside grace, and a request that meets a
- * lock still to be reclaimed during grace, get DENIED_GRACE_PERIOD (the
- * client waits and retries).
+ * is answered DENIED; a reclaim outside grace (of what its owner does not
+ * hold already: lockcore grants that), and a request that meets a lock
+ * still to be reclaimed during grace, get DENIED_GRACE_PERIOD (the client
+ * waits and retries).
  */
 #include "nlm_impl.h"
 

@@ -863,6 +863,48 @@ test_grace_end(void)
 	CU_ASSERT_TRUE(lt_granted(&u1));
 }
 
+/*
+ * A reclaim outside grace of what its owner holds already, live: granted,
+ * nothing changes.  Before, LK_NOGRACE: a reclaim re-sent after its reply
+ * was lost, when grace had ended with it (the last record), was refused,
+ * and a Linux client took a lock nlmd still held for it for lost.
+ */
+static void
+test_reclaim_held_late(void)
+{
+	struct lk_counts ct;
+	unsigned long n;
+
+	g_setup(LK_RECLAIM_STRICT);
+	CU_ASSERT_EQUAL(g_reclaim(OA, "f", 0, 100, EX), LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_res->rs_token, 31);
+	CU_ASSERT_EQUAL(g_share(2, "b", "f", R, 0, true), LK_OK);
+	CU_ASSERT_EQUAL(g_grace_end(), LK_OK);
+	CU_ASSERT_FALSE(lk_in_grace(t));
+	n = g_counts().ct_reclaims;
+	/* The same again, and a part of it: held, granted, no change. */
+	CU_ASSERT_EQUAL(g_reclaim(OA, "f", 0, 100, EX), LK_GRANTED);
+	CU_ASSERT_EQUAL(g_nchanges(), 0);
+	CU_ASSERT_EQUAL(lt_res->rs_token, 31);
+	CU_ASSERT_EQUAL(g_reclaim(OA, "f", 10, 20, EX), LK_GRANTED);
+	CU_ASSERT_EQUAL(g_nchanges(), 0);
+	CU_ASSERT_EQUAL(g_share(2, "b", "f", R, 0, true), LK_OK);
+	CU_ASSERT_EQUAL(g_nchanges(), 0);
+	ct = g_counts();
+	CU_ASSERT_EQUAL(ct.ct_reclaims, n + 3);
+	CU_ASSERT_EQUAL(ct.ct_reclaims_denied, 0);
+	/* Not held as asked: another mode, more, another owner or file. */
+	CU_ASSERT_EQUAL(g_reclaim(OA, "f", 0, 100, SH), LK_NOGRACE);
+	CU_ASSERT_EQUAL(g_reclaim(OA, "f", 0, 101, EX), LK_NOGRACE);
+	CU_ASSERT_EQUAL(g_reclaim(OA2, "f", 0, 100, EX), LK_NOGRACE);
+	CU_ASSERT_EQUAL(g_reclaim(OA, "g", 0, 100, EX), LK_NOGRACE);
+	CU_ASSERT_EQUAL(g_share(2, "b", "f", R | W, 0, true), LK_NOGRACE);
+	CU_ASSERT_EQUAL(g_share(2, "x", "f", R, 0, true), LK_NOGRACE);
+	CU_ASSERT_EQUAL(g_nchanges(), 0);
+	CU_ASSERT_EQUAL(g_counts().ct_reclaims, n + 3);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 /* lk_grace_drop: grace ends in steps; the rest still holds back. */
 static void
 test_grace_drop(void)
@@ -1199,6 +1241,8 @@ lt_register_grace(void)
 	    test_grace_release) ||
 	    !CU_add_test(s, "share reclaims and LK_GRACE", test_grace_shares) ||
 	    !CU_add_test(s, "lk_grace_end and LK_NOGRACE", test_grace_end) ||
+	    !CU_add_test(s, "a reclaim of what is held, outside grace",
+	    test_reclaim_held_late) ||
 	    !CU_add_test(s, "lk_grace_drop: grace ends in steps",
 	    test_grace_drop) ||
 	    !CU_add_test(s, "reclaims and waiters", test_reclaim_waiters) ||

@@ -669,8 +669,14 @@ m_reclaim(struct m_run *m, int o, int f, int s, int e, bool excl)
 {
 	int b, i;
 
-	if (!m->grace || m->closing)
-		return LK_NOGRACE;
+	if (!m->grace || m->closing) {
+		/* Held already, live, in its mode: granted, no change. */
+		for (b = s; b <= e; b++)
+			if (m->held[f][b][o] != m_mode(excl))
+				return LK_NOGRACE;
+		m->reclaims++;
+		return LK_GRANTED;
+	}
 	if (m_held_conflict(m, o, f, s, e, excl) >= 0)
 		return LK_DENIED;
 	if ((m->check == LK_RECLAIM_STRICT &&
@@ -900,7 +906,8 @@ m_share(struct m_run *m, int so, int f, int acc, int den, bool reclaim)
 	int p;
 
 	if (reclaim && (!m->grace || m->closing))
-		return LK_NOGRACE;
+		return m->sh_acc[f][so] == acc && m->sh_den[f][so] == den ?
+		    LK_OK : LK_NOGRACE;
 	for (p = 0; p < MO && !reclaim; p++)
 		if (p != so && m_sconflict(acc, den, m->rsh_acc[f][p],
 		    m->rsh_den[f][p]))

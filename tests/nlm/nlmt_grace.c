@@ -120,8 +120,11 @@ group_grace_conflict(CLIENT *a4, CLIENT *b4, unsigned grace_sec)
 	t_check(t + 1500 >= grace_sec * 1000,
 	    "grace: ... not before the deadline (%llu ms of %u s)",
 	    (unsigned long long)t, grace_sec);
-	t_eq(l4_lock_reclaim(a4, &a, true), NLM4_DENIED_GRACE_PERIOD,
+	k = GK(HA, "g-new", "oh-ga", 301, 300, 10);
+	t_eq(l4_lock_reclaim(a4, &k, true), NLM4_DENIED_GRACE_PERIOD,
 	    "after grace: a reclaim -> DENIED_GRACE_PERIOD");
+	t_eq(l4_lock_reclaim(a4, &a, true), NLM4_GRANTED,
+	    "after grace: a reclaim of what A holds (re-sent) -> GRANTED");
 	(void)l4_unlock(a4, &mine);
 	(void)late;
 	k = GK(HB, GF, "oh-gb", 302, 105, 1);
@@ -132,7 +135,7 @@ group_grace_conflict(CLIENT *a4, CLIENT *b4, unsigned grace_sec)
 bool
 group_grace_strict(CLIENT *a4, CLIENT *b4)
 {
-	struct t_lk a = A_EX, as = A_SH, sh = A_SHR, b = B_EX, k;
+	struct t_lk a = A_EX, as = A_SH, sh = A_SHR, b = B_EX, k, free60;
 	uint64_t t0 = t_now_ms();
 
 	k = GK(HA, GF, "oh-ga", 301, 0, 20);
@@ -159,9 +162,11 @@ group_grace_strict(CLIENT *a4, CLIENT *b4)
 	/* The last record: grace ends with this reclaim's turn. */
 	t_eq(l4_lock_reclaim(b4, &b, true), NLM4_GRANTED,
 	    "strict: B reclaims [20,30), the last record");
-	k = GK(HB, GF, "oh-gb", 302, 40, 10);
-	t_eq(l4_lock_reclaim(b4, &k, true), NLM4_DENIED_GRACE_PERIOD,
+	free60 = GK(HB, GF, "oh-gb", 302, 60, 10);
+	t_eq(l4_lock_reclaim(b4, &free60, true), NLM4_DENIED_GRACE_PERIOD,
 	    "strict: grace over once everything is reclaimed");
+	t_eq(l4_lock_reclaim(b4, &b, true), NLM4_GRANTED,
+	    "strict: the last reclaim re-sent after grace ended -> GRANTED");
 	t_check(t_now_ms() - t0 < 5000, "strict: grace ended early (%llu ms "
 	    "after the first reclaim; the deadline was 60 s)",
 	    (unsigned long long)(t_now_ms() - t0));
@@ -184,8 +189,10 @@ group_grace_none(CLIENT *a4, CLIENT *b4)
 	t_eq(l4_lock(a4, &a, true, false, 7), NLM4_GRANTED,
 	    "no grace after a clean stop with nothing held: LOCK granted");
 	t_check(t_now_ms() - t < 1000, "no grace: ... at once");
+	t_eq(l4_lock_reclaim(a4, &a, true), NLM4_GRANTED,
+	    "no grace: a reclaim of what A holds -> GRANTED, no change");
+	(void)l4_unlock(a4, &a);
 	t_eq(l4_lock_reclaim(a4, &a, true), NLM4_DENIED_GRACE_PERIOD,
 	    "no grace: a reclaim -> DENIED_GRACE_PERIOD");
-	(void)l4_unlock(a4, &a);
 	return false;
 }
