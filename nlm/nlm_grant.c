@@ -46,7 +46,7 @@ static struct log_rl rl_give_up;
 static struct log_rl rl_release;
 static struct log_rl rl_refused;
 
-/* Cookies are a counter: its low bits spread them evenly. */
+/* Cookies are random (nlm_grant_start): their low bits spread them. */
 static size_t
 grant_bucket(const void *cookie, size_t mask)
 {
@@ -543,15 +543,27 @@ grant_send(struct nlm_grant *g)
 void
 nlm_grant_start(struct nlm_grant *g)
 {
-	uint64_t c;
+	nlm_netobj ck;
 	char hs[300];
 
 	if (g->g_active)
 		return;
 	g->g_active = true;
 	g->g_granted_at = ev_now_ms();
-	c = ++nlm->n_cookie;
-	memcpy(g->g_cookie, &c, sizeof(c));
+	/*
+	 * A GRANTED_RES is matched by cookie and source address: a cookie a
+	 * host could guess (they were a counter, and a host sees its own)
+	 * would let it, with another host's address forged, answer that
+	 * host's GRANTED_MSG DENIED -- the grant undone while the client
+	 * holds the lock.  So they are random (ChaCha20, as outgoing xids),
+	 * never a live grant's, and a late GRANTED_RES for a grant of an
+	 * earlier start matches nothing.
+	 */
+	ck.nlm_netobj_len = sizeof(g->g_cookie);
+	ck.nlm_netobj_val = (char *)g->g_cookie;
+	do
+		arc4random_buf(g->g_cookie, sizeof(g->g_cookie));
+	while (nlm_grant_by_cookie(&ck) != NULL);
 	grant_hash_add(g);
 	g->g_host->h_grants++;
 	nlm->n_stats.cb_inflight++;

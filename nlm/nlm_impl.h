@@ -279,7 +279,6 @@ struct nlm_service {
 	struct nlm_grant	**n_grants;	/* active, by cookie */
 	size_t			 n_grants_mask;	/* buckets - 1 */
 	size_t			 n_ngrants;
-	uint64_t		 n_cookie;
 	char			 n_myname[256];	/* caller_name in GRANTED */
 	struct ev_timer		 n_gc;
 	struct nlm_counters	 n_stats;

@@ -115,7 +115,6 @@ nlm_init(struct ev_loop *loop, struct onc_out *clnt, struct store *st,
     const struct nlm_config *conf, char *err, size_t errlen)
 {
 	struct store_info si;
-	struct timespec ts;
 
 	if (nlm != NULL) {
 		snprintf(err, errlen, "NLM service already started");
@@ -149,12 +148,6 @@ nlm_init(struct ev_loop *loop, struct onc_out *clnt, struct store *st,
 	}
 	if (gethostname(nlm->n_myname, sizeof(nlm->n_myname) - 1) == -1)
 		snprintf(nlm->n_myname, sizeof(nlm->n_myname), "nlmd");
-	/*
-	 * Grant cookies must not repeat across restarts: a late GRANTED_RES
-	 * for an old grant must match nothing.  Start from the clock.
-	 */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	nlm->n_cookie = ((uint64_t)ts.tv_sec << 24) ^ (uint64_t)ts.tv_nsec;
 	if (nlm_load(err, errlen) == -1) {
 		nlm_shutdown();
 		return -1;

@@ -1889,6 +1889,56 @@ test_delivered_not_resent(void)
 }
 
 /*
+ * Grant cookies are random: a GRANTED_RES is matched by cookie and source
+ * address, and a host that saw its own cookies could predict another
+ * host's (they were a counter) and, with that host's address forged,
+ * answer its GRANTED_MSG DENIED -- the grant undone while that client
+ * holds the lock (found by review).  16 grants one after another: no two
+ * alike, none one more than the one before (in either byte order).
+ */
+static void
+test_cookie_random(void)
+{
+	nlm4_testargs ta;
+	nlm_netobj cookie;
+	uint64_t ck[16];
+	uint8_t rbuf[512];
+	char cb[8];
+	size_t i, j, next = 0;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	for (i = 0; i < 16; i++) {
+		t_hold_queue_release(1);
+		CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL),
+		    NLMPROC4_GRANTED_MSG);
+		CU_ASSERT_FATAL(ta.cookie.nlm_netobj_len == sizeof(cb));
+		memcpy(cb, ta.cookie.nlm_netobj_val, sizeof(cb));
+		memcpy(&ck[i], cb, sizeof(cb));
+		xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+		cookie.nlm_netobj_len = sizeof(cb);
+		cookie.nlm_netobj_val = cb;
+		t_granted_res(&cookie, NLM4_GRANTED);
+		ts_pump();
+		/* The RPC reply to the GRANTED_RES message. */
+		while (ts_recv(rbuf, sizeof(rbuf)) >= 0)
+			continue;
+		CU_ASSERT_EQUAL(t_unlock("hostB", 2, "ownB", "f", 0, 10),
+		    NLM4_GRANTED);
+		for (j = 0; j < i; j++)
+			CU_ASSERT(ck[j] != ck[i]);
+		if (i > 0 && (ck[i] == ck[i - 1] + 1 ||
+		    __builtin_bswap64(ck[i]) ==
+		    __builtin_bswap64(ck[i - 1]) + 1))
+			next++;
+	}
+	CU_ASSERT_EQUAL(next, 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_acked, 16);
+	ts_stop();
+}
+
+/*
  * The client acknowledges a grant while the lock table is out of memory
  * (found by review): the grant stays, acknowledged -- no GRANTED_MSG
  * again, which a client without the waiter would refuse, undoing a lock
@@ -2725,6 +2775,8 @@ ts_register_turn(void)
 	    test_res_negative_after_port) == NULL ||
 	    CU_add_test(s, "an outgoing xid of 0 is drawn again",
 	    test_xid_wrap) == NULL ||
+	    CU_add_test(s, "grant cookies are random", test_cookie_random) ==
+	    NULL ||
 	    CU_add_test(s, "outgoing xids are random", test_xid_random) ==
 	    NULL ||
 	    CU_add_test(s, "a reply to a call not yet sent is ignored",
