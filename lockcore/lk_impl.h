@@ -421,6 +421,9 @@ bool	lk_held_own(struct lk_file *f, const struct lk_owner *o,
 	    const struct lk_range *r);
 struct lk_lock *lk_held_covering(struct lk_file *f, const struct lk_owner *o,
 	    const struct lk_range *r, bool excl);
+enum lk_status lk_take_delta(struct lk_table *t, const struct lk_owner *o,
+	    struct lk_file *f, const struct lk_range *r, bool excl,
+	    long *deltap);
 enum lk_status lk_own_collect(struct lk_table *t, const struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r);
 enum lk_status lk_own_in(struct lk_table *t, const struct lk_owner *o,
@@ -466,7 +469,7 @@ struct lk_waiter *lk_waiter_match(struct lk_owner *o, struct lk_file *f,
 	    const struct lk_range *r, bool excl, bool granted);
 enum lk_status lk_waiter_queue(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r, bool excl,
-	    void *udata, uint64_t now);
+	    void *udata, uint64_t now, long need);
 void	lk_waiter_free(struct lk_table *t, struct lk_waiter *w);
 /* undo.c */
 bool	lk_prior_make(struct lk_table *t, const struct lk_range *r,

@@ -631,6 +631,24 @@ lk_own_in(struct lk_table *t, const struct lk_owner *o, struct lk_bnode *root,
 	return c.oc_nomem ? LK_NOMEM : LK_OK;
 }
 
+/*
+ * The records taking r in mode excl would add for o now (negative: it
+ * merges), into *deltap; o's locks touching r are left in t_tmp.  LK_OK
+ * or LK_NOMEM.
+ */
+enum lk_status
+lk_take_delta(struct lk_table *t, const struct lk_owner *o,
+    struct lk_file *f, const struct lk_range *r, bool excl, long *deltap)
+{
+	size_t adds, removes;
+
+	if (lk_own_collect(t, o, f, r) != LK_OK)
+		return LK_NOMEM;
+	lk_take_count(t, r, excl, &adds, &removes);
+	*deltap = (long)adds - (long)removes;
+	return LK_OK;
+}
+
 /* Put all of o's locks on f overlapping or touching r into t_tmp. */
 enum lk_status
 lk_own_collect(struct lk_table *t, const struct lk_owner *o,

@@ -205,8 +205,11 @@
  *   Limits count lock records (after merging), queued waiters and share
  *   reservations, per host and for the whole table; 0 means unlimited.  A
  *   request that would exceed one gets LK_NOLOCKS and changes nothing; a
- *   split by UNLOCK counts too.  Granting a queued waiter is not refused by
- *   the lock limits (the overshoot is bounded by the waiter limits), and
+ *   split by UNLOCK counts too.  A request is queued only while the lock
+ *   records and the queued requests together (of the table, of its host)
+ *   are under the lock limits, so granting a queued waiter is not refused
+ *   by them (the overshoot is bounded: a grant adds at most two records,
+ *   when it cuts a lock of the owner's own of the other mode), and
  *   neither is undoing an unconfirmed grant (lk_grant_undo(), lk_cancel()):
  *   it gives back what the owner held there before, which the grant may
  *   have merged into one record (so an undo may add a few records over a

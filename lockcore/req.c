@@ -63,6 +63,7 @@ lk_lock_conflict(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
     bool own)
 {
 	enum lk_status st;
+	long need;
 
 	if (!req->rq_block) {
 		t->t_ct.ct_denied++;
@@ -77,7 +78,10 @@ lk_lock_conflict(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		t->t_ct.ct_deadlocks++;
 	if (st != LK_OK)
 		return st;
-	return lk_waiter_queue(t, o, f, r, req->rq_excl, req->rq_udata, now);
+	if (lk_take_delta(t, o, f, r, req->rq_excl, &need) != LK_OK)
+		return LK_NOMEM;
+	return lk_waiter_queue(t, o, f, r, req->rq_excl, req->rq_udata, now,
+	    need);
 }
 
 /*

@@ -67,14 +67,45 @@ lk_waiters_fit(const struct lk_table *t, const struct lk_host *ho)
 	return true;
 }
 
-/* Queue a request.  Returns LK_BLOCKED, LK_NOLOCKS or LK_NOMEM. */
+/*
+ * Would the lock limits hold if every request queued (of the table, of
+ * ho) were granted one record, and this one the `need' it would add now?
+ * Grants are not refused by the lock limits (LIMITS in lockcore.h), so
+ * without this a host at max-locks-per-host could queue requests, have
+ * another host release what they wait for, and queue again: its locks
+ * grew past the limit without bound, and past max-locks too (found by
+ * review).  A request that adds nothing (it merges the owner's own locks)
+ * still queues.
+ */
+static bool
+lk_waiter_locks_fit(const struct lk_table *t, const struct lk_host *ho,
+    long need)
+{
+	const struct lk_config *cf = &t->t_cf;
+
+	if (need <= 0)
+		return true;
+	if (cf->cf_max_locks != 0 &&
+	    t->t_nlocks + t->t_nwaiters + (size_t)need > cf->cf_max_locks)
+		return false;
+	if (cf->cf_max_locks_per_host != 0 && ho->ho_nlocks +
+	    ho->ho_nwaiters + (size_t)need > cf->cf_max_locks_per_host)
+		return false;
+	return true;
+}
+
+/*
+ * Queue a request that would add `need' records if granted now (see
+ * lk_waiter_locks_fit).  Returns LK_BLOCKED, LK_NOLOCKS or LK_NOMEM.
+ */
 enum lk_status
 lk_waiter_queue(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
-    const struct lk_range *r, bool excl, void *udata, uint64_t now)
+    const struct lk_range *r, bool excl, void *udata, uint64_t now, long need)
 {
 	struct lk_waiter *w;
 
-	if (!lk_waiters_fit(t, o->ow_host))
+	if (!lk_waiters_fit(t, o->ow_host) ||
+	    !lk_waiter_locks_fit(t, o->ow_host, need))
 		return LK_NOLOCKS;
 	if ((w = lk_alloc(t, sizeof(*w))) == NULL)
 		return LK_NOMEM;

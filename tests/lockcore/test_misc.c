@@ -182,17 +182,73 @@ test_limits(void)
 	    LK_GRANTED);
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 200, 1, EX, NB), NULL),
 	    LK_NOLOCKS);
+	/*
+	 * Nor is a request queued at a full table: grants are not refused
+	 * by the lock limits, so once granted it would go past them -- and
+	 * again and again, as the waiter slot it frees takes the next
+	 * (found by review).
+	 */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 1, EX, BL), &u1),
+	    LK_NOLOCKS);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 100, 1, EX, NB)), LK_OK);
 	/* Waiters per host. */
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 1, EX, BL), &u1),
 	    LK_BLOCKED);
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 2, 1, EX, BL), &u2),
 	    LK_NOLOCKS);
+	/* The queued request counts: no room for another host's either. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 3, 1, EX, BL), &u2),
+	    LK_NOLOCKS);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 200, 1, EX, NB), NULL),
+	    LK_GRANTED);
 	/* Shares per host. */
 	CU_ASSERT_EQUAL(lt_share(t, 1, "a", "f", R, 0), LK_OK);
 	CU_ASSERT_EQUAL(lt_share(t, 1, "a", "g", R, 0), LK_NOLOCKS);
 	CU_ASSERT_EQUAL(lt_share(t, 1, "a", "f", R | W, 0), LK_OK);
 	CU_ASSERT_STRING_EQUAL(lk_strerror(LK_NOLOCKS),
 	    "lock, waiter or share limit reached");
+}
+
+/*
+ * A host at max-locks-per-host could grow through grants: its request
+ * queued, another host released, the grant was not refused by the limit,
+ * and the waiter slot was free for the next -- every round one record
+ * more (found by review).  Now a request that would add a record is not
+ * queued at the limit; one that merges the host's own locks still is.
+ */
+static void
+test_limits_grants(void)
+{
+	struct lk_config cf;
+	int i;
+
+	lk_config_init(&cf);
+	cf.cf_max_locks_per_host = 2;
+	cf.cf_max_waiters_per_host = 1;
+	reset(&cf);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 2, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 10 + i, 1, EX,
+		    NB), NULL), LK_GRANTED);
+		CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10 + i, 1, EX,
+		    BL), &u1), LK_NOLOCKS);
+		CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 10 + i, 1, EX,
+		    NB)), LK_OK);
+		CU_ASSERT_FALSE(lt_granted(&u1));
+	}
+	CU_ASSERT_EQUAL(lt_nlocks(t, OA, "f"), 2);
+	/* [0,3) exclusive merges OA's two: it waits for OB's byte 1. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 1, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 3, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 1, 1, SH, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OA, "f"), 1);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
 struct lt_recs {
@@ -929,6 +985,8 @@ lt_register_misc(void)
 	    !CU_add_test(s, "host release", test_host_release) ||
 	    !CU_add_test(s, "file release", test_file_release) ||
 	    !CU_add_test(s, "limits", test_limits) ||
+	    !CU_add_test(s, "a host at its lock limit does not grow through "
+	    "grants", test_limits_grants) ||
 	    !CU_add_test(s, "load records", test_load) ||
 	    !CU_add_test(s, "enumeration and counts", test_enumerate) ||
 	    !CU_add_test(s, "resumable walk survives growth", test_scan) ||

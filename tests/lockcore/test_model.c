@@ -476,8 +476,10 @@ m_find_wait(const struct m_run *m, int o, int f, int s, int e, bool excl,
  * LIMITS, per byte: a limit counts records (maximal same-mode runs of one
  * owner on one file), queued waiters and live shares, per host and in
  * all; 0 is none.  A LOCK or UNLOCK is refused when it adds records over
- * one (an UNLOCK may go a sixteenth over, at least one); reclaims, grants
- * of waiters and undone grants are never refused.
+ * one (an UNLOCK may go a sixteenth over, at least one), a request queues
+ * only if records, queued requests (in all, of its host) and what it adds
+ * are within the lock limits (or it adds nothing); reclaims, grants of
+ * waiters and undone grants are never refused.
  */
 struct m_limits {
 	size_t		 locks, locks_host;
@@ -571,6 +573,42 @@ m_waiters_fit(const struct m_run *m, int o)
 	    (m->lim->waiters_host == 0 || host < m->lim->waiters_host);
 }
 
+/*
+ * Is there room for o's request (f, [s, e], mode) to queue under the lock
+ * limits: live records and queued requests, in all and of o's host, plus
+ * the records it would add if granted now (none: it queues), within them?
+ */
+static bool
+m_waiter_locks_fit(const struct m_run *m, int o, int f, int s, int e,
+    int mode)
+{
+	uint8_t col[MB];
+	size_t all = 0, host = 0;
+	long delta;
+	int b, i;
+
+	if (m->lim == NULL)
+		return true;
+	for (b = 0; b < MB; b++)
+		col[b] = m->held[f][b][o];
+	delta = -m_col_runs(col, m_nbytes(m));
+	for (b = s; b <= e; b++)
+		col[b] = (uint8_t)mode;
+	delta += m_col_runs(col, m_nbytes(m));
+	if (delta <= 0)
+		return true;
+	for (i = 0; i < m->nw; i++) {
+		if (m->w[i].granted)
+			continue;
+		all++;
+		host += m_owners[m->w[i].o].host == m_owners[o].host;
+	}
+	all += m_nrecs(m, 0) + (size_t)delta;
+	host += m_nrecs(m, m_owners[o].host) + (size_t)delta;
+	return (m->lim->locks == 0 || all <= m->lim->locks) &&
+	    (m->lim->locks_host == 0 || host <= m->lim->locks_host);
+}
+
 /* Is there room for one more live share of share owner so? */
 static bool
 m_shares_fit(const struct m_run *m, int so)
@@ -618,7 +656,8 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 			return LK_GRACE;
 		if (m_deadlock(m, o, f, s, e, excl))
 			return LK_DEADLOCK;
-		if (!m_waiters_fit(m, o))
+		if (!m_waiters_fit(m, o) ||
+		    !m_waiter_locks_fit(m, o, f, s, e, m_mode(excl)))
 			return LK_NOLOCKS;
 		m->w[m->nw] = (struct m_wait){ o, f, s, e, id, excl, false,
 		    { 0 } };
