@@ -518,6 +518,22 @@ m_nrecs(const struct m_run *m, uint64_t host)
 	return n;
 }
 
+/* The records o gains (negative: loses) once its [s, e] of f are `mode'. */
+static long
+m_delta(const struct m_run *m, int o, int f, int s, int e, int mode)
+{
+	uint8_t col[MB];
+	long delta;
+	int b;
+
+	for (b = 0; b < MB; b++)
+		col[b] = m->held[f][b][o];
+	delta = -m_col_runs(col, m_nbytes(m));
+	for (b = s; b <= e; b++)
+		col[b] = (uint8_t)mode;
+	return delta + m_col_runs(col, m_nbytes(m));
+}
+
 /*
  * Would o's records fit the limits once its bytes [s, e] of f are `mode'
  * (0: unlocked)?  `unlock': with an unlock's sixteenth.
@@ -526,20 +542,11 @@ static bool
 m_locks_fit(const struct m_run *m, int o, int f, int s, int e, int mode,
     bool unlock)
 {
-	uint8_t col[MB];
 	size_t max[2], have[2];
 	long delta;
-	int b, i;
+	int i;
 
-	if (m->lim == NULL)
-		return true;
-	for (b = 0; b < MB; b++)
-		col[b] = m->held[f][b][o];
-	delta = -m_col_runs(col, m_nbytes(m));
-	for (b = s; b <= e; b++)
-		col[b] = (uint8_t)mode;
-	delta += m_col_runs(col, m_nbytes(m));
-	if (delta <= 0)
+	if (m->lim == NULL || (delta = m_delta(m, o, f, s, e, mode)) <= 0)
 		return true;
 	max[0] = m->lim->locks;
 	max[1] = m->lim->locks_host;
@@ -582,20 +589,11 @@ static bool
 m_waiter_locks_fit(const struct m_run *m, int o, int f, int s, int e,
     int mode)
 {
-	uint8_t col[MB];
 	size_t all = 0, host = 0;
 	long delta;
-	int b, i;
+	int i;
 
-	if (m->lim == NULL)
-		return true;
-	for (b = 0; b < MB; b++)
-		col[b] = m->held[f][b][o];
-	delta = -m_col_runs(col, m_nbytes(m));
-	for (b = s; b <= e; b++)
-		col[b] = (uint8_t)mode;
-	delta += m_col_runs(col, m_nbytes(m));
-	if (delta <= 0)
+	if (m->lim == NULL || (delta = m_delta(m, o, f, s, e, mode)) <= 0)
 		return true;
 	for (i = 0; i < m->nw; i++) {
 		if (m->w[i].granted)

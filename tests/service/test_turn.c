@@ -2330,27 +2330,23 @@ test_grace_deadline(void)
 }
 
 /*
- * At the deadline a huge number of unreclaimed records is dropped a step
- * per turn: the loop keeps serving, and until its record is gone a
- * conflicting LOCK is still told to wait.
+ * What an earlier start left: host 3 ("many" at addr) holding n exclusive
+ * one-byte locks on "big", every other byte; then the service starts (in
+ * grace: they are to be reclaimed).
  */
 static void
-test_grace_drain(void)
+t_many_start(size_t n, const char *addr)
 {
 	struct store_host sh;
 	struct lk_record rc;
-	const struct nlm_grace *g;
-	size_t n = 10000, left;
 	uint64_t i;
 
-	if (ts_skip())
-		return;
 	t_reset();
 	memset(&sh, 0, sizeof(sh));
 	sh.sh_id = 3;
 	sh.sh_name = "many";
 	sh.sh_addr.sa_len = 4;
-	inet_pton(AF_INET, "127.0.0.9", sh.sh_addr.sa_bytes);
+	inet_pton(AF_INET, addr, sh.sh_addr.sa_bytes);
 	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
 	memset(&rc, 0, sizeof(rc));
 	rc.rc_kind = LK_REC_LOCK;
@@ -2370,6 +2366,22 @@ test_grace_drain(void)
 	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
 	ts_start(NLM_CB_MSG, 0);
 	fake_send_hook(st_check);
+}
+
+/*
+ * At the deadline a huge number of unreclaimed records is dropped a step
+ * per turn: the loop keeps serving, and until its record is gone a
+ * conflicting LOCK is still told to wait.
+ */
+static void
+test_grace_drain(void)
+{
+	const struct nlm_grace *g;
+	size_t n = 10000, left;
+
+	if (ts_skip())
+		return;
+	t_many_start(n, "127.0.0.9");
 	g = nlm_get_grace();
 	CU_ASSERT(g->g_active);
 	ts_advance(91 * 1000);
@@ -2400,41 +2412,14 @@ test_grace_drain(void)
 static void
 test_grace_drain_counts(void)
 {
-	struct store_host sh;
-	struct lk_record rc;
 	const struct nlm_grace *g;
 	nlm4_notify fa;
 	size_t n = 10000;
-	uint64_t i;
 	char buf[4096], want[128];
 
 	if (ts_skip())
 		return;
-	t_reset();
-	memset(&sh, 0, sizeof(sh));
-	sh.sh_id = 3;
-	sh.sh_name = "many";
-	sh.sh_addr.sa_len = 4;
-	inet_pton(AF_INET, "127.0.0.1", sh.sh_addr.sa_bytes);
-	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
-	memset(&rc, 0, sizeof(rc));
-	rc.rc_kind = LK_REC_LOCK;
-	rc.rc_host = 3;
-	rc.rc_oh = "o";
-	rc.rc_ohlen = 1;
-	rc.rc_fh = "big";
-	rc.rc_fhlen = 3;
-	rc.rc_len = 1;
-	rc.rc_excl = 1;
-	rc.rc_epoch = 1;
-	for (i = 0; i < n; i++) {
-		rc.rc_start = i * 2;
-		rc.rc_token = i + 1;
-		CU_ASSERT_FATAL(store_put_record(fake_store(), &rc) == STORE_OK);
-	}
-	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
-	ts_start(NLM_CB_MSG, 0);
-	fake_send_hook(st_check);
+	t_many_start(n, "127.0.0.1");
 	g = nlm_get_grace();
 	CU_ASSERT(g->g_active);
 	ts_advance(91 * 1000);
