@@ -159,6 +159,8 @@ static enum store_status
 store_load_init(struct store_loader *ld, struct store *st, char *err,
     size_t errlen)
 {
+	enum store_status s;
+
 	memset(ld, 0, sizeof(*ld));
 	ld->ld_st = st;
 	ld->ld_err = err;
@@ -171,11 +173,14 @@ store_load_init(struct store_loader *ld, struct store *st, char *err,
 		snprintf(err, errlen, "cannot load while a turn is pending");
 		return STORE_INVAL;
 	}
-	/* Everything sealed is in the databases before we read them. */
-	if (store_compact_all(st) != STORE_OK) {
-		snprintf(err, errlen, "a commit failed: %s",
-		    store_last_error(st));
-		return STORE_IO;
+	/*
+	 * Everything sealed is in the databases before we read them.  What
+	 * failed (a commit, or the fold) is latched: its status, not "I/O".
+	 */
+	if ((s = store_compact_all(st)) != STORE_OK) {
+		snprintf(err, errlen, "a commit or the journal's fold failed: "
+		    "%s", store_last_error(st));
+		return s;
 	}
 	return STORE_OK;
 }
