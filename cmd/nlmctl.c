@@ -610,13 +610,17 @@ cmd_status(int argc, char **argv)
 	};
 	char req[CTL_REQ_MAX + 1];
 	struct status st;
+	bool locks = false;
 	int c;
 
 	snprintf(req, sizeof(req), "%s %d status", CTL_MAGIC, CTL_VERSION);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", o, NULL)) != -1)
 		switch (c) {
-		case 'l': arg(req, sizeof(req), "locks", "1"); break;
+		case 'l':
+			arg(req, sizeof(req), "locks", "1");
+			locks = true;
+			break;
 		case 'H': arg(req, sizeof(req), "host", optarg); break;
 		case 'f': arg(req, sizeof(req), "fh", optarg); break;
 		default: usage(stderr); return 2;
@@ -635,6 +639,17 @@ cmd_status(int argc, char **argv)
 		json_object_set_new(st.root, "grace", json_null());
 		json_object_set_new(st.root, "totals", json_null());
 		json_object_set_new(st.root, "hosts", json_array());
+		/*
+		 * With --locks all three, empty or not: left out when there
+		 * was none, `.locks[]' failed on an idle server (jq: cannot
+		 * iterate over null), and the order was the order of the
+		 * first record of each kind.
+		 */
+		if (locks) {
+			json_object_set_new(st.root, "locks", json_array());
+			json_object_set_new(st.root, "shares", json_array());
+			json_object_set_new(st.root, "waiters", json_array());
+		}
 	}
 	answer(ask(req), status_line, &st);
 	return opt_json ? print_json(st.root) : 0;

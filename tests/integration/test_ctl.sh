@@ -76,6 +76,20 @@ itest_start_nlmd -d --callbacks=sync --grace-period=60 \
     --metrics-address=127.0.0.1:9464 --max-name-length=1024
 cli() { "${ON_CLI[@]}" "$PEER" "$@"; }
 
+# ---- an idle server ------------------------------------------------------------
+
+# With --locks the three arrays are there, empty or not, in their order
+# (they were left out while empty: nlmctl(8)'s own example, jq
+# '.locks[].host_name', failed on an idle server, "cannot iterate over
+# null"; and their order was that of the first record of each kind).
+jqcheck "--json status --locks, nothing held: locks, shares, waiters all []" \
+    '(keys_unsorted) == ["version", "server", "grace", "totals", "hosts",
+     "locks", "shares", "waiters"] and .locks == [] and .shares == [] and
+     .waiters == []' status --locks
+jqcheck "--json status without --locks: no record arrays" \
+    '(keys_unsorted) == ["version", "server", "grace", "totals", "hosts"]' \
+    status
+
 # ---- the workload ------------------------------------------------------------
 
 "${ON_CLI[@]}" "$PEER" cbrecv 60 >"$W/cbrecv.log" 2>&1 &
@@ -112,6 +126,9 @@ jqcheck "--json: totals, hosts, locks, waiters as the workload made them" \
      ([.hosts[] | select(.name == "alice")][0].locks == 1) and
      ([.hosts[] | select(.name == "dave")][0].waiters == 1) and
      .server.epoch == 1 and .grace.active == 0' status --locks
+jqcheck "--json: no share held, yet \"shares\" is there, in its place" \
+    '(keys_unsorted) == ["version", "server", "grace", "totals", "hosts",
+     "locks", "shares", "waiters"] and .shares == []' status --locks
 jqcheck "--json: every lock has owner, range, mode, token and epoch" \
     '[.locks[] | select((.oh | type) == "string" and
       (.fh | type) == "string" and (.start | type) == "number" and
