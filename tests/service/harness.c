@@ -351,6 +351,12 @@ st_rpcb_serve(void)
 	return 1;
 }
 
+struct ev_loop *
+ts_loop(void)
+{
+	return loop;
+}
+
 struct onc_srv *
 ts_srv(void)
 {

@@ -1,0 +1,267 @@
+/*
+ * test_ctl.c - the operator's commands (nlm/nlm_ctl.c) through the
+ * control socket (ctl/ctlsrv.c) of a service over the fake store: what a
+ * listing says, and that a long one comes in pieces, one per turn of the
+ * loop, as nlmctl(8) promises ("a long listing is produced in pieces and
+ * delays no NFS client").
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "ctlsrv.h"
+#include "lockcore.h"
+#include "nlm_impl.h"
+#include "svctest.h"
+#include "tests/fakes/fakes.h"
+
+#define XDRPROC(fn)	((xdrproc_t)(void (*)(void))(fn))
+
+/* Records on the test's file: four pieces of the dump and a bit. */
+#define TC_NLOCKS	1100
+/* The most body lines one turn may produce: a piece (250) and slack. */
+#define TC_PIECE_MAX	300
+
+static char tc_dir[64];
+static char tc_path[96];
+static struct ctl_srv *tc_srv;
+
+static void
+tc_begin(void)
+{
+	char err[256];
+
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	snprintf(tc_dir, sizeof(tc_dir), "/tmp/nlmd-tctl.XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(tc_dir) != NULL);
+	snprintf(tc_path, sizeof(tc_path), "%s/ctl.sock", tc_dir);
+	tc_srv = ctl_srv_new(ts_loop(), tc_path, -1, err, sizeof(err));
+	CU_ASSERT_FATAL(tc_srv != NULL);
+	CU_ASSERT_FATAL(nlm_ctl_register(tc_srv, "sync") == 0);
+}
+
+static void
+tc_end(void)
+{
+	ctl_srv_free(tc_srv);
+	tc_srv = NULL;
+	ts_stop();
+	(void)rmdir(tc_dir);
+}
+
+/* One LOCK of "alice" (svid 1, owner "own") on file "f": her host. */
+static int
+tc_lock(uint64_t off)
+{
+	static char cookie[4] = { 'c', 'k', 'i', 'e' };
+	uint8_t buf[4096];
+	nlm4_lockargs a;
+	ssize_t n;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(cookie);
+	a.cookie.nlm_netobj_val = cookie;
+	a.exclusive = TRUE;
+	a.state = 3;
+	a.alock.caller_name = (char *)(uintptr_t)"alice";
+	a.alock.fh.nlm_netobj_len = 1;
+	a.alock.fh.nlm_netobj_val = (char *)(uintptr_t)"f";
+	a.alock.oh.nlm_netobj_len = 3;
+	a.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
+	a.alock.svid = 1;
+	a.alock.l_offset = off;
+	a.alock.l_len = 1;
+	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	ts_pump();
+	n = ts_recv(buf, sizeof(buf));
+	return n > 0 ? 0 : -1;
+}
+
+/*
+ * alice holds TC_NLOCKS locks of one owner on "f", apart (no two merge):
+ * the first through the service, the rest straight into its lock table
+ * and the store, as a LOCK would leave them.
+ */
+static void
+tc_fill(void)
+{
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+	struct nlm_host *h;
+	uint64_t i;
+
+	CU_ASSERT_FATAL(tc_lock(0) == 0);
+	CU_ASSERT_FATAL((h = nlm_host_named("alice")) != NULL);
+	for (i = 1; i < TC_NLOCKS; i++) {
+		memset(&rq, 0, sizeof(rq));
+		rq.rq_host = h->h_id;
+		rq.rq_svid = 1;
+		rq.rq_oh = "own";
+		rq.rq_ohlen = 3;
+		rq.rq_fh = "f";
+		rq.rq_fhlen = 1;
+		rq.rq_start = 2 * i;
+		rq.rq_len = 1;
+		rq.rq_excl = true;
+		CU_ASSERT_FATAL(lk_lock(nlm->n_table, &rq, 1000, &res) ==
+		    LK_GRANTED);
+		nlm_apply(res);
+	}
+	ts_pump();
+}
+
+struct tc_answer {
+	char	 buf[1 << 20];
+	size_t	 len;
+	size_t	 lines;		/* body lines so far */
+	size_t	 most;		/* most body lines in one turn */
+	bool	 ok;		/* the "ok" line came */
+	bool	 ended;		/* "end N" came */
+	long	 end;		/* N */
+};
+
+/* Take what the socket has; count the body lines that came. */
+static void
+tc_read(int fd, struct tc_answer *a)
+{
+	size_t lines = 0;
+	char *p, *nl;
+	ssize_t n;
+
+	while (a->len < sizeof(a->buf) - 1 &&
+	    (n = recv(fd, a->buf + a->len, sizeof(a->buf) - 1 - a->len,
+	    MSG_DONTWAIT)) > 0)
+		a->len += (size_t)n;
+	a->buf[a->len] = '\0';
+	/* Count whole lines past those counted before. */
+	lines = 0;
+	for (p = a->buf; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+		if (strncmp(p, "nlmctl 1 ok\n", 12) == 0)
+			a->ok = true;
+		else if (strncmp(p, "nlmctl 1 end ", 13) == 0) {
+			a->ended = true;
+			a->end = strtol(p + 13, NULL, 10);
+		} else
+			lines++;
+	}
+	if (lines - a->lines > a->most)
+		a->most = lines - a->lines;
+	a->lines = lines;
+}
+
+/*
+ * Ask `request' and turn the loop one turn at a time until the answer has
+ * ended (or 200 turns passed).
+ */
+static void
+tc_ask(const char *request, struct tc_answer *a)
+{
+	struct sockaddr_un sun;
+	int fd, i;
+
+	memset(a, 0, sizeof(*a));
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", tc_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&sun,
+	    sizeof(sun)) == 0);
+	CU_ASSERT_FATAL(send(fd, request, strlen(request), MSG_NOSIGNAL) ==
+	    (ssize_t)strlen(request));
+	(void)shutdown(fd, SHUT_WR);
+	/* The clock moves on: a held answer is polled by a timer. */
+	for (i = 0; i < 200 && !a->ended; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fd, a);
+	}
+	close(fd);
+}
+
+/* Lines of `kind' in the answer whose text holds `has'. */
+static size_t
+tc_count(const struct tc_answer *a, const char *kind, const char *has)
+{
+	const char *p, *nl;
+	size_t n = 0, kl = strlen(kind);
+
+	for (p = a->buf; (nl = strchr(p, '\n')) != NULL; p = nl + 1)
+		if (strncmp(p, kind, kl) == 0 && p[kl] == '\t' &&
+		    memmem(p, (size_t)(nl - p), has, strlen(has)) != NULL)
+			n++;
+	return n;
+}
+
+/*
+ * A dry run lists what the release would release in pieces, whatever
+ * names it: by file and by owner it collected every record and listed
+ * them in one turn (the whole of a file of 200,000 locks: the loop held,
+ * and the listing in the connection's buffer at once).  And it changes
+ * nothing.
+ */
+static void
+test_dry_run_pieces(void)
+{
+	static const char *const req[] = {
+		"nlmctl 1 release fh=66 dry-run=1\n",
+		"nlmctl 1 release owner=alice:1:6f776e dry-run=1\n",
+		"nlmctl 1 release host=alice dry-run=1\n",
+	};
+	struct tc_answer *a;
+	struct lk_counts ct;
+	size_t i;
+
+	if (ts_skip())
+		return;
+	tc_begin();
+	tc_fill();
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	for (i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
+		tc_ask(req[i], a);
+		CU_ASSERT(a->ok && a->ended);
+		CU_ASSERT_EQUAL(a->end, TC_NLOCKS);
+		CU_ASSERT_EQUAL(a->lines, TC_NLOCKS);
+		CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\t"),
+		    TC_NLOCKS);
+		if (a->most > TC_PIECE_MAX)
+			printf("\n    %.*s: %zu lines in one turn\n",
+			    (int)strcspn(req[i], "\n"), req[i], a->most);
+		CU_ASSERT(a->most <= TC_PIECE_MAX);
+	}
+	/* Another owner of alice's, another file: nothing to list. */
+	tc_ask("nlmctl 1 release owner=alice:2:6f776e dry-run=1\n", a);
+	CU_ASSERT(a->ended && a->end == 0);
+	tc_ask("nlmctl 1 release fh=67 dry-run=1\n", a);
+	CU_ASSERT(a->ended && a->end == 0);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, TC_NLOCKS);
+	/* The release itself: every lock, once. */
+	tc_ask("nlmctl 1 release owner=alice:1:6f776e\n", a);
+	CU_ASSERT(a->ended && a->end == TC_NLOCKS);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	free(a);
+	tc_end();
+}
+
+int
+ts_register_ctl(void)
+{
+	CU_pSuite s = CU_add_suite("service: the operator's commands", NULL,
+	    NULL);
+
+	if (s == NULL ||
+	    CU_add_test(s, "a dry run lists in pieces and changes nothing",
+	    test_dry_run_pieces) == NULL)
+		return -1;
+	return 0;
+}
