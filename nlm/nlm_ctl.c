@@ -404,6 +404,7 @@ struct ctl_rel {
 	size_t		 nrecs, cap;
 	unsigned	 hosts;
 	unsigned	 failed;	/* hosts not released: no memory */
+	bool		 nomem;		/* a record or a host not kept */
 	bool		 dry;
 };
 
@@ -425,14 +426,21 @@ ctl_rel_line(struct ctl_conn *c, const struct lk_record *rc)
 	ctl_line_end(c);
 }
 
-/* Keep a copy of a record (its handles too) to release after the walk. */
+/*
+ * Keep a copy of a record (its handles too) to release after the walk.
+ * Out of memory: r->nomem, and every later record refused too --
+ * lk_file_records() goes on whatever the callback returns.
+ */
 static int
 ctl_rel_keep(const struct lk_record *rc, void *arg)
 {
 	struct ctl_rel *r = arg;
 	struct lk_record *nr, *k;
 	uint8_t *mem;
+	size_t cap;
 
+	if (r->nomem)
+		return 1;
 	if (r->ohlen >= 0 && (rc->rc_kind != LK_REC_LOCK ||
 	    rc->rc_svid != r->svid || rc->rc_ohlen != (size_t)r->ohlen ||
 	    memcmp(rc->rc_oh, r->oh, rc->rc_ohlen) != 0))
@@ -446,13 +454,14 @@ ctl_rel_keep(const struct lk_record *rc, void *arg)
 			return 0;
 	}
 	if (r->nrecs == r->cap) {
-		r->cap = r->cap == 0 ? 64 : r->cap * 2;
-		if ((nr = realloc(r->recs, r->cap * sizeof(*nr))) == NULL)
-			return 1;
+		cap = r->cap == 0 ? 64 : r->cap * 2;
+		if ((nr = realloc(r->recs, cap * sizeof(*nr))) == NULL)
+			goto nomem;
 		r->recs = nr;
+		r->cap = cap;
 	}
 	if ((mem = malloc(rc->rc_ohlen + rc->rc_fhlen + 1)) == NULL)
-		return 1;
+		goto nomem;
 	k = &r->recs[r->nrecs++];
 	*k = *rc;
 	memcpy(mem, rc->rc_oh, rc->rc_ohlen);
@@ -460,6 +469,9 @@ ctl_rel_keep(const struct lk_record *rc, void *arg)
 	k->rc_oh = mem;
 	k->rc_fh = mem + rc->rc_ohlen;
 	return 0;
+nomem:
+	r->nomem = true;
+	return 1;
 }
 
 static void
@@ -617,8 +629,10 @@ ctl_owner_ids(struct nlm_host *h, void *arg)
 
 	if (strcmp(h->h_name, r->name) != 0)
 		return;
-	if ((ids = realloc(r->ids, (r->nids + 1) * sizeof(*ids))) == NULL)
+	if ((ids = realloc(r->ids, (r->nids + 1) * sizeof(*ids))) == NULL) {
+		r->nomem = true;
 		return;
+	}
 	r->ids = ids;
 	ids[r->nids++] = h->h_id;
 }
@@ -772,6 +786,11 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 		}
 		r.name = name;
 		nlm_host_foreach(ctl_owner_ids, &r);
+		if (r.nomem) {
+			free(r.ids);
+			ctl_error(c, "release: out of memory");
+			return;
+		}
 		if (r.nids == 0) {
 			ctl_error(c, "release: no host named %s", name);
 			return;
@@ -786,8 +805,14 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 			    r.oh, (size_t)r.ohlen, ctl_rel_keep, &r) != 0)
 				break;
 	}
-	n = ctl_rel_records(&r);
-	if (n > 0)
+	/*
+	 * Some records not kept: none is released (a part of them, answered
+	 * as done, was before; and the records array was written past).
+	 */
+	if (r.nomem)
+		ctl_error(c, "release: out of memory: nothing released; try "
+		    "again");
+	else if ((n = ctl_rel_records(&r)) > 0)
 		log_info("operator (uid %u, pid %d): released %zu lock(s)/"
 		    "share(s) by %s=%s", (unsigned)ctl_peer(c)->uid,
 		    (int)ctl_peer(c)->pid, n, fh != NULL ? "fh" : "owner",
@@ -796,7 +821,8 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 		free((void *)(uintptr_t)r.recs[i].rc_oh);
 	free(r.recs);
 	free(r.ids);
-	ctl_hold_commit(c);
+	if (!r.nomem)
+		ctl_hold_commit(c);
 }
 
 /* ---- grace ---- */

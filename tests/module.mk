@@ -19,7 +19,8 @@ $(eval $(call unit_test,store,$(O)/libstore.a $(O)/liblockcore.a,$(DB_LIBS)))
 # the two sending functions of rpc/ (send_fake.o, linked before librpc.a).
 # The libraries refer to each other (rpcgen's dispatchers in librpc call
 # the handlers in libnlm): a link group.  calloc() of our objects goes
-# through the tests' __wrap_calloc (test_requests.c: allocation failures).
+# through the tests' __wrap_calloc (test_requests.c: allocation failures),
+# realloc() through __wrap_realloc (test_ctl.c).
 SVC_FAKES := $(O)/tests/fakes/store_fake.o $(O)/tests/fakes/send_fake.o
 SVC_LIBS  := $(O)/libnlm.a $(O)/libctl.a $(O)/librpc.a $(O)/liblockcore.a \
     $(O)/libcommon.a
@@ -28,7 +29,7 @@ TEST_service_OBJS := $(O)/tests/runner.o \
 $(O)/tests/test-service: $(TEST_service_OBJS) $(SVC_FAKES) $(SVC_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_service_OBJS) $(SVC_FAKES) \
 	    -Wl,--start-group $(SVC_LIBS) -Wl,--end-group -lcunit $(TIRPC_LIBS) \
-	    -Wl,--wrap=calloc
+	    -Wl,--wrap=calloc -Wl,--wrap=realloc
 TESTS += $(O)/tests/test-service
 $(TEST_service_OBJS) $(SVC_FAKES): | $(RPC_HDRS)
 -include $(TEST_service_OBJS:.o=.d) $(SVC_FAKES:.o=.d)

@@ -28,6 +28,25 @@
 /* The most body lines one turn may produce: a piece (250) and slack. */
 #define TC_PIECE_MAX	300
 
+/*
+ * realloc() of our objects goes through this (the test binary is linked
+ * with -Wl,--wrap=realloc): fails once, for the next request of
+ * `tc_fail_size' bytes, when armed.
+ */
+void	*__real_realloc(void *, size_t);
+void	*__wrap_realloc(void *, size_t);
+static size_t tc_fail_size;
+
+void *
+__wrap_realloc(void *p, size_t size)
+{
+	if (tc_fail_size != 0 && size == tc_fail_size) {
+		tc_fail_size = 0;
+		return NULL;
+	}
+	return __real_realloc(p, size);
+}
+
 static char tc_dir[64];
 static char tc_path[96];
 static struct ctl_srv *tc_srv;
@@ -253,6 +272,52 @@ test_dry_run_pieces(void)
 	tc_end();
 }
 
+/*
+ * A release by file or by owner that runs out of memory while it collects
+ * the records answers so and releases nothing; asked again, it releases
+ * all.  Before, the array of records took its new size before the
+ * realloc() that failed: the next record was written past it (the first
+ * growth: through a null pointer, and nlmd died), and the walk of a file
+ * went on regardless; by owner the walk stopped and the release answered
+ * done, having released none of them.
+ */
+static void
+test_release_nomem(void)
+{
+	static const char *const req[] = {
+		"nlmctl 1 release fh=66\n",
+		"nlmctl 1 release owner=alice:1:6f776e\n",
+	};
+	struct tc_answer *a;
+	struct lk_counts ct;
+	size_t i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	for (i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
+		tc_begin();
+		tc_fill();
+		/* The first growth of the array of records fails. */
+		tc_fail_size = 64 * sizeof(struct lk_record);
+		tc_ask(req[i], a);
+		CU_ASSERT_EQUAL(tc_fail_size, 0);
+		tc_fail_size = 0;
+		CU_ASSERT(!a->ok && !a->ended);
+		CU_ASSERT(strncmp(a->buf, "nlmctl 1 error release: out of "
+		    "memory", 36) == 0);
+		lk_table_counts(nlm->n_table, &ct);
+		CU_ASSERT_EQUAL(ct.ct_locks, TC_NLOCKS);
+		CU_ASSERT_EQUAL(lk_table_check(nlm->n_table), LK_OK);
+		tc_ask(req[i], a);
+		CU_ASSERT(a->ok && a->ended && a->end == TC_NLOCKS);
+		lk_table_counts(nlm->n_table, &ct);
+		CU_ASSERT_EQUAL(ct.ct_locks, 0);
+		tc_end();
+	}
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -261,7 +326,9 @@ ts_register_ctl(void)
 
 	if (s == NULL ||
 	    CU_add_test(s, "a dry run lists in pieces and changes nothing",
-	    test_dry_run_pieces) == NULL)
+	    test_dry_run_pieces) == NULL ||
+	    CU_add_test(s, "a release out of memory releases nothing",
+	    test_release_nomem) == NULL)
 		return -1;
 	return 0;
 }
