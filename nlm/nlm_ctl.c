@@ -645,12 +645,11 @@ ctl_rel_records(struct ctl_rel *r)
 	struct lk_lockreq lq;
 	struct lk_sharereq sq;
 	size_t i, n = 0;
-	enum lk_status st;
+	enum lk_status st, why = LK_OK;
 
 	for (i = 0; i < r->nrecs; i++) {
 		const struct lk_record *rc = &r->recs[i];
 
-		ctl_rel_line(r->conn, rc);
 		if (rc->rc_kind == LK_REC_LOCK) {
 			memset(&lq, 0, sizeof(lq));
 			lq.rq_host = rc->rc_host;
@@ -672,10 +671,17 @@ ctl_rel_records(struct ctl_rel *r)
 			sq.sq_fhlen = rc->rc_fhlen;
 			st = lk_unshare(nlm->n_table, &sq, &res);
 		}
-		if (st == LK_OK)
+		/* Listed once released: out of memory, it is still held. */
+		if (st == LK_OK) {
+			ctl_rel_line(r->conn, rc);
 			n++;
+		} else
+			why = st;
 		nlm_apply(res);
 	}
+	if (n < r->nrecs)
+		log_warnx("operator's release: %zu of %zu record(s) not "
+		    "released: %s", r->nrecs - n, r->nrecs, lk_strerror(why));
 	return n;
 }
 

@@ -318,6 +318,42 @@ test_release_nomem(void)
 	free(a);
 }
 
+/*
+ * A release whose lock table runs out of memory part of the way lists
+ * what it released, not what it meant to: every record was listed
+ * "released" before its unlock, whatever the unlock said (found by
+ * review).
+ */
+static void
+test_release_lists_released(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	fake_store_reset();
+	fake_send_reset();
+	ts_lk_alloc(&ts_lk_failing);
+	tc_begin();
+	tc_fill();
+	ts_lk_fail(true);
+	tc_ask("nlmctl 1 release fh=66\n", a);
+	ts_lk_fail(false);
+	lk_table_counts(nlm->n_table, &ct);
+	/* Some were not released (else the test shows nothing)... */
+	CU_ASSERT(ct.ct_locks > 0);
+	/* ... and the listing names exactly the others. */
+	CU_ASSERT(a->ok && a->ended);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\t"),
+	    TC_NLOCKS - ct.ct_locks);
+	CU_ASSERT_EQUAL(lk_table_check(nlm->n_table), LK_OK);
+	tc_end();
+	ts_lk_alloc(NULL);
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -327,6 +363,8 @@ ts_register_ctl(void)
 	if (s == NULL ||
 	    CU_add_test(s, "a dry run lists in pieces and changes nothing",
 	    test_dry_run_pieces) == NULL ||
+	    CU_add_test(s, "a release lists what it released",
+	    test_release_lists_released) == NULL ||
 	    CU_add_test(s, "a release out of memory releases nothing",
 	    test_release_nomem) == NULL)
 		return -1;
