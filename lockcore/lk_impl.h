@@ -419,8 +419,6 @@ struct lk_lock *lk_held_conflict(struct lk_file *f, struct lk_owner *o,
 	    const struct lk_range *r, bool excl);
 bool	lk_held_own(struct lk_file *f, const struct lk_owner *o,
 	    const struct lk_range *r);
-struct lk_lock *lk_held_covering(struct lk_file *f, const struct lk_owner *o,
-	    const struct lk_range *r, bool excl);
 enum lk_status lk_take_delta(struct lk_table *t, const struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r, bool excl,
 	    long *deltap);

@@ -266,31 +266,6 @@ lk_held_own(struct lk_file *f, const struct lk_owner *o,
 	    &c) != 0;
 }
 
-static int
-lk_own_cover_cb(struct lk_lock *l, void *arg)
-{
-	struct lk_collect *c = arg;
-
-	if (l->lo_owner == c->c_owner && (bool)l->lo_excl == c->c_excl &&
-	    l->lo_start <= c->c_r.r_start && l->lo_end >= c->c_r.r_end) {
-		c->c_conflict = l;
-		return 1;
-	}
-	return 0;
-}
-
-/* o's live lock of mode excl on f covering all of r, if any. */
-struct lk_lock *
-lk_held_covering(struct lk_file *f, const struct lk_owner *o,
-    const struct lk_range *r, bool excl)
-{
-	struct lk_collect c = { NULL, o, *r, excl, false, NULL };
-
-	(void)lk_tree_overlap(f->fi_root, r->r_start, r->r_end,
-	    lk_own_cover_cb, &c);
-	return c.c_conflict;
-}
-
 /*
  * Do the owner's locks collected in t_tmp (disjoint, in start order) with a
  * mode at least as strong as excl cover all of [a, b]?

@@ -179,10 +179,11 @@
  *   changes nothing -- unless its owner holds it already, live (a lock of
  *   its mode covering the range, the same share): then it is granted
  *   (LK_GRANTED, LK_OK), nothing changes, and it counts as a reclaim (a
- *   reclaim re-sent after its reply was lost, when grace ended with it).  Reclaimable records appear in rs_removed (rc_reclaim
- *   set) when they go; a reclaim may report a removed reclaimable record and
- *   an added live record with the same key, so a store must apply removals
- *   before additions (as RESULTS says).  The pieces of a reclaimable lock
+ *   reclaim re-sent after its reply was lost, when grace ended with it).
+ *   Reclaimable records appear in rs_removed (rc_reclaim set) when they
+ *   go; a reclaim may report a removed reclaimable record and an added
+ *   live record with the same key, so a store must apply removals before
+ *   additions (as RESULTS says).  The pieces of a reclaimable lock
  *   cut by a reclaim or an UNLOCK appear in rs_added with rc_reclaim set.
  *   When ct_rlocks and ct_rshares are both 0 every record was reclaimed or
  *   released, and the caller may end grace at once (grace never ends by
@@ -205,9 +206,10 @@
  *   Limits count lock records (after merging), queued waiters and share
  *   reservations, per host and for the whole table; 0 means unlimited.  A
  *   request that would exceed one gets LK_NOLOCKS and changes nothing; a
- *   split by UNLOCK counts too.  A request is queued only while the lock
- *   records and the queued requests together (of the table, of its host)
- *   are under the lock limits, so granting a queued waiter is not refused
+ *   split by UNLOCK counts too.  A request is queued only if the lock
+ *   records, the queued requests (of the table, of its host) and the
+ *   records it would add if granted now fit the lock limits (one that adds
+ *   none, merging its owner's locks, always may), so granting a queued waiter is not refused
  *   by them (the overshoot is bounded: a grant adds at most two records,
  *   when it cuts a lock of the owner's own of the other mode), and
  *   neither is undoing an unconfirmed grant (lk_grant_undo(), lk_cancel()):

@@ -240,8 +240,11 @@ lk_lock_late(struct lk_table *t, const struct lk_lockreq *req,
 
 	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
 	    (o = lk_owner_find(t, req->rq_host, req->rq_svid, false,
-	    req->rq_oh, req->rq_ohlen)) == NULL ||
-	    (c = lk_held_covering(f, o, r, req->rq_excl)) == NULL)
+	    req->rq_oh, req->rq_ohlen)) == NULL)
+		return LK_NOGRACE;
+	if (lk_own_collect(t, o, f, r) != LK_OK)
+		return LK_NOMEM;
+	if ((c = lk_covered(t, r, req->rq_excl)) == NULL)
 		return LK_NOGRACE;
 	t->t_res.rs_token = c->lo_token;
 	t->t_ct.ct_reclaims++;
