@@ -209,9 +209,10 @@
  *   split by UNLOCK counts too.  A request is queued only if the lock
  *   records, the queued requests (of the table, of its host) and the
  *   records it would add if granted now fit the lock limits (one that adds
- *   none, merging its owner's locks, always may), so granting a queued waiter is not refused
- *   by them (the overshoot is bounded: a grant adds at most two records,
- *   when it cuts a lock of the owner's own of the other mode), and
+ *   none, merging its owner's locks, always may), so granting a queued
+ *   waiter is not refused by them (the overshoot is bounded: a grant adds
+ *   at most two records, when it cuts a lock of the owner's own of the
+ *   other mode), and
  *   neither is undoing an unconfirmed grant (lk_grant_undo(), lk_cancel()):
  *   it gives back what the owner held there before, which the grant may
  *   have merged into one record (so an undo may add a few records over a
