@@ -102,7 +102,7 @@ struct store_config {
 };
 
 /* Host flags. */
-#define STORE_HOST_MONITORED	0x1	/* sent a monitored LOCK/SHARE */
+#define STORE_HOST_MONITORED	0x1	/* sent a LOCK (not NM_LOCK) */
 
 /* Addresses are stored as raw bytes: 4 (IPv4) or 16 (IPv6), 0 = none. */
 struct store_addr {

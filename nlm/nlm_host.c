@@ -16,7 +16,8 @@
  * the one whose locks were stored.
  *
  * The host table is also the status monitor's list (nlm_notify.c sends
- * SM_NOTIFY to every host on it at each start).  A host leaves it when it
+ * SM_NOTIFY at each start to every host on it that sent a monitored LOCK:
+ * h_monitored).  A host leaves it when it
  * holds nothing in the lock table, has no callback in flight, owes no
  * SM_NOTIFY and has been idle for host-idle seconds (a periodic sweep
  * frees it and deletes its record), or at once when it tells us it

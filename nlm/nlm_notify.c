@@ -3,9 +3,10 @@
  *
  * The monitor list is the host table (nlm_host.c): every host that held or
  * waited for a lock or share, kept in the store.  At every start (and at a
- * simulated one, SM_SIMU_CRASH) each host is owed an SM_NOTIFY (NSM v1
- * procedure 6) carrying our new state number, so that its status monitor
- * tells its lock manager to reclaim.  For each host:
+ * simulated one, SM_SIMU_CRASH) each monitored host (one that sent a LOCK,
+ * not only NM_LOCK or SHARE: those run no status monitor) is owed an
+ * SM_NOTIFY (NSM v1 procedure 6) carrying our new state number, so that
+ * its status monitor tells its lock manager to reclaim.  For each host:
  *
  *   - the debt is stored: the host record gets the Unix time it began
  *     (h_notify_since), staged now and committed before anything is sent.
@@ -390,6 +391,24 @@ notify_one(struct nlm_host *h, void *arg)
 	uint64_t now;
 
 	nlm_notify_stop(h);	/* an older state's: superseded */
+	/*
+	 * Only a host that asked to be monitored (a LOCK; NM_LOCK and SHARE
+	 * alone do not) is told, as nfs-utils' sm-notify tells only the
+	 * hosts Linux lockd had rpc.statd monitor: NM_LOCK is for clients
+	 * that run no status monitor (X/Open XNFS), which learn of the
+	 * restart from DENIED_GRACE_PERIOD.  Notified, such a host never
+	 * answered: a look-up at its rpcbind up to once a minute until
+	 * notify-give-up (a day by default), the host kept from the idle
+	 * sweep all that time, then a warning that it would not reclaim.  A
+	 * debt an earlier start stored for it is settled.
+	 */
+	if (!h->h_monitored) {
+		if (h->h_notify_since != 0) {
+			h->h_notify_since = 0;
+			nlm_host_stage(h);
+		}
+		return;
+	}
 	now = notify_unix_now();
 	/* One ahead of the clock counts from now: see notify_owed_sec(). */
 	if (h->h_notify_since == 0 || h->h_notify_since > now)
@@ -414,12 +433,22 @@ notify_one(struct nlm_host *h, void *arg)
 	notify_attempt(nlm->n_loop, nt);
 }
 
+static void
+notify_count(struct nlm_host *h, void *arg)
+{
+	if (h->h_monitored)
+		(*(unsigned *)arg)++;
+}
+
 void
 nlm_notify_all(int32_t state)
 {
-	if (nlm->n_nhosts > 0)
-		log_info("notifying %u host(s) of NSM state %d", nlm->n_nhosts,
-		    state);
+	unsigned n = 0;
+
+	/* Counted first: this line comes before those of each host. */
+	nlm_host_foreach(notify_count, &n);
+	if (n > 0)
+		log_info("notifying %u host(s) of NSM state %d", n, state);
 	nlm_host_foreach(notify_one, &state);
 }
 

@@ -134,6 +134,52 @@ test_notify_answered(void)
 }
 
 /*
+ * Two stored hosts at one address: client0 sent LOCKs (monitored),
+ * client1 only NM_LOCK or SHARE -- it runs no status monitor -- and an
+ * earlier start stored a debt to it.  Only client0 is notified; client1's
+ * debt is settled.  Before, client1 was notified too and, never
+ * answering, kept owed (and in the host table) until notify-give-up.
+ */
+static void
+test_notify_monitored_only(void)
+{
+	const struct nlm_counters *c;
+	struct store_host sh;
+
+	if (ts_skip())
+		return;
+	n_preload_n(0, 2);
+	CU_ASSERT_FATAL(fake_store_host(HID + 1, &sh));
+	sh.sh_flags = 0;
+	sh.sh_notify_since = (uint64_t)time(NULL) - 60;
+	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	ts_sm_registered(true);
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(c->notify_started, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	CU_ASSERT(n_since() != 0);
+	CU_ASSERT(fake_store_host(HID + 1, &sh) && sh.sh_notify_since == 0);
+	ts_pump();
+	CU_ASSERT(n_notify(true));
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(n_since(), 0);
+	ts_advance(10000);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	n_check_sends(1);
+	/* Owing nothing, both leave once idle. */
+	ts_advance(661 * 1000);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->hosts, 0);
+	ts_stop();
+}
+
+/*
  * A host that reached us through two of our addresses (it mounted from
  * both, and monitors each under its own name): one SM_NOTIFY per address,
  * each from that address and naming it, an unanswered one passing the
@@ -1106,6 +1152,8 @@ ts_register_notify(void)
 	if (s == NULL ||
 	    CU_add_test(s, "owed, committed, sent, answered",
 	    test_notify_answered) == NULL ||
+	    CU_add_test(s, "only monitored hosts are notified",
+	    test_notify_monitored_only) == NULL ||
 	    CU_add_test(s, "two server addresses: one SM_NOTIFY each, from "
 	    "it and naming it", test_notify_two_addresses) == NULL ||
 	    CU_add_test(s, "four server addresses, a fifth used meanwhile: "
