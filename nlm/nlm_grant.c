@@ -12,7 +12,9 @@
  * resends it with exponential backoff (callback-retry-min-ms doubling up to
  * callback-retry-max-ms) -- a GRANTED_MSG the client's NLM took (replied
  * to) only after callback-retry-max-ms: its GRANTED_RES is on its way, and
- * a copy it answers DENIED if its process took the first (grant_sent()) --
+ * a copy it answers DENIED if its process took the first (grant_sent());
+ * a synchronous GRANTED not answered yet stays open beside the next copy,
+ * so that its late reply still counts (grant_retry()) --
  * until one of these ends it:
  *   - GRANTED_RES (or the reply to a synchronous GRANTED) saying granted:
  *     the grant is confirmed in lockcore;
@@ -219,6 +221,7 @@ nlm_grant_free(struct nlm_grant *g)
 	}
 	ev_timer_cancel(nlm->n_loop, &g->g_timer);
 	nlm_send_cancel(g->g_send);
+	nlm_send_cancel(g->g_send_prev);
 	free(g->g_fh);
 	free(g->g_oh);
 	free(g);
@@ -315,7 +318,8 @@ grant_finish(struct nlm_grant *g, bool keep)
 		    keep ? "confirming an acknowledged grant" :
 		    "undoing a refused or expired grant", lk_strerror(st));
 		nlm_send_cancel(g->g_send);
-		g->g_send = NULL;
+		nlm_send_cancel(g->g_send_prev);
+		g->g_send = g->g_send_prev = NULL;
 		(void)ev_timer_set(nlm->n_loop, &g->g_timer, 1000, keep ?
 		    grant_confirm_retry : grant_release_retry, g);
 		return;
@@ -418,12 +422,41 @@ grant_proc(const struct nlm_grant *g)
 	}
 }
 
+/* The reply to a synchronous GRANTED: the client's answer. */
+static void
+grant_sync_reply(struct nlm_grant *g, XDR *res)
+{
+	nlm4_res r4;
+	nlm_res r1;
+
+	memset(&r4, 0, sizeof(r4));
+	memset(&r1, 0, sizeof(r1));
+	if (g->g_vers == NLM4_VERS) {
+		if (xdr_nlm4_res(res, &r4))
+			nlm_grant_answer(g, r4.stat.stat);	/* may free g */
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r4);
+	} else {
+		if (xdr_nlm_res(res, &r1))
+			nlm_grant_answer(g, (nlm4_stats)r1.stat.stat);
+		xdr_free(XDRPROC(xdr_nlm_res), (char *)&r1);
+	}
+}
+
+/* The synchronous GRANTED before the last send ended (grant_retry()). */
+static void
+grant_sent_prev(void *arg, int ok, XDR *res)
+{
+	struct nlm_grant *g = arg;
+
+	g->g_send_prev = NULL;
+	if (ok && res != NULL)
+		grant_sync_reply(g, res);
+}
+
 static void
 grant_sent(void *arg, int ok, XDR *res)
 {
 	struct nlm_grant *g = arg;
-	nlm4_res r4;
-	nlm_res r1;
 
 	g->g_send = NULL;
 	if (!ok || res == NULL)
@@ -444,17 +477,7 @@ grant_sent(void *arg, int ok, XDR *res)
 		grant_rearm(g, nlm->n_conf.nc_cb_retry_max_ms);
 		return;
 	}
-	memset(&r4, 0, sizeof(r4));
-	memset(&r1, 0, sizeof(r1));
-	if (g->g_vers == NLM4_VERS) {
-		if (xdr_nlm4_res(res, &r4))
-			nlm_grant_answer(g, r4.stat.stat);	/* may free g */
-		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r4);
-	} else {
-		if (xdr_nlm_res(res, &r1))
-			nlm_grant_answer(g, (nlm4_stats)r1.stat.stat);
-		xdr_free(XDRPROC(xdr_nlm_res), (char *)&r1);
-	}
+	grant_sync_reply(g, res);
 }
 
 static struct nlm_send *
@@ -492,13 +515,31 @@ grant_encode(struct nlm_grant *g, uint32_t proc)
 	    g->g_locallen);
 }
 
+/*
+ * The next copy is due.  A synchronous GRANTED still unanswered stays
+ * open beside it (until its own timeout, grant_send()): the client may
+ * have taken that copy -- its process woke up holding the lock -- and be
+ * slow to say so.  Its reply GRANTED must confirm the grant: cancelled,
+ * the reply was dropped as unknown, and the new copy, which finds no
+ * waiter at the client, came back DENIED and undid the lock the process
+ * holds.  The client answers in order, so that reply comes first.  (A
+ * reply lost on the way cannot be told from a refusal: what the
+ * GRANTED_MSG mode, the default, guards against, grant_sent().)  One
+ * such call is kept; an older one, past its timeout by now, goes.
+ */
 static void
 grant_retry(struct ev_loop *loop, void *arg)
 {
 	struct nlm_grant *g = arg;
 
 	(void)loop;
-	nlm_send_cancel(g->g_send);
+	nlm_send_cancel(g->g_send_prev);
+	g->g_send_prev = NULL;
+	if (g->g_send != NULL && g->g_proc == NLMPROC4_GRANTED) {
+		nlm_send_set_cb(g->g_send, grant_sent_prev, g);
+		g->g_send_prev = g->g_send;
+	} else
+		nlm_send_cancel(g->g_send);
 	g->g_send = NULL;
 	if (grant_left_ms(g, ev_now_ms()) > 0)
 		nlm->n_stats.cb_retried++;
@@ -511,6 +552,7 @@ grant_send(struct nlm_grant *g)
 	uint64_t now = ev_now_ms(), left = grant_left_ms(g, now);
 	struct nlm_send *s;
 	uint32_t proc;
+	unsigned next, wait;
 	char hs[300];
 
 	if (left == 0) {
@@ -526,18 +568,21 @@ grant_send(struct nlm_grant *g)
 	proc = grant_proc(g);
 	g->g_proc = proc;
 	g->g_delivered = false;
+	next = g->g_delay_ms * 2 > nlm->n_conf.nc_cb_retry_max_ms ?
+	    nlm->n_conf.nc_cb_retry_max_ms : g->g_delay_ms * 2;
+	/* A synchronous GRANTED waits for its reply past the next copy. */
+	wait = proc == NLMPROC4_GRANTED ? g->g_delay_ms + next : g->g_delay_ms;
 	if ((s = grant_encode(g, proc)) != NULL) {
 		g->g_send = s;
 		nlm->n_stats.cb_sent++;
-		nlm_send_start(s, g->g_delay_ms, 1, grant_sent, g);
+		nlm_send_start(s, wait, 1, grant_sent, g);
 	}
 	g->g_attempts++;
 	/* The next try, or the give-up deadline if it comes first. */
 	g->g_backoff_at = now + g->g_delay_ms;
 	(void)ev_timer_set(nlm->n_loop, &g->g_timer, left < g->g_delay_ms ?
 	    left : g->g_delay_ms, grant_retry, g);
-	g->g_delay_ms = g->g_delay_ms * 2 > nlm->n_conf.nc_cb_retry_max_ms ?
-	    nlm->n_conf.nc_cb_retry_max_ms : g->g_delay_ms * 2;
+	g->g_delay_ms = next;
 }
 
 void

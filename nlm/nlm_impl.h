@@ -155,6 +155,9 @@ struct nlm_grant {
 	uint64_t		 g_granted_at;
 	struct ev_timer		 g_timer;
 	struct nlm_send		*g_send;	/* transmission in flight */
+	struct nlm_send		*g_send_prev;	/* the synchronous GRANTED
+						   before it, still awaiting
+						   its reply (grant_retry()) */
 	struct nlm_grant	*g_next;	/* cookie hash chain */
 };
 
@@ -527,6 +530,8 @@ void		 nlm_send_start(struct nlm_send *, unsigned timeout_ms,
 		    unsigned tries, nlm_send_cb *cb, void *arg);
 /* Abandon a started send: its callback will not run; frees it. */
 void		 nlm_send_cancel(struct nlm_send *);
+/* Run cb(arg) instead of the callback a started send was given. */
+void		 nlm_send_set_cb(struct nlm_send *, nlm_send_cb *cb, void *arg);
 /* Forget the cached NLM port of a client (after failures). */
 void		 nlm_port_forget(const struct sockaddr_storage *, uint32_t vers);
 /* Free port cache entries that expired and wait for nothing. */

@@ -487,6 +487,13 @@ nlm_send_cancel(struct nlm_send *s)
 }
 
 void
+nlm_send_set_cb(struct nlm_send *s, nlm_send_cb *cb, void *arg)
+{
+	s->s_cb = cb;
+	s->s_arg = arg;
+}
+
+void
 nlm_out_gc(void)
 {
 	struct nlm_peer **pp, *p;

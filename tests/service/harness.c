@@ -581,39 +581,61 @@ ts_callback(nlm4_testargs *args, nlm4_res *res)
 int
 ts_callback_answer(nlm4_stats st)
 {
-	uint8_t buf[4096], out[1024];
-	struct sockaddr_storage from;
-	socklen_t fl = sizeof(from);
+	struct ts_call c;
+	int proc;
+
+	if ((proc = ts_callback_take(&c)) != -1)
+		ts_callback_reply(&c, st);
+	return proc;
+}
+
+int
+ts_callback_take(struct ts_call *c)
+{
+	uint8_t buf[4096];
 	struct pollfd p = { cb_fd, POLLIN, 0 };
-	struct rpc_msg m, rep;
-	nlm4_testargs ta;
-	nlm4_res res;
+	struct rpc_msg m;
 	ssize_t n;
 	XDR x;
-	int proc = -1;
 
+	memset(c, 0, sizeof(*c));
+	c->tc_fromlen = sizeof(c->tc_from);
 	if (poll(&p, 1, 200) != 1 || (n = recvfrom(cb_fd, buf, sizeof(buf), 0,
-	    (struct sockaddr *)&from, &fl)) <= 0)
+	    (struct sockaddr *)&c->tc_from, &c->tc_fromlen)) <= 0)
 		return -1;
 	memset(&m, 0, sizeof(m));
-	memset(&ta, 0, sizeof(ta));
 	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
-	if (!xdr_callmsg(&x, &m) || !xdr_nlm4_testargs(&x, &ta))
-		goto out;
-	proc = (int)m.rm_call.cb_proc;
-	memset(&res, 0, sizeof(res));
-	res.cookie = ta.cookie;
-	res.stat.stat = st;
-	ts_accepted(&rep, m.rm_xid, XDRPROC(xdr_nlm4_res), &res);
+	if (!xdr_callmsg(&x, &m) || !xdr_nlm4_testargs(&x, &c->tc_args)) {
+		xdr_destroy(&x);
+		xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&c->tc_args);
+		memset(c, 0, sizeof(*c));
+		return -1;
+	}
 	xdr_destroy(&x);
+	c->tc_xid = m.rm_xid;
+	c->tc_proc = (int)m.rm_call.cb_proc;
+	return c->tc_proc;
+}
+
+void
+ts_callback_reply(struct ts_call *c, nlm4_stats st)
+{
+	uint8_t out[1024];
+	struct rpc_msg rep;
+	nlm4_res res;
+	XDR x;
+
+	memset(&res, 0, sizeof(res));
+	res.cookie = c->tc_args.cookie;
+	res.stat.stat = st;
+	ts_accepted(&rep, c->tc_xid, XDRPROC(xdr_nlm4_res), &res);
 	xdrmem_create(&x, (char *)out, sizeof(out), XDR_ENCODE);
 	if (xdr_replymsg(&x, &rep))
 		(void)sendto(cb_fd, out, xdr_getpos(&x), 0,
-		    (struct sockaddr *)&from, fl);
-out:
+		    (struct sockaddr *)&c->tc_from, c->tc_fromlen);
 	xdr_destroy(&x);
-	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
-	return proc;
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&c->tc_args);
+	memset(c, 0, sizeof(*c));
 }
 
 /*

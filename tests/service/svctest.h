@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "nlm.h"
@@ -78,6 +79,21 @@ int		 ts_callback(nlm4_testargs *args, nlm4_res *res);
  * status st; its procedure, -1 when none came.
  */
 int		 ts_callback_answer(nlm4_stats st);
+/* A call taken at the client's NLM, to be answered later. */
+struct ts_call {
+	uint32_t		 tc_xid;
+	int			 tc_proc;
+	struct sockaddr_storage	 tc_from;
+	socklen_t		 tc_fromlen;
+	nlm4_testargs		 tc_args;
+};
+/*
+ * Take the next call at the client's NLM without answering it; its
+ * procedure, -1 when none came (then *c holds nothing to free).
+ */
+int		 ts_callback_take(struct ts_call *c);
+/* Answer a taken call with an nlm4_res of status st (cookie echoed); free it. */
+void		 ts_callback_reply(struct ts_call *c, nlm4_stats st);
 /*
  * Take the next call at the client's NLM and reply to it with a void
  * result (a GRANTED_MSG taken); its arguments in *args (free with

@@ -1604,6 +1604,50 @@ test_sync_granted(void)
 }
 
 /*
+ * A synchronous GRANTED answered late: the client's process takes the
+ * first copy, but its reply comes after the retry sent the second, which
+ * the client (no waiter any more: Linux nlmclnt_grant()) answers DENIED.
+ * The first reply confirms the grant; the second changes nothing.
+ * Before, the retry cancelled the first call, its reply was dropped as
+ * unknown, and the DENIED undid the lock the client's process holds --
+ * hostC was granted it as well.
+ */
+static void
+test_sync_granted_late_reply(void)
+{
+	const struct nlm_counters *c;
+	struct ts_call first, second;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_SYNC, 0);
+	c = nlm_get_counters();
+	t_hold_queue_release(2);
+	CU_ASSERT_EQUAL_FATAL(ts_callback_take(&first), NLMPROC4_GRANTED);
+	CU_ASSERT_EQUAL(first.tc_args.alock.svid, 2);
+	ts_advance(1000);
+	ts_pump();
+	CU_ASSERT_EQUAL_FATAL(ts_callback_take(&second), NLMPROC4_GRANTED);
+	CU_ASSERT_EQUAL(second.tc_args.alock.svid, 2);
+	CU_ASSERT(first.tc_xid != second.tc_xid);
+	ts_callback_reply(&first, NLM4_GRANTED);
+	ts_pump();
+	ts_callback_reply(&second, NLM4_DENIED);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->cb_acked, 1);
+	CU_ASSERT_EQUAL(c->cb_refused, 0);
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+	CU_ASSERT(!t_committed(3, "ownC", 4, "f", 1, 0, 10, true));
+	/* Nothing more is called back, to hostB or hostC. */
+	ts_advance(10000);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
  * A timer releases a grant nobody acknowledged (callback-give-up), which
  * grants the next waiter: that callback too leaves after the commit that
  * stores its lock and drops the released one.
@@ -2787,6 +2831,8 @@ ts_register_turn(void)
 	    "every turn grants", test_grant_more_not_starved) == NULL ||
 	    CU_add_test(s, "synchronous GRANTED: the reply ends it",
 	    test_sync_granted) == NULL ||
+	    CU_add_test(s, "a synchronous GRANTED answered after its retry",
+	    test_sync_granted_late_reply) == NULL ||
 	    CU_add_test(s, "timer release: next grant after its commit",
 	    test_timer_consequence) == NULL ||
 	    CU_add_test(s, "grants without a callback still expire",
