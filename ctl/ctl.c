@@ -115,6 +115,39 @@ ctl_enc(const char *src, size_t len, char *dst, size_t cap)
 	return o;
 }
 
+size_t
+ctl_vis(const char *src, char *dst, size_t cap)
+{
+	size_t i, o = 0, len = strlen(src);
+	unsigned char c;
+
+	if (len == 0) {
+		if (cap < 2)
+			return (size_t)-1;
+		memcpy(dst, "-", 2);
+		return 1;
+	}
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)src[i];
+		/* "-" and "?" alone stand for none and unknown. */
+		if (c > 0x20 && c < 0x7f && c != '\\' &&
+		    !(len == 1 && (c == '-' || c == '?'))) {
+			if (o + 1 >= cap)
+				return (size_t)-1;
+			dst[o++] = (char)c;
+		} else {
+			if (o + 4 >= cap)
+				return (size_t)-1;
+			dst[o++] = '\\';
+			dst[o++] = (char)('0' + (c >> 6));
+			dst[o++] = (char)('0' + ((c >> 3) & 7));
+			dst[o++] = (char)('0' + (c & 7));
+		}
+	}
+	dst[o] = '\0';
+	return o;
+}
+
 static int
 ctl_xval(char c)
 {

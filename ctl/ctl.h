@@ -61,6 +61,19 @@ size_t		 ctl_enc(const char *src, size_t len, char *dst, size_t cap);
 /* Decode in place; returns the new length, (size_t)-1 on a bad escape. */
 size_t		 ctl_dec(char *s);
 
+/*
+ * A client-chosen string (a host name) as one field of a text table:
+ * never empty, never white space or a control character, never one of
+ * the placeholders the tables print.  Into dst[cap] (NUL-terminated):
+ * bytes outside 0x21..0x7e and '\' become \ooo (three octal digits, as
+ * in /proc/mounts: "a b" is a\040b); the empty string becomes "-"; a
+ * string that is exactly "-" or "?" gets its character escaped ("\055",
+ * "\077").  Distinct strings stay distinct.  Returns the length, or
+ * (size_t)-1 if it does not fit; CTL_VIS_MAX(n) bytes always do.
+ */
+#define CTL_VIS_MAX(n)	(4 * (n) + 2)
+size_t		 ctl_vis(const char *src, char *dst, size_t cap);
+
 /* Hex of bytes, and back (returns the byte count, -1 on bad input). */
 void		 ctl_hex(const void *p, size_t len, char *dst, size_t cap);
 long		 ctl_unhex(const char *hex, uint8_t *dst, size_t cap);

@@ -1,6 +1,6 @@
 /*
  * test_ctl.c - the control protocol's codec (ctl/ctl.c): request
- * parsing, percent-encoding both ways, hex.
+ * parsing, percent-encoding both ways, hex, names as table fields.
  */
 #include "tests/runner.h"
 
@@ -105,6 +105,55 @@ test_hex(void)
 	CU_ASSERT_STRING_EQUAL(h, "0102");
 }
 
+/*
+ * A host name as a field of nlmctl's tables: one field, whatever the
+ * client chose (a space or a newline in a name moved every column after
+ * it, or began a row of its own), never a placeholder, never the same
+ * field for two names.
+ */
+static void
+test_vis(void)
+{
+	static const struct {
+		const char	*in;
+		const char	*out;
+	} v[] = {
+		{ "client1.example", "client1.example" },
+		{ "a b", "a\\040b" },
+		{ "x\n1 evil 10.0.0.9", "x\\0121\\040evil\\04010.0.0.9" },
+		{ "\t\033[31m", "\\011\\033[31m" },
+		{ "back\\slash", "back\\134slash" },
+		{ "\\040", "\\134040" },
+		{ "\xff\x80", "\\377\\200" },
+		{ "", "-" },
+		{ "-", "\\055" },
+		{ "?", "\\077" },
+		{ "--", "--" },
+		{ "-?", "-?" },
+	};
+	char out[64], all[256], big[CTL_VIS_MAX(255)];
+	size_t i, n;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		n = ctl_vis(v[i].in, out, sizeof(out));
+		CU_ASSERT_STRING_EQUAL(out, v[i].out);
+		CU_ASSERT_EQUAL(n, strlen(v[i].out));
+	}
+	/* Every byte: printable, no space, no backslash but escapes. */
+	for (i = 0; i < 255; i++)
+		all[i] = (char)(i + 1);
+	all[255] = '\0';
+	n = ctl_vis(all, big, sizeof(big));
+	CU_ASSERT(n != (size_t)-1 && n < sizeof(big));
+	for (i = 0; i < n; i++)
+		CU_ASSERT(big[i] > 0x20 && big[i] < 0x7f);
+	/* Too small a buffer: refused, not cut. */
+	CU_ASSERT_EQUAL(ctl_vis("abc", out, 3), (size_t)-1);
+	CU_ASSERT_EQUAL(ctl_vis(" ", out, 4), (size_t)-1);
+	CU_ASSERT_EQUAL(ctl_vis("", out, 1), (size_t)-1);
+	CU_ASSERT_EQUAL(ctl_vis(" ", out, CTL_VIS_MAX(1)), 4);
+}
+
 int	ctl_register_srv(void);
 
 int
@@ -118,6 +167,7 @@ tests_register(void)
 	    NULL ||
 	    CU_add_test(s, "percent-encoding", test_encode) == NULL ||
 	    CU_add_test(s, "hex", test_hex) == NULL ||
+	    CU_add_test(s, "host names as table fields", test_vis) == NULL ||
 	    ctl_register_srv() != 0)
 		return -1;
 	return 0;
