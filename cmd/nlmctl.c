@@ -19,7 +19,14 @@
  * lines with '-' written '_'; numbers are JSON integers (handles, names,
  * addresses and the version stay strings, digits or not; so do numbers
  * over INT64_MAX, which jansson cannot hold); lock, share and
- * waiter objects also carry "host_name".
+ * waiter objects also carry "host_name".  Strings are as nlmd sent them
+ * (JSON escapes what it must); one that is not UTF-8, which JSON cannot
+ * hold, is given escaped as in the tables.
+ *
+ * In the tables a host name (the client's choice: spaces, any byte) is
+ * one field, escaped by ctl_vis(): "a b" is a\040b, an empty name "-".
+ * Rows split on white space always have their columns in place, and no
+ * name can end a row or begin another.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -265,6 +272,35 @@ is_text_key(const char *key)
 	return false;
 }
 
+/* A name as one field of a table (ctl_vis()); free it. */
+static char *
+vis_dup(const char *s)
+{
+	size_t cap = CTL_VIS_MAX(strlen(s));
+	char *v;
+
+	if ((v = malloc(cap)) != NULL)
+		(void)ctl_vis(s, v, cap);
+	return v;
+}
+
+/*
+ * A JSON string of s.  jansson takes UTF-8 only (json_string() is NULL
+ * otherwise, and the key went missing): other bytes come escaped.
+ */
+static json_t *
+json_text(const char *s)
+{
+	json_t *j;
+	char *v;
+
+	if ((j = json_string(s)) != NULL || (v = vis_dup(s)) == NULL)
+		return j;
+	j = json_string(v);
+	free(v);
+	return j;
+}
+
 static json_t *
 to_json(const struct line *l)
 {
@@ -280,7 +316,7 @@ to_json(const struct line *l)
 		json_object_set_new(o, key, !is_text_key(l->key[i]) &&
 		    is_int(l->val[i]) ?
 		    json_integer(strtoll(l->val[i], NULL, 10)) :
-		    json_string(l->val[i]));
+		    json_text(l->val[i]));
 	}
 	return o;
 }
@@ -314,7 +350,8 @@ name_add(unsigned long long id, const char *name)
 		return;
 	names = n;
 	names[nnames].id = id;
-	names[nnames++].name = strdup(name);
+	/* The tables' form, escaped once per host, not once per row. */
+	names[nnames++].name = opt_json ? strdup(name) : vis_dup(name);
 	names_sorted = false;
 }
 
@@ -431,6 +468,7 @@ status_text(const struct line *l, struct status *st)
 {
 	char cb[64];
 	char d[32];
+	char *name;
 
 	if (strcmp(l->kind, "server") == 0) {
 		print_duration(getu(l, "uptime"), d, sizeof(d));
@@ -472,6 +510,8 @@ status_text(const struct line *l, struct status *st)
 			    "NOTIFY", "IDLE");
 			st->header_hosts = true;
 		}
+		if ((name = vis_dup(get(l, "name"))) == NULL)
+			return;
 		print_duration(getu(l, "idle-ms") / 1000, d, sizeof(d));
 		/* CB: grants called back, "+N": N more waiting for them. */
 		if (getu(l, "callbacks-waiting") > 0)
@@ -481,11 +521,12 @@ status_text(const struct line *l, struct status *st)
 		else
 			snprintf(cb, sizeof(cb), "%s", get(l, "callbacks"));
 		printf("%-5s %-24s %-16s %-16s %6s %7s %6s %7s %5s %3s %6s "
-		    "%8s\n", get(l, "id"), get(l, "name"), get(l, "addr"),
+		    "%8s\n", get(l, "id"), name, get(l, "addr"),
 		    get(l, "local"), get(l, "nsm-state"), get(l, "locks"),
 		    get(l, "shares"), get(l, "waiters"),
 		    get(l, "reclaimable"), cb,
 		    getu(l, "notify-since") ? "owed" : "-", d);
+		free(name);
 	} else if (strcmp(l->kind, "lock") == 0 ||
 	    strcmp(l->kind, "share") == 0 || strcmp(l->kind, "waiter") == 0) {
 		/* One table, in the order nlmd walks: file by file. */
@@ -546,7 +587,7 @@ status_line(char *buf, void *arg)
 	if (strcmp(l.kind, "lock") == 0 || strcmp(l.kind, "share") == 0 ||
 	    strcmp(l.kind, "waiter") == 0 || strcmp(l.kind, "released") == 0)
 		json_object_set_new(o, "host_name",
-		    json_string(name_of(getu(&l, "host"))));
+		    json_text(name_of(getu(&l, "host"))));
 	if (strcmp(l.kind, "server") == 0 || strcmp(l.kind, "grace") == 0 ||
 	    strcmp(l.kind, "totals") == 0) {
 		json_object_set_new(st->root, l.kind, o);

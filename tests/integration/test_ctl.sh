@@ -22,7 +22,9 @@
 #     and nlmd stays up;
 #   - output into a full disk is a failure (exit 1);
 #   - a 19-digit offset is a JSON number;
-#   - a 500-byte host name keeps the table's columns;
+#   - a 500-byte host name keeps the table's columns, and so do names
+#     with spaces, control characters, an empty name and "-" (escaped;
+#     JSON keeps them as sent, and stays valid for one not UTF-8);
 #   - a request of 4096 bytes is sent whole (one more: usage error);
 #   - after a restart: status shows grace, `grace end' ends it (logged);
 #   - a large table (nlmbench: 4 hosts x 50,000 locks, 5,000 under TSan):
@@ -307,6 +309,88 @@ rcheck "status --locks: the long name moves no column (start, len, mode, epoch)"
 	$7 == "to-eof" && $8 == "exclusive" && $10 == 1 && NF == 10 }
 	END { exit !f }' "$W/long.txt"
 rcheck "release the long-named host" "$CTL" release --host "$LONG"
+
+# A caller_name is the client's choice: a space, nothing at all, or "-",
+# what the tables print for "none".  Each is one field of the tables
+# (ctl_vis(): a\040b, "-" for the empty name, \055 for "-"), so rows
+# split on white space keep their columns; JSON keeps the names as sent.
+# (A space moved every column after the name; the empty name left the
+# HOST column blank.)
+off=0
+for n in "two words" "" "-"; do
+	rcheck "a host named '$n' locks f5 [$off, +1)" \
+	    cli lock $SRV "$n" f5 $off 1 3
+	off=$((off + 2))
+done
+"$CTL" status --locks --fh "$(hex f5)" >"$W/names.txt" 2>&1
+rcheck "status: every host row has its 12 columns" \
+    awk '$1 ~ /^[0-9]+$/ { n++; if (NF != 12) bad = 1 }
+	END { exit !(n >= 3 && !bad) }' "$W/names.txt"
+rcheck "status: the three names, each one field, escaped" \
+    awk '$1 ~ /^[0-9]+$/ && $3 == "'$CLI'" {
+	if ($2 == "two\\040words") a = 1; if ($2 == "-") b = 1
+	if ($2 == "\\055") c = 1 } END { exit !(a && b && c) }' "$W/names.txt"
+rcheck "status --locks: their three lock rows, columns in place" \
+    awk '$1 == "lock" { n++; if (NF != 10 || $7 != 1 ||
+	$8 != "exclusive" || $10 != 1) bad = 1
+	h[$2] = 1 } END { exit !(n == 3 && !bad && ("two\\040words" in h) &&
+	("-" in h) && ("\\055" in h)) }' "$W/names.txt"
+jqcheck "--json: the names as the clients sent them" \
+    '([.locks[].host_name] | sort) == ["", "-", "two words"] and
+     ([.hosts[] | select(.name == "two words" or .name == "" or
+       .name == "-")] | length) == 3' status --locks --fh "$(hex f5)"
+for n in "two words" "" "-"; do
+	rcheck "release the host named '$n'" "$CTL" release --host "$n"
+done
+
+# What nlmd relays is escaped whatever it is: a fake nlmd answers with a
+# name holding a newline (it began a row of its own, a forged host) and
+# one that is not UTF-8 (json_string() refused it: the key went missing
+# from the JSON).
+cat >"$W/fakectl.py" <<'PY'
+import os, socket, sys
+body = [
+ "server\tversion=0\tpid=1\tepoch=1\tnsm-state=1\tstarted=1\tuptime=5"
+ "\tdurability=sync\tcommit-stall-ms=0",
+ "host\tid=1\tname=a%0A9%20evil%0910.9.9.9%1B[0m\taddr=10.0.0.1\tlocal=-"
+ "\tnsm-state=3\tlocks=1\tshares=0\twaiters=0\treclaimable=0\tcallbacks=0"
+ "\tnotify-since=0\tidle-ms=1000",
+ "host\tid=2\tname=%FFbad\taddr=10.0.0.2\tlocal=-\tnsm-state=3\tlocks=0"
+ "\tshares=0\twaiters=0\treclaimable=0\tcallbacks=0\tnotify-since=0"
+ "\tidle-ms=1000",
+ "lock\thost=1\tsvid=1\toh=00\tfh=66\tstart=0\tlen=1\tmode=exclusive"
+ "\ttoken=1\tepoch=1\treclaimable=0",
+]
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(4)
+print("ready", flush=True)
+for _ in range(2):
+    c, _a = s.accept()
+    c.recv(4096)
+    c.sendall(("nlmctl 1 ok\n" + "".join(l + "\n" for l in body) +
+        "nlmctl 1 end %d\n" % len(body)).encode())
+    c.close()
+PY
+python3 "$W/fakectl.py" "$W/fake.sock" >"$W/fakectl.log" 2>&1 &
+FAKE_PID=$!
+ITEST_PIDS+=($FAKE_PID)
+itest_wait grep -q ready "$W/fakectl.log"
+"$CTL" -s "$W/fake.sock" status --locks >"$W/fake.txt" 2>&1
+rcheck "a name with a newline: two host rows of 12 columns, one lock row" \
+    awk '$1 ~ /^[0-9]+$/ { n++; if (NF != 12) bad = 1 } $1 == "lock" { l++ }
+	END { exit !(n == 2 && l == 1 && !bad && NR == 8) }' "$W/fake.txt"
+rcheck "... shown escaped, the control characters too" \
+    grep -q '^1 *a\\0129\\040evil\\01110\.9\.9\.9\\033\[0m ' "$W/fake.txt"
+rcheck "... and nothing but printable text and newlines" \
+    sh -c "! LC_ALL=C grep -q '[^[:print:]]' '$W/fake.txt'"
+"$CTL" -s "$W/fake.sock" --json status --locks >"$W/fake.json" 2>&1
+rcheck "--json: valid, the names there: as sent, or escaped when not UTF-8" \
+    jq -e '.hosts[0].name == "a\n9 evil\t10.9.9.9\u001b[0m" and
+     .hosts[1].name == "\\377bad" and
+     .locks[0].host_name == "a\n9 evil\t10.9.9.9\u001b[0m"' "$W/fake.json"
+wait $FAKE_PID 2>/dev/null
+itest_forget $FAKE_PID
 
 rcheck "frank locks f4 at 10^18 (19 digits)" \
     cli lock $SRV frank f4 1000000000000000000 9223372036854775 3
