@@ -7,10 +7,14 @@
  *   token-high-water N
  *   next-host-id N
  *   host id=N name=S addr=A local=A state=N monitored=yes|no epoch=N
+ *        notify-since=N
  *   lock host=N svid=N oh=HEX fh=HEX start=N len=N mode=exclusive|shared
  *        token=N epoch=N
  *   share host=N oh=HEX fh=HEX access=N deny=N epoch=N
- * (a lock is one line).  Locks come before shares, each in key order.
+ * (a host, a lock is one line).  S, the client's caller_name, is one field
+ * as nlmctl shows it (ctl_vis(): "a b" is a\040b, the empty name "-"):
+ * a name with a space or a newline cannot shift the fields or forge a
+ * line.  Locks come before shares, each in key order.
  */
 #include "dump.h"
 
@@ -22,6 +26,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "ctl.h"
 #include "statedir.h"
 #include "store.h"
 
@@ -51,6 +56,7 @@ static int
 dump_host(const struct store_host *h, void *arg)
 {
 	char a[64], l[STORE_LOCAL_MAX * 64];
+	char name[CTL_VIS_MAX(STORE_NAME_MAX)];
 	FILE *out = arg;
 	size_t n = 0;
 	unsigned i;
@@ -65,7 +71,8 @@ dump_host(const struct store_host *h, void *arg)
 	}
 	fprintf(out, "host id=%" PRIu64 " name=%s addr=%s local=%s state=%"
 	    PRId32 " monitored=%s epoch=%" PRIu64 " notify-since=%" PRIu64
-	    "\n", h->sh_id, h->sh_name, dump_addr(&h->sh_addr, a, sizeof(a)),
+	    "\n", h->sh_id, ctl_vis(h->sh_name, name, sizeof(name)) ==
+	    (size_t)-1 ? "?" : name, dump_addr(&h->sh_addr, a, sizeof(a)),
 	    n > 0 ? l : "-", h->sh_state,
 	    (h->sh_flags & STORE_HOST_MONITORED) ? "yes" : "no", h->sh_epoch,
 	    h->sh_notify_since);

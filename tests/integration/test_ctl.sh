@@ -412,6 +412,14 @@ check "metrics into a full disk: exit 1" test $? = 1
 "$CTL" grace end >"$W/grace0.txt" 2>&1
 check "grace end outside grace: exit 1" test $? = 1
 itest_stop_nlmd
+# The stored host records, as nlmd --dump-state lists them: the names one
+# field each, as in nlmctl's tables (a space split the name in two).
+"$NLMD" --dump-state -s "$STATE" >"$W/dump.txt" 2>&1
+check "--dump-state: the three names, each one field, escaped" \
+    awk '$1 == "host" { for (i = 2; i <= NF; i++) if ($i ~ /^name=/) {
+	if ($i == "name=two\\040words" && $(i + 1) ~ /^addr=/) a = 1
+	if ($i == "name=-") b = 1; if ($i == "name=\\055") c = 1 } }
+	END { exit !(a && b && c) }' "$W/dump.txt"
 itest_forget "$NLMD_PID"
 itest_start_nlmd -d --callbacks=sync --grace-period=60 \
     --metrics-address=:9464 --max-name-length=1024
