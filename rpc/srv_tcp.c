@@ -7,9 +7,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <search.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@
 /* Limits for messages a peer can trigger (log.h). */
 static struct log_rl rl_record_size;
 static struct log_rl rl_accept;
+static struct log_rl rl_idle_unread;
 
 /*
  * How long a listener is left alone when accept4() finds no descriptor
@@ -620,6 +623,34 @@ onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
 	}
 }
 
+/*
+ * Close co, idle past idle_sec.  If its peer has left released replies
+ * unread (in co_out, or in the socket's send queue: SIOCOUTQ, bytes not
+ * sent or not acknowledged) it stopped reading: reset it.  Closed, the
+ * socket would stay with the kernel in FIN_WAIT_1 holding those bytes
+ * until its orphan retries give up (minutes), counted by no connection
+ * cap.  (Replies still waiting for their commit never reach the socket.)
+ */
+static void
+onc_conn_idle(struct onc_conn *co)
+{
+	struct onc_srv *rs = co->co_srv;
+	size_t unread = co->co_safe - co->co_outoff;
+	int inq = 0;
+	char a[64];
+
+	if (ioctl(co->co_fd, SIOCOUTQ, &inq) == 0 && inq > 0)
+		unread += (size_t)inq;
+	rs->rs_stats.conns_idle++;
+	if (unread > 0) {
+		log_rl_warnx(&rl_idle_unread, "closing connection from %s: "
+		    "idle, %zu reply bytes unread", addr_str((struct sockaddr *)
+		    &co->co_peer, 1, a, sizeof(a)), unread);
+		co->co_abort = 1;
+	}
+	onc_conn_close(co);
+}
+
 void
 onc_sweep(struct ev_loop *loop, void *arg)
 {
@@ -630,10 +661,8 @@ onc_sweep(struct ev_loop *loop, void *arg)
 
 	for (co = rs->rs_conns; co != NULL; co = next) {
 		next = co->co_next;
-		if (now - co->co_active > idle && !co->co_isdirty) {
-			rs->rs_stats.conns_idle++;
-			onc_conn_close(co);
-		}
+		if (now - co->co_active > idle && !co->co_isdirty)
+			onc_conn_idle(co);
 	}
 	(void)ev_timer_set(loop, &rs->rs_sweep, SWEEP_MS, onc_sweep, rs);
 }

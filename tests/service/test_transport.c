@@ -12,9 +12,12 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -38,6 +41,7 @@ static struct {
 	int		 lfd;
 	struct sockaddr_un lsa;
 	socklen_t	 lsalen;
+	struct sockaddr_in lsin;	/* tt_start_tcp(): 127.0.0.1:port */
 	uint64_t	 seq;
 	uint64_t	 lag;		/* release seq - lag at each turn */
 	unsigned	 calls;
@@ -109,6 +113,34 @@ tt_start(size_t max_outq, uint64_t lag)
 	    &tt.rl) == 0);
 }
 
+/*
+ * tt_start(), listening on TCP at 127.0.0.1 (a port the kernel picks)
+ * instead: for what only TCP does (resets, the kernel's send queue).
+ */
+static void
+tt_start_tcp(size_t max_outq, uint64_t lag)
+{
+	socklen_t sl = sizeof(tt.lsin);
+
+	tt_start(max_outq, lag);
+	ev_fd_del(tt.loop, tt.lfd);
+	close(tt.lfd);
+	tt.lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(tt.lfd != -1);
+	memset(&tt.lsin, 0, sizeof(tt.lsin));
+	tt.lsin.sin_family = AF_INET;
+	tt.lsin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CU_ASSERT_FATAL(bind(tt.lfd, (struct sockaddr *)&tt.lsin,
+	    sizeof(tt.lsin)) == 0);
+	CU_ASSERT_FATAL(getsockname(tt.lfd, (struct sockaddr *)&tt.lsin,
+	    &sl) == 0);
+	CU_ASSERT_FATAL(listen(tt.lfd, 64) == 0);
+	tt.rl.rl_family = AF_INET;
+	tt.rl.rl_fd = tt.lfd;
+	CU_ASSERT_FATAL(ev_fd_add(tt.loop, tt.lfd, EV_READ, onc_tcp_accept,
+	    &tt.rl) == 0);
+}
+
 static void
 tt_stop(void)
 {
@@ -128,6 +160,20 @@ tt_connect(void)
 	CU_ASSERT_FATAL(fd != -1);
 	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&tt.lsa, tt.lsalen) ==
 	    0);
+	return fd;
+}
+
+/* A client of tt_start_tcp()'s listener, receive buffer `rcvbuf'. */
+static int
+tt_connect_tcp(int rcvbuf)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+	    sizeof(rcvbuf)) == 0);
+	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&tt.lsin,
+	    sizeof(tt.lsin)) == 0);
 	return fd;
 }
 
@@ -443,6 +489,99 @@ test_halfclose_idle(void)
 	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 1);
 	close(fd);
 	tt_stop();
+}
+
+/*
+ * Our sockets on local port `port' in FIN_WAIT_1 (state 04 in
+ * /proc/net/tcp): closed, their FIN queued behind bytes the peer has not
+ * taken, so the kernel still holds them.
+ */
+static unsigned
+tt_fin_wait1(unsigned port)
+{
+	char line[512];
+	unsigned lport, st, n = 0;
+	FILE *f = fopen("/proc/net/tcp", "r");
+
+	CU_ASSERT_FATAL(f != NULL);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, " %*u: %*x:%x %*x:%*x %x", &lport, &st) == 2 &&
+		    lport == port && st == 4)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * A peer that sent its calls and stopped reading (its window shut), idle
+ * past idle_sec: the sweep closed it as any idle one, and the socket
+ * stayed with the kernel in FIN_WAIT_1 holding the replies the peer did
+ * not take until the kernel's orphan retries gave up (some 100 s on
+ * loopback), no longer counted by max-connections or the per-address
+ * cap.  Such a connection is reset, and says so in the log.  Both places
+ * unread replies wait: in co_out (our socket's send buffer small), and
+ * all taken by the kernel (a large one; co_out empty).
+ */
+static void
+test_idle_unread_reset(void)
+{
+	static uint8_t acc[65536];
+	static const char *const where[2] = { "co_out", "the socket" };
+	const struct onc_conn *co;
+	int fd, v, i, sndbuf, inq, saved, c;
+	unsigned left, lines;
+	ssize_t r;
+	FILE *log;
+
+	for (v = 0; v < 2; v++) {
+		tt_start_tcp(0, UINT64_MAX);	/* nothing released yet */
+		fd = tt_connect_tcp(1);
+		(void)ev_run_once(tt.loop, 0);		/* accepted */
+		CU_ASSERT_FATAL((co = tt.rs->rs_conns) != NULL);
+		sndbuf = v == 0 ? 1 : 1 << 20;
+		CU_ASSERT(setsockopt(co->co_fd, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+		    sizeof(sndbuf)) == 0);
+		tt_send_calls(fd, 1000);
+		for (i = 0; i < 1000 && tt.calls < 1000; i++)
+			(void)ev_run_once(tt.loop, 0);
+		CU_ASSERT_FATAL(tt.calls == 1000);	/* all read */
+		tt.lag = 0;			/* 28,000 reply bytes out */
+		for (i = 0; i < 3; i++)
+			(void)ev_run_once(tt.loop, 0);
+		CU_ASSERT_FATAL((co = tt.rs->rs_conns) != NULL);
+		CU_ASSERT(ioctl(co->co_fd, SIOCOUTQ, &inq) == 0);
+		printf("\n    unread in %s: %zu bytes in co_out, %d in the "
+		    "socket; ", where[v], co->co_outlen - co->co_outoff, inq);
+		if (v == 0)
+			CU_ASSERT(co->co_outoff < co->co_outlen);
+		if (v == 1)
+			CU_ASSERT(co->co_outoff == co->co_outlen && inq > 0);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(log = tmpfile());
+		saved = dup(2);
+		(void)dup2(fileno(log), 2);
+		tt.ms = (uint64_t)tt.rs->rs_lim.idle_sec * 1000 + SWEEP_MS + 1;
+		(void)ev_run_once(tt.loop, 0);		/* the sweep */
+		(void)dup2(saved, 2);
+		close(saved);
+		rewind(log);
+		for (lines = 0; (c = fgetc(log)) != EOF; )
+			lines += c == '\n';
+		fclose(log);
+		CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+		CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 1);
+		left = tt_fin_wait1(ntohs(tt.lsin.sin_port));
+		while ((r = recv(fd, acc, sizeof(acc), MSG_DONTWAIT)) > 0)
+			;
+		printf("swept: %u socket(s) left in FIN_WAIT_1, the peer "
+		    "reads %s, %u log line(s) ", left, r == 0 ? "the end" :
+		    strerror(errno), lines);
+		CU_ASSERT_EQUAL(left, 0);
+		CU_ASSERT(r == -1 && errno == ECONNRESET);
+		CU_ASSERT_EQUAL(lines, 1);
+		close(fd);
+		tt_stop();
+	}
 }
 
 /*
@@ -855,6 +994,8 @@ ts_register_transport(void)
 	    test_halfclose_reply) == NULL ||
 	    CU_add_test(s, "a half-closed connection leaves at the idle sweep",
 	    test_halfclose_idle) == NULL ||
+	    CU_add_test(s, "a peer that left replies unread is reset at the "
+	    "idle sweep", test_idle_unread_reset) == NULL ||
 	    CU_add_test(s, "UDP replies lost to a full buffer are counted",
 	    test_udp_full_counted) == NULL)
 		return -1;
