@@ -105,7 +105,9 @@ struct nlm_counters {
 	uint64_t	reboots;	/* hosts whose NSM state changed */
 	uint64_t	free_all;	/* FREE_ALL that released a host */
 	uint64_t	free_all_refused; /* FREE_ALL from a foreign address */
-	uint64_t	sm_notify;	/* proc 16 notifications acted on */
+	uint64_t	sm_notify;	/* hosts released by proc 16 */
+	uint64_t	notified;	/* hosts released by an SM_NOTIFY to
+					   our status monitor */
 	uint64_t	sm_notify_refused;
 	uint64_t	notify_gone;	/* SM_NOTIFY naming a host forgotten
 					   lately, or re-sent about a

@@ -1047,6 +1047,7 @@ nlm_host_notified(const char *name, int32_t state,
 		n = nlm_host_unnamed(&ss, name, state, &same);
 	if (unchanged != NULL)
 		*unchanged = same;
+	nlm->n_stats.notified += n;
 	return n;
 }
 

@@ -157,7 +157,10 @@ nlm_metrics(struct sbuf *c)
 	    "full).", s->peers_evicted);
 
 	help(c, "nlmd_host_restarts_total", "counter", "Client restarts "
-	    "acted on, by how nlmd learnt of them.");
+	    "acted on (hosts released), by how nlmd learnt of them: SM_NOTIFY "
+	    "to its status monitor, a LOCK with a new NSM state, FREE_ALL, "
+	    "a status monitor on this host (procedure 16).");
+	lab(c, "nlmd_host_restarts_total", "how=\"sm_notify\"", s->notified);
 	lab(c, "nlmd_host_restarts_total", "how=\"nsm_state\"", s->reboots);
 	lab(c, "nlmd_host_restarts_total", "how=\"free_all\"", s->free_all);
 	lab(c, "nlmd_host_restarts_total", "how=\"local_statd\"", s->sm_notify);

@@ -601,8 +601,8 @@ nlm_proc_sm_notify(const struct nlm_ctx *cx, const nlm_sm_status *a)
 		    sizeof(ps)));
 		return;
 	}
-	nlm->n_stats.sm_notify++;
-	(void)nlm_host_rebooted(a->mon_name);
+	/* Restarts acted on: hosts released, not notifications. */
+	nlm->n_stats.sm_notify += nlm_host_rebooted(a->mon_name);
 }
 
 #define MAX_RES_INFLIGHT	4096

@@ -18,6 +18,7 @@
 #include "nlm_impl.h"
 #include "rpc/nlm_prot.h"
 #include "rpc/sm_inter.h"
+#include "sbuf.h"
 #include "store.h"
 #include "svctest.h"
 #include "tests/fakes/fakes.h"
@@ -1050,6 +1051,102 @@ test_release_nomem(void)
 }
 
 /*
+ * The value of one series of nlm_metrics()'s exposition, e.g.
+ * `nlmd_host_restarts_total{how="free_all"}'; -1 when it is not there.
+ */
+static double
+n_metric(const char *series)
+{
+	struct sbuf sb;
+	const char *p;
+	char key[128];
+	double v = -1;
+
+	/* Not the first line: that is a HELP line. */
+	snprintf(key, sizeof(key), "\n%s ", series);
+	memset(&sb, 0, sizeof(sb));
+	nlm_metrics(&sb);
+	if (sb.sb_buf != NULL && (p = strstr(sb.sb_buf, key)) != NULL)
+		v = strtod(p + strlen(key), NULL);
+	sbuf_free(&sb);
+	return v;
+}
+
+/* Procedure 16 (a status monitor on this host relays a restart). */
+static void
+n_proc16(const char *name, int32_t state)
+{
+	struct sockaddr_in *lo;
+	struct nlm_ctx cx;
+	nlm_sm_status s;
+
+	memset(&cx, 0, sizeof(cx));
+	cx.cx_vers = NLM4_VERS;
+	cx.cx_proc = NLMPROC4_SM_NOTIFY;
+	lo = (struct sockaddr_in *)&cx.cx_peer;
+	lo->sin_family = AF_INET;
+	lo->sin_port = htons(700);
+	inet_pton(AF_INET, "127.0.0.1", &lo->sin_addr);
+	cx.cx_peerlen = sizeof(*lo);
+	memset(&s, 0, sizeof(s));
+	s.mon_name = (char *)(uintptr_t)name;
+	s.state = state;
+	nlm_proc_sm_notify(&cx, &s);
+	ts_pump();
+}
+
+#define N_RESTARTS(how)	n_metric("nlmd_host_restarts_total{how=\"" how "\"}")
+
+/*
+ * nlmd_host_restarts_total counts the client restarts nlmd acted on, by
+ * how it learnt of them: a host released, not a message received.  The
+ * SM_NOTIFY a client's sm-notify sends to nlmd's own status monitor --
+ * how nlmd, in rpc.statd's place, learns of most restarts -- was not
+ * counted at all (found by review), and a procedure-16 notification was
+ * counted whether it released a host or named none.
+ */
+static void
+test_restarts_counted(void)
+{
+	nlm4_notify fa;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_st("rs-a", "rs-fa", 1, 5), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_st("rs-b", "rs-fb", 1, 5), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_st("rs-c", "rs-fc", 1, 5), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_st("rs-d", "rs-fd", 1, 5), NLM4_GRANTED);
+	/* SM_NOTIFY to our status monitor; re-sent, it releases nothing. */
+	CU_ASSERT_EQUAL(ts_notified("rs-a", 9), 1);
+	CU_ASSERT(N_RESTARTS("sm_notify") == 1);
+	CU_ASSERT_EQUAL(ts_notified("rs-a", 9), 0);
+	CU_ASSERT(N_RESTARTS("sm_notify") == 1);
+	/* Procedure 16: a name held by no host, then rs-b's. */
+	n_proc16("nobody-here", 9);
+	CU_ASSERT(N_RESTARTS("local_statd") == 0);
+	n_proc16("rs-b", 9);
+	CU_ASSERT(!n_held("rs-fb", 1));
+	CU_ASSERT(N_RESTARTS("local_statd") == 1);
+	/* A LOCK with a new NSM state, and FREE_ALL, as before. */
+	CU_ASSERT_EQUAL(n_lock_st("rs-c", "rs-fc2", 1, 7), NLM4_GRANTED);
+	CU_ASSERT(!n_held("rs-fc", 1));
+	CU_ASSERT(N_RESTARTS("nsm_state") == 1);
+	memset(&fa, 0, sizeof(fa));
+	fa.name = (char *)(uintptr_t)"rs-d";
+	fa.state = 9;
+	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
+	ts_pump();
+	CU_ASSERT(!n_held("rs-fd", 1));
+	CU_ASSERT(N_RESTARTS("free_all") == 1);
+	CU_ASSERT(N_RESTARTS("sm_notify") == 1);
+	CU_ASSERT(N_RESTARTS("local_statd") == 1);
+	ts_stop();
+}
+
+/*
  * The names "c<N>" a cursor walk met, in order (earlier tests' hosts come
  * back from the fake store: not counted).
  */
@@ -1192,7 +1289,9 @@ ts_register_notify(void)
 	    CU_add_test(s, "no memory to release a host: kept, released "
 	    "later", test_release_nomem) == NULL ||
 	    CU_add_test(s, "a host cursor: hosts come and go between pieces",
-	    test_host_cursor) == NULL)
+	    test_host_cursor) == NULL ||
+	    CU_add_test(s, "client restarts are counted when acted on, "
+	    "SM_NOTIFY too", test_restarts_counted) == NULL)
 		return -1;
 	return 0;
 }
