@@ -823,7 +823,10 @@ setup_metrics(struct nlmd *d)
 	if ((d->http = http_metrics_new(d->loop, d->conf.metrics_addr,
 	    metrics_text, d, err, sizeof(err))) == NULL)
 		fatalx("%s", err);
-	log_info("metrics at http://%s/metrics", d->conf.metrics_addr);
+	/* The port listened on: with port 0 the kernel chose it. */
+	log_info("metrics at http://%.*s:%u/metrics",
+	    (int)(strrchr(d->conf.metrics_addr, ':') - d->conf.metrics_addr),
+	    d->conf.metrics_addr, http_metrics_port(d->http));
 }
 
 static void

@@ -27,6 +27,7 @@
 #     JSON keeps them as sent, and stays valid for one not UTF-8);
 #   - a request of 4096 bytes is sent whole (one more: usage error);
 #   - after a restart: status shows grace, `grace end' ends it (logged);
+#   - metrics-address with port 0: the log names the port it got;
 #   - a large table (nlmbench: 4 hosts x 50,000 locks, 5,000 under TSan):
 #     the dump of one file, a dry run by address, and `grace end' after a
 #     kill -9 answering only once all is dropped and durable.
@@ -465,6 +466,14 @@ if ip -6 addr show dev lo 2>/dev/null | grep -q '::1'; then
 else
 	echo "SKIP: metrics-address [::]:9464: no IPv6 on the namespace's loopback"
 fi
+# Port 0: the kernel picks the port, and the log line that says where the
+# metrics are must name that one (it said http://127.0.0.1:0/metrics).
+STATE=$W/state-port0 itest_start_nlmd --metrics-address=127.0.0.1:0
+P0URL=$(sed -n 's|.*metrics at \(http://[^ ]*\).*|\1|p' "$NLMD_LOG" | tail -1)
+rcheck "metrics-address 127.0.0.1:0: the log names the port it got ($P0URL)" \
+    sh -c "case '$P0URL' in http://127.0.0.1:0/*|'') exit 1;; esac &&
+	curl -sSf -o /dev/null '$P0URL'"
+itest_stop_nlmd
 # ---- a large table -----------------------------------------------------------
 # 4 hosts (nlmbench's clients, all at 127.0.0.1) holding K locks each on one
 # file: a file's dump comes whole, a dry run by address lists every lock,
