@@ -322,6 +322,11 @@ void	nlm_proc_free_all(const struct nlm_ctx *, const nlm4_notify *);
 void	nlm_proc_granted_res(const struct nlm_ctx *, const nlm4_res *);
 /* Procedure 16, from a status monitor on this host only. */
 void	nlm_proc_sm_notify(const struct nlm_ctx *, const nlm_sm_status *);
+/*
+ * Count a result sent for procedure `proc' (v4 numbering) with v4 status
+ * st (nlmd_nlm_replies_total); the procedures above count their own.
+ */
+void	nlm_proc_count(uint32_t proc, nlm4_stats st);
 
 /*
  * Stage a lockcore result and act on it: its change set goes to the

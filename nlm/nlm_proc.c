@@ -163,8 +163,8 @@ nlm_apply(const struct lk_result *res)
 		fatalx("cannot arm the grant timer");
 }
 
-static void
-nlm_count(uint32_t proc, nlm4_stats st)
+void
+nlm_proc_count(uint32_t proc, nlm4_stats st)
 {
 	if (proc < NLM_NPROCS && (unsigned)st < NLM_NSTATS)
 		nlm->n_stats.status[proc][st]++;
@@ -340,7 +340,7 @@ nlm_proc_test(const struct nlm_ctx *cx, const nlm4_testargs *a,
 	}
 out:
 	r->test_stat.stat = ns;
-	nlm_count(NLMPROC4_TEST, ns);
+	nlm_proc_count(NLMPROC4_TEST, ns);
 }
 
 /* LOCK, decided: the lockcore call, its callback record, staging. */
@@ -397,7 +397,7 @@ nlm_proc_lock(const struct nlm_ctx *cx, const nlm4_lockargs *a, nlm4_res *r)
 	if (ns == NLM4_GRANTED)
 		ns = nlm_lock_decide(cx, h, a);
 	r->stat.stat = ns;
-	nlm_count(NLMPROC4_LOCK, ns);
+	nlm_proc_count(NLMPROC4_LOCK, ns);
 }
 
 void
@@ -420,7 +420,7 @@ nlm_proc_cancel(const struct nlm_ctx *cx, const nlm4_cancargs *a,
 		nlm_apply(res);
 	}
 	r->stat.stat = ns;
-	nlm_count(NLMPROC4_CANCEL, ns);
+	nlm_proc_count(NLMPROC4_CANCEL, ns);
 }
 
 void
@@ -449,7 +449,7 @@ nlm_proc_unlock(const struct nlm_ctx *cx, const nlm4_unlockargs *a,
 		nlm_apply(res);
 	}
 	r->stat.stat = ns;
-	nlm_count(NLMPROC4_UNLOCK, ns);
+	nlm_proc_count(NLMPROC4_UNLOCK, ns);
 }
 
 void
@@ -460,7 +460,7 @@ nlm_proc_granted(const struct nlm_ctx *cx, const nlm4_testargs *a,
 	/* We are a server: no request of ours waits for a grant. */
 	r->cookie = a->cookie;
 	r->stat.stat = NLM4_DENIED;
-	nlm_count(NLMPROC4_GRANTED, NLM4_DENIED);
+	nlm_proc_count(NLMPROC4_GRANTED, NLM4_DENIED);
 }
 
 /* The SHARE/UNSHARE prologue: nlm_begin() with mode and access checked. */
@@ -517,7 +517,7 @@ nlm_proc_share(const struct nlm_ctx *cx, const nlm4_shareargs *a,
 		nlm_apply(res);
 	}
 	r->stat = ns;
-	nlm_count(NLMPROC4_SHARE, ns);
+	nlm_proc_count(NLMPROC4_SHARE, ns);
 }
 
 void
@@ -539,7 +539,7 @@ nlm_proc_unshare(const struct nlm_ctx *cx, const nlm4_shareargs *a,
 		nlm_apply(res);
 	}
 	r->stat = ns;
-	nlm_count(NLMPROC4_UNSHARE, ns);
+	nlm_proc_count(NLMPROC4_UNSHARE, ns);
 }
 
 /*

@@ -134,6 +134,7 @@ nlm_res_nolocks(const nlm_netobj *cookie, nlm_res *r)
 	r->cookie = *cookie;
 	r->stat.stat = nlm_denied_nolocks;
 	nlm->n_stats.bad_args++;
+	nlm_proc_count(NLMPROC4_LOCK, NLM4_DENIED_NOLOCKS);
 }
 
 /* ---- version-independent bodies of the v1/v3 handlers ---- */
@@ -151,6 +152,7 @@ v1_test(struct nlm_ctx *cx, nlm_testargs *a, nlm_testres *r)
 		r->cookie = a->cookie;
 		r->test_stat.stat = nlm_denied_nolocks;
 		nlm->n_stats.bad_args++;
+		nlm_proc_count(NLMPROC4_TEST, NLM4_DENIED_NOLOCKS);
 		return;
 	}
 	nlm_proc_test(cx, &a4, &r4);
@@ -189,6 +191,7 @@ v1_cancel(struct nlm_ctx *cx, nlm_cancargs *a, nlm_res *r)
 		/* Nothing can be queued there: nothing to cancel. */
 		r->cookie = a->cookie;
 		r->stat.stat = nlm_denied;
+		nlm_proc_count(NLMPROC4_CANCEL, NLM4_DENIED);
 		return;
 	}
 	nlm_proc_cancel(cx, &a4, &r4);
@@ -206,6 +209,7 @@ v1_unlock(struct nlm_ctx *cx, nlm_unlockargs *a, nlm_res *r)
 		/* Nothing can be held there: unlocking it succeeds. */
 		r->cookie = a->cookie;
 		r->stat.stat = nlm_granted;
+		nlm_proc_count(NLMPROC4_UNLOCK, NLM4_GRANTED);
 		return;
 	}
 	nlm_proc_unlock(cx, &a4, &r4);

@@ -199,6 +199,108 @@ t_v1_test(uint32_t vers, const char *name, int32_t svid, const char *fh,
 	return st;
 }
 
+/*
+ * LOCK, CANCEL or UNLOCK of version `vers' (1 or 3) by (name, 1, "own")
+ * of [off, off + 1) of fh; its status, -1 when no reply came.
+ */
+static int
+t_v1_call(uint32_t vers, uint32_t proc, const char *name, const char *fh,
+    uint32_t off)
+{
+	nlm_lockargs la;
+	nlm_cancargs ca;
+	nlm_unlockargs ua;
+	nlm_lock *l;
+	nlm_res r;
+	const void *args;
+	xdrproc_t xargs;
+	int st = -1;
+
+	memset(&la, 0, sizeof(la));
+	memset(&ca, 0, sizeof(ca));
+	memset(&ua, 0, sizeof(ua));
+	if (proc == NLMPROC_LOCK) {
+		la.exclusive = TRUE;
+		la.state = 3;
+		l = &la.alock;
+		args = &la;
+		xargs = XDRPROC(xdr_nlm_lockargs);
+	} else if (proc == NLMPROC_CANCEL) {
+		ca.exclusive = TRUE;
+		ca.block = TRUE;
+		l = &ca.alock;
+		args = &ca;
+		xargs = XDRPROC(xdr_nlm_cancargs);
+	} else {
+		l = &ua.alock;
+		args = &ua;
+		xargs = XDRPROC(xdr_nlm_unlockargs);
+	}
+	l->caller_name = (char *)(uintptr_t)name;
+	l->fh.nlm_netobj_len = (u_int)strlen(fh);
+	l->fh.nlm_netobj_val = (char *)(uintptr_t)fh;
+	l->oh.nlm_netobj_len = 3;
+	l->oh.nlm_netobj_val = (char *)(uintptr_t)"own";
+	l->svid = 1;
+	l->l_offset = off;
+	l->l_len = 1;
+	memset(&r, 0, sizeof(r));
+	if (t_call(vers, proc, xargs, args, XDRPROC(xdr_nlm_res), &r) == 0)
+		st = (int)r.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm_res), (char *)&r);
+	return st;
+}
+
+/*
+ * nlmd_nlm_replies_total counts every result sent, by procedure: a v1/v3
+ * TEST, LOCK, CANCEL or UNLOCK whose offset 32 bits cannot express is
+ * answered by the adapter (nlm_svc.c) without the procedure, and that
+ * answer went uncounted -- requests_total went up, replies_total did not
+ * (found by review).  For the synchronous procedures the results counted
+ * are the requests received.
+ */
+static void
+test_v1_replies_counted(void)
+{
+	static const uint32_t procs[] = { NLMPROC_TEST, NLMPROC_LOCK,
+	    NLMPROC_CANCEL, NLMPROC_UNLOCK };
+	const struct nlm_counters *c;
+	uint64_t calls, results;
+	uint32_t vers;
+	size_t i, k;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	c = nlm_get_counters();
+	for (vers = NLM_VERS; vers <= NLM_VERSX; vers += NLM_VERSX - NLM_VERS) {
+		/* Within 32 bits (the procedure answers), and past them. */
+		CU_ASSERT_EQUAL(t_v1_test(vers, "hostV", 1, "fv", 5, 1, NULL),
+		    nlm_granted);
+		CU_ASSERT_EQUAL(t_v1_test(vers, "hostV", 1, "fv", 0x80000000u,
+		    1, NULL), nlm_denied_nolocks);
+		CU_ASSERT_EQUAL(t_v1_call(vers, NLMPROC_LOCK, "hostV", "fv",
+		    0x80000000u), nlm_denied_nolocks);
+		CU_ASSERT_EQUAL(t_v1_call(vers, NLMPROC_CANCEL, "hostV", "fv",
+		    0x80000000u), nlm_denied);
+		CU_ASSERT_EQUAL(t_v1_call(vers, NLMPROC_UNLOCK, "hostV", "fv",
+		    0x80000000u), nlm_granted);
+	}
+	CU_ASSERT_EQUAL(c->status[NLMPROC4_TEST][NLM4_DENIED_NOLOCKS], 2);
+	CU_ASSERT_EQUAL(c->status[NLMPROC4_LOCK][NLM4_DENIED_NOLOCKS], 2);
+	CU_ASSERT_EQUAL(c->status[NLMPROC4_CANCEL][NLM4_DENIED], 2);
+	CU_ASSERT_EQUAL(c->status[NLMPROC4_UNLOCK][NLM4_GRANTED], 2);
+	for (i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
+		calls = c->calls[NLM_VERS][procs[i]] +
+		    c->calls[NLM_VERSX][procs[i]] +
+		    c->calls[NLM4_VERS][procs[i]];
+		for (results = 0, k = 0; k < NLM_NSTATS; k++)
+			results += c->status[procs[i]][k];
+		CU_ASSERT_EQUAL(results, calls);
+	}
+	ts_stop();
+}
+
 /* Does the v1/v3 range (off, len; 0: to the end) hold byte b? */
 static bool
 t_v1_covers(uint32_t off, uint32_t len, uint32_t b)
@@ -495,7 +597,9 @@ ts_register_requests(void)
 	    CU_add_test(s, "FBIG for known and unknown hosts",
 	    test_fbig_any_host) == NULL ||
 	    CU_add_test(s, "v1/v3 TEST: the holder covers what was asked",
-	    test_v3_holder_covers) == NULL)
+	    test_v3_holder_covers) == NULL ||
+	    CU_add_test(s, "v1/v3 answers past 32 bits are counted",
+	    test_v1_replies_counted) == NULL)
 		return -1;
 	return 0;
 }
