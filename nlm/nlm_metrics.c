@@ -211,7 +211,8 @@ nlm_metrics(struct sbuf *c)
 	lab(c, "nlmd_reclaimable", "kind=\"lock\"", ct.ct_rlocks);
 	lab(c, "nlmd_reclaimable", "kind=\"share\"", ct.ct_rshares);
 	help(c, "nlmd_lock_decisions_total", "counter", "Lock-core decisions "
-	    "on lock requests.");
+	    "on lock requests (outcome grace: lock and share requests "
+	    "refused in grace).");
 	lab(c, "nlmd_lock_decisions_total", "outcome=\"granted\"",
 	    ct.ct_granted);
 	lab(c, "nlmd_lock_decisions_total", "outcome=\"denied\"", ct.ct_denied);
@@ -239,8 +240,9 @@ nlm_metrics(struct sbuf *c)
 	    nlm->n_grace.g_active);
 	one(c, "nlmd_grace_dropped_total", "counter", "Records not "
 	    "reclaimed by the end of grace, dropped.", ct.ct_grace_dropped);
-	one(c, "nlmd_fencing_token_last", "gauge", "Last fencing token "
-	    "issued.", ct.ct_last_token);
+	one(c, "nlmd_fencing_token_last", "gauge", "Fencing-token "
+	    "high-water mark: the last token issued, or after a restart the "
+	    "stored mark; every later token is above it.", ct.ct_last_token);
 
 	one(c, "nlmd_store_commits_total", "counter", "Store transactions "
 	    "committed.", si.si_commits);
