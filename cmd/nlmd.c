@@ -891,6 +891,27 @@ state_dir_absolute(struct nlmd *d)
 }
 
 /*
+ * Started as root to drop to `user': after the drop the store opens files
+ * in the state directory by name (a log file, a database), so the user
+ * must get through every directory above it.  Under one it could not,
+ * nlmd served and then stopped at its first commit, Berkeley DB saying
+ * only that the store needed recovery.  Asked before the store opens, so
+ * that the refusal costs no epoch and gives nothing away.
+ */
+static void
+state_dir_check_user(const struct nlmd *d)
+{
+	char err[4300];
+
+	if (d->drop && priv_path_check(d->run_uid, d->run_gid,
+	    d->conf.state_dir, err, sizeof(err)) != CM_OK)
+		fatalx("state directory %s: user %s cannot get to it: %s; "
+		    "every directory above it must let that user through "
+		    "(search permission, chmod o+x, or its group)",
+		    d->conf.state_dir, d->conf.user, err);
+}
+
+/*
  * glibc's malloc raises its mmap and trim thresholds each time a large
  * block is freed (up to 32 and 64 MiB), and a thread's arena hands back
  * only the pages inside its free chunks (malloc_trim), never its top:
@@ -936,6 +957,8 @@ main(int argc, char **argv)
 	 */
 	if (d.conf.state_dir[0] != '/')
 		state_dir_absolute(&d);
+	/* One thread still: it forks. */
+	state_dir_check_user(&d);
 	/*
 	 * Into the background before the store opens: its handles and its
 	 * checkpoint thread must belong to the process that uses them.

@@ -8,10 +8,13 @@
 #include "privdrop.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 enum cm_status
@@ -64,4 +67,98 @@ priv_drop(uid_t uid, gid_t gid, char *err, size_t errlen)
 		return CM_DENIED;
 	}
 	return CM_OK;
+}
+
+/*
+ * The child of priv_path_check(): drop, then try each directory above
+ * `path' from the top (the first one refused is the one that stops the
+ * user: those before it let it through), then `path' itself as the
+ * store will name it (stat() needs no permission on it, only on the way
+ * there, symbolic links followed).  The reason goes to `fd'; exit 0 when
+ * nothing stops the user.
+ */
+static void
+priv_path_child(int fd, uid_t uid, gid_t gid, const char *path)
+{
+	char dir[4096], msg[4200];
+	size_t i, n = strlen(path);
+	struct stat st;
+
+	if (priv_drop(uid, gid, msg, sizeof(msg)) != CM_OK)
+		goto fail;
+	/* A relative name starts at the working directory. */
+	if (path[0] != '/' && access(".", X_OK) == -1) {
+		snprintf(msg, sizeof(msg), ".: %s", strerror(errno));
+		goto fail;
+	}
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= sizeof(dir)) {
+		snprintf(msg, sizeof(msg), "%s: name too long", path);
+		goto fail;
+	}
+	memcpy(dir, path, n);
+	for (i = 1; i < n; i++) {
+		if (path[i] != '/' || path[i - 1] == '/')
+			continue;
+		dir[i] = '\0';
+		if (access(dir, X_OK) == -1) {
+			snprintf(msg, sizeof(msg), "%s: %s", dir,
+			    strerror(errno));
+			goto fail;
+		}
+		dir[i] = '/';
+	}
+	if (stat(path, &st) == -1) {
+		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	_exit(0);
+fail:
+	(void)!write(fd, msg, strlen(msg));
+	_exit(1);
+}
+
+enum cm_status
+priv_path_check(uid_t uid, gid_t gid, const char *path, char *err,
+    size_t errlen)
+{
+	size_t len = 0;
+	ssize_t n = 0;
+	int p[2], status = -1, e;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		e = errno;
+		snprintf(err, errlen, "checking %s as uid %u: pipe: %s", path,
+		    (unsigned)uid, strerror(e));
+		return cm_status_of_errno(e);
+	}
+	if ((pid = fork()) == -1) {
+		e = errno;
+		snprintf(err, errlen, "checking %s as uid %u: fork: %s", path,
+		    (unsigned)uid, strerror(e));
+		close(p[0]);
+		close(p[1]);
+		return cm_status_of_errno(e);
+	}
+	if (pid == 0) {
+		close(p[0]);
+		priv_path_child(p[1], uid, gid, path);
+	}
+	close(p[1]);
+	while (len + 1 < errlen && ((n = read(p[0], err + len,
+	    errlen - 1 - len)) > 0 || (n == -1 && errno == EINTR)))
+		len += n > 0 ? (size_t)n : 0;
+	if (errlen > 0)
+		err[len] = '\0';
+	close(p[0]);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		continue;
+	if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return CM_OK;
+	if (len == 0)
+		snprintf(err, errlen, "checking %s as uid %u: the child "
+		    "process failed", path, (unsigned)uid);
+	return CM_DENIED;
 }

@@ -29,4 +29,16 @@ enum cm_status	priv_user_lookup(const char *name, uid_t *uid, gid_t *gid,
  */
 enum cm_status	priv_drop(uid_t uid, gid_t gid, char *err, size_t errlen);
 
+/*
+ * Can `uid', with `gid' as its only group (what priv_drop() leaves), get
+ * through every directory above `path' (search permission)?  A child
+ * process drops to them and tries, so the answer is the kernel's (modes,
+ * ACLs, security modules), and the caller changes nothing.  It forks:
+ * call it while the process has one thread.  CM_OK, or with a reason in
+ * err[errlen] CM_DENIED ("DIR: why", DIR the first directory that stops
+ * them; or why the child could not drop), or what forking failed with.
+ */
+enum cm_status	priv_path_check(uid_t uid, gid_t gid, const char *path,
+		    char *err, size_t errlen);
+
 #endif

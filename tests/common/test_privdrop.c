@@ -139,6 +139,61 @@ test_lock_parents(void)
 	CU_ASSERT(system(path) == 0);
 }
 
+/*
+ * A state directory under a directory the user nlmd drops to cannot
+ * search: nlmd served, then stopped at its first commit (the store opens
+ * files there by name after the drop; Berkeley DB panicked).
+ * priv_path_check() finds it before anything is opened, and names the
+ * directory in the way; a symbolic link is followed to where it leads.
+ */
+static void
+test_path_check(void)
+{
+	char dir[64], path[160], link[160], err[512] = "";
+
+	if (getuid() != 0) {
+		printf("\n    SKIPPED: priv_path_check needs root (a drop) ");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "/tmp/nlmd-pc.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	CU_ASSERT_EQUAL(chmod(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/private", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/private/state", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	/* As root, anything goes; as nobody, private/ is in the way. */
+	CU_ASSERT_EQUAL(priv_path_check(0, 0, path, err, sizeof(err)), CM_OK);
+	CU_ASSERT_EQUAL(priv_path_check(65534, 65534, path, err,
+	    sizeof(err)), CM_DENIED);
+	snprintf(link, sizeof(link), "%s/private: ", dir);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, link));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "Permission denied"));
+	/* A trailing '/' does not make the state directory its own parent. */
+	snprintf(path, sizeof(path), "%s/private/state/", dir);
+	CU_ASSERT_EQUAL(priv_path_check(65534, 65534, path, err,
+	    sizeof(err)), CM_DENIED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, link));
+	/* Searchable, not readable: enough.  The state directory's own mode
+	 * does not matter (nlmd gives it to the user). */
+	snprintf(path, sizeof(path), "%s/private", dir);
+	CU_ASSERT_EQUAL(chmod(path, 0711), 0);
+	snprintf(path, sizeof(path), "%s/private/state/", dir);
+	CU_ASSERT_EQUAL(priv_path_check(65534, 65534, path, err,
+	    sizeof(err)), CM_OK);
+	/* Through a symbolic link into a directory it cannot search. */
+	snprintf(path, sizeof(path), "%s/private", dir);
+	CU_ASSERT_EQUAL(chmod(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/private/state", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	CU_ASSERT_EQUAL(symlink(path, link), 0);
+	CU_ASSERT_EQUAL(priv_path_check(65534, 65534, link, err,
+	    sizeof(err)), CM_DENIED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, link));
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CU_ASSERT(system(path) == 0);
+}
+
 int
 ct_register_privdrop(void)
 {
@@ -151,7 +206,9 @@ ct_register_privdrop(void)
 	    CU_add_test(s, "statedir_lock: nlmd.lock a symbolic link",
 	    test_lock_symlink) == NULL ||
 	    CU_add_test(s, "statedir_lock: parents it creates are 0755",
-	    test_lock_parents) == NULL)
+	    test_lock_parents) == NULL ||
+	    CU_add_test(s, "priv_path_check: a directory in the user's way",
+	    test_path_check) == NULL)
 		return -1;
 	return 0;
 }

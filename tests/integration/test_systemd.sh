@@ -20,7 +20,8 @@
 #     uid/gid 65534 (/proc/PID/status) once ready, its state directory is
 #     nobody's, it registers as nobody, serves and stores locks, removes
 #     its registrations at SIGTERM, and restarts on the same directory with
-#     the locks to reclaim.  A user that does not exist stops it at once.
+#     the locks to reclaim.  A user that does not exist stops it at once,
+#     and so does a state directory under one the user cannot search.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -279,6 +280,23 @@ out_nosuch() {
 }
 check "--user=no-such-user: exit 1 at once, says so, creates nothing" \
     out_nosuch
+# A state directory under one the user cannot search: after the drop the
+# store opens files there by name.  nlmd served, then stopped at the first
+# commit ("the store needs recovery", nothing said of why); it must refuse
+# at once, naming the directory in the way, before the store is opened.
+out_unreachable() {
+	local out rc
+	mkdir -m 700 "$W/private"
+	out=$(timeout 10 "$NLMD" -F -s "$W/private/state" --user=nobody \
+	    --rpcbind=no --control-socket= --nlm-port $NLM_PORT \
+	    --nsm-port $NSM_PORT 2>&1)
+	rc=$?
+	echo "exit $rc: $out"
+	[ "$rc" = 1 ] && grep -q "state directory $W/private/state: user nobody cannot get to it: $W/private: Permission denied" \
+	    <<<"$out" && [ ! -e "$W/private/state/meta.db" ]
+}
+check "--user=nobody, state under a directory nobody cannot search: exit 1 at once, names it, store untouched" \
+    out_unreachable
 
 check "no sanitizer report in nlmd's logs ($(basename "$NLMD"))" \
     eval 'itest_no_sanitizer "$W"/nlmd.log.*'
