@@ -191,10 +191,18 @@ parse_args(struct nlmd *d, int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, opts, &idx)) != -1) {
 		const char *key = NULL, *val = optarg;
+		char level[16];
 
 		switch (c) {
 		case 'F': d->conf.foreground = 1; break;
-		case 'd': d->conf.verbose++; d->cli_verbose = 1; break;
+		case 'd':
+			/* A setting of verbose: --print-config says so. */
+			snprintf(level, sizeof(level), "%d",
+			    d->conf.verbose < 9 ? d->conf.verbose + 1 : 9);
+			key = "verbose";
+			val = level;
+			d->cli_verbose = 1;
+			break;
 		case 'h': usage(stdout); exit(0);
 		case 'c': break;
 		case 's': key = "state-directory"; break;

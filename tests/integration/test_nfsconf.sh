@@ -87,6 +87,8 @@ check "--print-config: the command line over everything" \
     out_has "^grace-period = 5  # from command line$" pc --grace-period=5
 check "--print-config: -p is the command line too" \
     out_has "^nlm-port = 4444  # from command line$" pc -p 4444
+check "--print-config: -d is the command line too (it said default)" \
+    out_has "^verbose = 2  # from command line$" pc -d -d
 check "--print-config: built-in values say default" \
     out_has "^max-hosts = 100000  # default$" pc
 check "--print-config: without nfs.conf (NLMD_NFS_CONF empty) the ports are built in" \
