@@ -691,6 +691,14 @@ ctl_metrics(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
  * One nobody answers (its server gone, an nlmd killed with -9) is ours to
  * replace, as is one at our own fixed port.
  */
+/*
+ * Who else registers nlockmgr.  Beside NFS-Ganesha the likeliest is
+ * Ganesha's own NLM (on by default; Debian's package starts Ganesha at
+ * boot): the message named only the kernel's lockd.
+ */
+#define NLM_SUSPECTS	"the kernel's lockd, NFS-Ganesha's own NLM " \
+	"(Enable_NLM = false in NFS_CORE_PARAM turns it off)"
+
 static void
 check_registrations(struct nlmd *d)
 {
@@ -698,9 +706,9 @@ check_registrations(struct nlmd *d)
 		uint32_t	 prog, vers;
 		const char	*name, *who;
 	} progs[] = {
-		{ NLM_PROGRAM, 4, "nlockmgr", "the kernel's lockd" },
-		{ NLM_PROGRAM, 3, "nlockmgr", "the kernel's lockd" },
-		{ NLM_PROGRAM, 1, "nlockmgr", "the kernel's lockd" },
+		{ NLM_PROGRAM, 4, "nlockmgr", NLM_SUSPECTS },
+		{ NLM_PROGRAM, 3, "nlockmgr", NLM_SUSPECTS },
+		{ NLM_PROGRAM, 1, "nlockmgr", NLM_SUSPECTS },
 		{ NSM_PROGRAM, 1, "status", "rpc.statd" },
 	};
 	char where[64];

@@ -46,6 +46,8 @@ check "the rpcbind run.sh started is gone with it" bash -c \
 # over (nlmd, as root, removes what is registered before it registers),
 # nor leave them gone when it stops.  A registration whose server is gone
 # (an nlmd killed with -9) is no one's: run.sh goes on, nlmd replaces it.
+# A live nlockmgr (another nlmd here) stops a second nlmd too, and the
+# message names NFS-Ganesha's own NLM among what it may be.
 if command -v rpc.statd >/dev/null; then
 	mkdir -p "$ITEST_WORK/nfs/sm" "$ITEST_WORK/nfs/sm.bak"
 	mount --bind "$ITEST_WORK/nfs" /var/lib/nfs
@@ -99,6 +101,17 @@ if command -v rpc.statd >/dev/null; then
 	check "a stale status registration (its server gone): run.sh starts nlmd, which takes it" \
 	    itest_wait bash -c "rpcinfo -p 127.0.0.1 |
 	        awk '\$1 == 100024 && \$4 == 32765 {f = 1} END {exit !f}'"
+	# nlockmgr held by a server that answers (this nlmd): the refusal
+	# names what it may be.  Beside NFS-Ganesha that is most often
+	# Ganesha's own NLM, on unless Enable_NLM = false (and the package
+	# make deps installs starts it at boot); the message named only the
+	# kernel's lockd.
+	timeout 30 "$NLMD" -F -s "$ITEST_WORK/secondstate" --control-socket= \
+	    --nlm-port=4145 --nsm-port=32865 >"$ITEST_WORK/second.log" 2>&1
+	DRC=$?
+	cat "$ITEST_WORK/second.log" >>"$ITEST_WORK/checks.log"
+	check "nlockmgr registered and answering: exit 1 ($DRC), names Ganesha's NLM and Enable_NLM among the suspects" \
+	    bash -c "[ $DRC = 1 ] && grep -q 'nlockmgr (100021 v4) is registered with rpcbind by a server that answers (.*): .*NFS-Ganesha.*Enable_NLM = false.*, or another nlmd' '$ITEST_WORK/second.log'"
 	kill -TERM "$RUN_PID" 2>/dev/null
 	wait "$RUN_PID" 2>/dev/null
 	itest_forget "$RUN_PID"
