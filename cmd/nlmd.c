@@ -907,6 +907,25 @@ state_dir_absolute(struct nlmd *d)
 }
 
 /*
+ * Started as root to drop to `user', nlmd gives the state directory and
+ * everything directly in it to the user (drop_privileges()).  Named by
+ * mistake (-s /var/lib), that gave away other programs' files and
+ * directories: refuse a directory that holds anything not nlmd's, before
+ * the lock file or the store is put in it.
+ */
+static void
+state_dir_check_own(const struct nlmd *d)
+{
+	char err[4400];
+
+	if (d->drop && statedir_check_own(d->conf.state_dir, err,
+	    sizeof(err)) != CM_OK)
+		fatalx("state directory: %s; nlmd would give it to user %s "
+		    "with the directory: name a directory of nlmd's own "
+		    "(state-directory)", err, d->conf.user);
+}
+
+/*
  * Started as root to drop to `user': after the drop the store opens files
  * in the state directory by name (a log file, a database), so the user
  * must get through every directory above it.  Under one it could not,
@@ -962,6 +981,7 @@ main(int argc, char **argv)
 	log_init("nlmd", 1, d.conf.verbose);
 	log_config_warnings(d.conf_warn, 0);
 	setup_user(&d);
+	state_dir_check_own(&d);
 	if (statedir_lock(d.conf.state_dir, &d.lockfd, err, sizeof(err)) !=
 	    CM_OK)
 		fatalx("%s", err);

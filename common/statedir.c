@@ -117,6 +117,52 @@ statedir_write_pid(int fd)
 		(void)!pwrite(fd, buf, (size_t)n, 0);
 }
 
+/* A name nlmd (or Berkeley DB for it) keeps in a state directory. */
+static int
+statedir_is_ours(const char *name)
+{
+	static const char *const names[] = { "nlmd.lock", "nsm-state",
+	    "DB_CONFIG", "lost+found" };
+	static const char *const prefixes[] = { "__db.", "log." };
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return 1;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return n > 3 && strcmp(name + n - 3, ".db") == 0;
+}
+
+enum cm_status
+statedir_check_own(const char *path, char *err, size_t errlen)
+{
+	struct dirent *de;
+	DIR *dir;
+	int e;
+
+	if ((dir = opendir(path)) == NULL) {
+		if (errno == ENOENT)
+			return CM_OK;
+		e = errno;
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
+		return cm_status_of_errno(e);
+	}
+	while ((de = readdir(dir)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    statedir_is_ours(de->d_name))
+			continue;
+		snprintf(err, errlen, "%s/%s is not one of nlmd's files", path,
+		    de->d_name);
+		closedir(dir);
+		return CM_INVALID;
+	}
+	closedir(dir);
+	return CM_OK;
+}
+
 /* chown one entry (not through a symbolic link) unless it is already. */
 static int
 statedir_chown_one(int dirfd, const char *name, uid_t uid, gid_t gid)

@@ -28,6 +28,19 @@ enum cm_status	statedir_lock(const char *path, int *fdp, char *err,
 void	statedir_write_pid(int fd);
 
 /*
+ * Does everything directly in `path' belong to nlmd: the lock file, the
+ * store's files (Berkeley DB's __db.* and log.*, *.db, DB_CONFIG), a
+ * legacy nsm-state, a file system's lost+found?  Call it before
+ * statedir_chown() gives the directory away, so that a state directory
+ * named by mistake (/var/lib, /srv, /tmp) costs no one their files.
+ * CM_OK (a missing `path' too: statedir_lock() makes it empty), or with
+ * "PATH/NAME is not one of nlmd's files" in err[errlen] CM_INVALID, or
+ * what opening it failed with.
+ */
+enum cm_status	statedir_check_own(const char *path, char *err,
+		    size_t errlen);
+
+/*
  * Give `path' and everything directly in it (the state directory is flat;
  * symbolic links are left alone) to uid:gid, so that nlmd can go on using
  * it after dropping root.  CM_OK, or a status with a reason in err[errlen].

@@ -1,6 +1,7 @@
 /*
- * test_privdrop.c - common/privdrop.c's user look-up and common/statedir.c's
- * statedir_chown() (as root only: giving files away needs it).  The drop
+ * test_privdrop.c - common/privdrop.c's user look-up and path check, and
+ * common/statedir.c's statedir_chown() (as root only: giving files away
+ * needs it), lock file and statedir_check_own().  The drop
  * itself is irreversible and is tested on the daemon
  * (tests/integration/test_systemd.sh).
  */
@@ -194,6 +195,53 @@ test_path_check(void)
 	CU_ASSERT(system(path) == 0);
 }
 
+/*
+ * statedir_check_own(): what nlmd keeps in a state directory passes; a
+ * directory named by mistake, holding anything else, does not (nlmd gave
+ * it all to `user').
+ */
+static void
+test_check_own(void)
+{
+	static const char *const ours[] = { "nlmd.lock", "nsm-state",
+	    "DB_CONFIG", "__db.001", "log.0000000001", "meta.db",
+	    "journal0.db" };
+	char dir[64], path[128], err[256] = "";
+	size_t i;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "/tmp/nlmd-co.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	CU_ASSERT_EQUAL(statedir_check_own(dir, err, sizeof(err)), CM_OK);
+	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, ours[i]);
+		CU_ASSERT((fd = open(path, O_CREAT | O_WRONLY, 0600)) != -1);
+		if (fd != -1)
+			close(fd);
+	}
+	snprintf(path, sizeof(path), "%s/lost+found", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0700), 0);
+	CU_ASSERT_EQUAL(statedir_check_own(dir, err, sizeof(err)), CM_OK);
+	snprintf(path, sizeof(path), "%s/dpkg", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0755), 0);
+	CU_ASSERT_EQUAL(statedir_check_own(dir, err, sizeof(err)),
+	    CM_INVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, path));
+	CU_ASSERT_EQUAL(rmdir(path), 0);
+	snprintf(path, sizeof(path), "%s/db", dir);
+	CU_ASSERT((fd = open(path, O_CREAT | O_WRONLY, 0600)) != -1);
+	if (fd != -1)
+		close(fd);
+	CU_ASSERT_EQUAL(statedir_check_own(dir, err, sizeof(err)),
+	    CM_INVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/db is not one of nlmd's"));
+	/* Missing: statedir_lock() will make it, empty. */
+	snprintf(path, sizeof(path), "%s/new", dir);
+	CU_ASSERT_EQUAL(statedir_check_own(path, err, sizeof(err)), CM_OK);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CU_ASSERT(system(path) == 0);
+}
+
 int
 ct_register_privdrop(void)
 {
@@ -208,7 +256,9 @@ ct_register_privdrop(void)
 	    CU_add_test(s, "statedir_lock: parents it creates are 0755",
 	    test_lock_parents) == NULL ||
 	    CU_add_test(s, "priv_path_check: a directory in the user's way",
-	    test_path_check) == NULL)
+	    test_path_check) == NULL ||
+	    CU_add_test(s, "statedir_check_own: nothing but nlmd's files",
+	    test_check_own) == NULL)
 		return -1;
 	return 0;
 }

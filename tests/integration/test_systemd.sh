@@ -21,7 +21,8 @@
 #     nobody's, it registers as nobody, serves and stores locks, removes
 #     its registrations at SIGTERM, and restarts on the same directory with
 #     the locks to reclaim.  A user that does not exist stops it at once,
-#     and so does a state directory under one the user cannot search.
+#     and so does a state directory under one the user cannot search, or
+#     one that holds what is not nlmd's (it would be given away).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -297,6 +298,26 @@ out_unreachable() {
 }
 check "--user=nobody, state under a directory nobody cannot search: exit 1 at once, names it, store untouched" \
     out_unreachable
+# A state directory that holds what is not nlmd's (a mistyped -s
+# /var/lib, /srv, /tmp): nlmd gave the directory and everything directly
+# in it to the user -- other programs' files and directories included.
+out_foreign() {
+	local out rc
+	mkdir -m 755 "$W/shared" "$W/shared/other"
+	echo precious >"$W/shared/precious"
+	chmod 600 "$W/shared/precious"
+	out=$(timeout 10 "$NLMD" -F -s "$W/shared" --user=nobody \
+	    --rpcbind=no --control-socket= --nlm-port $NLM_PORT \
+	    --nsm-port $NSM_PORT 2>&1)
+	rc=$?
+	echo "exit $rc: $out"
+	ls -la "$W/shared"
+	[ "$rc" = 1 ] && grep -q "$W/shared/[a-z]* is not one of nlmd's files" \
+	    <<<"$out" && [ -z "$(find "$W/shared" ! -user 0)" ] &&
+	    [ ! -e "$W/shared/meta.db" ]
+}
+check "--user=nobody, a state directory holding others' files: exit 1 at once, nothing given away" \
+    out_foreign
 
 check "no sanitizer report in nlmd's logs ($(basename "$NLMD"))" \
     eval 'itest_no_sanitizer "$W"/nlmd.log.*'
