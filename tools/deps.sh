@@ -40,4 +40,22 @@ rc=0
 apt-get update -q || rc=$?
 [ $rc = 0 ] && { apt-get install -y -q --no-install-recommends $missing || rc=$?; }
 [ -n "$added_policy" ] && rm -f "$policy"
+# policy-rc.d kept them from starting now, but the packages also enable
+# their units for the next boot: NFS-Ganesha (the comparison and e2e runs)
+# would come up with its own NLM and rpc.statd holding 100021 and 100024,
+# and nlmd (make run) refuse to start beside them; Prometheus (promtool for
+# the metrics checks) would serve on port 9090.  Only what this run
+# installed is disabled; the tests start their own copies.
+for unit in nfs-ganesha:nfs-ganesha.service nfs-ganesha:nfs-ganesha-lock.service \
+    prometheus:prometheus.service; do
+	case " $missing " in
+	*" ${unit%%:*} "*)
+		if [ $rc = 0 ] && command -v systemctl >/dev/null &&
+		    systemctl is-enabled --quiet "${unit#*:}" 2>/dev/null; then
+			systemctl disable --quiet "${unit#*:}" 2>/dev/null &&
+			    echo "deps: disabled ${unit#*:} (installed for the tests only)"
+		fi
+		;;
+	esac
+done
 exit $rc
