@@ -113,7 +113,7 @@ load_config_files(struct config *c, const char *cfile, int optional,
 	if (nfs != NULL && (s = config_load_nfs(c, nfs, warn, warnlen, err,
 	    errlen)) != CM_OK)
 		return s;
-	return config_load(c, cfile, optional, err, errlen);
+	return config_load(c, cfile, optional, warn, warnlen, err, errlen);
 }
 
 /* Each '\n'-terminated line of `warn' as a warning (log or stderr). */

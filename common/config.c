@@ -403,7 +403,15 @@ config_origin(const struct config *c, const char *key)
 
 struct config_ctx {
 	struct config	 cc_conf;
+	char		*cc_warn;	/* config_load()'s warnings, or NULL */
+	size_t		 cc_warnlen;
+	/* The last other section warned about, in the file named. */
+	char		 cc_skipped[64];
+	const char	*cc_skipfile;
 };
+
+static void	config_warn(char *, size_t, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
 
 /*
  * One line of nlmd's own file (nfsconf_read() has unquoted the value and
@@ -430,8 +438,26 @@ config_file_cb(void *arg, const char *file, unsigned line,
 		    "[%s])", file, line, key, CONFIG_SECTION);
 		return -1;
 	}
-	if (strcasecmp(section, CONFIG_SECTION) != 0)
+	if (strcasecmp(section, CONFIG_SECTION) != 0) {
+		/*
+		 * Our own file is read for [nlmd] alone: settings put under
+		 * a misspelled header ([nlm]) or nfs-utils' ([lockd]) would
+		 * be left at their defaults without a word.  One warning at
+		 * the first key of each such section.
+		 */
+		if (ctx->cc_skipfile != from.co_file ||
+		    strncmp(ctx->cc_skipped, section,
+		    sizeof(ctx->cc_skipped)) != 0) {
+			snprintf(ctx->cc_skipped, sizeof(ctx->cc_skipped),
+			    "%s", section);
+			ctx->cc_skipfile = from.co_file;
+			config_warn(ctx->cc_warn, ctx->cc_warnlen, "%s:%u: "
+			    "section [%s] ignored: nlmd reads only [%s] "
+			    "here (%s not set)\n", file, line, section,
+			    CONFIG_SECTION, key);
+		}
 		return 0;
+	}
 	if (config_set_from(&ctx->cc_conf, key, value, &from, why,
 	    sizeof(why)) != CM_OK) {
 		snprintf(err, errlen, "%s:%u: %s", file, line, why);
@@ -447,30 +473,33 @@ config_file_cb(void *arg, const char *file, unsigned line,
  * so the reason reported was the last one's and the line the first one's.
  */
 enum cm_status
-config_load(struct config *c, const char *path, int optional, char *err,
-    size_t errlen)
+config_load(struct config *c, const char *path, int optional, char *warn,
+    size_t warnlen, char *err, size_t errlen)
 {
 	struct config_ctx ctx;
 	struct stat st;
 	enum cm_status s;
-	char warn[1024];
+	char incl[1024];
 
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a file", path);
 		return CM_INVALID;
 	}
+	memset(&ctx, 0, sizeof(ctx));
 	ctx.cc_conf = *c;
-	warn[0] = '\0';
-	if ((s = nfsconf_read(path, optional, config_file_cb, &ctx, warn,
-	    sizeof(warn), err, errlen)) != CM_OK)
+	ctx.cc_warn = warn;
+	ctx.cc_warnlen = warnlen;
+	incl[0] = '\0';
+	if ((s = nfsconf_read(path, optional, config_file_cb, &ctx, incl,
+	    sizeof(incl), err, errlen)) != CM_OK)
 		return s;
 	/*
 	 * A missing include (not "-FILE") is only a warning in nfs.conf, as
 	 * nfs-utils has it; in our own file it is an error: the settings
 	 * meant to be there would be silently not set.
 	 */
-	if (warn[0] != '\0') {
-		snprintf(err, errlen, "%.*s", (int)strcspn(warn, "\n"), warn);
+	if (incl[0] != '\0') {
+		snprintf(err, errlen, "%.*s", (int)strcspn(incl, "\n"), incl);
 		return CM_INVALID;
 	}
 	*c = ctx.cc_conf;
@@ -574,10 +603,6 @@ config_nfs_apply(struct config *c, const char *key,
 	*(unsigned *)(void *)((char *)c + k->ck_off) = p->cp_port;
 	c->origin[k - config_table] = from;
 }
-
-static void
-config_warn(char *warn, size_t warnlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 static void
 config_warn(char *warn, size_t warnlen, const char *fmt, ...)

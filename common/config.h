@@ -126,12 +126,15 @@ enum cm_status config_set(struct config *c, const char *key, const char *value,
  * Read section [nlmd] of `path' into `c' (origins: CONFIG_FROM_FILE with
  * the line).  Values follow nfs.conf(5) as nfs-utils reads it: quotes
  * removed, an unquoted value ends at '#' or ';'.  A missing file is not an
- * error when `optional' is non-zero.  CM_OK, or with "path:line: reason"
- * in err[errlen] CM_INVALID (syntax, unknown key, bad value, not a file)
- * or what opening the file failed with; `c' is unchanged on error.
+ * error when `optional' is non-zero.  Keys of other sections are not
+ * applied: each such section gets a warning ("path:line: ..."), one
+ * '\n'-terminated line added to what warn[warnlen] holds (warn may be
+ * NULL).  CM_OK, or with "path:line: reason" in err[errlen] CM_INVALID
+ * (syntax, unknown key, bad value, not a file) or what opening the file
+ * failed with; `c' is unchanged on error.
  */
 enum cm_status config_load(struct config *c, const char *path, int optional,
-	    char *err, size_t errlen);
+	    char *warn, size_t warnlen, char *err, size_t errlen);
 
 /*
  * The nfs.conf to read: $NLMD_NFS_CONF if set (NULL when it is empty: no

@@ -288,7 +288,7 @@ static void
 test_load_file(void)
 {
 	struct config c;
-	char path[256], err[512] = "";
+	char path[256], err[512] = "", warn[1024] = "", want[1024];
 
 	write_file(path, sizeof(path),
 	    "# nfs.conf dialect\n"
@@ -308,7 +308,8 @@ test_load_file(void)
 	    "[lockd]\n"
 	    "port = 4001\n");
 	config_defaults(&c);
-	CU_ASSERT_EQUAL_FATAL(config_load(&c, path, 0, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(config_load(&c, path, 0, warn, sizeof(warn),
+	    err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(c.nlm_port, 40045);
 	CU_ASSERT_EQUAL(c.nsm_port, 40662);
 	CU_ASSERT_EQUAL(c.rpcbind, 0);
@@ -318,6 +319,16 @@ test_load_file(void)
 	CU_ASSERT_EQUAL(c.max_record, 8192);
 	/* Untouched keys keep what they had. */
 	CU_ASSERT_EQUAL(c.max_hosts, 100000);
+	/*
+	 * The other sections are not applied, and each is said once, at its
+	 * first key (a misspelled [nlmd] left every setting at its default
+	 * without a word).
+	 */
+	snprintf(want, sizeof(want), "%s:3: section [general] ignored: nlmd "
+	    "reads only [nlmd] here (nlm-port not set)\n"
+	    "%s:16: section [lockd] ignored: nlmd reads only [nlmd] here "
+	    "(port not set)\n", path, path);
+	CU_ASSERT_STRING_EQUAL(warn, want);
 }
 
 static void
@@ -329,15 +340,15 @@ test_load_empty_and_missing(void)
 	config_defaults(&c);
 	before = c;
 	write_file(path, sizeof(path), "");
-	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == 0);
+	CU_ASSERT(config_load(&c, path, 0, NULL, 0, err, sizeof(err)) == 0);
 	CU_ASSERT(memcmp(&c, &before, sizeof(c)) == 0);
 	/* Missing and optional: fine, nothing changes. */
 	snprintf(path, sizeof(path), "%s/nonexistent.conf", tmpdir);
-	CU_ASSERT(config_load(&c, path, 1, err, sizeof(err)) == 0);
+	CU_ASSERT(config_load(&c, path, 1, NULL, 0, err, sizeof(err)) == 0);
 	CU_ASSERT(memcmp(&c, &before, sizeof(c)) == 0);
 	/* Missing and asked for: an error naming the file. */
 	err[0] = '\0';
-	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == CM_NOTFOUND);
+	CU_ASSERT(config_load(&c, path, 0, NULL, 0, err, sizeof(err)) == CM_NOTFOUND);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, path));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "No such file"));
 }
@@ -352,7 +363,7 @@ load_fails(const char *text, const char *want1, const char *want2)
 	config_defaults(&c);
 	before = c;
 	write_file(path, sizeof(path), text);
-	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == CM_INVALID);
+	CU_ASSERT(config_load(&c, path, 0, NULL, 0, err, sizeof(err)) == CM_INVALID);
 	CU_ASSERT(memcmp(&c, &before, sizeof(c)) == 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, path));
 	if (strstr(err, want1) == NULL || strstr(err, want2) == NULL) {
@@ -445,7 +456,7 @@ test_bug_indented(void)
 	write_file(path, sizeof(path),
 	    "[nlmd]\nnlm-port = 1\n  nsm-port = 2\n\tverbose = 3\n");
 	config_defaults(&c);
-	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == 0);
+	CU_ASSERT(config_load(&c, path, 0, NULL, 0, err, sizeof(err)) == 0);
 	CU_ASSERT_EQUAL(c.nlm_port, 1);
 	CU_ASSERT_EQUAL(c.nsm_port, 2);
 	CU_ASSERT_EQUAL(c.verbose, 3);
@@ -460,7 +471,7 @@ test_bug_quotes(void)
 	write_file(path, sizeof(path),
 	    "[nlmd]\nstate-directory = \"/srv/q\"\nbind-address = '::1'\n");
 	config_defaults(&c);
-	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == 0);
+	CU_ASSERT(config_load(&c, path, 0, NULL, 0, err, sizeof(err)) == 0);
 	CU_ASSERT_STRING_EQUAL(c.state_dir, "/srv/q");
 	CU_ASSERT_STRING_EQUAL(c.bind_addr, "::1");
 }
@@ -473,7 +484,7 @@ test_bug_empty_assignment(void)
 
 	write_file(path, sizeof(path), "[nlmd]\nnlm-port =\nnsm-port = 7\n");
 	config_defaults(&c);
-	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == 0);
+	CU_ASSERT(config_load(&c, path, 0, NULL, 0, err, sizeof(err)) == 0);
 	CU_ASSERT_EQUAL(c.nlm_port, 4045);
 	CU_ASSERT_EQUAL(c.nsm_port, 7);
 }
@@ -486,9 +497,9 @@ test_bug_directory(void)
 	char err[512] = "";
 
 	config_defaults(&c);
-	CU_ASSERT(config_load(&c, tmpdir, 0, err, sizeof(err)) == CM_INVALID);
+	CU_ASSERT(config_load(&c, tmpdir, 0, NULL, 0, err, sizeof(err)) == CM_INVALID);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, tmpdir));
-	CU_ASSERT(config_load(&c, tmpdir, 1, err, sizeof(err)) == CM_INVALID);
+	CU_ASSERT(config_load(&c, tmpdir, 1, NULL, 0, err, sizeof(err)) == CM_INVALID);
 }
 
 /*
@@ -507,7 +518,7 @@ test_bug_quoted_comment(void)
 	    "[nlmd]\nnotify-name = \"srv ; x # y\"\n"
 	    "control-group = 'g ;h'\n");
 	config_defaults(&c);
-	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == 0);
+	CU_ASSERT(config_load(&c, path, 0, NULL, 0, err, sizeof(err)) == 0);
 	CU_ASSERT_STRING_EQUAL(c.notify_name, "srv ; x # y");
 	CU_ASSERT_STRING_EQUAL(c.control_group, "g ;h");
 }
@@ -529,7 +540,7 @@ test_bug_long_line(void)
 	    "nsm-port = 5\n", dir);
 	write_file(path, sizeof(path), text);
 	config_defaults(&c);
-	CU_ASSERT_EQUAL(config_load(&c, path, 0, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_load(&c, path, 0, NULL, 0, err, sizeof(err)), 0);
 	if (err[0] != '\0')
 		fprintf(stderr, "\n%s\n", err);
 	CU_ASSERT_STRING_EQUAL(c.state_dir, dir);
@@ -558,7 +569,7 @@ test_bug_first_error(void)
 		write_file(path, sizeof(path),
 		    "[nlmd]\nbogus = 1\nnsm-port = 99999\n");
 		config_defaults(&c);
-		CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) ==
+		CU_ASSERT(config_load(&c, path, 0, NULL, 0, err, sizeof(err)) ==
 		    CM_INVALID);
 		CU_ASSERT_PTR_NULL(strstr(err, "nsm-port"));
 	}
@@ -573,7 +584,7 @@ test_bug_section_case(void)
 
 	write_file(path, sizeof(path), "[NLMD]\nnlm-port = 7\n");
 	config_defaults(&c);
-	CU_ASSERT(config_load(&c, path, 0, err, sizeof(err)) == 0);
+	CU_ASSERT(config_load(&c, path, 0, NULL, 0, err, sizeof(err)) == 0);
 	CU_ASSERT_EQUAL(c.nlm_port, 7);
 }
 
@@ -619,7 +630,7 @@ test_dump_roundtrip(void)
 	config_dump(&c, dump_line, &d);
 	fclose(d.f);
 	config_defaults(&back);
-	CU_ASSERT_EQUAL(config_load(&back, path, 0, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_load(&back, path, 0, NULL, 0, err, sizeof(err)), 0);
 	/*
 	 * Every key now comes from the file, on its line -- except empty
 	 * strings: an empty assignment is ignored (nfs.conf(5)), the value
@@ -668,7 +679,7 @@ test_bug_quoted_empty(void)
 	config_defaults(&c);
 	CU_ASSERT_STRING_EQUAL(c.control_socket, "/run/nlmd/nlmd.sock");
 	CU_ASSERT(set_ok(&c, "notify-name", "x"));
-	CU_ASSERT_EQUAL(config_load(&c, path, 0, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_load(&c, path, 0, NULL, 0, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(c.control_socket, "");
 	CU_ASSERT_STRING_EQUAL(c.notify_name, "");
 	CU_ASSERT_EQUAL(config_origin(&c, "control-socket")->co_line, 2);
@@ -686,7 +697,7 @@ test_bug_quoted_empty(void)
 	config_dump(&c, dump_line, &d);
 	fclose(d.f);
 	config_defaults(&back);
-	CU_ASSERT_EQUAL(config_load(&back, path, 0, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_load(&back, path, 0, NULL, 0, err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(back.control_socket, "");
 }
 
@@ -708,7 +719,7 @@ test_own_include_and_sections(void)
 	snprintf(text, sizeof(text), "[nlmd]\ninclude = %s\n", site);
 	write_file(top, sizeof(top), text);
 	config_defaults(&c);
-	CU_ASSERT_EQUAL_FATAL(config_load(&c, top, 0, err, sizeof(err)),
+	CU_ASSERT_EQUAL_FATAL(config_load(&c, top, 0, NULL, 0, err, sizeof(err)),
 	    CM_OK);
 	CU_ASSERT_EQUAL(c.grace_sec, 30);
 	o = config_origin(&c, "grace-period");
@@ -721,7 +732,7 @@ test_own_include_and_sections(void)
 	write_file(top, sizeof(top), text);
 	config_defaults(&c);
 	before = c;
-	CU_ASSERT_EQUAL(config_load(&c, top, 0, err, sizeof(err)),
+	CU_ASSERT_EQUAL(config_load(&c, top, 0, NULL, 0, err, sizeof(err)),
 	    CM_INVALID);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":3: include "));
 	CU_ASSERT_EQUAL(c.grace_sec, before.grace_sec);
@@ -729,12 +740,12 @@ test_own_include_and_sections(void)
 	snprintf(text, sizeof(text), "[nlmd]\ninclude = -%s.typo\n"
 	    "grace-period = 40\n", site);
 	write_file(top, sizeof(top), text);
-	CU_ASSERT_EQUAL(config_load(&c, top, 0, err, sizeof(err)), CM_OK);
+	CU_ASSERT_EQUAL(config_load(&c, top, 0, NULL, 0, err, sizeof(err)), CM_OK);
 	CU_ASSERT_EQUAL(c.grace_sec, 40);
 	/* Before any section. */
 	write_file(top, sizeof(top), "grace-period = 50\n[nlmd]\n");
 	config_defaults(&c);
-	CU_ASSERT_EQUAL(config_load(&c, top, 0, err, sizeof(err)),
+	CU_ASSERT_EQUAL(config_load(&c, top, 0, NULL, 0, err, sizeof(err)),
 	    CM_INVALID);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":1: grace-period outside a "
 	    "section"));
@@ -752,7 +763,7 @@ test_check(void)
 	CU_ASSERT_EQUAL(config_check(&c, err, sizeof(err)), CM_OK);
 	write_file(path, sizeof(path), "[nlmd]\ncallback-retry-min-ms = "
 	    "5000\n");
-	CU_ASSERT_EQUAL_FATAL(config_load(&c, path, 0, err, sizeof(err)),
+	CU_ASSERT_EQUAL_FATAL(config_load(&c, path, 0, NULL, 0, err, sizeof(err)),
 	    CM_OK);
 	CU_ASSERT_EQUAL(config_set(&c, "callback-retry-max-ms", "1000", err,
 	    sizeof(err)), CM_OK);
@@ -791,7 +802,7 @@ test_keep_cmdline(void)
 	config_defaults(&c);
 	write_file(path, sizeof(path), "[nlmd]\ncallback-retry-max-ms = "
 	    "500\ncallback-retry-min-ms = 400\nverbose = 3\n");
-	CU_ASSERT_EQUAL_FATAL(config_load(&c, path, 0, err, sizeof(err)),
+	CU_ASSERT_EQUAL_FATAL(config_load(&c, path, 0, NULL, 0, err, sizeof(err)),
 	    CM_OK);
 	config_keep_cmdline(&c, &run);
 	CU_ASSERT_EQUAL(c.cb_retry_min_ms, 100);

@@ -298,7 +298,7 @@ test_precedence(void)
 	    "callbacks = both\n");
 	CU_ASSERT_EQUAL_FATAL(load_nfs(&c, nfs, warn, sizeof(warn), err,
 	    sizeof(err)), 0);
-	CU_ASSERT_EQUAL_FATAL(config_load(&c, own, 0, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(config_load(&c, own, 0, NULL, 0, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL_FATAL(config_set(&c, "callbacks", "off", err,
 	    sizeof(err)), 0);
 	/* nfs.conf only. */
