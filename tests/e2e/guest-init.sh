@@ -17,8 +17,13 @@
 #
 # Kernel command line: e2e.mode=<mode> e2e.srv=<server ip>
 #   [e2e.srv2=<the server's second ip>]
-#   e2e.ip=<guest ip/prefix> e2e.export=<path> [e2e.scen=a,b,c]
+#   e2e.ip=<guest ip/prefix> [e2e.ip6=<guest IPv6 address/prefix>]
+#   [e2e.proto=<mount's proto=, default tcp>]
+#   e2e.export=<path> [e2e.scen=a,b,c]
 #   [e2e.gwait=<seconds to wait for the host's end-of-grace word>]
+# An IPv6 server address comes in brackets (e2e.srv=[fd77::1]), as
+# mount.nfs wants it, with e2e.proto=tcp6: with proto=tcp, mount.nfs
+# resolves the server as IPv4 only and refuses an IPv6 address.
 #
 # Adding a boot mode: write mode_<name>() below (it runs after the mounts;
 # a '-' in the mode's name is a '_' in the function's) and list <name> in
@@ -44,7 +49,7 @@ end() {
 }
 die() { step "$1" FAIL "$2"; end; }
 
-MODE=locks SRV='' SRV2='' IP='' EXPORT='' SCEN=all GWAIT=120
+MODE=locks SRV='' SRV2='' IP='' IP6='' PROTO=tcp EXPORT='' SCEN=all GWAIT=120
 # shellcheck disable=SC2013 # the command line is one line of words
 for w in $(cat /proc/cmdline); do
 	case $w in
@@ -52,6 +57,8 @@ for w in $(cat /proc/cmdline); do
 	e2e.srv=*) SRV=${w#*=} ;;
 	e2e.srv2=*) SRV2=${w#*=} ;;
 	e2e.ip=*) IP=${w#*=} ;;
+	e2e.ip6=*) IP6=${w#*=} ;;
+	e2e.proto=*) PROTO=${w#*=} ;;
 	e2e.export=*) EXPORT=${w#*=} ;;
 	e2e.scen=*) SCEN=$(echo "${w#*=}" | tr , ' ') ;;
 	e2e.gwait=*) GWAIT=${w#*=} ;;
@@ -70,15 +77,24 @@ done </etc/e2e/modules
 step modules ok
 
 ip link set lo up
+if [ -n "$IP6" ]; then
+	# No duplicate address detection (busybox's ip knows no "nodad"):
+	# the address is usable at once, not "tentative" for a second or more.
+	echo 0 >/proc/sys/net/ipv6/conf/eth0/accept_dad ||
+	    die network "no IPv6 on eth0"
+fi
 ip link set eth0 up || die network "no eth0"
 ip addr add "$IP" dev eth0 || die network "ip addr add $IP"
-step network ok "$IP"
+if [ -n "$IP6" ]; then
+	ip addr add "$IP6" dev eth0 || die network "ip addr add $IP6"
+fi
+step network ok "$IP${IP6:+ $IP6}"
 
 rpcbind -w || die rpcbind "rpcbind did not start"
 rpc.statd -L || die statd "rpc.statd did not start"
 step daemons ok
 
-OPTS=vers=3,proto=tcp,hard,timeo=50,retrans=3
+OPTS=vers=3,proto=$PROTO,hard,timeo=50,retrans=3
 mkdir -p /mnt/a /mnt/b
 mount.nfs "$SRV:$EXPORT" /mnt/a -o "$OPTS" || die mount "/mnt/a"
 mount.nfs "$SRV:$EXPORT" /mnt/b -o "$OPTS,nosharecache" || die mount "/mnt/b"
@@ -96,6 +112,15 @@ log "ready uptime=$(cut -d' ' -f1 /proc/uptime)"
 mode_locks() {
 	# shellcheck disable=SC2086 # one word per scenario
 	locktest -a /mnt/a -b /mnt/b $SCEN
+}
+
+# The same over IPv6: run.sh boots this mode with the server as
+# e2e.srv=[fd77::1] and proto=tcp6, so the mounts, and with them the
+# kernel's NLM calls to the lock server and its callbacks to our lockd,
+# go over IPv6 (e2e.scen: a few scenarios, E2E_SCENARIOS_V6).
+mode_locks_v6() {
+	log "mounts: $(grep ' nfs ' /proc/mounts | cut -d' ' -f1,2,4 | tr '\n' ' ')"
+	mode_locks
 }
 
 # Boot modes follow the same shape: do the guest's half here, print

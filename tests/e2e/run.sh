@@ -11,11 +11,16 @@
 #                           under a timeout; tears it all down on any exit.
 #   namespace (inner part)  run.sh __inside, in a private mount namespace
 #                           with tmpfs over /run and /var/lib/nfs: tap device
-#                           10.77.0.1/24, tshark, rpcbind, the lock server,
-#                           Ganesha; then one qemu boot per boot mode
-#                           (E2E_MODES), then the capture analysis.
-#   guest                   guest-init.sh as /init: 10.77.0.2, rpcbind,
-#                           rpc.statd, two mounts, locktest, poweroff.
+#                           10.77.0.1/24 and fd77::1/64, tshark, rpcbind, the
+#                           lock server, Ganesha; then one qemu boot per boot
+#                           mode (E2E_MODES), then the capture analysis.
+#   guest                   guest-init.sh as /init: 10.77.0.2 (and fd77::2),
+#                           rpcbind, rpc.statd, two mounts, locktest,
+#                           poweroff.
+#   IPv6                    mode locks-v6: the same boot, mounting
+#                           [fd77::1] with proto=tcp6, so that the kernel's
+#                           NLM calls and nlmd's callbacks go over IPv6;
+#                           a few scenarios (E2E_SCENARIOS_V6).
 #   server restarts         modes restart-kill and restart-term: while the
 #                           guest holds locks and waits, the host stops the
 #                           lock server (SIGKILL, or SIGTERM and wait) and
@@ -33,15 +38,18 @@
 #   NLMD           nlmd binary (default build/debug/nlmd)
 #   NLMD_ARGS      extra nlmd arguments (e.g. to switch callbacks off)
 #   E2E_NLMD_DEBUG 1 (default): run nlmd with -d
-#   E2E_MODES      boot modes, in order (default "locks restart-kill
-#                  restart-term"; "locks" with ganesha-nlm)
+#   E2E_MODES      boot modes, in order (default "locks locks-v6
+#                  restart-kill restart-term"; "locks" with ganesha-nlm)
 #   E2E_SCENARIOS  locktest scenarios for the locks boot (default "all")
+#   E2E_SCENARIOS_V6  those of the locks-v6 boot (default "grant conflict
+#                  getlk wakeup")
 #   E2E_WORK       work directory (default build/e2e); kept after the run
 #   E2E_CACHE      kernel cache (default $E2E_WORK/cache)
 #   E2E_KMETA      kernel meta package (default linux-image-amd64)
 #   E2E_GRACE      nlmd's grace-period in the test (default 40 s)
 #   E2E_TIMEOUT    limit for the namespace part in seconds (default: 170,
-#                  plus the boot limit + 20 per restart mode)
+#                  plus the boot limit + 20 per restart mode and for
+#                  locks-v6)
 #   E2E_BOOT_TIMEOUT  limit for one guest boot (default 150; restart
 #                  modes add 2 * (E2E_GRACE + 30) + 60)
 #   E2E_SMP, E2E_MEM  guest CPUs (1) and MiB (512)
@@ -59,11 +67,13 @@ SELF="$HERE/run.sh"
 : "${E2E_GRACE:=40}"
 if [ -z "${E2E_MODES:-}" ]; then
 	case $E2E_SERVER in
+	# Ganesha's own NLM sends no callback to an IPv6 client (README).
 	ganesha-nlm) E2E_MODES=locks ;;
-	*) E2E_MODES="locks restart-kill restart-term" ;;
+	*) E2E_MODES="locks locks-v6 restart-kill restart-term" ;;
 	esac
 fi
 : "${E2E_SCENARIOS:=all}"
+: "${E2E_SCENARIOS_V6:=grant conflict getlk wakeup}"
 : "${E2E_WORK:=$REPO/build/e2e}"
 : "${E2E_CACHE:=$E2E_WORK/cache}"
 : "${E2E_KMETA:=linux-image-amd64}"
@@ -73,6 +83,7 @@ if [ -z "${E2E_TIMEOUT:-}" ]; then
 	for m in $E2E_MODES; do
 		case $m in
 		restart-*) E2E_TIMEOUT=$((E2E_TIMEOUT + E2E_BOOT_TIMEOUT + 2 * (E2E_GRACE + 30) + 80)) ;;
+		locks-v6) E2E_TIMEOUT=$((E2E_TIMEOUT + E2E_BOOT_TIMEOUT + 20)) ;;
 		esac
 	done
 fi
@@ -80,6 +91,7 @@ fi
 : "${E2E_MEM:=512}"
 : "${E2E_T0:=$(date +%s%N)}"
 export E2E_SERVER NLMD NLMD_ARGS E2E_NLMD_DEBUG E2E_MODES E2E_SCENARIOS \
+    E2E_SCENARIOS_V6 \
     E2E_WORK E2E_CACHE E2E_KMETA E2E_TIMEOUT E2E_BOOT_TIMEOUT E2E_SMP \
     E2E_MEM E2E_T0 E2E_GRACE
 # nlmd reads no nfs.conf here (not the host's /etc/nfs.conf) unless told.
@@ -89,6 +101,9 @@ export NLMD_NFS_CONF=${NLMD_NFS_CONF-}
 SRV_IP=10.77.0.1
 SRV_IP2=10.77.0.3	# the server's second address (restart modes: mount O)
 GUEST_IP=10.77.0.2
+# IPv6 (mode locks-v6): a unique local prefix on the same tap.
+SRV_IP6=fd77::1
+GUEST_IP6=fd77::2
 TAP=e2etap0
 NLM_PORT=32803
 NSM_PORT=32765
@@ -236,6 +251,7 @@ build_initramfs() {
 hosts_file() {
 	printf '127.0.0.1\tlocalhost %s\n::1\tlocalhost\n%s\tnlmserver\n%s\tnlmguest\n' \
 	    "$(hostname)" "$SRV_IP" "$GUEST_IP"
+	printf '%s\tnlmserver6\n%s\tnlmguest6\n' "$SRV_IP6" "$GUEST_IP6"
 }
 
 build_all() {
@@ -330,6 +346,17 @@ setup_namespace() {
 	ip tuntap add dev "$TAP" mode tap || return 1
 	ip addr add "$SRV_IP/24" dev "$TAP" || return 1
 	ip addr add "$SRV_IP2/24" dev "$TAP" || return 1
+	# IPv6 for locks-v6, without duplicate address detection: usable at
+	# once, not "tentative" until the link is up and DAD is done.  A
+	# kernel without IPv6 skips that boot (inside()).
+	IPV6_ERR=""
+	if [ ! -e /proc/net/if_inet6 ]; then
+		IPV6_ERR="this kernel has no IPv6 (no /proc/net/if_inet6)"
+	elif ! IPV6_ERR=$(ip addr add "$SRV_IP6/64" dev "$TAP" nodad 2>&1); then
+		IPV6_ERR="ip addr add $SRV_IP6/64 dev $TAP: ${IPV6_ERR:-failed}"
+	else
+		IPV6_ERR=""
+	fi
 	ip link set "$TAP" up || return 1
 }
 
@@ -441,11 +468,21 @@ check_registration() {
 # ---- guest boots --------------------------------------------------------
 
 qemu_cmd() {
-	local mode=$1 initrd=$2 append
-	append="console=ttyS0 quiet panic=-1 e2e.mode=$mode e2e.srv=$SRV_IP"
+	local mode=$1 initrd=$2 append scen=$E2E_SCENARIOS
+	append="console=ttyS0 quiet panic=-1 e2e.mode=$mode"
+	case $mode in
+	locks-v6)
+		# The export through the server's IPv6 address only; the
+		# guest keeps its IPv4 address too (a dual-stack client).
+		append="$append e2e.srv=[$SRV_IP6] e2e.proto=tcp6"
+		append="$append e2e.ip6=$GUEST_IP6/64"
+		scen=$E2E_SCENARIOS_V6
+		;;
+	*) append="$append e2e.srv=$SRV_IP" ;;
+	esac
 	case $mode in restart-*) append="$append e2e.srv2=$SRV_IP2" ;; esac
 	append="$append e2e.ip=$GUEST_IP/24 e2e.export=$EXPORT"
-	append="$append e2e.scen=$(echo "$E2E_SCENARIOS" | tr ' ' ,)"
+	append="$append e2e.scen=$(echo "$scen" | tr ' ' ,)"
 	append="$append e2e.gwait=$((E2E_GRACE + 30))"
 	# shellcheck disable=SC2054 # commas are part of qemu's arguments
 	QEMU=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max
@@ -481,7 +518,7 @@ follow_console() {
 #                    marker with wait_console, restart the server)
 #   mode_<m>_check   turn the console into checks (default: check_guest)
 boot_guest() {
-	local mode=$1 initrd con qpid fpid rc t0 fn tmo=$E2E_BOOT_TIMEOUT
+	local mode=$1 initrd con qpid fpid rc t0 t0ms fn tmo=$E2E_BOOT_TIMEOUT
 	fn=mode_${mode//-/_}
 	initrd=$W/initrd.img
 	con=$W/console-$mode.log
@@ -491,6 +528,7 @@ boot_guest() {
 	printf '%q ' "${QEMU[@]}" >"$W/qemu-cmdline-$mode.txt"
 	: >"$con"
 	t0=$(date +%s)
+	t0ms=$(now_ms)
 	say "guest: booting mode $mode"
 	timeout -k 5 "$tmo" "${QEMU[@]}" >"$W/qemu-$mode.log" 2>&1 &
 	qpid=$!
@@ -500,6 +538,8 @@ boot_guest() {
 	wait "$qpid"
 	rc=$?
 	wait "$fpid"
+	# Each boot's time window, for the capture analysis (ms).
+	printf '%s\t%s\t%s\n' "$mode" "$t0ms" "$(now_ms)" >>"$W/boots"
 	say "guest: mode $mode ended after $(($(date +%s) - t0)) s (qemu rc=$rc)"
 	if declare -F "${fn}_check" >/dev/null; then
 		"${fn}_check" "$con" "$rc"
@@ -526,10 +566,12 @@ console_lines() {
 }
 
 # The standard verdict of a boot running locktest: check_guest MODE CONSOLE
-# QEMU_RC [LIST], LIST the locktest command that lists what the boot
-# reports on ("list": the scenarios, E2E_SCENARIOS of them; "list-restart").
+# QEMU_RC [LIST [SCENARIOS]], LIST the locktest command that lists what the
+# boot reports on ("list": the scenarios, SCENARIOS of them, by default
+# E2E_SCENARIOS; "list-restart").
 check_guest() {
-	local mode=$1 con=$2 rc=$3 list=${4:-list} steps s line plan name what
+	local mode=$1 con=$2 rc=$3 list=${4:-list} scen=${5:-$E2E_SCENARIOS}
+	local steps s line plan name what
 	steps=$(console_lines "$con" '^E2E: STEP .* FAIL' | sed 's/^E2E: STEP //')
 	if [ -n "$steps" ]; then
 		check FAIL "$mode/guest" "guest set-up failed: $steps (console: $con)"
@@ -538,10 +580,10 @@ check_guest() {
 	else
 		check PASS "$mode/guest" "booted, rpcbind + statd up, export mounted twice ($(console_lines "$con" '^E2E: ready' | sed 's/^E2E: //'))"
 	fi
-	if [ "$E2E_SCENARIOS" = all ] || [ "$list" != list ]; then
+	if [ "$scen" = all ] || [ "$list" != list ]; then
 		plan=$("$W/bin/locktest" "$list" | cut -f1)
 	else
-		plan=$E2E_SCENARIOS
+		plan=$scen
 	fi
 	for name in $plan; do
 		what=$("$W/bin/locktest" "$list" | awk -F'\t' -v n="$name" '$1 == n { print $2 }')
@@ -617,52 +659,116 @@ HEX
 	fi
 }
 
+# booted MODE: the mode's guest was booted (a line of $W/boots).
+booted() {
+	[ -s "$W/boots" ] && cut -f1 "$W/boots" | grep -qx -- "$1"
+}
+
+# nlm_wire SUFFIX GUEST SRV: the checks wire/nlm-calls<SUFFIX> and
+# wire/granted-callbacks<SUFFIX> of the NLM traffic between the guest's
+# address GUEST and the server's SRV (IPv4 or IPv6) in capture-nlm.txt.
+nlm_wire() {
+	local sfx=$1 g=$2 s=$3 calls replies gm gs gres procs
+	calls=$(awk -v g="$g" -v s="$s" -v port="$NLM_PORT" \
+	    '$2 == g && $3 == s && $4 == port && $5 == 0 && $6 == 4 { c[$7]++ }
+	     END { printf "TEST %d LOCK %d CANCEL %d UNLOCK %d", c[1], c[2], c[3], c[4] }' \
+	    "$W/capture-nlm.txt")
+	replies=$(awk -v g="$g" -v s="$s" \
+	    '$2 == s && $3 == g && $5 == 1 && $6 == 4 { c++ } END { print c + 0 }' \
+	    "$W/capture-nlm.txt")
+	gm=$(awk -v g="$g" -v s="$s" \
+	    '$2 == s && $3 == g && $5 == 0 && $7 == 10 { c++ } END { print c + 0 }' \
+	    "$W/capture-nlm.txt")
+	gs=$(awk -v g="$g" -v s="$s" \
+	    '$2 == s && $3 == g && $5 == 0 && $7 == 5 { c++ } END { print c + 0 }' \
+	    "$W/capture-nlm.txt")
+	gres=$(awk -v g="$g" -v s="$s" \
+	    '$2 == g && $3 == s && $5 == 0 && $7 == 15 { c++ } END { print c + 0 }' \
+	    "$W/capture-nlm.txt")
+	# TEST only when a scenario used F_GETLK (the scenarios may be a subset).
+	procs=$(echo "$calls" | awk '{ print ($4 > 0 && $8 > 0) }')
+	if [ "$procs" = 1 ] && [ "$replies" -gt 0 ]; then
+		check PASS "wire/nlm-calls$sfx" "NLM v4 calls guest $g -> $s port $NLM_PORT ($calls), $replies replies back"
+	else
+		check FAIL "wire/nlm-calls$sfx" "want NLM v4 LOCK and UNLOCK from the guest $g to $s port $NLM_PORT and replies; saw $calls, $replies replies"
+	fi
+	if [ "$gm" -gt 0 ]; then
+		check PASS "wire/granted-callbacks$sfx" "$gm GRANTED_MSG callbacks server $s -> guest lockd $g, $gres GRANTED_RES back (sync GRANTED: $gs)"
+	else
+		check FAIL "wire/granted-callbacks$sfx" "no GRANTED_MSG callback from the server $s to the guest $g (sync GRANTED: $gs)"
+	fi
+}
+
+# The locks-v6 boot talked NLM over IPv6 only: in its time window, NLM
+# messages between the guest and the server over IPv6 and none over IPv4
+# (the guest has its IPv4 address too), and the guest found the server's
+# NLM through RPCB GETADDR over IPv6 (netid tcp6, and udp6 for the
+# GRANTED_RES).  The server's GETADDR of the guest's lockd (udp6, for the
+# callbacks) is counted too; no callback, no look-up (E2E_SERVER=fake).
+nlm_wire_v6_only() {
+	local t0 t1 res v6 v4 gq sq gn sn
+	read -r t0 t1 < <(awk -F'\t' '$1 == "locks-v6" { print $2, $3; exit }' "$W/boots")
+	ts -Y 'portmap.procedure_v3 == 3 || portmap.procedure_v4 == 3' -T fields \
+	    -E separator=/t -e frame.time_epoch -e ipv6.src -e ipv6.dst \
+	    -e rpc.msgtyp -e portmap.rpcb.prog -e portmap.rpcb.netid \
+	    >"$W/capture-getaddr-v6.txt"
+	res=$(awk -v t0="$t0" -v t1="$t1" -v g4="$GUEST_IP" -v s4="$SRV_IP" \
+	    -v g6="$GUEST_IP6" -v s6="$SRV_IP6" '
+	function inwin(t) { return t * 1000 >= t0 && t * 1000 < t1 }
+	function list(a,   n, l) { for (n in a) l = l (l == "" ? "" : ",") n; return l == "" ? "-" : l }
+	FILENAME ~ /nlm/ {
+		if (!inwin($1)) next
+		if (($2 == g6 && $3 == s6) || ($2 == s6 && $3 == g6)) v6++
+		else if (($2 == g4 && $3 == s4) || ($2 == s4 && $3 == g4)) v4++
+		next
+	}
+	# GETADDR calls for NLM: the guest asking the server, the server
+	# asking the guest (for its callbacks).
+	$4 == 0 && $5 == 100021 && inwin($1) {
+		if ($2 == g6 && $3 == s6) { gq++; gnet[$6] = 1 }
+		if ($2 == s6 && $3 == g6) { sq++; snet[$6] = 1 }
+	}
+	END { printf "%d %d %d %d %s %s\n", v6, v4, gq, sq, list(gnet), list(snet) }' \
+	    "$W/capture-nlm.txt" FS='\t' "$W/capture-getaddr-v6.txt")
+	read -r v6 v4 gq sq gn sn <<<"$res"
+	if [ "${v6:-0}" -gt 0 ] && [ "${v4:-1}" = 0 ] && [ "${gq:-0}" -gt 0 ]; then
+		check PASS "wire/ipv6-only" "in the locks-v6 boot: $v6 NLM messages between $GUEST_IP6 and $SRV_IP6, none over IPv4; RPCB GETADDR of NLM over IPv6: $gq by the guest ($gn), $sq by the server ($sn)"
+	else
+		check FAIL "wire/ipv6-only" "in the locks-v6 boot: ${v6:-?} NLM messages over IPv6 ($GUEST_IP6 <-> $SRV_IP6), ${v4:-?} over IPv4 (want > 0 and 0); RPCB GETADDR of NLM by the guest over IPv6: ${gq:-?} (want > 0)"
+	fi
+}
+
 analyse_capture() {
-	local calls replies gm gs gres malformed procs
+	local malformed
 	if [ ! -s "$CAP" ]; then
 		check FAIL "wire/capture" "no capture in $CAP"
 		return
 	fi
 	ts -Y 'nlm || stat || portmap' >"$W/capture-summary.txt"
-	# One line per RPC message: src dst dstport msgtype version procedure.
-	ts -Y nlm -T fields -E separator=' ' -e ip.src -e ip.dst \
+	# One line per RPC message: time src dst dstport msgtype version
+	# procedure, the addresses IPv4 or IPv6, the port TCP or UDP.
+	ts -Y nlm -T fields -E separator=/t -e frame.time_epoch \
+	    -e ip.src -e ip.dst -e ipv6.src -e ipv6.dst \
 	    -e tcp.dstport -e udp.dstport -e rpc.msgtyp \
 	    -e rpc.programversion -e rpc.procedure |
-	    awk '{ n = split($4, t, ","); split($5, v, ","); split($6, p, ",");
-	           for (i = 1; i <= n; i++) print $1, $2, $3, t[i], v[i], p[i] }' \
+	    awk -F'\t' '{ src = $2 != "" ? $2 : $4; dst = $3 != "" ? $3 : $5
+	           port = $6 != "" ? $6 : $7
+	           n = split($8, t, ","); split($9, v, ","); split($10, p, ",")
+	           for (i = 1; i <= n; i++)
+	               print $1, src, dst, port, t[i], v[i], p[i] }' \
 	    >"$W/capture-nlm.txt"
-	calls=$(awk -v g="$GUEST_IP" -v s="$SRV_IP" -v port="$NLM_PORT" \
-	    '$1 == g && $2 == s && $3 == port && $4 == 0 && $5 == 4 { c[$6]++ }
-	     END { printf "TEST %d LOCK %d CANCEL %d UNLOCK %d", c[1], c[2], c[3], c[4] }' \
-	    "$W/capture-nlm.txt")
-	replies=$(awk -v g="$GUEST_IP" -v s="$SRV_IP" \
-	    '$1 == s && $2 == g && $4 == 1 && $5 == 4 { c++ } END { print c + 0 }' \
-	    "$W/capture-nlm.txt")
-	gm=$(awk -v g="$GUEST_IP" -v s="$SRV_IP" \
-	    '$1 == s && $2 == g && $4 == 0 && $6 == 10 { c++ } END { print c + 0 }' \
-	    "$W/capture-nlm.txt")
-	gs=$(awk -v g="$GUEST_IP" -v s="$SRV_IP" \
-	    '$1 == s && $2 == g && $4 == 0 && $6 == 5 { c++ } END { print c + 0 }' \
-	    "$W/capture-nlm.txt")
-	gres=$(awk -v g="$GUEST_IP" -v s="$SRV_IP" \
-	    '$1 == g && $2 == s && $4 == 0 && $6 == 15 { c++ } END { print c + 0 }' \
-	    "$W/capture-nlm.txt")
-	# TEST only when a scenario used F_GETLK (E2E_SCENARIOS may be a subset).
-	procs=$(echo "$calls" | awk '{ print ($4 > 0 && $8 > 0) }')
-	if [ "$procs" = 1 ] && [ "$replies" -gt 0 ]; then
-		check PASS "wire/nlm-calls" "NLM v4 calls guest -> $SRV_IP:$NLM_PORT ($calls), $replies replies back"
-	else
-		check FAIL "wire/nlm-calls" "want NLM v4 LOCK and UNLOCK from the guest to port $NLM_PORT and replies; saw $calls, $replies replies"
+	# IPv4: the checks of every boot but locks-v6.
+	if cut -f1 "$W/boots" 2>/dev/null | grep -q -vx locks-v6; then
+		nlm_wire "" "$GUEST_IP" "$SRV_IP"
 	fi
-	if [ "$gm" -gt 0 ]; then
-		check PASS "wire/granted-callbacks" "$gm GRANTED_MSG callbacks server -> guest lockd, $gres GRANTED_RES back (sync GRANTED: $gs)"
-	else
-		check FAIL "wire/granted-callbacks" "no GRANTED_MSG callback from the server to the guest (sync GRANTED: $gs)"
+	if booted locks-v6; then
+		nlm_wire -v6 "$GUEST_IP6" "$SRV_IP6"
+		nlm_wire_v6_only
 	fi
 	malformed_selftest
 	malformed=$(rpc_malformed "$CAP")
 	if [ -z "$malformed" ]; then
-		check PASS "wire/malformed" "no malformed RPC packets among $(ts -Y 'rpc || portmap' -T fields -e frame.number | wc -l) RPC frames ($(ts -T fields -e frame.number | wc -l) captured)"
+		check PASS "wire/malformed" "no malformed RPC packets among $(ts -Y 'rpc || portmap' -T fields -e frame.number | wc -l) RPC frames ($(ts -T fields -e frame.number | wc -l) captured, $(ts -Y 'ipv6 && (rpc || portmap)' -T fields -e frame.number | wc -l) of the RPC frames over IPv6)"
 	else
 		check FAIL "wire/malformed" "malformed RPC frames: $malformed(see $W/capture-summary.txt)"
 	fi
@@ -671,6 +777,24 @@ analyse_capture() {
 # ---- boot modes (host side) ---------------------------------------------
 # A mode is a name in E2E_MODES, a mode_<name>() in guest-init.sh and,
 # when needed, the hooks of boot_guest above.  "locks" needs none.
+
+# locks-v6: the scenarios of E2E_SCENARIOS_V6 over IPv6 (qemu_cmd gives
+# the guest the server as [fd77::1] and proto=tcp6).  Besides locktest's
+# verdicts: both mounts really are IPv6 mounts of that address, as the
+# guest's /proc/mounts says (its console line "E2E: mounts").
+mode_locks_v6_check() {
+	local con=$1 rc=$2 mounts n
+	check_guest locks-v6 "$con" "$rc" list "$E2E_SCENARIOS_V6"
+	mounts=$(console_lines "$con" '^E2E: mounts: ' | head -1)
+	n=$(printf '%s\n' "$mounts" | tr ' ' '\n' |
+	    grep -E -- "(^|,)proto=tcp6(,|\$)" |
+	    grep -c -E -- "(^|,)addr=$SRV_IP6(,|\$)")
+	if [ "$n" -ge 2 ]; then
+		check PASS "locks-v6/mounts" "$n NFSv3 mounts of [$SRV_IP6] over tcp6 (${mounts#E2E: mounts: })"
+	else
+		check FAIL "locks-v6/mounts" "want /mnt/a and /mnt/b mounted from [$SRV_IP6] over tcp6; the guest says: ${mounts:-nothing}"
+	fi
+}
 
 # ---- server restarts (modes restart-kill and restart-term) --------------
 # The guest's half is "locktest restart" (locktest.c, "server restart"):
@@ -1030,6 +1154,13 @@ inside() {
 		restart-*)
 			if [ "$E2E_SERVER" = ganesha-nlm ]; then
 				check FAIL "$mode" "server restarts are tested with nlmd (or fake), not ganesha-nlm"
+				continue
+			fi
+			;;
+		locks-v6)
+			if [ -n "$IPV6_ERR" ]; then
+				say "SKIP: $mode: no IPv6 here: $IPV6_ERR"
+				printf 'SKIP %s: %s\n' "$mode" "$IPV6_ERR" >>"$W/checks"
 				continue
 			fi
 			;;
