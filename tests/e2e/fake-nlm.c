@@ -1,7 +1,8 @@
 /*
  * fake-nlm.c - a "grant everything" NLM server: the negative control of the
  * e2e suite.  It registers NLM (100021) v1, v3 and v4 on one TCP and one UDP
- * port with the local rpcbind and answers every TEST, LOCK, CANCEL, UNLOCK,
+ * port, over IPv4 and (when the host has it) IPv6, with the local rpcbind
+ * (netids tcp, udp, tcp6, udp6) and answers every TEST, LOCK, CANCEL, UNLOCK,
  * GRANTED, SHARE, UNSHARE and NM_LOCK with "granted", remembering nothing and
  * never calling back.  A suite that passes against this server checks
  * nothing; run.sh with E2E_SERVER=fake must fail.
@@ -27,7 +28,7 @@
 #include <unistd.h>
 
 #include <rpc/rpc.h>
-#include <rpc/pmap_clnt.h>
+#include <rpc/rpcb_clnt.h>
 
 #define NLM_PROG 100021
 #define FAKE_MAXNETOBJ 1024
@@ -141,13 +142,26 @@ static const char *
 caller_addr(SVCXPRT *xprt, char *buf, size_t sz)
 {
 	const struct netbuf *nb = svc_getrpccaller(xprt);
-	const struct sockaddr_in *sin;
+	const struct sockaddr *sa;
+	char a[INET6_ADDRSTRLEN];
 
-	if (nb == NULL || nb->len < sizeof(*sin))
+	if (nb == NULL || nb->len < sizeof(struct sockaddr_in))
 		return "?";
-	sin = nb->buf;
-	snprintf(buf, sz, "%s:%u", inet_ntoa(sin->sin_addr),
-	    ntohs(sin->sin_port));
+	sa = nb->buf;
+	if (sa->sa_family == AF_INET6 &&
+	    nb->len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *s6 = nb->buf;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		snprintf(buf, sz, "[%s]:%u", a, ntohs(s6->sin6_port));
+	} else if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = nb->buf;
+
+		inet_ntop(AF_INET, &sin->sin_addr, a, sizeof(a));
+		snprintf(buf, sz, "%s:%u", a, ntohs(sin->sin_port));
+	} else {
+		return "?";
+	}
 	return buf;
 }
 
@@ -203,20 +217,34 @@ out:
 	free_args(&a);
 }
 
+/* A socket of `family' bound to `port' (IPv6: IPv6 only), listening if TCP. */
 static int
-bound_socket(int type, int port)
+bound_socket(int family, int type, int port)
 {
-	struct sockaddr_in sin;
+	struct sockaddr_storage ss;
+	socklen_t len;
 	int fd, one = 1;
 
-	fd = socket(AF_INET, type, 0);
+	fd = socket(family, type, 0);
 	if (fd == -1)
 		return -1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons((unsigned short)port);
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	memset(&ss, 0, sizeof(ss));
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((unsigned short)port);
+		len = sizeof(*s6);
+	} else {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((unsigned short)port);
+		len = sizeof(*sin);
+	}
+	if (bind(fd, (struct sockaddr *)&ss, len) == -1 ||
 	    (type == SOCK_STREAM && listen(fd, 64) == -1)) {
 		close(fd);
 		return -1;
@@ -238,16 +266,56 @@ unregister_all(void)
 	size_t i;
 
 	for (i = 0; i < 3; i++)
-		pmap_unset(NLM_PROG, vers[i]);
+		rpcb_unset(NLM_PROG, vers[i], NULL);	/* every netid */
+}
+
+/*
+ * Serve and register NLM v1, v3 and v4 on `netid' (tcp, udp, tcp6, udp6)
+ * at `port'.  0, or -1 (errno or the reason on stderr).
+ */
+static int
+serve(const char *netid, int port)
+{
+	static const unsigned long vers[] = {1, 3, 4};
+	struct netconfig *nc;
+	SVCXPRT *xprt;
+	size_t i;
+	int fd, family, type;
+
+	family = strchr(netid, '6') != NULL ? AF_INET6 : AF_INET;
+	type = strncmp(netid, "tcp", 3) == 0 ? SOCK_STREAM : SOCK_DGRAM;
+	if ((nc = getnetconfigent(netid)) == NULL) {
+		fprintf(stderr, "fake-nlm: no netconfig entry %s\n", netid);
+		return -1;
+	}
+	if ((fd = bound_socket(family, type, port)) == -1) {
+		fprintf(stderr, "fake-nlm: %s: bind port %d: %s\n", netid,
+		    port, strerror(errno));
+		freenetconfigent(nc);
+		return -1;
+	}
+	if ((xprt = svc_tli_create(fd, nc, NULL, 0, 0)) == NULL) {
+		fprintf(stderr, "fake-nlm: %s: cannot create the transport\n",
+		    netid);
+		close(fd);
+		freenetconfigent(nc);
+		return -1;
+	}
+	for (i = 0; i < 3; i++)
+		if (!svc_reg(xprt, NLM_PROG, vers[i], dispatch, nc)) {
+			fprintf(stderr, "fake-nlm: %s: cannot register v%lu "
+			    "with rpcbind\n", netid, vers[i]);
+			freenetconfigent(nc);
+			return -1;
+		}
+	freenetconfigent(nc);
+	return 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	static const unsigned long vers[] = {1, 3, 4};
-	SVCXPRT *tcp, *udp;
-	int port = 0, c, tfd, ufd;
-	size_t i;
+	int port = 0, c, v6 = 0;
 
 	while ((c = getopt(argc, argv, "p:")) != -1) {
 		if (c != 'p') {
@@ -256,35 +324,23 @@ main(int argc, char **argv)
 		}
 		port = atoi(optarg);
 	}
-	tfd = bound_socket(SOCK_STREAM, port);
-	ufd = bound_socket(SOCK_DGRAM, port);
-	if (tfd == -1 || ufd == -1) {
-		fprintf(stderr, "fake-nlm: bind port %d: %s\n", port,
-		    strerror(errno));
-		return 1;
-	}
-	tcp = svctcp_create(tfd, 0, 0);
-	udp = svcudp_create(ufd);
-	if (tcp == NULL || udp == NULL) {
-		fprintf(stderr, "fake-nlm: cannot create transports\n");
-		return 1;
-	}
 	unregister_all();
-	for (i = 0; i < 3; i++) {
-		if (!svc_register(tcp, NLM_PROG, vers[i], dispatch,
-		    IPPROTO_TCP) ||
-		    !svc_register(udp, NLM_PROG, vers[i], dispatch,
-		    IPPROTO_UDP)) {
-			fprintf(stderr, "fake-nlm: cannot register with "
-			    "rpcbind\n");
+	if (serve("tcp", port) == -1 || serve("udp", port) == -1) {
+		unregister_all();
+		return 1;
+	}
+	/* IPv6 when the host has it (the e2e's locks-v6 boot). */
+	if (access("/proc/net/if_inet6", F_OK) == 0) {
+		if (serve("tcp6", port) == -1 || serve("udp6", port) == -1) {
 			unregister_all();
 			return 1;
 		}
+		v6 = 1;
 	}
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
-	fprintf(stderr, "fake-nlm: serving NLM v1/v3/v4 on port %d "
-	    "(grants everything)\n", port);
+	fprintf(stderr, "fake-nlm: serving NLM v1/v3/v4 on port %d, %s "
+	    "(grants everything)\n", port, v6 ? "IPv4+IPv6" : "IPv4");
 	while (!stop) {
 		int n = poll(svc_pollfd, (nfds_t)svc_max_pollfd, 500);
 
