@@ -16,7 +16,7 @@
 #   E2E: WAIT <marker>        the host must act now (run.sh's mode hook)
 #
 # Kernel command line: e2e.mode=<mode> e2e.srv=<server ip>
-#   [e2e.srv2=<the server's second ip>]
+#   [e2e.srv2=<the server's second ip, IPv6 in brackets>]
 #   e2e.ip=<guest ip/prefix> [e2e.ip6=<guest IPv6 address/prefix>]
 #   [e2e.proto=<mount's proto=, default tcp>]
 #   e2e.export=<path> [e2e.scen=a,b,c]
@@ -99,8 +99,11 @@ mkdir -p /mnt/a /mnt/b
 mount.nfs "$SRV:$EXPORT" /mnt/a -o "$OPTS" || die mount "/mnt/a"
 mount.nfs "$SRV:$EXPORT" /mnt/b -o "$OPTS,nosharecache" || die mount "/mnt/b"
 if [ -n "$SRV2" ]; then
+	# The second address may be IPv6 ([fd77::1]): proto=tcp6 then.
+	O=$OPTS
+	case $SRV2 in \[*) O=$(echo "$OPTS" | sed 's/proto=[a-z0-9]*/proto=tcp6/') ;; esac
 	mkdir -p /mnt/o
-	mount.nfs "$SRV2:$EXPORT" /mnt/o -o "$OPTS,nosharecache" ||
+	mount.nfs "$SRV2:$EXPORT" /mnt/o -o "$O,nosharecache" ||
 	    die mount "/mnt/o ($SRV2)"
 fi
 step mount ok "$(grep -c ' nfs ' /proc/mounts) nfs mounts"

@@ -99,7 +99,7 @@ export NLMD_NFS_CONF=${NLMD_NFS_CONF-}
 
 # The private network: the host end of the tap, the guest, the ports.
 SRV_IP=10.77.0.1
-SRV_IP2=10.77.0.3	# the server's second address (restart modes: mount O)
+SRV_IP2=10.77.0.3	# the server's second address (restart-kill: mount O)
 GUEST_IP=10.77.0.2
 # IPv6 (mode locks-v6): a unique local prefix on the same tap.
 SRV_IP6=fd77::1
@@ -467,6 +467,32 @@ check_registration() {
 
 # ---- guest boots --------------------------------------------------------
 
+# srv2 MODE: the server's second address, through which a restart boot
+# mounts /mnt/o (the holder's lock D), and guest2 MODE the guest's address
+# on that path.  restart-kill: 10.77.0.3; restart-term: fd77::1 (IPv6),
+# so that SM_NOTIFY, the reclaim and the grace-period answers of D go over
+# IPv6; 10.77.0.3 when there is no IPv6 here.
+srv2() {
+	if [ "$1" = restart-term ] && [ -z "$IPV6_ERR" ]; then
+		echo "$SRV_IP6"
+	else
+		echo "$SRV_IP2"
+	fi
+}
+guest2() {
+	if [ "$(srv2 "$1")" = "$SRV_IP6" ]; then
+		echo "$GUEST_IP6"
+	else
+		echo "$GUEST_IP"
+	fi
+}
+# The same as mount.nfs wants it: an IPv6 address in brackets.
+srv2_uri() {
+	local a
+	a=$(srv2 "$1")
+	case $a in *:*) echo "[$a]" ;; *) echo "$a" ;; esac
+}
+
 qemu_cmd() {
 	local mode=$1 initrd=$2 append scen=$E2E_SCENARIOS
 	append="console=ttyS0 quiet panic=-1 e2e.mode=$mode"
@@ -480,7 +506,13 @@ qemu_cmd() {
 		;;
 	*) append="$append e2e.srv=$SRV_IP" ;;
 	esac
-	case $mode in restart-*) append="$append e2e.srv2=$SRV_IP2" ;; esac
+	case $mode in
+	restart-*)
+		append="$append e2e.srv2=$(srv2_uri "$mode")"
+		[ "$(srv2 "$mode")" = "$SRV_IP6" ] &&
+		    append="$append e2e.ip6=$GUEST_IP6/64"
+		;;
+	esac
 	append="$append e2e.ip=$GUEST_IP/24 e2e.export=$EXPORT"
 	append="$append e2e.scen=$(echo "$scen" | tr ' ' ,)"
 	append="$append e2e.gwait=$((E2E_GRACE + 30))"
@@ -610,6 +642,33 @@ check_guest() {
 
 ts() {
 	tshark "${TSHARK_OPTS[@]}" -r "$CAP" "$@" 2>/dev/null
+}
+
+# ts_tsv FILTER FIELD...: the FIELDs of the frames FILTER selects, one
+# line each, tab-separated; the field "src" ("dst") is the source
+# (destination) address, IPv4 or IPv6.
+ts_tsv() {
+	local filter=$1 f pairs=""
+	local args=()
+	shift
+	for f in "$@"; do
+		case $f in
+		src | dst) args+=(-e "ip.$f" -e "ipv6.$f"); pairs="$pairs 1" ;;
+		*) args+=(-e "$f"); pairs="$pairs 0" ;;
+		esac
+	done
+	ts -Y "$filter" -T fields -E separator=/t "${args[@]}" |
+	    awk -F'\t' -v pairs="$pairs" '
+	    BEGIN { n = split(pairs, p, " ") }
+	    {
+		out = ""; j = 1
+		for (i = 1; i <= n; i++) {
+			v = $j
+			if (p[i]) { if (v == "") v = $(j + 1); j += 2 } else j++
+			out = out (i > 1 ? "\t" : "") v
+		}
+		print out
+	    }'
 }
 
 # Frame numbers of malformed frames of RPC traffic in capture $1: frames
@@ -974,21 +1033,18 @@ analyse_restarts() {
 	local t_end want k res v what detail lines
 	[ -s "$W/restarts" ] || return 0
 	# SM_NOTIFY (NSM v1 proc 6) calls and replies.
-	ts -Y 'stat.procedure_v1 == 6' -T fields -E separator=/t \
-	    -e frame.time_epoch -e ip.src -e ip.dst -e rpc.msgtyp -e rpc.xid \
-	    -e stat.mon_id.name -e stat.state >"$W/capture-notify.txt"
+	ts_tsv 'stat.procedure_v1 == 6' frame.time_epoch src dst rpc.msgtyp \
+	    rpc.xid stat.mon_id.name stat.state >"$W/capture-notify.txt"
 	# NLM v4 LOCK calls with reclaim set, and every LOCK reply.
-	ts -Y 'nlm.procedure_v4 == 2 && rpc.msgtyp == 0 && nlm.reclaim == 1' \
-	    -T fields -E separator=/t -e frame.time_epoch -e ip.src -e rpc.xid \
-	    -e nlm.reclaim -e nlm.lock.svid -e nlm.lock.l_offset64 \
-	    -e nlm.lock.l_len64 -e nlm.exclusive >"$W/capture-reclaims.txt"
-	ts -Y 'nlm.procedure_v4 == 2 && rpc.msgtyp == 1' -T fields \
-	    -E separator=/t -e frame.time_epoch -e ip.dst -e rpc.xid -e nlm.stat \
-	    >"$W/capture-lock-replies.txt"
+	ts_tsv 'nlm.procedure_v4 == 2 && rpc.msgtyp == 0 && nlm.reclaim == 1' \
+	    frame.time_epoch src rpc.xid nlm.reclaim nlm.lock.svid \
+	    nlm.lock.l_offset64 nlm.lock.l_len64 nlm.exclusive \
+	    >"$W/capture-reclaims.txt"
+	ts_tsv 'nlm.procedure_v4 == 2 && rpc.msgtyp == 1' frame.time_epoch dst \
+	    rpc.xid nlm.stat >"$W/capture-lock-replies.txt"
 	# GRANTED_MSG and GRANTED callbacks.
-	ts -Y 'rpc.msgtyp == 0 && (nlm.procedure_v4 == 10 || nlm.procedure_v4 == 5)' \
-	    -T fields -E separator=/t -e frame.time_epoch -e ip.src -e ip.dst \
-	    >"$W/capture-granted.txt"
+	ts_tsv 'rpc.msgtyp == 0 && (nlm.procedure_v4 == 10 || nlm.procedure_v4 == 5)' \
+	    frame.time_epoch src dst >"$W/capture-granted.txt"
 	mapfile -t lines <"$W/restarts"
 	for ((k = 0; k < ${#lines[@]}; k++)); do
 		IFS=$'\t' read -r mode r how t_stop t_spawn t_ready state gstart \
@@ -1001,7 +1057,8 @@ analyse_restarts() {
 		want=4
 		[ "$r" = 2 ] && want=3
 		res=$(awk -F'\t' -v t0="$t_spawn" -v t1="$t_end" -v g="$GUEST_IP" \
-		    -v s="$SRV_IP" -v s2="$SRV_IP2" -v st="$state" -v gend="$gend" -v want="$want" \
+		    -v s="$SRV_IP" -v s2="$(srv2 "$mode")" -v g2="$(guest2 "$mode")" \
+		    -v st="$state" -v gend="$gend" -v want="$want" \
 		    -v r="$r" -v how="$how" -v grace="$E2E_GRACE" \
 		    -v gline="$gline" -v gstart="$gstart" -v tready="$t_ready" \
 		    -f - "$W/capture-notify.txt" "$W/capture-reclaims.txt" \
@@ -1018,20 +1075,20 @@ FILENAME ~ /notify/ {
 		if (!tnotify) tnotify = ms($1)
 		if ($6 == s && $7 == st) { good++; okxid[$5] = 1 }
 		else bad = bad sprintf(" mon_name=%s state=%s", $6, $7)
-	} else if ($4 == 0 && $2 == s2 && $3 == g) {
+	} else if ($4 == 0 && $2 == s2 && $3 == g2) {
 		ncall2++
 		if ($6 == s2 && $7 == st) { good2++; okxid2[$5] = 1 }
 		else bad2 = bad2 sprintf(" mon_name=%s state=%s", $6, $7)
 	} else if ($4 == 1 && $2 == g && ($5 in okxid)) {
 		answered++
 		if (!tans) tans = ms($1)
-	} else if ($4 == 1 && $2 == g && ($5 in okxid2)) {
+	} else if ($4 == 1 && $2 == g2 && ($5 in okxid2)) {
 		answered2++
 	}
 	next
 }
 FILENAME ~ /reclaims/ {
-	if (!inwin($1) || $2 != g) next
+	if (!inwin($1) || ($2 != g && $2 != g2)) next
 	n = split($4, v, ",")
 	c = 0
 	for (i = 1; i <= n; i++) if (v[i] == "1" || v[i] == "True") c++
@@ -1050,7 +1107,7 @@ FILENAME ~ /granted/ {
 	next
 }
 FILENAME ~ /replies/ {
-	if (!inwin($1) || $2 != g) next
+	if (!inwin($1) || ($2 != g && $2 != g2)) next
 	nx = split($3, x, ","); ns = split($4, y, ",")
 	for (i = 1; i <= nx && nx == ns; i++) {
 		if (x[i] in recxid) { recans++; if (y[i] != 0) recbad = recbad " " y[i] }
@@ -1074,7 +1131,7 @@ END {
 	# monitors that name separately and must be told under it.
 	if (good2 > 0 && answered2 > 0)
 		printf "PASS\tnotify-second\t%d SM_NOTIFY %s -> %s statd (mon_name %s, state %s), answered\n", \
-		    ncall2, s2, g, s2, st
+		    ncall2, s2, g2, s2, st
 	else if (ncall2 == 0)
 		printf "FAIL\tnotify-second\tno SM_NOTIFY from %s (the second address the guest mounted through) to the guest's statd after the restart\n", s2
 	else
@@ -1156,6 +1213,8 @@ inside() {
 				check FAIL "$mode" "server restarts are tested with nlmd (or fake), not ganesha-nlm"
 				continue
 			fi
+			[ "$mode" = restart-term ] && [ -n "$IPV6_ERR" ] &&
+			    say "$mode: no IPv6 here ($IPV6_ERR): mount O through $SRV_IP2"
 			;;
 		locks-v6)
 			if [ -n "$IPV6_ERR" ]; then
