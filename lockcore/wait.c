@@ -242,6 +242,35 @@ lk_waiter_granted(struct lk_table *t, struct lk_waiter *w,
 }
 
 /*
+ * Has o an unconfirmed grant on f overlapping r?  Looks through f's
+ * grants or o's waiters and grants, whichever list is shorter, each entry
+ * counted as a visit (a grant pass asks this of every waiter it reaches).
+ */
+static bool
+lk_pending_any(struct lk_table *t, const struct lk_owner *o,
+    const struct lk_file *f, const struct lk_range *r)
+{
+	const struct lk_waiter *w;
+
+	if (f->fi_npending <= o->ow_nwaiters + o->ow_npending) {
+		for (w = f->fi_pend; w != NULL; w = w->wa_fnext) {
+			t->t_ct.ct_queue_visits++;
+			if (w->wa_owner == o && lk_overlaps(w->wa_start,
+			    w->wa_end, r->r_start, r->r_end))
+				return true;
+		}
+		return false;
+	}
+	for (w = o->ow_waiters; w != NULL; w = w->wa_onext) {
+		t->t_ct.ct_queue_visits++;
+		if (w->wa_granted && w->wa_file == f && lk_overlaps(w->wa_start,
+		    w->wa_end, r->r_start, r->r_end))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Where a sweep can still find a grantable waiter (see lk_grant_pass()):
  * up to LK_DSET_MAX disjoint ranges, one set for exclusive requests and
  * one for shared ones.  A set may over-approximate, never miss a byte.
@@ -408,17 +437,21 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 			*nomem = true;
 			return n;
 		}
-		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w))
-			continue;
 		/*
 		 * Not over an unconfirmed grant of its own owner: undoing
 		 * that one would have to take back bytes this grant counts as
 		 * held before it (its prior), and ending this one with it left
 		 * its lock held by nobody.  It waits for the answer
-		 * (lk_grant_confirm() and the undo pass again).
+		 * (lk_grant_confirm() and the undo pass again).  Asked before
+		 * the FIFO check, and of the shorter list: an owner's n
+		 * overlapping requests, all held back by the grant of the
+		 * first, each walked the others through the index and the
+		 * owner's whole list, O(n^2 log n) in one pass.
 		 */
 		if (w->wa_owner->ow_npending > 0 &&
-		    lk_pending_count(w->wa_owner, f, &r) > 0)
+		    lk_pending_any(t, w->wa_owner, f, &r))
+			continue;
+		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w))
 			continue;
 		if (t->t_budget == 0) {
 			*spent = true;	/* w and what is left: GRANT BUDGET */
