@@ -4,11 +4,12 @@
  *
  * HOW IT WORKS
  *   Owner X waits for owner Y when one of X's queued waiters conflicts with
- *   a lock Y holds on that file or, with the FIFO policy, with an older
- *   queued waiter of Y there (X cannot be granted before Y's waiter).  The
- *   graph is never stored: a node's edges are recomputed from its queued
- *   waiters, the file trees and the file queues, so an edge is gone the
- *   moment its waiter is granted, cancelled or released.
+ *   a lock Y holds on that file or, with the FIFO policy, is held back by
+ *   an older queued waiter of Y there (X cannot be granted before Y's
+ *   waiter; lk_waiter_blocks()).  The graph is never stored: a node's
+ *   edges are recomputed from its queued waiters, the file trees and the
+ *   file queues, so an edge is gone the moment its waiter is granted,
+ *   cancelled or released.
  *
  *   Queueing request R of owner O adds the edges O -> B for every blocker B
  *   of R; that closes a cycle iff O is reachable from some B.  A depth-first
@@ -38,28 +39,30 @@
  *   wait until a client gives up, as with LK_POLICY_BARGE below.
  *
  *   Checking at queue time is almost enough with FIFO: a grant (immediate
- *   or of a waiter) never conflicts with an older queued waiter of another
- *   owner, so it adds no edge out of an existing waiter, and younger
- *   waiters it conflicts with already had the edge to its owner.  The
- *   exception is an owner whose hold weakens while it waits: an older
- *   waiter of another owner holds back O's request only on bytes O does
- *   not hold in a mode at least as strong (lk_waiter_blocks()), so when O
- *   downgrades or gives back such bytes (a shared LOCK over its exclusive
- *   range, the grant of its own shared waiter there, an undone grant, a
- *   plain unlock) its queued requests there gain edges, and may close a
- *   cycle: X holds [0,30] exclusive and waits for [0,40] behind Z's shared
- *   byte 40, Y waits for [0,30] shared behind X; X downgrades [0,10] to
- *   shared -- now X waits for Y's older request and Y for X's lock, and
- *   after Z unlocks both would wait forever.  So every change that weakens
- *   an owner's hold while it has queued requests is noted
- *   (lk_deadlock_note()), and before the call returns those requests of
- *   the owner on that file and range are searched again
- *   (lk_deadlock_recheck()): one that now closes a cycle is dropped (its
- *   udata in rs_dropped, counted in ct_deadlock_drops), as the request
- *   would have been refused had it come now; a client that sends it again
- *   gets LK_DEADLOCK.  Only its edges are new: a request of the owner
- *   that does not overlap what weakened was checked before and is still
- *   free of cycles (the edges into the owner only went away).
+ *   or of a waiter) conflicts with an older queued waiter of another owner
+ *   only where that waiter already waits for a lock of the grantee, so it
+ *   adds no edge out of an existing waiter, and younger waiters it
+ *   conflicts with already had the edge to its owner.  The exception is an
+ *   owner whose hold weakens while it waits: an older waiter of another
+ *   owner does not hold back O's request where, on the bytes the two
+ *   share, O holds a lock that the waiter conflicts with
+ *   (lk_waiter_blocks()), so when O downgrades or gives back such a lock
+ *   (a shared LOCK over its exclusive range, the grant of its own shared
+ *   waiter there, an undone grant, a plain unlock) its queued requests
+ *   there gain edges, and may close a cycle: X holds [0,30] exclusive and
+ *   waits for [20,40] behind Z's shared byte 40, Y waits for [0,30] shared
+ *   behind X; X downgrades [20,30] to shared -- now X waits for Y's older
+ *   request there and Y for X's [0,19], and after Z unlocks both would
+ *   wait forever.  So every change that weakens an owner's hold while it
+ *   has queued requests is noted (lk_deadlock_note()), and before the
+ *   call returns those requests of the owner on that file and range are
+ *   searched again (lk_deadlock_recheck()): one that now closes a cycle is
+ *   dropped (its udata in rs_dropped, counted in ct_deadlock_drops), as
+ *   the request would have been refused had it come now; a client that
+ *   sends it again gets LK_DEADLOCK.  Only its edges are new: a request
+ *   of the owner that does not overlap what weakened was checked before
+ *   and is still free of cycles (the edges into the owner only went
+ *   away).
  *
  *   The other way in is a lock taken past the queue: a reclaim, or an
  *   undone grant giving its owner back what it held before.  Queued

@@ -267,33 +267,40 @@ lk_held_own(struct lk_file *f, const struct lk_owner *o,
 }
 
 /*
- * Do the owner's locks collected in t_tmp (disjoint, in start order) with a
- * mode at least as strong as excl cover all of [a, b]?
+ * Does one of the owner's locks collected in t_tmp (disjoint, in start
+ * order) lie on [a, b] in a mode that a request of mode excl conflicts
+ * with?  The first that may is found by bisection: a request's FIFO check
+ * asks this of every waiter it passes.
  */
 static bool
-lk_own_covers(const struct lk_table *t, uint64_t a, uint64_t b, bool excl)
+lk_own_in_way(const struct lk_table *t, uint64_t a, uint64_t b, bool excl)
 {
 	struct lk_lock **v = t->t_tmp.v_data;
-	uint64_t cursor = a;
-	size_t i;
+	size_t lo = 0, hi = t->t_tmp.v_len, mid;
 
-	for (i = 0; i < t->t_tmp.v_len; i++) {
-		if ((excl && !v[i]->lo_excl) || v[i]->lo_end < cursor)
-			continue;
-		if (v[i]->lo_start > cursor)
-			return false;
-		if (v[i]->lo_end >= b)
-			return true;
-		cursor = v[i]->lo_end + 1;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid]->lo_end < a)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	for (; lo < t->t_tmp.v_len && v[lo]->lo_start <= b; lo++)
+		if (lk_conflicts(excl, v[lo]->lo_excl))
+			return true;
 	return false;
 }
 
 /*
  * Does queued waiter w (of another owner) hold back o's request (r, excl)?
- * Only for bytes o does not already hold in a mode at least as strong:
- * keeping or weakening what one holds (a downgrade) is not barging.
- * Needs o's locks on the file in t_tmp (lk_collect or lk_own_collect).
+ * Not when o holds a lock, where the two overlap, that w conflicts with:
+ * w cannot be granted before o lets go of it, so o waiting behind w would
+ * leave both waiting for ever (a reader upgrading while a writer waits
+ * for it; a local fcntl() grants the upgrade).  That covers keeping or
+ * weakening what o holds there (bytes it holds in a mode at least as
+ * strong as the request's, which w, conflicting with the request,
+ * conflicts with too): neither is barging.  Needs o's locks on the file
+ * in t_tmp (lk_collect or lk_own_collect).
  */
 bool
 lk_waiter_blocks(const struct lk_table *t, const struct lk_waiter *w,
@@ -307,7 +314,7 @@ lk_waiter_blocks(const struct lk_table *t, const struct lk_waiter *w,
 		return false;
 	a = w->wa_start > r->r_start ? w->wa_start : r->r_start;
 	b = w->wa_end < r->r_end ? w->wa_end : r->r_end;
-	return !lk_own_covers(t, a, b, excl);
+	return !lk_own_in_way(t, a, b, w->wa_excl);
 }
 
 /*

@@ -36,9 +36,13 @@
  *   - A blocking request that conflicts is queued (LK_BLOCKED).  With the
  *     default policy LK_POLICY_FIFO, a request also conflicts with every
  *     older queued request of another owner that it overlaps (one of the two
- *     exclusive) on bytes the requester does not already hold in a mode at
- *     least as strong: new requests never barge ahead of older waiters, while
- *     keeping or downgrading what one holds never waits.  TEST and
+ *     exclusive) -- unless, where the two overlap, the requester holds a
+ *     lock that the older request conflicts with: new requests never barge
+ *     ahead of older waiters, but one waiting for the requester's own lock
+ *     could not go first anyway, and holding the requester back behind it
+ *     would leave both waiting for ever (a reader upgrading while a writer
+ *     waits for it is granted, as a local fcntl() grants it); so keeping or
+ *     downgrading what one holds never waits either.  TEST and
  *     non-blocking LOCK answer the same way (rs_holder_waiting is then set).
  *     Waiters are granted in arrival order -- except that of two
  *     overlapping waiters of one owner on a file either may be granted

@@ -533,9 +533,10 @@ lk_wq_settle(struct lk_file *f, size_t n)
  * One sweep is not always enough: a grant can unblock a waiter the sweep
  * already passed, either by downgrading an exclusive lock the grantee
  * held (its waiter asked for shared over it), or, with FIFO, by giving the
- * grantee bytes that its own older waiter was held back on.  Both need a
- * grantee that held locks or had other waiters queued, and both unblock
- * only waiters on the bytes of that grant.  So sweep again, on those
+ * grantee bytes, or a lock, where an older waiter of another owner held
+ * its own waiter back (lk_waiter_blocks()).  Both need a grantee that
+ * held locks or had other waiters queued, and both unblock only waiters
+ * on the bytes of that grant.  So sweep again, on those
  * bytes only, until a sweep grants nothing; each extra sweep grants at
  * least one waiter, so this ends.  A sweep whose grantees had neither
  * only added locks, which unblock nobody, so it is the last (the usual

@@ -183,18 +183,6 @@ m_held_conflict(const struct m_run *m, int o, int f, int s, int e, bool excl)
 	return -1;
 }
 
-/* Does o hold every byte of [a, b] in f with mode >= excl's? */
-static bool
-m_covers(const struct m_run *m, int o, int f, int a, int b, bool excl)
-{
-	int i;
-
-	for (i = a; i <= b; i++)
-		if (m->held[f][i][o] < m_mode(excl))
-			return false;
-	return true;
-}
-
 /* Does o hold every byte of [s, e] in exactly that mode (idempotent)? */
 static bool
 m_same(const struct m_run *m, int o, int f, int s, int e, bool excl)
@@ -211,14 +199,18 @@ static bool
 m_waiter_blocks(const struct m_run *m, const struct m_wait *w, int o, int f,
     int s, int e, bool excl)
 {
-	int a, b;
+	int a, b, i;
 
 	if (!m->fifo || w->granted || w->o == o || w->f != f ||
 	    w->s > e || s > w->e || !(excl || w->excl))
 		return false;
 	a = w->s > s ? w->s : s;
 	b = w->e < e ? w->e : e;
-	return !m_covers(m, o, f, a, b, excl);
+	/* Not when w waits for a lock of o there (lk_waiter_blocks). */
+	for (i = a; i <= b; i++)
+		if (m->held[f][i][o] == 2 || (w->excl && m->held[f][i][o] != 0))
+			return false;
+	return true;
 }
 
 /* First queued waiter before index upto that holds the request back. */

@@ -365,6 +365,59 @@ test_deadlock2(void)
 	    LK_GRANTED);
 }
 
+/*
+ * A reader upgrades while a writer waits for it (found by review).  B's
+ * request waits for A's shared lock; it cannot be granted before A lets
+ * go, so it does not hold A's upgrade back either: A is granted, as a
+ * local fcntl() (and FreeBSD's lock manager) grants it.  Before, A was
+ * held behind B, which waited for A: F_SETLKW failed with EDEADLK,
+ * F_SETLK with EAGAIN for as long as B waited, and TEST named B.  With a
+ * second reader C in the way, A waits for C only, and C's unlock grants
+ * A's upgrade before B (B still waits for A); before, A got EDEADLK.
+ */
+static void
+test_fifo_upgrade_past_writer(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_test(t, lt_req(OA, "f", 0, 10, EX, NB)),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 10, EX));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, BL), &u2),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(counts().ct_deadlocks, 0);
+	CU_ASSERT_FALSE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(waiters(), 0);
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 3);
+	CU_ASSERT_FALSE(lt_res->rs_holder_waiting);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_FALSE(lt_granted(&u1));
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 10, EX));
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(waiters(), 0);
+}
+
 /* Both upgrade a shared lock: the second to ask deadlocks. */
 static void
 test_deadlock_upgrade(void)
@@ -396,8 +449,14 @@ test_deadlock_queue_edge(void)
 	/* Bytes A already holds shared are not barging... */
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 5, 5, SH, BL), &u2),
 	    LK_GRANTED);
-	/* ...new ones are: A would wait for B, which waits for A. */
+	/*
+	 * ...nor are new ones beside them, where B, waiting for A's lock
+	 * there, could not go first anyway...
+	 */
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 5, 10, SH, BL), &u2),
+	    LK_GRANTED);
+	/* ...but new ones alone are: A would wait for B, which waits for A. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 16, 3, SH, BL), &u2),
 	    LK_DEADLOCK);
 	CU_ASSERT_TRUE(lt_res->rs_holder_waiting);
 	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 2);
@@ -407,7 +466,7 @@ test_deadlock_queue_edge(void)
 	    LK_GRANTED);
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, EX, BL), &u1),
 	    LK_BLOCKED);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 5, 10, SH, BL), &u2),
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 16, 3, SH, BL), &u2),
 	    LK_GRANTED);
 }
 
@@ -1513,13 +1572,14 @@ test_deadlock_search_locks_counted(void)
 
 /*
  * A downgrade closes a cycle (found by review): A holds [0,30] exclusive
- * and waits for [0,40] behind C's shared byte 40 (B's older shared wait
- * for [0,30] does not hold A back there: A holds those bytes
- * exclusively); B waits behind A.  Then A downgrades [0,10] to shared:
- * now A waits for B's older request on [0,10] and B for A's [11,30].
- * Before, both stayed queued, and once C unlocked nothing could ever be
- * granted.  Now the downgrade drops A's request, as it would have been
- * refused had it come then; A sending it again gets LK_DEADLOCK.
+ * and waits for [20,40] behind C's shared byte 40 (B's older shared wait
+ * for [0,30] does not hold A back: where the two overlap, [20,30], it
+ * waits for A's exclusive lock); B waits behind A.  Then A downgrades
+ * [20,30] to shared: now A waits for B's older request there, and B for
+ * A's [0,19].  Before, both stayed queued, and once C unlocked nothing
+ * could ever be granted.  Now the downgrade drops A's request, as it
+ * would have been refused had it come then; A sending it again gets
+ * LK_DEADLOCK.
  */
 static void
 test_deadlock_downgrade(void)
@@ -1531,20 +1591,20 @@ test_deadlock_downgrade(void)
 	    LK_GRANTED);
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 31, SH, BL), &u1),
 	    LK_BLOCKED);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 41, EX, BL), &u2),
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 21, EX, BL), &u2),
 	    LK_BLOCKED);
 	CU_ASSERT_EQUAL(counts().ct_deadlocks, 0);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 11, SH, NB), NULL),
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 11, SH, NB), NULL),
 	    LK_GRANTED);
 	CU_ASSERT_TRUE(lt_dropped(&u2));
 	CU_ASSERT_FALSE(lt_dropped(&u1));
 	CU_ASSERT_EQUAL(lt_res->rs_ncycles, 1);
 	CU_ASSERT_EQUAL(counts().ct_deadlock_drops, 1);
 	CU_ASSERT_EQUAL(waiters(), 1);
-	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 11, SH));
-	CU_ASSERT_TRUE(lt_has(t, OA, "f", 11, 20, EX));
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 20, 11, SH));
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 20, EX));
 	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f", 40, 1, SH, NB)), LK_OK);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 41, EX, BL), &u2),
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 21, EX, BL), &u2),
 	    LK_DEADLOCK);
 	/* A gives up its lock: B is granted. */
 	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, EX, NB)), LK_OK);
@@ -1711,6 +1771,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "deadlock: 2 files, 2 hosts", test_deadlock2) ||
 	    !CU_add_test(s, "deadlock: double upgrade",
 	    test_deadlock_upgrade) ||
+	    !CU_add_test(s, "FIFO: an upgrade past a writer waiting for it",
+	    test_fifo_upgrade_past_writer) ||
 	    !CU_add_test(s, "deadlock: FIFO queue edge",
 	    test_deadlock_queue_edge) ||
 	    !CU_add_test(s, "deadlock: none through covered bytes",

@@ -471,17 +471,18 @@ test_limits(void)
 
 /*
  * A downgrade that closes a cycle (lockcore.h): X holds [0,30]
- * exclusive and waits for [0,40] behind Z's shared byte 40; Y waits for
- * [0,30] shared behind X.  X's shared LOCK of [0,10] makes X wait for
- * Y's older request and Y for X: the server drops X's queued request,
- * and X sending it again gets DEADLCK (before: BLOCKED, for ever).
+ * exclusive and waits for [20,40] behind Z's shared byte 40; Y waits for
+ * [0,30] shared behind X.  X's shared LOCK of [20,30] makes X wait for
+ * Y's older request there and Y for X's [0,19]: the server drops X's
+ * queued request, and X sending it again gets DEADLCK (before: BLOCKED,
+ * for ever).
  */
 static void
 test_deadlock_downgrade(void)
 {
 	struct t_lk X = LK(HA, "f-dl3", "oh-dx", 43, 0, 31);
-	struct t_lk XW = LK(HA, "f-dl3", "oh-dx", 43, 0, 41);
-	struct t_lk XS = LK(HA, "f-dl3", "oh-dx", 43, 0, 11);
+	struct t_lk XW = LK(HA, "f-dl3", "oh-dx", 43, 20, 21);
+	struct t_lk XS = LK(HA, "f-dl3", "oh-dx", 43, 20, 11);
 	struct t_lk Y = LK(HB, "f-dl3", "oh-dy", 44, 0, 31);
 	struct t_lk Z = LK(HB, "f-dl3", "oh-dz", 45, 40, 1);
 
@@ -492,9 +493,9 @@ test_deadlock_downgrade(void)
 	t_eq(l4_lock(b4, &Y, false, true, 0), NLM4_BLOCKED,
 	    "downgrade cycle: Y waits for [0,30] shared");
 	t_eq(l4_lock(a4, &XW, true, true, 0), NLM4_BLOCKED,
-	    "downgrade cycle: X waits for [0,40]");
+	    "downgrade cycle: X waits for [20,40]");
 	t_eq(l4_lock(a4, &XS, false, false, 0), NLM4_GRANTED,
-	    "downgrade cycle: X downgrades [0,10]");
+	    "downgrade cycle: X downgrades [20,30]");
 	t_eq(l4_unlock(b4, &Z), NLM4_GRANTED, "downgrade cycle: Z unlocks");
 	t_eq(l4_lock(a4, &XW, true, true, 0), NLM4_DEADLCK,
 	    "downgrade cycle: X's request sent again -> DEADLCK");
@@ -800,6 +801,24 @@ test_fifo(void)
 		(void)l4_granted_res(a4, r->cookie, 8, NLM4_GRANTED);
 	(void)l4_unlock(a4, &W2);
 	t_check(quiet_for(200), "fifo: done");
+
+	/*
+	 * A reader upgrades while a writer waits for it: granted, as a local
+	 * fcntl() grants it (before: DEADLCK, W1 being older).
+	 */
+	t_eq(l4_lock(a4, &X, false, false, 0), NLM4_GRANTED,
+	    "fifo upgrade: X shared");
+	t_eq(l4_lock(b4, &W1, true, true, 0), NLM4_BLOCKED,
+	    "fifo upgrade: W1 exclusive waits for X");
+	t_eq(l4_lock(a4, &X, true, true, 0), NLM4_GRANTED,
+	    "fifo upgrade: X's upgrade is not held behind W1 -> GRANTED");
+	(void)l4_unlock(a4, &X);
+	r = expect_grant(4, NLMPROC4_GRANTED_MSG, &W1, true, tcfg.srv,
+	    "fifo upgrade W1");
+	if (r != NULL)
+		(void)l4_granted_res(b4, r->cookie, 8, NLM4_GRANTED);
+	(void)l4_unlock(b4, &W1);
+	t_check(quiet_for(200), "fifo upgrade: done");
 }
 
 /* ---- _MSG procedures and _RES delivery ---- */
