@@ -289,7 +289,9 @@ struct lk_table {
 	size_t		 t_budget;	/* grants this call may still make */
 	bool		 t_pass_nomem;	/* a grant pass of this call ran out
 					   of memory (its file deferred) */
-	struct lk_file	*t_defer;	/* files with grants pending */
+	struct lk_file	*t_defer;	/* files with grants pending, the
+					   longest waiting first */
+	struct lk_file	*t_defertail;	/* and the last of them */
 	struct lk_lock	*t_spare;	/* reserved lock nodes, via lo_onext */
 	size_t		 t_nspare;
 	struct lk_slab	 t_lslab;	/* where lock nodes come from */

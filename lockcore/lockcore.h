@@ -651,7 +651,10 @@ bool	lk_in_grace(const struct lk_table *t);
  *   (except between two overlapping waiters of one owner: either may go
  *   first, and it holds the other back until its grant is answered),
  *   until nothing is pending; the caller runs it once per turn, so that
- *   granting is spread over turns instead of stalling one.  The INVARIANT
+ *   granting is spread over turns instead of stalling one.  Files are
+ *   served in the order they came to have grants pending, and one whose
+ *   turn spends the budget goes back behind the others: every file gets
+ *   its turn however many others keep the budget busy.  The INVARIANT
  *   of wait.c (no queued waiter grantable) holds on every file but those
  *   with grants pending.
  */

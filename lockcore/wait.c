@@ -543,7 +543,11 @@ lk_wq_settle(struct lk_file *f, size_t n)
  * case: a queue of processes each blocked on one lock costs one sweep,
  * not two).
  */
-/* Remember f, and that its grantable waiters lie within [lo, hi]. */
+/*
+ * Remember f, and that its grantable waiters lie within [lo, hi]: at the
+ * back of t_defer, which lk_grant_more() serves from the front, so that
+ * every file with grants pending gets its turn.
+ */
 static void
 lk_defer(struct lk_table *t, struct lk_file *f, uint64_t lo, uint64_t hi)
 {
@@ -558,8 +562,12 @@ lk_defer(struct lk_table *t, struct lk_file *f, uint64_t lo, uint64_t hi)
 	f->fi_deferred = true;
 	f->fi_dlo = lo;
 	f->fi_dhi = hi;
-	f->fi_dnext = t->t_defer;
-	t->t_defer = f;
+	f->fi_dnext = NULL;
+	if (t->t_defer == NULL)
+		t->t_defer = f;
+	else
+		t->t_defertail->fi_dnext = f;
+	t->t_defertail = f;
 }
 
 /* The smallest range holding every range of the sets (lo > hi: none). */
@@ -638,12 +646,13 @@ lk_grants_pending(const struct lk_table *t)
 enum lk_status
 lk_grant_more(struct lk_table *t, uint64_t now, const struct lk_result **resp)
 {
-	struct lk_file *list, *f;
+	struct lk_file *list, *last, *f;
 	struct lk_range r;
 
 	lk_begin(t);
 	list = t->t_defer;
-	t->t_defer = NULL;
+	last = t->t_defertail;
+	t->t_defer = t->t_defertail = NULL;
 	while ((f = list) != NULL && t->t_budget > 0) {
 		list = f->fi_dnext;
 		f->fi_deferred = false;
@@ -652,11 +661,18 @@ lk_grant_more(struct lk_table *t, uint64_t now, const struct lk_result **resp)
 		lk_grant_pass(t, f, now, &r);	/* may defer f again */
 		lk_file_drop(t, f);
 	}
-	/* Budget spent: the files not reached stay as they were. */
-	while ((f = list) != NULL) {
-		list = f->fi_dnext;
-		f->fi_dnext = t->t_defer;
-		t->t_defer = f;
+	/*
+	 * Budget spent: the files not reached stay first, in their order,
+	 * ahead of those served now (deferred again, at the back).  Put
+	 * back in reverse, as they were, the calls went to the last two
+	 * files in turn and the others got nothing while those had
+	 * grantable waiters left (found by review).
+	 */
+	if (list != NULL) {
+		last->fi_dnext = t->t_defer;
+		if (t->t_defer == NULL)
+			t->t_defertail = last;
+		t->t_defer = list;
 	}
 	return lk_finish_at(t, t->t_pass_nomem ? LK_NOMEM : LK_OK, now,
 	    resp);

@@ -799,10 +799,11 @@ lk_table_check(const struct lk_table *ct)
 	    memcmp(hsum, tsum, sizeof(tsum)) != 0 ||
 	    (!t->t_grace && t->t_nrlocks + t->t_nrshares != 0))
 		return LK_INVAL;
-	/* t_defer: exactly the files marked deferred. */
+	/* t_defer: exactly the files marked deferred, t_defertail last. */
 	n = 0;
 	for (f = t->t_defer; f != NULL; f = f->fi_dnext)
-		if (!f->fi_deferred || f->fi_dlo > f->fi_dhi || ++n > ndef)
+		if (!f->fi_deferred || f->fi_dlo > f->fi_dhi || ++n > ndef ||
+		    (f->fi_dnext == NULL && f != t->t_defertail))
 			return LK_INVAL;
 	if (n != ndef)
 		return LK_INVAL;

@@ -1077,6 +1077,56 @@ test_grant_budget(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/*
+ * GRANT BUDGET across files (found by review): three files, each with 20
+ * shared waiters behind OA's exclusive lock, released one after the
+ * other with a budget of 1 a call.  Each lk_grant_more() call serves the
+ * file that has waited longest and puts it back behind the others, so
+ * each gets a third of the grants.  Before, files were taken last
+ * deferred first and the ones not reached were put back in reverse
+ * order: the calls went f3, f1, f3, f1, ... and f2's waiters were granted
+ * nothing while the other two had any left (and a file deferred by every
+ * new release went ahead of the older ones the same way).
+ */
+static void
+test_grant_budget_files(void)
+{
+	static const char *const fh[3] = { "f1", "f2", "f3" };
+	const struct lk_result *res;
+	struct lk_config cf;
+	size_t i, k, n[3] = { 0, 0, 0 };
+	int j;
+
+	lk_table_destroy(t);
+	lk_config_init(&cf);
+	cf.cf_grant_budget = 1;
+	t = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	for (j = 0; j < 3; j++) {
+		CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, fh[j], 0, 20, EX, NB),
+		    NULL), LK_GRANTED);
+		for (i = 0; i < 20; i++)
+			CU_ASSERT_EQUAL_FATAL(lt_lock(t, lt_req(1000 + i, 1,
+			    "w", fh[j], i, 1, SH, BL), &ub[i]), LK_BLOCKED);
+	}
+	for (j = 0; j < 3; j++) {
+		CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, fh[j], 0, 20, EX, NB)),
+		    LK_OK);
+		CU_ASSERT_EQUAL(lt_res->rs_ngranted, 1);
+	}
+	for (k = 0; k < 30; k++) {
+		CU_ASSERT_EQUAL_FATAL(lk_grant_more(t, 5, &res), LK_OK);
+		CU_ASSERT_EQUAL_FATAL(res->rs_ngranted, 1);
+		j = ((const char *)res->rs_granted[0].gr_lock.rc_fh)[1] - '1';
+		CU_ASSERT_FATAL(j >= 0 && j < 3);
+		n[j]++;
+	}
+	CU_ASSERT_EQUAL(n[0], 10);
+	CU_ASSERT_EQUAL(n[1], 10);
+	CU_ASSERT_EQUAL(n[2], 10);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 /* ---- undoing an unconfirmed grant (undo.c) ---- */
 
 
@@ -1755,6 +1805,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "long queue: one owner's overlapping requests",
 	    test_long_queue_one_owner) ||
 	    !CU_add_test(s, "grant budget", test_grant_budget) ||
+	    !CU_add_test(s, "grant budget: every file gets its turn",
+	    test_grant_budget_files) ||
 	    !CU_add_test(s, "BARGE policy", test_barge_policy) ||
 	    !CU_add_test(s, "arrival order", test_arrival_order) ||
 	    !CU_add_test(s, "downgrade wakes waiters", test_downgrade_wakes) ||
