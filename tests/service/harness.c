@@ -41,6 +41,7 @@
 #include "rpc/sm_inter.h"
 #include "rpcout.h"
 #include "rpcsrv.h"
+#include "sbuf.h"
 #include "store.h"
 #include "tests/fakes/fakes.h"
 #include "svctest.h"
@@ -792,4 +793,26 @@ ts_notified(const char *name, int32_t state)
 	    sizeof(lo), NULL);
 	ts_pump();
 	return n;
+}
+
+/*
+ * The value of one series of nlm_metrics()'s exposition, e.g.
+ * `nlmd_host_restarts_total{how="free_all"}'; -1 when it is not there.
+ */
+double
+ts_metric(const char *series)
+{
+	struct sbuf sb;
+	const char *p;
+	char key[128];
+	double v = -1;
+
+	/* Not the first line: that is a HELP line. */
+	snprintf(key, sizeof(key), "\n%s ", series);
+	memset(&sb, 0, sizeof(sb));
+	nlm_metrics(&sb);
+	if (sb.sb_buf != NULL && (p = strstr(sb.sb_buf, key)) != NULL)
+		v = strtod(p + strlen(key), NULL);
+	sbuf_free(&sb);
+	return v;
 }

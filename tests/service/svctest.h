@@ -91,6 +91,11 @@ struct ts_call {
  * Take the next call at the client's NLM without answering it; its
  * procedure, -1 when none came (then *c holds nothing to free).
  */
+/*
+ * The value of one series of nlm_metrics()'s exposition, e.g.
+ * `nlmd_host_restarts_total{how="free_all"}'; -1 when it is not there.
+ */
+double		 ts_metric(const char *series);
 int		 ts_callback_take(struct ts_call *c);
 /* Answer a taken call with an nlm4_res of status st (cookie echoed); free it. */
 void		 ts_callback_reply(struct ts_call *c, nlm4_stats st);

@@ -18,7 +18,6 @@
 #include "nlm_impl.h"
 #include "rpc/nlm_prot.h"
 #include "rpc/sm_inter.h"
-#include "sbuf.h"
 #include "store.h"
 #include "svctest.h"
 #include "tests/fakes/fakes.h"
@@ -1050,27 +1049,6 @@ test_release_nomem(void)
 	ts_stop();
 }
 
-/*
- * The value of one series of nlm_metrics()'s exposition, e.g.
- * `nlmd_host_restarts_total{how="free_all"}'; -1 when it is not there.
- */
-static double
-n_metric(const char *series)
-{
-	struct sbuf sb;
-	const char *p;
-	char key[128];
-	double v = -1;
-
-	/* Not the first line: that is a HELP line. */
-	snprintf(key, sizeof(key), "\n%s ", series);
-	memset(&sb, 0, sizeof(sb));
-	nlm_metrics(&sb);
-	if (sb.sb_buf != NULL && (p = strstr(sb.sb_buf, key)) != NULL)
-		v = strtod(p + strlen(key), NULL);
-	sbuf_free(&sb);
-	return v;
-}
 
 /* Procedure 16 (a status monitor on this host relays a restart). */
 static void
@@ -1095,7 +1073,7 @@ n_proc16(const char *name, int32_t state)
 	ts_pump();
 }
 
-#define N_RESTARTS(how)	n_metric("nlmd_host_restarts_total{how=\"" how "\"}")
+#define N_RESTARTS(how)	ts_metric("nlmd_host_restarts_total{how=\"" how "\"}")
 
 /*
  * nlmd_host_restarts_total counts the client restarts nlmd acted on, by

@@ -25,7 +25,6 @@
 #include "lockcore.h"
 #include "rpcout.h"
 #include "rpcsend.h"
-#include "sbuf.h"
 #include "store.h"
 #include "svctest.h"
 #include "tests/fakes/fakes.h"
@@ -441,22 +440,6 @@ t_log_end(char *buf, size_t len)
 	fputs(buf, stderr);
 }
 
-/* The gauge nlmd_store_commit_stall_seconds as nlm_metrics() prints it. */
-static double
-t_stall_metric(void)
-{
-	static const char key[] = "\nnlmd_store_commit_stall_seconds ";
-	struct sbuf sb;
-	const char *p;
-	double v = -1;
-
-	memset(&sb, 0, sizeof(sb));
-	nlm_metrics(&sb);
-	if (sb.sb_buf != NULL && (p = strstr(sb.sb_buf, key)) != NULL)
-		v = strtod(p + strlen(key), NULL);
-	sbuf_free(&sb);
-	return v;
-}
 
 /*
  * A commit that does not complete (a hung disk under durability sync) is
@@ -475,7 +458,7 @@ test_commit_stall(void)
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	CU_ASSERT_EQUAL(nlm_commit_stall_ms(), 0);
-	CU_ASSERT(t_stall_metric() == 0);
+	CU_ASSERT(ts_metric("nlmd_store_commit_stall_seconds") == 0);
 	fake_store_defer(true);
 	t_log_begin();
 	CU_ASSERT_EQUAL(t_lock("hostS", 1, "ownS", "fs", 0, 10, true, false,
@@ -483,7 +466,7 @@ test_commit_stall(void)
 	ts_advance(4000);
 	ts_pump();
 	CU_ASSERT_EQUAL(nlm_commit_stall_ms(), 4000);
-	CU_ASSERT(t_stall_metric() > 3.99 && t_stall_metric() < 4.01);
+	CU_ASSERT(ts_metric("nlmd_store_commit_stall_seconds") > 3.99 && ts_metric("nlmd_store_commit_stall_seconds") < 4.01);
 	ts_advance(1500);
 	ts_pump();				/* the warning */
 	ts_advance(30000);
@@ -491,7 +474,7 @@ test_commit_stall(void)
 	fake_store_complete();
 	ts_pump();
 	CU_ASSERT_EQUAL(nlm_commit_stall_ms(), 0);
-	CU_ASSERT(t_stall_metric() == 0);
+	CU_ASSERT(ts_metric("nlmd_store_commit_stall_seconds") == 0);
 	t_log_end(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
 	    "no commit has completed for 5.5 s (1 waiting)"));
