@@ -480,6 +480,10 @@ status_text(const struct line *l, struct status *st)
 			printf("store: no commit has completed for %llu s: "
 			    "answers and callbacks are held (see nlmd's log)\n",
 			    getu(l, "commit-stall-ms") / 1000);
+		if (getu(l, "input-paused-ms") > 0)
+			printf("requests: not read for %llu ms: too many "
+			    "answers wait for commits (max-commit-backlog)\n",
+			    getu(l, "input-paused-ms"));
 	} else if (strcmp(l->kind, "grace") == 0) {
 		if (getu(l, "active"))
 			printf("grace: %llu s left; %s host(s), %s lock(s), %s "

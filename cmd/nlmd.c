@@ -472,6 +472,13 @@ setup_network(struct nlmd *d)
 
 	memset(&lim, 0, sizeof(lim));
 	lim.max_record = d->conf.max_record;
+	/*
+	 * A connection's queue holds twice the backlog at least: reading
+	 * stops before the server's own delay could fill it (rpcsrv.h).
+	 */
+	lim.max_held = d->conf.max_backlog;
+	lim.max_outq = 2 * d->conf.max_backlog > 4 * 1024 * 1024 ?
+	    2 * d->conf.max_backlog : 4 * 1024 * 1024;
 	lim.max_conns = d->conf.max_connections;
 	lim.max_conns_per_addr = d->conf.max_conns_per_addr;
 	lim.idle_sec = d->conf.conn_idle_sec;
@@ -637,7 +644,19 @@ metrics_text(struct sbuf *sb, void *arg)
 	    "kernel refused them, or the socket buffer was full.\n"
 	    "# TYPE nlmd_udp_replies_lost_total counter\n"
 	    "nlmd_udp_replies_lost_total{reason=\"refused\"} %llu\n"
-	    "nlmd_udp_replies_lost_total{reason=\"buffer_full\"} %llu\n",
+	    "nlmd_udp_replies_lost_total{reason=\"buffer_full\"} %llu\n"
+	    "# HELP nlmd_replies_held_bytes Reply bytes waiting for the "
+	    "commit of their turn.\n"
+	    "# TYPE nlmd_replies_held_bytes gauge\n"
+	    "nlmd_replies_held_bytes %llu\n"
+	    "# HELP nlmd_input_paused_total Times nlmd stopped reading "
+	    "requests: more reply bytes than it holds waited for commits.\n"
+	    "# TYPE nlmd_input_paused_total counter\n"
+	    "nlmd_input_paused_total %llu\n"
+	    "# HELP nlmd_input_paused_seconds_total Time spent not reading "
+	    "requests for that reason.\n"
+	    "# TYPE nlmd_input_paused_seconds_total counter\n"
+	    "nlmd_input_paused_seconds_total %.3f\n",
 	    (unsigned long long)rs->calls, (unsigned long long)rs->garbage,
 	    (unsigned long long)rs->noprog, (unsigned long long)rs->badauth,
 	    (unsigned long long)rs->conns_open,
@@ -649,7 +668,10 @@ metrics_text(struct sbuf *sb, void *arg)
 	    (unsigned long long)rs->accept_paused,
 	    (unsigned long long)ctl_srv_accept_paused(d->ctl),
 	    (unsigned long long)rs->udp_send_fail,
-	    (unsigned long long)rs->udp_send_full);
+	    (unsigned long long)rs->udp_send_full,
+	    (unsigned long long)rs->held,
+	    (unsigned long long)rs->input_paused,
+	    (double)(rs->input_paused_ms + nlm_input_paused_ms()) / 1000);
 }
 
 /* `metrics' on the control socket: the same text, line by line. */

@@ -74,6 +74,7 @@ struct config {
 	int		verbose;		/* verbose: debug level */
 	int		foreground;		/* not from the file: -F */
 	size_t		max_record;		/* max-record-size (bytes) */
+	size_t		max_backlog;		/* max-commit-backlog (bytes) */
 	unsigned	max_connections;	/* max-connections */
 	unsigned	max_conns_per_addr;	/* max-connections-per-address */
 	unsigned	conn_idle_sec;		/* connection-idle-timeout */

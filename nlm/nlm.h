@@ -212,6 +212,11 @@ const struct nlm_counters *nlm_get_counters(void);
  * nothing is pending.
  */
 uint64_t nlm_commit_stall_ms(void);
+/*
+ * Milliseconds since which no request is read because too many answers
+ * wait for commits (rpcsrv.h, onc_srv_seal()): 0 while reading.
+ */
+uint64_t nlm_input_paused_ms(void);
 const struct nlm_grace *nlm_get_grace(void);
 /* The current epoch (a simulated restart moves it on). */
 uint64_t nlm_get_epoch(void);

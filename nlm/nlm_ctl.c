@@ -178,6 +178,7 @@ ctl_status_head(struct ctl_conn *c)
 	ctl_kv_u64(c, "uptime", (now - nlm->n_started_ms) / 1000);
 	ctl_kv(c, "durability", ctl_durability);
 	ctl_kv_u64(c, "commit-stall-ms", nlm_commit_stall_ms());
+	ctl_kv_u64(c, "input-paused-ms", nlm_input_paused_ms());
 	ctl_line_end(c);
 
 	ctl_line(c, "grace");

@@ -259,6 +259,17 @@ nlm_commit_stall_ms(void)
 	    0 : now - nlm->n_cwait_ms;
 }
 
+uint64_t
+nlm_input_paused_ms(void)
+{
+	uint64_t since, now = ev_now_ms();
+
+	if (nlm == NULL || nlm->n_srv == NULL ||
+	    (since = onc_srv_paused_since(nlm->n_srv)) == 0 || now < since)
+		return 0;
+	return now - since;
+}
+
 /* Let out what turns up to commit number `done' (durable) reported. */
 static void
 nlm_release_upto(uint64_t done)

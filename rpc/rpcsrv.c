@@ -58,6 +58,9 @@ onc_srv_new(struct ev_loop *loop, const struct onc_srv_limits *lim)
 	rs->rs_lim = *lim;
 	if (rs->rs_lim.max_outq == 0)
 		rs->rs_lim.max_outq = 4 * 1024 * 1024;
+	if (rs->rs_lim.max_held == 0)
+		rs->rs_lim.max_held = rs->rs_lim.max_outq / 2 < HELD_MAX ?
+		    rs->rs_lim.max_outq / 2 : HELD_MAX;
 	rs->rs_udptail = &rs->rs_udpq;
 	rs->rs_udpnewtail = &rs->rs_udpnew;
 	(void)ev_timer_set(loop, &rs->rs_sweep, SWEEP_MS, onc_sweep, rs);
@@ -148,6 +151,12 @@ unsigned
 onc_srv_share(const struct onc_srv *rs)
 {
 	return rs->rs_share;
+}
+
+uint64_t
+onc_srv_paused_since(const struct onc_srv *rs)
+{
+	return rs->rs_paused;
 }
 
 const struct onc_srv_stats *

@@ -59,6 +59,10 @@ struct onc_srv_limits {
 	unsigned	idle_sec;	/* close idle TCP connections */
 	size_t		max_outq;	/* queued reply bytes per connection */
 	unsigned	max_conns_per_addr; /* from one address; 0: no cap */
+	size_t		max_held;	/* reply bytes waiting for commits
+					   before requests stop being read
+					   (onc_srv_seal()); 0: 2 MiB, or
+					   max_outq / 2 if less */
 };
 
 struct onc_srv_stats {
@@ -77,6 +81,11 @@ struct onc_srv_stats {
 	uint64_t	udp_send_fail;	/* UDP replies the kernel refused */
 	uint64_t	udp_send_full;	/* UDP replies dropped: socket buffer
 					   full */
+	uint64_t	held;		/* reply bytes waiting for commits */
+	uint64_t	input_paused;	/* times reading stopped: max_held
+					   bytes waiting for commits */
+	uint64_t	input_paused_ms; /* how long, all told (not counting
+					   a pause still on) */
 };
 
 /* Create a server on `loop'.  NULL on allocation failure. */
@@ -134,6 +143,14 @@ enum onc_status onc_srv_add_encoder(struct onc_srv *, xdrproc_t proc,
  * number `seq' (the daemon's store).  Until onc_srv_release() says it is
  * durable no byte of them leaves, not even on a connection that becomes
  * writable.  Connections that died this turn are closed here.
+ *
+ * Back-pressure: once more than max_held reply bytes wait for commits (a
+ * disk that stopped answering under durability sync), no request is read
+ * -- no socket, no connection accepted, no call already buffered served
+ * -- until releases bring them down to half of it.  Clients wait in
+ * their sockets (TCP) or retransmit (UDP), as they would for a server
+ * that is slow; memory stays bounded, and no connection is reset for the
+ * server's own delay.
  */
 void	onc_srv_seal(struct onc_srv *, uint64_t seq);
 
@@ -156,5 +173,8 @@ unsigned onc_srv_share(const struct onc_srv *);
 struct onc_call	*onc_srv_call(struct svc_req *);
 
 const struct onc_srv_stats *onc_srv_stats(const struct onc_srv *);
+
+/* Not reading requests now (see onc_srv_seal()): since when (ms), or 0. */
+uint64_t onc_srv_paused_since(const struct onc_srv *);
 
 #endif

@@ -24,6 +24,13 @@
  */
 #define UDP_MAXMSG	9216
 #define REPLY_MAX	16384
+/*
+ * Default max_held: 2 MiB (some 65,000 replies; a flush of durability
+ * sync holds a few hundred), and at most half of max_outq, so that
+ * reading stops before any one connection's queue reaches max_outq for
+ * the server's own delay (a turn adds ONC_TURN_CALLS replies at most).
+ */
+#define HELD_MAX	(2 * 1024 * 1024)
 #define SWEEP_MS	5000
 /*
  * UDP replies up to UDP_REPLY_SMALL bytes (all NLM and NSM results) are
@@ -180,6 +187,9 @@ struct onc_srv {
 	struct onc_conn		*rs_resuming;	/* being served again, or
 						   left by a full turn */
 	struct ev_timer		 rs_resume;	/* serves them next turn */
+	uint64_t		 rs_paused;	/* reading stopped at (ms; 0:
+						   not): rs_stats.held over
+						   max_held */
 	struct onc_srv_stats	 rs_stats;
 	struct onc_udpbatch	*rs_udpb;	/* recvmmsg() buffers */
 	struct onc_udpreply	*rs_udpfree;	/* small replies to reuse */
@@ -275,6 +285,12 @@ void	onc_conn_flush(struct onc_conn *co);
  * each until they did another turn's worth (ev_turn_full()).
  */
 void	onc_conn_resume(struct ev_loop *loop, void *arg);
+/*
+ * Stop (on false: rs_paused) or start again reading requests: listeners,
+ * connections, and what earlier turns read and left (rpcsrv.h,
+ * onc_srv_seal()).
+ */
+void	onc_srv_input(struct onc_srv *rs, bool on);
 /* At the end of a turn (onc_srv_seal()): the next turn's rs_share. */
 void	onc_conn_share(struct onc_srv *rs);
 

@@ -17,6 +17,8 @@
 
 /* Limits for messages a peer can trigger (log.h). */
 static struct log_rl rl_reply_backlog;
+static struct log_rl rl_input_paused;
+static struct log_rl rl_input_resumed;
 
 /*
  * Move co's unsent bytes down to the start of co_out, and the offsets
@@ -119,6 +121,7 @@ onc_conn_append(struct onc_conn *co, const uint8_t *p, size_t n)
 	memcpy(co->co_out + co->co_outlen, &mark, sizeof(mark));
 	memcpy(co->co_out + co->co_outlen + sizeof(mark), p, n);
 	co->co_outlen += sizeof(mark) + n;
+	rs->rs_stats.held += sizeof(mark) + n;
 	if (!co->co_isdirty) {
 		co->co_isdirty = 1;
 		co->co_dirty = rs->rs_dirty;
@@ -155,6 +158,7 @@ onc_queue_reply(struct onc_ctx *cx, const uint8_t *p, size_t n)
 	ur->ur_len = n;
 	ur->ur_next = NULL;
 	memcpy(ur->ur_buf, p, n);
+	rs->rs_stats.held += n;
 	*rs->rs_udpnewtail = ur;
 	rs->rs_udpnewtail = &ur->ur_next;
 	return ONC_OK;
@@ -276,7 +280,15 @@ onc_srv_seal(struct onc_srv *rs, uint64_t seq)
 	 */
 	onc_conn_share(rs);
 	rs->rs_turn++;
-	if ((rs->rs_held != NULL || rs->rs_resuming != NULL ||
+	if (!rs->rs_paused && rs->rs_stats.held > rs->rs_lim.max_held) {
+		log_rl_warnx(&rl_input_paused, "%llu reply bytes wait for "
+		    "commits (more than %zu): not reading requests until "
+		    "half of them are written", (unsigned long long)
+		    rs->rs_stats.held, rs->rs_lim.max_held);
+		onc_srv_input(rs, false);
+	}
+	if (!rs->rs_paused &&
+	    (rs->rs_held != NULL || rs->rs_resuming != NULL ||
 	    onc_udp_waiting(rs)) &&
 	    !ev_timer_armed(&rs->rs_resume) &&
 	    ev_timer_set(rs->rs_loop, &rs->rs_resume, 0, onc_conn_resume,
@@ -302,22 +314,33 @@ onc_srv_release(struct onc_srv *rs, uint64_t committed)
 			n = 0;
 		}
 		fd = ur->ur_fd;
+		rs->rs_stats.held -= ur->ur_len;
 		batch[n++] = ur;
 	}
 	if (n > 0)
 		onc_udp_send(rs, fd, batch, n);
 	for (co = rs->rs_waiting; co != NULL; co = cnext) {
+		size_t safe = co->co_safe;
+
 		cnext = co->co_wnext;
 		for (i = 0; i < co->co_nmarks &&
 		    co->co_marks[i].rm_seq <= committed; i++)
 			co->co_safe = co->co_marks[i].rm_off;
 		if (i == 0)
 			continue;
+		rs->rs_stats.held -= co->co_safe - safe;
 		co->co_nmarks -= i;
 		memmove(co->co_marks, co->co_marks + i,
 		    co->co_nmarks * sizeof(*co->co_marks));
 		if (co->co_nmarks == 0)
 			onc_conn_wait(co, 0);
 		onc_conn_flush(co);
+	}
+	if (rs->rs_paused && rs->rs_stats.held <= rs->rs_lim.max_held / 2) {
+		log_rl_info(&rl_input_resumed, "reading requests again after %.3f s (%llu reply "
+		    "bytes wait for commits)", (double)(ev_now_ms() -
+		    rs->rs_paused) / 1000, (unsigned long long)
+		    rs->rs_stats.held);
+		onc_srv_input(rs, true);
 	}
 }

@@ -64,6 +64,7 @@ onc_conn_close(struct onc_conn *co)
 	}
 	onc_conn_wait(co, 0);
 	onc_conn_unhold(co);
+	rs->rs_stats.held -= co->co_outlen - co->co_safe;
 	onc_addr_put(rs, co->co_addr);
 	ev_fd_del(rs->rs_loop, co->co_fd);
 	if (co->co_abort)
@@ -86,13 +87,15 @@ onc_conn_close(struct onc_conn *co)
 static void	onc_conn_io(struct ev_loop *, int, int, void *);
 
 /*
- * Watch for input only while no output is pending (back-pressure).
- * After the end of the peer's stream (co_eof), never for input: it would
- * stay readable and wake every turn.  Then for output while released
- * replies are pending, not at all while the rest waits for its commit
- * (onc_srv_release() flushes it), and close once nothing more is owed:
- * all written, no reply waiting for its commit or its turn's seal.  A
- * peer that stops reading meanwhile leaves at the idle sweep, as any.
+ * Watch for input only while no output is pending (back-pressure), and
+ * the server reads requests (rs_paused: too many replies wait for their
+ * commits).  After the end of the peer's stream (co_eof), never for
+ * input: it would stay readable and wake every turn.  Then for output
+ * while released replies are pending, not at all while the rest waits
+ * for its commit (onc_srv_release() flushes it), and close once nothing
+ * more is owed: all written, no reply waiting for its commit or its
+ * turn's seal.  A peer that stops reading meanwhile leaves at the idle
+ * sweep, as any.
  */
 static void
 onc_conn_watch(struct onc_conn *co)
@@ -101,6 +104,8 @@ onc_conn_watch(struct onc_conn *co)
 	int ev = co->co_outoff < co->co_safe ? EV_WRITE : EV_READ;
 
 	if (!co->co_eof) {
+		if (ev == EV_READ && co->co_srv->rs_paused)
+			ev = 0;
 		if (ev_fd_set(loop, co->co_fd, ev) == -1)
 			co->co_dead = 1;
 	} else if (co->co_outoff == co->co_outlen && co->co_nmarks == 0 &&
@@ -110,6 +115,57 @@ onc_conn_watch(struct onc_conn *co)
 		ev_fd_del(loop, co->co_fd);
 	else if (ev_fd_add(loop, co->co_fd, EV_WRITE, onc_conn_io, co) == -1)
 		co->co_dead = 1;
+}
+
+/*
+ * Stop (on false) or start again reading requests: every listener (a
+ * TCP one whose accepting is paused for want of descriptors is left to
+ * its timer) and every connection; the datagrams and calls already read
+ * and left for a later turn wait too (onc_conn_resume()).  A connection
+ * waits for nothing from its peer meanwhile: the idle sweep skips them
+ * all, and they are active as of the restart.  Writing is not stopped:
+ * released replies go out as the sockets take them.
+ */
+void
+onc_srv_input(struct onc_srv *rs, bool on)
+{
+	struct onc_listener *rl;
+	struct onc_conn *co, *next;
+	uint64_t now = ev_now_ms();
+	size_t i;
+
+	if (on == !rs->rs_paused)
+		return;
+	if (on) {
+		rs->rs_stats.input_paused_ms += now - rs->rs_paused;
+		rs->rs_paused = 0;
+	} else {
+		rs->rs_paused = now > 0 ? now : 1;
+		rs->rs_stats.input_paused++;
+	}
+	for (i = 0; i < rs->rs_nlis; i++) {
+		rl = &rs->rs_lis[i];
+		if (rl->rl_xport == ONC_TCP && ev_timer_armed(&rl->rl_pause))
+			continue;
+		if (ev_fd_set(rs->rs_loop, rl->rl_fd, on ? EV_READ : 0) == -1)
+			log_warn("listener: cannot %s watching it",
+			    on ? "start" : "stop");
+	}
+	for (co = rs->rs_conns; co != NULL; co = next) {
+		next = co->co_next;
+		if (on)
+			co->co_active = now;
+		if (co->co_dead)
+			continue;
+		onc_conn_watch(co);
+		if (co->co_dead)
+			onc_conn_close(co);
+	}
+	if (on && (rs->rs_held != NULL || rs->rs_resuming != NULL ||
+	    onc_udp_waiting(rs)) && !ev_timer_armed(&rs->rs_resume) &&
+	    ev_timer_set(rs->rs_loop, &rs->rs_resume, 0, onc_conn_resume,
+	    rs) == -1)
+		onc_conn_resume(rs->rs_loop, rs);	/* no memory: now */
 }
 
 void
@@ -317,9 +373,9 @@ onc_conn_read(struct onc_conn *co)
 
 	/*
 	 * Calls are waiting already: they go first (onc_conn_resume).  Or
-	 * the peer has sent all it will.
+	 * the peer has sent all it will.  Or no request is read now.
 	 */
-	if (co->co_held || co->co_eof)
+	if (co->co_held || co->co_eof || rs->rs_paused)
 		return;
 
 	/*
@@ -368,6 +424,8 @@ onc_conn_resume(struct ev_loop *loop, void *arg)
 	struct onc_conn *co, *prev = NULL, **tail = &rs->rs_resuming;
 	int full = ev_turn_full_p(loop), served = 0;
 
+	if (rs->rs_paused)
+		return;		/* onc_srv_input() arms this again */
 	onc_udp_resume(rs);
 	/*
 	 * Serve the connections a full turn left (still on rs_resuming,
@@ -522,6 +580,8 @@ onc_tcp_resume(struct ev_loop *loop, void *arg)
 {
 	struct onc_listener *rl = arg;
 
+	if (rl->rl_srv->rs_paused)
+		return;		/* onc_srv_input() watches it again */
 	if (ev_fd_set(loop, rl->rl_fd, EV_READ) == -1 &&
 	    ev_timer_set(loop, &rl->rl_pause, ACCEPT_PAUSE_MS, onc_tcp_resume,
 	    rl) == -1)
@@ -659,7 +719,7 @@ onc_sweep(struct ev_loop *loop, void *arg)
 	uint64_t now = ev_now_ms();
 	uint64_t idle = (uint64_t)rs->rs_lim.idle_sec * 1000;
 
-	for (co = rs->rs_conns; co != NULL; co = next) {
+	for (co = rs->rs_conns; co != NULL && !rs->rs_paused; co = next) {
 		next = co->co_next;
 		if (now - co->co_active > idle && !co->co_isdirty)
 			onc_conn_idle(co);

@@ -136,6 +136,8 @@ onc_udp_read(struct ev_loop *loop, int fd, int events, void *arg)
 	int i, n;
 
 	(void)events;
+	if (rs->rs_paused)
+		return;		/* not watched meanwhile (onc_srv_input()) */
 	if (onc_udp_waiting(rs)) {
 		onc_udp_serve(rs);
 		if (onc_udp_waiting(rs) || ev_turn_full_p(loop))

@@ -20,6 +20,10 @@
  *       records over MAXREC (one huge fragment, one fragment of MAXREC+1,
  *       fragments adding up past MAXREC) close the connection; a record of
  *       exactly MAXREC bytes is answered
+ *   garbage tcp-pipeline HOST PORT PROG VERS COUNT SECONDS
+ *       COUNT NULL calls sent back to back on one connection, as fast as
+ *       it takes them, while reading: each must be answered (SUCCESS)
+ *       exactly once within SECONDS, and the connection never closed
  *   garbage tcp-half HOST PORT PROG VERS
  *       a half-sent record and a half-sent record mark stay open while new
  *       TCP and UDP NULL calls answer at once; the half record, completed,
@@ -75,6 +79,7 @@ struct buf {
 };
 
 static uint32_t rng_state = 0x9e3779b9u;
+static int quiet;		/* no line per reply (tcp-pipeline) */
 
 static uint32_t
 rng(void)
@@ -392,7 +397,8 @@ check_reply(const uint8_t *p, size_t len, uint32_t xid, const struct expect *x)
 	}
 	fail("unexpected reply: %s", got);
 ok:
-	printf("reply: %s\n", got);
+	if (!quiet)
+		printf("reply: %s\n", got);
 }
 
 /*
@@ -867,6 +873,108 @@ cmd_tcp_half(char **argv)
 	return 0;
 }
 
+/*
+ * tcp-pipeline: COUNT NULL calls (xids base .. base + COUNT - 1) on one
+ * connection, sent as the socket takes them while replies are read.
+ */
+static int
+cmd_tcp_pipeline(char **argv)
+{
+	struct target t;
+	struct callopts o;
+	struct expect x = { X_SUCCESS, 0, 0 };
+	struct buf out = { 0 }, in = { 0 }, m = { 0 };
+	uint32_t prog = (uint32_t)num(argv[2]), vers = (uint32_t)num(argv[3]);
+	uint32_t count = (uint32_t)num(argv[4]), base = rng() & 0x7fffffffu;
+	uint64_t start = now_ms(), end = start + 1000 * num(argv[5]);
+	uint8_t *seen;
+	size_t sent = 0;
+	uint32_t i, got = 0;
+	int fd;
+
+	quiet = 1;
+	target_parse(&t, argv[0], argv[1]);
+	if (count == 0 || (seen = calloc(count, 1)) == NULL)
+		fail("bad count");
+	callopts_init(&o);
+	for (i = 0; i < count; i++) {
+		m.len = 0;
+		build_call(&m, base + i, prog, vers, 0, &o);
+		build_record(&out, &m);
+	}
+	fd = sock_open(&t, SOCK_STREAM);
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) == -1)
+		fail("fcntl: %s", strerror(errno));
+	while (got < count) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint64_t now = now_ms();
+		ssize_t n;
+
+		if (now >= end)
+			fail("%u of %u calls answered in %llu s (%zu of %zu "
+			    "bytes sent)", got, count,
+			    (unsigned long long)num(argv[5]), sent, out.len);
+		if (sent < out.len)
+			pfd.events |= POLLOUT;
+		if (poll(&pfd, 1, (int)(end - now)) == -1) {
+			if (errno == EINTR)
+				continue;
+			fail("poll: %s", strerror(errno));
+		}
+		if ((pfd.revents & POLLOUT) && sent < out.len) {
+			n = send(fd, out.b + sent, out.len - sent,
+			    MSG_NOSIGNAL);
+			if (n == -1 && errno != EAGAIN && errno != EINTR)
+				fail("send after %zu bytes: %s", sent,
+				    strerror(errno));
+			if (n > 0)
+				sent += (size_t)n;
+		}
+		if (!(pfd.revents & (POLLIN | POLLERR | POLLHUP)))
+			continue;
+		buf_reserve(&in, 65536);
+		n = recv(fd, in.b + in.len, 65536, 0);
+		if (n == 0 || (n == -1 && errno != EAGAIN && errno != EINTR))
+			fail("connection %s after %u of %u answers",
+			    n == 0 ? "closed" : strerror(errno), got, count);
+		if (n < 0)
+			continue;
+		in.len += (size_t)n;
+		/* Whole one-fragment records: what nlmd sends. */
+		for (;;) {
+			size_t off = 0, flen;
+			uint32_t mark, xid;
+
+			if (in.len < 4)
+				break;
+			mark = get32(in.b, in.len, &off);
+			flen = mark & 0x7fffffffu;
+			if (!(mark & 0x80000000u))
+				fail("a reply in several fragments");
+			if (in.len < 4 + flen)
+				break;
+			off = 4;
+			xid = get32(in.b, 4 + flen, &off);
+			if (xid - base >= count)
+				fail("reply to xid %u, not one of ours", xid);
+			if (seen[xid - base]++)
+				fail("xid %u answered twice", xid);
+			check_reply(in.b + 4, flen, xid, &x);
+			got++;
+			memmove(in.b, in.b + 4 + flen, in.len - 4 - flen);
+			in.len -= 4 + flen;
+		}
+	}
+	printf("tcp-pipeline: %u calls answered once each in %llu ms\n",
+	    count, (unsigned long long)(now_ms() - start));
+	close(fd);
+	free(seen);
+	free(out.b);
+	free(in.b);
+	free(m.b);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -891,6 +999,8 @@ main(int argc, char **argv)
 		return cmd_tcp_garbage_record(argv + 1);
 	if (strcmp(argv[0], "tcp-oversize") == 0 && argc == 6)
 		return cmd_tcp_oversize(argv + 1);
+	if (strcmp(argv[0], "tcp-pipeline") == 0 && argc == 7)
+		return cmd_tcp_pipeline(argv + 1);
 	if (strcmp(argv[0], "tcp-half") == 0 && argc == 5)
 		return cmd_tcp_half(argv + 1);
 	usage();

@@ -50,6 +50,9 @@ static struct {
 	int		 fill;		/* ev_turn_full() at each call */
 } tt;
 
+/* max_held for the next tt_start() (0: the default). */
+static size_t tt_max_held;
+
 static uint64_t
 tt_now(void)
 {
@@ -91,6 +94,7 @@ tt_start(size_t max_outq, uint64_t lag)
 	lim.max_conns = 16;
 	lim.idle_sec = 600;
 	lim.max_outq = max_outq;
+	lim.max_held = tt_max_held;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(tt.rs = onc_srv_new(tt.loop, &lim));
 	CU_ASSERT_FATAL(onc_srv_add_program(tt.rs, 100021, 4, tt_answer) ==
 	    ONC_OK);
@@ -150,6 +154,7 @@ tt_stop(void)
 	onc_srv_free(tt.rs);
 	ev_loop_free(tt.loop);
 	ev_set_clock(NULL);
+	tt_max_held = 0;
 }
 
 static int
@@ -332,6 +337,8 @@ test_outbuf_shrinks(void)
 /*
  * max_outq still bounds what a connection has not sent (released or
  * not): replies held past it reset the connection, counted as slow.
+ * (Reading stops long before that with the default max_held, half of
+ * max_outq at most: test_input_paused.)
  */
 static void
 test_outq_limit(void)
@@ -340,6 +347,7 @@ test_outq_limit(void)
 	size_t acclen = 0;
 	int fd, i;
 
+	tt_max_held = 1 << 20;
 	tt_start(8192, UINT64_MAX);
 	fd = tt_connect();
 	(void)ev_run_once(tt.loop, 0);		/* accepted */
@@ -354,6 +362,128 @@ test_outq_limit(void)
 	CU_ASSERT_EQUAL(tt_replies(fd, acc, sizeof(acc), &acclen), 0);
 	close(fd);
 	tt_stop();
+}
+
+/*
+ * Commits stop completing (a disk that hangs under durability sync)
+ * while a client has 1,000 calls queued on its connection: once more
+ * than max_held reply bytes wait for them the server stops reading
+ * (the calls wait in the socket and in co_in), counted; the connection
+ * is not reset for the server's delay, and the idle sweep leaves it.
+ * When the commits complete, reading starts again and every call is
+ * answered once.  It used to read and answer into memory for as long as
+ * the disk hung, and reset the connection at max_outq.
+ */
+static void
+test_input_paused(void)
+{
+	static uint8_t acc[8192];
+	size_t acclen = 0;
+	unsigned got = 0, before;
+	int fd, i;
+
+	tt_max_held = 2048;			/* some 64 replies */
+	tt_start(64 * 1024, UINT64_MAX);	/* nothing released yet */
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	tt_send_calls(fd, 1000);
+	for (i = 0; i < 200; i++)
+		(void)ev_run_once(tt.loop, 0);
+	printf("\n    commits stalled: %u calls served, %llu bytes held, "
+	    "paused %llu time(s) ", tt.calls, (unsigned long long)
+	    tt.rs->rs_stats.held, (unsigned long long)
+	    tt.rs->rs_stats.input_paused);
+	CU_ASSERT(onc_srv_paused_since(tt.rs) != 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.input_paused, 1);
+	CU_ASSERT(tt.calls > 2048 / 28 && tt.calls <= 2048 / 28 +
+	    ONC_TURN_CALLS + 1);
+	/* Every reply's bytes (a 4-byte mark and 24) are counted. */
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.held, (uint64_t)tt.calls * 28);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_slow, 0);
+	CU_ASSERT_EQUAL(tt_replies(fd, acc, sizeof(acc), &acclen), 0);
+	/* Stalled for longer than idle_sec: not an idle client. */
+	before = tt.calls;
+	tt.ms += 700 * 1000;
+	onc_sweep(tt.loop, tt.rs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt.rs->rs_conns);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 0);
+	CU_ASSERT_EQUAL(tt.calls, before);
+	tt.lag = 0;				/* the commits complete */
+	for (i = 0; i < 1000 && got < 1000; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(got, 1000);
+	CU_ASSERT_EQUAL(tt.calls, 1000);
+	CU_ASSERT_EQUAL(onc_srv_paused_since(tt.rs), 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.input_paused_ms, 700 * 1000);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.held, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_slow, 0);
+	close(fd);
+	tt_stop();
+}
+
+/*
+ * The same over UDP: datagrams are not read while the replies held are
+ * over max_held (the kernel keeps the rest in the socket's buffer), and
+ * all are answered once the commits complete.
+ */
+static void
+test_input_paused_udp(void)
+{
+	enum { N = 150 };
+	struct onc_listener *rl;
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+	uint8_t buf[64];
+	unsigned got = 0;
+	int sfd, cfd, i, one = 1;
+
+	tt_max_held = 2048;
+	tt_start(64 * 1024, UINT64_MAX);
+	sfd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(sfd != -1);
+	(void)setsockopt(sfd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CU_ASSERT_FATAL(bind(sfd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	CU_ASSERT_FATAL(getsockname(sfd, (struct sockaddr *)&sin, &sl) == 0);
+	rl = &tt.rs->rs_lis[tt.rs->rs_nlis++];
+	rl->rl_fd = sfd;
+	rl->rl_family = AF_INET;
+	rl->rl_xport = ONC_UDP;
+	rl->rl_srv = tt.rs;
+	CU_ASSERT_FATAL(ev_fd_add(tt.loop, sfd, EV_READ, onc_udp_read, rl) ==
+	    0);
+	cfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(cfd != -1);
+	CU_ASSERT_FATAL(connect(cfd, (struct sockaddr *)&sin, sizeof(sin)) ==
+	    0);
+	for (i = 0; i < N; i++)
+		CU_ASSERT_FATAL(send(cfd, buf, tt_body(buf), 0) == 40);
+	for (i = 0; i < 100; i++)
+		(void)ev_run_once(tt.loop, 0);
+	printf("\n    commits stalled: %u of %d datagrams served, %llu bytes "
+	    "held ", tt.calls, N, (unsigned long long)tt.rs->rs_stats.held);
+	CU_ASSERT(onc_srv_paused_since(tt.rs) != 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.input_paused, 1);
+	CU_ASSERT(tt.calls > 2048 / 24 && tt.calls <= 2048 / 24 + UDP_BATCH);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.held, (uint64_t)tt.calls * 24);
+	CU_ASSERT(recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) == -1);
+	tt.lag = 0;
+	for (i = 0; i < 100 && got < N; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		while (recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) == 24)
+			got++;
+	}
+	CU_ASSERT_EQUAL(got, N);
+	CU_ASSERT_EQUAL(tt.calls, N);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.held, 0);
+	CU_ASSERT_EQUAL(onc_srv_paused_since(tt.rs), 0);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
 }
 
 /*
@@ -986,6 +1116,9 @@ ts_register_transport(void)
 	    "durability sync", test_outbuf_service) == NULL ||
 	    CU_add_test(s, "a buffer grown by a burst shrinks once sent",
 	    test_outbuf_shrinks) == NULL ||
+	    CU_add_test(s, "commits stalled: reading stops, nothing reset, all "
+	    "answered after", test_input_paused) == NULL ||
+	    CU_add_test(s, "... over UDP", test_input_paused_udp) == NULL ||
 	    CU_add_test(s, "replies held past max_outq reset the connection",
 	    test_outq_limit) == NULL ||
 	    CU_add_test(s, "a reply out of memory leaves the stream as it was",
