@@ -220,6 +220,35 @@ onc_grow(uint8_t **bufp, size_t *capp, size_t need, size_t max)
 }
 
 /*
+ * At the idle sweep, a connection with no call partly read: its input
+ * and record buffers, grown by a large record, go back to their first
+ * size (one that once sent a 1 MiB record kept some 2 MiB for as long
+ * as it stayed).  At most once a sweep, so a client that keeps sending
+ * large records grows them again at most that often.
+ */
+static void
+onc_conn_shrink(struct onc_conn *co)
+{
+	struct onc_srv *rs = co->co_srv;
+	size_t incap = rs->rs_lim.max_record + 4, reccap = rs->rs_lim.max_record;
+	uint8_t *p;
+
+	if (incap > CONN_BUF_MIN)
+		incap = CONN_BUF_MIN;
+	if (reccap > CONN_BUF_MIN)
+		reccap = CONN_BUF_MIN;
+	if (co->co_incap > incap && (p = realloc(co->co_in, incap)) != NULL) {
+		co->co_in = p;
+		co->co_incap = incap;
+	}
+	if (co->co_reccap > reccap &&
+	    (p = realloc(co->co_rec, reccap)) != NULL) {
+		co->co_rec = p;
+		co->co_reccap = reccap;
+	}
+}
+
+/*
  * co has calls waiting past its ONC_TURN_CALLS: on rs_held (co_held 1)
  * until onc_conn_resume() moves the list to rs_resuming (co_held 2) and
  * serves it.
@@ -723,6 +752,9 @@ onc_sweep(struct ev_loop *loop, void *arg)
 		next = co->co_next;
 		if (now - co->co_active > idle && !co->co_isdirty)
 			onc_conn_idle(co);
+		else if (co->co_inlen == 0 && co->co_reclen == 0 &&
+		    !co->co_held)
+			onc_conn_shrink(co);
 	}
 	(void)ev_timer_set(loop, &rs->rs_sweep, SWEEP_MS, onc_sweep, rs);
 }

@@ -487,6 +487,56 @@ test_input_paused_udp(void)
 }
 
 /*
+ * A connection whose client once sent a large record keeps its grown
+ * input and record buffers only until the next idle sweep finds nothing
+ * partly read (before: for as long as it stayed, some 2 MiB after a
+ * 1 MiB record).
+ */
+static void
+test_inbuf_shrinks(void)
+{
+	static uint8_t rec[60000];
+	const struct onc_conn *co;
+	uint32_t m = htonl(0x80000000u | (sizeof(rec) - 4));
+	size_t sent = 0;
+	ssize_t w;
+	int fd, i;
+
+	tt_start(64 * 1024, 0);
+	tt.rs->rs_lim.max_record = 64 * 1024;
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL((co = tt.rs->rs_conns) != NULL);
+	/* One NULL call padded to 60,000 bytes (the padding is ignored). */
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, &m, 4);
+	(void)tt_body(rec + 4);
+	for (i = 0; i < 1000 && (sent < sizeof(rec) || tt.calls < 1); i++) {
+		if (sent < sizeof(rec) && (w = send(fd, rec + sent,
+		    sizeof(rec) - sent, MSG_DONTWAIT)) > 0)
+			sent += (size_t)w;
+		(void)ev_run_once(tt.loop, 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(tt.calls, 1);
+	printf("\n    after a 60,000-byte record: co_incap %zu, co_reccap %zu",
+	    co->co_incap, co->co_reccap);
+	CU_ASSERT(co->co_incap > CONN_BUF_MIN);
+	CU_ASSERT(co->co_reccap > CONN_BUF_MIN);
+	onc_sweep(tt.loop, tt.rs);
+	CU_ASSERT_PTR_EQUAL_FATAL(tt.rs->rs_conns, co);
+	printf("; after the sweep: %zu, %zu ", co->co_incap, co->co_reccap);
+	CU_ASSERT_EQUAL(co->co_incap, CONN_BUF_MIN);
+	CU_ASSERT_EQUAL(co->co_reccap, CONN_BUF_MIN);
+	/* And it still serves. */
+	tt_send_calls(fd, 3);
+	for (i = 0; i < 10 && tt.calls < 4; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.calls, 4);
+	close(fd);
+	tt_stop();
+}
+
+/*
  * A reply whose append runs out of memory leaves nothing in the stream.
  * The record mark used to be appended on its own first: when it fit and
  * the body's growth failed, the bare mark stayed, and the peer took the
@@ -1119,6 +1169,8 @@ ts_register_transport(void)
 	    CU_add_test(s, "commits stalled: reading stops, nothing reset, all "
 	    "answered after", test_input_paused) == NULL ||
 	    CU_add_test(s, "... over UDP", test_input_paused_udp) == NULL ||
+	    CU_add_test(s, "input buffers a large record grew shrink at the "
+	    "sweep", test_inbuf_shrinks) == NULL ||
 	    CU_add_test(s, "replies held past max_outq reset the connection",
 	    test_outq_limit) == NULL ||
 	    CU_add_test(s, "a reply out of memory leaves the stream as it was",
