@@ -108,7 +108,7 @@ static const struct config_key config_table[] = {
 	KEY_BOOL("rpcbind", rpcbind),
 	KEY_UINT("verbose", verbose, 0, 9),
 	KEY_SIZE("max-record-size", max_record, 1024, 1 << 20),
-	KEY_SIZE("max-commit-backlog", max_backlog, 4096, 1 << 30),
+	KEY_SIZE("max-commit-backlog", max_backlog, 65536, 1 << 30),
 	KEY_UINT("max-connections", max_connections, 1, 1000000),
 	KEY_UINT("max-connections-per-address", max_conns_per_addr, 1, 1000000),
 	KEY_UINT("connection-idle-timeout", conn_idle_sec, 1, 86400),

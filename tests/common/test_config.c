@@ -61,6 +61,7 @@ test_defaults(void)
 	CU_ASSERT_EQUAL(c.verbose, 0);
 	CU_ASSERT_EQUAL(c.foreground, 0);
 	CU_ASSERT_EQUAL(c.max_record, 65536);
+	CU_ASSERT_EQUAL(c.max_backlog, 2097152);
 	CU_ASSERT_EQUAL(c.max_connections, 4096);
 	CU_ASSERT_EQUAL(c.conn_idle_sec, 600);
 	CU_ASSERT_EQUAL(c.callbacks, CONFIG_CB_MSG);
@@ -254,6 +255,8 @@ test_set_bounds(void)
 		{ "nsm-port", "0", "65535", NULL, "65536" },
 		{ "verbose", "0", "9", NULL, "10" },
 		{ "max-record-size", "1024", "1048576", "1023", "1048577" },
+		{ "max-commit-backlog", "65536", "1073741824", "65535",
+		    "1073741825" },
 		{ "max-connections", "1", "1000000", "0", "1000001" },
 		{ "connection-idle-timeout", "1", "86400", "0", "86401" },
 		{ "callback-retry-min-ms", "10", "3600000", "9", "3600001" },

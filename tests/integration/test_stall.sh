@@ -10,10 +10,10 @@
 # frozen, libnfs (an independent NLM client) asks for a lock, whose commit
 # cannot complete, and garbage's tcp-pipeline sends 20,000 NULL calls back
 # to back on one connection (their answers wait for that commit too):
-#   - nlmd stops reading once more than max-commit-backlog (4096) reply
-#     bytes wait: the gauge stays near 4 KiB instead of the 560 KB those
-#     answers make, and nlmd's memory stays flat while the client keeps
-#     sending;
+#   - nlmd stops reading once more than max-commit-backlog (65536, the
+#     least it takes) reply bytes wait: the gauge stays near 64 KiB
+#     instead of the 560 KB those answers make, and nlmd's memory stays
+#     flat while the client keeps sending;
 #   - nlmctl status and metrics still answer, and say so;
 #   - no connection is reset; once thawed every call is answered exactly
 #     once, libnfs's locks are granted, and nlmd logs the pause's end.
@@ -68,7 +68,7 @@ trap stall_cleanup EXIT
 
 itest_start_rpcbind
 STATE=$W/mnt/state itest_start_nlmd --durability=sync \
-    --max-commit-backlog="${STALL_BACKLOG:-4096}"
+    --max-commit-backlog="${STALL_BACKLOG:-65536}"
 
 metric() {
 	"$CTL" metrics | awk -v m="$1" '$1 == m { print $2; f = 1 }
@@ -106,8 +106,8 @@ check "nlmctl status names the pause" \
     grep -q "requests: not read for" <("$CTL" status)
 held=$(metric nlmd_replies_held_bytes)
 echo "    held while paused: $held bytes"
-check "answers held stay near max-commit-backlog (4096 + a turn)" \
-    test "$held" -gt 2048 -a "$held" -le $((4096 + 16 * 28 + 200))
+check "answers held stay near max-commit-backlog (65536 + a turn)" \
+    test "$held" -gt 32768 -a "$held" -le $((65536 + 16 * 28 + 200))
 check "the pause is counted once" test "$(metric nlmd_input_paused_total)" = 1
 r0=$(rss_kib)
 sleep 0.5
