@@ -111,7 +111,7 @@ dump_state(const struct config *conf, FILE *out)
 	struct store_config sc;
 	struct store_info si;
 	struct store *st = NULL;
-	char err[512], path[4200];
+	char err[2048], path[4200];
 	int fd, rc = -1;
 
 	/* Never create a store where there is none. */

@@ -361,7 +361,7 @@ setup_store(struct nlmd *d)
 {
 	struct store_config sc;
 	struct store_info si;
-	char err[512];
+	char err[2048];
 
 	memset(&sc, 0, sizeof(sc));
 	sc.sc_dir = d->conf.state_dir;
@@ -467,7 +467,7 @@ setup_network(struct nlmd *d)
 	struct onc_srv_limits lim;
 	struct nlm_config nc;
 	enum onc_status s;
-	char err[512];
+	char err[2048];
 	uint64_t t0;
 
 	memset(&lim, 0, sizeof(lim));

@@ -104,48 +104,95 @@ store_status_of(struct store *st, int rc)
 	}
 }
 
-/* Copy Berkeley DB's last message (any thread may be writing it). */
+/* Append src to the string in dst[size], as much as fits. */
+static void
+store_cat(char *dst, size_t size, const char *src)
+{
+	size_t len = strnlen(dst, size), n = strlen(src);
+
+	if (len + 1 >= size)
+		return;
+	if (n > size - len - 1)
+		n = size - len - 1;
+	memcpy(dst + len, src, n);
+	dst[len + n] = '\0';
+}
+
+/*
+ * Copy Berkeley DB's messages (any thread may be adding one); cut short
+ * when they do not fit: what is left still says why.
+ */
 void
 store_dberr(struct store *st, char *buf, size_t len)
 {
+	if (len == 0)
+		return;
+	buf[0] = '\0';
 	pthread_mutex_lock(&st->st_emu);
-	snprintf(buf, len, "%s", st->st_dberr);
+	store_cat(buf, len, st->st_dberr);
+	if (st->st_dbmore) {
+		store_cat(buf, len, "; ...; ");
+		store_cat(buf, len, st->st_dblast);
+	}
 	pthread_mutex_unlock(&st->st_emu);
 }
 
-/* Forget Berkeley DB's last message. */
+/* Forget Berkeley DB's messages. */
 void
 store_dberr_clear(struct store *st)
 {
 	pthread_mutex_lock(&st->st_emu);
-	st->st_dberr[0] = '\0';
+	st->st_dberr[0] = st->st_dblast[0] = '\0';
+	st->st_dbmore = false;
 	pthread_mutex_unlock(&st->st_emu);
 }
 
 const char *
 store_last_error(struct store *st)
 {
-	char dberr[sizeof(st->st_dberr)];
+	char dberr[STORE_DBERR_MAX];
 	int rc = st->st_lastrc;
 
 	if (rc == 0)
 		return "no error";
 	store_dberr(st, dberr, sizeof(dberr));
-	snprintf(st->st_lasterr, sizeof(st->st_lasterr), "%s%s%s%s",
-	    db_strerror(rc), dberr[0] ? " (" : "", dberr,
-	    dberr[0] ? ")" : "");
+	st->st_lasterr[0] = '\0';
+	store_cat(st->st_lasterr, sizeof(st->st_lasterr), db_strerror(rc));
+	if (dberr[0] != '\0') {
+		store_cat(st->st_lasterr, sizeof(st->st_lasterr), " (");
+		store_cat(st->st_lasterr, sizeof(st->st_lasterr), dberr);
+		store_cat(st->st_lasterr, sizeof(st->st_lasterr), ")");
+	}
 	return st->st_lasterr;
 }
 
-/* Berkeley DB's error messages: keep the last one for err[]. */
+/*
+ * Berkeley DB's error messages, kept for err[]: all of them, as far as
+ * they fit, and the last.  Only the last would often hide the reason:
+ * a failed recovery says why first ("file locks.db has LSN 1/3919704,
+ * past end of log at 1/1999936", in four messages), then what failed
+ * in consequence, down to "unable to join the environment".
+ */
 static void
 store_errcall(const DB_ENV *env, const char *pfx, const char *msg)
 {
 	struct store *st = env->app_private;
+	size_t len;
 
 	(void)pfx;
 	pthread_mutex_lock(&st->st_emu);
-	snprintf(st->st_dberr, sizeof(st->st_dberr), "%s", msg);
+	len = strlen(st->st_dberr);
+	if (len == 0)
+		store_cat(st->st_dberr, sizeof(st->st_dberr), msg);
+	else if (!st->st_dbmore && len + 2 + strlen(msg) <
+	    sizeof(st->st_dberr)) {
+		store_cat(st->st_dberr, sizeof(st->st_dberr), "; ");
+		store_cat(st->st_dberr, sizeof(st->st_dberr), msg);
+	} else
+		st->st_dbmore = true;
+	/* A long one is cut short: its beginning says what it is. */
+	st->st_dblast[0] = '\0';
+	store_cat(st->st_dblast, sizeof(st->st_dblast), msg);
 	pthread_mutex_unlock(&st->st_emu);
 }
 
@@ -154,7 +201,7 @@ static enum store_status
 store_report(struct store *st, int rc, const char *what, char *err,
     size_t errlen)
 {
-	char dberr[sizeof(st->st_dberr)];
+	char dberr[STORE_DBERR_MAX];
 
 	if (err != NULL && errlen > 0) {
 		store_dberr(st, dberr, sizeof(dberr));
@@ -755,6 +802,8 @@ store_open(const struct store_config *cf, struct store **stp, char *err,
 		return s;
 	}
 	st->st_info.si_open_ms = store_now_ms() - t0;
+	/* A failure from now on is reported with its own messages only. */
+	store_dberr_clear(st);
 	*stp = st;
 	return STORE_OK;
 }

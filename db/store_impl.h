@@ -88,6 +88,8 @@
 						   reuse; more are freed */
 #define STORE_JTAIL_BYTES	(8u << 20)	/* the journal's unfolded tail
 						   kept in memory, at most */
+#define STORE_DBERR_MAX		1024u		/* Berkeley DB's messages kept
+						   (store_dberr) */
 
 /* Largest encoded key and value (see store_codec.c). */
 #define STORE_KEY_MAX	(8 + 4 + 2 + LK_OH_MAX + 2 + LK_FH_MAX + 8)
@@ -221,11 +223,16 @@ struct store {
 	uint8_t		 st_fkey[LK_HASH_KEY_LEN]; /* the folds' hash key */
 	struct store_ckp *st_ckp;	/* NULL until started */
 	char		*st_dir;
-	pthread_mutex_t	 st_emu;	/* st_dberr (any thread's Berkeley DB
+	pthread_mutex_t	 st_emu;	/* st_dberr* (any thread's Berkeley DB
 					   call may report a message) */
-	char		 st_dberr[256];	/* Berkeley DB's last message */
+	char		 st_dberr[STORE_DBERR_MAX]; /* Berkeley DB's messages
+					   since the last clear, the first
+					   ones, "; "-separated */
+	char		 st_dblast[256]; /* and its last message */
+	bool		 st_dbmore;	/* some fell between the two */
 	_Atomic int	 st_lastrc;	/* last failing Berkeley DB code */
-	char		 st_lasterr[400]; /* store_last_error()'s text */
+	char		 st_lasterr[STORE_DBERR_MAX + 128]; /* store_last_error()'s
+					   text */
 	uint8_t		 st_key[STORE_KEY_MAX];
 	uint8_t		 st_val[STORE_VAL_MAX];
 	char		 st_name[STORE_NAME_MAX + 1];
@@ -242,7 +249,13 @@ struct store {
 bool	store_fault(struct store *st);
 #define STORE_DB(st, call)	(store_fault(st) ? EIO : (call))
 
-/* Berkeley DB's last message, copied into buf; forgotten. */
+/*
+ * Berkeley DB's messages since the last store_dberr_clear() (the first
+ * ones, and the last: the first says why, the last what failed in the
+ * end, e.g. "file locks.db has LSN 1/3919704, past end of log at
+ * 1/1999936; ... unable to join the environment"), copied into buf
+ * (STORE_DBERR_MAX bytes are enough).  Clearing forgets them.
+ */
 void	store_dberr(struct store *st, char *buf, size_t len);
 void	store_dberr_clear(struct store *st);
 

@@ -93,7 +93,7 @@ static enum store_status
 store_load_fail(struct store_loader *ld, int rc)
 {
 	struct store *st = ld->ld_st;
-	char dberr[sizeof(st->st_dberr)];
+	char dberr[STORE_DBERR_MAX];
 
 	store_dberr(st, dberr, sizeof(dberr));
 	snprintf(ld->ld_err, ld->ld_errlen, "cannot read %s in %s: %s%s%s",
