@@ -274,7 +274,17 @@ store_env_config(DB_ENV *env, size_t cache)
 	    (rc = env->set_lk_max_objects(env, lkmax)) != 0 ||
 	    (rc = env->set_lk_detect(env, DB_LOCK_DEFAULT)) != 0)
 		return rc;
-	return 0;
+	/*
+	 * The region files (__db.*, the cache among them) are mapped.  Left
+	 * sparse, as Berkeley DB makes them otherwise, each page takes its
+	 * space on the file system when first touched: with the file system
+	 * full, that is a SIGBUS -- at the load, or later -- and nlmd died
+	 * without a word.  Written in full when created (at every open:
+	 * DB_RECOVER rebuilds them), a full file system fails the open with
+	 * ENOSPC instead.  It costs a write of the regions (~20 MB at the
+	 * default cache size) and their pages resident from the start.
+	 */
+	return env->set_flags(env, DB_REGION_INIT, 1);
 }
 
 /*
