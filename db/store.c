@@ -364,7 +364,15 @@ store_db_open(struct store *st, DB_TXN *txn, const char *file, DB **dbp)
 
 	if ((rc = db_create(&db, st->st_env, 0)) != 0)
 		return rc;
+	/*
+	 * DB_CHKSUM: a page read from disk is checked (a database created
+	 * without it, before nlmd set it, stays without).  Unchecked, a
+	 * page of garbage is walked as it is: a btree search on a bad root
+	 * page of hosts.db looped for ever at the load, nlmd hung before
+	 * it served; checked, the read fails and nlmd exits saying so.
+	 */
 	if ((rc = db->set_pagesize(db, STORE_PAGE_BYTES)) != 0 ||
+	    (rc = db->set_flags(db, DB_CHKSUM)) != 0 ||
 	    (rc = db->open(db, txn, file, NULL, DB_BTREE,
 	    DB_CREATE | DB_THREAD, 0600)) != 0) {
 		(void)db->close(db, 0);
