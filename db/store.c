@@ -49,6 +49,7 @@
  */
 #include "store_impl.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -57,6 +58,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define ENV_FLAGS	(DB_CREATE | DB_INIT_TXN | DB_INIT_LOG | \
 			 DB_INIT_LOCK | DB_INIT_MPOOL | DB_RECOVER | DB_THREAD)
@@ -328,6 +330,50 @@ store_files_check(const char *dir, char *err, size_t errlen)
 		}
 	}
 	return STORE_OK;
+}
+
+/* Is `name' one of the store's files (store_codec.c, ENVIRONMENT)? */
+static bool
+store_file_ours(const char *name)
+{
+	return strcmp(name, "meta.db") == 0 || strcmp(name, "hosts.db") == 0 ||
+	    strcmp(name, "locks.db") == 0 || strcmp(name, "shares.db") == 0 ||
+	    strncmp(name, "log.", 4) == 0 || strncmp(name, "__db.", 5) == 0;
+}
+
+/*
+ * Every file of the store must be ours to read and write.  One that is
+ * not (restored by root, say, for an nlmd that runs as its own user)
+ * fails the recovery half-way, and Berkeley DB then says "PANIC:
+ * Permission denied ... run database recovery", which reads as damage.
+ */
+static enum store_status
+store_files_access(const char *dir, char *err, size_t errlen)
+{
+	enum store_status s = STORE_OK;
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	/* Other failures are the environment open's to report. */
+	if ((d = opendir(dir)) == NULL)
+		return STORE_OK;
+	while (s == STORE_OK && (de = readdir(d)) != NULL) {
+		if (!store_file_ours(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (access(path, R_OK | W_OK) == -1 && (errno == EACCES ||
+		    errno == EPERM)) {
+			snprintf(err, errlen, "%s in %s cannot be read and "
+			    "written by nlmd (uid %u): %s; refusing to open "
+			    "(give the store's files to the user nlmd runs as, "
+			    "mode 0600)", de->d_name, dir, (unsigned)geteuid(),
+			    strerror(errno));
+			s = STORE_IO;
+		}
+	}
+	closedir(d);
+	return s;
 }
 
 static enum store_status
@@ -804,6 +850,7 @@ store_open(const struct store_config *cf, struct store **stp, char *err,
 		return STORE_IO;
 	}
 	if ((s = store_files_check(st->st_dir, err, errlen)) == STORE_OK &&
+	    (s = store_files_access(st->st_dir, err, errlen)) == STORE_OK &&
 	    (s = store_env_open(st, cf, err, errlen)) == STORE_OK)
 		st->st_info.si_recover_ms = store_now_ms() - t0;
 	if (s != STORE_OK ||
