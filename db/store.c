@@ -781,6 +781,27 @@ store_none_forget(struct store *st, char *err, size_t errlen)
 	return STORE_OK;
 }
 
+/*
+ * A failed open's message ends with where an operator reads on, unless
+ * it says what to do itself (those of store_files_check and the like):
+ * Berkeley DB's own ends with "run database recovery", which nlmd did.
+ */
+static void
+store_open_hint(enum store_status s, char *err, size_t errlen)
+{
+	size_t len = strlen(err);
+
+	if ((s != STORE_FATAL && s != STORE_IO && s != STORE_CORRUPT) ||
+	    strstr(err, "refusing") != NULL)
+		return;
+	snprintf(err + len, errlen - len, "%s", s == STORE_IO ?
+	    " -- unless the file system is full, read-only or denies "
+	    "access, a file of the store is damaged or missing: see "
+	    "README, \"When the store is damaged\"" :
+	    " -- a file of the store is damaged or missing, and recovery "
+	    "cannot mend it: see README, \"When the store is damaged\"");
+}
+
 /* Safe on a partly constructed handle. */
 static void
 store_destroy(struct store *st)
@@ -863,6 +884,7 @@ store_open(const struct store_config *cf, struct store **stp, char *err,
 	    (s = store_ckp_start(st, cf->sc_checkpoint_sec != 0 ?
 	    cf->sc_checkpoint_sec : STORE_CKP_SEC_DEFAULT, err, errlen)) !=
 	    STORE_OK) {
+		store_open_hint(s, err, errlen);
 		store_destroy(st);
 		return s;
 	}

@@ -54,8 +54,10 @@ store_load_one(struct store_loader *ld, const void *k, u_int32_t klen,
 		why = store_dec_share(k, klen, v, vlen, &rc);
 	if (why != NULL) {
 		snprintf(ld->ld_err, ld->ld_errlen, "%s in %s: record %zu "
-		    "(key %u bytes, value %u bytes, version byte %u): %s",
-		    ld->ld_name, ld->ld_st->st_dir, ld->ld_n, (unsigned)klen,
+		    "(key %u bytes, value %u bytes, version byte %u): %s "
+		    "-- written by a newer nlmd, or damaged: see README, "
+		    "\"When the store is damaged\"", ld->ld_name,
+		    ld->ld_st->st_dir, ld->ld_n, (unsigned)klen,
 		    (unsigned)vlen, vlen > 0 ? *(const uint8_t *)v : 0u, why);
 		return STORE_CORRUPT;
 	}
@@ -94,12 +96,15 @@ store_load_fail(struct store_loader *ld, int rc)
 {
 	struct store *st = ld->ld_st;
 	char dberr[STORE_DBERR_MAX];
+	enum store_status s = store_status_of(st, rc);
 
 	store_dberr(st, dberr, sizeof(dberr));
-	snprintf(ld->ld_err, ld->ld_errlen, "cannot read %s in %s: %s%s%s",
+	snprintf(ld->ld_err, ld->ld_errlen, "cannot read %s in %s: %s%s%s%s",
 	    ld->ld_name, st->st_dir, db_strerror(rc),
-	    dberr[0] ? ": " : "", dberr);
-	return store_status_of(st, rc);
+	    dberr[0] ? ": " : "", dberr, s == STORE_NOMEM ? "" :
+	    " -- the file is damaged: see README, \"When the store is "
+	    "damaged\"");
+	return s;
 }
 
 /* Walk the cursor to the end. */
