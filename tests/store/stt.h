@@ -101,5 +101,6 @@ int	stt_register_commit(void);
 int	stt_register_journal(void);
 int	stt_register_syncfail(void);
 int	stt_register_cut(void);
+int	stt_register_damage(void);
 
 #endif

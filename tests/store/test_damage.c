@@ -1,0 +1,335 @@
+/*
+ * test_damage.c - a state directory damaged between two runs: the open or
+ * the load fails, in time, with a message that names the file and says
+ * why; it never hangs, crashes, or loads less than was stored.
+ *
+ * Each open of a damaged store runs in a child process under an alarm
+ * (DAMAGE_SECS): a hang or a crash there fails the test instead of
+ * stopping the binary.  The child reports through a pipe: the status of
+ * the open or of the load, and the message.
+ */
+#include "stt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#define DAMAGE_SECS	20
+#define PAGE_BYTES	16384	/* STORE_PAGE_BYTES */
+#define NLOCKS		2000
+
+static char *dir;
+static struct store *st;
+
+static int
+teardown(void)
+{
+	stt_drop(&dir, &st);
+	return 0;
+}
+
+/* What the child saw: the status, and the message. */
+struct outcome {
+	int	oc_status;	/* enum store_status; -1: it did not report */
+	int	oc_signal;	/* the signal that ended it, 0 if none */
+	char	oc_err[2048];
+};
+
+static int
+count_record(const struct lk_record *rc, void *arg)
+{
+	(void)rc;
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+static int
+count_host(const struct store_host *h, void *arg)
+{
+	(void)h;
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+/* The child: open dir, load everything, report to fd. */
+static void
+child_open(int fd)
+{
+	struct outcome oc;
+	struct store_config cf;
+	struct store *s = NULL;
+	size_t n = 0;
+	enum store_status r;
+
+	alarm(DAMAGE_SECS);
+	memset(&oc, 0, sizeof(oc));
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_dir = dir;
+	r = store_open(&cf, &s, oc.oc_err, sizeof(oc.oc_err));
+	if (r == STORE_OK)
+		r = store_hosts_load(s, count_host, &n, oc.oc_err,
+		    sizeof(oc.oc_err));
+	if (r == STORE_OK)
+		r = store_records_load(s, count_record, &n, oc.oc_err,
+		    sizeof(oc.oc_err));
+	if (r == STORE_OK)
+		snprintf(oc.oc_err, sizeof(oc.oc_err), "loaded %zu", n);
+	oc.oc_status = (int)r;
+	if (write(fd, &oc, sizeof(oc)) != (ssize_t)sizeof(oc))
+		_exit(2);
+	/* Not store_close(): a failed store may not close cleanly. */
+	_exit(0);
+}
+
+static void
+open_damaged(struct outcome *oc)
+{
+	int p[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	memset(oc, 0, sizeof(*oc));
+	oc->oc_status = -1;
+	CU_ASSERT_FATAL(pipe(p) == 0);
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		child_open(p[1]);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	close(p[1]);
+	n = read(p[0], oc, sizeof(*oc));
+	close(p[0]);
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status)) {
+		oc->oc_signal = WTERMSIG(status);
+		fprintf(stderr, "\nthe open died of signal %d%s\n",
+		    oc->oc_signal, oc->oc_signal == SIGALRM ?
+		    " (it hung)" : "");
+	}
+	if (n != (ssize_t)sizeof(*oc))
+		oc->oc_status = -1;
+}
+
+/* A store of NLOCKS locks of one host, closed. */
+static void
+make_store(void)
+{
+	struct store_host h;
+	struct lk_record rc;
+	char fh[32];
+	int i;
+
+	stt_fresh(&dir, &st);
+	st = stt_open_ok(dir, STORE_SYNC);
+	memset(&h, 0, sizeof(h));
+	h.sh_id = 1;
+	h.sh_name = "client";
+	h.sh_addr.sa_len = 4;
+	CU_ASSERT_EQUAL(store_put_host(st, &h), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_next_host(st, 2), STORE_OK);
+	for (i = 0; i < NLOCKS; i++) {
+		snprintf(fh, sizeof(fh), "file-%06d", i);
+		rc = stt_lock(1, 7, "owner", fh, 0, 0, true, (uint64_t)i + 1);
+		CU_ASSERT_EQUAL_FATAL(store_put_record(st, &rc), STORE_OK);
+	}
+	CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
+	store_close(st);
+	st = NULL;
+}
+
+/* Overwrite page `page' of dir/file with garbage (a fixed sequence). */
+static void
+garble_page(const char *file, unsigned page)
+{
+	uint8_t buf[PAGE_BYTES];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	char path[4096];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof(buf); i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = (uint8_t)x;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	CU_ASSERT_FATAL((fd = open(path, O_WRONLY)) != -1);
+	CU_ASSERT_EQUAL(pwrite(fd, buf, sizeof(buf),
+	    (off_t)page * PAGE_BYTES), (ssize_t)sizeof(buf));
+	close(fd);
+}
+
+/*
+ * A page of garbage in a database: the open or the load fails and says
+ * which file.  Before the databases were checksummed (DB_CHKSUM), a bad
+ * root page of hosts.db made the load's btree search loop for ever, and
+ * bad pages elsewhere read as "page not found" or worse.
+ */
+static void
+test_garbage_page(void)
+{
+	static const struct {
+		const char	*file;
+		unsigned	 page;
+	} cases[] = {
+		{ "hosts.db", 1 }, { "locks.db", 1 }, { "locks.db", 2 },
+		{ "meta.db", 1 }, { "shares.db", 1 }
+	};
+	struct outcome oc;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		make_store();
+		garble_page(cases[i].file, cases[i].page);
+		open_damaged(&oc);
+		CU_ASSERT_EQUAL(oc.oc_signal, 0);
+		CU_ASSERT(oc.oc_status == STORE_FATAL ||
+		    oc.oc_status == STORE_CORRUPT);
+		CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, cases[i].file));
+		CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err,
+		    "When the store is damaged"));
+		if (oc.oc_signal != 0 || (oc.oc_status != STORE_FATAL &&
+		    oc.oc_status != STORE_CORRUPT) ||
+		    strstr(oc.oc_err, cases[i].file) == NULL)
+			fprintf(stderr, "\n%s page %u: status %d: %s\n",
+			    cases[i].file, cases[i].page, oc.oc_status,
+			    oc.oc_err);
+		stt_dir_free(dir);
+		dir = NULL;
+	}
+}
+
+/* The offset just past the last byte of dir/file that is not zero. */
+static off_t
+data_end(const char *file)
+{
+	char path[4096];
+	uint8_t buf[65536];
+	off_t off = 0, end = 0;
+	ssize_t n, i;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if ((fd = open(path, O_RDONLY)) == -1)
+		return 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (i = n; i > 0 && buf[i - 1] == 0; i--)
+			continue;
+		if (i > 0)
+			end = off + i;
+		off += n;
+	}
+	close(fd);
+	return end;
+}
+
+/*
+ * The log cut in the middle (a restore that lost its end, a bad copy):
+ * recovery fails, and the message gives Berkeley DB's first word on it
+ * ("file locks.db has LSN ..., past end of log"), not only its last
+ * ("unable to join the environment", which names no file).
+ */
+static void
+test_log_cut(void)
+{
+	char path[4096];
+	struct outcome oc;
+	off_t end;
+
+	make_store();
+	end = data_end("log.0000000001");
+	CU_ASSERT_FATAL(end > 0);
+	snprintf(path, sizeof(path), "%s/log.0000000001", dir);
+	CU_ASSERT_EQUAL_FATAL(truncate(path, end / 2), 0);
+	open_damaged(&oc);
+	CU_ASSERT_EQUAL(oc.oc_signal, 0);
+	CU_ASSERT_EQUAL(oc.oc_status, STORE_FATAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "past end of log"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err,
+	    "When the store is damaged"));
+	if (strstr(oc.oc_err, "past end of log") == NULL)
+		fprintf(stderr, "\nstatus %d: %s\n", oc.oc_status, oc.oc_err);
+	stt_dir_free(dir);
+	dir = NULL;
+}
+
+/*
+ * A file of the store that nlmd may not write (restored by root for an
+ * nlmd that runs as its own user): refused by name, not "PANIC:
+ * Permission denied ... run database recovery".  As root, the child
+ * drops to nobody (65534) with the rest of the directory given to it.
+ */
+static void
+test_unwritable(void)
+{
+	static const char *const files[] = { "meta.db", "hosts.db",
+	    "shares.db", "log.0000000001" };
+	char path[4096];
+	struct outcome oc;
+	int p[2], status;
+	size_t i;
+	pid_t pid;
+
+	make_store();
+	snprintf(path, sizeof(path), "%s/locks.db", dir);
+	if (geteuid() != 0) {
+		CU_ASSERT_EQUAL_FATAL(chmod(path, 0400), 0);
+	} else {
+		CU_ASSERT_EQUAL_FATAL(chown(dir, 65534, 65534), 0);
+		for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+			CU_ASSERT_EQUAL_FATAL(chown(path, 65534, 65534), 0);
+		}
+	}
+	memset(&oc, 0, sizeof(oc));
+	oc.oc_status = -1;
+	CU_ASSERT_FATAL(pipe(p) == 0);
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		if (geteuid() == 0 && (setgroups(0, NULL) != 0 ||
+		    setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		child_open(p[1]);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	close(p[1]);
+	CU_ASSERT_EQUAL(read(p[0], &oc, sizeof(oc)), (ssize_t)sizeof(oc));
+	close(p[0]);
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL(oc.oc_status, STORE_IO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "locks.db in "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "cannot be read and "
+	    "written"));
+	if (strstr(oc.oc_err, "cannot be read and written") == NULL)
+		fprintf(stderr, "\nstatus %d: %s\n", oc.oc_status, oc.oc_err);
+	stt_dir_free(dir);
+	dir = NULL;
+}
+
+int
+stt_register_damage(void)
+{
+	CU_pSuite s = CU_add_suite("damaged state directory", NULL,
+	    teardown);
+
+	if (s == NULL ||
+	    !CU_add_test(s, "a page of garbage: an error, never a hang",
+	    test_garbage_page) ||
+	    !CU_add_test(s, "the log cut short: the reason in the message",
+	    test_log_cut) ||
+	    !CU_add_test(s, "a file nlmd cannot write: refused by name",
+	    test_unwritable))
+		return -1;
+	return 0;
+}
