@@ -376,6 +376,12 @@ typedef int (*lk_wq_cb)(struct lk_waiter *, void *);
 int	lk_wq_each(struct lk_table *t, struct lk_file *f, bool excl,
 	    bool shared, uint64_t s, uint64_t e, uint64_t before, lk_wq_cb cb,
 	    void *arg);
+/*
+ * Grow *h (holding r) to the smallest range that holds r and every such
+ * waiter overlapping r, whenever it arrived: O(log n), no walk.
+ */
+void	lk_wq_hull(struct lk_table *t, const struct lk_file *f, bool excl,
+	    bool shared, const struct lk_range *r, struct lk_range *h);
 bool	lk_wq_check(const struct lk_file *f);
 
 /* tree.c */

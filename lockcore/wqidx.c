@@ -27,7 +27,12 @@
  *   the index only to jump over a long run of waiters that do not matter
  *   (LK_WQ_RUN in a row), so the common short queue costs what it did.
  *   lk_wq_each() visits every waiter overlapping [s, e] that arrived
- *   before B, in start order: O(log n + k).
+ *   before B, in start order: O(log n + k).  lk_wq_hull() tells how far
+ *   the waiters overlapping [s, e] reach, whatever their number: the
+ *   leftmost one ending at or after s (down the left edge of the
+ *   subtrees whose largest end reaches s), and the largest end among
+ *   those starting by e (a node and its whole left subtree do when the
+ *   node does): two paths, O(log n).
  *
  *   During a grant pass, granted waiters stay in the index (marked
  *   wa_granted, skipped by the queries; the subtree summaries then
@@ -236,6 +241,76 @@ lk_wq_each(struct lk_table *t, struct lk_file *f, bool excl, bool shared,
 		rc = lk_wq_visit(f->fi_ws, s, e, before, cb, arg,
 		    &t->t_ct.ct_queue_visits);
 	return rc;
+}
+
+/* The first waiter under n in key order that ends at or after s. */
+static const struct lk_waiter *
+lk_wq_first_to(const struct lk_waiter *n, uint64_t s, uint64_t *visits)
+{
+	while (n != NULL) {
+		(*visits)++;
+		if (n->wa_tmax < s)
+			return NULL;
+		if (n->wa_t[0] != NULL && n->wa_t[0]->wa_tmax >= s)
+			n = n->wa_t[0];
+		else if (n->wa_end >= s)
+			return n;
+		else
+			n = n->wa_t[1];
+	}
+	return NULL;
+}
+
+/*
+ * The largest end of the waiters under n that start at or before e (a
+ * node and its left subtree do when it does), into *hi if larger.
+ */
+static void
+lk_wq_last_end(const struct lk_waiter *n, uint64_t e, uint64_t *hi,
+    uint64_t *visits)
+{
+	while (n != NULL) {
+		(*visits)++;
+		if (n->wa_start > e) {
+			n = n->wa_t[0];
+			continue;
+		}
+		if (n->wa_end > *hi)
+			*hi = n->wa_end;
+		if (n->wa_t[0] != NULL && n->wa_t[0]->wa_tmax > *hi)
+			*hi = n->wa_t[0]->wa_tmax;
+		n = n->wa_t[1];
+	}
+}
+
+/*
+ * One treap's part of lk_wq_hull(): the leftmost waiter that ends at or
+ * after r's start overlaps r iff it starts by r's end, and then the
+ * waiters that start by r's end and reach furthest right overlap it too.
+ * (Waiters granted in the current pass may count: more, never less.)
+ */
+static void
+lk_wq_hull_in(const struct lk_waiter *root, const struct lk_range *r,
+    struct lk_range *h, uint64_t *visits)
+{
+	const struct lk_waiter *n;
+
+	if ((n = lk_wq_first_to(root, r->r_start, visits)) == NULL ||
+	    n->wa_start > r->r_end)
+		return;
+	if (n->wa_start < h->r_start)
+		h->r_start = n->wa_start;
+	lk_wq_last_end(root, r->r_end, &h->r_end, visits);
+}
+
+void
+lk_wq_hull(struct lk_table *t, const struct lk_file *f, bool excl,
+    bool shared, const struct lk_range *r, struct lk_range *h)
+{
+	if (excl)
+		lk_wq_hull_in(f->fi_wx, r, h, &t->t_ct.ct_queue_visits);
+	if (shared)
+		lk_wq_hull_in(f->fi_ws, r, h, &t->t_ct.ct_queue_visits);
 }
 
 /* In-order: keys increasing, heap order, summaries right, counted. */
