@@ -145,9 +145,10 @@ static int
 lk_dl_waiter_cb(struct lk_waiter *v, void *arg)
 {
 	struct lk_dlw *d = arg;
+	bool blocks;
 
-	if (lk_waiter_blocks(d->w_t, v, d->w_x, d->w_r, d->w_excl) &&
-	    !lk_dl_push(d->w_t, v->wa_owner))
+	if (lk_waiter_blocks(d->w_t, v, d->w_x, d->w_r, d->w_excl, &blocks) !=
+	    LK_OK || (blocks && !lk_dl_push(d->w_t, v->wa_owner)))
 		return 1;
 	return 0;
 }

@@ -434,11 +434,13 @@ enum lk_status lk_own_collect(struct lk_table *t, const struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r);
 enum lk_status lk_own_in(struct lk_table *t, const struct lk_owner *o,
 	    struct lk_bnode *root, uint64_t s, uint64_t e, struct lk_vec *v);
-bool	lk_waiter_blocks(const struct lk_table *t, const struct lk_waiter *w,
-	    const struct lk_owner *o, const struct lk_range *r, bool excl);
-struct lk_waiter *lk_queued_conflict(struct lk_table *t,
+enum lk_status lk_waiter_blocks(struct lk_table *t,
+	    const struct lk_waiter *w, const struct lk_owner *o,
+	    const struct lk_range *r, bool excl, bool *blocksp);
+enum lk_status lk_queued_conflict(struct lk_table *t,
 	    const struct lk_file *f, const struct lk_owner *o,
-	    const struct lk_range *r, bool excl, const struct lk_waiter *upto);
+	    const struct lk_range *r, bool excl, const struct lk_waiter *upto,
+	    struct lk_waiter **wp);
 enum lk_status lk_collect(struct lk_table *t, const struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r, bool excl,
 	    struct lk_lock **conflictp);

@@ -299,51 +299,62 @@ lk_own_in_way(const struct lk_table *t, uint64_t a, uint64_t b, bool excl)
  * for it; a local fcntl() grants the upgrade).  That covers keeping or
  * weakening what o holds there (bytes it holds in a mode at least as
  * strong as the request's, which w, conflicting with the request,
- * conflicts with too): neither is barging.  Needs o's locks on the file
- * in t_tmp (lk_collect or lk_own_collect).
+ * conflicts with too): neither is barging.  Into *blocksp.  Needs o's
+ * locks on the file in t_tmp (lk_collect or lk_own_collect).  LK_OK, or
+ * LK_NOMEM (*blocksp then true).
  */
-bool
-lk_waiter_blocks(const struct lk_table *t, const struct lk_waiter *w,
-    const struct lk_owner *o, const struct lk_range *r, bool excl)
+enum lk_status
+lk_waiter_blocks(struct lk_table *t, const struct lk_waiter *w,
+    const struct lk_owner *o, const struct lk_range *r, bool excl,
+    bool *blocksp)
 {
 	uint64_t a, b;
 
+	*blocksp = false;
 	if (w->wa_owner == o ||
 	    !lk_overlaps(w->wa_start, w->wa_end, r->r_start, r->r_end) ||
 	    !lk_conflicts(excl, w->wa_excl))
-		return false;
+		return LK_OK;
 	a = w->wa_start > r->r_start ? w->wa_start : r->r_start;
 	b = w->wa_end < r->r_end ? w->wa_end : r->r_end;
-	return !lk_own_in_way(t, a, b, w->wa_excl);
+	*blocksp = !lk_own_in_way(t, a, b, w->wa_excl);
+	return LK_OK;
 }
 
 /*
  * With the FIFO policy, the first queued waiter ahead of `upto` (NULL: the
- * whole queue) that holds back o's request (r, excl); see
- * lk_waiter_blocks() for what t_tmp must hold.  A request outside the span
- * of the file's queue (fi_wqlo..fi_wqhi) skips the walk: a LOCK of byte 5
- * does not visit 100,000 waiters queued on byte 0.  Inside it, the walk
- * looks at the first LK_WQ_RUN waiters in arrival order (a queue on one
- * byte answers at its head) and then goes from one overlapping waiter of a
- * conflicting mode to the next through the index (wqidx.c): what it
- * visits past the head is what overlaps r, not the queue.
+ * whole queue) that holds back o's request (r, excl), into *wp (NULL:
+ * none); see lk_waiter_blocks() for what t_tmp must hold.  A request
+ * outside the span of the file's queue (fi_wqlo..fi_wqhi) skips the walk:
+ * a LOCK of byte 5 does not visit 100,000 waiters queued on byte 0.
+ * Inside it, the walk looks at the first LK_WQ_RUN waiters in arrival
+ * order (a queue on one byte answers at its head) and then goes from one
+ * overlapping waiter of a conflicting mode to the next through the index
+ * (wqidx.c): what it visits past the head is what overlaps r, not the
+ * queue.  LK_OK or LK_NOMEM.
  */
-struct lk_waiter *
+enum lk_status
 lk_queued_conflict(struct lk_table *t, const struct lk_file *f,
     const struct lk_owner *o, const struct lk_range *r, bool excl,
-    const struct lk_waiter *upto)
+    const struct lk_waiter *upto, struct lk_waiter **wp)
 {
 	struct lk_waiter *w;
 	uint64_t before = upto != NULL ? upto->wa_seq : UINT64_MAX;
 	unsigned run = 0;
+	bool blocks;
 
+	*wp = NULL;
 	if (t->t_cf.cf_policy != LK_POLICY_FIFO || f->fi_wq == NULL ||
 	    !lk_overlaps(f->fi_wqlo, f->fi_wqhi, r->r_start, r->r_end))
-		return NULL;
+		return LK_OK;
 	for (w = f->fi_wq; w != NULL && w != upto; ) {
 		t->t_ct.ct_queue_visits++;
-		if (lk_waiter_blocks(t, w, o, r, excl))
-			return w;
+		if (lk_waiter_blocks(t, w, o, r, excl, &blocks) != LK_OK)
+			return LK_NOMEM;
+		if (blocks) {
+			*wp = w;
+			return LK_OK;
+		}
 		if (run < LK_WQ_RUN) {
 			run++;
 			w = w->wa_fnext;
@@ -351,7 +362,7 @@ lk_queued_conflict(struct lk_table *t, const struct lk_file *f,
 			w = lk_wq_next(t, f, true, excl, r->r_start, r->r_end,
 			    w->wa_seq, before);
 	}
-	return NULL;
+	return LK_OK;
 }
 
 /*

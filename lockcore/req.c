@@ -126,7 +126,7 @@ lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
     const struct lk_range *r, const struct lk_lockreq *req, uint64_t now)
 {
 	bool excl = req->rq_excl, own = false;
-	struct lk_waiter *w;
+	struct lk_waiter *w = NULL;
 	struct lk_lock *c;
 	enum lk_status st;
 
@@ -148,7 +148,9 @@ lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		return LK_NOMEM;
 	}
 	if (lk_covered(t, r, excl) == NULL &&
-	    (w = lk_queued_conflict(t, f, o, r, excl, NULL)) != NULL) {
+	    lk_queued_conflict(t, f, o, r, excl, NULL, &w) != LK_OK)
+		return LK_NOMEM;
+	if (w != NULL) {
 		lk_holder_waiter(t, w);
 		return lk_lock_conflict(t, o, f, r, req, now, own);
 	}
@@ -334,8 +336,11 @@ lk_test_do(struct lk_table *t, const struct lk_lockreq *req)
 	}
 	if (st != LK_OK)
 		return st;
+	w = NULL;
 	if (lk_covered(t, &r, req->rq_excl) == NULL &&
-	    (w = lk_queued_conflict(t, f, o, &r, req->rq_excl, NULL)) != NULL) {
+	    lk_queued_conflict(t, f, o, &r, req->rq_excl, NULL, &w) != LK_OK)
+		return LK_NOMEM;
+	if (w != NULL) {
 		lk_holder_waiter(t, w);
 		return LK_DENIED;
 	}

@@ -389,7 +389,7 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
     struct lk_dset *dx, struct lk_dset *ds, bool *nomem, bool *spent,
     struct lk_dset *again)
 {
-	struct lk_waiter *w, *next;
+	struct lk_waiter *w, *next, *held;
 	struct lk_lock *conflict, *cover;
 	struct lk_prior *prior;
 	struct lk_range r;
@@ -451,7 +451,10 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 		if (w->wa_owner->ow_npending > 0 &&
 		    lk_pending_any(t, w->wa_owner, f, &r))
 			continue;
-		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w))
+		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w,
+		    &held) != LK_OK)
+			goto nomem;
+		if (held != NULL)
 			continue;
 		if (t->t_budget == 0) {
 			*spent = true;	/* w and what is left: GRANT BUDGET */

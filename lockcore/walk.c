@@ -585,6 +585,32 @@ lk_check_rlock_cb(struct lk_lock *l, void *arg)
 }
 
 /*
+ * Queued waiter w of f not grantable (held, FIFO or its owner's
+ * unconfirmed grant; but see GRANT BUDGET), nor meeting a reclaimable
+ * lock.  Out of memory counts as a failure, as it always did.
+ */
+static bool
+lk_check_waiter(struct lk_table *t, struct lk_file *f,
+    const struct lk_waiter *w)
+{
+	struct lk_range r = { w->wa_start, w->wa_end };
+	struct lk_waiter *q;
+
+	if (lk_own_collect(t, w->wa_owner, f, &r) != LK_OK)
+		return false;
+	if (!f->fi_deferred &&
+	    lk_held_conflict(f, w->wa_owner, &r, w->wa_excl) == NULL) {
+		if (lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl, w,
+		    &q) != LK_OK)
+			return false;
+		if (q == NULL && lk_pending_count(w->wa_owner, f, &r) == 0)
+			return false;
+	}
+	return lk_recl_find(f, w->wa_owner, &r, w->wa_excl, LK_RQ_GRACE) ==
+	    NULL;
+}
+
+/*
  * Queue well formed, counts right, and no queued waiter grantable (but on
  * a file with grants pending: GRANT BUDGET), nor meeting a reclaimable
  * lock (see GRACE).  Uses the table's scratch vector, hence the non-const
@@ -594,23 +620,12 @@ static bool
 lk_check_queue(struct lk_table *t, struct lk_file *f)
 {
 	struct lk_waiter *w, *prev = NULL;
-	struct lk_range r;
 	size_t n = 0, np = 0;
 
-	for (w = f->fi_wq; w != NULL; prev = w, w = w->wa_fnext, n++) {
-		r.r_start = w->wa_start;
-		r.r_end = w->wa_end;
+	for (w = f->fi_wq; w != NULL; prev = w, w = w->wa_fnext, n++)
 		if (w->wa_granted || w->wa_file != f || w->wa_fprev != prev ||
-		    lk_own_collect(t, w->wa_owner, f, &r) != LK_OK ||
-		    (!f->fi_deferred &&
-		    lk_held_conflict(f, w->wa_owner, &r, w->wa_excl) == NULL &&
-		    lk_queued_conflict(t, f, w->wa_owner, &r, w->wa_excl,
-		    w) == NULL &&
-		    lk_pending_count(w->wa_owner, f, &r) == 0) ||
-		    lk_recl_find(f, w->wa_owner, &r, w->wa_excl,
-		    LK_RQ_GRACE) != NULL)
+		    !lk_check_waiter(t, f, w))
 			return false;
-	}
 	if (f->fi_wqtail != prev || n != f->fi_nwaiters || !lk_wq_check(f))
 		return false;
 	for (w = f->fi_pend; w != NULL; w = w->wa_fnext, np++)
