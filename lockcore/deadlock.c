@@ -27,7 +27,9 @@
  *   The search is bounded: once it has looked at LK_DL_VISITS queued
  *   waiters, index nodes and locks beyond the request's own range (the
  *   locks of each waiter's range it reaches count: a waiter over a range
- *   of many locks costs that many steps) it gives up and lets the
+ *   of many locks costs that many steps; so do an owner's locks on a file
+ *   collected when a waiter reaches past the owner's request,
+ *   lk_own_all() in lock.c) it gives up and lets the
  *   request queue, as Linux's own check gives up past a fixed depth --
  *   unless it has reached the requester by then, even part way through
  *   a range: a cycle found is one.  Each owner reached
@@ -42,27 +44,39 @@
  *   or of a waiter) conflicts with an older queued waiter of another owner
  *   only where that waiter already waits for a lock of the grantee, so it
  *   adds no edge out of an existing waiter, and younger waiters it
- *   conflicts with already had the edge to its owner.  The exception is an
- *   owner whose hold weakens while it waits: an older waiter of another
- *   owner does not hold back O's request where, on the bytes the two
- *   share, O holds a lock that the waiter conflicts with
- *   (lk_waiter_blocks()), so when O downgrades or gives back such a lock
- *   (a shared LOCK over its exclusive range, the grant of its own shared
- *   waiter there, an undone grant, a plain unlock) its queued requests
- *   there gain edges, and may close a cycle: X holds [0,30] exclusive and
- *   waits for [20,40] behind Z's shared byte 40, Y waits for [0,30] shared
- *   behind X; X downgrades [20,30] to shared -- now X waits for Y's older
- *   request there and Y for X's [0,19], and after Z unlocks both would
+ *   conflicts with already had the edge to its owner (or lost their
+ *   exemption from it, below, in a change that was noted).  The exception
+ *   is an owner whose hold weakens while it waits: an older waiter of
+ *   another owner does not hold back O's request when O holds a lock
+ *   anywhere in that waiter's range that the waiter conflicts with
+ *   (lk_waiter_blocks(): the waiter waits for O), so when O downgrades or
+ *   gives back such a lock (a shared LOCK over its exclusive range, the
+ *   grant of its own shared waiter there, an undone grant, a plain
+ *   unlock) its queued requests that overlap such a waiter gain edges,
+ *   and may close a cycle: Y waits for X's lock on file g; on f, X holds
+ *   [0,30] exclusive and waits for [20,40] behind Z's exclusive byte 40,
+ *   Y waits for [0,40] shared behind X and Z; X downgrades [0,30] to
+ *   shared -- now Y's older request no longer waits for X on f, so it
+ *   holds X's back, and Y waits for X on g: after Z unlocks both would
  *   wait forever.  So every change that weakens an owner's hold while it
  *   has queued requests is noted (lk_deadlock_note()), and before the
- *   call returns those requests of the owner on that file and range are
- *   searched again (lk_deadlock_recheck()): one that now closes a cycle is
- *   dropped (its udata in rs_dropped, counted in ct_deadlock_drops), as
- *   the request would have been refused had it come now; a client that
- *   sends it again gets LK_DEADLOCK.  Only its edges are new: a request
- *   of the owner that does not overlap what weakened was checked before
- *   and is still free of cycles (the edges into the owner only went
- *   away).
+ *   call returns those requests of the owner on that file are searched
+ *   again (lk_deadlock_recheck()) that overlap what weakened or a queued
+ *   waiter that overlapped it then (the hull of those, taken when noted:
+ *   such a waiter granted before the re-check holds the requests back by
+ *   its lock): one that now closes a cycle is dropped (its udata in
+ *   rs_dropped, counted in ct_deadlock_drops), as the request would have
+ *   been refused had it come now; a client that sends it again gets
+ *   LK_DEADLOCK.  Only its edges are new: a request of the owner that
+ *   overlaps none of those was checked before and is still free of
+ *   cycles (the edges into the owner only went away).
+ *
+ *   The edges are those of the FIFO rule, so one case counts as a cycle
+ *   though it resolves: O's request held back by an older waiter of P
+ *   that itself waits behind an older request of O's (FIFO).  Once that
+ *   request of O's is granted, P's waits for O's lock and O's other
+ *   request goes past it; the search does not look that far and answers
+ *   LK_DEADLOCK (a known gap, an inactive test in tests/lockcore).
  *
  *   The other way in is a lock taken past the queue: a reclaim, or an
  *   undone grant giving its owner back what it held before.  Queued
@@ -291,15 +305,24 @@ lk_dl_noted(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 
 /*
  * o's hold on f weakened somewhere in r: note it for lk_deadlock_recheck()
- * if o has queued requests that could now close a cycle.  Never fails: out
- * of memory, the note is not taken (counted as a search given up).
+ * if o has queued requests that could now close a cycle -- those that
+ * overlap r or a queued waiter overlapping r (it may hold them back now:
+ * lk_waiter_blocks()).  The note keeps the hull of both, taken now: a
+ * waiter granted before the re-check (by the pass this very change sets
+ * off) holds o's requests back by its lock from then on, and is no
+ * longer in the queue to be found.  Never fails: out of memory, the note
+ * is not taken (counted as a search given up).
  */
 void
 lk_deadlock_note(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
     const struct lk_range *r)
 {
-	if (t->t_cf.cf_policy == LK_POLICY_FIFO && o->ow_nwaiters > 0)
-		lk_dl_noted(t, o, f, r, false, false);
+	struct lk_range h = *r;
+
+	if (t->t_cf.cf_policy != LK_POLICY_FIFO || o->ow_nwaiters == 0)
+		return;
+	lk_wq_hull(t, f, true, true, r, &h);
+	lk_dl_noted(t, o, f, &h, false, false);
 }
 
 /*
@@ -326,8 +349,9 @@ lk_dl_into_cb(struct lk_waiter *w, void *arg)
 
 /*
  * The queued requests a note names, into t_wcand: o's own on the file
- * overlapping the range, or (into) those of other owners there that
- * conflict with the mode.  False: out of memory.
+ * overlapping the range (lk_deadlock_note() widened it to the waiters
+ * that may hold them back now), or (into) those of other owners there
+ * that conflict with the mode.  False: out of memory.
  */
 static bool
 lk_dl_candidates(struct lk_table *t, const struct lk_weak *wk)
@@ -359,6 +383,30 @@ lk_dl_candidates(struct lk_table *t, const struct lk_weak *wk)
 }
 
 /*
+ * The notes of edges into an owner (a reclaim, an undone grant) ahead of
+ * those of weakened holds.  A reclaim that also downgrades notes both,
+ * and the weakened hold's note reaches the owner's requests over the
+ * waiters around what weakened, some of which lost nothing: searched
+ * first, one of those could be dropped for a cycle the reclaim's edge
+ * closed, where the other owner's request is the one to drop
+ * (lk_take_apply_in()).  The passes of the re-check note only weakened
+ * holds, so this order holds for the notes added later too.
+ */
+static void
+lk_dl_into_first(struct lk_table *t)
+{
+	struct lk_weak *wk = t->t_weak.v_data, tmp;
+	size_t i, n = 0;
+
+	for (i = 0; i < t->t_weak.v_len; i++)
+		if (wk[i].wk_into) {
+			tmp = wk[n];
+			wk[n++] = wk[i];
+			wk[i] = tmp;
+		}
+}
+
+/*
  * Search the noted requests again (see HOW IT WORKS): drop each that now
  * closes a cycle, then grant what the drops let through -- which may
  * weaken other owners' holds and note more, searched in turn.  Owners and
@@ -374,6 +422,7 @@ lk_deadlock_recheck(struct lk_table *t, uint64_t now)
 	size_t i, j;
 	bool any;
 
+	lk_dl_into_first(t);
 	for (i = 0; i < t->t_weak.v_len; i++) {
 		if (t->t_ct.ct_queue_visits - visits0 > LK_DL_VISITS) {
 			t->t_ct.ct_deadlock_giveups++;

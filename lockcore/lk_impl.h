@@ -309,6 +309,12 @@ struct lk_table {
 	struct lk_result t_res;
 	/* scratch */
 	struct lk_vec	 t_tmp;		/* struct lk_lock * */
+	struct lk_vec	 t_own;		/* struct lk_lock *: lk_own_all() */
+	const struct lk_owner *t_own_o;	/* t_own holds this owner's locks */
+	const struct lk_file *t_own_f;	/* on this file (NULL: nothing) */
+	uint64_t	 t_own_gen;	/* as of this t_lgen */
+	uint64_t	 t_lgen;	/* every live or reclaimable lock
+					   added or removed counts one */
 	struct lk_vec	 t_rtmp;	/* struct lk_lock *, reclaimable */
 	struct lk_vec	 t_stack;	/* struct lk_owner * */
 	struct lk_vec	 t_touched;	/* struct lk_file * */
@@ -490,6 +496,9 @@ enum lk_status lk_undo_grant(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, struct lk_waiter *w, uint64_t now);
 void	lk_grant_pass(struct lk_table *t, struct lk_file *f, uint64_t now,
 	    const struct lk_range *d);
+void	lk_gain_span(struct lk_table *t, const struct lk_file *f,
+	    const struct lk_owner *o, const struct lk_range *r, bool excl,
+	    struct lk_range *h);
 size_t	lk_pending_count(const struct lk_owner *o, const struct lk_file *f,
 	    const struct lk_range *r);
 void	lk_record_waiter(struct lk_record *rc, const struct lk_waiter *w);

@@ -117,6 +117,7 @@ lk_lock_add(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	lk_owner_hold(t, o);
 	lk_file_hold(t, f);
 	lk_lock_count(t, l, 1);
+	t->t_lgen++;
 	l->lo_fresh = 1;
 	l->lo_addidx = (uint32_t)t->t_addl.v_len;
 	added[t->t_addl.v_len++] = l;
@@ -156,6 +157,7 @@ lk_lock_remove(struct lk_table *t, struct lk_lock *l)
 	if (l->lo_onext != NULL)
 		l->lo_onext->lo_oprev = l->lo_oprev;
 	lk_lock_count(t, l, (size_t)-1);
+	t->t_lgen++;
 	if (l->lo_reclaim) {
 		lk_tree_remove(t, &f->fi_recl->re_root, l);
 		lk_recl_put(t, &f->fi_recl);
@@ -267,57 +269,129 @@ lk_held_own(struct lk_file *f, const struct lk_owner *o,
 }
 
 /*
- * Does one of the owner's locks collected in t_tmp (disjoint, in start
- * order) lie on [a, b] in a mode that a request of mode excl conflicts
- * with?  The first that may is found by bisection: a request's FIFO check
- * asks this of every waiter it passes.
+ * Does one of the locks in v (one owner's, disjoint, in start order) lie
+ * on [a, b] in a mode that a request of mode excl conflicts with?  The
+ * first that may is found by bisection: a request's FIFO check asks this
+ * of every waiter it passes.
  */
 static bool
-lk_own_in_way(const struct lk_table *t, uint64_t a, uint64_t b, bool excl)
+lk_own_in_way(const struct lk_vec *v, uint64_t a, uint64_t b, bool excl)
 {
-	struct lk_lock **v = t->t_tmp.v_data;
-	size_t lo = 0, hi = t->t_tmp.v_len, mid;
+	struct lk_lock **l = v->v_data;
+	size_t lo = 0, hi = v->v_len, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (v[mid]->lo_end < a)
+		if (l[mid]->lo_end < a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < t->t_tmp.v_len && v[lo]->lo_start <= b; lo++)
-		if (lk_conflicts(excl, v[lo]->lo_excl))
+	for (; lo < v->v_len && l[lo]->lo_start <= b; lo++)
+		if (lk_conflicts(excl, l[lo]->lo_excl))
 			return true;
 	return false;
 }
 
+static int
+lk_lock_start_cmp(const void *a, const void *b)
+{
+	const struct lk_lock *x = *(struct lk_lock *const *)a;
+	const struct lk_lock *y = *(struct lk_lock *const *)b;
+
+	return x->lo_start < y->lo_start ? -1 : x->lo_start > y->lo_start;
+}
+
+/*
+ * All of o's live locks on f, in start order, into t_own: from o's list
+ * (then sorted) or from f's tree, whichever is shorter, each lock looked
+ * at counted in ct_queue_visits.  Kept until a lock is added or removed
+ * anywhere (t_lgen) or the call ends (lk_begin), so that a FIFO check
+ * passing many waiters, or a grant pass looking at many requests of one
+ * owner, collects them once.  LK_OK or LK_NOMEM.
+ */
+static enum lk_status
+lk_own_all(struct lk_table *t, const struct lk_owner *o, struct lk_file *f)
+{
+	struct lk_lock *l;
+
+	if (t->t_own_o == o && t->t_own_f == f && t->t_own_gen == t->t_lgen)
+		return LK_OK;
+	t->t_own_f = NULL;
+	if (o->ow_nlocks <= f->fi_nlocks) {
+		t->t_own.v_len = 0;
+		for (l = o->ow_locks; l != NULL; l = l->lo_onext) {
+			t->t_ct.ct_queue_visits++;
+			if (l->lo_file != f)
+				continue;
+			if (!lk_vec_reserve(t, &t->t_own, sizeof(l), 1))
+				return LK_NOMEM;
+			((struct lk_lock **)t->t_own.v_data)[t->t_own.v_len++] = l;
+		}
+		if (t->t_own.v_len > 1)
+			qsort(t->t_own.v_data, t->t_own.v_len, sizeof(l),
+			    lk_lock_start_cmp);
+	} else {
+		t->t_ct.ct_queue_visits += f->fi_nlocks;
+		if (lk_own_in(t, o, f->fi_root, 0, UINT64_MAX, &t->t_own) !=
+		    LK_OK)
+			return LK_NOMEM;
+	}
+	t->t_own_o = o;
+	t->t_own_f = f;
+	t->t_own_gen = t->t_lgen;
+	return LK_OK;
+}
+
 /*
  * Does queued waiter w (of another owner) hold back o's request (r, excl)?
- * Not when o holds a lock, where the two overlap, that w conflicts with:
- * w cannot be granted before o lets go of it, so o waiting behind w would
- * leave both waiting for ever (a reader upgrading while a writer waits
- * for it; a local fcntl() grants the upgrade).  That covers keeping or
- * weakening what o holds there (bytes it holds in a mode at least as
- * strong as the request's, which w, conflicting with the request,
- * conflicts with too): neither is barging.  Into *blocksp.  Needs o's
- * locks on the file in t_tmp (lk_collect or lk_own_collect).  LK_OK, or
- * LK_NOMEM (*blocksp then true).
+ * Into *blocksp.  Not when o holds a lock anywhere in w's range that w
+ * conflicts with: w cannot be granted before o lets go of it, so o
+ * waiting behind w would leave both waiting for ever (a reader upgrading
+ * while a writer waits for it, or taking a write lock on other bytes of
+ * the writer's range: a local fcntl() grants both).  That covers keeping
+ * or weakening what o holds where the two overlap (bytes it holds in a
+ * mode at least as strong as the request's, which w, conflicting with
+ * the request, conflicts with too): neither is barging.  A lock of o in
+ * w's range that w does not conflict with (both shared) does not count:
+ * w does not wait for it.
+ *
+ * The answer depends on o's locks over all of w's range, so a change of
+ * them far from a request of o's changes it: a lock o gains past w (a
+ * waiter's grant, a reclaim) frees o's requests anywhere in w's range,
+ * and the grant pass looks there again (lk_gain_span() in wait.c); a lock
+ * o gives up or weakens may hold them back again, and may close a cycle:
+ * lk_deadlock_note() has them searched again, over w's range too.
+ *
+ * Needs o's locks on the file overlapping or touching r in t_tmp
+ * (lk_collect or lk_own_collect); when w reaches beyond those and o holds
+ * other locks, all of o's locks on the file are collected once
+ * (lk_own_all).  o NULL: an owner the table does not know (TEST), who
+ * holds nothing.  LK_OK, or LK_NOMEM (*blocksp then true).
  */
 enum lk_status
 lk_waiter_blocks(struct lk_table *t, const struct lk_waiter *w,
     const struct lk_owner *o, const struct lk_range *r, bool excl,
     bool *blocksp)
 {
-	uint64_t a, b;
+	uint64_t lo = r->r_start == 0 ? 0 : r->r_start - 1;
+	uint64_t hi = r->r_end == UINT64_MAX ? UINT64_MAX : r->r_end + 1;
 
 	*blocksp = false;
 	if (w->wa_owner == o ||
 	    !lk_overlaps(w->wa_start, w->wa_end, r->r_start, r->r_end) ||
-	    !lk_conflicts(excl, w->wa_excl))
+	    !lk_conflicts(excl, w->wa_excl) ||
+	    lk_own_in_way(&t->t_tmp, w->wa_start, w->wa_end, w->wa_excl))
 		return LK_OK;
-	a = w->wa_start > r->r_start ? w->wa_start : r->r_start;
-	b = w->wa_end < r->r_end ? w->wa_end : r->r_end;
-	*blocksp = !lk_own_in_way(t, a, b, w->wa_excl);
+	*blocksp = true;
+	/* t_tmp has all of o's locks on w's range, or all there are. */
+	if ((w->wa_start >= lo && w->wa_end <= hi) || o == NULL ||
+	    t->t_tmp.v_len == o->ow_nlocks)
+		return LK_OK;
+	if (lk_own_all(t, o, w->wa_file) != LK_OK)
+		return LK_NOMEM;
+	*blocksp = !lk_own_in_way(&t->t_own, w->wa_start, w->wa_end,
+	    w->wa_excl);
 	return LK_OK;
 }
 
@@ -537,10 +611,11 @@ lk_take_apply_in(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	}
 	/*
 	 * Once, however many exclusive locks r covered, and only for the
-	 * bytes that weakened (their hull): a queued request of o elsewhere
-	 * in r lost nothing, and searching it again could drop it for a
-	 * cycle that a reclaim's edge into o closed (the other owner's
-	 * request is the one to drop then, lk_deadlock_note_into()).
+	 * bytes that weakened (their hull, and the waiters around them:
+	 * lk_deadlock_note()): a queued request of o elsewhere in r lost
+	 * nothing, and searching it again could drop it for a cycle that a
+	 * reclaim's edge into o closed (the other owner's request is the one
+	 * to drop then, lk_deadlock_note_into(), searched first).
 	 */
 	if (down.r_start <= down.r_end)
 		lk_deadlock_note(t, o, f, &down);

@@ -36,13 +36,19 @@
  *   - A blocking request that conflicts is queued (LK_BLOCKED).  With the
  *     default policy LK_POLICY_FIFO, a request also conflicts with every
  *     older queued request of another owner that it overlaps (one of the two
- *     exclusive) -- unless, where the two overlap, the requester holds a
- *     lock that the older request conflicts with: new requests never barge
- *     ahead of older waiters, but one waiting for the requester's own lock
- *     could not go first anyway, and holding the requester back behind it
- *     would leave both waiting for ever (a reader upgrading while a writer
- *     waits for it is granted, as a local fcntl() grants it); so keeping or
- *     downgrading what one holds never waits either.  TEST and
+ *     exclusive) -- unless the requester holds a lock anywhere in the older
+ *     request's range that the older request conflicts with: new requests
+ *     never barge ahead of older waiters, but one waiting for the
+ *     requester's own lock could not go first anyway, and holding the
+ *     requester back behind it would leave both waiting for ever (a reader
+ *     upgrading while a writer waits for it is granted, and so is its
+ *     exclusive request beside its read lock inside the writer's range, as
+ *     a local fcntl() grants them); so keeping or downgrading what one
+ *     holds never waits either.  A lock the older request does not
+ *     conflict with (both shared) does not count.  When an owner gains
+ *     such a lock (a waiter's grant, a reclaim), its queued requests that
+ *     were held behind that older request are granted in the same call if
+ *     nothing else holds them (GRANT BUDGET permitting).  TEST and
  *     non-blocking LOCK answer the same way (rs_holder_waiting is then set).
  *     Waiters are granted in arrival order -- except that of two
  *     overlapping waiters of one owner on a file either may be granted
@@ -52,9 +58,10 @@
  *     graph of owners (across files and hosts) gets LK_DEADLOCK instead.
  *     The graph is computed from the live waiters on every check, so an
  *     edge disappears the moment its waiter is granted or removed.  An
- *     owner that downgrades or gives back bytes while it waits loses the
- *     exemption above for them, so its queued requests there are checked
- *     again before the call returns: one that now closes a cycle is
+ *     owner that downgrades or gives back a lock while it waits loses the
+ *     exemption above from the older requests that waited for it, so its
+ *     queued requests that overlap those are checked again before the
+ *     call returns: one that now closes a cycle is
  *     dropped (its udata in rs_dropped; ct_deadlock_drops), as it would
  *     have been refused had it come then; so are requests of other
  *     owners that a reclaim (or an undone grant giving back what its
@@ -62,7 +69,10 @@
  *     can happen in any call that changes what an owner holds or grants
  *     waiters.  (With
  *     LK_POLICY_BARGE a cycle closed by a grant rather than by queueing is
- *     not detected.)
+ *     not detected.)  A request held back by an older request that itself
+ *     waits behind an older request of the requester counts as waiting
+ *     for it, although it would go past it once that request of its own
+ *     is granted: LK_DEADLOCK where a cycle closes that way (a known gap).
  *
  * RESULTS
  *   Every call that takes `const struct lk_result **resp` stores there a

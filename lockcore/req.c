@@ -165,10 +165,12 @@ lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	t->t_res.rs_token = c->lo_token;
 	t->t_ct.ct_granted++;
 	/*
-	 * A downgrade releases; and new bytes may free o's own queued
-	 * waiters from older waiters they were held back by (FIFO).
+	 * A downgrade releases.  A new lock frees none of o's own queued
+	 * requests (FIFO): an older waiter that conflicts with it, it went
+	 * past, so o held a lock that waiter waits for already
+	 * (lk_waiter_blocks()).  Not so a reclaim or a waiter's grant.
 	 */
-	if (f->fi_nwaiters > 0 && (!excl || o->ow_nwaiters > 0))
+	if (f->fi_nwaiters > 0 && !excl)
 		lk_grant_pass(t, f, now, r);
 	return LK_GRANTED;
 }
@@ -185,6 +187,7 @@ lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 {
 	bool excl = req->rq_excl, freed = false;
 	struct lk_waiter *w;
+	struct lk_range d;
 	struct lk_lock *c;
 	enum lk_status st;
 
@@ -218,8 +221,10 @@ lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		lk_waiter_free(t, w);
 		freed = true;
 	}
-	if (f->fi_nwaiters > 0 && (!excl || o->ow_nwaiters > 0 || freed))
-		lk_grant_pass(t, f, now, r);
+	if (f->fi_nwaiters > 0 && (!excl || o->ow_nwaiters > 0 || freed)) {
+		lk_gain_span(t, f, o, r, excl, &d);
+		lk_grant_pass(t, f, now, &d);
+	}
 	return LK_GRANTED;
 }
 

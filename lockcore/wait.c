@@ -8,10 +8,14 @@
  *
  * INVARIANT: when a call returns, no queued waiter could be granted (it
  * conflicts with a held lock of another owner, or, with the FIFO policy,
- * with an older queued waiter of another owner).  Every release path ends
- * with lk_grant_pass() on the files it touched to restore it; the only
- * exception is running out of memory inside the pass, which leaves the
- * remaining waiters queued until the next release on that file.
+ * is held back by an older queued waiter of another owner:
+ * lk_waiter_blocks()).  Every release path ends with lk_grant_pass() on
+ * the files it touched to restore it, and so does every path that gives
+ * an owner a lock past older waiters (a reclaim, the grant of a waiter),
+ * over where the owner's other requests may now go past them
+ * (lk_gain_span()).  The exceptions: the grant budget (GRANT BUDGET in
+ * lockcore.h: the file is deferred), and running out of memory inside
+ * the pass, which defers the file the same way.
  */
 #include "lockcore.h"
 
@@ -382,7 +386,8 @@ lk_sweep_jump(struct lk_table *t, const struct lk_file *f,
  * many it granted; *nomem when it had to stop, *spent when the call's
  * grant budget ran out before a waiter it could grant.  Grants whose owner
  * held locks or had other waiters queued may unblock a waiter the sweep
- * had passed (see lk_grant_pass()): their ranges go into *again.
+ * had passed (see lk_grant_pass()): their ranges, widened by
+ * lk_gain_span(), go into *again.
  */
 static size_t
 lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
@@ -392,7 +397,7 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 	struct lk_waiter *w, *next, *held;
 	struct lk_lock *conflict, *cover;
 	struct lk_prior *prior;
-	struct lk_range r;
+	struct lk_range r, h;
 	size_t n = 0;
 	unsigned run = 0;
 	uint32_t nprior;
@@ -462,8 +467,6 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 		}
 		alone = w->wa_owner->ow_nlocks == 0 &&
 		    w->wa_owner->ow_nwaiters == 1;
-		if (!alone)
-			lk_dset_add(again, r.r_start, r.r_end);
 		/* What the owner holds there apart from this grant (undo.c). */
 		if (!lk_prior_make(t, &r, &prior, &nprior))
 			goto nomem;
@@ -478,6 +481,10 @@ lk_grant_sweep(struct lk_table *t, struct lk_file *f, uint64_t now,
 		w->wa_nprior = w->wa_capprior = nprior;
 		t->t_budget--;
 		n++;
+		if (!alone) {
+			lk_gain_span(t, f, w->wa_owner, &r, w->wa_excl, &h);
+			lk_dset_add(again, h.r_start, h.r_end);
+		}
 		/*
 		 * Every younger waiter of another owner that overlaps this new
 		 * lock conflicts with it (a shared one only if it is
@@ -521,6 +528,29 @@ lk_wq_settle(struct lk_file *f, size_t n)
 }
 
 /*
+ * o has just taken r in mode excl on f where queued waiters of other
+ * owners may conflict with it (a reclaim, which goes past the queue; the
+ * grant of one of its waiters, ahead of younger ones): where o's queued
+ * requests may now go past older waiters, into *h.  A queued waiter of
+ * another owner that conflicts with the new lock waits for o now, so it
+ * no longer holds back o's requests anywhere in its range
+ * (lk_waiter_blocks()): the requests freed overlap such a waiter, and
+ * such a waiter overlaps r.  So *h is r and the ranges of the waiters
+ * overlapping r in a mode that conflicts with excl, as one range
+ * (lk_wq_hull(): two paths down the index, no walk).  Just r when o has
+ * nothing queued.
+ */
+void
+lk_gain_span(struct lk_table *t, const struct lk_file *f,
+    const struct lk_owner *o, const struct lk_range *r, bool excl,
+    struct lk_range *h)
+{
+	*h = *r;
+	if (o->ow_nwaiters > 0 && t->t_cf.cf_policy == LK_POLICY_FIFO)
+		lk_wq_hull(t, f, true, excl, r, h);
+}
+
+/*
  * Grant every queued waiter on f that can be granted, in arrival order.
  * d: the only bytes whose locks or queued waiters changed since the queue
  * was last settled (NULL: anywhere).
@@ -535,16 +565,25 @@ lk_wq_settle(struct lk_file *f, size_t n)
  *
  * One sweep is not always enough: a grant can unblock a waiter the sweep
  * already passed, either by downgrading an exclusive lock the grantee
- * held (its waiter asked for shared over it), or, with FIFO, by giving the
- * grantee bytes, or a lock, where an older waiter of another owner held
- * its own waiter back (lk_waiter_blocks()).  Both need a grantee that
- * held locks or had other waiters queued, and both unblock only waiters
- * on the bytes of that grant.  So sweep again, on those
- * bytes only, until a sweep grants nothing; each extra sweep grants at
- * least one waiter, so this ends.  A sweep whose grantees had neither
- * only added locks, which unblock nobody, so it is the last (the usual
- * case: a queue of processes each blocked on one lock costs one sweep,
- * not two).
+ * held (its waiter asked for shared over it: a waiter on the bytes of the
+ * grant), or, with FIFO, by giving the grantee a lock that a queued
+ * waiter of another owner conflicts with: that waiter now waits for the
+ * grantee, so it no longer holds back the grantee's other requests
+ * anywhere in its range (lk_waiter_blocks()) -- requests that may lie
+ * far from the grant and from d, and that nothing else would look at
+ * again.  The first needs a grantee that held locks, the second one with
+ * other requests queued.  So sweep again, on the bytes of those grants
+ * and the ranges of the waiters they conflict with (lk_gain_span(): one
+ * range a grant, two paths down the index, no walk), until a sweep grants
+ * nothing; each extra sweep grants at least one waiter, so this ends.  A
+ * sweep whose grantees had neither only added locks, which unblock
+ * nobody, so it is the last (the usual case: a queue of processes each
+ * blocked on one lock costs one sweep, not two).
+ *
+ * The callers' d follows the same rule: a reclaim, which goes past the
+ * queue, passes lk_gain_span() of what it took.  A plain LOCK need not: a
+ * waiter its new lock conflicts with, it went past, so its owner held a
+ * lock that waiter waits for already.
  */
 /*
  * Remember f, and that its grantable waiters lie within [lo, hi]: at the

@@ -787,7 +787,7 @@ lk_check_host(const struct lk_host *ho)
 enum lk_status
 lk_table_check(const struct lk_table *ct)
 {
-	/* Only the scratch vector t_tmp is written. */
+	/* Only the scratch vectors t_tmp, t_own (and counters) are written. */
 	struct lk_table *t = (struct lk_table *)(uintptr_t)ct;
 	size_t fsum[LK_S_N] = { 0 }, hsum[LK_S_N] = { 0 }, tsum[LK_S_N], i;
 	size_t ndef = 0, n;

@@ -979,6 +979,32 @@ test_reclaim_waiters(void)
 }
 
 /*
+ * A reclaim elsewhere in an older waiter's range frees the owner's other
+ * requests from it (FIFO): on h (no records), OD holds [0,9] exclusive,
+ * OF waits for [0,99], OE waits for [50,59] behind OF (OE holds nothing
+ * there).  OE reclaims [95,97] (nobody else's on record: granted under
+ * CONFLICT, past the queue): OF now waits for OE's lock, so OE's request
+ * goes past OF, granted by the reclaim's call though it lies apart from
+ * the reclaimed bytes.  Before, it stayed queued behind OF, which waited
+ * for OE.
+ */
+static void
+test_reclaim_frees_own_waiter(void)
+{
+	g_setup(LK_RECLAIM_CONFLICT);
+	CU_ASSERT_EQUAL(g_plain(OD, "h", 0, 10, EX, NB, NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(g_plain(OF, "h", 0, 100, EX, BL, &u1), LK_BLOCKED);
+	CU_ASSERT_EQUAL(g_plain(OE, "h", 50, 10, EX, BL, &u2), LK_BLOCKED);
+	CU_ASSERT_TRUE(lt_res->rs_holder_waiting);
+	CU_ASSERT_EQUAL(g_reclaim(OE, "h", 95, 3, EX), LK_GRANTED);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_FALSE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_res->rs_ndropped, 0);
+	CU_ASSERT_EQUAL(g_counts().ct_waiters, 1);
+	CU_ASSERT_EQUAL(g_counts().ct_pending, 1);
+}
+
+/*
  * A reclaim goes past the queue, so it can close a cycle (found by the
  * model test): OF waits for OE's byte 710, OE for OA2's byte 735; OF
  * reclaims byte 731 shared (on record for nobody else: granted under
@@ -1246,6 +1272,8 @@ lt_register_grace(void)
 	    !CU_add_test(s, "lk_grace_drop: grace ends in steps",
 	    test_grace_drop) ||
 	    !CU_add_test(s, "reclaims and waiters", test_reclaim_waiters) ||
+	    !CU_add_test(s, "a reclaim frees its owner's requests from an "
+	    "older waiter", test_reclaim_frees_own_waiter) ||
 	    !CU_add_test(s, "a reclaim that closes a cycle",
 	    test_reclaim_closes_cycle) ||
 	    !CU_add_test(s, "a reclaim that downgrades and closes a cycle",

@@ -72,6 +72,8 @@ struct m_wait {
 	bool		 excl, granted;
 	/* granted: o's bytes of [s, e] apart from the grant (undo) */
 	uint8_t		 prior[MB];
+	/* on a cycle after one of this step's grants (m_grant_pass) */
+	bool		 cyc;
 };
 
 struct m_rec {
@@ -199,15 +201,16 @@ static bool
 m_waiter_blocks(const struct m_run *m, const struct m_wait *w, int o, int f,
     int s, int e, bool excl)
 {
-	int a, b, i;
+	int i;
 
 	if (!m->fifo || w->granted || w->o == o || w->f != f ||
 	    w->s > e || s > w->e || !(excl || w->excl))
 		return false;
-	a = w->s > s ? w->s : s;
-	b = w->e < e ? w->e : e;
-	/* Not when w waits for a lock of o there (lk_waiter_blocks). */
-	for (i = a; i <= b; i++)
+	/*
+	 * Not when w waits for a lock of o anywhere in w's range, not only
+	 * where the two overlap (lk_waiter_blocks).
+	 */
+	for (i = w->s; i <= w->e; i++)
 		if (m->held[f][i][o] == 2 || (w->excl && m->held[f][i][o] != 0))
 			return false;
 	return true;
@@ -324,6 +327,26 @@ m_hint_skip(const struct m_run *m, int i)
 	return false;
 }
 
+static bool m_cycle(const struct m_run *m, int i);
+
+/*
+ * With a budget of one, lockcore searches the requests a call noted at
+ * the end of that call, after its one grant, with the grants still to
+ * come pending: a FIFO cycle may close then that a later grant of the
+ * same step opens again (a request held back by an older one that waits
+ * behind an older request of its own owner: a known gap, lockcore.h).
+ * Remember which queued requests were on a cycle at such a point.
+ */
+static void
+m_note_cycles(struct m_run *m)
+{
+	int k;
+
+	for (k = 0; k < m->nw; k++)
+		if (!m->w[k].granted && !m->w[k].cyc && m_cycle(m, k))
+			m->w[k].cyc = true;
+}
+
 static void
 m_grant_pass(struct m_run *m, int f)
 {
@@ -355,8 +378,11 @@ m_grant_pass(struct m_run *m, int f)
 			 * With a budget of one, every grant is another call,
 			 * and each starts from the head of the queue.
 			 */
-			if (m->budget == 1)
+			if (m->budget == 1) {
+				if (m->fifo)
+					m_note_cycles(m);
 				break;
+			}
 		}
 	}
 }
@@ -650,7 +676,7 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 		    !m_waiter_locks_fit(m, o, f, s, e, m_mode(excl)))
 			return LK_NOLOCKS;
 		m->w[m->nw] = (struct m_wait){ o, f, s, e, id, excl, false,
-		    { 0 } };
+		    { 0 }, false };
 		m->nw++;
 		/* Supersedes a grant of it: o's waiters it held back. */
 		if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
@@ -1854,21 +1880,45 @@ m_dump(const struct m_run *m)
 		}
 }
 
+/* Did this step weaken o's hold on a byte of [s, e] of f? */
+static bool
+m_weakened(const struct m_run *m, int o, int f, int s, int e)
+{
+	int b;
+
+	for (b = s; b <= e; b++)
+		if (m->held[f][b][o] < m->held0[f][b][o])
+			return true;
+	return false;
+}
+
 /*
- * Did this step weaken w's owner's hold on w's bytes, or give another
- * owner bytes there in a mode that conflicts with w?
+ * Did this step weaken queued waiter k's owner's hold on k's bytes, or
+ * on the bytes of an older waiter (or grant) of another owner that k
+ * conflicts with (which may hold k back now: m_waiter_blocks(); or, if
+ * granted since, by its lock), or give another owner bytes of k's in a
+ * mode that conflicts with k?
  */
 static bool
-m_changed(const struct m_run *m, const struct m_wait *w)
+m_changed(const struct m_run *m, int k)
 {
-	int b, p, was, now;
+	const struct m_wait *w = &m->w[k], *v;
+	int b, p, j, was, now;
 
+	if (m_weakened(m, w->o, w->f, w->s, w->e))
+		return true;
+	for (j = 0; j < k; j++) {
+		v = &m->w[j];
+		if (v->o != w->o && v->f == w->f &&
+		    v->s <= w->e && w->s <= v->e && (v->excl || w->excl) &&
+		    m_weakened(m, w->o, w->f, v->s, v->e))
+			return true;
+	}
 	for (b = w->s; b <= w->e; b++)
 		for (p = 0; p < MO; p++) {
 			was = m->held0[w->f][b][p];
 			now = m->held[w->f][b][p];
-			if (p == w->o ? now < was :
-			    now > was && (w->excl || now == 2))
+			if (p != w->o && now > was && (w->excl || now == 2))
 				return true;
 		}
 	return false;
@@ -1880,8 +1930,10 @@ m_changed(const struct m_run *m, const struct m_wait *w)
  * could, depends on the order the table looks at them, so the model
  * checks the table's choice instead of making its own: each udata the
  * table dropped and the model did not must be a queued request of an
- * owner whose hold on its bytes weakened in this step, on a cycle when
- * dropped (in the table's order); the model drops it too and grants what
+ * owner whose hold on its bytes, or on those of an older waiter that may
+ * now hold it back, weakened in this step (m_changed()), on a cycle when
+ * dropped (in the table's order; or, with a budget, after one of the
+ * step's grants: m_note_cycles()); the model drops it too and grants what
  * follows.  Then, with FIFO, no queued request may be on a cycle.
  */
 static void
@@ -1902,14 +1954,14 @@ m_cycle_drops(struct m_run *m)
 			M_FAIL(m, "dropped a request the model has not queued");
 			continue;
 		}
-		if (!m->fifo || !m_changed(m, &m->w[k])) {
+		if (!m->fifo || !m_changed(m, k)) {
 			M_FAIL(m, "dropped a request that nothing changed "
 			    "for");
 			fprintf(stderr, "model: dropped waiter %d (udata %d), "
 			    "cycle %d\n", k, id, m_cycle(m, k));
 			m_dump(m);
 		}
-		if (!m_cycle(m, k))
+		if (!m_cycle(m, k) && !m->w[k].cyc)
 			M_FAIL(m, "dropped a request that closed no cycle");
 		j = m->w[k].f;
 		m_drop(m, id);
@@ -2007,12 +2059,14 @@ m_step(struct m_run *m)
 	static struct m_snap snap;
 	struct m_pick p;
 	enum lk_status st, want;
-	int op, o = 0, f = 0, s = 0, e = 0, id = 0;
+	int op, o = 0, f = 0, s = 0, e = 0, id = 0, k;
 	bool holder = false, excl = false, reclaim = false, again;
 	unsigned long before = m->failures;
 	uint64_t host = 0;
 
 	memset(&p, 0, sizeof(p));
+	for (k = 0; k < m->nw; k++)
+		m->w[k].cyc = false;
 	m->ngranted = m->ndropped = m->ntg = m->ntd = 0;
 	m->hint = NULL;
 	m->closing_steps += m->closing;

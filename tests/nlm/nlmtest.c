@@ -470,39 +470,51 @@ test_limits(void)
 /* ---- deadlock ---- */
 
 /*
- * A downgrade that closes a cycle (lockcore.h): X holds [0,30]
- * exclusive and waits for [20,40] behind Z's shared byte 40; Y waits for
- * [0,30] shared behind X.  X's shared LOCK of [20,30] makes X wait for
- * Y's older request there and Y for X's [0,19]: the server drops X's
- * queued request, and X sending it again gets DEADLCK (before: BLOCKED,
- * for ever).
+ * A downgrade that closes a cycle (lockcore.h): Y waits for X's lock on
+ * f-dl4; on f-dl3, X holds [0,30] exclusive and waits for [20,40] behind
+ * Z's exclusive byte 40, and Y waits for [0,40] shared behind X and Z
+ * (it waits for X's lock, so X is not held behind it).  X's shared LOCK
+ * of [0,30] ends that: Y's older request now holds X's back, and Y waits
+ * for X on f-dl4.  The server drops X's queued request, and X sending it
+ * again gets DEADLCK (before: BLOCKED, for ever).  (Until 2026-12-06 this
+ * took one file, X downgrading [20,30] only; X's exclusive [0,19] in Y's
+ * range now lets X past Y.)
  */
 static void
 test_deadlock_downgrade(void)
 {
+	struct t_lk XG = LK(HA, "f-dl4", "oh-dx", 43, 0, 1);
+	struct t_lk YG = LK(HB, "f-dl4", "oh-dy", 44, 0, 1);
 	struct t_lk X = LK(HA, "f-dl3", "oh-dx", 43, 0, 31);
 	struct t_lk XW = LK(HA, "f-dl3", "oh-dx", 43, 20, 21);
-	struct t_lk XS = LK(HA, "f-dl3", "oh-dx", 43, 20, 11);
-	struct t_lk Y = LK(HB, "f-dl3", "oh-dy", 44, 0, 31);
+	struct t_lk Y = LK(HB, "f-dl3", "oh-dy", 44, 0, 41);
 	struct t_lk Z = LK(HB, "f-dl3", "oh-dz", 45, 40, 1);
 
+	t_eq(l4_lock(a4, &XG, true, false, 0), NLM4_GRANTED,
+	    "downgrade cycle: X locks the other file");
+	t_eq(l4_lock(b4, &YG, true, true, 0), NLM4_BLOCKED,
+	    "downgrade cycle: Y waits for it");
 	t_eq(l4_lock(a4, &X, true, false, 0), NLM4_GRANTED,
 	    "downgrade cycle: X locks [0,30]");
-	t_eq(l4_lock(b4, &Z, false, false, 0), NLM4_GRANTED,
-	    "downgrade cycle: Z locks byte 40 shared");
+	t_eq(l4_lock(b4, &Z, true, false, 0), NLM4_GRANTED,
+	    "downgrade cycle: Z locks byte 40");
 	t_eq(l4_lock(b4, &Y, false, true, 0), NLM4_BLOCKED,
-	    "downgrade cycle: Y waits for [0,30] shared");
+	    "downgrade cycle: Y waits for [0,40] shared");
 	t_eq(l4_lock(a4, &XW, true, true, 0), NLM4_BLOCKED,
 	    "downgrade cycle: X waits for [20,40]");
-	t_eq(l4_lock(a4, &XS, false, false, 0), NLM4_GRANTED,
-	    "downgrade cycle: X downgrades [20,30]");
-	t_eq(l4_unlock(b4, &Z), NLM4_GRANTED, "downgrade cycle: Z unlocks");
+	t_eq(l4_lock(a4, &X, false, false, 0), NLM4_GRANTED,
+	    "downgrade cycle: X downgrades [0,30]");
 	t_eq(l4_lock(a4, &XW, true, true, 0), NLM4_DEADLCK,
 	    "downgrade cycle: X's request sent again -> DEADLCK");
 	/* Y gives up first, so that nothing gets granted. */
 	t_eq(l4_cancel(b4, &Y, false, true), NLM4_GRANTED,
 	    "downgrade cycle: Y cancels");
+	t_eq(l4_cancel(b4, &YG, true, true), NLM4_GRANTED,
+	    "downgrade cycle: Y cancels the other");
+	t_eq(l4_unlock(b4, &Z), NLM4_GRANTED, "downgrade cycle: Z unlocks");
 	t_eq(l4_unlock(a4, &X), NLM4_GRANTED, "downgrade cycle: X unlocks");
+	t_eq(l4_unlock(a4, &XG), NLM4_GRANTED,
+	    "downgrade cycle: X unlocks the other file");
 	t_check(quiet_for(300), "downgrade cycle: no callback");
 }
 
@@ -774,6 +786,8 @@ test_fifo(void)
 	struct t_lk X = LK(HA, "f-fifo", "oh-x", 71, 0, 10);
 	struct t_lk W1 = LK(HB, "f-fifo", "oh-w1", 72, 0, 10);
 	struct t_lk W2 = LK(HA, "f-fifo", "oh-w2", 73, 0, 10);
+	struct t_lk XE = LK(HA, "f-fifo", "oh-x", 71, 50, 10);
+	struct t_lk W3 = LK(HB, "f-fifo", "oh-w1", 72, 0, 100);
 	struct t_cb *r;
 
 	cb_flush();
@@ -819,6 +833,28 @@ test_fifo(void)
 		(void)l4_granted_res(b4, r->cookie, 8, NLM4_GRANTED);
 	(void)l4_unlock(b4, &W1);
 	t_check(quiet_for(200), "fifo upgrade: done");
+
+	/*
+	 * So is a write lock of the reader's on other bytes of the writer's
+	 * range: the writer waits for the read lock all the same (before
+	 * 2026-12-06: DEADLCK).
+	 */
+	t_eq(l4_lock(a4, &X, false, false, 0), NLM4_GRANTED,
+	    "fifo elsewhere: X shared [0,9]");
+	t_eq(l4_lock(b4, &W3, true, true, 0), NLM4_BLOCKED,
+	    "fifo elsewhere: W3 exclusive [0,99] waits for X");
+	t_eq(l4_lock(a4, &XE, true, true, 0), NLM4_GRANTED,
+	    "fifo elsewhere: X's [50,59] exclusive is not held behind W3 "
+	    "-> GRANTED");
+	(void)l4_unlock(a4, &X);
+	t_check(quiet_for(200), "fifo elsewhere: W3 still waits for [50,59]");
+	(void)l4_unlock(a4, &XE);
+	r = expect_grant(4, NLMPROC4_GRANTED_MSG, &W3, true, tcfg.srv,
+	    "fifo elsewhere W3");
+	if (r != NULL)
+		(void)l4_granted_res(b4, r->cookie, 8, NLM4_GRANTED);
+	(void)l4_unlock(b4, &W3);
+	t_check(quiet_for(200), "fifo elsewhere: done");
 }
 
 /* ---- _MSG procedures and _RES delivery ---- */
