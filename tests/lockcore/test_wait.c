@@ -1132,6 +1132,48 @@ test_long_queue_one_owner(void)
 }
 
 /*
+ * A request past NQ writers that each wait for a lock of the requester
+ * elsewhere in their range: OA holds byte 0 shared and NQ shared bytes
+ * beyond the writers' range; NQ writers of NQ owners wait for [0, 2 NQ)
+ * exclusive; OA's exclusive LOCK of byte NQ goes past them all (each
+ * waits for OA's byte 0).  OA's locks on the file are collected once for
+ * the call (lk_own_all(): NQ + 1 looked at), and each writer passed then
+ * costs a bisection of them: the call looks at a path of the index per
+ * writer (some 35 nodes here), not at OA's NQ locks for each.
+ */
+static void
+test_long_queue_lock_elsewhere(void)
+{
+	struct timespec t0, t1;
+	uint64_t v;
+	size_t i;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL_FATAL(q_lock(lt_req(OA, "f", 0, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	for (i = 0; i < NQ; i++)
+		CU_ASSERT_EQUAL_FATAL(q_lock(lt_req(OA, "f", 4 * NQ + 2 * i, 1,
+		    SH, NB), NULL), LK_GRANTED);
+	for (i = 0; i < NQ; i++)
+		CU_ASSERT_EQUAL_FATAL(q_lock(lt_req(1000 + i, 1, "w", "f", 0,
+		    2 * NQ, EX, BL), &uq[i]), LK_BLOCKED);
+	v = visits();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CU_ASSERT_EQUAL(q_lock(lt_req(OA, "f", NQ, 1, EX, BL), &u1),
+	    LK_GRANTED);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("\n    a request past %d writers waiting for its lock "
+	    "elsewhere: %.1f ms, %llu visits ", NQ,
+	    (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
+	    (unsigned long long)(visits() - v));
+	CU_ASSERT(visits() - v <= (uint64_t)NQ * VISITS_MAX);
+	CU_ASSERT_EQUAL(counts().ct_deadlocks, 0);
+	CU_ASSERT_EQUAL(waiters(), NQ);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
  * GRANT BUDGET: 100 shared waiters on distinct bytes behind one exclusive
  * lock of them all, budget 10.  The release grants 10, in arrival order;
  * the rest stay queued ahead of newer requests; lk_grant_more() grants 10
@@ -2051,6 +2093,8 @@ lt_register_wait(void)
 	    test_long_queue_deadlock) ||
 	    !CU_add_test(s, "long queue: a host's release of one byte",
 	    test_long_queue_free_all) ||
+	    !CU_add_test(s, "long queue: a request past writers waiting "
+	    "for its lock elsewhere", test_long_queue_lock_elsewhere) ||
 	    !CU_add_test(s, "long queue: one owner's overlapping requests",
 	    test_long_queue_one_owner) ||
 	    !CU_add_test(s, "grant budget", test_grant_budget) ||
