@@ -8,6 +8,12 @@
  *   sixty Berkeley DB calls instead of a million.  Records are decoded in
  *   place; the callback's pointers (handles, names) point into the buffer
  *   or into st_name and are valid only during the call.
+ *
+ *   Keys come in strictly increasing order (the btree's, memcmp then
+ *   length); one that does not is a damaged page -- a chain of leaves
+ *   looping back would otherwise be walked for ever -- and fails the
+ *   load.  locks.db, the one database without page checksums (store.c,
+ *   store_db_open()), relies on it.
  */
 #include "store_impl.h"
 
@@ -32,6 +38,8 @@ struct store_loader {
 	store_record_cb		*ld_rcb;
 	void			*ld_arg;
 	size_t			 ld_n;		/* records seen */
+	uint8_t			 ld_prev[STORE_KEY_MAX]; /* the last key */
+	u_int32_t		 ld_prevlen;	/* (0: none yet) */
 	char			*ld_err;
 	size_t			 ld_errlen;
 };
@@ -71,6 +79,21 @@ store_load_one(struct store_loader *ld, const void *k, u_int32_t klen,
 	return STORE_OK;
 }
 
+/* Does key k come after the last one, in the btree's order? */
+static bool
+store_load_after(struct store_loader *ld, const void *k, u_int32_t klen)
+{
+	u_int32_t n = klen < ld->ld_prevlen ? klen : ld->ld_prevlen;
+	int c = memcmp(ld->ld_prev, k, n);
+
+	if (ld->ld_prevlen > 0 && (c > 0 || (c == 0 && ld->ld_prevlen >= klen)))
+		return false;
+	/* A key longer than any nlmd writes fails its decoding anyway. */
+	ld->ld_prevlen = klen <= sizeof(ld->ld_prev) ? klen : 0;
+	memcpy(ld->ld_prev, k, ld->ld_prevlen);
+	return true;
+}
+
 /* Every pair of one bulk buffer. */
 static enum store_status
 store_load_batch(struct store_loader *ld, DBT *v)
@@ -85,6 +108,14 @@ store_load_batch(struct store_loader *ld, DBT *v)
 		if (p == NULL)
 			break;
 		ld->ld_n++;
+		if (klen == 0 || !store_load_after(ld, kp, klen)) {
+			snprintf(ld->ld_err, ld->ld_errlen, "%s in %s: record "
+			    "%zu: key out of order (%u bytes) -- a damaged "
+			    "page: see README, \"When the store is damaged\"",
+			    ld->ld_name, ld->ld_st->st_dir, ld->ld_n,
+			    (unsigned)klen);
+			return STORE_CORRUPT;
+		}
 		s = store_load_one(ld, kp, klen, dp, dlen);
 	}
 	return s;
@@ -146,6 +177,7 @@ store_load_db(struct store_loader *ld)
 		    ld->ld_name);
 		return STORE_NOMEM;
 	}
+	ld->ld_prevlen = 0;
 	store_dberr_clear(st);
 	rc = STORE_DB(st, ld->ld_db->cursor(ld->ld_db, NULL, &c, 0));
 	if (rc != 0) {

@@ -209,6 +209,56 @@ test_garbage_page(void)
 	}
 }
 
+/*
+ * locks.db has no page checksums (store.c): a chain of leaf pages that
+ * loops back is caught by the load's key order instead.  The last leaf's
+ * link to the next page is pointed back at the first leaf (the page
+ * header: LSN 8 bytes, pgno, prev_pgno, next_pgno 4 bytes each, entries,
+ * hf_offset, level, type P_LBTREE = 5; host byte order).  The walk used
+ * to go round for ever.
+ */
+static void
+test_leaf_loop(void)
+{
+	uint8_t pg[PAGE_BYTES];
+	char path[4096];
+	uint32_t first = 0, last = 0, prev, next;
+	struct outcome oc;
+	off_t off;
+	int fd;
+
+	make_store();
+	snprintf(path, sizeof(path), "%s/locks.db", dir);
+	CU_ASSERT_FATAL((fd = open(path, O_RDWR)) != -1);
+	for (off = PAGE_BYTES; pread(fd, pg, sizeof(pg), off) ==
+	    (ssize_t)sizeof(pg); off += PAGE_BYTES) {
+		if (pg[25] != 5)		/* P_LBTREE */
+			continue;
+		memcpy(&prev, pg + 12, 4);
+		memcpy(&next, pg + 16, 4);
+		if (prev == 0)
+			first = (uint32_t)(off / PAGE_BYTES);
+		if (next == 0)
+			last = (uint32_t)(off / PAGE_BYTES);
+	}
+	printf("\n    locks.db: leaves from page %u to page %u ", first, last);
+	CU_ASSERT_FATAL(first != 0 && last != 0 && first != last);
+	CU_ASSERT_FATAL(pwrite(fd, &first, 4, (off_t)last * PAGE_BYTES + 16) ==
+	    4);
+	close(fd);
+	open_damaged(&oc);
+	CU_ASSERT_EQUAL(oc.oc_signal, 0);
+	CU_ASSERT_EQUAL(oc.oc_status, STORE_CORRUPT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "locks.db"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "key out of order"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "When the store is damaged"));
+	if (oc.oc_status != STORE_CORRUPT)
+		fprintf(stderr, "\nstatus %d: %s\n", oc.oc_status,
+		    oc.oc_err);
+	stt_dir_free(dir);
+	dir = NULL;
+}
+
 /* The offset just past the last byte of dir/file that is not zero. */
 static off_t
 data_end(const char *file)
@@ -326,6 +376,8 @@ stt_register_damage(void)
 	if (s == NULL ||
 	    !CU_add_test(s, "a page of garbage: an error, never a hang",
 	    test_garbage_page) ||
+	    !CU_add_test(s, "locks.db's leaves looping back: caught by the "
+	    "key order", test_leaf_loop) ||
 	    !CU_add_test(s, "the log cut short: the reason in the message",
 	    test_log_cut) ||
 	    !CU_add_test(s, "a file nlmd cannot write: refused by name",
