@@ -291,6 +291,12 @@ void	onc_conn_resume(struct ev_loop *loop, void *arg);
  * onc_srv_seal()).
  */
 void	onc_srv_input(struct onc_srv *rs, bool on);
+/*
+ * Calls or datagrams wait for a later turn (held connections, a batch a
+ * full turn left): have onc_conn_resume() serve them next turn, unless
+ * reading is stopped (onc_srv_input() calls this again when it starts).
+ */
+void	onc_srv_resume_later(struct onc_srv *rs);
 /* At the end of a turn (onc_srv_seal()): the next turn's rs_share. */
 void	onc_conn_share(struct onc_srv *rs);
 

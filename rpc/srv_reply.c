@@ -287,13 +287,7 @@ onc_srv_seal(struct onc_srv *rs, uint64_t seq)
 		    rs->rs_stats.held, rs->rs_lim.max_held);
 		onc_srv_input(rs, false);
 	}
-	if (!rs->rs_paused &&
-	    (rs->rs_held != NULL || rs->rs_resuming != NULL ||
-	    onc_udp_waiting(rs)) &&
-	    !ev_timer_armed(&rs->rs_resume) &&
-	    ev_timer_set(rs->rs_loop, &rs->rs_resume, 0, onc_conn_resume,
-	    rs) == -1)
-		onc_conn_resume(rs->rs_loop, rs);	/* no memory: now */
+	onc_srv_resume_later(rs);
 }
 
 void

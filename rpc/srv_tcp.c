@@ -161,8 +161,15 @@ onc_srv_input(struct onc_srv *rs, bool on)
 		if (co->co_dead)
 			onc_conn_close(co);
 	}
-	if (on && (rs->rs_held != NULL || rs->rs_resuming != NULL ||
-	    onc_udp_waiting(rs)) && !ev_timer_armed(&rs->rs_resume) &&
+	onc_srv_resume_later(rs);
+}
+
+void
+onc_srv_resume_later(struct onc_srv *rs)
+{
+	if (!rs->rs_paused && (rs->rs_held != NULL ||
+	    rs->rs_resuming != NULL || onc_udp_waiting(rs)) &&
+	    !ev_timer_armed(&rs->rs_resume) &&
 	    ev_timer_set(rs->rs_loop, &rs->rs_resume, 0, onc_conn_resume,
 	    rs) == -1)
 		onc_conn_resume(rs->rs_loop, rs);	/* no memory: now */
