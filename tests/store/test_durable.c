@@ -138,7 +138,10 @@ first_log(const char *d)
 
 /*
  * Wait (up to 30 s: a loaded machine delays the checkpoint thread) for a
- * checkpoint that removed log files.
+ * checkpoint that removed log files.  The count is what is waited for,
+ * not the directory: the thread adds the files it unlinked to the count
+ * once its checkpoint is over, so the files may be seen gone a moment
+ * before they are counted.
  */
 static bool
 wait_removal(struct store *cst)
@@ -149,8 +152,8 @@ wait_removal(struct store *cst)
 	do {
 		usleep(100000);
 		store_info(cst, &si);
-	} while ((stt_nlogs(dir) > 2 || si.si_logs_removed == 0) &&
-	    stt_now() - t0 < 30);
+	} while ((stt_nlogs(dir) > 2 || si.si_checkpoints < 1 ||
+	    si.si_logs_removed < 2) && stt_now() - t0 < 30);
 	if (si.si_checkpoints >= 1 && si.si_logs_removed >= 2)
 		return true;
 	fprintf(stderr, "\nafter %.1f s: %zu log files, last %lu, %llu "
