@@ -8,6 +8,10 @@
  * set, runs only the suites whose names contain it, and NLMD_TEST_CASE
  * only their tests whose names contain it (to repeat one test while
  * chasing a rare failure); a selection that matches nothing is an error.
+ * NLMD_TEST_SKIP="why: name; name ..." marks the tests whose names
+ * contain one of the names inactive (CUnit counts them as such) and says
+ * so, with the reason, for each; a name that matches no test is an error,
+ * so a renamed test is not silently run again.
  */
 #include "tests/runner.h"
 
@@ -17,6 +21,54 @@
 #include <time.h>
 
 #include <CUnit/Basic.h>
+
+/*
+ * Apply NLMD_TEST_SKIP (see above): 0, or -1 with the reason printed.
+ */
+static int
+skip_tests(const char *prog, const char *spec)
+{
+	char *buf, *why, *names, *name, *save = NULL;
+	CU_pSuite s;
+	CU_pTest t;
+	int rc = 0, hit;
+
+	if ((buf = strdup(spec)) == NULL)
+		return -1;
+	if ((names = strchr(buf, ':')) == NULL) {
+		fprintf(stderr, "%s: NLMD_TEST_SKIP: no \"why:\" before the "
+		    "names\n", prog);
+		free(buf);
+		return -1;
+	}
+	*names++ = '\0';
+	why = buf;
+	/* Said below, test by test: not failures. */
+	CU_set_fail_on_inactive(CU_FALSE);
+	for (name = strtok_r(names, ";", &save); name != NULL;
+	    name = strtok_r(NULL, ";", &save)) {
+		while (*name == ' ')
+			name++;
+		if (*name == '\0')
+			continue;
+		hit = 0;
+		for (s = CU_get_registry()->pSuite; s != NULL; s = s->pNext)
+			for (t = s->pTest; t != NULL; t = t->pNext)
+				if (strstr(t->pName, name) != NULL) {
+					CU_set_test_active(t, CU_FALSE);
+					printf("SKIP: %s / %s: %s\n", s->pName,
+					    t->pName, why);
+					hit++;
+				}
+		if (hit == 0) {
+			fprintf(stderr, "%s: NLMD_TEST_SKIP: no test named "
+			    "'%s'\n", prog, name);
+			rc = -1;
+		}
+	}
+	free(buf);
+	return rc;
+}
 
 /* What the last run counted as failed (each run clears the one before). */
 static unsigned int
@@ -29,7 +81,7 @@ int
 main(int argc, char **argv)
 {
 	unsigned int failed = 0, ran = 0;
-	const char *suite, *tcase;
+	const char *suite, *tcase, *skip;
 	CU_pSuite s;
 	CU_pTest t;
 
@@ -44,6 +96,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 	CU_basic_set_mode(CU_BRM_NORMAL);
+	skip = getenv("NLMD_TEST_SKIP");
+	if (skip != NULL && *skip != '\0' && skip_tests(argv[0], skip) != 0) {
+		CU_cleanup_registry();
+		return 2;
+	}
 	suite = getenv("NLMD_TEST_SUITE");
 	tcase = getenv("NLMD_TEST_CASE");
 	if ((suite != NULL && *suite != '\0') ||
