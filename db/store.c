@@ -169,6 +169,15 @@ store_last_error(struct store *st)
 		store_cat(st->st_lasterr, sizeof(st->st_lasterr), dberr);
 		store_cat(st->st_lasterr, sizeof(st->st_lasterr), ")");
 	}
+	/*
+	 * A system error (a full or failing disk, a permission) is the
+	 * operator's to fix, where the files are.
+	 */
+	if (rc > 0) {
+		store_cat(st->st_lasterr, sizeof(st->st_lasterr),
+		    "; state directory ");
+		store_cat(st->st_lasterr, sizeof(st->st_lasterr), st->st_dir);
+	}
 	return st->st_lasterr;
 }
 

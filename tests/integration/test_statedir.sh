@@ -14,7 +14,8 @@
 #      same store starts with every lock it held.
 #   2. The file system filling while nlmd runs, under durability sync and
 #      log: nlmd exits 1 within 20 s with "No space left on device" in its
-#      log; after space is freed it starts again on that store.
+#      log, and the state directory's name; after space is freed it starts
+#      again on that store.
 #   3. A page of hosts.db overwritten with random bytes (the root of its
 #      btree): nlmd exits 1 within 20 s naming hosts.db and README's
 #      "When the store is damaged" (the load's btree search once looped
@@ -183,6 +184,8 @@ for dur in sync log; do
 	    test "$OUT" = "exit 1"
 	rcheck "full while running ($dur): the log says no space" \
 	    grep -q "No space left on device" "$L"
+	rcheck "full while running ($dur): ... and names the directory" \
+	    grep -q "No space left on device.*; state directory $M/s;" "$L"
 	rm -f "$M/fill"
 	L=$W/full-run-$dur-after.log
 	run_nlmd "$M/s" "$L" --durability=$dur
