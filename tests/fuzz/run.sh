@@ -8,7 +8,8 @@
 #   tests/fuzz/run.sh long    what `make fuzz' runs: the same with
 #                             FUZZ_SECONDS (default 600) per harness
 #
-# Harnesses run one after the other, each with its committed corpus
+# Harnesses run side by side (FUZZ_JOBS at a time, default one per CPU),
+# each with its committed corpus
 # (tests/fuzz/corpus/<h>/, read only) and a working corpus in
 # build/fuzz/corpus/<h>/ that new inputs go to and later runs start from.
 # A crash (or leak, timeout, sanitizer report) fails the run; the input is
@@ -32,16 +33,15 @@ rc=0
 npass=0
 nfail=0
 
-for h in $harnesses; do
+one() {
+	local h=$1 bin log work crash inputs t0 r stats runs
 	bin=$B/fuzz/fuzz-$h
 	log=$B/$h.log
 	work=$B/corpus/$h
 	crash=$B/crash/$h
 	if [ ! -x "$bin" ]; then
 		echo "fuzz $h: $bin missing (make fuzz-bins)"
-		rc=1
-		nfail=$((nfail + 1))
-		continue
+		return 1
 	fi
 	mkdir -p "$work" "$crash"
 
@@ -56,9 +56,7 @@ for h in $harnesses; do
 		grep -E 'Running: |ERROR|SUMMARY|fuzz_[a-z]+: ' "$log.replay" |
 		    tail -n 5
 		echo "fuzz $h: log in $log.replay"
-		rc=1
-		nfail=$((nfail + 1))
-		continue
+		return 1
 	fi
 	echo "fuzz $h: replayed ${#inputs[@]} committed inputs: ok"
 
@@ -78,13 +76,34 @@ for h in $harnesses; do
 		grep -E 'Test unit written to' "$log" |
 		    sed "s/^.*written to /fuzz $h: crash input kept in /"
 		echo "fuzz $h: log in $log"
-		rc=1
-		nfail=$((nfail + 1))
-		continue
+		return 1
 	fi
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	echo "fuzz $h: ok, $((SECONDS - t0)) s, $runs runs; $stats"
-	npass=$((npass + 1))
+	return 0
+}
+
+# The harnesses run side by side, FUZZ_JOBS at a time (default: one per
+# CPU; each is one process), each one's lines printed once it is done, in
+# the order of $harnesses.
+jobs_max=${FUZZ_JOBS:-$(nproc)}
+mkdir -p "$B"
+for h in $harnesses; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+		wait -n
+	done
+	rm -f "$B/$h.rc"
+	{ one "$h"; echo $? >"$B/$h.rc"; } >"$B/$h.out" 2>&1 &
+done
+wait
+for h in $harnesses; do
+	cat "$B/$h.out"
+	if [ "$(cat "$B/$h.rc" 2>/dev/null)" = 0 ]; then
+		npass=$((npass + 1))
+	else
+		rc=1
+		nfail=$((nfail + 1))
+	fi
 done
 # One test per harness, in the form tools/test.sh counts.
 echo "fuzz: $npass passed, $nfail failed"
