@@ -72,11 +72,28 @@ nlm_addr_equal(const struct sockaddr_storage *a,
 	const uint8_t *x, *y;
 	size_t xl, yl;
 
+	const struct sockaddr_in6 *x6, *y6;
+
 	if (a->ss_family != b->ss_family)
 		return false;
 	x = nlm_addr_bytes(a, &xl);
 	y = nlm_addr_bytes(b, &yl);
-	return xl == yl && xl > 0 && memcmp(x, y, xl) == 0;
+	if (xl != yl || xl == 0 || memcmp(x, y, xl) != 0)
+		return false;
+	if (a->ss_family != AF_INET6)
+		return true;
+	/*
+	 * fe80::1 on two links is two machines: a link-local address is
+	 * one host only with its interface (the scope; kept in the host's
+	 * record).  A scope not known (0) matches any.
+	 */
+	x6 = (const struct sockaddr_in6 *)(const void *)a;
+	y6 = (const struct sockaddr_in6 *)(const void *)b;
+	if (!IN6_IS_ADDR_LINKLOCAL(&x6->sin6_addr) &&
+	    !IN6_IS_ADDR_MC_LINKLOCAL(&x6->sin6_addr))
+		return true;
+	return x6->sin6_scope_id == 0 || y6->sin6_scope_id == 0 ||
+	    x6->sin6_scope_id == y6->sin6_scope_id;
 }
 
 /*

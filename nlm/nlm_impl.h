@@ -441,9 +441,12 @@ void		 nlm_host_gc_start(void);
 void		 nlm_mem_start(void);
 void		 nlm_mem_stop(void);
 void		 nlm_host_free_all(void);
-/* Same address (ignoring port)? */
 /* The address bytes of an AF_INET or AF_INET6 address (*len 4 or 16). */
 const uint8_t	*nlm_addr_bytes(const struct sockaddr_storage *, size_t *len);
+/*
+ * Same address (ignoring port)?  A link-local IPv6 address with its scope
+ * (interface), unless either side's is not known (0).
+ */
 bool		 nlm_addr_equal(const struct sockaddr_storage *,
 		    const struct sockaddr_storage *);
 

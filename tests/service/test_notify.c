@@ -710,6 +710,68 @@ test_many_hosts(void)
 	ts_stop();
 }
 
+/* in6 := addr%scope, port 0. */
+static struct sockaddr_storage *
+n_in6(struct sockaddr_in6 *in6, const char *addr, uint32_t scope)
+{
+	memset(in6, 0, sizeof(*in6));
+	in6->sin6_family = AF_INET6;
+	CU_ASSERT_EQUAL(inet_pton(AF_INET6, addr, &in6->sin6_addr), 1);
+	in6->sin6_scope_id = scope;
+	return (struct sockaddr_storage *)(void *)in6;
+}
+
+/*
+ * A link-local address is one machine per link: "ll" at fe80::1 through
+ * interface 2 and through interface 3 are two hosts (before, one: a
+ * GRANTED for the second went out on the first's link), each found again
+ * with its own scope.  A scope not known (0, as an address given without
+ * one) finds the first.  A global address is one host whatever the
+ * scope.  nlm_addr_equal() itself, both ways.
+ */
+static void
+test_host_link_local(void)
+{
+	struct sockaddr_in6 a, b, c, d;
+	struct sockaddr_storage *pa, *pb, *pc;
+	struct nlm_host *h2, *h3;
+	const struct nlm_counters *cn;
+
+	if (ts_skip())
+		return;
+	ts_start(NLM_CB_MSG, 0);
+	cn = nlm_get_counters();
+	pa = n_in6(&a, "fe80::1", 2);
+	pb = n_in6(&b, "fe80::1", 3);
+	pc = n_in6(&c, "fe80::1", 0);
+	h2 = nlm_host_get(pa, sizeof(a), "ll", pa, sizeof(a), true);
+	h3 = nlm_host_get(pb, sizeof(b), "ll", pb, sizeof(b), true);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h3);
+	CU_ASSERT_PTR_NOT_EQUAL(h2, h3);
+	CU_ASSERT_EQUAL(cn->hosts, 2);
+	CU_ASSERT_PTR_EQUAL(nlm_host_find(pa, "ll"), h2);
+	CU_ASSERT_PTR_EQUAL(nlm_host_find(pb, "ll"), h3);
+	CU_ASSERT_PTR_NOT_NULL(nlm_host_find(pc, "ll"));
+	CU_ASSERT_FALSE(nlm_addr_equal(pa, pb));
+	CU_ASSERT_FALSE(nlm_addr_equal(pb, pa));
+	CU_ASSERT_TRUE(nlm_addr_equal(pa, pc));
+	CU_ASSERT_TRUE(nlm_addr_equal(pc, pb));
+	/* Global: the scope does not count. */
+	pa = n_in6(&a, "2001:db8::1", 2);
+	pb = n_in6(&b, "2001:db8::1", 3);
+	CU_ASSERT_TRUE(nlm_addr_equal(pa, pb));
+	h2 = nlm_host_get(pa, sizeof(a), "gl", pa, sizeof(a), true);
+	CU_ASSERT_PTR_NOT_NULL(h2);
+	CU_ASSERT_PTR_EQUAL(nlm_host_get(pb, sizeof(b), "gl", pb, sizeof(b),
+	    true), h2);
+	CU_ASSERT_EQUAL(cn->hosts, 3);
+	/* Another address on the same link: another host. */
+	CU_ASSERT_FALSE(nlm_addr_equal(n_in6(&c, "fe80::1", 2),
+	    n_in6(&d, "fe80::2", 2)));
+	ts_stop();
+}
+
 /*
  * Incoming SM_NOTIFY by the indexes (no scan of all hosts): 40 hosts at
  * 127.0.0.1 with state 5.  Its own name and state 5: unchanged.  Its own
@@ -1247,6 +1309,8 @@ ts_register_notify(void)
 	    test_notify_paced) == NULL ||
 	    CU_add_test(s, "3,000 hosts: the host table grows, all found",
 	    test_many_hosts) == NULL ||
+	    CU_add_test(s, "link-local addresses: one host per link",
+	    test_host_link_local) == NULL ||
 	    CU_add_test(s, "SM_NOTIFY by address and name, no scan",
 	    test_notified_index) == NULL ||
 	    CU_add_test(s, "the host memo: a shared slot, a host gone",
