@@ -739,6 +739,7 @@ test_host_link_local(void)
 
 	if (ts_skip())
 		return;
+	n_preload_n(0, 0);
 	ts_start(NLM_CB_MSG, 0);
 	cn = nlm_get_counters();
 	pa = n_in6(&a, "fe80::1", 2);
@@ -746,9 +747,9 @@ test_host_link_local(void)
 	pc = n_in6(&c, "fe80::1", 0);
 	h2 = nlm_host_get(pa, sizeof(a), "ll", pa, sizeof(a), true);
 	h3 = nlm_host_get(pb, sizeof(b), "ll", pb, sizeof(b), true);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(h2);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(h3);
-	CU_ASSERT_PTR_NOT_EQUAL(h2, h3);
+	CU_ASSERT_PTR_NOT_NULL(h2);
+	CU_ASSERT_PTR_NOT_NULL(h3);
+	CU_ASSERT(h2 != h3 || h2 == NULL);
 	CU_ASSERT_EQUAL(cn->hosts, 2);
 	CU_ASSERT_PTR_EQUAL(nlm_host_find(pa, "ll"), h2);
 	CU_ASSERT_PTR_EQUAL(nlm_host_find(pb, "ll"), h3);
