@@ -416,12 +416,18 @@ nlm_host_str(const struct nlm_host *h, char *buf, size_t len)
 	return buf;
 }
 
-/* Copy an address with the port cleared. */
+/*
+ * Copy an address with the port cleared: srclen bytes, not the whole
+ * sockaddr_storage (a caller may hand a sockaddr_in6 in one).
+ */
 static void
 nlm_addr_noport(struct sockaddr_storage *dst, socklen_t *dstlen,
     const struct sockaddr_storage *src, socklen_t srclen)
 {
-	*dst = *src;
+	if (srclen > sizeof(*dst))
+		srclen = sizeof(*dst);
+	memset(dst, 0, sizeof(*dst));
+	memcpy(dst, src, srclen);
 	*dstlen = srclen;
 	if (dst->ss_family == AF_INET)
 		((struct sockaddr_in *)dst)->sin_port = 0;
