@@ -69,10 +69,9 @@ bool
 nlm_addr_equal(const struct sockaddr_storage *a,
     const struct sockaddr_storage *b)
 {
+	const struct sockaddr_in6 *x6, *y6;
 	const uint8_t *x, *y;
 	size_t xl, yl;
-
-	const struct sockaddr_in6 *x6, *y6;
 
 	if (a->ss_family != b->ss_family)
 		return false;
