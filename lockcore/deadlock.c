@@ -71,12 +71,15 @@
  *   overlaps none of those was checked before and is still free of
  *   cycles (the edges into the owner only went away).
  *
- *   The edges are those of the FIFO rule, so one case counts as a cycle
- *   though it resolves: O's request held back by an older waiter of P
- *   that itself waits behind an older request of O's (FIFO).  Once that
- *   request of O's is granted, P's waits for O's lock and O's other
- *   request goes past it; the search does not look that far and answers
- *   LK_DEADLOCK (a known gap, an inactive test in tests/lockcore).
+ *   One FIFO edge is left out: O's request held back by an older waiter
+ *   of P that itself waits behind an older request V of O's own.  Once V
+ *   is granted, P's waiter waits for O's lock and O's request goes past
+ *   it; until then O's request waits for V, whose blockers are O's edges
+ *   already (lk_dl_behind()).  Before 2026-12-06 the edge was taken, and
+ *   such a request got LK_DEADLOCK although nothing would stall.  When V
+ *   leaves without a grant (a cancel, an unlock that ends it, a drop for
+ *   a cycle), the edge is real again: lk_deadlock_note_leave() notes V's
+ *   range, and O's requests around it are searched again as below.
  *
  *   The other way in is a lock taken past the queue: a reclaim, or an
  *   undone grant giving its owner back what it held before.  Queued
@@ -153,7 +156,73 @@ struct lk_dlw {
 	const struct lk_owner	*w_x;
 	const struct lk_range	*w_r;
 	bool			 w_excl;
+	uint64_t		 w_left;	/* steps left to lk_dl_behind */
 };
+
+struct lk_dlh {
+	const struct lk_owner	*h_p;
+	bool			 h_excl;
+	bool			 h_found;
+	uint64_t		*h_left;
+	uint64_t		*h_visits;
+};
+
+static int
+lk_dl_holds_cb(struct lk_lock *l, void *arg)
+{
+	struct lk_dlh *h = arg;
+
+	(*h->h_visits)++;
+	if (*h->h_left == 0 || --*h->h_left == 0 ||
+	    (l->lo_owner == h->h_p && lk_conflicts(h->h_excl, l->lo_excl))) {
+		h->h_found = true;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Does v (of another owner, holding back d->w_x's request) wait behind an
+ * older queued request V of d->w_x's own?  Then it is no edge: once V is
+ * granted, w_x holds a lock in v's range that v conflicts with, and its
+ * request goes past v (lk_waiter_blocks()); until then it waits for V,
+ * whose own blockers are w_x's edges already.  V holds v back when the
+ * two overlap in conflicting modes and v's owner holds no lock in V's
+ * range that V conflicts with (V would wait for it).  When V leaves
+ * without a grant, lk_deadlock_note_leave() has w_x's requests around it
+ * searched again.  Bounded by w_left steps (x's waiters and the locks
+ * looked at): past it, the edge is taken (a cycle may be reported that is
+ * none, never the other way).
+ */
+static bool
+lk_dl_behind(struct lk_dlw *d, const struct lk_waiter *v)
+{
+	const struct lk_waiter *V;
+	struct lk_dlh h;
+
+	for (V = d->w_x->ow_waiters; V != NULL; V = V->wa_onext) {
+		d->w_t->t_ct.ct_queue_visits++;
+		if (d->w_left == 0 || --d->w_left == 0)
+			return false;
+		if (V->wa_granted || V->wa_file != v->wa_file ||
+		    V->wa_seq >= v->wa_seq ||
+		    !lk_overlaps(V->wa_start, V->wa_end, v->wa_start,
+		    v->wa_end) || !lk_conflicts(V->wa_excl, v->wa_excl))
+			continue;
+		h.h_p = v->wa_owner;
+		h.h_excl = V->wa_excl;
+		h.h_found = false;
+		h.h_left = &d->w_left;
+		h.h_visits = &d->w_t->t_ct.ct_queue_visits;
+		lk_tree_overlap(v->wa_file->fi_root, V->wa_start, V->wa_end,
+		    lk_dl_holds_cb, &h);
+		if (d->w_left == 0)
+			return false;
+		if (!h.h_found)
+			return true;
+	}
+	return false;
+}
 
 static int
 lk_dl_waiter_cb(struct lk_waiter *v, void *arg)
@@ -162,9 +231,12 @@ lk_dl_waiter_cb(struct lk_waiter *v, void *arg)
 	bool blocks;
 
 	if (lk_waiter_blocks(d->w_t, v, d->w_x, d->w_r, d->w_excl, &blocks) !=
-	    LK_OK || (blocks && !lk_dl_push(d->w_t, v->wa_owner)))
+	    LK_OK)
 		return 1;
-	return 0;
+	if (!blocks || v->wa_owner->ow_mark == d->w_t->t_mark ||
+	    (d->w_x->ow_nwaiters > 0 && lk_dl_behind(d, v)))
+		return 0;
+	return lk_dl_push(d->w_t, v->wa_owner) ? 0 : 1;
 }
 
 /* lk_own_collect()'s work, each lock looked at counted against the bound. */
@@ -201,7 +273,7 @@ lk_dl_blockers(struct lk_table *t, const struct lk_owner *x, struct lk_file *f,
     uint64_t limit)
 {
 	struct lk_dl d = { t, x, excl, false, false, limit };
-	struct lk_dlw dw = { t, x, r, excl };
+	struct lk_dlw dw = { t, x, r, excl, LK_DL_VISITS };
 	uint64_t s = r->r_start, e = r->r_end;
 
 	lk_tree_overlap(f->fi_root, s, e, lk_dl_lock_cb, &d);
@@ -323,6 +395,25 @@ lk_deadlock_note(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		return;
 	lk_wq_hull(t, f, true, true, r, &h);
 	lk_dl_noted(t, o, f, &h, false, false);
+}
+
+/*
+ * Queued request w leaves without a grant (cancelled, ended by its
+ * owner's unlock, dropped for a cycle): its owner's requests that were
+ * no edge to a waiter held behind w (lk_dl_behind()) may be one now, and
+ * close a cycle.  Those overlap such a waiter, which overlaps w: note w's
+ * range (lk_deadlock_note() widens it by the waiters around it).
+ */
+void
+lk_deadlock_note_leave(struct lk_table *t, const struct lk_waiter *w)
+{
+	struct lk_range r;
+
+	if (w->wa_granted || w->wa_owner->ow_nwaiters < 2)
+		return;
+	r.r_start = w->wa_start;
+	r.r_end = w->wa_end;
+	lk_deadlock_note(t, w->wa_owner, w->wa_file, &r);
 }
 
 /*
@@ -455,6 +546,7 @@ lk_deadlock_recheck(struct lk_table *t, uint64_t now)
 			if (!any || wr.r_end > hull.r_end)
 				hull.r_end = wr.r_end;
 			any = true;
+			lk_deadlock_note_leave(t, w);
 			lk_drop_udata(t, w->wa_udata);
 			lk_waiter_free(t, w);
 			t->t_ct.ct_deadlock_drops++;

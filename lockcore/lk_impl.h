@@ -476,6 +476,8 @@ void	lk_deadlock_note(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r);
 void	lk_deadlock_note_into(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r, bool excl);
+void	lk_deadlock_note_leave(struct lk_table *t,
+	    const struct lk_waiter *w);
 void	lk_deadlock_recheck(struct lk_table *t, uint64_t now);
 enum lk_status lk_finish_at(struct lk_table *t, enum lk_status st,
 	    uint64_t now, const struct lk_result **resp);

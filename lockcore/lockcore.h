@@ -70,9 +70,11 @@
  *     waiters.  (With
  *     LK_POLICY_BARGE a cycle closed by a grant rather than by queueing is
  *     not detected.)  A request held back by an older request that itself
- *     waits behind an older request of the requester counts as waiting
- *     for it, although it would go past it once that request of its own
- *     is granted: LK_DEADLOCK where a cycle closes that way (a known gap).
+ *     waits behind an older request of the requester's own does not wait
+ *     for it (it goes past it once that request of its own is granted);
+ *     when that request of its own leaves ungranted (a cancel, an unlock
+ *     that ends it, a drop), the owner's requests around it are checked
+ *     again the same way.
  *
  * RESULTS
  *   Every call that takes `const struct lk_result **resp` stores there a

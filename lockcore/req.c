@@ -448,6 +448,7 @@ lk_cancel_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 	if ((w = lk_waiter_match(o, f, &r, req->rq_excl, false)) != NULL) {
 		if (!lk_vec_reserve(t, &t->t_dropped, sizeof(void *), 1))
 			return LK_NOMEM;
+		lk_deadlock_note_leave(t, w);
 		lk_drop_udata(t, w->wa_udata);
 		lk_waiter_free(t, w);
 		/* Younger waiters may have queued behind this one. */

@@ -783,6 +783,7 @@ lk_queued_end_overlap(struct lk_table *t, struct lk_owner *o,
 		next = w->wa_onext;
 		if (!w->wa_granted && w->wa_file == f &&
 		    lk_overlaps(w->wa_start, w->wa_end, r->r_start, r->r_end)) {
+			lk_deadlock_note_leave(t, w);
 			lk_drop_udata(t, w->wa_udata);
 			lk_waiter_free(t, w);
 		}

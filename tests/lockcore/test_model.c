@@ -390,6 +390,25 @@ m_grant_pass(struct m_run *m, int f)
 	}
 }
 
+/*
+ * Is queued waiter i held back by an older queued request of x's own?
+ * Then x's request behind i is no edge to i's owner: once that request
+ * is granted, x holds a lock in i's range that i conflicts with, and goes
+ * past i (lockcore's deadlock.c, lk_dl_behind()).
+ */
+static bool
+m_behind_own(const struct m_run *m, int x, int i)
+{
+	const struct m_wait *v = &m->w[i];
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (m->w[j].o == x && m_waiter_blocks(m, &m->w[j], v->o,
+		    v->f, v->s, v->e, v->excl))
+			return true;
+	return false;
+}
+
 /* Push the owners blocking (x, f, s, e, excl) queued before upto. */
 static void
 m_blockers(const struct m_run *m, int x, int f, int s, int e, bool excl,
@@ -403,7 +422,8 @@ m_blockers(const struct m_run *m, int x, int f, int s, int e, bool excl,
 			    (excl || m->held[f][b][p] == 2))
 				out[p] = true;
 	for (i = 0; i < upto; i++)
-		if (m_waiter_blocks(m, &m->w[i], x, f, s, e, excl))
+		if (m_waiter_blocks(m, &m->w[i], x, f, s, e, excl) &&
+		    !m_behind_own(m, x, i))
 			out[m->w[i].o] = true;
 }
 
@@ -1895,6 +1915,18 @@ m_weakened(const struct m_run *m, int o, int f, int s, int e)
 	return false;
 }
 
+/* Is the request with udata id queued (not granted)? */
+static bool
+m_queued_id(const struct m_run *m, int id)
+{
+	int i;
+
+	for (i = 0; i < m->nw; i++)
+		if (m->w[i].id == id && !m->w[i].granted)
+			return true;
+	return false;
+}
+
 /*
  * Did this step weaken queued waiter k's owner's hold on k's bytes, or
  * on the bytes of an older waiter (or grant) of another owner that k
@@ -1910,6 +1942,16 @@ m_changed(const struct m_run *m, int k)
 
 	if (m_weakened(m, w->o, w->f, w->s, w->e))
 		return true;
+	/*
+	 * A queued request of k's owner on the file left the queue: a
+	 * waiter held behind it was no edge for k (m_behind_own()) and may
+	 * be one now.
+	 */
+	for (j = 0; j < m->nw0; j++)
+		if (!m->w0[j].granted && m->w0[j].o == w->o &&
+		    m->w0[j].f == w->f && m->w0[j].id != w->id &&
+		    !m_queued_id(m, m->w0[j].id))
+			return true;
 	for (j = 0; j < k; j++) {
 		v = &m->w[j];
 		if (v->o != w->o && v->f == w->f &&

@@ -545,20 +545,17 @@ test_fifo_gain_revisits(void)
 }
 
 /*
- * KNOWN GAP (registered inactive; NLMD_TEST_KNOWN_BUGS=1 runs it): the
- * shape above, but with W1 waiting for C's [95,98) and older than B's
- * request, so that B waits behind W1 (B holds nothing W1 waits for).
- * W2, held behind B, then closes a cycle of the wait-for graph -- A
- * waits for B by FIFO, B for A's W1 by FIFO -- and gets LK_DEADLOCK.  It
- * is not one: once C lets go of [95,98), W1 is granted, B waits for A's
- * lock and W2 goes past it; a local fcntl() grants W2 at once.  The
- * deadlock search would have to take an edge to a waiter that waits
- * behind the requester's own older one as no edge (and look again at
- * every change that makes it one).  Under the rule before 2026-12-06 W2
- * stayed behind B for good, so the cycle was real then.
+ * The shape above, but with W1 waiting for C's [95,98) and older than B's
+ * request, so that B waits behind W1 (B holds nothing W1 waits for).  W2
+ * is held behind B, and B behind A's own W1: no cycle, since once C lets
+ * go of [95,98), W1 is granted, B waits for A's lock and W2 goes past it.
+ * A local fcntl() grants W2 at once.  Until 2026-12-06 the deadlock
+ * search took B as an edge for W2 and answered LK_DEADLOCK (a known gap,
+ * an inactive test until then); now a waiter held behind the requester's
+ * own older request is no edge (deadlock.c, lk_dl_behind()).
  */
 static void
-test_fifo_known_own_waiter_cycle(void)
+test_fifo_own_waiter_no_cycle(void)
 {
 	reset(LK_POLICY_FIFO);
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 10, EX, NB), NULL),
@@ -571,10 +568,48 @@ test_fifo_known_own_waiter_cycle(void)
 	    LK_BLOCKED);
 	CU_ASSERT_EQUAL_FATAL(lt_lock(t, lt_req(OA, "f", 50, 10, EX, BL),
 	    &u3), LK_BLOCKED);
+	CU_ASSERT_EQUAL(counts().ct_deadlocks, 0);
 	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f", 95, 3, EX, NB)), LK_OK);
 	CU_ASSERT_TRUE(lt_granted(&u1));
 	CU_ASSERT_TRUE(lt_granted(&u3));
 	CU_ASSERT_FALSE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
+ * As above, but B also waits for A's lock on g, and A cancels W1: then W2
+ * waits behind B for real (W1 no longer lets it past), B waits for A on
+ * g -- a cycle that the cancel closed.  W2 is dropped (its udata in
+ * rs_dropped, ct_deadlock_drops), as it would be refused had it come now;
+ * sent again, it gets LK_DEADLOCK.  Without the re-check both would wait
+ * for ever.
+ */
+static void
+test_fifo_own_waiter_cancel_closes(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "g", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "g", 0, 1, EX, BL), &u4),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 95, 3, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 95, 3, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 100, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL_FATAL(lt_lock(t, lt_req(OA, "f", 50, 10, EX, BL),
+	    &u3), LK_BLOCKED);
+	CU_ASSERT_EQUAL(counts().ct_deadlocks, 0);
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OA, "f", 95, 3, EX, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_TRUE(lt_dropped(&u3));
+	CU_ASSERT_FALSE(lt_dropped(&u2));
+	CU_ASSERT_EQUAL(counts().ct_deadlock_drops, 1);
+	CU_ASSERT_EQUAL(waiters(), 2);			/* B's two */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 50, 10, EX, BL), &u3),
+	    LK_DEADLOCK);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
 /* Both upgrade a shared lock: the second to ask deadlocks. */
@@ -1785,6 +1820,46 @@ test_deadlock_search_bounded(void)
 }
 
 /*
+ * A waiter held behind an older request of the requester's own is no
+ * edge (deadlock.c, lk_dl_behind()), and finding that walks the
+ * requester's waiters for each waiter of another owner that holds its
+ * request back: n owners' waiters times the requester's n, 4 million
+ * steps for 2,000 of each.  The walk is bounded (past it, the edge is
+ * taken).  H holds F; A queues n single bytes from n on; owners B1..Bn
+ * queue one byte each below n, behind H; A then asks for [0, n): each
+ * Bi's waiter holds it back, none of A's waiters holds those back.
+ */
+static void
+test_deadlock_behind_bounded(void)
+{
+	struct lk_lockreq rq;
+	uint64_t before;
+	int i, n = 2000;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(2, 1, "h", "F", 0, 0, EX, NB), NULL),
+	    LK_GRANTED);
+	for (i = 0; i < n; i++) {
+		rq = lt_req(1, 1, "a", "F", (uint64_t)(n + i), 1, EX, BL);
+		rq.rq_udata = (void *)(intptr_t)(i + 1);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_BLOCKED);
+	}
+	for (i = 0; i < n; i++) {
+		rq = lt_req(3, i + 1, "b", "F", (uint64_t)i, 1, EX, BL);
+		rq.rq_udata = (void *)(intptr_t)(n + i + 1);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_BLOCKED);
+	}
+	before = counts().ct_queue_visits;
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(1, 1, "a", "F", 0, (uint64_t)n, EX,
+	    BL), &u1), LK_BLOCKED);
+	printf("\n    a request behind %d owners' waiters, beside %d of its "
+	    "own: %llu visits ", n, n,
+	    (unsigned long long)(counts().ct_queue_visits - before));
+	CU_ASSERT(counts().ct_queue_visits - before < (uint64_t)n * 64);
+	CU_ASSERT_EQUAL(waiters(), (size_t)(2 * n + 1));
+}
+
+/*
  * The locks a deadlock search looks at count against its bound too
  * (found by review): each waiter it reaches has its range's locks
  * walked, so waiters over a range of many locks cost that many steps
@@ -2049,13 +2124,13 @@ int
 lt_register_wait(void)
 {
 	CU_pSuite s = CU_add_suite("lockcore waiters", NULL, teardown);
-	CU_pTest k;
 
-	if (s == NULL || (k = CU_add_test(s, "known gap: a FIFO cycle "
-	    "through the requester's own older waiter",
-	    test_fifo_known_own_waiter_cycle)) == NULL ||
-	    CU_set_test_active(k, getenv("NLMD_TEST_KNOWN_BUGS") != NULL) !=
-	    CUE_SUCCESS ||
+	if (s == NULL || !CU_add_test(s, "no cycle through the requester's "
+	    "own older waiter", test_fifo_own_waiter_no_cycle) ||
+	    !CU_add_test(s, "a cancel of the requester's own older waiter "
+	    "closes a cycle: dropped", test_fifo_own_waiter_cancel_closes) ||
+	    !CU_add_test(s, "deadlock: the walk for own older waiters is "
+	    "bounded", test_deadlock_behind_bounded) ||
 	    !CU_add_test(s, "block, grant event, confirm",
 	    test_block_and_grant) ||
 	    !CU_add_test(s, "undo: a refused extension keeps what was held",
