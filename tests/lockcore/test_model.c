@@ -75,8 +75,6 @@ struct m_wait {
 	bool		 excl, granted;
 	/* granted: o's bytes of [s, e] apart from the grant (undo) */
 	uint8_t		 prior[MB];
-	/* on a cycle after one of this step's grants (m_grant_pass) */
-	bool		 cyc;
 };
 
 struct m_rec {
@@ -330,26 +328,6 @@ m_hint_skip(const struct m_run *m, int i)
 	return false;
 }
 
-static bool m_cycle(const struct m_run *m, int i);
-
-/*
- * With a budget of one, lockcore searches the requests a call noted at
- * the end of that call, after its one grant, with the grants still to
- * come pending: a FIFO cycle may close then that a later grant of the
- * same step opens again (a request held back by an older one that waits
- * behind an older request of its own owner: a known gap, lockcore.h).
- * Remember which queued requests were on a cycle at such a point.
- */
-static void
-m_note_cycles(struct m_run *m)
-{
-	int k;
-
-	for (k = 0; k < m->nw; k++)
-		if (!m->w[k].granted && !m->w[k].cyc && m_cycle(m, k))
-			m->w[k].cyc = true;
-}
-
 static void
 m_grant_pass(struct m_run *m, int f)
 {
@@ -381,11 +359,8 @@ m_grant_pass(struct m_run *m, int f)
 			 * With a budget of one, every grant is another call,
 			 * and each starts from the head of the queue.
 			 */
-			if (m->budget == 1) {
-				if (m->fifo)
-					m_note_cycles(m);
+			if (m->budget == 1)
 				break;
-			}
 		}
 	}
 }
@@ -699,7 +674,7 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 		    !m_waiter_locks_fit(m, o, f, s, e, m_mode(excl)))
 			return LK_NOLOCKS;
 		m->w[m->nw] = (struct m_wait){ o, f, s, e, id, excl, false,
-		    { 0 }, false };
+		    { 0 } };
 		m->nw++;
 		/* Supersedes a grant of it: o's waiters it held back. */
 		if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
@@ -1977,8 +1952,7 @@ m_changed(const struct m_run *m, int k)
  * table dropped and the model did not must be a queued request of an
  * owner whose hold on its bytes, or on those of an older waiter that may
  * now hold it back, weakened in this step (m_changed()), on a cycle when
- * dropped (in the table's order; or, with a budget, after one of the
- * step's grants: m_note_cycles()); the model drops it too and grants what
+ * dropped (in the table's order); the model drops it too and grants what
  * follows.  Then, with FIFO, no queued request may be on a cycle.
  */
 static void
@@ -2006,7 +1980,7 @@ m_cycle_drops(struct m_run *m)
 			    "cycle %d\n", k, id, m_cycle(m, k));
 			m_dump(m);
 		}
-		if (!m_cycle(m, k) && !m->w[k].cyc)
+		if (!m_cycle(m, k))
 			M_FAIL(m, "dropped a request that closed no cycle");
 		j = m->w[k].f;
 		m_drop(m, id);
@@ -2104,14 +2078,12 @@ m_step(struct m_run *m)
 	static struct m_snap snap;
 	struct m_pick p;
 	enum lk_status st, want;
-	int op, o = 0, f = 0, s = 0, e = 0, id = 0, k;
+	int op, o = 0, f = 0, s = 0, e = 0, id = 0;
 	bool holder = false, excl = false, reclaim = false, again;
 	unsigned long before = m->failures;
 	uint64_t host = 0;
 
 	memset(&p, 0, sizeof(p));
-	for (k = 0; k < m->nw; k++)
-		m->w[k].cyc = false;
 	m->ngranted = m->ndropped = m->ntg = m->ntd = 0;
 	m->hint = NULL;
 	m->closing_steps += m->closing;
