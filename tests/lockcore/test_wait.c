@@ -545,7 +545,25 @@ test_fifo_gain_revisits(void)
 }
 
 /*
- * The shape above, but with W1 waiting for C's [95,98) and older than B's
+ * C holds [95,98); A's W1 waits for it; B asks for [0,100), older than
+ * A's W2 for [50,60), which B's request holds back.  W2 must queue.
+ */
+static void
+own_waiter_shape(void)
+{
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 95, 3, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 95, 3, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 100, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL_FATAL(lt_lock(t, lt_req(OA, "f", 50, 10, EX, BL),
+	    &u3), LK_BLOCKED);
+	CU_ASSERT_EQUAL(counts().ct_deadlocks, 0);
+}
+
+/*
+ * own_waiter_shape(): W1 waits for C's [95,98) and is older than B's
  * request, so that B waits behind W1 (B holds nothing W1 waits for).  W2
  * is held behind B, and B behind A's own W1: no cycle, since once C lets
  * go of [95,98), W1 is granted, B waits for A's lock and W2 goes past it.
@@ -560,15 +578,7 @@ test_fifo_own_waiter_no_cycle(void)
 	reset(LK_POLICY_FIFO);
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 10, EX, NB), NULL),
 	    LK_GRANTED);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 95, 3, EX, NB), NULL),
-	    LK_GRANTED);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 95, 3, EX, BL), &u1),
-	    LK_BLOCKED);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 100, EX, BL), &u2),
-	    LK_BLOCKED);
-	CU_ASSERT_EQUAL_FATAL(lt_lock(t, lt_req(OA, "f", 50, 10, EX, BL),
-	    &u3), LK_BLOCKED);
-	CU_ASSERT_EQUAL(counts().ct_deadlocks, 0);
+	own_waiter_shape();
 	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f", 95, 3, EX, NB)), LK_OK);
 	CU_ASSERT_TRUE(lt_granted(&u1));
 	CU_ASSERT_TRUE(lt_granted(&u3));
@@ -592,15 +602,7 @@ test_fifo_own_waiter_cancel_closes(void)
 	    LK_GRANTED);
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "g", 0, 1, EX, BL), &u4),
 	    LK_BLOCKED);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 95, 3, EX, NB), NULL),
-	    LK_GRANTED);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 95, 3, EX, BL), &u1),
-	    LK_BLOCKED);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 100, EX, BL), &u2),
-	    LK_BLOCKED);
-	CU_ASSERT_EQUAL_FATAL(lt_lock(t, lt_req(OA, "f", 50, 10, EX, BL),
-	    &u3), LK_BLOCKED);
-	CU_ASSERT_EQUAL(counts().ct_deadlocks, 0);
+	own_waiter_shape();
 	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OA, "f", 95, 3, EX, BL)), LK_OK);
 	CU_ASSERT_TRUE(lt_dropped(&u1));
 	CU_ASSERT_TRUE(lt_dropped(&u3));
