@@ -788,6 +788,132 @@ sc_sameowner(void)
 	close(fd);
 }
 
+/*
+ * Deadlock detection is the server's: X (this process) holds byte 0 and
+ * waits (another thread, F_SETLKW through A) for byte 1, which Y (a child
+ * through B) holds; Y's F_SETLKW for byte 0 would close the cycle and
+ * must fail with EDEADLK (NLM4_DEADLCK) instead of waiting for ever.  The
+ * client finds no cycle itself: the two mounts are two inodes, and a
+ * request waiting for the server is not in its own lock lists.  Once Y
+ * exits, X's waiting thread is granted.
+ */
+struct dl_wait {
+	int fd;
+	int err;
+	double t;
+	atomic_int done;
+};
+
+static void *
+dl_waiter(void *arg)
+{
+	struct dl_wait *w = arg;
+
+	w->err = lk(w->fd, F_SETLKW, F_WRLCK, 1, 1);
+	w->t = now();
+	atomic_store(&w->done, 1);
+	return NULL;
+}
+
+static void
+sc_deadlock(void)
+{
+	const char *f = "lt-deadlock";
+	struct dl_wait w = { -1, -1, 0, 0 };
+	struct locker_msg m;
+	int up[2], down[2];
+	double t_exit;
+	pthread_t th;
+	pid_t pid;
+	int i, fd = create_file(f);
+
+	if (fd == -1)
+		return;
+	my_lock(fd, F_SETLK, F_WRLCK, 0, 1, 0, "X locks byte 0");
+	if (pipe(up) == -1 || pipe(down) == -1) {
+		bad("pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	if ((pid = fork()) == -1) {
+		bad("fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		char c;
+		int yfd;
+
+		close(up[0]);
+		close(down[1]);
+		if ((yfd = open_in(dir_b, f, 0)) == -1)
+			_exit(1);
+		m.err = lk(yfd, F_SETLK, F_WRLCK, 1, 1);
+		m.t = now();
+		write_full(up[1], &m, sizeof(m));
+		if (m.err != 0 || read_full(down[0], &c, 1, 60000) != 1)
+			_exit(1);
+		m.err = lk(yfd, F_SETLKW, F_WRLCK, 0, 1);
+		m.t = now();
+		write_full(up[1], &m, sizeof(m));
+		(void)read_full(down[0], &c, 1, 600000);
+		_exit(0);		/* the exit releases byte 1 */
+	}
+	close(up[1]);
+	close(down[0]);
+	if (read_full(up[0], &m, sizeof(m), PROBE_TIMEOUT_MS) != sizeof(m) ||
+	    m.err != 0) {
+		bad("Y (mount B) could not lock byte 1");
+		goto out;
+	}
+	ok("Y (mount B) locks byte 1: F_SETLK granted");
+	w.fd = fd;
+	if (pthread_create(&th, NULL, dl_waiter, &w) != 0) {
+		bad("pthread_create failed");
+		goto out;
+	}
+	msleep(SETTLE_MS);
+	if (atomic_load(&w.done)) {
+		bad("X's F_SETLKW for byte 1 returned (%s) while Y held it",
+		    ename(w.err));
+		goto out;
+	}
+	ok("X (other thread, mount A) waits in F_SETLKW for byte 1");
+	write_full(down[1], "g", 1);
+	if (read_full(up[0], &m, sizeof(m), PROBE_TIMEOUT_MS) != sizeof(m))
+		bad("Y's F_SETLKW for byte 0 still waits after %d ms: the "
+		    "cycle was not refused", PROBE_TIMEOUT_MS);
+	else if (m.err != EDEADLK)
+		bad("Y's F_SETLKW for byte 0: want EDEADLK, got %s",
+		    ename(m.err));
+	else
+		ok("Y's F_SETLKW for byte 0, closing the cycle: EDEADLK");
+	t_exit = now();
+	write_full(down[1], "r", 1);
+	reap(pid, 5000);
+	pid = -1;
+	for (i = 0; i < 350 && !atomic_load(&w.done); i++)
+		msleep(100);
+	if (!atomic_load(&w.done))
+		bad("X's waiting thread not granted within 35 s of Y's exit");
+	else if (w.err != 0)
+		bad("X's F_SETLKW for byte 1 failed: %s", ename(w.err));
+	else {
+		ok("X's waiting thread granted byte 1 %.3f s after Y's exit",
+		    w.t - t_exit);
+		pthread_join(th, NULL);
+	}
+	expect_setlk(f, F_WRLCK, 0, 2, EAGAIN, "X holds bytes 0 and 1");
+	my_lock(fd, F_SETLK, F_UNLCK, 0, 2, 0, "X unlocks");
+out:
+	close(down[1]);
+	close(up[0]);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		reap(pid, 2000);
+	}
+	close(fd);
+}
+
 /* Unlocking the middle splits a lock; relocking it merges the pieces. */
 static void
 sc_splitmerge(void)
@@ -1103,6 +1229,7 @@ static const struct scenario scenarios[] = {
 	{"release", sc_release, 60, "close(), exit and SIGKILL release"},
 	{"bigoffset", sc_bigoffset, 60, "locks beyond 2^32"},
 	{"toeof", sc_toeof, 60, "l_len 0 locks to end of file"},
+	{"deadlock", sc_deadlock, 90, "EDEADLK where a lock would close a cycle"},
 	/* Last: without GRANTED callbacks it runs into its timeout. */
 	{"contend", sc_contend, 90, "20 processes x 50 F_SETLKW cycles"},
 };

@@ -758,6 +758,23 @@ nlm_wire() {
 	fi
 }
 
+# wire/deadlck: the locks boot ran the deadlock scenario (locktest.c), and
+# Wireshark's NLM dissector reads the server's answer to the LOCK that
+# would close the cycle as a LOCK reply with NLM4_DEADLCK (5).
+nlm_wire_deadlck() {
+	local n
+	booted locks || return 0
+	[ "$E2E_SCENARIOS" = all ] ||
+	    case " $E2E_SCENARIOS " in *" deadlock "*) ;; *) return 0 ;; esac
+	n=$(ts -Y "ip.src == $SRV_IP && ip.dst == $GUEST_IP && rpc.msgtyp == 1 && nlm.procedure_v4 == 2 && nlm.stat == 5" \
+	    -T fields -e frame.number | wc -l)
+	if [ "$n" -gt 0 ]; then
+		check PASS "wire/deadlck" "$n LOCK replies NLM4_DEADLCK server $SRV_IP -> guest $GUEST_IP (the deadlock scenario)"
+	else
+		check FAIL "wire/deadlck" "no LOCK reply NLM4_DEADLCK from the server $SRV_IP to the guest $GUEST_IP, though the deadlock scenario ran"
+	fi
+}
+
 # The locks-v6 boot talked NLM over IPv6 only: in its time window, NLM
 # messages between the guest and the server over IPv6 and none over IPv4
 # (the guest has its IPv4 address too), and the guest found the server's
@@ -820,6 +837,7 @@ analyse_capture() {
 	if cut -f1 "$W/boots" 2>/dev/null | grep -q -vx locks-v6; then
 		nlm_wire "" "$GUEST_IP" "$SRV_IP"
 	fi
+	nlm_wire_deadlck
 	if booted locks-v6; then
 		nlm_wire -v6 "$GUEST_IP6" "$SRV_IP6"
 		nlm_wire_v6_only
