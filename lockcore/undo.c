@@ -185,7 +185,7 @@ lk_undo_grant(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	struct lk_lock *c;
 	size_t np = w->wa_nprior, i, n, adds, removes;
 	enum lk_status st;
-	bool excl;
+	bool excl, gexcl = w->wa_excl;
 
 	/* What the unlock removes and adds, then what each take may. */
 	if (lk_own_in(t, o, f->fi_root, r.r_start, r.r_end, &t->t_tmp) !=
@@ -235,7 +235,18 @@ lk_undo_grant(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		/* Reserved: neither can fail, nor meet a conflict. */
 		(void)lk_collect(t, o, f, &pr[i].pr_r, excl, &c);
 		(void)lk_take(t, o, f, &pr[i].pr_r, excl, false, &c);
-		lk_deadlock_note_into(t, o, f, &pr[i].pr_r, excl);
+		/*
+		 * Only an exclusive piece under a shared grant is new to
+		 * the others' requests: the grant covered every other piece
+		 * in a mode at least as strong, so their edges into o were
+		 * there before.  Noting those too had a request of another
+		 * owner searched first and dropped for a cycle that o's
+		 * weakened hold closed (the model, NLMD_TEST_LONG seed 33),
+		 * where o's own request, whose edge is the new one, is the
+		 * one to drop (lk_free_range() noted it).
+		 */
+		if (excl && !gexcl)
+			lk_deadlock_note_into(t, o, f, &pr[i].pr_r, excl);
 	}
 	lk_free(t, pr);
 	if (f->fi_nwaiters > 0)
