@@ -682,6 +682,7 @@ struct so_wait {
 	int err;
 	double t;
 	atomic_int done;	/* err and t are set (read by the other thread) */
+	int64_t start, len;	/* the range it waits for, write-locked */
 };
 
 static void *
@@ -689,7 +690,7 @@ so_waiter(void *arg)
 {
 	struct so_wait *w = arg;
 
-	w->err = lk(w->fd, F_SETLKW, F_WRLCK, 0, 100);
+	w->err = lk(w->fd, F_SETLKW, F_WRLCK, w->start, w->len);
 	w->t = now();
 	atomic_store(&w->done, 1);
 	return NULL;
@@ -727,7 +728,7 @@ sc_sameowner(void)
 		return;
 	}
 	if (pid == 0) {
-		struct so_wait w = { -1, -1, 0, 0 };
+		struct so_wait w = { -1, -1, 0, 0, 0, 100 };
 		pthread_t th;
 		char c;
 
@@ -795,31 +796,13 @@ sc_sameowner(void)
  * must fail with EDEADLK (NLM4_DEADLCK) instead of waiting for ever.  The
  * client finds no cycle itself: the two mounts are two inodes, and a
  * request waiting for the server is not in its own lock lists.  Once Y
- * exits, X's waiting thread is granted.
+ * exits, X's waiting thread (so_waiter, see sc_sameowner) is granted.
  */
-struct dl_wait {
-	int fd;
-	int err;
-	double t;
-	atomic_int done;
-};
-
-static void *
-dl_waiter(void *arg)
-{
-	struct dl_wait *w = arg;
-
-	w->err = lk(w->fd, F_SETLKW, F_WRLCK, 1, 1);
-	w->t = now();
-	atomic_store(&w->done, 1);
-	return NULL;
-}
-
 static void
 sc_deadlock(void)
 {
 	const char *f = "lt-deadlock";
-	struct dl_wait w = { -1, -1, 0, 0 };
+	struct so_wait w = { -1, -1, 0, 0, 1, 1 };
 	struct locker_msg m;
 	int up[2], down[2];
 	double t_exit;
@@ -867,7 +850,7 @@ sc_deadlock(void)
 	}
 	ok("Y (mount B) locks byte 1: F_SETLK granted");
 	w.fd = fd;
-	if (pthread_create(&th, NULL, dl_waiter, &w) != 0) {
+	if (pthread_create(&th, NULL, so_waiter, &w) != 0) {
 		bad("pthread_create failed");
 		goto out;
 	}
