@@ -181,13 +181,58 @@ lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
  * r is taken.  The cut and the take are reserved together, before either
  * changes anything.
  */
+static void
+lk_hull_grow(struct lk_range *h, bool *any, uint64_t s, uint64_t e)
+{
+	if (!*any || s < h->r_start)
+		h->r_start = s;
+	if (!*any || e > h->r_end)
+		h->r_end = e;
+	*any = true;
+}
+
+/*
+ * The hull of the bytes of r that o does not hold in a mode at least as
+ * strong as excl, from o's locks in t_tmp (lk_collect(): in order of
+ * start, overlapping or touching r), into *h; false when there are none
+ * (o held all of r so: a reclaim sent again).  Only there does taking r
+ * give other owners' requests an edge into o.
+ */
+static bool
+lk_gain_hull(const struct lk_table *t, const struct lk_range *r, bool excl,
+    struct lk_range *h)
+{
+	struct lk_lock *const *v = t->t_tmp.v_data;
+	uint64_t cur = r->r_start;
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < t->t_tmp.v_len; i++) {
+		const struct lk_lock *l = v[i];
+
+		if (l->lo_end < r->r_start || l->lo_start > r->r_end)
+			continue;
+		if (l->lo_start > cur)
+			lk_hull_grow(h, &any, cur, l->lo_start - 1);
+		if (excl && !l->lo_excl)
+			lk_hull_grow(h, &any, l->lo_start > r->r_start ?
+			    l->lo_start : r->r_start, l->lo_end < r->r_end ?
+			    l->lo_end : r->r_end);
+		if (l->lo_end >= r->r_end)
+			return any;
+		cur = l->lo_end + 1;
+	}
+	lk_hull_grow(h, &any, cur, r->r_end);
+	return any;
+}
+
 static enum lk_status
 lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
     const struct lk_range *r, const struct lk_lockreq *req, uint64_t now)
 {
-	bool excl = req->rq_excl, freed = false;
+	bool excl = req->rq_excl, freed = false, gain;
 	struct lk_waiter *w;
-	struct lk_range d;
+	struct lk_range d, g;
 	struct lk_lock *c;
 	enum lk_status st;
 
@@ -201,6 +246,7 @@ lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	default:
 		return LK_NOMEM;
 	}
+	gain = lk_gain_hull(t, r, excl, &g);
 	if (lk_recl_collect(t, o, f, r) != LK_OK)
 		return LK_NOMEM;
 	if ((st = lk_recl_lock_check(t, o, f, r, excl)) != LK_OK) {
@@ -209,7 +255,14 @@ lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	}
 	if ((st = lk_take_over(t, o, f, r, excl, false, &c)) != LK_OK)
 		return st;
-	lk_deadlock_note_into(t, o, f, r, excl);	/* not held back */
+	/*
+	 * Not held back: others' requests there may wait for o now -- only
+	 * where o gained bytes or strength (a reclaim sent again in a weaker
+	 * mode gains none; noted whole, another owner's request, searched
+	 * first, was dropped for a cycle that the downgrade closed).
+	 */
+	if (gain)
+		lk_deadlock_note_into(t, o, f, &g, excl);
 	t->t_res.rs_token = c->lo_token;
 	t->t_ct.ct_reclaims++;
 	/*

@@ -1056,6 +1056,39 @@ test_reclaim_downgrade_cycle(void)
 	CU_ASSERT_FALSE(lt_dropped(&u1));
 }
 
+/*
+ * A reclaim sent again in a weaker mode gives its owner no byte it did
+ * not hold: no request of another owner gains an edge into it, and the
+ * one to drop for a cycle the downgrade closed is the owner's own.  OE
+ * reclaims [0,30] exclusive; OF's shared [0,40] waits for it and for
+ * OD's byte 40; OE's [20,35] waits for OC's byte 35 (OF's older request
+ * waits for OE: no edge); OD's [0,5] waits for OE.  OE reclaims [0,30]
+ * shared: OF's request no longer waits for OE, so it holds OE's back --
+ * OE -> OF -> OD -> OE.  OE's request, whose edge is new, is dropped;
+ * OD's, whose edge into OE was there all along, stays.  (Until
+ * 2026-12-06 the whole reclaimed range was noted as taken past the queue,
+ * and OD's request, searched first, was dropped.)
+ */
+static void
+test_reclaim_again_weaker(void)
+{
+	static int u3;
+
+	g_setup(LK_RECLAIM_CONFLICT);
+	CU_ASSERT_EQUAL(g_reclaim(OE, "q", 0, 31, EX), LK_GRANTED);
+	CU_ASSERT_EQUAL(g_plain(OD, "q", 40, 1, EX, NB, NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(g_plain(OC, "q", 35, 1, EX, NB, NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(g_plain(OF, "q", 0, 41, SH, BL, &u1), LK_BLOCKED);
+	CU_ASSERT_EQUAL(g_plain(OE, "q", 20, 16, EX, BL, &u2), LK_BLOCKED);
+	CU_ASSERT_EQUAL(g_plain(OD, "q", 0, 6, EX, BL, &u3), LK_BLOCKED);
+	CU_ASSERT_EQUAL_FATAL(g_counts().ct_deadlocks, 0);
+	CU_ASSERT_EQUAL(g_reclaim(OE, "q", 0, 31, SH), LK_GRANTED);
+	CU_ASSERT_EQUAL(g_counts().ct_deadlock_drops, 1);
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_FALSE(lt_dropped(&u3));
+	CU_ASSERT_FALSE(lt_dropped(&u1));
+}
+
 static void
 test_epochs_tokens(void)
 {
@@ -1278,6 +1311,8 @@ lt_register_grace(void)
 	    test_reclaim_closes_cycle) ||
 	    !CU_add_test(s, "a reclaim that downgrades and closes a cycle",
 	    test_reclaim_downgrade_cycle) ||
+	    !CU_add_test(s, "a reclaim sent again weaker drops its owner's "
+	    "request", test_reclaim_again_weaker) ||
 	    !CU_add_test(s, "epochs and tokens", test_epochs_tokens) ||
 	    !CU_add_test(s, "LK_NOMEM changes nothing (grace paths)",
 	    test_grace_nomem))
