@@ -84,9 +84,13 @@
  *   The other way in is a lock taken past the queue: a reclaim, or an
  *   undone grant giving its owner back what it held before.  Queued
  *   requests of other owners that conflict with it gain an edge into its
- *   owner (lk_deadlock_note_into()); each is searched again the same way,
- *   and dropped if it now closes a cycle -- the reclaim itself cannot be
- *   refused for it.  The searches of one call share one bound.  The
+ *   owner (lk_deadlock_note_into()) -- only where the owner gains bytes
+ *   or strength: the bytes a reclaim finds not held as strongly already
+ *   (none for a reclaim sent again), an exclusive piece under a shared
+ *   grant undone.  Each is searched again the same way, and dropped if
+ *   it now closes a cycle -- the reclaim itself cannot be refused for
+ *   it.  Noting more had another owner's request searched first and
+ *   dropped for a cycle that the owner's own weakened hold closed.  The searches of one call share one bound.  The
  *   model test checks after every step that no queued request is on a
  *   cycle.  With LK_POLICY_BARGE a grant can add edges; a cycle closed
  *   that way is not detected.
