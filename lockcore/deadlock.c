@@ -90,10 +90,11 @@
  *   grant undone.  Each is searched again the same way, and dropped if
  *   it now closes a cycle -- the reclaim itself cannot be refused for
  *   it.  Noting more had another owner's request searched first and
- *   dropped for a cycle that the owner's own weakened hold closed.  The searches of one call share one bound.  The
- *   model test checks after every step that no queued request is on a
- *   cycle.  With LK_POLICY_BARGE a grant can add edges; a cycle closed
- *   that way is not detected.
+ *   dropped for a cycle that the owner's own weakened hold closed.  The
+ *   searches of one call share one bound.  The model test checks after
+ *   every step that no queued request is on a cycle.  With
+ *   LK_POLICY_BARGE a grant can add edges; a cycle closed that way is not
+ *   detected.
  */
 #include "lockcore.h"
 
@@ -201,24 +202,24 @@ lk_dl_holds_cb(struct lk_lock *l, void *arg)
 static bool
 lk_dl_behind(struct lk_dlw *d, const struct lk_waiter *v)
 {
-	const struct lk_waiter *V;
+	const struct lk_waiter *own;
 	struct lk_dlh h;
 
-	for (V = d->w_x->ow_waiters; V != NULL; V = V->wa_onext) {
+	for (own = d->w_x->ow_waiters; own != NULL; own = own->wa_onext) {
 		d->w_t->t_ct.ct_queue_visits++;
 		if (d->w_left == 0 || --d->w_left == 0)
 			return false;
-		if (V->wa_granted || V->wa_file != v->wa_file ||
-		    V->wa_seq >= v->wa_seq ||
-		    !lk_overlaps(V->wa_start, V->wa_end, v->wa_start,
-		    v->wa_end) || !lk_conflicts(V->wa_excl, v->wa_excl))
+		if (own->wa_granted || own->wa_file != v->wa_file ||
+		    own->wa_seq >= v->wa_seq ||
+		    !lk_overlaps(own->wa_start, own->wa_end, v->wa_start,
+		    v->wa_end) || !lk_conflicts(own->wa_excl, v->wa_excl))
 			continue;
 		h.h_p = v->wa_owner;
-		h.h_excl = V->wa_excl;
+		h.h_excl = own->wa_excl;
 		h.h_found = false;
 		h.h_left = &d->w_left;
 		h.h_visits = &d->w_t->t_ct.ct_queue_visits;
-		lk_tree_overlap(v->wa_file->fi_root, V->wa_start, V->wa_end,
+		lk_tree_overlap(v->wa_file->fi_root, own->wa_start, own->wa_end,
 		    lk_dl_holds_cb, &h);
 		if (d->w_left == 0)
 			return false;
