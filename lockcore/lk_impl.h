@@ -427,6 +427,17 @@ struct lk_plan {
 /* lock.c */
 bool	lk_conflicts(bool excl1, bool excl2);
 bool	lk_overlaps(uint64_t s1, uint64_t e1, uint64_t s2, uint64_t e2);
+
+/* Grow h (empty when r_start > r_end) to cover [s, e]. */
+static inline void
+lk_hull_add(struct lk_range *h, uint64_t s, uint64_t e)
+{
+	if (s < h->r_start)
+		h->r_start = s;
+	if (e > h->r_end)
+		h->r_end = e;
+}
+
 void	lk_record_lock(struct lk_record *rc, const struct lk_lock *l);
 void	lk_record_share(struct lk_record *rc, const struct lk_share *s);
 struct lk_lock *lk_held_conflict(struct lk_file *f, struct lk_owner *o,

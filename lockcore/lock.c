@@ -563,16 +563,6 @@ lk_take_plan_in(const struct lk_table *t, const struct lk_owner *o,
 	return LK_OK;
 }
 
-/* Grow h (empty when r_start > r_end) to cover [s, e]. */
-static inline void
-lk_hull_add(struct lk_range *h, uint64_t s, uint64_t e)
-{
-	if (s < h->r_start)
-		h->r_start = s;
-	if (e > h->r_end)
-		h->r_end = e;
-}
-
 /*
  * Second half: remove the collected locks (t_tmp) and add the merged range
  * (new token, current epoch) and the remainders.  pl's nodes and records

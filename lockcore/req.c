@@ -176,22 +176,6 @@ lk_lock_new(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 }
 
 /*
- * A reclaim in grace (see GRACE AND RECLAIM): the live check, the
- * cf_reclaim_check check, then o's reclaimable locks are cut out of r and
- * r is taken.  The cut and the take are reserved together, before either
- * changes anything.
- */
-static void
-lk_hull_grow(struct lk_range *h, bool *any, uint64_t s, uint64_t e)
-{
-	if (!*any || s < h->r_start)
-		h->r_start = s;
-	if (!*any || e > h->r_end)
-		h->r_end = e;
-	*any = true;
-}
-
-/*
  * The hull of the bytes of r that o does not hold in a mode at least as
  * strong as excl, from o's locks in t_tmp (lk_collect(): in order of
  * start, overlapping or touching r), into *h; false when there are none
@@ -204,28 +188,35 @@ lk_gain_hull(const struct lk_table *t, const struct lk_range *r, bool excl,
 {
 	struct lk_lock *const *v = t->t_tmp.v_data;
 	uint64_t cur = r->r_start;
-	bool any = false;
 	size_t i;
 
+	h->r_start = UINT64_MAX;	/* empty */
+	h->r_end = 0;
 	for (i = 0; i < t->t_tmp.v_len; i++) {
 		const struct lk_lock *l = v[i];
 
 		if (l->lo_end < r->r_start || l->lo_start > r->r_end)
 			continue;
 		if (l->lo_start > cur)
-			lk_hull_grow(h, &any, cur, l->lo_start - 1);
+			lk_hull_add(h, cur, l->lo_start - 1);
 		if (excl && !l->lo_excl)
-			lk_hull_grow(h, &any, l->lo_start > r->r_start ?
+			lk_hull_add(h, l->lo_start > r->r_start ?
 			    l->lo_start : r->r_start, l->lo_end < r->r_end ?
 			    l->lo_end : r->r_end);
 		if (l->lo_end >= r->r_end)
-			return any;
+			return h->r_start <= h->r_end;
 		cur = l->lo_end + 1;
 	}
-	lk_hull_grow(h, &any, cur, r->r_end);
-	return any;
+	lk_hull_add(h, cur, r->r_end);
+	return true;
 }
 
+/*
+ * A reclaim in grace (see GRACE AND RECLAIM): the live check, the
+ * cf_reclaim_check check, then o's reclaimable locks are cut out of r and
+ * r is taken.  The cut and the take are reserved together, before either
+ * changes anything.
+ */
 static enum lk_status
 lk_lock_reclaim(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
     const struct lk_range *r, const struct lk_lockreq *req, uint64_t now)
