@@ -186,7 +186,10 @@ onc_sock_open(int family, enum onc_xport xp, const struct sockaddr *sa,
 	fd = socket(family, (xp == ONC_TCP ? SOCK_STREAM : SOCK_DGRAM) |
 	    SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1) {
+		int saved = errno;
+
 		snprintf(err, errlen, "socket: %s", strerror(errno));
+		errno = saved;		/* onc_srv_listen() reads it */
 		return -1;
 	}
 	/*
@@ -214,7 +217,7 @@ onc_sock_open(int family, enum onc_xport xp, const struct sockaddr *sa,
 		snprintf(err, errlen, "%s %s: %s", xp == ONC_TCP ? "tcp" : "udp",
 		    addr_str(sa, 1, a, sizeof(a)), strerror(errno));
 		close(fd);
-		errno = saved;		/* onc_srv_listen() reads EADDRINUSE */
+		errno = saved;		/* onc_srv_listen() reads it */
 		return -1;
 	}
 	return fd;
@@ -293,6 +296,20 @@ onc_make_addr(int family, const char *addr, unsigned port,
 }
 
 /*
+ * Does a failed IPv6 socket, bind or listen mean that the host has no
+ * IPv6 (the kernel without it, or no address for it)?  Anything else --
+ * above all EADDRINUSE: another process holds the port on [::] -- is an
+ * error: going on without IPv6 would leave IPv6 clients without lock
+ * service, with one warning as the only sign.
+ */
+static bool
+onc_no_ipv6(int e)
+{
+	return e == EAFNOSUPPORT || e == EPROTONOSUPPORT ||
+	    e == EADDRNOTAVAIL;
+}
+
+/*
  * One try of onc_srv_listen().  *inuse: a socket after the first failed
  * with EADDRINUSE on the port the kernel chose for the first (port 0).
  */
@@ -321,7 +338,8 @@ onc_srv_listen_try(struct onc_srv *rs, const char *addr, unsigned port,
 				*inuse = chose && opened > 0 &&
 				    s == ONC_SOCKET && errno == EADDRINUSE;
 				if (fams[f] == AF_INET6 && addr == NULL &&
-				    opened > 0 && x == 0 && !*inuse) {
+				    opened > 0 && x == 0 && s == ONC_SOCKET &&
+				    onc_no_ipv6(errno)) {
 					/* Host without IPv6: go on with v4. */
 					log_warnx("no IPv6 listener: %s", why);
 					break;

@@ -16,13 +16,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <CUnit/CUnit.h>
 
@@ -347,6 +352,116 @@ test_listen_port0_inuse(void)
 	CU_ASSERT_EQUAL(ok, 20);
 }
 
+/*
+ * Another process holds the IPv6 TCP port (a socket of its own bound to
+ * [::]:port, IPv6 only).  Until 2026-12-06 the listen took any failure
+ * of the IPv6 TCP socket to mean a host without IPv6 and went on with
+ * IPv4 alone: nlmd started, and IPv6 clients had no lock service, with
+ * one warning as the only sign.  It must fail and say which socket.
+ * With the IPv4 TCP port held instead it failed already; it still does.
+ */
+static void
+test_listen_v6_inuse(void)
+{
+	struct sockaddr_in6 a6;
+	struct sockaddr_in a4;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char err[256];
+	unsigned port, bound;
+	int fd, one = 1, v6;
+
+	if (ts_skip())
+		return;
+	for (v6 = 1; v6 >= 0; v6--) {
+		fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
+		CU_ASSERT_FATAL(fd != -1);
+		if (v6) {
+			CU_ASSERT_FATAL(setsockopt(fd, IPPROTO_IPV6,
+			    IPV6_V6ONLY, &one, sizeof(one)) == 0);
+			memset(&a6, 0, sizeof(a6));
+			a6.sin6_family = AF_INET6;
+			a6.sin6_addr = in6addr_any;
+			CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&a6,
+			    sizeof(a6)) == 0);
+		} else {
+			memset(&a4, 0, sizeof(a4));
+			a4.sin_family = AF_INET;
+			CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&a4,
+			    sizeof(a4)) == 0);
+		}
+		CU_ASSERT_FATAL(listen(fd, 1) == 0);
+		sl = sizeof(ss);
+		CU_ASSERT_FATAL(getsockname(fd, (struct sockaddr *)&ss,
+		    &sl) == 0);
+		port = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port :
+		    ((struct sockaddr_in *)&ss)->sin_port);
+		tl_new();
+		err[0] = '\0';
+		bound = 0;
+		CU_ASSERT_NOT_EQUAL(onc_srv_listen(tl.rs, NULL, port, &bound,
+		    err, sizeof(err)), ONC_OK);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, "Address already in use"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, v6 ? "tcp [::]" :
+		    "tcp 0.0.0.0"));
+		if (strstr(err, "in use") == NULL)
+			printf("\n    v%d port %u held: listen said '%s' ",
+			    v6 ? 6 : 4, port, err);
+		onc_srv_free(tl.rs);
+		ev_loop_free(tl.loop);
+		close(fd);
+	}
+}
+
+/*
+ * A host without IPv6 (socket(AF_INET6, ...) fails with EAFNOSUPPORT,
+ * here by a seccomp filter in a child process): the listen goes on with
+ * IPv4 alone, as before the change above.  The child says by its exit
+ * status: 0 IPv4 only, 1 the listen failed, 2 it has IPv6 after all,
+ * 3 the filter could not be set.
+ */
+static void
+test_listen_no_ipv6(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EAFNOSUPPORT),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	char err[256];
+	unsigned bound;
+	pid_t pid;
+	int status, rc;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((pid = fork()) != -1);
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
+			_exit(3);
+		tl_new();
+		err[0] = '\0';
+		if (onc_srv_listen(tl.rs, NULL, 0, &bound, err,
+		    sizeof(err)) != ONC_OK) {
+			printf("\n    listen: %s ", err);
+			_exit(1);
+		}
+		rc = onc_srv_has_family(tl.rs, AF_INET6) ? 2 :
+		    !onc_srv_has_family(tl.rs, AF_INET);
+		_exit(rc);
+	}
+	CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
+	CU_ASSERT(WIFEXITED(status));
+	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+}
+
 int
 ts_register_listen(void)
 {
@@ -357,6 +472,10 @@ ts_register_listen(void)
 	    test_accept_emfile) == NULL ||
 	    CU_add_test(s, "port 0 taken by a UDP socket: another port",
 	    test_listen_port0_inuse) == NULL ||
+	    CU_add_test(s, "the IPv6 TCP port held: no listening on v4 alone",
+	    test_listen_v6_inuse) == NULL ||
+	    CU_add_test(s, "a host without IPv6: listening on v4 alone",
+	    test_listen_no_ipv6) == NULL ||
 	    CU_add_test(s, "nlmd's UDP port is its own",
 	    test_udp_port_owned) == NULL ||
 	    CU_add_test(s, "a call to a broadcast address is answered",
