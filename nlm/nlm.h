@@ -114,6 +114,9 @@ struct nlm_counters {
 					   restart acted on: ignored */
 	uint64_t	notify_ambiguous; /* SM_NOTIFY naming no host, from an
 					   address with several: ignored */
+	uint64_t	notify_unmatched; /* SM_NOTIFY naming no host, from an
+					   address with one of another name:
+					   ignored */
 	uint64_t	release_failed;	/* a host's release out of memory:
 					   host kept */
 	uint64_t	hosts;		/* gauge: hosts known */
@@ -227,9 +230,12 @@ const struct lk_table *nlm_get_table(void);
  * A client sent SM_NOTIFY (it restarted, now in NSM state `state') from
  * `addr': release what the host (addr, name) holds and take it off the
  * monitor list.  When no host anywhere has that name, its status monitor
- * may go by another name than its lock manager: then the host at that
- * address is released if it is the only one there, and nothing when
- * there are several (counted in notify_ambiguous, logged) or when `name'
+ * may go by another form of its lock manager's name (the same name but
+ * for case, a short name for a full one or the reverse, or the sender's
+ * address): then the host at that address is released if it is the only
+ * one there and `name' is such a form of its caller_name; nothing when
+ * it is not (counted in notify_unmatched, logged), when there are
+ * several (counted in notify_ambiguous, logged) or when `name'
  * is that of a host forgotten at that address lately (a re-sent
  * notification, or a host swept while idle), or the same (addr, name,
  * state) released a host lately (re-sent: counted in notify_gone, as

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "log.h"
 #include "rpcsrv.h"
@@ -998,17 +999,52 @@ nlm_gone_find(const struct sockaddr_storage *ss, const char *name,
  *     nothing; likewise a notification (address, name, state) that
  *     released a host by the next rule lately: re-sent, it is about that
  *     host, not about one that came to the address since;
- *   - a name we do not know at all: the status monitor goes by another
- *     name than its lock manager (an address, a short name for a full
- *     one).  The host at the sender's address is that machine if it is
- *     the only one there.  Several hosts at one address are several
- *     machines (NAT, containers), and nothing says which one restarted:
- *     releasing them all would drop the locks of clients that did not
- *     restart, without their knowing, so none is released (counted,
- *     logged).  The one that restarted loses its old locks when it next
- *     locks with its new NSM state (nlm_host_monitor()), or by the
- *     operator's hand.
+ *   - a name we do not know at all: the status monitor may go by
+ *     another form of its lock manager's name -- sm-notify sends the
+ *     name it was monitored under and then, if that has a dot, the
+ *     name cut at the first dot; with -v an address, the one it sends
+ *     from; a name's case may differ.  The host at the sender's address
+ *     is that machine if it is the only one there and `name' is such a
+ *     form of its caller_name (nlm_name_other_form()).  One host known
+ *     at an address is not one machine there: behind NAT the others may
+ *     just have left (released, swept while idle, or before our
+ *     restart, which n_gone does not survive), and the short name
+ *     re-sent after a neighbour's full one would release the host still
+ *     there, whose locks then go to others without its knowing.  So a
+ *     name of no such form releases nothing (counted, logged), and
+ *     neither does any name when there are several hosts at the address
+ *     (NAT, containers: nothing says which one restarted).  A client
+ *     whose status monitor goes by an unrelated name loses its old locks
+ *     when it next locks with its new NSM state (nlm_host_monitor()), or
+ *     by the operator's hand.
  */
+/*
+ * Is `mon' another form of the caller_name `caller' of a host at `ss' (see
+ * above): the same name but for case, one of them the other cut at its
+ * first dot, or a numeric address equal to ss?
+ */
+static bool
+nlm_name_other_form(const char *mon, const char *caller,
+    const struct sockaddr_storage *ss)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	size_t lm = strcspn(mon, "."), lc = strcspn(caller, ".");
+
+	if (strcasecmp(mon, caller) == 0)
+		return true;
+	if (lm == lc && lm > 0 && (mon[lm] == '\0') != (caller[lc] == '\0') &&
+	    strncasecmp(mon, caller, lm) == 0)
+		return true;
+	if (ss->ss_family == AF_INET && inet_pton(AF_INET, mon, &a4) == 1)
+		return memcmp(&a4, &((const struct sockaddr_in *)
+		    (const void *)ss)->sin_addr, sizeof(a4)) == 0;
+	if (ss->ss_family == AF_INET6 && inet_pton(AF_INET6, mon, &a6) == 1)
+		return memcmp(&a6, &((const struct sockaddr_in6 *)
+		    (const void *)ss)->sin6_addr, sizeof(a6)) == 0;
+	return false;
+}
+
 static unsigned
 nlm_host_unnamed(const struct sockaddr_storage *ss, const char *name,
     int32_t state, unsigned *same)
@@ -1023,11 +1059,21 @@ nlm_host_unnamed(const struct sockaddr_storage *ss, const char *name,
 	}
 	if ((ac = nlm_addr_find(ss, nlm_addr_hash(ss))) == NULL)
 		return 0;
-	if (ac->ac_count == 1) {
+	if (ac->ac_count == 1 && nlm_name_other_form(name,
+	    ac->ac_hosts->h_name, ss)) {
 		if ((n = nlm_host_restarted(ac->ac_hosts, state, same)) > 0 &&
 		    state != 0)
 			nlm_gone_notify_add(ss, name, state);
 		return n;
+	}
+	if (ac->ac_count == 1) {
+		nlm->n_stats.notify_unmatched++;
+		log_rl_warnx(&rl_ambiguous, "SM_NOTIFY for %s from %s: no "
+		    "host of that name; the one host at that address, %s, "
+		    "goes by another: not released (a neighbour's "
+		    "notification?)", name, addr_str((const struct sockaddr *)
+		    ss, 0, a, sizeof(a)), ac->ac_hosts->h_name);
+		return 0;
 	}
 	nlm->n_stats.notify_ambiguous++;
 	log_rl_warnx(&rl_ambiguous, "SM_NOTIFY for %s from %s: no host of "

@@ -178,6 +178,8 @@ nlm_metrics(struct sbuf *c)
 	    s->notify_gone);
 	lab(c, "nlmd_sm_notify_ignored_total", "why=\"ambiguous\"",
 	    s->notify_ambiguous);
+	lab(c, "nlmd_sm_notify_ignored_total", "why=\"unmatched\"",
+	    s->notify_unmatched);
 
 	help(c, "nlmd_notifications_total", "counter", "SM_NOTIFY to client "
 	    "hosts after a restart, by event.");

@@ -224,6 +224,33 @@ rcheck "... clientA2 (another name at A) still holds [20,10)" \
 rcheck "... B's lock is untouched" \
     sh -c "! '$PEER' test $SRV_A x f1 40 10 >/dev/null"
 
+# A second client machine behind A's address (NAT), its name qualified:
+# sm-notify, without -v, sends the name it was monitored under and, once
+# that is answered, the same cut at its first dot.  The second names no
+# host, and clientA2 is now the only one at A's address: it must keep
+# its lock (the short name is not a form of clientA2; before, it was
+# released).  NSM state 2 in the LOCK: sm-notify's states are odd.
+rcheck "A (cfq.example.org) locks [60,10) of f1" \
+    on A "$PEER" lock $SRV_A cfq.example.org f1 60 10 2
+printf '%s %s %s %s %s %s %s\n' 0100007f 000186b5 00000004 00000010 \
+    00000000000000000000000000000000 $SRV_A cfq.example.org \
+    >"$W/nfsA/sm/$SRV_A"
+on A sm-notify -f -d >"$W/sm-notify-fq.log" 2>&1
+smn_rc=$?
+check "sm-notify -f on A, no -v, ran ($smn_rc)" test $smn_rc = 0
+rcheck "sm-notify: nlmd released cfq.example.org's lock" \
+    wait_grep "$NLMD_LOG" "SM_NOTIFY: cfq.example.org .* from $CLI_A restarted: 1 host" 5
+check "... which sent the name cut at its dot, cfq, too (its log)" \
+    grep -q "Sending SM_NOTIFY for cfq$" "$W/sm-notify-fq.log"
+rcheck "... nlmd got it: nothing released" \
+    wait_grep "$NLMD_LOG" "SM_NOTIFY: cfq .state [0-9]*. from $CLI_A restarted: 0 host" 5
+check "... logged as not clientA2's name" grep -q \
+    "SM_NOTIFY for cfq from $CLI_A: no host of that name; the one host at that address, clientA2" \
+    "$NLMD_LOG"
+rcheck "... [60,10) is free now" "$PEER" test $SRV_A x f1 60 10
+rcheck "... clientA2, alone at A's address, still holds [20,10)" \
+    sh -c "! '$PEER' test $SRV_A x f1 20 10 >/dev/null"
+
 # ---- 3. nlmd restarts: its notifier reaches A's rpc.statd and B ------------
 
 # A's statd watches nlmd for the receiver, as A's kernel would (SM_MON

@@ -820,7 +820,13 @@ test_notified_index(void)
 			    (struct sockaddr *)&lo, sizeof(lo), NULL), 1);
 	}
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
+	/* Alone there now, but "statd-name" is not a form of "client39". */
 	CU_ASSERT_EQUAL(nlm_host_notified("statd-name", 7,
+	    (struct sockaddr *)&lo, sizeof(lo), NULL), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->notify_unmatched, 1);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
+	/* The sender's address is (sm-notify -v with an address). */
+	CU_ASSERT_EQUAL(nlm_host_notified("127.0.0.1", 7,
 	    (struct sockaddr *)&lo, sizeof(lo), NULL), 1);
 	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
 	ts_pump();
@@ -956,6 +962,85 @@ test_notify_resent_grant_in_flight(void)
 	CU_ASSERT_EQUAL(ts_notified("natc", 11), 1);
 	CU_ASSERT(!n_held("fc", 1));
 	ts_stop();
+}
+
+/*
+ * Two client machines behind one address (NAT): "c2.example.com" and
+ * "natd", each holding a lock.  c2 reboots; nfs-utils' sm-notify sends
+ * SM_NOTIFY with the name it was monitored under, and once that is
+ * answered the same cut at its first dot: "c2".  The first releases c2;
+ * the second names no host, and natd is now the only one at the
+ * address -- but "c2" is no form of "natd": natd keeps its lock (before,
+ * natd was released and "nate" granted its lock).  Likewise a name never
+ * seen, with natd alone there.
+ */
+static void
+test_notify_short_name_neighbour(void)
+{
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_st("c2.example.com", "fc", 1, 7),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_st("natd", "fd", 2, 5), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(ts_notified("c2.example.com", 9), 1);
+	CU_ASSERT(!n_held("fc", 1));
+	CU_ASSERT_EQUAL(ts_notified("c2", 9), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->notify_unmatched, 1);
+	CU_ASSERT(n_held("fd", 2));
+	CU_ASSERT_EQUAL(ts_notified("natc", 9), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->notify_unmatched, 2);
+	CU_ASSERT(n_held("fd", 2));
+	CU_ASSERT_EQUAL(n_lock_as("nate", "fd", 3), NLM4_DENIED);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 2);	/* natd, nate */
+	ts_stop();
+}
+
+/*
+ * The forms of a caller_name a status monitor may go by, each with the
+ * host alone at the address: the name but for case, the full name for a
+ * short one, the short for a full one (above: test_notify_other_name),
+ * the sender's address.  Not: another full name with the same first
+ * label, another address.
+ */
+static void
+test_notify_name_forms(void)
+{
+	static const struct {
+		const char	*caller;
+		const char	*mon;
+		unsigned	 released;
+	} t[] = {
+		{ "client", "CLIENT", 1 },
+		{ "client", "client.example.org", 1 },
+		{ "Client.Example.Org", "client", 1 },
+		{ "client", "127.0.0.1", 1 },
+		{ "client.a.org", "client.b.org", 0 },
+		{ "client", "127.0.0.2", 0 },
+		{ "client", "clientx", 0 },
+		{ "client", ".client", 0 },
+	};
+	size_t i;
+
+	if (ts_skip())
+		return;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		fake_store_reset();
+		fake_send_reset();
+		ts_start(NLM_CB_MSG, 0);
+		CU_ASSERT_EQUAL(n_lock_st(t[i].caller, "fc", 1, 5),
+		    NLM4_GRANTED);
+		if (ts_notified(t[i].mon, 9) != t[i].released)
+			printf("\n    caller %s, SM_NOTIFY %s: not %s ",
+			    t[i].caller, t[i].mon, t[i].released ?
+			    "released" : "kept");
+		CU_ASSERT_EQUAL(n_held("fc", 1), !t[i].released);
+		CU_ASSERT_EQUAL(nlm_get_counters()->notify_unmatched,
+		    !t[i].released);
+		ts_stop();
+	}
 }
 
 /*
@@ -1324,6 +1409,11 @@ ts_register_notify(void)
 	    "once", test_notify_resent_grant_in_flight) == NULL ||
 	    CU_add_test(s, "a name unknown, two hosts at the address: none "
 	    "released", test_notify_ambiguous) == NULL ||
+	    CU_add_test(s, "SM_NOTIFY re-sent with a neighbour's short name: "
+	    "the one host left at the address kept",
+	    test_notify_short_name_neighbour) == NULL ||
+	    CU_add_test(s, "SM_NOTIFY: the forms of a caller_name that release "
+	    "the host alone at the address", test_notify_name_forms) == NULL ||
 	    CU_add_test(s, "a status monitor's other name: the one host at "
 	    "its address", test_notify_other_name) == NULL ||
 	    CU_add_test(s, "a status monitor's other name, re-sent: the "
