@@ -837,6 +837,7 @@ store_destroy(struct store *st)
 	DB **dbs[] = { &st->st_meta, &st->st_hosts, &st->st_locks,
 	    &st->st_shares };
 	size_t i;
+	bool halt;
 
 	store_txn_discard(st);
 	/* What was sealed is committed before anything closes... */
@@ -850,13 +851,20 @@ store_destroy(struct store *st)
 	store_commit_stop(st);
 	store_ckp_stop(st->st_ckp);
 	st->st_ckp = NULL;
-	/* A last checkpoint makes the next open's recovery short. */
-	if (st->st_env != NULL && st->st_meta != NULL && !st->st_fatal)
+	/*
+	 * A last checkpoint makes the next open's recovery short.  Not
+	 * after a failed journal append (st_lhalt): writing a page out
+	 * flushes the log first, with the failed record in its buffer;
+	 * the databases close without writing their pages either.
+	 */
+	halt = atomic_load(&st->st_lhalt);
+	if (st->st_env != NULL && st->st_meta != NULL && !st->st_fatal &&
+	    !halt)
 		(void)store_ckp_run(st->st_env, &st->st_jkeep,
 		    &st->st_info.si_logs_removed, NULL);
 	for (i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++)
 		if (*dbs[i] != NULL) {
-			(void)(*dbs[i])->close(*dbs[i], 0);
+			(void)(*dbs[i])->close(*dbs[i], halt ? DB_NOSYNC : 0);
 			*dbs[i] = NULL;
 		}
 	if (st->st_env != NULL)

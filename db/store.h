@@ -41,10 +41,13 @@
  *   them, and an open drops the locks and shares an earlier run under
  *   sync or log stored); hosts and the epoch still are.
  *
- *   A failing commit is latched: the store is then exactly as the last
- *   successful commit left it, nothing more is committed, and the caller
- *   must treat it as fatal (log, exit non-zero; recovery runs at the next
- *   store_open()), because the in-memory state has already moved on.
+ *   A failing commit is latched: the store is then as the last
+ *   successful commit left it, nothing more is committed or written to
+ *   the log, and the caller must treat it as fatal (log, exit non-zero;
+ *   recovery runs at the next store_open()), because the in-memory state
+ *   has already moved on.  The one exception is a commit whose write
+ *   reached the OS and whose sync failed: it may still reach the disk and
+ *   come back at the next open (store_commit.c says what that costs).
  *
  *   A background thread checkpoints the environment every
  *   sc_checkpoint_sec seconds (when anything was written), or sooner once

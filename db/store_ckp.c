@@ -80,6 +80,7 @@
 struct store_ckp {
 	DB_ENV		*ck_env;	/* the store's handle (not owned) */
 	const _Atomic uint32_t *ck_keep; /* the store's st_jkeep */
+	const _Atomic bool *ck_halt;	/* the store's st_lhalt */
 	pthread_t	 ck_thread;
 	bool		 ck_started;	/* ck_thread is joinable */
 	pthread_mutex_t	 ck_mu;
@@ -268,6 +269,9 @@ store_ckp_main(void *arg)
 			continue;
 		if (ck->ck_stop)
 			break;
+		/* A journal append failed: nothing writes the log now. */
+		if (atomic_load(ck->ck_halt))
+			continue;
 		pthread_mutex_unlock(&ck->ck_mu);
 		/*
 		 * Keep the log written and synced from here: a commit that
@@ -383,6 +387,7 @@ store_ckp_start(struct store *st, unsigned period_sec, char *err,
 	atomic_init(&ck->ck_nnear, 0);
 	ck->ck_env = st->st_env;
 	ck->ck_keep = &st->st_jkeep;
+	ck->ck_halt = &st->st_lhalt;
 	if ((rc = store_ckp_spawn(ck)) != 0) {
 		snprintf(err, errlen, "cannot start the checkpoint thread: %s",
 		    db_strerror(rc));

@@ -28,7 +28,16 @@
  *   A failed append is the failure latched (st_cerr): batches behind it
  *   are dropped, seals are refused, and the loop exits at once (the
  *   in-memory state has moved on; recovery runs at the next open).  The
- *   store is then what the last successful commit left.
+ *   store is then what the last successful commit left: Berkeley DB
+ *   keeps the failed record in its log buffer, and a later flush of the
+ *   log would write it, so from the failure on nothing writes the log
+ *   (st_lhalt).  Two cases remain: a write that succeeded and a sync
+ *   after it that failed (the record is in the OS's cache and may reach
+ *   the disk; no log of any kind can take it back), and a flush by
+ *   another thread that began in the microseconds between the failure
+ *   and st_lhalt.  Such a commit, never answered, comes back at the next
+ *   open: locks and shares reclaimable, which their owners do not
+ *   reclaim and grace drops at its end; no client lost anything.
  *
  * LOCKING
  *   st_cmu protects the queue, st_committed, st_cerr, st_cur, st_cstop,
@@ -353,6 +362,8 @@ store_journal_append(struct store *st, const struct store_batch *run,
 		rc = store_journal_put(st, len, kind == STORE_REC_V1 ?
 		    STORE_REC_V1 : STORE_JREC_LAST,
 		    flush ? DB_FLUSH : DB_LOG_WRNOSYNC, &lsn);
+	if (rc != 0)
+		atomic_store(&st->st_lhalt, true);
 	pthread_mutex_lock(&st->st_jmu);
 	st->st_jappending = false;
 	if (rc == 0) {

@@ -282,6 +282,11 @@ store_compact_apply(struct store *st, DB_TXN **txnp, uint64_t *puts,
 		}
 		if (at > st->st_kfold.fo_mask)
 			return 0;
+		if (atomic_load(&st->st_lhalt)) {
+			(void)(*txnp)->abort(*txnp);
+			*txnp = NULL;
+			return EIO;
+		}
 		rc = (*txnp)->commit(*txnp, DB_TXN_WRITE_NOSYNC);
 		*txnp = NULL;
 		if (rc != 0)
@@ -307,7 +312,8 @@ store_compact_finish(struct store *st, DB_TXN *txn, const DB_LSN *to)
 {
 	int rc;
 
-	if ((rc = store_compact_mark(st, txn, to)) != 0) {
+	if ((rc = store_compact_mark(st, txn, to)) != 0 ||
+	    (atomic_load(&st->st_lhalt) && (rc = EIO) != 0)) {
 		(void)txn->abort(txn);
 		return rc;
 	}
@@ -407,6 +413,11 @@ store_compact_round(struct store *st)
 	int rc = 0;
 
 	pthread_mutex_lock(&st->st_kmu);
+	if (atomic_load(&st->st_lhalt)) {
+		/* A journal append failed: nothing writes the log now. */
+		pthread_mutex_unlock(&st->st_kmu);
+		return 0;
+	}
 	pthread_mutex_lock(&st->st_jmu);
 	end = st->st_jend;
 	st->st_jops = 0;

@@ -216,6 +216,16 @@ struct store {
 	pthread_t	 st_kthread;
 	bool		 st_kstarted;
 	_Atomic bool	 st_khold;	/* store_test_hold_fold() */
+	/*
+	 * A journal append failed (store_journal_append()): its record may
+	 * be in Berkeley DB's log buffer, which keeps what a failed write
+	 * left, and any later flush of the log would write it -- a commit
+	 * reported failed, and never answered, back at the next open.  From
+	 * here nothing of ours writes the log: no sync or checkpoint
+	 * (store_ckp.c), no fold (store_compact.c), no last checkpoint or
+	 * database flush at close.
+	 */
+	_Atomic bool	 st_lhalt;
 	_Atomic unsigned st_kfail_at;	/* store_test_fold_fail_at() */
 	size_t		 st_kchunk;	/* operations per fold transaction */
 	struct store_batch st_kbuf;	/* a journal, decoded */

@@ -100,6 +100,7 @@ int	stt_register_durable(void);
 int	stt_register_commit(void);
 int	stt_register_journal(void);
 int	stt_register_syncfail(void);
+int	stt_register_writefail(void);
 int	stt_register_cut(void);
 int	stt_register_damage(void);
 

@@ -11,7 +11,8 @@ tests_register(void)
 	if (stt_register_basic() != 0 || stt_register_fault() != 0 ||
 	    stt_register_durable() != 0 || stt_register_commit() != 0 ||
 	    stt_register_journal() != 0 ||
-	    stt_register_syncfail() != 0 || stt_register_cut() != 0 ||
+	    stt_register_syncfail() != 0 || stt_register_writefail() != 0 ||
+	    stt_register_cut() != 0 ||
 	    stt_register_damage() != 0)
 		return -1;
 	return 0;
