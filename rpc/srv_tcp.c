@@ -725,7 +725,8 @@ onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
  * sent or not acknowledged) it stopped reading: reset it.  Closed, the
  * socket would stay with the kernel in FIN_WAIT_1 holding those bytes
  * until its orphan retries give up (minutes), counted by no connection
- * cap.  (Replies still waiting for their commit never reach the socket.)
+ * cap.  (A connection with replies still waiting for their commit is not
+ * idle: onc_sweep() leaves it.)
  */
 static void
 onc_conn_idle(struct onc_conn *co)
@@ -757,7 +758,12 @@ onc_sweep(struct ev_loop *loop, void *arg)
 
 	for (co = rs->rs_conns; co != NULL && !rs->rs_paused; co = next) {
 		next = co->co_next;
-		if (now - co->co_active > idle && !co->co_isdirty)
+		/*
+		 * Not while replies wait for a commit (co_waiting): the
+		 * client waits for us, however long the commit takes.
+		 */
+		if (now - co->co_active > idle && !co->co_isdirty &&
+		    !co->co_waiting)
 			onc_conn_idle(co);
 		else if (co->co_inlen == 0 && co->co_reclen == 0 &&
 		    !co->co_held)

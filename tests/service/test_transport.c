@@ -425,6 +425,50 @@ test_input_paused(void)
 }
 
 /*
+ * One call whose reply waits for a commit that takes longer than
+ * idle_sec, the held bytes far under max_held (reading goes on): the
+ * client is waiting for us, not idle -- the sweep leaves the connection,
+ * and the reply arrives once the commit completes.  Idle after that, the
+ * connection goes at the next sweep.  (It used to be closed, the reply
+ * never sent.)
+ */
+static void
+test_idle_reply_held(void)
+{
+	static uint8_t acc[1024];
+	size_t acclen = 0;
+	unsigned got = 0;
+	int fd, i;
+
+	tt_start(64 * 1024, UINT64_MAX);	/* nothing released yet */
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	tt_send_calls(fd, 1);
+	for (i = 0; i < 20 && tt.calls == 0; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.calls, 1);
+	CU_ASSERT_EQUAL(onc_srv_paused_since(tt.rs), 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.held, 28);
+	tt.ms += 700 * 1000;
+	onc_sweep(tt.loop, tt.rs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt.rs->rs_conns);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 0);
+	tt.lag = 0;				/* the commit completes */
+	for (i = 0; i < 100 && got < 1; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(got, 1);
+	tt.ms += 700 * 1000;
+	onc_sweep(tt.loop, tt.rs);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 1);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+	close(fd);
+	tt_stop();
+}
+
+/*
  * The same over UDP: datagrams are not read while the replies held are
  * over max_held (the kernel keeps the rest in the socket's buffer), and
  * all are answered once the commits complete.
@@ -635,11 +679,12 @@ test_halfclose_reply(void)
 }
 
 /*
- * A half-closed connection is kept for what it is owed, but not for
- * ever: with its replies never released (a commit that does not end),
- * nothing read any more, it leaves at the idle sweep as any other.  And
- * meanwhile the loop sleeps (the end of the stream, readable, is not
- * watched).
+ * A half-closed connection is kept for what it is owed: with its reply
+ * waiting for a commit longer than idle_sec, the idle sweep leaves it
+ * (until 2026-12-06 it was closed there, the reply never sent: see
+ * test_idle_reply_held); once the commit completes the reply is sent
+ * and the connection closes.  And meanwhile the loop sleeps (the end of
+ * the stream, readable, is not watched).
  */
 static void
 test_halfclose_idle(void)
@@ -665,8 +710,14 @@ test_halfclose_idle(void)
 	CU_ASSERT(tests_now_ms() - t0 >= 40);	/* it slept */
 	tt.ms = (uint64_t)tt.rs->rs_lim.idle_sec * 1000 + SWEEP_MS + 1;
 	(void)ev_run_once(tt.loop, 0);		/* the sweep */
+	CU_ASSERT_PTR_NOT_NULL(tt.rs->rs_conns);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 0);
+	tt.lag = 0;				/* the commit completes */
+	for (i = 0; i < 20 && tt.rs->rs_conns != NULL; i++)
+		(void)ev_run_once(tt.loop, 0);
 	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
-	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 0);
+	CU_ASSERT(recv(fd, call, sizeof(call), MSG_DONTWAIT) == 28);
 	close(fd);
 	tt_stop();
 }
@@ -1169,6 +1220,8 @@ ts_register_transport(void)
 	    CU_add_test(s, "commits stalled: reading stops, nothing reset, all "
 	    "answered after", test_input_paused) == NULL ||
 	    CU_add_test(s, "... over UDP", test_input_paused_udp) == NULL ||
+	    CU_add_test(s, "a reply held past idle_sec: the connection stays",
+	    test_idle_reply_held) == NULL ||
 	    CU_add_test(s, "input buffers a large record grew shrink at the "
 	    "sweep", test_inbuf_shrinks) == NULL ||
 	    CU_add_test(s, "replies held past max_outq reset the connection",
