@@ -23,10 +23,12 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "ctl.h"
+#include "privdrop.h"
 #include "statedir.h"
 #include "store.h"
 
@@ -111,6 +113,7 @@ dump_state(const struct config *conf, FILE *out)
 	struct store_config sc;
 	struct store_info si;
 	struct store *st = NULL;
+	struct stat sb;
 	char err[2048], path[4200];
 	int fd, rc = -1;
 
@@ -119,6 +122,20 @@ dump_state(const struct config *conf, FILE *out)
 	if (access(path, F_OK) == -1) {
 		fprintf(stderr, "nlmd: no store in %s (%s)\n", conf->state_dir,
 		    strerror(errno));
+		return -1;
+	}
+	/*
+	 * Root dumping a directory that nlmd's user owns (the README's
+	 * example): the open rebuilds Berkeley DB's region files, and may
+	 * start a log file, which would be root's, mode 0600 -- and the next
+	 * start as that user refuses the store.  So the dump runs as the
+	 * directory's owner.
+	 */
+	if (geteuid() == 0 && stat(conf->state_dir, &sb) == 0 &&
+	    sb.st_uid != 0 && priv_drop(sb.st_uid, sb.st_gid, err,
+	    sizeof(err)) != CM_OK) {
+		fprintf(stderr, "nlmd: running as %s's owner (uid %u): %s\n",
+		    conf->state_dir, (unsigned)sb.st_uid, err);
 		return -1;
 	}
 	if (statedir_lock(conf->state_dir, &fd, err, sizeof(err)) != CM_OK) {
