@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <grp.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -753,17 +752,16 @@ check_registrations(struct nlmd *d)
 static void
 check_settings(struct nlmd *d)
 {
-	struct group gr, *grp = NULL;
-	char err[512], buf[4096];
+	char err[512];
+	gid_t gid;
 
 	d->ctl_gid = -1;
 	if (d->conf.control_socket[0] != '\0' &&
 	    d->conf.control_group[0] != '\0') {
-		if (getgrnam_r(d->conf.control_group, &gr, buf, sizeof(buf),
-		    &grp) != 0 || grp == NULL)
-			fatalx("control-group %s: no such group",
-			    d->conf.control_group);
-		d->ctl_gid = (long)grp->gr_gid;
+		if (priv_group_lookup(d->conf.control_group, &gid, err,
+		    sizeof(err)) != CM_OK)
+			fatalx("control-group: %s", err);
+		d->ctl_gid = (long)gid;
 	}
 	if (d->conf.metrics_addr[0] != '\0' &&
 	    http_metrics_check(d->conf.metrics_addr, err, sizeof(err)) == -1)

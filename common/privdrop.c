@@ -12,20 +12,44 @@
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/*
+ * The buffer getpwnam_r() and getgrnam_r() fill: ERANGE means too small
+ * -- a group of a few hundred members, or a long line read before the
+ * one asked for -- so it doubles, up to PRIV_BUF_MAX.
+ */
+#define PRIV_BUF_MAX	(4u << 20)
 
 enum cm_status
 priv_user_lookup(const char *name, uid_t *uid, gid_t *gid, char *err,
     size_t errlen)
 {
 	struct passwd pw, *res = NULL;
-	char buf[4096];
+	char *buf = NULL, *nb;
+	size_t len = 4096;
 	int e;
 
-	e = getpwnam_r(name, &pw, buf, sizeof(buf), &res);
+	for (;;) {
+		if ((nb = realloc(buf, len)) == NULL) {
+			e = ENOMEM;
+			break;
+		}
+		buf = nb;
+		e = getpwnam_r(name, &pw, buf, len, &res);
+		if (e != ERANGE || len >= PRIV_BUF_MAX)
+			break;
+		len *= 2;
+	}
+	if (e == 0 && res != NULL) {
+		*uid = pw.pw_uid;
+		*gid = pw.pw_gid;
+	}
+	free(buf);
 	if (e != 0) {
 		snprintf(err, errlen, "user '%s': cannot look it up: %s", name,
 		    strerror(e));
@@ -37,8 +61,40 @@ priv_user_lookup(const char *name, uid_t *uid, gid_t *gid, char *err,
 		    "`user' empty", name);
 		return CM_NOTFOUND;
 	}
-	*uid = pw.pw_uid;
-	*gid = pw.pw_gid;
+	return CM_OK;
+}
+
+enum cm_status
+priv_group_lookup(const char *name, gid_t *gid, char *err, size_t errlen)
+{
+	struct group gr, *res = NULL;
+	char *buf = NULL, *nb;
+	size_t len = 4096;
+	int e;
+
+	for (;;) {
+		if ((nb = realloc(buf, len)) == NULL) {
+			e = ENOMEM;
+			break;
+		}
+		buf = nb;
+		e = getgrnam_r(name, &gr, buf, len, &res);
+		if (e != ERANGE || len >= PRIV_BUF_MAX)
+			break;
+		len *= 2;
+	}
+	if (e == 0 && res != NULL)
+		*gid = gr.gr_gid;
+	free(buf);
+	if (e != 0) {
+		snprintf(err, errlen, "group '%s': cannot look it up: %s", name,
+		    strerror(e));
+		return cm_status_of_errno(e);
+	}
+	if (res == NULL) {
+		snprintf(err, errlen, "group '%s': no such group", name);
+		return CM_NOTFOUND;
+	}
 	return CM_OK;
 }
 

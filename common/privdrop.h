@@ -19,6 +19,10 @@
 enum cm_status	priv_user_lookup(const char *name, uid_t *uid, gid_t *gid,
 		    char *err, size_t errlen);
 
+/* Look group `name' up: its gid.  As priv_user_lookup(). */
+enum cm_status	priv_group_lookup(const char *name, gid_t *gid, char *err,
+		    size_t errlen);
+
 /*
  * Become `uid' with `gid' as the only group (setgroups, setgid, setuid:
  * real, effective and saved ids, every thread of the process), and check

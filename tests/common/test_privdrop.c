@@ -6,10 +6,13 @@
  * (tests/integration/test_systemd.sh).
  */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CUnit/CUnit.h>
@@ -33,6 +36,80 @@ test_lookup(void)
 	    sizeof(err)), CM_NOTFOUND);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no-such-user-nlmd"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "does not exist"));
+}
+
+/*
+ * Groups (control-group) and users whose entries outgrow a 4 KiB lookup
+ * buffer: in a child with a private mount namespace, /etc/group and
+ * /etc/passwd replaced by files whose first line is over 16 KiB (a group
+ * of 3,000 members; a user with a long comment), then a small group and
+ * user.  glibc's lookups return ERANGE for every name after a line too
+ * long for the buffer: both used to read as "no such group" (or fail).
+ * The child says by its exit status which lookup went wrong (0: none).
+ */
+static void
+test_lookup_long_lines(void)
+{
+	char dir[64], grp[128], pwd[128], err[256];
+	pid_t pid;
+	FILE *f;
+	gid_t gid;
+	uid_t uid;
+	int status, i;
+
+	if (getuid() != 0) {
+		printf("\n    SKIPPED: a private /etc/group needs root "
+		    "(mount namespace) ");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "/tmp/nlmd-grp.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(grp, sizeof(grp), "%s/group", dir);
+	snprintf(pwd, sizeof(pwd), "%s/passwd", dir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(grp, "w"));
+	fprintf(f, "big:x:4000:");
+	for (i = 0; i < 3000; i++)
+		fprintf(f, "%smember%d", i ? "," : "", i);
+	fprintf(f, "\nsmall:x:4001:\n");
+	CU_ASSERT_FATAL(fclose(f) == 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = fopen(pwd, "w"));
+	fprintf(f, "root:x:0:0:");
+	for (i = 0; i < 2000; i++)
+		fputs("comment ", f);
+	fprintf(f, ":/root:/bin/sh\nsmall:x:4001:4001::/:/bin/sh\n");
+	CU_ASSERT_FATAL(fclose(f) == 0);
+	CU_ASSERT_FATAL((pid = fork()) != -1);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS) == -1 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
+		    mount(grp, "/etc/group", NULL, MS_BIND, NULL) == -1 ||
+		    mount(pwd, "/etc/passwd", NULL, MS_BIND, NULL) == -1)
+			_exit(9);
+		if (priv_group_lookup("small", &gid, err, sizeof(err)) !=
+		    CM_OK || gid != 4001)
+			_exit(1);
+		if (priv_group_lookup("big", &gid, err, sizeof(err)) !=
+		    CM_OK || gid != 4000)
+			_exit(2);
+		if (priv_group_lookup("none-such", &gid, err, sizeof(err)) !=
+		    CM_NOTFOUND || strstr(err, "no such group") == NULL)
+			_exit(3);
+		if (priv_user_lookup("small", &uid, &gid, err, sizeof(err)) !=
+		    CM_OK || uid != 4001)
+			_exit(4);
+		if (priv_user_lookup("root", &uid, &gid, err, sizeof(err)) !=
+		    CM_OK || uid != 0)
+			_exit(5);
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status));
+	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+		printf("\n    lookup %d went wrong ", WEXITSTATUS(status));
+	unlink(grp);
+	unlink(pwd);
+	rmdir(dir);
 }
 
 static void
@@ -250,6 +327,8 @@ ct_register_privdrop(void)
 	s = CU_add_suite("privdrop", NULL, NULL);
 	if (s == NULL ||
 	    CU_add_test(s, "user look-up", test_lookup) == NULL ||
+	    CU_add_test(s, "look-ups past lines over 4 KiB (root only)",
+	    test_lookup_long_lines) == NULL ||
 	    CU_add_test(s, "statedir_chown (root only)", test_chown) == NULL ||
 	    CU_add_test(s, "statedir_lock: nlmd.lock a symbolic link",
 	    test_lock_symlink) == NULL ||
