@@ -763,11 +763,20 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 		    &(struct lk_scan_cbs){ ctl_rel_keep, ctl_rel_keep, NULL,
 		    &r });
 	} else {
-		char name[1024], *p, *q, *end;
+		char name[CTL_REQ_MAX], *p, *q, *end;
 		long svid;
 
-		/* HOST:SVID:OHHEX; the host name may itself hold ':'. */
-		snprintf(name, sizeof(name), "%s", owner);
+		/*
+		 * HOST:SVID:OHHEX; the host name may itself hold ':'.  Any
+		 * argument of a request fits (a name of 1,024 bytes and an
+		 * OH of 2,048 hex digits do); one that did not, cut, would
+		 * name another owner.
+		 */
+		if ((size_t)snprintf(name, sizeof(name), "%s", owner) >=
+		    sizeof(name)) {
+			ctl_error(c, "release: owner: too long");
+			return;
+		}
 		if ((q = strrchr(name, ':')) == NULL || q == name ||
 		    (*q = '\0', (p = strrchr(name, ':')) == NULL)) {
 			ctl_error(c, "release: owner: HOST:SVID:OH expected");

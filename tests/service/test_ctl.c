@@ -354,6 +354,65 @@ test_release_lists_released(void)
 	free(a);
 }
 
+/*
+ * A release by owner whose owner string is long: a caller_name of 255
+ * bytes and an OH of 1,024 (2,048 hex digits) -- the default limits --
+ * is an argument of 2,300 bytes.  It was cut to
+ * 1,023 before it was parsed: the release answered "released 0" and the
+ * lock stayed (and a cut that happened to name another owner of that
+ * host would have released that one's).  It releases the lock now.
+ */
+static void
+test_release_long_owner(void)
+{
+	static char cookie[4] = { 'c', 'k', 'i', 'e' };
+	static char name[256], oh[1024], req[CTL_REQ_MAX + 64];
+	uint8_t buf[4096];
+	struct tc_answer *a;
+	struct lk_counts ct;
+	nlm4_lockargs la;
+	size_t i, n;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	memset(name, 'n', sizeof(name) - 1);
+	for (i = 0; i < sizeof(oh); i++)
+		oh[i] = (char)(i * 7 + 1);
+	memset(&la, 0, sizeof(la));
+	la.cookie.nlm_netobj_len = sizeof(cookie);
+	la.cookie.nlm_netobj_val = cookie;
+	la.exclusive = TRUE;
+	la.state = 3;
+	la.alock.caller_name = name;
+	la.alock.fh.nlm_netobj_len = 1;
+	la.alock.fh.nlm_netobj_val = (char *)(uintptr_t)"f";
+	la.alock.oh.nlm_netobj_len = sizeof(oh);
+	la.alock.oh.nlm_netobj_val = oh;
+	la.alock.svid = 7;
+	la.alock.l_len = 1;
+	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &la);
+	ts_pump();
+	CU_ASSERT_FATAL(ts_recv(buf, sizeof(buf)) > 0);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, 1);
+	n = (size_t)snprintf(req, sizeof(req), "nlmctl 1 release owner=%s:7:",
+	    name);
+	for (i = 0; i < sizeof(oh); i++)
+		n += (size_t)snprintf(req + n, sizeof(req) - n, "%02x",
+		    (unsigned char)oh[i]);
+	snprintf(req + n, sizeof(req) - n, "\n");
+	tc_ask(req, a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	if (!a->ok || a->end != 1)
+		printf("\n    %.200s ", a->buf);
+	tc_end();
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -366,7 +425,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a release lists what it released",
 	    test_release_lists_released) == NULL ||
 	    CU_add_test(s, "a release out of memory releases nothing",
-	    test_release_nomem) == NULL)
+	    test_release_nomem) == NULL ||
+	    CU_add_test(s, "a release by an owner of 2,300 bytes",
+	    test_release_long_owner) == NULL)
 		return -1;
 	return 0;
 }
