@@ -13,8 +13,9 @@
  * callback-retry-max-ms) -- a GRANTED_MSG the client's NLM took (replied
  * to) only after callback-retry-max-ms: its GRANTED_RES is on its way, and
  * a copy it answers DENIED if its process took the first (grant_sent());
- * a synchronous GRANTED not answered yet stays open beside the next copy,
- * so that its late reply still counts (grant_retry()) --
+ * a synchronous GRANTED not answered yet stays open callback-retry-max-ms
+ * beside the copies after it, so that its late reply still counts
+ * (grant_retry()) --
  * until one of these ends it:
  *   - GRANTED_RES (or the reply to a synchronous GRANTED) saying granted:
  *     the grant is confirmed in lockcore;
@@ -199,6 +200,17 @@ grant_cb_next(struct nlm_host *h)
 	h->h_cbsent++;
 }
 
+/* End every synchronous GRANTED kept open (grant_sync_keep()). */
+static void
+grant_sync_cancel(struct nlm_grant *g)
+{
+	for (; g->g_nsync > 0; g->g_nsync--) {
+		nlm_send_cancel(g->g_sync[g->g_sync_head].sc_send);
+		g->g_sync[g->g_sync_head].sc_send = NULL;
+		g->g_sync_head = (g->g_sync_head + 1) % NLM_GRANT_SYNC_KEEP;
+	}
+}
+
 void
 nlm_grant_free(struct nlm_grant *g)
 {
@@ -221,7 +233,7 @@ nlm_grant_free(struct nlm_grant *g)
 	}
 	ev_timer_cancel(nlm->n_loop, &g->g_timer);
 	nlm_send_cancel(g->g_send);
-	nlm_send_cancel(g->g_send_prev);
+	grant_sync_cancel(g);
 	free(g->g_fh);
 	free(g->g_oh);
 	free(g);
@@ -318,8 +330,8 @@ grant_finish(struct nlm_grant *g, bool keep)
 		    keep ? "confirming an acknowledged grant" :
 		    "undoing a refused or expired grant", lk_strerror(st));
 		nlm_send_cancel(g->g_send);
-		nlm_send_cancel(g->g_send_prev);
-		g->g_send = g->g_send_prev = NULL;
+		g->g_send = NULL;
+		grant_sync_cancel(g);
 		(void)ev_timer_set(nlm->n_loop, &g->g_timer, 1000, keep ?
 		    grant_confirm_retry : grant_release_retry, g);
 		return;
@@ -442,15 +454,23 @@ grant_sync_reply(struct nlm_grant *g, XDR *res)
 	}
 }
 
-/* The synchronous GRANTED before the last send ended (grant_retry()). */
+/*
+ * A synchronous GRANTED sent before the last send ended (grant_retry()):
+ * answered, or open callback-retry-max-ms without an answer.
+ */
 static void
 grant_sent_prev(void *arg, int ok, XDR *res)
 {
-	struct nlm_grant *g = arg;
+	struct nlm_sync_copy *sc = arg;
+	struct nlm_grant *g = sc->sc_grant;
 
-	g->g_send_prev = NULL;
+	sc->sc_send = NULL;
+	while (g->g_nsync > 0 && g->g_sync[g->g_sync_head].sc_send == NULL) {
+		g->g_sync_head = (g->g_sync_head + 1) % NLM_GRANT_SYNC_KEEP;
+		g->g_nsync--;
+	}
 	if (ok && res != NULL)
-		grant_sync_reply(g, res);
+		grant_sync_reply(g, res);	/* may free g */
 }
 
 static void
@@ -517,28 +537,48 @@ grant_encode(struct nlm_grant *g, uint32_t proc)
 
 /*
  * The next copy is due.  A synchronous GRANTED still unanswered stays
- * open beside it (until its own timeout, grant_send()): the client may
- * have taken that copy -- its process woke up holding the lock -- and be
- * slow to say so.  Its reply GRANTED must confirm the grant: cancelled,
- * the reply was dropped as unknown, and the new copy, which finds no
- * waiter at the client, came back DENIED and undid the lock the process
- * holds.  The client answers in order, so that reply comes first.  (A
- * reply lost on the way cannot be told from a refusal: what the
- * GRANTED_MSG mode, the default, guards against, grant_sent().)  One
- * such call is kept; an older one, past its timeout by now, goes.
+ * open beside it, and beside the copies after it, for
+ * callback-retry-max-ms (grant_send()): the client may have taken that
+ * copy -- its process woke up holding the lock -- and be slow to say so.
+ * Its reply GRANTED must confirm the grant: cancelled, the reply was
+ * dropped as unknown, and a later copy, which finds no waiter at the
+ * client, came back DENIED and undid the lock the process holds.  The
+ * client answers in order, so that reply comes first.  Until 2026-12-06
+ * only the copy before the newest was kept, for three backoff steps: a
+ * client that answered its first copy after the third was sent (3 s at
+ * the defaults) lost its lock to the next waiter.  (A reply lost on the
+ * way cannot be told from a refusal: what the GRANTED_MSG mode, the
+ * default, guards against, grant_sent().)  At most NLM_GRANT_SYNC_KEEP
+ * are kept; when a shorter callback-retry-max-ms against -min-ms sends
+ * more, the oldest goes.
  */
+static void
+grant_sync_keep(struct nlm_grant *g, struct nlm_send *s)
+{
+	struct nlm_sync_copy *sc;
+
+	if (g->g_nsync == NLM_GRANT_SYNC_KEEP) {
+		nlm_send_cancel(g->g_sync[g->g_sync_head].sc_send);
+		g->g_sync[g->g_sync_head].sc_send = NULL;
+		g->g_sync_head = (g->g_sync_head + 1) % NLM_GRANT_SYNC_KEEP;
+		g->g_nsync--;
+	}
+	sc = &g->g_sync[(g->g_sync_head + g->g_nsync) % NLM_GRANT_SYNC_KEEP];
+	sc->sc_grant = g;
+	sc->sc_send = s;
+	g->g_nsync++;
+	nlm_send_set_cb(s, grant_sent_prev, sc);
+}
+
 static void
 grant_retry(struct ev_loop *loop, void *arg)
 {
 	struct nlm_grant *g = arg;
 
 	(void)loop;
-	nlm_send_cancel(g->g_send_prev);
-	g->g_send_prev = NULL;
-	if (g->g_send != NULL && g->g_proc == NLMPROC4_GRANTED) {
-		nlm_send_set_cb(g->g_send, grant_sent_prev, g);
-		g->g_send_prev = g->g_send;
-	} else
+	if (g->g_send != NULL && g->g_proc == NLMPROC4_GRANTED)
+		grant_sync_keep(g, g->g_send);
+	else
 		nlm_send_cancel(g->g_send);
 	g->g_send = NULL;
 	if (grant_left_ms(g, ev_now_ms()) > 0)
@@ -570,8 +610,14 @@ grant_send(struct nlm_grant *g)
 	g->g_delivered = false;
 	next = g->g_delay_ms * 2 > nlm->n_conf.nc_cb_retry_max_ms ?
 	    nlm->n_conf.nc_cb_retry_max_ms : g->g_delay_ms * 2;
-	/* A synchronous GRANTED waits for its reply past the next copy. */
-	wait = proc == NLMPROC4_GRANTED ? g->g_delay_ms + next : g->g_delay_ms;
+	/*
+	 * A synchronous GRANTED waits for its reply past the next copies,
+	 * callback-retry-max-ms at least (grant_retry()).
+	 */
+	wait = g->g_delay_ms;
+	if (proc == NLMPROC4_GRANTED)
+		wait = g->g_delay_ms + next > nlm->n_conf.nc_cb_retry_max_ms ?
+		    g->g_delay_ms + next : nlm->n_conf.nc_cb_retry_max_ms;
 	if ((s = grant_encode(g, proc)) != NULL) {
 		g->g_send = s;
 		nlm->n_stats.cb_sent++;

@@ -119,6 +119,14 @@ struct nlm_addrcount {
 };
 
 /* A blocked request and, once granted, its callback.  See legend. */
+/*
+ * Unanswered synchronous GRANTED copies a grant keeps open beside the
+ * newest (grant_retry()): each stays open callback-retry-max-ms, and with
+ * the backoff doubling from callback-retry-min-ms no more than seven are
+ * sent in that time at the defaults (1 s to 60 s).
+ */
+#define NLM_GRANT_SYNC_KEEP	8
+
 struct nlm_grant {
 	struct nlm_host		*g_host;
 	uint32_t		 g_vers;	/* version the client used */
@@ -155,9 +163,16 @@ struct nlm_grant {
 	uint64_t		 g_granted_at;
 	struct ev_timer		 g_timer;
 	struct nlm_send		*g_send;	/* transmission in flight */
-	struct nlm_send		*g_send_prev;	/* the synchronous GRANTED
-						   before it, still awaiting
-						   its reply (grant_retry()) */
+	/*
+	 * The synchronous GRANTEDs sent before it, still awaiting their
+	 * replies (grant_retry()): a ring, oldest at g_sync_head.
+	 */
+	struct nlm_sync_copy {
+		struct nlm_grant	*sc_grant;
+		struct nlm_send		*sc_send;	/* NULL: ended */
+	}			 g_sync[NLM_GRANT_SYNC_KEEP];
+	unsigned		 g_sync_head;
+	unsigned		 g_nsync;
 	struct nlm_grant	*g_next;	/* cookie hash chain */
 };
 

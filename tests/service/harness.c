@@ -68,6 +68,7 @@ static unsigned st_rpcb_verf;	/* verifier bytes in rpcbind's answers */
 static unsigned st_lookups[2];	/* GETPORT answered: NLM, NSM */
 static const struct lk_allocator *st_lk_alloc;
 static size_t st_turn_changes;
+static unsigned st_cb_retry_min_ms = 1000, st_cb_retry_max_ms = 8000;
 
 /* ---- plumbing ---- */
 
@@ -237,8 +238,8 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	nc.nc_max_hosts = 1000;
 	nc.nc_max_hosts_per_addr = 1000;
 	nc.nc_cbmode = cbmode;
-	nc.nc_cb_retry_min_ms = 1000;
-	nc.nc_cb_retry_max_ms = 8000;
+	nc.nc_cb_retry_min_ms = st_cb_retry_min_ms;
+	nc.nc_cb_retry_max_ms = st_cb_retry_max_ms;
 	nc.nc_cb_give_up_sec = give_up_sec;
 	nc.nc_cb_max_per_host = 100;
 	nc.nc_epoch = epoch;
@@ -276,6 +277,13 @@ void
 ts_turn_changes(size_t n)
 {
 	st_turn_changes = n;
+}
+
+void
+ts_cb_retry(unsigned min_ms, unsigned max_ms)
+{
+	st_cb_retry_min_ms = min_ms;
+	st_cb_retry_max_ms = max_ms;
 }
 
 void

@@ -1631,6 +1631,111 @@ test_sync_granted_late_reply(void)
 }
 
 /*
+ * The same, the client slower: its process takes the first copy, and its
+ * lockd answers it only after `later' more copies went out (backoff 1,
+ * 2, 4, ... s: after 3 s for two, 63 s for six), then each later one
+ * DENIED, in order.  With callback-retry-max-ms at its default, 60 s, a
+ * copy stays open that long: the first reply confirms the grant up to
+ * five later copies (31 s); after six (63 s) it comes too late and the
+ * DENIED undoes the grant, as for a reply lost.  Before, only the copy
+ * before the newest was kept open, for three backoff steps: answered
+ * after the third copy (3 s), the first reply was dropped and the
+ * DENIED undid the lock -- hostC was granted it too (found by a review).
+ */
+static void
+test_sync_granted_reply_after_retries(void)
+{
+	const struct nlm_counters *c;
+	struct ts_call call[7];
+	unsigned later, i, step;
+
+	if (ts_skip())
+		return;
+	ts_cb_retry(1000, 60000);
+	for (later = 2; later <= 6; later++) {
+		t_begin(NLM_CB_SYNC, 0);
+		c = nlm_get_counters();
+		t_hold_queue_release(2);
+		CU_ASSERT_EQUAL_FATAL(ts_callback_take(&call[0]),
+		    NLMPROC4_GRANTED);
+		for (i = 1, step = 1000; i <= later; i++, step *= 2) {
+			ts_advance(step);
+			ts_pump();
+			CU_ASSERT_EQUAL_FATAL(ts_callback_take(&call[i]),
+			    NLMPROC4_GRANTED);
+		}
+		for (i = 0; i <= later; i++) {
+			ts_callback_reply(&call[i], i == 0 ? NLM4_GRANTED :
+			    NLM4_DENIED);
+			ts_pump();
+		}
+		if (c->cb_acked != (later <= 5))
+			printf("\n    answered after %u copies: acked %llu, "
+			    "refused %llu ", later, (unsigned long long)
+			    c->cb_acked, (unsigned long long)c->cb_refused);
+		CU_ASSERT_EQUAL(c->cb_acked, later <= 5);
+		CU_ASSERT_EQUAL(c->cb_refused, later > 5);
+		CU_ASSERT_EQUAL(c->cb_inflight, later > 5);	/* hostC's */
+		CU_ASSERT_EQUAL(t_committed(2, "ownB", 4, "f", 1, 0, 10,
+		    true), later <= 5);
+		CU_ASSERT_EQUAL(t_committed(3, "ownC", 4, "f", 1, 0, 10,
+		    true), later > 5);
+		CU_ASSERT_EQUAL(t_bad, 0);
+		ts_stop();
+	}
+	ts_cb_retry(1000, 8000);
+}
+
+/*
+ * A synchronous GRANTED never answered for 20 minutes (a client whose
+ * lockd is stuck): a copy a minute at last, each kept open a minute,
+ * the ring of open copies going round many times; then the client
+ * answers the newest GRANTED, and it counts.  With callback-retry-min-ms
+ * at 100, a dozen copies go out in the first minute, more than the ring
+ * keeps: the oldest go, and an answer to the newest still counts.
+ */
+static void
+test_sync_granted_unanswered(void)
+{
+	const struct nlm_counters *c;
+	struct ts_call call, take;
+	unsigned round, i, n, step, min;
+
+	if (ts_skip())
+		return;
+	for (round = 0; round < 2; round++) {
+		min = round == 0 ? 1000 : 100;
+		n = round == 0 ? 26 : 14;	/* 20 min; 1 min */
+		ts_cb_retry(min, 60000);
+		t_begin(NLM_CB_SYNC, 0);
+		c = nlm_get_counters();
+		t_hold_queue_release(2);
+		memset(&call, 0, sizeof(call));
+		for (i = 0, step = min; i < n; i++) {
+			CU_ASSERT_EQUAL_FATAL(ts_callback_take(&take),
+			    NLMPROC4_GRANTED);
+			xdr_free(XDRPROC(xdr_nlm4_testargs),
+			    (char *)&call.tc_args);
+			call = take;
+			if (i + 1 == n)
+				break;
+			ts_advance(step);
+			ts_pump();
+			step = step * 2 > 60000 ? 60000 : step * 2;
+		}
+		CU_ASSERT_EQUAL(c->cb_acked, 0);
+		ts_callback_reply(&call, NLM4_GRANTED);
+		ts_pump();
+		CU_ASSERT_EQUAL(c->cb_acked, 1);
+		CU_ASSERT_EQUAL(c->cb_inflight, 0);
+		CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+		CU_ASSERT_EQUAL(t_bad, 0);
+		ts_stop();
+	}
+	ts_cb_retry(1000, 8000);
+}
+
+/*
  * A timer releases a grant nobody acknowledged (callback-give-up), which
  * grants the next waiter: that callback too leaves after the commit that
  * stores its lock and drops the released one.
@@ -2814,6 +2919,11 @@ ts_register_turn(void)
 	    "every turn grants", test_grant_more_not_starved) == NULL ||
 	    CU_add_test(s, "synchronous GRANTED: the reply ends it",
 	    test_sync_granted) == NULL ||
+	    CU_add_test(s, "a synchronous GRANTED answered after 2-5 retries "
+	    "(60 s), not 6",
+	    test_sync_granted_reply_after_retries) == NULL ||
+	    CU_add_test(s, "a synchronous GRANTED unanswered for 20 minutes",
+	    test_sync_granted_unanswered) == NULL ||
 	    CU_add_test(s, "a synchronous GRANTED answered after its retry",
 	    test_sync_granted_late_reply) == NULL ||
 	    CU_add_test(s, "timer release: next grant after its commit",
