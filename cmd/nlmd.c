@@ -1038,6 +1038,14 @@ main(int argc, char **argv)
 	drop_privileges(&d);
 	rpcbind_register(&d);
 	ev_set_beforesleep(d.loop, before_sleep, &d);
+	/*
+	 * What nlm_init() staged -- the SM_NOTIFYs owed, stored records it
+	 * dropped -- is sealed now, as at the end of a turn: else, with
+	 * nothing to read, it waited for the first turn, which under
+	 * durability log or none (no committer thread to wake the loop)
+	 * was the first timer's, 2 s on, out of the clients' grace.
+	 */
+	before_sleep(d.loop, &d);
 	log_info("nlmd ready: NLM (100021 v1,3,4) on port %u, NSM (100024 v1) "
 	    "on port %u, udp+tcp%s, state %s, durability %s, epoch %llu, "
 	    "NSM state %d%s", d.nlm_port, d.nsm_port,
