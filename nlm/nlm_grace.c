@@ -42,6 +42,9 @@
 
 static void	nlm_grace_drain(struct ev_loop *, void *);
 
+/* Limits for the drain's messages (log.h). */
+static struct log_rl rl_drain;
+
 static void
 nlm_grace_deadline(struct ev_loop *loop, void *arg)
 {
@@ -109,6 +112,7 @@ nlm_grace_drain(struct ev_loop *loop, void *arg)
 	const struct lk_result *res;
 	enum lk_status st;
 	size_t i, n = 0;
+	uint64_t again = 0;
 
 	(void)arg;
 	st = lk_grace_drop(nlm->n_table, NLM_GRACE_STEP, ev_now_ms(), &res);
@@ -131,13 +135,21 @@ nlm_grace_drain(struct ev_loop *loop, void *arg)
 		nlm->n_stats.grace_dropped += n;
 		nlm->n_grace.g_dropped += n;
 		nlm_apply(res);
-	} else
-		log_warnx("grace end: %s; trying again", lk_strerror(st));
+	} else {
+		/*
+		 * Out of memory: again in a second, as nlm_grant_more() does
+		 * -- at once, the loop never slept while it lasted, a warning
+		 * a turn.  The records stay stored and reclaimable meanwhile.
+		 */
+		log_rl_warnx(&rl_drain, "grace end: %s; trying again in 1 s",
+		    lk_strerror(st));
+		again = 1000;
+	}
 	if (!lk_in_grace(nlm->n_table)) {
 		nlm_grace_over();
 		return;
 	}
-	if (ev_timer_set(loop, &nlm->n_grace_timer, 0, nlm_grace_drain,
+	if (ev_timer_set(loop, &nlm->n_grace_timer, again, nlm_grace_drain,
 	    NULL) == -1)
 		fatalx("cannot arm the grace timer");
 }

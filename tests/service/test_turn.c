@@ -2534,6 +2534,47 @@ test_grace_drain(void)
 }
 
 /*
+ * The lock table out of memory when the deadline's drop runs: nothing is
+ * dropped, and the drop comes back a second later -- not at once, which
+ * kept the loop from ever sleeping (a turn after turn, a warning each)
+ * while memory was short (found by a review).  Memory back, the next
+ * try drops a step, and the rest follows.
+ */
+static void
+test_grace_drain_nomem(void)
+{
+	const struct nlm_grace *g;
+	size_t n = 10000;
+	int i;
+
+	if (ts_skip())
+		return;
+	ts_lk_alloc(&ts_lk_failing);
+	t_many_start(n, "127.0.0.9");
+	g = nlm_get_grace();
+	ts_lk_fail(true);
+	ts_advance(91 * 1000);
+	for (i = 0; i < 3; i++)
+		ts_turn();
+	CU_ASSERT(g->g_active);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), n);
+	ts_lk_fail(false);
+	/* Within the second: the drop waits (before: a step at once). */
+	ts_turn();
+	ts_turn();
+	CU_ASSERT_EQUAL(fake_store_nlocks(), n);
+	ts_advance(1000);
+	ts_turn();
+	CU_ASSERT(fake_store_nlocks() < n);
+	ts_pump();
+	CU_ASSERT(!g->g_active);
+	CU_ASSERT_EQUAL(g->g_dropped, n);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	ts_stop();
+	ts_lk_alloc(NULL);
+}
+
+/*
  * What the end of grace says it dropped is what it dropped.  A drop is
  * done a step per turn, and requests are served in between: here the
  * host of the records sends FREE_ALL after the first step, which
@@ -2948,6 +2989,8 @@ ts_register_turn(void)
 	    test_grace_deadline) == NULL ||
 	    CU_add_test(s, "grace: a huge drop, a step per turn",
 	    test_grace_drain) == NULL ||
+	    CU_add_test(s, "grace: the drop out of memory tries again in 1 s",
+	    test_grace_drain_nomem) == NULL ||
 	    CU_add_test(s, "grace: its end counts what it dropped, not "
 	    "what was released meanwhile", test_grace_drain_counts) == NULL ||
 	    CU_add_test(s, "no grace without stored locks", test_no_grace) ==
