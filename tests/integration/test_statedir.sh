@@ -233,7 +233,7 @@ if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
 	rcheck "locks.db not the user's: refused by name" \
 	    grep -q "locks.db in .* cannot be read and written" "$L"
 else
-	echo "(no user nobody or no setpriv: the unwritable-file case skipped)"
+	check "user nobody and setpriv (util-linux) exist: the unwritable-file case needs them" false
 fi
 
 # ---- 5. root dumps a directory the user owns --------------------------------
@@ -269,7 +269,7 @@ if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
 	kill "$NPID" 2>/dev/null
 	wait "$NPID" 2>/dev/null
 else
-	echo "(no user nobody or no setpriv: the dump-as-root case skipped)"
+	check "user nobody and setpriv (util-linux) exist: the dump-as-root case needs them" false
 fi
 
 check "no sanitizer report" itest_no_sanitizer "${LOGS[@]}"

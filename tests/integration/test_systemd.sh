@@ -211,10 +211,14 @@ check "STATUS 'serving, epoch 2' once everything is reclaimed" \
     itest_wait grep -q "STATUS=serving, epoch 2$" "$RECV_LOG"
 check "WATCHDOG_PID names another process: no pings" \
     test "$(count_msgs WATCHDOG=1)" = 0
-check "SIGTERM: exit 0, STOPPING=1" \
-    bash -c "kill $NLMD_PID; while kill -0 $NLMD_PID 2>/dev/null; do
-        sleep 0.05; done; grep -q STOPPING=1 '$RECV_LOG'"
+# In this shell: nlmd is its child, not a `bash -c`'s (whose loop only
+# saw it go, whatever it exited with).
+kill "$NLMD_PID"
+wait "$NLMD_PID"
+rc=$?
 itest_forget "$NLMD_PID"
+check "SIGTERM: exit 0 (got $rc)" test "$rc" = 0
+check "... STOPPING=1" grep -q STOPPING=1 "$RECV_LOG"
 
 # Without NOTIFY_SOCKET nothing is sent; a malformed one is only a warning.
 start_recv
