@@ -100,7 +100,7 @@ check "init/nlmd.conf lists every key with its default" conf_file_complete
 # Every option `--help' lists (-X and --long) is in a list entry of the page:
 # `.It ... Fl X' / `.It ... Fl -long'.
 options_documented() {
-	local page=$1 help=$2 o bad=0
+	local page=$1 help=$2 o bad=0 n=0
 	# "[-Fdh]" is -F, -d and -h.
 	for o in $(grep -oE -- '(^|[ [,|])--?[A-Za-z][A-Za-z-]*' <<<"$help" |
 	    sed -E 's/^[ [,|]//; /^-[A-Za-z]{2,}$/{ s/^-//; s/(.)/-\1\n/g; }' |
@@ -108,7 +108,10 @@ options_documented() {
 		case "$o" in --KEY|--key) continue ;; esac
 		grep -qE "^\.It .*Fl ${o#-}( |\$)" "$page" ||
 		    { echo "$(basename "$page") lacks option $o"; bad=1; }
+		n=$((n + 1))
 	done
+	# Some options at all: an empty help passed before.
+	[ $n -gt 0 ] || { echo "no option found in the help"; bad=1; }
 	[ $bad = 0 ]
 }
 NLMD_HELP=$("$NLMD" --help | sed '/^Every setting/,$d')

@@ -440,6 +440,9 @@ clients were told" model_vs_dump "$W/drv.$dur/model.$models" \
 		else
 			check "$dur: nlmd --dump-state after the last stop" false
 		fi
+	else
+		# Died in the last window: no stop, no last dump to check.
+		EXIT_BAD+=("final: nlmd was gone before the last SIGTERM")
 	fi
 	check "$dur: nlmd exits 0 on SIGTERM${EXIT_BAD:+ (${EXIT_BAD[*]})}" \
 	    test ${#EXIT_BAD[@]} = 0
