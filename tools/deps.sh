@@ -10,7 +10,8 @@ qemu-system-x86 busybox-static nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem cpio 
 e2fsprogs binutils
 libjansson-dev jq prometheus libmicrohttpd-dev curl time liburing-dev
 build-essential debhelper dpkg-dev fakeroot lintian mandoc man-db systemd
-clang libclang-rt-dev llvm"
+clang libclang-rt-dev llvm
+python3"
 
 missing=""
 for p in $PKGS; do
