@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +26,16 @@
  */
 #define PRIV_BUF_MAX	(4u << 20)
 
-enum cm_status
-priv_user_lookup(const char *name, uid_t *uid, gid_t *gid, char *err,
-    size_t errlen)
+/*
+ * Look `name' up among the users (group false: its uid and gid) or the
+ * groups (its gid).  0 (*found: whether it exists) or an errno.
+ */
+static int
+priv_getent(bool group, const char *name, uid_t *uid, gid_t *gid,
+    bool *found)
 {
-	struct passwd pw, *res = NULL;
+	struct passwd pw, *pwr = NULL;
+	struct group gr, *grr = NULL;
 	char *buf = NULL, *nb;
 	size_t len = 4096;
 	int e;
@@ -40,22 +46,36 @@ priv_user_lookup(const char *name, uid_t *uid, gid_t *gid, char *err,
 			break;
 		}
 		buf = nb;
-		e = getpwnam_r(name, &pw, buf, len, &res);
+		e = group ? getgrnam_r(name, &gr, buf, len, &grr) :
+		    getpwnam_r(name, &pw, buf, len, &pwr);
 		if (e != ERANGE || len >= PRIV_BUF_MAX)
 			break;
 		len *= 2;
 	}
-	if (e == 0 && res != NULL) {
+	*found = e == 0 && (group ? grr != NULL : pwr != NULL);
+	if (*found && group)
+		*gid = gr.gr_gid;
+	else if (*found) {
 		*uid = pw.pw_uid;
 		*gid = pw.pw_gid;
 	}
 	free(buf);
-	if (e != 0) {
+	return e;
+}
+
+enum cm_status
+priv_user_lookup(const char *name, uid_t *uid, gid_t *gid, char *err,
+    size_t errlen)
+{
+	bool found;
+	int e;
+
+	if ((e = priv_getent(false, name, uid, gid, &found)) != 0) {
 		snprintf(err, errlen, "user '%s': cannot look it up: %s", name,
 		    strerror(e));
 		return cm_status_of_errno(e);
 	}
-	if (res == NULL) {
+	if (!found) {
 		snprintf(err, errlen, "user '%s' (setting `user') does not "
 		    "exist; create it (see init/nlmd.sysusers.conf) or leave "
 		    "`user' empty", name);
@@ -67,31 +87,16 @@ priv_user_lookup(const char *name, uid_t *uid, gid_t *gid, char *err,
 enum cm_status
 priv_group_lookup(const char *name, gid_t *gid, char *err, size_t errlen)
 {
-	struct group gr, *res = NULL;
-	char *buf = NULL, *nb;
-	size_t len = 4096;
+	uid_t uid;
+	bool found;
 	int e;
 
-	for (;;) {
-		if ((nb = realloc(buf, len)) == NULL) {
-			e = ENOMEM;
-			break;
-		}
-		buf = nb;
-		e = getgrnam_r(name, &gr, buf, len, &res);
-		if (e != ERANGE || len >= PRIV_BUF_MAX)
-			break;
-		len *= 2;
-	}
-	if (e == 0 && res != NULL)
-		*gid = gr.gr_gid;
-	free(buf);
-	if (e != 0) {
+	if ((e = priv_getent(true, name, &uid, gid, &found)) != 0) {
 		snprintf(err, errlen, "group '%s': cannot look it up: %s", name,
 		    strerror(e));
 		return cm_status_of_errno(e);
 	}
-	if (res == NULL) {
+	if (!found) {
 		snprintf(err, errlen, "group '%s': no such group", name);
 		return CM_NOTFOUND;
 	}
