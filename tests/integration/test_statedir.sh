@@ -212,14 +212,18 @@ rcheck "hosts.db's root page of garbage: the log names the file" \
 
 # nlmd run as that user from the start (User= under systemd): with
 # --user it would open the store as root, before it drops privileges.
-if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+# A fresh copy of the store at $M/s, nobody's (no __db files).
+nobody_store() {
 	rm -rf "$M"/*
 	cp -a "$S0" "$M/s"
 	rm -f "$M"/s/__db.*
 	chmod o+x "$W"
-	chown -R nobody "$M/s"
-	chown root "$M/s/locks.db"
-	L=$W/unwritable.log
+	chown -R nobody: "$M/s"
+}
+
+# nlmd on $M/s as nobody from the start (LOG), until ready or its exit.
+start_as_nobody() {
+	L=$1
 	: >"$L"
 	LOGS+=("$L")
 	setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups \
@@ -228,6 +232,12 @@ if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
 	NPID=$!
 	ITEST_PIDS+=("$NPID")
 	outcome "$L" 20
+}
+
+if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+	nobody_store
+	chown root "$M/s/locks.db"
+	start_as_nobody "$W/unwritable.log"
 	rcheck "locks.db not the user's: exit 1 (got: $OUT)" \
 	    test "$OUT" = "exit 1"
 	rcheck "locks.db not the user's: refused by name" \
@@ -244,26 +254,14 @@ fi
 # the next start as the user opens it.  (It used to leave them root's,
 # mode 0600: the start refused the store, exit 1, until a chown.)
 if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
-	rm -rf "$M"/*
-	cp -a "$S0" "$M/s"
-	rm -f "$M"/s/__db.*
-	chmod o+x "$W"
-	chown -R nobody: "$M/s"
+	nobody_store
 	rcheck "root's nlmd --dump-state of nobody's store: exit 0" \
 	    sh -c "'$NLMD' --dump-state -s '$M/s' >'$W/dump-root.txt'"
 	rcheck "... lists the store (epoch line)" \
 	    grep -q "^epoch [0-9]" "$W/dump-root.txt"
 	rcheck "... every file still nobody's: $(find "$M/s" ! -user nobody |
 	    tr '\n' ' ')" test -z "$(find "$M/s" ! -user nobody)"
-	L=$W/after-dump.log
-	: >"$L"
-	LOGS+=("$L")
-	setpriv --reuid nobody --regid "$(id -g nobody)" --clear-groups \
-	    "$NLMD" -F -s "$M/s" --no-rpcbind --nlm-port 4045 \
-	    --nsm-port 4046 --control-socket= >>"$L" 2>&1 &
-	NPID=$!
-	ITEST_PIDS+=("$NPID")
-	outcome "$L" 20
+	start_as_nobody "$W/after-dump.log"
 	rcheck "... and nlmd, as nobody, starts on it (got: $OUT)" \
 	    test "$OUT" = ready
 	kill "$NPID" 2>/dev/null
