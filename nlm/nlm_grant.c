@@ -200,15 +200,22 @@ grant_cb_next(struct nlm_host *h)
 	h->h_cbsent++;
 }
 
+/* Drop the oldest synchronous GRANTED kept open, ending it if open. */
+static void
+grant_sync_pop(struct nlm_grant *g)
+{
+	nlm_send_cancel(g->g_sync[g->g_sync_head].sc_send);
+	g->g_sync[g->g_sync_head].sc_send = NULL;
+	g->g_sync_head = (g->g_sync_head + 1) % NLM_GRANT_SYNC_KEEP;
+	g->g_nsync--;
+}
+
 /* End every synchronous GRANTED kept open (grant_sync_keep()). */
 static void
 grant_sync_cancel(struct nlm_grant *g)
 {
-	for (; g->g_nsync > 0; g->g_nsync--) {
-		nlm_send_cancel(g->g_sync[g->g_sync_head].sc_send);
-		g->g_sync[g->g_sync_head].sc_send = NULL;
-		g->g_sync_head = (g->g_sync_head + 1) % NLM_GRANT_SYNC_KEEP;
-	}
+	while (g->g_nsync > 0)
+		grant_sync_pop(g);
 }
 
 void
@@ -465,10 +472,8 @@ grant_sent_prev(void *arg, int ok, XDR *res)
 	struct nlm_grant *g = sc->sc_grant;
 
 	sc->sc_send = NULL;
-	while (g->g_nsync > 0 && g->g_sync[g->g_sync_head].sc_send == NULL) {
-		g->g_sync_head = (g->g_sync_head + 1) % NLM_GRANT_SYNC_KEEP;
-		g->g_nsync--;
-	}
+	while (g->g_nsync > 0 && g->g_sync[g->g_sync_head].sc_send == NULL)
+		grant_sync_pop(g);
 	if (ok && res != NULL)
 		grant_sync_reply(g, res);	/* may free g */
 }
@@ -557,12 +562,8 @@ grant_sync_keep(struct nlm_grant *g, struct nlm_send *s)
 {
 	struct nlm_sync_copy *sc;
 
-	if (g->g_nsync == NLM_GRANT_SYNC_KEEP) {
-		nlm_send_cancel(g->g_sync[g->g_sync_head].sc_send);
-		g->g_sync[g->g_sync_head].sc_send = NULL;
-		g->g_sync_head = (g->g_sync_head + 1) % NLM_GRANT_SYNC_KEEP;
-		g->g_nsync--;
-	}
+	if (g->g_nsync == NLM_GRANT_SYNC_KEEP)
+		grant_sync_pop(g);
 	sc = &g->g_sync[(g->g_sync_head + g->g_nsync) % NLM_GRANT_SYNC_KEEP];
 	sc->sc_grant = g;
 	sc->sc_send = s;
