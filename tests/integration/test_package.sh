@@ -165,9 +165,13 @@ check "make install: the sysusers entry creates user nlmd" \
 
 # ---- the Debian package ---------------------------------------------------
 
+# Every path under the tree but build/ and .git/, with its size and
+# modification time: a file written, added or touched shows; so does one
+# removed.  Not `git status`, which outside a git checkout (a tarball)
+# printed nothing before and after, and so passed whatever make deb did.
 tree_state() {
-	git -C "$TOP" status --porcelain --ignored 2>/dev/null |
-	    grep -v '^!! build/$' || true
+	find "$TOP" \( -path "$TOP/build" -o -path "$TOP/.git" \) -prune -o \
+	    -printf '%P %s %T@\n' | LC_ALL=C sort
 }
 tree_state >"$W/tree.before"
 t0=$SECONDS
