@@ -187,17 +187,22 @@ rcheck "HTTP /metrics says what nlmctl metrics says (uptime and loop turns aside
     bash -c "diff <(grep -v 'uptime\\|_loop_turn' '$W/metrics.txt') <(grep -v 'uptime\\|_loop_turn' '$W/http.txt')"
 # One peer holding 16 connections (each reopened as the idle timeout
 # closes it) took every place: the scraper at another address got nothing.
-python3 -c 'import socket, time
+# The hog says how many it opened: none opened would make the check below
+# pass without testing anything.
+python3 -c 'import socket, sys, time
 ss = []
 for i in range(16):
     try:
-        ss.append(socket.create_connection(("127.0.0.1", 9464)))
-    except OSError:
-        pass
-time.sleep(5)' &
+        ss.append(socket.create_connection(("127.0.0.1", 9464), timeout=3))
+    except OSError as e:
+        print("connect:", e, flush=True)
+print("opened", len(ss), flush=True)
+time.sleep(5)' >"$W/hog.txt" 2>&1 &
 HOG=$!
 ITEST_PIDS+=($HOG)
-sleep 0.5
+itest_wait grep -q '^opened' "$W/hog.txt"
+rcheck "HTTP: one address opened 16 connections" \
+    sh -c "grep -qx 'opened 16' '$W/hog.txt' || { cat '$W/hog.txt'; exit 1; }"
 code=$(curl -s -m 3 --interface 127.0.0.2 -o /dev/null -w '%{http_code}' \
     http://127.0.0.1:9464/metrics)
 check "HTTP: 16 connections held by one address leave a place for another ($code)" \
