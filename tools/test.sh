@@ -14,19 +14,26 @@
 # summaries of the unit-test binaries (every binary the build made:
 # build/*/tests/test-*) and the "NAME: N passed, M failed" lines of the
 # integration and end-to-end scripts; a step that reports no count counts
-# as one test.  The last two lines are "steps: N passed, M failed" and
-# "test: N passed, M failed" (tests).
+# as one test.  Skips are counted apart, never as passes: a step that
+# exits 77, CUnit's inactive tests, the tests a binary reports with
+# "skipped at run time: N" (CUnit counted those as passed) and the K of a
+# script's "NAME: N passed, M failed, K skipped".  The last lines are
+# what was skipped and why ("skipped: ..."), then "steps: N passed, M
+# failed, K skipped" and "test: N passed, M failed, K skipped" (tests).
 set -u
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
 pass=0
 fail=0
 failed=()
+skip=0
 tpass=0
 tfail=0
+tskip=0
 OUT=$(mktemp)
 WHY=$(mktemp)
-trap 'rm -f "$OUT" "$WHY"' EXIT
+SKIPS=$(mktemp)
+trap 'rm -f "$OUT" "$WHY" "$SKIPS"' EXIT
 
 # What a failed step's output says of its failures, for the digest at the
 # end (CI shows only the tail of a run): CUnit's "Suite S, Test T had
@@ -42,23 +49,30 @@ failure_lines() {
 	/runtime error:/ { print }' "$1" | head -40
 }
 
-# The tests a step's output reports: "passed failed" (0 0: none).
+# The tests a step's output reports: "passed failed skipped" (0 0 0:
+# none).  CUnit's summary row is "tests TOTAL RAN PASSED FAILED INACTIVE".
 count_tests() {
 	awk '
-	/^ *tests +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+/ { p += $4; f += $5; n++ }
-	/^[A-Za-z0-9_ ()-]+: [0-9]+ passed, [0-9]+ failed$/ {
-		sub(/.*: /, ""); p += $1; f += $3; n++ }
-	END { print p + 0, f + 0 }' "$1"
+	/^ *tests +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+/ { p += $4; f += $5; s += $6 }
+	/^skipped at run time: [0-9]+$/ { p -= $5; s += $5 }
+	/^[A-Za-z0-9_ ()-]+: [0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$/ {
+		sub(/.*: /, ""); p += $1; f += $3; s += $5 }
+	END { print p + 0, f + 0, s + 0 }' "$1"
+}
+
+# Why a step skipped what it skipped: its first SKIP lines (at most 3).
+skip_lines() {
+	grep -E '^(\[[0-9.]+s\] )? *SKIP[: (]' "$1" | head -3
 }
 
 step() {
 	local name=$1; shift
-	local t0=$SECONDS p f
+	local t0=$SECONDS p f s
 	echo "=== $name"
 	"$@" 2>&1 | tee "$OUT"
 	local rc=${PIPESTATUS[0]}
-	read -r p f <<<"$(count_tests "$OUT")"
-	if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+	read -r p f s <<<"$(count_tests "$OUT")"
+	if [ "$p" = 0 ] && [ "$f" = 0 ] && [ "$s" = 0 ]; then
 		[ $rc = 0 ] && p=1
 		[ $rc != 0 ] && [ $rc != 77 ] && f=1
 	elif [ $rc != 0 ] && [ $rc != 77 ] && [ "$f" = 0 ]; then
@@ -66,11 +80,19 @@ step() {
 	fi
 	tpass=$((tpass + p))
 	tfail=$((tfail + f))
+	tskip=$((tskip + s))
+	if [ "$s" != 0 ] && [ $rc != 77 ]; then
+		echo "skipped: $s test(s) of $name:"
+		skip_lines "$OUT" | sed -e 's/^ */    /'
+	fi >>"$SKIPS"
 	if [ $rc = 0 ]; then
 		pass=$((pass + 1))
 		echo "=== $name: ok ($((SECONDS - t0)) s)"
 	elif [ $rc = 77 ]; then
+		skip=$((skip + 1))
 		echo "=== $name: SKIPPED ($((SECONDS - t0)) s)"
+		{ echo "skipped: the whole step $name:"
+		  skip_lines "$OUT" | sed -e 's/^ */    /'; } >>"$SKIPS"
 	else
 		fail=$((fail + 1))
 		failed+=("$name")
@@ -184,6 +206,7 @@ if [ ${#failed[@]} -gt 0 ]; then
 	cat "$WHY"
 	printf 'failed: %s\n' "${failed[@]}"
 fi
-echo "steps: $pass passed, $fail failed"
-echo "test: $tpass passed, $tfail failed"
+cat "$SKIPS"
+echo "steps: $pass passed, $fail failed, $skip skipped"
+echo "test: $tpass passed, $tfail failed, $tskip skipped"
 [ $fail = 0 ]

@@ -403,7 +403,7 @@ test_control_group(void)
 	int in, out;
 
 	if (geteuid() != 0) {
-		printf("\n    SKIPPED: control-group needs root (setuid) ");
+		tests_skip("control-group needs root (setuid)");
 		return;
 	}
 	cs_ready = true;
@@ -643,8 +643,7 @@ test_path_other_user(void)
 	pid_t pid;
 
 	if (geteuid() != 0) {
-		printf("\n    SKIPPED: another user's socket needs root "
-		    "(setuid) ");
+		tests_skip("another user's socket needs root (setuid)");
 		return;
 	}
 	cs_ready = true;

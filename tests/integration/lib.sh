@@ -197,8 +197,18 @@ itest_client_host() {
 	    { echo "FATAL: rpcbind on $1 did not start"; exit 1; }
 }
 
+# itest_skip WHAT WHY: WHAT (one or more checks) cannot run here; says so
+# and counts it, so that the summary line, and make test's, show it.
+ITEST_SKIP=0
+itest_skip() {
+	echo "SKIP: $1: $2"
+	ITEST_SKIP=$((ITEST_SKIP + 1))
+}
+
 itest_finish() {
-	echo "$(basename "$0" .sh): $ITEST_PASS passed, $ITEST_FAIL failed"
+	local skipped=
+	[ "$ITEST_SKIP" = 0 ] || skipped=", $ITEST_SKIP skipped"
+	echo "$(basename "$0" .sh): $ITEST_PASS passed, $ITEST_FAIL failed$skipped"
 	[ "$ITEST_FAIL" = 0 ]
 	exit $?
 }

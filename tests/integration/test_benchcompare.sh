@@ -131,8 +131,8 @@ rc=$?
 sed -e 's/^/    /' "$W/uring.out"
 if [ $rc = 77 ]; then
 	# The kernel's to give, not make deps': skipped, not failed.
-	echo "SKIP (loudly): io_uring is unavailable on this kernel (above):" \
-	    "section 4 not run"
+	itest_skip "section 4, io_uring against epoll" \
+	    "io_uring is unavailable on this kernel (above)"
 else
 	check "bench-uring exits 0" [ "$rc" = 0 ]
 	for m in null lockunlock; do

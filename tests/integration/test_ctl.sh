@@ -435,7 +435,8 @@ rcheck "metrics-address :9464 answers on 127.0.0.1" \
 if ip -6 addr show dev lo 2>/dev/null | grep -q '::1'; then
 	rcheck "... and on [::1]" curl -sSf -o /dev/null http://[::1]:9464/metrics
 else
-	echo "SKIP: ... and on [::1]: no IPv6 on the namespace's loopback"
+	itest_skip "metrics-address :9464 on [::1]" \
+	    "no IPv6 on the namespace's loopback"
 fi
 jqcheck "after a restart: in grace, dave's lock to reclaim" \
     '.grace.active == 1 and .grace.locks == 1 and .grace.hosts == 1 and
@@ -469,7 +470,8 @@ if ip -6 addr show dev lo 2>/dev/null | grep -q '::1'; then
 	    { echo exit $V6RC; cat '$W/v6taken.log'; false; }"
 	itest_stop_nlmd
 else
-	echo "SKIP: metrics-address [::]:9464: no IPv6 on the namespace's loopback"
+	itest_skip "metrics-address [::]:9464" \
+	    "no IPv6 on the namespace's loopback"
 fi
 # Port 0: the kernel picks the port, and the log line that says where the
 # metrics are must name that one (it said http://127.0.0.1:0/metrics).

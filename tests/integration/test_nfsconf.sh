@@ -129,8 +129,8 @@ if [ -e /etc/nfs.conf ]; then
 else
 	# Loud: nfs-common (make deps) installs it; without one to bind
 	# over, the default path is not tested here.
-	echo "SKIP: NLMD_NFS_CONF unset: /etc/nfs.conf is read -- this" \
-	    "machine has no /etc/nfs.conf to bind a test file over"
+	itest_skip "NLMD_NFS_CONF unset: /etc/nfs.conf is read" \
+	    "this machine has no /etc/nfs.conf to bind a test file over"
 fi
 
 # The daemon on nfs.conf's ports.  Not statd's usual 662 there: it lies

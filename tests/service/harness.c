@@ -44,6 +44,7 @@
 #include "sbuf.h"
 #include "store.h"
 #include "tests/fakes/fakes.h"
+#include "tests/runner.h"
 #include "svctest.h"
 
 #define LO	"127.0.0.1"
@@ -204,7 +205,7 @@ ts_skip(void)
 {
 	if (ts_skip_reason() == NULL)
 		return false;
-	printf("\n    SKIPPED: %s\n", ts_skip_reason());
+	tests_skip(ts_skip_reason());
 	return true;
 }
 

@@ -12,8 +12,8 @@ int
 tests_register(void)
 {
 	if (!ts_namespace())
-		printf("test-service: SKIPPING every test: %s\n",
-		    ts_skip_reason());
+		printf("test-service: no network namespace (%s): every "
+		    "test that needs one is skipped\n", ts_skip_reason());
 	return ts_register_turn() || ts_register_notify() ||
 	    ts_register_listen() || ts_register_transport() ||
 	    ts_register_requests() || ts_register_ctl();
