@@ -27,8 +27,9 @@
 #                           starts it again on the same state directory,
 #                           twice per boot; the capture and nlmd's log then
 #                           show SM_NOTIFY, the reclaims and the end of grace.
-# Every check is one line "PASS|FAIL <name>: <detail>" in $E2E_WORK/checks;
-# the last line printed is "e2e: N passed, M failed".
+# Every check is one line "PASS|FAIL <name>: <detail>" in $E2E_WORK/checks
+# (a boot that cannot run here: "SKIP <mode>: <why>"); the last line
+# printed is "e2e: N passed, M failed" (", K skipped" when K > 0).
 #
 # Exit status: 0 all passed, 1 a check failed, 77 skipped (cannot run here:
 # not root, no qemu, no network namespace...).
@@ -723,11 +724,17 @@ booted() {
 	[ -s "$W/boots" ] && cut -f1 "$W/boots" | grep -qx -- "$1"
 }
 
-# nlm_wire SUFFIX GUEST SRV: the checks wire/nlm-calls<SUFFIX> and
+# scen_has LIST NAME: locktest scenario NAME is in LIST ("all": every one).
+scen_has() {
+	[ "$1" = all ] || case " $1 " in *" $2 "*) ;; *) return 1 ;; esac
+}
+
+# nlm_wire SUFFIX GUEST SRV GETLK: the checks wire/nlm-calls<SUFFIX> and
 # wire/granted-callbacks<SUFFIX> of the NLM traffic between the guest's
-# address GUEST and the server's SRV (IPv4 or IPv6) in capture-nlm.txt.
+# address GUEST and the server's SRV (IPv4 or IPv6) in capture-nlm.txt;
+# GETLK 1: the getlk scenario ran there, so TEST calls are wanted too.
 nlm_wire() {
-	local sfx=$1 g=$2 s=$3 calls replies gm gs gres procs
+	local sfx=$1 g=$2 s=$3 getlk=$4 calls replies gm gs gres procs
 	calls=$(awk -v g="$g" -v s="$s" -v port="$NLM_PORT" \
 	    '$2 == g && $3 == s && $4 == port && $5 == 0 && $6 == 4 { c[$7]++ }
 	     END { printf "TEST %d LOCK %d CANCEL %d UNLOCK %d", c[1], c[2], c[3], c[4] }' \
@@ -744,12 +751,16 @@ nlm_wire() {
 	gres=$(awk -v g="$g" -v s="$s" \
 	    '$2 == g && $3 == s && $5 == 0 && $7 == 15 { c++ } END { print c + 0 }' \
 	    "$W/capture-nlm.txt")
-	# TEST only when a scenario used F_GETLK (the scenarios may be a subset).
-	procs=$(echo "$calls" | awk '{ print ($4 > 0 && $8 > 0) }')
+	# TEST only when the getlk scenario ran (the scenarios may be a
+	# subset): its F_GETLK through mount B is the server's to answer.
+	procs=$(echo "$calls" | awk -v getlk="$getlk" \
+	    '{ print ($4 > 0 && $8 > 0 && (getlk == 0 || $2 > 0)) }')
+	local want="LOCK and UNLOCK"
+	[ "$getlk" = 1 ] && want="TEST (the getlk scenario ran), LOCK and UNLOCK"
 	if [ "$procs" = 1 ] && [ "$replies" -gt 0 ]; then
 		check PASS "wire/nlm-calls$sfx" "NLM v4 calls guest $g -> $s port $NLM_PORT ($calls), $replies replies back"
 	else
-		check FAIL "wire/nlm-calls$sfx" "want NLM v4 LOCK and UNLOCK from the guest $g to $s port $NLM_PORT and replies; saw $calls, $replies replies"
+		check FAIL "wire/nlm-calls$sfx" "want NLM v4 $want from the guest $g to $s port $NLM_PORT and replies; saw $calls, $replies replies"
 	fi
 	if [ "$gm" -gt 0 ]; then
 		check PASS "wire/granted-callbacks$sfx" "$gm GRANTED_MSG callbacks server $s -> guest lockd $g, $gres GRANTED_RES back (sync GRANTED: $gs)"
@@ -764,8 +775,7 @@ nlm_wire() {
 nlm_wire_deadlck() {
 	local n
 	booted locks || return 0
-	[ "$E2E_SCENARIOS" = all ] ||
-	    case " $E2E_SCENARIOS " in *" deadlock "*) ;; *) return 0 ;; esac
+	scen_has "$E2E_SCENARIOS" deadlock || return 0
 	n=$(ts -Y "ip.src == $SRV_IP && ip.dst == $GUEST_IP && rpc.msgtyp == 1 && nlm.procedure_v4 == 2 && nlm.stat == 5" \
 	    -T fields -e frame.number | wc -l)
 	if [ "$n" -gt 0 ]; then
@@ -792,7 +802,9 @@ nlm_wire_v6_only() {
 	    -v g6="$GUEST_IP6" -v s6="$SRV_IP6" '
 	function inwin(t) { return t * 1000 >= t0 && t * 1000 < t1 }
 	function list(a,   n, l) { for (n in a) l = l (l == "" ? "" : ",") n; return l == "" ? "-" : l }
-	FILENAME ~ /nlm/ {
+	# By the name of the file itself: the work directory may hold "nlm".
+	FNR == 1 { file = FILENAME; sub(/.*\//, "", file) }
+	file == "capture-nlm.txt" {
 		if (!inwin($1)) next
 		if (($2 == g6 && $3 == s6) || ($2 == s6 && $3 == g6)) v6++
 		else if (($2 == g4 && $3 == s4) || ($2 == s4 && $3 == g4)) v4++
@@ -815,7 +827,7 @@ nlm_wire_v6_only() {
 }
 
 analyse_capture() {
-	local malformed
+	local malformed getlk
 	if [ ! -s "$CAP" ]; then
 		check FAIL "wire/capture" "no capture in $CAP"
 		return
@@ -835,11 +847,15 @@ analyse_capture() {
 	    >"$W/capture-nlm.txt"
 	# IPv4: the checks of every boot but locks-v6.
 	if cut -f1 "$W/boots" 2>/dev/null | grep -q -vx locks-v6; then
-		nlm_wire "" "$GUEST_IP" "$SRV_IP"
+		getlk=0
+		booted locks && scen_has "$E2E_SCENARIOS" getlk && getlk=1
+		nlm_wire "" "$GUEST_IP" "$SRV_IP" $getlk
 	fi
 	nlm_wire_deadlck
 	if booted locks-v6; then
-		nlm_wire -v6 "$GUEST_IP6" "$SRV_IP6"
+		getlk=0
+		scen_has "$E2E_SCENARIOS_V6" getlk && getlk=1
+		nlm_wire -v6 "$GUEST_IP6" "$SRV_IP6" $getlk
 		nlm_wire_v6_only
 	fi
 	malformed_selftest
@@ -1086,7 +1102,9 @@ function sec(x) { return sprintf("%.3f", x / 1000) }
 function inwin(t) { return ms(t) >= t0 && ms(t) < t1 }
 # nlmd logs whole ms: within 2 ms the end of grace came in the same turn.
 function gap(a, b) { d = a - b; return (d > -2 && d < 0) ? 0 : sprintf("%.0f", d) }
-FILENAME ~ /notify/ {
+# By the file's own name: $W's path may hold "notify" or "replies" too.
+FNR == 1 { file = FILENAME; sub(/.*\//, "", file) }
+file == "capture-notify.txt" {
 	if (!inwin($1)) next
 	if ($4 == 0 && $2 == s && $3 == g) {
 		ncall++
@@ -1105,7 +1123,7 @@ FILENAME ~ /notify/ {
 	}
 	next
 }
-FILENAME ~ /reclaims/ {
+file == "capture-reclaims.txt" {
 	if (!inwin($1) || ($2 != g && $2 != g2)) next
 	n = split($4, v, ",")
 	c = 0
@@ -1117,14 +1135,14 @@ FILENAME ~ /reclaims/ {
 	for (i = 1; i <= nx; i++) recxid[x[i]] = 1
 	next
 }
-FILENAME ~ /granted/ {
+file == "capture-granted.txt" {
 	if (inwin($1) && $2 == s && $3 == g && gend != "-" && ms($1) >= gend) {
 		ngranted++
 		if (!tgranted) tgranted = ms($1)
 	}
 	next
 }
-FILENAME ~ /replies/ {
+file == "capture-lock-replies.txt" {
 	if (!inwin($1) || ($2 != g && $2 != g2)) next
 	nx = split($3, x, ","); ns = split($4, y, ",")
 	for (i = 1; i <= nx && nx == ns; i++) {
@@ -1308,13 +1326,16 @@ summary() {
 	fake) log=fake-nlm.log ;;
 	*) log="ganesha.log, statd.log" ;;
 	esac
+	local skip skipped=
 	pass=$(grep -c '^PASS ' "$W/checks" 2>/dev/null)
 	fail=$(grep -c '^FAIL ' "$W/checks" 2>/dev/null)
+	skip=$(grep -c '^SKIP ' "$W/checks" 2>/dev/null)
+	[ "${skip:-0}" = 0 ] || skipped=", $skip skipped"
 	say "server $E2E_SERVER, $(elapsed) s in all"
 	if [ "${fail:-0}" != 0 ] || [ "${pass:-0}" = 0 ]; then
 		say "FAILED: kept $W (e2e.log, checks, console-*.log, $log, e2e.pcapng, capture-summary.txt)"
 	fi
-	echo "e2e: ${pass:-0} passed, ${fail:-0} failed"
+	echo "e2e: ${pass:-0} passed, ${fail:-0} failed$skipped"
 	[ "${fail:-0}" = 0 ] && [ "${pass:-0}" != 0 ]
 }
 
