@@ -579,8 +579,8 @@ grant_retry(struct ev_loop *loop, void *arg)
 	(void)loop;
 	if (g->g_send != NULL && g->g_proc == NLMPROC4_GRANTED)
 		grant_sync_keep(g, g->g_send);
-	else
-		nlm_send_cancel(g->g_send);
+	else		/* unanswered: it counts against the port */
+		nlm_send_expire(g->g_send);
 	g->g_send = NULL;
 	if (grant_left_ms(g, ev_now_ms()) > 0)
 		nlm->n_stats.cb_retried++;

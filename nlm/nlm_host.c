@@ -877,6 +877,12 @@ nlm_host_release_list(struct nlm_host *h, const char *why,
 		    "host %s: released %zu locks/shares (%s)",
 		    nlm_host_str(h, hs, sizeof(hs)), mine, why);
 	nlm_apply(res);
+	/*
+	 * It restarted (or is released as if): its lockd and statd may
+	 * listen on other ports now.  Cached, the old port took every
+	 * GRANTED_MSG to it until the cache entry expired (120 s).
+	 */
+	nlm_ports_forget(&h->h_addr);
 	return true;
 }
 

@@ -553,10 +553,19 @@ void		 nlm_send_start(struct nlm_send *, unsigned timeout_ms,
 		    unsigned tries, nlm_send_cb *cb, void *arg);
 /* Abandon a started send: its callback will not run; frees it. */
 void		 nlm_send_cancel(struct nlm_send *);
+/*
+ * Abandon a started send whose time is up unanswered (a GRANTED_MSG
+ * whose next copy is due): as nlm_send_cancel(), and, if it went out,
+ * counted against the port it went to like a call timed out.
+ */
+void		 nlm_send_expire(struct nlm_send *);
 /* Run cb(arg) instead of the callback a started send was given. */
 void		 nlm_send_set_cb(struct nlm_send *, nlm_send_cb *cb, void *arg);
-/* Forget the cached NLM port of a client (after failures). */
-void		 nlm_port_forget(const struct sockaddr_storage *, uint32_t vers);
+/*
+ * Forget what the port cache knows of a client's lockd (NLM 1, 3, 4) and
+ * statd: it restarted, and may listen elsewhere now.
+ */
+void		 nlm_ports_forget(const struct sockaddr_storage *);
 /* Free port cache entries that expired and wait for nothing. */
 void		 nlm_out_gc(void);
 /* The port cache: entries, and the longest chain (tests). */

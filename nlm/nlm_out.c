@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpc/sm_inter.h"
 #include "rpcout.h"
 #include "rpcsrv.h"
 #include "log.h"
@@ -249,23 +250,35 @@ nlm_send_new(const struct sockaddr_storage *peer, socklen_t peerlen,
 	return s;
 }
 
+/*
+ * What the end of a call sent to the cached port says of that port: an
+ * answer, that it is right; an error, or PORT_TIMEOUTS calls in a row
+ * unanswered, that it may be stale (the client's lockd or statd
+ * restarted elsewhere): looked up again at the next call.
+ */
+static void
+send_judge_port(const struct nlm_send *s, enum onc_out_status st)
+{
+	struct nlm_peer *p;
+
+	if ((p = peer_get(&s->s_peer, s->s_peerlen, s->s_prog, s->s_vers,
+	    false)) == NULL)
+		return;
+	if (st == ONC_OUT_OK)
+		p->p_timeouts = 0;
+	else if (st != ONC_OUT_TIMEDOUT || ++p->p_timeouts >= PORT_TIMEOUTS) {
+		p->p_port = 0;
+		p->p_timeouts = 0;
+	}
+}
+
 static void
 send_done(void *arg, enum onc_out_status st, XDR *res)
 {
 	struct nlm_send *s = arg;
-	struct nlm_peer *p;
 
 	s->s_xid = 0;
-	if ((p = peer_get(&s->s_peer, s->s_peerlen, s->s_prog, s->s_vers,
-	    false)) != NULL) {
-		if (st == ONC_OUT_OK)
-			p->p_timeouts = 0;
-		else if (st != ONC_OUT_TIMEDOUT ||
-		    ++p->p_timeouts >= PORT_TIMEOUTS) {
-			p->p_port = 0;
-			p->p_timeouts = 0;
-		}
-	}
+	send_judge_port(s, st);
 	if (s->s_cb != NULL)
 		s->s_cb(s->s_arg, st == ONC_OUT_OK, res);
 	send_free(s);
@@ -487,6 +500,14 @@ nlm_send_cancel(struct nlm_send *s)
 }
 
 void
+nlm_send_expire(struct nlm_send *s)
+{
+	if (s != NULL && s->s_waiton == NULL && s->s_xid != 0)
+		send_judge_port(s, ONC_OUT_TIMEDOUT);
+	nlm_send_cancel(s);
+}
+
+void
 nlm_send_set_cb(struct nlm_send *s, nlm_send_cb *cb, void *arg)
 {
 	s->s_cb = cb;
@@ -529,12 +550,22 @@ nlm_send_reflectable(struct nlm_send *s)
 }
 
 void
-nlm_port_forget(const struct sockaddr_storage *addr, uint32_t vers)
+nlm_ports_forget(const struct sockaddr_storage *addr)
 {
-	struct nlm_peer *p = peer_get(addr, 0, NLM_PROG, vers, false);
+	static const uint32_t pv[][2] = {
+		{ NLM_PROG, NLM_VERS }, { NLM_PROG, NLM_VERSX },
+		{ NLM_PROG, NLM4_VERS }, { SM_PROG, SM_VERS }
+	};
+	struct nlm_peer *p;
+	size_t i;
 
-	if (p != NULL)
-		p->p_port = 0;
+	for (i = 0; i < sizeof(pv) / sizeof(pv[0]); i++)
+		if ((p = peer_get(addr, 0, pv[i][0], pv[i][1], false)) !=
+		    NULL) {
+			p->p_port = 0;
+			p->p_timeouts = 0;
+			p->p_neg_until = 0;
+		}
 }
 
 void

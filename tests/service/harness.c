@@ -702,6 +702,22 @@ ts_cb_port(void)
 	return st_port_of(cb_fd);
 }
 
+void
+ts_cb_rebind(void)
+{
+	int fd = st_udp(0);
+
+	CU_ASSERT_FATAL(fd != -1);
+	close(cb_fd);
+	cb_fd = fd;
+}
+
+unsigned
+ts_nlm_lookups(void)
+{
+	return st_lookups[0];
+}
+
 uint16_t
 ts_cli_port(void)
 {

@@ -109,6 +109,13 @@ void		 ts_callback_reply(struct ts_call *c, nlm4_stats st);
 int		 ts_callback_void(nlm4_testargs *args);
 bool		 ts_no_callback(void);
 uint16_t	 ts_cb_port(void);
+/*
+ * The client's NLM moves to another port (its lockd restarted); the fake
+ * rpcbind gives the new one.  Nothing listens on the old one.
+ */
+void		 ts_cb_rebind(void);
+/* GETPORT queries for the client's NLM answered so far. */
+unsigned	 ts_nlm_lookups(void);
 uint16_t	 ts_cli_port(void);
 
 int		 ts_register_turn(void);

@@ -2906,6 +2906,128 @@ test_rv_cb_dropped_counted(void)
 	ts_stop();
 }
 
+/* Datagrams to port `port' in the fake sender's log from entry `from'. */
+static unsigned
+t_sends_to(uint16_t port, size_t from)
+{
+	unsigned n = 0;
+	size_t i;
+
+	for (i = from; i < fake_sends(); i++)
+		if (!fake_send_get(i)->fs_stream &&
+		    fake_send_get(i)->fs_dport == port)
+			n++;
+	return n;
+}
+
+/*
+ * hostA holds "f"; hostB's blocked LOCK (owner `oh') is granted by
+ * hostA's UNLOCK.  Returns after the UNLOCK's turn.
+ */
+static void
+t_grant_to_b(const char *oh)
+{
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, oh, "f", 0, 10, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 10),
+	    NLM4_GRANTED);
+}
+
+/*
+ * Seconds (of the loop's clock, 1 s steps) until a GRANTED_MSG reaches
+ * the client's NLM, taken with a void reply; -1: none within `max'.
+ */
+static int
+t_granted_msg_within(int max)
+{
+	nlm4_testargs ta;
+	int i;
+
+	for (i = 0; i <= max; i++) {
+		ts_pump();
+		if (ts_callback_void(&ta) == NLMPROC4_GRANTED_MSG) {
+			xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+			return i;
+		}
+		ts_advance(1000);
+	}
+	return -1;
+}
+
+/*
+ * A client that rebooted (SM_NOTIFY) has its lockd on another port: the
+ * next GRANTED_MSG goes there at once, its port looked up again.  Before
+ * (found by review), the port cached from before the reboot took every
+ * copy until its cache entry expired: 17 copies to the dead port, the
+ * first at the new one after 119 s.
+ */
+static void
+test_cb_port_after_reboot(void)
+{
+	uint16_t oldp;
+	unsigned lookups;
+	size_t mark;
+	int sec;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	t_grant_to_b("ownB");
+	CU_ASSERT_EQUAL(t_granted_msg_within(0), 0);
+	oldp = ts_cb_port();
+	ts_cb_rebind();
+	CU_ASSERT_EQUAL(ts_notified("hostB", 3), 1);
+	lookups = ts_nlm_lookups();
+	mark = fake_sends();
+	t_grant_to_b("ownB2");
+	sec = t_granted_msg_within(30);
+	printf("\n    after the reboot: GRANTED_MSG at the new port after %d "
+	    "s, %u to the old one, %u look-up(s)\n", sec,
+	    t_sends_to(oldp, mark), ts_nlm_lookups() - lookups);
+	CU_ASSERT_EQUAL(sec, 0);
+	CU_ASSERT_EQUAL(t_sends_to(oldp, mark), 0);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
+ * The client's lockd moved without a reboot we heard of: the copies of a
+ * GRANTED_MSG that go unanswered (each cancelled when the next is due)
+ * count against the cached port like calls that timed out, so that after
+ * three the port is looked up again -- the copy at 7 s reaches the new
+ * one.  Before (found by review) a cancelled copy counted for nothing:
+ * the old port took every copy for 120 s.
+ */
+static void
+test_cb_port_unanswered(void)
+{
+	uint16_t oldp;
+	size_t mark;
+	int sec;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	t_grant_to_b("ownB");
+	CU_ASSERT_EQUAL(t_granted_msg_within(0), 0);
+	CU_ASSERT_EQUAL(t_unlock("hostB", 2, "ownB", "f", 0, 10),
+	    NLM4_GRANTED);
+	oldp = ts_cb_port();
+	ts_cb_rebind();
+	mark = fake_sends();
+	t_grant_to_b("ownB2");
+	sec = t_granted_msg_within(30);
+	printf("\n    lockd moved: GRANTED_MSG at the new port after %d s, "
+	    "%u to the old one\n", sec, t_sends_to(oldp, mark));
+	CU_ASSERT(sec >= 0 && sec <= 8);
+	CU_ASSERT_EQUAL(t_sends_to(oldp, mark), 3);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 int
 ts_register_turn(void)
 {
@@ -2923,6 +3045,10 @@ ts_register_turn(void)
 	    test_lock_reply) == NULL ||
 	    CU_add_test(s, "GRANTED_MSG after the commit of the grant",
 	    test_granted_callback) == NULL ||
+	    CU_add_test(s, "a rebooted client's new lockd port is looked up",
+	    test_cb_port_after_reboot) == NULL ||
+	    CU_add_test(s, "three unanswered GRANTED_MSG copies: the port "
+	    "is looked up again", test_cb_port_unanswered) == NULL ||
 	    CU_add_test(s, "a non-blocking LOCK beside its own blocked one",
 	    test_nonblocking_beside_blocked) == NULL ||
 	    CU_add_test(s, "LOCK_RES after the commit", test_res_message) ==
