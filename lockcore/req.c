@@ -338,13 +338,20 @@ lk_lock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now)
 		return LK_BLOCKED;
 	} else
 		st = lk_lock_new(t, o, f, &r, req, now);
-	if ((st == LK_GRANTED || st == LK_BLOCKED) &&
+	if ((req->rq_block || req->rq_reclaim) &&
+	    (st == LK_GRANTED || st == LK_BLOCKED) &&
 	    (w = lk_waiter_match(o, f, &r, req->rq_excl, true)) != NULL) {
 		/*
 		 * Re-sent after the grant: the client has its answer now (or,
 		 * if the owner changed the range since and must wait again,
 		 * the new waiter supersedes the old grant).  Either way at
 		 * most one request per owner, file, range and mode exists.
+		 * Only a blocking request (or a reclaim, which says the
+		 * client holds the range) is one: a non-blocking LOCK of the
+		 * range (another thread of the process: the same owner) is
+		 * granted over the grant and leaves it, callback and all --
+		 * ended, its callback was cancelled and the thread blocked
+		 * in F_SETLKW waited for the client's next poll (30 s).
 		 */
 		lk_drop_udata(t, w->wa_udata);
 		lk_waiter_free(t, w);

@@ -691,8 +691,11 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 	m_set(m, o, f, s, e, m_mode(excl));
 	m_note(m, o, f, s, e, m_mode(excl));
 	m_grant_pass(m, f);
-	/* Re-sent after the grant: it ends, and o's waiters it held back. */
-	if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
+	/*
+	 * Re-sent after the grant (a blocking request only): it ends, and
+	 * o's waiters it held back.
+	 */
+	if (block && (i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
 		m_drop(m, m->w[i].id);
 		m_wremove(m, i);
 		m_grant_pass(m, f);

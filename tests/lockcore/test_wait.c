@@ -243,6 +243,48 @@ test_resent(void)
 }
 
 /*
+ * A non-blocking LOCK of the owner for the range of its unconfirmed grant
+ * (another thread of the process blocked in F_SETLKW was granted; this
+ * one asks with F_SETLK): granted, and the grant stays, its callback to
+ * go on; confirmed, it ends as usual.  Before (found by review) it ended
+ * the grant: the callback cancelled, the blocked thread left waiting for
+ * its client's next poll.  Refused, the undo keeps the bytes the
+ * non-blocking LOCK was granted.
+ */
+static void
+test_nonblocking_beside_grant(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(pending(), 1);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_FALSE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(pending(), 1);
+	CU_ASSERT_EQUAL(lt_confirm(t, lt_req(OB, "f", 0, 10, EX, BL)), LK_OK);
+	CU_ASSERT_EQUAL(pending(), 0);
+
+	/* The same, the grant refused: the F_SETLK's lock stays. */
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 10, EX, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 10, EX, BL)), LK_OK);
+	CU_ASSERT_EQUAL(pending(), 0);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_DENIED);
+}
+
+/*
  * Regression (fuzz_dispatch): a non-blocking LOCK for the range its owner
  * already waits for took the "re-sent while queued" path: BLOCKED for a
  * request that may not block, and the waiter's udata replaced by the
@@ -265,12 +307,14 @@ test_nonblocking_beside_queued(void)
 	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 10, EX, NB)), LK_OK);
 	CU_ASSERT_EQUAL_FATAL(lt_res->rs_ngranted, 1);
 	CU_ASSERT_PTR_EQUAL(lt_res->rs_granted[0].gr_udata, &u1);
-	/* Asked again without blocking once granted: held, confirmed. */
+	/*
+	 * Asked again without blocking once granted: held, and the grant
+	 * goes on to its answer (test_nonblocking_beside_grant()).
+	 */
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
 	    LK_GRANTED);
-	CU_ASSERT_TRUE(lt_dropped(&u1));
-	CU_ASSERT_EQUAL(pending(), 0);
-	CU_ASSERT_EQUAL(waiters(), 0);
+	CU_ASSERT_FALSE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(pending(), 1);
 }
 
 static void
@@ -2235,6 +2279,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "re-sent requests", test_resent) ||
 	    !CU_add_test(s, "a non-blocking LOCK beside its own queued one",
 	    test_nonblocking_beside_queued) ||
+	    !CU_add_test(s, "a non-blocking LOCK over its own unconfirmed "
+	    "grant leaves the grant", test_nonblocking_beside_grant) ||
 	    !CU_add_test(s, "cancel (queued, unconfirmed)", test_cancel) ||
 	    !CU_add_test(s, "unlock_cancel ends overlapping waits",
 	    test_unlock_cancel) ||
