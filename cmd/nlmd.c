@@ -321,6 +321,7 @@ nlm_config_from(const struct config *c, struct nlm_config *nc)
 	nc->nc_max_locks = c->max_locks;
 	nc->nc_max_locks_per_host = c->max_locks_per_host;
 	nc->nc_max_waiters_per_host = c->max_waiters_per_host;
+	nc->nc_max_waiters_per_owner = c->max_waiters_per_owner;
 	nc->nc_max_waiters = c->max_waiters;
 	nc->nc_max_shares = c->max_shares;
 	nc->nc_max_shares_per_host = c->max_shares_per_host;

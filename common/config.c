@@ -119,6 +119,7 @@ static const struct config_key config_table[] = {
 	KEY_UINT("callback-max-per-host", cb_max_per_host, 1, 1000000),
 	KEY_UINT("max-locks-per-host", max_locks_per_host, 1, 100000000),
 	KEY_UINT("max-waiters-per-host", max_waiters_per_host, 1, 100000000),
+	KEY_UINT("max-waiters-per-owner", max_waiters_per_owner, 1, 100000000),
 	KEY_UINT("max-locks", max_locks, 1, 1000000000),
 	KEY_UINT("max-waiters", max_waiters, 1, 100000000),
 	KEY_UINT("max-shares", max_shares, 1, 100000000),
@@ -190,6 +191,12 @@ config_defaults(struct config *c)
 	c->cb_max_per_host = 1024;
 	c->max_locks_per_host = 1000000;
 	c->max_waiters_per_host = 100000;
+	/*
+	 * An owner is a process on a client: its blocked requests are its
+	 * threads blocked in F_SETLKW.  Each look-up of one walks the
+	 * owner's list of them (lockcore.h, LIMITS).
+	 */
+	c->max_waiters_per_owner = 4096;
 	c->max_locks = 10000000;
 	c->max_waiters = 1000000;
 	c->max_shares = 1000000;

@@ -85,6 +85,7 @@ struct config {
 	unsigned	cb_max_per_host;	/* callback-max-per-host */
 	unsigned	max_locks_per_host;	/* max-locks-per-host */
 	unsigned	max_waiters_per_host;	/* max-waiters-per-host */
+	unsigned	max_waiters_per_owner;	/* max-waiters-per-owner */
 	unsigned	max_locks;		/* max-locks (all hosts) */
 	unsigned	max_hosts;		/* max-hosts */
 	unsigned	max_hosts_per_addr;	/* max-hosts-per-address */

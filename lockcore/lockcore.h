@@ -220,7 +220,9 @@
  *
  * LIMITS
  *   Limits count lock records (after merging), queued waiters and share
- *   reservations, per host and for the whole table; 0 means unlimited.  A
+ *   reservations, per host and for the whole table, and an owner's blocked
+ *   requests (queued, or granted and not yet confirmed: every look-up of
+ *   one walks its owner's list of them); 0 means unlimited.  A
  *   request that would exceed one gets LK_NOLOCKS and changes nothing; a
  *   split by UNLOCK counts too.  A request is queued only if the lock
  *   records, the queued requests (of the table, of its host) and the
@@ -325,6 +327,7 @@ struct lk_config {
 	size_t		 cf_max_locks_per_host;
 	size_t		 cf_max_waiters;	/* queued requests */
 	size_t		 cf_max_waiters_per_host;
+	size_t		 cf_max_waiters_per_owner; /* queued and unconfirmed */
 	size_t		 cf_max_shares;		/* share reservations */
 	size_t		 cf_max_shares_per_host;
 	enum lk_policy	 cf_policy;

@@ -58,15 +58,26 @@ lk_waiter_match(struct lk_owner *o, struct lk_file *f,
 	return NULL;
 }
 
+/*
+ * The owner's limit bounds its list (ow_waiters), which every look-up of
+ * one of its requests walks (lk_waiter_match(), and an UNLOCK's count of
+ * its requests): without it one owner with 100,000 waiters (the host's
+ * limit) made each re-sent LOCK of an old one cost 0.55 ms and their
+ * queueing 37 s in all (found by review).
+ */
 static bool
-lk_waiters_fit(const struct lk_table *t, const struct lk_host *ho)
+lk_waiters_fit(const struct lk_table *t, const struct lk_owner *o)
 {
 	const struct lk_config *cf = &t->t_cf;
+	const struct lk_host *ho = o->ow_host;
 
 	if (cf->cf_max_waiters != 0 && t->t_nwaiters >= cf->cf_max_waiters)
 		return false;
 	if (cf->cf_max_waiters_per_host != 0 &&
 	    ho->ho_nwaiters >= cf->cf_max_waiters_per_host)
+		return false;
+	if (cf->cf_max_waiters_per_owner != 0 &&
+	    o->ow_nwaiters + o->ow_npending >= cf->cf_max_waiters_per_owner)
 		return false;
 	return true;
 }
@@ -108,7 +119,7 @@ lk_waiter_queue(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 {
 	struct lk_waiter *w;
 
-	if (!lk_waiters_fit(t, o->ow_host) ||
+	if (!lk_waiters_fit(t, o) ||
 	    !lk_waiter_locks_fit(t, o->ow_host, need))
 		return LK_NOLOCKS;
 	if ((w = lk_alloc(t, sizeof(*w))) == NULL)

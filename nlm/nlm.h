@@ -51,6 +51,7 @@ struct nlm_config {
 	size_t		nc_max_locks;		/* lock-core limits */
 	size_t		nc_max_locks_per_host;
 	size_t		nc_max_waiters_per_host;
+	size_t		nc_max_waiters_per_owner;
 	size_t		nc_max_waiters;
 	size_t		nc_max_shares;
 	size_t		nc_max_shares_per_host;

@@ -99,6 +99,7 @@ nlm_table_new(const struct nlm_config *conf, const struct store_info *si)
 	lc.cf_max_locks = conf->nc_max_locks;
 	lc.cf_max_locks_per_host = conf->nc_max_locks_per_host;
 	lc.cf_max_waiters_per_host = conf->nc_max_waiters_per_host;
+	lc.cf_max_waiters_per_owner = conf->nc_max_waiters_per_owner;
 	lc.cf_max_waiters = conf->nc_max_waiters;
 	lc.cf_max_shares = conf->nc_max_shares;
 	lc.cf_max_shares_per_host = conf->nc_max_shares_per_host;

@@ -71,6 +71,7 @@ test_defaults(void)
 	CU_ASSERT_EQUAL(c.cb_max_per_host, 1024);
 	CU_ASSERT_EQUAL(c.max_locks_per_host, 1000000);
 	CU_ASSERT_EQUAL(c.max_waiters_per_host, 100000);
+	CU_ASSERT_EQUAL(c.max_waiters_per_owner, 4096);
 	CU_ASSERT_EQUAL(c.max_locks, 10000000);
 	CU_ASSERT_EQUAL(c.max_hosts, 100000);
 	CU_ASSERT_STRING_EQUAL(c.notify_name, "");
@@ -265,6 +266,7 @@ test_set_bounds(void)
 		{ "callback-max-per-host", "1", "1000000", "0", "1000001" },
 		{ "max-locks-per-host", "1", "100000000", "0", "100000001" },
 		{ "max-waiters-per-host", "1", "100000000", "0", "100000001" },
+		{ "max-waiters-per-owner", "1", "100000000", "0", "100000001" },
 		{ "max-locks", "1", "1000000000", "0", "1000000001" },
 		{ "max-hosts", "1", "10000000", "0", "10000001" },
 		{ "grace-period", "0", "86400", NULL, "86401" },

@@ -251,6 +251,44 @@ test_limits_grants(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/*
+ * max-waiters-per-owner: an owner's blocked requests, queued or granted
+ * and unconfirmed, are limited; another owner of the same host is not
+ * held to that one's count; a confirmed grant frees its place.  A re-sent
+ * request already queued is no new one: answered BLOCKED at the limit.
+ */
+static void
+test_limits_owner_waiters(void)
+{
+	struct lk_config cf;
+
+	lk_config_init(&cf);
+	cf.cf_max_waiters_per_owner = 2;
+	reset(&cf);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 2, 1, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 4, 1, EX, BL), &u3),
+	    LK_NOLOCKS);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 2, 1, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(1, 101, "ownerA2", "f", 4, 1, EX,
+	    BL), &u3), LK_BLOCKED);
+	/* Granted, not yet confirmed: they still count. */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 0, 3, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 6, 1, EX, BL), NULL),
+	    LK_NOLOCKS);
+	CU_ASSERT_EQUAL(lt_confirm(t, lt_req(OA, "f", 0, 1, EX, BL)), LK_OK);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 6, 1, EX, BL), NULL),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 struct lt_recs {
 	struct lk_record r[64];
 	size_t		 n;
@@ -985,6 +1023,8 @@ lt_register_misc(void)
 	    !CU_add_test(s, "host release", test_host_release) ||
 	    !CU_add_test(s, "file release", test_file_release) ||
 	    !CU_add_test(s, "limits", test_limits) ||
+	    !CU_add_test(s, "an owner's blocked requests are limited",
+	    test_limits_owner_waiters) ||
 	    !CU_add_test(s, "a host at its lock limit does not grow through "
 	    "grants", test_limits_grants) ||
 	    !CU_add_test(s, "load records", test_load) ||
