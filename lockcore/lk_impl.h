@@ -520,7 +520,7 @@ void	lk_pending_end_overlap(struct lk_table *t, struct lk_owner *o,
 	    struct lk_range *hull);
 size_t	lk_queued_count(const struct lk_owner *, const struct lk_file *,
 	    const struct lk_range *);
-void	lk_queued_end_overlap(struct lk_table *, struct lk_owner *,
+void	lk_queued_end_within(struct lk_table *, struct lk_owner *,
 	    struct lk_file *, const struct lk_range *);
 
 /* share.c */

@@ -516,10 +516,16 @@ enum lk_status lk_unlock(struct lk_table *t, const struct lk_lockreq *req,
 
 /*
  * UNLOCK as NLM means it: lk_unlock(), and also remove the owner's queued
- * requests on the file that overlap the range (their udata in rs_dropped).
- * A client unlocking a range has given up waiting for any part of it; left
- * queued, such a request would later be granted to nobody.  Returns as
- * lk_unlock(); on failure nothing changed.
+ * requests on the file that lie inside the range (their udata in
+ * rs_dropped): a client that unlocks all a request asked for (a process
+ * closing the file or exiting unlocks the whole file) has given up that
+ * request; left queued, it would later be granted to nobody.  One that
+ * only overlaps the range stays: the client gives one owner to all the
+ * threads of a process, and a thread unlocking a few bytes says nothing
+ * of another thread's F_SETLKW on a larger range (Linux lockd cancels only
+ * the request for exactly the range; before, nlmd cancelled every
+ * overlapping one, and that thread waited for its client's next poll).
+ * Returns as lk_unlock(); on failure nothing changed.
  */
 enum lk_status lk_unlock_cancel(struct lk_table *t,
 	    const struct lk_lockreq *req, uint64_t now,

@@ -417,7 +417,7 @@ lk_test(struct lk_table *t, const struct lk_lockreq *req,
 
 /*
  * Unlock r for o on f, end overlapping unconfirmed grants (and, with
- * `queued', o's overlapping queued requests), grant waiters.  Every drop
+ * `queued', o's queued requests inside r), grant waiters.  Every drop
  * is reserved first: after lk_free_range() nothing may fail.
  */
 static enum lk_status
@@ -435,7 +435,7 @@ lk_unlock_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		return st;
 	lk_pending_end_overlap(t, o, f, r, &d);
 	if (nq > 0)
-		lk_queued_end_overlap(t, o, f, r);
+		lk_queued_end_within(t, o, f, r);
 	/*
 	 * Only r changed, and the ranges of the grants that ended (o's
 	 * waiters held back by them lie there), unless queued requests

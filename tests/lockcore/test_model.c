@@ -787,9 +787,10 @@ m_unlock_cancel(struct m_run *m, int o, int f, int s, int e)
 
 	if (!m_locks_fit(m, o, f, s, e, 0, true))
 		return LK_NOLOCKS;
+	/* Its queued requests inside [s, e] (lk_unlock_cancel()). */
 	for (i = m->nw - 1; i >= 0; i--)
 		if (!m->w[i].granted && m->w[i].o == o && m->w[i].f == f &&
-		    m->w[i].s <= e && s <= m->w[i].e) {
+		    s <= m->w[i].s && m->w[i].e <= e) {
 			m_drop(m, m->w[i].id);
 			m_wremove(m, i);
 		}

@@ -371,6 +371,15 @@ test_unlock_cancel(void)
 	CU_ASSERT_EQUAL(lt_unlock_cancel(t, lt_req(OB, "f", 6, 0, SH, NB)),
 	    LK_OK);
 	CU_ASSERT_FALSE(lt_dropped(&u1));
+	/*
+	 * Nor does an unlock of a part of it: another thread of B's process
+	 * unlocked byte 3; B's F_SETLKW on [2,5) still waits (found by
+	 * review: it was dropped, and its callback with it).
+	 */
+	CU_ASSERT_EQUAL(lt_unlock_cancel(t, lt_req(OB, "f", 3, 1, SH, NB)),
+	    LK_OK);
+	CU_ASSERT_FALSE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(waiters(), 2);
 	/* Whole-file unlock by B ends its wait on [2,5), not C's. */
 	CU_ASSERT_EQUAL(lt_unlock_cancel(t, lt_req(OB, "f", 0, 0, SH, NB)),
 	    LK_OK);
@@ -2282,7 +2291,7 @@ lt_register_wait(void)
 	    !CU_add_test(s, "a non-blocking LOCK over its own unconfirmed "
 	    "grant leaves the grant", test_nonblocking_beside_grant) ||
 	    !CU_add_test(s, "cancel (queued, unconfirmed)", test_cancel) ||
-	    !CU_add_test(s, "unlock_cancel ends overlapping waits",
+	    !CU_add_test(s, "unlock_cancel ends the waits inside its range",
 	    test_unlock_cancel) ||
 	    !CU_add_test(s, "a grant's downgrade unblocks older waiters",
 	    test_grant_downgrade_chain) ||
