@@ -9,7 +9,8 @@
 #      ASan/UBSan build so memory errors in the server fail the run; the
 #      restart, control and NLM tests once more against the TSan build
 #   4. the Linux-client end-to-end test (skipped, with the reason, when
-#      qemu or namespaces are not usable)
+#      qemu or namespaces are not usable), and its negative control: the
+#      locks boot against a server that grants everything must fail
 # Every step is counted, and so is every test inside it: the CUnit
 # summaries of the unit-test binaries (every binary the build made:
 # build/*/tests/test-*) and the "NAME: N passed, M failed" lines of the
@@ -179,6 +180,50 @@ tsan_itest() {
 	    tsan_run bash "tests/integration/$1.sh"
 }
 
+# The e2e's negative control: the same locks boot against fake-nlm
+# (tests/e2e/fake-nlm.c), a server that answers "granted" to everything
+# and calls nothing back.  A suite that passed against it would check
+# nothing, so here every scenario must fail on its checks (not for want
+# of an answer), and so must wire/granted-callbacks and wire/deadlck,
+# while the guest boots and mounts.  run.sh's own output is shown behind
+# "| ", so that its summary and FAIL lines are not taken for this step's.
+e2e_negative() {
+	local w=$PWD/build/e2e-negative rc plan name np=0 nf=0
+	E2E_SERVER=fake E2E_MODES=locks E2E_WORK="$w" \
+	    E2E_CACHE="$PWD/build/e2e/cache" tests/e2e/run.sh >"$w.log" 2>&1
+	rc=$?
+	sed -e 's/^/| /' "$w.log"
+	if [ $rc = 77 ]; then
+		grep -m1 '^SKIP' "$w.log"
+		return 77
+	fi
+	nc() {
+		if "$@" >/dev/null 2>&1; then
+			echo "ok: $what"; np=$((np + 1))
+		else
+			echo "FAIL: $what"; nf=$((nf + 1))
+		fi
+	}
+	what="run.sh exits 1 against the fake server (exit $rc)"
+	nc test "$rc" = 1
+	what="the guest booted and mounted"
+	nc grep -q '^PASS locks/guest: ' "$w/checks"
+	plan=$(tr -d '\r' <"$w/console-locks.log" 2>/dev/null |
+	    sed -n 's/^LT: PLAN //p' | head -1)
+	what="locktest planned its scenarios ($(echo $plan | wc -w))"
+	nc test "$(echo $plan | wc -w)" -ge 10
+	for name in $plan; do
+		what="locks/$name fails on its checks"
+		nc grep -Eq "^FAIL locks/$name: .*: checks failed$" "$w/checks"
+	done
+	for name in granted-callbacks deadlck; do
+		what="wire/$name fails"
+		nc grep -q "^FAIL wire/$name: " "$w/checks"
+	done
+	echo "e2e negative control: $np passed, $nf failed"
+	[ $nf = 0 ]
+}
+
 fuzz() {
 	make -s -j"$JOBS" fuzz-bins || return 1
 	tests/fuzz/run.sh short
@@ -200,6 +245,8 @@ done
 if [ -x tests/e2e/run.sh ]; then
 	step "e2e (Linux client in qemu, asan nlmd)" \
 	    env NLMD="$PWD/build/asan/nlmd" tests/e2e/run.sh
+	step "e2e negative control (a grant-everything server must fail)" \
+	    e2e_negative
 fi
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "what the failed steps said of their failures:"
