@@ -151,6 +151,13 @@ jqcheck "--fh f2: carol's lock only" \
 rcheck "promtool check metrics: clean" \
     sh -c "promtool check metrics <'$W/metrics.txt'"
 metric() { awk -v k="$1" '$1 == k {print $2}' "$W/metrics.txt"; }
+# nlmctl(8)'s METRICS section names every family the server exposes, with
+# its type (a family added to the code and not to the page fails here).
+rcheck "metrics: every family is in nlmctl(8) with its type" \
+    awk 'FNR == NR { if ($1 == ".It" && $2 == "Li") doc[$3] = $5; next }
+	$1 == "#" && $2 == "TYPE" { n++; if (doc[$3] != $4) {
+		print "not in man/nlmctl.8 as a " $4 ": " $3; bad = 1 } }
+	END { exit bad || n < 40 }' "$ITEST_TOP/man/nlmctl.8" "$W/metrics.txt"
 rcheck "metrics: 5 LOCKs, 1 TEST received" test \
     "$(metric 'nlmd_nlm_requests_total{version="4",procedure="lock"}')" = 5 -a \
     "$(metric 'nlmd_nlm_requests_total{version="4",procedure="test"}')" = 1
