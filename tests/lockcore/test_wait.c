@@ -1875,6 +1875,45 @@ test_deadlock_search_bounded(void)
 }
 
 /*
+ * The request's own range counts against the search's bound: n owners
+ * that hold nothing wait on byte 0 of F behind h; then "x", which holds
+ * a lock on another file (so it can be waited for: a search runs), asks
+ * for byte 0 too.  Its search walked all n waiters whatever the bound
+ * (found by review: 100,000 of them, one host's limit, 17 ms a LOCK; a
+ * million 180 ms).  Now it stops at the bound and gives up, counted.
+ */
+static void
+test_deadlock_own_range_bounded(void)
+{
+	struct lk_lockreq rq;
+	uint64_t before, gave;
+	char oh[16];
+	int i, n = 100000;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(2, 1, "h", "F", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(3, 1, "x", "G", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	for (i = 0; i < n; i++) {
+		snprintf(oh, sizeof(oh), "w%d", i);
+		rq = lt_req(4 + (uint64_t)i / 50000, i, oh, "F", 0, 1, SH,
+		    BL);
+		rq.rq_udata = (void *)(intptr_t)(i + 1);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_BLOCKED);
+	}
+	before = counts().ct_queue_visits;
+	gave = counts().ct_deadlock_giveups;
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(3, 1, "x", "F", 0, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	printf("\n    a LOCK behind %d waiters: %llu visits, %llu searches "
+	    "given up ", n, (unsigned long long)(counts().ct_queue_visits -
+	    before), (unsigned long long)(counts().ct_deadlock_giveups - gave));
+	CU_ASSERT(counts().ct_queue_visits - before <= 65536 + 64);
+	CU_ASSERT_EQUAL(counts().ct_deadlock_giveups - gave, 1);
+}
+
+/*
  * A waiter held behind an older request of the requester's own is no
  * edge (deadlock.c, lk_dl_behind()), and finding that walks the
  * requester's waiters for each waiter of another owner that holds its
@@ -2255,6 +2294,8 @@ lt_register_wait(void)
 	    test_undo_at_limit) ||
 	    !CU_add_test(s, "deadlock: the search is bounded",
 	    test_deadlock_search_bounded) ||
+	    !CU_add_test(s, "deadlock: the request's own range counts",
+	    test_deadlock_own_range_bounded) ||
 	    !CU_add_test(s, "deadlock: the locks a search walks count",
 	    test_deadlock_search_locks_counted) ||
 	    !CU_add_test(s, "deadlock: a downgrade that closes a cycle",
