@@ -264,6 +264,18 @@ struct lk_weak {
 	bool		 wk_excl;	/* (into) the mode it took */
 };
 
+/*
+ * One owner's live locks on one file, in start order (lk_own_all()):
+ * kept up to date as locks are added and removed until the call ends.
+ */
+#define LK_OWNC	8
+struct lk_ownc {
+	const struct lk_owner *oc_o;	/* NULL: the slot is free */
+	const struct lk_file *oc_f;
+	struct lk_vec	 oc_v;		/* struct lk_lock * */
+	uint64_t	 oc_used;	/* t_ownc_clock when last asked */
+};
+
 struct lk_table {
 	struct lk_config t_cf;
 	struct lk_allocator t_al;
@@ -309,12 +321,8 @@ struct lk_table {
 	struct lk_result t_res;
 	/* scratch */
 	struct lk_vec	 t_tmp;		/* struct lk_lock * */
-	struct lk_vec	 t_own;		/* struct lk_lock *: lk_own_all() */
-	const struct lk_owner *t_own_o;	/* t_own holds this owner's locks */
-	const struct lk_file *t_own_f;	/* on this file (NULL: nothing) */
-	uint64_t	 t_own_gen;	/* as of this t_lgen */
-	uint64_t	 t_lgen;	/* every live or reclaimable lock
-					   added or removed counts one */
+	struct lk_ownc	 t_ownc[LK_OWNC]; /* lk_own_all() */
+	uint64_t	 t_ownc_clock;	/* its LRU stamps */
 	struct lk_vec	 t_rtmp;	/* struct lk_lock *, reclaimable */
 	struct lk_vec	 t_stack;	/* struct lk_owner * */
 	struct lk_vec	 t_touched;	/* struct lk_file * */
@@ -477,6 +485,8 @@ enum lk_status lk_free_range(struct lk_table *t, struct lk_owner *o,
 void	lk_outside(const struct lk_lock *l, const struct lk_range *r,
 	    struct lk_piece *p, size_t *np);
 void	lk_lock_remove(struct lk_table *t, struct lk_lock *l);
+void	lk_ownc_add(struct lk_table *t, struct lk_lock *l);
+void	lk_ownc_remove(struct lk_table *t, struct lk_lock *l);
 struct lk_lock *lk_lock_add(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, const struct lk_piece *p);
 

@@ -101,6 +101,8 @@ fail:
 void
 lk_table_destroy(struct lk_table *t)
 {
+	size_t i;
+
 	if (t == NULL)
 		return;
 	lk_objects_free(t);
@@ -116,7 +118,8 @@ lk_table_destroy(struct lk_table *t)
 	lk_vec_free(t, &t->t_granted);
 	lk_vec_free(t, &t->t_dropped);
 	lk_vec_free(t, &t->t_tmp);
-	lk_vec_free(t, &t->t_own);
+	for (i = 0; i < LK_OWNC; i++)
+		lk_vec_free(t, &t->t_ownc[i].oc_v);
 	lk_vec_free(t, &t->t_rtmp);
 	lk_vec_free(t, &t->t_stack);
 	lk_vec_free(t, &t->t_touched);
@@ -219,9 +222,11 @@ lk_begin(struct lk_table *t)
 	t->t_granted.v_len = 0;
 	t->t_dropped.v_len = 0;
 	t->t_weak.v_len = 0;
-	/* Owners and files may be freed below: forget whose locks t_own has. */
-	t->t_own_o = NULL;
-	t->t_own_f = NULL;
+	/* Owners and files may be freed below: forget whose locks t_ownc has. */
+	for (i = 0; i < LK_OWNC; i++) {
+		t->t_ownc[i].oc_o = NULL;
+		lk_vec_trim(t, &t->t_ownc[i].oc_v, sizeof(struct lk_lock *));
+	}
 	lk_vec_trim(t, &t->t_addl, sizeof(struct lk_lock *));
 	lk_vec_trim(t, &t->t_adds, sizeof(struct lk_share *));
 	lk_vec_trim(t, &t->t_added, sizeof(struct lk_record));

@@ -784,10 +784,32 @@ lk_check_host(const struct lk_host *ho)
 	    memcmp(sum, own, sizeof(sum)) == 0;
 }
 
+/*
+ * A kept collection of an owner's locks on a file (lk_own_all()) holds
+ * exactly its live locks there, in start order.
+ */
+static bool
+lk_check_ownc(const struct lk_ownc *c)
+{
+	const struct lk_lock *const *v = c->oc_v.v_data, *l;
+	size_t i, n = 0;
+
+	if (c->oc_o == NULL)
+		return true;
+	for (i = 0; i < c->oc_v.v_len; i++)
+		if (v[i]->lo_owner != c->oc_o || v[i]->lo_file != c->oc_f ||
+		    v[i]->lo_reclaim ||
+		    (i > 0 && v[i - 1]->lo_end >= v[i]->lo_start))
+			return false;
+	for (l = c->oc_o->ow_locks; l != NULL; l = l->lo_onext)
+		n += l->lo_file == c->oc_f;
+	return n == c->oc_v.v_len;
+}
+
 enum lk_status
 lk_table_check(const struct lk_table *ct)
 {
-	/* Only the scratch vectors t_tmp, t_own (and counters) are written. */
+	/* Only the scratch vectors t_tmp, t_ownc (and counters) are written. */
 	struct lk_table *t = (struct lk_table *)(uintptr_t)ct;
 	size_t fsum[LK_S_N] = { 0 }, hsum[LK_S_N] = { 0 }, tsum[LK_S_N], i;
 	size_t ndef = 0, n;
@@ -826,5 +848,8 @@ lk_table_check(const struct lk_table *ct)
 	if (!lk_slab_check(&t->t_lslab) || t->t_lslab.sl_nobj !=
 	    t->t_nlocks + t->t_nrlocks + t->t_nspare)
 		return LK_INVAL;
+	for (i = 0; i < LK_OWNC; i++)
+		if (!lk_check_ownc(&t->t_ownc[i]))
+			return LK_INVAL;
 	return LK_OK;
 }
