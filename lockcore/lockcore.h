@@ -833,6 +833,8 @@ int	lk_waiter_foreach(const struct lk_table *t, lk_waiter_cb cb, void *arg);
  * call) remembers where it stopped, even inside a file's locks.  The
  * table may change between calls: a record present for the whole walk is
  * reported exactly once, one added or removed meanwhile at most once.
+ * A call looks at 16 buckets of the file hash per record of its budget
+ * at most: a table whose files are gone reports nothing for a while.
  * (Buckets are visited in reverse-bit order, as Redis's SCAN does, which
  * survives the hash growing; inside a bucket files go in handle order;
  * inside a file locks go in key order and the walk resumes after the last

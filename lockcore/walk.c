@@ -337,18 +337,26 @@ lk_scan_file(const struct lk_file *f, const struct lk_scan_cbs *cbs)
 	return sn.sn_n;
 }
 
+/* v's bits in reverse order: in each byte, then the bytes. */
 static uint64_t
 lk_rev64(uint64_t v)
 {
-	uint64_t r = 0;
-	int i;
-
-	for (i = 0; i < 64; i++) {
-		r = (r << 1) | (v & 1);
-		v >>= 1;
-	}
-	return r;
+	v = ((v >> 1) & 0x5555555555555555ULL) |
+	    ((v & 0x5555555555555555ULL) << 1);
+	v = ((v >> 2) & 0x3333333333333333ULL) |
+	    ((v & 0x3333333333333333ULL) << 2);
+	v = ((v >> 4) & 0x0f0f0f0f0f0f0f0fULL) |
+	    ((v & 0x0f0f0f0f0f0f0f0fULL) << 4);
+	return __builtin_bswap64(v);
 }
+
+/*
+ * Buckets one call of lk_file_scan() visits at most, per record of its
+ * budget: the file hash never shrinks, so after a million files came and
+ * went a piece walked a million empty buckets, 250 ms of one loop turn
+ * (found by review).
+ */
+#define LK_SCAN_BUCKETS_PER_RECORD	16
 
 /* Handle order: bytewise, then shorter first. */
 static int
@@ -428,13 +436,14 @@ lk_file_scan(const struct lk_table *t, struct lk_scan *sc, size_t budget,
 	const struct lk_file *fv[64], **files;
 	const struct lk_obj *ob;
 	uint64_t m = h->h_mask;
-	size_t n = 0, nf, cap, i;
+	size_t n = 0, nf, cap, i, nb = 0;
 	bool filter, stopped = false;
 	int c;
 
 	if (budget == 0)
 		budget = 1;
-	while (!sc->sc_done && n < budget) {
+	while (!sc->sc_done && n < budget &&
+	    nb++ < budget * LK_SCAN_BUCKETS_PER_RECORD) {
 		filter = sc->sc_inbucket &&
 		    (sc->sc_cursor & sc->sc_bmask) == sc->sc_bbits;
 		/* The bucket's files, in handle order. */
