@@ -320,6 +320,25 @@ lk_ownc_find(const struct lk_vec *v, uint64_t s)
 }
 
 /*
+ * The next of the collections lk_own_all() keeps that holds live lock
+ * l's owner's locks on l's file, from slot *ip on; NULL: no more.
+ */
+static struct lk_ownc *
+lk_ownc_of(struct lk_table *t, const struct lk_lock *l, size_t *ip)
+{
+	struct lk_ownc *c;
+
+	if (l->lo_reclaim)
+		return NULL;
+	while (*ip < LK_OWNC) {
+		c = &t->t_ownc[(*ip)++];
+		if (c->oc_o == l->lo_owner && c->oc_f == l->lo_file)
+			return c;
+	}
+	return NULL;
+}
+
+/*
  * A live lock added: into the collections of its owner's locks on its
  * file that lk_own_all() keeps (out of memory, such a collection is
  * forgotten: collected again when next asked for).
@@ -329,14 +348,9 @@ lk_ownc_add(struct lk_table *t, struct lk_lock *l)
 {
 	struct lk_ownc *c;
 	struct lk_lock **v;
-	size_t i, at;
+	size_t i = 0, at;
 
-	if (l->lo_reclaim)
-		return;
-	for (i = 0; i < LK_OWNC; i++) {
-		c = &t->t_ownc[i];
-		if (c->oc_o != l->lo_owner || c->oc_f != l->lo_file)
-			continue;
+	while ((c = lk_ownc_of(t, l, &i)) != NULL) {
 		if (!lk_vec_reserve(t, &c->oc_v, sizeof(l), 1)) {
 			c->oc_o = NULL;
 			continue;
@@ -355,14 +369,9 @@ lk_ownc_remove(struct lk_table *t, struct lk_lock *l)
 {
 	struct lk_ownc *c;
 	struct lk_lock **v;
-	size_t i, at;
+	size_t i = 0, at;
 
-	if (l->lo_reclaim)
-		return;
-	for (i = 0; i < LK_OWNC; i++) {
-		c = &t->t_ownc[i];
-		if (c->oc_o != l->lo_owner || c->oc_f != l->lo_file)
-			continue;
+	while ((c = lk_ownc_of(t, l, &i)) != NULL) {
 		v = c->oc_v.v_data;
 		/* Starts are distinct but while a change is applied. */
 		for (at = lk_ownc_find(&c->oc_v, l->lo_start);

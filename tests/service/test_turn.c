@@ -2957,6 +2957,26 @@ t_granted_msg_within(int max)
 }
 
 /*
+ * hostB is granted a lock by callback, takes it and lets it go again
+ * (`unlock'); then its lockd moves to another port.  The old port.
+ */
+static uint16_t
+t_cb_then_rebind(bool unlock)
+{
+	uint16_t oldp;
+
+	t_begin(NLM_CB_MSG, 0);
+	t_grant_to_b("ownB");
+	CU_ASSERT_EQUAL(t_granted_msg_within(0), 0);
+	if (unlock)
+		CU_ASSERT_EQUAL(t_unlock("hostB", 2, "ownB", "f", 0, 10),
+		    NLM4_GRANTED);
+	oldp = ts_cb_port();
+	ts_cb_rebind();
+	return oldp;
+}
+
+/*
  * A client that rebooted (SM_NOTIFY) has its lockd on another port: the
  * next GRANTED_MSG goes there at once, its port looked up again.  Before
  * (found by review), the port cached from before the reboot took every
@@ -2973,11 +2993,7 @@ test_cb_port_after_reboot(void)
 
 	if (ts_skip())
 		return;
-	t_begin(NLM_CB_MSG, 0);
-	t_grant_to_b("ownB");
-	CU_ASSERT_EQUAL(t_granted_msg_within(0), 0);
-	oldp = ts_cb_port();
-	ts_cb_rebind();
+	oldp = t_cb_then_rebind(false);
 	CU_ASSERT_EQUAL(ts_notified("hostB", 3), 1);
 	lookups = ts_nlm_lookups();
 	mark = fake_sends();
@@ -3010,13 +3026,7 @@ test_cb_port_unanswered(void)
 
 	if (ts_skip())
 		return;
-	t_begin(NLM_CB_MSG, 0);
-	t_grant_to_b("ownB");
-	CU_ASSERT_EQUAL(t_granted_msg_within(0), 0);
-	CU_ASSERT_EQUAL(t_unlock("hostB", 2, "ownB", "f", 0, 10),
-	    NLM4_GRANTED);
-	oldp = ts_cb_port();
-	ts_cb_rebind();
+	oldp = t_cb_then_rebind(true);
 	mark = fake_sends();
 	t_grant_to_b("ownB2");
 	sec = t_granted_msg_within(30);
