@@ -346,6 +346,7 @@ conn_flush(struct ctl_conn *c)
 		conn_close(c);
 		return;
 	}
+again:
 	if (c->c_ready != NULL) {
 		if (!c->c_ready(c->c_ready_arg)) {
 			/*
@@ -369,6 +370,9 @@ conn_flush(struct ctl_conn *c)
 			c->c_fill = NULL;
 			conn_finish(c);
 		}
+		/* The piece holds itself until ready (its commit). */
+		if (c->c_ready != NULL)
+			goto again;
 	}
 	while (c->c_outoff < c->c_outlen) {
 		n = send(c->c_fd, c->c_out + c->c_outoff,

@@ -38,7 +38,9 @@ struct ctl_peer {
 typedef void	ctl_cmd_fn(struct ctl_conn *, const struct ctl_req *, void *arg);
 /*
  * Produce the next piece of body lines; return true when there is more,
- * false when done.  Called again once the piece has been written.
+ * false when done.  Called again once the piece has been written.  A
+ * piece that calls ctl_hold() is written once the hold is over (a piece
+ * of a release: once its commit is durable).
  */
 typedef bool	ctl_fill_fn(struct ctl_conn *, void *state);
 typedef void	ctl_free_fn(void *state);

@@ -50,6 +50,7 @@
 #include "version.h"
 
 #define CTL_PIECE	250	/* records per piece of a dump */
+#define CTL_REL_PIECE	1024	/* records released per piece */
 
 static char ctl_durability[16];
 static uint64_t ctl_started_unix;
@@ -638,17 +639,21 @@ ctl_owner_ids(struct nlm_host *h, void *arg)
 	ids[r->nids++] = h->h_id;
 }
 
-/* Release the records collected (locks: UNLOCK; shares: UNSHARE). */
+/*
+ * Release records [from, to) of those collected (locks: UNLOCK; shares:
+ * UNSHARE); how many were, and in *why the last refusal.
+ */
 static size_t
-ctl_rel_records(struct ctl_rel *r)
+ctl_rel_records(struct ctl_rel *r, size_t from, size_t to,
+    enum lk_status *why)
 {
 	const struct lk_result *res;
 	struct lk_lockreq lq;
 	struct lk_sharereq sq;
 	size_t i, n = 0;
-	enum lk_status st, why = LK_OK;
+	enum lk_status st;
 
-	for (i = 0; i < r->nrecs; i++) {
+	for (i = from; i < to; i++) {
 		const struct lk_record *rc = &r->recs[i];
 
 		if (rc->rc_kind == LK_REC_LOCK) {
@@ -677,23 +682,80 @@ ctl_rel_records(struct ctl_rel *r)
 			ctl_rel_line(r->conn, rc);
 			n++;
 		} else
-			why = st;
+			*why = st;
 		nlm_apply(res);
 	}
-	if (n < r->nrecs)
-		log_warnx("operator's release: %zu of %zu record(s) not "
-		    "released: %s", r->nrecs - n, r->nrecs, lk_strerror(why));
 	return n;
+}
+
+/*
+ * A release by file or by owner, in pieces of CTL_REL_PIECE records a
+ * turn, each piece's lines held until its commit is durable: released
+ * in one turn, 200,000 locks of a file held the loop 219 ms.  The
+ * records were collected when the command came; one that a client let
+ * go meanwhile is released again, which changes nothing.
+ */
+struct ctl_relp {
+	struct ctl_rel	 p_r;		/* p_r.recs: what to release */
+	size_t		 p_next;	/* the next record to release */
+	size_t		 p_done;	/* released */
+	enum lk_status	 p_why;		/* the last refusal */
+	char		 p_by[CTL_REQ_MAX + 8];	/* "fh=HEX", "owner=..." */
+	unsigned	 p_uid;
+	int		 p_pid;
+};
+
+static bool
+ctl_relp_fill(struct ctl_conn *c, void *arg)
+{
+	struct ctl_relp *p = arg;
+	size_t to;
+
+	if (nlm == NULL)
+		return false;
+	p->p_r.conn = c;
+	to = p->p_r.nrecs - p->p_next > CTL_REL_PIECE ?
+	    p->p_next + CTL_REL_PIECE : p->p_r.nrecs;
+	p->p_done += ctl_rel_records(&p->p_r, p->p_next, to, &p->p_why);
+	p->p_next = to;
+	ctl_hold_commit(c);
+	if (p->p_next < p->p_r.nrecs)
+		return true;
+	if (p->p_done < p->p_r.nrecs)
+		log_warnx("operator's release: %zu of %zu record(s) not "
+		    "released: %s", p->p_r.nrecs - p->p_done, p->p_r.nrecs,
+		    lk_strerror(p->p_why));
+	if (p->p_done > 0)
+		log_info("operator (uid %u, pid %d): released %zu lock(s)/"
+		    "share(s) by %s", p->p_uid, p->p_pid, p->p_done, p->p_by);
+	return false;
+}
+
+static void
+ctl_relp_free(void *arg)
+{
+	struct ctl_relp *p = arg;
+	size_t i;
+
+	if (p->p_next < p->p_r.nrecs)
+		log_warnx("operator's release by %s cut short (the connection "
+		    "or nlmd went away): %zu of %zu record(s) released",
+		    p->p_by, p->p_done, p->p_r.nrecs);
+	for (i = 0; i < p->p_r.nrecs; i++)
+		free((void *)(uintptr_t)p->p_r.recs[i].rc_oh);
+	free(p->p_r.recs);
+	free(p);
 }
 
 static void
 ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 {
 	struct ctl_rel r;
+	struct ctl_relp *rp;
 	const char *host, *addr, *fh, *owner, *v;
 	uint8_t fhb[1024];
 	long fhlen = 0;
-	size_t i, n;
+	size_t i;
 	int given;
 
 	(void)arg;
@@ -821,24 +883,26 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 			    r.oh, (size_t)r.ohlen, ctl_rel_keep, &r) != 0)
 				break;
 	}
+	free(r.ids);
+	r.ids = NULL;
 	/*
 	 * Some records not kept: none is released (a part of them, answered
 	 * as done, was before; and the records array was written past).
 	 */
-	if (r.nomem)
+	if (r.nomem || (rp = calloc(1, sizeof(*rp))) == NULL) {
+		for (i = 0; i < r.nrecs; i++)
+			free((void *)(uintptr_t)r.recs[i].rc_oh);
+		free(r.recs);
 		ctl_error(c, "release: out of memory: nothing released; try "
 		    "again");
-	else if ((n = ctl_rel_records(&r)) > 0)
-		log_info("operator (uid %u, pid %d): released %zu lock(s)/"
-		    "share(s) by %s=%s", (unsigned)ctl_peer(c)->uid,
-		    (int)ctl_peer(c)->pid, n, fh != NULL ? "fh" : "owner",
-		    fh != NULL ? fh : owner);
-	for (i = 0; i < r.nrecs; i++)
-		free((void *)(uintptr_t)r.recs[i].rc_oh);
-	free(r.recs);
-	free(r.ids);
-	if (!r.nomem)
-		ctl_hold_commit(c);
+		return;
+	}
+	rp->p_r = r;
+	(void)snprintf(rp->p_by, sizeof(rp->p_by), "%s=%s",
+	    fh != NULL ? "fh" : "owner", fh != NULL ? fh : owner);
+	rp->p_uid = (unsigned)ctl_peer(c)->uid;
+	rp->p_pid = (int)ctl_peer(c)->pid;
+	ctl_produce(c, ctl_relp_fill, rp, ctl_relp_free);
 }
 
 /* ---- grace ---- */

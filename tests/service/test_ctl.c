@@ -413,6 +413,87 @@ test_release_long_owner(void)
 	free(a);
 }
 
+/* Connect to the control socket and send `request' (its end shut). */
+static int
+tc_send(const char *request)
+{
+	struct sockaddr_un sun;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", tc_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&sun,
+	    sizeof(sun)) == 0);
+	CU_ASSERT_FATAL(send(fd, request, strlen(request), MSG_NOSIGNAL) ==
+	    (ssize_t)strlen(request));
+	(void)shutdown(fd, SHUT_WR);
+	return fd;
+}
+
+/*
+ * A release by file goes in pieces, one a turn, each piece's lines out
+ * once its commit is: 1,100 locks, commits held back by the test.  No
+ * line comes while a commit waits; when it completes, the lines of that
+ * piece (1,024 at most) do; then the next piece is released.  Before, a
+ * release by file or owner released everything in one turn (200,000
+ * locks of a file: 219 ms of the loop).
+ */
+static void
+test_release_pieces(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+	size_t pieces = 0, seen = 0, committed;
+	int fd, i, k;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	tc_begin();
+	tc_fill();
+	fake_store_defer(true);
+	fd = tc_send("nlmctl 1 release fh=66\n");
+	for (k = 0; k < 20 && !a->ended; k++) {
+		/* Turns with the commit held: nothing new may come. */
+		for (i = 0; i < 5; i++) {
+			ts_advance(5);
+			ts_turn();
+			tc_read(fd, a);
+		}
+		CU_ASSERT_EQUAL(a->lines, seen);
+		fake_store_complete();
+		committed = TC_NLOCKS - fake_store_nlocks();
+		for (i = 0; i < 5 && a->lines == seen && !a->ended; i++) {
+			ts_advance(5);
+			ts_turn();
+			tc_read(fd, a);
+		}
+		/* What came is what that commit made durable. */
+		CU_ASSERT(a->lines <= committed);
+		if (a->lines > seen)
+			pieces++;
+		seen = a->lines;
+	}
+	close(fd);
+	fake_store_defer(false);
+	printf("\n    %zu released in %zu pieces, at most %zu lines a turn ",
+	    a->lines, pieces, a->most);
+	CU_ASSERT(a->ok && a->ended && a->end == TC_NLOCKS);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\t"),
+	    TC_NLOCKS);
+	CU_ASSERT(pieces >= 2);
+	CU_ASSERT(a->most <= 1024);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	tc_end();
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -427,7 +508,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a release out of memory releases nothing",
 	    test_release_nomem) == NULL ||
 	    CU_add_test(s, "a release by an owner of 2,300 bytes",
-	    test_release_long_owner) == NULL)
+	    test_release_long_owner) == NULL ||
+	    CU_add_test(s, "a release by file in pieces, each after its "
+	    "commit", test_release_pieces) == NULL)
 		return -1;
 	return 0;
 }
