@@ -253,6 +253,8 @@ struct lk_host {
 	size_t		 ho_nshares;
 	size_t		 ho_nrlocks;	/* reclaimable */
 	size_t		 ho_nrshares;
+	size_t		 ho_over;	/* its splits past max-locks ... */
+	uint64_t	 ho_over_gen;	/* ... since t_over_gen was this */
 };
 
 /* An owner's hold on a file weakened in a range (deadlock.c). */
@@ -287,6 +289,8 @@ struct lk_table {
 	struct lk_zlist	 t_zhosts;
 	size_t		 t_nlocks;
 	size_t		 t_locks_peak;	/* most locks + t_nrlocks since reset */
+	uint64_t	 t_over_gen;	/* one more at each call begun with
+					   t_nlocks within max-locks */
 	size_t		 t_nwaiters;
 	size_t		 t_npending;
 	size_t		 t_nshares;

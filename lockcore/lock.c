@@ -553,6 +553,8 @@ lk_queued_conflict(struct lk_table *t, const struct lk_file *f,
  * lock while the client (Linux drops its own copy whatever the answer)
  * believes that part free -- yet splits cannot grow the table without
  * bound either (unlocking every other byte of one lock).  0: none.
+ * (Past max-locks itself, each host has its own such sixteenth:
+ * lk_split_credit().)
  */
 static size_t
 lk_limit(size_t max, bool unlock)
@@ -560,6 +562,41 @@ lk_limit(size_t max, bool unlock)
 	if (max == 0 || !unlock)
 		return max;
 	return max + max / 16 + 1 > max ? max + max / 16 + 1 : SIZE_MAX;
+}
+
+/*
+ * The records ho's unlock splits have added past max-locks since the
+ * table was last within it (at the start of a call).
+ */
+static size_t
+lk_split_over(const struct lk_table *t, const struct lk_host *ho)
+{
+	return ho->ho_over_gen == t->t_over_gen ? ho->ho_over : 0;
+}
+
+/*
+ * May ho's unlock split add `delta' records past max-locks?  Each host
+ * may go a sixteenth of what it holds over it, at least one record: one
+ * global allowance (a sixteenth of max-locks) could be used up by a few
+ * hosts splitting their own locks, and then a mid-range UNLOCK of any
+ * other host was refused, its lock kept whole while its client believed
+ * that part free (found by review: ten hosts filling the table did it).
+ * The table's overshoot stays bounded: at most a fifteenth of max-locks
+ * and one record per host.
+ */
+static bool
+lk_split_credit(const struct lk_table *t, const struct lk_host *ho,
+    long delta)
+{
+	return lk_split_over(t, ho) + (size_t)delta <= ho->ho_nlocks / 16 + 1;
+}
+
+/* ho's split added `delta' records with the table past max-locks. */
+static void
+lk_split_charge(struct lk_table *t, struct lk_host *ho, size_t delta)
+{
+	ho->ho_over = lk_split_over(t, ho) + delta;
+	ho->ho_over_gen = t->t_over_gen;
 }
 
 /* Would the lock counts stay within the limits after +delta? */
@@ -572,8 +609,9 @@ lk_locks_fit(const struct lk_table *t, const struct lk_host *ho, long delta,
 
 	if (delta <= 0)
 		return true;
-	if ((max = lk_limit(cf->cf_max_locks, unlock)) != 0 &&
-	    t->t_nlocks + (size_t)delta > max)
+	if ((max = cf->cf_max_locks) != 0 &&
+	    t->t_nlocks + (size_t)delta > max &&
+	    (!unlock || !lk_split_credit(t, ho, delta)))
 		return false;
 	if ((max = lk_limit(cf->cf_max_locks_per_host, unlock)) != 0 &&
 	    ho->ho_nlocks + (size_t)delta > max)
@@ -857,6 +895,9 @@ lk_free_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		return LK_NOLOCKS;
 	if (!lk_reserve(t, nrem + nrrem, n + nr))
 		return LK_NOMEM;
+	if (limits && nrem > n && t->t_cf.cf_max_locks != 0 &&
+	    t->t_nlocks + (nrem - n) > t->t_cf.cf_max_locks)
+		lk_split_charge(t, o->ow_host, nrem - n);
 	for (i = 0; i < n; i++)
 		lk_lock_remove(t, v[i]);
 	for (i = 0; i < nrem; i++)

@@ -224,7 +224,9 @@
  *   requests (queued, or granted and not yet confirmed: every look-up of
  *   one walks its owner's list of them); 0 means unlimited.  A
  *   request that would exceed one gets LK_NOLOCKS and changes nothing; a
- *   split by UNLOCK counts too.  A request is queued only if the lock
+ *   split by UNLOCK counts too, with some room: it may go a sixteenth
+ *   over a host's limit, and over max-locks a sixteenth of what that host
+ *   holds (each host its own: others' splits cannot use it up).  A request is queued only if the lock
  *   records, the queued requests (of the table, of its host) and the
  *   records it would add if granted now fit the lock limits (one that adds
  *   none, merging its owner's locks, always may), so granting a queued

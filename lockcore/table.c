@@ -222,6 +222,9 @@ lk_begin(struct lk_table *t)
 	t->t_granted.v_len = 0;
 	t->t_dropped.v_len = 0;
 	t->t_weak.v_len = 0;
+	/* Within max-locks: the hosts' split credits start again. */
+	if (t->t_cf.cf_max_locks == 0 || t->t_nlocks <= t->t_cf.cf_max_locks)
+		t->t_over_gen++;
 	/* Owners and files may be freed below: forget whose locks t_ownc has. */
 	for (i = 0; i < LK_OWNC; i++) {
 		t->t_ownc[i].oc_o = NULL;

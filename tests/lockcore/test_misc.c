@@ -252,6 +252,54 @@ test_limits_grants(void)
 }
 
 /*
+ * Past max-locks each host splits on its own credit: hosts 2-5 fill the
+ * table and then split their locks (unlocking their middle bytes) until
+ * refused; host 1's UNLOCK of the middle of its one lock still goes
+ * through.  Before (found by review) the hosts' splits used up the one
+ * allowance of a sixteenth of max-locks, host 1's UNLOCK got LK_NOLOCKS
+ * and its lock stayed whole while its client believed the middle free.
+ * The table's overshoot stays within a fifteenth and a record a host.
+ */
+static void
+test_limits_split_credit(void)
+{
+	struct lk_config cf;
+	struct lk_counts ct;
+	uint64_t h, i, start;
+	int split;
+
+	lk_config_init(&cf);
+	cf.cf_max_locks = 160;
+	reset(&cf);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(1, 1, "v", "f", 0, 1000, EX, NB),
+	    NULL), LK_GRANTED);
+	/* Hosts 2-5: 3-byte locks until the table is full. */
+	for (h = 2, i = 0; h <= 5; h++)
+		while (lt_lock(t, lt_req(h, 1, "a", "g", 1000 + 4 * i, 3, EX,
+		    NB), NULL) == LK_GRANTED)
+			i++;
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 160);
+	/* They split every lock they hold, as long as they may. */
+	for (split = 0, start = 1000; start < 1000 + 4 * i; start += 4) {
+		for (h = 2; h <= 5; h++)
+			if (lt_unlock(t, lt_req(h, 1, "a", "g", start + 1, 1, EX,
+			    NB)) == LK_OK && lt_res->rs_nadded == 2)
+				split++;
+	}
+	lk_table_counts(t, &ct);
+	printf("\n    %d splits, the table %zu locks past its limit of 160 ",
+	    split, (size_t)ct.ct_locks - 160);
+	CU_ASSERT(ct.ct_locks > 160);
+	CU_ASSERT(ct.ct_locks <= 160 + 160 / 15 + 5);
+	/* Host 1's own split: its credit is its own. */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(1, 1, "v", "f", 500, 1, EX, NB)),
+	    LK_OK);
+	CU_ASSERT_EQUAL(lt_nlocks(t, 1, 1, "v", "f"), 2);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
  * max-waiters-per-owner: an owner's blocked requests, queued or granted
  * and unconfirmed, are limited; another owner of the same host is not
  * held to that one's count; a confirmed grant frees its place.  A re-sent
@@ -1073,6 +1121,8 @@ lt_register_misc(void)
 	    !CU_add_test(s, "limits", test_limits) ||
 	    !CU_add_test(s, "an owner's blocked requests are limited",
 	    test_limits_owner_waiters) ||
+	    !CU_add_test(s, "past max-locks each host splits on its own "
+	    "credit", test_limits_split_credit) ||
 	    !CU_add_test(s, "a host at its lock limit does not grow through "
 	    "grants", test_limits_grants) ||
 	    !CU_add_test(s, "load records", test_load) ||

@@ -125,6 +125,12 @@ struct m_run {
 	int		 nw0;
 	int		 tg[MW * 4], ntg;	/* the table's, this step */
 	int		 td[MW * 4], ntd;
+	/*
+	 * Records each host's unlock splits added past the locks limit since
+	 * a step began with the table within it (the table's split credit,
+	 * lk_split_credit() in lock.c).
+	 */
+	size_t		 over[4];
 };
 
 /* A stored record with its own copies of the bytes. */
@@ -552,7 +558,8 @@ m_delta(const struct m_run *m, int o, int f, int s, int e, int mode)
 
 /*
  * Would o's records fit the limits once its bytes [s, e] of f are `mode'
- * (0: unlocked)?  `unlock': with an unlock's sixteenth.
+ * (0: unlocked)?  `unlock': with an unlock's sixteenth over the host's
+ * limit, and over the table's its host's credit.
  */
 static bool
 m_locks_fit(const struct m_run *m, int o, int f, int s, int e, int mode,
@@ -560,7 +567,6 @@ m_locks_fit(const struct m_run *m, int o, int f, int s, int e, int mode,
 {
 	size_t max[2], have[2];
 	long delta;
-	int i;
 
 	if (m->lim == NULL || (delta = m_delta(m, o, f, s, e, mode)) <= 0)
 		return true;
@@ -568,13 +574,29 @@ m_locks_fit(const struct m_run *m, int o, int f, int s, int e, int mode,
 	max[1] = m->lim->locks_host;
 	have[0] = m_nrecs(m, 0);
 	have[1] = m_nrecs(m, m_owners[o].host);
-	for (i = 0; i < 2; i++) {
-		if (max[i] != 0 && unlock)
-			max[i] += max[i] / 16 + 1;
-		if (max[i] != 0 && have[i] + (size_t)delta > max[i])
-			return false;
-	}
+	/* Past the table's limit a split has its host's credit only. */
+	if (max[0] != 0 && have[0] + (size_t)delta > max[0] &&
+	    (!unlock || m->over[m_owners[o].host] + (size_t)delta >
+	    have[1] / 16 + 1))
+		return false;
+	if (max[1] != 0 && unlock)
+		max[1] += max[1] / 16 + 1;
+	if (max[1] != 0 && have[1] + (size_t)delta > max[1])
+		return false;
 	return true;
+}
+
+/* o's split of [s, e] of f goes ahead: charge its host's credit. */
+static void
+m_split_charge(struct m_run *m, int o, int f, int s, int e)
+{
+	long delta;
+
+	if (m->lim == NULL || m->lim->locks == 0 ||
+	    (delta = m_delta(m, o, f, s, e, 0)) <= 0 ||
+	    m_nrecs(m, 0) + (size_t)delta <= m->lim->locks)
+		return;
+	m->over[m_owners[o].host] += (size_t)delta;
 }
 
 /* Is there room for one more queued request of o? */
@@ -766,6 +788,7 @@ m_unlock(struct m_run *m, int o, int f, int s, int e)
 
 	if (!m_locks_fit(m, o, f, s, e, 0, true))
 		return LK_NOLOCKS;
+	m_split_charge(m, o, f, s, e);
 	m_set(m, o, f, s, e, 0);
 	for (b = s; b <= e; b++)
 		m->rheld[f][b][o] = 0;
@@ -1733,6 +1756,7 @@ m_restart(struct m_run *m)
 		old[j].r = old[i].r;
 	}
 	lk_table_destroy(m->t);
+	memset(m->over, 0, sizeof(m->over));
 	lk_config_init(&cf);
 	cf.cf_policy = m->fifo ? LK_POLICY_FIFO : LK_POLICY_BARGE;
 	cf.cf_token_seed = m->max_token;
@@ -2094,6 +2118,10 @@ m_step(struct m_run *m)
 	memcpy(m->w0, m->w, sizeof(m->w));
 	m->nw0 = m->nw;
 	memcpy(m->held0, m->held, sizeof(m->held0));
+	/* The table starts the hosts' split credits again (lk_begin()). */
+	if (m->lim == NULL || m->lim->locks == 0 ||
+	    m_nrecs(m, 0) <= m->lim->locks)
+		memset(m->over, 0, sizeof(m->over));
 	if (m_rand(m, 3000) == 0) {
 		m_restart(m);
 		return before == m->failures;
