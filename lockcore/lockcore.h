@@ -478,10 +478,11 @@ const char *lk_strerror(enum lk_status st);
  *                leaves the waiter and its udata alone.
  *   LK_DENIED    conflict and !rq_block; rs_holder says with what.
  *   LK_DEADLOCK  conflict, rq_block, and waiting would deadlock (the
- *                search is bounded: past some 65,536 queued waiters and
- *                locks looked at, those of the request's own range
- *                included, with no cycle found by then, it gives up and
- *                the request queues; counted in ct_deadlock_giveups).
+ *                search is bounded: past some 65,536 queued waiters of
+ *                the request's own range, or as many waiters and locks
+ *                looked at beyond it, with no cycle found by then, it
+ *                gives up and the request queues; counted in
+ *                ct_deadlock_giveups).
  *   LK_NOLOCKS   a limit would be exceeded.
  *   LK_GRACE     in grace, the request meets another owner's reclaimable
  *                record, or it would have to wait while overlapping its
