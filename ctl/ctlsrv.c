@@ -813,14 +813,17 @@ ctl_srv_free(struct ctl_srv *s)
 	/*
 	 * An answer held for a commit that the stop has made durable since
 	 * (the daemon drains its last turns first) goes out if the socket
-	 * takes it now: the release it reports did happen.  The rest is cut
-	 * off (no end line).
+	 * takes it now: the release it reports did happen.  So does a held
+	 * piece of one being produced (a release in pieces), with no piece
+	 * after it: before, the lines of that committed piece were lost.
+	 * The rest is cut off (no end line).
 	 */
 	for (c0 = s->s_conns; c0 != NULL; c0 = next) {
 		next = c0->c_next;
-		if (c0->c_ready != NULL && c0->c_fill == NULL &&
-		    c0->c_ready(c0->c_ready_arg))
+		if (c0->c_ready != NULL && c0->c_ready(c0->c_ready_arg)) {
+			c0->c_fill = NULL;	/* c_free frees its state */
 			conn_flush(c0);		/* may close it */
+		}
 	}
 	while (s->s_conns != NULL)
 		conn_close(s->s_conns);

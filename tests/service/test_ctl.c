@@ -494,6 +494,51 @@ test_release_pieces(void)
 	free(a);
 }
 
+/*
+ * nlmd stops in the middle of a release in pieces: the piece whose commit
+ * the stop made durable is answered (its lines, no end line, so that
+ * nlmctl does not take it for all), and nothing more is released.
+ * Before (found by review), that piece's lines were dropped with the
+ * connection: locks released and committed, and not a line said so.
+ */
+static void
+test_release_stop_mid(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+	int fd, i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	tc_begin();
+	tc_fill();
+	fake_store_defer(true);
+	fd = tc_send("nlmctl 1 release fh=66\n");
+	for (i = 0; i < 5; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fd, a);
+	}
+	CU_ASSERT_EQUAL(a->lines, 0);
+	/* The stop: the last turns committed, then the control server. */
+	fake_store_defer(false);
+	fake_store_complete();
+	nlm_drain();
+	ctl_srv_free(tc_srv);
+	tc_srv = NULL;
+	tc_read(fd, a);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT(ct.ct_locks > 0 && ct.ct_locks < TC_NLOCKS);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\t"),
+	    TC_NLOCKS - ct.ct_locks);
+	CU_ASSERT(!a->ended);
+	close(fd);
+	tc_end();
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -510,7 +555,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a release by an owner of 2,300 bytes",
 	    test_release_long_owner) == NULL ||
 	    CU_add_test(s, "a release by file in pieces, each after its "
-	    "commit", test_release_pieces) == NULL)
+	    "commit", test_release_pieces) == NULL ||
+	    CU_add_test(s, "a stop in the middle of a release answers what "
+	    "it released", test_release_stop_mid) == NULL)
 		return -1;
 	return 0;
 }
