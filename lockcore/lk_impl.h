@@ -533,9 +533,9 @@ void	lk_pending_end_overlap(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r,
 	    struct lk_range *hull);
 size_t	lk_queued_count(const struct lk_owner *, const struct lk_file *,
-	    const struct lk_range *);
-void	lk_queued_end_within(struct lk_table *, struct lk_owner *,
-	    struct lk_file *, const struct lk_range *);
+	    const struct lk_range *, bool overlap);
+void	lk_queued_end(struct lk_table *, struct lk_owner *, struct lk_file *,
+	    const struct lk_range *, bool overlap);
 
 /* share.c */
 void	lk_share_remove(struct lk_table *t, struct lk_share *s);

@@ -535,6 +535,17 @@ enum lk_status lk_unlock_cancel(struct lk_table *t,
 	    const struct lk_result **resp);
 
 /*
+ * An operator's release of a lock record (nlmctl release): as
+ * lk_unlock_cancel(), but every queued request of the owner on the file
+ * that overlaps the range goes: the operator releases what a client gone
+ * for good held, and its requests reaching past it would be granted to
+ * nobody.
+ */
+enum lk_status lk_release_range(struct lk_table *t,
+	    const struct lk_lockreq *req, uint64_t now,
+	    const struct lk_result **resp);
+
+/*
  * CANCEL a blocked request: the owner's waiter on the file with the same
  * range and mode is removed (its udata in rs_dropped) and LK_OK returned.
  * Failing that, an unconfirmed grant with the same range and mode is

@@ -415,16 +415,24 @@ lk_test(struct lk_table *t, const struct lk_lockreq *req,
 	return lk_finish(t, lk_test_do(t, req), resp);
 }
 
+/* Which of the owner's queued requests an unlock ends. */
+enum lk_unlock_queued {
+	LK_UQ_NONE,		/* none (lk_unlock) */
+	LK_UQ_WITHIN,		/* those inside the range (lk_unlock_cancel) */
+	LK_UQ_OVERLAP		/* those overlapping it (lk_release_range) */
+};
+
 /*
- * Unlock r for o on f, end overlapping unconfirmed grants (and, with
- * `queued', o's queued requests inside r), grant waiters.  Every drop
- * is reserved first: after lk_free_range() nothing may fail.
+ * Unlock r for o on f, end overlapping unconfirmed grants (and, as `q'
+ * says, o's queued requests), grant waiters.  Every drop is reserved
+ * first: after lk_free_range() nothing may fail.
  */
 static enum lk_status
 lk_unlock_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
-    const struct lk_range *r, uint64_t now, bool queued)
+    const struct lk_range *r, uint64_t now, enum lk_unlock_queued q)
 {
-	size_t nq = queued ? lk_queued_count(o, f, r) : 0;
+	size_t nq = q == LK_UQ_NONE ? 0 :
+	    lk_queued_count(o, f, r, q == LK_UQ_OVERLAP);
 	struct lk_range d = *r;
 	enum lk_status st;
 
@@ -435,7 +443,7 @@ lk_unlock_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 		return st;
 	lk_pending_end_overlap(t, o, f, r, &d);
 	if (nq > 0)
-		lk_queued_end_within(t, o, f, r);
+		lk_queued_end(t, o, f, r, q == LK_UQ_OVERLAP);
 	/*
 	 * Only r changed, and the ranges of the grants that ended (o's
 	 * waiters held back by them lie there), unless queued requests
@@ -449,7 +457,7 @@ lk_unlock_range(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 
 static enum lk_status
 lk_unlock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
-    bool queued)
+    enum lk_unlock_queued q)
 {
 	struct lk_range r;
 	struct lk_file *f;
@@ -461,7 +469,7 @@ lk_unlock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
 	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
 	    (o = lk_req_owner(t, req)) == NULL)
 		return LK_OK;
-	return lk_unlock_range(t, o, f, &r, now, queued);
+	return lk_unlock_range(t, o, f, &r, now, q);
 }
 
 enum lk_status
@@ -469,7 +477,7 @@ lk_unlock(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
     const struct lk_result **resp)
 {
 	lk_begin(t);
-	return lk_finish_at(t, lk_unlock_do(t, req, now, false), now,
+	return lk_finish_at(t, lk_unlock_do(t, req, now, LK_UQ_NONE), now,
 	    resp);
 }
 
@@ -478,7 +486,16 @@ lk_unlock_cancel(struct lk_table *t, const struct lk_lockreq *req,
     uint64_t now, const struct lk_result **resp)
 {
 	lk_begin(t);
-	return lk_finish_at(t, lk_unlock_do(t, req, now, true), now,
+	return lk_finish_at(t, lk_unlock_do(t, req, now, LK_UQ_WITHIN), now,
+	    resp);
+}
+
+enum lk_status
+lk_release_range(struct lk_table *t, const struct lk_lockreq *req,
+    uint64_t now, const struct lk_result **resp)
+{
+	lk_begin(t);
+	return lk_finish_at(t, lk_unlock_do(t, req, now, LK_UQ_OVERLAP), now,
 	    resp);
 }
 

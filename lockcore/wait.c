@@ -770,37 +770,42 @@ lk_pending_end_overlap(struct lk_table *t, struct lk_owner *o,
 	}
 }
 
-/* Is w queued on f for a range inside r? */
+/* Is w queued on f for a range inside r (`overlap': overlapping r)? */
 static bool
-lk_queued_within(const struct lk_waiter *w, const struct lk_file *f,
-    const struct lk_range *r)
+lk_queued_in(const struct lk_waiter *w, const struct lk_file *f,
+    const struct lk_range *r, bool overlap)
 {
-	return !w->wa_granted && w->wa_file == f &&
-	    w->wa_start >= r->r_start && w->wa_end <= r->r_end;
+	if (w->wa_granted || w->wa_file != f)
+		return false;
+	return overlap ? lk_overlaps(w->wa_start, w->wa_end, r->r_start,
+	    r->r_end) : w->wa_start >= r->r_start && w->wa_end <= r->r_end;
 }
 
 size_t
 lk_queued_count(const struct lk_owner *o, const struct lk_file *f,
-    const struct lk_range *r)
+    const struct lk_range *r, bool overlap)
 {
 	const struct lk_waiter *w;
 	size_t n = 0;
 
 	for (w = o->ow_waiters; w != NULL; w = w->wa_onext)
-		n += lk_queued_within(w, f, r);
+		n += lk_queued_in(w, f, r, overlap);
 	return n;
 }
 
-/* Remove o's queued requests on f inside r (t_dropped reserved). */
+/*
+ * Remove o's queued requests on f inside r (`overlap': overlapping r;
+ * t_dropped reserved).
+ */
 void
-lk_queued_end_within(struct lk_table *t, struct lk_owner *o,
-    struct lk_file *f, const struct lk_range *r)
+lk_queued_end(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
+    const struct lk_range *r, bool overlap)
 {
 	struct lk_waiter *w, *next;
 
 	for (w = o->ow_waiters; w != NULL; w = next) {
 		next = w->wa_onext;
-		if (lk_queued_within(w, f, r)) {
+		if (lk_queued_in(w, f, r, overlap)) {
 			lk_deadlock_note_leave(t, w);
 			lk_drop_udata(t, w->wa_udata);
 			lk_waiter_free(t, w);

@@ -666,7 +666,7 @@ ctl_rel_records(struct ctl_rel *r, size_t from, size_t to,
 			lq.rq_fhlen = rc->rc_fhlen;
 			lq.rq_start = rc->rc_start;
 			lq.rq_len = rc->rc_len;
-			st = lk_unlock_cancel(nlm->n_table, &lq, ev_now_ms(),
+			st = lk_release_range(nlm->n_table, &lq, ev_now_ms(),
 			    &res);
 		} else {
 			memset(&sq, 0, sizeof(sq));

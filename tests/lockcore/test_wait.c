@@ -394,6 +394,32 @@ test_unlock_cancel(void)
 	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 0);
 }
 
+/*
+ * An operator's release (lk_release_range) of B's lock [0,10) also ends
+ * B's queued request [5,20) that reaches past it, which an UNLOCK from
+ * the client leaves (another of its threads may be waiting there):
+ * released for a client gone for good, it would be granted to nobody.
+ */
+static void
+test_release_range_overlap(void)
+{
+	struct lk_lockreq rq;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 15, 5, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 5, 15, EX, BL), &u1),
+	    LK_BLOCKED);
+	rq = lt_req(OB, "f", 0, 10, EX, NB);
+	CU_ASSERT_EQUAL(lk_release_range(t, &rq, 3, &lt_res), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(waiters(), 0);
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 0);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 static void
 test_deadlock2(void)
 {
@@ -2411,6 +2437,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "cancel (queued, unconfirmed)", test_cancel) ||
 	    !CU_add_test(s, "unlock_cancel ends the waits inside its range",
 	    test_unlock_cancel) ||
+	    !CU_add_test(s, "an operator's release ends the waits it overlaps",
+	    test_release_range_overlap) ||
 	    !CU_add_test(s, "a grant's downgrade unblocks older waiters",
 	    test_grant_downgrade_chain) ||
 	    !CU_add_test(s, "re-sent after change replaces the grant",
