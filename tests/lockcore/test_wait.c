@@ -1944,6 +1944,17 @@ test_grant_pass_owner_locks(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/* A fresh FIFO table: h holds F byte 0, x holds G byte 0. */
+static void
+dl_h_and_x(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(2, 1, "h", "F", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(3, 1, "x", "G", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+}
+
 /*
  * The request's own range counts against the search's bound: n owners
  * that hold nothing wait on byte 0 of F behind h; then "x", which holds
@@ -1960,11 +1971,7 @@ test_deadlock_own_range_bounded(void)
 	char oh[16];
 	int i, n = 100000;
 
-	reset(LK_POLICY_FIFO);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(2, 1, "h", "F", 0, 1, EX, NB), NULL),
-	    LK_GRANTED);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(3, 1, "x", "G", 0, 1, EX, NB), NULL),
-	    LK_GRANTED);
+	dl_h_and_x();
 	for (i = 0; i < n; i++) {
 		snprintf(oh, sizeof(oh), "w%d", i);
 		rq = lt_req(4 + (uint64_t)i / 50000, i, oh, "F", 0, 1, SH,
@@ -1997,11 +2004,7 @@ test_deadlock_own_locks_in_range(void)
 	struct lk_lockreq rq;
 	int i, n = 70000;
 
-	reset(LK_POLICY_FIFO);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(2, 1, "h", "F", 0, 1, EX, NB), NULL),
-	    LK_GRANTED);
-	CU_ASSERT_EQUAL(lt_lock(t, lt_req(3, 1, "x", "G", 0, 1, EX, NB), NULL),
-	    LK_GRANTED);
+	dl_h_and_x();
 	for (i = 0; i < n; i++) {
 		rq = lt_req(3, 1, "x", "F", 1 + 2 * (uint64_t)i, 1, SH, NB);
 		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_GRANTED);

@@ -176,17 +176,13 @@ tc_read(int fd, struct tc_answer *a)
 	a->lines = lines;
 }
 
-/*
- * Ask `request' and turn the loop one turn at a time until the answer has
- * ended (or 200 turns passed).
- */
-static void
-tc_ask(const char *request, struct tc_answer *a)
+/* Connect to the control socket and send `request' (its end shut). */
+static int
+tc_send(const char *request)
 {
 	struct sockaddr_un sun;
-	int fd, i;
+	int fd;
 
-	memset(a, 0, sizeof(*a));
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", tc_path);
@@ -197,6 +193,20 @@ tc_ask(const char *request, struct tc_answer *a)
 	CU_ASSERT_FATAL(send(fd, request, strlen(request), MSG_NOSIGNAL) ==
 	    (ssize_t)strlen(request));
 	(void)shutdown(fd, SHUT_WR);
+	return fd;
+}
+
+/*
+ * Ask `request' and turn the loop one turn at a time until the answer has
+ * ended (or 200 turns passed).
+ */
+static void
+tc_ask(const char *request, struct tc_answer *a)
+{
+	int fd, i;
+
+	memset(a, 0, sizeof(*a));
+	fd = tc_send(request);
 	/* The clock moves on: a held answer is polled by a timer. */
 	for (i = 0; i < 200 && !a->ended; i++) {
 		ts_advance(5);
@@ -413,25 +423,6 @@ test_release_long_owner(void)
 	free(a);
 }
 
-/* Connect to the control socket and send `request' (its end shut). */
-static int
-tc_send(const char *request)
-{
-	struct sockaddr_un sun;
-	int fd;
-
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", tc_path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	CU_ASSERT_FATAL(fd != -1);
-	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&sun,
-	    sizeof(sun)) == 0);
-	CU_ASSERT_FATAL(send(fd, request, strlen(request), MSG_NOSIGNAL) ==
-	    (ssize_t)strlen(request));
-	(void)shutdown(fd, SHUT_WR);
-	return fd;
-}
 
 /*
  * A release by file goes in pieces, one a turn, each piece's lines out
