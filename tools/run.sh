@@ -27,9 +27,16 @@ if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
 		sleep 0.1
 	done
 fi
-# Only what this script started is stopped, by pid.
+# Only what this script started is stopped, by pid: nlmd first, and
+# rpcbind once nlmd has exited, so that nlmd takes its registrations back
+# from a running rpcbind (from one that is stopping, libtirpc finds its
+# Unix socket gone and falls back to loopback TCP, whose address cache
+# leaks).
 cleanup() {
-	[ -n "$nlmd_pid" ] && kill "$nlmd_pid" 2>/dev/null
+	if [ -n "$nlmd_pid" ]; then
+		kill "$nlmd_pid" 2>/dev/null
+		wait "$nlmd_pid" 2>/dev/null
+	fi
 	[ -n "$rpcbind_pid" ] && kill "$rpcbind_pid" 2>/dev/null
 	wait 2>/dev/null
 }
