@@ -296,6 +296,7 @@ put_str(struct xbuf *x, const char *s)
 /* -A: AUTH_SYS credentials (uid 0, gid 0) on every call, as the Linux
  * client sends them and as an NFS server's NLM may require. */
 static bool g_authsys;
+static const char *g_prefix = "bench";	/* -n: client host names */
 
 static void
 put_callhdr(struct xbuf *x, uint32_t xid, uint32_t prog, uint32_t vers,
@@ -1036,8 +1037,8 @@ client_init(struct run *r, struct client *c, unsigned i)
 
 	memset(c, 0, sizeof(*c));
 	c->c_idx = i;
-	snprintf(c->c_name, sizeof(c->c_name), "bench-%u", i);
-	snprintf(c->c_oh, sizeof(c->c_oh), "%u@bench-%u", 1000 + i, i);
+	snprintf(c->c_name, sizeof(c->c_name), "%s-%u", g_prefix, i);
+	snprintf(c->c_oh, sizeof(c->c_oh), "%u@%s-%u", 1000 + i, g_prefix, i);
 	switch (r->r_mode) {
 	case M_CONTENDED:
 		snprintf(c->c_fh, sizeof(c->c_fh), "nlmbench-%s-contended",
@@ -1255,10 +1256,10 @@ report(const struct opts *o, const char *mode, const struct stats *st,
 	if (st->nlat > 0)	/* lat is NULL when nothing was measured */
 		qsort(st->lat, st->nlat, sizeof(*st->lat), cmp_u32);
 	printf("mode=%s proto=%s clients=%u secs=%.2f ops=%" PRIu64
-	    " ops_s=%.0f p50_us=%u p99_us=%u rpc_s=%.0f", mode,
+	    " ops_s=%.0f p50_us=%u p99_us=%u max_us=%u rpc_s=%.0f", mode,
 	    o->udp ? "udp" : "tcp", o->clients, st->wall, st->ops,
 	    (double)st->ops / w, pct(st, 0.50), pct(st, 0.99),
-	    (double)st->rpcs / w);
+	    pct(st, 1.0), (double)st->rpcs / w);
 	if (strcmp(mode, "contended") == 0)
 		printf(" granted=%" PRIu64 " denied=%" PRIu64, st->granted,
 		    st->denied);
@@ -1979,7 +1980,7 @@ usage(FILE *f)
 	    "                [-w warmup-secs] [-m mode] [-k held-locks]\n"
 	    "                [-P server-pid] [-b blackhole-addr] [-r rounds]"
 	    " [-R] [-K] [-S]\n"
-	    "                [-A] [-E export] [-N nice]\n"
+	    "                [-A] [-E export] [-N nice] [-n name-prefix]\n"
 	    "  modes: null test lockunlock contended hold blackhole queue\n"
 	    "  -R  (blackhole) black-hole the client's rpcbind, not its NLM\n"
 	    "  -K  (hold) leave the held locks held at the end (restart "
@@ -1989,6 +1990,7 @@ usage(FILE *f)
 	    "  -S  (queue) shared waiters on -k distinct bytes behind an "
 	    "exclusive lock\n"
 	    "  -A  AUTH_SYS credentials (uid 0) instead of AUTH_NONE\n"
+	    "  -n  client i's caller_name is PREFIX-i (default bench)\n"
 	    "  -E  lock real files of this NFSv3 export (MOUNT + CREATE at "
 	    "-a) by handle\n");
 }
@@ -2025,7 +2027,7 @@ main(int argc, char **argv)
 	char tag[32];
 	int ch;
 
-	while ((ch = getopt(argc, argv, "Aa:b:c:E:hk:Km:N:p:P:r:RSt:uw:")) != -1)
+	while ((ch = getopt(argc, argv, "Aa:b:c:E:hk:Km:n:N:p:P:r:RSt:uw:")) != -1)
 		switch (ch) {
 		case 'A': g_authsys = true; break;
 		case 'a': o.addr = optarg; break;
@@ -2041,6 +2043,11 @@ main(int argc, char **argv)
 		case 'r': o.rounds = (unsigned)parse_num(optarg, 1, 16); break;
 		case 'R': o.bh_rpcbind = true; break;
 		case 'K': o.keep = true; break;
+		case 'n':
+			if (strlen(optarg) == 0 || strlen(optarg) > 16)
+				die("-n: 1 to 16 characters");
+			g_prefix = optarg;
+			break;
 		case 'S': o.qshared = true; break;
 		case 'N':
 			o.qnice = strcmp(optarg, "idle") == 0 ? QNICE_IDLE :
