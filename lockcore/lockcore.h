@@ -618,6 +618,21 @@ enum lk_status lk_host_release(struct lk_table *t, uint64_t host,
 	    uint64_t now, const struct lk_result **resp);
 
 /*
+ * Release a host in pieces (so that one with a million locks does not
+ * hold everyone else up): every waiter and unconfirmed grant of the host
+ * at the first call (no waiter of it is granted by what a piece frees),
+ * and up to `max' of its locks, shares and reclaimable records a call.
+ * *leftp (when not NULL) is how many of those remain; the caller calls
+ * again until 0, and must meanwhile add nothing to the host (no LOCK or
+ * SHARE of it), or that would go with the next piece.  Reports as
+ * lk_host_release().  Returns LK_OK (also when the host is unknown:
+ * *leftp 0) or LK_NOMEM (nothing released, *leftp 0).
+ */
+enum lk_status lk_host_release_some(struct lk_table *t, uint64_t host,
+	    uint64_t now, size_t max, size_t *leftp,
+	    const struct lk_result **resp);
+
+/*
  * Release every lock, share, waiter and unconfirmed grant on one file
  * (admin).  Returns LK_OK (also for an unknown file) or LK_INVAL.
  */

@@ -106,6 +106,81 @@ lk_host_release(struct lk_table *t, uint64_t host, uint64_t now,
 	    resp);
 }
 
+/*
+ * lk_host_release_some(): the host's waiters and unconfirmed grants all at
+ * once, then up to `max' of its locks, shares and reclaimable records.
+ */
+static enum lk_status
+lk_host_release_some_do(struct lk_table *t, uint64_t id, uint64_t now,
+    size_t max, size_t *leftp)
+{
+	struct lk_owner *o;
+	struct lk_waiter *w;
+	struct lk_host *ho;
+	size_t n = 0, recs;
+
+	*leftp = 0;
+	if ((ho = lk_host_find(t, id)) == NULL)
+		return LK_OK;
+	recs = ho->ho_nlocks + ho->ho_nshares + ho->ho_nrlocks +
+	    ho->ho_nrshares;
+	if (max > recs)
+		max = recs;
+	t->t_touched.v_len = 0;
+	if (!lk_reserve(t, 0, max) ||
+	    !lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
+	    ho->ho_nwaiters + ho->ho_npending) ||
+	    !lk_vec_reserve(t, &t->t_touched, sizeof(struct lk_file *),
+	    max + ho->ho_nwaiters))
+		return LK_NOMEM;
+	t->t_mark++;
+	/*
+	 * Waiters first, every one: granted a lock the pieces freed, one
+	 * would come back to the host that is going.
+	 */
+	for (o = ho->ho_owners; o != NULL; o = o->ow_hnext)
+		while ((w = o->ow_waiters) != NULL) {
+			if (!w->wa_granted)
+				lk_file_touch(t, w->wa_file, w->wa_start,
+				    w->wa_end);
+			lk_drop_udata(t, w->wa_udata);
+			lk_waiter_free(t, w);
+		}
+	for (o = ho->ho_owners; o != NULL && n < max; o = o->ow_hnext) {
+		for (; o->ow_locks != NULL && n < max; n++) {
+			lk_file_touch(t, o->ow_locks->lo_file,
+			    o->ow_locks->lo_start, o->ow_locks->lo_end);
+			lk_lock_remove(t, o->ow_locks);
+		}
+		for (; o->ow_shares != NULL && n < max; n++)
+			lk_share_remove(t, o->ow_shares);
+		/* No waiter waits for a reclaimable record: nothing to touch. */
+		for (; o->ow_recl != NULL && n < max; n++) {
+			if (o->ow_recl->re_locks != NULL)
+				lk_lock_remove(t, o->ow_recl->re_locks);
+			else
+				lk_share_remove(t, o->ow_recl->re_shares);
+		}
+	}
+	*leftp = recs - n;
+	lk_touched_grant(t, now);
+	return LK_OK;
+}
+
+enum lk_status
+lk_host_release_some(struct lk_table *t, uint64_t host, uint64_t now,
+    size_t max, size_t *leftp, const struct lk_result **resp)
+{
+	size_t left;
+	enum lk_status st;
+
+	lk_begin(t);
+	st = lk_host_release_some_do(t, host, now, max, &left);
+	if (leftp != NULL)
+		*leftp = st == LK_OK ? left : 0;
+	return lk_finish_at(t, st, now, resp);
+}
+
 static enum lk_status
 lk_file_release_do(struct lk_table *t, const void *fh, size_t fhlen)
 {

@@ -120,6 +120,9 @@ struct nlm_counters {
 					   ignored */
 	uint64_t	release_failed;	/* a host's release out of memory:
 					   host kept */
+	uint64_t	release_pieces;	/* hosts released in pieces */
+	uint64_t	release_refused; /* their LOCK/SHARE meanwhile:
+					   DENIED_GRACE_PERIOD */
 	uint64_t	hosts;		/* gauge: hosts known */
 	uint64_t	hosts_refused;	/* max-hosts or max-hosts-per-address */
 	uint64_t	cb_inflight;	/* gauge: grants awaiting acknowledgement */

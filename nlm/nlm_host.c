@@ -837,29 +837,66 @@ nlm_host_restore(const struct store_host *sh)
 	return 0;
 }
 
-bool
-nlm_host_release(struct nlm_host *h, const char *why)
+/* The records a piece of a release takes: a turn's budget. */
+static size_t
+nlm_release_piece(void)
 {
-	return nlm_host_release_list(h, why, NULL, NULL);
+	return nlm->n_conf.nc_turn_changes > 0 ? nlm->n_conf.nc_turn_changes :
+	    NLM_TURN_CHANGES;
 }
 
-bool
-nlm_host_release_list(struct nlm_host *h, const char *why,
+static void	nlm_release_next(struct ev_loop *, void *);
+
+static void
+nlm_releasing_add(struct nlm_host *h)
+{
+	struct nlm_host **pp;
+
+	for (pp = &nlm->n_releasing; *pp != NULL; pp = &(*pp)->h_rnext)
+		;
+	h->h_rnext = NULL;
+	*pp = h;
+	if (!ev_timer_armed(&nlm->n_rel_timer) && ev_timer_set(nlm->n_loop,
+	    &nlm->n_rel_timer, 0, nlm_release_next, NULL) == -1)
+		fatalx("cannot arm the release timer");
+}
+
+static void
+nlm_releasing_remove(struct nlm_host *h)
+{
+	struct nlm_host **pp;
+
+	for (pp = &nlm->n_releasing; *pp != NULL; pp = &(*pp)->h_rnext)
+		if (*pp == h) {
+			*pp = h->h_rnext;
+			break;
+		}
+	h->h_rnext = NULL;
+	h->h_releasing = NULL;
+}
+
+/*
+ * A piece of h's release: its waiters and up to `max' of its records
+ * (all of them: SIZE_MAX), each(record, arg) for every one of its own.
+ */
+static enum nlm_rel
+nlm_host_release_piece(struct nlm_host *h, const char *why, size_t max,
     void (*each)(const struct lk_record *, void *), void *arg)
 {
 	const struct lk_result *res;
 	enum lk_status st;
-	size_t i, mine = 0;
+	size_t i, mine = 0, left;
 	char hs[300];
 
-	st = lk_host_release(nlm->n_table, h->h_id, ev_now_ms(), &res);
+	st = lk_host_release_some(nlm->n_table, h->h_id, ev_now_ms(), max,
+	    &left, &res);
 	if (st != LK_OK) {
 		/* LK_NOMEM: nothing changed, the host must stay to retry. */
 		nlm->n_stats.release_failed++;
 		log_rl_warnx(&rl_release_failed,
 		    "host %s: cannot release what it holds (%s): %s; kept",
 		    nlm_host_str(h, hs, sizeof(hs)), why, lk_strerror(st));
-		return false;
+		return NLM_REL_FAILED;
 	}
 	/*
 	 * Its own records only: a waiter of another host granted by the
@@ -872,17 +909,114 @@ nlm_host_release_list(struct nlm_host *h, const char *why,
 			if (each != NULL)
 				each(&res->rs_removed[i], arg);
 		}
-	if (mine > 0 || res->rs_ndropped > 0)
+	if (h->h_releasing == NULL) {
+		h->h_rel_n = 0;
+		/*
+		 * It restarted (or is released as if): its lockd and statd
+		 * may listen on other ports now.  Cached, the old port took
+		 * every GRANTED_MSG to it until the cache entry expired
+		 * (120 s).
+		 */
+		nlm_ports_forget(&h->h_addr);
+	}
+	h->h_rel_n += mine;
+	nlm_apply(res);
+	if (left > 0) {
+		if (h->h_releasing == NULL) {
+			h->h_releasing = why;
+			nlm->n_stats.release_pieces++;
+			nlm_releasing_add(h);
+			log_rl_info(&rl_released, "host %s: releasing %zu more "
+			    "locks/shares (%s), %zu a turn",
+			    nlm_host_str(h, hs, sizeof(hs)), left, why,
+			    nlm_release_piece());
+		}
+		return NLM_REL_GOING;
+	}
+	if (h->h_releasing != NULL)
+		nlm_releasing_remove(h);
+	if (h->h_rel_n > 0 || res->rs_ndropped > 0)
 		log_rl_info(&rl_released,
 		    "host %s: released %zu locks/shares (%s)",
-		    nlm_host_str(h, hs, sizeof(hs)), mine, why);
-	nlm_apply(res);
-	/*
-	 * It restarted (or is released as if): its lockd and statd may
-	 * listen on other ports now.  Cached, the old port took every
-	 * GRANTED_MSG to it until the cache entry expired (120 s).
-	 */
-	nlm_ports_forget(&h->h_addr);
+		    nlm_host_str(h, hs, sizeof(hs)), h->h_rel_n, why);
+	return NLM_REL_DONE;
+}
+
+/* The next piece of the first host released in pieces; then the next. */
+static void
+nlm_release_next(struct ev_loop *loop, void *arg)
+{
+	struct nlm_host *h = nlm->n_releasing;
+
+	(void)arg;
+	if (h == NULL)
+		return;
+	/* This turn did a turn's worth (the first piece, say): the next. */
+	if (ev_turn_full_p(loop)) {
+		if (ev_timer_set(loop, &nlm->n_rel_timer, 0, nlm_release_next,
+		    NULL) == -1)
+			fatalx("cannot arm the release timer");
+		return;
+	}
+	switch (nlm_host_release_piece(h, h->h_releasing, nlm_release_piece(),
+	    NULL, NULL)) {
+	case NLM_REL_FAILED:
+		if (ev_timer_set(loop, &nlm->n_rel_timer, 1000,
+		    nlm_release_next, NULL) == -1)
+			fatalx("cannot arm the release timer");
+		return;
+	case NLM_REL_DONE:
+		if (h->h_rel_forget) {
+			h->h_rel_forget = false;
+			nlm_host_forget(h);
+		}
+		break;
+	case NLM_REL_GOING:
+		/* The others' turn: to the end of the line. */
+		if (h->h_rnext != NULL) {
+			nlm->n_releasing = h->h_rnext;
+			nlm_releasing_add(h);
+		}
+		break;
+	}
+	if (nlm->n_releasing != NULL && ev_timer_set(loop, &nlm->n_rel_timer,
+	    0, nlm_release_next, NULL) == -1)
+		fatalx("cannot arm the release timer");
+}
+
+enum nlm_rel
+nlm_host_release(struct nlm_host *h, const char *why)
+{
+	return nlm_host_release_piece(h, why, nlm_release_piece(), NULL, NULL);
+}
+
+bool
+nlm_host_release_forget(struct nlm_host *h, const char *why)
+{
+	switch (nlm_host_release(h, why)) {
+	case NLM_REL_FAILED:
+		return false;
+	case NLM_REL_GOING:
+		h->h_rel_forget = true;
+		return true;
+	default:
+		nlm_host_forget(h);
+		return true;
+	}
+}
+
+bool
+nlm_host_release_list(struct nlm_host *h, const char *why,
+    void (*each)(const struct lk_record *, void *), void *arg)
+{
+	if (nlm_host_release_piece(h, why, SIZE_MAX, each, arg) ==
+	    NLM_REL_FAILED)
+		return false;
+	/* It finished a release whose host was to go: the sweep takes it. */
+	if (h->h_rel_forget) {
+		h->h_rel_forget = false;
+		h->h_seen = 0;
+	}
 	return true;
 }
 
@@ -915,10 +1049,8 @@ nlm_host_restarted(struct nlm_host *h, int32_t state, unsigned *unchanged)
 			(*unchanged)++;
 		return 0;
 	}
-	if (!nlm_host_release(h, "status monitor: host restarted"))
-		return 0;
-	nlm_host_forget(h);
-	return 1;
+	return nlm_host_release_forget(h, "status monitor: host restarted") ?
+	    1 : 0;
 }
 
 /* Remember that the host (address, name) left (see n_gone). */

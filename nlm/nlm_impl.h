@@ -100,6 +100,11 @@ struct nlm_host {
 	struct nlm_host		*h_lnext, *h_lprev; /* every host, oldest
 						   first, and the cursors */
 	bool			 h_cursor;	/* a cursor's place: no host */
+	const char		*h_releasing;	/* why, while released in
+						   pieces; NULL: not */
+	bool			 h_rel_forget;	/* forgotten once released */
+	size_t			 h_rel_n;	/* records released so far */
+	struct nlm_host		*h_rnext;	/* n_releasing list */
 };
 
 /*
@@ -299,6 +304,9 @@ struct nlm_service {
 	size_t			 n_ngrants;
 	char			 n_myname[256];	/* caller_name in GRANTED */
 	struct ev_timer		 n_gc;
+	struct nlm_host		*n_releasing;	/* released in pieces, in
+						   turn (h_rnext) */
+	struct ev_timer		 n_rel_timer;	/* their next piece */
 	struct nlm_counters	 n_stats;
 	uint64_t		 n_started_ms;	/* ev_now_ms() at nlm_init() */
 };
@@ -421,16 +429,36 @@ socklen_t	 nlm_addr_from_store(const struct store_addr *sa,
  * 0, or -1 when out of memory or the record is unusable (logged).
  */
 int		 nlm_host_restore(const struct store_host *);
+/* How a release of a host went (nlm_host_release()). */
+enum nlm_rel {
+	NLM_REL_FAILED,		/* out of memory: nothing released */
+	NLM_REL_DONE,		/* everything, now */
+	NLM_REL_GOING		/* its waiters now, the rest in pieces */
+};
 /*
- * Release everything the host holds in the lock table (staged).  false
- * when the lock table is out of memory: nothing was released (logged,
- * counted in release_failed), and the host must not be forgotten -- its
- * locks would outlive every way to release them.
+ * Release everything the host holds in the lock table (staged).  A host
+ * that holds more than a turn's budget of records (nc_turn_changes) is
+ * released in pieces, one a turn (NLM_REL_GOING): its waiters and grants
+ * at once, then its locks and shares over the next turns, h_releasing
+ * set until the last piece -- one with a million locks held the loop
+ * about 0.9 s, every other client waiting.  Meanwhile the host's LOCK
+ * and SHARE are refused with NLM4_DENIED_GRACE_PERIOD (the client tries
+ * again; granted now, they would go with the next piece); what it
+ * unlocks is unlocked.  NLM_REL_FAILED when the lock table is out of
+ * memory: nothing was released (logged, counted in release_failed), and
+ * the host must not be forgotten -- its locks would outlive every way to
+ * release them.
  */
-bool		 nlm_host_release(struct nlm_host *, const char *why);
+enum nlm_rel	 nlm_host_release(struct nlm_host *, const char *why);
 /*
- * nlm_host_release(), and each(record, arg) for every lock and share of
- * the host it released (the operator's release lists them).
+ * nlm_host_release(), then nlm_host_forget() once all is released (now,
+ * or after the last piece).  false: out of memory, nothing released.
+ */
+bool		 nlm_host_release_forget(struct nlm_host *, const char *why);
+/*
+ * The operator's release: everything now (a release in pieces under way
+ * is finished), and each(record, arg) for every lock and share of the
+ * host it released.  false: out of memory, nothing released.
  */
 bool		 nlm_host_release_list(struct nlm_host *, const char *why,
 		    void (*each)(const struct lk_record *, void *), void *arg);

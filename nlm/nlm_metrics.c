@@ -167,6 +167,12 @@ nlm_metrics(struct sbuf *c)
 	one(c, "nlmd_host_release_failed_total", "counter", "Releases of "
 	    "everything a host holds that ran out of memory: nothing "
 	    "released, the host kept for a later try.", s->release_failed);
+	one(c, "nlmd_host_releases_in_pieces_total", "counter", "Releases "
+	    "of a host holding more than a turn's budget of records, done "
+	    "in pieces over several turns.", s->release_pieces);
+	one(c, "nlmd_host_releasing_refused_total", "counter", "LOCK and "
+	    "SHARE requests of a host being released in pieces, answered "
+	    "DENIED_GRACE_PERIOD.", s->release_refused);
 	help(c, "nlmd_refused_total", "counter", "Requests refused for "
 	    "coming from the wrong place.");
 	lab(c, "nlmd_refused_total", "what=\"free_all\"", s->free_all_refused);

@@ -295,7 +295,8 @@ nlm_host_monitor(struct nlm_host *h, int32_t state)
 			    "host %s: NSM state %d -> %d, it restarted; "
 			    "releasing what it held",
 			    nlm_host_str(h, hs, sizeof(hs)), h->h_state, state);
-			if ((ok = nlm_host_release(h, "reboot seen in LOCK")))
+			if ((ok = nlm_host_release(h, "reboot seen in LOCK") !=
+			    NLM_REL_FAILED))
 				nlm->n_stats.reboots++;
 		}
 		if (ok) {
@@ -357,6 +358,11 @@ nlm_lock_decide(const struct nlm_ctx *cx, struct nlm_host *h,
 
 	if (cx->cx_monitored && !nlm_host_monitor(h, a->state))
 		return NLM4_DENIED_NOLOCKS;
+	if (h->h_releasing != NULL) {
+		/* Granted now, it would go with the release's next piece. */
+		nlm->n_stats.release_refused++;
+		return NLM4_DENIED_GRACE_PERIOD;
+	}
 	/* A reclaim is never queued: it needs no callback record. */
 	nlm_lockreq(&rq, h->h_id, &a->alock, a->exclusive,
 	    a->block && !a->reclaim);
@@ -511,6 +517,10 @@ nlm_proc_share(const struct nlm_ctx *cx, const nlm4_shareargs *a,
 	r->cookie = a->cookie;
 	r->sequence = 0;
 	ns = nlm_share_begin(cx, a, true, &h);
+	if (ns == NLM4_GRANTED && h->h_releasing != NULL) {
+		nlm->n_stats.release_refused++;
+		ns = NLM4_DENIED_GRACE_PERIOD;
+	}
 	if (ns == NLM4_GRANTED) {
 		nlm_sharereq(&sq, h->h_id, a);
 		ns = nlm_stat_from_lk(lk_share(nlm->n_table, &sq, &res));
@@ -559,10 +569,8 @@ nlm_proc_free_all(const struct nlm_ctx *cx, const nlm4_notify *a)
 	}
 	if ((h = nlm_host_find(&cx->cx_peer, a->name)) != NULL) {
 		/* Not released (out of memory): kept for a later try. */
-		if (nlm_host_release(h, "FREE_ALL")) {
+		if (nlm_host_release_forget(h, "FREE_ALL"))
 			nlm->n_stats.free_all++;
-			nlm_host_forget(h);
-		}
 		return;
 	}
 	if ((h = nlm_host_named(a->name)) != NULL) {

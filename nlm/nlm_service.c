@@ -196,6 +196,7 @@ nlm_shutdown(void)
 	nlm_mem_stop();
 	ev_timer_cancel(nlm->n_loop, &nlm->n_grace_timer);
 	ev_timer_cancel(nlm->n_loop, &nlm->n_more_timer);
+	ev_timer_cancel(nlm->n_loop, &nlm->n_rel_timer);
 	nlm_cwait_stop();
 	ev_fd_del(nlm->n_loop, store_fd(nlm->n_store));
 	if (nlm->n_table == NULL)

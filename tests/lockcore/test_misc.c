@@ -114,6 +114,74 @@ test_host_release(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/* Records of `host' in the last result's rs_removed. */
+static size_t
+removed_of(uint64_t host)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < lt_res->rs_nremoved; i++)
+		n += lt_res->rs_removed[i].rc_host == host;
+	return n;
+}
+
+/*
+ * A host released in pieces: its waiter goes at the first call whatever
+ * the piece, then at most `max' of its records a call; other hosts'
+ * waiters are granted as the pieces free what they wait for.
+ */
+static void
+test_host_release_some(void)
+{
+	struct lk_host_info hi;
+	size_t left = 99, total = 0;
+	int i, calls = 0;
+
+	reset(NULL);
+	for (i = 0; i < 10; i++)
+		CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", (uint64_t)i * 2, 1,
+		    EX, NB), NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_share(t, 1, "ownerA", "g", R, W), LK_OK);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "h", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "h", 0, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 1, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 18, 1, EX, BL), &u3),
+	    LK_BLOCKED);
+	/* A piece of 0: the waiter only. */
+	CU_ASSERT_EQUAL(lk_host_release_some(t, 1, 5, 0, &left, &lt_res),
+	    LK_OK);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+	CU_ASSERT_EQUAL(left, 11);
+	CU_ASSERT_EQUAL(lt_res->rs_ndropped, 1);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(removed_of(1), 0);
+	CU_ASSERT_TRUE(lk_host_info(t, 1, &hi));
+	CU_ASSERT_EQUAL(hi.hi_waiters, 0);
+	CU_ASSERT_EQUAL(hi.hi_locks, 10);
+	do {
+		CU_ASSERT_EQUAL_FATAL(lk_host_release_some(t, 1, 6, 4, &left,
+		    &lt_res), LK_OK);
+		CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+		CU_ASSERT(removed_of(1) <= 4);
+		total += removed_of(1);
+		CU_ASSERT_EQUAL(left, 11 - total);
+		calls++;
+	} while (left > 0 && calls < 10);
+	CU_ASSERT_EQUAL(calls, 3);
+	CU_ASSERT_EQUAL(total, 11);
+	CU_ASSERT_FALSE(lk_host_info(t, 1, &hi));
+	CU_ASSERT_TRUE(lk_host_info(t, 2, &hi));
+	CU_ASSERT_EQUAL(hi.hi_pending, 2);	/* u2 and u3, granted */
+	/* Nothing left, or an unknown host: done at once. */
+	CU_ASSERT_EQUAL(lk_host_release_some(t, 1, 7, 4, &left, &lt_res),
+	    LK_OK);
+	CU_ASSERT_EQUAL(left, 0);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 0);
+}
+
 static void
 test_file_release(void)
 {
@@ -1117,6 +1185,8 @@ lt_register_misc(void)
 	if (s == NULL ||
 	    !CU_add_test(s, "share reservations", test_shares) ||
 	    !CU_add_test(s, "host release", test_host_release) ||
+	    !CU_add_test(s, "host release in pieces",
+	    test_host_release_some) ||
 	    !CU_add_test(s, "file release", test_file_release) ||
 	    !CU_add_test(s, "limits", test_limits) ||
 	    !CU_add_test(s, "an owner's blocked requests are limited",
