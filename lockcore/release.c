@@ -138,7 +138,8 @@ lk_host_release_some_do(struct lk_table *t, uint64_t id, uint64_t now,
 	 * Waiters first, every one: granted a lock the pieces freed, one
 	 * would come back to the host that is going.
 	 */
-	for (o = ho->ho_owners; o != NULL; o = o->ow_hnext)
+	for (o = ho->ho_owners; o != NULL && ho->ho_nwaiters +
+	    ho->ho_npending > 0; o = o->ow_hnext)
 		while ((w = o->ow_waiters) != NULL) {
 			if (!w->wa_granted)
 				lk_file_touch(t, w->wa_file, w->wa_start,

@@ -885,7 +885,7 @@ nlm_host_release_piece(struct nlm_host *h, const char *why, size_t max,
 {
 	const struct lk_result *res;
 	enum lk_status st;
-	size_t i, mine = 0, left;
+	size_t i, mine = 0, left, dropped;
 	char hs[300];
 
 	st = lk_host_release_some(nlm->n_table, h->h_id, ev_now_ms(), max,
@@ -920,6 +920,7 @@ nlm_host_release_piece(struct nlm_host *h, const char *why, size_t max,
 		nlm_ports_forget(&h->h_addr);
 	}
 	h->h_rel_n += mine;
+	dropped = res->rs_ndropped;	/* res is lockcore's until its next call */
 	nlm_apply(res);
 	if (left > 0) {
 		if (h->h_releasing == NULL) {
@@ -935,7 +936,7 @@ nlm_host_release_piece(struct nlm_host *h, const char *why, size_t max,
 	}
 	if (h->h_releasing != NULL)
 		nlm_releasing_remove(h);
-	if (h->h_rel_n > 0 || res->rs_ndropped > 0)
+	if (h->h_rel_n > 0 || dropped > 0)
 		log_rl_info(&rl_released,
 		    "host %s: released %zu locks/shares (%s)",
 		    nlm_host_str(h, hs, sizeof(hs)), h->h_rel_n, why);
@@ -951,13 +952,19 @@ nlm_release_next(struct ev_loop *loop, void *arg)
 	(void)arg;
 	if (h == NULL)
 		return;
-	/* This turn did a turn's worth (the first piece, say): the next. */
-	if (ev_turn_full_p(loop)) {
+	/*
+	 * This turn did a turn's worth (the first piece, say): the next --
+	 * but once in a row only, or turns that requests fill would put the
+	 * release off for as long as they came, the host refused meanwhile.
+	 */
+	if (ev_turn_full_p(loop) && !nlm->n_rel_waited) {
+		nlm->n_rel_waited = true;
 		if (ev_timer_set(loop, &nlm->n_rel_timer, 0, nlm_release_next,
 		    NULL) == -1)
 			fatalx("cannot arm the release timer");
 		return;
 	}
+	nlm->n_rel_waited = false;
 	switch (nlm_host_release_piece(h, h->h_releasing, nlm_release_piece(),
 	    NULL, NULL)) {
 	case NLM_REL_FAILED:
@@ -987,19 +994,27 @@ nlm_release_next(struct ev_loop *loop, void *arg)
 enum nlm_rel
 nlm_host_release(struct nlm_host *h, const char *why)
 {
-	return nlm_host_release_piece(h, why, nlm_release_piece(), NULL, NULL);
+	enum nlm_rel rel;
+
+	rel = nlm_host_release_piece(h, why, nlm_release_piece(), NULL, NULL);
+	/* Done by a host that is here (a LOCK): no longer to be forgotten. */
+	if (rel == NLM_REL_DONE)
+		h->h_rel_forget = false;
+	return rel;
 }
 
 bool
 nlm_host_release_forget(struct nlm_host *h, const char *why)
 {
-	switch (nlm_host_release(h, why)) {
+	switch (nlm_host_release_piece(h, why, nlm_release_piece(), NULL,
+	    NULL)) {
 	case NLM_REL_FAILED:
 		return false;
 	case NLM_REL_GOING:
 		h->h_rel_forget = true;
 		return true;
 	default:
+		h->h_rel_forget = false;
 		nlm_host_forget(h);
 		return true;
 	}
@@ -1361,7 +1376,9 @@ nlm_gc(struct ev_loop *loop, void *arg)
 	for (b = 0; b < nlm->n_hbuckets; b++) {
 		pp = &nlm->n_hosts[b];
 		while ((h = *pp) != NULL) {
+			/* One released in pieces is its release's. */
 			if (h->h_grants == 0 && h->h_notify_since == 0 &&
+			    h->h_releasing == NULL &&
 			    now - h->h_seen >= idle_ms &&
 			    (gi.gi_n == 0 || bsearch(&h->h_id, gi.gi_ids,
 			    gi.gi_n, sizeof(*gi.gi_ids), nlm_id_cmp) == NULL)) {

@@ -307,6 +307,7 @@ struct nlm_service {
 	struct nlm_host		*n_releasing;	/* released in pieces, in
 						   turn (h_rnext) */
 	struct ev_timer		 n_rel_timer;	/* their next piece */
+	bool			 n_rel_waited;	/* it was put off last turn */
 	struct nlm_counters	 n_stats;
 	uint64_t		 n_started_ms;	/* ev_now_ms() at nlm_init() */
 };

@@ -22,6 +22,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include "ev.h"
 #include "lockcore.h"
 #include "rpcout.h"
 #include "rpcsend.h"
@@ -2230,6 +2231,125 @@ test_release_in_pieces(void)
 	ts_turn_changes(0);
 }
 
+/*
+ * While every turn's requests do a turn's worth of changes (here 8 LOCKs
+ * of another host a turn), a release in pieces still goes on: its piece
+ * is put off to the next turn once in a row at most.  (Found by review:
+ * put off whenever the turn was full, the release stopped for as long as
+ * the load lasted, the host refused DENIED_GRACE_PERIOD all along -- 12
+ * of the 20 locks still stored after 50 turns.)
+ */
+static void
+test_release_starved(void)
+{
+	nlm4_lockargs a;
+	nlm4_notify fa;
+	uint8_t buf[512];
+	int i, j, turn;
+
+	if (ts_skip())
+		return;
+	ts_turn_changes(8);
+	t_begin(NLM_CB_MSG, 0);
+	for (i = 0; i < 20; i++)
+		CU_ASSERT_EQUAL(t_lock("hostR", 1, "ownR", "r", (uint64_t)i * 2,
+		    1, true, false, false), NLM4_GRANTED);
+	memset(&fa, 0, sizeof(fa));
+	fa.name = "hostR";
+	fa.state = 3;
+	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
+	ts_turn();
+	while (ts_recv(buf, sizeof(buf)) > 0)
+		;
+	CU_ASSERT_EQUAL(t_rleft(), 12);
+	for (turn = 0; turn < 50; turn++) {
+		for (j = 0; j < 8; j++) {
+			t_lockargs(&a, "hostB", 2, "ownB", "b",
+			    (uint64_t)(turn * 8 + j) * 2, 1, true, false);
+			(void)ts_send(NLMPROC4_LOCK,
+			    XDRPROC(xdr_nlm4_lockargs), &a);
+			free(a.cookie.nlm_netobj_val);
+		}
+		ts_turn();
+		while (ts_recv(buf, sizeof(buf)) > 0)
+			;
+	}
+	/* 50 turns later: 2 pieces were enough. */
+	CU_ASSERT_EQUAL(t_rleft(), 0);
+	CU_ASSERT_EQUAL(t_lock("hostR", 1, "ownR", "s", 0, 1, true, false,
+	    false), NLM4_GRANTED);
+	ts_stop();
+	ts_turn_changes(0);
+}
+
+static void t_many_start(size_t, const char *);
+
+/* One turn of the loop at the loop's time `when'. */
+static void
+t_turn_at(uint64_t when)
+{
+	uint64_t now = ev_now_ms();
+
+	CU_ASSERT_FATAL(when >= now);
+	ts_advance(when - now);
+	ts_turn();
+}
+
+/*
+ * A host being released in pieces is not the idle-host sweep's, even
+ * with nothing left in the lock table: here a piece ran out of memory
+ * (again in 1 s) while its records went another way (the end of grace).
+ * The release's next turn ends it and forgets the host.  (Found by
+ * review: the sweep freed the host, and the release's next turn used it
+ * -- ASan: heap-use-after-free in nlm_release_next.)  Host "many"
+ * (restored at S0, idle since: FREE_ALL does not touch h_seen) holds
+ * 10,000 reclaimable locks; FREE_ALL releases 8,192.  Timer phases:
+ * release and sweep at S0+500 (mod 1000), grace drain at S0 (mod 1000).
+ */
+static void
+test_release_gc_uaf(void)
+{
+	nlm4_notify fa;
+	uint8_t buf[512];
+	uint64_t s0, d, t;
+
+	if (ts_skip())
+		return;
+	ts_lk_alloc(&ts_lk_failing);
+	t_many_start(10000, "127.0.0.1");
+	fake_send_hook(st_check);
+	s0 = ev_now_ms();
+	d = nlm_get_grace()->g_deadline_ms;
+	CU_ASSERT_FATAL(d == s0 + 90000);
+	memset(&fa, 0, sizeof(fa));
+	fa.name = "many";
+	fa.state = 3;
+	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
+	ts_turn();
+	while (ts_recv(buf, sizeof(buf)) > 0)
+		;
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 10000 - 8192);
+	CU_ASSERT_EQUAL(nlm_get_counters()->release_pieces, 1);
+	ts_lk_fail(true);
+	t_turn_at(s0 + 500);		/* release: no memory, again in 1 s */
+	t_turn_at(s0 + 60500);		/* sweep (not idle yet), release */
+	t_turn_at(d - 500);		/* release */
+	t_turn_at(d);			/* grace deadline: no memory */
+	for (t = d + 500; t < s0 + 600000; t += 500)
+		t_turn_at(t);
+	CU_ASSERT(nlm_get_grace()->g_active);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 10000 - 8192);
+	ts_lk_fail(false);
+	t_turn_at(s0 + 600000);		/* grace drain: the rest dropped */
+	CU_ASSERT(!nlm_get_grace()->g_active);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	t_turn_at(s0 + 600500);		/* sweep, then the release's end */
+	ts_pump();
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	ts_stop();
+	ts_lk_alloc(NULL);
+}
+
 /* A failed commit ends the process; nothing of its turn has left. */
 static void
 test_commit_failure(void)
@@ -3187,6 +3307,10 @@ ts_register_turn(void)
 	    test_confirm_nomem) == NULL ||
 	    CU_add_test(s, "a host of many locks released in pieces",
 	    test_release_in_pieces) == NULL ||
+	    CU_add_test(s, "a host released in pieces is not the idle sweep's",
+	    test_release_gc_uaf) == NULL ||
+	    CU_add_test(s, "a release in pieces goes on through full turns",
+	    test_release_starved) == NULL ||
 	    CU_add_test(s, "a GRANTED_MSG the client took waits for its "
 	    "answer", test_delivered_not_resent) == NULL ||
 	    CU_add_test(s, "callbacks over the per-host window follow the "
