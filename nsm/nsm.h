@@ -4,12 +4,14 @@
  * nlmd is the lock manager its NSM serves, so monitoring a client is not a
  * separate RPC: the NLM side knows its hosts.  What the NSM does here:
  *   - keeps our state number, derived from the store's epoch (odd while
- *     up, +2 at every start, never reset), and answers SM_STAT with it;
+ *     up, +2 at every start, never reset), and answers SM_STAT with it
+ *     (stat_fail: it monitors for no one);
  *   - accepts SM_NOTIFY from rebooted clients and has the NLM release what
  *     they held, if the notification comes from the host's own address;
- *   - refuses SM_MON for other programs (no RPC bounce: CA-99.05), and
- *     accepts SM_UNMON, SM_UNMON_ALL and SM_SIMU_CRASH only from a
- *     privileged port on this host.
+ *   - refuses every SM_MON (its own NLM needs none; monitoring for another
+ *     program would be an RPC bounce: CA-99.05), and accepts SM_UNMON,
+ *     SM_UNMON_ALL and SM_SIMU_CRASH only from a privileged port on this
+ *     host.
  */
 #ifndef NLMD_NSM_NSM_H
 #define NLMD_NSM_NSM_H

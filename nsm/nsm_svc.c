@@ -184,11 +184,18 @@ nsm_name_ok(const char *name)
 	return 1;
 }
 
+/*
+ * SM_STAT asks whether we would monitor mon_name: we monitor for no one
+ * (SM_MON is always refused, below), so stat_fail, with our state number
+ * -- what a caller reads SM_STAT for.  (Before, stat_succ for any
+ * well-formed name, which SM_MON then refused.)
+ */
 bool_t
 sm_stat_1_svc(sm_name *a, sm_stat_res *r, struct svc_req *rq)
 {
+	(void)a;
 	nsm_count(rq);
-	r->res_stat = nsm_name_ok(a->mon_name) ? stat_succ : stat_fail;
+	r->res_stat = stat_fail;
 	r->state = nsm_cur_state;
 	return TRUE;
 }

@@ -340,6 +340,10 @@ rcheck "SM_SIMU_CRASH from A (not local) is answered" \
     on A "$PEER" simucrash $SRV_A
 rcheck "... and refused: the state stays $state1" \
     sh -c "'$PEER' stat 127.0.0.1 | grep -qx 'state $state1'"
+# SM_STAT asks whether nlmd would monitor a host: it monitors for no one
+# (SM_MON is refused), so stat_fail; it said stat_succ.
+rcheck "SM_STAT: stat_fail (nlmd refuses every SM_MON), with the state" \
+    sh -c "'$PEER' stat 127.0.0.1 | grep -qx 'res_stat fail'"
 "${ON_A[@]}" "$PEER" receive 100021 3 60 >"$W/receiver2.log" 2>&1 &
 ITEST_PIDS+=($!)
 itest_wait grep -q ready "$W/receiver2.log"

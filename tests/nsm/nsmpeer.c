@@ -34,7 +34,8 @@
  *   nsmpeer notify SERVER MON_NAME STATE
  *           SM_NOTIFY to SERVER's status monitor (through its rpcbind)
  *   nsmpeer stat SERVER
- *           SM_STAT: prints "state N" (SERVER's state number)
+ *           SM_STAT: prints "state N" (SERVER's state number) and
+ *           "res_stat succ|fail"
  *   nsmpeer simucrash SERVER
  *           SM_SIMU_CRASH to SERVER's status monitor (as root: from a
  *           reserved port)
@@ -362,7 +363,8 @@ cmd_stat(int argc, char **argv)
 		printf("error: SM_STAT: %s\n", clnt_sperrno(cs));
 		return 2;
 	}
-	printf("state %d\n", r.state);
+	printf("state %d\nres_stat %s\n", r.state,
+	    r.res_stat == stat_succ ? "succ" : "fail");
 	return 0;
 }
 
