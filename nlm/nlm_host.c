@@ -881,7 +881,7 @@ nlm_releasing_remove(struct nlm_host *h)
  */
 static enum nlm_rel
 nlm_host_release_piece(struct nlm_host *h, const char *why, size_t max,
-    void (*each)(const struct lk_record *, void *), void *arg)
+    bool queue, void (*each)(const struct lk_record *, void *), void *arg)
 {
 	const struct lk_result *res;
 	enum lk_status st;
@@ -926,7 +926,10 @@ nlm_host_release_piece(struct nlm_host *h, const char *why, size_t max,
 		if (h->h_releasing == NULL) {
 			h->h_releasing = why;
 			nlm->n_stats.release_pieces++;
-			nlm_releasing_add(h);
+			if (queue)
+				nlm_releasing_add(h);
+			else
+				h->h_rel_ctl = true;
 			log_rl_info(&rl_released, "host %s: releasing %zu more "
 			    "locks/shares (%s), %zu a turn",
 			    nlm_host_str(h, hs, sizeof(hs)), left, why,
@@ -936,6 +939,7 @@ nlm_host_release_piece(struct nlm_host *h, const char *why, size_t max,
 	}
 	if (h->h_releasing != NULL)
 		nlm_releasing_remove(h);
+	h->h_rel_ctl = false;
 	if (h->h_rel_n > 0 || dropped > 0)
 		log_rl_info(&rl_released,
 		    "host %s: released %zu locks/shares (%s)",
@@ -966,7 +970,7 @@ nlm_release_next(struct ev_loop *loop, void *arg)
 	}
 	nlm->n_rel_waited = false;
 	switch (nlm_host_release_piece(h, h->h_releasing, nlm_release_piece(),
-	    NULL, NULL)) {
+	    true, NULL, NULL)) {
 	case NLM_REL_FAILED:
 		if (ev_timer_set(loop, &nlm->n_rel_timer, 1000,
 		    nlm_release_next, NULL) == -1)
@@ -996,7 +1000,8 @@ nlm_host_release(struct nlm_host *h, const char *why)
 {
 	enum nlm_rel rel;
 
-	rel = nlm_host_release_piece(h, why, nlm_release_piece(), NULL, NULL);
+	rel = nlm_host_release_piece(h, why, nlm_release_piece(), true, NULL,
+	    NULL);
 	/* Done by a host that is here (a LOCK): no longer to be forgotten. */
 	if (rel == NLM_REL_DONE)
 		h->h_rel_forget = false;
@@ -1006,8 +1011,8 @@ nlm_host_release(struct nlm_host *h, const char *why)
 bool
 nlm_host_release_forget(struct nlm_host *h, const char *why)
 {
-	switch (nlm_host_release_piece(h, why, nlm_release_piece(), NULL,
-	    NULL)) {
+	switch (nlm_host_release_piece(h, why, nlm_release_piece(), true,
+	    NULL, NULL)) {
 	case NLM_REL_FAILED:
 		return false;
 	case NLM_REL_GOING:
@@ -1020,19 +1025,46 @@ nlm_host_release_forget(struct nlm_host *h, const char *why)
 	}
 }
 
-bool
-nlm_host_release_list(struct nlm_host *h, const char *why,
+enum nlm_rel
+nlm_host_release_list(struct nlm_host *h, const char *why, size_t max,
     void (*each)(const struct lk_record *, void *), void *arg)
 {
-	if (nlm_host_release_piece(h, why, SIZE_MAX, each, arg) ==
-	    NLM_REL_FAILED)
-		return false;
-	/* It finished a release whose host was to go: the sweep takes it. */
-	if (h->h_rel_forget) {
+	enum nlm_rel rel;
+
+	if ((rel = nlm_host_release_piece(h, why, max, false, each, arg)) ==
+	    NLM_REL_DONE && h->h_rel_forget) {
+		/* It finished a release whose host was to go. */
 		h->h_rel_forget = false;
-		h->h_seen = 0;
+		nlm_host_forget(h);
 	}
-	return true;
+	return rel;
+}
+
+void
+nlm_host_release_handover(struct nlm_host *h)
+{
+	struct nlm_host *o;
+
+	if (!h->h_rel_ctl)
+		return;
+	h->h_rel_ctl = false;
+	for (o = nlm->n_releasing; o != NULL && o != h; o = o->h_rnext)
+		;
+	if (o == NULL)
+		nlm_releasing_add(h);
+}
+
+struct nlm_host *
+nlm_host_by_id(uint64_t id)
+{
+	struct nlm_host *h;
+	size_t b;
+
+	for (b = 0; b < nlm->n_hbuckets; b++)
+		for (h = nlm->n_hosts[b]; h != NULL; h = h->h_next)
+			if (h->h_id == id)
+				return h;
+	return NULL;
 }
 
 void

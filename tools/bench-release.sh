@@ -10,7 +10,7 @@
 # one nlmbench client (host held-0) takes LOCKS locks and keeps them;
 # then 4 other clients lock and unlock for 4 s while, 1 s in, the host
 # sends FREE_ALL (with BENCH_HOW=ctl it is released by `nlmctl release
-# --host held-0` instead, which is one turn).  Prints the longest turn
+# --host held-0` instead).  Prints the longest turn
 # before and after, how long the release took and the clients' p99 and
 # max latency.  Not a test: numbers for the notes.  Needs root
 # (namespaces).
