@@ -51,6 +51,7 @@
 
 #define CTL_PIECE	250	/* records per piece of a dump */
 #define CTL_REL_PIECE	1024	/* records released per piece */
+#define CTL_REL_STALL_MS 10000	/* a release by host's reader may stall */
 
 static char ctl_durability[16];
 static uint64_t ctl_started_unix;
@@ -520,10 +521,46 @@ struct ctl_relh {
 	struct ctl_rel	 h_r;		/* h_r.ids: the hosts */
 	size_t		 h_next;	/* the host being released */
 	bool		 h_begun;	/* its release logged */
+	bool		 h_cut;		/* the reader stalled: the rest the
+					   timer's, unlisted */
 	unsigned	 h_failed;
 	unsigned	 h_uid;
 	int		 h_pid;
+	struct ev_timer	 h_stall;	/* no piece for CTL_REL_STALL_MS */
 };
+
+/*
+ * No piece for CTL_REL_STALL_MS: the reader takes nothing (nlmctl
+ * release ... | less, left open), or the commits hang.  Every host left
+ * goes to the release timer, unlisted -- a host being released refuses
+ * its client's LOCKs, and must not for as long as a reader sleeps -- and
+ * the answer ends short, with no end line.
+ */
+static void
+ctl_relh_stall(struct ev_loop *loop, void *arg)
+{
+	struct ctl_relh *p = arg;
+	struct nlm_host *h;
+	size_t i;
+
+	(void)loop;
+	if (nlm == NULL || p->h_cut)
+		return;
+	p->h_cut = true;
+	log_warnx("operator's release (uid %u, pid %d): no piece taken for "
+	    "%d s; nlmd releases the rest itself, unlisted", p->h_uid,
+	    p->h_pid, CTL_REL_STALL_MS / 1000);
+	for (i = p->h_next; i < p->h_r.nids; i++) {
+		if ((h = nlm_host_by_id(p->h_r.ids[i])) == NULL)
+			continue;
+		if (h->h_rel_ctl == p)
+			nlm_host_release_handover(h, p);
+		else if (h->h_releasing == NULL &&
+		    nlm_host_release(h, "released by the operator") ==
+		    NLM_REL_FAILED)
+			p->h_failed++;
+	}
+}
 
 static bool
 ctl_relh_fill(struct ctl_conn *c, void *arg)
@@ -534,7 +571,16 @@ ctl_relh_fill(struct ctl_conn *c, void *arg)
 
 	if (nlm == NULL)
 		return false;
+	if (p->h_cut) {
+		ctl_error(c, "release: the answer was not read for %d s: the "
+		    "rest was released without being listed (see nlmd's log)",
+		    CTL_REL_STALL_MS / 1000);
+		return false;
+	}
 	p->h_r.conn = c;
+	if (ev_timer_set(nlm->n_loop, &p->h_stall, CTL_REL_STALL_MS,
+	    ctl_relh_stall, p) == -1)
+		fatalx("cannot arm a release's timer");
 	for (; p->h_next < p->h_r.nids; p->h_next++, p->h_begun = false) {
 		if ((h = nlm_host_by_id(p->h_r.ids[p->h_next])) == NULL)
 			continue;
@@ -545,24 +591,35 @@ ctl_relh_fill(struct ctl_conn *c, void *arg)
 			p->h_begun = true;
 		}
 		switch (nlm_host_release_list(h, "released by the operator",
-		    CTL_REL_PIECE, ctl_rel_listed, &p->h_r)) {
+		    CTL_REL_PIECE, p, ctl_rel_listed, &p->h_r)) {
 		case NLM_REL_GOING:
 			ctl_hold_commit(c);
 			return true;
 		case NLM_REL_FAILED:
+			/* Out of memory: what is left, the timer's to retry. */
 			p->h_failed++;
+			nlm_host_release_handover(h, p);
 			continue;
 		case NLM_REL_DONE:
 			/* A piece a turn: the next host's in the next. */
 			p->h_next++;
 			p->h_begun = false;
 			ctl_hold_commit(c);
-			return p->h_next < p->h_r.nids;
+			if (p->h_next < p->h_r.nids)
+				return true;
+			break;
 		}
+		break;
 	}
-	if (p->h_failed > 0)
+	ev_timer_cancel(nlm->n_loop, &p->h_stall);
+	if (p->h_failed > 0) {
 		log_warnx("operator's release: out of memory: %u of %zu "
-		    "host(s) not released", p->h_failed, p->h_r.nids);
+		    "host(s) not released (or not all of it)", p->h_failed,
+		    p->h_r.nids);
+		ctl_error(c, "release: out of memory: %u of %zu host(s) not "
+		    "released, or not all of it; try again", p->h_failed,
+		    p->h_r.nids);
+	}
 	return false;
 }
 
@@ -572,9 +629,12 @@ ctl_relh_free(void *arg)
 	struct ctl_relh *p = arg;
 	struct nlm_host *h;
 
-	if (nlm != NULL && p->h_next < p->h_r.nids &&
-	    (h = nlm_host_by_id(p->h_r.ids[p->h_next])) != NULL)
-		nlm_host_release_handover(h);
+	if (nlm != NULL) {
+		ev_timer_cancel(nlm->n_loop, &p->h_stall);
+		if (p->h_next < p->h_r.nids &&
+		    (h = nlm_host_by_id(p->h_r.ids[p->h_next])) != NULL)
+			nlm_host_release_handover(h, p);
+	}
 	free(p->h_r.ids);
 	free(p);
 }
@@ -877,7 +937,14 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 		hp->h_r = r;
 		hp->h_uid = (unsigned)ctl_peer(c)->uid;
 		hp->h_pid = (int)ctl_peer(c)->pid;
-		ctl_produce(c, ctl_relh_fill, hp, ctl_relh_free);
+		/*
+		 * The first piece now, before the answer's first line is
+		 * out: a release that cannot begin is answered an error.
+		 */
+		if (ctl_relh_fill(c, hp))
+			ctl_produce(c, ctl_relh_fill, hp, ctl_relh_free);
+		else
+			ctl_relh_free(hp);
 		return;
 	}
 	if (fh != NULL) {

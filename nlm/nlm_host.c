@@ -881,7 +881,8 @@ nlm_releasing_remove(struct nlm_host *h)
  */
 static enum nlm_rel
 nlm_host_release_piece(struct nlm_host *h, const char *why, size_t max,
-    bool queue, void (*each)(const struct lk_record *, void *), void *arg)
+    const void *owner, void (*each)(const struct lk_record *, void *),
+    void *arg)
 {
 	const struct lk_result *res;
 	enum lk_status st;
@@ -926,20 +927,19 @@ nlm_host_release_piece(struct nlm_host *h, const char *why, size_t max,
 		if (h->h_releasing == NULL) {
 			h->h_releasing = why;
 			nlm->n_stats.release_pieces++;
-			if (queue)
+			if (owner == NULL)
 				nlm_releasing_add(h);
 			else
-				h->h_rel_ctl = true;
+				h->h_rel_ctl = owner;
 			log_rl_info(&rl_released, "host %s: releasing %zu more "
 			    "locks/shares (%s), %zu a turn",
-			    nlm_host_str(h, hs, sizeof(hs)), left, why,
-			    nlm_release_piece());
+			    nlm_host_str(h, hs, sizeof(hs)), left, why, max);
 		}
 		return NLM_REL_GOING;
 	}
 	if (h->h_releasing != NULL)
 		nlm_releasing_remove(h);
-	h->h_rel_ctl = false;
+	h->h_rel_ctl = NULL;
 	if (h->h_rel_n > 0 || dropped > 0)
 		log_rl_info(&rl_released,
 		    "host %s: released %zu locks/shares (%s)",
@@ -970,7 +970,7 @@ nlm_release_next(struct ev_loop *loop, void *arg)
 	}
 	nlm->n_rel_waited = false;
 	switch (nlm_host_release_piece(h, h->h_releasing, nlm_release_piece(),
-	    true, NULL, NULL)) {
+	    NULL, NULL, NULL)) {
 	case NLM_REL_FAILED:
 		if (ev_timer_set(loop, &nlm->n_rel_timer, 1000,
 		    nlm_release_next, NULL) == -1)
@@ -1000,7 +1000,7 @@ nlm_host_release(struct nlm_host *h, const char *why)
 {
 	enum nlm_rel rel;
 
-	rel = nlm_host_release_piece(h, why, nlm_release_piece(), true, NULL,
+	rel = nlm_host_release_piece(h, why, nlm_release_piece(), NULL, NULL,
 	    NULL);
 	/* Done by a host that is here (a LOCK): no longer to be forgotten. */
 	if (rel == NLM_REL_DONE)
@@ -1011,7 +1011,7 @@ nlm_host_release(struct nlm_host *h, const char *why)
 bool
 nlm_host_release_forget(struct nlm_host *h, const char *why)
 {
-	switch (nlm_host_release_piece(h, why, nlm_release_piece(), true,
+	switch (nlm_host_release_piece(h, why, nlm_release_piece(), NULL,
 	    NULL, NULL)) {
 	case NLM_REL_FAILED:
 		return false;
@@ -1027,11 +1027,12 @@ nlm_host_release_forget(struct nlm_host *h, const char *why)
 
 enum nlm_rel
 nlm_host_release_list(struct nlm_host *h, const char *why, size_t max,
-    void (*each)(const struct lk_record *, void *), void *arg)
+    const void *owner, void (*each)(const struct lk_record *, void *),
+    void *arg)
 {
 	enum nlm_rel rel;
 
-	if ((rel = nlm_host_release_piece(h, why, max, false, each, arg)) ==
+	if ((rel = nlm_host_release_piece(h, why, max, owner, each, arg)) ==
 	    NLM_REL_DONE && h->h_rel_forget) {
 		/* It finished a release whose host was to go. */
 		h->h_rel_forget = false;
@@ -1041,13 +1042,13 @@ nlm_host_release_list(struct nlm_host *h, const char *why, size_t max,
 }
 
 void
-nlm_host_release_handover(struct nlm_host *h)
+nlm_host_release_handover(struct nlm_host *h, const void *owner)
 {
 	struct nlm_host *o;
 
-	if (!h->h_rel_ctl)
+	if (h->h_rel_ctl == NULL || h->h_rel_ctl != owner)
 		return;
-	h->h_rel_ctl = false;
+	h->h_rel_ctl = NULL;
 	for (o = nlm->n_releasing; o != NULL && o != h; o = o->h_rnext)
 		;
 	if (o == NULL)

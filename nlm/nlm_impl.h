@@ -103,9 +103,10 @@ struct nlm_host {
 	const char		*h_releasing;	/* why, while released in
 						   pieces; NULL: not */
 	bool			 h_rel_forget;	/* forgotten once released */
-	bool			 h_rel_ctl;	/* released in pieces by an
+	const void		*h_rel_ctl;	/* released in pieces by this
 						   operator's connection (not
-						   in n_releasing) */
+						   in n_releasing); NULL:
+						   not */
 	size_t			 h_rel_n;	/* records released so far */
 	struct nlm_host		*h_rnext;	/* n_releasing list */
 };
@@ -463,18 +464,24 @@ bool		 nlm_host_release_forget(struct nlm_host *, const char *why);
  * The operator's release, a piece of up to `max' records a call, and
  * each(record, arg) for every lock and share of the host it released.
  * While records are left (NLM_REL_GOING) the host is released as by
- * nlm_host_release(), but its pieces are the caller's: it calls again in
- * a later turn, or hands the host to the release's timer with
- * nlm_host_release_handover() when it stops.  NLM_REL_DONE: all of it
+ * nlm_host_release(), but its pieces are the caller's (`owner', when the
+ * release began with this call): it calls again in a later turn, or
+ * hands the host to the release's timer with nlm_host_release_handover()
+ * when it stops.  NLM_REL_DONE: all of it
  * released (and the host forgotten, freed perhaps, if a FREE_ALL or
  * SM_NOTIFY had asked for that: look it up again by id).  NLM_REL_FAILED:
  * out of memory, nothing released.
  */
 enum nlm_rel	 nlm_host_release_list(struct nlm_host *, const char *why,
-		    size_t max, void (*each)(const struct lk_record *, void *),
-		    void *arg);
-/* An operator's release in pieces left part of the way: the timer's. */
-void		 nlm_host_release_handover(struct nlm_host *);
+		    size_t max, const void *owner,
+		    void (*each)(const struct lk_record *, void *), void *arg);
+/*
+ * An operator's release in pieces that `owner' (as given to
+ * nlm_host_release_list()) leaves part of the way: the timer's.  A host
+ * whose pieces are another's, or the timer's already, is left as it is.
+ */
+void		 nlm_host_release_handover(struct nlm_host *,
+		    const void *owner);
 /* The host with that id, or NULL (a walk of every host). */
 struct nlm_host	*nlm_host_by_id(uint64_t id);
 /* Call fn for every host; fn may release (not free) the host. */

@@ -586,6 +586,341 @@ test_release_stop_mid(void)
 	free(a);
 }
 
+
+/* alice's locks beyond tc_fill()'s, n of them, straight into the table. */
+static void
+tc_fill_more(uint64_t from, uint64_t n)
+{
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+	struct nlm_host *h;
+	uint64_t i;
+
+	CU_ASSERT_FATAL((h = nlm_host_named("alice")) != NULL);
+	for (i = from; i < from + n; i++) {
+		memset(&rq, 0, sizeof(rq));
+		rq.rq_host = h->h_id;
+		rq.rq_svid = 1;
+		rq.rq_oh = "own";
+		rq.rq_ohlen = 3;
+		rq.rq_fh = "f";
+		rq.rq_fhlen = 1;
+		rq.rq_start = 2 * i;
+		rq.rq_len = 1;
+		rq.rq_excl = true;
+		CU_ASSERT_FATAL(lk_lock(nlm->n_table, &rq, 1000, &res) ==
+		    LK_GRANTED);
+		nlm_apply(res);
+	}
+	ts_pump();
+}
+
+/*
+ * A release by host whose second piece runs out of memory: the rest is
+ * the release timer's, which finishes it once memory is back, and alice
+ * locks again.  (Found by review: she was left h_releasing in no release
+ * list, nobody to finish it, her LOCKs refused DENIED_GRACE_PERIOD for
+ * good.)
+ */
+static void
+test_release_host_nomem_mid(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+	struct nlm_host *h;
+	int fd, i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	fake_store_reset();
+	fake_send_reset();
+	ts_lk_alloc(&ts_lk_failing);
+	tc_begin();
+	tc_fill();
+	fake_store_defer(true);
+	fd = tc_send("nlmctl 1 release host=alice\n");
+	for (i = 0; i < 5; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fd, a);
+	}
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, TC_NLOCKS - 1024);
+	/* The second piece: out of memory. */
+	ts_lk_fail(true);
+	fake_store_defer(false);
+	fake_store_complete();
+	for (i = 0; i < 20 && !a->ended; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fd, a);
+	}
+	ts_lk_fail(false);
+	close(fd);
+	/* Not all of it released: the answer has no end line. */
+	CU_ASSERT(a->ok && !a->ended);
+	/* Memory again; plenty of time for any retry. */
+	for (i = 0; i < 30; i++) {
+		ts_advance(1000);
+		ts_turn();
+	}
+	ts_pump();
+	lk_table_counts(nlm->n_table, &ct);
+	h = nlm_host_named("alice");
+	printf("\n    after: %zu locks left, alice %s, h_releasing %s ",
+	    (size_t)ct.ct_locks, h != NULL ? "kept" : "gone",
+	    h != NULL && h->h_releasing != NULL ? "set" : "clear");
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	CU_ASSERT(h == NULL || h->h_releasing == NULL);
+	/* Her LOCK granted (stored), not DENIED_GRACE_PERIOD. */
+	CU_ASSERT_FATAL(tc_lock(1) == 0);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 1);
+	tc_end();
+	ts_lk_alloc(NULL);
+	free(a);
+}
+
+
+/*
+ * Two operators release alice (4,100 locks); the second gives up (its
+ * connection closes).  Her pieces stay the first connection's, which
+ * lists every record but the second's piece.  (Found by review: the
+ * second's close handed her to the release timer, whose 2,052 records no
+ * line listed.)
+ */
+static void
+test_release_host_two_conns(void)
+{
+	struct tc_answer *a, *b;
+	struct lk_counts ct;
+	int fa, fb, i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	CU_ASSERT_FATAL((b = malloc(sizeof(*b))) != NULL);
+	memset(a, 0, sizeof(*a));
+	memset(b, 0, sizeof(*b));
+	tc_begin();
+	tc_fill();
+	tc_fill_more(TC_NLOCKS, 3000);
+	fake_store_defer(true);
+	fa = tc_send("nlmctl 1 release host=alice\n");
+	for (i = 0; i < 5; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fa, a);
+	}
+	fb = tc_send("nlmctl 1 release host=alice\n");
+	for (i = 0; i < 5; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fa, a);
+		tc_read(fb, b);
+	}
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, TC_NLOCKS + 3000 - 2048);
+	close(fb);			/* the second operator gives up */
+	fake_store_defer(false);
+	fake_store_complete();
+	for (i = 0; i < 100 && !a->ended; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fa, a);
+	}
+	close(fa);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	printf("\n    first answer: %zu lines, end %ld, second: %zu lines ",
+	    a->lines, a->end, b->lines);
+	CU_ASSERT(a->ended);
+	/* Everything not the second's (1,024) is the first's to list. */
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\t"),
+	    TC_NLOCKS + 3000 - 1024);
+	tc_end();
+	free(a);
+	free(b);
+}
+
+
+/*
+ * An nlmctl that stops reading (release --host alice | less, a page read
+ * and left open): after 10 s without a piece the rest is the release
+ * timer's, unlisted, and alice is released all the same.  (Found by
+ * review: she stayed h_releasing, her LOCKs refused, for as long as the
+ * connection lived -- an hour here.)
+ */
+static void
+test_release_host_stalled_reader(void)
+{
+	struct lk_counts ct;
+	struct nlm_host *h;
+	int fd, i;
+
+	if (ts_skip())
+		return;
+	tc_begin();
+	tc_fill();
+	tc_fill_more(TC_NLOCKS, 20000);
+	fd = tc_send("nlmctl 1 release host=alice\n");
+	/* Nothing read from fd: a minute of turns. */
+	for (i = 0; i < 60; i++) {
+		ts_advance(1000);
+		ts_turn();
+	}
+	lk_table_counts(nlm->n_table, &ct);
+	h = nlm_host_named("alice");
+	printf("\n    after a minute: %zu locks left, h_releasing %s ",
+	    (size_t)ct.ct_locks, h != NULL && h->h_releasing != NULL ?
+	    "set" : "clear");
+	CU_ASSERT(h == NULL || h->h_releasing == NULL);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	close(fd);
+	tc_end();
+}
+
+
+/* FREE_ALL from alice (address 127.0.0.1, as her LOCKs came). */
+static void
+tc_free_all(void)
+{
+	nlm4_notify fa;
+	uint8_t buf[512];
+
+	memset(&fa, 0, sizeof(fa));
+	fa.name = (char *)(uintptr_t)"alice";
+	fa.state = 4;
+	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
+	ts_pump();
+	while (ts_recv(buf, sizeof(buf)) > 0)
+		;
+}
+
+/*
+ * An operator's release by host meets alice's FREE_ALL (a piece of 8,
+ * then the forget pending): the connection ends the release and forgets
+ * her; and, in a second round, a FREE_ALL that ends it itself
+ * (forgetting and freeing her) while the connection is held.  (Review.)
+ */
+static void
+test_release_host_free_all(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+	int fd, i, round;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	for (round = 0; round < 2; round++) {
+		memset(a, 0, sizeof(*a));
+		ts_turn_changes(round == 0 ? 8 : 0);
+		tc_begin();
+		tc_fill();
+		fake_store_defer(true);
+		fd = tc_send("nlmctl 1 release host=alice\n");
+		for (i = 0; i < 5; i++) {
+			ts_advance(5);
+			ts_turn();
+			tc_read(fd, a);
+		}
+		tc_free_all();
+		fake_store_defer(false);
+		fake_store_complete();
+		for (i = 0; i < 50 && !a->ended; i++) {
+			ts_advance(5);
+			ts_turn();
+			tc_read(fd, a);
+		}
+		close(fd);
+		for (i = 0; i < 5; i++) {
+			ts_advance(1000);
+			ts_turn();
+		}
+		lk_table_counts(nlm->n_table, &ct);
+		CU_ASSERT_EQUAL(ct.ct_locks, 0);
+		CU_ASSERT(a->ended);
+		printf("\n    round %d: %zu lines, alice %s ", round, a->lines,
+		    nlm_host_named("alice") != NULL ? "kept" : "gone");
+		CU_ASSERT(nlm_host_named("alice") == NULL);
+		CU_ASSERT_FATAL(tc_lock(1) == 0);
+		CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+		tc_end();
+	}
+	ts_turn_changes(0);
+	free(a);
+}
+
+/* test_release_stop_mid() by host (review). */
+static void
+test_release_host_stop_mid(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+	int fd, i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	tc_begin();
+	tc_fill();
+	fake_store_defer(true);
+	fd = tc_send("nlmctl 1 release host=alice\n");
+	for (i = 0; i < 5; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fd, a);
+	}
+	CU_ASSERT_EQUAL(a->lines, 0);
+	fake_store_defer(false);
+	fake_store_complete();
+	nlm_drain();
+	ctl_srv_free(tc_srv);
+	tc_srv = NULL;
+	tc_read(fd, a);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT(ct.ct_locks > 0 && ct.ct_locks < TC_NLOCKS);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\t"),
+	    TC_NLOCKS - ct.ct_locks);
+	CU_ASSERT(!a->ended);
+	close(fd);
+	tc_end();
+	free(a);
+}
+
+
+/*
+ * A release by host that cannot release alice at all (out of memory)
+ * answers an error.  (Found by review: "ok ... end 0", as if done.)
+ */
+static void
+test_release_host_nomem_answer(void)
+{
+	struct tc_answer *a;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	fake_store_reset();
+	fake_send_reset();
+	ts_lk_alloc(&ts_lk_failing);
+	tc_begin();
+	tc_fill();
+	ts_lk_fail(true);
+	tc_ask("nlmctl 1 release host=alice\n", a);
+	ts_lk_fail(false);
+	printf("\n    answer: %.60s ", a->buf);
+	CU_ASSERT(!(a->ok && a->ended));
+	CU_ASSERT(strstr(a->buf, "error") != NULL);
+	tc_end();
+	ts_lk_alloc(NULL);
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -608,7 +943,19 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a release by host cut short: the timer ends it",
 	    test_release_host_cut) == NULL ||
 	    CU_add_test(s, "a stop in the middle of a release answers what "
-	    "it released", test_release_stop_mid) == NULL)
+	    "it released", test_release_stop_mid) == NULL ||
+	    CU_add_test(s, "a release by host out of memory mid-way",
+	    test_release_host_nomem_mid) == NULL ||
+	    CU_add_test(s, "a second release by host gives up",
+	    test_release_host_two_conns) == NULL ||
+	    CU_add_test(s, "a release by host to a stalled reader",
+	    test_release_host_stalled_reader) == NULL ||
+	    CU_add_test(s, "a release by host meets a FREE_ALL",
+	    test_release_host_free_all) == NULL ||
+	    CU_add_test(s, "a stop mid release by host",
+	    test_release_host_stop_mid) == NULL ||
+	    CU_add_test(s, "a release by host out of memory answers",
+	    test_release_host_nomem_answer) == NULL)
 		return -1;
 	return 0;
 }
