@@ -104,22 +104,17 @@ tc_lock(uint64_t off)
 	return n > 0 ? 0 : -1;
 }
 
-/*
- * alice holds TC_NLOCKS locks of one owner on "f", apart (no two merge):
- * the first through the service, the rest straight into its lock table
- * and the store, as a LOCK would leave them.
- */
+/* alice's locks from..from + n - 1 (bytes 2i), straight into the table. */
 static void
-tc_fill(void)
+tc_fill_more(uint64_t from, uint64_t n)
 {
 	const struct lk_result *res;
 	struct lk_lockreq rq;
 	struct nlm_host *h;
 	uint64_t i;
 
-	CU_ASSERT_FATAL(tc_lock(0) == 0);
 	CU_ASSERT_FATAL((h = nlm_host_named("alice")) != NULL);
-	for (i = 1; i < TC_NLOCKS; i++) {
+	for (i = from; i < from + n; i++) {
 		memset(&rq, 0, sizeof(rq));
 		rq.rq_host = h->h_id;
 		rq.rq_svid = 1;
@@ -135,6 +130,18 @@ tc_fill(void)
 		nlm_apply(res);
 	}
 	ts_pump();
+}
+
+/*
+ * alice holds TC_NLOCKS locks of one owner on "f", apart (no two merge):
+ * the first through the service, the rest straight into its lock table
+ * and the store, as a LOCK would leave them.
+ */
+static void
+tc_fill(void)
+{
+	CU_ASSERT_FATAL(tc_lock(0) == 0);
+	tc_fill_more(1, TC_NLOCKS - 1);
 }
 
 struct tc_answer {
@@ -549,7 +556,7 @@ test_release_host_cut(void)
  * connection: locks released and committed, and not a line said so.
  */
 static void
-test_release_stop_mid(void)
+t_release_stop_mid(const char *cmd)
 {
 	struct tc_answer *a;
 	struct lk_counts ct;
@@ -562,7 +569,7 @@ test_release_stop_mid(void)
 	tc_begin();
 	tc_fill();
 	fake_store_defer(true);
-	fd = tc_send("nlmctl 1 release fh=66\n");
+	fd = tc_send(cmd);
 	for (i = 0; i < 5; i++) {
 		ts_advance(5);
 		ts_turn();
@@ -586,34 +593,13 @@ test_release_stop_mid(void)
 	free(a);
 }
 
-
-/* alice's locks beyond tc_fill()'s, n of them, straight into the table. */
 static void
-tc_fill_more(uint64_t from, uint64_t n)
+test_release_stop_mid(void)
 {
-	const struct lk_result *res;
-	struct lk_lockreq rq;
-	struct nlm_host *h;
-	uint64_t i;
-
-	CU_ASSERT_FATAL((h = nlm_host_named("alice")) != NULL);
-	for (i = from; i < from + n; i++) {
-		memset(&rq, 0, sizeof(rq));
-		rq.rq_host = h->h_id;
-		rq.rq_svid = 1;
-		rq.rq_oh = "own";
-		rq.rq_ohlen = 3;
-		rq.rq_fh = "f";
-		rq.rq_fhlen = 1;
-		rq.rq_start = 2 * i;
-		rq.rq_len = 1;
-		rq.rq_excl = true;
-		CU_ASSERT_FATAL(lk_lock(nlm->n_table, &rq, 1000, &res) ==
-		    LK_GRANTED);
-		nlm_apply(res);
-	}
-	ts_pump();
+	t_release_stop_mid("nlmctl 1 release fh=66\n");
 }
+
+
 
 /*
  * A release by host whose second piece runs out of memory: the rest is
@@ -858,40 +844,8 @@ test_release_host_free_all(void)
 static void
 test_release_host_stop_mid(void)
 {
-	struct tc_answer *a;
-	struct lk_counts ct;
-	int fd, i;
-
-	if (ts_skip())
-		return;
-	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
-	memset(a, 0, sizeof(*a));
-	tc_begin();
-	tc_fill();
-	fake_store_defer(true);
-	fd = tc_send("nlmctl 1 release host=alice\n");
-	for (i = 0; i < 5; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
-	CU_ASSERT_EQUAL(a->lines, 0);
-	fake_store_defer(false);
-	fake_store_complete();
-	nlm_drain();
-	ctl_srv_free(tc_srv);
-	tc_srv = NULL;
-	tc_read(fd, a);
-	lk_table_counts(nlm->n_table, &ct);
-	CU_ASSERT(ct.ct_locks > 0 && ct.ct_locks < TC_NLOCKS);
-	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\t"),
-	    TC_NLOCKS - ct.ct_locks);
-	CU_ASSERT(!a->ended);
-	close(fd);
-	tc_end();
-	free(a);
+	t_release_stop_mid("nlmctl 1 release host=alice\n");
 }
-
 
 /*
  * A release by host that cannot release alice at all (out of memory)
