@@ -231,6 +231,27 @@ rcheck "... clientA2 (another name at A) still holds [20,10)" \
 rcheck "... B's lock is untouched" \
     held $SRV_A x f1 40 10
 
+# A host holding more than a turn's budget of records (8,192): nfs-utils'
+# sm-notify has it released in pieces, one a turn (the other clients are
+# served meanwhile); all of it goes.
+rcheck "A (bigA) locks 9,000 bytes of fbig" \
+    on A "$PEER" lockrange $SRV_A bigA fbig 9000 2
+pieces0=$(metric nlmd_host_releases_in_pieces_total)
+locks0=$(metric nlmd_locks)
+printf '%s %s %s %s %s %s %s\n' 0100007f 000186b5 00000004 00000010 \
+    00000000000000000000000000000000 $SRV_A bigA >"$W/nfsA/sm/$SRV_A"
+printf '%s bigA\n' $CLI_A >>"$W/hostsA"	# -v takes a name that resolves
+on A sm-notify -f -d -v bigA >"$W/sm-notify-big.log" 2>&1
+smn_rc=$?
+check "sm-notify -f -v bigA on A ran ($smn_rc)" test $smn_rc = 0
+locks_are() { [ "$(metric nlmd_locks)" = "$1" ]; }
+rcheck "sm-notify: nlmd released bigA's 9,000 locks (nlmd_locks $locks0 -> -9000)" \
+    itest_wait locks_are $((locks0 - 9000))
+check "... in pieces (nlmd_host_releases_in_pieces_total $pieces0 -> +1)" \
+    test "$(metric nlmd_host_releases_in_pieces_total)" = $((pieces0 + 1))
+rcheck "... the last of them, byte 17998 of fbig, is free" \
+    "$PEER" test $SRV_A x fbig 17998 1
+
 # A second client machine behind A's address (NAT), its name qualified:
 # sm-notify, without -v, sends the name it was monitored under and, once
 # that is answered, the same cut at its first dot.  The second names no

@@ -29,6 +29,9 @@
  *   nsmpeer lockmany SERVER PREFIX N FH [reclaim]
  *           hosts PREFIX0 .. PREFIX<N-1> each lock byte i of FH: exit 0
  *           when every one is granted; prints the time it took
+ *   nsmpeer lockrange SERVER NAME FH N STATE
+ *           host NAME (one owner) locks bytes 0, 2, .. 2(N-1) of FH with
+ *           NSM state STATE: exit 0 when every one is granted
  *   nsmpeer test SERVER NAME FH OFF LEN
  *           NLM v4 TEST by a fresh owner: exit 0 free, 1 held, 2 error
  *   nsmpeer notify SERVER MON_NAME STATE
@@ -284,6 +287,27 @@ cmd_lockmany(int argc, char **argv)
 			bad++;
 	}
 	printf("lockmany: %d of %d granted in %lu ms\n", n - bad, n,
+	    ms_since_start());
+	fflush(stdout);
+	return bad == 0 ? 0 : 1;
+}
+
+static int
+cmd_lockrange(int argc, char **argv)
+{
+	CLIENT *c;
+	int i, n, state, bad = 0;
+
+	if (argc < 6)
+		return 2;
+	c = peer(argv[1], NLM_PROG, NLM4_VERS);
+	n = atoi(argv[4]);
+	state = atoi(argv[5]);
+	for (i = 0; i < n; i++)
+		if (do_lock(c, argv[2], argv[3], (uint64_t)i * 2, 1, state, 0,
+		    1, 0))
+			bad++;
+	printf("lockrange: %d of %d granted in %lu ms\n", n - bad, n,
 	    ms_since_start());
 	fflush(stdout);
 	return bad == 0 ? 0 : 1;
@@ -603,6 +627,8 @@ main(int argc, char **argv)
 		return cmd_ctlraw(argc, argv);
 	if (strcmp(argv[0], "lockmany") == 0)
 		return cmd_lockmany(argc, argv);
+	if (strcmp(argv[0], "lockrange") == 0)
+		return cmd_lockrange(argc, argv);
 	if (strcmp(argv[0], "test") == 0)
 		return cmd_test(argc, argv);
 	if (strcmp(argv[0], "notify") == 0)
