@@ -224,18 +224,6 @@ lk_recl_lock_check(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	return LK_DENIED;
 }
 
-/* Remove every reclaimable record of o (removals reserved). */
-void
-lk_owner_recl_clear(struct lk_table *t, struct lk_owner *o)
-{
-	while (o->ow_recl != NULL) {
-		if (o->ow_recl->re_locks != NULL)
-			lk_lock_remove(t, o->ow_recl->re_locks);
-		else
-			lk_share_remove(t, o->ow_recl->re_shares);
-	}
-}
-
 #define LK_FOREACH_FILE(t, ob, i)					\
 	for ((i) = 0; (i) <= (t)->t_files.h_mask; (i)++)		\
 		for ((ob) = (t)->t_files.h_tab[(i)]; (ob) != NULL;	\

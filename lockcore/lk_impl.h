@@ -570,7 +570,6 @@ void	lk_recl_cut(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 enum lk_status lk_recl_lock_check(struct lk_table *t, struct lk_owner *o,
 	    struct lk_file *f, const struct lk_range *r, bool excl);
 void	lk_file_recl_clear(struct lk_table *t, struct lk_file *f);
-void	lk_owner_recl_clear(struct lk_table *t, struct lk_owner *o);
 
 /* release.c */
 void	lk_file_touch(struct lk_table *t, struct lk_file *f, uint64_t s,

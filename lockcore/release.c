@@ -47,66 +47,6 @@ lk_touched_grant(struct lk_table *t, uint64_t now)
 }
 
 /*
- * Remove all of o's locks, waiters, grants and shares, reclaimable ones
- * included (all reserved).
- */
-static void
-lk_owner_clear(struct lk_table *t, struct lk_owner *o)
-{
-	struct lk_waiter *w;
-
-	while (o->ow_locks != NULL) {
-		lk_file_touch(t, o->ow_locks->lo_file, o->ow_locks->lo_start,
-		    o->ow_locks->lo_end);
-		lk_lock_remove(t, o->ow_locks);
-	}
-	while ((w = o->ow_waiters) != NULL) {
-		/* A queued waiter may hold younger ones back (FIFO). */
-		if (!w->wa_granted)
-			lk_file_touch(t, w->wa_file, w->wa_start, w->wa_end);
-		lk_drop_udata(t, w->wa_udata);
-		lk_waiter_free(t, w);
-	}
-	while (o->ow_shares != NULL)
-		lk_share_remove(t, o->ow_shares);
-	/* No waiter waits for a reclaimable record: nothing to touch. */
-	lk_owner_recl_clear(t, o);
-}
-
-static enum lk_status
-lk_host_release_do(struct lk_table *t, uint64_t id, uint64_t now)
-{
-	struct lk_owner *o;
-	struct lk_host *ho;
-
-	if ((ho = lk_host_find(t, id)) == NULL)
-		return LK_OK;
-	t->t_touched.v_len = 0;
-	if (!lk_reserve(t, 0, ho->ho_nlocks + ho->ho_nshares +
-	    ho->ho_nrlocks + ho->ho_nrshares) ||
-	    !lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
-	    ho->ho_nwaiters + ho->ho_npending) ||
-	    !lk_vec_reserve(t, &t->t_touched, sizeof(struct lk_file *),
-	    ho->ho_nlocks + ho->ho_nwaiters))
-		return LK_NOMEM;
-	t->t_mark++;
-	/* Owners only turn into zombies here; the list stays intact. */
-	for (o = ho->ho_owners; o != NULL; o = o->ow_hnext)
-		lk_owner_clear(t, o);
-	lk_touched_grant(t, now);
-	return LK_OK;
-}
-
-enum lk_status
-lk_host_release(struct lk_table *t, uint64_t host, uint64_t now,
-    const struct lk_result **resp)
-{
-	lk_begin(t);
-	return lk_finish_at(t, lk_host_release_do(t, host, now), now,
-	    resp);
-}
-
-/*
  * lk_host_release_some(): the host's waiters and unconfirmed grants all at
  * once, then up to `max' of its locks, shares and reclaimable records.
  */
@@ -180,6 +120,14 @@ lk_host_release_some(struct lk_table *t, uint64_t host, uint64_t now,
 	if (leftp != NULL)
 		*leftp = st == LK_OK ? left : 0;
 	return lk_finish_at(t, st, now, resp);
+}
+
+/* All of it in one call: a piece with no limit. */
+enum lk_status
+lk_host_release(struct lk_table *t, uint64_t host, uint64_t now,
+    const struct lk_result **resp)
+{
+	return lk_host_release_some(t, host, now, SIZE_MAX, NULL, resp);
 }
 
 static enum lk_status
