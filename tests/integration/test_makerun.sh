@@ -46,34 +46,34 @@ check "the rpcbind run.sh started is gone with it" bash -c \
 # falls back to loopback TCP, whose address cache leaks (libtirpc
 # 1.3.3): the ASan nlmd above reported it in 1 of many runs.  A stand-in
 # nlmd that takes 0.3 s to stop asks rpcbind at the end of it.
-cat >"$ITEST_WORK/slow-nlmd" <<'STUB'
+cat >"$ITEST_WORK/slow-nlmd" <<'STANDIN'
 #!/bin/bash
 stop() {
 	sleep 0.3
 	if rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
-		echo "stub: rpcbind up at the end of the stop"
+		echo "stand-in: rpcbind up at the end of the stop"
 	else
-		echo "stub: rpcbind gone before the end of the stop"
+		echo "stand-in: rpcbind gone before the end of the stop"
 	fi
 	exit 0
 }
 trap stop TERM
-echo "stub: nlmd ready"
+echo "stand-in: nlmd ready"
 while :; do sleep 0.05; done
-STUB
+STANDIN
 chmod +x "$ITEST_WORK/slow-nlmd"
 RUNLOG3=$ITEST_WORK/run3.log
-NLMD_STATE=$ITEST_WORK/stubstate "$TOP/tools/run.sh" "$ITEST_WORK/slow-nlmd" \
+NLMD_STATE=$ITEST_WORK/standinstate "$TOP/tools/run.sh" "$ITEST_WORK/slow-nlmd" \
     >"$RUNLOG3" 2>&1 &
 RUN_PID=$!
 ITEST_PIDS+=($RUN_PID)
-itest_wait grep -q "stub: nlmd ready" "$RUNLOG3"
+itest_wait grep -q "stand-in: nlmd ready" "$RUNLOG3"
 kill -TERM "$RUN_PID"
 wait "$RUN_PID" 2>/dev/null
 itest_forget "$RUN_PID"
 cat "$RUNLOG3" >>"$ITEST_WORK/checks.log"
 check "run.sh stops rpcbind only after nlmd has stopped" \
-    grep -q "stub: rpcbind up at the end of the stop" "$RUNLOG3"
+    grep -q "stand-in: rpcbind up at the end of the stop" "$RUNLOG3"
 check "... and then stops it" bash -c \
     '! rpcinfo -p 127.0.0.1 >/dev/null 2>&1'
 

@@ -336,6 +336,28 @@ test_release_nomem(void)
 }
 
 /*
+ * alice's locks (tc_fill()), then `cmd' asked with the lock table out of
+ * memory from the start: its answer (to free), the server still up for
+ * the caller's checks (tc_end() and ts_lk_alloc(NULL) after them).
+ */
+static struct tc_answer *
+tc_ask_nomem(const char *cmd)
+{
+	struct tc_answer *a;
+
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	fake_store_reset();
+	fake_send_reset();
+	ts_lk_alloc(&ts_lk_failing);
+	tc_begin();
+	tc_fill();
+	ts_lk_fail(true);
+	tc_ask(cmd, a);
+	ts_lk_fail(false);
+	return a;
+}
+
+/*
  * A release whose lock table runs out of memory part of the way lists
  * what it released, not what it meant to: every record was listed
  * "released" before its unlock, whatever the unlock said (found by
@@ -349,15 +371,7 @@ test_release_lists_released(void)
 
 	if (ts_skip())
 		return;
-	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
-	fake_store_reset();
-	fake_send_reset();
-	ts_lk_alloc(&ts_lk_failing);
-	tc_begin();
-	tc_fill();
-	ts_lk_fail(true);
-	tc_ask("nlmctl 1 release fh=66\n", a);
-	ts_lk_fail(false);
+	a = tc_ask_nomem("nlmctl 1 release fh=66\n");
 	lk_table_counts(nlm->n_table, &ct);
 	/* Some were not released (else the test shows nothing)... */
 	CU_ASSERT(ct.ct_locks > 0);
@@ -858,15 +872,7 @@ test_release_host_nomem_answer(void)
 
 	if (ts_skip())
 		return;
-	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
-	fake_store_reset();
-	fake_send_reset();
-	ts_lk_alloc(&ts_lk_failing);
-	tc_begin();
-	tc_fill();
-	ts_lk_fail(true);
-	tc_ask("nlmctl 1 release host=alice\n", a);
-	ts_lk_fail(false);
+	a = tc_ask_nomem("nlmctl 1 release host=alice\n");
 	printf("\n    answer: %.60s ", a->buf);
 	CU_ASSERT(!(a->ok && a->ended));
 	CU_ASSERT(strstr(a->buf, "error") != NULL);

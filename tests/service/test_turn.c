@@ -2157,6 +2157,40 @@ test_confirm_nomem(void)
 	ts_stop();
 }
 
+/*
+ * FREE_ALL of `name' (state 3) and one turn: the first piece of its
+ * release.  Returns the answers that came (its void reply: 1).
+ */
+static int
+t_free_all_turn(const char *name)
+{
+	nlm4_notify fa;
+	uint8_t buf[512];
+	int n = 0;
+
+	memset(&fa, 0, sizeof(fa));
+	fa.name = (char *)(uintptr_t)name;
+	fa.state = 3;
+	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
+	ts_turn();
+	while (ts_recv(buf, sizeof(buf)) > 0)
+		n++;
+	return n;
+}
+
+/* A turn budget of 8; hostR (owner ownR) holds 20 locks apart on "r". */
+static void
+t_hostr_start(void)
+{
+	int i;
+
+	ts_turn_changes(8);
+	t_begin(NLM_CB_MSG, 0);
+	for (i = 0; i < 20; i++)
+		CU_ASSERT_EQUAL(t_lock("hostR", 1, "ownR", "r", (uint64_t)i * 2,
+		    1, true, false, false), NLM4_GRANTED);
+}
+
 /* Of hostR's 20 locks of test_release_in_pieces(), those stored. */
 static int
 t_rleft(void)
@@ -2184,27 +2218,15 @@ test_release_in_pieces(void)
 {
 	nlm4_testargs ta;
 	nlm4_lockargs a;
-	nlm4_notify fa;
 	nlm4_res r;
-	uint8_t buf[512];
-	int i;
 
 	if (ts_skip())
 		return;
-	ts_turn_changes(8);
-	t_begin(NLM_CB_MSG, 0);
-	for (i = 0; i < 20; i++)
-		CU_ASSERT_EQUAL(t_lock("hostR", 1, "ownR", "r", (uint64_t)i * 2,
-		    1, true, false, false), NLM4_GRANTED);
+	t_hostr_start();
 	CU_ASSERT_EQUAL(t_lock("hostW", 2, "ownW", "r", 38, 1, true, true,
 	    false), NLM4_BLOCKED);
 	CU_ASSERT_EQUAL(t_rleft(), 20);
-	memset(&fa, 0, sizeof(fa));
-	fa.name = "hostR";
-	fa.state = 3;
-	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
-	ts_turn();
-	CU_ASSERT(ts_recv(buf, sizeof(buf)) > 0);	/* its (void) reply */
+	CU_ASSERT_EQUAL(t_free_all_turn("hostR"), 1);	/* its void reply */
 	CU_ASSERT_EQUAL(t_rleft(), 12);
 	CU_ASSERT_EQUAL(nlm_get_counters()->release_pieces, 1);
 	t_lockargs(&a, "hostR", 1, "ownR", "s", 0, 1, true, false);
@@ -2243,24 +2265,13 @@ static void
 test_release_starved(void)
 {
 	nlm4_lockargs a;
-	nlm4_notify fa;
 	uint8_t buf[512];
-	int i, j, turn;
+	int j, turn;
 
 	if (ts_skip())
 		return;
-	ts_turn_changes(8);
-	t_begin(NLM_CB_MSG, 0);
-	for (i = 0; i < 20; i++)
-		CU_ASSERT_EQUAL(t_lock("hostR", 1, "ownR", "r", (uint64_t)i * 2,
-		    1, true, false, false), NLM4_GRANTED);
-	memset(&fa, 0, sizeof(fa));
-	fa.name = "hostR";
-	fa.state = 3;
-	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
-	ts_turn();
-	while (ts_recv(buf, sizeof(buf)) > 0)
-		;
+	t_hostr_start();
+	(void)t_free_all_turn("hostR");
 	CU_ASSERT_EQUAL(t_rleft(), 12);
 	for (turn = 0; turn < 50; turn++) {
 		for (j = 0; j < 8; j++) {
@@ -2309,8 +2320,6 @@ t_turn_at(uint64_t when)
 static void
 test_release_gc_uaf(void)
 {
-	nlm4_notify fa;
-	uint8_t buf[512];
 	uint64_t s0, d, t;
 
 	if (ts_skip())
@@ -2321,13 +2330,7 @@ test_release_gc_uaf(void)
 	s0 = ev_now_ms();
 	d = nlm_get_grace()->g_deadline_ms;
 	CU_ASSERT_FATAL(d == s0 + 90000);
-	memset(&fa, 0, sizeof(fa));
-	fa.name = "many";
-	fa.state = 3;
-	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
-	ts_turn();
-	while (ts_recv(buf, sizeof(buf)) > 0)
-		;
+	(void)t_free_all_turn("many");
 	CU_ASSERT_EQUAL(fake_store_nlocks(), 10000 - 8192);
 	CU_ASSERT_EQUAL(nlm_get_counters()->release_pieces, 1);
 	ts_lk_fail(true);
