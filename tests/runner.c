@@ -8,6 +8,10 @@
  * set, runs only the suites whose names contain it, and NLMD_TEST_CASE
  * only their tests whose names contain it (to repeat one test while
  * chasing a rare failure); a selection that matches nothing is an error.
+ * NLMD_TEST_TIMES, when set, runs the (selected) tests one by one and
+ * prints each one's wall-clock time ("time: 1.23 s suite / test"), to
+ * find where a binary's minute goes (CUnit's own "Elapsed time" is CPU
+ * time).
  * NLMD_TEST_SKIP="why: name; name ..." marks the tests whose names
  * contain one of the names inactive (CUnit counts them as such) and says
  * so, with the reason, for each; a name that matches no test is an error,
@@ -95,7 +99,8 @@ int
 main(int argc, char **argv)
 {
 	unsigned int failed = 0, ran = 0;
-	const char *suite, *tcase, *skip;
+	const char *suite, *tcase, *skip, *times;
+	unsigned long long t0;
 	CU_pSuite s;
 	CU_pTest t;
 
@@ -117,12 +122,14 @@ main(int argc, char **argv)
 	}
 	suite = getenv("NLMD_TEST_SUITE");
 	tcase = getenv("NLMD_TEST_CASE");
-	if ((suite != NULL && *suite != '\0') ||
-	    (tcase != NULL && *tcase != '\0')) {
+	times = getenv("NLMD_TEST_TIMES");
+	if (times != NULL && *times != '\0' && tcase == NULL)
+		tcase = "";
+	if ((suite != NULL && *suite != '\0') || tcase != NULL) {
 		for (s = CU_get_registry()->pSuite; s != NULL; s = s->pNext) {
 			if (suite != NULL && strstr(s->pName, suite) == NULL)
 				continue;
-			if (tcase == NULL || *tcase == '\0') {
+			if (tcase == NULL) {
 				CU_basic_run_suite(s);
 				failed += run_failures();
 				ran++;
@@ -130,9 +137,14 @@ main(int argc, char **argv)
 			}
 			for (t = s->pTest; t != NULL; t = t->pNext)
 				if (strstr(t->pName, tcase) != NULL) {
+					t0 = tests_now_ms();
 					CU_basic_run_test(s, t);
 					failed += run_failures();
 					ran++;
+					if (times != NULL && *times != '\0')
+						fprintf(stderr, "time: %.2f s %s / "
+						    "%s\n", (double)(tests_now_ms() -
+						    t0) / 1000, s->pName, t->pName);
 				}
 		}
 		if (ran == 0) {
