@@ -49,6 +49,16 @@
 
 #define LO	"127.0.0.1"
 
+/*
+ * How long the harness waits for a datagram from the service, and after
+ * which it judges that none came.  The loop runs in this thread: what a
+ * turn sent was sent before the wait begins, so the wait covers only the
+ * kernel's delivery on loopback (later when its softirq is deferred to
+ * ksoftirqd under load).  A drain that waits for nothing more costs one
+ * such wait.
+ */
+#define TS_WAIT_MS	50
+
 static int st_ns_ok;		/* our own network namespace */
 static const char *st_skip_why = "";
 static uint64_t st_clock;	/* the loop's clock, ms */
@@ -379,7 +389,12 @@ ts_turn(void)
 	(void)ev_run_once(loop, 0);
 }
 
-/* Run the loop (and the fake rpcbind) until nothing happens for a bit. */
+/*
+ * Run the loop (and the fake rpcbind) until nothing happens for a bit:
+ * three rounds in a row with nothing for the fake rpcbind, each round
+ * waiting 1 ms at most for the loop's events (its timers follow the fake
+ * clock: real time only lets the kernel deliver).
+ */
 void
 ts_pump(void)
 {
@@ -388,7 +403,7 @@ ts_pump(void)
 	for (i = 0; i < 200 && idle < 3; i++) {
 		struct pollfd p = { rpcb_fd, POLLIN, 0 };
 
-		(void)ev_run_once(loop, 5);
+		(void)ev_run_once(loop, 1);
 		if (poll(&p, 1, 0) == 1 && st_rpcb_serve())
 			idle = 0;
 		else
@@ -507,9 +522,20 @@ ts_recv(void *buf, size_t cap)
 {
 	struct pollfd p = { cli_fd, POLLIN, 0 };
 
-	if (poll(&p, 1, 200) != 1)
+	if (poll(&p, 1, TS_WAIT_MS) != 1)
 		return -1;
 	return recv(cli_fd, buf, cap, 0);
+}
+
+int
+ts_drain(void)
+{
+	uint8_t buf[4096];
+	int n = 0;
+
+	while (recv(cli_fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		n++;
+	return n;
 }
 
 /* Read one nlm4_res reply from fd (UDP, or TCP with stream set). */
@@ -525,7 +551,7 @@ ts_reply(int fd, bool stream, nlm4_res *res)
 		fd = cli_fd;
 	p.fd = fd;
 	memset(res, 0, sizeof(*res));
-	if (poll(&p, 1, 200) != 1 ||
+	if (poll(&p, 1, TS_WAIT_MS) != 1 ||
 	    (n = recv(fd, buf, sizeof(buf), 0)) <= (ssize_t)off)
 		return -1;
 	return ts_decode_reply(buf + off, (size_t)n - off, NULL, res);
@@ -562,7 +588,7 @@ ts_callback(nlm4_testargs *args, nlm4_res *res)
 	XDR x;
 	int proc = -1;
 
-	if (poll(&p, 1, 200) != 1 ||
+	if (poll(&p, 1, TS_WAIT_MS) != 1 ||
 	    (n = recv(cb_fd, buf, sizeof(buf), 0)) <= 0)
 		return -1;
 	memset(&m, 0, sizeof(m));
@@ -610,7 +636,7 @@ ts_callback_take(struct ts_call *c)
 
 	memset(c, 0, sizeof(*c));
 	c->tc_fromlen = sizeof(c->tc_from);
-	if (poll(&p, 1, 200) != 1 || (n = recvfrom(cb_fd, buf, sizeof(buf), 0,
+	if (poll(&p, 1, TS_WAIT_MS) != 1 || (n = recvfrom(cb_fd, buf, sizeof(buf), 0,
 	    (struct sockaddr *)&c->tc_from, &c->tc_fromlen)) <= 0)
 		return -1;
 	memset(&m, 0, sizeof(m));
@@ -667,7 +693,7 @@ ts_callback_void(nlm4_testargs *args)
 	int proc = -1;
 
 	memset(args, 0, sizeof(*args));
-	if (poll(&p, 1, 200) != 1 || (n = recvfrom(cb_fd, buf, sizeof(buf), 0,
+	if (poll(&p, 1, TS_WAIT_MS) != 1 || (n = recvfrom(cb_fd, buf, sizeof(buf), 0,
 	    (struct sockaddr *)&from, &fl)) <= 0)
 		return -1;
 	memset(&m, 0, sizeof(m));
@@ -693,7 +719,7 @@ ts_no_callback(void)
 {
 	struct pollfd p = { cb_fd, POLLIN, 0 };
 
-	return poll(&p, 1, 50) == 0;
+	return poll(&p, 1, TS_WAIT_MS) == 0;
 }
 
 uint16_t

@@ -65,6 +65,12 @@ uint32_t	 ts_tcp_record(uint8_t *buf, size_t cap, size_t *lenp,
 		    uint32_t proc, xdrproc_t xargs, const void *args);
 /* The next datagram at the UDP request socket (a reply), -1: none. */
 ssize_t		 ts_recv(void *buf, size_t cap);
+/*
+ * Discard the datagrams the UDP request socket holds now, without
+ * waiting (the loop runs in this thread: after a turn, everything it
+ * sent is there already); returns how many.
+ */
+int		 ts_drain(void);
 /* fd -1: the UDP request socket.  0, or -1 when nothing decodable came. */
 int		 ts_reply(int fd, bool stream, nlm4_res *res);
 /*
