@@ -158,6 +158,8 @@ struct lk_waiter {
 	/* queued only: node of the file's index (wqidx.c) */
 	struct lk_waiter *wa_t[2];	/* children: [0] before, [1] after */
 	uint64_t	 wa_seq;	/* arrival number (FIFO order) */
+	uint64_t	 wa_gseq;	/* granted: grant number (fi_pend,
+					   newest first, is in its order) */
 	uint64_t	 wa_tmax;	/* subtree: largest end */
 	uint64_t	 wa_tlo;	/* subtree: smallest wa_seq */
 	uint64_t	 wa_thi;	/* subtree: largest wa_seq */
@@ -178,6 +180,10 @@ struct lk_share {
 	struct lk_share	*sh_onext;	/* owner's (reclaimable) shares */
 	struct lk_share	*sh_oprev;
 	uint64_t	 sh_epoch;
+	uint64_t	 sh_seq;	/* number at lk_share_add: a file's
+					   lists, newest first, are in its
+					   order (walks in pieces resume by
+					   it) */
 	uint32_t	 sh_addidx;	/* index in t_adds when sh_fresh */
 	uint8_t		 sh_access;
 	uint8_t		 sh_deny;
@@ -302,6 +308,8 @@ struct lk_table {
 	uint64_t	 t_token;	/* last token issued */
 	uint64_t	 t_mark;	/* generation for ow_mark/fi_mark */
 	uint64_t	 t_wseq;	/* last waiter arrival number */
+	uint64_t	 t_gseq;	/* last grant number (wa_gseq) */
+	uint64_t	 t_sseq;	/* last share number (sh_seq) */
 	size_t		 t_budget;	/* grants this call may still make */
 	bool		 t_pass_nomem;	/* a grant pass of this call ran out
 					   of memory (its file deferred) */
@@ -382,6 +390,13 @@ void	lk_wq_insert(struct lk_table *t, struct lk_file *f,
 	    struct lk_waiter *w);
 void	lk_wq_reinsert(struct lk_file *f, struct lk_waiter *w);
 void	lk_wq_remove(struct lk_file *f, struct lk_waiter *w);
+/*
+ * The queued waiter on f with the index key (start, seq) among the
+ * exclusive (excl) or the shared ones; NULL when it is not queued there
+ * (any more).  O(log n).
+ */
+const struct lk_waiter *lk_wq_find(const struct lk_file *f, bool excl,
+	    uint64_t start, uint64_t seq);
 /*
  * The oldest queued waiter on f, exclusive (excl) or shared (shared), that
  * overlaps [s, e] and arrived after `after' and before `before' (wa_seq).

@@ -867,7 +867,8 @@ int	lk_waiter_foreach(const struct lk_table *t, lk_waiter_cb cb, void *arg);
  * (Buckets are visited in reverse-bit order, as Redis's SCAN does, which
  * survives the hash growing; inside a bucket files go in handle order;
  * inside a file locks go in key order and the walk resumes after the last
- * key reported.)  A file's shares and waiters are reported in one piece.
+ * key reported; shares and waiters resume after the last one reported,
+ * in their lists' order, see walk.c.)
  * *reported (may be NULL) gets the number of records this call reported.
  *
  * lk_file_records() reports the records of one file the same way;
@@ -892,12 +893,15 @@ struct lk_scan {
 	uint64_t	 sc_bbits;	/* the bucket's bits under it */
 	unsigned char	 sc_fh[LK_FH_MAX];	/* the file reached */
 	size_t		 sc_fhlen;
-	int		 sc_phase;	/* in it: 0 locks, 1 reclaimable
-					   locks, 2 shares and waiters,
-					   3 done */
-	bool		 sc_haskey;	/* last lock key of the phase */
-	uint64_t	 sc_kstart;
-	uintptr_t	 sc_kaddr;
+	int		 sc_phase;	/* in it: locks, reclaimable locks,
+					   shares, reclaimable shares,
+					   queued waiters, unconfirmed
+					   grants, done (walk.c) */
+	bool		 sc_haskey;	/* the phase's last record: */
+	uint64_t	 sc_kstart;	/* lock, waiter: its start */
+	uintptr_t	 sc_kaddr;	/* lock: its address */
+	uint64_t	 sc_kseq;	/* share, waiter, grant: its number */
+	bool		 sc_kexcl;	/* waiter: exclusive */
 };
 
 bool		lk_file_scan(const struct lk_table *t, struct lk_scan *sc,

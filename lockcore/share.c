@@ -91,6 +91,7 @@ lk_share_add(struct lk_table *t, struct lk_share *s, struct lk_owner *o,
 
 	s->sh_owner = o;
 	s->sh_file = f;
+	s->sh_seq = ++t->t_sseq;
 	lk_share_heads(s, &fh, &oh);
 	s->sh_fprev = s->sh_oprev = NULL;
 	s->sh_fnext = *fh;

@@ -236,6 +236,7 @@ lk_waiter_granted(struct lk_table *t, struct lk_waiter *w,
 	lk_queue_unlink(f, w, false);
 	w->wa_granted = true;
 	w->wa_since = now;
+	w->wa_gseq = ++t->t_gseq;
 	w->wa_fnext = f->fi_pend;
 	if (f->fi_pend != NULL)
 		f->fi_pend->wa_fprev = w;

@@ -245,6 +245,15 @@ lk_share_foreach(const struct lk_table *t, lk_record_cb cb, void *arg)
 	return 0;
 }
 
+static void
+lk_waiter_info_of(struct lk_waiter_info *wi, const struct lk_waiter *w)
+{
+	lk_record_waiter(&wi->wi_req, w);
+	wi->wi_udata = w->wa_udata;
+	wi->wi_since = w->wa_since;
+	wi->wi_granted = w->wa_granted;
+}
+
 static int
 lk_waiters_walk(const struct lk_waiter *w, lk_waiter_cb cb, void *arg)
 {
@@ -252,10 +261,7 @@ lk_waiters_walk(const struct lk_waiter *w, lk_waiter_cb cb, void *arg)
 	int rc;
 
 	for (; w != NULL; w = w->wa_fnext) {
-		lk_record_waiter(&wi.wi_req, w);
-		wi.wi_udata = w->wa_udata;
-		wi.wi_since = w->wa_since;
-		wi.wi_granted = w->wa_granted;
+		lk_waiter_info_of(&wi, w);
 		if ((rc = cb(&wi, arg)) != 0)
 			return rc;
 	}
@@ -379,6 +385,19 @@ lk_scan_file_cmp(const void *x, const void *y)
 	return lk_fh_cmp(a->fi_fh, a->fi_fhlen, b->fi_fh, b->fi_fhlen);
 }
 
+/*
+ * The phases of a file's walk in pieces (sc_phase), in the order they
+ * report.  Each resumes after the key of the last record it reported:
+ * locks by (start, address) in their tree; a share list (newest first)
+ * by sh_seq, skipping what came in since; the queue (oldest first) by its
+ * index key (start, wa_seq), and when that waiter has left, by wa_seq from
+ * the queue's head; the unconfirmed grants (newest first) by wa_gseq.
+ */
+enum {
+	LK_SCAN_LOCKS, LK_SCAN_RLOCKS, LK_SCAN_SHARES, LK_SCAN_RSHARES,
+	LK_SCAN_QUEUED, LK_SCAN_PENDING, LK_SCAN_FILE_DONE
+};
+
 /* Locks of one tree after the saved key, up to the budget. */
 static size_t
 lk_scan_tree(struct lk_bnode *root, struct lk_scan *sc, size_t budget,
@@ -388,13 +407,14 @@ lk_scan_tree(struct lk_bnode *root, struct lk_scan *sc, size_t budget,
 	struct lk_lock *l;
 	size_t n = 0;
 
-	l = sc->sc_haskey ? lk_tree_seek(root, sc->sc_kstart, sc->sc_kaddr) :
-	    lk_tree_first(root);
+	if (cbs->sc_lock == NULL)
+		l = NULL;	/* nothing to report */
+	else
+		l = sc->sc_haskey ? lk_tree_seek(root, sc->sc_kstart,
+		    sc->sc_kaddr) : lk_tree_first(root);
 	for (; l != NULL && n < budget; l = lk_tree_next(root, l)) {
-		if (cbs->sc_lock != NULL) {
-			lk_record_lock(&rc, l);
-			(void)cbs->sc_lock(&rc, cbs->sc_arg);
-		}
+		lk_record_lock(&rc, l);
+		(void)cbs->sc_lock(&rc, cbs->sc_arg);
 		n++;
 		sc->sc_haskey = true;
 		sc->sc_kstart = l->lo_start;
@@ -407,24 +427,132 @@ lk_scan_tree(struct lk_bnode *root, struct lk_scan *sc, size_t budget,
 	return n;
 }
 
+/*
+ * Shares of one list (newest first) after the saved one, up to the
+ * budget.  Those at or after the saved number were reported, or came in
+ * since: skipped (a walk from the list's head, O(what it skips)).
+ */
+static size_t
+lk_scan_shares(const struct lk_share *s, struct lk_scan *sc, size_t budget,
+    const struct lk_scan_cbs *cbs)
+{
+	struct lk_record rc;
+	size_t n = 0;
+
+	if (cbs->sc_share == NULL)
+		s = NULL;
+	else if (sc->sc_haskey)
+		while (s != NULL && s->sh_seq >= sc->sc_kseq)
+			s = s->sh_fnext;
+	for (; s != NULL && n < budget; s = s->sh_fnext) {
+		lk_record_share(&rc, s);
+		(void)cbs->sc_share(&rc, cbs->sc_arg);
+		n++;
+		sc->sc_haskey = true;
+		sc->sc_kseq = s->sh_seq;
+	}
+	if (s == NULL) {
+		sc->sc_phase++;
+		sc->sc_haskey = false;
+	}
+	return n;
+}
+
+static void
+lk_scan_waiter(const struct lk_waiter *w, const struct lk_scan_cbs *cbs)
+{
+	struct lk_waiter_info wi;
+
+	lk_waiter_info_of(&wi, w);
+	(void)cbs->sc_waiter(&wi, cbs->sc_arg);
+}
+
+/*
+ * Queued waiters (oldest first) after the saved one, up to the budget:
+ * the saved one found in the index, O(log n), and the queue followed
+ * from it; when it has left the queue, the first that arrived after it,
+ * from the head.
+ */
+static size_t
+lk_scan_queued(const struct lk_file *f, struct lk_scan *sc, size_t budget,
+    const struct lk_scan_cbs *cbs)
+{
+	const struct lk_waiter *w = f->fi_wq;
+	size_t n = 0;
+
+	if (cbs->sc_waiter == NULL)
+		w = NULL;
+	else if (sc->sc_haskey) {
+		w = lk_wq_find(f, sc->sc_kexcl, sc->sc_kstart, sc->sc_kseq);
+		if (w != NULL)
+			w = w->wa_fnext;
+		else
+			for (w = f->fi_wq; w != NULL &&
+			    w->wa_seq <= sc->sc_kseq; w = w->wa_fnext)
+				;
+	}
+	for (; w != NULL && n < budget; w = w->wa_fnext) {
+		lk_scan_waiter(w, cbs);
+		n++;
+		sc->sc_haskey = true;
+		sc->sc_kstart = w->wa_start;
+		sc->sc_kseq = w->wa_seq;
+		sc->sc_kexcl = w->wa_excl;
+	}
+	if (w == NULL) {
+		sc->sc_phase++;
+		sc->sc_haskey = false;
+	}
+	return n;
+}
+
+/* Unconfirmed grants (newest first) after the saved one, as shares go. */
+static size_t
+lk_scan_pending(const struct lk_file *f, struct lk_scan *sc, size_t budget,
+    const struct lk_scan_cbs *cbs)
+{
+	const struct lk_waiter *w = f->fi_pend;
+	size_t n = 0;
+
+	if (cbs->sc_waiter == NULL)
+		w = NULL;
+	else if (sc->sc_haskey)
+		while (w != NULL && w->wa_gseq >= sc->sc_kseq)
+			w = w->wa_fnext;
+	for (; w != NULL && n < budget; w = w->wa_fnext) {
+		lk_scan_waiter(w, cbs);
+		n++;
+		sc->sc_haskey = true;
+		sc->sc_kseq = w->wa_gseq;
+	}
+	if (w == NULL) {
+		sc->sc_phase++;
+		sc->sc_haskey = false;
+	}
+	return n;
+}
+
 /* Go on with file f from sc's phase; returns the records reported. */
 static size_t
 lk_scan_in_file(const struct lk_file *f, struct lk_scan *sc, size_t budget,
     const struct lk_scan_cbs *cbs)
 {
-	struct lk_scan_cbs rest = *cbs;
 	size_t n = 0;
 
-	if (sc->sc_phase == 0)
+	if (sc->sc_phase == LK_SCAN_LOCKS)
 		n += lk_scan_tree(f->fi_root, sc, budget, cbs);
-	if (sc->sc_phase == 1 && n < budget)
+	if (sc->sc_phase == LK_SCAN_RLOCKS && n < budget)
 		n += lk_scan_tree(f->fi_recl == NULL ? NULL :
 		    f->fi_recl->re_root, sc, budget - n, cbs);
-	if (sc->sc_phase == 2 && n < budget) {
-		rest.sc_lock = NULL;
-		n += lk_scan_file(f, &rest);
-		sc->sc_phase = 3;
-	}
+	if (sc->sc_phase == LK_SCAN_SHARES && n < budget)
+		n += lk_scan_shares(f->fi_shares, sc, budget - n, cbs);
+	if (sc->sc_phase == LK_SCAN_RSHARES && n < budget)
+		n += lk_scan_shares(f->fi_recl == NULL ? NULL :
+		    f->fi_recl->re_shares, sc, budget - n, cbs);
+	if (sc->sc_phase == LK_SCAN_QUEUED && n < budget)
+		n += lk_scan_queued(f, sc, budget - n, cbs);
+	if (sc->sc_phase == LK_SCAN_PENDING && n < budget)
+		n += lk_scan_pending(f, sc, budget - n, cbs);
 	return n;
 }
 
@@ -466,7 +594,8 @@ lk_file_scan(const struct lk_table *t, struct lk_scan *sc, size_t budget,
 
 			c = filter ? lk_fh_cmp(f->fi_fh, f->fi_fhlen,
 			    sc->sc_fh, sc->sc_fhlen) : 1;
-			if (c < 0 || (c == 0 && sc->sc_phase == 3))
+			if (c < 0 ||
+			    (c == 0 && sc->sc_phase == LK_SCAN_FILE_DONE))
 				continue;	/* reported before */
 			if (n >= budget) {
 				stopped = true;
@@ -475,7 +604,7 @@ lk_file_scan(const struct lk_table *t, struct lk_scan *sc, size_t budget,
 			if (c > 0) {		/* a file not begun */
 				memcpy(sc->sc_fh, f->fi_fh, f->fi_fhlen);
 				sc->sc_fhlen = f->fi_fhlen;
-				sc->sc_phase = 0;
+				sc->sc_phase = LK_SCAN_LOCKS;
 				sc->sc_haskey = false;
 			}
 			sc->sc_inbucket = true;
@@ -483,7 +612,7 @@ lk_file_scan(const struct lk_table *t, struct lk_scan *sc, size_t budget,
 			sc->sc_bbits = sc->sc_cursor & m;
 			filter = true;
 			n += lk_scan_in_file(f, sc, budget - n, cbs);
-			if (sc->sc_phase != 3) {
+			if (sc->sc_phase != LK_SCAN_FILE_DONE) {
 				stopped = true;	/* inside this file */
 				break;
 			}
@@ -523,7 +652,7 @@ lk_file_records_scan(const struct lk_table *t, const void *fh, size_t fhlen,
 		else {
 			n = lk_scan_in_file(f, sc, budget == 0 ? 1 : budget,
 			    cbs);
-			sc->sc_done = sc->sc_phase == 3;
+			sc->sc_done = sc->sc_phase == LK_SCAN_FILE_DONE;
 		}
 	}
 	if (reported != NULL)

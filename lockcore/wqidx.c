@@ -163,6 +163,17 @@ lk_wq_remove(struct lk_file *f, struct lk_waiter *w)
 	w->wa_t[0] = w->wa_t[1] = NULL;
 }
 
+const struct lk_waiter *
+lk_wq_find(const struct lk_file *f, bool excl, uint64_t start, uint64_t seq)
+{
+	const struct lk_waiter *n = excl ? f->fi_wx : f->fi_ws;
+
+	while (n != NULL && (n->wa_start != start || n->wa_seq != seq))
+		n = n->wa_t[n->wa_start < start ||
+		    (n->wa_start == start && n->wa_seq < seq)];
+	return n != NULL && !n->wa_granted ? n : NULL;
+}
+
 struct lk_wq_q {
 	uint64_t		 q_s, q_e;
 	uint64_t		 q_after;	/* arrivals > q_after ... */

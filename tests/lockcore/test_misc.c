@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <CUnit/CUnit.h>
 
@@ -903,6 +904,362 @@ test_scan_one_file(void)
 	scan_big_file(true);
 }
 
+/*
+ * One file's shares, queued waiters and unconfirmed grants walked in
+ * pieces of 50 while they come and go: no piece over its budget, nothing
+ * reported twice, and what stayed all along reported exactly once.  They
+ * used to come in one piece whatever their number (a file with 100,000
+ * queued waiters: one turn of the dump for all of them).  File "q":
+ * host 1 holds [0, 1000000) exclusive; 500 reclaimable shares (host 9,
+ * loaded); 2,000 live shares (host 2, owners s0..); 2,000 queued waiters
+ * (host 3, svid i): the odd ones at 200 i, the even ones beyond 500,000
+ * in random order, shared or exclusive; [0, 20000) unlocked first, so
+ * the 50 odd ones there are unconfirmed grants.  Meanwhile: odd shares
+ * go and new ones come, odd waiters are cancelled (the walk's last one
+ * when it is odd: its resumption then starts from the queue's head) and
+ * new ones queue, and slices of [20000, 500000) are unlocked (more odd
+ * waiters granted).  The even shares and waiters, the reclaimable shares
+ * and the first 50 grants stay all along.
+ */
+#define SQ_SH		2000
+#define SQ_RSH		500
+#define SQ_W		2000
+#define SQ_NEW		1000
+
+static struct {
+	unsigned	 share[SQ_SH + SQ_NEW];	/* live, by owner number */
+	unsigned	 rshare[SQ_RSH];
+	unsigned	 queued[SQ_W + SQ_NEW];	/* by svid */
+	unsigned	 pending[SQ_W + SQ_NEW];
+	int		 last_queued;		/* svid, -1: none yet */
+	size_t		 got;
+} sq;
+
+static int
+sq_share(const struct lk_record *rc, void *arg)
+{
+	char oh[16];
+	int n;
+
+	(void)arg;
+	if (rc->rc_ohlen < 2 || rc->rc_ohlen >= sizeof(oh))
+		return 0;
+	memcpy(oh, rc->rc_oh, rc->rc_ohlen);
+	oh[rc->rc_ohlen] = '\0';
+	n = atoi(oh + 1);
+	if (rc->rc_reclaim && oh[0] == 'r' && n >= 0 && n < SQ_RSH)
+		sq.rshare[n]++;
+	else if (!rc->rc_reclaim && oh[0] == 's' && n >= 0 &&
+	    n < SQ_SH + SQ_NEW)
+		sq.share[n]++;
+	else
+		CU_FAIL("a share the test did not make");
+	sq.got++;
+	return 0;
+}
+
+static int
+sq_waiter(const struct lk_waiter_info *wi, void *arg)
+{
+	int32_t v = wi->wi_req.rc_svid;
+
+	(void)arg;
+	CU_ASSERT_FATAL(v >= 0 && v < SQ_W + SQ_NEW);
+	if (wi->wi_granted)
+		sq.pending[v]++;
+	else {
+		sq.queued[v]++;
+		sq.last_queued = v;
+	}
+	sq.got++;
+	return 0;
+}
+
+static uint64_t
+sq_start(int32_t v, uint64_t *rnd)
+{
+	return v % 2 == 1 ? (uint64_t)v * 200 :
+	    500000 + lt_rand(rnd) % 400000;
+}
+
+static struct lk_lockreq
+sq_waitreq(int32_t v, uint64_t start)
+{
+	return lt_req(3, v, "w", "q", start, 1, v % 3 != 0, true);
+}
+
+static void
+scan_file_lists(bool one_file)
+{
+	struct lk_scan_cbs cbs = { NULL, sq_share, sq_waiter, NULL };
+	static uint64_t wstart[SQ_W + SQ_NEW];
+	struct lk_record rr[SQ_RSH];
+	const struct lk_result *res;
+	struct lk_sharereq sr;
+	struct lk_lockreq rq;
+	struct lk_config cf;
+	struct lk_table *tt;
+	struct lk_scan sc;
+	char rname[SQ_RSH][8], oh[16];
+	uint64_t rnd = lt_seed(0x5c4e), cut = 20000;
+	size_t calls = 0, total = 0, got, bad = 0, i;
+	int nsh = SQ_SH, nw = SQ_W, gone_sh = 1, gone_w = 1, v;
+	bool more;
+
+	lk_config_init(&cf);
+	cf.cf_epoch = 2;
+	tt = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+	memset(rr, 0, sizeof(rr));
+	for (i = 0; i < SQ_RSH; i++) {
+		snprintf(rname[i], sizeof(rname[i]), "r%zu", i);
+		rr[i].rc_kind = LK_REC_SHARE;
+		rr[i].rc_host = 9;
+		rr[i].rc_oh = rname[i];
+		rr[i].rc_ohlen = strlen(rname[i]);
+		rr[i].rc_fh = "q";
+		rr[i].rc_fhlen = 1;
+		rr[i].rc_access = LK_SHARE_R;
+		rr[i].rc_epoch = 1;
+		rr[i].rc_reclaim = 1;
+	}
+	CU_ASSERT_EQUAL_FATAL(lk_table_load(tt, rr, SQ_RSH, &bad), LK_OK);
+	rq = lt_req(1, 1, "h", "q", 0, 1000000, true, false);
+	CU_ASSERT_EQUAL_FATAL(lk_lock(tt, &rq, 1, &res), LK_OK);
+	memset(&sr, 0, sizeof(sr));
+	sr.sq_host = 2;
+	sr.sq_fh = "q";
+	sr.sq_fhlen = 1;
+	sr.sq_access = LK_SHARE_R;
+	for (i = 0; i < SQ_SH; i++) {
+		snprintf(oh, sizeof(oh), "s%zu", i);
+		sr.sq_oh = oh;
+		sr.sq_ohlen = strlen(oh);
+		CU_ASSERT_EQUAL_FATAL(lk_share(tt, &sr, &res), LK_OK);
+	}
+	for (v = 0; v < SQ_W; v++) {
+		wstart[v] = sq_start(v, &rnd);
+		rq = sq_waitreq(v, wstart[v]);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(tt, &rq, 1, &res), LK_BLOCKED);
+	}
+	rq = lt_req(1, 1, "h", "q", 0, cut, true, false);
+	CU_ASSERT_EQUAL_FATAL(lk_unlock(tt, &rq, 2, &res), LK_OK);
+	CU_ASSERT_EQUAL_FATAL(res->rs_ngranted, 50);
+	CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+
+	memset(&sq, 0, sizeof(sq));
+	sq.last_queued = -1;
+	memset(&sc, 0, sizeof(sc));
+	do {
+		sq.got = 0;
+		more = one_file ? lk_file_records_scan(tt, "q", 1, &sc, 50,
+		    &cbs, &got) : lk_file_scan(tt, &sc, 50, &cbs, &got);
+		CU_ASSERT(got <= 50);
+		CU_ASSERT_EQUAL(got, sq.got);
+		total += got;
+		calls++;
+		/* An odd share goes, a new one comes. */
+		if (gone_sh < SQ_SH) {
+			snprintf(oh, sizeof(oh), "s%d", gone_sh);
+			sr.sq_oh = oh;
+			sr.sq_ohlen = strlen(oh);
+			CU_ASSERT_EQUAL(lk_unshare(tt, &sr, &res), LK_OK);
+			gone_sh += 2;
+		}
+		if (nsh < SQ_SH + SQ_NEW) {
+			snprintf(oh, sizeof(oh), "s%d", nsh++);
+			sr.sq_oh = oh;
+			sr.sq_ohlen = strlen(oh);
+			CU_ASSERT_EQUAL(lk_share(tt, &sr, &res), LK_OK);
+		}
+		/* The walk's last queued waiter goes when it is odd. */
+		v = sq.last_queued;
+		if (v >= 0 && v % 2 == 1 && wstart[v] >= cut + 20000) {
+			rq = sq_waitreq(v, wstart[v]);
+			CU_ASSERT_EQUAL(lk_cancel(tt, &rq, 3, &res), LK_OK);
+			wstart[v] = 0;	/* not queued any more */
+		} else if (gone_w < SQ_W) {
+			while (gone_w < SQ_W &&
+			    wstart[gone_w] < cut + 20000)
+				gone_w += 2;
+			if (gone_w < SQ_W) {
+				rq = sq_waitreq(gone_w, wstart[gone_w]);
+				CU_ASSERT_EQUAL(lk_cancel(tt, &rq, 3, &res),
+				    LK_OK);
+				wstart[gone_w] = 0;
+				gone_w += 2;
+			}
+		}
+		if (nw < SQ_W + SQ_NEW) {
+			wstart[nw] = sq_start(nw, &rnd);
+			rq = sq_waitreq(nw, wstart[nw]);
+			CU_ASSERT_EQUAL(lk_lock(tt, &rq, 3, &res),
+			    LK_BLOCKED);
+			nw++;
+		}
+		/* Every fifth call, 10 more odd waiters are granted. */
+		if (calls % 5 == 0 && cut + 2000 <= 400000) {
+			rq = lt_req(1, 1, "h", "q", cut, 2000, true, false);
+			CU_ASSERT_EQUAL(lk_unlock(tt, &rq, 4, &res), LK_OK);
+			cut += 2000;
+		}
+	} while (more && calls < 100000);
+	CU_ASSERT(!more);
+	CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+	printf("\n    %zu records in %zu pieces of 50 at most ", total, calls);
+	CU_ASSERT(calls >= (SQ_RSH + SQ_SH + SQ_W) / 50);
+	for (i = 0; i < SQ_RSH; i++)
+		CU_ASSERT_EQUAL(sq.rshare[i], 1);
+	for (i = 0; i < SQ_SH + SQ_NEW; i++) {
+		CU_ASSERT(sq.share[i] <= 1);
+		if (i < SQ_SH && i % 2 == 0)
+			CU_ASSERT_EQUAL(sq.share[i], 1);
+	}
+	for (v = 0; v < SQ_W + SQ_NEW; v++) {
+		CU_ASSERT(sq.queued[v] <= 1);
+		CU_ASSERT(sq.pending[v] <= 1);
+		if (v < SQ_W && v % 2 == 0)
+			CU_ASSERT_EQUAL(sq.queued[v], 1);
+		if (v % 2 == 1 && (uint64_t)v * 200 < 20000)
+			CU_ASSERT_EQUAL(sq.pending[v], 1);
+	}
+	lk_table_destroy(tt);
+}
+
+static void
+test_scan_file_lists(void)
+{
+	scan_file_lists(false);
+}
+
+static void
+test_scan_one_file_lists(void)
+{
+	scan_file_lists(true);
+}
+
+/* test_scan_queue_pieces: reports per svid; the last one reported. */
+#define SQP_N		100000
+#define SQP_PIECE	1024
+
+static struct {
+	unsigned	 seen[SQP_N];
+	int		 last;
+	size_t		 n;
+} sqp;
+
+static int
+sqp_waiter(const struct lk_waiter_info *wi, void *arg)
+{
+	int32_t v = wi->wi_req.rc_svid;
+
+	(void)arg;
+	CU_ASSERT_FATAL(v >= 0 && v < SQP_N);
+	sqp.seen[v]++;
+	sqp.last = v;
+	sqp.n++;
+	return 0;
+}
+
+static double
+sqp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * 100,000 queued waiters on one file (random single bytes under a lock
+ * of another host), walked in pieces of 1,024 (the operator's dump's):
+ * the time of the longest piece, printed, against the whole file in one
+ * piece (how the dump went before); then again with the walk's last
+ * waiter cancelled after every piece, so that each piece resumes from
+ * the queue's head.  Numbers, not judged; judged: every waiter reported
+ * once, no piece over 1,024.
+ */
+static void
+test_scan_queue_pieces(void)
+{
+	struct lk_scan_cbs cbs = { NULL, NULL, sqp_waiter, NULL };
+	static uint64_t start[SQP_N];
+	const struct lk_result *res;
+	struct lk_table *tt = lk_table_new(NULL);
+	struct lk_lockreq rq;
+	struct lk_scan sc;
+	uint64_t rnd = lt_seed(0x9e11);
+	size_t got, pieces, cancelled;
+	double t0, one = 0, worst;
+	int round, v;
+	bool more;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+	rq = lt_req(1, 1, "h", "q", 0, 0, true, false);
+	CU_ASSERT_EQUAL_FATAL(lk_lock(tt, &rq, 1, &res), LK_OK);
+	for (round = 0; round < 2; round++) {
+		for (v = 0; v < SQP_N; v++) {
+			start[v] = 1 + lt_rand(&rnd) % 1000000000;
+			rq = lt_req(2, v, "w", "q", start[v], 1, v % 2, true);
+			CU_ASSERT_EQUAL_FATAL(lk_lock(tt, &rq, 1, &res),
+			    LK_BLOCKED);
+		}
+		if (round == 0) {
+			sqp.n = 0;
+			t0 = sqp_now();
+			CU_ASSERT_EQUAL(lk_file_records(tt, "q", 1, &cbs),
+			    LK_OK);
+			one = sqp_now() - t0;
+			CU_ASSERT_EQUAL(sqp.n, SQP_N);
+		}
+		memset(&sqp, 0, sizeof(sqp));
+		memset(&sc, 0, sizeof(sc));
+		sqp.last = -1;
+		pieces = cancelled = 0;
+		worst = 0;
+		do {
+			t0 = sqp_now();
+			more = lk_file_records_scan(tt, "q", 1, &sc,
+			    SQP_PIECE, &cbs, &got);
+			t0 = sqp_now() - t0;
+			worst = t0 > worst ? t0 : worst;
+			CU_ASSERT(got <= SQP_PIECE);
+			pieces++;
+			v = sqp.last;
+			if (round == 1 && more && v >= 0 && start[v] != 0) {
+				rq = lt_req(2, v, "w", "q", start[v], 1,
+				    v % 2, true);
+				CU_ASSERT_EQUAL(lk_cancel(tt, &rq, 2, &res),
+				    LK_OK);
+				start[v] = 0;	/* gone */
+				cancelled++;
+			}
+		} while (more && pieces < SQP_N);
+		CU_ASSERT(!more);
+		CU_ASSERT_EQUAL(sqp.n, SQP_N);
+		for (v = 0; v < SQP_N; v++)
+			CU_ASSERT_EQUAL(sqp.seen[v], 1);
+		printf("\n    %d queued waiters of one file: %zu pieces of "
+		    "%d, the longest %.2f ms", SQP_N, pieces, SQP_PIECE,
+		    worst * 1000);
+		if (round == 0)
+			printf(" (in one piece: %.2f ms)", one * 1000);
+		else
+			printf(" (the last one reported cancelled after "
+			    "each, %zu: resumed from the head)", cancelled);
+		for (v = 0; v < SQP_N; v++)
+			if (start[v] != 0) {
+				rq = lt_req(2, v, "w", "q", start[v], 1,
+				    v % 2, true);
+				CU_ASSERT_EQUAL(lk_cancel(tt, &rq, 2, &res),
+				    LK_OK);
+			}
+	}
+	printf(" ");
+	CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+	lk_table_destroy(tt);
+}
+
 /* The keyed hash: deterministic, and the key, tweak and bytes all count. */
 static void
 test_siphash(void)
@@ -1205,6 +1562,12 @@ lt_register_misc(void)
 	    test_scan_big_file) ||
 	    !CU_add_test(s, "one file's records in pieces",
 	    test_scan_one_file) ||
+	    !CU_add_test(s, "one file's shares and waiters in pieces",
+	    test_scan_file_lists) ||
+	    !CU_add_test(s, "... that file's walk alone",
+	    test_scan_one_file_lists) ||
+	    !CU_add_test(s, "100,000 queued waiters of one file in pieces",
+	    test_scan_queue_pieces) ||
 	    !CU_add_test(s, "LK_NOMEM changes nothing", test_nomem_atomic) ||
 	    !CU_add_test(s, "peak of locks held", test_locks_peak) ||
 	    !CU_add_test(s, "lock nodes from blocks", test_slab) ||
