@@ -187,7 +187,7 @@ nlm_addr_count(const struct sockaddr_storage *ss)
 
 /*
  * Make room for one more entry in a chained table of *sizep buckets
- * holding `n' (doubling from `first'): the host table and both indexes.
+ * holding `n' (doubling from `first'): the host table and its indexes.
  * `hashof' gives an entry's hash.  A failed growth keeps the table:
  * chains get longer.  -1 only when there is no table at all.
  */
@@ -252,6 +252,24 @@ ac_setnext(void *e, void *n)
 }
 
 static uint64_t
+hi_hashof(void *e)
+{
+	return ((struct nlm_host *)e)->h_id;	/* ids are consecutive */
+}
+
+static void *
+hi_nextof(void *e)
+{
+	return ((struct nlm_host *)e)->h_inext;
+}
+
+static void
+hi_setnext(void *e, void *n)
+{
+	((struct nlm_host *)e)->h_inext = n;
+}
+
+static uint64_t
 ng_hashof(void *e)
 {
 	return ((struct nlm_namegroup *)e)->ng_hash;
@@ -269,7 +287,10 @@ ng_setnext(void *e, void *n)
 	((struct nlm_namegroup *)e)->ng_next = n;
 }
 
-/* Put h in the indexes of its address and its name.  0, or -1 (memory). */
+/*
+ * Put h in the indexes of its address, its name and its id (h_id set).
+ * 0, or -1 (memory).
+ */
 static int
 nlm_index_add(struct nlm_host *h)
 {
@@ -277,7 +298,12 @@ nlm_index_add(struct nlm_host *h)
 	uint64_t nh = nlm_name_hash(h->h_name);
 	struct nlm_addrcount *ac;
 	struct nlm_namegroup *ng;
+	size_t b;
 
+	if (nlm_index_grow((void ***)&nlm->n_ids, &nlm->n_ibuckets,
+	    NLM_HOST_BUCKETS, nlm->n_nhosts, hi_hashof, hi_nextof,
+	    hi_setnext) == -1)
+		return -1;
 	if ((ac = nlm_addr_find(&h->h_addr, ah)) == NULL) {
 		if (nlm_index_grow((void ***)&nlm->n_addrs, &nlm->n_abuckets,
 		    256, nlm->n_naddrs, ac_hashof, ac_nextof,
@@ -325,15 +351,27 @@ nlm_index_add(struct nlm_host *h)
 	if (ng->ng_hosts != NULL)
 		ng->ng_hosts->h_nprev = h;
 	ng->ng_hosts = h;
+	b = h->h_id & (nlm->n_ibuckets - 1);
+	h->h_inext = nlm->n_ids[b];
+	nlm->n_ids[b] = h;
 	return 0;
 }
 
-/* Take h out of both indexes; empty groups go. */
+/* Take h out of the indexes; empty groups go. */
 static void
 nlm_index_del(struct nlm_host *h)
 {
 	struct nlm_addrcount *ac = h->h_ag, **app;
 	struct nlm_namegroup *ng = h->h_ng, **npp;
+	struct nlm_host **ipp;
+
+	if (ac != NULL && nlm->n_ibuckets > 0) {	/* (in the indexes) */
+		for (ipp = &nlm->n_ids[h->h_id & (nlm->n_ibuckets - 1)];
+		    *ipp != NULL && *ipp != h; ipp = &(*ipp)->h_inext)
+			;
+		if (*ipp == h)
+			*ipp = h->h_inext;
+	}
 
 	if (ac != NULL) {
 		if (h->h_aprev != NULL)
@@ -392,8 +430,11 @@ nlm_index_free_all(void)
 		}
 	free(nlm->n_addrs);
 	free(nlm->n_names);
+	free(nlm->n_ids);
 	nlm->n_addrs = NULL;
 	nlm->n_names = NULL;
+	nlm->n_ids = NULL;
+	nlm->n_ibuckets = 0;
 	nlm->n_abuckets = nlm->n_naddrs = 0;
 	nlm->n_nbuckets = nlm->n_nnames = 0;
 }
@@ -785,13 +826,14 @@ nlm_host_get(const struct sockaddr_storage *ss, socklen_t sl,
 	if (!create || (h = nlm_host_new(ss, sl, name)) == NULL)
 		return NULL;
 	/* Out of memory: refused as at a full table, nothing changed. */
+	h->h_id = nlm->n_next_host;
 	if (nlm_host_link(h) == -1) {
 		log_rl_warnx(&rl_table_full, "no memory for host %s", name);
 		free(h->h_name);
 		free(h);
 		return NULL;
 	}
-	h->h_id = nlm->n_next_host++;
+	nlm->n_next_host++;
 	h->h_epoch = nlm->n_conf.nc_epoch;
 	nlm_host_local(h, local, locallen, false);
 	/* Its first record reaches the disk before it is answered. */
@@ -1058,14 +1100,13 @@ nlm_host_release_handover(struct nlm_host *h, const void *owner)
 struct nlm_host *
 nlm_host_by_id(uint64_t id)
 {
-	struct nlm_host *h;
-	size_t b;
+	struct nlm_host *h = NULL;
 
-	for (b = 0; b < nlm->n_hbuckets; b++)
-		for (h = nlm->n_hosts[b]; h != NULL; h = h->h_next)
-			if (h->h_id == id)
-				return h;
-	return NULL;
+	if (nlm->n_ibuckets > 0)
+		for (h = nlm->n_ids[id & (nlm->n_ibuckets - 1)]; h != NULL &&
+		    h->h_id != id; h = h->h_inext)
+			;
+	return h;
 }
 
 void

@@ -97,6 +97,7 @@ struct nlm_host {
 	struct nlm_host		*h_anext, *h_aprev;
 	struct nlm_namegroup	*h_ng;		/* hosts of its name */
 	struct nlm_host		*h_nnext, *h_nprev;
+	struct nlm_host		*h_inext;	/* chain of the id index */
 	struct nlm_host		*h_lnext, *h_lprev; /* every host, oldest
 						   first, and the cursors */
 	bool			 h_cursor;	/* a cursor's place: no host */
@@ -301,6 +302,8 @@ struct nlm_service {
 	struct nlm_namegroup	**n_names;	/* hosts per caller_name */
 	size_t			 n_nbuckets;
 	size_t			 n_nnames;
+	struct nlm_host		**n_ids;	/* hosts by h_id */
+	size_t			 n_ibuckets;
 	unsigned		 n_nhosts;
 	uint64_t		 n_next_host;
 	struct nlm_grant	**n_grants;	/* active, by cookie */
@@ -482,7 +485,7 @@ enum nlm_rel	 nlm_host_release_list(struct nlm_host *, const char *why,
  */
 void		 nlm_host_release_handover(struct nlm_host *,
 		    const void *owner);
-/* The host with that id, or NULL (a walk of every host). */
+/* The host with that id, or NULL (its index: O(1)). */
 struct nlm_host	*nlm_host_by_id(uint64_t id);
 /* Call fn for every host; fn may release (not free) the host. */
 void		 nlm_host_foreach(void (*fn)(struct nlm_host *, void *),

@@ -79,6 +79,7 @@ static unsigned st_rpcb_verf;	/* verifier bytes in rpcbind's answers */
 static unsigned st_lookups[2];	/* GETPORT answered: NLM, NSM */
 static const struct lk_allocator *st_lk_alloc;
 static size_t st_turn_changes;
+static size_t st_max_hosts = 1000;
 static unsigned st_cb_retry_min_ms = 1000, st_cb_retry_max_ms = 8000;
 
 /* ---- plumbing ---- */
@@ -246,7 +247,7 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	nc.nc_max_name = 255;
 	nc.nc_max_fh = 1024;
 	nc.nc_max_oh = 1024;
-	nc.nc_max_hosts = 1000;
+	nc.nc_max_hosts = st_max_hosts;
 	nc.nc_max_hosts_per_addr = 1000;
 	nc.nc_cbmode = cbmode;
 	nc.nc_cb_retry_min_ms = st_cb_retry_min_ms;
@@ -282,6 +283,12 @@ void
 ts_lk_alloc(const struct lk_allocator *al)
 {
 	st_lk_alloc = al;
+}
+
+void
+ts_max_hosts(size_t n)
+{
+	st_max_hosts = n;
 }
 
 void

@@ -41,6 +41,8 @@ extern const struct lk_allocator ts_lk_failing;
 void		 ts_lk_fail(bool on);
 /* nc_turn_changes at the next ts_start()s (0: the default). */
 void		 ts_turn_changes(size_t n);
+/* max-hosts of the next ts_start() (1000 by default). */
+void		 ts_max_hosts(size_t n);
 /* callback-retry-min-ms, -max-ms of the next ts_start()s (1000, 8000). */
 void		 ts_cb_retry(unsigned min_ms, unsigned max_ms);
 void		 ts_stop(void);

@@ -722,6 +722,57 @@ n_in6(struct sockaddr_in6 *in6, const char *addr, uint32_t scope)
 }
 
 /*
+ * nlm_host_by_id() (the operator's release finds its hosts by id, a
+ * piece at a time) through the id index: 3,000 hosts (the index grows
+ * from 1,024 buckets twice), each found by its id; a third forgotten,
+ * those not found any more, the others still; 100 more, found too.  It
+ * used to walk every host for each look-up.
+ */
+static void
+test_host_by_id(void)
+{
+	enum { NH = 3000, NMORE = 100 };
+	static uint64_t ids[NH + NMORE];
+	static struct nlm_host *hs[NH + NMORE];
+	struct sockaddr_in in;
+	char name[32], addr[32];
+	uint64_t top = 0;
+	int i;
+
+	if (ts_skip())
+		return;
+	ts_max_hosts(2 * (NH + NMORE));
+	ts_start(NLM_CB_MSG, 0);
+	for (i = 0; i < NH + NMORE; i++) {
+		if (i == NH)	/* a third forgotten, then 100 more */
+			for (int k = 0; k < NH; k += 3) {
+				nlm_host_forget(hs[k]);
+				hs[k] = NULL;
+			}
+		memset(&in, 0, sizeof(in));
+		in.sin_family = AF_INET;
+		snprintf(addr, sizeof(addr), "10.%d.%d.%d", i / 62500,
+		    i / 250 % 250, i % 250 + 1);
+		CU_ASSERT_EQUAL_FATAL(inet_pton(AF_INET, addr, &in.sin_addr),
+		    1);
+		snprintf(name, sizeof(name), "idx%d", i);
+		hs[i] = nlm_host_get((struct sockaddr_storage *)&in,
+		    sizeof(in), name, NULL, 0, true);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(hs[i]);
+		ids[i] = hs[i]->h_id;
+		top = ids[i] > top ? ids[i] : top;
+	}
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, NH + NMORE - NH / 3);
+	for (i = 0; i < NH + NMORE; i++)
+		CU_ASSERT_PTR_EQUAL(nlm_host_by_id(ids[i]), hs[i]);
+	CU_ASSERT_PTR_NULL(nlm_host_by_id(0));
+	CU_ASSERT_PTR_NULL(nlm_host_by_id(top + 1));
+	CU_ASSERT_PTR_NULL(nlm_host_by_id(top + 1 + 4096));
+	ts_stop();
+	ts_max_hosts(1000);
+}
+
+/*
  * A link-local address is one machine per link: "ll" at fe80::1 through
  * interface 2 and through interface 3 are two hosts (before, one: a
  * GRANTED for the second went out on the first's link), each found again
@@ -1423,6 +1474,8 @@ ts_register_notify(void)
 	    "later", test_release_nomem) == NULL ||
 	    CU_add_test(s, "a host cursor: hosts come and go between pieces",
 	    test_host_cursor) == NULL ||
+	    CU_add_test(s, "hosts found by id, 3,000 of them, a third "
+	    "forgotten", test_host_by_id) == NULL ||
 	    CU_add_test(s, "client restarts are counted when acted on, "
 	    "SM_NOTIFY too", test_restarts_counted) == NULL)
 		return -1;
