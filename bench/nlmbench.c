@@ -1808,6 +1808,15 @@ queue_thread(void *arg)
 		q->q_queue_wall = (double)(now_ns() - t0) / 1e9;
 		q->q_queue_cpu = cpu_of(q->q_o->srvpid) - c0;
 		atomic_store(&q->q_filled, true);
+		if (q->q_o->keep) {
+			/* -K: the queue stays until we are killed. */
+			printf("mode=queue waiters=%u queued on %s in %.3f s; "
+			    "kept (-K) until killed\n", q->q_n, q->q_fh,
+			    q->q_queue_wall);
+			fflush(stdout);
+			for (;;)
+				pause();
+		}
 		t0 = now_ns();
 		c0 = cpu_of(q->q_o->srvpid);
 		if (queue_release(q)) {
@@ -1984,7 +1993,7 @@ usage(FILE *f)
 	    "  modes: null test lockunlock contended hold blackhole queue\n"
 	    "  -R  (blackhole) black-hole the client's rpcbind, not its NLM\n"
 	    "  -K  (hold) leave the held locks held at the end (restart "
-	    "benchmarks)\n"
+	    "benchmarks); (queue) keep the queue, unreleased, until killed\n"
 	    "  -N  (queue) the waiters' threads at this nice, or idle: "
 	    "SCHED_IDLE (hosts elsewhere)\n"
 	    "  -S  (queue) shared waiters on -k distinct bytes behind an "

@@ -52,6 +52,19 @@ bench_reap() {
 	done
 }
 
+# bench_nlmd LOG ARGS...: start $O/nlmd ARGS in the background, its output
+# in LOG, its pid in NLMD_PID, and wait (10 s at most) for "nlmd ready";
+# exit 1 with LOG's tail when it does not come.
+bench_nlmd() {
+	local log=$1
+	shift
+	"$O/nlmd" "$@" >"$log" 2>&1 &
+	NLMD_PID=$!
+	bench_wait_for 200 grep -qs "nlmd ready" "$log" && return 0
+	tail "$log"
+	exit 1
+}
+
 # bench_wait_for TRIES CMD...: run CMD every 0.05 s until it succeeds
 # (status 0) or TRIES tries failed (status 1).
 bench_wait_for() {

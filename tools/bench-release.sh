@@ -33,16 +33,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$O/nlmd" -F -s "$WORK/state" --nlm-port 4045 --nsm-port 4046 \
+bench_nlmd "$WORK/log" -F -s "$WORK/state" --nlm-port 4045 --nsm-port 4046 \
     --no-rpcbind --durability=log --control-socket="$NLMCTL_SOCKET" \
-    --max-locks=100000000 --max-locks-per-host=100000000 \
-    >"$WORK/log" 2>&1 &
-NLMD_PID=$!
-for i in $(seq 1 200); do
-	grep -qs "nlmd ready" "$WORK/log" && break
-	sleep 0.05
-done
-grep -qs "nlmd ready" "$WORK/log" || { tail "$WORK/log"; exit 1; }
+    --max-locks=100000000 --max-locks-per-host=100000000
 metric() { "$O/nlmctl" metrics | awk -v k="$1" '$1 == k {print $2}'; }
 
 "$O/nlmbench" -p 4045 -P "$NLMD_PID" -n held -m hold -c 1 -k "$N" -K -t 0.1 |

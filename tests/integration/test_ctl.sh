@@ -495,7 +495,7 @@ itest_stop_nlmd
 # dropped and that is durable (it used to answer after the first of the
 # drain's steps of 4,096: a status right after still showed grace, and a
 # crash brought most of the records back).  40,000 locks: ten of the
-# drain's steps, forty of a dump's pieces (1,024 records); smaller under
+# drain's steps, 160 of a dump's pieces (250 records); smaller under
 # TSan (slow).  (It was 200,000: 41 s of the test's 47 under ASan.)
 K=10000
 [ "$BUILD" = tsan ] && K=5000

@@ -1172,7 +1172,8 @@ sqp_now(void)
 
 /*
  * 100,000 queued waiters on one file (random single bytes under a lock
- * of another host), walked in pieces of 1,024 (the operator's dump's):
+ * of another host), walked in pieces of 1,024 (the operator's release
+ * by file takes them so; a dump, 250):
  * the time of the longest piece, printed, against the whole file in one
  * piece (how the dump went before); then again with the walk's last
  * waiter cancelled after every piece, so that each piece resumes from
