@@ -723,10 +723,11 @@ n_in6(struct sockaddr_in6 *in6, const char *addr, uint32_t scope)
 
 /*
  * nlm_host_by_id() (the operator's release finds its hosts by id, a
- * piece at a time) through the id index: 3,000 hosts (the index grows
- * from 1,024 buckets twice), each found by its id; a third forgotten,
- * those not found any more, the others still; 100 more, found too.  It
- * used to walk every host for each look-up.
+ * piece at a time) through the id index: 10 hosts restored from the
+ * store (ids 3-12), 3,000 new ones (the index grows from 1,024 buckets
+ * twice), each found by its id; a third of the new ones forgotten, those
+ * not found any more, the others still; 100 more, found too.  It used to
+ * walk every host for each look-up.
  */
 static void
 test_host_by_id(void)
@@ -742,7 +743,13 @@ test_host_by_id(void)
 	if (ts_skip())
 		return;
 	ts_max_hosts(2 * (NH + NMORE));
+	n_preload_n(0, 10);
 	ts_start(NLM_CB_MSG, 0);
+	for (i = 0; i < 10; i++) {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(nlm_host_by_id(HID + i));
+		snprintf(name, sizeof(name), "client%d", i);
+		CU_ASSERT_STRING_EQUAL(nlm_host_by_id(HID + i)->h_name, name);
+	}
 	for (i = 0; i < NH + NMORE; i++) {
 		if (i == NH)	/* a third forgotten, then 100 more */
 			for (int k = 0; k < NH; k += 3) {
@@ -762,7 +769,8 @@ test_host_by_id(void)
 		ids[i] = hs[i]->h_id;
 		top = ids[i] > top ? ids[i] : top;
 	}
-	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, NH + NMORE - NH / 3);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 10 + NH + NMORE - NH / 3);
+	CU_ASSERT_EQUAL(ids[0], HID + 10);
 	for (i = 0; i < NH + NMORE; i++)
 		CU_ASSERT_PTR_EQUAL(nlm_host_by_id(ids[i]), hs[i]);
 	CU_ASSERT_PTR_NULL(nlm_host_by_id(0));
