@@ -107,7 +107,8 @@ step() {
 # minute waiting for disk syncs and its threads, test-lockcore is
 # computation only (no timer, no clock it judges: 35 s of CPU in the
 # debug build), test-service waits on its sockets (a turn's datagrams,
-# TS_WAIT_MS at most; it judges the loop's fake clock, not the real one).
+# TS_WAIT_MS at most; it judges the loop's fake clock, but for one test
+# of accept pauses with windows of 200-500 ms).
 # Measured on two CPUs (debug): store and lockcore side by side 58 s,
 # then service 23 s; all three side by side 57 s (asan: 75 s); every
 # test passed in six runs of two test-service runs beside a busy CPU.

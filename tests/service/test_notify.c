@@ -781,6 +781,84 @@ test_host_by_id(void)
 }
 
 /*
+ * The id index beyond consecutive ids (review probe): hosts restored with
+ * ids far apart, several of them in one bucket of the index (ids 1,024
+ * and 2,048 apart), one at 2^62; each found, ids between them not; a new
+ * host takes the id after the largest; a restored host in the middle of
+ * a chain forgotten, then the others; two new ones swept while idle: none
+ * found any more (ASan: no stale pointer in the index), the rest still.
+ */
+static void
+test_host_by_id_sparse(void)
+{
+	static const uint64_t ids[] = { 3, 3 + 1024, 3 + 2048, 3 + 4096,
+	    (1ULL << 32), (1ULL << 32) + 1024, (1ULL << 62) };
+	enum { N = sizeof(ids) / sizeof(ids[0]) };
+	struct store_host sh;
+	struct sockaddr_in in;
+	struct nlm_host *h, *g;
+	char name[32];
+	size_t i;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	for (i = 0; i < N; i++) {
+		memset(&sh, 0, sizeof(sh));
+		sh.sh_id = ids[i];
+		snprintf(name, sizeof(name), "sparse%zu", i);
+		sh.sh_name = name;
+		sh.sh_addr.sa_len = 4;
+		inet_pton(AF_INET, "127.0.0.1", sh.sh_addr.sa_bytes);
+		CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	}
+	CU_ASSERT(store_put_next_host(fake_store(), 4) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, N);
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "sparse%zu", i);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h = nlm_host_by_id(ids[i]));
+		CU_ASSERT_STRING_EQUAL(h->h_name, name);
+		CU_ASSERT_PTR_NULL(nlm_host_by_id(ids[i] + 1));
+		CU_ASSERT_PTR_NULL(nlm_host_by_id(ids[i] + 1024 * 1024));
+	}
+	memset(&in, 0, sizeof(in));
+	in.sin_family = AF_INET;
+	inet_pton(AF_INET, "10.1.2.3", &in.sin_addr);
+	h = nlm_host_get((struct sockaddr_storage *)&in, sizeof(in), "new1",
+	    NULL, 0, true);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_EQUAL(h->h_id, (1ULL << 62) + 1);
+	CU_ASSERT_PTR_EQUAL(nlm_host_by_id((1ULL << 62) + 1), h);
+	/* A restored host in the middle of a chain, forgotten. */
+	nlm_host_forget(nlm_host_by_id(3 + 1024));
+	CU_ASSERT_PTR_NULL(nlm_host_by_id(3 + 1024));
+	for (i = 0; i < N; i++)
+		if (ids[i] != 3 + 1024)
+			CU_ASSERT_PTR_NOT_NULL(nlm_host_by_id(ids[i]));
+	/* The restored ones forgotten; the new one and a second swept. */
+	for (i = 0; i < N; i++)
+		if ((g = nlm_host_by_id(ids[i])) != NULL)
+			nlm_host_forget(g);
+	inet_pton(AF_INET, "10.1.2.4", &in.sin_addr);
+	g = nlm_host_get((struct sockaddr_storage *)&in, sizeof(in), "new2",
+	    NULL, 0, true);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	CU_ASSERT_EQUAL(g->h_id, (1ULL << 62) + 2);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 2);
+	ts_advance(661 * 1000);
+	ts_pump();
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	CU_ASSERT_PTR_NULL(nlm_host_by_id((1ULL << 62) + 1));
+	CU_ASSERT_PTR_NULL(nlm_host_by_id((1ULL << 62) + 2));
+	for (i = 0; i < N; i++)
+		CU_ASSERT_PTR_NULL(nlm_host_by_id(ids[i]));
+	ts_stop();
+}
+
+/*
  * A link-local address is one machine per link: "ll" at fe80::1 through
  * interface 2 and through interface 3 are two hosts (before, one: a
  * GRANTED for the second went out on the first's link), each found again
@@ -1484,6 +1562,8 @@ ts_register_notify(void)
 	    test_host_cursor) == NULL ||
 	    CU_add_test(s, "hosts found by id, 3,000 of them, a third "
 	    "forgotten", test_host_by_id) == NULL ||
+	    CU_add_test(s, "hosts found by id: ids far apart, swept, "
+	    "forgotten", test_host_by_id_sparse) == NULL ||
 	    CU_add_test(s, "client restarts are counted when acted on, "
 	    "SM_NOTIFY too", test_restarts_counted) == NULL)
 		return -1;
