@@ -865,7 +865,9 @@ int	lk_waiter_foreach(const struct lk_table *t, lk_waiter_cb cb, void *arg);
  * A call looks at 16 buckets of the file hash per record of its budget
  * at most: a table whose files are gone reports nothing for a while.
  * (Buckets are visited in reverse-bit order, as Redis's SCAN does, which
- * survives the hash growing; inside a bucket files go in handle order;
+ * survives the hash growing; inside a bucket files go in the order of
+ * their hashes with the bits reversed, then of their handles, which goes
+ * on across a bucket's split when the hash grows;
  * inside a file locks go in key order and the walk resumes after the last
  * key reported; shares and waiters resume after the last one reported,
  * in their lists' order, see walk.c.)
@@ -893,6 +895,7 @@ struct lk_scan {
 	uint64_t	 sc_bbits;	/* the bucket's bits under it */
 	unsigned char	 sc_fh[LK_FH_MAX];	/* the file reached */
 	size_t		 sc_fhlen;
+	uint64_t	 sc_fhash;	/* its hash */
 	int		 sc_phase;	/* in it: locks, reclaimable locks,
 					   shares, reclaimable shares,
 					   queued waiters, unconfirmed

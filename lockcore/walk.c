@@ -364,14 +364,31 @@ lk_rev64(uint64_t v)
  */
 #define LK_SCAN_BUCKETS_PER_RECORD	16
 
-/* Handle order: bytewise, then shorter first. */
+/*
+ * A walk's order of files: their hash's bits reversed, then the handle
+ * (bytewise, then shorter first).  Buckets visited in reverse-bit order
+ * hold increasing reversed hashes, and this order inside a bucket goes on
+ * across a split: when the hash doubles, the files of a bucket go to two
+ * buckets visited one after the other, those of the first all before
+ * those of the second in this order.  In handle order alone they did
+ * not: a walk stopped inside a bucket that split began the files of the
+ * first half after the one it had reached, forgot that one, and reported
+ * the second half from its start -- that file and those before it twice,
+ * the one it was in the middle of again from its first record
+ * (test_scan_growth; found by review).
+ */
 static int
-lk_fh_cmp(const unsigned char *a, size_t al, const unsigned char *b,
-    size_t bl)
+lk_scan_key_cmp(uint64_t ah, const unsigned char *a, size_t al, uint64_t bh,
+    const unsigned char *b, size_t bl)
 {
-	int c = memcmp(a, b, al < bl ? al : bl);
+	int c;
 
-	if (c != 0)
+	if (ah != bh) {
+		ah = lk_rev64(ah);
+		bh = lk_rev64(bh);
+		return ah < bh ? -1 : 1;
+	}
+	if ((c = memcmp(a, b, al < bl ? al : bl)) != 0)
 		return c;
 	return al < bl ? -1 : al > bl;
 }
@@ -382,7 +399,8 @@ lk_scan_file_cmp(const void *x, const void *y)
 	const struct lk_file *a = *(const struct lk_file *const *)x;
 	const struct lk_file *b = *(const struct lk_file *const *)y;
 
-	return lk_fh_cmp(a->fi_fh, a->fi_fhlen, b->fi_fh, b->fi_fhlen);
+	return lk_scan_key_cmp(a->fi_ob.ob_hash, a->fi_fh, a->fi_fhlen,
+	    b->fi_ob.ob_hash, b->fi_fh, b->fi_fhlen);
 }
 
 /*
@@ -592,8 +610,9 @@ lk_file_scan(const struct lk_table *t, struct lk_scan *sc, size_t budget,
 		for (i = 0; i < nf; i++) {
 			const struct lk_file *f = files[i];
 
-			c = filter ? lk_fh_cmp(f->fi_fh, f->fi_fhlen,
-			    sc->sc_fh, sc->sc_fhlen) : 1;
+			c = filter ? lk_scan_key_cmp(f->fi_ob.ob_hash,
+			    f->fi_fh, f->fi_fhlen, sc->sc_fhash, sc->sc_fh,
+			    sc->sc_fhlen) : 1;
 			if (c < 0 ||
 			    (c == 0 && sc->sc_phase == LK_SCAN_FILE_DONE))
 				continue;	/* reported before */
@@ -604,6 +623,7 @@ lk_file_scan(const struct lk_table *t, struct lk_scan *sc, size_t budget,
 			if (c > 0) {		/* a file not begun */
 				memcpy(sc->sc_fh, f->fi_fh, f->fi_fhlen);
 				sc->sc_fhlen = f->fi_fhlen;
+				sc->sc_fhash = f->fi_ob.ob_hash;
 				sc->sc_phase = LK_SCAN_LOCKS;
 				sc->sc_haskey = false;
 			}

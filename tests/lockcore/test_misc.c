@@ -764,6 +764,92 @@ test_scan(void)
 }
 
 /*
+ * test_scan_growth: walks stopped between two files of a bucket, or
+ * inside one, while the file hash doubles again and again: the files of
+ * such a bucket go to two buckets, and those present all along must still
+ * come exactly once, those added at most once.  Each round: 50 files of
+ * 4 locks, other names each round (other buckets); budgets of 1 to 3
+ * records, so that pieces often stop inside a bucket; 3 files added
+ * after every piece (64 buckets to 4,096).  Before (handle order inside
+ * a bucket) files were reported twice, one stopped in from its start.
+ */
+#define SG_ROUNDS	20
+#define SG_FILES	50
+#define SG_ADDED	3000
+
+static unsigned sg_seen[SG_FILES], sg_new[SG_ADDED];
+
+static int
+sg_lock(const struct lk_record *rc, void *arg)
+{
+	int n = sc_file_no(rc->rc_fh, rc->rc_fhlen);
+
+	(void)arg;
+	if (rc->rc_start != 0 || n < 0)
+		return 0;
+	if (((const char *)rc->rc_fh)[0] == 'g')
+		sg_seen[n % SG_FILES]++;
+	else if (n < SG_ADDED)
+		sg_new[n]++;
+	return 0;
+}
+
+static void
+test_scan_growth(void)
+{
+	struct lk_scan_cbs cbs = { sg_lock, NULL, NULL, NULL };
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+	struct lk_table *tt;
+	struct lk_scan sc;
+	char fh[32];
+	size_t got, calls, wrong = 0, twice = 0;
+	int i, j, added, round;
+	bool more;
+
+	for (round = 0; round < SG_ROUNDS; round++) {
+		tt = lk_table_new(NULL);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+		for (i = 0; i < SG_FILES; i++) {
+			snprintf(fh, sizeof(fh), "g%d", round * SG_FILES + i);
+			for (j = 0; j < 4; j++) {
+				rq = lt_req(1, 1, "o", fh, (uint64_t)j * 10,
+				    1, true, false);
+				CU_ASSERT_EQUAL_FATAL(lk_lock(tt, &rq, 1,
+				    &res), LK_GRANTED);
+			}
+		}
+		memset(sg_seen, 0, sizeof(sg_seen));
+		memset(sg_new, 0, sizeof(sg_new));
+		memset(&sc, 0, sizeof(sc));
+		added = calls = 0;
+		do {
+			more = lk_file_scan(tt, &sc, 1 + round % 3, &cbs,
+			    &got);
+			calls++;
+			for (j = 0; j < 3 && added < SG_ADDED; j++, added++) {
+				snprintf(fh, sizeof(fh), "n%d", added);
+				rq = lt_req(1, 1, "o", fh, 0, 1, true, false);
+				CU_ASSERT_EQUAL(lk_lock(tt, &rq, 1, &res),
+				    LK_GRANTED);
+			}
+		} while (more && calls < 1000000);
+		CU_ASSERT(!more);
+		for (i = 0; i < SG_FILES; i++) {
+			wrong += sg_seen[i] != 1;
+			twice += sg_seen[i] > 1;
+		}
+		for (i = 0; i < SG_ADDED; i++)
+			twice += sg_new[i] > 1;
+		lk_table_destroy(tt);
+	}
+	printf("\n    files present all along not reported once: %zu; "
+	    "files reported twice: %zu ", wrong, twice);
+	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT_EQUAL(twice, 0);
+}
+
+/*
  * 100,000 files locked and released: the hash keeps its 131,072 buckets,
  * empty.  A walk with a budget of 10 records looks at 160 buckets a call
  * at most: more calls, none long.  Before (found by review) the first
@@ -1569,6 +1655,8 @@ lt_register_misc(void)
 	    test_scan_one_file_lists) ||
 	    !CU_add_test(s, "100,000 queued waiters of one file in pieces",
 	    test_scan_queue_pieces) ||
+	    !CU_add_test(s, "a walk while the file hash doubles",
+	    test_scan_growth) ||
 	    !CU_add_test(s, "LK_NOMEM changes nothing", test_nomem_atomic) ||
 	    !CU_add_test(s, "peak of locks held", test_locks_peak) ||
 	    !CU_add_test(s, "lock nodes from blocks", test_slab) ||
