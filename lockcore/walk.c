@@ -786,16 +786,20 @@ lk_check_queue(struct lk_table *t, struct lk_file *f)
 			return false;
 	if (f->fi_wqtail != prev || n != f->fi_nwaiters || !lk_wq_check(f))
 		return false;
-	for (w = f->fi_pend; w != NULL; w = w->wa_fnext, np++)
-		if (!w->wa_granted || w->wa_file != f)
+	/* Newest grant first (a walk in pieces resumes by wa_gseq). */
+	for (prev = NULL, w = f->fi_pend; w != NULL; prev = w,
+	    w = w->wa_fnext, np++)
+		if (!w->wa_granted || w->wa_file != f ||
+		    (prev != NULL && w->wa_gseq >= prev->wa_gseq))
 			return false;
 	return np == f->fi_npending;
 }
 
 /*
- * A share list of f of one kind: well formed, one reservation per owner,
- * no two conflicting; and (reclaimable list) no owner with a live
- * reservation on f too.  *n gets the length.
+ * A share list of f of one kind: well formed, newest first (by sh_seq: a
+ * walk in pieces resumes by it), one reservation per owner, no two
+ * conflicting; and (reclaimable list) no owner with a live reservation on
+ * f too.  *n gets the length.
  */
 static bool
 lk_check_share_list(const struct lk_file *f, const struct lk_share *s,
@@ -806,6 +810,7 @@ lk_check_share_list(const struct lk_file *f, const struct lk_share *s,
 	for (*n = 0; s != NULL; prev = s, s = s->sh_fnext, (*n)++) {
 		if (s->sh_file != f || s->sh_reclaim != reclaim ||
 		    s->sh_fprev != prev || s->sh_owner->ow_ob.ob_refs == 0 ||
+		    (prev != NULL && s->sh_seq >= prev->sh_seq) ||
 		    (reclaim && (s->sh_owner->ow_recl == NULL ||
 		    lk_share_of(s->sh_owner->ow_shares, s->sh_owner,
 		    f) != NULL)))

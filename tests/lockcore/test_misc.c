@@ -596,6 +596,314 @@ lt_nomem_op(struct lk_table *tt, int op)
 	}
 }
 
+/*
+ * test_scan_fuzz: walks in pieces (random budgets, whole table or one
+ * file) while random operations run between the pieces: waiters queued,
+ * cancelled, granted (unlocks), confirmed, undone; shares added and
+ * removed; reclaimable shares reclaimed and dropped (grace ending in
+ * steps); a host released; the grant budget on and off.  Identity:
+ * a waiter by svid and state (queued / unconfirmed grant), a share by
+ * owner and kind.  Walks of the table see other files come too, so that
+ * the file hash doubles during them.  Every record present at every call
+ * of the walk is reported exactly once, any other at most once.
+ */
+#define SF_W	4000
+#define SF_S	2000
+#define SF_R	200
+
+struct sf_set {
+	unsigned char	 q[SF_W], p[SF_W], s[SF_S], r[SF_R];
+};
+
+static struct sf_set sf_cur, sf_all, sf_seen;
+static const char *sf_files[] = { "fa", "fb", "fc", "fd" };
+static int sf_nf;			/* files in use (walk of one: 1) */
+static size_t sf_twice;
+static int sf_last = -1;		/* the walk's last queued waiter */
+
+static int
+sf_waiter(const struct lk_waiter_info *wi, void *arg)
+{
+	struct sf_set *set = arg;
+	int32_t v = wi->wi_req.rc_svid;
+
+	if (wi->wi_req.rc_host != 3 || v < 0 || v >= SF_W)
+		return 0;
+	if (wi->wi_granted) {
+		if (set == &sf_seen && set->p[v])
+			sf_twice++;
+		set->p[v]++;
+	} else {
+		if (set == &sf_seen && set->q[v])
+			sf_twice++;
+		if (set == &sf_seen)
+			sf_last = v;
+		set->q[v]++;
+	}
+	return 0;
+}
+
+static int
+sf_share(const struct lk_record *rc, void *arg)
+{
+	struct sf_set *set = arg;
+	char oh[16];
+	int n;
+
+	if (rc->rc_ohlen < 2 || rc->rc_ohlen >= sizeof(oh))
+		return 0;
+	memcpy(oh, rc->rc_oh, rc->rc_ohlen);
+	oh[rc->rc_ohlen] = '\0';
+	n = atoi(oh + 1);
+	if (oh[0] == 'r' && rc->rc_reclaim && n >= 0 && n < SF_R) {
+		if (set == &sf_seen && set->r[n])
+			sf_twice++;
+		set->r[n]++;
+	} else if (oh[0] == 's' && !rc->rc_reclaim && n >= 0 && n < SF_S) {
+		if (set == &sf_seen && set->s[n])
+			sf_twice++;
+		set->s[n]++;
+	}
+	return 0;
+}
+
+static int
+sf_lock(const struct lk_record *rc, void *arg)
+{
+	(void)rc;
+	(void)arg;
+	return 0;
+}
+
+/* The records now, of the files the walk covers. */
+static void
+sf_snapshot(struct lk_table *tt)
+{
+	struct lk_scan_cbs cbs = { NULL, sf_share, sf_waiter, &sf_cur };
+	int i;
+
+	memset(&sf_cur, 0, sizeof(sf_cur));
+	for (i = 0; i < sf_nf; i++)
+		(void)lk_file_records(tt, sf_files[i], strlen(sf_files[i]),
+		    &cbs);
+}
+
+static void
+sf_and(struct sf_set *a, const struct sf_set *b)
+{
+	unsigned char *x = (unsigned char *)a;
+	const unsigned char *y = (const unsigned char *)b;
+	size_t i;
+
+	for (i = 0; i < sizeof(*a); i++)
+		x[i] = x[i] && y[i];
+}
+
+static struct {
+	const char	*fh;
+	uint64_t	 start, len;
+	bool		 excl;
+} sf_w[SF_W];
+
+static struct lk_lockreq
+sf_wreq(int v)
+{
+	return lt_req(3, v, "w", sf_w[v].fh, sf_w[v].start, sf_w[v].len,
+	    sf_w[v].excl, true);
+}
+
+static void
+sf_op(struct lk_table *tt, uint64_t *rnd, int *nw, int *ns, bool *recl)
+{
+	const struct lk_result *res;
+	struct lk_sharereq sr;
+	struct lk_lockreq rq;
+	char oh[16];
+	const char *fh = sf_files[lt_rand(rnd) % sf_nf];
+	int v, k = (int)(lt_rand(rnd) % 100);
+
+	memset(&sr, 0, sizeof(sr));
+	sr.sq_fh = fh;
+	sr.sq_fhlen = strlen(fh);
+	sr.sq_access = LK_SHARE_R;
+	if (k < 25 && *nw < SF_W) {		/* a new waiter */
+		v = (*nw)++;
+		sf_w[v].fh = fh;
+		sf_w[v].start = lt_rand(rnd) % 1000;
+		sf_w[v].len = 1 + lt_rand(rnd) % 20;
+		sf_w[v].excl = lt_rand(rnd) % 3 != 0;
+		rq = sf_wreq(v);
+		(void)lk_lock(tt, &rq, 1, &res);
+	} else if (k < 35 && *nw > 0) {		/* cancel one */
+		/* Often the walk's last: it resumes without it. */
+		v = sf_last >= 0 && lt_rand(rnd) % 2 ? sf_last :
+		    (int)(lt_rand(rnd) % (uint64_t)*nw);
+		rq = sf_wreq(v);
+		(void)lk_cancel(tt, &rq, 1, &res);
+	} else if (k < 42 && *nw > 0) {		/* confirm one */
+		v = (int)(lt_rand(rnd) % (uint64_t)*nw);
+		rq = sf_wreq(v);
+		(void)lk_grant_confirm(tt, &rq, 1, &res);
+	} else if (k < 46 && *nw > 0) {		/* undo one */
+		v = (int)(lt_rand(rnd) % (uint64_t)*nw);
+		rq = sf_wreq(v);
+		(void)lk_grant_undo(tt, &rq, 1, &res);
+	} else if (k < 52 && *nw > 0) {		/* a granted one unlocks */
+		v = (int)(lt_rand(rnd) % (uint64_t)*nw);
+		rq = sf_wreq(v);
+		rq.rq_block = false;
+		(void)lk_unlock(tt, &rq, 1, &res);
+	} else if (k < 62) {			/* the holder unlocks a bit */
+		rq = lt_req(1, 1, "h", fh, lt_rand(rnd) % 1000,
+		    1 + lt_rand(rnd) % 100, true, false);
+		(void)lk_unlock(tt, &rq, 1, &res);
+	} else if (k < 70) {			/* ... locks a bit again */
+		rq = lt_req(1, 1, "h", fh, lt_rand(rnd) % 1000,
+		    1 + lt_rand(rnd) % 200, true, false);
+		(void)lk_lock(tt, &rq, 1, &res);
+	} else if (k < 80 && *ns < SF_S) {	/* a new share */
+		snprintf(oh, sizeof(oh), "s%d", (*ns)++);
+		sr.sq_host = 2 + lt_rand(rnd) % 2;
+		sr.sq_oh = oh;
+		sr.sq_ohlen = strlen(oh);
+		(void)lk_share(tt, &sr, &res);
+	} else if (k < 87 && *ns > 0) {		/* a share goes */
+		v = (int)(lt_rand(rnd) % (uint64_t)*ns);
+		snprintf(oh, sizeof(oh), "s%d", v);
+		sr.sq_oh = oh;
+		sr.sq_ohlen = strlen(oh);
+		for (sr.sq_host = 2; sr.sq_host <= 3; sr.sq_host++)
+			(void)lk_unshare(tt, &sr, &res);
+	} else if (k < 92) {			/* a reclaim (once each) */
+		v = (int)(lt_rand(rnd) % SF_R);
+		if (!recl[v]) {
+			recl[v] = true;
+			snprintf(oh, sizeof(oh), "r%d", v);
+			sr.sq_host = 9;
+			sr.sq_oh = oh;
+			sr.sq_ohlen = strlen(oh);
+			sr.sq_fh = sf_files[v % sf_nf];
+			sr.sq_fhlen = strlen(sr.sq_fh);
+			sr.sq_reclaim = true;
+			(void)lk_share(tt, &sr, &res);
+		}
+	} else if (k < 94) {			/* grace ends a bit */
+		(void)lk_grace_drop(tt, 3, 1, &res);
+	} else if (k < 96) {
+		lk_set_grant_budget(tt, lt_rand(rnd) % 2 ? 0 :
+		    1 + lt_rand(rnd) % 3);
+	} else if (k < 99) {
+		(void)lk_grant_more(tt, 1, &res);
+	} else if (lt_rand(rnd) % 8 == 0) {	/* the waiters' host goes */
+		(void)lk_host_release(tt, 3, 1, &res);
+	}
+}
+
+static void
+test_scan_fuzz(void)
+{
+	uint64_t rnd = lt_seed(0xf022);
+	int round, rounds = lt_long() ? 2000 : 200;
+	size_t fails = 0;
+
+	for (round = 0; round < rounds; round++) {
+		struct lk_scan_cbs cbs = { sf_lock, sf_share, sf_waiter,
+		    &sf_seen };
+		static bool recl[SF_R];
+		struct lk_record rr[SF_R];
+		char rname[SF_R][8];
+		const struct lk_result *res;
+		struct lk_lockreq rq;
+		struct lk_table *tt = lk_table_new(NULL);
+		struct lk_scan sc;
+		size_t got, budget, calls = 0, i, bad;
+		bool one = lt_rand(&rnd) % 2, more;
+		int nw = 0, ns = 0, k, pre, noise = 0;
+		char nfh[16];
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+		sf_nf = one ? 1 : 4;
+		sf_last = -1;
+		memset(sf_w, 0, sizeof(sf_w));
+		memset(recl, 0, sizeof(recl));
+		if (lt_rand(&rnd) % 2)
+			cbs.sc_lock = NULL;
+		memset(rr, 0, sizeof(rr));
+		for (i = 0; i < SF_R; i++) {
+			snprintf(rname[i], sizeof(rname[i]), "r%zu", i);
+			rr[i].rc_kind = LK_REC_SHARE;
+			rr[i].rc_host = 9;
+			rr[i].rc_oh = rname[i];
+			rr[i].rc_ohlen = strlen(rname[i]);
+			rr[i].rc_fh = sf_files[i % sf_nf];
+			rr[i].rc_fhlen = strlen(rr[i].rc_fh);
+			rr[i].rc_access = LK_SHARE_R;
+			rr[i].rc_reclaim = 1;
+		}
+		CU_ASSERT_EQUAL_FATAL(lk_table_load(tt, rr,
+		    (size_t)(lt_rand(&rnd) % SF_R), &bad), LK_OK);
+		for (k = 0; k < sf_nf; k++) {
+			rq = lt_req(1, 1, "h", sf_files[k], 0, 1000, true,
+			    false);
+			CU_ASSERT_EQUAL_FATAL(lk_lock(tt, &rq, 1, &res),
+			    LK_GRANTED);
+		}
+		pre = (int)(lt_rand(&rnd) % 600);
+		for (k = 0; k < pre; k++)
+			sf_op(tt, &rnd, &nw, &ns, recl);
+		CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+		sf_snapshot(tt);
+		sf_all = sf_cur;
+		memset(&sf_seen, 0, sizeof(sf_seen));
+		sf_twice = 0;
+		sf_last = -1;
+		memset(&sc, 0, sizeof(sc));
+		budget = 1 + lt_rand(&rnd) % 8;
+		do {
+			sf_snapshot(tt);
+			sf_and(&sf_all, &sf_cur);
+			more = one ? lk_file_records_scan(tt, "fa", 2, &sc,
+			    budget, &cbs, &got) :
+			    lk_file_scan(tt, &sc, budget, &cbs, &got);
+			CU_ASSERT(got <= budget);
+			calls++;
+			for (k = (int)(lt_rand(&rnd) % 4); k > 0; k--)
+				sf_op(tt, &rnd, &nw, &ns, recl);
+			/* Other files come: the hash doubles meanwhile. */
+			for (k = one ? 0 : (int)(lt_rand(&rnd) % 6); k > 0;
+			    k--, noise++) {
+				snprintf(nfh, sizeof(nfh), "n%d", noise);
+				rq = lt_req(5, 1, "n", nfh, 0, 1, true, false);
+				CU_ASSERT_EQUAL(lk_lock(tt, &rq, 1, &res),
+				    LK_GRANTED);
+			}
+		} while (more && calls < 1000000);
+		CU_ASSERT(!more);
+		CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+		{
+			const unsigned char *a = (const unsigned char *)&sf_all;
+			const unsigned char *s = (const unsigned char *)&sf_seen;
+			size_t miss = 0;
+
+			for (i = 0; i < sizeof(sf_all); i++)
+				miss += a[i] && s[i] != 1;
+			if (miss != 0 || sf_twice != 0) {
+				if (fails++ < 5)
+					printf("\n    round %d (%s, budget %zu, "
+					    "locks %s): %zu present throughout "
+					    "not reported once, %zu twice",
+					    round, one ? "one file" : "table",
+					    budget, cbs.sc_lock ? "on" : "off",
+					    miss, sf_twice);
+			}
+			CU_ASSERT_EQUAL(miss, 0);
+			CU_ASSERT_EQUAL(sf_twice, 0);
+		}
+		lk_table_destroy(tt);
+	}
+	printf("\n    %d walks, %zu wrong ", rounds, fails);
+}
+
 static void
 test_nomem_atomic(void)
 {
@@ -1657,6 +1965,8 @@ lt_register_misc(void)
 	    test_scan_queue_pieces) ||
 	    !CU_add_test(s, "a walk while the file hash doubles",
 	    test_scan_growth) ||
+	    !CU_add_test(s, "walks in pieces while anything changes",
+	    test_scan_fuzz) ||
 	    !CU_add_test(s, "LK_NOMEM changes nothing", test_nomem_atomic) ||
 	    !CU_add_test(s, "peak of locks held", test_locks_peak) ||
 	    !CU_add_test(s, "lock nodes from blocks", test_slab) ||
