@@ -861,9 +861,15 @@ int	lk_waiter_foreach(const struct lk_table *t, lk_waiter_cb cb, void *arg);
  * reported, and says whether there is more; `sc' (zeroed before the first
  * call) remembers where it stopped, even inside a file's locks.  The
  * table may change between calls: a record present for the whole walk is
- * reported exactly once, one added or removed meanwhile at most once.
- * A call looks at 16 buckets of the file hash per record of its budget
- * at most: a table whose files are gone reports nothing for a while.
+ * reported exactly once, one added or removed meanwhile at most once (a
+ * record that changes kind -- a queued request granted, a reclaimable
+ * lock or share reclaimed -- is one removed and another added: it may
+ * come twice, as each, or not at all).  A callback may be NULL: that
+ * kind is not walked.  A call looks at 16 buckets of the file hash per
+ * record of its budget at most: a table whose files are gone reports
+ * nothing for a while; resuming in a file's shares or unconfirmed grants,
+ * or after a queued request that has left, it walks that list from its
+ * head to where it stopped (pointer steps, no callback).
  * (Buckets are visited in reverse-bit order, as Redis's SCAN does, which
  * survives the hash growing; inside a bucket files go in the order of
  * their hashes with the bits reversed, then of their handles, which goes
