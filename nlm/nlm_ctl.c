@@ -589,6 +589,14 @@ ctl_relh_fill(struct ctl_conn *c, void *arg)
 			    "%s", p->h_uid, p->h_pid, nlm_host_str(h, hs,
 			    sizeof(hs)));
 			p->h_begun = true;
+		} else if (h->h_releasing == NULL) {
+			/*
+			 * Its release, begun here, was finished another way
+			 * (its LOCK with a new NSM state, another operator,
+			 * the release timer): what it holds now it was
+			 * granted since, and is not this release's.
+			 */
+			continue;
 		}
 		switch (nlm_host_release_list(h, "released by the operator",
 		    CTL_REL_PIECE, p, ctl_rel_listed, &p->h_r)) {

@@ -76,6 +76,29 @@ tc_end(void)
 	(void)rmdir(tc_dir);
 }
 
+/* alice's LOCK of [off, off + 1) on "f" (svid 1, owner "own"), sent. */
+static void
+tc_lock_send(uint64_t off, int32_t state)
+{
+	static char cookie[4] = { 'c', 'k', 'i', 'e' };
+	nlm4_lockargs a;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(cookie);
+	a.cookie.nlm_netobj_val = cookie;
+	a.exclusive = TRUE;
+	a.state = state;
+	a.alock.caller_name = (char *)(uintptr_t)"alice";
+	a.alock.fh.nlm_netobj_len = 1;
+	a.alock.fh.nlm_netobj_val = (char *)(uintptr_t)"f";
+	a.alock.oh.nlm_netobj_len = 3;
+	a.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
+	a.alock.svid = 1;
+	a.alock.l_offset = off;
+	a.alock.l_len = 1;
+	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+}
+
 /* One LOCK of "alice" (svid 1, owner "own") on file "f": her host. */
 static int
 tc_lock(uint64_t off)
@@ -852,6 +875,69 @@ test_release_host_free_all(void)
 	free(a);
 }
 
+/*
+ * An operator's release by host of alice (1,100 locks, a piece of 1,024
+ * done, its commit held) that her own LOCK with a new NSM state finishes
+ * (a piece of the turn's budget, 100 here, takes the last 76): that LOCK
+ * is granted -- she is no longer being released -- and is hers to keep.
+ * The operator's release must end there, not start over on her and
+ * release the lock just granted (the client is not told: it goes on
+ * writing under a lock nlmd gave to others).  (Review.)
+ */
+static void
+test_release_host_done_by_lock(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+	struct nlm_host *h;
+	int fd, i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	ts_turn_changes(100);
+	tc_begin();
+	tc_fill();
+	fake_store_defer(true);
+	fd = tc_send("nlmctl 1 release host=alice\n");
+	for (i = 0; i < 5; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fd, a);
+	}
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, TC_NLOCKS - 1024);
+	/* alice restarted: her LOCK (state 4) ends the release, granted. */
+	tc_lock_send(1, 4);
+	ts_turn();
+	h = nlm_host_named("alice");
+	CU_ASSERT_FATAL(h != NULL);
+	CU_ASSERT(h->h_releasing == NULL);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 1);
+	fake_store_defer(false);
+	fake_store_complete();
+	for (i = 0; i < 50 && !a->ended; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fd, a);
+	}
+	close(fd);
+	ts_pump();
+	(void)ts_drain();
+	lk_table_counts(nlm->n_table, &ct);
+	printf("\n    %zu lines, end %ld; alice's new lock %s ", a->lines,
+	    a->end, ct.ct_locks == 1 ? "kept" : "released");
+	CU_ASSERT(a->ended);
+	CU_ASSERT_EQUAL(ct.ct_locks, 1);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tstart=1\t"), 0);
+	tc_end();
+	ts_turn_changes(0);
+	free(a);
+}
+
 /* test_release_stop_mid() by host (review). */
 static void
 test_release_host_stop_mid(void)
@@ -913,7 +999,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a stop mid release by host",
 	    test_release_host_stop_mid) == NULL ||
 	    CU_add_test(s, "a release by host out of memory answers",
-	    test_release_host_nomem_answer) == NULL)
+	    test_release_host_nomem_answer) == NULL ||
+	    CU_add_test(s, "a release by host its LOCK with a new state "
+	    "ends", test_release_host_done_by_lock) == NULL)
 		return -1;
 	return 0;
 }
