@@ -290,7 +290,12 @@ nlm_host_monitor(struct nlm_host *h, int32_t state)
 
 	h->h_monitored = true;
 	if (state != 0 && h->h_state != state) {
-		if (h->h_state != 0) {
+		/*
+		 * A restart it told us of (FREE_ALL, SM_NOTIFY) is being
+		 * acted on, in pieces (h_rel_forget): this state is that
+		 * restart's, already released, not another one to count.
+		 */
+		if (h->h_state != 0 && !h->h_rel_forget) {
 			log_rl_info(&rl_state_change,
 			    "host %s: NSM state %d -> %d, it restarted; "
 			    "releasing what it held",

@@ -2302,6 +2302,66 @@ test_release_starved(void)
 	ts_turn_changes(0);
 }
 
+/*
+ * hostR (NSM state 1, 20 locks, a turn's budget of 8) restarts: its
+ * status monitor's SM_NOTIFY (state 2) begins the release; hostR's LOCK
+ * with state 2, in the middle of it, is that same restart, not another:
+ * refused DENIED_GRACE_PERIOD as any LOCK meanwhile, and counted once
+ * (nlmd_host_restarts_total), as when the release is one piece (the
+ * host forgotten at once, its LOCK a new host's).  Before, the LOCK
+ * counted a second restart (how="nsm_state") and logged "NSM state 1
+ * -> 2, it restarted" for the restart the SM_NOTIFY had acted on.
+ * (Review.)
+ */
+static void
+test_release_notify_then_lock(void)
+{
+	struct sockaddr_in lo;
+	nlm4_lockargs a;
+	nlm4_res r;
+	int i;
+
+	if (ts_skip())
+		return;
+	t_hostr_start();
+	for (i = 20; i < 40; i++)	/* 40 locks: 5 pieces */
+		CU_ASSERT_EQUAL(t_lock("hostR", 1, "ownR", "r", (uint64_t)i * 2,
+		    1, true, false, false), NLM4_GRANTED);
+	memset(&lo, 0, sizeof(lo));
+	lo.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	CU_ASSERT_EQUAL(nlm_host_notified("hostR", 2, (struct sockaddr *)&lo,
+	    sizeof(lo), NULL), 1);
+	t_lockargs(&a, "hostR", 1, "ownR", "s", 0, 1, true, false);
+	a.state = 2;
+	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	free(a.cookie.nlm_netobj_val);
+	ts_turn();
+	CU_ASSERT_EQUAL_FATAL(ts_reply(-1, false, &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_DENIED_GRACE_PERIOD);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	ts_pump();
+	CU_ASSERT_EQUAL(t_rleft(), 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);	/* forgotten */
+	printf("\n    restarts: sm_notify %.0f, nsm_state %.0f ",
+	    ts_metric("nlmd_host_restarts_total{how=\"sm_notify\"}"),
+	    ts_metric("nlmd_host_restarts_total{how=\"nsm_state\"}"));
+	CU_ASSERT_EQUAL(nlm_get_counters()->notified, 1);
+	CU_ASSERT_EQUAL(nlm_get_counters()->reboots, 0);
+	t_lockargs(&a, "hostR", 1, "ownR", "s", 0, 1, true, false);
+	a.state = 2;
+	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	free(a.cookie.nlm_netobj_val);
+	ts_pump();
+	CU_ASSERT_EQUAL_FATAL(ts_reply(-1, false, &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(nlm_get_counters()->reboots, 0);
+	ts_stop();
+	ts_turn_changes(0);
+}
+
 static void t_many_start(size_t, const char *);
 
 /* One turn of the loop at the loop's time `when'. */
@@ -3323,6 +3383,8 @@ ts_register_turn(void)
 	    test_release_gc_uaf) == NULL ||
 	    CU_add_test(s, "a release in pieces goes on through full turns",
 	    test_release_starved) == NULL ||
+	    CU_add_test(s, "a LOCK of the restart an SM_NOTIFY is releasing",
+	    test_release_notify_then_lock) == NULL ||
 	    CU_add_test(s, "a GRANTED_MSG the client took waits for its "
 	    "answer", test_delivered_not_resent) == NULL ||
 	    CU_add_test(s, "callbacks over the per-host window follow the "
