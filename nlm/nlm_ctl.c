@@ -553,11 +553,16 @@ ctl_relh_stall(struct ev_loop *loop, void *arg)
 	for (i = p->h_next; i < p->h_r.nids; i++) {
 		if ((h = nlm_host_by_id(p->h_r.ids[i])) == NULL)
 			continue;
+		/*
+		 * The others to the timer, none released now: a piece each
+		 * in this turn was as many pieces as hosts (behind one NAT
+		 * address, hundreds).
+		 */
 		if (h->h_rel_ctl == p)
 			nlm_host_release_handover(h, p);
 		else if (h->h_releasing == NULL &&
-		    nlm_host_release(h, "released by the operator") ==
-		    NLM_REL_FAILED)
+		    nlm_host_release_list(h, "released by the operator", 0,
+		    NULL, NULL, NULL) == NLM_REL_FAILED)
 			p->h_failed++;
 	}
 }

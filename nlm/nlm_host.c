@@ -975,7 +975,8 @@ nlm_host_release_piece(struct nlm_host *h, const char *why, size_t max,
 				h->h_rel_ctl = owner;
 			log_rl_info(&rl_released, "host %s: releasing %zu more "
 			    "locks/shares (%s), %zu a turn",
-			    nlm_host_str(h, hs, sizeof(hs)), left, why, max);
+			    nlm_host_str(h, hs, sizeof(hs)), left, why,
+			    owner == NULL ? nlm_release_piece() : max);
 		}
 		return NLM_REL_GOING;
 	}

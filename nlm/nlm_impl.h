@@ -473,7 +473,9 @@ bool		 nlm_host_release_forget(struct nlm_host *, const char *why);
  * when it stops.  NLM_REL_DONE: all of it
  * released (and the host forgotten, freed perhaps, if a FREE_ALL or
  * SM_NOTIFY had asked for that: look it up again by id).  NLM_REL_FAILED:
- * out of memory, nothing released.
+ * out of memory, nothing released.  With max 0 and owner NULL: its
+ * waiters now, all of its records by the release's timer, a piece a
+ * turn (none in this one).
  */
 enum nlm_rel	 nlm_host_release_list(struct nlm_host *, const char *why,
 		    size_t max, const void *owner,

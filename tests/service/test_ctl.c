@@ -76,9 +76,10 @@ tc_end(void)
 	(void)rmdir(tc_dir);
 }
 
-/* alice's LOCK of [off, off + 1) on "f" (svid 1, owner "own"), sent. */
+/* name's LOCK of [off, off + 1) on fh (svid 1, owner "own"), sent. */
 static void
-tc_lock_send(uint64_t off, int32_t state)
+tc_lock_send_as(const char *name, const char *fh, uint64_t off,
+    int32_t state)
 {
 	static char cookie[4] = { 'c', 'k', 'i', 'e' };
 	nlm4_lockargs a;
@@ -88,15 +89,21 @@ tc_lock_send(uint64_t off, int32_t state)
 	a.cookie.nlm_netobj_val = cookie;
 	a.exclusive = TRUE;
 	a.state = state;
-	a.alock.caller_name = (char *)(uintptr_t)"alice";
-	a.alock.fh.nlm_netobj_len = 1;
-	a.alock.fh.nlm_netobj_val = (char *)(uintptr_t)"f";
+	a.alock.caller_name = (char *)(uintptr_t)name;
+	a.alock.fh.nlm_netobj_len = (u_int)strlen(fh);
+	a.alock.fh.nlm_netobj_val = (char *)(uintptr_t)fh;
 	a.alock.oh.nlm_netobj_len = 3;
 	a.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
 	a.alock.svid = 1;
 	a.alock.l_offset = off;
 	a.alock.l_len = 1;
 	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+}
+
+static void
+tc_lock_send(uint64_t off, int32_t state)
+{
+	tc_lock_send_as("alice", "f", off, state);
 }
 
 /* One LOCK of "alice" (svid 1, owner "own") on file "f": her host. */
@@ -127,24 +134,27 @@ tc_lock(uint64_t off)
 	return n > 0 ? 0 : -1;
 }
 
-/* alice's locks from..from + n - 1 (bytes 2i), straight into the table. */
+/*
+ * name's locks from..from + n - 1 (bytes 2i of file fh), straight into
+ * the table.
+ */
 static void
-tc_fill_more(uint64_t from, uint64_t n)
+tc_fill_host(const char *name, const char *fh, uint64_t from, uint64_t n)
 {
 	const struct lk_result *res;
 	struct lk_lockreq rq;
 	struct nlm_host *h;
 	uint64_t i;
 
-	CU_ASSERT_FATAL((h = nlm_host_named("alice")) != NULL);
+	CU_ASSERT_FATAL((h = nlm_host_named(name)) != NULL);
 	for (i = from; i < from + n; i++) {
 		memset(&rq, 0, sizeof(rq));
 		rq.rq_host = h->h_id;
 		rq.rq_svid = 1;
 		rq.rq_oh = "own";
 		rq.rq_ohlen = 3;
-		rq.rq_fh = "f";
-		rq.rq_fhlen = 1;
+		rq.rq_fh = fh;
+		rq.rq_fhlen = strlen(fh);
 		rq.rq_start = 2 * i;
 		rq.rq_len = 1;
 		rq.rq_excl = true;
@@ -153,6 +163,13 @@ tc_fill_more(uint64_t from, uint64_t n)
 		nlm_apply(res);
 	}
 	ts_pump();
+}
+
+/* alice's locks from..from + n - 1 (bytes 2i), straight into the table. */
+static void
+tc_fill_more(uint64_t from, uint64_t n)
+{
+	tc_fill_host("alice", "f", from, n);
 }
 
 /*
@@ -938,6 +955,89 @@ test_release_host_done_by_lock(void)
 	free(a);
 }
 
+/* Names of the hosts in the order nlm_host_foreach() takes them. */
+struct tc_order {
+	const char	*names[8];
+	int		 n;
+};
+
+static void
+tc_order_add(struct nlm_host *h, void *arg)
+{
+	struct tc_order *o = arg;
+
+	if (o->n < 8)
+		o->names[o->n++] = h->h_name;
+}
+
+/*
+ * A release by address (alice, bob, carol at 127.0.0.1; a turn's budget
+ * of 1,000) whose reader stops reading while the first host's release
+ * goes (21,100 locks): at the stall the hosts it had not begun (1,500
+ * locks each) go to the release timer -- released a piece a turn like
+ * any host released in pieces, not each a piece at once in the stall's
+ * turn (200 hosts behind one NAT address: 200 pieces in one turn).
+ * (Review.)
+ */
+static void
+test_release_addr_stalled_reader(void)
+{
+	static const char *const names[3] = { "alice", "bob", "carol" };
+	struct tc_order o;
+	struct lk_counts ct;
+	size_t before, most = 0, drop;
+	int fd, i, k;
+
+	if (ts_skip())
+		return;
+	ts_turn_changes(1000);
+	tc_begin();
+	for (k = 0; k < 3; k++) {
+		tc_lock_send_as(names[k], names[k], 0, 3);
+		ts_pump();
+		(void)ts_drain();
+	}
+	memset(&o, 0, sizeof(o));
+	nlm_host_foreach(tc_order_add, &o);
+	CU_ASSERT_FATAL(o.n == 3);
+	/* The first the release takes fills the reader's socket. */
+	for (k = 0; k < 3; k++)
+		tc_fill_host(o.names[k], o.names[k], 1, k == 0 ? 21100 : 1500);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, 3 + 21100 + 2 * 1500);
+	fd = tc_send("nlmctl 1 release addr=127.0.0.1\n");
+	/* The operator's pieces until its reader's buffer is full. */
+	for (i = 0; i < 50; i++) {
+		ts_advance(5);
+		ts_turn();
+	}
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_FATAL(ct.ct_locks > 2 * 1500);
+	/* Nothing read from fd: 30 s of turns, a second each. */
+	for (i = 0; i < 30; i++) {
+		lk_table_counts(nlm->n_table, &ct);
+		before = ct.ct_locks;
+		ts_advance(1000);
+		ts_turn();
+		lk_table_counts(nlm->n_table, &ct);
+		drop = before - ct.ct_locks;
+		if (drop > most)
+			most = drop;
+	}
+	printf("\n    most released in one turn after the reader stopped: "
+	    "%zu ", most);
+	CU_ASSERT(most <= 1000);
+	for (i = 0; i < 100; i++) {
+		ts_advance(5);
+		ts_turn();
+	}
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	close(fd);
+	tc_end();
+	ts_turn_changes(0);
+}
+
 /* test_release_stop_mid() by host (review). */
 static void
 test_release_host_stop_mid(void)
@@ -1001,7 +1101,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a release by host out of memory answers",
 	    test_release_host_nomem_answer) == NULL ||
 	    CU_add_test(s, "a release by host its LOCK with a new state "
-	    "ends", test_release_host_done_by_lock) == NULL)
+	    "ends", test_release_host_done_by_lock) == NULL ||
+	    CU_add_test(s, "a release by address to a stalled reader",
+	    test_release_addr_stalled_reader) == NULL)
 		return -1;
 	return 0;
 }
