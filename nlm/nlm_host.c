@@ -1134,6 +1134,17 @@ nlm_host_foreach(void (*fn)(struct nlm_host *, void *), void *arg)
 static unsigned
 nlm_host_restarted(struct nlm_host *h, int32_t state, unsigned *unchanged)
 {
+	/*
+	 * A restart it told us of is being released, in pieces, and the
+	 * host forgotten at the end (h_rel_forget): as good as gone, as
+	 * it would be had the release been one piece -- this is that
+	 * restart re-sent or told another way, not one more to act on and
+	 * count.
+	 */
+	if (h->h_rel_forget) {
+		nlm->n_stats.notify_gone++;
+		return 0;
+	}
 	if (state != 0 && h->h_state == state) {
 		if (unchanged != NULL)
 			(*unchanged)++;

@@ -573,6 +573,12 @@ nlm_proc_free_all(const struct nlm_ctx *cx, const nlm4_notify *a)
 		return;
 	}
 	if ((h = nlm_host_find(&cx->cx_peer, a->name)) != NULL) {
+		/*
+		 * Its restart being released already, in pieces (a FREE_ALL
+		 * re-sent, or after an SM_NOTIFY): as good as gone.
+		 */
+		if (h->h_rel_forget)
+			return;
 		/* Not released (out of memory): kept for a later try. */
 		if (nlm_host_release_forget(h, "FREE_ALL"))
 			nlm->n_stats.free_all++;
