@@ -72,6 +72,7 @@ struct ctl_conn {
 	size_t		 c_lines;	/* body lines */
 	bool		 c_inline;	/* a body line is open */
 	ctl_fill_fn	*c_fill;
+	bool		 c_last;	/* its next piece is the last */
 	void		*c_state;
 	ctl_free_fn	*c_free;
 	ctl_ready_fn	*c_ready;
@@ -276,8 +277,17 @@ ctl_produce(struct ctl_conn *c, ctl_fill_fn *fill, void *state,
     ctl_free_fn *free_fn)
 {
 	c->c_fill = fill;
+	c->c_last = false;
 	c->c_state = state;
 	c->c_free = free_fn;
+}
+
+void
+ctl_produce_last(struct ctl_conn *c, ctl_fill_fn *fill, void *state,
+    ctl_free_fn *free_fn)
+{
+	ctl_produce(c, fill, state, free_fn);
+	c->c_last = true;
 }
 
 void
@@ -821,7 +831,17 @@ ctl_srv_free(struct ctl_srv *s)
 	for (c0 = s->s_conns; c0 != NULL; c0 = next) {
 		next = c0->c_next;
 		if (c0->c_ready != NULL && c0->c_ready(c0->c_ready_arg)) {
+			/*
+			 * The answer's last piece, after what is buffered
+			 * (grace-end's line): before, the stop cut it off.
+			 */
+			if (c0->c_fill != NULL && c0->c_last &&
+			    !c0->c_fill(c0, c0->c_state)) {
+				c0->c_fill = NULL;
+				conn_finish(c0);
+			}
 			c0->c_fill = NULL;	/* c_free frees its state */
+			c0->c_ready = NULL;
 			conn_flush(c0);		/* may close it */
 		}
 	}

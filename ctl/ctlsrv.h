@@ -88,6 +88,14 @@ size_t		 ctl_pending(const struct ctl_conn *);
 /* Continue the answer with `fill' (state freed by `free_fn', may be NULL). */
 void		 ctl_produce(struct ctl_conn *, ctl_fill_fn *fill, void *state,
 		    ctl_free_fn *free_fn);
+/*
+ * ctl_produce() for a producer whose next piece is the answer's last,
+ * written once a hold is over (grace-end's one line): at a stop
+ * (ctl_srv_free()) it is still called if its hold is over by then, where
+ * the next piece of another producer is not (it would release more).
+ */
+void		 ctl_produce_last(struct ctl_conn *, ctl_fill_fn *fill,
+		    void *state, ctl_free_fn *free_fn);
 /* Hold the whole answer until ready(arg) (e.g. a commit is durable). */
 void		 ctl_hold(struct ctl_conn *, ctl_ready_fn *ready, void *arg);
 

@@ -407,6 +407,8 @@ struct ctl_rel {
 	size_t		 nrecs, cap;
 	unsigned	 hosts;
 	unsigned	 failed;	/* hosts not released: no memory */
+	size_t		 listed;	/* lines listed ("released") */
+	size_t		 gone;		/* collected, found gone since */
 	bool		 nomem;		/* a record or a host not kept */
 	bool		 dry;
 };
@@ -483,6 +485,7 @@ ctl_rel_listed(const struct lk_record *rc, void *arg)
 	struct ctl_rel *r = arg;
 
 	ctl_rel_line(r->conn, rc);
+	r->listed++;
 }
 
 /*
@@ -523,6 +526,9 @@ struct ctl_relh {
 	bool		 h_begun;	/* its release logged */
 	bool		 h_cut;		/* the reader stalled: the rest the
 					   timer's, unlisted */
+	bool		 h_report;	/* all done, h_failed > 0: the answer
+					   ends short once the lines before
+					   are out */
 	unsigned	 h_failed;
 	unsigned	 h_uid;
 	int		 h_pid;
@@ -556,10 +562,14 @@ ctl_relh_stall(struct ev_loop *loop, void *arg)
 		/*
 		 * The others to the timer, none released now: a piece each
 		 * in this turn was as many pieces as hosts (behind one NAT
-		 * address, hundreds).
+		 * address, hundreds).  The one begun here whose release was
+		 * finished another way (its LOCK with a new NSM state) is
+		 * left: what it holds now it was granted since.
 		 */
 		if (h->h_rel_ctl == p)
 			nlm_host_release_handover(h, p);
+		else if (i == p->h_next && p->h_begun)
+			continue;	/* joined another's release, or over */
 		else if (h->h_releasing == NULL &&
 		    nlm_host_release_list(h, "released by the operator", 0,
 		    NULL, NULL, NULL) == NLM_REL_FAILED)
@@ -582,7 +592,13 @@ ctl_relh_fill(struct ctl_conn *c, void *arg)
 		    CTL_REL_STALL_MS / 1000);
 		return false;
 	}
+	if (p->h_report) {
+		/* Lines out before: no error line, the answer cut short. */
+		ctl_error(c, "release: out of memory");
+		return false;
+	}
 	p->h_r.conn = c;
+	p->h_r.listed = 0;
 	if (ev_timer_set(nlm->n_loop, &p->h_stall, CTL_REL_STALL_MS,
 	    ctl_relh_stall, p) == -1)
 		fatalx("cannot arm a release's timer");
@@ -629,6 +645,16 @@ ctl_relh_fill(struct ctl_conn *c, void *arg)
 		log_warnx("operator's release: out of memory: %u of %zu "
 		    "host(s) not released (or not all of it)", p->h_failed,
 		    p->h_r.nids);
+		/*
+		 * What this piece released is listed: the error line would
+		 * take its place (or, its first line out, the lines would
+		 * be dropped with the answer cut).  The answer ends short
+		 * once they are out.
+		 */
+		if (p->h_r.listed > 0) {
+			p->h_report = true;
+			return true;
+		}
 		ctl_error(c, "release: out of memory: %u of %zu host(s) not "
 		    "released, or not all of it; try again", p->h_failed,
 		    p->h_r.nids);
@@ -774,8 +800,33 @@ ctl_owner_ids(struct nlm_host *h, void *arg)
 }
 
 /*
+ * Did the unlock (unshare) of rc remove a record of rc's owner on rc's
+ * file?  Not when it found nothing -- a client, its FREE_ALL, SM_NOTIFY
+ * or another release let it go since it was collected.
+ */
+static bool
+ctl_rel_removed(const struct lk_result *res, const struct lk_record *rc)
+{
+	const struct lk_record *x;
+	size_t i;
+
+	for (i = 0; i < res->rs_nremoved; i++) {
+		x = &res->rs_removed[i];
+		if (x->rc_kind == rc->rc_kind && x->rc_host == rc->rc_host &&
+		    (rc->rc_kind != LK_REC_LOCK || x->rc_svid == rc->rc_svid) &&
+		    x->rc_ohlen == rc->rc_ohlen && x->rc_fhlen == rc->rc_fhlen &&
+		    (rc->rc_ohlen == 0 ||
+		    memcmp(x->rc_oh, rc->rc_oh, rc->rc_ohlen) == 0) &&
+		    memcmp(x->rc_fh, rc->rc_fh, rc->rc_fhlen) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Release records [from, to) of those collected (locks: UNLOCK; shares:
- * UNSHARE); how many were, and in *why the last refusal.
+ * UNSHARE); how many were, and in *why the last refusal.  A record found
+ * gone already is neither listed nor counted.
  */
 static size_t
 ctl_rel_records(struct ctl_rel *r, size_t from, size_t to,
@@ -811,12 +862,17 @@ ctl_rel_records(struct ctl_rel *r, size_t from, size_t to,
 			sq.sq_fhlen = rc->rc_fhlen;
 			st = lk_unshare(nlm->n_table, &sq, &res);
 		}
-		/* Listed once released: out of memory, it is still held. */
-		if (st == LK_OK) {
+		/*
+		 * Listed once released: out of memory, it is still held;
+		 * gone before, this release did not release it.
+		 */
+		if (st != LK_OK)
+			*why = st;
+		else if (ctl_rel_removed(res, rc)) {
 			ctl_rel_line(r->conn, rc);
 			n++;
 		} else
-			*why = st;
+			r->gone++;
 		nlm_apply(res);
 	}
 	return n;
@@ -855,10 +911,10 @@ ctl_relp_fill(struct ctl_conn *c, void *arg)
 	ctl_hold_commit(c);
 	if (p->p_next < p->p_r.nrecs)
 		return true;
-	if (p->p_done < p->p_r.nrecs)
+	if (p->p_done + p->p_r.gone < p->p_r.nrecs)
 		log_warnx("operator's release: %zu of %zu record(s) not "
-		    "released: %s", p->p_r.nrecs - p->p_done, p->p_r.nrecs,
-		    lk_strerror(p->p_why));
+		    "released: %s", p->p_r.nrecs - p->p_done - p->p_r.gone,
+		    p->p_r.nrecs, lk_strerror(p->p_why));
 	if (p->p_done > 0)
 		log_info("operator (uid %u, pid %d): released %zu lock(s)/"
 		    "share(s) by %s", p->p_uid, p->p_pid, p->p_done, p->p_by);
@@ -1098,7 +1154,7 @@ ctl_cmd_grace_end(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	 * counts are taken then too: until the last step they are the
 	 * first steps' only.
 	 */
-	ctl_produce(c, ctl_grace_fill, NULL, NULL);
+	ctl_produce_last(c, ctl_grace_fill, NULL, NULL);
 	ctl_hold(c, ctl_grace_over, NULL);
 }
 
