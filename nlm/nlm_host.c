@@ -1051,11 +1051,14 @@ nlm_host_release(struct nlm_host *h, const char *why)
 	return rel;
 }
 
-bool
-nlm_host_release_forget(struct nlm_host *h, const char *why)
+/*
+ * nlm_host_release_forget() with a first piece of at most `max' records
+ * (0: none in this turn, all of them the release timer's).
+ */
+static bool
+nlm_host_release_forget_max(struct nlm_host *h, const char *why, size_t max)
 {
-	switch (nlm_host_release_piece(h, why, nlm_release_piece(), NULL,
-	    NULL, NULL)) {
+	switch (nlm_host_release_piece(h, why, max, NULL, NULL, NULL)) {
 	case NLM_REL_FAILED:
 		return false;
 	case NLM_REL_GOING:
@@ -1066,6 +1069,12 @@ nlm_host_release_forget(struct nlm_host *h, const char *why)
 		nlm_host_forget(h);
 		return true;
 	}
+}
+
+bool
+nlm_host_release_forget(struct nlm_host *h, const char *why)
+{
+	return nlm_host_release_forget_max(h, why, nlm_release_piece());
 }
 
 enum nlm_rel
@@ -1124,15 +1133,17 @@ nlm_host_foreach(void (*fn)(struct nlm_host *, void *), void *arg)
 }
 
 /*
- * A host that restarted, as a status monitor reported: release it and
- * take it off the list, unless `state' is the one it already gave us.
+ * A host that restarted, as a status monitor reported: release it (a
+ * first piece of at most `max' records now, the rest the release timer's)
+ * and take it off the list, unless `state' is the one it already gave us.
  * Returns 1 when released.  A host whose locks could not be released
  * (out of memory) stays, with its record and its state, so that a re-sent
  * SM_NOTIFY or a FREE_ALL can try again: forgotten, its locks would stay
  * in the table and the store under an id nothing releases any more.
  */
 static unsigned
-nlm_host_restarted(struct nlm_host *h, int32_t state, unsigned *unchanged)
+nlm_host_restarted(struct nlm_host *h, int32_t state, unsigned *unchanged,
+    size_t max)
 {
 	/*
 	 * A restart it told us of is being released, in pieces, and the
@@ -1150,8 +1161,8 @@ nlm_host_restarted(struct nlm_host *h, int32_t state, unsigned *unchanged)
 			(*unchanged)++;
 		return 0;
 	}
-	return nlm_host_release_forget(h, "status monitor: host restarted") ?
-	    1 : 0;
+	return nlm_host_release_forget_max(h, "status monitor: host restarted",
+	    max) ? 1 : 0;
 }
 
 /* Remember that the host (address, name) left (see n_gone). */
@@ -1300,7 +1311,8 @@ nlm_host_unnamed(const struct sockaddr_storage *ss, const char *name,
 		return 0;
 	if (ac->ac_count == 1 && nlm_name_other_form(name,
 	    ac->ac_hosts->h_name, ss)) {
-		if ((n = nlm_host_restarted(ac->ac_hosts, state, same)) > 0 &&
+		if ((n = nlm_host_restarted(ac->ac_hosts, state, same,
+		    nlm_release_piece())) > 0 &&
 		    state != 0)
 			nlm_gone_notify_add(ss, name, state);
 		return n;
@@ -1347,7 +1359,8 @@ nlm_host_notified(const char *name, int32_t state,
 		    state)) {
 			nlm->n_stats.notify_gone++;
 			n = 0;
-		} else if ((n = nlm_host_restarted(h, state, &same)) > 0 &&
+		} else if ((n = nlm_host_restarted(h, state, &same,
+		    nlm_release_piece())) > 0 &&
 		    state != 0)
 			nlm_gone_notify_add(&ss, name, state);
 	} else if (nlm_host_named(name) == NULL)
@@ -1363,10 +1376,18 @@ nlm_host_rebooted(const char *name)
 {
 	struct nlm_host *h, *next;
 	unsigned n = 0;
+	bool first = true;
 
+	/*
+	 * A first piece for the first host; the others' releases are the
+	 * timer's, a piece a turn: a first piece each here was as many
+	 * turns' budgets in this one as there are hosts of the name.
+	 */
 	for (h = nlm_host_named(name); h != NULL; h = next) {
 		next = h->h_nnext;
-		n += nlm_host_restarted(h, 0, NULL);
+		n += nlm_host_restarted(h, 0, NULL, first ?
+		    nlm_release_piece() : 0);
+		first = false;
 	}
 	return n;
 }

@@ -781,6 +781,75 @@ test_host_by_id(void)
 }
 
 /*
+ * The local status monitor's word that a host name restarted (procedure
+ * 16, nlm_host_rebooted) with four hosts of that name (four addresses),
+ * 20 locks each, a turn's budget of 8: the call releases a first piece of
+ * the first host only, the others go to the release timer, a piece a
+ * turn, and every host is forgotten at its release's end.  Before, the
+ * call released a first piece of every host of the name, all in that one
+ * turn: with hundreds of hosts of a name, hundreds of turns' budgets.
+ * (Review.)
+ */
+static void
+test_rebooted_many_hosts(void)
+{
+	enum { NH = 4, NL = 20 };
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+	struct sockaddr_in in;
+	struct nlm_host *h;
+	char addr[32];
+	size_t left;
+	int k, i;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_turn_changes(8);
+	ts_start(NLM_CB_MSG, 0);
+	for (k = 0; k < NH; k++) {
+		memset(&in, 0, sizeof(in));
+		in.sin_family = AF_INET;
+		snprintf(addr, sizeof(addr), "10.0.0.%d", k + 1);
+		inet_pton(AF_INET, addr, &in.sin_addr);
+		h = nlm_host_get((struct sockaddr_storage *)&in, sizeof(in),
+		    "multi", NULL, 0, true);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+		for (i = 0; i < NL; i++) {
+			memset(&rq, 0, sizeof(rq));
+			rq.rq_host = h->h_id;
+			rq.rq_svid = 1;
+			rq.rq_oh = "own";
+			rq.rq_ohlen = 3;
+			rq.rq_fh = "m";
+			rq.rq_fhlen = 1;
+			rq.rq_start = (uint64_t)(k * 100 + 2 * i);
+			rq.rq_len = 1;
+			rq.rq_excl = true;
+			CU_ASSERT_FATAL(lk_lock(nlm->n_table, &rq, 1000,
+			    &res) == LK_GRANTED);
+			nlm_apply(res);
+		}
+	}
+	ts_pump();
+	CU_ASSERT_EQUAL_FATAL(fake_store_nlocks(), NH * NL);
+	CU_ASSERT_EQUAL(nlm_host_rebooted("multi"), NH);
+	ts_turn();	/* the call's changes committed, one timer piece */
+	left = fake_store_nlocks();
+	printf("\n    %d hosts of a name, %d locks each: %zu left after the "
+	    "call and one turn ", NH, NL, left);
+	CU_ASSERT(left >= NH * NL - 2 * 8);
+	for (i = 0; i < 100 && fake_store_nlocks() > 0; i++)
+		ts_turn();
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	ts_pump();
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	ts_stop();
+	ts_turn_changes(0);
+}
+
+/*
  * The id index beyond consecutive ids (review probe): hosts restored with
  * ids far apart, several of them in one bucket of the index (ids 1,024
  * and 2,048 apart), one at 2^62; each found, ids between them not; a new
@@ -1564,6 +1633,9 @@ ts_register_notify(void)
 	    "forgotten", test_host_by_id) == NULL ||
 	    CU_add_test(s, "hosts found by id: ids far apart, swept, "
 	    "forgotten", test_host_by_id_sparse) == NULL ||
+	    CU_add_test(s, "procedure 16 for a name of four hosts: a piece "
+	    "in its turn, the rest the timer's", test_rebooted_many_hosts) ==
+	    NULL ||
 	    CU_add_test(s, "client restarts are counted when acted on, "
 	    "SM_NOTIFY too", test_restarts_counted) == NULL)
 		return -1;
