@@ -593,21 +593,16 @@ test_release_host_cut(void)
 }
 
 /*
- * nlmd stops in the middle of a release in pieces: the piece whose commit
- * the stop made durable is answered (its lines, no end line, so that
- * nlmctl does not take it for all), and nothing more is released.
- * Before (found by review), that piece's lines were dropped with the
- * connection: locks released and committed, and not a line said so.
+ * alice's TC_NLOCKS locks, the store's commits held, the release `cmd'
+ * sent and five turns taken (its first piece released, not answered);
+ * the connection, and the answer so far in *ap (free it).
  */
-static void
-t_release_stop_mid(const char *cmd)
+static int
+tc_release_start(const char *cmd, struct tc_answer **ap)
 {
 	struct tc_answer *a;
-	struct lk_counts ct;
 	int fd, i;
 
-	if (ts_skip())
-		return;
 	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
 	memset(a, 0, sizeof(*a));
 	tc_begin();
@@ -619,6 +614,27 @@ t_release_stop_mid(const char *cmd)
 		ts_turn();
 		tc_read(fd, a);
 	}
+	*ap = a;
+	return fd;
+}
+
+/*
+ * nlmd stops in the middle of a release in pieces: the piece whose commit
+ * the stop made durable is answered (its lines, no end line, so that
+ * nlmctl does not take it for all), and nothing more is released.
+ * Before (found by review), that piece's lines were dropped with the
+ * connection: locks released and committed, and not a line said so.
+ */
+static void
+t_release_stop_mid(const char *cmd)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+	int fd;
+
+	if (ts_skip())
+		return;
+	fd = tc_release_start(cmd, &a);
 	CU_ASSERT_EQUAL(a->lines, 0);
 	/* The stop: the last turns committed, then the control server. */
 	fake_store_defer(false);
@@ -1268,17 +1284,7 @@ test_release_owner_free_all(void)
 
 	if (ts_skip())
 		return;
-	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
-	memset(a, 0, sizeof(*a));
-	tc_begin();
-	tc_fill();
-	fake_store_defer(true);
-	fd = tc_send("nlmctl 1 release owner=alice:1:6f776e\n");
-	for (i = 0; i < 5; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
+	fd = tc_release_start("nlmctl 1 release owner=alice:1:6f776e\n", &a);
 	lk_table_counts(nlm->n_table, &ct);
 	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, TC_NLOCKS - 1024);
 	tc_free_all();
@@ -1320,17 +1326,7 @@ t_release_host_lock_after(bool stall)
 
 	if (ts_skip())
 		return;
-	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
-	memset(a, 0, sizeof(*a));
-	tc_begin();
-	tc_fill();
-	fake_store_defer(true);
-	fd = tc_send("nlmctl 1 release host=alice\n");
-	for (i = 0; i < 5; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
+	fd = tc_release_start("nlmctl 1 release host=alice\n", &a);
 	lk_table_counts(nlm->n_table, &ct);
 	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, TC_NLOCKS - 1024);
 	/* alice back, NSM state 3 -> 4: a LOCK of bytes no one holds. */
