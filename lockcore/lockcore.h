@@ -411,6 +411,8 @@ struct lk_lockreq {
 	bool		 rq_block;
 	bool		 rq_reclaim;	/* lk_lock: a reclaim (see GRACE) */
 	void		*rq_udata;	/* see UDATA */
+	uint64_t	 rq_before;	/* lk_release_range: not 0, a token
+					   (see lk_release_range) */
 };
 
 struct lk_sharereq {
@@ -422,6 +424,8 @@ struct lk_sharereq {
 	uint8_t		 sq_access;	/* LK_SHARE_* mask, lk_share() only */
 	uint8_t		 sq_deny;	/* LK_SHARE_* mask, lk_share() only */
 	bool		 sq_reclaim;	/* lk_share(): a reclaim (see GRACE) */
+	uint64_t	 sq_before;	/* lk_unshare: not 0, a share number
+					   (see lk_unshare) */
 };
 
 struct lk_table;
@@ -539,7 +543,11 @@ enum lk_status lk_unlock_cancel(struct lk_table *t,
  * lk_unlock_cancel(), but every queued request of the owner on the file
  * that overlaps the range goes: the operator releases what a client gone
  * for good held, and its requests reaching past it would be granted to
- * nobody.
+ * nobody.  With rq_before (not 0: ct_last_token when the operator asked),
+ * nothing is released if a live lock of the owner overlapping the range
+ * carries a later token: granted since -- re-taken, merged, its mode
+ * changed, a queued request granted -- it is a live client's, not what
+ * the operator saw, and it stays with the owner's requests.
  */
 enum lk_status lk_release_range(struct lk_table *t,
 	    const struct lk_lockreq *req, uint64_t now,
@@ -602,7 +610,9 @@ enum lk_status lk_share(struct lk_table *t, const struct lk_sharereq *req,
 
 /*
  * UNSHARE: drop the owner's reservation on the file (sq_access/sq_deny
- * ignored).  Dropping none succeeds.  Returns LK_OK, LK_INVAL.
+ * ignored).  Dropping none succeeds.  With sq_before (not 0: ct_last_share
+ * when an operator asked), a reservation made later (a SHARE replacing one
+ * makes a new one) is kept.  Returns LK_OK, LK_INVAL.
  */
 enum lk_status lk_unshare(struct lk_table *t, const struct lk_sharereq *req,
 	    const struct lk_result **resp);
@@ -746,6 +756,8 @@ struct lk_counts {
 	size_t		 ct_rshares;	/* reclaimable shares */
 	bool		 ct_grace;	/* lk_in_grace() */
 	uint64_t	 ct_last_token;	/* last fencing token issued */
+	uint64_t	 ct_last_share;	/* last share number given (every new
+					   reservation gets a larger one) */
 	size_t		 ct_locks_peak;	/* most locks (held + reclaimable) at
 					   once since lk_table_peak_reset() */
 	uint64_t	 ct_granted;	/* LOCKs granted at once (cumulative) */

@@ -469,6 +469,18 @@ lk_unlock_do(struct lk_table *t, const struct lk_lockreq *req, uint64_t now,
 	if ((f = lk_file_find(t, req->rq_fh, req->rq_fhlen)) == NULL ||
 	    (o = lk_req_owner(t, req)) == NULL)
 		return LK_OK;
+	if (q == LK_UQ_OVERLAP && req->rq_before != 0) {
+		struct lk_lock **v;
+		size_t i;
+
+		if (lk_own_in(t, o, f->fi_root, r.r_start, r.r_end,
+		    &t->t_tmp) != LK_OK)
+			return LK_NOMEM;
+		v = t->t_tmp.v_data;
+		for (i = 0; i < t->t_tmp.v_len; i++)
+			if (v[i]->lo_token > req->rq_before)
+				return LK_OK;
+	}
 	return lk_unlock_range(t, o, f, &r, now, q);
 }
 

@@ -349,6 +349,10 @@ lk_unshare_do(struct lk_table *t, const struct lk_sharereq *req)
 	s = lk_share_of(o->ow_shares, o, f);
 	rs = o->ow_recl == NULL ? NULL :
 	    lk_share_of(o->ow_recl->re_shares, o, f);
+	if (req->sq_before != 0 && s != NULL && s->sh_seq > req->sq_before)
+		s = NULL;
+	if (req->sq_before != 0 && rs != NULL && rs->sh_seq > req->sq_before)
+		rs = NULL;
 	if ((s != NULL || rs != NULL) && !lk_reserve(t, 0, 2))
 		return LK_NOMEM;
 	if (s != NULL)

@@ -358,6 +358,7 @@ lk_table_counts(const struct lk_table *t, struct lk_counts *ct)
 	ct->ct_rshares = t->t_nrshares;
 	ct->ct_grace = t->t_grace;
 	ct->ct_last_token = t->t_token;
+	ct->ct_last_share = t->t_sseq;
 	ct->ct_locks_peak = t->t_locks_peak;
 }
 

@@ -408,7 +408,10 @@ struct ctl_rel {
 	unsigned	 hosts;
 	unsigned	 failed;	/* hosts not released: no memory */
 	size_t		 listed;	/* lines listed ("released") */
-	size_t		 gone;		/* collected, found gone since */
+	size_t		 gone;		/* collected, found gone (or granted
+					   anew) since */
+	uint64_t	 token_mark;	/* ct_last_token, ct_last_share when */
+	uint64_t	 share_mark;	/* the command came (lk_release_range) */
 	bool		 nomem;		/* a record or a host not kept */
 	bool		 dry;
 };
@@ -434,7 +437,7 @@ ctl_rel_line(struct ctl_conn *c, const struct lk_record *rc)
 /*
  * Keep a copy of a record (its handles too) to release after the walk.
  * Out of memory: r->nomem, and every later record refused too --
- * lk_file_records() goes on whatever the callback returns.
+ * a walk goes on whatever the callback returns.
  */
 static int
 ctl_rel_keep(const struct lk_record *rc, void *arg)
@@ -446,6 +449,9 @@ ctl_rel_keep(const struct lk_record *rc, void *arg)
 
 	if (r->nomem)
 		return 1;
+	/* Granted since the command came: a live client's, not for us. */
+	if (rc->rc_kind == LK_REC_LOCK && rc->rc_token > r->token_mark)
+		return 0;
 	if (r->ohlen >= 0 && (rc->rc_kind != LK_REC_LOCK ||
 	    rc->rc_svid != r->svid || rc->rc_ohlen != (size_t)r->ohlen ||
 	    memcmp(rc->rc_oh, r->oh, rc->rc_ohlen) != 0))
@@ -802,7 +808,8 @@ ctl_owner_ids(struct nlm_host *h, void *arg)
 /*
  * Did the unlock (unshare) of rc remove a record of rc's owner on rc's
  * file?  Not when it found nothing -- a client, its FREE_ALL, SM_NOTIFY
- * or another release let it go since it was collected.
+ * or another release let it go since it was collected -- or found it
+ * granted anew since the command came (lk_release_range()).
  */
 static bool
 ctl_rel_removed(const struct lk_result *res, const struct lk_record *rc)
@@ -851,6 +858,7 @@ ctl_rel_records(struct ctl_rel *r, size_t from, size_t to,
 			lq.rq_fhlen = rc->rc_fhlen;
 			lq.rq_start = rc->rc_start;
 			lq.rq_len = rc->rc_len;
+			lq.rq_before = r->token_mark;
 			st = lk_release_range(nlm->n_table, &lq, ev_now_ms(),
 			    &res);
 		} else {
@@ -860,11 +868,13 @@ ctl_rel_records(struct ctl_rel *r, size_t from, size_t to,
 			sq.sq_ohlen = rc->rc_ohlen;
 			sq.sq_fh = rc->rc_fh;
 			sq.sq_fhlen = rc->rc_fhlen;
+			sq.sq_before = r->share_mark;
 			st = lk_unshare(nlm->n_table, &sq, &res);
 		}
 		/*
 		 * Listed once released: out of memory, it is still held;
-		 * gone before, this release did not release it.
+		 * gone before, or granted anew, this release did not
+		 * release it.
 		 */
 		if (st != LK_OK)
 			*why = st;
@@ -881,19 +891,55 @@ ctl_rel_records(struct ctl_rel *r, size_t from, size_t to,
 /*
  * A release by file or by owner, in pieces of CTL_REL_PIECE records a
  * turn, each piece's lines held until its commit is durable: released
- * in one turn, 200,000 locks of a file held the loop 219 ms.  The
- * records were collected when the command came; one that a client let
- * go meanwhile is released again, which changes nothing.
+ * in one turn, 200,000 locks of a file held the loop 219 ms.  By file,
+ * each piece is also collected in its turn, by lockcore's resumable
+ * walk of the file (collected in one turn, a million records held the
+ * loop 80 ms); by owner, the owner's records are collected when the
+ * command comes (O(what it holds)).  What is released is what was held
+ * when the command came: a lock granted since (a newer fencing token:
+ * the client let go and locked again, grew its lock, was granted a
+ * queued request) or a share made since is the live client's and stays
+ * (lk_release_range()); one let go meanwhile is not listed.
  */
 struct ctl_relp {
-	struct ctl_rel	 p_r;		/* p_r.recs: what to release */
+	struct ctl_rel	 p_r;		/* p_r.recs: what to release (by
+					   file: this piece) */
 	size_t		 p_next;	/* the next record to release */
+	size_t		 p_total;	/* collected */
 	size_t		 p_done;	/* released */
 	enum lk_status	 p_why;		/* the last refusal */
+	bool		 p_byfile;	/* collected a piece at a time: */
+	bool		 p_walked;	/* the walk is over */
+	struct lk_scan	 p_scan;
+	uint8_t		 p_fh[LK_FH_MAX];
+	size_t		 p_fhlen;
 	char		 p_by[CTL_REQ_MAX + 8];	/* "fh=HEX", "owner=..." */
 	unsigned	 p_uid;
 	int		 p_pid;
 };
+
+static void
+ctl_relp_drop_recs(struct ctl_rel *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrecs; i++)
+		free((void *)(uintptr_t)r->recs[i].rc_oh);
+	r->nrecs = 0;
+}
+
+/* By file: the next piece of the file's records into p->p_r.recs. */
+static void
+ctl_relp_collect(struct ctl_relp *p)
+{
+	struct lk_scan_cbs cbs = { ctl_rel_keep, ctl_rel_keep, NULL, &p->p_r };
+
+	ctl_relp_drop_recs(&p->p_r);
+	p->p_next = 0;
+	p->p_walked = !lk_file_records_scan(nlm->n_table, p->p_fh, p->p_fhlen,
+	    &p->p_scan, CTL_REL_PIECE, &cbs, NULL);
+	p->p_total += p->p_r.nrecs;
+}
 
 static bool
 ctl_relp_fill(struct ctl_conn *c, void *arg)
@@ -904,17 +950,31 @@ ctl_relp_fill(struct ctl_conn *c, void *arg)
 	if (nlm == NULL)
 		return false;
 	p->p_r.conn = c;
+	if (p->p_byfile && p->p_next == p->p_r.nrecs && !p->p_walked)
+		ctl_relp_collect(p);
 	to = p->p_r.nrecs - p->p_next > CTL_REL_PIECE ?
 	    p->p_next + CTL_REL_PIECE : p->p_r.nrecs;
 	p->p_done += ctl_rel_records(&p->p_r, p->p_next, to, &p->p_why);
 	p->p_next = to;
 	ctl_hold_commit(c);
-	if (p->p_next < p->p_r.nrecs)
+	if (p->p_r.nomem) {
+		/*
+		 * A piece not all kept: released what was; the walk went
+		 * past the rest.  Lines out: the answer ends short.
+		 */
+		log_warnx("operator's release by %s: out of memory after %zu "
+		    "record(s) released", p->p_by, p->p_done);
+		ctl_error(c, "release: out of memory: %zu released, the rest "
+		    "not; try again", p->p_done);
+		p->p_walked = true;
+		return false;
+	}
+	if (p->p_next < p->p_r.nrecs || (p->p_byfile && !p->p_walked))
 		return true;
-	if (p->p_done + p->p_r.gone < p->p_r.nrecs)
+	if (p->p_done + p->p_r.gone < p->p_total)
 		log_warnx("operator's release: %zu of %zu record(s) not "
-		    "released: %s", p->p_r.nrecs - p->p_done - p->p_r.gone,
-		    p->p_r.nrecs, lk_strerror(p->p_why));
+		    "released: %s", p->p_total - p->p_done - p->p_r.gone,
+		    p->p_total, lk_strerror(p->p_why));
 	if (p->p_done > 0)
 		log_info("operator (uid %u, pid %d): released %zu lock(s)/"
 		    "share(s) by %s", p->p_uid, p->p_pid, p->p_done, p->p_by);
@@ -925,14 +985,12 @@ static void
 ctl_relp_free(void *arg)
 {
 	struct ctl_relp *p = arg;
-	size_t i;
 
-	if (p->p_next < p->p_r.nrecs)
+	if (p->p_next < p->p_r.nrecs || (p->p_byfile && !p->p_walked))
 		log_warnx("operator's release by %s cut short (the connection "
-		    "or nlmd went away): %zu of %zu record(s) released",
-		    p->p_by, p->p_done, p->p_r.nrecs);
-	for (i = 0; i < p->p_r.nrecs; i++)
-		free((void *)(uintptr_t)p->p_r.recs[i].rc_oh);
+		    "or nlmd went away): %zu record(s) released", p->p_by,
+		    p->p_done);
+	ctl_relp_drop_recs(&p->p_r);
 	free(p->p_r.recs);
 	free(p);
 }
@@ -944,7 +1002,8 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	struct ctl_relp *rp;
 	struct ctl_relh *hp;
 	const char *host, *addr, *fh, *owner, *v;
-	uint8_t fhb[1024];
+	struct lk_counts ct;
+	uint8_t fhb[LK_FH_MAX];
 	long fhlen = 0;
 	size_t i;
 	int given;
@@ -953,6 +1012,9 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	memset(&r, 0, sizeof(r));
 	r.conn = c;
 	r.ohlen = -1;
+	lk_table_counts(nlm->n_table, &ct);
+	r.token_mark = ct.ct_last_token;
+	r.share_mark = ct.ct_last_share;
 	r.dry = (v = ctl_req_get(rq, "dry-run")) != NULL && strcmp(v, "1") == 0;
 	host = ctl_req_get(rq, "host");
 	addr = ctl_req_get(rq, "addr");
@@ -1025,9 +1087,6 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 			ctl_rd_start(c, &r, fhb, fhlen);
 			return;
 		}
-		(void)lk_file_records(nlm->n_table, fhb, (size_t)fhlen,
-		    &(struct lk_scan_cbs){ ctl_rel_keep, ctl_rel_keep, NULL,
-		    &r });
 	} else {
 		char name[CTL_REQ_MAX], *p, *q, *end;
 		long svid;
@@ -1094,19 +1153,32 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	 * as done, was before; and the records array was written past).
 	 */
 	if (r.nomem || (rp = calloc(1, sizeof(*rp))) == NULL) {
-		for (i = 0; i < r.nrecs; i++)
-			free((void *)(uintptr_t)r.recs[i].rc_oh);
+		ctl_relp_drop_recs(&r);
 		free(r.recs);
 		ctl_error(c, "release: out of memory: nothing released; try "
 		    "again");
 		return;
 	}
 	rp->p_r = r;
+	rp->p_total = r.nrecs;
+	if (fh != NULL) {
+		rp->p_byfile = true;
+		memcpy(rp->p_fh, fhb, (size_t)fhlen);
+		rp->p_fhlen = (size_t)fhlen;
+	}
 	(void)snprintf(rp->p_by, sizeof(rp->p_by), "%s=%s",
 	    fh != NULL ? "fh" : "owner", fh != NULL ? fh : owner);
 	rp->p_uid = (unsigned)ctl_peer(c)->uid;
 	rp->p_pid = (int)ctl_peer(c)->pid;
-	ctl_produce(c, ctl_relp_fill, rp, ctl_relp_free);
+	/*
+	 * The first piece now, before the answer's first line is out: a
+	 * release whose first piece cannot be collected is answered an
+	 * error.
+	 */
+	if (ctl_relp_fill(c, rp))
+		ctl_produce(c, ctl_relp_fill, rp, ctl_relp_free);
+	else
+		ctl_relp_free(rp);
 }
 
 /* ---- grace ---- */

@@ -83,7 +83,7 @@ lt_confirm(struct lk_table *t, struct lk_lockreq rq)
 	return lt_checked(t, lk_grant_confirm(t, &rq, 3, &lt_res));
 }
 
-static struct lk_sharereq
+struct lk_sharereq
 lt_sreq(uint64_t host, const char *oh, const char *fh, uint8_t access,
     uint8_t deny)
 {

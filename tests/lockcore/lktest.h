@@ -25,6 +25,8 @@ enum lk_status lt_cancel(struct lk_table *t, struct lk_lockreq rq);
 enum lk_status lt_unlock_cancel(struct lk_table *t, struct lk_lockreq rq);
 enum lk_status lt_confirm(struct lk_table *t, struct lk_lockreq rq);
 enum lk_status lt_undo(struct lk_table *t, struct lk_lockreq rq);
+struct lk_sharereq lt_sreq(uint64_t host, const char *oh, const char *fh,
+	    uint8_t access, uint8_t deny);
 enum lk_status lt_share(struct lk_table *t, uint64_t host, const char *oh,
 	    const char *fh, uint8_t access, uint8_t deny);
 enum lk_status lt_unshare(struct lk_table *t, uint64_t host, const char *oh,

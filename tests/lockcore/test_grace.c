@@ -1135,7 +1135,7 @@ static enum lk_status
 g_nomem_op(struct lk_table *tt, int op)
 {
 	struct lk_record rc = g_lrec(OE, "z", 0, 10, EX, 5, true);
-	struct lk_sharereq sq = { 2, "b", 1, "f", 1, R, 0, true };
+	struct lk_sharereq sq = { 2, "b", 1, "f", 1, R, 0, true, 0 };
 	struct lk_lockreq rq;
 
 	switch (op) {

@@ -545,7 +545,7 @@ static void
 lt_build(struct lk_table *tt)
 {
 	struct lk_lockreq rq;
-	struct lk_sharereq sq = { 3, "c", 1, "f", 1, R, 0, false };
+	struct lk_sharereq sq = { 3, "c", 1, "f", 1, R, 0, false, 0 };
 	int i;
 
 	for (i = 0; i < 6; i++) {
@@ -566,7 +566,7 @@ static enum lk_status
 lt_nomem_op(struct lk_table *tt, int op)
 {
 	struct lk_lockreq rq;
-	struct lk_sharereq sq = { 4, "d", 1, "h", 1, R, R, false };
+	struct lk_sharereq sq = { 4, "d", 1, "h", 1, R, R, false, 0 };
 
 	switch (op) {
 	case 0:

@@ -420,6 +420,108 @@ test_release_range_overlap(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/*
+ * An operator's release is of what was held when it was asked for
+ * (rq_before, sq_before: the last token and share number then): a lock
+ * or share re-taken since, merged since or granted to a waiter since is a
+ * live client's and stays, with the owner's queued requests; one held
+ * since then, split or not, goes.  (Before, a release by file in pieces
+ * took a lock the client had unlocked and locked again meanwhile.)
+ */
+static void
+test_release_range_before(void)
+{
+	struct lk_lockreq rq;
+	struct lk_sharereq sq;
+	uint64_t mark, smark;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 20, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 40, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 60, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_share(t, 1, "ownerA", "g", LK_SHARE_R, 0), LK_OK);
+	CU_ASSERT_EQUAL(lt_share(t, 2, "ownerB", "g", LK_SHARE_R, 0), LK_OK);
+	mark = counts().ct_last_token;
+	smark = counts().ct_last_share;
+	CU_ASSERT_NOT_EQUAL(mark, 0);
+	CU_ASSERT_EQUAL(smark, 2);
+	/* A unlocks and locks again; B grows its lock (a merge). */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 10, EX, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 30, 5, EX, NB), NULL),
+	    LK_GRANTED);
+	/* C unlocks a middle part: the pieces keep their token. */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f", 44, 2, EX, NB)), LK_OK);
+	/* A queued request of D's, granted when E lets go. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(5, 500, "ownerE", "f", 80, 10, EX,
+	    NB), NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 80, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	/* A's share is replaced (new modes): a new reservation. */
+	CU_ASSERT_EQUAL(lt_share(t, 1, "ownerA", "g", LK_SHARE_R,
+	    LK_SHARE_W), LK_OK);
+
+	rq = lt_req(OA, "f", 0, 10, EX, NB);
+	rq.rq_before = mark;
+	CU_ASSERT_EQUAL(lk_release_range(t, &rq, 3, &lt_res), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 0);
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 10, EX));
+	rq = lt_req(OB, "f", 20, 10, EX, NB);
+	rq.rq_before = mark;
+	CU_ASSERT_EQUAL(lk_release_range(t, &rq, 3, &lt_res), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 0);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 20, 15, EX));
+	rq = lt_req(OC, "f", 40, 10, EX, NB);
+	rq.rq_before = mark;
+	CU_ASSERT_EQUAL(lk_release_range(t, &rq, 3, &lt_res), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 2);
+	CU_ASSERT_EQUAL(lt_nlocks(t, OC, "f"), 0);
+	/* D's lock of before goes, and its queued request with it... */
+	rq = lt_req(OD, "f", 60, 30, EX, NB);
+	rq.rq_before = mark;
+	CU_ASSERT_EQUAL(lk_release_range(t, &rq, 3, &lt_res), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 1);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OD, "f"), 0);
+	/* ... but granted (E let go), it is the client's own. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 60, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 80, 10, EX, BL), &u2),
+	    LK_BLOCKED);
+	mark = counts().ct_last_token;
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(5, 500, "ownerE", "f", 80, 10, EX,
+	    NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	rq = lt_req(OD, "f", 80, 10, EX, NB);
+	rq.rq_before = mark;
+	CU_ASSERT_EQUAL(lk_release_range(t, &rq, 3, &lt_res), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 0);
+	CU_ASSERT_FALSE(lt_dropped(&u2));
+	CU_ASSERT_TRUE(lt_has(t, OD, "f", 80, 10, EX));
+	/* Without rq_before, as before: whatever is there goes. */
+	rq = lt_req(OA, "f", 0, 10, EX, NB);
+	CU_ASSERT_EQUAL(lk_release_range(t, &rq, 3, &lt_res), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 1);
+
+	/* Shares: A's is new and stays, B's of before goes. */
+	sq = lt_sreq(1, "ownerA", "g", 0, 0);
+	sq.sq_before = smark;
+	CU_ASSERT_EQUAL(lk_unshare(t, &sq, &lt_res), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 0);
+	sq = lt_sreq(2, "ownerB", "g", 0, 0);
+	sq.sq_before = smark;
+	CU_ASSERT_EQUAL(lk_unshare(t, &sq, &lt_res), LK_OK);
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 1);
+	CU_ASSERT_EQUAL(counts().ct_shares, 1);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 static void
 test_deadlock2(void)
 {
@@ -2442,6 +2544,8 @@ lt_register_wait(void)
 	    test_unlock_cancel) ||
 	    !CU_add_test(s, "an operator's release ends the waits it overlaps",
 	    test_release_range_overlap) ||
+	    !CU_add_test(s, "operator release: only what was held before",
+	    test_release_range_before) ||
 	    !CU_add_test(s, "a grant's downgrade unblocks older waiters",
 	    test_grant_downgrade_chain) ||
 	    !CU_add_test(s, "re-sent after change replaces the grant",

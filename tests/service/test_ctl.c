@@ -1391,6 +1391,102 @@ test_release_host_lock_after_stall(void)
 	t_release_host_lock_after(true);
 }
 
+/* alice's lock or unlock of byte `off' of "f" (owner svid:"own"), direct. */
+static void
+tc_direct(int32_t svid, uint64_t off, bool lock)
+{
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+	struct nlm_host *h;
+
+	CU_ASSERT_FATAL((h = nlm_host_named("alice")) != NULL);
+	memset(&rq, 0, sizeof(rq));
+	rq.rq_host = h->h_id;
+	rq.rq_svid = svid;
+	rq.rq_oh = "own";
+	rq.rq_ohlen = 3;
+	rq.rq_fh = "f";
+	rq.rq_fhlen = 1;
+	rq.rq_start = off;
+	rq.rq_len = 1;
+	rq.rq_excl = true;
+	if (lock)
+		CU_ASSERT_FATAL(lk_lock(nlm->n_table, &rq, 1000, &res) ==
+		    LK_GRANTED)
+	else
+		CU_ASSERT_FATAL(lk_unlock(nlm->n_table, &rq, 1000, &res) ==
+		    LK_OK)
+	nlm_apply(res);
+}
+
+static int
+tc_left_cb(const struct lk_record *rc, void *arg)
+{
+	*(uint64_t *)arg = rc->rc_start;
+	return 1;
+}
+
+/*
+ * A release by file or owner releases what was held when it was asked
+ * for.  Between its pieces alice's client lets go of a lock the release
+ * has not reached and takes it again, and takes a lock of another owner
+ * on the file: both are the live client's, and stay, unlisted.  (Found by
+ * review: the release took the lock taken again -- held by the client,
+ * gone from the server.)
+ */
+static void
+t_release_retaken(const char *cmd)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+	uint64_t off;
+	char at[64];
+	int fd, i;
+
+	if (ts_skip())
+		return;
+	fd = tc_release_start(cmd, &a);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, TC_NLOCKS - 1024);
+	/* One the release has not reached yet. */
+	CU_ASSERT_FATAL(lk_lock_foreach(nlm->n_table, tc_left_cb, &off) == 1);
+	snprintf(at, sizeof(at), "\tstart=%llu\t", (unsigned long long)off);
+	tc_direct(1, off, false);
+	tc_direct(1, off, true);
+	tc_direct(2, off + 1, true);
+	fake_store_defer(false);
+	fake_store_complete();
+	for (i = 0; i < 50 && !a->ended; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fd, a);
+	}
+	close(fd);
+	lk_table_counts(nlm->n_table, &ct);
+	printf("\n    %zu lines, end %ld, %zu lock(s) left ", a->lines, a->end,
+	    (size_t)ct.ct_locks);
+	CU_ASSERT(a->ok && a->ended);
+	CU_ASSERT_EQUAL(a->end, TC_NLOCKS - 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", at), 0);
+	CU_ASSERT_EQUAL(ct.ct_locks, 2);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 2);
+	CU_ASSERT_EQUAL(lk_table_check(nlm->n_table), LK_OK);
+	tc_end();
+	free(a);
+}
+
+static void
+test_release_file_retaken(void)
+{
+	t_release_retaken("nlmctl 1 release fh=66\n");
+}
+
+static void
+test_release_owner_retaken(void)
+{
+	t_release_retaken("nlmctl 1 release owner=alice:1:6f776e\n");
+}
+
 int
 ts_register_ctl(void)
 {
@@ -1441,7 +1537,11 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a release by host ended by the host's restart",
 	    test_release_host_lock_after) == NULL ||
 	    CU_add_test(s, "a release by host ended by the host's restart, "
-	    "then stalled", test_release_host_lock_after_stall) == NULL)
+	    "then stalled", test_release_host_lock_after_stall) == NULL ||
+	    CU_add_test(s, "a release by file leaves a lock taken again "
+	    "meanwhile", test_release_file_retaken) == NULL ||
+	    CU_add_test(s, "a release by owner leaves a lock taken again "
+	    "meanwhile", test_release_owner_retaken) == NULL)
 		return -1;
 	return 0;
 }
