@@ -255,9 +255,11 @@ unsigned	nlm_host_notified(const char *name, int32_t state,
 		    unsigned *unchanged);
 
 /*
- * A status monitor on this host reported that host `name' restarted (NLM
- * procedure 16): release the hosts of that caller_name.  Returns how many.
+ * A status monitor on this host reported that host `name' restarted into
+ * NSM state `state' (NLM procedure 16): release the hosts of that
+ * caller_name, but for those whose recorded state is already `state' (they
+ * locked again since that restart; state 0: every one).  Returns how many.
  */
-unsigned	nlm_host_rebooted(const char *name);
+unsigned	nlm_host_rebooted(const char *name, int32_t state);
 
 #endif

@@ -1372,22 +1372,25 @@ nlm_host_notified(const char *name, int32_t state,
 }
 
 unsigned
-nlm_host_rebooted(const char *name)
+nlm_host_rebooted(const char *name, int32_t state)
 {
 	struct nlm_host *h, *next;
 	unsigned n = 0;
-	bool first = true;
 
 	/*
-	 * A first piece for the first host; the others' releases are the
-	 * timer's, a piece a turn: a first piece each here was as many
-	 * turns' budgets in this one as there are hosts of the name.
+	 * A first piece for the first host released; the others' releases
+	 * are the timer's, a piece a turn: a first piece each here was as
+	 * many turns' budgets in this one as there are hosts of the name.
+	 * A host whose LOCKs carry `state' already came back from that
+	 * restart (its LOCK released what it held before) and holds what it
+	 * was granted since: kept, as Linux lockd keeps it
+	 * (next_host_state()), or a procedure 16 re-sent or late released
+	 * it.
 	 */
 	for (h = nlm_host_named(name); h != NULL; h = next) {
 		next = h->h_nnext;
-		n += nlm_host_restarted(h, 0, NULL, first ?
+		n += nlm_host_restarted(h, state, NULL, n == 0 ?
 		    nlm_release_piece() : 0);
-		first = false;
 	}
 	return n;
 }

@@ -621,7 +621,7 @@ nlm_proc_sm_notify(const struct nlm_ctx *cx, const nlm_sm_status *a)
 		return;
 	}
 	/* Restarts acted on: hosts released, not notifications. */
-	nlm->n_stats.sm_notify += nlm_host_rebooted(a->mon_name);
+	nlm->n_stats.sm_notify += nlm_host_rebooted(a->mon_name, a->state);
 }
 
 #define MAX_RES_INFLIGHT	4096

@@ -834,7 +834,7 @@ test_rebooted_many_hosts(void)
 	}
 	ts_pump();
 	CU_ASSERT_EQUAL_FATAL(fake_store_nlocks(), NH * NL);
-	CU_ASSERT_EQUAL(nlm_host_rebooted("multi"), NH);
+	CU_ASSERT_EQUAL(nlm_host_rebooted("multi", 0), NH);
 	ts_turn();	/* the call's changes committed, one timer piece */
 	left = fake_store_nlocks();
 	printf("\n    %d hosts of a name, %d locks each: %zu left after the "
@@ -1479,6 +1479,46 @@ test_restarts_counted(void)
 }
 
 /*
+ * Procedure 16 carries the state the client restarted into, as SM_NOTIFY
+ * does.  A host that sent a LOCK with that state already came back after
+ * that restart (its LOCK released what it held before: nlm_host_monitor())
+ * and what it holds now it was granted since; a procedure 16 re-sent (its
+ * answer lost) or late, after the client locked again, must not release
+ * it.  Linux lockd compares the state the same way (nlm_host_rebooted(),
+ * next_host_state()).  Before, procedure 16 released every host of the
+ * name whatever the state (found by review).
+ */
+static void
+test_proc16_state(void)
+{
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	/* Restarted into 7, locked again before the notification came. */
+	CU_ASSERT_EQUAL(n_lock_st("p16-a", "p16-fa", 1, 5), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_st("p16-a", "p16-fa2", 1, 7), NLM4_GRANTED);
+	CU_ASSERT(!n_held("p16-fa", 1));
+	n_proc16("p16-a", 7);
+	CU_ASSERT(n_held("p16-fa2", 1));
+	CU_ASSERT(N_RESTARTS("local_statd") == 0);
+	/* Restarted into 9: released; re-sent after it locked again: kept. */
+	n_proc16("p16-a", 9);
+	CU_ASSERT(!n_held("p16-fa2", 1));
+	CU_ASSERT(N_RESTARTS("local_statd") == 1);
+	CU_ASSERT_EQUAL(n_lock_st("p16-a", "p16-fa3", 1, 9), NLM4_GRANTED);
+	n_proc16("p16-a", 9);
+	CU_ASSERT(n_held("p16-fa3", 1));
+	CU_ASSERT(N_RESTARTS("local_statd") == 1);
+	/* Its next restart, into 11: released. */
+	n_proc16("p16-a", 11);
+	CU_ASSERT(!n_held("p16-fa3", 1));
+	CU_ASSERT(N_RESTARTS("local_statd") == 2);
+	ts_stop();
+}
+
+/*
  * The names "c<N>" a cursor walk met, in order (earlier tests' hosts come
  * back from the fake store: not counted).
  */
@@ -1636,6 +1676,8 @@ ts_register_notify(void)
 	    CU_add_test(s, "procedure 16 for a name of four hosts: a piece "
 	    "in its turn, the rest the timer's", test_rebooted_many_hosts) ==
 	    NULL ||
+	    CU_add_test(s, "procedure 16 with the state a host locked "
+	    "under since: kept", test_proc16_state) == NULL ||
 	    CU_add_test(s, "client restarts are counted when acted on, "
 	    "SM_NOTIFY too", test_restarts_counted) == NULL)
 		return -1;

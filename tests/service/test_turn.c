@@ -2399,7 +2399,7 @@ test_release_restart_counted_once(void)
 	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
 	CU_ASSERT_EQUAL(nlm_host_notified("hostR", 5, (struct sockaddr *)&lo,
 	    sizeof(lo), NULL), 0);
-	CU_ASSERT_EQUAL(nlm_host_rebooted("hostR"), 0);
+	CU_ASSERT_EQUAL(nlm_host_rebooted("hostR", 0), 0);
 	t_lockargs(&a, "hostR", 1, "ownR", "s", 0, 1, true, false);
 	a.state = 5;
 	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
