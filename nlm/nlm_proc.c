@@ -285,7 +285,8 @@ nlm_lockreq(struct lk_lockreq *rq, uint64_t host, const nlm4_lock *l,
 static bool
 nlm_host_monitor(struct nlm_host *h, int32_t state)
 {
-	bool changed = !h->h_monitored, ok = true;
+	bool was_monitored = h->h_monitored, changed = !was_monitored;
+	bool ok = true;
 	char hs[300];
 
 	h->h_monitored = true;
@@ -311,6 +312,16 @@ nlm_host_monitor(struct nlm_host *h, int32_t state)
 	}
 	if (changed)
 		nlm_host_stage(h);
+	/*
+	 * Monitored from now on: to disk before the LOCK is answered,
+	 * whatever the durability, as a new host's first record is.  Under
+	 * `log' a power loss could otherwise bring the host back
+	 * unmonitored: its lock lost and no SM_NOTIFY at the next start to
+	 * have it reclaimed.  Once per host (or per host that came with
+	 * NM_LOCK or SHARE first: its first record was flushed unmonitored).
+	 */
+	if (!was_monitored)
+		store_require_flush(nlm->n_store);
 	return ok;
 }
 

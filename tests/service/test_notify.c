@@ -1479,6 +1479,58 @@ test_restarts_counted(void)
 }
 
 /*
+ * A host that first came with NM_LOCK (or SHARE) and then sends a LOCK
+ * asks from then on to be monitored: at the next start it is owed an
+ * SM_NOTIFY (notify_one()), the one word that tells its status monitor
+ * to have the locks reclaimed.  That flag reaches the disk before the
+ * LOCK is answered, whatever the durability, as a new host's first
+ * record does: under `durability = log' a power loss could otherwise
+ * keep the host's record unmonitored while the client believes it holds
+ * the lock -- the lock lost, and the client never told to reclaim it.
+ * Before, the flag was only staged (found by review).
+ */
+static void
+test_monitored_flushed(void)
+{
+	struct store_host sh;
+	nlm4_lockargs a;
+	char oh[] = "oh";
+	uint64_t f0;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	memset(&a, 0, sizeof(a));
+	a.exclusive = true;
+	a.state = 5;
+	a.alock.caller_name = (char *)"mf-a";
+	a.alock.fh.nlm_netobj_len = 5;
+	a.alock.fh.nlm_netobj_val = (char *)"mf-f0";
+	a.alock.oh.nlm_netobj_len = 2;
+	a.alock.oh.nlm_netobj_val = oh;
+	a.alock.svid = 1;
+	a.alock.l_len = 1;
+	(void)ts_send(NLMPROC4_NM_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	ts_pump();
+	(void)ts_drain();
+	CU_ASSERT_FATAL(n_held("mf-f0", 1));
+	CU_ASSERT_FATAL(fake_store_host(nlm_host_named("mf-a")->h_id, &sh));
+	CU_ASSERT_EQUAL(sh.sh_flags & STORE_HOST_MONITORED, 0);
+	f0 = fake_store_flushes();
+	CU_ASSERT(f0 >= 1);			/* its first record */
+	CU_ASSERT_EQUAL(n_lock_st("mf-a", "mf-f1", 1, 5), NLM4_GRANTED);
+	CU_ASSERT_FATAL(fake_store_host(nlm_host_named("mf-a")->h_id, &sh));
+	CU_ASSERT(sh.sh_flags & STORE_HOST_MONITORED);
+	CU_ASSERT_EQUAL(fake_store_flushes(), f0 + 1);
+	/* Monitored already: nothing more to flush. */
+	CU_ASSERT_EQUAL(n_lock_st("mf-a", "mf-f2", 1, 5), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_flushes(), f0 + 1);
+	ts_stop();
+}
+
+/*
  * Procedure 16 carries the state the client restarted into, as SM_NOTIFY
  * does.  A host that sent a LOCK with that state already came back after
  * that restart (its LOCK released what it held before: nlm_host_monitor())
@@ -1676,6 +1728,8 @@ ts_register_notify(void)
 	    CU_add_test(s, "procedure 16 for a name of four hosts: a piece "
 	    "in its turn, the rest the timer's", test_rebooted_many_hosts) ==
 	    NULL ||
+	    CU_add_test(s, "a host monitored from its first LOCK: flushed "
+	    "before the answer", test_monitored_flushed) == NULL ||
 	    CU_add_test(s, "procedure 16 with the state a host locked "
 	    "under since: kept", test_proc16_state) == NULL ||
 	    CU_add_test(s, "client restarts are counted when acted on, "
