@@ -13,7 +13,8 @@
  *     A restart before the host answered finds it there and keeps the
  *     original time, so the give-up deadline counts from the first start
  *     that owed it (unless that time is ahead of the clock: then from
- *     now);
+ *     now); within a start the time owed runs on the monotonic clock, so
+ *     that a step of the wall clock gives nothing up (notify_owed_sec());
  *   - the notification goes to the `status' program that the host's
  *     rpcbind knows (PMAP GETPORT over IPv4, RPCB GETADDR over IPv6, both
  *     through nlm_out.c's port cache), over UDP, from the server address
@@ -83,6 +84,8 @@ struct nlm_notifier {
 	unsigned		 nt_attempts;	/* all addresses' */
 	unsigned		 nt_tries[STORE_LOCAL_MAX]; /* per address */
 	uint64_t		 nt_begun_ms;	/* ev_now_ms() of the first */
+	uint64_t		 nt_prior_sec;	/* owed before nt_begun_ms (an
+						   earlier start's debt) */
 	uint64_t		 nt_attempt_ms;	/* ... and of this attempt */
 	struct nlm_send		*nt_send;	/* in flight */
 	struct ev_timer		 nt_timer;	/* next attempt */
@@ -145,26 +148,37 @@ notify_unix_now(void)
 	return ts.tv_sec > 0 ? (uint64_t)ts.tv_sec : 1;
 }
 
+/* A stored start further than this from the one counted is restaged. */
+#define NOTIFY_CLOCK_SLACK_SEC	60
+
 /*
- * The seconds h's debt has been owed.  h_notify_since is wall-clock and
- * may come from the store: written by an earlier start, or by this one,
- * under a clock that was ahead and has been stepped back since (NTP or
- * chrony at boot).  Unsigned, now - since would then wrap, and the debt
- * be given up at the first unanswered attempt: the client would never be
- * told to reclaim.  A start ahead of the clock counts as just begun, and
- * moves to now (staged), so that notify-give-up counts from a time this
- * clock has seen.
+ * The seconds nt's debt has been owed: what an earlier start owed it
+ * (nt_prior_sec, read from the wall clock when this notifier began) and
+ * the time since, on the loop's monotonic clock.  h_notify_since is
+ * wall-clock (the store keeps it across restarts) and the wall clock is
+ * stepped, at boot above all (NTP, chrony): back, now - since wrapped and
+ * the debt was given up at the first unanswered attempt; forward -- a
+ * server without a working RTC boots in the past, nlmd stores the debt's
+ * start under that clock, then the clock jumps ahead by more than
+ * notify-give-up -- it was given up at once too.  Either way the client
+ * was never told to reclaim.  A stored start that no longer agrees with
+ * the time counted moves (staged), so that the next start counts from it
+ * too.
  */
 static uint64_t
-notify_owed_sec(struct nlm_host *h)
+notify_owed_sec(struct nlm_notifier *nt)
 {
-	uint64_t now = notify_unix_now();
+	struct nlm_host *h = nt->nt_host;
+	uint64_t now = notify_unix_now(), owed, since;
 
-	if (h->h_notify_since > now) {
-		h->h_notify_since = now;
+	owed = nt->nt_prior_sec + (ev_now_ms() - nt->nt_begun_ms) / 1000;
+	since = now > owed ? now - owed : 1;
+	if (h->h_notify_since > since + NOTIFY_CLOCK_SLACK_SEC ||
+	    h->h_notify_since + NOTIFY_CLOCK_SLACK_SEC < since) {
+		h->h_notify_since = since;
 		nlm_host_stage(h);
 	}
-	return now - h->h_notify_since;
+	return owed;
 }
 
 static void	notify_attempt(struct ev_loop *, void *);
@@ -232,7 +246,7 @@ notify_done(void *arg, int ok, XDR *res)
 		notify_end(nt);
 		return;
 	}
-	if (notify_owed_sec(h) >= nlm->n_conf.nc_notify_give_up_sec) {
+	if (notify_owed_sec(nt) >= nlm->n_conf.nc_notify_give_up_sec) {
 		char owed[STORE_LOCAL_MAX * (NOTIFY_NAME_LEN + 1)];
 
 		nlm->n_stats.notify_given_up++;
@@ -426,6 +440,7 @@ notify_one(struct nlm_host *h, void *arg)
 	nt->nt_nlocal = h->h_nlocal;
 	nt->nt_delay_ms = NOTIFY_DELAY_MIN_MS;
 	nt->nt_begun_ms = ev_now_ms();
+	nt->nt_prior_sec = now - h->h_notify_since;
 	h->h_notify = nt;
 	nlm->n_stats.notify_started++;
 	nlm->n_stats.notify_pending++;

@@ -574,6 +574,54 @@ test_notify_since_future(void)
 	ts_stop();
 }
 
+/*
+ * The wall clock stepped forward after the debt began: a server without
+ * a working RTC boots in the past, nlmd starts and stores the debt's
+ * start under that clock, then NTP or chrony steps it forward by more than
+ * notify-give-up.  The debt has been owed a few seconds, not days: it is
+ * not given up at the first unanswered attempt (the client would never be
+ * told to reclaim), and its stored start moves with the clock so that
+ * the next start does not give it up either.  (Simulated: the start
+ * moved back two days under the notifier, as the step makes it seem.)
+ * Before, the give-up read the wall clock alone (found by review).
+ */
+static void
+test_notify_clock_forward(void)
+{
+	const struct nlm_counters *c;
+	struct nlm_host *h;
+
+	if (ts_skip())
+		return;
+	n_preload(0);
+	ts_sm_registered(false);
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	ts_pump();
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	h = nlm_host_named("client0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	h->h_notify_since = (uint64_t)time(NULL) - 2 * 86400;
+	ts_advance(1000);
+	ts_pump();
+	ts_advance(2000);
+	ts_pump();
+	CU_ASSERT(c->notify_sent >= 2);
+	CU_ASSERT_EQUAL(c->notify_given_up, 0);
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	CU_ASSERT(n_since() + 60 >= (uint64_t)time(NULL));
+	ts_sm_registered(true);
+	ts_advance(4000);
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_notify(true));
+	ts_pump();
+	CU_ASSERT_EQUAL(c->notify_acked, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(n_since(), 0);
+	ts_stop();
+}
+
 /* 40 hosts at one address: 16 in flight at a time, the rest in turn. */
 static void
 test_notify_paced(void)
@@ -1689,6 +1737,8 @@ ts_register_notify(void)
 	    test_notify_give_up) == NULL ||
 	    CU_add_test(s, "owed since a time ahead of the clock: from now, "
 	    "not given up", test_notify_since_future) == NULL ||
+	    CU_add_test(s, "the clock stepped forward past notify-give-up: "
+	    "not given up", test_notify_clock_forward) == NULL ||
 	    CU_add_test(s, "one address: 16 in flight, the rest in turn",
 	    test_notify_paced) == NULL ||
 	    CU_add_test(s, "3,000 hosts: the host table grows, all found",
