@@ -452,6 +452,12 @@ ctl_rel_keep(const struct lk_record *rc, void *arg)
 	/* Granted since the command came: a live client's, not for us. */
 	if (rc->rc_kind == LK_REC_LOCK && rc->rc_token > r->token_mark)
 		return 0;
+	/*
+	 * No share had been made when it came: any share is since, and
+	 * lk_unshare() could not tell (sq_before 0 checks nothing).
+	 */
+	if (rc->rc_kind == LK_REC_SHARE && r->share_mark == 0)
+		return 0;
 	if (r->ohlen >= 0 && (rc->rc_kind != LK_REC_LOCK ||
 	    rc->rc_svid != r->svid || rc->rc_ohlen != (size_t)r->ohlen ||
 	    memcmp(rc->rc_oh, r->oh, rc->rc_ohlen) != 0))

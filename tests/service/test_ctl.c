@@ -1487,6 +1487,58 @@ test_release_owner_retaken(void)
 	t_release_retaken("nlmctl 1 release owner=alice:1:6f776e\n");
 }
 
+/*
+ * A release by file that began when no share had ever been made
+ * (ct_last_share 0): a share made on the file between its pieces is the
+ * live client's, and stays, unlisted.  (Found by review: sq_before 0
+ * meant "no check", and the share was released -- held by the client,
+ * gone from the server.)
+ */
+static void
+test_release_file_share_since(void)
+{
+	const struct lk_result *res;
+	struct lk_sharereq sq;
+	struct tc_answer *a;
+	struct lk_counts ct;
+	struct nlm_host *h;
+	int fd, i;
+
+	if (ts_skip())
+		return;
+	fd = tc_release_start("nlmctl 1 release fh=66\n", &a);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, TC_NLOCKS - 1024);
+	CU_ASSERT_FATAL((h = nlm_host_named("alice")) != NULL);
+	memset(&sq, 0, sizeof(sq));
+	sq.sq_host = h->h_id;
+	sq.sq_oh = "own";
+	sq.sq_ohlen = 3;
+	sq.sq_fh = "f";
+	sq.sq_fhlen = 1;
+	sq.sq_access = LK_SHARE_R;
+	CU_ASSERT_FATAL(lk_share(nlm->n_table, &sq, &res) == LK_OK);
+	nlm_apply(res);
+	fake_store_defer(false);
+	fake_store_complete();
+	for (i = 0; i < 50 && !a->ended; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fd, a);
+	}
+	close(fd);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT(a->ok && a->ended);
+	CU_ASSERT_EQUAL(a->end, TC_NLOCKS);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=share\t"), 0);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	CU_ASSERT_EQUAL(ct.ct_shares, 1);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+	CU_ASSERT_EQUAL(lk_table_check(nlm->n_table), LK_OK);
+	tc_end();
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -1541,7 +1593,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a release by file leaves a lock taken again "
 	    "meanwhile", test_release_file_retaken) == NULL ||
 	    CU_add_test(s, "a release by owner leaves a lock taken again "
-	    "meanwhile", test_release_owner_retaken) == NULL)
+	    "meanwhile", test_release_owner_retaken) == NULL ||
+	    CU_add_test(s, "a release by file leaves a share made meanwhile, "
+	    "none made before", test_release_file_share_since) == NULL)
 		return -1;
 	return 0;
 }
