@@ -956,25 +956,32 @@ ctl_relp_fill(struct ctl_conn *c, void *arg)
 	if (nlm == NULL)
 		return false;
 	p->p_r.conn = c;
-	if (p->p_byfile && p->p_next == p->p_r.nrecs && !p->p_walked)
+	if (p->p_byfile && p->p_next == p->p_r.nrecs && !p->p_walked) {
 		ctl_relp_collect(p);
+		if (p->p_r.nomem) {
+			/*
+			 * A piece not all kept (the walk went past the rest):
+			 * none of it is released.  Released, its lines would
+			 * be lost to the error -- replaced by it in the first
+			 * piece, cut with the answer in a later one (lines of
+			 * the pieces before are out: it ends short).
+			 */
+			p->p_total -= p->p_r.nrecs;
+			ctl_relp_drop_recs(&p->p_r);
+			p->p_walked = true;
+			log_warnx("operator's release by %s: out of memory "
+			    "after %zu record(s) released", p->p_by,
+			    p->p_done);
+			ctl_error(c, "release: out of memory: %zu released, "
+			    "the rest not; try again", p->p_done);
+			return false;
+		}
+	}
 	to = p->p_r.nrecs - p->p_next > CTL_REL_PIECE ?
 	    p->p_next + CTL_REL_PIECE : p->p_r.nrecs;
 	p->p_done += ctl_rel_records(&p->p_r, p->p_next, to, &p->p_why);
 	p->p_next = to;
 	ctl_hold_commit(c);
-	if (p->p_r.nomem) {
-		/*
-		 * A piece not all kept: released what was; the walk went
-		 * past the rest.  Lines out: the answer ends short.
-		 */
-		log_warnx("operator's release by %s: out of memory after %zu "
-		    "record(s) released", p->p_by, p->p_done);
-		ctl_error(c, "release: out of memory: %zu released, the rest "
-		    "not; try again", p->p_done);
-		p->p_walked = true;
-		return false;
-	}
 	if (p->p_next < p->p_r.nrecs || (p->p_byfile && !p->p_walked))
 		return true;
 	if (p->p_done + p->p_r.gone < p->p_total)
