@@ -916,6 +916,7 @@ struct ctl_relp {
 	enum lk_status	 p_why;		/* the last refusal */
 	bool		 p_byfile;	/* collected a piece at a time: */
 	bool		 p_walked;	/* the walk is over */
+	size_t		 p_pass;	/* p_done when this walk began */
 	struct lk_scan	 p_scan;
 	uint8_t		 p_fh[LK_FH_MAX];
 	size_t		 p_fhlen;
@@ -982,6 +983,22 @@ ctl_relp_fill(struct ctl_conn *c, void *arg)
 	p->p_done += ctl_rel_records(&p->p_r, p->p_next, to, &p->p_why);
 	p->p_next = to;
 	ctl_hold_commit(c);
+	/*
+	 * By file, a walk that released something is followed by another:
+	 * the walk resumes after the (start, node address) of the last
+	 * lock it reported, and a lock of the same start split meanwhile
+	 * (an UNLOCK of a part of it) is new nodes, the part below with
+	 * that start, at any address -- and the old token: held when the
+	 * command came, never reported (lk_file_records_scan() reports a
+	 * record added meanwhile at most once).  The walk after it finds
+	 * only what the one before left: usually nothing, the file gone.
+	 */
+	if (p->p_byfile && p->p_walked && p->p_next == p->p_r.nrecs &&
+	    p->p_done > p->p_pass) {
+		memset(&p->p_scan, 0, sizeof(p->p_scan));
+		p->p_walked = false;
+		p->p_pass = p->p_done;
+	}
 	if (p->p_next < p->p_r.nrecs || (p->p_byfile && !p->p_walked))
 		return true;
 	if (p->p_done + p->p_r.gone < p->p_total)
