@@ -10,7 +10,7 @@
  * joins the
  * entry's waiting list and one non-blocking rpcbind query (PMAP GETPORT for
  * IPv4, RPCB GETADDR for IPv6) is made for all of them.  When the answer
- * comes every waiting send goes out; when it does not, each completes as
+ * comes every waiting send goes out, in the order they were made; when it does not, each completes as
  * failed.  Ports are cached for PORT_TTL_MS and forgotten after a failure.
  *
  * BOUNDS.  A request's source address can be forged, and every _MSG
@@ -342,7 +342,7 @@ static void
 lookup_done(void *arg, enum onc_out_status st, XDR *res)
 {
 	struct nlm_peer *p = arg;
-	struct nlm_send *s, *next;
+	struct nlm_send *s, *next, *prev;
 	uint16_t port = 0;
 	char a[64];
 
@@ -385,11 +385,18 @@ lookup_done(void *arg, enum onc_out_status st, XDR *res)
 	/*
 	 * The list is detached while it is worked off: a completion callback
 	 * may start new sends to this peer, but must not cancel one of these
-	 * (none does: callbacks only record the outcome).
+	 * (none does: callbacks only record the outcome).  It is a stack
+	 * (nlm_send_start() pushes): turned over, the sends leave in the
+	 * order they were made -- a LOCK_RES saying BLOCKED before the
+	 * GRANTED_MSG of that request, when both waited for this answer.
 	 */
-	s = p->p_waiting;
-	p->p_waiting = NULL;
-	for (; s != NULL; s = next) {
+	for (s = p->p_waiting, p->p_waiting = NULL, prev = NULL; s != NULL;
+	    s = next) {
+		next = s->s_next;
+		s->s_next = prev;
+		prev = s;
+	}
+	for (s = prev; s != NULL; s = next) {
 		next = s->s_next;
 		s->s_waiton = NULL;
 		if (port != 0)

@@ -3362,6 +3362,58 @@ test_cb_port_unanswered(void)
 	ts_stop();
 }
 
+/*
+ * Sends that wait for one port look-up leave in the order they were made
+ * (nlm_out.c): hostB's blocked LOCK_MSG looks the client's NLM up, and
+ * hostA's UNLOCK, before the answer, grants hostB's request.  The
+ * LOCK_RES saying BLOCKED must reach the client before the GRANTED_MSG:
+ * the other way round, the client hears of a grant for a request it does
+ * not know is waiting.  Until 2026-12-08 (found by review) the waiting
+ * list was a stack: the GRANTED_MSG went first.
+ */
+static void
+test_res_order_after_lookup(void)
+{
+	nlm4_lockargs a;
+	nlm4_res r;
+	unsigned lookups;
+	int first, second;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	lookups = ts_nlm_lookups();
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	t_lockargs(&a, "hostB", 2, "ownB", "f", 0, 10, true, true);
+	(void)ts_send(NLMPROC4_LOCK_MSG, XDRPROC(xdr_nlm4_lockargs), &a);
+	free(a.cookie.nlm_netobj_val);
+	ts_turn();		/* LOCK_RES waits for the look-up */
+	t_lockargs(&a, "hostA", 1, "ownA", "f", 0, 10, false, false);
+	{
+		nlm4_unlockargs u;
+
+		u.cookie = a.cookie;
+		u.alock = a.alock;
+		(void)ts_send(NLMPROC4_UNLOCK, XDRPROC(xdr_nlm4_unlockargs),
+		    &u);
+	}
+	free(a.cookie.nlm_netobj_val);
+	ts_turn();		/* the grant: its GRANTED_MSG waits too */
+	ts_pump();		/* rpcbind answers */
+	first = ts_callback(NULL, &r);
+	if (first == NLMPROC4_LOCK_RES) {
+		CU_ASSERT_EQUAL(r.stat.stat, NLM4_BLOCKED);
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	}
+	second = ts_callback(NULL, NULL);
+	CU_ASSERT_EQUAL(first, NLMPROC4_LOCK_RES);
+	CU_ASSERT_EQUAL(second, NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 int
 ts_register_turn(void)
 {
@@ -3473,7 +3525,9 @@ ts_register_turn(void)
 	    CU_add_test(s, "a host's release counts its own records",
 	    test_release_count) == NULL ||
 	    CU_add_test(s, "tokens increase across a restart",
-	    test_tokens_restart) == NULL)
+	    test_tokens_restart) == NULL ||
+	    CU_add_test(s, "sends behind one look-up leave in order",
+	    test_res_order_after_lookup) == NULL)
 		return -1;
 	s = CU_add_suite("service: one owner's overlapping waiters, give-up",
 	    NULL, NULL);
