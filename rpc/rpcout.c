@@ -195,13 +195,21 @@ out_timer(struct ev_loop *loop, void *arg)
 	}
 	pe->pe_tries_left--;
 	cl->cl_stats.retransmits++;
-	if (out_send(cl, pe) != ONC_OK) {
+	/*
+	 * A send that fails is a datagram lost, as in out_start(): the
+	 * errors sendmsg(2) gives an unconnected UDP socket are mostly
+	 * transient (ENOBUFS, a firewall's EPERM, a route coming back).
+	 * Ending the call here made a port look-up whose second try hit one
+	 * fail as "no port", remembered for every _RES to that address.
+	 */
+	if (out_send(cl, pe) != ONC_OK)
+		cl->cl_stats.errors++;
+	if (ev_timer_set(loop, &pe->pe_timer, pe->pe_timeout_ms, out_timer,
+	    pe) == -1) {
+		/* Without a timer the call could never complete. */
 		cl->cl_stats.errors++;
 		out_finish(pe, ONC_OUT_UNREACH, NULL);
-		return;
 	}
-	(void)ev_timer_set(loop, &pe->pe_timer, pe->pe_timeout_ms, out_timer,
-	    pe);
 }
 
 void

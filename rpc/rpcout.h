@@ -37,7 +37,8 @@ enum onc_out_status {
 	ONC_OUT_OK,		/* accepted reply, results at hand */
 	ONC_OUT_TIMEDOUT,	/* no reply after every try */
 	ONC_OUT_REFUSED,	/* an RPC-level error reply (no program ...) */
-	ONC_OUT_UNREACH	/* the kernel refused to send (ICMP error...) */
+	ONC_OUT_UNREACH	/* it could not be kept going (no timer); a
+			   send the kernel refuses is a datagram lost */
 };
 
 /*

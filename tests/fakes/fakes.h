@@ -72,6 +72,11 @@ const struct fake_send *fake_send_get(size_t i);
 void		 fake_send_reset(void);
 /* When set, each send's record is also written to this fd (fork tests). */
 void		 fake_send_mirror(int fd);
+/*
+ * The next n datagrams to destination port `port' fail as sendmsg(2)
+ * failing with a hard error would (recorded, not sent; 0: none).
+ */
+void		 fake_send_fail(uint16_t port, unsigned n);
 /* Called at each send, after recording (NULL: none). */
 void		 fake_send_hook(void (*fn)(const struct fake_send *));
 

@@ -29,6 +29,8 @@ static struct fake_send fs_log[FAKE_MAXSENDS];
 static size_t fs_n;
 static int fs_mirror = -1;
 static void (*fs_hook)(const struct fake_send *);
+static uint16_t fs_fail_port;	/* fake_send_fail() */
+static unsigned fs_fail_n;
 
 static void
 fs_record(int stream, uint16_t dport, const void *buf, size_t len)
@@ -66,7 +68,18 @@ onc_send_from(int fd, const void *buf, size_t len,
 		port = ntohs(((const struct sockaddr_in6 *)(const void *)dst)->
 		    sin6_port);
 	fs_record(0, port, buf, len);
+	if (fs_fail_n > 0 && port == fs_fail_port) {
+		fs_fail_n--;
+		return ONC_SEND;	/* as a hard error of sendmsg(2) */
+	}
 	return real_rpc_send_from(fd, buf, len, dst, dstlen, src);
+}
+
+void
+fake_send_fail(uint16_t port, unsigned n)
+{
+	fs_fail_port = port;
+	fs_fail_n = n;
 }
 
 ssize_t
@@ -92,6 +105,7 @@ void
 fake_send_reset(void)
 {
 	fs_n = 0;
+	fs_fail_n = 0;
 }
 
 void

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include <CUnit/CUnit.h>
+#include <rpc/rpc.h>
+#include <rpc/pmap_prot.h>
 
 #include "ev.h"
 #include "log.h"
@@ -3414,6 +3416,63 @@ test_res_order_after_lookup(void)
 	ts_stop();
 }
 
+/*
+ * A transient error of sendmsg(2) on a retransmission of an outgoing call
+ * (ENOBUFS, a firewall's EPERM) is a datagram lost, as on its first
+ * transmission: the call goes on with its remaining tries.  Until
+ * 2026-12-08 (found by review; "known and left open") it ended the call
+ * at once as unreachable: a callback's port look-up whose second try hit
+ * it failed as if the client's rpcbind knew no NLM, and that failure,
+ * remembered, cut off every _RES to the client's address for 30 s -- here
+ * the LOCK_RES of a LOCK_MSG sent just after.
+ */
+static void
+test_retransmit_send_error(void)
+{
+	const struct nlm_counters *ct;
+	nlm4_lockargs a;
+	nlm4_res r;
+	int proc, i, res = 0, granted = 0;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	ct = nlm_get_counters();
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 0, 10, true, true,
+	    false), NLM4_BLOCKED);
+	/* The look-up's first try and its first retransmission fail. */
+	fake_send_fail(PMAPPORT, 2);
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 10),
+	    NLM4_GRANTED);
+	ts_advance(1000);
+	ts_pump();
+	CU_ASSERT_EQUAL(ct->rpcb_failed, 0);
+	/* hostC's LOCK_MSG meanwhile: its LOCK_RES waits for the port. */
+	t_lockargs(&a, "hostC", 3, "ownC", "g", 0, 10, true, false);
+	(void)ts_send(NLMPROC4_LOCK_MSG, XDRPROC(xdr_nlm4_lockargs), &a);
+	free(a.cookie.nlm_netobj_val);
+	ts_pump();
+	CU_ASSERT_EQUAL(ct->rpcb_suppressed, 0);
+	ts_advance(1000);
+	ts_pump();
+	for (i = 0; i < 2; i++) {
+		proc = ts_callback(NULL, &r);
+		if (proc == NLMPROC4_LOCK_RES) {
+			res++;
+			CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+			xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+		} else if (proc == NLMPROC4_GRANTED_MSG)
+			granted++;
+	}
+	CU_ASSERT_EQUAL(res, 1);
+	CU_ASSERT_EQUAL(granted, 1);
+	CU_ASSERT_EQUAL(ct->rpcb_failed, 0);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 int
 ts_register_turn(void)
 {
@@ -3527,7 +3586,9 @@ ts_register_turn(void)
 	    CU_add_test(s, "tokens increase across a restart",
 	    test_tokens_restart) == NULL ||
 	    CU_add_test(s, "sends behind one look-up leave in order",
-	    test_res_order_after_lookup) == NULL)
+	    test_res_order_after_lookup) == NULL ||
+	    CU_add_test(s, "a send error on a retransmission loses a datagram",
+	    test_retransmit_send_error) == NULL)
 		return -1;
 	s = CU_add_suite("service: one owner's overlapping waiters, give-up",
 	    NULL, NULL);
