@@ -593,6 +593,25 @@ test_release_host_cut(void)
 }
 
 /*
+ * The store's commits held, the release `cmd' sent and five turns taken
+ * (its first piece released, not answered): the connection.
+ */
+static int
+tc_release_send(const char *cmd, struct tc_answer *a)
+{
+	int fd, i;
+
+	fake_store_defer(true);
+	fd = tc_send(cmd);
+	for (i = 0; i < 5; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fd, a);
+	}
+	return fd;
+}
+
+/*
  * alice's TC_NLOCKS locks, the store's commits held, the release `cmd'
  * sent and five turns taken (its first piece released, not answered);
  * the connection, and the answer so far in *ap (free it).
@@ -601,21 +620,30 @@ static int
 tc_release_start(const char *cmd, struct tc_answer **ap)
 {
 	struct tc_answer *a;
-	int fd, i;
+	int fd;
 
 	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
 	memset(a, 0, sizeof(*a));
 	tc_begin();
 	tc_fill();
-	fake_store_defer(true);
-	fd = tc_send(cmd);
-	for (i = 0; i < 5; i++) {
+	fd = tc_release_send(cmd, a);
+	*ap = a;
+	return fd;
+}
+
+/* The store's commits let go: turns until the answer ends (50 at most). */
+static void
+tc_release_finish(int fd, struct tc_answer *a)
+{
+	int i;
+
+	fake_store_defer(false);
+	fake_store_complete();
+	for (i = 0; i < 50 && !a->ended; i++) {
 		ts_advance(5);
 		ts_turn();
 		tc_read(fd, a);
 	}
-	*ap = a;
-	return fd;
 }
 
 /*
@@ -685,13 +713,7 @@ test_release_host_nomem_mid(void)
 	ts_lk_alloc(&ts_lk_failing);
 	tc_begin();
 	tc_fill();
-	fake_store_defer(true);
-	fd = tc_send("nlmctl 1 release host=alice\n");
-	for (i = 0; i < 5; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
+	fd = tc_release_send("nlmctl 1 release host=alice\n", a);
 	lk_table_counts(nlm->n_table, &ct);
 	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, TC_NLOCKS - 1024);
 	/* The second piece: out of memory. */
@@ -864,21 +886,9 @@ test_release_host_free_all(void)
 		ts_turn_changes(round == 0 ? 8 : 0);
 		tc_begin();
 		tc_fill();
-		fake_store_defer(true);
-		fd = tc_send("nlmctl 1 release host=alice\n");
-		for (i = 0; i < 5; i++) {
-			ts_advance(5);
-			ts_turn();
-			tc_read(fd, a);
-		}
+		fd = tc_release_send("nlmctl 1 release host=alice\n", a);
 		tc_free_all();
-		fake_store_defer(false);
-		fake_store_complete();
-		for (i = 0; i < 50 && !a->ended; i++) {
-			ts_advance(5);
-			ts_turn();
-			tc_read(fd, a);
-		}
+		tc_release_finish(fd, a);
 		close(fd);
 		for (i = 0; i < 5; i++) {
 			ts_advance(1000);
@@ -913,7 +923,7 @@ test_release_host_done_by_lock(void)
 	struct tc_answer *a;
 	struct lk_counts ct;
 	struct nlm_host *h;
-	int fd, i;
+	int fd;
 
 	if (ts_skip())
 		return;
@@ -922,13 +932,7 @@ test_release_host_done_by_lock(void)
 	ts_turn_changes(100);
 	tc_begin();
 	tc_fill();
-	fake_store_defer(true);
-	fd = tc_send("nlmctl 1 release host=alice\n");
-	for (i = 0; i < 5; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
+	fd = tc_release_send("nlmctl 1 release host=alice\n", a);
 	lk_table_counts(nlm->n_table, &ct);
 	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, TC_NLOCKS - 1024);
 	/* alice restarted: her LOCK (state 4) ends the release, granted. */
@@ -939,13 +943,7 @@ test_release_host_done_by_lock(void)
 	CU_ASSERT(h->h_releasing == NULL);
 	lk_table_counts(nlm->n_table, &ct);
 	CU_ASSERT_EQUAL(ct.ct_locks, 1);
-	fake_store_defer(false);
-	fake_store_complete();
-	for (i = 0; i < 50 && !a->ended; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
+	tc_release_finish(fd, a);
 	close(fd);
 	ts_pump();
 	(void)ts_drain();
@@ -1227,7 +1225,7 @@ test_grace_end_stop(void)
 {
 	struct tc_answer *a;
 	char err[256];
-	int fd, i;
+	int fd;
 
 	if (ts_skip())
 		return;
@@ -1243,13 +1241,7 @@ test_grace_end_stop(void)
 	CU_ASSERT_FATAL(tc_srv != NULL);
 	CU_ASSERT_FATAL(nlm_ctl_register(tc_srv, "sync") == 0);
 	CU_ASSERT_FATAL(nlm_get_grace()->g_active);
-	fake_store_defer(true);
-	fd = tc_send("nlmctl 1 grace-end\n");
-	for (i = 0; i < 5; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
+	fd = tc_release_send("nlmctl 1 grace-end\n", a);
 	CU_ASSERT(!nlm_get_grace()->g_active);
 	CU_ASSERT(!a->ended);
 	/* The stop: the last turns committed, then the control server. */
@@ -1280,7 +1272,7 @@ test_release_owner_free_all(void)
 {
 	struct tc_answer *a;
 	struct lk_counts ct;
-	int fd, i;
+	int fd;
 
 	if (ts_skip())
 		return;
@@ -1290,13 +1282,7 @@ test_release_owner_free_all(void)
 	tc_free_all();
 	lk_table_counts(nlm->n_table, &ct);
 	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, 0);
-	fake_store_defer(false);
-	fake_store_complete();
-	for (i = 0; i < 50 && !a->ended; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
+	tc_release_finish(fd, a);
 	close(fd);
 	printf("\n    %zu lines, end %ld ", a->lines, a->end);
 	CU_ASSERT(a->ok && a->ended);
@@ -1353,13 +1339,7 @@ t_release_host_lock_after(bool stall)
 		ts_turn();
 		tc_read(fd, a);
 	}
-	fake_store_defer(false);
-	fake_store_complete();
-	for (i = 0; i < 50 && !a->ended; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
+	tc_release_finish(fd, a);
 	close(fd);
 	ts_pump();
 	memset(&res, 0, sizeof(res));
@@ -1452,7 +1432,7 @@ t_release_retaken(const char *cmd)
 	struct lk_counts ct;
 	uint64_t off;
 	char at[64];
-	int fd, i;
+	int fd;
 
 	if (ts_skip())
 		return;
@@ -1465,13 +1445,7 @@ t_release_retaken(const char *cmd)
 	tc_direct(1, off, false);
 	tc_direct(1, off, true);
 	tc_direct(2, off + 1, true);
-	fake_store_defer(false);
-	fake_store_complete();
-	for (i = 0; i < 50 && !a->ended; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
+	tc_release_finish(fd, a);
 	close(fd);
 	lk_table_counts(nlm->n_table, &ct);
 	printf("\n    %zu lines, end %ld, %zu lock(s) left ", a->lines, a->end,
@@ -1513,7 +1487,7 @@ test_release_file_share_since(void)
 	struct tc_answer *a;
 	struct lk_counts ct;
 	struct nlm_host *h;
-	int fd, i;
+	int fd;
 
 	if (ts_skip())
 		return;
@@ -1530,13 +1504,7 @@ test_release_file_share_since(void)
 	sq.sq_access = LK_SHARE_R;
 	CU_ASSERT_FATAL(lk_share(nlm->n_table, &sq, &res) == LK_OK);
 	nlm_apply(res);
-	fake_store_defer(false);
-	fake_store_complete();
-	for (i = 0; i < 50 && !a->ended; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
+	tc_release_finish(fd, a);
 	close(fd);
 	lk_table_counts(nlm->n_table, &ct);
 	CU_ASSERT(a->ok && a->ended);
@@ -1603,7 +1571,7 @@ test_release_file_split(void)
 {
 	struct tc_answer *a;
 	struct lk_counts ct;
-	int fd, i;
+	int fd;
 
 	if (ts_skip())
 		return;
@@ -1615,25 +1583,13 @@ test_release_file_split(void)
 	tc_direct_range(1, 5000, 10, false, true);
 	tc_direct_range(2, 5000, 10, false, true);
 	ts_pump();
-	fake_store_defer(true);
-	fd = tc_send("nlmctl 1 release fh=66\n");
-	for (i = 0; i < 5; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
+	fd = tc_release_send("nlmctl 1 release fh=66\n", a);
 	/* A piece: every lock but one of those at 5000. */
 	lk_table_counts(nlm->n_table, &ct);
 	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, 1);
 	tc_direct_range(1, 5005, 1, false, false);
 	tc_direct_range(2, 5005, 1, false, false);
-	fake_store_defer(false);
-	fake_store_complete();
-	for (i = 0; i < 50 && !a->ended; i++) {
-		ts_advance(5);
-		ts_turn();
-		tc_read(fd, a);
-	}
+	tc_release_finish(fd, a);
 	close(fd);
 	lk_table_counts(nlm->n_table, &ct);
 	printf("\n    %zu lines, end %ld, %zu lock(s) left ", a->lines, a->end,

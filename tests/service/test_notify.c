@@ -103,6 +103,41 @@ n_check_sends(unsigned want)
 	CU_ASSERT_EQUAL(n, want);
 }
 
+/*
+ * Two attempts with the client's statd not listening: sent, neither given
+ * up nor settled.
+ */
+static void
+n_unanswered_kept(const struct nlm_counters *c)
+{
+	ts_advance(1000);
+	ts_pump();
+	ts_advance(2000);
+	ts_pump();
+	CU_ASSERT(c->notify_sent >= 2);
+	CU_ASSERT_EQUAL(c->notify_given_up, 0);
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+}
+
+/*
+ * The client's statd listens: the next attempt is answered, the debt
+ * settled; then the server stops.
+ */
+static void
+n_answered_end(const struct nlm_counters *c)
+{
+	ts_sm_registered(true);
+	ts_advance(4000);
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_notify(true));
+	ts_pump();
+	CU_ASSERT_EQUAL(c->notify_acked, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(n_since(), 0);
+	ts_stop();
+}
+
 static void
 test_notify_answered(void)
 {
@@ -555,23 +590,8 @@ test_notify_since_future(void)
 	c = nlm_get_counters();
 	CU_ASSERT(n_since() <= (uint64_t)time(NULL));
 	ts_pump();
-	ts_advance(1000);
-	ts_pump();
-	ts_advance(2000);
-	ts_pump();
-	CU_ASSERT(c->notify_sent >= 2);
-	CU_ASSERT_EQUAL(c->notify_given_up, 0);
-	CU_ASSERT_EQUAL(c->notify_pending, 1);
-	ts_sm_registered(true);
-	ts_advance(4000);
-	ts_pump();
-	ts_pump();
-	CU_ASSERT(n_notify(true));
-	ts_pump();
-	CU_ASSERT_EQUAL(c->notify_acked, 1);
-	CU_ASSERT_EQUAL(c->notify_pending, 0);
-	CU_ASSERT_EQUAL(n_since(), 0);
-	ts_stop();
+	n_unanswered_kept(c);
+	n_answered_end(c);
 }
 
 /*
@@ -602,24 +622,9 @@ test_notify_clock_forward(void)
 	h = nlm_host_named("client0");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	h->h_notify_since = (uint64_t)time(NULL) - 2 * 86400;
-	ts_advance(1000);
-	ts_pump();
-	ts_advance(2000);
-	ts_pump();
-	CU_ASSERT(c->notify_sent >= 2);
-	CU_ASSERT_EQUAL(c->notify_given_up, 0);
-	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	n_unanswered_kept(c);
 	CU_ASSERT(n_since() + 60 >= (uint64_t)time(NULL));
-	ts_sm_registered(true);
-	ts_advance(4000);
-	ts_pump();
-	ts_pump();
-	CU_ASSERT(n_notify(true));
-	ts_pump();
-	CU_ASSERT_EQUAL(c->notify_acked, 1);
-	CU_ASSERT_EQUAL(c->notify_pending, 0);
-	CU_ASSERT_EQUAL(n_since(), 0);
-	ts_stop();
+	n_answered_end(c);
 }
 
 /* 40 hosts at one address: 16 in flight at a time, the rest in turn. */
