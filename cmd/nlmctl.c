@@ -439,8 +439,15 @@ record_row(const char *kind, const char *host, const char *svid,
 	cell(&r, kind, 6, 0);
 	cell(&r, host, 20, 0);
 	cell(&r, svid, -6, 0);
-	cell(&r, oh, 18, 18);
-	cell(&r, fh, 24, 24);
+	/*
+	 * The handles whole, whatever their length: an operator copies them
+	 * into release --owner and status --fh (cut to 18 and 24 digits, a
+	 * Linux client's owner handle, "PID@NODENAME", named no lock); an
+	 * empty owner handle (NLM allows it) as "-", never a blank cell
+	 * that would move every later column.
+	 */
+	cell(&r, oh[0] != '\0' ? oh : "-", 18, 0);
+	cell(&r, fh[0] != '\0' ? fh : "-", 24, 0);
 	cell(&r, start, -20, 0);
 	cell(&r, len, -20, 0);
 	cell(&r, mode, 9, 0);
@@ -710,6 +717,7 @@ release_line(char *buf, void *a)
 {
 	struct release *r = a;
 	struct line l;
+	const char *oh, *fh;
 
 	if (!split(buf, &l) || strcmp(l.kind, "released") != 0)
 		return;
@@ -722,16 +730,19 @@ release_line(char *buf, void *a)
 		    to_json(&l));
 		return;
 	}
+	/* The handles whole and never blank, as in status (record_row()). */
+	oh = get(&l, "oh")[0] != '\0' ? get(&l, "oh") : "-";
+	fh = get(&l, "fh")[0] != '\0' ? get(&l, "fh") : "-";
 	if (strcmp(get(&l, "kind"), "lock") == 0)
-		printf("lock   host %-6s svid %-6s owner %-18.18s file %-24.24s "
-		    "[%s, +%s)%s\n", get(&l, "host"), get(&l, "svid"),
-		    get(&l, "oh"), get(&l, "fh"), get(&l, "start"),
-		    getu(&l, "len") == 0 ? "eof" : get(&l, "len"),
-		    getu(&l, "reclaimable") ? " (to reclaim)" : "");
+		printf("lock   host %-6s svid %-6s owner %-18s file %-24s "
+		    "[%s, +%s)%s\n", get(&l, "host"), get(&l, "svid"), oh, fh,
+		    get(&l, "start"), getu(&l, "len") == 0 ? "eof" :
+		    get(&l, "len"), getu(&l, "reclaimable") ?
+		    " (to reclaim)" : "");
 	else
-		printf("share  host %-6s owner %-18.18s file %-24.24s%s\n",
-		    get(&l, "host"), get(&l, "oh"), get(&l, "fh"),
-		    getu(&l, "reclaimable") ? " (to reclaim)" : "");
+		printf("share  host %-6s owner %-18s file %-24s%s\n",
+		    get(&l, "host"), oh, fh, getu(&l, "reclaimable") ?
+		    " (to reclaim)" : "");
 }
 
 static int

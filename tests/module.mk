@@ -11,6 +11,8 @@ endef
 $(eval $(call unit_test,lockcore,$(O)/liblockcore.a,))
 $(eval $(call unit_test,common,$(O)/libcommon.a,))
 $(eval $(call unit_test,ctl,$(O)/libctl.a $(O)/libcommon.a,))
+# test_nlmctl.c runs the nlmctl built beside it.
+$(O)/tests/test-ctl: | $(O)/nlmctl
 $(eval $(call unit_test,nlmxdr,$(O)/nlm/nlm_xdr.o $(O)/rpc/nlm_prot_xdr.o,$(TIRPC_LIBS)))
 $(TEST_nlmxdr_OBJS): | $(RPC_HDRS)
 INC_tests += -Idb -Insm
