@@ -9,6 +9,8 @@
  *
  * RESPONSE:
  *     nlmctl 1 ok\n              or    nlmctl 1 error MESSAGE\n (then EOF)
+ *   (MESSAGE: one line, control characters, bytes outside ASCII and '\'
+ *   written \ooo, as ctl_vis() does)
  *     BODY LINES
  *     nlmctl 1 end N\n           N: the number of body lines
  *   A body line is KIND, then TAB-separated KEY=VALUE fields, VALUE

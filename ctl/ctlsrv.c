@@ -138,7 +138,8 @@ ctl_pending(const struct ctl_conn *c)
 void
 ctl_error(struct ctl_conn *c, const char *fmt, ...)
 {
-	char msg[512], line[600];
+	char msg[512], line[64 + 4 * sizeof(msg)];
+	const unsigned char *p;
 	va_list ap;
 	int n;
 
@@ -150,8 +151,25 @@ ctl_error(struct ctl_conn *c, const char *fmt, ...)
 		c->c_failed = true;
 		return;
 	}
-	n = snprintf(line, sizeof(line), CTL_MAGIC " %d error %s\n",
-	    CTL_VERSION, msg);
+	/*
+	 * One line whatever the message quotes: a request's values are
+	 * percent-decoded, and "no host named x\nnlmctl 1 end 0" forged an
+	 * end line (and an escape sequence reached the operator's
+	 * terminal).  Control characters, bytes outside ASCII and '\' are
+	 * written \ooo, as ctl_vis() does.
+	 */
+	n = snprintf(line, sizeof(line), CTL_MAGIC " %d error ", CTL_VERSION);
+	for (p = (const unsigned char *)msg; *p != '\0'; p++) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			line[n++] = (char)*p;
+		else {
+			line[n++] = '\\';
+			line[n++] = (char)('0' + (*p >> 6));
+			line[n++] = (char)('0' + ((*p >> 3) & 7));
+			line[n++] = (char)('0' + (*p & 7));
+		}
+	}
+	line[n++] = '\n';
 	c->c_outlen = c->c_outoff = 0;
 	out_add(c, line, (size_t)n);
 	c->c_done = true;

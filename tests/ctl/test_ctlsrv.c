@@ -89,6 +89,16 @@ cs_cmd_big(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	ctl_produce(c, cs_fill_big, left, free);
 }
 
+/* Refused, naming what was asked: release's "no host named NAME". */
+static void
+cs_cmd_echoerr(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
+{
+	const char *v = ctl_req_get(rq, "host");
+
+	(void)arg;
+	ctl_error(c, "no host named %s", v != NULL ? v : "");
+}
+
 /* The test's server: a loop, the socket in a temporary directory. */
 struct cs_srv {
 	struct ev_loop	*loop;
@@ -125,6 +135,8 @@ cs_start_group(struct cs_srv *cs, long group)
 	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "big", cs_cmd_big, NULL) ==
 	    0);
 	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "holdlong", cs_cmd_holdlong,
+	    NULL) == 0);
+	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "echoerr", cs_cmd_echoerr,
 	    NULL) == 0);
 }
 
@@ -674,6 +686,34 @@ test_path_other_user(void)
 	cs_stop(&cs);
 }
 
+/*
+ * The error line is one line, whatever the request named: a value is
+ * percent-decoded, so "host=x%0Anlmctl%201%20end%200" is a name holding a
+ * newline, and release's "no host named x" went out as an error line
+ * followed by a forged "nlmctl 1 end 0" (and a terminal escape in a name
+ * reached the operator's terminal as it was).  Control characters are
+ * written \ooo, as ctl_vis() does.
+ */
+static void
+test_error_one_line(void)
+{
+	struct cs_srv cs;
+	const char *req = "nlmctl 1 echoerr host=x%0Anlmctl%201%20end%200"
+	    "%1B%5B2J%09%7Fy\n";
+	char buf[256];
+	int fd;
+
+	cs_start(&cs);
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, req, strlen(req), 0) == (ssize_t)strlen(req));
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	printf("\n    %s", buf);
+	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 error no host named "
+	    "x\\012nlmctl 1 end 0\\033[2J\\011\\177y\n");
+	close(fd);
+	cs_stop(&cs);
+}
+
 int
 ctl_register_srv(void)
 {
@@ -699,7 +739,9 @@ ctl_register_srv(void)
 	    CU_add_test(s, "another user's socket is not taken over",
 	    test_path_other_user) == NULL ||
 	    CU_add_test(s, "a server gone removes its own socket only",
-	    test_free_not_others) == NULL)
+	    test_free_not_others) == NULL ||
+	    CU_add_test(s, "an error is one line, whatever it names",
+	    test_error_one_line) == NULL)
 		return -1;
 	return 0;
 }

@@ -282,6 +282,40 @@ test_handles_whole(void)
 	CU_ASSERT_STRING_EQUAL(f[8], fh);
 }
 
+/*
+ * An answer is whole only with its end line and the right count: every
+ * other ending exits 1 (a script must not take a part for all of it).
+ */
+static void
+test_cut_answers(void)
+{
+	static const char *const argv[] = { "status", NULL };
+	static const char *const cut[] = {
+		"",					/* nothing */
+		"nlmctl 1 ok\n",			/* no end */
+		"nlmctl 1 ok\nserver\tpid=1\n",
+		"nlmctl 1 ok\nserver\tpid=1\nnlmctl 1 end 2\n",	/* count */
+		"nlmctl 1 ok\nserver\tpid=1\nnlmctl 1 end 0\n",
+		"nlmctl 1 ok\nserver\tpid=1\nnlmctl 1 end 1",	/* no \n */
+		"nlmctl 1 ok\nserver\tpid=1",
+		"nlmctl 1 error busy\n",
+		"nlmctl 2 ok\nnlmctl 2 end 0\n",
+	};
+	struct nc_run r;
+	size_t i;
+
+	for (i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		if (!nc_run_str(argv, cut[i], &r))
+			return;
+		CU_ASSERT_EQUAL(r.status, 1);
+	}
+	if (!nc_run_str(argv, "nlmctl 1 ok\nserver\tpid=1\nnlmctl 1 end 1\n",
+	    &r))
+		return;
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_STRING_EQUAL(r.req, "nlmctl 1 status\n");
+}
+
 int
 ctl_register_nlmctl(void)
 {
@@ -291,7 +325,8 @@ ctl_register_nlmctl(void)
 	    CU_add_test(s, "an empty owner handle keeps its column",
 	    test_empty_oh) == NULL ||
 	    CU_add_test(s, "owner and file handles are shown whole",
-	    test_handles_whole) == NULL)
+	    test_handles_whole) == NULL ||
+	    CU_add_test(s, "a cut answer exits 1", test_cut_answers) == NULL)
 		return -1;
 	return 0;
 }
