@@ -355,8 +355,9 @@ name_add(unsigned long long id, const char *name)
 	names_sorted = false;
 }
 
+/* The name of host `id', NULL when no host line named it. */
 static const char *
-name_of(unsigned long long id)
+name_find(unsigned long long id)
 {
 	struct hostname key, *h;
 
@@ -368,7 +369,16 @@ name_of(unsigned long long id)
 	key.id = id;
 	h = nnames == 0 ? NULL : bsearch(&key, names, nnames, sizeof(*names),
 	    name_cmp);
-	return h != NULL && h->name != NULL ? h->name : "?";
+	return h != NULL ? h->name : NULL;
+}
+
+/* ... in the tables: "?" (a host named "?" is \077 there). */
+static const char *
+name_of(unsigned long long id)
+{
+	const char *name = name_find(id);
+
+	return name != NULL ? name : "?";
 }
 
 /* ---- status ---- */
@@ -584,7 +594,7 @@ status_line(char *buf, void *arg)
 	struct status *st = arg;
 	struct line l;
 	json_t *o, *arr;
-	const char *plural;
+	const char *plural, *name;
 
 	if (!split(buf, &l))
 		return;
@@ -595,10 +605,17 @@ status_line(char *buf, void *arg)
 		return;
 	}
 	o = to_json(&l);
+	/*
+	 * null for a host no host line named (one created while the dump
+	 * ran): JSON gives names as sent, so "?" was also the name of a
+	 * host called "?".
+	 */
 	if (strcmp(l.kind, "lock") == 0 || strcmp(l.kind, "share") == 0 ||
-	    strcmp(l.kind, "waiter") == 0 || strcmp(l.kind, "released") == 0)
-		json_object_set_new(o, "host_name",
-		    json_text(name_of(getu(&l, "host"))));
+	    strcmp(l.kind, "waiter") == 0 || strcmp(l.kind, "released") == 0) {
+		name = name_find(getu(&l, "host"));
+		json_object_set_new(o, "host_name", name != NULL ?
+		    json_text(name) : json_null());
+	}
 	if (strcmp(l.kind, "server") == 0 || strcmp(l.kind, "grace") == 0 ||
 	    strcmp(l.kind, "totals") == 0) {
 		json_object_set_new(st->root, l.kind, o);

@@ -316,6 +316,32 @@ test_cut_answers(void)
 	CU_ASSERT_STRING_EQUAL(r.req, "nlmctl 1 status\n");
 }
 
+/*
+ * --json: a record of a host no host line named (created while the dump
+ * ran) has host_name null.  It had "?", which is also the name, as sent,
+ * of a host called "?" (the tables escape that one: \077).
+ */
+static void
+test_json_unknown_host(void)
+{
+	static const char *const argv[] = { "--json", "status", "--locks",
+	    NULL };
+	static const char answer[] = "nlmctl 1 ok\n"
+	    "host\tid=1\tname=?\taddr=10.0.0.1\n"
+	    "lock\thost=1\tsvid=1\toh=aa\tfh=66\tstart=0\tlen=0\n"
+	    "lock\thost=2\tsvid=1\toh=aa\tfh=66\tstart=0\tlen=0\n"
+	    "nlmctl 1 end 3\n";
+	struct nc_run r;
+	const char *p;
+
+	if (!nc_run_str(argv, answer, &r))
+		return;
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_FATAL((p = strstr(r.out, "\"host_name\": \"?\"")) != NULL);
+	CU_ASSERT(strstr(p + 1, "\"host_name\": \"?\"") == NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"host_name\": null"));
+}
+
 int
 ctl_register_nlmctl(void)
 {
@@ -326,7 +352,9 @@ ctl_register_nlmctl(void)
 	    test_empty_oh) == NULL ||
 	    CU_add_test(s, "owner and file handles are shown whole",
 	    test_handles_whole) == NULL ||
-	    CU_add_test(s, "a cut answer exits 1", test_cut_answers) == NULL)
+	    CU_add_test(s, "a cut answer exits 1", test_cut_answers) == NULL ||
+	    CU_add_test(s, "--json: a host not named is null",
+	    test_json_unknown_host) == NULL)
 		return -1;
 	return 0;
 }
