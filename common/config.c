@@ -635,7 +635,13 @@ config_conf_d(const struct dirent *de)
 	    strcmp(de->d_name + n - 5, ".conf") == 0;
 }
 
-/* path, then path.d/ *.conf in version order (as nfs-utils). */
+/*
+ * path, then path.d/ *.conf in version order (as nfs-utils).  A path.d
+ * that cannot be read is an error, as an nfs.conf that cannot be read
+ * is: skipped, its [lockd] port (one a firewall expects) was silently
+ * not applied.  What is there but not a file (a directory named x.conf)
+ * is passed over, as nfs-utils does, not an error that stops nlmd.
+ */
 static enum cm_status
 config_nfs_files(struct config_nfs_ctx *cn, const char *path, char *warn,
     size_t warnlen, char *err, size_t errlen)
@@ -643,17 +649,22 @@ config_nfs_files(struct config_nfs_ctx *cn, const char *path, char *warn,
 	struct dirent **names = NULL;
 	char dir[4096], file[8192];
 	enum cm_status s;
+	struct stat st;
 	int i, n;
 
 	if ((s = nfsconf_read(path, 1, config_nfs_cb, cn, warn, warnlen, err,
 	    errlen)) != CM_OK)
 		return s;
 	snprintf(dir, sizeof(dir), "%s.d", path);
-	if ((n = scandir(dir, &names, config_conf_d, versionsort)) < 0)
-		return CM_OK;
+	if ((n = scandir(dir, &names, config_conf_d, versionsort)) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return CM_OK;
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return cm_status_of_errno(errno);
+	}
 	for (i = 0; i < n; i++) {
 		snprintf(file, sizeof(file), "%s/%s", dir, names[i]->d_name);
-		if (s == CM_OK)
+		if (s == CM_OK && (stat(file, &st) == -1 || S_ISREG(st.st_mode)))
 			s = nfsconf_read(file, 1, config_nfs_cb, cn, warn,
 			    warnlen, err, errlen);
 		free(names[i]);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CUnit/CUnit.h>
@@ -15,6 +16,7 @@
 #include "config.h"
 #include "ct.h"
 #include "nfsconf.h"
+#include "privdrop.h"
 
 static char nc_dir[64];
 
@@ -268,6 +270,61 @@ test_conf_d_and_missing(void)
 	unsetenv(CONFIG_NFS_ENV);
 }
 
+/*
+ * nfs.conf.d: a directory named x.conf in it is passed over (nfs-utils
+ * reads regular files only), not an error that stops nlmd; a directory
+ * that cannot be read is an error naming it, as an nfs.conf that cannot
+ * be read is (it was skipped without a word: its [lockd] port, the one
+ * the firewall expects, silently not applied).
+ */
+static void
+test_conf_d_unreadable(void)
+{
+	struct config c;
+	char path[256], d1[256], dir[256], warn[512], err[512];
+	pid_t pid;
+	int status;
+
+	sub("dd");
+	put(path, sizeof(path), "dd/nfs.conf", "[lockd]\nport = 1000\n");
+	put(d1, sizeof(d1), "dd/nfs.conf.d/1-a.conf", "[lockd]\nport = 1001\n");
+	snprintf(dir, sizeof(dir), "%s/dd/nfs.conf.d/2-dir.conf", nc_dir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0755), 0);
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), CM_OK);
+	CU_ASSERT_EQUAL(c.nlm_port, 1001);
+	CU_ASSERT_EQUAL(err[0], '\0');
+	rmdir(dir);
+
+	/* Unreadable: nobody reads it (root would read it anyway). */
+	snprintf(dir, sizeof(dir), "%s/dd/nfs.conf.d", nc_dir);
+	CU_ASSERT_EQUAL_FATAL(chmod(nc_dir, 0755), 0);
+	CU_ASSERT_EQUAL_FATAL(chmod(dir, 0), 0);
+	snprintf(d1, sizeof(d1), "%s/dd", nc_dir);
+	CU_ASSERT_EQUAL_FATAL(chmod(d1, 0755), 0);
+	CU_ASSERT_EQUAL_FATAL(chmod(path, 0644), 0);
+	CU_ASSERT_FATAL((pid = fork()) != -1);
+	if (pid == 0) {
+		if (getuid() == 0 && priv_drop(65534, 65534, err,
+		    sizeof(err)) != CM_OK)
+			_exit(9);
+		if (load_nfs(&c, path, warn, sizeof(warn), err,
+		    sizeof(err)) != CM_DENIED)
+			_exit(1);
+		if (strstr(err, "nfs.conf.d") == NULL ||
+		    strstr(err, "ermission denied") == NULL)
+			_exit(2);
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+		printf("\n    unreadable nfs.conf.d: check %d failed ",
+		    WEXITSTATUS(status));
+	chmod(dir, 0700);
+	chmod(nc_dir, 0700);
+}
+
 struct lines {
 	char	buf[8192];
 };
@@ -413,6 +470,8 @@ ct_register_nfsconf(void)
 	    CU_add_test(s, "include", test_include) == NULL ||
 	    CU_add_test(s, "nfs.conf.d, no nfs.conf, NLMD_NFS_CONF",
 	    test_conf_d_and_missing) == NULL ||
+	    CU_add_test(s, "nfs.conf.d: unreadable, a directory in it",
+	    test_conf_d_unreadable) == NULL ||
 	    CU_add_test(s, "precedence and --print-config origins",
 	    test_precedence) == NULL)
 		return -1;
