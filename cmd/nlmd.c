@@ -467,7 +467,7 @@ setup_network(struct nlmd *d)
 	struct onc_srv_limits lim;
 	struct nlm_config nc;
 	enum onc_status s;
-	char err[2048];
+	char err[2048], where[4200];
 	uint64_t t0;
 
 	memset(&lim, 0, sizeof(lim));
@@ -505,17 +505,24 @@ setup_network(struct nlmd *d)
 	if ((s = nlm_register(d->srv)) != ONC_OK ||
 	    (s = nsm_register(d->srv)) != ONC_OK)
 		fatalx("cannot add programs: %s", onc_strerror(s));
+	/*
+	 * Say where the port was set: one from nfs.conf's [lockd] port, or
+	 * from the command line, is not in the file the message sent the
+	 * operator to.
+	 */
 	if (onc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nlm_port,
 	    &d->nlm_port, err, sizeof(err)) != ONC_OK)
-		fatalx("NLM listener: %s (port %u: choose another with nlm-port "
-		    "in %s or --nlm-port)", err, d->conf.nlm_port,
+		fatalx("NLM listener: %s (port %u, nlm-port %s: choose another "
+		    "with nlm-port in %s or --nlm-port)", err, d->conf.nlm_port,
+		    config_where(&d->conf, "nlm-port", where, sizeof(where)),
 		    d->cfile);
 	if (d->conf.nsm_port != d->conf.nlm_port || d->conf.nsm_port == 0) {
 		if (onc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nsm_port,
 		    &d->nsm_port, err, sizeof(err)) != ONC_OK)
-			fatalx("NSM listener: %s (port %u: choose another with "
-			    "nsm-port in %s or --nsm-port)", err,
-			    d->conf.nsm_port, d->cfile);
+			fatalx("NSM listener: %s (port %u, nsm-port %s: choose "
+			    "another with nsm-port in %s or --nsm-port)", err,
+			    d->conf.nsm_port, config_where(&d->conf, "nsm-port",
+			    where, sizeof(where)), d->cfile);
 	} else
 		d->nsm_port = d->nlm_port;
 }

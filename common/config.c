@@ -781,6 +781,21 @@ config_format_origin(const struct config_origin *o, char *buf, size_t len)
 	}
 }
 
+const char *
+config_where(const struct config *c, const char *key, char *buf, size_t len)
+{
+	const struct config_origin *o = config_origin(c, key);
+	char from[4200];
+
+	if (o == NULL) {
+		snprintf(buf, len, "(unknown setting)");
+		return buf;
+	}
+	config_format_origin(o, from, sizeof(from));
+	snprintf(buf, len, "%s", from + 2);	/* without "# " */
+	return buf;
+}
+
 enum cm_status
 config_check(const struct config *c, char *err, size_t errlen)
 {

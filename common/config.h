@@ -180,6 +180,14 @@ const struct config_origin *config_origin(const struct config *c,
 	    const char *key);
 
 /*
+ * Where `key' got its value, for messages that name the setting to
+ * change: "default", "from command line", "from FILE:LINE", "from
+ * FILE:LINE [lockd] port".  Returns buf.
+ */
+const char *config_where(const struct config *c, const char *key, char *buf,
+	    size_t len);
+
+/*
  * Write every key with its current value, as a config file would, each
  * followed by a comment saying where the value came from ("# default",
  * "# from command line", "# from FILE:LINE", "# from FILE:LINE [lockd]

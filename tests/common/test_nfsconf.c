@@ -338,6 +338,40 @@ collect(const char *line, void *arg)
 	snprintf(l->buf + n, sizeof(l->buf) - n, "%s\n", line);
 }
 
+/*
+ * config_where(): what a message about a port in use says of where the
+ * port was set.  It named nlmd's own file whatever set the port: one
+ * from nfs.conf's [lockd] port, or -p, was not where it sent the reader.
+ */
+static void
+test_where(void)
+{
+	struct config c;
+	char nfs[256], own[256], warn[512], err[512], buf[512];
+
+	sub("w");
+	put(nfs, sizeof(nfs), "w/nfs.conf", "[lockd]\n\nport = 4001\n");
+	put(own, sizeof(own), "w/nlmd.conf", "[nlmd]\nnsm-port = 5002\n");
+	CU_ASSERT_EQUAL_FATAL(load_nfs(&c, nfs, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(config_load(&c, own, 0, warn, sizeof(warn), err,
+	    sizeof(err)), CM_OK);
+	snprintf(err, sizeof(err), "from %s:3 [lockd] port", nfs);
+	CU_ASSERT_STRING_EQUAL(config_where(&c, "nlm-port", buf, sizeof(buf)),
+	    err);
+	snprintf(err, sizeof(err), "from %s:2", own);
+	CU_ASSERT_STRING_EQUAL(config_where(&c, "nsm-port", buf, sizeof(buf)),
+	    err);
+	CU_ASSERT_STRING_EQUAL(config_where(&c, "grace-period", buf,
+	    sizeof(buf)), "default");
+	CU_ASSERT_EQUAL(config_set(&c, "nlm-port", "4045", err, sizeof(err)),
+	    CM_OK);
+	CU_ASSERT_STRING_EQUAL(config_where(&c, "nlm-port", buf, sizeof(buf)),
+	    "from command line");
+	CU_ASSERT_STRING_EQUAL(config_where(&c, "no-such-key", buf,
+	    sizeof(buf)), "(unknown setting)");
+}
+
 /* The order nlmd applies them: defaults, nfs.conf, own file, options. */
 static void
 test_precedence(void)
@@ -472,6 +506,8 @@ ct_register_nfsconf(void)
 	    test_conf_d_and_missing) == NULL ||
 	    CU_add_test(s, "nfs.conf.d: unreadable, a directory in it",
 	    test_conf_d_unreadable) == NULL ||
+	    CU_add_test(s, "config_where: where a port was set",
+	    test_where) == NULL ||
 	    CU_add_test(s, "precedence and --print-config origins",
 	    test_precedence) == NULL)
 		return -1;
