@@ -240,9 +240,15 @@ config_parse_uint(const struct config_key *k, const char *value,
 	char *end;
 	unsigned long long v;
 
+	/*
+	 * Digits only, as "4045 " is refused: strtoull() skips blanks and
+	 * takes a sign, and " -1" (a quoted value, or --key=" -1") wrapped
+	 * around, refused as 18446744073709551615 or, far enough below zero,
+	 * accepted as a small number.
+	 */
 	errno = 0;
 	v = strtoull(value, &end, 10);
-	if (value[0] == '\0' || value[0] == '-' || *end != '\0' || errno != 0) {
+	if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0) {
 		snprintf(err, errlen, "%s: '%s' is not a number", k->ck_name,
 		    value);
 		return -1;

@@ -225,6 +225,13 @@ test_set_errors(void)
 	CU_ASSERT(set_fails("nlm-port", "0x10", "not a number"));
 	CU_ASSERT(set_fails("nlm-port", "-1", "not a number"));
 	CU_ASSERT(set_fails("nlm-port", "4045 ", "not a number"));
+	/* Signs and blanks strtoull() takes: " -1" wrapped around. */
+	CU_ASSERT(set_fails("grace-period", " -1", "not a number"));
+	CU_ASSERT(set_fails("grace-period", " -0", "not a number"));
+	CU_ASSERT(set_fails("nlm-port", "\t-18446744073709547521",
+	    "not a number"));
+	CU_ASSERT(set_fails("nlm-port", " 4045", "not a number"));
+	CU_ASSERT(set_fails("nlm-port", "+4045", "not a number"));
 	CU_ASSERT(set_fails("max-locks", "99999999999999999999999",
 	    "not a number"));
 	/* Strings that do not fit. */
