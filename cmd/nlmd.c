@@ -1003,6 +1003,13 @@ main(int argc, char **argv)
 	malloc_setup();
 	memset(&d, 0, sizeof(d));
 	d.readyfd = -1;
+	/*
+	 * From the start: the check of rpcbind's registrations before the
+	 * store opens already talks TCP through libtirpc, whose writes do
+	 * not pass MSG_NOSIGNAL -- a peer gone at the wrong moment killed
+	 * nlmd there.  (setup_signals() sets it again, harmlessly.)
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	block_sighup();
 	parse_args(&d, argc, argv);
 	/* To the terminal until in the background (daemonize()): syslog. */
