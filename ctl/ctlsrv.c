@@ -751,6 +751,7 @@ ctl_srv_new(struct ev_loop *loop, const char *path, long group, char *err,
 	struct stat sb;
 	char dir[sizeof(sun.sun_path)], *slash;
 	mode_t mode = group >= 0 ? 0660 : 0600;
+	int bound = -1;
 
 	memset(&sun, 0, sizeof(sun));
 	if (strlen(path) >= sizeof(sun.sun_path) || path[0] != '/') {
@@ -785,10 +786,20 @@ ctl_srv_new(struct ev_loop *loop, const char *path, long group, char *err,
 	    0);
 	/* A socket nobody listens on any more: left by a crash. */
 	(void)unlink(path);
-	if (s->s_fd == -1 ||
-	    bind(s->s_fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    chmod(path, mode) == -1 ||
-	    (group >= 0 && chown(path, (uid_t)-1, (gid_t)group) == -1) ||
+	/*
+	 * Made with its mode (the umask around bind()), its group set
+	 * without following a link: a chmod() and chown() by name after
+	 * bind() follow one that another user put there meanwhile, in a
+	 * directory that user may write.
+	 */
+	if (s->s_fd != -1) {
+		mode_t omask = umask(0777 & ~mode);
+
+		bound = bind(s->s_fd, (struct sockaddr *)&sun, sizeof(sun));
+		(void)umask(omask);
+	}
+	if (s->s_fd == -1 || bound == -1 ||
+	    (group >= 0 && lchown(path, (uid_t)-1, (gid_t)group) == -1) ||
 	    listen(s->s_fd, 16) == -1 ||
 	    ev_fd_add(loop, s->s_fd, EV_READ, srv_accept, s) == -1) {
 		snprintf(err, errlen, "control socket %s: %s", path,

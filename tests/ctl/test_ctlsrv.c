@@ -608,6 +608,36 @@ test_path_taken(void)
 }
 
 /*
+ * The socket is made with its mode -- 0600, 0660 with control-group, its
+ * group that one -- whatever the process umask, which is left as it was.
+ * (It was chmod()ed and chown()ed by name after bind(), which follows a
+ * link another user put in its place meanwhile: not shown here, a race.)
+ */
+static void
+test_socket_mode(void)
+{
+	struct cs_srv cs;
+	struct stat sb;
+	mode_t omask;
+
+	omask = umask(0);
+	cs_start(&cs);
+	CU_ASSERT_EQUAL(umask(0), 0);
+	CU_ASSERT_FATAL(lstat(cs.sun.sun_path, &sb) == 0);
+	CU_ASSERT(S_ISSOCK(sb.st_mode));
+	CU_ASSERT_EQUAL(sb.st_mode & 07777, 0600);
+	cs_stop(&cs);
+	(void)umask(022);
+	cs_start_group(&cs, (long)getgid());
+	CU_ASSERT_EQUAL(umask(022), 022);
+	CU_ASSERT_FATAL(lstat(cs.sun.sun_path, &sb) == 0);
+	CU_ASSERT_EQUAL(sb.st_mode & 07777, 0660);
+	CU_ASSERT_EQUAL(sb.st_gid, getgid());
+	cs_stop(&cs);
+	(void)umask(omask);
+}
+
+/*
  * A server that goes away removes its own socket only: one whose path was
  * removed (by hand) and taken by a second server leaves the second one's
  * socket in place (before, ctl_srv_free() unlinked the path whatever was
@@ -741,7 +771,9 @@ ctl_register_srv(void)
 	    CU_add_test(s, "a server gone removes its own socket only",
 	    test_free_not_others) == NULL ||
 	    CU_add_test(s, "an error is one line, whatever it names",
-	    test_error_one_line) == NULL)
+	    test_error_one_line) == NULL ||
+	    CU_add_test(s, "the socket's mode whatever the umask",
+	    test_socket_mode) == NULL)
 		return -1;
 	return 0;
 }
