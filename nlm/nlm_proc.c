@@ -379,9 +379,16 @@ nlm_lock_decide(const struct nlm_ctx *cx, struct nlm_host *h,
 		nlm->n_stats.release_refused++;
 		return NLM4_DENIED_GRACE_PERIOD;
 	}
-	/* A reclaim is never queued: it needs no callback record. */
+	/*
+	 * A reclaim is never queued: it needs no callback record.  Nor is an
+	 * NM_LOCK: it "does not block" (XNFS; BLOCKED is not among its
+	 * answers), its callers run no status monitor and often no NLM
+	 * service, and a grant waiting for their GRANTED_RES would hold the
+	 * lock for nobody.  The client retries a DENIED (illumos clears
+	 * block too; Linux queues it).
+	 */
 	nlm_lockreq(&rq, h->h_id, &a->alock, a->exclusive,
-	    a->block && !a->reclaim);
+	    a->block && !a->reclaim && cx->cx_monitored);
 	rq.rq_reclaim = a->reclaim;
 	if (rq.rq_block && (g = nlm_grant_new(cx, h, a)) == NULL)
 		return NLM4_DENIED_NOLOCKS;

@@ -580,6 +580,92 @@ test_peer_cache_full(void)
 	ts_stop();
 }
 
+/* NM_LOCK of version `vers' (3 or 4), exclusive, of [off, off + len). */
+static int
+t_nm_lock(uint32_t vers, const char *name, int32_t svid, const char *fh,
+    uint32_t off, uint32_t len, bool block)
+{
+	nlm4_lockargs a4;
+	nlm_lockargs a1;
+	nlm4_res r4;
+	nlm_res r1;
+	int st = -1;
+
+	memset(&a4, 0, sizeof(a4));
+	memset(&a1, 0, sizeof(a1));
+	memset(&r4, 0, sizeof(r4));
+	memset(&r1, 0, sizeof(r1));
+	if (vers == NLM4_VERS) {
+		a4.cookie.nlm_netobj_len = sizeof(t_cookie);
+		a4.cookie.nlm_netobj_val = t_cookie;
+		a4.block = block;
+		a4.exclusive = TRUE;
+		t_lock4(&a4.alock, name, svid, fh, off, len);
+		if (t_call(vers, NLMPROC4_NM_LOCK, XDRPROC(xdr_nlm4_lockargs),
+		    &a4, XDRPROC(xdr_nlm4_res), &r4) == 0)
+			st = (int)r4.stat.stat;
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r4);
+		return st;
+	}
+	a1.cookie.nlm_netobj_len = sizeof(t_cookie);
+	a1.cookie.nlm_netobj_val = t_cookie;
+	a1.block = block;
+	a1.exclusive = TRUE;
+	a1.alock.caller_name = (char *)(uintptr_t)name;
+	a1.alock.fh.nlm_netobj_len = (u_int)strlen(fh);
+	a1.alock.fh.nlm_netobj_val = (char *)(uintptr_t)fh;
+	a1.alock.oh.nlm_netobj_len = 3;
+	a1.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
+	a1.alock.svid = svid;
+	a1.alock.l_offset = off;
+	a1.alock.l_len = len;
+	if (t_call(vers, NLMPROC_NM_LOCK, XDRPROC(xdr_nlm_lockargs), &a1,
+	    XDRPROC(xdr_nlm_res), &r1) == 0)
+		st = (int)r1.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm_res), (char *)&r1);
+	return st;
+}
+
+/*
+ * NM_LOCK never blocks (XNFS: "block should be set to false.  This
+ * procedure does not block; it is the responsibility of the client to
+ * retry"; BLOCKED is not among its return codes).  Its callers run no
+ * status monitor and, PC clients, often no NLM service to take a GRANTED
+ * callback: one with block set was queued, answered BLOCKED, and, once
+ * granted, held the lock for a GRANTED_RES that never came -- with no
+ * give-up deadline (the default), until an operator released it.  It is
+ * answered as a non-blocking LOCK, as illumos does.
+ */
+static void
+test_nm_lock_never_blocks(void)
+{
+	const struct lk_table *t;
+	struct lk_counts ct;
+	uint32_t vers;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	t = nlm_get_table();
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "f", 0, 10, 3), NLM4_GRANTED);
+	for (vers = NLM_VERSX; vers <= NLM4_VERS; vers++) {
+		CU_ASSERT_EQUAL(t_nm_lock(vers, "hostB", 2, "f", 0, 10, true),
+		    NLM4_DENIED);	/* nlm_denied in v3: the same 1 */
+		lk_table_counts(t, &ct);
+		CU_ASSERT_EQUAL(ct.ct_waiters, 0);
+	}
+	/* Free again: nothing was queued, so nothing is granted or called. */
+	CU_ASSERT_EQUAL(t_v4_unlock("hostA", 1, "f", 0, 10), NLM4_GRANTED);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(t_v4_test("hostC", 3, "f", 0, 10, NULL), NLM4_GRANTED);
+	/* Without a conflict it is granted, blocking or not. */
+	CU_ASSERT_EQUAL(t_nm_lock(NLM_VERSX, "hostB", 2, "f", 0, 10, true),
+	    nlm_granted);
+	CU_ASSERT_EQUAL(t_v4_test("hostC", 3, "f", 0, 10, NULL), NLM4_DENIED);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -599,7 +685,9 @@ ts_register_requests(void)
 	    CU_add_test(s, "v1/v3 TEST: the holder covers what was asked",
 	    test_v3_holder_covers) == NULL ||
 	    CU_add_test(s, "v1/v3 answers past 32 bits are counted",
-	    test_v1_replies_counted) == NULL)
+	    test_v1_replies_counted) == NULL ||
+	    CU_add_test(s, "NM_LOCK never blocks", test_nm_lock_never_blocks) ==
+	    NULL)
 		return -1;
 	return 0;
 }
