@@ -720,6 +720,20 @@ ts_callback_void(nlm4_testargs *args)
 	return proc;
 }
 
+/*
+ * The next call at the client's NLM, unanswered, as it came: its bytes in
+ * buf[0..cap), their number returned (-1: none came).
+ */
+ssize_t
+ts_callback_raw(void *buf, size_t cap)
+{
+	struct pollfd p = { cb_fd, POLLIN, 0 };
+
+	if (poll(&p, 1, TS_WAIT_MS) != 1)
+		return -1;
+	return recv(cb_fd, buf, cap, 0);
+}
+
 /* No more calls waiting at the client's NLM? */
 bool
 ts_no_callback(void)

@@ -115,6 +115,11 @@ void		 ts_callback_reply(struct ts_call *c, nlm4_stats st);
  * xdr_free(xdr_nlm4_testargs)).  Its procedure, -1 when none came.
  */
 int		 ts_callback_void(nlm4_testargs *args);
+/*
+ * The next call at the client's NLM, unanswered, as it came (any version
+ * and procedure): its bytes in buf, their number; -1 when none came.
+ */
+ssize_t		 ts_callback_raw(void *buf, size_t cap);
 bool		 ts_no_callback(void);
 uint16_t	 ts_cb_port(void);
 /*

@@ -666,6 +666,85 @@ test_nm_lock_never_blocks(void)
 	ts_stop();
 }
 
+/*
+ * A v3 blocking LOCK whose range runs past what 32 bits express (so to
+ * the end of the file), granted later: the GRANTED_MSG is a version 3
+ * call with the range exactly as the client sent it (the client matches
+ * it against its own request), and a version 3 GRANTED_RES with its
+ * cookie confirms the grant: the lock stays, to the end of the file.
+ */
+static void
+test_v3_granted_res(void)
+{
+	uint8_t buf[4096];
+	const struct lk_table *t;
+	struct lk_counts ct;
+	struct rpc_msg m;
+	nlm_lockargs la;
+	nlm_testargs ga;
+	nlm_res r;
+	ssize_t n;
+	XDR x;
+	bool ok;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	t = nlm_get_table();
+	CU_ASSERT_EQUAL(t_v1_call(NLM_VERSX, NLMPROC_LOCK, "hostA", "f",
+	    0x7fffff00u), nlm_granted);
+	memset(&la, 0, sizeof(la));
+	la.cookie.nlm_netobj_len = sizeof(t_cookie);
+	la.cookie.nlm_netobj_val = t_cookie;
+	la.block = TRUE;
+	la.exclusive = TRUE;
+	la.state = 3;
+	la.alock.caller_name = (char *)"hostB";
+	la.alock.fh.nlm_netobj_len = 1;
+	la.alock.fh.nlm_netobj_val = (char *)"f";
+	la.alock.oh.nlm_netobj_len = 3;
+	la.alock.oh.nlm_netobj_val = (char *)"own";
+	la.alock.svid = 7;
+	la.alock.l_offset = 0x7fffff00u;
+	la.alock.l_len = 0x1000;
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL_FATAL(t_call(NLM_VERSX, NLMPROC_LOCK,
+	    XDRPROC(xdr_nlm_lockargs), &la, XDRPROC(xdr_nlm_res), &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, nlm_blocked);
+	xdr_free(XDRPROC(xdr_nlm_res), (char *)&r);
+	CU_ASSERT_EQUAL(t_v1_call(NLM_VERSX, NLMPROC_UNLOCK, "hostA", "f",
+	    0x7fffff00u), nlm_granted);
+	n = ts_callback_raw(buf, sizeof(buf));
+	CU_ASSERT_FATAL(n > 0);
+	memset(&m, 0, sizeof(m));
+	memset(&ga, 0, sizeof(ga));
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	ok = xdr_callmsg(&x, &m) && xdr_nlm_testargs(&x, &ga);
+	xdr_destroy(&x);
+	CU_ASSERT_FATAL(ok);
+	CU_ASSERT_EQUAL(m.rm_call.cb_vers, NLM_VERSX);
+	CU_ASSERT_EQUAL(m.rm_call.cb_proc, NLMPROC_GRANTED_MSG);
+	CU_ASSERT_EQUAL(ga.alock.svid, 7);
+	CU_ASSERT_EQUAL(ga.alock.l_offset, 0x7fffff00u);
+	CU_ASSERT_EQUAL(ga.alock.l_len, 0x1000);
+	CU_ASSERT(ga.exclusive);
+	memset(&r, 0, sizeof(r));
+	r.cookie = ga.cookie;
+	r.stat.stat = nlm_granted;
+	(void)ts_send_vers(NLM_VERSX, NLMPROC_GRANTED_RES, XDRPROC(xdr_nlm_res),
+	    &r);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_drain(), 1);		/* its void reply */
+	xdr_free(XDRPROC(xdr_nlm_testargs), (char *)&ga);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_pending, 0);
+	CU_ASSERT_EQUAL(ct.ct_waiters, 0);
+	CU_ASSERT_EQUAL(ct.ct_locks, 1);
+	CU_ASSERT_EQUAL(t_v4_test("hostC", 3, "f", 0x100000000ull, 1, NULL),
+	    NLM4_DENIED);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -687,7 +766,9 @@ ts_register_requests(void)
 	    CU_add_test(s, "v1/v3 answers past 32 bits are counted",
 	    test_v1_replies_counted) == NULL ||
 	    CU_add_test(s, "NM_LOCK never blocks", test_nm_lock_never_blocks) ==
-	    NULL)
+	    NULL ||
+	    CU_add_test(s, "v3 GRANTED_MSG echoes the range, GRANTED_RES confirms",
+	    test_v3_granted_res) == NULL)
 		return -1;
 	return 0;
 }
