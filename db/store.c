@@ -153,6 +153,29 @@ store_dberr_clear(struct store *st)
 	pthread_mutex_unlock(&st->st_emu);
 }
 
+/*
+ * The error behind a failure that is the operator's to mend where the
+ * files are, not a damaged store: the file system full (or the quota
+ * used up), read-only, or a permission.  Berkeley DB names it in its
+ * messages ("write: ...: No space left on device", "PANIC: ...") also
+ * when what it returns is DB_RUNRECOVERY: a write that failed during
+ * recovery panics the environment.  0: none of these.
+ */
+static int
+store_sys_cause(int rc, const char *text)
+{
+	static const int eno[] = { ENOSPC, EDQUOT, EROFS, EACCES, EPERM };
+	size_t i;
+
+	for (i = 0; i < sizeof(eno) / sizeof(eno[0]); i++)
+		if (rc == eno[i])
+			return rc;
+	for (i = 0; i < sizeof(eno) / sizeof(eno[0]); i++)
+		if (strstr(text, strerror(eno[i])) != NULL)
+			return eno[i];
+	return 0;
+}
+
 const char *
 store_last_error(struct store *st)
 {
@@ -171,9 +194,10 @@ store_last_error(struct store *st)
 	}
 	/*
 	 * A system error (a full or failing disk, a permission) is the
-	 * operator's to fix, where the files are.
+	 * operator's to fix, where the files are; also when Berkeley DB
+	 * panicked on it (DB_RUNRECOVERY, its messages naming the error).
 	 */
-	if (rc > 0) {
+	if (rc > 0 || store_sys_cause(rc, dberr) != 0) {
 		store_cat(st->st_lasterr, sizeof(st->st_lasterr),
 		    "; state directory ");
 		store_cat(st->st_lasterr, sizeof(st->st_lasterr), st->st_dir);
@@ -813,15 +837,47 @@ store_none_forget(struct store *st, char *err, size_t errlen)
  * A failed open's message ends with where an operator reads on, unless
  * it says what to do itself (those of store_files_check and the like):
  * Berkeley DB's own ends with "run database recovery", which nlmd did.
+ * A full or read-only file system, or a permission, is said as such:
+ * recovery panics on a write that fails (DB_RUNRECOVERY), which read as
+ * a damaged store -- and an operator who believed it would restore a
+ * copy or start empty, losing locks, where freeing space was all it
+ * took.
  */
 static void
-store_open_hint(enum store_status s, char *err, size_t errlen)
+store_open_hint(struct store *st, enum store_status s, char *err,
+    size_t errlen)
 {
 	size_t len = strlen(err);
+	int rc = st->st_lastrc;
 
 	if ((s != STORE_FATAL && s != STORE_IO && s != STORE_CORRUPT) ||
 	    strstr(err, "refusing") != NULL)
 		return;
+	switch (store_sys_cause(rc, err)) {
+	case ENOSPC:
+	case EDQUOT:
+		snprintf(err + len, errlen - len, " -- the file system of %s "
+		    "is full (or the quota used up); the store is not "
+		    "damaged: free space there and start nlmd again (besides "
+		    "its databases it needs room for Berkeley DB's region "
+		    "files, about the cache size plus 3 MiB, rebuilt at "
+		    "every start, and for its log to go on to a new 16 MiB "
+		    "file): see README, \"The state directory\"", st->st_dir);
+		return;
+	case EROFS:
+		snprintf(err + len, errlen - len, " -- the file system of %s "
+		    "is read-only; the store is not damaged: make it "
+		    "writable and start nlmd again", st->st_dir);
+		return;
+	case EACCES:
+	case EPERM:
+		snprintf(err + len, errlen - len, " -- nlmd (uid %u) may not "
+		    "write %s or a file in it; the store is not damaged: "
+		    "give the directory (mode 0700) and its files (0600) to "
+		    "the user nlmd runs as, then start nlmd again",
+		    (unsigned)geteuid(), st->st_dir);
+		return;
+	}
 	snprintf(err + len, errlen - len, "%s", s == STORE_IO ?
 	    " -- unless the file system is full, read-only or denies "
 	    "access, a file of the store is damaged or missing: see "
@@ -920,7 +976,7 @@ store_open(const struct store_config *cf, struct store **stp, char *err,
 	    (s = store_ckp_start(st, cf->sc_checkpoint_sec != 0 ?
 	    cf->sc_checkpoint_sec : STORE_CKP_SEC_DEFAULT, err, errlen)) !=
 	    STORE_OK) {
-		store_open_hint(s, err, errlen);
+		store_open_hint(st, s, err, errlen);
 		store_destroy(st);
 		return s;
 	}

@@ -32,6 +32,7 @@
 
 static atomic_bool log_wfail;
 static atomic_uint log_wfailed;	/* writes failed while armed */
+static atomic_int log_werrno = EIO; /* the errno they fail with */
 
 /* Is fd a Berkeley DB log file (log.NNNNNNNNNN)? */
 static bool
@@ -56,7 +57,7 @@ pwrite(int fd, const void *buf, size_t len, off_t off)
 
 	if (atomic_load(&log_wfail) && is_log_fd(fd)) {
 		atomic_fetch_add(&log_wfailed, 1);
-		errno = EIO;
+		errno = atomic_load(&log_werrno);
 		return -1;
 	}
 	if (real == NULL)
@@ -71,7 +72,7 @@ write(int fd, const void *buf, size_t len)
 
 	if (atomic_load(&log_wfail) && is_log_fd(fd)) {
 		atomic_fetch_add(&log_wfailed, 1);
-		errno = EIO;
+		errno = atomic_load(&log_werrno);
 		return -1;
 	}
 	if (real == NULL)
@@ -86,6 +87,7 @@ static int
 teardown(void)
 {
 	atomic_store(&log_wfail, false);
+	atomic_store(&log_werrno, EIO);
 	stt_drop(&dir, &st);
 	return 0;
 }
@@ -168,6 +170,77 @@ test_write_close(void)
 	failed_write(STORE_LOG, true);
 }
 
+/*
+ * A store that cannot write its log at open (the file system full, or
+ * read-only): the open fails, and its message says so and what to do --
+ * not that a file of the store is damaged (Berkeley DB's recovery
+ * panics on the failed write, DB_RUNRECOVERY, which the message took for
+ * damage: an operator would restore a copy, or start empty, losing
+ * every lock, where freeing space was all it took).  The space given
+ * back, the store opens with what it held.
+ */
+static void
+open_failing(int eno, const char *want)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "a", 0, 0, true, 1);
+	struct store_config cf;
+	struct stt_snap ss;
+	struct store *st2 = NULL;
+	enum store_status s;
+	char err[2048];
+
+	stt_fresh(&dir, &st);
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL_FATAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
+	store_close(st);
+	st = NULL;
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_dir = dir;
+	atomic_store(&log_werrno, eno);
+	atomic_store(&log_wfailed, 0);
+	atomic_store(&log_wfail, true);
+	err[0] = '\0';
+	s = store_open(&cf, &st2, err, sizeof(err));
+	atomic_store(&log_wfail, false);
+	atomic_store(&log_werrno, EIO);
+	CU_ASSERT(atomic_load(&log_wfailed) > 0);
+	CU_ASSERT_NOT_EQUAL(s, STORE_OK);
+	CU_ASSERT_PTR_NULL(st2);
+	if (s == STORE_OK) {
+		store_close(st2);
+		return;
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, strerror(eno)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, dir));
+	CU_ASSERT_PTR_NULL(strstr(err, "a file of the store is damaged"));
+	if (strstr(err, want) == NULL ||
+	    strstr(err, "a file of the store is damaged") != NULL)
+		printf("\n    %s ", err);
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 1);
+	stt_snap_free(&ss);
+}
+
+static void
+test_open_full(void)
+{
+	open_failing(ENOSPC, "is full");
+}
+
+static void
+test_open_rofs(void)
+{
+	open_failing(EROFS, "read-only");
+}
+
+static void
+test_open_denied(void)
+{
+	open_failing(EACCES, "may not write");
+}
+
 int
 stt_register_writefail(void)
 {
@@ -180,7 +253,13 @@ stt_register_writefail(void)
 	    !CU_add_test(s, "flushed (sync): a failed commit never comes "
 	    "back", test_write_sync) ||
 	    !CU_add_test(s, "a failed commit, then the store closed: it "
-	    "never comes back", test_write_close))
+	    "never comes back", test_write_close) ||
+	    !CU_add_test(s, "open, the file system full: says so, not that "
+	    "the store is damaged", test_open_full) ||
+	    !CU_add_test(s, "open, the file system read-only: says so",
+	    test_open_rofs) ||
+	    !CU_add_test(s, "open, permission denied: says so",
+	    test_open_denied))
 		return -1;
 	return 0;
 }
