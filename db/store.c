@@ -1015,8 +1015,10 @@ store_epoch_begin(struct store *st, uint64_t min_epoch, uint64_t *epochp,
 	store_require_flush(st);
 	if ((s = store_put_epoch(st, epoch)) != STORE_OK ||
 	    (s = store_commit(st)) != STORE_OK) {
-		snprintf(err, errlen, "cannot store epoch %llu: %s",
-		    (unsigned long long)epoch, store_strerror(s));
+		/* Why (a full disk, say) and where, not only that. */
+		snprintf(err, errlen, "cannot store epoch %llu: %s: %s",
+		    (unsigned long long)epoch, store_strerror(s),
+		    store_last_error(st));
 		return s;
 	}
 	*epochp = epoch;

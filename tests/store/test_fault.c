@@ -5,6 +5,7 @@
  */
 #include "stt.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -185,7 +186,7 @@ test_fault_epoch(void)
 {
 	struct store_info si;
 	uint64_t e = 0;
-	char err[256];
+	char err[1024];
 	unsigned n;
 	enum store_status s;
 
@@ -202,6 +203,16 @@ test_fault_epoch(void)
 			break;
 		CU_ASSERT_EQUAL(s, STORE_IO);
 		CU_ASSERT(err[0] != '\0');
+		/*
+		 * Why, and where: a full disk at the start's first commit
+		 * said only "cannot store epoch 2: store operation failed;
+		 * transaction aborted".
+		 */
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, strerror(EIO)));
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, dir));
+		if (strstr(err, strerror(EIO)) == NULL ||
+		    strstr(err, dir) == NULL)
+			printf("\n    %s ", err);
 		store_info(st, &si);
 		CU_ASSERT_EQUAL(si.si_epoch, 1);
 		reopen();
