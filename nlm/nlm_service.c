@@ -27,39 +27,165 @@ nlm_load_host(const struct store_host *sh, void *arg)
 	return 0;
 }
 
+/* Room for why a stored record stops the load. */
+#define NLM_LOAD_ERR_MAX	512
+
+/*
+ * What stands in the way of a stored record that would not load: the
+ * records loaded before it on its file that it overlaps as its owner's,
+ * or conflicts with as another owner's.
+ */
+struct nlm_clash {
+	const struct lk_record	*cl_rc;
+	size_t			 cl_n;		/* in its way */
+	size_t			 cl_same;	/* of them, of its epoch */
+	struct lk_record	 cl_other;	/* one of those (scalars) */
+};
+
+/* The last byte of a lock's range (len 0: to the end). */
+static uint64_t
+nlm_rec_last(const struct lk_record *rc)
+{
+	if (rc->rc_len == 0 || rc->rc_len - 1 > UINT64_MAX - rc->rc_start)
+		return UINT64_MAX;
+	return rc->rc_start + rc->rc_len - 1;
+}
+
+static bool
+nlm_rec_same_owner(const struct lk_record *a, const struct lk_record *b)
+{
+	return a->rc_host == b->rc_host && a->rc_ohlen == b->rc_ohlen &&
+	    (a->rc_ohlen == 0 || memcmp(a->rc_oh, b->rc_oh, a->rc_ohlen) ==
+	    0) && (a->rc_kind == LK_REC_SHARE || a->rc_svid == b->rc_svid);
+}
+
+static void
+nlm_clash_note(struct nlm_clash *cl, const struct lk_record *o)
+{
+	cl->cl_n++;
+	if (o->rc_epoch == cl->cl_rc->rc_epoch) {
+		if (cl->cl_same++ == 0)
+			cl->cl_other = *o;
+	} else if (cl->cl_n - cl->cl_same == 1 && cl->cl_same == 0)
+		cl->cl_other = *o;
+}
+
+static int
+nlm_clash_lock(const struct lk_record *o, void *arg)
+{
+	struct nlm_clash *cl = arg;
+	const struct lk_record *rc = cl->cl_rc;
+
+	if (rc->rc_kind != LK_REC_LOCK || o->rc_start > nlm_rec_last(rc) ||
+	    rc->rc_start > nlm_rec_last(o))
+		return 0;
+	if (nlm_rec_same_owner(rc, o) || rc->rc_excl || o->rc_excl)
+		nlm_clash_note(cl, o);
+	return 0;
+}
+
+static int
+nlm_clash_share(const struct lk_record *o, void *arg)
+{
+	struct nlm_clash *cl = arg;
+	const struct lk_record *rc = cl->cl_rc;
+
+	if (rc->rc_kind != LK_REC_SHARE)
+		return 0;
+	if (nlm_rec_same_owner(rc, o) || (rc->rc_access & o->rc_deny) != 0 ||
+	    (rc->rc_deny & o->rc_access) != 0)
+		nlm_clash_note(cl, o);
+	return 0;
+}
+
 /*
  * A stored lock or share comes back reclaimable.  One that cannot be
  * loaded beside those loaded before it (LK_INVAL: it conflicts with
  * another owner's) is dropped, from the table and the store, with a
- * warning.  Such pairs are made legitimately: a reclaim granted over
- * another owner's reclaimable record (one of the same host under
- * reclaim-check conflict, anyone's under off) leaves both in the store,
- * the live one and the one it overrode, and at the next restart both are
+ * warning -- when such a pair can have been made by nlmd.  Such pairs
+ * are made legitimately: a reclaim granted over another owner's
+ * reclaimable record (one of the same host under reclaim-check
+ * conflict, anyone's under off) leaves both in the store, the live one
+ * and the one it overrode, and at the next restart both are
  * reclaimable, which lockcore refuses.  Refusing to start instead would
  * keep nlmd down for good.  (Which of the two stays follows the store's
  * key order; under conflict both are one host's.)
+ *
+ * Such a pair is always of two epochs: the reclaim took the epoch of
+ * its start, the record it overrode was loaded from an earlier one, and
+ * records granted in one epoch never conflict.  A record that is in
+ * the way of one of its own epoch, or of none at all (a range or mode
+ * that does not load), was not written so by nlmd: the store is
+ * damaged (one byte of locks.db, which has no page checksums, made a
+ * lock's length cover its whole file; every other client's lock on it
+ * was then dropped and deleted, and nlmd started without them).  That
+ * stops the start, deleting nothing.
  */
 static int
 nlm_load_record(const struct lk_record *rc, void *arg)
 {
 	struct lk_record r = *rc;
+	struct lk_scan_cbs cbs;
+	struct nlm_clash cl;
 	enum lk_status st;
+	const char *kind = rc->rc_kind == LK_REC_LOCK ? "lock" : "share";
 	char *err = arg;
 
 	r.rc_reclaim = 1;
-	if ((st = lk_table_load(nlm->n_table, &r, 1, NULL)) == LK_INVAL &&
-	    store_del_record(nlm->n_store, rc) == STORE_OK) {
-		log_warnx("stored %s of host %llu (svid %d, offset %llu) "
-		    "conflicts with one loaded before it: dropped",
-		    rc->rc_kind == LK_REC_LOCK ? "lock" : "share",
-		    (unsigned long long)rc->rc_host, (int)rc->rc_svid,
-		    (unsigned long long)rc->rc_start);
-		return 0;
+	st = lk_table_load(nlm->n_table, &r, 1, NULL);
+	if (st == LK_INVAL) {
+		memset(&cl, 0, sizeof(cl));
+		cl.cl_rc = rc;
+		memset(&cbs, 0, sizeof(cbs));
+		cbs.sc_lock = nlm_clash_lock;
+		cbs.sc_share = nlm_clash_share;
+		cbs.sc_arg = &cl;
+		(void)lk_file_records(nlm->n_table, rc->rc_fh, rc->rc_fhlen,
+		    &cbs);
+		if (cl.cl_n == 0 || cl.cl_same > 0) {
+			char why[256];
+
+			if (cl.cl_n == 0)
+				snprintf(why, sizeof(why), "does not load "
+				    "(its range, mode or access)");
+			else
+				snprintf(why, sizeof(why), "conflicts with "
+				    "the %s of host %llu (svid %d, offset %llu, "
+				    "length %llu) of the same epoch%s", kind,
+				    (unsigned long long)cl.cl_other.rc_host,
+				    (int)cl.cl_other.rc_svid,
+				    (unsigned long long)cl.cl_other.rc_start,
+				    (unsigned long long)cl.cl_other.rc_len,
+				    cl.cl_same > 1 ? " and others" : "");
+			snprintf(err, NLM_LOAD_ERR_MAX, "stored %s of host "
+			    "%llu (svid %d, offset %llu, length %llu, epoch "
+			    "%llu) %s, which nlmd never stores: %s is "
+			    "damaged; refusing to start, nothing changed (see "
+			    "README, \"When the store is damaged\")", kind,
+			    (unsigned long long)rc->rc_host, (int)rc->rc_svid,
+			    (unsigned long long)rc->rc_start,
+			    (unsigned long long)rc->rc_len,
+			    (unsigned long long)rc->rc_epoch, why,
+			    rc->rc_kind == LK_REC_LOCK ? "locks.db" :
+			    "shares.db");
+			return 1;
+		}
+		if (store_del_record(nlm->n_store, rc) == STORE_OK) {
+			log_warnx("stored %s of host %llu (svid %d, offset "
+			    "%llu, epoch %llu) conflicts with one loaded "
+			    "before it (host %llu, epoch %llu): dropped",
+			    kind, (unsigned long long)rc->rc_host,
+			    (int)rc->rc_svid,
+			    (unsigned long long)rc->rc_start,
+			    (unsigned long long)rc->rc_epoch,
+			    (unsigned long long)cl.cl_other.rc_host,
+			    (unsigned long long)cl.cl_other.rc_epoch);
+			return 0;
+		}
 	}
 	if (st != LK_OK) {
-		snprintf(err, 256, "stored %s of host %llu: %s",
-		    rc->rc_kind == LK_REC_LOCK ? "lock" : "share",
-		    (unsigned long long)rc->rc_host, lk_strerror(st));
+		snprintf(err, NLM_LOAD_ERR_MAX, "stored %s of host %llu: %s",
+		    kind, (unsigned long long)rc->rc_host, lk_strerror(st));
 		return 1;
 	}
 	if (rc->rc_kind == LK_REC_LOCK)
@@ -73,7 +199,7 @@ nlm_load_record(const struct lk_record *rc, void *arg)
 static int
 nlm_load(char *err, size_t errlen)
 {
-	char why[256] = "";
+	char why[NLM_LOAD_ERR_MAX] = "";
 	enum store_status st;
 
 	st = store_hosts_load(nlm->n_store, nlm_load_host, NULL, err, errlen);
@@ -150,6 +276,8 @@ nlm_init(struct ev_loop *loop, struct onc_out *clnt, struct store *st,
 	if (gethostname(nlm->n_myname, sizeof(nlm->n_myname) - 1) == -1)
 		snprintf(nlm->n_myname, sizeof(nlm->n_myname), "nlmd");
 	if (nlm_load(err, errlen) == -1) {
+		/* Nothing the load staged (drops) is to be kept. */
+		store_abort(st);
 		nlm_shutdown();
 		return -1;
 	}

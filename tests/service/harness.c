@@ -224,6 +224,16 @@ ts_skip(void)
 void
 ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 {
+	char err[1024];
+
+	CU_ASSERT_FATAL(ts_start_try(cbmode, give_up_sec, err,
+	    sizeof(err)) == 0);
+}
+
+int
+ts_start_try(enum nlm_cbmode cbmode, unsigned give_up_sec, char *ierr,
+    size_t ierrlen)
+{
 	struct onc_srv_limits lim;
 	struct nlm_config nc;
 	uint64_t epoch;
@@ -262,8 +272,13 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	nc.nc_host_idle_sec = 600;
 	nc.nc_lk_alloc = st_lk_alloc;
 	nc.nc_turn_changes = st_turn_changes;
-	CU_ASSERT_FATAL(nlm_init(loop, clnt, fake_store(), &nc, err,
-	    sizeof(err)) == 0);
+	if (nlm_init(loop, clnt, fake_store(), &nc, ierr, ierrlen) != 0) {
+		onc_srv_free(srv);
+		onc_out_free(clnt);
+		ev_loop_free(loop);
+		ev_set_clock(NULL);
+		return -1;
+	}
 	CU_ASSERT_FATAL(nlm_register(srv) == ONC_OK);
 	CU_ASSERT_FATAL(onc_srv_listen(srv, LO, 0, &srv_port, err,
 	    sizeof(err)) == ONC_OK);
@@ -277,6 +292,7 @@ ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 	/* The load and grace start of nlm_init() are a turn of their own. */
 	nlm_turn_end(srv);
 	fake_send_reset();
+	return 0;
 }
 
 void

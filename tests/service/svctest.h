@@ -30,6 +30,12 @@ void		 ts_accepted(struct rpc_msg *rep, uint32_t xid, xdrproc_t proc,
 bool		 ts_skip(void);
 
 void		 ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec);
+/*
+ * The same, but nlm_init() may fail (the stored records refused): -1
+ * with its message in err, and nothing started (no ts_stop()).
+ */
+int		 ts_start_try(enum nlm_cbmode cbmode, unsigned give_up_sec,
+		    char *err, size_t errlen);
 /* The lock table's allocator at the next ts_start()s (NULL: malloc). */
 struct lk_allocator;
 void		 ts_lk_alloc(const struct lk_allocator *);

@@ -3010,6 +3010,100 @@ test_tokens_restart(void)
 }
 
 
+/*
+ * Two stored locks on one file that conflict: lock A of host 1 (svid 1,
+ * [0, 10), exclusive, epoch ea) and lock B of host hb (svid 2, [5, 10),
+ * exclusive, epoch eb); the store's epoch is 2.  Starts the service:
+ * what ts_start_try() returned, its message in err.
+ */
+static int
+t_load_pair(uint64_t ea, uint64_t hb, uint64_t eb, char *err, size_t errlen)
+{
+	struct lk_record a, b;
+
+	t_reset();
+	memset(&a, 0, sizeof(a));
+	a.rc_kind = LK_REC_LOCK;
+	a.rc_host = 1;
+	a.rc_svid = 1;
+	a.rc_oh = "ownA";
+	a.rc_ohlen = 4;
+	a.rc_fh = "clashf";
+	a.rc_fhlen = 6;
+	a.rc_start = 0;
+	a.rc_len = 10;
+	a.rc_excl = 1;
+	a.rc_token = 1;
+	a.rc_epoch = ea;
+	b = a;
+	b.rc_host = hb;
+	b.rc_svid = 2;
+	b.rc_oh = "ownB";
+	b.rc_start = 5;
+	b.rc_len = 5;
+	b.rc_token = 2;
+	b.rc_epoch = eb;
+	CU_ASSERT(store_put_epoch(fake_store(), 2) == STORE_OK);
+	CU_ASSERT(store_put_token(fake_store(), 100) == STORE_OK);
+	CU_ASSERT(store_put_record(fake_store(), &a) == STORE_OK);
+	CU_ASSERT(store_put_record(fake_store(), &b) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 2);
+	err[0] = '\0';
+	return ts_start_try(NLM_CB_MSG, 0, err, errlen);
+}
+
+/*
+ * A pair nlmd makes: a reclaim granted in epoch 2 over another owner's
+ * record of epoch 1 (one host, reclaim-check conflict), both stored when
+ * nlmd restarted in grace.  One of them is dropped, and nlmd starts.
+ */
+static void
+test_load_clash_made(void)
+{
+	char err[1024];
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_EQUAL_FATAL(t_load_pair(2, 1, 1, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	ts_stop();
+}
+
+/*
+ * A pair of one epoch that conflicts, which nlmd never stores: a
+ * damaged locks.db (one byte made a lock's length cover its file; every
+ * other client's lock there was dropped, deleted, and nlmd started
+ * without them).  The start is refused, saying so, and the store keeps
+ * both.
+ */
+static void
+test_load_clash_damaged(void)
+{
+	char err[1024];
+	int rc;
+
+	if (ts_skip())
+		return;
+	rc = t_load_pair(1, 2, 1, err, sizeof(err));
+	CU_ASSERT_EQUAL(rc, -1);
+	if (rc == 0)
+		ts_stop();
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "locks.db is damaged"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "refusing to start"));
+	if (strstr(err, "locks.db is damaged") == NULL)
+		printf("\n    err: %s ", err);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 2);
+	CU_ASSERT_EQUAL(fake_store_staged(), 0);
+	/* Of one host, the same. */
+	rc = t_load_pair(1, 1, 1, err, sizeof(err));
+	CU_ASSERT_EQUAL(rc, -1);
+	if (rc == 0)
+		ts_stop();
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "locks.db is damaged"));
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 2);
+}
+
 /* ---- one owner's overlapping waiters; give-up; counters ---- */
 
 /* Take every GRANTED_MSG waiting; returns how many, args into ta[]. */
@@ -3585,6 +3679,10 @@ ts_register_turn(void)
 	    test_release_count) == NULL ||
 	    CU_add_test(s, "tokens increase across a restart",
 	    test_tokens_restart) == NULL ||
+	    CU_add_test(s, "stored locks in conflict, of two epochs: one "
+	    "dropped", test_load_clash_made) == NULL ||
+	    CU_add_test(s, "stored locks in conflict, of one epoch: a damaged "
+	    "store, the start refused", test_load_clash_damaged) == NULL ||
 	    CU_add_test(s, "sends behind one look-up leave in order",
 	    test_res_order_after_lookup) == NULL ||
 	    CU_add_test(s, "a send error on a retransmission loses a datagram",
