@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -352,6 +353,35 @@ durability_name(int d)
 }
 
 /*
+ * The room the store's log may need beyond what it holds: its next 16 MiB
+ * file while the current one is still kept (README, "The state
+ * directory").
+ */
+#define STORE_ROOM_MIB	32
+
+/*
+ * Less room than that left where the store lives: said at start, where
+ * it can still be made, rather than only when the file system fills and
+ * nlmd stops.
+ */
+static void
+check_store_room(const char *dir)
+{
+	struct statvfs sv;
+	unsigned long long mib;
+
+	if (statvfs(dir, &sv) == -1 || sv.f_blocks == 0)
+		return;
+	mib = (unsigned long long)sv.f_bavail * sv.f_frsize >> 20;
+	if (mib < STORE_ROOM_MIB)
+		log_warnx("state directory %s: %llu MiB free on its file "
+		    "system, less than the %u MiB the store's log may need "
+		    "(16 MiB files, two at times): when it fills, nlmd stops "
+		    "(see README, \"The state directory\")", dir, mib,
+		    STORE_ROOM_MIB);
+}
+
+/*
  * Open the store (recovering it), then begin this start's epoch (the NSM
  * state number follows from it).  Anything wrong here is fatal: nlmd
  * never serves without its state.
@@ -382,6 +412,7 @@ setup_store(struct nlmd *d)
 	    (unsigned long long)si.si_open_ms,
 	    (unsigned long long)si.si_recover_ms,
 	    (unsigned long long)si.si_fold_ms, (unsigned long long)d->epoch);
+	check_store_room(d->conf.state_dir);
 }
 
 /*
