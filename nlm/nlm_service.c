@@ -160,7 +160,7 @@ nlm_load_record(const struct lk_record *rc, void *arg)
 			snprintf(err, NLM_LOAD_ERR_MAX, "stored %s of host "
 			    "%llu (svid %d, offset %llu, length %llu, epoch "
 			    "%llu) %s, which nlmd never stores: %s is "
-			    "damaged; refusing to start, nothing changed (see "
+			    "damaged; refusing to start, no record changed (see "
 			    "README, \"When the store is damaged\")", kind,
 			    (unsigned long long)rc->rc_host, (int)rc->rc_svid,
 			    (unsigned long long)rc->rc_start,
