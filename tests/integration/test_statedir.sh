@@ -14,8 +14,10 @@
 #      same store starts with every lock it held.
 #   2. The file system filling while nlmd runs, under durability sync and
 #      log: nlmd exits 1 within 20 s with "No space left on device" in its
-#      log, and the state directory's name; after space is freed it starts
-#      again on that store.
+#      log, and the state directory's name; started again while it is
+#      still full, it exits 1 saying the file system is full (not that the
+#      store is damaged); after space is freed it starts again on that
+#      store.
 #   3. A page of hosts.db overwritten with random bytes (the root of its
 #      btree): nlmd exits 1 within 20 s naming hosts.db and README's
 #      "When the store is damaged" (the load's btree search once looped
@@ -186,6 +188,19 @@ for dur in sync log; do
 	    grep -q "No space left on device" "$L"
 	rcheck "full while running ($dur): ... and names the directory" \
 	    grep -q "No space left on device.*; state directory $M/s;" "$L"
+	# Started again before any room is made: the start removes and
+	# rebuilds the region files, and recovery's first write to the log
+	# fails (Berkeley DB panics: DB_RUNRECOVERY).  That once read "a file
+	# of the store is damaged or missing, and recovery cannot mend it".
+	L=$W/full-run-$dur-again.log
+	run_nlmd "$M/s" "$L" --durability=$dur
+	outcome "$L" 20
+	rcheck "still full ($dur): exit 1 (got: $OUT)" test "$OUT" = "exit 1"
+	rcheck "still full ($dur): the log says the file system is full" \
+	    grep -q "No space left on device.* -- the file system of $M/s is \
+full.*the store is not damaged" "$L"
+	rcheck "still full ($dur): ... not that the store is damaged" \
+	    eval '! grep "a file of the store is damaged" "$L"'
 	rm -f "$M/fill"
 	L=$W/full-run-$dur-after.log
 	run_nlmd "$M/s" "$L" --durability=$dur
