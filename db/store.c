@@ -51,6 +51,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -413,6 +414,82 @@ store_files_access(const char *dir, char *err, size_t errlen)
 	return s;
 }
 
+/*
+ * Berkeley DB creates the cache's region file (__db.003) small -- 0.8 MB
+ * at the default cache -- and extends it as pages are cached, up to
+ * about the cache size, writing only the last page of each extension
+ * (and not even failing when that write does).  What lies before is a
+ * hole of a mapped file: on a full file system the first touch of one
+ * is a SIGBUS.  Seen on a tmpfs with 2 MiB left and 12,000 locks taken:
+ * the compactor's fold split a page into such a hole (__bam_split), and
+ * nlmd died without a word, exit status 135.  DB_REGION_INIT fills the
+ * regions when they are created only.  So the open allocates the blocks
+ * the cache's region may grow into (fallocate, the file's size kept):
+ * a file system without room fails the open with ENOSPC instead, and a
+ * running nlmd no longer needs any for its regions.  The file is the
+ * region file whose size is nearest above the mpool region's
+ * (memp_stat: a few KiB past it); one the file system cannot allocate
+ * for (EOPNOTSUPP) is left as it was.
+ * A code.
+ */
+#define STORE_REGION_SLACK	(1u << 20)	/* alignment, the last page */
+#define STORE_REGION_NEAR	(64u << 10)	/* a region file's size past
+						   its region's: the last
+						   page written, alignment */
+
+static int
+store_regions_reserve(struct store *st, const char *dir)
+{
+	char path[PATH_MAX], best[NAME_MAX + 1] = "";
+	DB_MPOOL_STAT *ms;
+	unsigned long long regsize, regmax, size, bestsize = 0;
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+	int fd, rc = 0;
+
+	if ((rc = st->st_env->memp_stat(st->st_env, &ms, NULL, 0)) != 0)
+		return rc;
+	regsize = (unsigned long long)ms->st_regsize;
+	regmax = (unsigned long long)ms->st_regmax;
+	free(ms);
+	if (regmax <= regsize)
+		return 0;
+	/* The region file nearest above the region's size: the cache's. */
+	if ((d = opendir(dir)) == NULL)
+		return errno;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "__db.", 5) != 0 ||
+		    strlen(de->d_name) >= sizeof(best))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (lstat(path, &sb) == -1 || !S_ISREG(sb.st_mode))
+			continue;
+		size = (unsigned long long)sb.st_size;
+		if (size >= regsize && size < regsize + STORE_REGION_NEAR &&
+		    (best[0] == '\0' || size < bestsize)) {
+			snprintf(best, sizeof(best), "%s", de->d_name);
+			bestsize = size;
+		}
+	}
+	closedir(d);
+	if (best[0] == '\0')
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, best);
+	if ((fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return errno;
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0,
+	    (off_t)(regmax + STORE_REGION_SLACK)) == -1 &&
+	    errno != EOPNOTSUPP && errno != ENOSYS) {
+		rc = errno;
+		snprintf(path, sizeof(path), "fallocate %s/%s: %s", dir, best,
+		    strerror(rc));
+		store_errcall(st->st_env, NULL, path);
+	}
+	close(fd);
+	return rc;
+}
+
 static enum store_status
 store_env_open(struct store *st, const struct store_config *cf, char *err,
     size_t errlen)
@@ -435,6 +512,9 @@ store_env_open(struct store *st, const struct store_config *cf, char *err,
 		s = store_report(st, rc, what, err, errlen);
 		return rc == EBUSY || rc == EAGAIN ? STORE_BUSY : s;
 	}
+	if ((rc = store_regions_reserve(st, cf->sc_dir)) != 0)
+		return store_report(st, rc, "cannot allocate room for the "
+		    "cache's region file", err, errlen);
 	return STORE_OK;
 }
 
