@@ -321,8 +321,10 @@ store_env_config(DB_ENV *env, size_t cache)
 	 * full, that is a SIGBUS -- at the load, or later -- and nlmd died
 	 * without a word.  Written in full when created (at every open:
 	 * DB_RECOVER rebuilds them), a full file system fails the open with
-	 * ENOSPC instead.  It costs a write of the regions (~20 MB at the
+	 * ENOSPC instead.  It costs a write of the regions (~19 MB at the
 	 * default cache size) and their pages resident from the start.
+	 * The cache's region is created small and grows as pages are cached:
+	 * store_regions_reserve() allocates the room it grows into.
 	 */
 	return env->set_flags(env, DB_REGION_INIT, 1);
 }
