@@ -382,6 +382,52 @@ check_store_room(const char *dir)
 }
 
 /*
+ * Berkeley DB maps its region files (__db.*) from the state directory.  A
+ * page of one that the file system cannot back -- a hole, the file
+ * system full -- is a SIGBUS at its first touch, and nlmd died without a
+ * word (exit status 135).  The store allocates what it knows to grow
+ * (store_regions_reserve()); should another SIGBUS come, it is said
+ * before the signal takes its course (the default action, re-raised:
+ * the status and any core stay as they were).  Only write(2) here; the
+ * message is made beforehand.  With the log on syslog (no -F), stderr
+ * may lead nowhere.
+ */
+static char	sigbus_msg[PATH_MAX + 256];
+static size_t	sigbus_len;
+
+static void
+on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)si;
+	(void)uc;
+	if (write(STDERR_FILENO, sigbus_msg, sigbus_len) == -1)
+		sigbus_len = 0;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+setup_sigbus(const char *dir)
+{
+	struct sigaction sa;
+	int n;
+
+	n = snprintf(sigbus_msg, sizeof(sigbus_msg), "nlmd: SIGBUS: a page "
+	    "of a mapped file could not be had -- is the file system of "
+	    "the state directory %s full? (Berkeley DB maps its __db.* "
+	    "files there); nlmd stops, the store recovers at the next "
+	    "start\n", dir);
+	sigbus_len = n < 0 ? 0 : (size_t)n < sizeof(sigbus_msg) ?
+	    (size_t)n : sizeof(sigbus_msg) - 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, NULL) == -1)
+		log_warn("sigaction SIGBUS");
+}
+
+/*
  * Open the store (recovering it), then begin this start's epoch (the NSM
  * state number follows from it).  Anything wrong here is fatal: nlmd
  * never serves without its state.
@@ -393,6 +439,7 @@ setup_store(struct nlmd *d)
 	struct store_info si;
 	char err[2048];
 
+	setup_sigbus(d->conf.state_dir);
 	memset(&sc, 0, sizeof(sc));
 	sc.sc_dir = d->conf.state_dir;
 	sc.sc_durability = d->conf.durability == CONFIG_DURABILITY_LOG ?

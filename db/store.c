@@ -53,6 +53,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,16 @@ store_status_of(struct store *st, int rc)
 		/* EINVAL too: our arguments were checked before the call. */
 		return STORE_IO;
 	}
+}
+
+void
+store_thread_sigset(sigset_t *ss)
+{
+	sigfillset(ss);
+	sigdelset(ss, SIGBUS);
+	sigdelset(ss, SIGSEGV);
+	sigdelset(ss, SIGFPE);
+	sigdelset(ss, SIGILL);
 }
 
 /* Append src to the string in dst[size], as much as fits. */

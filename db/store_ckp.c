@@ -332,14 +332,14 @@ store_ckp_free(struct store_ckp *ck)
 	free(ck);
 }
 
-/* Start the thread with every signal blocked. */
+/* Start the thread with every signal blocked but the faults. */
 static int
 store_ckp_spawn(struct store_ckp *ck)
 {
 	sigset_t all, old;
 	int rc;
 
-	sigfillset(&all);
+	store_thread_sigset(&all);
 	if ((rc = pthread_sigmask(SIG_SETMASK, &all, &old)) != 0)
 		return rc;
 	rc = pthread_create(&ck->ck_thread, NULL, store_ckp_main, ck);

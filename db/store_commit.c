@@ -518,7 +518,7 @@ store_commit_start(struct store *st, char *err, size_t errlen)
 	if (st->st_durability != STORE_SYNC)
 		return STORE_OK;	/* the loop commits (HOW IT WORKS) */
 	/* Signals are the event loop's. */
-	sigfillset(&all);
+	store_thread_sigset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&st->st_cthread, NULL, store_committer, st);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

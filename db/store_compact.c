@@ -611,7 +611,7 @@ store_compactor_start(struct store *st, char *err, size_t errlen)
 	sigset_t all, old;
 	int rc;
 
-	sigfillset(&all);
+	store_thread_sigset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	rc = pthread_create(&st->st_kthread, NULL, store_compactor, st);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -18,6 +18,7 @@
 #define NLMD_DB_STORE_IMPL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -394,6 +395,16 @@ enum store_status store_ckp_start(struct store *st, unsigned period_sec,
 	    char *err, size_t errlen);
 /* Stop and join the thread, close its handle; safe on NULL. */
 void	store_ckp_stop(struct store_ckp *ck);
+
+/*
+ * What db/'s threads block: every signal (they are the event loop's),
+ * but the faults (SIGBUS, SIGSEGV, SIGFPE, SIGILL).  A fault in a thread
+ * that blocks it is not blocked: the kernel resets it to its default
+ * action, and the process's handler never ran -- a SIGBUS from a mapped
+ * region file the full file system could not back killed nlmd without
+ * its message.
+ */
+void	store_thread_sigset(sigset_t *ss);
 /*
  * Checkpoints done, log files removed and syncs of the log near a file's
  * end (STORE_CKP_NEAR_MS) so far (any thread).
