@@ -70,7 +70,8 @@ struct onc_srv_stats {
 	uint64_t	garbage;	/* undecodable messages dropped */
 	uint64_t	oversize;	/* TCP records over the limit */
 	uint64_t	noprog;		/* PROG_UNAVAIL / PROG_MISMATCH */
-	uint64_t	badauth;	/* credential flavour refused */
+	uint64_t	badauth;	/* credentials refused (flavour, or
+					   a malformed AUTH_SYS body) */
 	uint64_t	conns_open;	/* TCP connections now */
 	uint64_t	conns_total;	/* TCP connections accepted */
 	uint64_t	conns_refused;	/* over max_conns */

@@ -231,6 +231,36 @@ onc_check_version(struct onc_ctx *cx, SVCXPRT *xp, const uint8_t *msg,
 	return 1;
 }
 
+/*
+ * Is the credential's body an AUTH_SYS one (RFC 5531, appendix A)?  A
+ * stamp, a machine name of 255 bytes at most, uid, gid and 16 gids at
+ * most, all within the credential's length.  nlmd trusts none of it (a
+ * caller is its address and the names in its arguments), but a body
+ * that breaks those bounds is no AUTH_SYS credential, and libtirpc's
+ * svc and the Linux kernel's both refuse it (AUTH_BADCRED) rather than
+ * serve the call.  Bytes after the gids are let be, as libtirpc does.
+ */
+static bool
+onc_authsys_ok(const struct opaque_auth *oa)
+{
+	const uint8_t *p = (const uint8_t *)oa->oa_base;
+	size_t len = oa->oa_length, off;
+	uint32_t n;
+
+	if (len < 8)
+		return false;
+	memcpy(&n, p + 4, 4);			/* the name's length */
+	if ((n = ntohl(n)) > 255)
+		return false;
+	off = 8 + ((n + 3) & ~3u);
+	if (len < off + 12)
+		return false;
+	memcpy(&n, p + off + 8, 4);		/* how many gids */
+	if ((n = ntohl(n)) > 16)
+		return false;
+	return off + 12 + 4 * (size_t)n <= len;
+}
+
 void
 onc_dispatch(struct onc_ctx *cx, uint8_t *msgbuf, size_t len)
 {
@@ -259,6 +289,12 @@ onc_dispatch(struct onc_ctx *cx, uint8_t *msgbuf, size_t len)
 	cx->cx_call.rc_flavor = (uint32_t)msg.rm_call.cb_cred.oa_flavor;
 	if (msg.rm_call.cb_cred.oa_flavor != AUTH_NONE &&
 	    msg.rm_call.cb_cred.oa_flavor != AUTH_SYS) {
+		rs->rs_stats.badauth++;
+		svcerr_auth(&xp, AUTH_BADCRED);
+		goto out;
+	}
+	if (msg.rm_call.cb_cred.oa_flavor == AUTH_SYS &&
+	    !onc_authsys_ok(&msg.rm_call.cb_cred)) {
 		rs->rs_stats.badauth++;
 		svcerr_auth(&xp, AUTH_BADCRED);
 		goto out;

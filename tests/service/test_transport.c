@@ -925,6 +925,136 @@ test_udp_full_counted(void)
 }
 
 /*
+ * A NULL call to 100021 v4 with an AUTH_SYS credential (RFC 5531,
+ * appendix A) whose machine name is `namelen' bytes and which lists
+ * `ngids' gids, its length word `credlen' (0: the body's own); the
+ * message's length.
+ */
+static size_t
+tt_authsys_call(uint8_t *buf, uint32_t namelen, uint32_t ngids,
+    uint32_t credlen)
+{
+	uint32_t w[6] = {
+		htonl(++tt.xid), htonl(CALL), htonl(2), htonl(100021),
+		htonl(4), htonl(0),
+	};
+	size_t body = 4 + 4 + ((namelen + 3) & ~3u) + 12 + 4 * ngids;
+	size_t len = 0;
+	uint32_t v;
+
+	memcpy(buf, w, sizeof(w));
+	len = sizeof(w);
+	v = htonl(AUTH_SYS);
+	memcpy(buf + len, &v, 4); len += 4;
+	v = htonl(credlen != 0 ? credlen : (uint32_t)body);
+	memcpy(buf + len, &v, 4); len += 4;
+	v = htonl(12345);			/* stamp */
+	memcpy(buf + len, &v, 4); len += 4;
+	v = htonl(namelen);
+	memcpy(buf + len, &v, 4); len += 4;
+	memset(buf + len, 'm', (namelen + 3) & ~3u);
+	len += (namelen + 3) & ~3u;
+	memset(buf + len, 0, 12 + 4 * ngids);	/* uid, gid */
+	v = htonl(ngids);
+	memcpy(buf + len + 8, &v, 4);
+	len += 12 + 4 * ngids;
+	if (credlen != 0)
+		len = len - body + credlen;	/* the length word's bytes */
+	memset(buf + len, 0, 8);		/* AUTH_NONE verifier */
+	return len + 8;
+}
+
+/*
+ * AUTH_SYS credentials are checked against their definition: a machine
+ * name over 255 bytes, more than 16 gids, or fields that run past the
+ * credential's length are no AUTH_SYS credential and get MSG_DENIED
+ * AUTH_ERROR AUTH_BADCRED (as from libtirpc's svc and the Linux
+ * kernel's), the call not served; names and gids at their bounds are
+ * served.  They used to be served whatever the credential held.
+ */
+static void
+test_authsys_bounds(void)
+{
+	static const struct {
+		uint32_t	 name, ngids, credlen;
+		int		 ok;
+	} c[] = {
+		{ 0, 0, 0, 1 },
+		{ 255, 16, 0, 1 },
+		{ 9, 3, 0, 1 },
+		{ 256, 0, 0, 0 },
+		{ 300, 0, 0, 0 },
+		{ 9, 17, 0, 0 },
+		{ 9, 3, 20, 0 },	/* the gids run past the body */
+		{ 9, 3, 4, 0 },		/* only the stamp */
+	};
+	struct onc_listener *rl;
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+	uint8_t buf[2048];
+	uint32_t w[6];
+	unsigned before;
+	ssize_t r;
+	size_t i, len;
+	int sfd, cfd, k, one = 1;
+
+	tt_start(64 * 1024, 0);
+	sfd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(sfd != -1);
+	(void)setsockopt(sfd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CU_ASSERT_FATAL(bind(sfd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	CU_ASSERT_FATAL(getsockname(sfd, (struct sockaddr *)&sin, &sl) == 0);
+	rl = &tt.rs->rs_lis[tt.rs->rs_nlis++];
+	rl->rl_fd = sfd;
+	rl->rl_family = AF_INET;
+	rl->rl_xport = ONC_UDP;
+	rl->rl_srv = tt.rs;
+	CU_ASSERT_FATAL(ev_fd_add(tt.loop, sfd, EV_READ, onc_udp_read, rl) ==
+	    0);
+	cfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(cfd != -1);
+	CU_ASSERT_FATAL(connect(cfd, (struct sockaddr *)&sin, sizeof(sin)) ==
+	    0);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		before = tt.calls;
+		len = tt_authsys_call(buf, c[i].name, c[i].ngids,
+		    c[i].credlen);
+		CU_ASSERT_FATAL(send(cfd, buf, len, 0) == (ssize_t)len);
+		r = -1;
+		for (k = 0; k < 10 && r == -1; k++) {
+			(void)ev_run_once(tt.loop, 0);
+			r = recv(cfd, buf, sizeof(buf), MSG_DONTWAIT);
+		}
+		memset(w, 0, sizeof(w));
+		if (r > 0)
+			memcpy(w, buf, (size_t)r < sizeof(w) ? (size_t)r :
+			    sizeof(w));
+		printf("\n    name %u, %u gids, length %u: %s ", c[i].name,
+		    c[i].ngids, c[i].credlen, r == -1 ? "no reply" :
+		    ntohl(w[2]) == MSG_ACCEPTED ? "accepted" :
+		    ntohl(w[3]) == AUTH_ERROR ? "AUTH_ERROR" : "denied");
+		CU_ASSERT_EQUAL(ntohl(w[0]), tt.xid);
+		if (c[i].ok) {
+			CU_ASSERT_EQUAL(r, 24);
+			CU_ASSERT_EQUAL(ntohl(w[2]), MSG_ACCEPTED);
+			CU_ASSERT_EQUAL(tt.calls, before + 1);
+		} else {
+			CU_ASSERT_EQUAL(r, 20);
+			CU_ASSERT_EQUAL(ntohl(w[2]), MSG_DENIED);
+			CU_ASSERT_EQUAL(ntohl(w[3]), AUTH_ERROR);
+			CU_ASSERT_EQUAL(ntohl(w[4]), AUTH_BADCRED);
+			CU_ASSERT_EQUAL(tt.calls, before);
+		}
+	}
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.badauth, 5);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
+/*
  * UNDER RANDOM INPUT (from a review helper's experiments): every call
  * answered exactly once whatever the framing (fragments of any size,
  * empty ones, one byte a turn), chunking, half-closes, full turns and
@@ -1235,7 +1365,9 @@ ts_register_transport(void)
 	    CU_add_test(s, "a peer that left replies unread is reset at the "
 	    "idle sweep", test_idle_unread_reset) == NULL ||
 	    CU_add_test(s, "UDP replies lost to a full buffer are counted",
-	    test_udp_full_counted) == NULL)
+	    test_udp_full_counted) == NULL ||
+	    CU_add_test(s, "AUTH_SYS credentials past their bounds: "
+	    "AUTH_BADCRED", test_authsys_bounds) == NULL)
 		return -1;
 	s = CU_add_suite("transport: random", NULL, NULL);
 	if (s == NULL ||
