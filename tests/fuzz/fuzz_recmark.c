@@ -151,6 +151,26 @@ fz_check_limits(const struct onc_srv *rs)
 
 /* ---- the reference ---- */
 
+/*
+ * An AUTH_SYS body libtirpc decodes (a name of MAX_MACHINE_NAME bytes
+ * at most, NGRPS gids at most, within the credential): what
+ * onc_dispatch() serves, trailing bytes let be.
+ */
+static bool
+fz_authsys_ok(const struct opaque_auth *oa)
+{
+	struct authunix_parms p;
+	bool ok;
+	XDR x;
+
+	memset(&p, 0, sizeof(p));
+	xdrmem_create(&x, oa->oa_base, oa->oa_length, XDR_DECODE);
+	ok = xdr_authunix_parms(&x, &p);
+	xdr_destroy(&x);
+	xdr_free((xdrproc_t)xdr_authunix_parms, (char *)&p);
+	return ok;
+}
+
 /* Would onc_dispatch() hand this record to one of our programs? */
 static bool
 fz_served(const uint8_t *rec, size_t len)
@@ -176,7 +196,8 @@ fz_served(const uint8_t *rec, size_t len)
 	xdrmem_create(&x, (char *)copy, (u_int)len, XDR_DECODE);
 	if (xdr_callmsg(&x, &m) && m.rm_direction == CALL &&
 	    (m.rm_call.cb_cred.oa_flavor == AUTH_NONE ||
-	    m.rm_call.cb_cred.oa_flavor == AUTH_SYS))
+	    (m.rm_call.cb_cred.oa_flavor == AUTH_SYS &&
+	    fz_authsys_ok(&m.rm_call.cb_cred))))
 		for (i = 0; i < sizeof(fz_progs) / sizeof(fz_progs[0]); i++)
 			if (m.rm_call.cb_prog == fz_progs[i][0] &&
 			    m.rm_call.cb_vers == fz_progs[i][1])
