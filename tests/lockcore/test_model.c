@@ -131,6 +131,18 @@ struct m_run {
 	 * lk_split_credit() in lock.c).
 	 */
 	size_t		 over[4];
+	/*
+	 * Extended runs (m_run_ext()): lk_release_range() among the UNLOCKs,
+	 * and lk_host_release_some() of rel_host in pieces between other
+	 * steps (no LOCK or SHARE of it meanwhile, as the contract asks).
+	 */
+	bool		 ext;
+	uint64_t	 rel_host;	/* being released in pieces (0: none) */
+	size_t		 rel_max, rel_left;	/* the piece: max, *leftp */
+	struct m_rec	 rel_rm[MAXREC];	/* the host's records the
+					   table's piece removed */
+	size_t		 rel_nrm;
+	unsigned long	 rel_pieces, rel_hosts, rr_calls, rr_kept;
 };
 
 /* A stored record with its own copies of the bytes. */
@@ -138,6 +150,16 @@ struct m_srec {
 	struct lk_record r;
 	char		 fh[16], oh[16];
 };
+
+#define M_FAIL(m, what)	do {						\
+	if ((m)->failures++ < 5)					\
+		fprintf(stderr, "\nmodel: step %lu (op %d owner %d "	\
+		    "file %d [%d,%d] %s): %s\n", (m)->steps,		\
+		    (m)->last_op, (m)->last_o, (m)->last_f, (m)->last_s, \
+		    (m)->last_e, (m)->last_excl ? "excl" : "shared",	\
+		    (what));						\
+	CU_FAIL(what);							\
+} while (0)
 
 static int
 m_nbytes(const struct m_run *m)
@@ -820,6 +842,57 @@ m_unlock_cancel(struct m_run *m, int o, int f, int s, int e)
 	return m_unlock(m, o, f, s, e);
 }
 
+static void	m_to_rec(const struct m_run *, const struct lk_record *,
+		    struct m_rec *);
+
+/*
+ * Has o a live lock on f overlapping [s, e] with a token later than
+ * `before'?  (The store holds the table's records as of the step's
+ * start, and is checked against the model's bytes at every step.)
+ */
+static bool
+m_later_token(const struct m_run *m, int o, int f, int s, int e,
+    uint64_t before)
+{
+	struct m_rec r;
+	size_t i;
+
+	for (i = 0; i < m->nstore; i++) {
+		m_to_rec(m, &m->store[i].r, &r);
+		if (r.kind == LK_REC_LOCK && !r.reclaim && r.o == o &&
+		    r.f == f && r.s <= e && s <= r.e && r.token > before)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * An operator's release (lk_release_range()): UNLOCK, and o's queued
+ * requests overlapping [s, e] go; with `before', nothing at all when a
+ * live lock of o there was granted after it.
+ */
+static enum lk_status
+m_release_range(struct m_run *m, int o, int f, int s, int e,
+    uint64_t before)
+{
+	int i;
+
+	m->rr_calls++;
+	if (before != 0 && m_later_token(m, o, f, s, e, before)) {
+		m->rr_kept++;
+		return LK_OK;
+	}
+	if (!m_locks_fit(m, o, f, s, e, 0, true))
+		return LK_NOLOCKS;
+	for (i = m->nw - 1; i >= 0; i--)
+		if (!m->w[i].granted && m->w[i].o == o && m->w[i].f == f &&
+		    m->w[i].s <= e && s <= m->w[i].e) {
+			m_drop(m, m->w[i].id);
+			m_wremove(m, i);
+		}
+	return m_unlock(m, o, f, s, e);
+}
+
 /* Everything on file f goes. */
 static void
 m_file_release(struct m_run *m, int f)
@@ -944,6 +1017,52 @@ m_host_release(struct m_run *m, uint64_t host)
 			m_drop(m, m->w[i].id);
 			m_wremove(m, i);
 		}
+	for (f = 0; f < MF; f++)
+		m_grant_pass(m, f);
+}
+
+/*
+ * A piece of lk_host_release_some() of m->rel_host, which the table ran
+ * first (its choice of records is its own): every waiter and unconfirmed
+ * grant of the host goes, and the records the table removed (m->rel_rm),
+ * which must all be the host's; then waiters of others may be granted.
+ */
+static void
+m_release_piece(struct m_run *m)
+{
+	const struct m_rec *r;
+	size_t i;
+	int f, b;
+
+	for (i = (size_t)m->nw; i-- > 0;)
+		if (m_owners[m->w[i].o].host == m->rel_host) {
+			m_drop(m, m->w[i].id);
+			m_wremove(m, (int)i);
+		}
+	if (m->rel_max != SIZE_MAX && m->rel_nrm > m->rel_max)
+		M_FAIL(m, "a piece removed more records than its max");
+	for (i = 0; i < m->rel_nrm; i++) {
+		r = &m->rel_rm[i];
+		if (r->f < 0 || r->o < 0 ||
+		    m_owners[r->o].host != m->rel_host) {
+			M_FAIL(m, "a piece removed another host's record");
+			continue;
+		}
+		if (r->kind == LK_REC_SHARE) {
+			if (r->reclaim)
+				m->rsh_acc[r->f][r->o] =
+				    m->rsh_den[r->f][r->o] = -1;
+			else
+				m->sh_acc[r->f][r->o] =
+				    m->sh_den[r->f][r->o] = -1;
+			continue;
+		}
+		for (b = r->s; b <= r->e; b++)
+			if (r->reclaim)
+				m->rheld[r->f][b][r->o] = 0;
+			else
+				m->held[r->f][b][r->o] = 0;
+	}
 	for (f = 0; f < MF; f++)
 		m_grant_pass(m, f);
 }
@@ -1366,15 +1485,6 @@ m_store_recs(const struct m_run *m, struct m_rec *r)
 
 /* ---- driving a step ---- */
 
-#define M_FAIL(m, what)	do {						\
-	if ((m)->failures++ < 5)					\
-		fprintf(stderr, "\nmodel: step %lu (op %d owner %d "	\
-		    "file %d [%d,%d] %s): %s\n", (m)->steps,		\
-		    (m)->last_op, (m)->last_o, (m)->last_f, (m)->last_s, \
-		    (m)->last_e, (m)->last_excl ? "excl" : "shared",	\
-		    (what));						\
-	CU_FAIL(what);							\
-} while (0)
 
 static void m_dump(const struct m_run *m);
 
@@ -1576,7 +1686,9 @@ m_pick_reclaim(struct m_run *m)
 struct m_pick {
 	int		 op, o, f, s, e, id;
 	bool		 excl, ok, reclaim;
-	bool		 alt;		/* op 3: unlock_cancel; 5: grant_undo */
+	int		 alt;		/* op 3: 1 unlock_cancel, 2
+					   release_range; op 5: grant_undo */
+	uint64_t	 before;	/* op 3, release_range: rq_before */
 	struct lk_lockreq rq;
 };
 
@@ -1602,6 +1714,9 @@ m_pick_lockop(struct m_run *m, int op, struct m_pick *p)
 		ok = true;
 		m_wire(m, &m->w[i], &start, &len);
 	}
+	/* Nothing may be added to a host released in pieces. */
+	if (m->ext && m->rel_host == m_owners[o].host && (op == 0 || op == 1))
+		o = (o + 3) % MO;
 	if (m->nw > MW - 8)
 		block = false;
 	memset(p, 0, sizeof(*p));
@@ -1613,7 +1728,13 @@ m_pick_lockop(struct m_run *m, int op, struct m_pick *p)
 	p->rq.rq_udata = (void *)(uintptr_t)p->id;
 	if (op == 3)
 		p->alt = m_rand(m, 3) == 0;
-	else if (op == 5)
+	if (op == 3 && m->ext && m_rand(m, 3) == 0) {
+		p->alt = 2;
+		/* Half with rq_before, a token of the last few or none. */
+		if (m_rand(m, 2) == 0 && m->max_token > 8)
+			p->before = m->max_token - m_rand(m, 8);
+		p->rq.rq_before = p->before;
+	} else if (op == 5)
 		p->alt = m_rand(m, 2) == 0;
 }
 
@@ -1648,6 +1769,8 @@ m_model_lockop(struct m_run *m, const struct m_pick *p, bool *holder)
 	case 3:
 		if (!p->ok)
 			return LK_RANGE;
+		if (p->alt == 2)
+			return m_release_range(m, o, f, s, e, p->before);
 		return p->alt ? m_unlock_cancel(m, o, f, s, e) :
 		    m_unlock(m, o, f, s, e);
 	case 4:
@@ -1671,6 +1794,9 @@ m_table_lockop(struct m_run *m, const struct m_pick *p)
 	case 2:
 		return lk_test(m->t, &p->rq, &m->res);
 	case 3:
+		if (p->alt == 2)
+			return lk_release_range(m->t, &p->rq, m->steps,
+			    &m->res);
 		return p->alt ? lk_unlock_cancel(m->t, &p->rq, m->steps,
 		    &m->res) : lk_unlock(m->t, &p->rq, m->steps, &m->res);
 	case 4:
@@ -1690,6 +1816,8 @@ m_do_shareop(struct m_run *m, int op, enum lk_status *want)
 	int acc = (int)m_rand(m, 4), den = (int)m_rand(m, 4);
 	bool reclaim = op == 6 && m_pick_reclaim(m);
 
+	if (m->ext && m->rel_host == m_owners[o].host && op == 6)
+		o = (o + 3) % MO;
 	so = m_share_owner(o);
 	memset(&sq, 0, sizeof(sq));
 	sq.sq_host = m_owners[o].host;
@@ -2082,7 +2210,10 @@ m_restore(struct m_run *m, const struct m_snap *sn)
 	m->undo_shared = sn->undo_shared;
 }
 
-/* The model's side of op (LOCK family, 8 host release, 10 file release). */
+/*
+ * The model's side of op (LOCK family, 8 host release, 10 file release,
+ * 11 a piece of a host's release: the table's side ran first).
+ */
 static enum lk_status
 m_model_op(struct m_run *m, int op, const struct m_pick *p, uint64_t host,
     int f, bool *holder)
@@ -2092,9 +2223,53 @@ m_model_op(struct m_run *m, int op, const struct m_pick *p, uint64_t host,
 		return m_model_lockop(m, p, holder);
 	if (op == 8)
 		m_host_release(m, host);
-	else
+	else if (op == 10)
 		m_file_release(m, f);
+	else
+		m_release_piece(m);
 	return LK_OK;
+}
+
+/*
+ * The table's side of a piece of m->rel_host's release: up to a few
+ * records (now and then all); the host's records it removed are kept
+ * for the model (others' may go too, merged by the grants it makes).
+ */
+static enum lk_status
+m_table_piece(struct m_run *m)
+{
+	const struct lk_record *rc;
+	enum lk_status st;
+	size_t i;
+
+	m->rel_max = m_rand(m, 6) == 0 ? SIZE_MAX : (size_t)m_rand(m, 4);
+	m->rel_nrm = 0;
+	m->rel_pieces++;
+	st = lk_host_release_some(m->t, m->rel_host, m->steps, m->rel_max,
+	    &m->rel_left, &m->res);
+	for (i = 0; st == LK_OK && i < m->res->rs_nremoved; i++) {
+		rc = &m->res->rs_removed[i];
+		if (rc->rc_host == m->rel_host && m->rel_nrm < MAXREC)
+			m_to_rec(m, rc, &m->rel_rm[m->rel_nrm++]);
+	}
+	return st;
+}
+
+/* After a piece: *leftp is what the store still holds of the host. */
+static void
+m_piece_left(struct m_run *m)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < m->nstore; i++)
+		n += m->store[i].r.rc_host == m->rel_host;
+	if (n != m->rel_left) {
+		M_FAIL(m, "a piece's *leftp is not what the host has left");
+		fprintf(stderr, "model: host %llu: left %zu, has %zu\n",
+		    (unsigned long long)m->rel_host, m->rel_left, n);
+	}
+	if (m->rel_left == 0)
+		m->rel_host = 0;
 }
 
 /* Run one random step; false once the table and the model disagree. */
@@ -2135,6 +2310,13 @@ m_step(struct m_run *m)
 		op = 9;
 	if (m_rand(m, 400) == 0)
 		op = 10;
+	if (m->ext && m->rel_host != 0 && m_rand(m, 3) == 0)
+		op = 11;
+	else if (m->ext && m->rel_host == 0 && m_rand(m, 150) == 0) {
+		op = 11;
+		m->rel_host = 1 + m_rand(m, 3);
+		m->rel_hosts++;
+	}
 	if (op <= 5) {
 		m_pick_lockop(m, op, &p);
 		id = p.id, o = p.o, f = p.f, s = p.s, e = p.e;
@@ -2143,14 +2325,16 @@ m_step(struct m_run *m)
 		host = 1 + m_rand(m, 3);
 	else if (op == 10)
 		f = (int)m_rand(m, MF);
-	if (op <= 5 || op == 8 || op == 10) {
+	if (op <= 5 || op == 8 || op == 10 || op == 11) {
 		m_save(m, &snap);
+		if (op == 11)
+			st = m_table_piece(m);
 		want = m_model_op(m, op, &p, host, f, &holder);
 		if (op <= 5)
 			st = m_table_lockop(m, &p);
 		else if (op == 8)
 			st = lk_host_release(m->t, host, m->steps, &m->res);
-		else
+		else if (op == 10)
 			st = lk_file_release(m->t, m_files[f],
 			    strlen(m_files[f]), m->steps, &m->res);
 	} else if (op <= 7)
@@ -2176,13 +2360,15 @@ m_step(struct m_run *m)
 	/* The table chose another of an owner's overlapping waiters. */
 	m->hint = m->tg;
 	m->nhint = m->ntg;
-	if ((op <= 5 || op == 8 || op == 10) &&
+	if ((op <= 5 || op == 8 || op == 10 || op == 11) &&
 	    !m_ids_equal(m->tg, m->ntg, m->granted, m->ngranted)) {
 		m_restore(m, &snap);
 		if (m_model_op(m, op, &p, host, f, &again) != want)
 			M_FAIL(m, "status differs on the model's second run");
 	}
 	m_cycle_drops(m);
+	if (op == 11)
+		m_piece_left(m);
 	m_check_udata(m, st, id);
 	m_compare(m);
 	m->hint = NULL;
@@ -2228,14 +2414,15 @@ m_check_reload(struct m_run *m)
 }
 
 static void
-m_run_limits(bool high, bool fifo, uint64_t seed, unsigned long steps,
-    size_t budget, const struct m_limits *lim)
+m_run_all(bool high, bool fifo, uint64_t seed, unsigned long steps,
+    size_t budget, const struct m_limits *lim, bool ext)
 {
 	static struct m_run m;
 	struct lk_config cf;
 	unsigned long i;
 
 	memset(&m, 0, sizeof(m));
+	m.ext = ext;
 	m.high = high;
 	m.fifo = fifo;
 	m.rng = seed;
@@ -2282,9 +2469,20 @@ m_run_limits(bool high, bool fifo, uint64_t seed, unsigned long steps,
 	    m.reclaims, m.nstat[LK_GRACE], m.nstat[LK_NOGRACE], m.grace_ends,
 	    m.undos, m.undo_kept, m.undo_shared, m.cycle_drops,
 	    m.nstat[LK_NOLOCKS], m.closing_steps);
+	if (ext)
+		printf("; release_range %lu (%lu kept by rq_before); hosts "
+		    "released in pieces %lu, pieces %lu ", m.rr_calls,
+		    m.rr_kept, m.rel_hosts, m.rel_pieces);
 	lk_table_destroy(m.t);
 	free(m.store);
 	free(m.live);
+}
+
+static void
+m_run_limits(bool high, bool fifo, uint64_t seed, unsigned long steps,
+    size_t budget, const struct m_limits *lim)
+{
+	m_run_all(high, fifo, seed, steps, budget, lim, false);
 }
 
 static void
@@ -2390,6 +2588,24 @@ test_model_limits(void)
 		    m_steps() / 4, (k & 4) != 0 ? 1 : 0, &lim[k % 3]);
 }
 
+/*
+ * The operations the runs above leave out, with their own seeds (so that
+ * those runs stay as they were): lk_release_range() with and without
+ * rq_before among the UNLOCKs, and hosts released in pieces
+ * (lk_host_release_some()) while the other hosts go on, limits or not.
+ */
+static void
+test_model_ext(void)
+{
+	static const struct m_limits lim = { 24, 10, 8, 4, 5, 2 };
+	uint64_t base = lt_seed(300), k;
+
+	for (k = 0; k < 8; k++)
+		m_run_all((k & 1) != 0, (k & 2) != 0, base + k,
+		    m_steps() / 4, (k & 4) != 0 ? 1 : 0,
+		    k == 3 || k == 6 ? &lim : NULL, true);
+}
+
 int
 lt_register_model(void)
 {
@@ -2409,6 +2625,8 @@ lt_register_model(void)
 	    !CU_add_test(s, "random vs model, 16 more seeds",
 	    test_model_seeds) ||
 	    !CU_add_test(s, "random vs model, limits", test_model_limits) ||
+	    !CU_add_test(s, "random vs model, release_range, host release "
+	    "in pieces", test_model_ext) ||
 	    !CU_add_test(s, "random vs model, the seeds that found it wrong",
 	    test_model_found))
 		return -1;
