@@ -406,6 +406,47 @@ test_limits_owner_waiters(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/*
+ * max-waiters-per-owner: a re-sent request that must wait again because
+ * its owner changed the range since its grant (here a downgrade, and
+ * another reader came) replaces that unconfirmed grant (lk_lock()): the
+ * owner's count stays what it was, so the limit does not refuse it.
+ */
+static void
+test_limits_owner_waiters_resend(void)
+{
+	struct lk_config cf;
+	struct lk_counts ct;
+
+	lk_config_init(&cf);
+	cf.cf_max_waiters_per_owner = 1;
+	reset(&cf);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 0, 10, SH, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_waiters, 1);
+	CU_ASSERT_EQUAL(ct.ct_pending, 0);
+	/* A new request of the owner is still refused. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 1, EX, BL), &u3),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 30, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 30, 1, EX, BL), &u3),
+	    LK_NOLOCKS);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
 struct lt_recs {
 	struct lk_record r[64];
 	size_t		 n;
@@ -1943,6 +1984,8 @@ lt_register_misc(void)
 	    !CU_add_test(s, "limits", test_limits) ||
 	    !CU_add_test(s, "an owner's blocked requests are limited",
 	    test_limits_owner_waiters) ||
+	    !CU_add_test(s, "max-waiters-per-owner: a re-send replacing its "
+	    "grant", test_limits_owner_waiters_resend) ||
 	    !CU_add_test(s, "past max-locks each host splits on its own "
 	    "credit", test_limits_split_credit) ||
 	    !CU_add_test(s, "a host at its lock limit does not grow through "
