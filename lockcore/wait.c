@@ -66,7 +66,8 @@ lk_waiter_match(struct lk_owner *o, struct lk_file *f,
  * queueing 37 s in all (found by review).
  */
 static bool
-lk_waiters_fit(const struct lk_table *t, const struct lk_owner *o)
+lk_waiters_fit(const struct lk_table *t, struct lk_owner *o,
+    struct lk_file *f, const struct lk_range *r, bool excl)
 {
 	const struct lk_config *cf = &t->t_cf;
 	const struct lk_host *ho = o->ow_host;
@@ -76,8 +77,17 @@ lk_waiters_fit(const struct lk_table *t, const struct lk_owner *o)
 	if (cf->cf_max_waiters_per_host != 0 &&
 	    ho->ho_nwaiters >= cf->cf_max_waiters_per_host)
 		return false;
+	/*
+	 * A request re-sent after its grant that must wait again (the owner
+	 * changed the range since) replaces that grant (lk_lock_do()): the
+	 * owner's count does not grow.  Refused, the client was told
+	 * NOLOCKS for what it had been granted (found by review).  The
+	 * look-up walks a list this limit bounds.
+	 */
 	if (cf->cf_max_waiters_per_owner != 0 &&
-	    o->ow_nwaiters + o->ow_npending >= cf->cf_max_waiters_per_owner)
+	    o->ow_nwaiters + o->ow_npending >= cf->cf_max_waiters_per_owner &&
+	    (o->ow_npending == 0 ||
+	    lk_waiter_match(o, f, r, excl, true) == NULL))
 		return false;
 	return true;
 }
@@ -119,7 +129,7 @@ lk_waiter_queue(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 {
 	struct lk_waiter *w;
 
-	if (!lk_waiters_fit(t, o) ||
+	if (!lk_waiters_fit(t, o, f, r, excl) ||
 	    !lk_waiter_locks_fit(t, o->ow_host, need))
 		return LK_NOLOCKS;
 	if ((w = lk_alloc(t, sizeof(*w))) == NULL)
