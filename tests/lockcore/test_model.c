@@ -529,6 +529,7 @@ struct m_limits {
 	size_t		 locks, locks_host;
 	size_t		 waiters, waiters_host;
 	size_t		 shares, shares_host;
+	size_t		 waiters_owner;	/* queued and unconfirmed */
 };
 
 /* Runs of the non-zero modes in col[0..nb). */
@@ -621,23 +622,32 @@ m_split_charge(struct m_run *m, int o, int f, int s, int e)
 	m->over[m_owners[o].host] += (size_t)delta;
 }
 
-/* Is there room for one more queued request of o? */
+/*
+ * Is there room for one more queued request of o, (f, [s, e], excl)?
+ * Per owner its unconfirmed grants count too, but not one the request
+ * replaces (a re-send after the grant that must wait again).
+ */
 static bool
-m_waiters_fit(const struct m_run *m, int o)
+m_waiters_fit(const struct m_run *m, int o, int f, int s, int e, bool excl)
 {
-	size_t all = 0, host = 0;
+	size_t all = 0, host = 0, own = 0;
 	int i;
 
 	if (m->lim == NULL)
 		return true;
 	for (i = 0; i < m->nw; i++) {
+		if (m->w[i].o == o && (!m->w[i].granted || m->w[i].f != f ||
+		    m->w[i].s != s || m->w[i].e != e ||
+		    m->w[i].excl != excl))
+			own++;
 		if (m->w[i].granted)
 			continue;
 		all++;
 		host += m_owners[m->w[i].o].host == m_owners[o].host;
 	}
 	return (m->lim->waiters == 0 || all < m->lim->waiters) &&
-	    (m->lim->waiters_host == 0 || host < m->lim->waiters_host);
+	    (m->lim->waiters_host == 0 || host < m->lim->waiters_host) &&
+	    (m->lim->waiters_owner == 0 || own < m->lim->waiters_owner);
 }
 
 /*
@@ -714,7 +724,7 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 			return LK_GRACE;
 		if (m_deadlock(m, o, f, s, e, excl))
 			return LK_DEADLOCK;
-		if (!m_waiters_fit(m, o) ||
+		if (!m_waiters_fit(m, o, f, s, e, excl) ||
 		    !m_waiter_locks_fit(m, o, f, s, e, m_mode(excl)))
 			return LK_NOLOCKS;
 		m->w[m->nw] = (struct m_wait){ o, f, s, e, id, excl, false,
@@ -1850,6 +1860,7 @@ m_limits_set(const struct m_run *m, struct lk_config *cf)
 	cf->cf_max_waiters_per_host = m->lim->waiters_host;
 	cf->cf_max_shares = m->lim->shares;
 	cf->cf_max_shares_per_host = m->lim->shares_host;
+	cf->cf_max_waiters_per_owner = m->lim->waiters_owner;
 }
 
 /*
@@ -2577,9 +2588,9 @@ static void
 test_model_limits(void)
 {
 	static const struct m_limits lim[] = {
-		{ 24, 10, 8, 4, 5, 2 },
-		{ 0, 6, 0, 2, 0, 1 },
-		{ 12, 0, 3, 0, 3, 0 },
+		{ 24, 10, 8, 4, 5, 2, 0 },
+		{ 0, 6, 0, 2, 0, 1, 0 },
+		{ 12, 0, 3, 0, 3, 0, 0 },
 	};
 	uint64_t base = lt_seed(200), k;
 
@@ -2592,18 +2603,24 @@ test_model_limits(void)
  * The operations the runs above leave out, with their own seeds (so that
  * those runs stay as they were): lk_release_range() with and without
  * rq_before among the UNLOCKs, and hosts released in pieces
- * (lk_host_release_some()) while the other hosts go on, limits or not.
+ * (lk_host_release_some()) while the other hosts go on, limits or not,
+ * max-waiters-per-owner among them.
  */
 static void
 test_model_ext(void)
 {
-	static const struct m_limits lim = { 24, 10, 8, 4, 5, 2 };
+	static const struct m_limits lim[] = {
+		{ 24, 10, 8, 4, 5, 2, 0 },
+		{ 0, 0, 0, 0, 0, 0, 2 },
+		{ 0, 12, 0, 5, 0, 0, 1 },
+	};
 	uint64_t base = lt_seed(300), k;
 
 	for (k = 0; k < 8; k++)
 		m_run_all((k & 1) != 0, (k & 2) != 0, base + k,
 		    m_steps() / 4, (k & 4) != 0 ? 1 : 0,
-		    k == 3 || k == 6 ? &lim : NULL, true);
+		    k == 3 ? &lim[0] : k == 5 ? &lim[1] : k == 6 ? &lim[2] :
+		    NULL, true);
 }
 
 int
