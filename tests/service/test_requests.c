@@ -745,12 +745,64 @@ test_v3_granted_res(void)
 	ts_stop();
 }
 
+/*
+ * The idle sweep forgets a turn's budget of hosts at a time: 3,000
+ * short-lived clients gone idle together (a budget of 1,000 here; 8,192
+ * by default) are forgotten over three turns in a row, not in one turn
+ * whose length grows with the hosts -- 100,000 of them, each a record
+ * deleted in that turn's commit, held every other client up.  A host
+ * that holds a lock is never among them, and once done the sweep comes
+ * back a minute later, not every turn.
+ */
+static void
+test_sweep_in_pieces(void)
+{
+	struct sockaddr_in in;
+	struct nlm_host *h;
+	char name[32];
+	unsigned i;
+
+	if (ts_skip())
+		return;
+	ts_turn_changes(1000);
+	ts_max_hosts(5000);
+	t_begin();
+	memset(&in, 0, sizeof(in));
+	in.sin_family = AF_INET;
+	for (i = 0; i < 3000; i++) {
+		in.sin_addr.s_addr = htonl(0x0a000000 + i);
+		snprintf(name, sizeof(name), "short%u", i);
+		h = nlm_host_get((struct sockaddr_storage *)&in, sizeof(in),
+		    name, NULL, 0, true);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	}
+	CU_ASSERT_EQUAL(t_v4_lock("keeper", 1, "f", 0, 1, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 3001);
+	ts_advance(660 * 1000);
+	ts_turn();			/* the sweep: a budget's worth */
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 2001);
+	ts_turn();
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1001);
+	ts_turn();
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
+	ts_turn();
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 1);
+	CU_ASSERT_PTR_NOT_NULL(nlm_host_named("keeper"));
+	CU_ASSERT(ev_timer_armed(&nlm->n_gc) &&
+	    nlm->n_gc.et_when >= ev_now_ms() + 59000);
+	ts_stop();
+	ts_max_hosts(1000);
+	ts_turn_changes(0);
+}
+
 int
 ts_register_requests(void)
 {
 	CU_pSuite s = CU_add_suite("requests", NULL, NULL);
 
 	if (s == NULL ||
+	    CU_add_test(s, "the idle sweep forgets a budget of hosts a turn",
+	    test_sweep_in_pieces) == NULL ||
 	    CU_add_test(s, "FBIG changes nothing", test_fbig_changes_nothing) ==
 	    NULL ||
 	    CU_add_test(s, "a host out of memory is refused, not fatal",
