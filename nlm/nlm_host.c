@@ -1438,71 +1438,48 @@ nlm_host_forget(struct nlm_host *h)
 
 /* ---- idle host sweep ---- */
 
-struct nlm_gc_ids {
-	uint64_t	*gi_ids;
-	size_t		 gi_n;
-	size_t		 gi_cap;
-};
-
-static int
-nlm_gc_collect(const struct lk_host_info *hi, void *arg)
-{
-	struct nlm_gc_ids *gi = arg;
-
-	if (gi->gi_n < gi->gi_cap)
-		gi->gi_ids[gi->gi_n++] = hi->hi_host;
-	return 0;
-}
-
-static int
-nlm_id_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Free hosts that hold nothing, wait for nothing and have been idle. */
+/*
+ * Free hosts that hold nothing, wait for nothing and have been idle: a
+ * turn's budget of them (nlm_release_piece()) at most, the rest in the
+ * turns that follow, then again a minute later.  100,000 short-lived
+ * clients gone idle together were otherwise forgotten in one turn, each
+ * a record deleted in its commit, every other client waiting on it.  A
+ * host's share of the lock table is looked up by id (O(1)): no list of
+ * the table's hosts to collect and sort at each sweep.
+ */
 static void
 nlm_gc(struct ev_loop *loop, void *arg)
 {
-	struct nlm_gc_ids gi;
-	struct lk_counts ct;
+	struct lk_host_info hi;
 	struct nlm_host **pp, *h;
 	uint64_t now = ev_now_ms();
 	uint64_t idle_ms = (uint64_t)nlm->n_conf.nc_host_idle_sec * 1000;
-	size_t b;
+	size_t b, dropped = 0, budget = nlm_release_piece();
 
 	(void)arg;
-	lk_table_counts(nlm->n_table, &ct);
-	memset(&gi, 0, sizeof(gi));
-	gi.gi_cap = ct.ct_hosts;
-	if (gi.gi_cap > 0 &&
-	    (gi.gi_ids = malloc(gi.gi_cap * sizeof(*gi.gi_ids))) == NULL)
-		goto out;	/* try again next time */
-	(void)lk_host_foreach(nlm->n_table, nlm_gc_collect, &gi);
-	if (gi.gi_n > 0)
-		qsort(gi.gi_ids, gi.gi_n, sizeof(*gi.gi_ids), nlm_id_cmp);
-	for (b = 0; b < nlm->n_hbuckets; b++) {
+	for (b = 0; b < nlm->n_hbuckets && dropped < budget; b++) {
 		pp = &nlm->n_hosts[b];
-		while ((h = *pp) != NULL) {
+		while ((h = *pp) != NULL && dropped < budget) {
 			/* One released in pieces is its release's. */
 			if (h->h_grants == 0 && h->h_notify_since == 0 &&
 			    h->h_releasing == NULL &&
 			    now - h->h_seen >= idle_ms &&
-			    (gi.gi_n == 0 || bsearch(&h->h_id, gi.gi_ids,
-			    gi.gi_n, sizeof(*gi.gi_ids), nlm_id_cmp) == NULL)) {
+			    !lk_host_info(nlm->n_table, h->h_id, &hi)) {
 				*pp = h->h_next;
 				nlm_host_drop(h);
+				dropped++;
 				continue;
 			}
 			pp = &h->h_next;
 		}
 	}
-	free(gi.gi_ids);
 	nlm->n_stats.hosts = nlm->n_nhosts;
+	/* Out of budget: the rest next turn. */
+	if (dropped >= budget) {
+		(void)ev_timer_set(loop, &nlm->n_gc, 0, nlm_gc, NULL);
+		return;
+	}
 	nlm_out_gc();
-out:
 	(void)ev_timer_set(loop, &nlm->n_gc, HOST_GC_MS, nlm_gc, NULL);
 }
 
