@@ -8,7 +8,8 @@
 #  1. init/nlmd.service passes `systemd-analyze verify' (ExecStart pointed
 #     at the binary under test: the installed path does not exist here),
 #     with no warning at all; init/nlmd.sysusers.conf parses
-#     (`systemd-sysusers --dry-run', which changes nothing).
+#     (`systemd-sysusers --dry-run', which changes nothing); `systemd-analyze
+#     security' rates the unit's sandbox 2.0 or better.
 #  2. The notification protocol, with tests/integration/notifyrecv.c as the
 #     manager's socket (NOTIFY_SOCKET): READY=1 once nlmd is registered with
 #     rpcbind, STATUS "serving, epoch E"; WATCHDOG=1 at half of
@@ -134,6 +135,18 @@ verify_unit() {
 }
 check "systemd-analyze verify init/nlmd.service: exit 0, no warning" \
     verify_unit
+# The sandbox stays tight: `systemd-analyze security' rates the unit 1.5
+# (of 10) with every directive it has; 3.2 without the ones that cost
+# nothing (MemoryDenyWriteExecute, SystemCallFilter, ProtectProc, ...).
+# --threshold is in tenths.
+unit_exposure() {
+	systemd-analyze security --offline=yes --threshold=20 \
+	    "$W/nlmd.service" 2>&1 | tail -1
+	systemd-analyze security --offline=yes --threshold=20 \
+	    "$W/nlmd.service" >/dev/null 2>&1
+}
+check "systemd-analyze security: the unit's exposure is 2.0 or less" \
+    unit_exposure
 check "the unit is Type=notify, User=nlmd, StateDirectory and RuntimeDirectory nlmd" \
     bash -c "grep -qx 'Type=notify' '$ITEST_TOP/init/nlmd.service' &&
         grep -qx 'User=nlmd' '$ITEST_TOP/init/nlmd.service' &&
