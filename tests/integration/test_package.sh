@@ -14,7 +14,8 @@
 #    of this machine's (so its dependencies are checked for real; the
 #    maintainer scripts run with DPKG_ROOT: systemd-sysusers creates the
 #    nlmd user in the scratch root's /etc/passwd), the installed nlmd
-#    --print-config and nlmctl --help run, and a purge removes it all.
+#    --print-config and nlmctl --help run, a remove keeps the conffile and
+#    the store in /var/lib/nlmd, and a purge removes it all, the store too.
 #
 # Starts no daemon and binds no port: no namespaces.  Needs root (dpkg
 # --root with maintainer scripts) and the packages `make deps' installs.
@@ -319,9 +320,18 @@ check "installed nlmctl without nlmd: cannot reach it, exit status 1" bash -c \
 check "installed man pages render" bash -c \
     "man -l '$R/usr/share/man/man8/nlmd.8.gz' | grep -q 'NLMD(8)' &&
      man -l '$R/usr/share/man/man5/nlmd.conf.5.gz' | grep -q 'NLMD.CONF(5)'"
-check "dpkg --purge removes the package and its conffile" bash -c \
+# The store systemd would have made (StateDirectory=): a remove keeps it
+# with the conffile, a purge removes both.
+mkdir -m 700 "$R/var/lib/nlmd"
+echo store >"$R/var/lib/nlmd/meta.db"
+check "dpkg --remove keeps the conffile and the store in /var/lib/nlmd" bash -c \
+    "dpkg --root='$R' --force-script-chrootless --log=/dev/null --remove nlmd >/dev/null 2>&1 &&
+     test ! -e '$R/usr/sbin/nlmd' && test -e '$R/etc/nlmd/nlmd.conf' &&
+     test -e '$R/var/lib/nlmd/meta.db'"
+check "dpkg --purge removes the package, its conffile and /var/lib/nlmd" bash -c \
     "dpkg --root='$R' --force-script-chrootless --log=/dev/null --purge nlmd >/dev/null 2>&1 &&
-     test ! -e '$R/usr/sbin/nlmd' && test ! -e '$R/etc/nlmd/nlmd.conf'"
+     test ! -e '$R/usr/sbin/nlmd' && test ! -e '$R/etc/nlmd/nlmd.conf' &&
+     test ! -e '$R/var/lib/nlmd'"
 check "this machine's users and unit state were not touched" \
     test "$host_before" = "$(host_state)"
 itest_finish
