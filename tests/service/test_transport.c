@@ -157,6 +157,42 @@ tt_stop(void)
 	tt_max_held = 0;
 }
 
+/*
+ * A UDP listener of the server at 127.0.0.1 (a port the kernel picks),
+ * its socket in *sfdp (the caller closes it after tt_stop()), and a
+ * client socket connected to it (returned).
+ */
+static int
+tt_udp_client(int *sfdp)
+{
+	struct onc_listener *rl;
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+	int sfd, cfd, one = 1;
+
+	sfd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(sfd != -1);
+	(void)setsockopt(sfd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CU_ASSERT_FATAL(bind(sfd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	CU_ASSERT_FATAL(getsockname(sfd, (struct sockaddr *)&sin, &sl) == 0);
+	rl = &tt.rs->rs_lis[tt.rs->rs_nlis++];
+	rl->rl_fd = sfd;
+	rl->rl_family = AF_INET;
+	rl->rl_xport = ONC_UDP;
+	rl->rl_srv = tt.rs;
+	CU_ASSERT_FATAL(ev_fd_add(tt.loop, sfd, EV_READ, onc_udp_read, rl) ==
+	    0);
+	cfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(cfd != -1);
+	CU_ASSERT_FATAL(connect(cfd, (struct sockaddr *)&sin, sizeof(sin)) ==
+	    0);
+	*sfdp = sfd;
+	return cfd;
+}
+
 static int
 tt_connect(void)
 {
@@ -477,34 +513,13 @@ static void
 test_input_paused_udp(void)
 {
 	enum { N = 150 };
-	struct onc_listener *rl;
-	struct sockaddr_in sin;
-	socklen_t sl = sizeof(sin);
 	uint8_t buf[64];
 	unsigned got = 0;
-	int sfd, cfd, i, one = 1;
+	int sfd, cfd, i;
 
 	tt_max_held = 2048;
 	tt_start(64 * 1024, UINT64_MAX);
-	sfd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	CU_ASSERT_FATAL(sfd != -1);
-	(void)setsockopt(sfd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	CU_ASSERT_FATAL(bind(sfd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
-	CU_ASSERT_FATAL(getsockname(sfd, (struct sockaddr *)&sin, &sl) == 0);
-	rl = &tt.rs->rs_lis[tt.rs->rs_nlis++];
-	rl->rl_fd = sfd;
-	rl->rl_family = AF_INET;
-	rl->rl_xport = ONC_UDP;
-	rl->rl_srv = tt.rs;
-	CU_ASSERT_FATAL(ev_fd_add(tt.loop, sfd, EV_READ, onc_udp_read, rl) ==
-	    0);
-	cfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	CU_ASSERT_FATAL(cfd != -1);
-	CU_ASSERT_FATAL(connect(cfd, (struct sockaddr *)&sin, sizeof(sin)) ==
-	    0);
+	cfd = tt_udp_client(&sfd);
 	for (i = 0; i < N; i++)
 		CU_ASSERT_FATAL(send(cfd, buf, tt_body(buf), 0) == 40);
 	for (i = 0; i < 100; i++)
@@ -988,36 +1003,15 @@ test_authsys_bounds(void)
 		{ 9, 3, 20, 0 },	/* the gids run past the body */
 		{ 9, 3, 4, 0 },		/* only the stamp */
 	};
-	struct onc_listener *rl;
-	struct sockaddr_in sin;
-	socklen_t sl = sizeof(sin);
 	uint8_t buf[2048];
 	uint32_t w[6];
 	unsigned before;
 	ssize_t r;
 	size_t i, len;
-	int sfd, cfd, k, one = 1;
+	int sfd, cfd, k;
 
 	tt_start(64 * 1024, 0);
-	sfd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	CU_ASSERT_FATAL(sfd != -1);
-	(void)setsockopt(sfd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	CU_ASSERT_FATAL(bind(sfd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
-	CU_ASSERT_FATAL(getsockname(sfd, (struct sockaddr *)&sin, &sl) == 0);
-	rl = &tt.rs->rs_lis[tt.rs->rs_nlis++];
-	rl->rl_fd = sfd;
-	rl->rl_family = AF_INET;
-	rl->rl_xport = ONC_UDP;
-	rl->rl_srv = tt.rs;
-	CU_ASSERT_FATAL(ev_fd_add(tt.loop, sfd, EV_READ, onc_udp_read, rl) ==
-	    0);
-	cfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	CU_ASSERT_FATAL(cfd != -1);
-	CU_ASSERT_FATAL(connect(cfd, (struct sockaddr *)&sin, sizeof(sin)) ==
-	    0);
+	cfd = tt_udp_client(&sfd);
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		before = tt.calls;
 		len = tt_authsys_call(buf, c[i].name, c[i].ngids,
