@@ -74,9 +74,16 @@ statedir_lock(const char *path, int *fdp, char *err, size_t errlen)
 	 */
 	if ((fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
 	    O_NONBLOCK, 0600)) == -1) {
-		snprintf(err, errlen, "cannot open %s: %s", lockpath,
-		    strerror(errno));
-		return cm_status_of_errno(errno);
+		int e = errno;
+
+		/* As the store says it (db/store.c): what to do about it. */
+		snprintf(err, errlen, "cannot open %s: %s%s", lockpath,
+		    strerror(e), e == EACCES || e == EPERM ? " -- give the "
+		    "state directory (mode 0700) and its files (0600) to the "
+		    "user nlmd starts as, then start nlmd again" : e == EROFS ?
+		    " -- the file system is read-only: make it writable, "
+		    "then start nlmd again" : "");
+		return cm_status_of_errno(e);
 	}
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    st.st_nlink != 1) {

@@ -319,6 +319,43 @@ test_check_own(void)
 	CU_ASSERT(system(path) == 0);
 }
 
+/*
+ * A state directory nlmd's user may not write: the lock file cannot be
+ * opened, and the error says what to do (as the store's own errors do),
+ * not only "Permission denied".  Run as nobody (root writes anyway).
+ */
+static void
+test_lock_denied(void)
+{
+	char dir[64], err[512];
+	int status, lfd = -1;
+	pid_t pid;
+
+	snprintf(dir, sizeof(dir), "/tmp/nlmd-sd.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	CU_ASSERT_EQUAL_FATAL(chmod(dir, 0755), 0);
+	CU_ASSERT_FATAL((pid = fork()) != -1);
+	if (pid == 0) {
+		if (getuid() == 0 && priv_drop(65534, 65534, err,
+		    sizeof(err)) != CM_OK)
+			_exit(9);
+		if (statedir_lock(dir, &lfd, err, sizeof(err)) == CM_OK)
+			_exit(1);
+		if (strstr(err, "nlmd.lock") == NULL ||
+		    strstr(err, "ermission denied") == NULL)
+			_exit(2);
+		if (strstr(err, "give the state directory") == NULL)
+			_exit(3);
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+		printf("\n    state directory not writable: check %d failed ",
+		    WEXITSTATUS(status));
+	(void)rmdir(dir);
+}
+
 int
 ct_register_privdrop(void)
 {
@@ -334,6 +371,8 @@ ct_register_privdrop(void)
 	    test_lock_symlink) == NULL ||
 	    CU_add_test(s, "statedir_lock: parents it creates are 0755",
 	    test_lock_parents) == NULL ||
+	    CU_add_test(s, "statedir_lock: a directory nlmd may not write",
+	    test_lock_denied) == NULL ||
 	    CU_add_test(s, "priv_path_check: a directory in the user's way",
 	    test_path_check) == NULL ||
 	    CU_add_test(s, "statedir_check_own: nothing but nlmd's files",
