@@ -509,7 +509,14 @@ nlm_send_cancel(struct nlm_send *s)
 void
 nlm_send_expire(struct nlm_send *s)
 {
-	if (s != NULL && s->s_waiton == NULL && s->s_xid != 0)
+	/*
+	 * Only a copy that left counts against the port: one still held
+	 * for its turn's commit (a slow disk under `sync') was never
+	 * sent, and three of those had the port looked up again for
+	 * nothing.
+	 */
+	if (s != NULL && s->s_waiton == NULL && s->s_xid != 0 &&
+	    onc_out_sent(nlm->n_clnt, s->s_xid))
 		send_judge_port(s, ONC_OUT_TIMEDOUT);
 	nlm_send_cancel(s);
 }

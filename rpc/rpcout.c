@@ -547,6 +547,14 @@ onc_out_held(const struct onc_out *cl)
 	return cl->cl_head[CL_HELD] != NULL;
 }
 
+int
+onc_out_sent(struct onc_out *cl, uint32_t xid)
+{
+	struct onc_pending *pe = *out_slot(cl, xid);
+
+	return pe != NULL && pe->pe_list == CL_NONE;
+}
+
 void
 onc_out_cancel(struct onc_out *cl, uint32_t xid)
 {

@@ -110,6 +110,11 @@ void	onc_out_release(struct onc_out *, uint64_t committed);
 
 /* Non-zero when calls are held (made since the last seal). */
 int	onc_out_held(const struct onc_out *);
+/*
+ * Non-zero when call xid is pending and has been sent (not held or
+ * sealed, waiting for its commit).
+ */
+int	onc_out_sent(struct onc_out *, uint32_t xid);
 
 /*
  * One datagram read from the sockets, from `from': a reply completes the

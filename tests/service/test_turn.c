@@ -506,6 +506,50 @@ test_commit_stall(void)
 	ts_stop();
 }
 
+/*
+ * Callback copies held for a stalled commit never left: they do not
+ * count against the client's port.  A GRANTED_MSG goes out (its port
+ * looked up); then a commit hangs, and the retries made meanwhile wait
+ * for it.  Before, each retry counted the copy before it as a timeout
+ * of the port, sent or not, and the third had the port looked up again
+ * once the disk came back (found by review).
+ */
+static void
+test_held_copies_not_timeouts(void)
+{
+	const struct nlm_counters *c;
+	nlm4_testargs ta;
+	uint64_t lookups;
+	int i;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	t_hold_queue_release(1);
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	lookups = c->rpcb_lookups;
+	CU_ASSERT(lookups >= 1);
+	fake_store_defer(true);
+	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "g", 0, 10, true, false,
+	    false), -1);			/* its commit hangs */
+	for (i = 0; i < 10; i++) {		/* retries at 1, 3, 7 s */
+		ts_advance(1000);
+		ts_pump();
+	}
+	CU_ASSERT(c->cb_retried >= 3);
+	fake_store_complete();
+	fake_store_defer(false);
+	for (i = 0; i < 3; i++)
+		ts_pump();
+	printf("\n    %llu retries while the commit hung, rpcbind look-ups "
+	    "%llu -> %llu ", (unsigned long long)c->cb_retried,
+	    (unsigned long long)lookups, (unsigned long long)c->rpcb_lookups);
+	CU_ASSERT_EQUAL(c->rpcb_lookups, lookups);
+	ts_stop();
+}
+
 /* A new host's first LOCK: reply after the commit, which was flushed. */
 static void
 test_lock_reply(void)
@@ -3582,6 +3626,8 @@ ts_register_turn(void)
 	    test_reply_waits) == NULL ||
 	    CU_add_test(s, "LOCK reply after its commit; new host flushed",
 	    test_lock_reply) == NULL ||
+	    CU_add_test(s, "callback copies held for a commit are no port "
+	    "timeouts", test_held_copies_not_timeouts) == NULL ||
 	    CU_add_test(s, "GRANTED_MSG after the commit of the grant",
 	    test_granted_callback) == NULL ||
 	    CU_add_test(s, "a rebooted client's new lockd port is looked up",
