@@ -1624,6 +1624,31 @@ test_proc16_state(void)
 }
 
 /*
+ * What test_proc16_state leaves out: procedure 16 with state 0 (a status
+ * monitor that names no state) releases a host whatever state its LOCKs
+ * carried, and a host whose LOCKs carried no state (h_state never set)
+ * is released by a procedure 16 of any state -- the state comparison
+ * keeps only a host that locked under the very state named.
+ */
+static void
+test_proc16_state_unset(void)
+{
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_st("p16-z", "p16-fz", 1, 7), NLM4_GRANTED);
+	n_proc16("p16-z", 0);
+	CU_ASSERT(!n_held("p16-fz", 1));
+	CU_ASSERT_EQUAL(n_lock_st("p16-u", "p16-fu", 1, 0), NLM4_GRANTED);
+	n_proc16("p16-u", 7);
+	CU_ASSERT(!n_held("p16-fu", 1));
+	CU_ASSERT(N_RESTARTS("local_statd") == 2);
+	ts_stop();
+}
+
+/*
  * The names "c<N>" a cursor walk met, in order (earlier tests' hosts come
  * back from the fake store: not counted).
  */
@@ -1787,6 +1812,8 @@ ts_register_notify(void)
 	    "before the answer", test_monitored_flushed) == NULL ||
 	    CU_add_test(s, "procedure 16 with the state a host locked "
 	    "under since: kept", test_proc16_state) == NULL ||
+	    CU_add_test(s, "procedure 16 with state 0, or for a host that "
+	    "named none: released", test_proc16_state_unset) == NULL ||
 	    CU_add_test(s, "client restarts are counted when acted on, "
 	    "SM_NOTIFY too", test_restarts_counted) == NULL)
 		return -1;
