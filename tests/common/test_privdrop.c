@@ -322,7 +322,8 @@ test_check_own(void)
 /*
  * A state directory nlmd's user may not write: the lock file cannot be
  * opened, and the error says what to do (as the store's own errors do),
- * not only "Permission denied".  Run as nobody (root writes anyway).
+ * not only "Permission denied".  Run as nobody (root writes anyway); a
+ * user other than root owns the directory, so it is made 0555 for it.
  */
 static void
 test_lock_denied(void)
@@ -333,7 +334,7 @@ test_lock_denied(void)
 
 	snprintf(dir, sizeof(dir), "/tmp/nlmd-sd.XXXXXX");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-	CU_ASSERT_EQUAL_FATAL(chmod(dir, 0755), 0);
+	CU_ASSERT_EQUAL_FATAL(chmod(dir, getuid() == 0 ? 0755 : 0555), 0);
 	CU_ASSERT_FATAL((pid = fork()) != -1);
 	if (pid == 0) {
 		if (getuid() == 0 && priv_drop(65534, 65534, err,
