@@ -495,7 +495,11 @@ store_regions_reserve(struct store *st, const char *dir)
 	    (off_t)(regmax + STORE_REGION_SLACK)) == -1 &&
 	    errno != EOPNOTSUPP && errno != ENOSYS) {
 		rc = errno;
-		snprintf(path, sizeof(path), "fallocate %s/%s: %s", dir, best,
+		/* How much: it follows the cache size, not a constant. */
+		snprintf(path, sizeof(path), "fallocate %s/%s, %llu MiB, the "
+		    "room of the cache's region at its largest, which follows "
+		    "store-cache-mib: %s", dir, best,
+		    (regmax + STORE_REGION_SLACK + (1u << 20) - 1) >> 20,
 		    strerror(rc));
 		store_errcall(st->st_env, NULL, path);
 	}
@@ -954,7 +958,7 @@ store_open_hint(struct store *st, enum store_status s, char *err,
 		    "damaged: free space there and start nlmd again (besides "
 		    "its databases it needs room for Berkeley DB's region "
 		    "files, rebuilt at every start, 40 MB at the default "
-		    "cache size, and for its log to go on to a new 16 MiB "
+		    "cache size, more with a larger store-cache-mib, and for its log to go on to a new 16 MiB "
 		    "file): see README, \"The state directory\"", st->st_dir);
 		return;
 	case EROFS:

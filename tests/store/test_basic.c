@@ -5,6 +5,7 @@
 #include "stt.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -965,6 +966,90 @@ test_regions_reserved(void)
 		    size, alloc);
 }
 
+/*
+ * fallocate() as the store calls it, for the whole test binary: the C
+ * library's unless a test arms fa_errno; then it fails with that errno,
+ * and the length asked for is noted.
+ */
+static int fa_errno;
+static long long fa_len;
+
+int
+fallocate(int fd, int mode, off_t off, off_t len)
+{
+	static int (*real)(int, int, off_t, off_t);
+
+	if (fa_errno != 0) {
+		fa_len = (long long)len;
+		errno = fa_errno;
+		return -1;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fallocate");
+	return real(fd, mode, off, len);
+}
+
+/* Open with a cache of cache_mib MiB while fallocate fails with e. */
+static enum store_status
+open_fa_fail(int e, size_t cache_mib, char *err, size_t errlen)
+{
+	struct store_config cf;
+	enum store_status s;
+
+	fresh();
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_dir = dir;
+	cf.sc_cache_bytes = cache_mib << 20;
+	err[0] = '\0';
+	fa_len = 0;
+	fa_errno = e;
+	s = store_open(&cf, &st, err, errlen);
+	fa_errno = 0;
+	return s;
+}
+
+/*
+ * A file system that cannot allocate beyond a file's end (EOPNOTSUPP:
+ * NFSv3, ext4 without extents, ZFS before 2.2) gets no reservation and
+ * the open goes on, as before.
+ */
+static void
+test_regions_unsupported(void)
+{
+	char err[2048];
+
+	CU_ASSERT_EQUAL(open_fa_fail(EOPNOTSUPP, 0, err, sizeof(err)),
+	    STORE_OK);
+	CU_ASSERT(fa_len > 0);
+	store_close(st);
+	st = NULL;
+}
+
+/*
+ * A file system without room for the cache's region fails the open, and
+ * the message says how much that region takes: it follows store-cache-mib
+ * (256 MiB of cache, 322 MiB of room; 1 GiB, 1,025 MiB), and "40 MB at
+ * the default cache size" alone leaves an operator with a larger cache
+ * and hundreds of MB free wondering what is full.
+ */
+static void
+test_regions_nospace(void)
+{
+	char err[2048], want[64];
+
+	CU_ASSERT_NOT_EQUAL(open_fa_fail(ENOSPC, 256, err, sizeof(err)),
+	    STORE_OK);
+	CU_ASSERT_PTR_NULL(st);
+	CU_ASSERT(fa_len > (256ll << 20));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, strerror(ENOSPC)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "is full"));
+	snprintf(want, sizeof(want), "%lld MiB", (fa_len + (1 << 20) - 1) >>
+	    20);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+	if (strstr(err, want) == NULL)
+		printf("\n    no \"%s\" in: %s ", want, err);
+}
+
 int
 stt_register_basic(void)
 {
@@ -974,6 +1059,10 @@ stt_register_basic(void)
 	    !CU_add_test(s, "open and create", test_open_create) ||
 	    !CU_add_test(s, "the region files' room is allocated at open",
 	    test_regions_reserved) ||
+	    !CU_add_test(s, "no fallocate there: the open goes on",
+	    test_regions_unsupported) ||
+	    !CU_add_test(s, "no room for the cache's region: how much it takes",
+	    test_regions_nospace) ||
 	    !CU_add_test(s, "epochs", test_epoch) ||
 	    !CU_add_test(s, "lock and share records", test_records) ||
 	    !CU_add_test(s, "records that cannot be stored",
