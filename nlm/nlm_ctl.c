@@ -825,11 +825,8 @@ ctl_rel_removed(const struct lk_result *res, const struct lk_record *rc)
 
 	for (i = 0; i < res->rs_nremoved; i++) {
 		x = &res->rs_removed[i];
-		if (x->rc_kind == rc->rc_kind && x->rc_host == rc->rc_host &&
-		    (rc->rc_kind != LK_REC_LOCK || x->rc_svid == rc->rc_svid) &&
-		    x->rc_ohlen == rc->rc_ohlen && x->rc_fhlen == rc->rc_fhlen &&
-		    (rc->rc_ohlen == 0 ||
-		    memcmp(x->rc_oh, rc->rc_oh, rc->rc_ohlen) == 0) &&
+		if (x->rc_kind == rc->rc_kind && nlm_rec_same_owner(rc, x) &&
+		    x->rc_fhlen == rc->rc_fhlen &&
 		    memcmp(x->rc_fh, rc->rc_fh, rc->rc_fhlen) == 0)
 			return true;
 	}

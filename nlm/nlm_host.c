@@ -1457,7 +1457,13 @@ nlm_gc(struct ev_loop *loop, void *arg)
 	size_t b, dropped = 0, budget = nlm_release_piece();
 
 	(void)arg;
-	for (b = 0; b < nlm->n_hbuckets && dropped < budget; b++) {
+	/*
+	 * A sweep carried on from the last turn goes on from the bucket it
+	 * stopped in, not from the first again (those before it were swept;
+	 * after the table grew, a host missed waits for the next sweep).
+	 */
+	for (b = nlm->n_gc_bucket; b < nlm->n_hbuckets && dropped < budget;
+	    b++) {
 		pp = &nlm->n_hosts[b];
 		while ((h = *pp) != NULL && dropped < budget) {
 			/* One released in pieces is its release's. */
@@ -1474,11 +1480,13 @@ nlm_gc(struct ev_loop *loop, void *arg)
 		}
 	}
 	nlm->n_stats.hosts = nlm->n_nhosts;
-	/* Out of budget: the rest next turn. */
+	/* Out of budget: the rest next turn, from this bucket. */
 	if (dropped >= budget) {
+		nlm->n_gc_bucket = b > 0 ? b - 1 : 0;
 		(void)ev_timer_set(loop, &nlm->n_gc, 0, nlm_gc, NULL);
 		return;
 	}
+	nlm->n_gc_bucket = 0;
 	nlm_out_gc();
 	(void)ev_timer_set(loop, &nlm->n_gc, HOST_GC_MS, nlm_gc, NULL);
 }

@@ -311,6 +311,7 @@ struct nlm_service {
 	size_t			 n_ngrants;
 	char			 n_myname[256];	/* caller_name in GRANTED */
 	struct ev_timer		 n_gc;
+	size_t			 n_gc_bucket;	/* a sweep carried on: from here */
 	struct nlm_host		*n_releasing;	/* released in pieces, in
 						   turn (h_rnext) */
 	struct ev_timer		 n_rel_timer;	/* their next piece */
@@ -367,6 +368,9 @@ void	nlm_proc_count(uint32_t proc, nlm4_stats st);
  * one; NULL does nothing.
  */
 void	nlm_apply(const struct lk_result *);
+/* a and b are records of one owner (a lock's svid too). */
+bool	nlm_rec_same_owner(const struct lk_record *,
+	    const struct lk_record *);
 /*
  * At the end of a turn: the grants each of the next turn's calls, and its
  * grant pass if none of them granted, make at most: `share' (the calls

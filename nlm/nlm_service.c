@@ -51,7 +51,8 @@ nlm_rec_last(const struct lk_record *rc)
 	return rc->rc_start + rc->rc_len - 1;
 }
 
-static bool
+/* Are a and b records of one owner (kind: a's)?  Also nlm_ctl.c's. */
+bool
 nlm_rec_same_owner(const struct lk_record *a, const struct lk_record *b)
 {
 	return a->rc_host == b->rc_host && a->rc_ohlen == b->rc_ohlen &&

@@ -73,6 +73,22 @@ t_lock4(nlm4_lock *l, const char *name, int32_t svid, const char *fh,
 	l->l_len = len;
 }
 
+/* The same, a version 1/3 lock (32-bit range). */
+static void
+t_lock1(nlm_lock *l, const char *name, int32_t svid, const char *fh,
+    uint32_t off, uint32_t len)
+{
+	memset(l, 0, sizeof(*l));
+	l->caller_name = (char *)(uintptr_t)name;
+	l->fh.nlm_netobj_len = (u_int)strlen(fh);
+	l->fh.nlm_netobj_val = (char *)(uintptr_t)fh;
+	l->oh.nlm_netobj_len = 3;
+	l->oh.nlm_netobj_val = (char *)(uintptr_t)"own";
+	l->svid = svid;
+	l->l_offset = off;
+	l->l_len = len;
+}
+
 /* LOCK (v4, non-blocking, exclusive) carrying NSM state `state'. */
 static int
 t_v4_lock(const char *name, int32_t svid, const char *fh, uint64_t off,
@@ -178,14 +194,7 @@ t_v1_test(uint32_t vers, const char *name, int32_t svid, const char *fh,
 	a.cookie.nlm_netobj_len = sizeof(t_cookie);
 	a.cookie.nlm_netobj_val = t_cookie;
 	a.exclusive = TRUE;
-	a.alock.caller_name = (char *)(uintptr_t)name;
-	a.alock.fh.nlm_netobj_len = (u_int)strlen(fh);
-	a.alock.fh.nlm_netobj_val = (char *)(uintptr_t)fh;
-	a.alock.oh.nlm_netobj_len = 3;
-	a.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
-	a.alock.svid = svid;
-	a.alock.l_offset = off;
-	a.alock.l_len = len;
+	t_lock1(&a.alock, name, svid, fh, off, len);
 	memset(&r, 0, sizeof(r));
 	if (t_call(vers, NLMPROC_TEST, XDRPROC(xdr_nlm_testargs), &a,
 	    XDRPROC(xdr_nlm_testres), &r) == 0) {
@@ -611,14 +620,7 @@ t_nm_lock(uint32_t vers, const char *name, int32_t svid, const char *fh,
 	a1.cookie.nlm_netobj_val = t_cookie;
 	a1.block = block;
 	a1.exclusive = TRUE;
-	a1.alock.caller_name = (char *)(uintptr_t)name;
-	a1.alock.fh.nlm_netobj_len = (u_int)strlen(fh);
-	a1.alock.fh.nlm_netobj_val = (char *)(uintptr_t)fh;
-	a1.alock.oh.nlm_netobj_len = 3;
-	a1.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
-	a1.alock.svid = svid;
-	a1.alock.l_offset = off;
-	a1.alock.l_len = len;
+	t_lock1(&a1.alock, name, svid, fh, off, len);
 	if (t_call(vers, NLMPROC_NM_LOCK, XDRPROC(xdr_nlm_lockargs), &a1,
 	    XDRPROC(xdr_nlm_res), &r1) == 0)
 		st = (int)r1.stat.stat;
