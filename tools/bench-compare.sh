@@ -294,6 +294,8 @@ memory() {
 	    "$p1 ($(awk -v a="$p1" -v b="$p0" -v n=$((k * 16)) \
 	    'BEGIN { printf "%.0f", (a - b) * 1024 / n }') bytes per lock)," \
 	    "released +$MEM_WAIT s $p3"
+	# What nlmd says it handed back, and when (nlm_mem.c's trims).
+	[ "$1" = nlmd ] && grep -h "memory:" "$W/nlmd.log" | sed 's/^/# nlmd: /'
 }
 
 # line RESULT: one row of the table (echo-relative columns filled later)
