@@ -7,7 +7,7 @@ PKGS="gcc make libc6-dev pkg-config rpcsvc-proto libtirpc-dev libtirpc-common
 libdb5.3-dev db5.3-util libcunit1-dev libnfs-dev rpcbind nfs-common
 tshark iproute2 util-linux procps psmisc
 qemu-system-x86 busybox-static nfs-ganesha nfs-ganesha-vfs nfs-ganesha-mem cpio xz-utils kmod
-e2fsprogs binutils
+e2fsprogs binutils strace
 libjansson-dev jq prometheus libmicrohttpd-dev curl time liburing-dev
 build-essential debhelper dpkg-dev fakeroot lintian mandoc man-db systemd
 clang libclang-rt-dev llvm

@@ -243,6 +243,8 @@ step "build+unit (debug)" unit debug
 step "build+unit (asan)" unit asan
 step "unit (tsan: the store's threads)" tsan
 step "layering" tools/check-layering.sh
+step "system calls inside the unit's filter (debug nlmd under strace)" \
+    env BUILD=debug bash tools/check-unit-syscalls.sh
 step "fuzz (libFuzzer, ASan+UBSan, ${FUZZ_SHORT:-20} s each)" fuzz
 for t in tests/integration/test_*.sh; do
 	[ -e "$t" ] || continue
