@@ -13,7 +13,8 @@
 # system calls seen are compared with the expansion of @system-service
 # (systemd-analyze syscall-filter); any outside it is printed and the
 # exit status is 1.  Not covered: rpcbind registration (--no-rpcbind),
-# privilege drop, SM_NOTIFY to a client, the metrics HTTP endpoint.
+# the privilege drop, an SM_NOTIFY that reaches a client (the load
+# generator's host names do not resolve).
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 O=$TOP/build/${BUILD:-release}
@@ -30,7 +31,8 @@ npid() { pgrep -f "^$O/nlmd -F -s $W/state"; }
 start() {
 	strace -f -qq -o "$W/st.$1" "$O/nlmd" -F -s "$W/state" \
 	    --nlm-port 4045 --nsm-port 4046 --no-rpcbind --durability="$2" \
-	    --control-socket="$NLMCTL_SOCKET" >"$W/log.$1" 2>&1 &
+	    --control-socket="$NLMCTL_SOCKET" \
+	    --metrics-address=127.0.0.1:9464 >"$W/log.$1" 2>&1 &
 	SPID=$!
 	for _ in $(seq 100); do
 		grep -qs "nlmd ready" "$W/log.$1" && return 0
@@ -47,6 +49,8 @@ B -t 1 -m hold -c 4 -k 20000
 "$O/nlmctl" status --locks >/dev/null
 "$O/nlmctl" --json status --locks >/dev/null
 "$O/nlmctl" metrics >/dev/null
+curl -sf http://127.0.0.1:9464/metrics >/dev/null ||
+    { echo "the metrics endpoint did not answer"; exit 1; }
 kill -HUP "$(npid)"; sleep 1
 B -t 1 -m hold -c 4 -k 5000 -K 2>/dev/null &
 BP=$!
