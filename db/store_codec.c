@@ -31,7 +31,8 @@
  *                      u32 IPv6 scope id (0 otherwise).
  *   Every value begins with a u8 record version.  This code writes version
  *   1 (STORE_REC_V1), except host values, which are version 3
- *   (STORE_REC_V3; versions 1 and 2 host values are still read); it refuses to
+ *   (STORE_REC_V3; versions 1 and 2 host values are still read), and lock
+ *   values, version 2 (STORE_REC_V2; version 1 still read); it refuses to
  *   load any other (STORE_CORRUPT).  A value must have exactly the length
  *   its version defines.
  *
@@ -71,9 +72,19 @@
  * locks.db (lockcore's unique key of a lock)
  *   key:   u64 host, svid, bytes16 owner handle (0..1024 bytes),
  *          bytes16 file handle (1..1024 bytes), u64 start
- *   value: u8 version 1, u64 len (0: through UINT64_MAX), u8 exclusive
+ *   value: u8 version 2, u64 len (0: through UINT64_MAX), u8 exclusive
  *          (0/1), u64 fencing token, u64 epoch (at most LK_EPOCH_MAX,
- *          2^32 - 1: lockcore keeps 32 bits).  26 bytes.
+ *          2^32 - 1: lockcore keeps 32 bits), u32 check.  30 bytes.
+ *          The check is the low 32 bits of SipHash-1-3 (lockcore's
+ *          lk_siphash, key of 16 zero bytes) of the value's first 26
+ *          bytes under the tweak h, where h is the same hash of the key
+ *          under the tweak 0.  locks.db has no page checksums (store.c,
+ *          store_db_open()): a damaged byte in a record's key or value
+ *          fails the check at the load (STORE_CORRUPT), where a
+ *          damaged length or token would otherwise read as a lock.
+ *          Version 1 (nlmd before 2026-12-07) is the first 26 bytes
+ *          without the check; such records are read unchecked until
+ *          they are written again.
  *
  * shares.db (lockcore's unique key of a share reservation)
  *   key:   u64 host, bytes16 owner handle, bytes16 file handle
@@ -116,7 +127,8 @@
 
 #define SVID_BIAS	2147483648LL	/* 2^31 */
 #define U32_RANGE	4294967296LL	/* 2^32 */
-#define LOCK_VAL_LEN	26
+#define LOCK_VAL_LEN_V1	26
+#define LOCK_VAL_LEN	30	/* version 2: the check after version 1's */
 #define SHARE_VAL_LEN	11
 #define META_VAL_LEN	9
 
@@ -391,16 +403,31 @@ store_enc_lock_key(uint8_t *buf, const struct lk_record *rc)
 	return (size_t)(p - buf);
 }
 
+/*
+ * The check of a lock record (key k, value v of at least LOCK_VAL_LEN_V1
+ * bytes): see "locks.db" above.
+ */
+static uint32_t
+lock_check(const void *k, size_t klen, const void *v)
+{
+	static const uint8_t zero[LK_HASH_KEY_LEN];
+
+	return (uint32_t)lk_siphash(zero, lk_siphash(zero, 0, k, klen), v,
+	    LOCK_VAL_LEN_V1);
+}
+
 size_t
-store_enc_lock_val(uint8_t *buf, const struct lk_record *rc)
+store_enc_lock_val(uint8_t *buf, const struct lk_record *rc,
+    const uint8_t *key, size_t klen)
 {
 	uint8_t *p = buf;
 
-	p = put_u8(p, STORE_REC_V1);
+	p = put_u8(p, STORE_REC_V2);
 	p = put_u64(p, rc->rc_len);
 	p = put_u8(p, rc->rc_excl);
 	p = put_u64(p, rc->rc_token);
 	p = put_u64(p, rc->rc_epoch);
+	p = put_u32(p, lock_check(key, klen, buf));
 	return (size_t)(p - buf);
 }
 
@@ -473,7 +500,7 @@ store_dec_lock(const void *k, size_t klen, const void *v, size_t vlen,
     struct lk_record *rc)
 {
 	struct store_rd rd;
-	const char *why;
+	uint8_t version;
 
 	memset(rc, 0, sizeof(*rc));
 	rc->rc_kind = LK_REC_LOCK;
@@ -486,12 +513,21 @@ store_dec_lock(const void *k, size_t klen, const void *v, size_t vlen,
 	if (!rd_done(&rd))
 		return "key has the wrong length";
 	rd_init(&rd, v, vlen);
-	if ((why = rd_version(&rd, LOCK_VAL_LEN)) != NULL)
-		return why;
+	if (vlen == 0)
+		return "empty value";
+	version = get_u8(&rd);
+	if (version != STORE_REC_V1 && version != STORE_REC_V2)
+		return "unknown record version";
+	if (vlen != (version == STORE_REC_V1 ? LOCK_VAL_LEN_V1 :
+	    LOCK_VAL_LEN))
+		return "value has the wrong length for its version";
 	rc->rc_len = get_u64(&rd);
 	rc->rc_excl = get_u8(&rd);
 	rc->rc_token = get_u64(&rd);
 	rc->rc_epoch = get_u64(&rd);
+	if (version == STORE_REC_V2 && get_u32(&rd) != lock_check(k, klen, v))
+		return "its check does not match its bytes: the record is "
+		    "damaged";
 	return store_record_ok(rc) ? NULL : "lock range, mode or epoch out of bounds";
 }
 

@@ -63,7 +63,7 @@
 #define STORE_JREC_LAST		4
 /* Record version byte that starts every value written by this code. */
 #define STORE_REC_V1		1
-#define STORE_REC_V2		2	/* host values only */
+#define STORE_REC_V2		2	/* host and lock values only */
 #define STORE_REC_V3		3	/* host values only */
 
 /* Tunables; see store.c's header comment for how they were chosen. */
@@ -370,7 +370,9 @@ const char *store_dec_jop(const void *v, size_t vlen, size_t *offp,
 size_t	store_enc_u64key(uint8_t *buf, uint64_t v);
 size_t	store_enc_meta(uint8_t *buf, uint64_t v);
 size_t	store_enc_lock_key(uint8_t *buf, const struct lk_record *rc);
-size_t	store_enc_lock_val(uint8_t *buf, const struct lk_record *rc);
+/* The value of a lock whose key (store_enc_lock_key) is key, klen. */
+size_t	store_enc_lock_val(uint8_t *buf, const struct lk_record *rc,
+	    const uint8_t *key, size_t klen);
 size_t	store_enc_share_key(uint8_t *buf, const struct lk_record *rc);
 size_t	store_enc_share_val(uint8_t *buf, const struct lk_record *rc);
 size_t	store_enc_host_val(uint8_t *buf, const struct store_host *h);

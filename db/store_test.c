@@ -77,6 +77,23 @@ store_test_log_end(struct store *st, bool synced, unsigned long *filep,
 	free(ls);
 }
 
+_Static_assert(STORE_KEY_MAX <= STORE_TEST_KEY_ROOM, "key room");
+
+void
+store_test_enc_lock(const struct lk_record *rc, uint8_t *key, size_t *klenp,
+    uint8_t *val, size_t *vlenp)
+{
+	*klenp = store_enc_lock_key(key, rc);
+	*vlenp = store_enc_lock_val(val, rc, key, *klenp);
+}
+
+const char *
+store_test_dec_lock(const void *key, size_t klen, const void *val,
+    size_t vlen, struct lk_record *rc)
+{
+	return store_dec_lock(key, klen, val, vlen, rc);
+}
+
 enum store_status
 store_test_v1_entry(struct store *st, unsigned j, uint64_t seq)
 {

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "store.h"
 
@@ -27,6 +28,24 @@ enum store_test_db {
 enum store_status store_test_put_raw(struct store *st,
 	    enum store_test_db which, const void *key, size_t klen,
 	    const void *val, size_t vlen);
+
+/* Room for any key, and for a lock's value, as the store encodes them. */
+#define STORE_TEST_KEY_ROOM	4096
+#define STORE_TEST_VAL_ROOM	64
+
+/*
+ * The key and value of lock rc exactly as the store writes them to
+ * locks.db: key[*klenp], val[*vlenp] (rooms above).
+ */
+void	store_test_enc_lock(const struct lk_record *rc, uint8_t *key,
+	    size_t *klenp, uint8_t *val, size_t *vlenp);
+
+/*
+ * Decode a locks.db key and value as the load does: NULL and *rc, or why
+ * the record is refused.
+ */
+const char *store_test_dec_lock(const void *key, size_t klen,
+	    const void *val, size_t vlen, struct lk_record *rc);
 
 /*
  * Write what the current turn staged as a format-1 store would have

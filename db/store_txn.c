@@ -103,7 +103,8 @@ store_stage_record(struct store *st, const struct lk_record *rc, bool put)
 		dbi = STORE_DBI_LOCKS;
 		klen = store_enc_lock_key(st->st_key, rc);
 		if (put)
-			vlen = store_enc_lock_val(st->st_val, rc);
+			vlen = store_enc_lock_val(st->st_val, rc, st->st_key,
+			    klen);
 	} else {
 		dbi = STORE_DBI_SHARES;
 		klen = store_enc_share_key(st->st_key, rc);

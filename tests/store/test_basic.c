@@ -758,6 +758,60 @@ test_corrupt(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "newer"));
 }
 
+/*
+ * A lock's value ends in a check of its key and value (version 2): every
+ * single damaged bit of either is refused at the load, where a version 1
+ * record read a damaged length or token as a lock.  Version 1 values
+ * still load, unchecked.
+ */
+static void
+test_lock_check(void)
+{
+	struct lk_record rc = stt_lock(3, -7, "owner", "file", 4096, 100,
+	    true, 77), got;
+	uint8_t key[STORE_TEST_KEY_ROOM], val[STORE_TEST_VAL_ROOM];
+	size_t klen, vlen, i;
+	unsigned bit, passed = 0;
+	const char *why;
+
+	store_test_enc_lock(&rc, key, &klen, val, &vlen);
+	CU_ASSERT_EQUAL(vlen, 30);
+	CU_ASSERT_EQUAL(val[0], 2);
+	why = store_test_dec_lock(key, klen, val, vlen, &got);
+	CU_ASSERT_PTR_NULL(why);
+	CU_ASSERT_EQUAL(got.rc_host, 3);
+	CU_ASSERT_EQUAL(got.rc_svid, -7);
+	CU_ASSERT_EQUAL(got.rc_start, 4096);
+	CU_ASSERT_EQUAL(got.rc_len, 100);
+	CU_ASSERT(got.rc_excl);
+	CU_ASSERT_EQUAL(got.rc_token, 77);
+	for (i = 0; i < klen + vlen; i++)
+		for (bit = 0; bit < 8; bit++) {
+			uint8_t *b = i < klen ? &key[i] : &val[i - klen];
+
+			*b ^= (uint8_t)(1u << bit);
+			if (store_test_dec_lock(key, klen, val, vlen,
+			    &got) == NULL) {
+				passed++;
+				fprintf(stderr, "\nbyte %zu bit %u flipped: "
+				    "loaded\n", i, bit);
+			}
+			*b ^= (uint8_t)(1u << bit);
+		}
+	CU_ASSERT_EQUAL(passed, 0);
+	/* Through the load: the reason in the message. */
+	val[5] ^= 0x10;
+	corrupt_one(STORE_TEST_LOCKS, key, klen, val, vlen,
+	    "its check does not match its bytes: the record is damaged");
+	val[5] ^= 0x10;
+	/* Version 1: the first 26 bytes, no check; read as they are. */
+	val[0] = 1;
+	val[5] ^= 0x10;
+	CU_ASSERT_PTR_NULL(store_test_dec_lock(key, klen, val, 26, &got));
+	CU_ASSERT_EQUAL(got.rc_len, 100 + ((uint64_t)0x10 << 24));
+	CU_ASSERT_PTR_NOT_NULL(store_test_dec_lock(key, klen, val, 30, &got));
+}
+
 static void
 test_load_stop(void)
 {
@@ -1077,6 +1131,7 @@ stt_register_basic(void)
 	    !CU_add_test(s, "STORE_NONE", test_none) ||
 	    !CU_add_test(s, "counters", test_counters) ||
 	    !CU_add_test(s, "corrupt records, newer format", test_corrupt) ||
+	    !CU_add_test(s, "lock values carry a check", test_lock_check) ||
 	    !CU_add_test(s, "load stopped by the caller", test_load_stop) ||
 	    !CU_add_test(s, "meta.db lost, records kept", test_meta_lost) ||
 	    !CU_add_test(s, "hosts.db, locks.db or shares.db lost",

@@ -259,6 +259,56 @@ test_leaf_loop(void)
 	dir = NULL;
 }
 
+/*
+ * One lock's length damaged in locks.db (the whole file, length 0, made
+ * 5 bytes): the record still reads as a valid lock that conflicts with
+ * none, so only its check (store_codec.c) tells.  Before lock values
+ * carried one, the load took the damaged lock as it was.
+ */
+static void
+test_lock_damaged(void)
+{
+	/* The value of the lock with token 1001: length 0, exclusive. */
+	static const uint8_t want[] = { 0, 0, 0, 0, 0, 0, 0, 0, 1,
+	    0, 0, 0, 0, 0, 0, 0x03, 0xe9 };
+	uint8_t pg[PAGE_BYTES];
+	char path[4096];
+	struct outcome oc;
+	off_t off;
+	unsigned found = 0;
+	size_t i;
+	int fd;
+
+	make_store();
+	snprintf(path, sizeof(path), "%s/locks.db", dir);
+	CU_ASSERT_FATAL((fd = open(path, O_RDWR)) != -1);
+	/*
+	 * Every copy: a page split may leave the bytes of a moved record
+	 * in the free space of the page it left.
+	 */
+	for (off = 0; pread(fd, pg, sizeof(pg), off) == (ssize_t)sizeof(pg);
+	    off += PAGE_BYTES)
+		for (i = 0; i + sizeof(want) <= sizeof(pg); i++)
+			if (memcmp(pg + i, want, sizeof(want)) == 0) {
+				CU_ASSERT_FATAL(pwrite(fd, "\5", 1,
+				    off + (off_t)i + 7) == 1);
+				found++;
+			}
+	printf("\n    the record found %u time(s) ", found);
+	CU_ASSERT_FATAL(found >= 1);
+	close(fd);
+	open_damaged(&oc);
+	CU_ASSERT_EQUAL(oc.oc_signal, 0);
+	CU_ASSERT_EQUAL(oc.oc_status, STORE_CORRUPT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "locks.db"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "the record is damaged"));
+	if (oc.oc_status != STORE_CORRUPT)
+		fprintf(stderr, "\nstatus %d: %s\n", oc.oc_status,
+		    oc.oc_err);
+	stt_dir_free(dir);
+	dir = NULL;
+}
+
 /* The offset just past the last byte of dir/file that is not zero. */
 static off_t
 data_end(const char *file)
@@ -378,6 +428,8 @@ stt_register_damage(void)
 	    test_garbage_page) ||
 	    !CU_add_test(s, "locks.db's leaves looping back: caught by the "
 	    "key order", test_leaf_loop) ||
+	    !CU_add_test(s, "a lock's length damaged: caught by its check",
+	    test_lock_damaged) ||
 	    !CU_add_test(s, "the log cut short: the reason in the message",
 	    test_log_cut) ||
 	    !CU_add_test(s, "a file nlmd cannot write: refused by name",
