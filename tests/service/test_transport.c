@@ -1049,6 +1049,154 @@ test_authsys_bounds(void)
 }
 
 /*
+ * One recvmmsg() batch holding, between two NULL calls, a datagram
+ * longer than UDP_MAXMSG (a valid call header first: cut to the buffer
+ * it would still decode) and a 3-byte runt: both are dropped and
+ * counted as garbage, and the calls around them are each answered once.
+ */
+static void
+test_udp_batch_bad(void)
+{
+	static uint8_t big[UDP_MAXMSG + 1000];
+	uint8_t buf[64];
+	unsigned got = 0;
+	int sfd, cfd, i;
+
+	tt_start(64 * 1024, 0);
+	cfd = tt_udp_client(&sfd);
+	CU_ASSERT_FATAL(send(cfd, buf, tt_body(buf), 0) == 40);
+	(void)tt_body(big);
+	CU_ASSERT_FATAL(send(cfd, big, sizeof(big), 0) == sizeof(big));
+	CU_ASSERT_FATAL(send(cfd, buf, 3, 0) == 3);
+	CU_ASSERT_FATAL(send(cfd, buf, tt_body(buf), 0) == 40);
+	for (i = 0; i < 5; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		while (recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) == 24)
+			got++;
+	}
+	printf("\n    4 datagrams: %u served, %u answered, %llu garbage ",
+	    tt.calls, got, (unsigned long long)tt.rs->rs_stats.garbage);
+	CU_ASSERT_EQUAL(tt.calls, 2);
+	CU_ASSERT_EQUAL(got, 2);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.garbage, 2);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
+/*
+ * sendmmsg() stops at a datagram the kernel refuses (port 0: EINVAL; an
+ * IPv6 destination on an IPv4 socket: EAFNOSUPPORT); the real
+ * onc_send_many() counts it and sends the ones after it, in order.
+ */
+static void
+test_send_many_refused(void)
+{
+	struct sockaddr_storage to, port0, v6;
+	struct onc_dgram dg[5];
+	struct sockaddr_in *s4;
+	socklen_t sl = sizeof(to);
+	size_t i, failed, full = 99;
+	uint8_t msg[5], got[8];
+	unsigned n = 0;
+	int rfd, sfd;
+
+	rfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	sfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(rfd != -1 && sfd != -1);
+	memset(&to, 0, sizeof(to));
+	s4 = (struct sockaddr_in *)&to;
+	s4->sin_family = AF_INET;
+	s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CU_ASSERT_FATAL(bind(rfd, (struct sockaddr *)&to, sizeof(*s4)) == 0);
+	CU_ASSERT_FATAL(getsockname(rfd, (struct sockaddr *)&to, &sl) == 0);
+	port0 = to;
+	((struct sockaddr_in *)&port0)->sin_port = 0;
+	memset(&v6, 0, sizeof(v6));
+	((struct sockaddr_in6 *)&v6)->sin6_family = AF_INET6;
+	((struct sockaddr_in6 *)&v6)->sin6_addr = in6addr_loopback;
+	((struct sockaddr_in6 *)&v6)->sin6_port = s4->sin_port;
+	memset(dg, 0, sizeof(dg));
+	for (i = 0; i < 5; i++) {
+		msg[i] = (uint8_t)i;
+		dg[i].dg_buf = &msg[i];
+		dg[i].dg_len = 1;
+		dg[i].dg_dst = &to;
+		dg[i].dg_dstlen = sizeof(struct sockaddr_in);
+	}
+	dg[1].dg_dst = &port0;
+	dg[3].dg_dst = &v6;
+	dg[3].dg_dstlen = sizeof(struct sockaddr_in6);
+	failed = real_rpc_send_many(sfd, dg, 5, &full);
+	while (n < sizeof(got) &&
+	    recv(rfd, &got[n], 1, MSG_DONTWAIT) == 1)
+		n++;
+	printf("\n    5 datagrams, 2 refusable: %zu refused, %u delivered ",
+	    failed, n);
+	CU_ASSERT_EQUAL(failed, 2);
+	CU_ASSERT_EQUAL(full, 0);
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	CU_ASSERT(got[0] == 0 && got[1] == 2 && got[2] == 4);
+	close(rfd);
+	close(sfd);
+}
+
+/*
+ * max_record bounds a record, not a fragment (RFC 5531, section 11): a
+ * record of exactly max_record bytes in two fragments is served; one of
+ * max_record + 1 in two fragments, neither over the limit alone, the
+ * last flagged as such, is refused (counted oversize, the connection
+ * reset) without being dispatched.
+ */
+static void
+test_record_limit_fragments(void)
+{
+	static uint8_t rec[2 * 4 + 4096 + 1], acc[4096];
+	size_t acclen = 0, half = 2048, len, sent;
+	unsigned got = 0;
+	uint32_t m;
+	ssize_t w;
+	int fd, i;
+
+	tt_start(0, 0);
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_lim.max_record, 4096);
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	for (len = 4096; len <= 4097; len++) {
+		memset(rec, 0, sizeof(rec));
+		m = htonl((uint32_t)half);		/* not last */
+		memcpy(rec, &m, 4);
+		(void)tt_body(rec + 4);		/* the padding is ignored */
+		m = htonl(0x80000000u | (uint32_t)(len - half));
+		memcpy(rec + 4 + half, &m, 4);
+		for (i = 0, sent = 0; i < 200 && sent < 8 + len; i++) {
+			if ((w = send(fd, rec + sent, 8 + len - sent,
+			    MSG_DONTWAIT | MSG_NOSIGNAL)) > 0)
+				sent += (size_t)w;
+			(void)ev_run_once(tt.loop, 0);
+			got += tt_replies(fd, acc, sizeof(acc), &acclen);
+		}
+		for (i = 0; i < 5; i++) {
+			(void)ev_run_once(tt.loop, 0);
+			got += tt_replies(fd, acc, sizeof(acc), &acclen);
+		}
+		if (len == 4096) {
+			CU_ASSERT_EQUAL(tt.calls, 1);
+			CU_ASSERT_EQUAL(got, 1);
+			CU_ASSERT_PTR_NOT_NULL(tt.rs->rs_conns);
+		}
+	}
+	printf("\n    records of 4096 and 4097 bytes: %u served, %llu "
+	    "oversize, connection %s ", tt.calls, (unsigned long long)
+	    tt.rs->rs_stats.oversize, tt.rs->rs_conns ? "open" : "closed");
+	CU_ASSERT_EQUAL(tt.calls, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.oversize, 1);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+	close(fd);
+	tt_stop();
+}
+
+/*
  * UNDER RANDOM INPUT (from a review helper's experiments): every call
  * answered exactly once whatever the framing (fragments of any size,
  * empty ones, one byte a turn), chunking, half-closes, full turns and
@@ -1361,7 +1509,13 @@ ts_register_transport(void)
 	    CU_add_test(s, "UDP replies lost to a full buffer are counted",
 	    test_udp_full_counted) == NULL ||
 	    CU_add_test(s, "AUTH_SYS credentials past their bounds: "
-	    "AUTH_BADCRED", test_authsys_bounds) == NULL)
+	    "AUTH_BADCRED", test_authsys_bounds) == NULL ||
+	    CU_add_test(s, "a UDP batch with a truncated datagram and a "
+	    "runt: the others are answered", test_udp_batch_bad) == NULL ||
+	    CU_add_test(s, "a datagram the kernel refuses mid-batch: the "
+	    "ones after it are sent", test_send_many_refused) == NULL ||
+	    CU_add_test(s, "max_record bounds the record, not each fragment",
+	    test_record_limit_fragments) == NULL)
 		return -1;
 	s = CU_add_suite("transport: random", NULL, NULL);
 	if (s == NULL ||
