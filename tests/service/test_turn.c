@@ -3611,6 +3611,164 @@ test_retransmit_send_error(void)
 	ts_stop();
 }
 
+/*
+ * A grant waiting for a callback slot (callback-max-per-host, 100 in the
+ * harness) ends without a callback: hostB's re-sent LOCK collects one
+ * (GRANTED, the lock stays), its CANCEL undoes the other.  Neither is
+ * called back later, the waiting count goes to 0 at once, and the
+ * answers to the 100 sent let nothing more out.
+ */
+static void
+test_cb_window_collected(void)
+{
+	enum { NF = 102, WIN = 100 };
+	static nlm4_testargs ta[NF];
+	const struct nlm_counters *c = NULL;
+	char fh[16], fa[16] = "", fb[16] = "";
+	bool seen[NF];
+	int i, k, n = 0;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	for (i = 0; i < NF; i++) {
+		snprintf(fh, sizeof(fh), "g%d", i);
+		CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", fh, 0, 1, true,
+		    false, false), NLM4_GRANTED);
+		CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", fh, 0, 1, true,
+		    true, false), NLM4_BLOCKED);
+	}
+	for (i = 0; i < NF; i++) {
+		snprintf(fh, sizeof(fh), "g%d", i);
+		CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", fh, 0, 1),
+		    NLM4_GRANTED);
+	}
+	memset(seen, 0, sizeof(seen));
+	while (n < NF && ts_callback(&ta[n], NULL) == NLMPROC4_GRANTED_MSG) {
+		CU_ASSERT_FATAL(ta[n].alock.fh.nlm_netobj_len < sizeof(fh));
+		memcpy(fh, ta[n].alock.fh.nlm_netobj_val,
+		    ta[n].alock.fh.nlm_netobj_len);
+		fh[ta[n].alock.fh.nlm_netobj_len] = '\0';
+		CU_ASSERT_FATAL(sscanf(fh, "g%d", &k) == 1 && k >= 0 &&
+		    k < NF);
+		seen[k] = true;
+		n++;
+	}
+	CU_ASSERT_EQUAL_FATAL(n, WIN);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(c->cb_waiting, NF - WIN);
+	for (i = 0; i < NF; i++)
+		if (!seen[i])
+			snprintf(fa[0] == '\0' ? fa : fb, sizeof(fa), "g%d", i);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", fa, 0, 1, true, true,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_cancel("hostB", 2, "ownB", fb, 0, 1, true),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(c->cb_waiting, 0);
+	CU_ASSERT_EQUAL(c->cb_inflight, WIN);
+	CU_ASSERT(ts_no_callback());
+	for (i = 0; i < n; i++)
+		t_granted_res(&ta[i].cookie, NLM4_GRANTED);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	CU_ASSERT_EQUAL(c->cb_acked, WIN);
+	CU_ASSERT_EQUAL(c->cb_repoll, 1);
+	CU_ASSERT(t_committed(2, "ownB", 4, fa, strlen(fa), 0, 1, true));
+	CU_ASSERT(!t_committed(2, "ownB", 4, fb, strlen(fb), 0, 1, true));
+	CU_ASSERT_EQUAL(fake_store_nlocks(), NF - 1);
+	for (i = 0; i < n; i++)
+		xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta[i]);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/* hostG's stored lock of "fg" [0, 10), the store ready for a start. */
+static void
+t_grace_start_g(void)
+{
+	t_reset();
+	t_preload(7, "hostG", "127.0.0.1", 1, "ownG", "fg", 0, 10, 500);
+	CU_ASSERT(store_put_token(fake_store(), 500) == STORE_OK);
+	CU_ASSERT(store_put_next_host(fake_store(), 8) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	ts_start(NLM_CB_MSG, 0);
+	fake_send_hook(st_check);
+	CU_ASSERT_FATAL(nlm_get_grace()->g_active);
+}
+
+/*
+ * In grace, a request that meets only live locks queues as at any other
+ * time (its re-sent copy is not queued twice), and its grant is called
+ * back.  Still unconfirmed when the deadline drops hostG's record, the
+ * grant keeps its lock and its callback: the client's GRANTED_RES
+ * confirms it afterwards.
+ */
+static void
+test_grace_waiter_deadline(void)
+{
+	nlm4_testargs ta;
+	const struct nlm_counters *c;
+
+	if (ts_skip())
+		return;
+	t_grace_start_g();
+	CU_ASSERT_EQUAL(t_lock("hostH", 2, "ownH", "fg", 20, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostK", 3, "ownK", "fg", 20, 10, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_lock("hostK", 3, "ownK", "fg", 20, 10, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_unlock("hostH", 2, "ownH", "fg", 20, 10),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT(ts_no_callback());
+	ts_advance(91 * 1000);
+	ts_pump();
+	CU_ASSERT(!nlm_get_grace()->g_active);
+	CU_ASSERT_EQUAL(nlm_get_counters()->grace_dropped, 1);
+	CU_ASSERT(t_committed(3, "ownK", 4, "fg", 2, 20, 10, true));
+	t_granted_res(&ta.cookie, NLM4_GRANTED);
+	ts_pump();
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(c->cb_acked, 1);
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	CU_ASSERT(t_committed(3, "ownK", 4, "fg", 2, 20, 10, true));
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
+ * A host whose record blocks others sends FREE_ALL (it restarted, and
+ * will not reclaim): grace ends in that turn, not at the deadline, and
+ * the request it held back is granted when sent again.
+ */
+static void
+test_grace_free_all(void)
+{
+	const struct nlm_grace *g;
+
+	if (ts_skip())
+		return;
+	t_grace_start_g();
+	g = nlm_get_grace();
+	CU_ASSERT_EQUAL(t_lock("hostK", 3, "ownK", "fg", 0, 30, true, true,
+	    false), NLM4_DENIED_GRACE_PERIOD);
+	(void)t_free_all_turn("hostG");
+	CU_ASSERT(!g->g_active);
+	CU_ASSERT(g->g_how != NULL &&
+	    strcmp(g->g_how, "nothing left to reclaim") == 0);
+	CU_ASSERT_EQUAL(g->g_dropped, 0);
+	CU_ASSERT_EQUAL(t_lock("hostK", 3, "ownK", "fg", 0, 30, true, true,
+	    false), NLM4_GRANTED);
+	CU_ASSERT(t_committed(3, "ownK", 4, "fg", 2, 0, 30, true));
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 int
 ts_register_turn(void)
 {
@@ -3719,6 +3877,10 @@ ts_register_turn(void)
 	    NULL ||
 	    CU_add_test(s, "grace: a stored LOCK asked again, not reclaimed",
 	    test_grace_asked_again) == NULL ||
+	    CU_add_test(s, "grace: a waiter's grant outlives the deadline",
+	    test_grace_waiter_deadline) == NULL ||
+	    CU_add_test(s, "grace: FREE_ALL of the last holder ends it",
+	    test_grace_free_all) == NULL ||
 	    CU_add_test(s, "SM_NOTIFY re-sent after the host came back",
 	    test_notify_resent) == NULL ||
 	    CU_add_test(s, "a host's release counts its own records",
@@ -3748,7 +3910,9 @@ ts_register_turn(void)
 	    CU_add_test(s, "the give-up deadline is kept",
 	    test_rv_give_up_on_time) == NULL ||
 	    CU_add_test(s, "a callback ended by CANCEL is counted",
-	    test_rv_cb_dropped_counted) == NULL)
+	    test_rv_cb_dropped_counted) == NULL ||
+	    CU_add_test(s, "grants waiting for a callback slot, collected "
+	    "or cancelled", test_cb_window_collected) == NULL)
 		return -1;
 	return 0;
 }
