@@ -44,7 +44,8 @@ enum onc_out_status {
 /*
  * Completion callback.  On ONC_OUT_OK `res' is positioned at the results
  * (decode with the result's xdr routine; the buffer lives only during the
- * callback), otherwise NULL.
+ * callback, and only until it calls onc_out_call(), which encodes into the
+ * same buffer: decode first), otherwise NULL.
  */
 typedef void	onc_out_cb(void *arg, enum onc_out_status st, XDR *res);
 
