@@ -107,7 +107,8 @@
  *   parts' operations are the commit's, in order.  The parts of one
  *   commit follow each other among our records; a commit counts once its
  *   last part is read (parts without their last, which a crash left, are
- *   never applied).
+ *   never applied).  An entry whose first byte is none of 1-4 fails the
+ *   fold, and with it the open.
  *   What the store holds is the four databases with every commit in the
  *   journal after meta "journal" applied in log order.  Berkeley DB's own tools
  *   show them as application-specific records (db5.3_printlog) and pass

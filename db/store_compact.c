@@ -140,7 +140,9 @@ store_compact_record(struct store *st, const uint8_t *v, size_t vlen,
 {
 	int rc;
 
-	if (vlen < 1)
+	/* Neither a version nor a part: not passed over, but refused. */
+	if (vlen < 1 || (v[0] != STORE_REC_V1 &&
+	    (v[0] < STORE_JREC_FIRST || v[0] > STORE_JREC_LAST)))
 		return EINVAL;
 	if (v[0] == STORE_REC_V1 || v[0] == STORE_JREC_FIRST) {
 		st->st_kbuf.b_len = km->km_len;	/* forget an unfinished one */

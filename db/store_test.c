@@ -36,6 +36,37 @@ store_test_put_raw(struct store *st, enum store_test_db which,
 	return store_stage(st, db, key, klen, val != NULL ? val : "", vlen);
 }
 
+enum store_status
+store_test_journal_entry(struct store *st, uint8_t kind)
+{
+	const struct store_batch *b = st->st_batch;
+	uint32_t hdr[4] = { STORE_LOGREC, 0, 0, 0 };
+	size_t len = STORE_LOGREC_HDR + 1, off;
+	uint8_t *v;
+	DB_LSN lsn;
+	DBT d;
+	int rc;
+
+	if ((v = malloc(len + (b != NULL ? b->b_len : 0))) == NULL)
+		return STORE_NOMEM;
+	memcpy(v, hdr, STORE_LOGREC_HDR);
+	v[STORE_LOGREC_HDR] = kind;
+	for (off = 0; b != NULL && off < b->b_len; ) {
+		const struct store_op *op =
+		    (const struct store_op *)(const void *)(b->b_buf + off);
+
+		len += store_enc_jop(v + len, op);
+		off += STORE_OP_SPACE(op->op_klen, op->op_vlen);
+	}
+	memset(&d, 0, sizeof(d));
+	d.data = v;
+	d.size = (u_int32_t)len;
+	rc = st->st_env->log_put(st->st_env, &lsn, &d, DB_FLUSH);
+	free(v);
+	store_txn_discard(st);
+	return rc == 0 ? STORE_OK : store_status_of(st, rc);
+}
+
 void
 store_test_hold_fold(struct store *st, bool hold)
 {

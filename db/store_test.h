@@ -57,6 +57,14 @@ enum store_status store_test_v1_entry(struct store *st, unsigned j,
 	    uint64_t seq);
 
 /*
+ * Write what the current turn staged as one journal record whose entry
+ * begins with the byte `kind' (STORE_REC_V1 is 1; see store_codec.c),
+ * appended to the log and flushed behind the compactor's back; the turn is
+ * then discarded.  The next open folds it.
+ */
+enum store_status store_test_journal_entry(struct store *st, uint8_t kind);
+
+/*
  * Hold (true) or resume (false) the compactor's rounds: commits then stay
  * in the log unfolded, as when the compactor lags behind.
  */
