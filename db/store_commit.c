@@ -402,7 +402,7 @@ store_take_run(struct store *st, size_t *nopsp, bool *flushp)
 	return run;
 }
 
-static void
+void
 store_notify(struct store *st)
 {
 	uint64_t one = 1;
@@ -568,7 +568,7 @@ store_commit_stop(struct store *st)
 	st->st_jtail.b_buf = NULL;
 	free(st->st_jbuf);
 	st->st_jbuf = NULL;
-	if (st->st_efd > 0)
+	if (st->st_efd >= 0)
 		close(st->st_efd);
 	st->st_efd = -1;
 }

@@ -456,6 +456,7 @@ store_compact_round(struct store *st)
 			    store_status_of(st, rc);
 		pthread_cond_broadcast(&st->st_dcv);
 		pthread_mutex_unlock(&st->st_cmu);
+		store_notify(st);	/* the loop may be idle on store_fd() */
 	}
 	pthread_mutex_unlock(&st->st_kmu);
 	return rc;

@@ -319,6 +319,8 @@ enum store_status store_commit_start(struct store *st, char *err,
 void	store_commit_stop(struct store *st);
 /* Hand a sealed batch to the committer. */
 void	store_commit_queue(struct store *st, struct store_batch *b);
+/* Make store_fd() readable: a commit done, or a failure latched. */
+void	store_notify(struct store *st);
 /* The latched commit failure, STORE_OK when none. */
 enum store_status store_commit_error(struct store *st);
 /* Wait until seq is committed: STORE_OK, or the latched failure. */

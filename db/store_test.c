@@ -109,6 +109,7 @@ store_test_log_end(struct store *st, bool synced, unsigned long *filep,
 }
 
 _Static_assert(STORE_KEY_MAX <= STORE_TEST_KEY_ROOM, "key room");
+_Static_assert(STORE_COMPACT_MS == STORE_TEST_COMPACT_MS, "round period");
 
 void
 store_test_enc_lock(const struct lk_record *rc, uint8_t *key, size_t *klenp,

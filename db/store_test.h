@@ -29,6 +29,9 @@ enum store_status store_test_put_raw(struct store *st,
 	    enum store_test_db which, const void *key, size_t klen,
 	    const void *val, size_t vlen);
 
+/* The compactor's round period (STORE_COMPACT_MS). */
+#define STORE_TEST_COMPACT_MS	500
+
 /* Room for any key, and for a lock's value, as the store encodes them. */
 #define STORE_TEST_KEY_ROOM	4096
 #define STORE_TEST_VAL_ROOM	64

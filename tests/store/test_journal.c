@@ -7,6 +7,7 @@
 
 #include "store_test.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +252,34 @@ fold_cut_child(void)
 		_exit(6);
 	raise(SIGKILL);
 	_exit(7);
+}
+
+/*
+ * The compactor's fold fails: the loop, idle on store_fd(), is woken and
+ * learns it from store_committed(), as after a failed commit.  It used
+ * to hear of it only at its next turn, whatever woke that.
+ */
+static void
+test_fold_fail_wakes(void)
+{
+	struct lk_record one = stt_lock(3, 1, "o", "f", 0, 0, true, 1);
+	struct pollfd pfd;
+	uint64_t seq;
+	int n;
+
+	stt_fresh(&dir, &st);
+	st = stt_open_ok(dir, STORE_LOG);
+	store_test_fold_fail_at(st, 1);
+	CU_ASSERT_EQUAL(store_put_record(st, &one), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	(void)store_committed(st, &seq);	/* drain the commit's wake-up */
+	pfd.fd = store_fd(st);
+	pfd.events = POLLIN;
+	n = poll(&pfd, 1, 10 * STORE_TEST_COMPACT_MS);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_NOT_EQUAL(store_committed(st, &seq), STORE_OK);
+	store_close(st);
+	st = NULL;
 }
 
 /* A fold cut between its transactions: the next open completes it. */
@@ -524,6 +553,8 @@ stt_register_journal(void)
 	    test_log_removed) ||
 	    !CU_add_test(s, "a log file removed after the folded position",
 	    test_log_gap) ||
+	    !CU_add_test(s, "a failed fold wakes the loop",
+	    test_fold_fail_wakes) ||
 	    !CU_add_test(s, "a journal record of an unknown version",
 	    test_unknown_entry))
 		return -1;
