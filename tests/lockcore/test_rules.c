@@ -341,6 +341,194 @@ test_inval(void)
 	lk_table_destroy(NULL);
 }
 
+/*
+ * Ranges anywhere in the 64-bit space, against a model of segments.  The
+ * model test (test_model.c) runs in two spaces, bytes 0..64 and the last
+ * 64 bytes, never both in one table: no lock there starts below 2^63 and
+ * another above it, so a signed or 32-bit comparison of starts or ends
+ * (tree order, touching, overlap) would pass it.  Here every start and
+ * end is one of a few points around 2^31, 2^32, 2^63 and 2^64, and the
+ * model keeps, per owner, the mode of each segment between consecutive
+ * points (no ranges, no merging): LOCK, UNLOCK and TEST are decided per
+ * segment, the table's records must be the model's maximal runs, and a
+ * holder must hold all of the range reported for it, exactly.
+ */
+#define WP_NPT	15
+#define WP_NSEG	(2 * WP_NPT)
+#define WP_NO	4
+
+static const uint64_t wp_pts[WP_NPT] = { 0, 1, 1000, 0x7ffffffe,
+	0x7fffffff, 0x80000000, 0xffffffff, 0x100000000ull,
+	0x7ffffffffffffffeull, 0x7fffffffffffffffull, 0x8000000000000000ull,
+	0x8000000000000001ull, UINT64_MAX - 2, UINT64_MAX - 1, UINT64_MAX };
+
+struct wp_owner {
+	uint64_t	 host;
+	int32_t		 svid;
+	const char	*oh;
+};
+
+static const struct wp_owner wp_owners[WP_NO] = {
+	{ 1, 1, "a" }, { 1, 2, "a" }, { 2, 1, "a" }, { 2, 1, "b" },
+};
+
+struct wp_model {
+	uint64_t	 b[WP_NSEG];	/* segment starts, ascending */
+	int		 nb;
+	uint8_t		 held[WP_NSEG][WP_NO];	/* 0 none, 1 shared, 2 excl */
+	int		 bad;		/* records not as the model says */
+};
+
+static int
+wp_seg(const struct wp_model *m, uint64_t x)
+{
+	int i;
+
+	for (i = m->nb - 1; i > 0 && m->b[i] > x; i--)
+		continue;
+	return i;
+}
+
+static uint64_t
+wp_seg_end(const struct wp_model *m, int i)
+{
+	return i + 1 < m->nb ? m->b[i + 1] - 1 : UINT64_MAX;
+}
+
+static int
+wp_owner_of(const struct lk_record *rc)
+{
+	int i;
+
+	for (i = 0; i < WP_NO; i++)
+		if (rc->rc_host == wp_owners[i].host &&
+		    rc->rc_svid == wp_owners[i].svid &&
+		    rc->rc_ohlen == strlen(wp_owners[i].oh) &&
+		    memcmp(rc->rc_oh, wp_owners[i].oh, rc->rc_ohlen) == 0)
+			return i;
+	return -1;
+}
+
+static uint64_t
+wp_rec_end(const struct lk_record *rc)
+{
+	return rc->rc_len == 0 ? UINT64_MAX : rc->rc_start + (rc->rc_len - 1);
+}
+
+/* Does the model have exactly rc as a maximal run of its owner? */
+static bool
+wp_is_run(const struct wp_model *m, const struct lk_record *rc)
+{
+	int o = wp_owner_of(rc), i, s, e;
+	uint8_t mode = rc->rc_excl ? 2 : 1;
+
+	if (o < 0)
+		return false;
+	s = wp_seg(m, rc->rc_start);
+	e = wp_seg(m, wp_rec_end(rc));
+	if (m->b[s] != rc->rc_start || wp_seg_end(m, e) != wp_rec_end(rc) ||
+	    (s > 0 && m->held[s - 1][o] == mode) ||
+	    (e + 1 < m->nb && m->held[e + 1][o] == mode))
+		return false;
+	for (i = s; i <= e; i++)
+		if (m->held[i][o] != mode)
+			return false;
+	return true;
+}
+
+static int
+wp_rec_cb(const struct lk_record *rc, void *arg)
+{
+	struct wp_model *m = arg;
+
+	m->bad += !wp_is_run(m, rc);
+	return 0;
+}
+
+/* The table's records are the model's runs, all of them. */
+static void
+wp_compare(struct wp_model *m)
+{
+	size_t runs = 0, n = 0;
+	int i, o;
+
+	for (o = 0; o < WP_NO; o++)
+		for (i = 0; i < m->nb; i++)
+			runs += m->held[i][o] != 0 &&
+			    (i == 0 || m->held[i - 1][o] != m->held[i][o]);
+	for (o = 0; o < WP_NO; o++)
+		n += lt_nlocks(t, wp_owners[o].host, wp_owners[o].svid,
+		    wp_owners[o].oh, "f");
+	m->bad = 0;
+	lk_lock_foreach(t, wp_rec_cb, m);
+	CU_ASSERT_EQUAL(m->bad, 0);
+	CU_ASSERT_EQUAL(n, runs);
+}
+
+static void
+test_wide_points(void)
+{
+	struct wp_model m;
+	struct lk_lockreq rq;
+	uint64_t rng = lt_seed(20260331), s, e, len;
+	unsigned long step, steps = lt_long() ? 2000000 : 20000;
+	enum lk_status st;
+	bool ex, conflict;
+	int i, k, o, p, op, ss, se;
+
+	reset();
+	memset(&m, 0, sizeof(m));
+	for (i = 0; i < WP_NPT; i++) {
+		m.b[m.nb++] = wp_pts[i];
+		if (wp_pts[i] != UINT64_MAX && (i + 1 == WP_NPT ||
+		    wp_pts[i + 1] != wp_pts[i] + 1))
+			m.b[m.nb++] = wp_pts[i] + 1;
+	}
+	for (step = 0; step < steps && !CU_get_number_of_failures(); step++) {
+		o = (int)(lt_rand(&rng) % WP_NO);
+		op = (int)(lt_rand(&rng) % 10);
+		s = wp_pts[lt_rand(&rng) % WP_NPT];
+		e = wp_pts[lt_rand(&rng) % WP_NPT];
+		if (s > e) {
+			len = s;
+			s = e;
+			e = len;
+		}
+		len = e == UINT64_MAX && lt_rand(&rng) % 2 == 0 ? 0 :
+		    e - s + 1;	/* [0, UINT64_MAX]: 0 too */
+		ex = lt_rand(&rng) % 2 == 0;
+		rq = lt_req(wp_owners[o].host, wp_owners[o].svid,
+		    wp_owners[o].oh, "f", s, len, ex, NB);
+		ss = wp_seg(&m, s);
+		se = wp_seg(&m, e);
+		conflict = false;
+		for (k = ss; k <= se; k++)
+			for (p = 0; p < WP_NO; p++)
+				conflict |= p != o && m.held[k][p] != 0 &&
+				    (ex || m.held[k][p] == 2);
+		if (op < 3) {
+			CU_ASSERT_EQUAL(lt_unlock(t, rq), LK_OK);
+			for (k = ss; k <= se; k++)
+				m.held[k][o] = 0;
+			wp_compare(&m);
+			continue;
+		}
+		st = op < 7 ? lt_lock(t, rq, NULL) : lt_test(t, rq);
+		CU_ASSERT_EQUAL(st, conflict ? LK_DENIED : LK_GRANTED);
+		if (conflict) {
+			const struct lk_record *h = &lt_res->rs_holder;
+
+			/* Another owner's lock, all of it, in the way. */
+			CU_ASSERT_TRUE(wp_is_run(&m, h));
+			CU_ASSERT(wp_owner_of(h) != o && h->rc_start <= e &&
+			    wp_rec_end(h) >= s && (ex || h->rc_excl));
+		} else if (op < 7)
+			for (k = ss; k <= se; k++)
+				m.held[k][o] = ex ? 2 : 1;
+		wp_compare(&m);
+	}
+}
+
 int
 lt_register_rules(void)
 {
@@ -358,7 +546,9 @@ lt_register_rules(void)
 	    test_upgrade_fails) ||
 	    !CU_add_test(s, "svid 0 and owner identity", test_svid0) ||
 	    !CU_add_test(s, "fencing tokens seeded, increasing", test_tokens) ||
-	    !CU_add_test(s, "invalid arguments", test_inval))
+	    !CU_add_test(s, "invalid arguments", test_inval) ||
+	    !CU_add_test(s, "ranges across 2^31, 2^32 and 2^63 vs segments",
+	    test_wide_points))
 		return -1;
 	return 0;
 }
