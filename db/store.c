@@ -428,30 +428,58 @@ store_files_access(const char *dir, char *err, size_t errlen)
 }
 
 /*
- * Berkeley DB creates the cache's region file (__db.003) small -- 0.8 MB
- * at the default cache -- and extends it as pages are cached, up to
- * about the cache size, writing only the last page of each extension
- * (and not even failing when that write does).  What lies before is a
- * hole of a mapped file: on a full file system the first touch of one
- * is a SIGBUS.  Seen on a tmpfs with 2 MiB left and 12,000 locks taken:
- * the compactor's fold split a page into such a hole (__bam_split), and
- * nlmd died without a word, exit status 135.  DB_REGION_INIT fills the
+ * Berkeley DB creates two region files small and extends them as they
+ * fill, writing only the last page of each extension (and not even
+ * failing when that write does): the cache's (__db.003; 0.8 MB at the
+ * default cache, up to about the cache size as pages are cached) and the
+ * environment's main region (__db.001, which holds the lock table: 17
+ * MB at the start, 36 MB after a fold of 80,000 locks, up to its
+ * memory_max, 53 MiB with nlmd's settings).  What lies before is a hole
+ * of a mapped file: on a full file system the first touch of one is a
+ * SIGBUS.  Seen on a tmpfs with 2 MiB left and 12,000 locks taken: the
+ * compactor's fold split a page into such a hole (__bam_split), and nlmd
+ * died without a word, exit status 135.  DB_REGION_INIT fills the
  * regions when they are created only.  So the open allocates the blocks
- * the cache's region may grow into (fallocate, the file's size kept):
- * a file system without room fails the open with ENOSPC instead, and a
- * running nlmd no longer needs any for its regions.  The file is the
- * region file whose size is nearest above the mpool region's
- * (memp_stat: a few KiB past it); one the file system cannot allocate
- * for (EOPNOTSUPP) is left as it was.
+ * both may grow into (fallocate, the file's size kept): a file system
+ * without room fails the open with ENOSPC instead, and a running nlmd
+ * no longer needs any for its regions.  The cache's file is the region
+ * file whose size is nearest above the mpool region's (memp_stat: a few
+ * KiB past it); a file system that cannot allocate (EOPNOTSUPP) is left
+ * as it was.
  * A code.
  */
 #define STORE_REGION_SLACK	(1u << 20)	/* alignment, the last page */
 #define STORE_REGION_NEAR	(64u << 10)	/* a region file's size past
 						   its region's: the last
 						   page written, alignment */
+#define STORE_REGION_MAIN	"__db.001"	/* the environment's region */
 
+/* Allocate the blocks of dir/file up to bytes (its size kept). */
 static int
-store_regions_reserve(struct store *st, const char *dir)
+store_region_room(struct store *st, const char *dir, const char *file,
+    unsigned long long bytes, const char *what)
+{
+	char path[PATH_MAX + 256];
+	int fd, rc = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if ((fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return errno;
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes) == -1 &&
+	    errno != EOPNOTSUPP && errno != ENOSYS) {
+		rc = errno;
+		snprintf(path, sizeof(path), "fallocate %s/%s, %llu MiB, the "
+		    "room of %s at its largest: %s", dir, file,
+		    (bytes + (1u << 20) - 1) >> 20, what, strerror(rc));
+		store_errcall(st->st_env, NULL, path);
+	}
+	close(fd);
+	return rc;
+}
+
+/* The cache's region file: the one nearest above the mpool region's size. */
+static int
+store_region_cache(struct store *st, const char *dir)
 {
 	char path[PATH_MAX], best[NAME_MAX + 1] = "";
 	DB_MPOOL_STAT *ms;
@@ -459,7 +487,7 @@ store_regions_reserve(struct store *st, const char *dir)
 	struct dirent *de;
 	struct stat sb;
 	DIR *d;
-	int fd, rc = 0;
+	int rc;
 
 	if ((rc = st->st_env->memp_stat(st->st_env, &ms, NULL, 0)) != 0)
 		return rc;
@@ -468,11 +496,11 @@ store_regions_reserve(struct store *st, const char *dir)
 	free(ms);
 	if (regmax <= regsize)
 		return 0;
-	/* The region file nearest above the region's size: the cache's. */
 	if ((d = opendir(dir)) == NULL)
 		return errno;
 	while ((de = readdir(d)) != NULL) {
 		if (strncmp(de->d_name, "__db.", 5) != 0 ||
+		    strcmp(de->d_name, STORE_REGION_MAIN) == 0 ||
 		    strlen(de->d_name) >= sizeof(best))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
@@ -488,23 +516,23 @@ store_regions_reserve(struct store *st, const char *dir)
 	closedir(d);
 	if (best[0] == '\0')
 		return 0;
-	snprintf(path, sizeof(path), "%s/%s", dir, best);
-	if ((fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return errno;
-	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0,
-	    (off_t)(regmax + STORE_REGION_SLACK)) == -1 &&
-	    errno != EOPNOTSUPP && errno != ENOSYS) {
-		rc = errno;
-		/* How much: it follows the cache size, not a constant. */
-		snprintf(path, sizeof(path), "fallocate %s/%s, %llu MiB, the "
-		    "room of the cache's region at its largest, which follows "
-		    "store-cache-mib: %s", dir, best,
-		    (regmax + STORE_REGION_SLACK + (1u << 20) - 1) >> 20,
-		    strerror(rc));
-		store_errcall(st->st_env, NULL, path);
-	}
-	close(fd);
-	return rc;
+	/* How much: it follows the cache size, not a constant. */
+	return store_region_room(st, dir, best, regmax + STORE_REGION_SLACK,
+	    "the cache's region, which follows store-cache-mib");
+}
+
+static int
+store_regions_reserve(struct store *st, const char *dir)
+{
+	u_int32_t gb, bytes;
+	int rc;
+
+	if ((rc = store_region_cache(st, dir)) != 0 ||
+	    (rc = st->st_env->get_memory_max(st->st_env, &gb, &bytes)) != 0)
+		return rc;
+	return store_region_room(st, dir, STORE_REGION_MAIN,
+	    ((unsigned long long)gb << 30) + bytes + STORE_REGION_SLACK,
+	    "the environment's region (its lock table)");
 }
 
 static enum store_status
@@ -531,7 +559,7 @@ store_env_open(struct store *st, const struct store_config *cf, char *err,
 	}
 	if ((rc = store_regions_reserve(st, cf->sc_dir)) != 0)
 		return store_report(st, rc, "cannot allocate room for the "
-		    "cache's region file", err, errlen);
+		    "region files", err, errlen);
 	return STORE_OK;
 }
 

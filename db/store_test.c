@@ -111,6 +111,15 @@ store_test_log_end(struct store *st, bool synced, unsigned long *filep,
 _Static_assert(STORE_KEY_MAX <= STORE_TEST_KEY_ROOM, "key room");
 _Static_assert(STORE_COMPACT_MS == STORE_TEST_COMPACT_MS, "round period");
 
+unsigned long long
+store_test_main_region_max(struct store *st)
+{
+	u_int32_t gb = 0, bytes = 0;
+
+	(void)st->st_env->get_memory_max(st->st_env, &gb, &bytes);
+	return ((unsigned long long)gb << 30) + bytes;
+}
+
 void
 store_test_enc_lock(const struct lk_record *rc, uint8_t *key, size_t *klenp,
     uint8_t *val, size_t *vlenp)

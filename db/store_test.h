@@ -32,6 +32,12 @@ enum store_status store_test_put_raw(struct store *st,
 /* The compactor's round period (STORE_COMPACT_MS). */
 #define STORE_TEST_COMPACT_MS	500
 
+/*
+ * The most the environment's main region (__db.001, the lock table) may
+ * grow to, in bytes: Berkeley DB's memory_max for the open store.
+ */
+unsigned long long store_test_main_region_max(struct store *st);
+
 /* Room for any key, and for a lock's value, as the store encodes them. */
 #define STORE_TEST_KEY_ROOM	4096
 #define STORE_TEST_VAL_ROOM	64

@@ -4,7 +4,8 @@
 #   bash tests/integration/test_statedir.sh                    (build/debug)
 #   NLMD=$PWD/build/asan/nlmd BUILD=asan bash tests/integration/test_statedir.sh
 #
-# The state directory is on a small tmpfs (this test's private mount
+# The state directory is on a small tmpfs (160 MiB: the region files take
+# about 75 MiB of room at the default cache; this test's private mount
 # namespace), the load comes from nlmbench (hold mode, locks left held).
 #   1. A full file system at start: nlmd exits 1 saying "No space left on
 #      device" -- not killed by SIGBUS (Berkeley DB's region files were
@@ -48,7 +49,7 @@ M=$W/mnt
 BENCH=$(itest_tool nlmbench "$ITEST_TOP/build/$B/nlmbench")
 [ -x "$NLMD" ] || { echo "FATAL: $NLMD missing"; exit 1; }
 mkdir -p "$M"
-mount -t tmpfs -o size=64m,mode=0755 tmpfs "$M" ||
+mount -t tmpfs -o size=160m,mode=0755 tmpfs "$M" ||
     { echo "SKIP: cannot mount a tmpfs"; exit 77; }
 # Every nlmd gone before the tmpfs goes, and the tmpfs before lib.sh
 # removes the work directory.
