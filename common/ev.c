@@ -67,6 +67,7 @@ struct ev_loop {
 	void		 *el_hookarg;
 	uint64_t	  el_turn;	/* turns so far */
 	uint64_t	  el_gen;	/* registrations so far */
+	uint64_t	  el_turn_gen;	/* ... when this turn's wait ended */
 	int		  el_full;	/* ev_turn_full() calls this turn */
 	struct ev_deferred el_defer[EV_MAXEVENTS];
 	int		  el_ndefer;
@@ -427,7 +428,9 @@ ev_turn_full_p(const struct ev_loop *el)
  * Serve fd (ready: EV_READ | EV_WRITE as epoll said) once this turn; in a
  * full turn keep it for the next.  gen: the registration deferred (0:
  * whichever is current); a number deleted and registered again since is
- * another descriptor.
+ * another descriptor.  So is one registered after the wait ended: a
+ * callback that closed a ready descriptor and opened another that got
+ * its number would have the new one called with the old one's readiness.
  */
 static void
 ev_serve(struct ev_loop *el, int fd, int ready, uint64_t gen)
@@ -438,8 +441,8 @@ ev_serve(struct ev_loop *el, int fd, int ready, uint64_t gen)
 	    el->el_fds[fd].ef_events == 0)
 		return;
 	ef = &el->el_fds[fd];
-	if ((gen != 0 && ef->ef_gen != gen) || ef->ef_turn == el->el_turn ||
-	    (ready &= ef->ef_events) == 0)
+	if ((gen != 0 && ef->ef_gen != gen) || ef->ef_gen > el->el_turn_gen ||
+	    ef->ef_turn == el->el_turn || (ready &= ef->ef_events) == 0)
 		return;
 	if (el->el_full) {
 		/*
@@ -477,6 +480,7 @@ ev_run_once(struct ev_loop *el, int timeout_ms)
 	t0 = ev_monotonic_us();
 	ev_turn_now = t0 / 1000;
 	el->el_turn++;
+	el->el_turn_gen = el->el_gen;
 	el->el_full = 0;
 	ndefer = el->el_ndefer;
 	memcpy(defer, el->el_defer, (size_t)ndefer * sizeof(defer[0]));

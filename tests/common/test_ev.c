@@ -454,6 +454,70 @@ test_fd_del_in_callback(void)
 	teardown();
 }
 
+/*
+ * Two ready fds; the first callback deletes and closes the other and
+ * opens a pipe that gets its number, registered afresh: the new
+ * registration has nothing to read, and the readiness epoll reported in
+ * this turn was the closed descriptor's.
+ */
+struct reuse {
+	int		fds[2];		/* read ends watched first */
+	int		calls;
+	int		nfd[2];		/* the new pipe */
+	struct fdrec	rec;
+};
+
+static void
+reuse_cb(struct ev_loop *l, int fd, int events, void *arg)
+{
+	struct reuse *ru = arg;
+	int other = fd == ru->fds[0] ? ru->fds[1] : ru->fds[0];
+
+	(void)events;
+	if (ru->calls++ > 0)
+		return;
+	ev_fd_del(l, other);
+	CU_ASSERT(close(other) == 0);
+	CU_ASSERT_FATAL(pipe2(ru->nfd, O_NONBLOCK) == 0);
+	CU_ASSERT_EQUAL(ru->nfd[0], other);
+	CU_ASSERT(ev_fd_add(l, ru->nfd[0], EV_READ, rec_cb, &ru->rec) == 0);
+}
+
+static void
+test_fd_reused_in_turn(void)
+{
+	struct reuse ru;
+	int a[2], b[2];
+
+	setup();
+	memset(&ru, 0, sizeof(ru));
+	CU_ASSERT_FATAL(pipe2(a, O_NONBLOCK) == 0);
+	CU_ASSERT_FATAL(pipe2(b, O_NONBLOCK) == 0);
+	ru.fds[0] = a[0];
+	ru.fds[1] = b[0];
+	CU_ASSERT(ev_fd_add(loop, a[0], EV_READ, reuse_cb, &ru) == 0);
+	CU_ASSERT(ev_fd_add(loop, b[0], EV_READ, reuse_cb, &ru) == 0);
+	CU_ASSERT(write(a[1], "x", 1) == 1);
+	CU_ASSERT(write(b[1], "x", 1) == 1);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(ru.calls, 1);
+	/* Not called with the closed descriptor's readiness. */
+	CU_ASSERT_EQUAL(ru.rec.calls, 0);
+	/* Its own readiness reaches it. */
+	CU_ASSERT(write(ru.nfd[1], "y", 1) == 1);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(ru.rec.calls, 1);
+	CU_ASSERT_EQUAL(ru.rec.fd, ru.nfd[0]);
+	ev_fd_del(loop, a[0]);
+	ev_fd_del(loop, ru.nfd[0]);
+	close(a[0]);
+	close(a[1]);
+	close(b[1]);
+	close(ru.nfd[0]);
+	close(ru.nfd[1]);
+	teardown();
+}
+
 /* ---- timers ---- */
 
 struct tmrec {
@@ -993,6 +1057,8 @@ ct_register_ev(void)
 	    CU_add_test(s, "fd table growth", test_fd_high_number) == NULL ||
 	    CU_add_test(s, "fd deleted by another callback in the same turn",
 	    test_fd_del_in_callback) == NULL ||
+	    CU_add_test(s, "fd number reused by a callback in the same turn",
+	    test_fd_reused_in_turn) == NULL ||
 	    CU_add_test(s, "clock: fake and monotonic", test_clock) == NULL ||
 	    CU_add_test(s, "timers fire in expiry order",
 	    test_timer_order) == NULL ||
