@@ -2468,6 +2468,86 @@ test_deadlock_recheck_bounded(void)
 	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
 }
 
+/*
+ * Cycles the other deadlock tests do not name: through an unconfirmed
+ * grant (A holds f by it and waits for nothing queued, yet C waits for
+ * it), through a FIFO edge only (C, free on f's bytes it asks for, waits
+ * behind B's older request), through the second of several shared
+ * holders (the first one found, A, waits for nobody), and through owners
+ * that each hold a lock and wait on another file.  A refused request
+ * leaves nothing queued and is refused again; once the cycle is gone
+ * it queues.  Checked to fail with the search pushing only the first
+ * conflicting holder of a range, or skipping owners with no queued
+ * request.
+ */
+static void
+test_deadlock_kinds(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "h", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 0, 1, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 1, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "h", 0, 1, EX, BL), &u3),
+	    LK_DEADLOCK);
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 5, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "g", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 5, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "g", 0, 1, EX, BL), &u3),
+	    LK_DEADLOCK);
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "g", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "g", 0, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 10, EX, BL), &u2),
+	    LK_DEADLOCK);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 10, EX, BL), &u2),
+	    LK_DEADLOCK);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OB, "g", 0, 1, EX, BL)), LK_OK);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 10, EX, BL), &u2),
+	    LK_BLOCKED);
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f1", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f2", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f3", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f2", 0, 1, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f3", 0, 1, SH, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f1", 0, 1, SH, BL), &u3),
+	    LK_DEADLOCK);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f1", 5, 1, SH, BL), &u3),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(counts().ct_deadlocks, 1);
+}
+
 int
 lt_register_wait(void)
 {
@@ -2568,6 +2648,8 @@ lt_register_wait(void)
 	    "waiter's range", test_deadlock_lock_elsewhere) ||
 	    !CU_add_test(s, "deadlock: FIFO queue edge",
 	    test_deadlock_queue_edge) ||
+	    !CU_add_test(s, "deadlock: through a grant, a FIFO edge, a "
+	    "second shared holder", test_deadlock_kinds) ||
 	    !CU_add_test(s, "deadlock: none through covered bytes",
 	    test_deadlock_no_false_positive_covered) ||
 	    !CU_add_test(s, "deadlock: 2-, 3-, 4-, 50-cycles",
