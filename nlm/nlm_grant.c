@@ -395,6 +395,17 @@ nlm_grant_answer(struct nlm_grant *g, nlm4_stats st)
 	uint64_t now;
 	char hs[300];
 
+	if (g->g_ended) {
+		/*
+		 * Its outcome is taken (acknowledged, refused, given up) and
+		 * being applied again after lockcore ran out of memory: an
+		 * answer to another copy of the callback changes nothing.
+		 * A DENIED from a client whose process had the first copy
+		 * would otherwise undo the lock it holds.
+		 */
+		nlm->n_stats.cb_unknown_res++;
+		return;
+	}
 	switch (st) {
 	case NLM4_GRANTED:
 		nlm->n_stats.cb_acked++;

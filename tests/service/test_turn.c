@@ -2151,6 +2151,7 @@ test_confirm_nomem(void)
 	nlm4_res r;
 	uint8_t buf[512];
 	int i, j, blocked = 0;
+	uint64_t acked, refused;
 
 	if (ts_skip())
 		return;
@@ -2195,6 +2196,19 @@ test_confirm_nomem(void)
 	t_granted_res(&ta.cookie, NLM4_GRANTED);
 	ts_pump();
 	CU_ASSERT(nlm_get_counters()->cb_release_failed >= 1);
+	acked = nlm_get_counters()->cb_acked;
+	refused = nlm_get_counters()->cb_refused;
+	/*
+	 * Answers to other copies of the callback while the confirm waits
+	 * for memory: the GRANTED again and a DENIED (the client's process
+	 * had taken the lock) change nothing.  The DENIED used to undo the
+	 * acknowledged lock once memory was back.
+	 */
+	t_granted_res(&ta.cookie, NLM4_GRANTED);
+	t_granted_res(&ta.cookie, NLM4_DENIED);
+	ts_pump();
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_acked, acked);
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_refused, refused);
 	/* Acknowledged: not called back again, however long it takes. */
 	for (i = 0; i < 10; i++) {
 		ts_advance(1000);
