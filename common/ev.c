@@ -340,7 +340,9 @@ ev_timer_set(struct ev_loop *el, struct ev_timer *t, uint64_t delay_ms,
 		el->el_heap = h;
 		el->el_capheap = n;
 	}
-	t->et_when = ev_now_ms() + delay_ms;
+	/* A delay past the clock's end is "never", not a wrap to now. */
+	t->et_when = delay_ms > UINT64_MAX - ev_now_ms() ? UINT64_MAX :
+	    ev_now_ms() + delay_ms;
 	t->et_seq = ++el->el_seq;
 	t->et_cb = cb;
 	t->et_arg = arg;

@@ -593,6 +593,27 @@ test_timer_order(void)
 	teardown();
 }
 
+/* A delay past the clock's end does not wrap round to "due now". */
+static void
+test_timer_far(void)
+{
+	struct ev_timer t;
+	struct tmrec r = { 'z', 0, 0 };
+
+	setup();
+	memset(&t, 0, sizeof(t));
+	trace[0] = '\0';
+	fake_now += 1000;
+	CU_ASSERT(ev_timer_set(loop, &t, UINT64_MAX - 10, tm_cb, &r) == 0);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	fake_now += 100000;
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 0);
+	CU_ASSERT(ev_timer_armed(&t));
+	ev_timer_cancel(loop, &t);
+	teardown();
+}
+
 static void
 test_timer_cancel(void)
 {
@@ -1062,6 +1083,8 @@ ct_register_ev(void)
 	    CU_add_test(s, "clock: fake and monotonic", test_clock) == NULL ||
 	    CU_add_test(s, "timers fire in expiry order",
 	    test_timer_order) == NULL ||
+	    CU_add_test(s, "timer: a delay past the clock's end never fires",
+	    test_timer_far) == NULL ||
 	    CU_add_test(s, "timer cancel", test_timer_cancel) == NULL ||
 	    CU_add_test(s, "timer re-arm moves it", test_timer_rearm) == NULL ||
 	    CU_add_test(s, "periodic timer", test_timer_periodic) == NULL ||
