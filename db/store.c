@@ -616,8 +616,9 @@ store_meta_get(struct store *st, DB_TXN *txn, const char *name,
 	v.data = st->st_val;
 	v.ulen = sizeof(st->st_val);
 	v.flags = DB_DBT_USERMEM;
+	/* Longer than any value: one that does not decode, not an I/O error. */
 	if ((rc = st->st_meta->get(st->st_meta, txn, &k, &v, 0)) != 0)
-		return rc;
+		return rc == DB_BUFFER_SMALL ? EINVAL : rc;
 	return store_dec_meta(v.data, v.size, out) == NULL ? 0 : EINVAL;
 }
 

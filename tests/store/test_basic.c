@@ -743,6 +743,30 @@ test_corrupt(void)
 	val[6] = 1;
 	corrupt_one(STORE_TEST_SHARES, skey, sizeof(skey), val, 11,
 	    "out of bounds");
+	/*
+	 * A meta value longer than any (a damaged one): refused as one that
+	 * does not decode.  It used to read as an I/O error ("cannot read
+	 * meta.db: DB_BUFFER_SMALL"), which sent the operator to the disk.
+	 */
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	{
+		static uint8_t big[8192];
+
+		big[0] = 1;
+		CU_ASSERT_EQUAL(store_test_put_raw(st, STORE_TEST_META,
+		    "epoch", 5, big, sizeof(big)), STORE_OK);
+	}
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_close(st);
+	st = NULL;
+	memset(&cf, 0, sizeof(cf));
+	cf.sc_dir = dir;
+	CU_ASSERT_EQUAL(store_open(&cf, &bad, err, sizeof(err)), STORE_CORRUPT);
+	CU_ASSERT_PTR_NULL(bad);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "does not decode"));
+	if (strstr(err, "does not decode") == NULL)
+		fprintf(stderr, "\nerr: %s\n", err);
 	/* A newer format: refused at open with a clear message. */
 	fresh();
 	st = stt_open_ok(dir, STORE_SYNC);
