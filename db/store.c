@@ -986,8 +986,9 @@ store_open_hint(struct store *st, enum store_status s, char *err,
 		    "is full (or the quota used up); the store is not "
 		    "damaged: free space there and start nlmd again (besides "
 		    "its databases it needs room for Berkeley DB's region "
-		    "files, rebuilt at every start, 40 MB at the default "
-		    "cache size, more with a larger store-cache-mib, and for its log to go on to a new 16 MiB "
+		    "files, rebuilt at every start, about 75 MiB at the "
+		    "default cache size, more with a larger store-cache-mib, "
+		    "and for its log to go on to a new 16 MiB "
 		    "file): see README, \"The state directory\"", st->st_dir);
 		return;
 	case EROFS:

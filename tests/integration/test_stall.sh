@@ -45,7 +45,7 @@ for t in rpcbind fsfreeze mkfs.ext4 losetup; do
 done
 [ -x "$FLOWS" ] || { echo "FATAL: no $FLOWS"; exit 1; }
 
-truncate -s 64M "$W/disk.img"
+truncate -s 192M "$W/disk.img"	# the region files alone take 75 MiB
 mkfs.ext4 -q "$W/disk.img" || { echo "FATAL: mkfs.ext4"; exit 1; }
 mkdir -p "$W/mnt"
 if ! mount -o loop "$W/disk.img" "$W/mnt" 2>"$W/mount.err"; then

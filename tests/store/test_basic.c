@@ -1121,7 +1121,7 @@ test_regions_unsupported(void)
 /*
  * A file system without room for the cache's region fails the open, and
  * the message says how much that region takes: it follows store-cache-mib
- * (256 MiB of cache, 322 MiB of room; 1 GiB, 1,025 MiB), and "40 MB at
+ * (256 MiB of cache, 322 MiB of room; 1 GiB, 1,025 MiB), and "about 75 MiB at
  * the default cache size" alone leaves an operator with a larger cache
  * and hundreds of MB free wondering what is full.
  */
