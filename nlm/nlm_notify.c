@@ -289,14 +289,17 @@ notify_targets(const struct nlm_notifier *nt)
 /*
  * The server address notification i (< notify_targets(nt)) is sent from,
  * in `ss'; 0 when none is known (the kernel picks one).  With
- * notify-name, the last address the host used.
+ * notify-name, the one notification goes first from the last address
+ * the host used, and each attempt after an unanswered one from the one
+ * before (round): an address no longer ours must not keep it from being
+ * told, as without notify-name (notify_next()).
  */
 static socklen_t
 notify_local(const struct nlm_notifier *nt, unsigned i,
     struct sockaddr_storage *ss)
 {
 	if (nt->nt_nlocal > 0 && nlm->n_conf.nc_notify_name[0] != '\0')
-		i = nt->nt_nlocal - 1;
+		i = nt->nt_nlocal - 1 - nt->nt_attempts % nt->nt_nlocal;
 	if (i >= nt->nt_nlocal) {
 		memset(ss, 0, sizeof(*ss));
 		return 0;

@@ -80,6 +80,7 @@ static unsigned st_lookups[2];	/* GETPORT answered: NLM, NSM */
 static const struct lk_allocator *st_lk_alloc;
 static size_t st_turn_changes;
 static size_t st_max_hosts = 1000;
+static char st_notify_name[256];	/* notify-name; "": the address */
 static unsigned st_cb_retry_min_ms = 1000, st_cb_retry_max_ms = 8000;
 
 /* ---- plumbing ---- */
@@ -272,6 +273,8 @@ ts_start_try(enum nlm_cbmode cbmode, unsigned give_up_sec, char *ierr,
 	nc.nc_host_idle_sec = 600;
 	nc.nc_lk_alloc = st_lk_alloc;
 	nc.nc_turn_changes = st_turn_changes;
+	snprintf(nc.nc_notify_name, sizeof(nc.nc_notify_name), "%s",
+	    st_notify_name);
 	if (nlm_init(loop, clnt, fake_store(), &nc, ierr, ierrlen) != 0) {
 		onc_srv_free(srv);
 		onc_out_free(clnt);
@@ -305,6 +308,12 @@ void
 ts_max_hosts(size_t n)
 {
 	st_max_hosts = n;
+}
+
+void
+ts_notify_name(const char *name)
+{
+	snprintf(st_notify_name, sizeof(st_notify_name), "%s", name);
 }
 
 void

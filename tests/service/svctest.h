@@ -47,6 +47,8 @@ extern const struct lk_allocator ts_lk_failing;
 void		 ts_lk_fail(bool on);
 /* nc_turn_changes at the next ts_start()s (0: the default). */
 void		 ts_turn_changes(size_t n);
+/* notify-name of the next ts_start()s ("": the address, the default). */
+void		 ts_notify_name(const char *name);
 /* max-hosts of the next ts_start() (1000 by default). */
 void		 ts_max_hosts(size_t n);
 /* callback-retry-min-ms, -max-ms of the next ts_start()s (1000, 8000). */

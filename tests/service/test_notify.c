@@ -483,6 +483,50 @@ test_notify_address_gone(void)
 	ts_stop();
 }
 
+/*
+ * The same with notify-name set: one notification, naming us by that
+ * name, owed to the host, whichever of our addresses it leaves from.  The
+ * record names 127.0.0.1, then 10.9.9.9 (no longer ours), the last one
+ * the host used: the first attempt from it cannot go, the next goes from
+ * 127.0.0.1 and, answered, settles the debt.  Before, every attempt went
+ * from 10.9.9.9 until notify-give-up: the client was never told.
+ */
+static void
+test_notify_name_address_gone(void)
+{
+	static const char *const gone[] = { "127.0.0.1", "10.9.9.9" };
+	const struct nlm_counters *c;
+	struct stat_chge sc;
+	unsigned i;
+	bool told = false;
+
+	if (ts_skip())
+		return;
+	n_preload_locals(gone, 2);
+	ts_notify_name("server.example");
+	c = n_start();
+	for (i = 0; i < 8 && !told; i++) {
+		if (ts_sm_notify(&sc, true) == 0) {
+			CU_ASSERT_STRING_EQUAL(sc.mon_name, "server.example");
+			CU_ASSERT_STRING_EQUAL(ts_sm_notify_from(),
+			    "127.0.0.1");
+			xdr_free(XDRPROC(xdr_stat_chge), (char *)&sc);
+			told = true;
+			break;
+		}
+		ts_advance(1000 << i);
+		ts_pump();
+		ts_pump();
+	}
+	ts_notify_name("");
+	CU_ASSERT(told);
+	ts_pump();
+	CU_ASSERT_EQUAL(n_since(), 0);
+	CU_ASSERT_EQUAL(c->notify_acked, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	ts_stop();
+}
+
 static void
 test_notify_backoff(void)
 {
@@ -1761,6 +1805,8 @@ ts_register_notify(void)
 	    "gives way", test_local_lru) == NULL ||
 	    CU_add_test(s, "a server address no longer ours: the others are "
 	    "told all the same", test_notify_address_gone) == NULL ||
+	    CU_add_test(s, "notify-name, the last address no longer ours: "
+	    "told from another", test_notify_name_address_gone) == NULL ||
 	    CU_add_test(s, "unanswered: 1, 2, 4, 8 s; survives a restart",
 	    test_notify_backoff) == NULL ||
 	    CU_add_test(s, "no status program: given up after notify-give-up",
