@@ -709,8 +709,16 @@ nlm_host_local(struct nlm_host *h, const struct sockaddr_storage *local,
 	}
 	h->h_local_used[h->h_nlocal] = now;
 	h->h_local[h->h_nlocal++] = sa;
-	if (stage)
-		nlm_host_stage(h);
+	if (!stage)
+		return;
+	nlm_host_stage(h);
+	/*
+	 * A monitored host is owed an SM_NOTIFY through this address at
+	 * our next start: to disk before it is answered, whatever the
+	 * durability, as its monitored flag (nlm_host_monitor()).
+	 */
+	if (h->h_monitored)
+		store_require_flush(nlm->n_store);
 }
 
 socklen_t

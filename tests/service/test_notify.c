@@ -1628,6 +1628,65 @@ test_monitored_flushed(void)
 }
 
 /*
+ * A server address new to a host is where it is owed an SM_NOTIFY of its
+ * own at the next start (a client monitors each address it mounted
+ * from): the record that names it reaches the disk before the request is
+ * answered, whatever the durability, as the host's first record and its
+ * monitored flag do.  Under `durability = log' a power loss could
+ * otherwise bring the host back without it -- the client never told to
+ * reclaim what it took through that address.  An address known already
+ * costs no flush, and so does a new one of a host not monitored (owed no
+ * SM_NOTIFY; its first LOCK flushes the whole record).  Before, the new
+ * address was only staged.
+ */
+static void
+test_local_flushed(void)
+{
+	struct sockaddr_in cli, local;
+	struct nlm_host *h;
+	uint64_t f0;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	memset(&cli, 0, sizeof(cli));
+	cli.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &cli.sin_addr);
+	local = cli;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h = nlm_host_get(
+	    (struct sockaddr_storage *)&cli, sizeof(cli), "lf-a",
+	    (struct sockaddr_storage *)&local, sizeof(local), true));
+	h->h_monitored = true;		/* it sent a LOCK */
+	ts_pump();
+	f0 = fake_store_flushes();
+	CU_ASSERT(f0 >= 1);			/* its first record */
+	/* The same address again: nothing to flush. */
+	CU_ASSERT_PTR_NOT_NULL(nlm_host_get((struct sockaddr_storage *)&cli,
+	    sizeof(cli), "lf-a", (struct sockaddr_storage *)&local,
+	    sizeof(local), true));
+	ts_pump();
+	CU_ASSERT_EQUAL(fake_store_flushes(), f0);
+	/* Another of ours: flushed. */
+	inet_pton(AF_INET, "127.0.0.2", &local.sin_addr);
+	CU_ASSERT_PTR_NOT_NULL(nlm_host_get((struct sockaddr_storage *)&cli,
+	    sizeof(cli), "lf-a", (struct sockaddr_storage *)&local,
+	    sizeof(local), true));
+	ts_pump();
+	CU_ASSERT_EQUAL(fake_store_flushes(), f0 + 1);
+	/* Not monitored: staged only. */
+	h->h_monitored = false;
+	inet_pton(AF_INET, "127.0.0.3", &local.sin_addr);
+	CU_ASSERT_PTR_NOT_NULL(nlm_host_get((struct sockaddr_storage *)&cli,
+	    sizeof(cli), "lf-a", (struct sockaddr_storage *)&local,
+	    sizeof(local), true));
+	ts_pump();
+	CU_ASSERT_EQUAL(fake_store_flushes(), f0 + 1);
+	ts_stop();
+}
+
+/*
  * Procedure 16 carries the state the client restarted into, as SM_NOTIFY
  * does.  A host that sent a LOCK with that state already came back after
  * that restart (its LOCK released what it held before: nlm_host_monitor())
@@ -1856,6 +1915,8 @@ ts_register_notify(void)
 	    NULL ||
 	    CU_add_test(s, "a host monitored from its first LOCK: flushed "
 	    "before the answer", test_monitored_flushed) == NULL ||
+	    CU_add_test(s, "a server address new to a host: flushed "
+	    "before it is answered", test_local_flushed) == NULL ||
 	    CU_add_test(s, "procedure 16 with the state a host locked "
 	    "under since: kept", test_proc16_state) == NULL ||
 	    CU_add_test(s, "procedure 16 with state 0, or for a host that "
