@@ -155,6 +155,15 @@ dump_state(const struct config *conf, FILE *out)
 	    store_records_load(st, dump_record, out, err, sizeof(err)) !=
 	    STORE_OK)
 		goto out;
+	/*
+	 * A dump not all written (a full disk, a closed pipe) is no dump:
+	 * it exited 0, and a script took what it got for all of it.
+	 */
+	if (fflush(out) == EOF || ferror(out)) {
+		snprintf(err, sizeof(err), "writing the dump: %s",
+		    strerror(errno));
+		goto out;
+	}
 	rc = 0;
 out:
 	if (rc == -1)

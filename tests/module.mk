@@ -17,6 +17,8 @@ $(eval $(call unit_test,nlmxdr,$(O)/nlm/nlm_xdr.o $(O)/rpc/nlm_prot_xdr.o,$(TIRP
 $(TEST_nlmxdr_OBJS): | $(RPC_HDRS)
 INC_tests += -Idb -Insm
 $(eval $(call unit_test,store,$(O)/libstore.a $(O)/liblockcore.a,$(DB_LIBS)))
+# test_dump.c runs the nlmd built beside it.
+$(O)/tests/test-store: | $(O)/nlmd
 # The NLM service over fakes: tests/fakes/ replaces db/ (store_fake.o) and
 # the two sending functions of rpc/ (send_fake.o, linked before librpc.a).
 # The libraries refer to each other (rpcgen's dispatchers in librpc call

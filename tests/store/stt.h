@@ -103,5 +103,6 @@ int	stt_register_syncfail(void);
 int	stt_register_writefail(void);
 int	stt_register_cut(void);
 int	stt_register_damage(void);
+int	stt_register_dump(void);
 
 #endif

@@ -13,7 +13,7 @@ tests_register(void)
 	    stt_register_journal() != 0 ||
 	    stt_register_syncfail() != 0 || stt_register_writefail() != 0 ||
 	    stt_register_cut() != 0 ||
-	    stt_register_damage() != 0)
+	    stt_register_damage() != 0 || stt_register_dump() != 0)
 		return -1;
 	return 0;
 }

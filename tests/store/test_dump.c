@@ -1,0 +1,122 @@
+/*
+ * test_dump.c - `nlmd --dump-state' (cmd/dump.c) on a store made here:
+ * the nlmd built beside this binary (build/<kind>/nlmd), run on it.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CUnit/CUnit.h>
+
+#include "tests/runner.h"
+
+#include "stt.h"
+
+/* build/<kind>/nlmd, from build/<kind>/tests/test-store. */
+static bool
+dump_nlmd(char *buf, size_t cap)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
+		return false;
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) == NULL)
+		return false;
+	*slash = '\0';
+	snprintf(buf, cap, "%s/../nlmd", self);
+	return access(buf, X_OK) == 0;
+}
+
+/*
+ * Run `nlmd -c /dev/null -s dir --dump-state' with its standard output
+ * on `out' (a descriptor); its exit status, -1 if it did not exit.
+ */
+static int
+dump_run(const char *prog, const char *dir, int out)
+{
+	pid_t pid;
+	int st, devnull;
+
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) == 0) {
+		devnull = open("/dev/null", O_WRONLY);
+		(void)dup2(out, 1);
+		(void)dup2(devnull, 2);
+		setenv("NLMD_NFS_CONF", "", 1);
+		execl(prog, prog, "-c", "/dev/null", "-s", dir, "--dump-state",
+		    (char *)NULL);
+		_exit(127);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * A dump whose output could not be written is no dump: `nlmd
+ * --dump-state > /dev/full' (a full disk, a closed pipe) exited 0, and a
+ * script saving the state took the empty file for what the store holds.
+ */
+static void
+test_dump_output_fails(void)
+{
+	char prog[PATH_MAX + 16], *dir, buf[4096];
+	struct store_host h;
+	struct store *st;
+	size_t got = 0;
+	ssize_t k;
+	int fds[2], full;
+
+	if (!dump_nlmd(prog, sizeof(prog))) {
+		tests_skip("no nlmd built beside the tests");
+		return;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir = stt_dir_new());
+	st = stt_open_ok(dir, STORE_SYNC);
+	memset(&h, 0, sizeof(h));
+	h.sh_id = 1;
+	h.sh_name = "client one";
+	h.sh_state = 3;
+	CU_ASSERT_EQUAL(store_put_host(st, &h), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_close(st);
+
+	/* Written: exit 0, the host's line there. */
+	CU_ASSERT_FATAL(pipe2(fds, O_CLOEXEC) == 0);
+	CU_ASSERT_EQUAL(dump_run(prog, dir, fds[1]), 0);
+	close(fds[1]);
+	while (got < sizeof(buf) - 1 && (k = read(fds[0], buf + got,
+	    sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)k;
+	buf[got] = '\0';
+	close(fds[0]);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nhost id=1 name=client\\040one "));
+
+	/* Not written: exit 1. */
+	if ((full = open("/dev/full", O_WRONLY | O_CLOEXEC)) == -1) {
+		tests_skip("no /dev/full");
+	} else {
+		CU_ASSERT_EQUAL(dump_run(prog, dir, full), 1);
+		close(full);
+	}
+	stt_dir_free(dir);
+}
+
+int
+stt_register_dump(void)
+{
+	CU_pSuite s = CU_add_suite("nlmd --dump-state", NULL, NULL);
+
+	if (s == NULL ||
+	    !CU_add_test(s, "a dump not written exits 1",
+	    test_dump_output_fails))
+		return -1;
+	return 0;
+}
