@@ -235,6 +235,12 @@ parse_args(struct nlmd *d, int argc, char **argv)
 	if (print) {
 		log_config_warnings(d->conf_warn, 1);
 		config_dump(&d->conf, print_line, stdout);
+		/* Not all written (a full disk, a closed pipe): no success. */
+		if (fflush(stdout) == EOF || ferror(stdout)) {
+			fprintf(stderr, "nlmd: writing the configuration: "
+			    "%s\n", strerror(errno));
+			exit(1);
+		}
 		exit(0);
 	}
 	if (dump)

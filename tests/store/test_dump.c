@@ -34,11 +34,12 @@ dump_nlmd(char *buf, size_t cap)
 }
 
 /*
- * Run `nlmd -c /dev/null -s dir --dump-state' with its standard output
- * on `out' (a descriptor); its exit status, -1 if it did not exit.
+ * Run `nlmd -c /dev/null -s dir OPT' (--dump-state, --print-config) with
+ * its standard output on `out' (a descriptor); its exit status, -1 if it
+ * did not exit.
  */
 static int
-dump_run(const char *prog, const char *dir, int out)
+nlmd_run(const char *prog, const char *dir, const char *opt, int out)
 {
 	pid_t pid;
 	int st, devnull;
@@ -50,7 +51,7 @@ dump_run(const char *prog, const char *dir, int out)
 		(void)dup2(out, 1);
 		(void)dup2(devnull, 2);
 		setenv("NLMD_NFS_CONF", "", 1);
-		execl(prog, prog, "-c", "/dev/null", "-s", dir, "--dump-state",
+		execl(prog, prog, "-c", "/dev/null", "-s", dir, opt,
 		    (char *)NULL);
 		_exit(127);
 	}
@@ -90,7 +91,7 @@ test_dump_output_fails(void)
 
 	/* Written: exit 0, the host's line there. */
 	CU_ASSERT_FATAL(pipe2(fds, O_CLOEXEC) == 0);
-	CU_ASSERT_EQUAL(dump_run(prog, dir, fds[1]), 0);
+	CU_ASSERT_EQUAL(nlmd_run(prog, dir, "--dump-state", fds[1]), 0);
 	close(fds[1]);
 	while (got < sizeof(buf) - 1 && (k = read(fds[0], buf + got,
 	    sizeof(buf) - 1 - got)) > 0)
@@ -103,20 +104,48 @@ test_dump_output_fails(void)
 	if ((full = open("/dev/full", O_WRONLY | O_CLOEXEC)) == -1) {
 		tests_skip("no /dev/full");
 	} else {
-		CU_ASSERT_EQUAL(dump_run(prog, dir, full), 1);
+		CU_ASSERT_EQUAL(nlmd_run(prog, dir, "--dump-state", full), 1);
 		close(full);
 	}
 	stt_dir_free(dir);
 }
 
+/* The same for --print-config: a configuration not written exits 1. */
+static void
+test_print_config_output_fails(void)
+{
+	char prog[PATH_MAX + 16];
+	int full, null;
+
+	if (!dump_nlmd(prog, sizeof(prog))) {
+		tests_skip("no nlmd built beside the tests");
+		return;
+	}
+	if ((full = open("/dev/full", O_WRONLY | O_CLOEXEC)) == -1 ||
+	    (null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1) {
+		tests_skip("no /dev/full or /dev/null");
+		if (full != -1)
+			close(full);
+		return;
+	}
+	CU_ASSERT_EQUAL(nlmd_run(prog, "/nonexistent", "--print-config",
+	    null), 0);
+	CU_ASSERT_EQUAL(nlmd_run(prog, "/nonexistent", "--print-config",
+	    full), 1);
+	close(full);
+	close(null);
+}
+
 int
 stt_register_dump(void)
 {
-	CU_pSuite s = CU_add_suite("nlmd --dump-state", NULL, NULL);
+	CU_pSuite s = CU_add_suite("nlmd --dump-state and --print-config", NULL, NULL);
 
 	if (s == NULL ||
 	    !CU_add_test(s, "a dump not written exits 1",
-	    test_dump_output_fails))
+	    test_dump_output_fails) ||
+	    !CU_add_test(s, "a configuration not written exits 1",
+	    test_print_config_output_fails))
 		return -1;
 	return 0;
 }
