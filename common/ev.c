@@ -33,9 +33,7 @@
 #include <unistd.h>
 
 #define EV_MAXEVENTS	256
-#define EV_TIMERS_PER_TURN 1024
-/* ... and for at most this long (real time), us. */
-#define EV_TIMERS_TURN_US	1000
+#define EV_TIMERS_PER_TURN 1024	/* ... and EV_TIMERS_TURN_US (ev.h) */
 
 struct ev_fd {
 	ev_fd_cb	*ef_cb;
@@ -74,6 +72,7 @@ struct ev_loop {
 };
 
 static uint64_t (*ev_clock)(void);
+static uint64_t ev_timers_turn_us = EV_TIMERS_TURN_US;
 /* Time read once per turn (0: not in a turn); saves a syscall per use. */
 static uint64_t ev_turn_now;
 
@@ -139,6 +138,12 @@ void
 ev_set_clock(uint64_t (*clock)(void))
 {
 	ev_clock = clock;
+}
+
+void
+ev_set_timers_turn_us(uint64_t us)
+{
+	ev_timers_turn_us = us;
 }
 
 struct ev_loop *
@@ -395,7 +400,8 @@ ev_run_timers(struct ev_loop *el)
 			t0 = ev_monotonic_us();
 		ev_timer_cancel(el, t);
 		t->et_cb(el, t->et_arg);
-		if (ev_monotonic_us() - t0 >= EV_TIMERS_TURN_US)
+		if (ev_timers_turn_us != 0 &&
+		    ev_monotonic_us() - t0 >= ev_timers_turn_us)
 			break;
 	}
 }

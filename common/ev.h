@@ -105,5 +105,12 @@ uint64_t	ev_turn_hist(uint64_t hist[EV_TURN_BUCKETS + 1]);
 uint64_t	ev_monotonic_us(void);
 /* Replace the clock (tests); NULL restores CLOCK_MONOTONIC. */
 void		ev_set_clock(uint64_t (*clock)(void));
+/*
+ * The real time due timers may take in one turn (default
+ * EV_TIMERS_TURN_US); 0: no bound but their count (tests whose turns must
+ * not depend on how busy the machine is).
+ */
+#define EV_TIMERS_TURN_US	1000
+void		ev_set_timers_turn_us(uint64_t us);
 
 #endif
