@@ -178,6 +178,24 @@ ask(const char *request)
 }
 
 /*
+ * Is s, the end line's count, exactly n: digits and nothing else, within
+ * range?  strtoull() alone took "1x", " 1", "+1", "" (0) and
+ * "-18446744073709551615" (1) for counts.
+ */
+static bool
+count_is(const char *s, size_t n)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	return errno == 0 && *end == '\0' && v == n;
+}
+
+/*
  * Read the status line; exits 1 on an error answer.  Then call fn for
  * every body line, and check the end line.
  */
@@ -186,7 +204,6 @@ answer(FILE *f, void (*fn)(char *line, void *arg), void *arg)
 {
 	char *buf = NULL, ok[64], end[64];
 	size_t cap = 0, nlines = 0;
-	unsigned long long want;
 	ssize_t n;
 	bool ended = false;
 
@@ -216,8 +233,7 @@ answer(FILE *f, void (*fn)(char *line, void *arg), void *arg)
 			break;
 		buf[n - 1] = '\0';
 		if (strncmp(buf, end, strlen(end)) == 0) {
-			want = strtoull(buf + strlen(end), NULL, 10);
-			ended = want == nlines;
+			ended = count_is(buf + strlen(end), nlines);
 			break;
 		}
 		nlines++;

@@ -285,6 +285,9 @@ test_handles_whole(void)
 /*
  * An answer is whole only with its end line and the right count: every
  * other ending exits 1 (a script must not take a part for all of it).
+ * The count is digits and nothing else: strtoull() took "1x", " 1",
+ * "+1" and "1\r" for 1, and "-18446744073709551615" too (it negates
+ * in 64 bits).
  */
 static void
 test_cut_answers(void)
@@ -300,6 +303,16 @@ test_cut_answers(void)
 		"nlmctl 1 ok\nserver\tpid=1",
 		"nlmctl 1 error busy\n",
 		"nlmctl 2 ok\nnlmctl 2 end 0\n",
+		/* An end line whose count is not all digits, or too big. */
+		"nlmctl 1 ok\nserver\tpid=1\nnlmctl 1 end 1x\n",
+		"nlmctl 1 ok\nserver\tpid=1\nnlmctl 1 end 1 2\n",
+		"nlmctl 1 ok\nserver\tpid=1\nnlmctl 1 end  1\n",
+		"nlmctl 1 ok\nserver\tpid=1\nnlmctl 1 end +1\n",
+		"nlmctl 1 ok\nserver\tpid=1\nnlmctl 1 end 1\r\n",
+		"nlmctl 1 ok\nserver\tpid=1\n"
+		    "nlmctl 1 end -18446744073709551615\n",
+		"nlmctl 1 ok\nnlmctl 1 end 18446744073709551616\n",
+		"nlmctl 1 ok\nnlmctl 1 end \n",
 	};
 	struct nc_run r;
 	size_t i;
