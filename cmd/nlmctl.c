@@ -20,8 +20,10 @@
  * addresses and the version stay strings, digits or not; so do numbers
  * over INT64_MAX, which jansson cannot hold); lock, share and
  * waiter objects also carry "host_name".  Strings are as nlmd sent them
- * (JSON escapes what it must); one that is not UTF-8, which JSON cannot
- * hold, is given escaped as in the tables.
+ * (JSON escapes what it must), except that a backslash, and each byte
+ * that is not part of UTF-8 (which JSON cannot hold), is written \ooo
+ * (json_text()): every backslash in a decoded string begins an escape,
+ * so distinct names stay distinct.
  *
  * In the tables a host name (the client's choice: spaces, any byte) is
  * one field, escaped by ctl_vis(): "a b" is a\040b, an empty name "-".
@@ -301,17 +303,76 @@ vis_dup(const char *s)
 }
 
 /*
- * A JSON string of s.  jansson takes UTF-8 only (json_string() is NULL
- * otherwise, and the key went missing): other bytes come escaped.
+ * The length of the UTF-8 sequence at p (1 to 4 bytes), or 0 when it is
+ * none: a stray continuation byte, an overlong form, a surrogate, more
+ * than U+10FFFF, or cut short (by the NUL that ends the string).
+ */
+static size_t
+utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		n = 3;
+		if (p[0] == 0xe0)
+			lo = 0xa0;
+		else if (p[0] == 0xed)
+			hi = 0x9f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		n = 4;
+		if (p[0] == 0xf0)
+			lo = 0x90;
+		else if (p[0] == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * A JSON string of s: as sent, but a backslash and every byte that is
+ * not part of UTF-8 (which JSON cannot carry: json_string() is NULL, and
+ * the key went missing) written \ooo.  A backslash is thus always an
+ * escape: before, only a name that was not UTF-8 was escaped (as in the
+ * tables), and a valid name spelt like its escape ("a\377", a backslash
+ * and digits) gave the same string as the name with the byte 0xff.
  */
 static json_t *
 json_text(const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n, o = 0;
 	json_t *j;
 	char *v;
 
-	if ((j = json_string(s)) != NULL || (v = vis_dup(s)) == NULL)
+	if (strchr(s, '\\') == NULL && (j = json_string(s)) != NULL)
 		return j;
+	if ((v = malloc(4 * strlen(s) + 1)) == NULL)
+		return NULL;
+	while (*p != '\0') {
+		if (*p != '\\' && (n = utf8_len(p)) > 0) {
+			memcpy(v + o, p, n);
+			o += n;
+			p += n;
+			continue;
+		}
+		v[o++] = '\\';
+		v[o++] = (char)('0' + (*p >> 6));
+		v[o++] = (char)('0' + ((*p >> 3) & 7));
+		v[o++] = (char)('0' + (*p & 7));
+		p++;
+	}
+	v[o] = '\0';
 	j = json_string(v);
 	free(v);
 	return j;

@@ -355,6 +355,41 @@ test_json_unknown_host(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"host_name\": null"));
 }
 
+/*
+ * --json: distinct names stay distinct strings.  A name that is not
+ * UTF-8 (which JSON cannot carry) came escaped as in the tables, and a
+ * valid name that is spelt like that escape came as it was: a\377 (the
+ * byte 0xff) and "a\377" (a backslash, then digits) were both
+ * "a\\377", two hosts a consumer could not tell apart.  A backslash is
+ * now always an escape: a literal one is \134.  Valid UTF-8, spaces
+ * included, is as the client sent it.
+ */
+static void
+test_json_names_distinct(void)
+{
+	static const char *const argv[] = { "--json", "status", "--locks",
+	    NULL };
+	static const char answer[] = "nlmctl 1 ok\n"
+	    "host\tid=1\tname=a%FF\taddr=10.0.0.1\n"
+	    "host\tid=2\tname=a\\377\taddr=10.0.0.2\n"
+	    "host\tid=3\tname=a%20b\xc3\xa9\taddr=10.0.0.3\n"
+	    "host\tid=4\tname=\xc3\xa9%FF\\\taddr=10.0.0.4\n"
+	    "lock\thost=2\tsvid=1\toh=aa\tfh=66\tstart=0\tlen=0\n"
+	    "nlmctl 1 end 5\n";
+	struct nc_run r;
+
+	if (!nc_run_str(argv, answer, &r))
+		return;
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"name\": \"a\\\\377\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"name\": \"a\\\\134377\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\"name\": \"a b\xc3\xa9\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
+	    "\"name\": \"\xc3\xa9\\\\377\\\\134\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out,
+	    "\"host_name\": \"a\\\\134377\""));
+}
+
 int
 ctl_register_nlmctl(void)
 {
@@ -367,7 +402,9 @@ ctl_register_nlmctl(void)
 	    test_handles_whole) == NULL ||
 	    CU_add_test(s, "a cut answer exits 1", test_cut_answers) == NULL ||
 	    CU_add_test(s, "--json: a host not named is null",
-	    test_json_unknown_host) == NULL)
+	    test_json_unknown_host) == NULL ||
+	    CU_add_test(s, "--json: distinct names stay distinct",
+	    test_json_names_distinct) == NULL)
 		return -1;
 	return 0;
 }
