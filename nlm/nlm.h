@@ -119,7 +119,8 @@ struct nlm_counters {
 					   address with one of another name:
 					   ignored */
 	uint64_t	release_failed;	/* a host's release out of memory:
-					   host kept */
+					   host kept; once a release,
+					   however often it is tried */
 	uint64_t	release_pieces;	/* hosts released in pieces */
 	uint64_t	release_refused; /* their LOCK/SHARE meanwhile:
 					   DENIED_GRACE_PERIOD */

@@ -942,8 +942,17 @@ nlm_host_release_piece(struct nlm_host *h, const char *why, size_t max,
 	st = lk_host_release_some(nlm->n_table, h->h_id, ev_now_ms(), max,
 	    &left, &res);
 	if (st != LK_OK) {
-		/* LK_NOMEM: nothing changed, the host must stay to retry. */
-		nlm->n_stats.release_failed++;
+		/*
+		 * LK_NOMEM: nothing changed, the host must stay to retry.
+		 * One release that failed, however often it is tried again
+		 * until it completes (the release timer every second, a
+		 * re-sent SM_NOTIFY, FREE_ALL, LOCK): before, every try
+		 * counted, and the counter ran up a second at a time.
+		 */
+		if (!h->h_rel_nomem) {
+			h->h_rel_nomem = true;
+			nlm->n_stats.release_failed++;
+		}
 		log_rl_warnx(&rl_release_failed,
 		    "host %s: cannot release what it holds (%s): %s; kept",
 		    nlm_host_str(h, hs, sizeof(hs)), why, lk_strerror(st));
@@ -991,6 +1000,7 @@ nlm_host_release_piece(struct nlm_host *h, const char *why, size_t max,
 	if (h->h_releasing != NULL)
 		nlm_releasing_remove(h);
 	h->h_rel_ctl = NULL;
+	h->h_rel_nomem = false;
 	if (h->h_rel_n > 0 || dropped > 0)
 		log_rl_info(&rl_released,
 		    "host %s: released %zu locks/shares (%s)",

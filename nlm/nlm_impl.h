@@ -109,6 +109,10 @@ struct nlm_host {
 						   in n_releasing); NULL:
 						   not */
 	size_t			 h_rel_n;	/* records released so far */
+	bool			 h_rel_nomem;	/* a release of it ran out of
+						   memory (counted once in
+						   release_failed) and has not
+						   completed since */
 	struct nlm_host		*h_rnext;	/* n_releasing list */
 };
 
@@ -457,7 +461,8 @@ enum nlm_rel {
  * and SHARE are refused with NLM4_DENIED_GRACE_PERIOD (the client tries
  * again; granted now, they would go with the next piece); what it
  * unlocks is unlocked.  NLM_REL_FAILED when the lock table is out of
- * memory: nothing was released (logged, counted in release_failed), and
+ * memory: nothing was released (logged; counted in release_failed once
+ * a release, however often it is tried again until it completes), and
  * the host must not be forgotten -- its locks would outlive every way to
  * release them.
  */

@@ -165,8 +165,9 @@ nlm_metrics(struct sbuf *c)
 	lab(c, "nlmd_host_restarts_total", "how=\"free_all\"", s->free_all);
 	lab(c, "nlmd_host_restarts_total", "how=\"local_statd\"", s->sm_notify);
 	one(c, "nlmd_host_release_failed_total", "counter", "Releases of "
-	    "everything a host holds that ran out of memory: nothing "
-	    "released, the host kept for a later try.", s->release_failed);
+	    "everything a host holds that ran out of memory: what was left "
+	    "kept, the host kept for a later try.  Once a release, however "
+	    "often it is tried again until it completes.", s->release_failed);
 	one(c, "nlmd_host_releases_in_pieces_total", "counter", "Releases "
 	    "of a host holding more than a turn's budget of records, done "
 	    "in pieces over several turns.", s->release_pieces);

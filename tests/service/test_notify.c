@@ -1490,7 +1490,8 @@ test_release_nomem(void)
 	ts_lk_fail(false);
 	ts_pump();
 	CU_ASSERT_EQUAL(fake_store_nlocks(), 40);
-	CU_ASSERT_EQUAL(c->release_failed, 3);
+	/* Three tries of one release: one that failed. */
+	CU_ASSERT_EQUAL(c->release_failed, 1);
 	/* Memory again: the re-sent SM_NOTIFY releases it all. */
 	CU_ASSERT_EQUAL(ts_notified("nomem", 9), 1);
 	CU_ASSERT_EQUAL(c->hosts, 0);
@@ -1500,6 +1501,79 @@ test_release_nomem(void)
 	ts_stop();
 }
 
+
+/*
+ * A host released in pieces whose later piece finds the lock table out
+ * of memory: the release timer tries again every second until memory
+ * is back, and that is one release that failed, as
+ * nlmd_host_release_failed_total says ("releases ... that ran out of
+ * memory").  Before, every try counted: five seconds without memory
+ * made it five (found by review).
+ */
+static void
+test_release_pieces_nomem_once(void)
+{
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+	struct sockaddr_in lo;
+	struct nlm_host *h;
+	uint64_t i;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_lk_alloc(&ts_lk_failing);
+	/* Pieces of 1,000: the table's vectors grown for one are freed. */
+	ts_turn_changes(1000);
+	ts_start(NLM_CB_MSG, 0);
+	ts_lk_alloc(NULL);
+	memset(&lo, 0, sizeof(lo));
+	lo.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	h = nlm_host_get((struct sockaddr_storage *)&lo, sizeof(lo),
+	    "pieces", NULL, 0, true);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	for (i = 0; i < 3000; i++) {
+		memset(&rq, 0, sizeof(rq));
+		rq.rq_host = h->h_id;
+		rq.rq_svid = 1;
+		rq.rq_oh = "own";
+		rq.rq_ohlen = 3;
+		rq.rq_fh = "p";
+		rq.rq_fhlen = 1;
+		rq.rq_start = 2 * i;
+		rq.rq_len = 1;
+		rq.rq_excl = true;
+		CU_ASSERT_FATAL(lk_lock(nlm->n_table, &rq, 1000, &res) ==
+		    LK_GRANTED);
+		nlm_apply(res);
+	}
+	ts_pump();
+	CU_ASSERT_EQUAL(nlm_host_notified("pieces", 9, (struct sockaddr *)&lo,
+	    sizeof(lo), NULL), 1);
+	/* The first piece went with the call; the rest: no memory, 5 s. */
+	ts_lk_fail(true);
+	for (i = 0; i < 5; i++) {
+		ts_advance(1000);
+		ts_turn();
+	}
+	ts_lk_fail(false);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 2000);
+	for (i = 0; i < 10 && fake_store_nlocks() > 0; i++) {
+		ts_advance(1000);
+		ts_turn();
+	}
+	ts_pump();
+	printf("\n    release_failed after 5 s without memory: %llu ",
+	    (unsigned long long)nlm_get_counters()->release_failed);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->release_failed, 1);
+	CU_ASSERT(ts_metric("nlmd_host_release_failed_total") == 1);
+	ts_stop();
+	ts_turn_changes(0);
+}
 
 /* Procedure 16 (a status monitor on this host relays a restart). */
 static void
@@ -1904,6 +1978,9 @@ ts_register_notify(void)
 	    test_notify_other_name_resent) == NULL ||
 	    CU_add_test(s, "no memory to release a host: kept, released "
 	    "later", test_release_nomem) == NULL ||
+	    CU_add_test(s, "a release in pieces out of memory fails once, "
+	    "however often it is tried", test_release_pieces_nomem_once) ==
+	    NULL ||
 	    CU_add_test(s, "a host cursor: hosts come and go between pieces",
 	    test_host_cursor) == NULL ||
 	    CU_add_test(s, "hosts found by id, 3,000 of them, a third "
