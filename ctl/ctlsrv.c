@@ -11,14 +11,15 @@
  * does.
  *
  * At most CTL_MAX_CONNS connections at once.  One whose reader has taken
- * nothing for CTL_STALL_MS, or that has sent no request for
- * CTL_REQ_STALL_MS (nlmctl sends its request as soon as it is connected),
- * keeps its place until the slots run out; then a newcomer allowed to
- * use the socket takes the place of the one stalled longest (before,
- * sixteen nlmctl processes stopped at a full pipe, or that never read,
- * locked the operator out until nlmd restarted; sixteen that never wrote
- * did for 10 s after each of them).  A newcomer that finds no place is
- * told so before it is closed.
+ * nothing for CTL_STALL_MS (while its producer goes on being asked for
+ * pieces, empty or not, it has taken all there was), or that has sent no
+ * request for CTL_REQ_STALL_MS (nlmctl sends its request as soon as it
+ * is connected), keeps its place until the slots run out; then a
+ * newcomer allowed to use the socket takes the place of the one stalled
+ * longest (before, sixteen nlmctl processes stopped at a full pipe, or
+ * that never read, locked the operator out until nlmd restarted; sixteen
+ * that never wrote did for 10 s after each of them).  A newcomer that
+ * finds no place is told so before it is closed.
  */
 #include "ctlsrv.h"
 
@@ -78,7 +79,8 @@ struct ctl_conn {
 	ctl_ready_fn	*c_ready;
 	void		*c_ready_arg;
 	struct ev_timer	 c_timer;
-	uint64_t	 c_progress;	/* ev_now_ms() of the last bytes out */
+	uint64_t	 c_progress;	/* ev_now_ms() of the last bytes out,
+					   or piece asked for */
 	struct ctl_conn	*c_next;
 };
 
@@ -393,6 +395,13 @@ again:
 	}
 	/* One piece of a producer per turn, and only once the last is out. */
 	if (c->c_fill != NULL && ctl_pending(c) == 0) {
+		/*
+		 * The reader has taken everything: not stalled, even if the
+		 * piece is empty (status --host walking a huge table where
+		 * nothing matches).  Counted by bytes out only, sixteen such
+		 * walks lost their places after 10 s to newcomers.
+		 */
+		c->c_progress = ev_now_ms();
 		c->c_outlen = c->c_outoff = 0;
 		if (!c->c_fill(c, c->c_state)) {
 			c->c_fill = NULL;
@@ -579,8 +588,9 @@ srv_pause(struct ctl_srv *s, int err)
 
 /*
  * Has c stalled: its reader has taken nothing of its answer for
- * CTL_STALL_MS, or it has sent no whole request for CTL_REQ_STALL_MS
- * (c_progress is then the time it was accepted)?
+ * CTL_STALL_MS (nor has its producer been asked for a piece, which it
+ * is once all before is taken), or it has sent no whole request for
+ * CTL_REQ_STALL_MS (c_progress is then the time it was accepted)?
  */
 static bool
 conn_stalled(const struct ctl_conn *c, uint64_t now)

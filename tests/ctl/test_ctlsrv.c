@@ -89,6 +89,26 @@ cs_cmd_big(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	ctl_produce(c, cs_fill_big, left, free);
 }
 
+/*
+ * A walk that finds nothing to list, piece after piece: status --host
+ * of a host with nothing in a table of millions of records.
+ */
+static bool
+cs_fill_empty(struct ctl_conn *c, void *state)
+{
+	(void)c;
+	(void)state;
+	return true;
+}
+
+static void
+cs_cmd_walk(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
+{
+	(void)rq;
+	(void)arg;
+	ctl_produce(c, cs_fill_empty, NULL, NULL);
+}
+
 /* Refused, naming what was asked: release's "no host named NAME". */
 static void
 cs_cmd_echoerr(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
@@ -138,6 +158,8 @@ cs_start_group(struct cs_srv *cs, long group)
 	    NULL) == 0);
 	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "echoerr", cs_cmd_echoerr,
 	    NULL) == 0);
+	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "walk", cs_cmd_walk, NULL) ==
+	    0);
 }
 
 static void
@@ -494,6 +516,59 @@ test_stalled_readers(void)
 }
 
 /*
+ * Sixteen answers whose walks find nothing to list for more than 10 s
+ * (status --host of a host with nothing, in a huge table): their readers
+ * have taken all there was, and each walk goes on, a piece a turn.  They
+ * counted as stalled -- no bytes out for 10 s -- and a newcomer took the
+ * place of one of them, cutting its answer off.  A piece produced is
+ * progress: the newcomer is told the places are taken.
+ */
+static void
+test_empty_pieces_not_stalled(void)
+{
+	const char *walk = "nlmctl 1 walk\n", *hold = "nlmctl 1 hold\n";
+	struct cs_srv cs;
+	int fds[16], fd, i;
+	char buf[256];
+
+	cs_ready = true;
+	cs_clock_ms = 1000000;
+	ev_set_clock(cs_clock);
+	cs_start(&cs);
+	for (i = 0; i < 16; i++) {
+		fds[i] = cs_connect(&cs);
+		CU_ASSERT_FATAL(send(fds[i], walk, strlen(walk), 0) ==
+		    (ssize_t)strlen(walk));
+		(void)ev_run_once(cs.loop, 0);
+		(void)ev_run_once(cs.loop, 0);
+	}
+	/* 11 s of turns, every walk a piece a turn. */
+	for (i = 0; i < 110; i++) {
+		cs_clock_ms += 100;
+		(void)ev_run_once(cs.loop, 0);
+	}
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, hold, strlen(hold), MSG_NOSIGNAL) ==
+	    (ssize_t)strlen(hold));
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	printf("\n    seventeenth nlmctl beside 16 walks listing nothing for "
+	    "11 s: %s ", strstr(buf, "busy") != NULL ? "told busy" :
+	    "took a walk's place");
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "nlmctl 1 error busy"));
+	close(fd);
+	/* Every walk still going: its reader has had nothing, not EOF. */
+	for (i = 0; i < 16; i++) {
+		CU_ASSERT(recv(fds[i], buf, sizeof(buf), MSG_DONTWAIT) > 0);
+		CU_ASSERT(recv(fds[i], buf, sizeof(buf), MSG_DONTWAIT) == -1 &&
+		    errno == EAGAIN);
+		close(fds[i]);
+	}
+	(void)cs_turns(&cs, 20, 5);
+	cs_stop(&cs);
+	ev_set_clock(NULL);
+}
+
+/*
  * Sixteen clients that connect and never send a request (a script stuck
  * before its write, a member of control-group that keeps connecting)
  * took every place: a newcomer was closed at once without a word
@@ -762,6 +837,8 @@ ctl_register_srv(void)
 	    test_control_group) == NULL ||
 	    CU_add_test(s, "stalled readers give up their places",
 	    test_stalled_readers) == NULL ||
+	    CU_add_test(s, "walks that list nothing keep their places",
+	    test_empty_pieces_not_stalled) == NULL ||
 	    CU_add_test(s, "clients that send no request give up their places",
 	    test_silent_clients) == NULL ||
 	    CU_add_test(s, "a path in use is not taken over",
