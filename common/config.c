@@ -99,6 +99,35 @@ config_is_abs_path(const char *v)
 	return v[0] == '/';
 }
 
+/*
+ * Must config_dump() put v in quotes for config_load() to read it back?
+ * Empty (an empty assignment is ignored), a comment character, a quote
+ * first (it would be taken for quotes), blanks at either end (trimmed).
+ */
+static bool
+config_str_needs_quotes(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n == 0 || strpbrk(v, "#;") != NULL || v[0] == '"' ||
+	    v[0] == '\'' || v[0] == ' ' || v[0] == '\t' || v[n - 1] == ' ' ||
+	    v[n - 1] == '\t';
+}
+
+/*
+ * Can config_dump() write v on a line config_load() reads back as v?
+ * Not with a line break, nor with both quote characters when it needs
+ * quotes: a quoted value ends at its first closing quote.
+ */
+static bool
+config_str_writable(const char *v)
+{
+	if (strpbrk(v, "\n\r") != NULL)
+		return false;
+	return !config_str_needs_quotes(v) || strchr(v, '"') == NULL ||
+	    strchr(v, '\'') == NULL;
+}
+
 static const struct config_key config_table[] = {
 	KEY_STR("state-directory", state_dir),
 	KEY_CHECKED("bind-address", bind_addr, config_is_addr,
@@ -317,6 +346,12 @@ config_store(struct config *c, const struct config_key *k, const char *value,
 	case CT_STR:
 		if (strlen(value) >= k->ck_size) {
 			snprintf(err, errlen, "%s: value too long", k->ck_name);
+			return -1;
+		}
+		if (!config_str_writable(value)) {
+			snprintf(err, errlen, "%s: a line break, or both quote "
+			    "characters in a value that needs quotes: it could "
+			    "not be written back (--print-config)", k->ck_name);
 			return -1;
 		}
 		if (k->ck_check != NULL && value[0] != '\0' &&
@@ -721,18 +756,16 @@ config_nfs_path(void)
 }
 
 /*
- * A string value as config_load() reads it back: in quotes when it is
- * empty or holds a comment character, a quote or blanks at either end.
+ * A string value as config_load() reads it back: in quotes only when it
+ * needs them (config_str_needs_quotes()), in the kind it does not hold
+ * (config_store() refused a value that holds both and needs them).
  */
 static void
 config_format_str(const char *name, const char *v, char *buf, size_t len)
 {
-	size_t n = strlen(v);
 	char q = strchr(v, '"') != NULL ? '\'' : '"';
 
-	/* Empty: "" (an unquoted empty value would be ignored). */
-	if (n == 0 || strpbrk(v, "#;\"'") != NULL || v[0] == ' ' ||
-	    v[0] == '\t' || v[n - 1] == ' ' || v[n - 1] == '\t')
+	if (config_str_needs_quotes(v))
 		snprintf(buf, len, "%s = %c%s%c", name, q, v, q);
 	else
 		snprintf(buf, len, "%s = %s", name, v);

@@ -714,6 +714,44 @@ test_bug_quoted_empty(void)
 }
 
 /*
+ * --print-config's output "reads back as a configuration file"
+ * (nlmd.conf(5)); but a value holding both quote characters was written
+ * in quotes, and read back only up to the first of them (notify-name
+ * a"b'c came back a"b), and one holding a line break was written on two
+ * lines, the second a syntax error.  What needs no quotes is written
+ * without; what no line could carry is refused when it is set.
+ */
+static void
+test_bug_dump_quotes(void)
+{
+	struct config c, back;
+	struct dumpbuf d;
+	char path[256], err[512] = "";
+
+	config_defaults(&c);
+	CU_ASSERT(set_ok(&c, "notify-name", "a\"b'c"));
+	CU_ASSERT(set_ok(&c, "state-directory", "/srv/it's \"x\""));
+	CU_ASSERT(set_ok(&c, "user", "'x"));
+	snprintf(path, sizeof(path), "%s/dump-quotes.conf", tmpdir);
+	d.f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d.f);
+	d.lines = 0;
+	config_dump(&c, dump_line, &d);
+	fclose(d.f);
+	config_defaults(&back);
+	CU_ASSERT_EQUAL(config_load(&back, path, 0, NULL, 0, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(back.notify_name, "a\"b'c");
+	CU_ASSERT_STRING_EQUAL(back.state_dir, "/srv/it's \"x\"");
+	CU_ASSERT_STRING_EQUAL(back.user, "'x");
+	/* No line could carry these: refused, not written back wrong. */
+	CU_ASSERT(set_fails("notify-name", "'a\"", "written back"));
+	CU_ASSERT(set_fails("notify-name", "a\"b'c;", "written back"));
+	CU_ASSERT(set_fails("notify-name", " a\"b' ", "written back"));
+	CU_ASSERT(set_fails("user", "a\nb", "written back"));
+	CU_ASSERT(set_fails("control-group", "a\rb", "written back"));
+}
+
+/*
  * nlmd's own file: an include that is missing (not "-FILE") stops the
  * load, naming the line (it was ignored without a word, so the settings
  * meant to come from it were silently not set); the origin of an
@@ -853,6 +891,8 @@ ct_register_config(void)
 		{ "nlmd.conf: [NLMD] is [nlmd]", test_bug_section_case },
 		{ "nlmd.conf: \"\" sets an empty string, dump reads back",
 		    test_bug_quoted_empty },
+		{ "dump: values with quotes read back, or are refused",
+		    test_bug_dump_quotes },
 	};
 	CU_pSuite s;
 	size_t i;
