@@ -164,6 +164,6 @@ itest_forget "$NLMD_PID"
 check "SIGTERM: exit 0 (got $rc)" test "$rc" = 0
 check "no sanitizer report in nlmd's log ($(basename "$NLMD"))" \
     itest_no_sanitizer "$NLMD_LOG"
-check "whole test under 30 s ($((SECONDS - T0)) s)" \
-    test $((SECONDS - T0)) -lt 30
+# Reported, not checked: a timer says nothing about nlmd on a loaded machine.
+echo "whole test: $((SECONDS - T0)) s"
 itest_finish
