@@ -30,7 +30,8 @@
  *   locks of each waiter's range it reaches count: a waiter over a range
  *   of many locks costs that many steps; so do an owner's locks on a file
  *   collected when a waiter reaches past the owner's request,
- *   lk_own_all() in lock.c) it gives up and lets the
+ *   lk_own_all() in lock.c; so does each entry of a reached owner's
+ *   list, its unconfirmed grants too) it gives up and lets the
  *   request queue, as Linux's own check gives up past a fixed depth --
  *   unless it has reached the requester by then, even part way through
  *   a range: a cycle found is one.  Each owner reached
@@ -326,6 +327,7 @@ lk_dl_search(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	struct lk_waiter *w;
 	struct lk_range wr;
 	uint64_t limit;
+	size_t queued;
 	enum lk_status st;
 	bool cut;
 
@@ -352,10 +354,24 @@ lk_dl_search(struct lk_table *t, struct lk_owner *o, struct lk_file *f,
 	while (st == LK_OK && t->t_stack.v_len > 0) {
 		stack = t->t_stack.v_data;
 		x = stack[--t->t_stack.v_len];
-		for (w = x->ow_waiters; w != NULL && st == LK_OK;
-		    w = w->wa_onext) {
+		/*
+		 * x's list holds its unconfirmed grants too (together up
+		 * to max-waiters-per-owner): each entry walked counts
+		 * against the bound -- an owner with one queued request
+		 * behind 4,095 grants cost that many steps, uncounted
+		 * (found by review) -- and the walk ends at the last
+		 * queued request.
+		 */
+		queued = 0;
+		for (w = x->ow_waiters; w != NULL && st == LK_OK &&
+		    queued < x->ow_nwaiters; w = w->wa_onext) {
+			if (++t->t_ct.ct_queue_visits > limit) {
+				st = LK_NOLOCKS;
+				break;
+			}
 			if (w->wa_granted)
 				continue;
+			queued++;
 			wr.r_start = w->wa_start;
 			wr.r_end = w->wa_end;
 			st = lk_dl_blockers(t, x, w->wa_file, &wr, w->wa_excl,

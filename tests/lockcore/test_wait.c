@@ -2224,6 +2224,64 @@ test_deadlock_search_locks_counted(void)
 }
 
 /*
+ * An owner's unconfirmed grants count against the search's bound too:
+ * they are on its list (ow_waiters) beside its queued requests, and the
+ * search walks the list of every owner it reaches, so an owner at
+ * max-waiters-per-owner with one queued request and the rest granted
+ * cost that many steps, uncounted (found by review).  Owners B1..B20
+ * each hold a byte of G, wait for a byte of Q behind D, then have 4,000
+ * requests on P granted (E unlocks it) and not confirmed; A holds H and
+ * asks for all of G: the search reaches the 20 owners and walks their
+ * 80,000 grants to find the one queued request of each -- before, 40
+ * steps counted and nothing given up.  Now it gives up at the bound.
+ */
+static void
+test_deadlock_search_grants_counted(void)
+{
+	struct lk_lockreq rq;
+	char oh[16];
+	uint64_t before, giveups;
+	int i, j, k = 20, m = 4000;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "Q", 0, 0, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(3, 300, "ownerE", "P", 0, 0, EX,
+	    NB), NULL), LK_GRANTED);
+	for (i = 0; i < k; i++) {
+		snprintf(oh, sizeof(oh), "b%d", i);
+		rq = lt_req(2, 200, oh, "G", (uint64_t)i, 1, EX, NB);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_GRANTED);
+		rq = lt_req(2, 200, oh, "Q", (uint64_t)i, 1, EX, BL);
+		rq.rq_udata = &u2;
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_BLOCKED);
+		for (j = 0; j < m; j++) {
+			rq = lt_req(2, 200, oh, "P", 2 * (uint64_t)(i * m + j),
+			    1, EX, BL);
+			rq.rq_udata = &u3;
+			CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL),
+			    LK_BLOCKED);
+		}
+	}
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(3, 300, "ownerE", "P", 0, 0, EX,
+	    NB)), LK_OK);
+	CU_ASSERT_EQUAL(pending(), (size_t)(k * m));
+	CU_ASSERT_EQUAL(waiters(), (size_t)k);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "H", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	before = counts().ct_queue_visits;
+	giveups = counts().ct_deadlock_giveups;
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "G", 0, 0, EX, BL), &u1),
+	    LK_BLOCKED);
+	printf("\n    a search over %d owners of %d unconfirmed grants each: "
+	    "%llu visits, %llu given up ", k, m, (unsigned long long)
+	    (counts().ct_queue_visits - before), (unsigned long long)
+	    (counts().ct_deadlock_giveups - giveups));
+	CU_ASSERT(counts().ct_queue_visits - before <= 65536 + 64);
+	CU_ASSERT_EQUAL(counts().ct_deadlock_giveups - giveups, 1);
+}
+
+/*
  * A downgrade closes a cycle (found by review).  B waits for A's lock on
  * g.  On f, A holds [0,30] exclusive and waits for [20,40] behind C's
  * exclusive byte 40; B's older shared request for [0,40] does not hold A
@@ -2586,6 +2644,8 @@ lt_register_wait(void)
 	    test_grant_pass_owner_locks) ||
 	    !CU_add_test(s, "deadlock: the locks a search walks count",
 	    test_deadlock_search_locks_counted) ||
+	    !CU_add_test(s, "deadlock: the unconfirmed grants a search walks "
+	    "count", test_deadlock_search_grants_counted) ||
 	    !CU_add_test(s, "deadlock: a downgrade that closes a cycle",
 	    test_deadlock_downgrade) ||
 	    !CU_add_test(s, "deadlock: a grant's downgrade that closes a cycle",
