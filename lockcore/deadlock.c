@@ -30,8 +30,10 @@
  *   locks of each waiter's range it reaches count: a waiter over a range
  *   of many locks costs that many steps; so do an owner's locks on a file
  *   collected when a waiter reaches past the owner's request,
- *   lk_own_all() in lock.c; so does each entry of a reached owner's
- *   list, its unconfirmed grants too) it gives up and lets the
+ *   lk_own_all() in lock.c, counted before they are collected: a
+ *   collection that would pass the bound is not made; so does each entry
+ *   of a reached owner's list, its unconfirmed grants too) it gives up
+ *   and lets the
  *   request queue, as Linux's own check gives up past a fixed depth --
  *   unless it has reached the requester by then, even part way through
  *   a range: a cycle found is one.  Each owner reached
@@ -237,6 +239,7 @@ static int
 lk_dl_waiter_cb(struct lk_waiter *v, void *arg)
 {
 	struct lk_dlw *d = arg;
+	enum lk_status st;
 	bool blocks;
 
 	if (d->w_t->t_ct.ct_queue_visits > d->w_limit) {
@@ -249,9 +252,13 @@ lk_dl_waiter_cb(struct lk_waiter *v, void *arg)
 	 */
 	if (v->wa_owner->ow_mark == d->w_t->t_mark)
 		return 0;
-	if (lk_waiter_blocks(d->w_t, v, d->w_x, d->w_r, d->w_excl, &blocks) !=
-	    LK_OK)
+	/* LK_NOLOCKS: collecting w_x's locks would pass the bound. */
+	st = lk_waiter_blocks(d->w_t, v, d->w_x, d->w_r, d->w_excl,
+	    d->w_limit, &blocks);
+	if (st != LK_OK) {
+		d->w_spent = st == LK_NOLOCKS;
 		return 1;
+	}
 	if (!blocks || (d->w_x->ow_nwaiters > 0 && lk_dl_behind(d, v)))
 		return 0;
 	return lk_dl_push(d->w_t, v->wa_owner) ? 0 : 1;

@@ -480,7 +480,8 @@ enum lk_status lk_own_in(struct lk_table *t, const struct lk_owner *o,
 	    struct lk_bnode *root, uint64_t s, uint64_t e, struct lk_vec *v);
 enum lk_status lk_waiter_blocks(struct lk_table *t,
 	    const struct lk_waiter *w, const struct lk_owner *o,
-	    const struct lk_range *r, bool excl, bool *blocksp);
+	    const struct lk_range *r, bool excl, uint64_t limit,
+	    bool *blocksp);
 enum lk_status lk_queued_conflict(struct lk_table *t,
 	    const struct lk_file *f, const struct lk_owner *o,
 	    const struct lk_range *r, bool excl, const struct lk_waiter *upto,

@@ -399,14 +399,20 @@ lk_ownc_remove(struct lk_table *t, struct lk_lock *l)
  * thrown away whenever any lock anywhere changed: a grant pass
  * collected and sorted an owner's 100,000 locks again after each grant
  * (43 ms for one UNLOCK), and a pass over waiters of two such owners in
- * turn at each waiter (154 ms, found by review).  LK_OK or LK_NOMEM.
+ * turn at each waiter (154 ms, found by review).  A collection not kept
+ * costs the locks it looks at, known before it starts: if that would take
+ * ct_queue_visits past `limit' (UINT64_MAX: none), nothing is collected
+ * or counted -- made first and counted after, one owner's 100,000 locks
+ * took the deadlock search's bound of 65,536 steps that far past it
+ * (found by review).  LK_OK, LK_NOMEM, or LK_NOLOCKS: past the limit.
  */
 static enum lk_status
 lk_own_all(struct lk_table *t, const struct lk_owner *o, struct lk_file *f,
-    const struct lk_vec **vp)
+    uint64_t limit, const struct lk_vec **vp)
 {
 	struct lk_ownc *c = NULL;
 	struct lk_lock *l;
+	uint64_t cost, visits = t->t_ct.ct_queue_visits;
 	size_t i;
 
 	for (i = 0; i < LK_OWNC; i++) {
@@ -422,6 +428,9 @@ lk_own_all(struct lk_table *t, const struct lk_owner *o, struct lk_file *f,
 		    t->t_ownc[i].oc_used < c->oc_used)))
 			c = &t->t_ownc[i];
 	}
+	cost = o->ow_nlocks <= f->fi_nlocks ? o->ow_nlocks : f->fi_nlocks;
+	if (visits > limit || cost > limit - visits)
+		return LK_NOLOCKS;
 	c->oc_o = NULL;
 	c->oc_v.v_len = 0;
 	if (o->ow_nlocks <= f->fi_nlocks) {
@@ -473,17 +482,20 @@ lk_own_all(struct lk_table *t, const struct lk_owner *o, struct lk_file *f,
  * Needs o's locks on the file overlapping or touching r in t_tmp
  * (lk_collect or lk_own_collect); when w reaches beyond those and o holds
  * other locks, all of o's locks on the file are collected once
- * (lk_own_all).  o NULL: an owner the table does not know (TEST), who
- * holds nothing.  LK_OK, or LK_NOMEM (*blocksp then true).
+ * (lk_own_all), unless that would take ct_queue_visits past `limit'
+ * (UINT64_MAX: none; the deadlock search's bound).  o NULL: an owner the
+ * table does not know (TEST), who holds nothing.  LK_OK, LK_NOMEM, or
+ * LK_NOLOCKS: past the limit (either way *blocksp is then true).
  */
 enum lk_status
 lk_waiter_blocks(struct lk_table *t, const struct lk_waiter *w,
     const struct lk_owner *o, const struct lk_range *r, bool excl,
-    bool *blocksp)
+    uint64_t limit, bool *blocksp)
 {
 	uint64_t lo = r->r_start == 0 ? 0 : r->r_start - 1;
 	uint64_t hi = r->r_end == UINT64_MAX ? UINT64_MAX : r->r_end + 1;
 	const struct lk_vec *own;
+	enum lk_status st;
 
 	*blocksp = false;
 	if (w->wa_owner == o ||
@@ -496,8 +508,8 @@ lk_waiter_blocks(struct lk_table *t, const struct lk_waiter *w,
 	if ((w->wa_start >= lo && w->wa_end <= hi) || o == NULL ||
 	    t->t_tmp.v_len == o->ow_nlocks)
 		return LK_OK;
-	if (lk_own_all(t, o, w->wa_file, &own) != LK_OK)
-		return LK_NOMEM;
+	if ((st = lk_own_all(t, o, w->wa_file, limit, &own)) != LK_OK)
+		return st;
 	*blocksp = !lk_own_in_way(own, w->wa_start, w->wa_end, w->wa_excl);
 	return LK_OK;
 }
@@ -530,7 +542,8 @@ lk_queued_conflict(struct lk_table *t, const struct lk_file *f,
 		return LK_OK;
 	for (w = f->fi_wq; w != NULL && w != upto; ) {
 		t->t_ct.ct_queue_visits++;
-		if (lk_waiter_blocks(t, w, o, r, excl, &blocks) != LK_OK)
+		if (lk_waiter_blocks(t, w, o, r, excl, UINT64_MAX, &blocks) !=
+		    LK_OK)
 			return LK_NOMEM;
 		if (blocks) {
 			*wp = w;

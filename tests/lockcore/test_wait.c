@@ -2282,6 +2282,55 @@ test_deadlock_search_grants_counted(void)
 }
 
 /*
+ * A collection of an owner's locks on a file (lk_own_all()) counts
+ * against the search's bound before it is made, not after: the search
+ * asks for one when a waiter that holds back a request it follows
+ * reaches past the locks collected around the request, and made it
+ * whatever its size, so one owner's 100,000 locks overran the bound of
+ * 65,536 by as many steps (found by review).  H holds F byte 0; B holds
+ * 100,000 shared bytes of F from 1,000 on and G byte 0; P waits for all
+ * of F, then B for F byte 0 behind it; A holds a lock and asks for G:
+ * the search reaches B, and P's waiter (older than B's, reaching past
+ * it) asks whether B holds a lock in its way -- all of B's locks.  Now
+ * the search gives up without collecting them.
+ */
+static void
+test_deadlock_search_own_all_bounded(void)
+{
+	struct lk_lockreq rq;
+	uint64_t before, giveups;
+	int i, n = 100000;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "F", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	for (i = 0; i < n; i++) {
+		rq = lt_req(OB, "F", 1000 + 2 * (uint64_t)i, 1, SH, NB);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_GRANTED);
+	}
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "G", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(3, 300, "ownerP", "F", 0, 0, EX,
+	    BL), &u3), LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "F", 0, 1, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "H", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	before = counts().ct_queue_visits;
+	giveups = counts().ct_deadlock_giveups;
+	rq = lt_req(OA, "G", 0, 1, EX, BL);
+	rq.rq_udata = &u1;
+	CU_ASSERT_EQUAL(lk_lock(t, &rq, 1, NULL), LK_BLOCKED);
+	printf("\n    a search reaching an owner of %d locks on a file: %llu "
+	    "visits, %llu given up ", n, (unsigned long long)
+	    (counts().ct_queue_visits - before), (unsigned long long)
+	    (counts().ct_deadlock_giveups - giveups));
+	CU_ASSERT(counts().ct_queue_visits - before <= 65536 + 64);
+	CU_ASSERT_EQUAL(counts().ct_deadlock_giveups - giveups, 1);
+	CU_ASSERT_EQUAL(waiters(), 3);
+}
+
+/*
  * A downgrade closes a cycle (found by review).  B waits for A's lock on
  * g.  On f, A holds [0,30] exclusive and waits for [20,40] behind C's
  * exclusive byte 40; B's older shared request for [0,40] does not hold A
@@ -2646,6 +2695,8 @@ lt_register_wait(void)
 	    test_deadlock_search_locks_counted) ||
 	    !CU_add_test(s, "deadlock: the unconfirmed grants a search walks "
 	    "count", test_deadlock_search_grants_counted) ||
+	    !CU_add_test(s, "deadlock: an owner's locks a search collects "
+	    "count first", test_deadlock_search_own_all_bounded) ||
 	    !CU_add_test(s, "deadlock: a downgrade that closes a cycle",
 	    test_deadlock_downgrade) ||
 	    !CU_add_test(s, "deadlock: a grant's downgrade that closes a cycle",
