@@ -80,7 +80,10 @@
  *   is granted, P's waiter waits for O's lock and O's request goes past
  *   it; until then O's request waits for V, whose blockers are O's edges
  *   already (lk_dl_behind()).  Before 2026-12-06 the edge was taken, and
- *   such a request got LK_DEADLOCK although nothing would stall.  When V
+ *   such a request got LK_DEADLOCK although nothing would stall (and so
+ *   until 2026-12-07 once finding V had cost LK_DL_VISITS steps: now
+ *   that counts against the search's bound, and past it the search gives
+ *   up).  When V
  *   leaves without a grant (a cancel, an unlock that ends it, a drop for
  *   a cycle), the edge is real again: lk_deadlock_note_leave() notes V's
  *   range, and O's requests around it are searched again as below.
@@ -165,7 +168,6 @@ struct lk_dlw {
 	const struct lk_owner	*w_x;
 	const struct lk_range	*w_r;
 	bool			 w_excl;
-	uint64_t		 w_left;	/* steps left to lk_dl_behind */
 	uint64_t		 w_limit;	/* of ct_queue_visits */
 	bool			 w_spent;	/* w_limit reached */
 };
@@ -174,7 +176,8 @@ struct lk_dlh {
 	const struct lk_owner	*h_p;
 	bool			 h_excl;
 	bool			 h_found;
-	uint64_t		*h_left;
+	bool			 h_spent;	/* h_limit reached */
+	uint64_t		 h_limit;	/* of *h_visits */
 	uint64_t		*h_visits;
 };
 
@@ -183,9 +186,11 @@ lk_dl_holds_cb(struct lk_lock *l, void *arg)
 {
 	struct lk_dlh *h = arg;
 
-	(*h->h_visits)++;
-	if (*h->h_left == 0 || --*h->h_left == 0 ||
-	    (l->lo_owner == h->h_p && lk_conflicts(h->h_excl, l->lo_excl))) {
+	if (++*h->h_visits > h->h_limit) {
+		h->h_spent = true;
+		return 1;
+	}
+	if (l->lo_owner == h->h_p && lk_conflicts(h->h_excl, l->lo_excl)) {
 		h->h_found = true;
 		return 1;
 	}
@@ -201,9 +206,12 @@ lk_dl_holds_cb(struct lk_lock *l, void *arg)
  * two overlap in conflicting modes and v's owner holds no lock in V's
  * range that V conflicts with (V would wait for it).  When V leaves
  * without a grant, lk_deadlock_note_leave() has w_x's requests around it
- * searched again.  Bounded by w_left steps (x's waiters and the locks
- * looked at): past it, the edge is taken (a cycle may be reported that is
- * none, never the other way).
+ * searched again.  x's waiters and the locks looked at count against the
+ * search's bound: past it, w_spent is set and the search gives up.  Until
+ * 2026-12-07 the walk had a bound of its own, LK_DL_VISITS steps, past
+ * which the edge was taken: with 4,000 requests of the requester's own
+ * ahead of V on its list, the 17th waiter behind V became an edge, and a
+ * request that closed no cycle got LK_DEADLOCK (found by review).
  */
 static bool
 lk_dl_behind(struct lk_dlw *d, const struct lk_waiter *v)
@@ -212,9 +220,10 @@ lk_dl_behind(struct lk_dlw *d, const struct lk_waiter *v)
 	struct lk_dlh h;
 
 	for (own = d->w_x->ow_waiters; own != NULL; own = own->wa_onext) {
-		d->w_t->t_ct.ct_queue_visits++;
-		if (d->w_left == 0 || --d->w_left == 0)
+		if (++d->w_t->t_ct.ct_queue_visits > d->w_limit) {
+			d->w_spent = true;
 			return false;
+		}
 		if (own->wa_granted || own->wa_file != v->wa_file ||
 		    own->wa_seq >= v->wa_seq ||
 		    !lk_overlaps(own->wa_start, own->wa_end, v->wa_start,
@@ -223,12 +232,15 @@ lk_dl_behind(struct lk_dlw *d, const struct lk_waiter *v)
 		h.h_p = v->wa_owner;
 		h.h_excl = own->wa_excl;
 		h.h_found = false;
-		h.h_left = &d->w_left;
+		h.h_spent = false;
+		h.h_limit = d->w_limit;
 		h.h_visits = &d->w_t->t_ct.ct_queue_visits;
 		lk_tree_overlap(v->wa_file->fi_root, own->wa_start, own->wa_end,
 		    lk_dl_holds_cb, &h);
-		if (d->w_left == 0)
+		if (h.h_spent) {
+			d->w_spent = true;
 			return false;
+		}
 		if (!h.h_found)
 			return true;
 	}
@@ -261,6 +273,8 @@ lk_dl_waiter_cb(struct lk_waiter *v, void *arg)
 	}
 	if (!blocks || (d->w_x->ow_nwaiters > 0 && lk_dl_behind(d, v)))
 		return 0;
+	if (d->w_spent)
+		return 1;
 	return lk_dl_push(d->w_t, v->wa_owner) ? 0 : 1;
 }
 
@@ -299,7 +313,7 @@ lk_dl_blockers(struct lk_table *t, const struct lk_owner *x, struct lk_file *f,
     uint64_t llimit, uint64_t limit)
 {
 	struct lk_dl d = { t, x, excl, false, false, llimit };
-	struct lk_dlw dw = { t, x, r, excl, LK_DL_VISITS, limit, false };
+	struct lk_dlw dw = { t, x, r, excl, limit, false };
 	int rc;
 	uint64_t s = r->r_start, e = r->r_end;
 

@@ -2331,6 +2331,62 @@ test_deadlock_search_own_all_bounded(void)
 }
 
 /*
+ * A waiter held behind an older request of the requester's own is no
+ * edge (lk_dl_behind()), and finding that is bounded; past the bound the
+ * edge was taken, so a request got LK_DEADLOCK where no cycle was (found
+ * by review).  H holds F [0,1000); A holds G byte 0, waits for F [0,100)
+ * (V) behind H, then for 4,000 bytes of Z behind E (newer: ahead of V on
+ * A's list).  Owners Q1..Q20 each wait for a byte of F below 100 (behind
+ * H and V) and for A's byte of G.  A asks for F [0,200): each Qi's
+ * waiter holds it back but waits behind V, so none is an edge -- A waits
+ * for H only.  Finding V costs a walk of A's list, 4,001 steps a waiter:
+ * past the 16th the bound was spent, Qi taken as an edge, and Qi waits
+ * for A on G: LK_DEADLOCK.  Now the search gives up there (counted), as
+ * it does at its bound elsewhere, and the request queues.
+ */
+static void
+test_deadlock_behind_bound_no_false_cycle(void)
+{
+	struct lk_lockreq rq;
+	char oh[16];
+	uint64_t giveups;
+	int i, m = 4000, n = 20;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "F", 0, 1000, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(3, 300, "ownerE", "Z", 0, 0, EX,
+	    NB), NULL), LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "G", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "F", 0, 100, EX, BL), &u1),
+	    LK_BLOCKED);
+	for (i = 0; i < m; i++) {
+		rq = lt_req(OA, "Z", 2 * (uint64_t)i, 1, EX, BL);
+		rq.rq_udata = &u2;
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_BLOCKED);
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(oh, sizeof(oh), "q%d", i);
+		rq = lt_req(5, 500, oh, "F", (uint64_t)i, 1, EX, BL);
+		rq.rq_udata = &u3;
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_BLOCKED);
+		rq = lt_req(5, 500, oh, "G", 0, 1, EX, BL);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(t, &rq, 1, NULL), LK_BLOCKED);
+	}
+	giveups = counts().ct_deadlock_giveups;
+	rq = lt_req(OA, "F", 0, 200, EX, BL);
+	rq.rq_udata = &u4;
+	CU_ASSERT_EQUAL(lk_lock(t, &rq, 1, NULL), LK_BLOCKED);
+	CU_ASSERT_EQUAL(counts().ct_deadlock_giveups - giveups, 1);
+	/* No cycle indeed: H's unlock grants V; confirmed, A's request. */
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OD, "F", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_confirm(t, lt_req(OA, "F", 0, 100, EX, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u4));
+}
+
+/*
  * A downgrade closes a cycle (found by review).  B waits for A's lock on
  * g.  On f, A holds [0,30] exclusive and waits for [20,40] behind C's
  * exclusive byte 40; B's older shared request for [0,40] does not hold A
@@ -2697,6 +2753,9 @@ lt_register_wait(void)
 	    "count", test_deadlock_search_grants_counted) ||
 	    !CU_add_test(s, "deadlock: an owner's locks a search collects "
 	    "count first", test_deadlock_search_own_all_bounded) ||
+	    !CU_add_test(s, "deadlock: no cycle where finding the requests "
+	    "behind its own is cut",
+	    test_deadlock_behind_bound_no_false_cycle) ||
 	    !CU_add_test(s, "deadlock: a downgrade that closes a cycle",
 	    test_deadlock_downgrade) ||
 	    !CU_add_test(s, "deadlock: a grant's downgrade that closes a cycle",
