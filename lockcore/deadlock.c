@@ -578,6 +578,7 @@ lk_deadlock_recheck(struct lk_table *t, uint64_t now)
 	struct lk_waiter *w;
 	struct lk_weak wk;
 	uint64_t visits0 = t->t_ct.ct_queue_visits;
+	enum lk_status st;
 	size_t i, j;
 	bool any;
 
@@ -604,11 +605,20 @@ lk_deadlock_recheck(struct lk_table *t, uint64_t now)
 			}
 			wr.r_start = w->wa_start;
 			wr.r_end = w->wa_end;
-			if (lk_dl_search(t, w->wa_owner, w->wa_file, &wr,
-			    w->wa_excl, w) != LK_DEADLOCK ||
-			    !lk_vec_reserve(t, &t->t_dropped, sizeof(void *),
-			    1))
+			st = lk_dl_search(t, w->wa_owner, w->wa_file, &wr,
+			    w->wa_excl, w);
+			if (st == LK_OK)
 				continue;
+			/*
+			 * Out of memory, the request stays queued, on a cycle
+			 * perhaps: counted as a search given up, as a note
+			 * not taken is (before, neither left a trace).
+			 */
+			if (st != LK_DEADLOCK || !lk_vec_reserve(t,
+			    &t->t_dropped, sizeof(void *), 1)) {
+				t->t_ct.ct_deadlock_giveups++;
+				continue;
+			}
 			if (!any || wr.r_start < hull.r_start)
 				hull.r_start = wr.r_start;
 			if (!any || wr.r_end > hull.r_end)

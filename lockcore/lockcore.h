@@ -773,7 +773,8 @@ struct lk_counts {
 					   index) looked at by FIFO checks,
 					   grant passes, deadlock searches */
 	uint64_t	 ct_deadlock_giveups; /* deadlock searches given up at
-					   their bound (the request queued) */
+					   their bound (the request queued),
+					   or re-checks out of memory */
 	uint64_t	 ct_deadlock_drops; /* queued requests dropped: their
 					   owner's hold weakened and they
 					   then closed a cycle (deadlock.c) */

@@ -2449,6 +2449,76 @@ test_deadlock_downgrade(void)
 }
 
 /*
+ * test_deadlock_downgrade's cycle, with each allocation of the downgrade
+ * failing in turn: the downgrade is refused (LK_NOMEM, nothing changed),
+ * or A's request is dropped, or -- out of memory in the re-check, which
+ * never fails -- it stays queued and the search is counted as given up.
+ * Before, a re-check whose search ran out of memory (or whose drop found
+ * no room in rs_dropped) left the cycle without a trace (found by
+ * review): allocation 3 failing, neither a drop nor a give-up.
+ */
+static void
+test_deadlock_recheck_nomem(void)
+{
+	struct lk_lockreq rq;
+	struct lt_failer fl;
+	struct lk_config cf;
+	struct lk_counts ct;
+	struct lk_table *tt;
+	enum lk_status st;
+	int k, kept = 0;
+
+	lt_failer_init(&fl);
+	lk_config_init(&cf);
+	cf.cf_alloc = &fl.al;
+	for (k = 0; k < 100; k++) {
+		fl.countdown = -1;
+		tt = lk_table_new(&cf);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+		rq = lt_req(OA, "g", 0, 1, EX, NB);
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+		rq = lt_req(OB, "g", 0, 1, EX, BL);
+		rq.rq_udata = &u3;
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_BLOCKED);
+		rq = lt_req(OA, "f", 0, 31, EX, NB);
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+		rq = lt_req(OC, "f", 40, 1, EX, NB);
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+		rq = lt_req(OB, "f", 0, 41, SH, BL);
+		rq.rq_udata = &u1;
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_BLOCKED);
+		rq = lt_req(OA, "f", 20, 21, EX, BL);
+		rq.rq_udata = &u2;
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_BLOCKED);
+		fl.countdown = k;
+		fl.failed = 0;
+		rq = lt_req(OA, "f", 0, 31, SH, NB);
+		st = lk_lock(tt, &rq, 1, NULL);
+		fl.countdown = -1;
+		CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+		lk_table_counts(tt, &ct);
+		if (st != LK_NOMEM) {
+			CU_ASSERT_EQUAL(st, LK_GRANTED);
+			if (ct.ct_deadlock_drops == 0) {
+				kept++;
+				if (ct.ct_deadlock_giveups == 0)
+					printf("\n    allocation %d failing: "
+					    "the cycle kept uncounted ", k);
+				CU_ASSERT_EQUAL(ct.ct_deadlock_giveups, 1);
+				CU_ASSERT_EQUAL(ct.ct_waiters, 3);
+			} else {
+				CU_ASSERT_EQUAL(ct.ct_waiters, 2);
+			}
+		}
+		lk_table_destroy(tt);
+		if (fl.failed == 0)
+			break;
+	}
+	CU_ASSERT(k < 100);
+	CU_ASSERT(kept > 0);
+}
+
+/*
  * The same cycle closed by a grant: A's own shared request for [0,35],
  * queued behind D's exclusive byte 33, is granted when D unlocks and
  * turns A's [0,30] shared, so A's exclusive request for [20,40] (queued
@@ -2758,6 +2828,8 @@ lt_register_wait(void)
 	    test_deadlock_behind_bound_no_false_cycle) ||
 	    !CU_add_test(s, "deadlock: a downgrade that closes a cycle",
 	    test_deadlock_downgrade) ||
+	    !CU_add_test(s, "deadlock: a re-check out of memory is counted",
+	    test_deadlock_recheck_nomem) ||
 	    !CU_add_test(s, "deadlock: a grant's downgrade that closes a cycle",
 	    test_deadlock_grant_downgrade) ||
 	    !CU_add_test(s, "deadlock: the re-check is bounded",
