@@ -203,6 +203,8 @@ struct onc_srv {
 struct onc_addrcount {
 	uint8_t			 ac_family;
 	uint8_t			 ac_addr[16];	/* IPv4: first 4 bytes */
+	uint32_t		 ac_scope;	/* IPv6 link-local: the
+						   interface; else 0 */
 	unsigned		 ac_conns;
 };
 

@@ -551,10 +551,15 @@ static int
 onc_addr_cmp(const void *a, const void *b)
 {
 	const struct onc_addrcount *x = a, *y = b;
+	int c;
 
 	if (x->ac_family != y->ac_family)
 		return x->ac_family < y->ac_family ? -1 : 1;
-	return memcmp(x->ac_addr, y->ac_addr, sizeof(x->ac_addr));
+	if ((c = memcmp(x->ac_addr, y->ac_addr, sizeof(x->ac_addr))) != 0)
+		return c;
+	if (x->ac_scope != y->ac_scope)
+		return x->ac_scope < y->ac_scope ? -1 : 1;
+	return 0;
 }
 
 static void
@@ -568,9 +573,19 @@ onc_addr_key(const struct sockaddr_storage *ss, socklen_t sl,
 	k->ac_family = (uint8_t)a.ss_family;
 	if (a.ss_family == AF_INET)
 		memcpy(k->ac_addr, &((struct sockaddr_in *)&a)->sin_addr, 4);
-	else if (a.ss_family == AF_INET6)
-		memcpy(k->ac_addr, &((struct sockaddr_in6 *)&a)->sin6_addr,
-		    16);
+	else if (a.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&a;
+
+		memcpy(k->ac_addr, &s6->sin6_addr, 16);
+		/*
+		 * fe80::1 on two links is two machines, each with its own
+		 * budget (as nlm_addr_equal() keeps them two hosts): a
+		 * link-local address is one peer only with its interface.
+		 */
+		if (IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr) ||
+		    IN6_IS_ADDR_MC_LINKLOCAL(&s6->sin6_addr))
+			k->ac_scope = s6->sin6_scope_id;
+	}
 }
 
 /*

@@ -10,6 +10,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <stddef.h>
@@ -299,6 +300,105 @@ test_udp_broadcast_answered(void)
 }
 
 /*
+ * Two veth pairs in the test's own network namespace (it goes with the
+ * process), their far ends up with the same link-local address fe80::9
+ * (no duplicate detection: usable at once): two peers of that address on
+ * two links.  0, or -1 (the links are gone again) when `ip' or veth is
+ * missing.
+ */
+static int
+tl_links_up(void)
+{
+	if (system("ip link add nlmt-a0 type veth peer name nlmt-a1 && "
+	    "ip link add nlmt-b0 type veth peer name nlmt-b1 && "
+	    "ip link set nlmt-a0 up && ip link set nlmt-a1 up && "
+	    "ip link set nlmt-b0 up && ip link set nlmt-b1 up && "
+	    "ip addr add fe80::9/64 dev nlmt-a1 nodad && "
+	    "ip addr add fe80::9/64 dev nlmt-b1 nodad") == 0)
+		return 0;
+	(void)system("ip link del nlmt-a0 2>/dev/null; "
+	    "ip link del nlmt-b0 2>/dev/null");
+	return -1;
+}
+
+static void
+tl_links_down(void)
+{
+	CU_ASSERT(system("ip link del nlmt-a0 && ip link del nlmt-b0") == 0);
+}
+
+/* A TCP connection from fe80::9 on link `ifname' to itself, port `port'. */
+static int
+tl_connect_ll(const char *ifname, unsigned port)
+{
+	struct sockaddr_in6 a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	CU_ASSERT_FATAL(inet_pton(AF_INET6, "fe80::9", &a.sin6_addr) == 1);
+	CU_ASSERT_FATAL((a.sin6_scope_id = if_nametoindex(ifname)) != 0);
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	a.sin6_port = htons((uint16_t)port);
+	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	return fd;
+}
+
+/*
+ * max-connections-per-address 1, and a peer fe80::9 on each of two links:
+ * two machines, one connection each.  The per-address count was keyed
+ * by the address alone: the second link's peer was refused (reset) for
+ * the first one's connection.  A second connection from the first link
+ * is still refused.
+ */
+static void
+test_conns_per_addr_link_local(void)
+{
+	struct onc_srv_limits lim;
+	unsigned port;
+	char err[256];
+	int fa, fb, fa2, i;
+
+	if (ts_skip())
+		return;
+	if (tl_links_up() == -1) {
+		tests_skip("no veth links (ip link add ... type veth)");
+		return;
+	}
+	memset(&tl, 0, sizeof(tl));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.loop = ev_loop_new());
+	memset(&lim, 0, sizeof(lim));
+	lim.max_record = 4096;
+	lim.max_conns = 16;
+	lim.max_conns_per_addr = 1;
+	lim.idle_sec = 600;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.rs = onc_srv_new(tl.loop, &lim));
+	CU_ASSERT_FATAL(onc_srv_listen(tl.rs, NULL, 0, &port, err,
+	    sizeof(err)) == ONC_OK);
+	fa = tl_connect_ll("nlmt-a1", port);
+	fb = tl_connect_ll("nlmt-b1", port);
+	for (i = 0; i < 5 && tl.rs->rs_stats.conns_open +
+	    tl.rs->rs_stats.conns_refused < 2; i++)
+		(void)ev_run_once(tl.loop, 100);
+	CU_ASSERT_EQUAL(tl.rs->rs_stats.conns_open, 2);
+	CU_ASSERT_EQUAL(tl.rs->rs_stats.conns_refused, 0);
+	fa2 = tl_connect_ll("nlmt-a1", port);
+	for (i = 0; i < 5 && tl.rs->rs_stats.conns_open +
+	    tl.rs->rs_stats.conns_refused < 3; i++)
+		(void)ev_run_once(tl.loop, 100);
+	CU_ASSERT_EQUAL(tl.rs->rs_stats.conns_open, 2);
+	CU_ASSERT_EQUAL(tl.rs->rs_stats.conns_refused, 1);
+	close(fa);
+	close(fb);
+	close(fa2);
+	onc_srv_free(tl.rs);
+	ev_loop_free(tl.loop);
+	tl_links_down();
+}
+
+/*
  * Listening on port 0: the kernel picks a free TCP port and the UDP
  * sockets take the same number, which a UDP socket may hold already (the
  * daemon's own outgoing ones, or any process's).  Until 2026-12-06 the
@@ -479,7 +579,9 @@ ts_register_listen(void)
 	    CU_add_test(s, "nlmd's UDP port is its own",
 	    test_udp_port_owned) == NULL ||
 	    CU_add_test(s, "a call to a broadcast address is answered",
-	    test_udp_broadcast_answered) == NULL)
+	    test_udp_broadcast_answered) == NULL ||
+	    CU_add_test(s, "link-local peers on two links: a connection "
+	    "budget each", test_conns_per_addr_link_local) == NULL)
 		return -1;
 	return 0;
 }
