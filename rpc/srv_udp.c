@@ -1,6 +1,7 @@
 /*
  * srv_udp.c - UDP: datagrams read in batches with their local address
- * (IP_PKTINFO), dispatched; replies leave from where requests arrived.
+ * (IP_PKTINFO), dispatched; replies leave from where requests arrived
+ * (from a source the kernel chooses for those sent to a multicast group).
  */
 #include "srv_impl.h"
 
@@ -34,8 +35,11 @@ onc_udp_local(struct msghdr *mh, struct onc_ctx *cx)
 			/*
 			 * The local address it reached, not ipi_addr (the
 			 * header's destination): for a datagram sent to a
-			 * broadcast address that one is no source the kernel
-			 * sends from, and the reply would be lost.  Linux's
+			 * broadcast address or a multicast group that one is
+			 * no source the kernel sends from, and the reply
+			 * would be lost.  ipi_spec_dst is a unicast address
+			 * of ours the kernel chose on the way in (its
+			 * fib_compute_spec_dst()).  Linux's
 			 * svc_udp_get_dest_4() takes this one too.
 			 */
 			s4->sin_addr = pi.ipi_spec_dst;
@@ -47,6 +51,20 @@ onc_udp_local(struct msghdr *mh, struct onc_ctx *cx)
 			    (struct sockaddr_in6 *)&cx->cx_call.rc_local;
 
 			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			/*
+			 * IPv6 has no ipi_spec_dst: ipi6_addr is the header's
+			 * destination, for a datagram sent to a multicast
+			 * group the group -- no source (RFC 4291 2.7; the
+			 * kernel refuses it, EINVAL, and the reply was lost),
+			 * and no address of ours to record for the host or
+			 * to send its callbacks from.  None, then: the
+			 * kernel chooses the reply's source, as it chose
+			 * ipi_spec_dst for a broadcast above.  (Linux's
+			 * svc_udp_get_dest_address6() and libtirpc's
+			 * svc_dg echo ipi6_addr back and so lose it.)
+			 */
+			if (IN6_IS_ADDR_MULTICAST(&pi.ipi6_addr))
+				continue;
 			s6->sin6_family = AF_INET6;
 			s6->sin6_addr = pi.ipi6_addr;
 			/*
@@ -56,8 +74,7 @@ onc_udp_local(struct msghdr *mh, struct onc_ctx *cx)
 			 * record entry for both, and a reply or SM_NOTIFY
 			 * from it leaves through that interface).
 			 */
-			if (IN6_IS_ADDR_LINKLOCAL(&pi.ipi6_addr) ||
-			    IN6_IS_ADDR_MC_LINKLOCAL(&pi.ipi6_addr))
+			if (IN6_IS_ADDR_LINKLOCAL(&pi.ipi6_addr))
 				s6->sin6_scope_id = pi.ipi6_ifindex;
 			cx->cx_call.rc_locallen = sizeof(*s6);
 		}

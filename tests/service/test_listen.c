@@ -303,8 +303,9 @@ test_udp_broadcast_answered(void)
  * Two veth pairs in the test's own network namespace (it goes with the
  * process), their far ends up with the same link-local address fe80::9
  * (no duplicate detection: usable at once): two peers of that address on
- * two links.  0, or -1 (the links are gone again) when `ip' or veth is
- * missing.
+ * two links.  The near ends have fe80::8, a source for what is sent
+ * back across the link.  0, or -1 (the links are gone again) when `ip'
+ * or veth is missing.
  */
 static int
 tl_links_up(void)
@@ -314,7 +315,9 @@ tl_links_up(void)
 	    "ip link set nlmt-a0 up && ip link set nlmt-a1 up && "
 	    "ip link set nlmt-b0 up && ip link set nlmt-b1 up && "
 	    "ip addr add fe80::9/64 dev nlmt-a1 nodad && "
-	    "ip addr add fe80::9/64 dev nlmt-b1 nodad") == 0)
+	    "ip addr add fe80::9/64 dev nlmt-b1 nodad && "
+	    "ip addr add fe80::8/64 dev nlmt-a0 nodad && "
+	    "ip addr add fe80::8/64 dev nlmt-b0 nodad") == 0)
 		return 0;
 	(void)system("ip link del nlmt-a0 2>/dev/null; "
 	    "ip link del nlmt-b0 2>/dev/null");
@@ -393,6 +396,74 @@ test_conns_per_addr_link_local(void)
 	close(fa);
 	close(fb);
 	close(fa2);
+	onc_srv_free(tl.rs);
+	ev_loop_free(tl.loop);
+	tl_links_down();
+}
+
+/*
+ * A call sent to an IPv6 multicast group (ff02::1 on a veth link, looped
+ * back to this host and heard on the link's other end too) is answered,
+ * from a unicast source.  IPV6_PKTINFO gives only the header's
+ * destination, the group; the reply used to be sent from it, which the
+ * kernel refuses (EINVAL): no reply, counted in udp_send_fail (and with
+ * ip_nonlocal_bind it would have left with a group as its source).
+ */
+static void
+test_udp_multicast_answered(void)
+{
+	const uint32_t call[10] = {
+		htonl(7), htonl(0), htonl(2), htonl(100021), htonl(4),
+		htonl(0), 0, 0, 0, 0,
+	};
+	struct sockaddr_in6 a, from;
+	struct timeval tv = { 1, 0 };
+	socklen_t fl = sizeof(from);
+	uint32_t in[16];
+	unsigned port, ifi;
+	char err[256];
+	int fd, i;
+	ssize_t n;
+
+	if (ts_skip())
+		return;
+	if (tl_links_up() == -1) {
+		tests_skip("no veth links (ip link add ... type veth)");
+		return;
+	}
+	tl_new();
+	CU_ASSERT_FATAL(onc_srv_listen(tl.rs, NULL, 0, &port, err,
+	    sizeof(err)) == ONC_OK);
+	CU_ASSERT_FATAL((ifi = if_nametoindex("nlmt-a1")) != 0);
+	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT(setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &ifi,
+	    sizeof(ifi)) == 0);
+	CU_ASSERT(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+	    sizeof(tv)) == 0);
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	a.sin6_port = htons((uint16_t)port);
+	a.sin6_scope_id = ifi;
+	CU_ASSERT_FATAL(inet_pton(AF_INET6, "ff02::1", &a.sin6_addr) == 1);
+	CU_ASSERT_FATAL(sendto(fd, call, sizeof(call), 0,
+	    (struct sockaddr *)&a, sizeof(a)) == (ssize_t)sizeof(call));
+	for (i = 0; i < 5 && tl.rs->rs_stats.noprog == 0; i++)
+		(void)ev_run_once(tl.loop, 100);
+	(void)ev_run_once(tl.loop, 20);		/* the link's copy */
+	CU_ASSERT(tl.rs->rs_stats.noprog >= 1);
+	onc_srv_seal(tl.rs, 1);
+	onc_srv_release(tl.rs, 1);
+	CU_ASSERT_EQUAL(tl.rs->rs_stats.udp_send_fail, 0);
+	n = recvfrom(fd, in, sizeof(in), 0, (struct sockaddr *)&from, &fl);
+	/* xid 7, REPLY, MSG_ACCEPTED, AUTH_NONE 0, PROG_UNAVAIL */
+	CU_ASSERT_EQUAL(n, 24);
+	if (n >= 24) {
+		CU_ASSERT_EQUAL(ntohl(in[0]), 7);
+		CU_ASSERT_EQUAL(ntohl(in[5]), PROG_UNAVAIL);
+		CU_ASSERT_FALSE(IN6_IS_ADDR_MULTICAST(&from.sin6_addr));
+	}
+	close(fd);
 	onc_srv_free(tl.rs);
 	ev_loop_free(tl.loop);
 	tl_links_down();
@@ -581,7 +652,9 @@ ts_register_listen(void)
 	    CU_add_test(s, "a call to a broadcast address is answered",
 	    test_udp_broadcast_answered) == NULL ||
 	    CU_add_test(s, "link-local peers on two links: a connection "
-	    "budget each", test_conns_per_addr_link_local) == NULL)
+	    "budget each", test_conns_per_addr_link_local) == NULL ||
+	    CU_add_test(s, "a call to an IPv6 multicast group is answered "
+	    "from a unicast address", test_udp_multicast_answered) == NULL)
 		return -1;
 	return 0;
 }
