@@ -134,17 +134,31 @@ bool
 addr_same_host(const struct sockaddr_storage *a,
     const struct sockaddr_storage *b)
 {
+	const struct sockaddr_in6 *x6, *y6;
+
 	if (a->ss_family != b->ss_family)
 		return false;
 	if (a->ss_family == AF_INET)
 		return ((const struct sockaddr_in *)(const void *)a)->
 		    sin_addr.s_addr == ((const struct sockaddr_in *)
 		    (const void *)b)->sin_addr.s_addr;
-	if (a->ss_family == AF_INET6)
-		return memcmp(&((const struct sockaddr_in6 *)(const void *)a)->
-		    sin6_addr, &((const struct sockaddr_in6 *)(const void *)b)->
-		    sin6_addr, sizeof(struct in6_addr)) == 0;
-	return false;
+	if (a->ss_family != AF_INET6)
+		return false;
+	x6 = (const struct sockaddr_in6 *)(const void *)a;
+	y6 = (const struct sockaddr_in6 *)(const void *)b;
+	if (memcmp(&x6->sin6_addr, &y6->sin6_addr, sizeof(x6->sin6_addr)) !=
+	    0)
+		return false;
+	/*
+	 * fe80::1 on two links is two machines: a link-local address is
+	 * one only with its interface.  A scope not known (0) matches any,
+	 * as in nlm_addr_equal().
+	 */
+	if (!IN6_IS_ADDR_LINKLOCAL(&x6->sin6_addr) &&
+	    !IN6_IS_ADDR_MC_LINKLOCAL(&x6->sin6_addr))
+		return true;
+	return x6->sin6_scope_id == 0 || y6->sin6_scope_id == 0 ||
+	    x6->sin6_scope_id == y6->sin6_scope_id;
 }
 
 bool

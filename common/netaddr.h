@@ -38,7 +38,11 @@ void	addr_unmap(struct sockaddr_storage *ss, socklen_t *len);
  */
 int	addr_parse_port(const char *s, struct sockaddr_storage *ss);
 
-/* Same host address (IPv4 or IPv6), whatever the ports?  No unmapping. */
+/*
+ * Same host address (IPv4 or IPv6), whatever the ports?  No unmapping.
+ * IPv6 link-local addresses also need the same interface (sin6_scope_id)
+ * unless either's is 0 (not known).
+ */
 bool	addr_same_host(const struct sockaddr_storage *a,
 	    const struct sockaddr_storage *b);
 /* Same host address and port? */

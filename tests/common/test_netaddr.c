@@ -108,6 +108,41 @@ test_same(void)
 	CU_ASSERT_FALSE(addr_same_host(&a, &b));
 }
 
+/*
+ * fe80::1 on two links is two machines: a reply from the one on link 3
+ * must not complete a call to the one on link 2 (rpcout.c matches
+ * replies with addr_same()).  It used to: the scope was not compared.
+ * A scope not known (0) matches any; other addresses ignore it.
+ */
+static void
+test_same_link_local(void)
+{
+	struct sockaddr_storage a, b;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
+	struct sockaddr_in6 *b6 = (struct sockaddr_in6 *)&b;
+
+	v6(&a, "fe80::1", 5);
+	v6(&b, "fe80::1", 5);
+	a6->sin6_scope_id = 2;
+	b6->sin6_scope_id = 3;
+	CU_ASSERT_FALSE(addr_same_host(&a, &b));
+	CU_ASSERT_FALSE(addr_same(&a, &b));
+	b6->sin6_scope_id = 2;
+	CU_ASSERT_TRUE(addr_same(&a, &b));
+	b6->sin6_scope_id = 0;
+	CU_ASSERT_TRUE(addr_same(&a, &b));
+	v6(&a, "ff02::1", 5);
+	v6(&b, "ff02::1", 5);
+	a6->sin6_scope_id = 2;
+	b6->sin6_scope_id = 3;
+	CU_ASSERT_FALSE(addr_same_host(&a, &b));
+	v6(&a, "2001:db8::1", 5);
+	v6(&b, "2001:db8::1", 5);
+	a6->sin6_scope_id = 2;
+	b6->sin6_scope_id = 3;
+	CU_ASSERT_TRUE(addr_same(&a, &b));
+}
+
 int
 ct_register_netaddr(void)
 {
@@ -117,7 +152,9 @@ ct_register_netaddr(void)
 	    !CU_add_test(s, "addr_str", test_str) ||
 	    !CU_add_test(s, "unmap, local privileged",
 	    test_unmap_and_privileged) ||
-	    !CU_add_test(s, "same host, same address", test_same))
+	    !CU_add_test(s, "same host, same address", test_same) ||
+	    !CU_add_test(s, "link-local: the same on one link only",
+	    test_same_link_local))
 		return -1;
 	return 0;
 }
