@@ -1463,7 +1463,9 @@ nlm_host_forget(struct nlm_host *h)
  * clients gone idle together were otherwise forgotten in one turn, each
  * a record deleted in its commit, every other client waiting on it.  A
  * host's share of the lock table is looked up by id (O(1)): no list of
- * the table's hosts to collect and sort at each sweep.
+ * the table's hosts to collect and sort at each sweep.  A host kept is
+ * also the notifier's to look at: an SM_NOTIFY owed but not being sent,
+ * for want of memory, is taken up again (nlm_notify_resume()).
  */
 static void
 nlm_gc(struct ev_loop *loop, void *arg)
@@ -1494,6 +1496,7 @@ nlm_gc(struct ev_loop *loop, void *arg)
 				dropped++;
 				continue;
 			}
+			nlm_notify_resume(h);
 			pp = &h->h_next;
 		}
 	}

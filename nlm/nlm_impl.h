@@ -132,6 +132,33 @@ struct nlm_addrcount {
 	struct nlm_notifier	*ac_nqtail;
 };
 
+/*
+ * The SM_NOTIFYs a host is owed at this start (nlm_notify.c; here so that
+ * the service tests can fail its allocation).
+ */
+struct nlm_notifier {
+	struct nlm_host		*nt_host;
+	int32_t			 nt_state;	/* the state we announce */
+	struct store_addr	 nt_locals[STORE_LOCAL_MAX]; /* h_local when
+						   the debt began */
+	unsigned		 nt_nlocal;	/* of them, in use */
+	unsigned		 nt_local;	/* the server address told now
+						   (index in nt_locals) */
+	unsigned		 nt_told;	/* bit i: address i answered */
+	unsigned		 nt_delay_ms;	/* this attempt's wait */
+	unsigned		 nt_attempts;	/* all addresses' */
+	unsigned		 nt_tries[STORE_LOCAL_MAX]; /* per address */
+	uint64_t		 nt_begun_ms;	/* ev_now_ms() of the first */
+	uint64_t		 nt_prior_sec;	/* owed before nt_begun_ms (an
+						   earlier start's debt) */
+	uint64_t		 nt_attempt_ms;	/* ... and of this attempt */
+	struct nlm_send		*nt_send;	/* in flight */
+	struct ev_timer		 nt_timer;	/* next attempt */
+	bool			 nt_slot;	/* holds a slot at its address */
+	bool			 nt_queued;	/* waits for a slot */
+	struct nlm_notifier	*nt_qnext;
+};
+
 /* A blocked request and, once granted, its callback.  See legend. */
 /*
  * Unanswered synchronous GRANTED copies a grant keeps open beside the
@@ -556,6 +583,12 @@ void		 nlm_host_forget(struct nlm_host *);
 void		 nlm_notify_all(int32_t state);
 /* Stop notifying `h' (it is being freed, or told us it restarted). */
 void		 nlm_notify_stop(struct nlm_host *);
+/*
+ * The idle sweep's look at `h': a debt stored but not being sent (out of
+ * memory when it began, or when its next attempt was to be scheduled) is
+ * taken up again.  Nothing for a host that owes nothing or is being told.
+ */
+void		 nlm_notify_resume(struct nlm_host *);
 /* Free every sender (shutdown; nothing staged). */
 void		 nlm_notify_shutdown(void);
 

@@ -48,7 +48,12 @@
  *     in the host index's record of that address).  A burst of hundreds of
  *     datagrams would overflow the receiver's socket buffer and cost
  *     each lost one a full backoff delay; other addresses never wait
- *     for this one.
+ *     for this one;
+ *   - out of memory when a debt begins or when its next attempt is to be
+ *     scheduled, the debt stays stored and the idle sweep (nlm_host.c,
+ *     once a minute) takes it up again (nlm_notify_resume()): the next
+ *     start of nlmd may be months away, and the client must reclaim in
+ *     this one's grace period.
  *
  * A host that tells us itself that it restarted (FREE_ALL, SM_NOTIFY)
  * needs no notification: it leaves the list (nlm_host_forget()).
@@ -70,29 +75,6 @@
 #define NOTIFY_DELAY_MAX_MS	60000
 #define NOTIFY_PER_ADDR		16
 #define NOTIFY_NAME_LEN		(INET6_ADDRSTRLEN + 16)
-
-struct nlm_notifier {
-	struct nlm_host		*nt_host;
-	int32_t			 nt_state;	/* the state we announce */
-	struct store_addr	 nt_locals[STORE_LOCAL_MAX]; /* h_local when
-						   the debt began */
-	unsigned		 nt_nlocal;	/* of them, in use */
-	unsigned		 nt_local;	/* the server address told now
-						   (index in nt_locals) */
-	unsigned		 nt_told;	/* bit i: address i answered */
-	unsigned		 nt_delay_ms;	/* this attempt's wait */
-	unsigned		 nt_attempts;	/* all addresses' */
-	unsigned		 nt_tries[STORE_LOCAL_MAX]; /* per address */
-	uint64_t		 nt_begun_ms;	/* ev_now_ms() of the first */
-	uint64_t		 nt_prior_sec;	/* owed before nt_begun_ms (an
-						   earlier start's debt) */
-	uint64_t		 nt_attempt_ms;	/* ... and of this attempt */
-	struct nlm_send		*nt_send;	/* in flight */
-	struct ev_timer		 nt_timer;	/* next attempt */
-	bool			 nt_slot;	/* holds a slot at its address */
-	bool			 nt_queued;	/* waits for a slot */
-	struct nlm_notifier	*nt_qnext;
-};
 
 static bool notify_closing;	/* shutdown: start nothing */
 
@@ -269,8 +251,8 @@ notify_done(void *arg, int ok, XDR *res)
 		    NOTIFY_DELAY_MAX_MS : nt->nt_delay_ms * 2;
 	if (ev_timer_set(nlm->n_loop, &nt->nt_timer, next > now ? next - now :
 	    0, notify_attempt, nt) == -1)
-		log_warn("host %s: cannot schedule the next SM_NOTIFY",
-		    nlm_host_str(h, hs, sizeof(hs)));
+		log_warn("host %s: cannot schedule the next SM_NOTIFY; the "
+		    "idle sweep retries it", nlm_host_str(h, hs, sizeof(hs)));
 }
 
 /*
@@ -400,11 +382,38 @@ notify_send(struct nlm_notifier *nt)
 	nlm_send_start(nt->nt_send, nt->nt_delay_ms, 1, notify_done, nt);
 }
 
+/*
+ * Start telling h (its debt stored, owed since h_notify_since) of our
+ * state `state', `now' being notify_unix_now().  False when out of memory.
+ */
+static bool
+notify_begin(struct nlm_host *h, int32_t state, uint64_t now)
+{
+	struct nlm_notifier *nt;
+
+	if ((nt = calloc(1, sizeof(*nt))) == NULL)
+		return false;
+	nt->nt_host = h;
+	nt->nt_state = state;
+	memcpy(nt->nt_locals, h->h_local, sizeof(nt->nt_locals));
+	nt->nt_nlocal = h->h_nlocal;
+	nt->nt_delay_ms = NOTIFY_DELAY_MIN_MS;
+	nt->nt_begun_ms = ev_now_ms();
+	/* Ahead of the clock (stepped back since): see notify_owed_sec(). */
+	nt->nt_prior_sec = now > h->h_notify_since ? now - h->h_notify_since :
+	    0;
+	h->h_notify = nt;
+	nlm->n_stats.notify_started++;
+	nlm->n_stats.notify_pending++;
+	/* Made now, held by the RPC client until the turn is committed. */
+	notify_attempt(nlm->n_loop, nt);
+	return true;
+}
+
 static void
 notify_one(struct nlm_host *h, void *arg)
 {
 	int32_t state = *(const int32_t *)arg;
-	struct nlm_notifier *nt;
 	uint64_t now;
 
 	nlm_notify_stop(h);	/* an older state's: superseded */
@@ -431,24 +440,37 @@ notify_one(struct nlm_host *h, void *arg)
 	if (h->h_notify_since == 0 || h->h_notify_since > now)
 		h->h_notify_since = now;
 	nlm_host_stage(h);
-	if ((nt = calloc(1, sizeof(*nt))) == NULL) {
-		/* Stored: the next start sends it. */
+	/* Stored: the idle sweep takes it up (nlm_notify_resume()). */
+	if (!notify_begin(h, state, now))
 		log_warnx("out of memory: SM_NOTIFY to %s deferred to the "
-		    "next start", h->h_name);
+		    "idle sweep", h->h_name);
+}
+
+void
+nlm_notify_resume(struct nlm_host *h)
+{
+	struct nlm_notifier *nt = h->h_notify;
+	char hs[300];
+
+	/* Being released for a restart it told us of: as good as gone. */
+	if (!h->h_monitored || h->h_notify_since == 0 || h->h_rel_forget ||
+	    notify_closing)
+		return;
+	if (nt == NULL) {
+		if (notify_begin(h, nlm->n_conf.nc_nsm_state,
+		    notify_unix_now()))
+			log_info("host %s: SM_NOTIFY deferred for want of "
+			    "memory: sending it now", nlm_host_str(h, hs,
+			    sizeof(hs)));
 		return;
 	}
-	nt->nt_host = h;
-	nt->nt_state = state;
-	memcpy(nt->nt_locals, h->h_local, sizeof(nt->nt_locals));
-	nt->nt_nlocal = h->h_nlocal;
-	nt->nt_delay_ms = NOTIFY_DELAY_MIN_MS;
-	nt->nt_begun_ms = ev_now_ms();
-	nt->nt_prior_sec = now - h->h_notify_since;
-	h->h_notify = nt;
-	nlm->n_stats.notify_started++;
-	nlm->n_stats.notify_pending++;
-	/* Made now, held by the RPC client until the turn is committed. */
-	notify_attempt(nlm->n_loop, nt);
+	/* Neither in flight, nor waiting for a slot or its timer. */
+	if (nt->nt_send == NULL && !nt->nt_queued &&
+	    !ev_timer_armed(&nt->nt_timer)) {
+		log_info("host %s: SM_NOTIFY not scheduled for want of "
+		    "memory: sending it now", nlm_host_str(h, hs, sizeof(hs)));
+		notify_attempt(nlm->n_loop, nt);
+	}
 }
 
 static void

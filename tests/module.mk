@@ -22,9 +22,9 @@ $(O)/tests/test-store: | $(O)/nlmd
 # The NLM service over fakes: tests/fakes/ replaces db/ (store_fake.o) and
 # the two sending functions of rpc/ (send_fake.o, linked before librpc.a).
 # The libraries refer to each other (rpcgen's dispatchers in librpc call
-# the handlers in libnlm): a link group.  calloc() of our objects goes
-# through the tests' __wrap_calloc (test_requests.c: allocation failures),
-# realloc() through __wrap_realloc (test_ctl.c).
+# the handlers in libnlm): a link group.  calloc() and realloc() of our
+# objects go through the tests' __wrap_calloc and __wrap_realloc
+# (harness.c: ts_calloc_fail(), ts_realloc_fail(), allocation failures).
 SVC_FAKES := $(O)/tests/fakes/store_fake.o $(O)/tests/fakes/send_fake.o
 SVC_LIBS  := $(O)/libnlm.a $(O)/libctl.a $(O)/librpc.a $(O)/liblockcore.a \
     $(O)/libcommon.a

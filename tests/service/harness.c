@@ -199,6 +199,73 @@ ts_lk_fail(bool on)
 	st_lk_fail = on;
 }
 
+/*
+ * calloc() and realloc() of the server's objects go through these
+ * (test-service is linked with -Wl,--wrap=calloc -Wl,--wrap=realloc):
+ * each fails once, for the next request of the size armed.
+ */
+void	*__real_calloc(size_t, size_t);
+void	*__wrap_calloc(size_t, size_t);
+void	*__real_realloc(void *, size_t);
+void	*__wrap_realloc(void *, size_t);
+static size_t st_calloc_fail;
+static size_t st_realloc_fail;
+static size_t st_realloc_failed;
+
+void *
+__wrap_calloc(size_t n, size_t size)
+{
+	if (st_calloc_fail != 0 && n == 1 && size == st_calloc_fail) {
+		st_calloc_fail = 0;
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_calloc(n, size);
+}
+
+void *
+__wrap_realloc(void *p, size_t size)
+{
+	if (st_realloc_fail != 0 && (size == st_realloc_fail ||
+	    st_realloc_fail == SIZE_MAX)) {
+		st_realloc_fail = 0;
+		st_realloc_failed = size;
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_realloc(p, size);
+}
+
+void
+ts_calloc_fail(size_t size)
+{
+	st_calloc_fail = size;
+}
+
+bool
+ts_calloc_armed(void)
+{
+	return st_calloc_fail != 0;
+}
+
+void
+ts_realloc_fail(size_t size)
+{
+	st_realloc_fail = size;
+}
+
+bool
+ts_realloc_armed(void)
+{
+	return st_realloc_fail != 0;
+}
+
+size_t
+ts_realloc_failed(void)
+{
+	return st_realloc_failed;
+}
+
 void
 ts_accepted(struct rpc_msg *rep, uint32_t xid, xdrproc_t proc, void *res)
 {

@@ -45,6 +45,20 @@ void		 ts_lk_alloc(const struct lk_allocator *);
  */
 extern const struct lk_allocator ts_lk_failing;
 void		 ts_lk_fail(bool on);
+/*
+ * The next calloc(1, size) of the server's objects fails (0: none);
+ * ts_calloc_armed(): not asked for yet.
+ */
+void		 ts_calloc_fail(size_t size);
+bool		 ts_calloc_armed(void);
+/*
+ * The next realloc() of `size' bytes fails, of any size with SIZE_MAX
+ * (0: none); ts_realloc_armed(): not asked for yet; ts_realloc_failed():
+ * the size of the last one failed.
+ */
+void		 ts_realloc_fail(size_t size);
+bool		 ts_realloc_armed(void);
+size_t		 ts_realloc_failed(void);
 /* nc_turn_changes at the next ts_start()s (0: the default). */
 void		 ts_turn_changes(size_t n);
 /* notify-name of the next ts_start()s ("": the address, the default). */

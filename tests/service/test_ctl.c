@@ -28,25 +28,6 @@
 /* The most body lines one turn may produce: a piece (250) and slack. */
 #define TC_PIECE_MAX	300
 
-/*
- * realloc() of our objects goes through this (the test binary is linked
- * with -Wl,--wrap=realloc): fails once, for the next request of
- * `tc_fail_size' bytes, when armed.
- */
-void	*__real_realloc(void *, size_t);
-void	*__wrap_realloc(void *, size_t);
-static size_t tc_fail_size;
-
-void *
-__wrap_realloc(void *p, size_t size)
-{
-	if (tc_fail_size != 0 && size == tc_fail_size) {
-		tc_fail_size = 0;
-		return NULL;
-	}
-	return __real_realloc(p, size);
-}
-
 static char tc_dir[64];
 static char tc_path[96];
 static struct ctl_srv *tc_srv;
@@ -346,10 +327,10 @@ test_release_nomem(void)
 		tc_begin();
 		tc_fill();
 		/* The first growth of the array of records fails. */
-		tc_fail_size = 64 * sizeof(struct lk_record);
+		ts_realloc_fail(64 * sizeof(struct lk_record));
 		tc_ask(req[i], a);
-		CU_ASSERT_EQUAL(tc_fail_size, 0);
-		tc_fail_size = 0;
+		CU_ASSERT(!ts_realloc_armed());
+		ts_realloc_fail(0);
 		CU_ASSERT(!a->ok && !a->ended);
 		CU_ASSERT(strncmp(a->buf, "nlmctl 1 error release: out of "
 		    "memory", 36) == 0);
@@ -1537,10 +1518,10 @@ test_release_file_nomem_part(void)
 	tc_begin();
 	tc_fill();
 	/* The array's second growth fails: 64 records kept by then. */
-	tc_fail_size = 128 * sizeof(struct lk_record);
+	ts_realloc_fail(128 * sizeof(struct lk_record));
 	tc_ask("nlmctl 1 release fh=66\n", a);
-	CU_ASSERT_EQUAL(tc_fail_size, 0);
-	tc_fail_size = 0;
+	CU_ASSERT(!ts_realloc_armed());
+	ts_realloc_fail(0);
 	lk_table_counts(nlm->n_table, &ct);
 	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\t"),
 	    TC_NLOCKS - ct.ct_locks);

@@ -6,6 +6,7 @@
  * and is given up after notify-give-up.
  */
 #include <arpa/inet.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include "ev.h"
 #include "lockcore.h"
 #include "nlm.h"
 #include "nlm_impl.h"
@@ -577,6 +579,119 @@ test_notify_backoff(void)
 	ts_pump();
 	CU_ASSERT_EQUAL(n_since(), 0);
 	n_check_sends(1);
+	ts_stop();
+}
+
+/*
+ * No memory for the notifier when the debt begins (at a start): the debt
+ * stays stored and the idle sweep, a minute later, takes it up.  Before,
+ * it waited for the next start of nlmd: the client was not told to
+ * reclaim in this one.
+ */
+static void
+test_notify_nomem(void)
+{
+	const struct nlm_counters *c;
+
+	if (ts_skip())
+		return;
+	n_preload(0);
+	ts_sm_registered(true);
+	fake_send_reset();
+	ts_calloc_fail(sizeof(struct nlm_notifier));
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT(!ts_calloc_armed());	/* it was asked for */
+	ts_calloc_fail(0);
+	c = nlm_get_counters();
+	CU_ASSERT(n_since() != 0);
+	CU_ASSERT_EQUAL(c->notify_started, 0);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	ts_advance(59999);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	/* The sweep. */
+	ts_advance(1);
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_notify(true));
+	ts_pump();
+	CU_ASSERT_EQUAL(n_since(), 0);
+	CU_ASSERT_EQUAL(c->notify_started, 1);
+	CU_ASSERT_EQUAL(c->notify_acked, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	n_check_sends(1);
+	ts_stop();
+}
+
+static void
+n_timer_noop(struct ev_loop *loop, void *arg)
+{
+	(void)loop;
+	(void)arg;
+}
+
+/*
+ * A restart (SM_SIMU_CRASH) out of memory: the SM_NOTIFY cannot be made,
+ * nor its next attempt scheduled (the loop's timer heap cannot grow).
+ * The idle sweep finds it neither in flight nor scheduled and sends it.
+ * Before, the notifier stayed as it was, owed and never sent again.
+ */
+static void
+test_notify_timer_nomem(void)
+{
+	static struct ev_timer fill[4096];
+	const struct nlm_counters *c;
+	uint64_t e;
+	size_t i, n, heap;
+
+	if (ts_skip())
+		return;
+	n_preload(0);
+	c = n_start();
+	CU_ASSERT(n_notify(true));
+	ts_pump();
+	CU_ASSERT_EQUAL(n_since(), 0);
+	/* Timers fill the loop's heap: the next one armed must grow it. */
+	for (n = 0; n < 4096; n++) {
+		ts_realloc_fail(SIZE_MAX);
+		if (ev_timer_set(ts_loop(), &fill[n], 3600 * 1000,
+		    n_timer_noop, NULL) == -1)
+			break;
+	}
+	ts_realloc_fail(0);
+	CU_ASSERT_FATAL(n < 4096);
+	heap = ts_realloc_failed();
+	e = fake_store_epoch() + 1;
+	CU_ASSERT(store_put_epoch(fake_store(), e) == STORE_OK);
+	/* The call: its arguments, mon_name "127.0.0.1" and state, 20 bytes. */
+	ts_calloc_fail(sizeof(struct nlm_send) + 20);
+	ts_realloc_fail(heap);
+	nlm_set_epoch(e, (int32_t)(2 * e - 1));
+	CU_ASSERT(!ts_calloc_armed());
+	CU_ASSERT(!ts_realloc_armed());
+	ts_calloc_fail(0);
+	ts_realloc_fail(0);
+	for (i = 0; i < n; i++)
+		ev_timer_cancel(ts_loop(), &fill[i]);
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	ts_pump();
+	CU_ASSERT(n_since() != 0);
+	CU_ASSERT(!n_notify(false));
+	ts_advance(30000);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	/* The sweep, a minute after the start. */
+	ts_advance(30000);
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_notify(true));
+	ts_pump();
+	CU_ASSERT_EQUAL(n_since(), 0);
+	CU_ASSERT_EQUAL(c->notify_started, 2);
+	CU_ASSERT_EQUAL(c->notify_acked, 2);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
 	ts_stop();
 }
 
@@ -1942,6 +2057,10 @@ ts_register_notify(void)
 	    "told from another", test_notify_name_address_gone) == NULL ||
 	    CU_add_test(s, "unanswered: 1, 2, 4, 8 s; survives a restart",
 	    test_notify_backoff) == NULL ||
+	    CU_add_test(s, "no memory for the notifier at a start: sent at "
+	    "the next sweep", test_notify_nomem) == NULL ||
+	    CU_add_test(s, "no memory to schedule the next attempt: sent at "
+	    "the next sweep", test_notify_timer_nomem) == NULL ||
 	    CU_add_test(s, "no status program: given up after notify-give-up",
 	    test_notify_give_up) == NULL ||
 	    CU_add_test(s, "owed since a time ahead of the clock: from now, "

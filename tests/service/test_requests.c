@@ -408,25 +408,6 @@ test_v3_holder_covers(void)
 }
 
 /*
- * calloc() of our own objects (test-service is linked with
- * -Wl,--wrap=calloc): fails once, for the next request of `t_fail_size'
- * bytes, when armed.
- */
-void	*__real_calloc(size_t, size_t);
-void	*__wrap_calloc(size_t, size_t);
-static size_t t_fail_size;
-
-void *
-__wrap_calloc(size_t n, size_t size)
-{
-	if (t_fail_size != 0 && n == 1 && size == t_fail_size) {
-		t_fail_size = 0;
-		return NULL;
-	}
-	return __real_calloc(n, size);
-}
-
-/*
  * A new host whose index entry cannot be allocated (the hosts at its
  * address) is refused like one over a limit: DENIED_NOLOCKS, no host, no
  * record, the server up; its next LOCK is served.  Before, nlmd exited
@@ -441,11 +422,11 @@ test_host_nomem(void)
 		return;
 	t_begin();
 	c = nlm_get_counters();
-	t_fail_size = sizeof(struct nlm_addrcount);
+	ts_calloc_fail(sizeof(struct nlm_addrcount));
 	CU_ASSERT_EQUAL(t_v4_lock("hostM", 1, "f", 0, 10, 3),
 	    NLM4_DENIED_NOLOCKS);
-	CU_ASSERT_EQUAL(t_fail_size, 0);	/* it was asked for */
-	t_fail_size = 0;
+	CU_ASSERT(!ts_calloc_armed());	/* it was asked for */
+	ts_calloc_fail(0);
 	CU_ASSERT_EQUAL(c->hosts, 0);
 	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
 	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
