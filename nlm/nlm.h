@@ -256,6 +256,16 @@ unsigned	nlm_host_notified(const char *name, int32_t state,
 		    unsigned *unchanged);
 
 /*
+ * Could an SM_NOTIFY naming `name' release a host (nlm_host_notified())?
+ * It can when `name' is a caller_name we accept (printable ASCII, no '/',
+ * at most max-name-length bytes: any, even empty or with a leading dot)
+ * or a form of one: the full name of a short caller_name (longer than
+ * max-name-length after its first dot) or a numeric address.  False for
+ * a name of no such form: the caller refuses it before any look-up.
+ */
+bool		nlm_notify_name_ok(const char *name);
+
+/*
  * A status monitor on this host reported that host `name' restarted into
  * NSM state `state' (NLM procedure 16): release the hosts of that
  * caller_name, but for those whose recorded state is already `state' (they

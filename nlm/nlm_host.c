@@ -1313,6 +1313,26 @@ nlm_name_other_form(const char *mon, const char *caller,
 	return false;
 }
 
+bool
+nlm_notify_name_ok(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	struct in6_addr a6;
+	struct in_addr a4;
+	size_t i;
+
+	/* The characters of a caller_name (nlm_proc.c: nlm_name_ok()). */
+	for (i = 0; p[i] != '\0'; i++)
+		if ((unsigned char)(p[i] - 0x20) > 0x7e - 0x20 || p[i] == '/')
+			return false;
+	/* A caller_name, or its full name: the first label is one. */
+	if (strcspn(name, ".") <= nlm->n_conf.nc_max_name)
+		return true;
+	/* The sender's address (an IPv6 one may outgrow a small limit). */
+	return inet_pton(AF_INET6, name, &a6) == 1 ||
+	    inet_pton(AF_INET, name, &a4) == 1;
+}
+
 static unsigned
 nlm_host_unnamed(const struct sockaddr_storage *ss, const char *name,
     int32_t state, unsigned *same)

@@ -170,16 +170,14 @@ nsm_refused(struct svc_req *rq, const char *what)
 	    &onc_srv_call(rq)->rc_peer, 1, a, sizeof(a)));
 }
 
-/* A name we accept: bounded by XDR, printable, no '/', no leading '.'. */
+/* A name fit for the log: bounded by XDR, printable. */
 static int
-nsm_name_ok(const char *name)
+nsm_name_printable(const char *name)
 {
 	size_t i;
 
-	if (name[0] == '\0' || name[0] == '.')
-		return 0;
 	for (i = 0; name[i] != '\0'; i++)
-		if (!isprint((unsigned char)name[i]) || name[i] == '/')
+		if (!isprint((unsigned char)name[i]))
 			return 0;
 	return 1;
 }
@@ -212,7 +210,8 @@ sm_mon_1_svc(mon *a, sm_stat_res *r, struct svc_req *rq)
 	 * caller chose (CERT CA-99.05): refuse.
 	 */
 	log_debug("SM_MON for %s (prog %d) from %s refused: nlmd monitors "
-	    "for its own lock manager only", nsm_name_ok(a->mon_id.mon_name) ?
+	    "for its own lock manager only",
+	    nsm_name_printable(a->mon_id.mon_name) ?
 	    a->mon_id.mon_name : "(bad name)", a->mon_id.my_id.my_prog,
 	    addr_str((struct sockaddr *)&onc_srv_call(rq)->rc_peer, 1, a1,
 	    sizeof(a1)));
@@ -290,7 +289,13 @@ sm_notify_1_svc(stat_chge *a, void *r, struct svc_req *rq)
 
 	(void)r;
 	nsm_count(rq);
-	if (!nsm_name_ok(a->mon_name)) {
+	/*
+	 * The NLM's rule: every name it takes as a caller_name, or a form
+	 * of one, passes (a leading dot too: mon_name is a key here, never
+	 * a file name as in rpc.statd); a name that can name no host does
+	 * not.
+	 */
+	if (!nlm_notify_name_ok(a->mon_name)) {
 		log_rl_warnx(&rl_bad_name,
 		    "SM_NOTIFY with a malformed name from %s ignored",
 		    addr_str((struct sockaddr *)&c->rc_peer, 1, addr,

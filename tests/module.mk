@@ -19,15 +19,16 @@ INC_tests += -Idb -Insm
 $(eval $(call unit_test,store,$(O)/libstore.a $(O)/liblockcore.a,$(DB_LIBS)))
 # test_dump.c runs the nlmd built beside it.
 $(O)/tests/test-store: | $(O)/nlmd
-# The NLM service over fakes: tests/fakes/ replaces db/ (store_fake.o) and
+# The NLM service (and the NSM's procedures beside it) over fakes:
+# tests/fakes/ replaces db/ (store_fake.o) and
 # the two sending functions of rpc/ (send_fake.o, linked before librpc.a).
 # The libraries refer to each other (rpcgen's dispatchers in librpc call
 # the handlers in libnlm): a link group.  calloc() and realloc() of our
 # objects go through the tests' __wrap_calloc and __wrap_realloc
 # (harness.c: ts_calloc_fail(), ts_realloc_fail(), allocation failures).
 SVC_FAKES := $(O)/tests/fakes/store_fake.o $(O)/tests/fakes/send_fake.o
-SVC_LIBS  := $(O)/libnlm.a $(O)/libctl.a $(O)/librpc.a $(O)/liblockcore.a \
-    $(O)/libcommon.a
+SVC_LIBS  := $(O)/libnsm.a $(O)/libnlm.a $(O)/libctl.a $(O)/librpc.a \
+    $(O)/liblockcore.a $(O)/libcommon.a
 TEST_service_OBJS := $(O)/tests/runner.o \
     $(patsubst %.c,$(O)/%.o,$(wildcard tests/service/*.c))
 $(O)/tests/test-service: $(TEST_service_OBJS) $(SVC_FAKES) $(SVC_LIBS)

@@ -37,6 +37,7 @@
 #include "lockcore.h"
 #include "netaddr.h"
 #include "nlm.h"
+#include "nsm.h"
 #include "rpc/nlm_prot.h"
 #include "rpc/sm_inter.h"
 #include "rpcout.h"
@@ -358,6 +359,7 @@ ts_start_try(enum nlm_cbmode cbmode, unsigned give_up_sec, char *ierr,
 		return -1;
 	}
 	CU_ASSERT_FATAL(nlm_register(srv) == ONC_OK);
+	CU_ASSERT_FATAL(nsm_register(srv) == ONC_OK);
 	CU_ASSERT_FATAL(onc_srv_listen(srv, LO, 0, &srv_port, err,
 	    sizeof(err)) == ONC_OK);
 	ev_set_beforesleep(loop, st_hook, srv);
@@ -520,8 +522,8 @@ ts_pump(void)
 }
 
 static size_t
-st_enc_call_vers(uint8_t *buf, size_t cap, uint32_t xid, uint32_t vers,
-    uint32_t proc, xdrproc_t xargs, const void *args)
+st_enc_call_prog(uint8_t *buf, size_t cap, uint32_t xid, uint32_t prog,
+    uint32_t vers, uint32_t proc, xdrproc_t xargs, const void *args)
 {
 	struct rpc_msg m;
 	size_t len = 0;
@@ -531,7 +533,7 @@ st_enc_call_vers(uint8_t *buf, size_t cap, uint32_t xid, uint32_t vers,
 	m.rm_xid = xid;
 	m.rm_direction = CALL;
 	m.rm_call.cb_rpcvers = RPC_MSG_VERSION;
-	m.rm_call.cb_prog = NLM_PROG;
+	m.rm_call.cb_prog = prog;
 	m.rm_call.cb_vers = vers;
 	m.rm_call.cb_proc = proc;
 	m.rm_call.cb_cred = _null_auth;
@@ -541,6 +543,14 @@ st_enc_call_vers(uint8_t *buf, size_t cap, uint32_t xid, uint32_t vers,
 		len = xdr_getpos(&x);
 	xdr_destroy(&x);
 	return len;
+}
+
+static size_t
+st_enc_call_vers(uint8_t *buf, size_t cap, uint32_t xid, uint32_t vers,
+    uint32_t proc, xdrproc_t xargs, const void *args)
+{
+	return st_enc_call_prog(buf, cap, xid, NLM_PROG, vers, proc, xargs,
+	    args);
 }
 
 static size_t
@@ -561,11 +571,18 @@ ts_send(uint32_t proc, xdrproc_t xargs, const void *args)
 uint32_t
 ts_send_vers(uint32_t vers, uint32_t proc, xdrproc_t xargs, const void *args)
 {
+	return ts_send_prog(NLM_PROG, vers, proc, xargs, args);
+}
+
+uint32_t
+ts_send_prog(uint32_t prog, uint32_t vers, uint32_t proc, xdrproc_t xargs,
+    const void *args)
+{
 	struct sockaddr_in a;
 	uint8_t buf[4096];
 	uint32_t xid = ++st_xid;
-	size_t len = st_enc_call_vers(buf, sizeof(buf), xid, vers, proc, xargs,
-	    args);
+	size_t len = st_enc_call_prog(buf, sizeof(buf), xid, prog, vers, proc,
+	    xargs, args);
 
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;

@@ -18,6 +18,7 @@
 #include "lockcore.h"
 #include "nlm.h"
 #include "nlm_impl.h"
+#include "nsm.h"
 #include "rpc/nlm_prot.h"
 #include "rpc/sm_inter.h"
 #include "store.h"
@@ -1461,6 +1462,63 @@ test_notify_name_forms(void)
 	}
 }
 
+/* An SM_NOTIFY (name, state) from 127.0.0.1 through the NSM, pumped. */
+static void
+n_sm_notify(const char *name, int32_t state)
+{
+	struct stat_chge sc;
+
+	sc.mon_name = (char *)name;
+	sc.state = state;
+	(void)ts_send_prog(SM_PROG, SM_VERS, SM_NOTIFY,
+	    XDRPROC(xdr_stat_chge), &sc);
+	ts_pump();
+	(void)ts_drain();
+}
+
+/*
+ * The NSM takes an SM_NOTIFY for every name the NLM takes as a
+ * caller_name: a host named ".hidden" (a leading dot) or "" is released
+ * by an SM_NOTIFY naming it.  Before, the NSM refused both (rpc.statd's
+ * rule for names that become file names; ours never do), and such a
+ * host was released only by a LOCK with a new state or by FREE_ALL.  A
+ * name that neither is nor has the form of one the NLM takes (longer than
+ * max-name-length up to its first dot, not an address) is refused before
+ * any look-up; the full name of a short caller_name is not.
+ */
+static void
+test_notify_name_rules(void)
+{
+	const struct nsm_stats *ns = nsm_get_stats();
+	char big[301];
+	uint64_t unknown, released = ns->notify_released;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_st(".hidden", "nr1", 1, 3), NLM4_GRANTED);
+	n_sm_notify(".hidden", 5);
+	CU_ASSERT(!n_held("nr1", 1));
+	CU_ASSERT_EQUAL(n_lock_st("", "nr2", 1, 3), NLM4_GRANTED);
+	n_sm_notify("", 5);
+	CU_ASSERT(!n_held("nr2", 1));
+	/* 300 bytes, no dot: no caller_name (255 at most) nor form of one. */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	unknown = ns->notify_unknown;
+	n_sm_notify(big, 5);
+	CU_ASSERT_EQUAL(ns->notify_unknown, unknown);
+	/* "c9.aaa...": the full name of the one host at the address. */
+	CU_ASSERT_EQUAL(n_lock_st("c9", "nr3", 1, 3), NLM4_GRANTED);
+	memcpy(big, "c9.", 3);
+	n_sm_notify(big, 5);
+	CU_ASSERT(!n_held("nr3", 1));
+	CU_ASSERT_EQUAL(ns->notify_released - released, 3);
+	ts_stop();
+}
+
 /*
  * A name never seen, from an address with two hosts: one of them may be
  * its machine under its status monitor's name, but nothing says which --
@@ -2090,6 +2148,8 @@ ts_register_notify(void)
 	    test_notify_short_name_neighbour) == NULL ||
 	    CU_add_test(s, "SM_NOTIFY: the forms of a caller_name that release "
 	    "the host alone at the address", test_notify_name_forms) == NULL ||
+	    CU_add_test(s, "SM_NOTIFY through the NSM: every name a caller_name "
+	    "can be", test_notify_name_rules) == NULL ||
 	    CU_add_test(s, "a status monitor's other name: the one host at "
 	    "its address", test_notify_other_name) == NULL ||
 	    CU_add_test(s, "a status monitor's other name, re-sent: the "
