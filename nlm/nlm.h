@@ -243,10 +243,11 @@ const struct lk_table *nlm_get_table(void);
  * several (counted in notify_ambiguous, logged) or when `name'
  * is that of a host forgotten at that address lately (a re-sent
  * notification, or a host swept while idle), or the same (addr, name,
- * state) released a host lately (re-sent: counted in notify_gone, as
- * the others; this holds for the named host too, which may have come
- * back since and taken new locks that the re-sent notification is not
- * about).  A name known only at other addresses releases nothing.  Hosts
+ * state) released a host lately, or the same state at addr released a
+ * host of this caller_name lately under another form of it (re-sent:
+ * counted in notify_gone, as the others; this holds for the named host
+ * too, which may have come back since and taken new locks that the
+ * re-sent notification is not about).  A name known only at other addresses releases nothing.  Hosts
  * elsewhere are never touched, and neither is a host whose recorded state
  * is already `state' (a repeated notification; counted in *unchanged,
  * which may be NULL).  Returns the number of hosts released.

@@ -1183,11 +1183,18 @@ nlm_host_restarted(struct nlm_host *h, int32_t state, unsigned *unchanged,
 	    max) ? 1 : 0;
 }
 
+/* Remember v in n_gone (the oldest goes). */
+static void
+nlm_gone_put(uint64_t v)
+{
+	nlm->n_gone[nlm->n_ngone++ % NLM_HOST_GONE] = v;
+}
+
 /* Remember that the host (address, name) left (see n_gone). */
 static void
 nlm_gone_add(const struct nlm_host *h)
 {
-	nlm->n_gone[nlm->n_ngone++ % NLM_HOST_GONE] = h->h_hash;
+	nlm_gone_put(h->h_hash);
 }
 
 /*
@@ -1231,8 +1238,7 @@ static void
 nlm_gone_notify_add(const struct sockaddr_storage *ss, const char *name,
     int32_t state)
 {
-	nlm->n_gone[nlm->n_ngone++ % NLM_HOST_GONE] =
-	    nlm_gone_notify_key(ss, name, state);
+	nlm_gone_put(nlm_gone_notify_key(ss, name, state));
 }
 
 /* Did a host (ss, name) leave lately, or was (ss, name, state) acted on? */
@@ -1266,7 +1272,12 @@ nlm_gone_find(const struct sockaddr_storage *ss, const char *name,
  *     several monitor entries) or swept while idle, holding nothing --
  *     nothing; likewise a notification (address, name, state) that
  *     released a host by the next rule lately: re-sent, it is about that
- *     host, not about one that came to the address since;
+ *     host, not about one that came to the address since.  Such a
+ *     release is remembered under the host's caller_name too, and one by
+ *     that name under the other forms: sm-notify tells one restart under
+ *     two names, and a client back in between with NM_LOCK or SHARE only
+ *     (no state to tell it by) must not lose what it took since to the
+ *     same restart told under the other name;
  *   - a name we do not know at all: the status monitor may go by
  *     another form of its lock manager's name -- sm-notify sends the
  *     name it was monitored under and then, if that has a dot, the
@@ -1338,6 +1349,8 @@ nlm_host_unnamed(const struct sockaddr_storage *ss, const char *name,
     int32_t state, unsigned *same)
 {
 	struct nlm_addrcount *ac;
+	struct nlm_host *h;
+	uint64_t hv;
 	unsigned n;
 	char a[64];
 
@@ -1349,10 +1362,21 @@ nlm_host_unnamed(const struct sockaddr_storage *ss, const char *name,
 		return 0;
 	if (ac->ac_count == 1 && nlm_name_other_form(name,
 	    ac->ac_hosts->h_name, ss)) {
-		if ((n = nlm_host_restarted(ac->ac_hosts, state, same,
-		    nlm_release_piece())) > 0 &&
-		    state != 0)
+		h = ac->ac_hosts;
+		/* This restart acted on under the host's own name: re-sent. */
+		if (h->h_state != state && nlm_gone_notified(ss, h->h_name,
+		    state)) {
+			nlm->n_stats.notify_gone++;
+			return 0;
+		}
+		/* Keyed now: the release may free h. */
+		hv = nlm_gone_notify_key(ss, h->h_name, state);
+		if ((n = nlm_host_restarted(h, state, same,
+		    nlm_release_piece())) > 0 && state != 0) {
+			/* Under both: either may come again (see above). */
 			nlm_gone_notify_add(ss, name, state);
+			nlm_gone_put(hv);
+		}
 		return n;
 	}
 	if (ac->ac_count == 1) {

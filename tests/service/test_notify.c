@@ -1599,6 +1599,68 @@ test_notify_other_name_resent(void)
 	ts_stop();
 }
 
+/* An NM_LOCK of [0, 1) of fh by (who, svid, "oh"): no NSM state. */
+static void
+n_nm_lock(const char *who, const char *fh, int svid)
+{
+	nlm4_lockargs a;
+	char oh[] = "oh";
+
+	memset(&a, 0, sizeof(a));
+	a.exclusive = true;
+	a.alock.caller_name = (char *)who;
+	a.alock.fh.nlm_netobj_len = (u_int)strlen(fh);
+	a.alock.fh.nlm_netobj_val = (char *)fh;
+	a.alock.oh.nlm_netobj_len = 2;
+	a.alock.oh.nlm_netobj_val = oh;
+	a.alock.svid = svid;
+	a.alock.l_len = 1;
+	(void)ts_send(NLMPROC4_NM_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	ts_pump();
+	(void)ts_drain();
+}
+
+/*
+ * One restart of a client, told under its two names (sm-notify sends the
+ * full name, then the name cut at its first dot; either may be re-sent):
+ * acted on under one, it is the same restart under the other.  The
+ * client comes back in between with NM_LOCK only (no NSM state to tell
+ * it from the host that restarted): the notification under the other
+ * name, the same state, leaves it and its lock alone.  Before, a
+ * notification was known as acted on only under the name it came with,
+ * and released the host that had come back.  A later restart (a new
+ * state) is acted on.
+ */
+static void
+test_notify_resent_other_name(void)
+{
+	static const char *const first[] = { "c2.example.com", "c2" };
+	static const char *const then[] = { "c2", "c2.example.com" };
+	size_t i;
+
+	if (ts_skip())
+		return;
+	for (i = 0; i < 2; i++) {
+		fake_store_reset();
+		fake_send_reset();
+		ts_start(NLM_CB_MSG, 0);
+		CU_ASSERT_EQUAL(n_lock_st("c2", "fc", 1, 7), NLM4_GRANTED);
+		CU_ASSERT_EQUAL(ts_notified(first[i], 9), 1);
+		CU_ASSERT(!n_held("fc", 1));
+		n_nm_lock("c2", "fc", 2);
+		CU_ASSERT_FATAL(n_held("fc", 2));
+		CU_ASSERT_EQUAL(ts_notified(then[i], 9), 0);
+		CU_ASSERT(n_held("fc", 2));
+		CU_ASSERT_EQUAL(ts_notified(first[i], 9), 0);
+		CU_ASSERT(n_held("fc", 2));
+		CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
+		/* Its next restart. */
+		CU_ASSERT_EQUAL(ts_notified(then[i], 11), 1);
+		CU_ASSERT(!n_held("fc", 2));
+		ts_stop();
+	}
+}
+
 /*
  * The lock table out of memory when a host that restarted is to be
  * released (SM_NOTIFY, FREE_ALL, a LOCK with a new NSM state): nothing was
@@ -2155,6 +2217,9 @@ ts_register_notify(void)
 	    CU_add_test(s, "a status monitor's other name, re-sent: the "
 	    "neighbour that came since kept",
 	    test_notify_other_name_resent) == NULL ||
+	    CU_add_test(s, "a restart told under two names, the host back "
+	    "with NM_LOCK: released once", test_notify_resent_other_name) ==
+	    NULL ||
 	    CU_add_test(s, "no memory to release a host: kept, released "
 	    "later", test_release_nomem) == NULL ||
 	    CU_add_test(s, "a release in pieces out of memory fails once, "
