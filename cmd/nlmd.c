@@ -551,6 +551,7 @@ setup_network(struct nlmd *d)
 	const struct nlm_counters *ct;
 	struct onc_srv_limits lim;
 	struct nlm_config nc;
+	struct store_info si;
 	enum onc_status s;
 	char err[2048], where[4200];
 	uint64_t t0;
@@ -587,6 +588,18 @@ setup_network(struct nlmd *d)
 	    (unsigned long long)ct->loaded_locks,
 	    (unsigned long long)ct->loaded_shares,
 	    (unsigned long long)(ev_now_ms() - t0));
+	/*
+	 * Records an older nlmd wrote load without their check until they
+	 * are rewritten: all of them now, behind the serving.
+	 */
+	store_info(d->store, &si);
+	if (si.si_locks_v1 > 0) {
+		log_info("store: %llu lock records of version 1 (without the "
+		    "check that refuses a damaged one): rewriting them as "
+		    "version 2 in the background",
+		    (unsigned long long)si.si_locks_v1);
+		store_locks_upgrade(d->store);
+	}
 	if ((s = nlm_register(d->srv)) != ONC_OK ||
 	    (s = nsm_register(d->srv)) != ONC_OK)
 		fatalx("cannot add programs: %s", onc_strerror(s));
@@ -972,6 +985,12 @@ log_store_stats(const struct store *st)
 	    (unsigned long long)si.si_flushes, (unsigned long long)si.si_puts,
 	    (unsigned long long)si.si_dels,
 	    (unsigned long long)si.si_checkpoints);
+	if (si.si_locks_v1 > 0)
+		log_info("store: %llu of %llu lock records of version 1 "
+		    "rewritten as version 2%s",
+		    (unsigned long long)si.si_locks_upgraded,
+		    (unsigned long long)si.si_locks_v1, si.si_upgrading ?
+		    " so far; the next start rewrites the rest" : "");
 	(void)ev_turn_hist(h);
 	for (i = 0; i <= EV_TURN_BUCKETS; i++) {
 		n += h[i];

@@ -262,7 +262,7 @@ store_report(struct store *st, int rc, const char *what, char *err,
 	return store_status_of(st, rc);
 }
 
-static uint64_t
+uint64_t
 store_now_ms(void)
 {
 	struct timespec ts;

@@ -165,6 +165,12 @@ struct store_info {
 					   end with nothing to fold (idle,
 					   after the log went on to a new
 					   file) */
+	uint64_t	 si_locks_v1;	/* lock records of version 1 (without
+					   their check) the last load found */
+	uint64_t	 si_locks_upgraded; /* records rewritten as version 2
+					   by store_locks_upgrade() */
+	bool		 si_upgrading;	/* that rewrite is under way */
+	uint64_t	 si_upgrade_ms;	/* how long it took, once done */
 	uint64_t	 si_checkpoints;
 	uint64_t	 si_logs_removed; /* log files removed */
 	uint64_t	 si_log_syncs_near; /* the checkpoint thread's syncs
@@ -237,6 +243,22 @@ enum store_status store_hosts_load(struct store *st, store_host_cb *cb,
 	    void *arg, char *err, size_t errlen);
 enum store_status store_records_load(struct store *st, store_record_cb *cb,
 	    void *arg, char *err, size_t errlen);
+
+/*
+ * Rewrite every lock record of version 1 (written by an nlmd before
+ * 2026-12-07, without a check: store_codec.c) as version 2, when the last
+ * store_records_load() found any (si_locks_v1), so that a damaged one is
+ * refused at the next load instead of read as a lock.  The rewrite runs
+ * in the background, in the compactor's thread, in transactions of a few
+ * thousand records between its rounds: a crash or store_close() in the
+ * middle leaves some records rewritten and the rest as they were, which
+ * all load, and the next start's load finds the rest.  What a record
+ * holds does not change.  si_upgrading says whether it is under way;
+ * si_locks_upgraded counts the records rewritten.  A failing transaction
+ * is latched as a failed fold (store_committed() and the next turns
+ * return it).  Call after the load, on the loop's thread.
+ */
+void	store_locks_upgrade(struct store *st);
 
 /*
  * STAGING (the current turn's batch; see HOW IT WORKS).  Each returns

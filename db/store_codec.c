@@ -83,8 +83,9 @@
  *          fails the check at the load (STORE_CORRUPT), where a
  *          damaged length or token would otherwise read as a lock.
  *          Version 1 (nlmd before 2026-12-07) is the first 26 bytes
- *          without the check; such records are read unchecked until
- *          they are written again.
+ *          without the check; such records are read unchecked, and
+ *          rewritten as version 2 after the load of the start that
+ *          finds them (store_locks_upgrade(), store_compact.c).
  *
  * shares.db (lockcore's unique key of a share reservation)
  *   key:   u64 host, bytes16 owner handle, bytes16 file handle
@@ -530,6 +531,19 @@ store_dec_lock(const void *k, size_t klen, const void *v, size_t vlen,
 		return "its check does not match its bytes: the record is "
 		    "damaged";
 	return store_record_ok(rc) ? NULL : "lock range, mode or epoch out of bounds";
+}
+
+size_t
+store_lock_upgrade(uint8_t *buf, const void *k, size_t klen, const void *v,
+    size_t vlen)
+{
+	struct lk_record rc;
+
+	/* 26 bytes that decode: version 1, whose decoding loses nothing. */
+	if (vlen != LOCK_VAL_LEN_V1 || store_dec_lock(k, klen, v, vlen,
+	    &rc) != NULL)
+		return 0;
+	return store_enc_lock_val(buf, &rc, k, klen);
 }
 
 const char *

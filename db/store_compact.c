@@ -39,10 +39,23 @@
  *   journal1.db); store.c folds them once with store_compact_v1 and
  *   removes them.
  *
+ *   Lock records of version 1 (no check; store_codec.c) found by the
+ *   start's load are rewritten as version 2 by this thread too
+ *   (store_locks_upgrade): a walk of locks.db in key order, st_kchunk
+ *   records to a transaction, each under st_kmu like a round, with a
+ *   round between two.  A fold never interleaves with one, so the walk
+ *   cannot put back a value older than the fold's; a journal operation
+ *   not yet folded is applied after it, as it would have been without
+ *   it.  What a record says is not changed, only its encoding: a crash
+ *   between two transactions leaves both versions, which both load, and
+ *   the next start's load finds the rest.  Only the fold and this walk
+ *   write the databases while the store is open.
+ *
  * LOCKING
- *   st_kmu: one round at a time (the thread, a load); st_jfold, st_kbuf
- *   and st_kfold are its.  st_jmu: st_jend, st_jops and st_jtail*, which
- *   a commit sets after its append.  The compactor's Berkeley DB calls are not
+ *   st_kmu: one round or rewrite transaction at a time (the thread, a
+ *   load); st_jfold, st_kbuf, st_kfold and st_ukey are its.  st_jmu:
+ *   st_jend, st_jops and st_jtail*, which a commit sets after its
+ *   append.  The compactor's Berkeley DB calls are not
  *   fault-injected (store_fail_after): they happen at times no test
  *   controls.
  */
@@ -391,6 +404,19 @@ store_compact_move(struct store *st, const DB_LSN *to)
 	return 0;
 }
 
+/* Latch the compactor's failure (code rc) like a failed commit's. */
+static void
+store_compact_latch(struct store *st, int rc)
+{
+	pthread_mutex_lock(&st->st_cmu);
+	if (st->st_cerr == STORE_OK)
+		st->st_cerr = rc == ENOMEM ? STORE_NOMEM :
+		    store_status_of(st, rc);
+	pthread_cond_broadcast(&st->st_dcv);
+	pthread_mutex_unlock(&st->st_cmu);
+	store_notify(st);	/* the loop may be idle on store_fd() */
+}
+
 /*
  * One round: fold what was written since the last.  0 or a code; a
  * failure is latched (st_cerr) like a failed commit: the store then
@@ -449,15 +475,8 @@ store_compact_round(struct store *st)
 		rc = store_compact_move(st, &last);
 	else if (due)
 		rc = store_compact_fold(st, &end, have);
-	if (rc != 0) {
-		pthread_mutex_lock(&st->st_cmu);
-		if (st->st_cerr == STORE_OK)
-			st->st_cerr = rc == ENOMEM ? STORE_NOMEM :
-			    store_status_of(st, rc);
-		pthread_cond_broadcast(&st->st_dcv);
-		pthread_mutex_unlock(&st->st_cmu);
-		store_notify(st);	/* the loop may be idle on store_fd() */
-	}
+	if (rc != 0)
+		store_compact_latch(st, rc);
 	pthread_mutex_unlock(&st->st_kmu);
 	return rc;
 }
@@ -575,6 +594,152 @@ store_compact_v1(struct store *st, DB *j[2])
 	return txn->commit(txn, 0);
 }
 
+/* ---- version 1 lock records, rewritten as version 2 ---- */
+
+/*
+ * Position c on the first record after st_ukey (on the first of all when
+ * there is none yet): its key into k, its value into v.  A code
+ * (DB_NOTFOUND: no record after it).
+ */
+static int
+store_upgrade_first(struct store *st, DBC *c, DBT *k, DBT *v)
+{
+	int rc;
+
+	if (st->st_uklen == 0)
+		return c->get(c, k, v, DB_FIRST);
+	memcpy(k->data, st->st_ukey, st->st_uklen);
+	k->size = st->st_uklen;
+	if ((rc = c->get(c, k, v, DB_SET_RANGE)) != 0)
+		return rc;
+	/* The key visited last is still there: go on after it. */
+	if (k->size == st->st_uklen &&
+	    memcmp(k->data, st->st_ukey, st->st_uklen) == 0)
+		rc = c->get(c, k, v, DB_NEXT);
+	return rc;
+}
+
+/*
+ * One transaction: visit up to st_kchunk records after st_ukey, replace
+ * each version 1 value by its version 2 (store_lock_upgrade), commit,
+ * and st_ukey := the last key visited.  *np := the records replaced,
+ * *donep := no record is left after them.  A code; on failure nothing
+ * of it changed, st_ukey included.
+ */
+static int
+store_upgrade_step(struct store *st, uint64_t *np, bool *donep)
+{
+	uint8_t kb[STORE_KEY_MAX], last[STORE_KEY_MAX];
+	uint8_t vb[STORE_VAL_MAX], nb[STORE_VAL_MAX];
+	u_int32_t lastlen = 0;
+	DB_TXN *txn;
+	DBC *c;
+	DBT k, v, nv;
+	size_t i = 0;
+	int rc, rc2;
+
+	*np = 0;
+	*donep = false;
+	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) != 0)
+		return rc;
+	if ((rc = st->st_locks->cursor(st->st_locks, txn, &c, 0)) != 0) {
+		(void)txn->abort(txn);
+		return rc;
+	}
+	memset(&k, 0, sizeof(k));
+	memset(&v, 0, sizeof(v));
+	memset(&nv, 0, sizeof(nv));
+	k.data = kb;
+	k.ulen = sizeof(kb);
+	v.data = vb;
+	v.ulen = sizeof(vb);
+	k.flags = v.flags = DB_DBT_USERMEM;
+	nv.data = nb;
+	for (rc = store_upgrade_first(st, c, &k, &v); rc == 0;
+	    rc = c->get(c, &k, &v, DB_NEXT)) {
+		nv.size = (u_int32_t)store_lock_upgrade(nb, kb, k.size, vb,
+		    v.size);
+		if (nv.size != 0 && (rc = c->put(c, &k, &nv,
+		    DB_CURRENT)) != 0)
+			break;
+		*np += nv.size != 0;
+		memcpy(last, kb, k.size);
+		lastlen = k.size;
+		if (++i == st->st_kchunk)
+			break;
+	}
+	*donep = rc == DB_NOTFOUND;
+	if ((rc2 = c->close(c)) != 0 && (rc == 0 || rc == DB_NOTFOUND))
+		rc = rc2;
+	if ((rc != 0 && rc != DB_NOTFOUND) ||
+	    (atomic_load(&st->st_lhalt) && (rc = EIO) != 0)) {
+		(void)txn->abort(txn);
+		*np = 0;
+		return rc;
+	}
+	/* A crash loses at most this transaction: the next start redoes it. */
+	if ((rc = txn->commit(txn, DB_TXN_WRITE_NOSYNC)) != 0) {
+		*np = 0;
+		return rc;
+	}
+	if (i > 0) {
+		memcpy(st->st_ukey, last, lastlen);
+		st->st_uklen = lastlen;
+	}
+	return 0;
+}
+
+int
+store_compact_upgrade(struct store *st)
+{
+	uint64_t n = 0;
+	bool done = false, halt;
+	int rc = 0;
+
+	pthread_mutex_lock(&st->st_kmu);
+	/* A journal append failed: nothing writes the log now. */
+	if (!(halt = atomic_load(&st->st_lhalt)))
+		rc = store_upgrade_step(st, &n, &done);
+	pthread_mutex_unlock(&st->st_kmu);
+	pthread_mutex_lock(&st->st_cmu);
+	st->st_info.si_locks_upgraded += n;
+	st->st_ksteps++;
+	if (done || halt || rc != 0) {
+		st->st_kupgrade = st->st_info.si_upgrading = false;
+		if (done && rc == 0)
+			st->st_info.si_upgrade_ms = store_now_ms() -
+			    st->st_kupgrade_t0;
+	}
+	pthread_mutex_unlock(&st->st_cmu);
+	if (rc != 0)
+		store_compact_latch(st, rc);
+	return rc;
+}
+
+void
+store_locks_upgrade(struct store *st)
+{
+	pthread_mutex_lock(&st->st_cmu);
+	if (st->st_info.si_locks_v1 > 0 && !st->st_kupgrade &&
+	    st->st_kstarted && st->st_cerr == STORE_OK) {
+		st->st_kupgrade = st->st_info.si_upgrading = true;
+		st->st_kupgrade_t0 = store_now_ms();
+		st->st_info.si_upgrade_ms = 0;
+		st->st_uklen = 0;
+		st->st_ksteps = 0;
+		pthread_cond_signal(&st->st_kcv);
+	}
+	pthread_mutex_unlock(&st->st_cmu);
+}
+
+/* Is a rewrite under way and not held (store_test_upgrade_steps)? */
+static bool
+store_upgrade_due(const struct store *st)
+{
+	return st->st_kupgrade && (st->st_kstep_max == 0 ||
+	    st->st_ksteps < st->st_kstep_max);
+}
+
 /* ---- the thread ---- */
 
 static void *
@@ -582,18 +747,24 @@ store_compactor(void *arg)
 {
 	struct store *st = arg;
 	struct timespec when;
+	bool upgrade;
 
 	pthread_mutex_lock(&st->st_cmu);
 	while (!st->st_kstop) {
-		clock_gettime(CLOCK_MONOTONIC, &when);
-		when.tv_nsec += STORE_COMPACT_MS * 1000000L;
-		if (when.tv_nsec >= 1000000000L) {
-			when.tv_sec++;
-			when.tv_nsec -= 1000000000L;
+		/* A rewrite under way goes on at once, a round per step. */
+		if (!store_upgrade_due(st)) {
+			clock_gettime(CLOCK_MONOTONIC, &when);
+			when.tv_nsec += STORE_COMPACT_MS * 1000000L;
+			if (when.tv_nsec >= 1000000000L) {
+				when.tv_sec++;
+				when.tv_nsec -= 1000000000L;
+			}
+			(void)pthread_cond_timedwait(&st->st_kcv, &st->st_cmu,
+			    &when);
 		}
-		(void)pthread_cond_timedwait(&st->st_kcv, &st->st_cmu, &when);
 		if (st->st_kstop || st->st_cerr != STORE_OK)
 			break;
+		upgrade = store_upgrade_due(st);
 		pthread_mutex_unlock(&st->st_cmu);
 		/*
 		 * Every period, written or not: an idle round may move the
@@ -602,6 +773,8 @@ store_compactor(void *arg)
 		 */
 		if (!atomic_load(&st->st_khold))
 			(void)store_compact_round(st);
+		if (upgrade)
+			(void)store_compact_upgrade(st);
 		pthread_mutex_lock(&st->st_cmu);
 	}
 	pthread_mutex_unlock(&st->st_cmu);

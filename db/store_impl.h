@@ -229,6 +229,15 @@ struct store {
 	_Atomic bool	 st_lhalt;
 	_Atomic unsigned st_kfail_at;	/* store_test_fold_fail_at() */
 	size_t		 st_kchunk;	/* operations per fold transaction */
+	/* rewriting version 1 lock records (store_compact.c) */
+	bool		 st_kupgrade;	/* under way (st_cmu) */
+	uint64_t	 st_kupgrade_t0; /* when it began, ms (st_cmu) */
+	uint8_t		 st_ukey[STORE_KEY_MAX]; /* the last key it visited
+					   (st_kmu) */
+	u_int32_t	 st_uklen;	/* (0: none yet) */
+	unsigned	 st_ksteps;	/* its transactions so far (st_cmu) */
+	unsigned	 st_kstep_max;	/* store_test_upgrade_steps(); 0: no
+					   limit (st_cmu) */
 	struct store_batch st_kbuf;	/* a journal, decoded */
 	struct store_fold st_kfold;
 	uint8_t		 st_fkey[LK_HASH_KEY_LEN]; /* the folds' hash key */
@@ -270,6 +279,9 @@ bool	store_fault(struct store *st);
  */
 void	store_dberr(struct store *st, char *buf, size_t len);
 void	store_dberr_clear(struct store *st);
+
+/* CLOCK_MONOTONIC in milliseconds. */
+uint64_t store_now_ms(void);
 
 /* Map a Berkeley DB or errno code; latches st_fatal on DB_RUNRECOVERY. */
 enum store_status store_status_of(struct store *st, int rc);
@@ -343,6 +355,11 @@ int	store_compact_open(struct store *st);
 int	store_compact_v1(struct store *st, DB *j[2]);
 /* One round (fold what was written since the last); failures latched. */
 int	store_compact_round(struct store *st);
+/*
+ * One transaction of the rewrite of version 1 lock records (the
+ * compactor's thread, st_kmu taken here); failures latched as a round's.
+ */
+int	store_compact_upgrade(struct store *st);
 /* store_test_lk_max()'s; 0: STORE_LOCKS_MAX. */
 extern _Atomic unsigned store_lk_max;
 /* Wait for every sealed commit, then fold it all (loads). */
@@ -378,6 +395,13 @@ size_t	store_enc_lock_val(uint8_t *buf, const struct lk_record *rc,
 size_t	store_enc_share_key(uint8_t *buf, const struct lk_record *rc);
 size_t	store_enc_share_val(uint8_t *buf, const struct lk_record *rc);
 size_t	store_enc_host_val(uint8_t *buf, const struct store_host *h);
+/*
+ * The version 2 value of the lock whose key is k, klen and whose value v,
+ * vlen is version 1 and decodes, into buf (STORE_VAL_MAX bytes); its
+ * length, or 0 when v is not such a value.
+ */
+size_t	store_lock_upgrade(uint8_t *buf, const void *k, size_t klen,
+	    const void *v, size_t vlen);
 /* Is rc storable (kind, lengths, pointers, epoch <= LK_EPOCH_MAX)?  Is h? */
 bool	store_record_ok(const struct lk_record *rc);
 bool	store_host_ok(const struct store_host *h);

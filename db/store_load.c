@@ -38,6 +38,7 @@ struct store_loader {
 	store_record_cb		*ld_rcb;
 	void			*ld_arg;
 	size_t			 ld_n;		/* records seen */
+	uint64_t		 ld_v1;		/* of them, version 1 locks */
 	uint8_t			 ld_prev[STORE_KEY_MAX]; /* the last key */
 	u_int32_t		 ld_prevlen;	/* (0: none yet) */
 	char			*ld_err;
@@ -69,6 +70,9 @@ store_load_one(struct store_loader *ld, const void *k, u_int32_t klen,
 		    (unsigned)vlen, vlen > 0 ? *(const uint8_t *)v : 0u, why);
 		return STORE_CORRUPT;
 	}
+	/* A version 1 lock decodes with its version byte 1 only. */
+	if (ld->ld_kind == LOAD_LOCKS && *(const uint8_t *)v == STORE_REC_V1)
+		ld->ld_v1++;
 	r = ld->ld_kind == LOAD_HOSTS ? ld->ld_hcb(&h, ld->ld_arg) :
 	    ld->ld_rcb(&rc, ld->ld_arg);
 	if (r != 0) {
@@ -255,6 +259,9 @@ store_records_load(struct store *st, store_record_cb *cb, void *arg,
 	ld.ld_arg = arg;
 	if ((s = store_load_db(&ld)) != STORE_OK)
 		return s;
+	pthread_mutex_lock(&st->st_cmu);
+	st->st_info.si_locks_v1 = ld.ld_v1;
+	pthread_mutex_unlock(&st->st_cmu);
 	ld.ld_db = st->st_shares;
 	ld.ld_name = "shares.db";
 	ld.ld_kind = LOAD_SHARES;

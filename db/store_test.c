@@ -194,3 +194,12 @@ store_test_fold_fail_at(struct store *st, unsigned n)
 {
 	atomic_store(&st->st_kfail_at, n);
 }
+
+void
+store_test_upgrade_steps(struct store *st, unsigned n)
+{
+	pthread_mutex_lock(&st->st_cmu);
+	st->st_kstep_max = n;
+	pthread_cond_signal(&st->st_kcv);
+	pthread_mutex_unlock(&st->st_cmu);
+}

@@ -115,4 +115,11 @@ void	store_test_lk_max(unsigned n);
  */
 void	store_test_fold_fail_at(struct store *st, unsigned n);
 
+/*
+ * Let the rewrite of version 1 lock records (store_locks_upgrade()) run
+ * n transactions in all, then wait until this is called again with a
+ * larger n, or with 0 (no limit, the default).
+ */
+void	store_test_upgrade_steps(struct store *st, unsigned n);
+
 #endif /* NLMD_DB_STORE_TEST_H */

@@ -23,6 +23,8 @@
 
 #include <CUnit/CUnit.h>
 
+#include "store_test.h"
+
 #define DAMAGE_SECS	20
 #define PAGE_BYTES	16384	/* STORE_PAGE_BYTES */
 #define NLOCKS		2000
@@ -265,38 +267,46 @@ test_leaf_loop(void)
  * none, so only its check (store_codec.c) tells.  Before lock values
  * carried one, the load took the damaged lock as it was.
  */
+/*
+ * Write 5 at byte `at' of every copy of want[n] in locks.db; how many
+ * there were.  Every copy: a page split may leave the bytes of a moved
+ * record in the free space of the page it left.
+ */
+static unsigned
+damage_locks(const uint8_t *want, size_t n, size_t at)
+{
+	uint8_t pg[PAGE_BYTES];
+	char path[4096];
+	off_t off;
+	unsigned found = 0;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/locks.db", dir);
+	CU_ASSERT_FATAL((fd = open(path, O_RDWR)) != -1);
+	for (off = 0; pread(fd, pg, sizeof(pg), off) == (ssize_t)sizeof(pg);
+	    off += PAGE_BYTES)
+		for (i = 0; i + n <= sizeof(pg); i++)
+			if (memcmp(pg + i, want, n) == 0) {
+				CU_ASSERT_FATAL(pwrite(fd, "\5", 1,
+				    off + (off_t)(i + at)) == 1);
+				found++;
+			}
+	close(fd);
+	printf("\n    the record found %u time(s) ", found);
+	return found;
+}
+
 static void
 test_lock_damaged(void)
 {
 	/* The value of the lock with token 1001: length 0, exclusive. */
 	static const uint8_t want[] = { 0, 0, 0, 0, 0, 0, 0, 0, 1,
 	    0, 0, 0, 0, 0, 0, 0x03, 0xe9 };
-	uint8_t pg[PAGE_BYTES];
-	char path[4096];
 	struct outcome oc;
-	off_t off;
-	unsigned found = 0;
-	size_t i;
-	int fd;
 
 	make_store();
-	snprintf(path, sizeof(path), "%s/locks.db", dir);
-	CU_ASSERT_FATAL((fd = open(path, O_RDWR)) != -1);
-	/*
-	 * Every copy: a page split may leave the bytes of a moved record
-	 * in the free space of the page it left.
-	 */
-	for (off = 0; pread(fd, pg, sizeof(pg), off) == (ssize_t)sizeof(pg);
-	    off += PAGE_BYTES)
-		for (i = 0; i + sizeof(want) <= sizeof(pg); i++)
-			if (memcmp(pg + i, want, sizeof(want)) == 0) {
-				CU_ASSERT_FATAL(pwrite(fd, "\5", 1,
-				    off + (off_t)i + 7) == 1);
-				found++;
-			}
-	printf("\n    the record found %u time(s) ", found);
-	CU_ASSERT_FATAL(found >= 1);
-	close(fd);
+	CU_ASSERT_FATAL(damage_locks(want, sizeof(want), 7) >= 1);
 	open_damaged(&oc);
 	CU_ASSERT_EQUAL(oc.oc_signal, 0);
 	CU_ASSERT_EQUAL(oc.oc_status, STORE_CORRUPT);
@@ -305,6 +315,166 @@ test_lock_damaged(void)
 	if (oc.oc_status != STORE_CORRUPT)
 		fprintf(stderr, "\nstatus %d: %s\n", oc.oc_status,
 		    oc.oc_err);
+	stt_dir_free(dir);
+	dir = NULL;
+}
+
+/*
+ * The store make_store() writes, as an nlmd before 2026-12-07 wrote it:
+ * every lock value of version 1 (its first 26 bytes, no check).
+ */
+static void
+make_v1_store(void)
+{
+	uint8_t key[STORE_TEST_KEY_ROOM], val[STORE_TEST_VAL_ROOM];
+	struct store_host h;
+	struct lk_record rc;
+	size_t klen, vlen;
+	char fh[32];
+	int i;
+
+	stt_fresh(&dir, &st);
+	st = stt_open_ok(dir, STORE_SYNC);
+	memset(&h, 0, sizeof(h));
+	h.sh_id = 1;
+	h.sh_name = "client";
+	h.sh_addr.sa_len = 4;
+	CU_ASSERT_EQUAL(store_put_host(st, &h), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_next_host(st, 2), STORE_OK);
+	for (i = 0; i < NLOCKS; i++) {
+		snprintf(fh, sizeof(fh), "file-%06d", i);
+		rc = stt_lock(1, 7, "owner", fh, 0, 0, true, (uint64_t)i + 1);
+		store_test_enc_lock(&rc, key, &klen, val, &vlen);
+		val[0] = 1;
+		CU_ASSERT_EQUAL_FATAL(store_test_put_raw(st, STORE_TEST_LOCKS,
+		    key, klen, val, 26), STORE_OK);
+	}
+	CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
+	store_close(st);
+	st = NULL;
+}
+
+/* Wait (30 s at most) until s's rewrite of version 1 locks is over. */
+static void
+upgrade_wait(struct store *s, struct store_info *si)
+{
+	double t0 = stt_now();
+
+	do {
+		usleep(10000);
+		store_info(s, si);
+	} while (si->si_upgrading && stt_now() - t0 < 30);
+	CU_ASSERT_FALSE(si->si_upgrading);
+}
+
+/*
+ * Open dir, load everything into *ss, check that the load found `v1'
+ * locks of version 1 and that ss holds what *want does; with `upgrade',
+ * rewrite them and wait for it.  Close.
+ */
+static void
+open_v1(const struct stt_snap *want, struct stt_snap *ss, uint64_t v1,
+    bool upgrade)
+{
+	struct store_info si;
+
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(stt_snap_take(st, ss), STORE_OK);
+	CU_ASSERT(stt_snap_equal(want, ss));
+	store_info(st, &si);
+	CU_ASSERT_EQUAL(si.si_locks_v1, v1);
+	if (upgrade) {
+		store_locks_upgrade(st);
+		upgrade_wait(st, &si);
+		CU_ASSERT_EQUAL(si.si_locks_upgraded, v1);
+	}
+	store_close(st);
+	st = NULL;
+	stt_snap_free(ss);
+}
+
+/*
+ * Lock values of version 1, as an nlmd before 2026-12-07 wrote them,
+ * carry no check: they loaded unchecked for as long as nobody wrote the
+ * lock again, and a damaged length read as a lock.  The first start
+ * rewrites them all as version 2 (in transactions of 100 here): the next
+ * load finds none of version 1, the same locks, and a damaged one is
+ * refused.
+ */
+static void
+test_lock_v1_upgraded(void)
+{
+	/* The version 2 value of the lock with token 1001. */
+	static const uint8_t want[] = { 2, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+	    0, 0, 0, 0, 0, 0, 0x03, 0xe9 };
+	struct stt_snap a, b;
+	struct outcome oc;
+
+	store_test_lk_max(16 * 100);
+	make_v1_store();
+	stt_snap_dir(dir, &a);
+	CU_ASSERT_EQUAL(a.ss_nrecs, NLOCKS);
+	open_v1(&a, &b, NLOCKS, true);
+	open_v1(&a, &b, 0, false);
+	store_test_lk_max(0);
+	stt_snap_free(&a);
+	CU_ASSERT_FATAL(damage_locks(want, sizeof(want), 8) >= 1);
+	open_damaged(&oc);
+	CU_ASSERT_EQUAL(oc.oc_signal, 0);
+	CU_ASSERT_EQUAL(oc.oc_status, STORE_CORRUPT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "the record is damaged"));
+	if (oc.oc_status != STORE_CORRUPT)
+		fprintf(stderr, "\nstatus %d: %s\n", oc.oc_status,
+		    oc.oc_err);
+	stt_dir_free(dir);
+	dir = NULL;
+}
+
+/* Rewrite 3 transactions' worth (300 locks), then die of SIGKILL. */
+static void
+child_upgrade_killed(void)
+{
+	struct store_info si;
+	struct stt_snap ss;
+	struct store *s = NULL;
+	double t0;
+
+	memset(&ss, 0, sizeof(ss));
+	if (stt_open(dir, STORE_SYNC, 0, &s) != STORE_OK)
+		_exit(1);
+	if (stt_snap_take(s, &ss) != STORE_OK)
+		_exit(2);
+	store_test_upgrade_steps(s, 3);
+	store_locks_upgrade(s);
+	t0 = stt_now();
+	do {
+		usleep(10000);
+		store_info(s, &si);
+	} while (si.si_locks_upgraded < 300 && stt_now() - t0 < 30);
+	if (si.si_locks_upgraded != 300 || !si.si_upgrading)
+		_exit(3);
+	raise(SIGKILL);
+	_exit(4);
+}
+
+/*
+ * nlmd killed (kill -9) while it rewrites version 1 locks: the store
+ * holds some of each version, loads all the locks, and the next start
+ * rewrites the rest.
+ */
+static void
+test_lock_v1_killed(void)
+{
+	struct stt_snap a, b;
+
+	store_test_lk_max(16 * 100);
+	make_v1_store();
+	stt_snap_dir(dir, &a);
+	stt_run_killed(child_upgrade_killed);
+	open_v1(&a, &b, NLOCKS - 300, true);
+	open_v1(&a, &b, 0, false);
+	store_test_lk_max(0);
+	stt_snap_free(&a);
 	stt_dir_free(dir);
 	dir = NULL;
 }
@@ -430,6 +600,10 @@ stt_register_damage(void)
 	    "key order", test_leaf_loop) ||
 	    !CU_add_test(s, "a lock's length damaged: caught by its check",
 	    test_lock_damaged) ||
+	    !CU_add_test(s, "version 1 locks rewritten at the start: then "
+	    "a damaged one is caught", test_lock_v1_upgraded) ||
+	    !CU_add_test(s, "version 1 locks: killed while rewriting them, "
+	    "the store loads", test_lock_v1_killed) ||
 	    !CU_add_test(s, "the log cut short: the reason in the message",
 	    test_log_cut) ||
 	    !CU_add_test(s, "a file nlmd cannot write: refused by name",
