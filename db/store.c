@@ -198,7 +198,15 @@ store_last_error(struct store *st)
 		return "no error";
 	store_dberr(st, dberr, sizeof(dberr));
 	st->st_lasterr[0] = '\0';
-	store_cat(st->st_lasterr, sizeof(st->st_lasterr), db_strerror(rc));
+	/*
+	 * Our own code, which Berkeley DB does not know ("Unknown error:
+	 * -29001"): a round found the log without what it had to fold.
+	 */
+	store_cat(st->st_lasterr, sizeof(st->st_lasterr),
+	    rc == STORE_JOURNAL_GONE ? "the log no longer holds the journal "
+	    "from its folded position on: log files were removed outside "
+	    "nlmd, and locks committed after it may be lost (the next start "
+	    "refuses the store)" : db_strerror(rc));
 	if (dberr[0] != '\0') {
 		store_cat(st->st_lasterr, sizeof(st->st_lasterr), " (");
 		store_cat(st->st_lasterr, sizeof(st->st_lasterr), dberr);
@@ -209,7 +217,8 @@ store_last_error(struct store *st)
 	 * operator's to fix, where the files are; also when Berkeley DB
 	 * panicked on it (DB_RUNRECOVERY, its messages naming the error).
 	 */
-	if (rc > 0 || store_sys_cause(rc, dberr) != 0) {
+	if (rc > 0 || rc == STORE_JOURNAL_GONE ||
+	    store_sys_cause(rc, dberr) != 0) {
 		store_cat(st->st_lasterr, sizeof(st->st_lasterr),
 		    "; state directory ");
 		store_cat(st->st_lasterr, sizeof(st->st_lasterr), st->st_dir);

@@ -251,7 +251,7 @@ struct store {
 	char		 st_dblast[256]; /* and its last message */
 	bool		 st_dbmore;	/* some fell between the two */
 	_Atomic int	 st_lastrc;	/* last failing Berkeley DB code */
-	char		 st_lasterr[STORE_DBERR_MAX + 128 + 4096]; /*
+	char		 st_lasterr[STORE_DBERR_MAX + 256 + 4096]; /*
 					   store_last_error()'s text (the
 					   directory's name too) */
 	uint8_t		 st_key[STORE_KEY_MAX];

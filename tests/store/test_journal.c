@@ -484,6 +484,52 @@ test_log_gap(void)
 }
 
 /*
+ * Log files removed while the store is open, the journal not yet folded
+ * from them: the next round fails, and says why.  It said "BDB0092
+ * Unknown error: -29001" (our own code for it, which Berkeley DB does not
+ * know), an I/O error in nlmd's last words.
+ */
+static void
+test_log_removed_running(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "a", 0, 0, true, 1);
+	struct pollfd pfd;
+	char path[4096];
+	const char *why;
+	uint64_t seq;
+	unsigned long n;
+	enum store_status s;
+
+	stt_fresh(&dir, &st);
+	st = stt_open_ok(dir, STORE_LOG);
+	store_test_hold_fold(st, true);
+	store_test_tail_max(st, 8);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	CU_ASSERT_FATAL(stt_churn(st, 9));
+	for (n = 1; n < 3; n++) {
+		snprintf(path, sizeof(path), "%s/log.%010lu", dir, n);
+		CU_ASSERT_EQUAL(unlink(path), 0);
+	}
+	(void)store_committed(st, &seq);
+	store_test_hold_fold(st, false);
+	pfd.fd = store_fd(st);
+	pfd.events = POLLIN;
+	CU_ASSERT_EQUAL(poll(&pfd, 1, 10 * STORE_TEST_COMPACT_MS), 1);
+	s = store_committed(st, &seq);
+	CU_ASSERT_EQUAL(s, STORE_IO);
+	why = store_last_error(st);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "log files were removed outside "
+	    "nlmd"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, dir));
+	CU_ASSERT_PTR_NULL(strstr(why, "Unknown error"));
+	if (strstr(why, "removed outside nlmd") == NULL)
+		fprintf(stderr, "\nstatus %d: %s\n", s, why);
+	store_close(st);
+	st = NULL;
+}
+
+/*
  * A journal record whose entry begins with a byte that is neither a
  * version nor a part (a newer nlmd's, or a bug's) was passed over by the
  * fold when no commit in parts was open -- its changes dropped without a
@@ -553,6 +599,8 @@ stt_register_journal(void)
 	    test_log_removed) ||
 	    !CU_add_test(s, "a log file removed after the folded position",
 	    test_log_gap) ||
+	    !CU_add_test(s, "log files removed while it runs",
+	    test_log_removed_running) ||
 	    !CU_add_test(s, "a failed fold wakes the loop",
 	    test_fold_fail_wakes) ||
 	    !CU_add_test(s, "a journal record of an unknown version",
