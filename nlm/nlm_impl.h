@@ -237,6 +237,7 @@ struct nlm_send {
 	unsigned		 s_lk_tries;
 	bool			 s_reflect;	/* answers a request whose source
 						   may be forged (_RES) */
+	bool			 s_oneway;	/* no reply expected (_RES) */
 	nlm_send_cb		*s_cb;
 	void			*s_arg;
 	uint32_t		 s_xid;		/* 0: not on the wire yet */
@@ -641,6 +642,12 @@ void		 nlm_send_lookup(struct nlm_send *, unsigned timeout_ms,
  * once for a while instead of looking up again.
  */
 void		 nlm_send_reflectable(struct nlm_send *);
+/*
+ * Before nlm_send_start(): the call is a one-way message (a _RES): its
+ * timing out unanswered, at a client that never answered one, completes
+ * it as delivered (ok = 1) and says nothing of the port it went to.
+ */
+void		 nlm_send_oneway(struct nlm_send *);
 /*
  * Start it: look up the client's NLM port if needed, then call; both go
  * out at the next flush.  cb runs exactly once (ok = reply received),

@@ -63,6 +63,7 @@ struct nlm_peer {
 	uint64_t		 p_neg_until;	/* no port found: fail until */
 	bool			 p_busy;	/* rpcbind query in flight */
 	unsigned		 p_timeouts;	/* calls unanswered in a row */
+	bool			 p_answers;	/* has answered a one-way call */
 	uint32_t		 p_xid;
 	struct nlm_send		*p_waiting;
 	struct nlm_peer		*p_next;
@@ -272,15 +273,38 @@ send_judge_port(const struct nlm_send *s, enum onc_out_status st)
 	}
 }
 
+/*
+ * Is st, the end of the one-way call s, its going unanswered by a peer
+ * that never answers them?  The clients that send _MSG calls (rpc.lockd,
+ * the BSD and illumos kernels) never answer a _RES: counted against the
+ * port, every third one had it looked up again.  One that answered one
+ * answers them all: its silence says what a call's does.
+ */
+static bool
+send_unanswered(const struct nlm_send *s, enum onc_out_status st)
+{
+	struct nlm_peer *p;
+
+	if (!s->s_oneway || (p = peer_get(&s->s_peer, s->s_peerlen,
+	    s->s_prog, s->s_vers, false)) == NULL)
+		return false;
+	if (st == ONC_OUT_OK)
+		p->p_answers = true;
+	return st == ONC_OUT_TIMEDOUT && !p->p_answers;
+}
+
 static void
 send_done(void *arg, enum onc_out_status st, XDR *res)
 {
 	struct nlm_send *s = arg;
+	bool unanswered = send_unanswered(s, st);
 
 	s->s_xid = 0;
-	send_judge_port(s, st);
+	/* Delivered as far as anyone can tell; the port not judged. */
+	if (!unanswered)
+		send_judge_port(s, st);
 	if (s->s_cb != NULL)
-		s->s_cb(s->s_arg, st == ONC_OUT_OK, res);
+		s->s_cb(s->s_arg, st == ONC_OUT_OK || unanswered, res);
 	send_free(s);
 }
 
@@ -561,6 +585,12 @@ void
 nlm_send_reflectable(struct nlm_send *s)
 {
 	s->s_reflect = true;
+}
+
+void
+nlm_send_oneway(struct nlm_send *s)
+{
+	s->s_oneway = true;
 }
 
 void

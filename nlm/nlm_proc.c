@@ -683,5 +683,10 @@ nlm_send_res(const struct nlm_ctx *cx, uint32_t proc, xdrproc_t xres,
 	 */
 	nlm_send_lookup(s, 1000, 1);
 	nlm_send_reflectable(s);
+	/*
+	 * One-way (XNFS): rpc.lockd and the BSD and illumos kernels, the
+	 * clients that send _MSG calls, never answer a _RES.
+	 */
+	nlm_send_oneway(s);
 	nlm_send_start(s, 5000, 1, nlm_res_done, NULL);
 }

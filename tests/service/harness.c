@@ -839,6 +839,41 @@ ts_callback_void(nlm4_testargs *args)
 }
 
 /*
+ * Take the next call at the client's NLM, whatever its arguments, and
+ * reply to it with an empty (void) result, as Linux lockd answers a _RES;
+ * its procedure, -1 when none came.
+ */
+int
+ts_callback_ack(void)
+{
+	uint8_t buf[4096], out[1024];
+	struct sockaddr_storage from;
+	socklen_t fl = sizeof(from);
+	struct pollfd p = { cb_fd, POLLIN, 0 };
+	struct rpc_msg m, rep;
+	ssize_t n;
+	XDR x;
+	bool ok;
+
+	if (poll(&p, 1, TS_WAIT_MS) != 1 || (n = recvfrom(cb_fd, buf,
+	    sizeof(buf), 0, (struct sockaddr *)&from, &fl)) <= 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	ok = xdr_callmsg(&x, &m);
+	xdr_destroy(&x);
+	if (!ok)
+		return -1;
+	ts_accepted(&rep, m.rm_xid, XDRPROC(xdr_void), NULL);
+	xdrmem_create(&x, (char *)out, sizeof(out), XDR_ENCODE);
+	if (xdr_replymsg(&x, &rep))
+		(void)sendto(cb_fd, out, xdr_getpos(&x), 0,
+		    (struct sockaddr *)&from, fl);
+	xdr_destroy(&x);
+	return (int)m.rm_call.cb_proc;
+}
+
+/*
  * The next call at the client's NLM, unanswered, as it came: its bytes in
  * buf[0..cap), their number returned (-1: none came).
  */

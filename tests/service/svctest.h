@@ -141,6 +141,12 @@ void		 ts_callback_reply(struct ts_call *c, nlm4_stats st);
  */
 int		 ts_callback_void(nlm4_testargs *args);
 /*
+ * Take the next call at the client's NLM, whatever its arguments, and
+ * reply with a void result (as Linux lockd answers a _RES); its
+ * procedure, -1 when none came.
+ */
+int		 ts_callback_ack(void);
+/*
  * The next call at the client's NLM, unanswered, as it came (any version
  * and procedure): its bytes in buf, their number; -1 when none came.
  */

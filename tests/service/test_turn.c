@@ -876,6 +876,81 @@ test_res_negative_after_port(void)
 	ts_stop();
 }
 
+/*
+ * A _RES is a one-way message: XNFS's asynchronous procedures use no RPC
+ * reply, and the clients that send _MSG calls (rpc.lockd of FreeBSD,
+ * NetBSD and macOS; the FreeBSD and illumos kernels) never answer a
+ * _RES.  Its going unanswered says nothing of the client's NLM port, and
+ * it was delivered as far as anyone can tell.  Until 2026-12-07 (found by
+ * review) each one timed out as a failure and counted against the port:
+ * every third _RES to such a client had the port looked up again (one
+ * try: a look-up lost then failed every _RES to it for 30 s), and
+ * nlmd_nlm_res_messages_total counted them all as failed.
+ */
+static void
+test_res_unanswered(void)
+{
+	const struct nlm_counters *ct;
+	nlm4_res r;
+	int i;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	ct = nlm_get_counters();
+	for (i = 0; i < 5; i++) {
+		t_lock_msg();
+		CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
+		CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+		/* Not answered; past the _RES's timeout. */
+		ts_advance(6000);
+		ts_pump();
+	}
+	CU_ASSERT_EQUAL(ct->rpcb_lookups, 1);
+	CU_ASSERT_EQUAL(ct->res_sent, 5);
+	CU_ASSERT_EQUAL(ct->res_failed, 0);
+	CU_ASSERT_EQUAL(ct->res_inflight, 0);
+	ts_stop();
+}
+
+/*
+ * A client that answers _RES calls (Linux lockd does) and then stops:
+ * its silence is that of a call, and three unanswered in a row have the
+ * port looked up again (its lockd may have moved), as before one-way
+ * messages were told apart.
+ */
+static void
+test_res_answered_then_silent(void)
+{
+	const struct nlm_counters *ct;
+	nlm4_res r;
+	int i;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	ct = nlm_get_counters();
+	t_lock_msg();
+	CU_ASSERT_EQUAL(ts_callback_ack(), NLMPROC4_LOCK_RES);
+	ts_pump();
+	CU_ASSERT_EQUAL(ct->res_inflight, 0);
+	for (i = 0; i < 3; i++) {
+		t_lock_msg();
+		CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+		ts_advance(6000);
+		ts_pump();
+	}
+	CU_ASSERT_EQUAL(ct->rpcb_lookups, 1);
+	CU_ASSERT_EQUAL(ct->res_failed, 3);
+	t_lock_msg();
+	CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(ct->rpcb_lookups, 2);
+	ts_stop();
+}
+
 static int t_early_st = -1;
 
 static void
@@ -3808,6 +3883,10 @@ ts_register_turn(void)
 	    "is looked up again", test_cb_port_unanswered) == NULL ||
 	    CU_add_test(s, "a non-blocking LOCK beside its own blocked one",
 	    test_nonblocking_beside_blocked) == NULL ||
+	    CU_add_test(s, "an unanswered _RES is delivered, the port kept",
+	    test_res_unanswered) == NULL ||
+	    CU_add_test(s, "a client that answered a _RES: its silence counts",
+	    test_res_answered_then_silent) == NULL ||
 	    CU_add_test(s, "LOCK_RES after the commit", test_res_message) ==
 	    NULL ||
 	    CU_add_test(s, "a look-up answered with a long verifier",
