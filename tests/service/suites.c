@@ -16,5 +16,6 @@ tests_register(void)
 		    "test that needs one is skipped\n", ts_skip_reason());
 	return ts_register_turn() || ts_register_notify() ||
 	    ts_register_listen() || ts_register_transport() ||
-	    ts_register_requests() || ts_register_ctl();
+	    ts_register_requests() || ts_register_ctl() ||
+	    ts_register_share();
 }

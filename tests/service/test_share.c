@@ -1,0 +1,568 @@
+/*
+ * test_share.c - SHARE/UNSHARE through the whole service (versions 3 and
+ * 4), and the _MSG procedures' _RES answers: procedure, version and
+ * cookie.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/CUnit.h>
+
+#include "lockcore.h"
+#include "nlm_impl.h"
+#include "svctest.h"
+#include "tests/fakes/fakes.h"
+
+#define XDRPROC(fn)	((xdrproc_t)(void (*)(void))(fn))
+
+static char s_cookie[6] = { 's', 'h', 'c', 'k', 'i', 'e' };
+
+static void
+s_begin(void)
+{
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+}
+
+/* Decode one reply datagram's result with xres into res.  0 or -1. */
+static int
+s_reply(xdrproc_t xres, void *res)
+{
+	uint8_t buf[4096];
+	struct rpc_msg m;
+	ssize_t n;
+	XDR x;
+	int ok;
+
+	if ((n = ts_recv(buf, sizeof(buf))) <= 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	m.acpted_rply.ar_results.where = (caddr_t)res;
+	m.acpted_rply.ar_results.proc = xres;
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	ok = xdr_replymsg(&x, &m) && m.rm_reply.rp_stat == MSG_ACCEPTED &&
+	    m.acpted_rply.ar_stat == SUCCESS;
+	xdr_destroy(&x);
+	return ok ? 0 : -1;
+}
+
+/*
+ * SHARE or UNSHARE (proc) of version vers (3 or 4) by (name, oh) on fh;
+ * its status (the cookie checked), -1 when no reply came.
+ */
+static int
+s_share(uint32_t vers, uint32_t proc, const char *name, const char *oh,
+    const char *fh, int mode, int access, bool reclaim)
+{
+	nlm4_shareargs a;
+	nlm4_shareres r;
+	int st = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(s_cookie);
+	a.cookie.nlm_netobj_val = s_cookie;
+	a.share.caller_name = (char *)(uintptr_t)name;
+	a.share.fh.nlm_netobj_len = (u_int)strlen(fh);
+	a.share.fh.nlm_netobj_val = (char *)(uintptr_t)fh;
+	a.share.oh.nlm_netobj_len = (u_int)strlen(oh);
+	a.share.oh.nlm_netobj_val = (char *)(uintptr_t)oh;
+	a.share.mode = (fsh_mode)mode;
+	a.share.access = (fsh_access)access;
+	a.reclaim = reclaim;
+	memset(&r, 0, sizeof(r));
+	/* v3 and v4 share arguments and results encode the same. */
+	(void)ts_send_vers(vers, proc, XDRPROC(xdr_nlm4_shareargs), &a);
+	ts_pump();
+	if (s_reply(XDRPROC(xdr_nlm4_shareres), &r) == 0) {
+		st = (int)r.stat;
+		CU_ASSERT_EQUAL(r.cookie.nlm_netobj_len, sizeof(s_cookie));
+		CU_ASSERT(r.cookie.nlm_netobj_len == sizeof(s_cookie) &&
+		    memcmp(r.cookie.nlm_netobj_val, s_cookie,
+		    sizeof(s_cookie)) == 0);
+	}
+	xdr_free(XDRPROC(xdr_nlm4_shareres), (char *)&r);
+	return st;
+}
+
+/*
+ * The conflict rules (an access meeting another owner's deny, a deny
+ * meeting another's access), a second SHARE of an owner replacing its
+ * first, UNSHARE of nothing, a mode out of range, reclaims outside grace;
+ * every reply echoes the cookie.
+ */
+static void
+test_share_rules(void)
+{
+	int v;
+
+	if (ts_skip())
+		return;
+	s_begin();
+	for (v = 3; v <= 4; v++) {
+		uint32_t sp = v == 3 ? NLMPROC_SHARE : NLMPROC4_SHARE;
+		uint32_t up = v == 3 ? NLMPROC_UNSHARE : NLMPROC4_UNSHARE;
+		const char *f = v == 3 ? "f3" : "f4";
+
+		/* read, deny write */
+		CU_ASSERT_EQUAL(s_share(v, sp, "hostA", "a", f, fsm_DW, fsa_R,
+		    false), NLM4_GRANTED);
+		/* another reader, deny none: fine */
+		CU_ASSERT_EQUAL(s_share(v, sp, "hostB", "b", f, fsm_DN, fsa_R,
+		    false), NLM4_GRANTED);
+		/* a writer: denied by A's deny-write */
+		CU_ASSERT_EQUAL(s_share(v, sp, "hostC", "c", f, fsm_DN, fsa_W,
+		    false), NLM4_DENIED);
+		/* deny read while A and B read: denied */
+		CU_ASSERT_EQUAL(s_share(v, sp, "hostC", "c", f, fsm_DR,
+		    fsa_NONE, false), NLM4_DENIED);
+		/* A replaces its own: read-write, deny none: B does not deny */
+		CU_ASSERT_EQUAL(s_share(v, sp, "hostA", "a", f, fsm_DN, fsa_RW,
+		    false), NLM4_GRANTED);
+		/* now C may write (A no longer denies write) */
+		CU_ASSERT_EQUAL(s_share(v, sp, "hostC", "c", f, fsm_DN, fsa_W,
+		    false), NLM4_GRANTED);
+		/* unshare of nothing held */
+		CU_ASSERT_EQUAL(s_share(v, up, "hostD", "d", f, 0, 0, false),
+		    NLM4_GRANTED);
+		CU_ASSERT_EQUAL(s_share(v, up, "hostA", "zz", f, 0, 0, false),
+		    NLM4_GRANTED);
+		/* bad mode */
+		CU_ASSERT_NOT_EQUAL(s_share(v, sp, "hostE", "e", f, 7, 0,
+		    false), NLM4_GRANTED);
+		/* reclaim outside grace of what is not held */
+		CU_ASSERT_EQUAL(s_share(v, sp, "hostE", "e", f, 0, fsa_R,
+		    true), NLM4_DENIED_GRACE_PERIOD);
+		/* reclaim outside grace of what is held */
+		CU_ASSERT_EQUAL(s_share(v, sp, "hostC", "c", f, fsm_DN, fsa_W,
+		    true), NLM4_GRANTED);
+	}
+	CU_ASSERT_EQUAL(fake_store_nshares(), 6);
+	ts_stop();
+}
+
+/* LOCK or UNLOCK (v4, exclusive) of fh [0, 10) by (name, 1, oh). */
+static int
+s_lock(uint32_t proc, const char *name, const char *oh, const char *fh)
+{
+	nlm4_lockargs la;
+	nlm4_unlockargs ua;
+	nlm4_lock *l;
+	nlm4_res r;
+	int st = -1;
+
+	memset(&la, 0, sizeof(la));
+	memset(&ua, 0, sizeof(ua));
+	l = proc == NLMPROC4_LOCK ? &la.alock : &ua.alock;
+	la.cookie.nlm_netobj_len = ua.cookie.nlm_netobj_len = sizeof(s_cookie);
+	la.cookie.nlm_netobj_val = ua.cookie.nlm_netobj_val = s_cookie;
+	la.exclusive = TRUE;
+	la.state = 3;
+	l->caller_name = (char *)(uintptr_t)name;
+	l->fh.nlm_netobj_len = (u_int)strlen(fh);
+	l->fh.nlm_netobj_val = (char *)(uintptr_t)fh;
+	l->oh.nlm_netobj_len = (u_int)strlen(oh);
+	l->oh.nlm_netobj_val = (char *)(uintptr_t)oh;
+	l->svid = 1;
+	l->l_len = 10;
+	if (proc == NLMPROC4_LOCK)
+		(void)ts_send(proc, XDRPROC(xdr_nlm4_lockargs), &la);
+	else
+		(void)ts_send(proc, XDRPROC(xdr_nlm4_unlockargs), &ua);
+	ts_pump();
+	memset(&r, 0, sizeof(r));
+	if (s_reply(XDRPROC(xdr_nlm4_res), &r) == 0)
+		st = (int)r.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	return st;
+}
+
+/*
+ * Share reservations and byte-range locks are independent: a deny-all
+ * reservation stops no LOCK (its own owner's or another host's), and
+ * UNSHARE and UNLOCK each leave the other kind alone.
+ */
+static void
+test_share_vs_locks(void)
+{
+	if (ts_skip())
+		return;
+	s_begin();
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostA", "own", "f",
+	    fsm_DRW, fsa_RW, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(s_lock(NLMPROC4_LOCK, "hostA", "own", "f"),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(s_lock(NLMPROC4_LOCK, "hostB", "own", "f"),
+	    NLM4_DENIED);
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_UNSHARE, "hostA", "own", "f", 0,
+	    0, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostA", "own", "f",
+	    fsm_DRW, fsa_RW, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(s_lock(NLMPROC4_UNLOCK, "hostA", "own", "f"),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+	CU_ASSERT_EQUAL(s_lock(NLMPROC4_LOCK, "hostB", "own", "f"),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostB", "own", "f",
+	    fsm_DN, fsa_R, false), NLM4_DENIED);
+	ts_stop();
+}
+
+/*
+ * Shares survive a restart and come back reclaimable: in grace a SHARE
+ * that meets one is DENIED_GRACE_PERIOD, one that does not is granted,
+ * reclaims are granted, and grace ends when all are reclaimed.
+ */
+static void
+test_share_restart(void)
+{
+	struct lk_counts ct;
+
+	if (ts_skip())
+		return;
+	s_begin();
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostA", "a", "f", fsm_DW,
+	    fsa_R, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(s_share(3, NLMPROC_SHARE, "hostB", "b", "f", fsm_DN,
+	    fsa_R, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 2);
+	ts_stop();
+	ts_start(NLM_CB_MSG, 0);
+	lk_table_counts(nlm_get_table(), &ct);
+	CU_ASSERT_EQUAL(ct.ct_rshares, 2);
+	CU_ASSERT_EQUAL(ct.ct_shares, 0);
+	/* a writer in grace meets A's reclaimable deny-write */
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostC", "c", "f", fsm_DN,
+	    fsa_W, false), NLM4_DENIED_GRACE_PERIOD);
+	/* a reader does not */
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostC", "c", "f", fsm_DN,
+	    fsa_R, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostA", "a", "f", fsm_DW,
+	    fsa_R, true), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(s_share(3, NLMPROC_SHARE, "hostB", "b", "f", fsm_DN,
+	    fsa_R, true), NLM4_GRANTED);
+	lk_table_counts(nlm_get_table(), &ct);
+	CU_ASSERT_EQUAL(ct.ct_rshares, 0);
+	CU_ASSERT_EQUAL(ct.ct_shares, 3);
+	ts_pump();
+	CU_ASSERT_EQUAL(fake_store_nshares(), 3);
+	ts_stop();
+}
+
+/* FREE_ALL releases a host's shares, and they leave the store. */
+static void
+test_share_free_all(void)
+{
+	nlm4_notify n;
+
+	if (ts_skip())
+		return;
+	s_begin();
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostA", "a", "f", fsm_DW,
+	    fsa_R, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostA", "a2", "g", fsm_DW,
+	    fsa_R, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 2);
+	memset(&n, 0, sizeof(n));
+	n.name = (char *)"hostA";
+	n.state = 5;
+	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &n);
+	ts_pump();
+	(void)ts_drain();
+	CU_ASSERT_EQUAL(fake_store_nshares(), 0);
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostC", "c", "f", fsm_DN,
+	    fsa_W, false), NLM4_GRANTED);
+	ts_stop();
+}
+
+
+static int
+s_rec_cb(const struct lk_record *rc, void *arg)
+{
+	struct lk_record *out = arg;
+
+	*out = *rc;
+	return 0;
+}
+
+/* A replaced share is stored replaced; UNSHARE in grace ends grace. */
+static void
+test_share_replace_restart(void)
+{
+	struct lk_counts ct;
+	struct lk_record rc;
+	nlm4_notify n;
+
+	if (ts_skip())
+		return;
+	s_begin();
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostA", "a", "f", fsm_DW,
+	    fsa_R, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostA", "a", "f", fsm_DN,
+	    fsa_RW, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+	ts_stop();
+	ts_start(NLM_CB_MSG, 0);
+	memset(&rc, 0, sizeof(rc));
+	lk_share_foreach(nlm_get_table(), s_rec_cb, &rc);
+	CU_ASSERT_EQUAL(rc.rc_access, LK_SHARE_R | LK_SHARE_W);
+	CU_ASSERT_EQUAL(rc.rc_deny, 0);
+	CU_ASSERT(rc.rc_reclaim);
+	CU_ASSERT(nlm_get_grace()->g_active);
+	/* another owner of the host, denying read: meets a's reader */
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostA", "a2", "f", fsm_DR,
+	    fsa_R, false), NLM4_DENIED_GRACE_PERIOD);
+	/* FREE_ALL in grace releases the reclaimable one */
+	memset(&n, 0, sizeof(n));
+	n.name = (char *)"hostA";
+	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &n);
+	ts_pump();
+	(void)ts_drain();
+	lk_table_counts(nlm_get_table(), &ct);
+	CU_ASSERT_EQUAL(ct.ct_rshares, 0);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 0);
+	CU_ASSERT(!nlm_get_grace()->g_active);
+	ts_stop();
+	/* UNSHARE in grace */
+	s_begin();
+	CU_ASSERT_EQUAL(s_share(3, NLMPROC_SHARE, "hostA", "a", "f", fsm_DW,
+	    fsa_R, false), NLM4_GRANTED);
+	ts_stop();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT(nlm_get_grace()->g_active);
+	CU_ASSERT_EQUAL(s_share(3, NLMPROC_UNSHARE, "hostA", "a", "f", 0, 0,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 0);
+	CU_ASSERT(!nlm_get_grace()->g_active);
+	ts_stop();
+}
+
+/* ---- _MSG -> _RES ---- */
+
+struct s_msg {
+	uint32_t	vers;
+	uint32_t	proc;
+	uint32_t	res;
+	int		st;	/* the status the _RES carries */
+};
+
+/*
+ * Send the _MSG m with cookie `ck', and take the call at the client's
+ * NLM: checks program, version, procedure and the cookie it carries.
+ */
+static void
+s_msg(const struct s_msg *m, const char *ck, int *statp)
+{
+	nlm4_lockargs la;
+	nlm4_testargs ta;
+	nlm4_cancargs ca;
+	nlm4_unlockargs ua;
+	nlm_lockargs la1;
+	nlm_testargs ta1;
+	nlm_cancargs ca1;
+	nlm_unlockargs ua1;
+	uint8_t buf[4096];
+	struct rpc_msg cm;
+	nlm4_testres tr;
+	nlm4_res r;
+	nlm_testres tr1;
+	nlm_res r1;
+	nlm_netobj *cookie = NULL;
+	ssize_t n;
+	XDR x;
+	bool ok = false;
+	nlm4_lock l4;
+	nlm_lock l1;
+	const void *args;
+	xdrproc_t xa;
+
+	memset(&l4, 0, sizeof(l4));
+	l4.caller_name = (char *)"hostM";
+	l4.fh.nlm_netobj_len = 1;
+	l4.fh.nlm_netobj_val = (char *)"m";
+	l4.oh.nlm_netobj_len = 2;
+	l4.oh.nlm_netobj_val = (char *)"om";
+	l4.svid = 9;
+	l4.l_offset = 0;
+	l4.l_len = 10;
+	memset(&l1, 0, sizeof(l1));
+	l1.caller_name = l4.caller_name;
+	l1.fh = l4.fh;
+	l1.oh = l4.oh;
+	l1.svid = 9;
+	l1.l_len = 10;
+	memset(&la, 0, sizeof(la));
+	memset(&ta, 0, sizeof(ta));
+	memset(&ca, 0, sizeof(ca));
+	memset(&ua, 0, sizeof(ua));
+	memset(&la1, 0, sizeof(la1));
+	memset(&ta1, 0, sizeof(ta1));
+	memset(&ca1, 0, sizeof(ca1));
+	memset(&ua1, 0, sizeof(ua1));
+	la.cookie.nlm_netobj_len = ta.cookie.nlm_netobj_len =
+	    ca.cookie.nlm_netobj_len = ua.cookie.nlm_netobj_len =
+	    (u_int)strlen(ck);
+	la.cookie.nlm_netobj_val = ta.cookie.nlm_netobj_val =
+	    ca.cookie.nlm_netobj_val = ua.cookie.nlm_netobj_val = (char *)ck;
+	la1.cookie = ta1.cookie = ca1.cookie = ua1.cookie = la.cookie;
+	la.alock = ta.alock = ca.alock = ua.alock = l4;
+	la1.alock = ta1.alock = ca1.alock = ua1.alock = l1;
+	la.exclusive = la1.exclusive = TRUE;
+	ta.exclusive = ta1.exclusive = TRUE;
+	la.state = la1.state = 3;
+	if (m->vers == 4) {
+		switch (m->proc) {
+		case NLMPROC4_TEST_MSG:
+		case NLMPROC4_GRANTED_MSG:
+			args = &ta;
+			xa = XDRPROC(xdr_nlm4_testargs);
+			break;
+		case NLMPROC4_LOCK_MSG:
+			args = &la;
+			xa = XDRPROC(xdr_nlm4_lockargs);
+			break;
+		case NLMPROC4_CANCEL_MSG:
+			args = &ca;
+			xa = XDRPROC(xdr_nlm4_cancargs);
+			break;
+		default:
+			args = &ua;
+			xa = XDRPROC(xdr_nlm4_unlockargs);
+			break;
+		}
+	} else {
+		switch (m->proc) {
+		case NLMPROC_TEST_MSG:
+		case NLMPROC_GRANTED_MSG:
+			args = &ta1;
+			xa = XDRPROC(xdr_nlm_testargs);
+			break;
+		case NLMPROC_LOCK_MSG:
+			args = &la1;
+			xa = XDRPROC(xdr_nlm_lockargs);
+			break;
+		case NLMPROC_CANCEL_MSG:
+			args = &ca1;
+			xa = XDRPROC(xdr_nlm_cancargs);
+			break;
+		default:
+			args = &ua1;
+			xa = XDRPROC(xdr_nlm_unlockargs);
+			break;
+		}
+	}
+	(void)ts_send_vers(m->vers, m->proc, xa, args);
+	ts_pump();
+	(void)ts_drain();
+	n = ts_callback_raw(buf, sizeof(buf));
+	CU_ASSERT_FATAL(n > 0);
+	memset(&cm, 0, sizeof(cm));
+	memset(&tr, 0, sizeof(tr));
+	memset(&r, 0, sizeof(r));
+	memset(&tr1, 0, sizeof(tr1));
+	memset(&r1, 0, sizeof(r1));
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	if (xdr_callmsg(&x, &cm)) {
+		CU_ASSERT_EQUAL(cm.rm_call.cb_prog, NLM_PROG);
+		CU_ASSERT_EQUAL(cm.rm_call.cb_vers, m->vers);
+		CU_ASSERT_EQUAL(cm.rm_call.cb_proc, m->res);
+		if (m->res == NLMPROC4_TEST_RES && m->vers == 4) {
+			ok = xdr_nlm4_testres(&x, &tr);
+			cookie = &tr.cookie;
+			*statp = tr.test_stat.stat;
+		} else if (m->res == NLMPROC_TEST_RES) {
+			ok = xdr_nlm_testres(&x, &tr1);
+			cookie = &tr1.cookie;
+			*statp = tr1.test_stat.stat;
+		} else if (m->vers == 4) {
+			ok = xdr_nlm4_res(&x, &r);
+			cookie = &r.cookie;
+			*statp = r.stat.stat;
+		} else {
+			ok = xdr_nlm_res(&x, &r1);
+			cookie = &r1.cookie;
+			*statp = r1.stat.stat;
+		}
+	}
+	xdr_destroy(&x);
+	CU_ASSERT_FATAL(ok);
+	CU_ASSERT_EQUAL(cookie->nlm_netobj_len, strlen(ck));
+	CU_ASSERT(cookie->nlm_netobj_len == strlen(ck) &&
+	    memcmp(cookie->nlm_netobj_val, ck, strlen(ck)) == 0);
+	xdr_free(XDRPROC(xdr_nlm4_testres), (char *)&tr);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	xdr_free(XDRPROC(xdr_nlm_testres), (char *)&tr1);
+	xdr_free(XDRPROC(xdr_nlm_res), (char *)&r1);
+	CU_ASSERT(ts_no_callback());
+}
+
+/*
+ * Every _MSG of every version is answered with the matching _RES, to the
+ * client's NLM of the request's version, carrying the request's cookie
+ * and the status the synchronous call would have.
+ */
+static void
+test_msg_res(void)
+{
+	/* TEST (nothing held), LOCK, TEST (its own lock), CANCEL, UNLOCK, GRANTED */
+	static const struct s_msg ms[] = {
+		{ 4, NLMPROC4_TEST_MSG, NLMPROC4_TEST_RES, NLM4_GRANTED },
+		{ 4, NLMPROC4_LOCK_MSG, NLMPROC4_LOCK_RES, NLM4_GRANTED },
+		{ 4, NLMPROC4_TEST_MSG, NLMPROC4_TEST_RES, NLM4_GRANTED },
+		{ 4, NLMPROC4_CANCEL_MSG, NLMPROC4_CANCEL_RES, NLM4_DENIED },
+		{ 4, NLMPROC4_UNLOCK_MSG, NLMPROC4_UNLOCK_RES, NLM4_GRANTED },
+		{ 4, NLMPROC4_GRANTED_MSG, NLMPROC4_GRANTED_RES, NLM4_DENIED },
+		{ 3, NLMPROC_TEST_MSG, NLMPROC_TEST_RES, NLM4_GRANTED },
+		{ 3, NLMPROC_LOCK_MSG, NLMPROC_LOCK_RES, NLM4_GRANTED },
+		{ 3, NLMPROC_TEST_MSG, NLMPROC_TEST_RES, NLM4_GRANTED },
+		{ 3, NLMPROC_CANCEL_MSG, NLMPROC_CANCEL_RES, NLM4_DENIED },
+		{ 3, NLMPROC_UNLOCK_MSG, NLMPROC_UNLOCK_RES, NLM4_GRANTED },
+		{ 3, NLMPROC_GRANTED_MSG, NLMPROC_GRANTED_RES, NLM4_DENIED },
+		{ 1, NLMPROC_TEST_MSG, NLMPROC_TEST_RES, NLM4_GRANTED },
+		{ 1, NLMPROC_LOCK_MSG, NLMPROC_LOCK_RES, NLM4_GRANTED },
+		{ 1, NLMPROC_CANCEL_MSG, NLMPROC_CANCEL_RES, NLM4_DENIED },
+		{ 1, NLMPROC_UNLOCK_MSG, NLMPROC_UNLOCK_RES, NLM4_GRANTED },
+		{ 1, NLMPROC_GRANTED_MSG, NLMPROC_GRANTED_RES, NLM4_DENIED },
+	};
+	size_t i;
+	int st;
+	char ck[16];
+
+	if (ts_skip())
+		return;
+	s_begin();
+	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		snprintf(ck, sizeof(ck), "cookie-%zu", i);
+		st = -1;
+		s_msg(&ms[i], ck, &st);
+		CU_ASSERT_EQUAL(st, ms[i].st);
+	}
+	ts_stop();
+}
+
+int
+ts_register_share(void)
+{
+	CU_pSuite s = CU_add_suite("shares and messages", NULL, NULL);
+
+	if (s == NULL ||
+	    CU_add_test(s, "SHARE/UNSHARE v3 and v4: conflicts, replacing, "
+	    "nothing held, bad mode, reclaim outside grace",
+	    test_share_rules) == NULL ||
+	    CU_add_test(s, "shares and locks are independent",
+	    test_share_vs_locks) == NULL ||
+	    CU_add_test(s, "shares survive a restart; grace and reclaims",
+	    test_share_restart) == NULL ||
+	    CU_add_test(s, "FREE_ALL releases shares", test_share_free_all) ==
+	    NULL ||
+	    CU_add_test(s, "a replaced share is stored replaced; FREE_ALL and "
+	    "UNSHARE in grace", test_share_replace_restart) == NULL ||
+	    CU_add_test(s, "each _MSG of v1, v3, v4: its _RES, version, cookie",
+	    test_msg_res) == NULL)
+		return -1;
+	return 0;
+}
