@@ -653,6 +653,27 @@ ts_recv(void *buf, size_t cap)
 }
 
 int
+ts_recv_result(xdrproc_t xres, void *res)
+{
+	uint8_t buf[4096];
+	struct rpc_msg m;
+	ssize_t n;
+	XDR x;
+	int ok;
+
+	if ((n = ts_recv(buf, sizeof(buf))) <= 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	m.acpted_rply.ar_results.where = (caddr_t)res;
+	m.acpted_rply.ar_results.proc = xres;
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	ok = xdr_replymsg(&x, &m) && m.rm_reply.rp_stat == MSG_ACCEPTED &&
+	    m.acpted_rply.ar_stat == SUCCESS;
+	xdr_destroy(&x);
+	return ok ? 0 : -1;
+}
+
+int
 ts_drain(void)
 {
 	uint8_t buf[4096];

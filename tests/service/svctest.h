@@ -93,6 +93,11 @@ uint32_t	 ts_tcp_record(uint8_t *buf, size_t cap, size_t *lenp,
 /* The next datagram at the UDP request socket (a reply), -1: none. */
 ssize_t		 ts_recv(void *buf, size_t cap);
 /*
+ * The next datagram there, an accepted reply: its result decoded with
+ * xres into res (free with xdr_free).  0, or -1 when none came.
+ */
+int		 ts_recv_result(xdrproc_t xres, void *res);
+/*
  * Discard the datagrams the UDP request socket holds now, without
  * waiting (the loop runs in this thread: after a turn, everything it
  * sent is there already); returns how many.

@@ -36,24 +36,9 @@ static int
 t_call(uint32_t vers, uint32_t proc, xdrproc_t xargs, const void *args,
     xdrproc_t xres, void *res)
 {
-	uint8_t buf[4096];
-	struct rpc_msg m;
-	ssize_t n;
-	XDR x;
-	int ok;
-
 	(void)ts_send_vers(vers, proc, xargs, args);
 	ts_pump();
-	if ((n = ts_recv(buf, sizeof(buf))) <= 0)
-		return -1;
-	memset(&m, 0, sizeof(m));
-	m.acpted_rply.ar_results.where = (caddr_t)res;
-	m.acpted_rply.ar_results.proc = xres;
-	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
-	ok = xdr_replymsg(&x, &m) && m.rm_reply.rp_stat == MSG_ACCEPTED &&
-	    m.acpted_rply.ar_stat == SUCCESS;
-	xdr_destroy(&x);
-	return ok ? 0 : -1;
+	return ts_recv_result(xres, res);
 }
 
 static char t_cookie[4] = { 'c', 'k', 'i', 'e' };

@@ -26,28 +26,6 @@ s_begin(void)
 	ts_start(NLM_CB_MSG, 0);
 }
 
-/* Decode one reply datagram's result with xres into res.  0 or -1. */
-static int
-s_reply(xdrproc_t xres, void *res)
-{
-	uint8_t buf[4096];
-	struct rpc_msg m;
-	ssize_t n;
-	XDR x;
-	int ok;
-
-	if ((n = ts_recv(buf, sizeof(buf))) <= 0)
-		return -1;
-	memset(&m, 0, sizeof(m));
-	m.acpted_rply.ar_results.where = (caddr_t)res;
-	m.acpted_rply.ar_results.proc = xres;
-	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
-	ok = xdr_replymsg(&x, &m) && m.rm_reply.rp_stat == MSG_ACCEPTED &&
-	    m.acpted_rply.ar_stat == SUCCESS;
-	xdr_destroy(&x);
-	return ok ? 0 : -1;
-}
-
 /*
  * SHARE or UNSHARE (proc) of version vers (3 or 4) by (name, oh) on fh;
  * its status (the cookie checked), -1 when no reply came.
@@ -75,7 +53,7 @@ s_share(uint32_t vers, uint32_t proc, const char *name, const char *oh,
 	/* v3 and v4 share arguments and results encode the same. */
 	(void)ts_send_vers(vers, proc, XDRPROC(xdr_nlm4_shareargs), &a);
 	ts_pump();
-	if (s_reply(XDRPROC(xdr_nlm4_shareres), &r) == 0) {
+	if (ts_recv_result(XDRPROC(xdr_nlm4_shareres), &r) == 0) {
 		st = (int)r.stat;
 		CU_ASSERT_EQUAL(r.cookie.nlm_netobj_len, sizeof(s_cookie));
 		CU_ASSERT(r.cookie.nlm_netobj_len == sizeof(s_cookie) &&
@@ -172,7 +150,7 @@ s_lock(uint32_t proc, const char *name, const char *oh, const char *fh)
 		(void)ts_send(proc, XDRPROC(xdr_nlm4_unlockargs), &ua);
 	ts_pump();
 	memset(&r, 0, sizeof(r));
-	if (s_reply(XDRPROC(xdr_nlm4_res), &r) == 0)
+	if (ts_recv_result(XDRPROC(xdr_nlm4_res), &r) == 0)
 		st = (int)r.stat.stat;
 	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
 	return st;
