@@ -237,6 +237,11 @@ nlm_metrics(struct sbuf *c)
 	    "dropped because a later change (a downgrade, an unlock, a "
 	    "reclaim) made them close a deadlock cycle; sent again they get "
 	    "DEADLCK.", ct.ct_deadlock_drops);
+	one(c, "nlmd_deadlock_searches_given_up_total", "counter",
+	    "Deadlock searches given up at their bound (65,536 queued "
+	    "requests and locks looked at) or out of memory: the request was "
+	    "queued without knowing whether it closes a cycle.",
+	    ct.ct_deadlock_giveups);
 	one(c, "nlmd_queue_visits_total", "counter", "Queued requests (and "
 	    "nodes of their index) looked at to decide requests and grants; "
 	    "per request it stays small however long the queues.",
