@@ -78,7 +78,7 @@ store_strerror(enum store_status s)
 	case STORE_NOMEM:
 		return "out of memory; transaction aborted";
 	case STORE_CORRUPT:
-		return "stored data does not decode, or has a newer format";
+		return "the store is damaged, or of a newer format";
 	case STORE_BUSY:
 		return "the store is in use elsewhere";
 	case STORE_IO:
@@ -105,6 +105,9 @@ store_status_of(struct store *st, int rc)
 	case DB_PAGE_NOTFOUND:
 	case DB_VERIFY_BAD:
 		/* A page that should be there is not: a damaged file. */
+		return STORE_CORRUPT;
+	case STORE_JOURNAL_GONE:
+		/* So is a log without the journal: the next open refuses it. */
 		return STORE_CORRUPT;
 	default:
 		/* EINVAL too: our arguments were checked before the call. */

@@ -66,9 +66,11 @@ nlm_store_check(enum store_status st, const char *what)
 {
 	if (st == STORE_OK)
 		return;
-	fatalx("store: %s while %s: %s; exiting without answering (the "
-	    "store recovers at the next start)", store_strerror(st), what,
-	    store_last_error(nlm->n_store));
+	/* A damaged store is refused by the next start: no promise then. */
+	fatalx("store: %s while %s: %s; exiting without answering (%s)",
+	    store_strerror(st), what, store_last_error(nlm->n_store),
+	    st == STORE_CORRUPT ? "see \"When the store is damaged\" in "
+	    "the README" : "the store recovers at the next start");
 }
 
 /*
