@@ -104,11 +104,28 @@ rcheck "... nlmd counts 3 waiters" test "$(metric nlmd_waiters)" = 3
 
 # ---- connections -------------------------------------------------------------
 
+# hold N TAG: a process on the client host opens N connections, says so
+# in $W/TAG, and keeps them until killed (the last step execs: $! is the
+# process holding them; HOLDER).  Then the wait until nlmd has taken
+# every one of them in, accepted or refused: the listener's accept queue
+# is empty (read from the kernel, so that the RSS nlmd is measured by
+# does not grow with control requests of the wait's own).  Before, the
+# checks came after a fixed 2 s (1.5 s), and the holder closed its
+# connections after 4 s (3 s): a holder slower to open them all, or an
+# nlmd slower to accept them, failed the checks on a loaded machine, and
+# so did checks slower than the holder's timer.
+backlog() { ss -Hltn '( sport = :4045 )' | awk '{ n += $2 } END { print n + 0 }'; }
+taken() { [ -e "$W/$1" ] && [ "$(backlog)" = 0 ]; }
+hold() {
+	"${ON_CLI[@]}" bash -c 'for i in $(seq "$1"); do
+		exec {fd}<>"/dev/tcp/$0/4045" || exit 1
+		[ -z "$3" ] || printf "$3" >&$fd
+	done; : >"$2"; exec sleep 120' "$SRV" "$1" "$W/$2" "${3:-}" &
+	HOLDER=$!
+	itest_wait taken "$2"
+}
 rss0=$(rss)
-"${ON_CLI[@]}" bash -c 'for i in $(seq 60); do
-	exec {fd}<>/dev/tcp/'$SRV'/4045 || exit 1; done; sleep 4' &
-HOLDER=$!
-sleep 2
+hold 60 held60
 rss1=$(rss)
 rcheck "60 TCP connections from one address: 50 kept (max 50 per address)" \
     test "$(metric nlmd_tcp_connections)" = 50
@@ -118,6 +135,7 @@ rcheck "... 50 idle connections cost little: RSS $rss0 -> $rss1 KiB" \
     test $((rss1 - rss0)) -lt $RSS_SLACK
 rcheck "another address still connects over TCP" \
     rpcinfo -T tcp $SRV 100021 4
+kill $HOLDER 2>/dev/null
 wait $HOLDER 2>/dev/null
 for i in $(seq 50); do
 	[ "$(metric nlmd_tcp_connections)" = 0 ] && break
@@ -131,23 +149,26 @@ nsk() { ss -Htan state fin-wait-1 state fin-wait-2 state time-wait \
     '( sport = :4045 )' | wc -l; }
 rcheck "... the 10 refused were reset: no socket of theirs left behind ($(nsk))" \
     test "$(nsk)" = 0
-"${ON_CLI[@]}" bash -c 'for i in $(seq 50); do
-	exec {fd}<>/dev/tcp/'$SRV'/4045 || exit 1; done; sleep 3' &
-HOLDER=$!
-sleep 1.5
+hold 50 held50
 rcheck "... and the address gets its 50 again, none refused (the count went down)" \
     test "$(metric nlmd_tcp_connections)" = 50 -a \
     "$(metric 'nlmd_tcp_connections_total{event="refused"}')" = 10
+kill $HOLDER 2>/dev/null
 wait $HOLDER 2>/dev/null
 # A record mark announcing 2^31-1 bytes breaks the framing: nlmd drops the
 # connection with a reset, so nothing is left while the peer keeps it open.
-"${ON_CLI[@]}" bash -c 'for i in $(seq 5); do
-	exec {fd}<>/dev/tcp/'$SRV'/4045 || exit 1
-	printf "\377\377\377\377" >&$fd; done; sleep 3' &
-HOLDER=$!
-sleep 1.5
+# Waited for until all five are counted as over the size limit (read in a
+# turn after their accept): after the fixed 1.5 s, connections not yet
+# opened passed the check unseen.
+oversize() { metric 'nlmd_tcp_connections_total{event="closed_oversize"}'; }
+o0=$(oversize)
+all_cut() { [ $(($(oversize) - o0)) -ge 5 ]; }
+hold 5 heldbad '\377\377\377\377'
+itest_wait all_cut
 rcheck "5 connections that broke the framing: reset, none left behind ($(nsk))" \
-    test "$(nsk)" = 0 -a "$(metric nlmd_tcp_connections)" = 0
+    test "$(nsk)" = 0 -a "$(metric nlmd_tcp_connections)" = 0 -a \
+    $(($(oversize) - o0)) = 5
+kill $HOLDER 2>/dev/null
 wait $HOLDER 2>/dev/null
 
 # ---- reflected traffic -------------------------------------------------------
