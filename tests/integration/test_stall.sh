@@ -88,7 +88,11 @@ check "no pause while commits complete" test "$(metric nlmd_input_paused_total)"
 
 fsfreeze -f "$W/mnt" || { echo "FATAL: fsfreeze -f"; exit 1; }
 frozen_at=$SECONDS
-"$FLOWS" 127.0.0.1 hold >"$W/flows.out" 2>&1 &
+# Its LOCKs wait for as long as the disk stays frozen: the checks below,
+# some ten nlmctl runs, 1-2 s here under ASan, more on a loaded machine.
+# libnfs_flows gives up on a call after 5 s unless told otherwise (with
+# the freeze 5 s longer, "libnfs's locks granted" failed with nlmd right).
+"$FLOWS" 127.0.0.1 hold 120 >"$W/flows.out" 2>&1 &
 FLOWS_PID=$!
 ITEST_PIDS+=($FLOWS_PID)
 stalled() {

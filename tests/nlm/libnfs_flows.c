@@ -2,7 +2,7 @@
  * libnfs_flows.c - the key NLM flows driven through libnfs's NLM client,
  * whose XDR (libnfs-raw-nlm.h, ZDR) is independent of ours.
  *
- *   libnfs_flows SERVER [main|hold|reclaim]
+ *   libnfs_flows SERVER [main|hold|reclaim [SECONDS]]
  *
  * Two libnfs contexts play two client hosts (two caller_names; same source
  * address).  Each finds nlmd through the server's rpcbind and talks NLMv4
@@ -14,8 +14,12 @@
  * owner's reclaim (reclaim = TRUE, encoded by libnfs) is granted, and so
  * is the other's plain LOCK over its own stored lock (asked again, as by a
  * client whose answer was lost in the crash).
+ * A call whose reply has not come after SECONDS (default 5) fails; a
+ * caller that makes nlmd's replies wait on purpose (test_stall.sh's
+ * frozen disk) gives them longer.
  * Output: PASS/FAIL lines and a final "libnfs: N passed, M failed".
  */
+#include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -30,6 +34,7 @@
 #include <nfsc/libnfs-raw-nlm.h>
 
 static int npass, nfail;
+static uint64_t call_limit_ms = 5000;	/* a call's wait for its reply */
 
 static void
 check(bool ok, const char *fmt, ...)
@@ -70,7 +75,7 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Drive the context until the call completes (5 s at most). */
+/* Drive the context until the call completes (call_limit_ms at most). */
 static bool
 run(struct rpc_context *rpc, struct call *c)
 {
@@ -78,7 +83,7 @@ run(struct rpc_context *rpc, struct call *c)
 	struct pollfd p;
 
 	while (!c->done) {
-		if (now_ms() - t0 > 5000)
+		if (now_ms() - t0 > call_limit_ms)
 			return false;
 		p.fd = rpc_get_fd(rpc);
 		p.events = (short)rpc_which_events(rpc);
@@ -369,13 +374,22 @@ main(int argc, char **argv)
 {
 	struct host A = { 0 }, B = { 0 };
 	const char *phase = argc > 2 ? argv[2] : "main";
+	unsigned long secs = 5;
+	char *end = NULL;
 
-	if (argc < 2 || argc > 3 || (strcmp(phase, "main") != 0 &&
-	    strcmp(phase, "hold") != 0 && strcmp(phase, "reclaim") != 0)) {
+	if (argc > 3) {
+		errno = 0;
+		secs = strtoul(argv[3], &end, 10);
+	}
+	if (argc < 2 || argc > 4 || (strcmp(phase, "main") != 0 &&
+	    strcmp(phase, "hold") != 0 && strcmp(phase, "reclaim") != 0) ||
+	    (end != NULL && (errno != 0 || end == argv[3] || *end != '\0' ||
+	    secs == 0 || secs > 3600))) {
 		fprintf(stderr, "usage: libnfs_flows SERVER "
-		    "[main|hold|reclaim]\n");
+		    "[main|hold|reclaim [SECONDS]]\n");
 		return 2;
 	}
+	call_limit_ms = (uint64_t)secs * 1000;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!host_open(&A, argv[1], "libnfs-a", 11) ||
 	    !host_open(&B, argv[1], "libnfs-b", 22))
