@@ -251,7 +251,7 @@ start_recv
 start_nlmd -- --rpcbind=no
 check "no NOTIFY_SOCKET: nothing sent, nothing logged about it" \
     bash -c "sleep 0.3; test ! -s '$RECV_LOG' &&
-        ! grep -qi 'systemd\|notif.*socket' '$NLMD_LOG'"
+        ! grep -qi 'systemd notification\|systemd watchdog\|notify_socket\|service manager' '$NLMD_LOG'"
 check "... SIGTERM, exit 0" stop_nlmd
 start_nlmd NOTIFY_SOCKET=relative/sock -- --rpcbind=no
 check "malformed NOTIFY_SOCKET: a warning, and nlmd serves" \
