@@ -645,7 +645,8 @@ void		 nlm_send_reflectable(struct nlm_send *);
 /*
  * Before nlm_send_start(): the call is a one-way message (a _RES): its
  * timing out unanswered, at a client that never answered one, completes
- * it as delivered (ok = 1) and says nothing of the port it went to.
+ * it as delivered (ok = 1) and says nothing of the port it went to; once
+ * one has, the next are waited for 250 ms only (nlm_out.c).
  */
 void		 nlm_send_oneway(struct nlm_send *);
 /*

@@ -915,6 +915,59 @@ test_res_unanswered(void)
 }
 
 /*
+ * Once a client has left a _RES unanswered (and answered none), the next
+ * ones are waited for 250 ms, not 5 s: each held one of the 4,096 reply
+ * slots for its whole timeout, so such a client's _MSG calls were
+ * dropped (res_dropped) past about 820 a second.  A client that answers
+ * one is waited for in full again.
+ */
+static void
+test_res_silent_short(void)
+{
+	const struct nlm_counters *ct;
+	nlm4_res r;
+	int i;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	ct = nlm_get_counters();
+	t_lock_msg();
+	CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	ts_advance(1000);
+	ts_pump();
+	/* The first is waited for in full. */
+	CU_ASSERT_EQUAL(ct->res_inflight, 1);
+	ts_advance(5000);
+	ts_pump();
+	CU_ASSERT_EQUAL(ct->res_inflight, 0);
+	for (i = 0; i < 3; i++) {
+		t_lock_msg();
+		CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+		CU_ASSERT_EQUAL(ct->res_inflight, 1);
+		ts_advance(300);
+		ts_pump();
+		CU_ASSERT_EQUAL(ct->res_inflight, 0);
+	}
+	CU_ASSERT_EQUAL(ct->res_failed, 0);
+	CU_ASSERT_EQUAL(ct->rpcb_lookups, 1);
+	/* It answers one: waited for in full from then on. */
+	t_lock_msg();
+	CU_ASSERT_EQUAL(ts_callback_ack(), NLMPROC4_LOCK_RES);
+	ts_pump();
+	CU_ASSERT_EQUAL(ct->res_inflight, 0);
+	t_lock_msg();
+	CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	ts_advance(1000);
+	ts_pump();
+	CU_ASSERT_EQUAL(ct->res_inflight, 1);
+	ts_stop();
+}
+
+/*
  * A client that answers _RES calls (Linux lockd does) and then stops:
  * its silence is that of a call, and three unanswered in a row have the
  * port looked up again (its lockd may have moved), as before one-way
@@ -3885,6 +3938,8 @@ ts_register_turn(void)
 	    test_nonblocking_beside_blocked) == NULL ||
 	    CU_add_test(s, "an unanswered _RES is delivered, the port kept",
 	    test_res_unanswered) == NULL ||
+	    CU_add_test(s, "a client that leaves _RES unanswered: not waited "
+	    "for after the first", test_res_silent_short) == NULL ||
 	    CU_add_test(s, "a client that answered a _RES: its silence counts",
 	    test_res_answered_then_silent) == NULL ||
 	    CU_add_test(s, "LOCK_RES after the commit", test_res_message) ==
