@@ -504,6 +504,9 @@ test_load_grace(void)
 	CU_ASSERT_EQUAL(badi, 0);
 	bad[0] = g_lrec(OA, "f", 99, 2, EX, 1, true);
 	CU_ASSERT_EQUAL(lk_table_load(t, bad, 1, &badi), LK_INVAL);
+	/* (one owner's never overlap, even where the modes agree) */
+	bad[0] = g_lrec(OA2, "f", 250, 100, SH, 1, true);
+	CU_ASSERT_EQUAL(lk_table_load(t, bad, 1, &badi), LK_INVAL);
 	bad[0] = g_srec(5, "e", "f", W, 0, true);
 	CU_ASSERT_EQUAL(lk_table_load(t, bad, 1, &badi), LK_INVAL);
 	bad[0] = g_srec(1, "a", "f", 0, 0, true);
