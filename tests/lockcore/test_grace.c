@@ -829,6 +829,38 @@ test_grace_shares(void)
 	CU_ASSERT_EQUAL(g_counts().ct_reclaims, 0);
 }
 
+/*
+ * Share reclaims are counted as lock reclaims are (ct_reclaims,
+ * ct_reclaims_denied: nlmd_reclaims_total): one refused for another
+ * owner's live share, one refused for another host's reclaimable share,
+ * one granted, and the same sent again, granted again without a change.
+ */
+static void
+test_grace_share_counts(void)
+{
+	struct lk_counts ct;
+
+	g_setup(LK_RECLAIM_CONFLICT);
+	CU_ASSERT_EQUAL(g_share(5, "e", "f", R, 0, false), LK_OK);
+	CU_ASSERT_EQUAL(g_share(2, "b", "f", R, R, true), LK_DENIED);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 5);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_reclaim, 0);
+	CU_ASSERT_EQUAL(g_share(3, "c", "f", W, 0, true), LK_DENIED);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 1);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_reclaim, 1);
+	ct = g_counts();
+	CU_ASSERT_EQUAL(ct.ct_reclaims, 0);
+	CU_ASSERT_EQUAL(ct.ct_reclaims_denied, 2);
+	CU_ASSERT_EQUAL(g_share(1, "a", "f", R, W, true), LK_OK);
+	CU_ASSERT_EQUAL(g_nchanges(), 2);
+	CU_ASSERT_EQUAL(g_share(1, "a", "f", R, W, true), LK_OK);
+	CU_ASSERT_EQUAL(g_nchanges(), 0);
+	ct = g_counts();
+	CU_ASSERT_EQUAL(ct.ct_reclaims, 2);
+	CU_ASSERT_EQUAL(ct.ct_reclaims_denied, 2);
+	CU_ASSERT_EQUAL(ct.ct_grace_denied, 0);
+}
+
 static void
 test_grace_end(void)
 {
@@ -1302,6 +1334,8 @@ lt_register_grace(void)
 	    !CU_add_test(s, "host and file release in grace",
 	    test_grace_release) ||
 	    !CU_add_test(s, "share reclaims and LK_GRACE", test_grace_shares) ||
+	    !CU_add_test(s, "share reclaims are counted",
+	    test_grace_share_counts) ||
 	    !CU_add_test(s, "lk_grace_end and LK_NOGRACE", test_grace_end) ||
 	    !CU_add_test(s, "a reclaim of what is held, outside grace",
 	    test_reclaim_held_late) ||
