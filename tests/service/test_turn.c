@@ -3911,6 +3911,85 @@ test_grace_free_all(void)
 	ts_stop();
 }
 
+/*
+ * A host whose record blocks others sends a LOCK with a new NSM state: it
+ * restarted, and its SM_NOTIFY never reached us.  What it held before is
+ * released (the LOCK it sent with its old state in grace too), grace ends
+ * in that turn with nothing dropped, the new LOCK is granted, and so is
+ * the request its record held back when sent again.  A LOCK with the
+ * state on record releases nothing.
+ */
+static void
+test_grace_new_state(void)
+{
+	const struct nlm_grace *g;
+	nlm4_lockargs a;
+	nlm4_res r;
+	uint32_t xid;
+
+	if (ts_skip())
+		return;
+	t_grace_start_g();
+	g = nlm_get_grace();
+	CU_ASSERT_EQUAL(t_lock("hostK", 3, "ownK", "fg", 0, 30, true, true,
+	    false), NLM4_DENIED_GRACE_PERIOD);
+	CU_ASSERT_EQUAL(t_lock("hostG", 1, "ownG", "fh", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT(g->g_active);
+	CU_ASSERT_EQUAL(nlm_get_counters()->reboots, 0);
+	t_lockargs(&a, "hostG", 2, "ownG2", "fh", 20, 10, true, false);
+	a.state = 3;
+	xid = ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	t_expect_add(xid, &a);
+	free(a.cookie.nlm_netobj_val);
+	ts_pump();
+	CU_ASSERT_EQUAL_FATAL(ts_reply(-1, false, &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(nlm_get_counters()->reboots, 1);
+	CU_ASSERT(!g->g_active);
+	CU_ASSERT(g->g_how != NULL &&
+	    strcmp(g->g_how, "nothing left to reclaim") == 0);
+	CU_ASSERT_EQUAL(g->g_dropped, 0);
+	CU_ASSERT(!t_committed(1, "ownG", 4, "fg", 2, 0, 10, true));
+	CU_ASSERT(!t_committed(1, "ownG", 4, "fh", 2, 0, 10, true));
+	CU_ASSERT(t_committed(2, "ownG2", 5, "fh", 2, 20, 10, true));
+	CU_ASSERT_EQUAL(t_lock("hostK", 3, "ownK", "fg", 0, 30, true, true,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 2);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
+ * The host of the record sends SM_NOTIFY with a new state (through its
+ * status monitor): grace ends in that turn, nothing dropped, and the
+ * request the record held back is granted.
+ */
+static void
+test_grace_notify(void)
+{
+	const struct nlm_grace *g;
+
+	if (ts_skip())
+		return;
+	t_grace_start_g();
+	g = nlm_get_grace();
+	CU_ASSERT_EQUAL(t_lock("hostK", 3, "ownK", "fg", 5, 1, false, false,
+	    false), NLM4_DENIED_GRACE_PERIOD);
+	CU_ASSERT_EQUAL(ts_notified("hostG", 3), 1);
+	CU_ASSERT(!g->g_active);
+	CU_ASSERT(g->g_how != NULL &&
+	    strcmp(g->g_how, "nothing left to reclaim") == 0);
+	CU_ASSERT_EQUAL(g->g_dropped, 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->grace_dropped, 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(t_lock("hostK", 3, "ownK", "fg", 5, 1, false, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 int
 ts_register_turn(void)
 {
@@ -4029,6 +4108,10 @@ ts_register_turn(void)
 	    test_grace_waiter_deadline) == NULL ||
 	    CU_add_test(s, "grace: FREE_ALL of the last holder ends it",
 	    test_grace_free_all) == NULL ||
+	    CU_add_test(s, "grace: a LOCK with a new NSM state releases "
+	    "its host's records and ends it", test_grace_new_state) == NULL ||
+	    CU_add_test(s, "grace: SM_NOTIFY of the last holder ends it",
+	    test_grace_notify) == NULL ||
 	    CU_add_test(s, "SM_NOTIFY re-sent after the host came back",
 	    test_notify_resent) == NULL ||
 	    CU_add_test(s, "a host's release counts its own records",
