@@ -763,6 +763,42 @@ test_sweep_in_pieces(void)
 	ts_turn_changes(0);
 }
 
+/*
+ * A version 1 or 3 LOCK hands `reclaim' on to the procedure: outside
+ * grace, a reclaim of a range its owner does not hold is refused
+ * (nlm_denied_grace_period), one of a range it holds is granted.
+ */
+static void
+test_v1_reclaim(void)
+{
+	nlm_lockargs la;
+	nlm_res r;
+	uint32_t vers;
+	int i;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	for (vers = NLM_VERS; vers <= NLM_VERSX; vers += NLM_VERSX - NLM_VERS)
+		for (i = 0; i < 3; i++) {
+			memset(&la, 0, sizeof(la));
+			la.exclusive = TRUE;
+			la.reclaim = i != 1;
+			la.state = 3;
+			t_lock1(&la.alock, "hostA", 1, vers == NLM_VERS ?
+			    "f1" : "f3", 0, 10);
+			memset(&r, 0, sizeof(r));
+			CU_ASSERT_EQUAL_FATAL(t_call(vers, NLMPROC_LOCK,
+			    XDRPROC(xdr_nlm_lockargs), &la,
+			    XDRPROC(xdr_nlm_res), &r), 0);
+			CU_ASSERT_EQUAL(r.stat.stat, i == 0 ?
+			    nlm_denied_grace_period : nlm_granted);
+			xdr_free(XDRPROC(xdr_nlm_res), (char *)&r);
+		}
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 2);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -788,7 +824,9 @@ ts_register_requests(void)
 	    CU_add_test(s, "NM_LOCK never blocks", test_nm_lock_never_blocks) ==
 	    NULL ||
 	    CU_add_test(s, "v3 GRANTED_MSG echoes the range, GRANTED_RES confirms",
-	    test_v3_granted_res) == NULL)
+	    test_v3_granted_res) == NULL ||
+	    CU_add_test(s, "v1/v3 LOCK: a reclaim outside grace",
+	    test_v1_reclaim) == NULL)
 		return -1;
 	return 0;
 }
