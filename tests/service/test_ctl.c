@@ -1242,6 +1242,55 @@ test_grace_end_stop(void)
 }
 
 /*
+ * status tells the grace period as it is: none at a start with nothing
+ * stored; after a restart with a lock stored, in progress, with what is
+ * left to reclaim; once ended, how, and what it dropped.
+ */
+static void
+test_status_grace(void)
+{
+	unsigned long long ms;
+	struct tc_answer *a;
+	const char *p;
+	char err[256];
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	tc_ask("nlmctl 1 status\n", a);
+	CU_ASSERT_EQUAL(tc_count(a, "grace",
+	    "how=no%20grace%20at%20this%20start"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "grace", "active=0"), 1);
+	CU_ASSERT_FATAL(tc_lock(0) == 0);
+	/* A restart: alice's lock comes back reclaimable, in grace. */
+	ctl_srv_free(tc_srv);
+	ts_stop();
+	ts_start(NLM_CB_MSG, 0);
+	tc_srv = ctl_srv_new(ts_loop(), tc_path, -1, err, sizeof(err));
+	CU_ASSERT_FATAL(tc_srv != NULL);
+	CU_ASSERT_FATAL(nlm_ctl_register(tc_srv, "sync") == 0);
+	CU_ASSERT_FATAL(nlm_get_grace()->g_active);
+	tc_ask("nlmctl 1 status\n", a);
+	CU_ASSERT_EQUAL(tc_count(a, "grace", "how=in%20progress"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "grace", "active=1"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "grace", "locks=1"), 1);
+	/* The deadline (grace-period 90 s) is ahead, less the turns asked. */
+	CU_ASSERT_FATAL((p = strstr(a->buf, "\tremaining-ms=")) != NULL);
+	ms = strtoull(p + 14, NULL, 10);
+	CU_ASSERT(ms > 89000 && ms <= 90000);
+	tc_ask("nlmctl 1 grace-end\n", a);
+	CU_ASSERT(a->ok && a->ended);
+	tc_ask("nlmctl 1 status\n", a);
+	CU_ASSERT_EQUAL(tc_count(a, "grace",
+	    "how=ended%20by%20the%20operator"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "grace", "active=0"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "grace", "dropped=1"), 1);
+	tc_end();
+	free(a);
+}
+
+/*
  * A release by owner (1,100 locks) whose second piece finds the locks
  * gone -- alice's FREE_ALL released them meanwhile -- lists what it
  * released, the first piece's 1,024, as a release by host does.  (Found
@@ -1725,6 +1774,8 @@ ts_register_ctl(void)
 	    "lists the other", test_release_addr_nomem_listed) == NULL ||
 	    CU_add_test(s, "a stop while grace-end waits for its commit",
 	    test_grace_end_stop) == NULL ||
+	    CU_add_test(s, "status: grace none, in progress, ended",
+	    test_status_grace) == NULL ||
 	    CU_add_test(s, "a release by owner meets a FREE_ALL",
 	    test_release_owner_free_all) == NULL ||
 	    CU_add_test(s, "a release by host ended by the host's restart",
