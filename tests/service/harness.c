@@ -308,6 +308,13 @@ ts_start_try(enum nlm_cbmode cbmode, unsigned give_up_sec, char *ierr,
 	uint64_t epoch;
 	char err[256];
 
+	/*
+	 * A test whose fatal assertion failed never reached its ts_stop():
+	 * stop what it left, or every later test failed here too, hiding
+	 * which one had failed.
+	 */
+	if (loop != NULL)
+		ts_stop();
 	st_clock = 1000000;
 	st_rpcb_verf = 0;
 	st_nlm_registered = true;
@@ -354,6 +361,9 @@ ts_start_try(enum nlm_cbmode cbmode, unsigned give_up_sec, char *ierr,
 		onc_srv_free(srv);
 		onc_out_free(clnt);
 		ev_loop_free(loop);
+		loop = NULL;
+		srv = NULL;
+		clnt = NULL;
 		ev_set_clock(NULL);
 		ev_set_timers_turn_us(EV_TIMERS_TURN_US);
 		return -1;
@@ -413,6 +423,9 @@ ts_stop(void)
 	onc_srv_free(srv);
 	onc_out_free(clnt);
 	ev_loop_free(loop);
+	loop = NULL;
+	srv = NULL;
+	clnt = NULL;
 	close(rpcb_fd);
 	close(cb_fd);
 	close(cli_fd);
