@@ -351,6 +351,48 @@ test_cancel(void)
 	    LK_NOTFOUND);
 }
 
+/*
+ * B's request `w' waits for B's own unconfirmed grant of `g' (a waiter is
+ * never granted over one: lk_grant_sweep()), A having held g.  B's UNLOCK
+ * of `u', inside g but not overlapping w, ends that grant: w, which
+ * nothing blocks now, is granted at once (the pass looks over the ended
+ * grant's bytes too).
+ */
+static void
+t_unlock_ends_grant(uint64_t gs, uint64_t gl, uint64_t ws, uint64_t wl,
+    uint64_t us, uint64_t ul)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", gs, gl, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", gs, gl, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", ws, wl, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 0, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_FALSE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(pending(), 1);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", us, ul, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(waiters(), 0);
+	CU_ASSERT_EQUAL(pending(), 1);
+}
+
+/*
+ * The waiter past the end of the unlocked bytes, then before their
+ * start.  Looked for only where the unlock was, it stayed queued,
+ * grantable, until some other change on the file.
+ */
+static void
+test_unlock_ends_grant_frees_own(void)
+{
+	t_unlock_ends_grant(0, 10, 5, 10, 0, 3);	/* w [5,15), u [0,3) */
+	t_unlock_ends_grant(5, 10, 0, 8, 12, 2);	/* w [0,8), u [12,14) */
+}
+
 /* Deadlock across two files and two hosts; no false positive after. */
 /* NLM's UNLOCK: also ends the owner's queued requests it overlaps. */
 static void
@@ -2864,6 +2906,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "cancel (queued, unconfirmed)", test_cancel) ||
 	    !CU_add_test(s, "unlock_cancel ends the waits inside its range",
 	    test_unlock_cancel) ||
+	    !CU_add_test(s, "an unlock that ends a grant frees the owner's "
+	    "waiter held back by it", test_unlock_ends_grant_frees_own) ||
 	    !CU_add_test(s, "an operator's release ends the waits it overlaps",
 	    test_release_range_overlap) ||
 	    !CU_add_test(s, "operator release: only what was held before",
