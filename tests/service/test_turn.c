@@ -2261,28 +2261,22 @@ test_cookie_random(void)
 }
 
 /*
- * The client acknowledges a grant while the lock table is out of memory
- * (found by review): the grant stays, acknowledged -- no GRANTED_MSG
- * again, which a client without the waiter would refuse, undoing a lock
- * it holds -- and is confirmed a second later once memory is back.
- * Before, the failure was ignored: the grant stayed unconfirmed and its
- * callbacks went on.  (lk_grant_confirm() allocates only when the
- * dropped-udata vector is empty: right after a call that dropped more
- * than lockcore keeps, here hostD's FREE_ALL of 8,200 waiters.)
+ * hostA's UNLOCK grants hostB's request for "f" [0, 1), whose GRANTED_MSG
+ * waits unread at the client's NLM, and the lock table is set to run out
+ * of memory at the next confirm or undo once ts_lk_fail(true): lockcore
+ * allocates there only when its dropped-udata vector is empty, right
+ * after a call that dropped more than it keeps -- here hostD's FREE_ALL
+ * of 8,200 waiters.
  */
 static void
-test_confirm_nomem(void)
+t_grant_nomem_ready(void)
 {
 	nlm4_lockargs a;
-	nlm4_testargs ta;
 	nlm4_notify fa;
 	nlm4_res r;
 	uint8_t buf[512];
 	int i, j, blocked = 0;
-	uint64_t acked, refused;
 
-	if (ts_skip())
-		return;
 	t_reset();
 	ts_lk_alloc(&ts_lk_failing);
 	ts_start(NLM_CB_MSG, 0);
@@ -2312,7 +2306,6 @@ test_confirm_nomem(void)
 	CU_ASSERT_EQUAL_FATAL(blocked, 8200);
 	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 1),
 	    NLM4_GRANTED);
-	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
 	memset(&fa, 0, sizeof(fa));
 	fa.name = "hostD";
 	fa.state = 3;
@@ -2320,6 +2313,27 @@ test_confirm_nomem(void)
 	ts_pump();
 	CU_ASSERT(ts_recv(buf, sizeof(buf)) > 0);	/* its (void) reply */
 	CU_ASSERT_EQUAL(nlm_get_counters()->cb_inflight, 1);
+}
+
+/*
+ * The client acknowledges a grant while the lock table is out of memory
+ * (found by review): the grant stays, acknowledged -- no GRANTED_MSG
+ * again, which a client without the waiter would refuse, undoing a lock
+ * it holds -- and is confirmed a second later once memory is back.
+ * Before, the failure was ignored: the grant stayed unconfirmed and its
+ * callbacks went on.
+ */
+static void
+test_confirm_nomem(void)
+{
+	nlm4_testargs ta;
+	int i;
+	uint64_t acked, refused;
+
+	if (ts_skip())
+		return;
+	t_grant_nomem_ready();
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
 	ts_lk_fail(true);
 	t_granted_res(&ta.cookie, NLM4_GRANTED);
 	ts_pump();
@@ -2355,6 +2369,93 @@ test_confirm_nomem(void)
 		CU_ASSERT(ts_no_callback());
 	}
 	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 1, true));
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
+ * The same, and the client's NLM replies to the GRANTED_MSG call only
+ * after its GRANTED_RES came (datagrams overtake each other): the
+ * acknowledged grant is still confirmed a second later, and never called
+ * back again.  The call must end when the confirm is put off: a reply to
+ * it set the next copy 8 s off (grant_sent()) in place of the retried
+ * confirm, and the grant, acknowledged, went on being called back,
+ * unconfirmed -- a copy the client refuses or a give-up deadline undoes
+ * the lock its process holds.
+ */
+static void
+test_confirm_nomem_late_reply(void)
+{
+	const struct nlm_counters *c;
+	struct ts_call call;
+	nlm_netobj cookie;
+	char ck[8];
+	int i;
+
+	if (ts_skip())
+		return;
+	t_grant_nomem_ready();
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL_FATAL(ts_callback_take(&call), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_FATAL(call.tc_args.cookie.nlm_netobj_len == sizeof(ck));
+	memcpy(ck, call.tc_args.cookie.nlm_netobj_val, sizeof(ck));
+	cookie.nlm_netobj_len = sizeof(ck);
+	cookie.nlm_netobj_val = ck;
+	ts_lk_fail(true);
+	t_granted_res(&cookie, NLM4_GRANTED);
+	ts_pump();
+	CU_ASSERT(c->cb_release_failed >= 1);
+	ts_callback_reply(&call, NLM4_GRANTED);	/* the call's own reply */
+	ts_pump();
+	ts_lk_fail(false);
+	ts_advance(1000);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 1, true));
+	for (i = 0; i < 10; i++) {
+		ts_advance(8000);
+		ts_pump();
+		CU_ASSERT(ts_no_callback());
+	}
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 1, true));
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
+ * The client refuses a grant while the lock table is out of memory: the
+ * grant stays, refused, and is undone a second later once memory is back
+ * -- hostB keeps no lock its client said it does not want, and hostC
+ * gets it.  Only the confirm's retry was tried: an undo retried as a
+ * confirm left the lock held for a process that had gone.
+ */
+static void
+test_refuse_nomem(void)
+{
+	const struct nlm_counters *c;
+	nlm4_testargs ta;
+
+	if (ts_skip())
+		return;
+	t_grant_nomem_ready();
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	ts_lk_fail(true);
+	t_granted_res(&ta.cookie, NLM4_DENIED);
+	ts_pump();
+	CU_ASSERT(c->cb_release_failed >= 1);
+	CU_ASSERT_EQUAL(c->cb_refused, 1);
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 1, true));
+	ts_lk_fail(false);
+	ts_advance(1000);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	CU_ASSERT_EQUAL(c->cb_acked, 0);
+	CU_ASSERT(!t_committed(2, "ownB", 4, "f", 1, 0, 1, true));
+	(void)ts_drain();		/* GRANTED_RES's empty reply */
+	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 0, 1, true, false,
+	    false), NLM4_GRANTED);
 	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
 	CU_ASSERT_EQUAL(t_bad, 0);
 	ts_stop();
@@ -4114,6 +4215,11 @@ ts_register_turn(void)
 	    test_answer_consequence) == NULL ||
 	    CU_add_test(s, "an acknowledged grant out of memory: confirmed later",
 	    test_confirm_nomem) == NULL ||
+	    CU_add_test(s, "an acknowledged grant out of memory, its call "
+	    "answered late: confirmed, not called back",
+	    test_confirm_nomem_late_reply) == NULL ||
+	    CU_add_test(s, "a refused grant out of memory: undone later",
+	    test_refuse_nomem) == NULL ||
 	    CU_add_test(s, "a host of many locks released in pieces",
 	    test_release_in_pieces) == NULL ||
 	    CU_add_test(s, "a host released in pieces is not the idle sweep's",
