@@ -2462,6 +2462,122 @@ test_refuse_nomem(void)
 }
 
 /*
+ * callback-give-up 5 s; the client's NLM takes B's GRANTED_MSG (it
+ * replies to the call) but its GRANTED_RES never comes.  The next copy
+ * waits callback-retry-max-ms (8 s here, grant_sent()); the deadline
+ * does not: B's grant is undone at 5 s and C is called back.  Armed for
+ * the copy alone, the timer let the grant outlive its deadline by up to
+ * callback-retry-max-ms (60 s by default).
+ */
+static void
+test_give_up_taken_callback(void)
+{
+	nlm4_testargs ta;
+	int i, released_at = -1;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 5);
+	t_hold_queue_release(2);
+	CU_ASSERT_EQUAL_FATAL(ts_callback_void(&ta), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_EQUAL(ta.alock.svid, 2);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	ts_pump();
+	for (i = 1; i <= 8 && released_at < 0; i++) {
+		ts_advance(1000);
+		ts_pump();
+		if (!t_committed(2, "ownB", 4, "f", 1, 0, 10, true))
+			released_at = i;
+	}
+	CU_ASSERT(released_at >= 5 && released_at <= 6);
+	CU_ASSERT_EQUAL(nlm_get_counters()->cb_given_up, 1);
+	CU_ASSERT(t_committed(3, "ownC", 4, "f", 1, 0, 10, true));
+	CU_ASSERT_EQUAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_EQUAL(ta.alock.svid, 3);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
+ * callbacks = both: GRANTED_MSG and the synchronous GRANTED in turn, one
+ * per attempt, GRANTED_MSG first (nlmd.conf(5)).  The first copy is
+ * lost, the GRANTED at 1 s taken but not answered yet, a GRANTED_MSG
+ * again at 3 s; then the client answers that GRANTED: the grant is
+ * confirmed, and nothing more is called back.  No test ran this mode.
+ */
+static void
+test_cb_both(void)
+{
+	const struct nlm_counters *c;
+	struct ts_call sync;
+	nlm4_testargs ta;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_BOTH, 0);
+	c = nlm_get_counters();
+	t_hold_queue_release(1);
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	ts_advance(1000);
+	ts_pump();
+	CU_ASSERT_EQUAL_FATAL(ts_callback_take(&sync), NLMPROC4_GRANTED);
+	CU_ASSERT_EQUAL(sync.tc_args.alock.svid, 2);
+	ts_advance(2000);
+	ts_pump();
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT_EQUAL(c->cb_acked, 0);
+	ts_callback_reply(&sync, NLM4_GRANTED);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->cb_acked, 1);
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+	ts_advance(20000);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
+ * Copies of a GRANTED_MSG nobody replies to (lost) follow at the backoff
+ * steps, callback-retry-min-ms doubling up to -max-ms (1 s to 8 s in the
+ * harness): at 1, 3, 7, 15 and 23 s.  Nothing checked the doubling: a
+ * client whose lockd is away could get one a second.
+ */
+static void
+test_cb_backoff(void)
+{
+	static const int at[] = { 1, 3, 7, 15, 23 };
+	nlm4_testargs ta;
+	int s, k = 0, got, want;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	t_hold_queue_release(1);
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	for (s = 1; s <= 23; s++) {
+		ts_advance(1000);
+		ts_pump();
+		for (got = 0; ts_callback(&ta, NULL) == NLMPROC4_GRANTED_MSG;
+		    got++)
+			xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+		want = k < 5 && at[k] == s;
+		if (got != want)
+			printf("\n    at %d s: %d copies, not %d ", s, got, want);
+		CU_ASSERT_EQUAL(got, want);
+		k += want;
+	}
+	CU_ASSERT_EQUAL(k, 5);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
  * FREE_ALL of `name' (state 3) and one turn: the first piece of its
  * release.  Returns the answers that came (its void reply: 1).
  */
@@ -4220,6 +4336,10 @@ ts_register_turn(void)
 	    test_confirm_nomem_late_reply) == NULL ||
 	    CU_add_test(s, "a refused grant out of memory: undone later",
 	    test_refuse_nomem) == NULL ||
+	    CU_add_test(s, "unanswered GRANTED_MSG copies back off: 1, 2, 4, "
+	    "8 s", test_cb_backoff) == NULL ||
+	    CU_add_test(s, "callbacks = both: GRANTED_MSG and GRANTED in "
+	    "turn", test_cb_both) == NULL ||
 	    CU_add_test(s, "a host of many locks released in pieces",
 	    test_release_in_pieces) == NULL ||
 	    CU_add_test(s, "a host released in pieces is not the idle sweep's",
@@ -4291,6 +4411,8 @@ ts_register_turn(void)
 	    NULL ||
 	    CU_add_test(s, "the give-up deadline is kept",
 	    test_rv_give_up_on_time) == NULL ||
+	    CU_add_test(s, "the give-up deadline is kept for a GRANTED_MSG "
+	    "the client took", test_give_up_taken_callback) == NULL ||
 	    CU_add_test(s, "a callback ended by CANCEL is counted",
 	    test_rv_cb_dropped_counted) == NULL ||
 	    CU_add_test(s, "grants waiting for a callback slot, collected "
