@@ -607,6 +607,34 @@ ts_send_prog(uint32_t prog, uint32_t vers, uint32_t proc, xdrproc_t xargs,
 	return xid;
 }
 
+uint32_t
+ts_send_from(const char *src, uint32_t proc, xdrproc_t xargs,
+    const void *args)
+{
+	struct sockaddr_in a;
+	uint8_t buf[4096];
+	uint32_t xid = ++st_xid;
+	size_t len = st_enc_call(buf, sizeof(buf), xid, proc, xargs, args);
+	int fd;
+
+	CU_ASSERT_FATAL(len > 0);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CU_ASSERT_FATAL(fd != -1);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	inet_pton(AF_INET, src, &a.sin_addr);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == -1) {
+		close(fd);
+		CU_FAIL_FATAL("cannot bind the other address");
+	}
+	a.sin_port = htons((uint16_t)srv_port);
+	inet_pton(AF_INET, LO, &a.sin_addr);
+	CU_ASSERT(sendto(fd, buf, len, 0, (struct sockaddr *)&a,
+	    sizeof(a)) == (ssize_t)len);
+	close(fd);
+	return xid;
+}
+
 /* A TCP connection to the server (the loop accepts it at its next turn). */
 int
 ts_tcp_connect(void)

@@ -80,6 +80,12 @@ uint32_t	 ts_send_vers(uint32_t vers, uint32_t proc, xdrproc_t xargs,
 /* The same for any program served (NSM: SM_PROG), from 127.0.0.1. */
 uint32_t	 ts_send_prog(uint32_t prog, uint32_t vers, uint32_t proc,
 		    xdrproc_t xargs, const void *args);
+/*
+ * An NLM v4 call over UDP from the address `src' (another loopback
+ * address: another machine), from a socket closed at once; its xid.
+ */
+uint32_t	 ts_send_from(const char *src, uint32_t proc, xdrproc_t xargs,
+		    const void *args);
 int		 ts_send_tcp(uint32_t proc, xdrproc_t xargs, const void *args,
 		    uint32_t *xidp);
 /* A TCP connection to the service (accepted at the loop's next turn). */

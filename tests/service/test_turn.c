@@ -2578,6 +2578,47 @@ test_cb_backoff(void)
 }
 
 /*
+ * A GRANTED_RES counts only from the host the grant is for: one with the
+ * right cookie from another address (a machine that saw the callback, or
+ * forged it) changes nothing -- its DENIED would undo hostB's grant while
+ * hostB's client holds the lock, and hostC would be granted it too.
+ * hostB's own answer then counts.
+ */
+static void
+test_granted_res_other_address(void)
+{
+	const struct nlm_counters *c;
+	nlm4_testargs ta;
+	nlm4_res res;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	t_hold_queue_release(2);
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_EQUAL(ta.alock.svid, 2);
+	memset(&res, 0, sizeof(res));
+	res.cookie = ta.cookie;
+	res.stat.stat = NLM4_DENIED;
+	(void)ts_send_from("127.0.0.2", NLMPROC4_GRANTED_RES,
+	    XDRPROC(xdr_nlm4_res), &res);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->cb_refused, 0);
+	CU_ASSERT_EQUAL(c->cb_unknown_res, 1);
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+	CU_ASSERT(!t_committed(3, "ownC", 4, "f", 1, 0, 10, true));
+	t_granted_res(&ta.cookie, NLM4_GRANTED);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->cb_acked, 1);
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 0, 10, true));
+	CU_ASSERT(!t_committed(3, "ownC", 4, "f", 1, 0, 10, true));
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
  * FREE_ALL of `name' (state 3) and one turn: the first piece of its
  * release.  Returns the answers that came (its void reply: 1).
  */
@@ -4336,6 +4377,8 @@ ts_register_turn(void)
 	    test_confirm_nomem_late_reply) == NULL ||
 	    CU_add_test(s, "a refused grant out of memory: undone later",
 	    test_refuse_nomem) == NULL ||
+	    CU_add_test(s, "a GRANTED_RES from another address changes "
+	    "nothing", test_granted_res_other_address) == NULL ||
 	    CU_add_test(s, "unanswered GRANTED_MSG copies back off: 1, 2, 4, "
 	    "8 s", test_cb_backoff) == NULL ||
 	    CU_add_test(s, "callbacks = both: GRANTED_MSG and GRANTED in "
