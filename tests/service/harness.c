@@ -949,6 +949,51 @@ ts_callback_raw(void *buf, size_t cap)
 	return recv(cb_fd, buf, cap, 0);
 }
 
+/*
+ * Take the next call at the client's NLM as a version 1/3 GRANTED and
+ * answer it with an nlm_res of status `st' (its cookie echoed); its
+ * version in *vers.  Its procedure, -1 when none came.
+ */
+int
+ts_callback_answer_v1(nlm_stats st, uint32_t *vers)
+{
+	uint8_t buf[4096], out[1024];
+	struct sockaddr_storage from;
+	socklen_t fl = sizeof(from);
+	struct pollfd p = { cb_fd, POLLIN, 0 };
+	struct rpc_msg m, rep;
+	nlm_testargs a;
+	nlm_res res;
+	ssize_t n;
+	XDR x;
+	bool ok;
+
+	if (poll(&p, 1, TS_WAIT_MS) != 1 || (n = recvfrom(cb_fd, buf,
+	    sizeof(buf), 0, (struct sockaddr *)&from, &fl)) <= 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	memset(&a, 0, sizeof(a));
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	ok = xdr_callmsg(&x, &m) && xdr_nlm_testargs(&x, &a);
+	xdr_destroy(&x);
+	if (!ok) {
+		xdr_free(XDRPROC(xdr_nlm_testargs), (char *)&a);
+		return -1;
+	}
+	*vers = m.rm_call.cb_vers;
+	memset(&res, 0, sizeof(res));
+	res.cookie = a.cookie;
+	res.stat.stat = st;
+	ts_accepted(&rep, m.rm_xid, XDRPROC(xdr_nlm_res), &res);
+	xdrmem_create(&x, (char *)out, sizeof(out), XDR_ENCODE);
+	if (xdr_replymsg(&x, &rep))
+		(void)sendto(cb_fd, out, xdr_getpos(&x), 0,
+		    (struct sockaddr *)&from, fl);
+	xdr_destroy(&x);
+	xdr_free(XDRPROC(xdr_nlm_testargs), (char *)&a);
+	return (int)m.rm_call.cb_proc;
+}
+
 /* No more calls waiting at the client's NLM? */
 bool
 ts_no_callback(void)

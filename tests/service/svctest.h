@@ -162,6 +162,12 @@ int		 ts_callback_ack(void);
  * and procedure): its bytes in buf, their number; -1 when none came.
  */
 ssize_t		 ts_callback_raw(void *buf, size_t cap);
+/*
+ * Take the next call at the client's NLM as a version 1/3 GRANTED and
+ * answer it with an nlm_res of status st (its cookie echoed); its
+ * version in *vers.  Its procedure, -1 when none came.
+ */
+int		 ts_callback_answer_v1(nlm_stats st, uint32_t *vers);
 bool		 ts_no_callback(void);
 uint16_t	 ts_cb_port(void);
 /*

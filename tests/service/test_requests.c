@@ -331,6 +331,105 @@ test_fbig_changes_nothing(void)
 	ts_stop();
 }
 
+/* A blocking v3 LOCK (exclusive, svid 1, [0, 1) of fh); its status. */
+static int
+t_v3_block(const char *name, const char *fh)
+{
+	nlm_lockargs la;
+	nlm_res r;
+	int st = -1;
+
+	memset(&la, 0, sizeof(la));
+	la.cookie.nlm_netobj_len = sizeof(t_cookie);
+	la.cookie.nlm_netobj_val = t_cookie;
+	la.block = TRUE;
+	la.exclusive = TRUE;
+	la.state = 3;
+	t_lock1(&la.alock, name, 1, fh, 0, 1);
+	memset(&r, 0, sizeof(r));
+	if (t_call(NLM_VERSX, NLMPROC_LOCK, XDRPROC(xdr_nlm_lockargs), &la,
+	    XDRPROC(xdr_nlm_res), &r) == 0)
+		st = (int)r.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm_res), (char *)&r);
+	return st;
+}
+
+/*
+ * callbacks = sync with a version 3 client: the GRANTED call is version
+ * 3, and the client's nlm_res reply ends it as a version 4 one does --
+ * nlm_granted confirms the grant (nothing more is called back),
+ * nlm_denied undoes it.  Only version 4 replies were tried: one dropped
+ * left a version 3 grant unconfirmed and called back for ever.
+ */
+static void
+test_v3_sync_granted(void)
+{
+	const struct nlm_counters *c;
+	const struct lk_table *t;
+	struct lk_counts ct;
+	uint32_t vers = 0;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_SYNC, 0);
+	c = nlm_get_counters();
+	t = nlm_get_table();
+	CU_ASSERT_EQUAL(t_v1_call(NLM_VERSX, NLMPROC_LOCK, "hostA", "f", 0),
+	    nlm_granted);
+	CU_ASSERT_EQUAL(t_v3_block("hostB", "f"), nlm_blocked);
+	CU_ASSERT_EQUAL(t_v1_call(NLM_VERSX, NLMPROC_UNLOCK, "hostA", "f", 0),
+	    nlm_granted);
+	CU_ASSERT_EQUAL(ts_callback_answer_v1(nlm_granted, &vers),
+	    NLMPROC_GRANTED);
+	CU_ASSERT_EQUAL(vers, NLM_VERSX);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->cb_acked, 1);
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_pending, 0);
+	CU_ASSERT_EQUAL(ct.ct_locks, 1);
+	ts_advance(20000);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	/* hostC waits for hostB's lock, and refuses it once granted. */
+	CU_ASSERT_EQUAL(t_v3_block("hostC", "f"), nlm_blocked);
+	CU_ASSERT_EQUAL(t_v1_call(NLM_VERSX, NLMPROC_UNLOCK, "hostB", "f", 0),
+	    nlm_granted);
+	CU_ASSERT_EQUAL(ts_callback_answer_v1(nlm_denied, &vers),
+	    NLMPROC_GRANTED);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->cb_refused, 1);
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_pending, 0);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	CU_ASSERT_EQUAL(t_v4_test("hostD", 4, "f", 0, 1, NULL), NLM4_GRANTED);
+	ts_stop();
+}
+
+/*
+ * A CANCEL from a host never seen: DENIED (it waits for nothing), and no
+ * host is made for it.  Nothing sent one: the service takes the host it
+ * looks up for granted once nlm_begin() says the request is good.
+ */
+static void
+test_cancel_unknown_host(void)
+{
+	if (ts_skip())
+		return;
+	t_begin();
+	CU_ASSERT_EQUAL(t_v4_cancel("hostU", 1, "f", 0, 10), NLM4_DENIED);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
+	/* Still up: a known host's CANCEL of nothing is DENIED too. */
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "f", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_cancel("hostA", 1, "f", 0, 10), NLM4_DENIED);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	ts_stop();
+}
+
 /*
  * UNLOCK and CANCEL with a range past the last byte: FBIG, whether the
  * host is known or not (not GRANTED/DENIED for one and FBIG for the
@@ -826,7 +925,11 @@ ts_register_requests(void)
 	    CU_add_test(s, "v3 GRANTED_MSG echoes the range, GRANTED_RES confirms",
 	    test_v3_granted_res) == NULL ||
 	    CU_add_test(s, "v1/v3 LOCK: a reclaim outside grace",
-	    test_v1_reclaim) == NULL)
+	    test_v1_reclaim) == NULL ||
+	    CU_add_test(s, "v3 synchronous GRANTED: the reply confirms or "
+	    "refuses", test_v3_sync_granted) == NULL ||
+	    CU_add_test(s, "CANCEL from an unknown host: DENIED",
+	    test_cancel_unknown_host) == NULL)
 		return -1;
 	return 0;
 }
