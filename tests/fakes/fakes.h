@@ -37,6 +37,8 @@ size_t		 fake_store_uncommitted(void);
 void		 fake_store_defer(bool on);
 /* Commit everything sealed now (writes the store's eventfd). */
 void		 fake_store_complete(void);
+/* Commit the oldest sealed turn only, as a committer's run may. */
+void		 fake_store_complete_one(void);
 /* Committed lock / share records, hosts. */
 size_t		 fake_store_nlocks(void);
 size_t		 fake_store_nshares(void);

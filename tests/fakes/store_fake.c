@@ -5,7 +5,9 @@
  * record plus "put" or "delete".  store_seal() marks what was staged as
  * sealed and, unless the test deferred commits (fake_store_defer()),
  * commits it at once: applied in order, the committed number raised, the
- * eventfd written -- as the real committer does, only sooner.
+ * eventfd written -- as the real committer does, only sooner.  Deferred,
+ * the sealed turns commit all at once (fake_store_complete()) or one at a
+ * time (fake_store_complete_one()), as the committer's runs may.
  * Keys are those of the real store: locks (host, svid, oh, fh, start),
  * shares (host, oh, fh), hosts by id.
  */
@@ -44,6 +46,8 @@ struct store {
 	struct fk_staged *staged;	/* sealed ones first */
 	size_t		 nstaged, capstaged;
 	size_t		 nsealed;	/* staged[0..nsealed) are sealed */
+	size_t		*ends;		/* per sealed turn not committed: */
+	size_t		 nends, capends; /* its staged[0..end) */
 	uint64_t	 seq_sealed, seq_committed;
 	enum store_status cerr;		/* latched commit failure */
 	bool		 defer;
@@ -70,6 +74,7 @@ fake_store_reset(void)
 	free(fk.recs);
 	free(fk.hosts);
 	free(fk.staged);
+	free(fk.ends);
 	memset(&fk, 0, sizeof(fk));
 	fk.efd = efd;
 }
@@ -421,35 +426,64 @@ fk_notify(void)
 		return;
 }
 
-/* Commit everything sealed (or latch the failure a test asked for). */
-void
-fake_store_complete(void)
+/* Latch the failure a test asked for, if it did (true). */
+static bool
+fk_fail(void)
+{
+	if (!fk.fail_commit)
+		return false;
+	fk.fail_commit = false;
+	fk.cerr = STORE_IO;
+	fk_notify();
+	return true;
+}
+
+/* Commit the first n operations sealed: the turns through `seq'. */
+static void
+fk_commit(size_t n, uint64_t seq)
 {
 	size_t i;
 
-	if (fk.nsealed == 0 || fk.cerr != STORE_OK)
-		return;
-	if (fk.fail_commit) {
-		fk.fail_commit = false;
-		fk.cerr = STORE_IO;
-		fk_notify();
-		return;
-	}
-	for (i = 0; i < fk.nsealed; i++) {
+	for (i = 0; i < n; i++) {
 		/* The staged array may have moved since: point inside again. */
 		fk_rec_fix(&fk.staged[i].rec);
 		fk_apply(&fk.staged[i]);
 	}
-	memmove(fk.staged, fk.staged + fk.nsealed,
-	    (fk.nstaged - fk.nsealed) * sizeof(*fk.staged));
-	fk.nstaged -= fk.nsealed;
-	fk.nsealed = 0;
+	memmove(fk.staged, fk.staged + n,
+	    (fk.nstaged - n) * sizeof(*fk.staged));
+	fk.nstaged -= n;
+	fk.nsealed -= n;
 	fk.commits++;
 	if (fk.flush)
 		fk.flushes++;
 	fk.flush = false;
-	fk.seq_committed = fk.seq_sealed;
+	fk.seq_committed = seq;
 	fk_notify();
+}
+
+/* Commit everything sealed (or latch the failure a test asked for). */
+void
+fake_store_complete(void)
+{
+	if (fk.nsealed == 0 || fk.cerr != STORE_OK || fk_fail())
+		return;
+	fk.nends = 0;
+	fk_commit(fk.nsealed, fk.seq_sealed);
+}
+
+/* Commit the oldest sealed turn only (or latch the failure asked for). */
+void
+fake_store_complete_one(void)
+{
+	size_t i, n;
+
+	if (fk.nends == 0 || fk.cerr != STORE_OK || fk_fail())
+		return;
+	n = fk.ends[0];
+	fk.nends--;
+	for (i = 0; i < fk.nends; i++)
+		fk.ends[i] = fk.ends[i + 1] - n;
+	fk_commit(n, fk.seq_committed + 1);
 }
 
 void
@@ -469,6 +503,9 @@ store_seal(struct store *st, uint64_t *seqp)
 	if (fk.nstaged > fk.nsealed) {
 		fk.nsealed = fk.nstaged;
 		fk.seq_sealed++;
+		fk.ends = fk_grow(fk.ends, fk.nends, &fk.capends,
+		    sizeof(*fk.ends));
+		fk.ends[fk.nends++] = fk.nsealed;
 	}
 	*seqp = fk.seq_sealed;
 	if (!fk.defer)

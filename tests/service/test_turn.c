@@ -414,6 +414,62 @@ test_reply_waits(void)
 }
 
 /*
+ * Commits complete turn by turn, as the committer's runs may end between
+ * two turns: a reply waits for its own turn's commit, not for any.  Two
+ * LOCKs decided in two turns, over UDP, and the second asked again in a
+ * third (answered GRANTED from the table, nothing staged: it waits for
+ * the last turn sealed); the first turn's commit lets out the first
+ * reply only.  Found by mutation: replies released one commit ahead
+ * (ur_seq <= committed + 1 in onc_srv_release()) went unnoticed, as
+ * every test completed all sealed turns at once.
+ */
+static void
+test_reply_waits_own_turn(void)
+{
+	nlm4_lockargs a, b;
+	nlm4_res r;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	fake_store_defer(true);
+	t_lockargs(&a, "hostW", 1, "ownW", "fw", 0, 10, true, false);
+	t_lockargs(&b, "hostW", 2, "ownV", "fv", 0, 10, true, false);
+	t_expect_add(ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a),
+	    &a);
+	ts_pump();
+	t_expect_add(ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &b),
+	    &b);
+	ts_pump();
+	t_expect_add(ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &b),
+	    &b);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_reply(-1, false, &r), -1);
+	fake_store_complete_one();
+	ts_pump();
+	CU_ASSERT(fake_store_uncommitted() > 0);
+	CU_ASSERT(t_committed(1, "ownW", 4, "fw", 2, 0, 10, true));
+	CU_ASSERT(!t_committed(2, "ownV", 4, "fv", 2, 0, 10, true));
+	CU_ASSERT_EQUAL(ts_reply(-1, false, &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(ts_reply(-1, false, &r), -1);
+	CU_ASSERT_EQUAL(t_checked, 1);
+	fake_store_complete();
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_reply(-1, false, &r), 0);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(ts_reply(-1, false, &r), 0);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(t_checked, 3);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	fake_store_defer(false);
+	free(a.cookie.nlm_netobj_val);
+	free(b.cookie.nlm_netobj_val);
+	ts_stop();
+}
+
+/*
  * What nlmd logs from now (stderr) goes to a file until t_log_end().
  * Meanwhile the rate limiters' clock moves a whole window at every line,
  * so that no line a test looks for is dropped for the lines earlier tests
@@ -1094,6 +1150,62 @@ test_tcp_reply(void)
 	CU_ASSERT_EQUAL(t_bad, 0);
 	close(fd);
 	free(a.cookie.nlm_netobj_val);
+	ts_stop();
+}
+
+/*
+ * The same over one TCP connection: its second LOCK's reply, queued
+ * behind the first's, waits for the second turn's commit when the first
+ * turn's completes alone.  Found by mutation: a connection's replies
+ * released one commit ahead (rm_seq <= committed + 1) went unnoticed.
+ */
+static void
+test_tcp_reply_waits_own_turn(void)
+{
+	nlm4_lockargs a, b;
+	uint8_t rec[1024];
+	size_t rlen;
+	nlm4_res r;
+	int fd;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	fake_store_defer(true);
+	fd = ts_tcp_connect();
+	ts_turn();				/* accepted */
+	t_lockargs(&a, "hostD", 1, "ownD", "ta", 0, 1, true, false);
+	t_lockargs(&b, "hostD", 2, "ownE", "tb", 0, 1, true, false);
+	rlen = 0;
+	t_expect_add(ts_tcp_record(rec, sizeof(rec), &rlen, NLMPROC4_LOCK,
+	    XDRPROC(xdr_nlm4_lockargs), &a), &a);
+	CU_ASSERT_FATAL(write(fd, rec, rlen) == (ssize_t)rlen);
+	ts_pump();
+	rlen = 0;
+	t_expect_add(ts_tcp_record(rec, sizeof(rec), &rlen, NLMPROC4_LOCK,
+	    XDRPROC(xdr_nlm4_lockargs), &b), &b);
+	CU_ASSERT_FATAL(write(fd, rec, rlen) == (ssize_t)rlen);
+	ts_pump();
+	CU_ASSERT_EQUAL(t_checked, 0);
+	fake_store_complete_one();
+	ts_pump();
+	CU_ASSERT(fake_store_uncommitted() > 0);
+	CU_ASSERT(!t_committed(2, "ownE", 4, "tb", 2, 0, 1, true));
+	CU_ASSERT_EQUAL(ts_reply(fd, true, &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(t_checked, 1);
+	fake_store_complete();
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_reply(fd, true, &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(t_checked, 2);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	fake_store_defer(false);
+	close(fd);
+	free(a.cookie.nlm_netobj_val);
+	free(b.cookie.nlm_netobj_val);
 	ts_stop();
 }
 
@@ -4304,6 +4416,8 @@ ts_register_turn(void)
 	    test_commit_stall) == NULL ||
 	    CU_add_test(s, "a reply waits for its commit",
 	    test_reply_waits) == NULL ||
+	    CU_add_test(s, "a reply waits for its own turn's commit",
+	    test_reply_waits_own_turn) == NULL ||
 	    CU_add_test(s, "LOCK reply after its commit; new host flushed",
 	    test_lock_reply) == NULL ||
 	    CU_add_test(s, "callback copies held for a commit are no port "
@@ -4341,6 +4455,8 @@ ts_register_turn(void)
 	    NULL ||
 	    CU_add_test(s, "TCP reply after the commit", test_tcp_reply) ==
 	    NULL ||
+	    CU_add_test(s, "TCP reply after its own turn's commit",
+	    test_tcp_reply_waits_own_turn) == NULL ||
 	    CU_add_test(s, "a pipelining connection: 16 calls a turn",
 	    test_tcp_turn_share) == NULL ||
 	    CU_add_test(s, "a turn that changed enough takes no more",
