@@ -3567,6 +3567,41 @@ test_tokens_restart(void)
 
 
 /*
+ * Host ids are not given out twice, restarts included: a host that went
+ * away (its SM_NOTIFY released its lock and its record) leaves its id
+ * behind, and a new host after a restart gets one above it, from the
+ * stored next host id -- not from the highest id of the hosts stored.
+ * Found by mutation: nothing noticed the next host id not being staged.
+ */
+static void
+test_host_ids_restart(void)
+{
+	struct store_host sh;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "ia", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 1, "ownB", "ib", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT(fake_store_has_lock(1, 1, "ownA", 4, "ia", 2, 0, 10, true));
+	CU_ASSERT(fake_store_has_lock(2, 1, "ownB", 4, "ib", 2, 0, 10, true));
+	CU_ASSERT_EQUAL(ts_notified("hostB", 3), 1);
+	CU_ASSERT(!fake_store_host(2, &sh));
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	ts_stop();
+	ts_start(NLM_CB_MSG, 0);
+	fake_send_hook(st_check);
+	CU_ASSERT_EQUAL(t_lock("hostC", 1, "ownC", "ic", 0, 10, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT(!fake_store_has_lock(2, 1, "ownC", 4, "ic", 2, 0, 10, true));
+	CU_ASSERT(fake_store_has_lock(3, 1, "ownC", 4, "ic", 2, 0, 10, true));
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
+/*
  * Two stored locks on one file that conflict: lock A of host 1 (svid 1,
  * [0, 10), exclusive, epoch ea) and lock B of host hb (svid 2, [5, 10),
  * exclusive, epoch eb); the store's epoch is 2.  Starts the service:
@@ -4548,6 +4583,8 @@ ts_register_turn(void)
 	    test_release_count) == NULL ||
 	    CU_add_test(s, "tokens increase across a restart",
 	    test_tokens_restart) == NULL ||
+	    CU_add_test(s, "host ids are not given out again after a restart",
+	    test_host_ids_restart) == NULL ||
 	    CU_add_test(s, "stored locks in conflict, of two epochs: one "
 	    "dropped", test_load_clash_made) == NULL ||
 	    CU_add_test(s, "stored locks in conflict, of one epoch: a damaged "
