@@ -514,6 +514,17 @@ test_marks(void)
 	CU_ASSERT_EQUAL(store_put_token(st, 101), STORE_OK);
 	CU_ASSERT_EQUAL(store_put_token(st, 99), STORE_OK);
 	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	/*
+	 * An aborted turn goes back to the marks sealed before it, not to
+	 * those of the open: lower values still stage nothing.
+	 */
+	CU_ASSERT_EQUAL(store_put_token(st, 200), STORE_OK);
+	store_abort(st);
+	CU_ASSERT_EQUAL(store_put_token(st, 60), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_next_host(st, 3), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_epoch(st, 2), STORE_OK);
+	CU_ASSERT(!store_pending(st));
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
 	reopen(STORE_SYNC);
 	store_info(st, &si);
 	CU_ASSERT_EQUAL(si.si_token, 101);
