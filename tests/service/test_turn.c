@@ -3108,6 +3108,41 @@ test_token_ahead(void)
 }
 
 /*
+ * The token high-water mark is in the commit of the turn that issued
+ * the token, not in a later one: when that commit alone completes, the
+ * GRANTED leaves, and a restart right then must issue above its token.
+ * Found by mutation: staging the marks after the turn's seal (into a
+ * commit of their own) was only noticed by tests of other things.
+ */
+static void
+test_token_mark_same_turn(void)
+{
+	nlm4_lockargs a;
+	nlm4_res r;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	fake_store_defer(true);
+	t_lockargs(&a, "hostK", 1, "ownK", "fk", 0, 10, true, false);
+	t_expect_add(ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a),
+	    &a);
+	ts_pump();
+	fake_store_complete_one();
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_reply(-1, false, &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT(fake_store_max_token() > 0);
+	CU_ASSERT(fake_store_token() > fake_store_max_token());
+	CU_ASSERT_EQUAL(t_bad, 0);
+	fake_store_complete();
+	fake_store_defer(false);
+	free(a.cookie.nlm_netobj_val);
+	ts_stop();
+}
+
+/*
  * Grace through the service: a stored lock comes back reclaimable; a
  * conflicting new LOCK is told to wait, a non-conflicting one is granted
  * at once, TEST names the reclaimable holder, the owner's reclaim is
@@ -4553,6 +4588,8 @@ ts_register_turn(void)
 	    test_commit_failure) == NULL ||
 	    CU_add_test(s, "the token mark stored ahead, once",
 	    test_token_ahead) == NULL ||
+	    CU_add_test(s, "the token mark is in the grant's own commit",
+	    test_token_mark_same_turn) == NULL ||
 	    CU_add_test(s, "grace: reclaim, conflict, early end",
 	    test_grace) == NULL ||
 	    CU_add_test(s, "grace: deadline drops the rest",
