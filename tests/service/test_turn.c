@@ -895,6 +895,24 @@ t_lock_msg(void)
 }
 
 /*
+ * t_lock_msg(), then take its LOCK_RES without answering it: its status,
+ * or -1 when what came was no LOCK_RES.
+ */
+static int
+t_lock_msg_res(void)
+{
+	nlm4_res r;
+	int st = -1;
+
+	t_lock_msg();
+	if (ts_callback(NULL, &r) == NLMPROC4_LOCK_RES) {
+		st = (int)r.stat.stat;
+		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	}
+	return st;
+}
+
+/*
  * A _RES look-up that finds no port is remembered (nlm_out.c, BOUNDS)
  * also when an earlier look-up had found one: the client's NLM went
  * away after its cached port expired.  The next _MSG from that address
@@ -906,14 +924,11 @@ static void
 test_res_negative_after_port(void)
 {
 	const struct nlm_counters *ct;
-	nlm4_res r;
 
 	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
-	t_lock_msg();
-	CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
-	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(t_lock_msg_res(), NLM4_GRANTED);
 	ct = nlm_get_counters();
 	CU_ASSERT_EQUAL(ct->rpcb_lookups, 1);
 	/* The port expires; the client's NLM is gone meanwhile. */
@@ -947,7 +962,6 @@ static void
 test_res_unanswered(void)
 {
 	const struct nlm_counters *ct;
-	nlm4_res r;
 	int i;
 
 	if (ts_skip())
@@ -955,10 +969,7 @@ test_res_unanswered(void)
 	t_begin(NLM_CB_MSG, 0);
 	ct = nlm_get_counters();
 	for (i = 0; i < 5; i++) {
-		t_lock_msg();
-		CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
-		CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
-		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+		CU_ASSERT_EQUAL(t_lock_msg_res(), NLM4_GRANTED);
 		/* Not answered; past the _RES's timeout. */
 		ts_advance(6000);
 		ts_pump();
@@ -981,16 +992,13 @@ static void
 test_res_silent_short(void)
 {
 	const struct nlm_counters *ct;
-	nlm4_res r;
 	int i;
 
 	if (ts_skip())
 		return;
 	t_begin(NLM_CB_MSG, 0);
 	ct = nlm_get_counters();
-	t_lock_msg();
-	CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
-	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(t_lock_msg_res(), NLM4_GRANTED);
 	ts_advance(1000);
 	ts_pump();
 	/* The first is waited for in full. */
@@ -999,9 +1007,7 @@ test_res_silent_short(void)
 	ts_pump();
 	CU_ASSERT_EQUAL(ct->res_inflight, 0);
 	for (i = 0; i < 3; i++) {
-		t_lock_msg();
-		CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
-		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+		CU_ASSERT_EQUAL(t_lock_msg_res(), NLM4_GRANTED);
 		CU_ASSERT_EQUAL(ct->res_inflight, 1);
 		ts_advance(300);
 		ts_pump();
@@ -1014,9 +1020,7 @@ test_res_silent_short(void)
 	CU_ASSERT_EQUAL(ts_callback_ack(), NLMPROC4_LOCK_RES);
 	ts_pump();
 	CU_ASSERT_EQUAL(ct->res_inflight, 0);
-	t_lock_msg();
-	CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
-	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(t_lock_msg_res(), NLM4_GRANTED);
 	ts_advance(1000);
 	ts_pump();
 	CU_ASSERT_EQUAL(ct->res_inflight, 1);
@@ -1033,7 +1037,6 @@ static void
 test_res_answered_then_silent(void)
 {
 	const struct nlm_counters *ct;
-	nlm4_res r;
 	int i;
 
 	if (ts_skip())
@@ -1045,17 +1048,13 @@ test_res_answered_then_silent(void)
 	ts_pump();
 	CU_ASSERT_EQUAL(ct->res_inflight, 0);
 	for (i = 0; i < 3; i++) {
-		t_lock_msg();
-		CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
-		xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+		CU_ASSERT_EQUAL(t_lock_msg_res(), NLM4_GRANTED);
 		ts_advance(6000);
 		ts_pump();
 	}
 	CU_ASSERT_EQUAL(ct->rpcb_lookups, 1);
 	CU_ASSERT_EQUAL(ct->res_failed, 3);
-	t_lock_msg();
-	CU_ASSERT_EQUAL(ts_callback(NULL, &r), NLMPROC4_LOCK_RES);
-	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(t_lock_msg_res(), NLM4_GRANTED);
 	CU_ASSERT_EQUAL(ct->rpcb_lookups, 2);
 	ts_stop();
 }
