@@ -16,6 +16,8 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,15 +70,31 @@ static const char *const durability_names[] = { "sync", "log", "none",
 static const char *const reclaim_names[] = { "conflict", "strict", "off",
 	NULL };
 
-/* bind-address: a numeric IPv4 or IPv6 address (rpc/rpcsrv.c). */
+/*
+ * bind-address: a numeric IPv4 or IPv6 address (rpc/rpcsrv.c); an IPv6
+ * link-local one only with its interface, "fe80::1%eth0" (a name or an
+ * index: whether it exists is found when nlmd listens), as bind() takes
+ * no link-local address without one.
+ */
 static bool
 config_is_addr(const char *v)
 {
+	char a[INET6_ADDRSTRLEN];
 	struct in6_addr a6;
 	struct in_addr a4;
+	const char *pct;
 
-	return inet_pton(AF_INET, v, &a4) == 1 ||
-	    inet_pton(AF_INET6, v, &a6) == 1;
+	if (inet_pton(AF_INET, v, &a4) == 1)
+		return true;
+	if ((pct = strchr(v, '%')) == NULL)
+		return inet_pton(AF_INET6, v, &a6) == 1 &&
+		    !IN6_IS_ADDR_LINKLOCAL(&a6);
+	if ((size_t)(pct - v) >= sizeof(a) || pct[1] == '\0' ||
+	    strlen(pct + 1) >= IF_NAMESIZE || strpbrk(pct + 1, "%/ \t") != NULL)
+		return false;
+	memcpy(a, v, (size_t)(pct - v));
+	a[pct - v] = '\0';
+	return inet_pton(AF_INET6, a, &a6) == 1;
 }
 
 /* metrics-address: ctl/httpmetrics.c's form. */
@@ -131,7 +149,8 @@ config_str_writable(const char *v)
 static const struct config_key config_table[] = {
 	KEY_STR("state-directory", state_dir),
 	KEY_CHECKED("bind-address", bind_addr, config_is_addr,
-	    "not an IPv4 or IPv6 address (no host name)"),
+	    "not an IPv4 or IPv6 address (no host name; a link-local one "
+	    "with its interface: fe80::1%eth0)"),
 	KEY_UINT("nlm-port", nlm_port, 0, 65535),
 	KEY_UINT("nsm-port", nsm_port, 0, 65535),
 	KEY_BOOL("rpcbind", rpcbind),

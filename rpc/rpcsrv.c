@@ -28,7 +28,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,10 +267,34 @@ onc_sock_port(int fd)
 }
 
 /*
- * Fill `ss' for family (wildcard unless `addr' is given); false if `addr'
- * is not a numeric address of that family.
+ * The interface of an IPv6 bind address's "%scope" (a name, or an
+ * interface index in digits); 0 if there is no such interface.
  */
-static bool
+static unsigned
+onc_scope(const char *scope)
+{
+	char name[IF_NAMESIZE], *end;
+	unsigned long v;
+	unsigned ix;
+
+	if ((ix = if_nametoindex(scope)) != 0)
+		return ix;
+	if (scope[0] < '0' || scope[0] > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(scope, &end, 10);
+	if (errno != 0 || *end != '\0' || v == 0 || v > UINT32_MAX ||
+	    if_indextoname((unsigned)v, name) == NULL)
+		return 0;
+	return (unsigned)v;
+}
+
+/*
+ * Fill `ss' for family (wildcard unless `addr' is given): 1; 0 if `addr'
+ * is not a numeric address of that family; -1 if it is an IPv6 address
+ * whose "%scope" names no interface.
+ */
+static int
 onc_make_addr(int family, const char *addr, unsigned port,
     struct sockaddr_storage *ss, socklen_t *sl)
 {
@@ -280,19 +306,32 @@ onc_make_addr(int family, const char *addr, unsigned port,
 		s4->sin_port = htons((uint16_t)port);
 		s4->sin_addr.s_addr = htonl(INADDR_ANY);
 		if (addr != NULL && inet_pton(AF_INET, addr, &s4->sin_addr) != 1)
-			return false;
+			return 0;
 		*sl = sizeof(*s4);
 	} else {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+		char a[INET6_ADDRSTRLEN];
+		const char *pct;
 
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((uint16_t)port);
 		s6->sin6_addr = in6addr_any;
-		if (addr != NULL && inet_pton(AF_INET6, addr, &s6->sin6_addr) != 1)
-			return false;
 		*sl = sizeof(*s6);
+		if (addr == NULL)
+			return 1;
+		/* fe80::1%eth0: a link-local address and its interface */
+		if ((pct = strchr(addr, '%')) == NULL)
+			return inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1;
+		if ((size_t)(pct - addr) >= sizeof(a))
+			return 0;
+		memcpy(a, addr, (size_t)(pct - addr));
+		a[pct - addr] = '\0';
+		if (inet_pton(AF_INET6, a, &s6->sin6_addr) != 1)
+			return 0;
+		if ((s6->sin6_scope_id = onc_scope(pct + 1)) == 0)
+			return -1;
 	}
-	return true;
+	return 1;
 }
 
 /*
@@ -320,15 +359,20 @@ onc_srv_listen_try(struct onc_srv *rs, const char *addr, unsigned port,
 	static const int fams[2] = { AF_INET, AF_INET6 };
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int f, x, opened = 0;
+	int f, x, m, opened = 0;
 	bool chose = port == 0;
 	enum onc_status s;
 	char why[256];
 
 	*inuse = false;
 	for (f = 0; f < 2; f++) {
-		if (!onc_make_addr(fams[f], addr, port, &ss, &sl))
+		if ((m = onc_make_addr(fams[f], addr, port, &ss, &sl)) == 0)
 			continue;	/* the address is of the other family */
+		if (m == -1) {
+			snprintf(err, errlen, "'%s': no interface '%s' on this "
+			    "host", addr, strchr(addr, '%') + 1);
+			return ONC_BADADDR;
+		}
 		for (x = 0; x < 2; x++) {
 			enum onc_xport xp = x == 0 ? ONC_TCP : ONC_UDP;
 
@@ -350,7 +394,8 @@ onc_srv_listen_try(struct onc_srv *rs, const char *addr, unsigned port,
 			if (port == 0) {
 				port = onc_sock_port(
 				    rs->rs_lis[rs->rs_nlis - 1].rl_fd);
-				onc_make_addr(fams[f], addr, port, &ss, &sl);
+				(void)onc_make_addr(fams[f], addr, port, &ss,
+				    &sl);
 			}
 			opened++;
 		}

@@ -408,7 +408,21 @@ test_set_addresses(void)
 	    "ADDRESS:PORT"));
 	CU_ASSERT(set_fails("metrics-address", "::1:9464", "ADDRESS:PORT"));
 	CU_ASSERT(set_ok(&c, "bind-address", "10.0.0.1"));
-	CU_ASSERT(set_ok(&c, "bind-address", "fe80::1"));
+	CU_ASSERT(set_ok(&c, "bind-address", "2001:db8::1"));
+	/* link-local: only with its interface (bind() takes none without) */
+	CU_ASSERT(set_ok(&c, "bind-address", "fe80::1%eth0"));
+	CU_ASSERT_STRING_EQUAL(c.bind_addr, "fe80::1%eth0");
+	CU_ASSERT(set_ok(&c, "bind-address", "fe80::1%2"));
+	CU_ASSERT(set_fails("bind-address", "fe80::1",
+	    "a link-local one with its interface"));
+	CU_ASSERT(set_fails("bind-address", "fe80::1%",
+	    "not an IPv4 or IPv6 address"));
+	CU_ASSERT(set_fails("bind-address", "fe80::1%a%b",
+	    "not an IPv4 or IPv6 address"));
+	CU_ASSERT(set_fails("bind-address", "fe80::1%0123456789abcdef",
+	    "not an IPv4 or IPv6 address"));
+	CU_ASSERT(set_fails("bind-address", "10.0.0.1%eth0",
+	    "not an IPv4 or IPv6 address"));
 	CU_ASSERT(set_fails("bind-address", "server.example.org",
 	    "not an IPv4 or IPv6 address"));
 	CU_ASSERT(set_fails("bind-address", "10.0.0.1:4045",

@@ -476,6 +476,68 @@ test_udp_multicast_answered(void)
 }
 
 /*
+ * bind-address fe80::9%nlmt-a1 (and the same by the interface's index):
+ * a link-local address is bound with its interface and served; an
+ * interface the host lacks is refused by name.  onc_make_addr() passed
+ * the whole string to inet_pton(), which refused it ("not a numeric
+ * address"), and without the scope bind() refuses a link-local address
+ * (EINVAL): nlmd could not listen on one.
+ */
+static void
+test_listen_link_local(void)
+{
+	struct onc_srv_limits lim;
+	char err[256], ix[48];
+	unsigned port;
+	int fd, i, round;
+
+	if (ts_skip())
+		return;
+	if (tl_links_up() == -1) {
+		tests_skip("no veth links (ip link add ... type veth)");
+		return;
+	}
+	memset(&lim, 0, sizeof(lim));
+	lim.max_record = 4096;
+	lim.max_conns = 16;
+	lim.max_conns_per_addr = 16;
+	lim.idle_sec = 600;
+	snprintf(ix, sizeof(ix), "fe80::9%%%u", if_nametoindex("nlmt-a1"));
+	for (round = 0; round < 2; round++) {
+		memset(&tl, 0, sizeof(tl));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tl.loop = ev_loop_new());
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tl.rs = onc_srv_new(tl.loop,
+		    &lim));
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(onc_srv_listen(tl.rs, round == 0 ?
+		    "fe80::9%nlmt-a1" : ix, 0, &port, err, sizeof(err)),
+		    ONC_OK);
+		if (err[0] != '\0')
+			fprintf(stderr, "listen: %s\n", err);
+		CU_ASSERT_EQUAL(tl.rs->rs_nlis, 2);	/* TCP and UDP, v6 */
+		fd = tl_connect_ll("nlmt-a1", port);
+		for (i = 0; i < 5 && tl.rs->rs_stats.conns_open < 1; i++)
+			(void)ev_run_once(tl.loop, 100);
+		CU_ASSERT_EQUAL(tl.rs->rs_stats.conns_open, 1);
+		close(fd);
+		onc_srv_free(tl.rs);
+		ev_loop_free(tl.loop);
+	}
+	memset(&tl, 0, sizeof(tl));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.loop = ev_loop_new());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.rs = onc_srv_new(tl.loop, &lim));
+	CU_ASSERT_EQUAL(onc_srv_listen(tl.rs, "fe80::9%nlmt-none", 0, &port,
+	    err, sizeof(err)), ONC_BADADDR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no interface 'nlmt-none'"));
+	CU_ASSERT_EQUAL(onc_srv_listen(tl.rs, "fe80::9%999999", 0, &port,
+	    err, sizeof(err)), ONC_BADADDR);
+	CU_ASSERT_EQUAL(tl.rs->rs_nlis, 0);
+	onc_srv_free(tl.rs);
+	ev_loop_free(tl.loop);
+	tl_links_down();
+}
+
+/*
  * Listening on port 0: the kernel picks a free TCP port and the UDP
  * sockets take the same number, which a UDP socket may hold already (the
  * daemon's own outgoing ones, or any process's).  Until 2026-12-06 the
@@ -660,7 +722,9 @@ ts_register_listen(void)
 	    CU_add_test(s, "link-local peers on two links: a connection "
 	    "budget each", test_conns_per_addr_link_local) == NULL ||
 	    CU_add_test(s, "a call to an IPv6 multicast group is answered "
-	    "from a unicast address", test_udp_multicast_answered) == NULL)
+	    "from a unicast address", test_udp_multicast_answered) == NULL ||
+	    CU_add_test(s, "a link-local bind address with its interface",
+	    test_listen_link_local) == NULL)
 		return -1;
 	return 0;
 }
