@@ -608,8 +608,11 @@ setup_network(struct nlmd *d)
 	 * from the command line, is not in the file the message sent the
 	 * operator to.
 	 */
-	if (onc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nlm_port,
-	    &d->nlm_port, err, sizeof(err)) != ONC_OK)
+	if ((s = onc_srv_listen(d->srv, d->conf.bind_addr, d->conf.nlm_port,
+	    &d->nlm_port, err, sizeof(err))) == ONC_BADADDR)
+		fatalx("bind-address %s: %s", config_where(&d->conf,
+		    "bind-address", where, sizeof(where)), err);
+	if (s != ONC_OK)
 		fatalx("NLM listener: %s (port %u, nlm-port %s: choose another "
 		    "with nlm-port in %s or --nlm-port)", err, d->conf.nlm_port,
 		    config_where(&d->conf, "nlm-port", where, sizeof(where)),
@@ -1166,8 +1169,10 @@ main(int argc, char **argv)
 	 */
 	before_sleep(d.loop, &d);
 	log_info("nlmd ready: NLM (100021 v1,3,4) on port %u, NSM (100024 v1) "
-	    "on port %u, udp+tcp%s, state %s, durability %s, epoch %llu, "
+	    "on port %u, udp+tcp%s%s, state %s, durability %s, epoch %llu, "
 	    "NSM state %d%s", d.nlm_port, d.nsm_port,
+	    d.conf.bind_addr[0] != '\0' ? ", on " : "",
+	    d.conf.bind_addr[0] != '\0' ? d.conf.bind_addr :
 	    onc_srv_has_family(d.srv, AF_INET6) ? ", IPv4+IPv6" : ", IPv4",
 	    d.conf.state_dir, durability_name(d.conf.durability),
 	    (unsigned long long)d.epoch, nsm_state(),
