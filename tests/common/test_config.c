@@ -394,7 +394,10 @@ load_fails(const char *text, const char *want1, const char *want2)
 static void
 test_set_addresses(void)
 {
+	static const char *const bad_scopes[] = { "fe80::1%", "fe80::1%a%b",
+	    "fe80::1%0123456789abcdef", "10.0.0.1%eth0" };
 	struct config c;
+	size_t i;
 
 	config_defaults(&c);
 	CU_ASSERT(set_ok(&c, "metrics-address", "127.0.0.1:9464"));
@@ -415,14 +418,9 @@ test_set_addresses(void)
 	CU_ASSERT(set_ok(&c, "bind-address", "fe80::1%2"));
 	CU_ASSERT(set_fails("bind-address", "fe80::1",
 	    "a link-local one with its interface"));
-	CU_ASSERT(set_fails("bind-address", "fe80::1%",
-	    "not an IPv4 or IPv6 address"));
-	CU_ASSERT(set_fails("bind-address", "fe80::1%a%b",
-	    "not an IPv4 or IPv6 address"));
-	CU_ASSERT(set_fails("bind-address", "fe80::1%0123456789abcdef",
-	    "not an IPv4 or IPv6 address"));
-	CU_ASSERT(set_fails("bind-address", "10.0.0.1%eth0",
-	    "not an IPv4 or IPv6 address"));
+	for (i = 0; i < sizeof(bad_scopes) / sizeof(bad_scopes[0]); i++)
+		CU_ASSERT(set_fails("bind-address", bad_scopes[i],
+		    "not an IPv4 or IPv6 address"));
 	CU_ASSERT(set_fails("bind-address", "server.example.org",
 	    "not an IPv4 or IPv6 address"));
 	CU_ASSERT(set_fails("bind-address", "10.0.0.1:4045",

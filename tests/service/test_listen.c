@@ -486,7 +486,6 @@ test_udp_multicast_answered(void)
 static void
 test_listen_link_local(void)
 {
-	struct onc_srv_limits lim;
 	char err[256], ix[48];
 	unsigned port;
 	int fd, i, round;
@@ -497,17 +496,9 @@ test_listen_link_local(void)
 		tests_skip("no veth links (ip link add ... type veth)");
 		return;
 	}
-	memset(&lim, 0, sizeof(lim));
-	lim.max_record = 4096;
-	lim.max_conns = 16;
-	lim.max_conns_per_addr = 16;
-	lim.idle_sec = 600;
 	snprintf(ix, sizeof(ix), "fe80::9%%%u", if_nametoindex("nlmt-a1"));
 	for (round = 0; round < 2; round++) {
-		memset(&tl, 0, sizeof(tl));
-		CU_ASSERT_PTR_NOT_NULL_FATAL(tl.loop = ev_loop_new());
-		CU_ASSERT_PTR_NOT_NULL_FATAL(tl.rs = onc_srv_new(tl.loop,
-		    &lim));
+		tl_new();
 		err[0] = '\0';
 		CU_ASSERT_EQUAL(onc_srv_listen(tl.rs, round == 0 ?
 		    "fe80::9%nlmt-a1" : ix, 0, &port, err, sizeof(err)),
@@ -523,9 +514,7 @@ test_listen_link_local(void)
 		onc_srv_free(tl.rs);
 		ev_loop_free(tl.loop);
 	}
-	memset(&tl, 0, sizeof(tl));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.loop = ev_loop_new());
-	CU_ASSERT_PTR_NOT_NULL_FATAL(tl.rs = onc_srv_new(tl.loop, &lim));
+	tl_new();
 	CU_ASSERT_EQUAL(onc_srv_listen(tl.rs, "fe80::9%nlmt-none", 0, &port,
 	    err, sizeof(err)), ONC_BADADDR);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no interface 'nlmt-none'"));
