@@ -1123,6 +1123,107 @@ test_reply_before_send(void)
 	ts_stop();
 }
 
+static void
+t_match_cb(void *arg, enum onc_out_status st, XDR *res)
+{
+	(void)res;
+	*(int *)arg = (int)st;
+}
+
+/* A reply to xid, accepted with `stat' (no results), into buf. */
+static size_t
+t_reply_enc(uint8_t *buf, size_t cap, uint32_t xid, enum accept_stat stat)
+{
+	struct rpc_msg rep;
+	size_t len = 0;
+	XDR x;
+
+	ts_accepted(&rep, xid, XDRPROC(xdr_void), NULL);
+	rep.acpted_rply.ar_stat = stat;
+	xdrmem_create(&x, (char *)buf, (u_int)cap, XDR_ENCODE);
+	if (xdr_replymsg(&x, &rep))
+		len = xdr_getpos(&x);
+	xdr_destroy(&x);
+	CU_ASSERT_FATAL(len > 0);
+	return len;
+}
+
+/*
+ * A reply completes the outgoing call whose xid it carries, and only if
+ * it comes from the address called (rpcout.c: a stray or spoofed
+ * datagram cannot complete someone else's call -- acknowledge a GRANTED,
+ * give a port): not one from another address or another port, nor one
+ * whose xid only shares the call's hash bucket.  An accepted reply that
+ * is an RPC-level error (PROC_UNAVAIL) completes it ONC_OUT_REFUSED, not
+ * OK with results to decode.  No test failed when rpcout.c ignored the
+ * source address, matched the first call of the xid's bucket, or took
+ * any accepted reply for success (mutation testing, 2026-12-07).
+ */
+static void
+test_reply_matched(void)
+{
+	struct sockaddr_storage dst, other;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&dst;
+	struct sockaddr_in *o4 = (struct sockaddr_in *)&other;
+	struct onc_out_req rq;
+	uint8_t buf[128];
+	uint32_t xid, xid2;
+	size_t len;
+	int st = -1, st2 = -1;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	memset(&dst, 0, sizeof(dst));
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(ts_cb_port());
+	inet_pton(AF_INET, "127.0.0.1", &s4->sin_addr);
+	memset(&rq, 0, sizeof(rq));
+	rq.cr_dst = (struct sockaddr *)&dst;
+	rq.cr_dstlen = sizeof(*s4);
+	rq.cr_prog = NLM_PROG;
+	rq.cr_vers = NLM4_VERS;
+	rq.cr_proc = 0;	/* NULL */
+	rq.cr_xargs = XDRPROC(xdr_void);
+	rq.cr_timeout_ms = 1000;
+	rq.cr_tries = 1;
+	rq.cr_cb = t_match_cb;
+	rq.cr_arg = &st;
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(ts_clnt(), &rq, &xid), ONC_OK);
+	onc_out_seal(ts_clnt(), UINT64_MAX);
+	onc_out_release(ts_clnt(), UINT64_MAX);
+	CU_ASSERT_FATAL(onc_out_sent(ts_clnt(), xid));
+	len = t_reply_enc(buf, sizeof(buf), xid, SUCCESS);
+	/* The right xid from another address, then another port. */
+	other = dst;
+	inet_pton(AF_INET, "127.0.0.2", &o4->sin_addr);
+	onc_out_input(ts_clnt(), &other, buf, len);
+	CU_ASSERT_EQUAL(st, -1);
+	other = dst;
+	o4->sin_port = htons((uint16_t)(ts_cb_port() + 1));
+	onc_out_input(ts_clnt(), &other, buf, len);
+	CU_ASSERT_EQUAL(st, -1);
+	/* From the address called, an xid of the same bucket (any size). */
+	len = t_reply_enc(buf, sizeof(buf), xid ^ 0x80000000u, SUCCESS);
+	onc_out_input(ts_clnt(), &dst, buf, len);
+	CU_ASSERT_EQUAL(st, -1);
+	CU_ASSERT(onc_out_sent(ts_clnt(), xid));
+	/* Its own xid, an RPC-level error: refused. */
+	len = t_reply_enc(buf, sizeof(buf), xid, PROC_UNAVAIL);
+	onc_out_input(ts_clnt(), &dst, buf, len);
+	CU_ASSERT_EQUAL(st, ONC_OUT_REFUSED);
+	CU_ASSERT(!onc_out_sent(ts_clnt(), xid));
+	/* And a second call's SUCCESS from its address: OK. */
+	rq.cr_arg = &st2;
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(ts_clnt(), &rq, &xid2), ONC_OK);
+	onc_out_seal(ts_clnt(), UINT64_MAX);
+	onc_out_release(ts_clnt(), UINT64_MAX);
+	len = t_reply_enc(buf, sizeof(buf), xid2, SUCCESS);
+	onc_out_input(ts_clnt(), &dst, buf, len);
+	CU_ASSERT_EQUAL(st2, ONC_OUT_OK);
+	ts_stop();
+}
+
 /* A TCP reply: no byte of it before the commit. */
 static void
 test_tcp_reply(void)
@@ -4519,6 +4620,8 @@ ts_register_turn(void)
 	    NULL ||
 	    CU_add_test(s, "a reply to a call not yet sent is ignored",
 	    test_reply_before_send) == NULL ||
+	    CU_add_test(s, "a reply from another address or to another "
+	    "xid completes no call", test_reply_matched) == NULL ||
 	    CU_add_test(s, "a refused grant leaves the earlier lock",
 	    test_refusal_keeps_earlier_lock) ==
 	    NULL ||
