@@ -48,6 +48,7 @@ static struct {
 	uint32_t	 xid;
 	uint64_t	 ms;		/* tt_now() moves on */
 	int		 fill;		/* ev_turn_full() at each call */
+	struct onc_call	 last;		/* the last call answered */
 } tt;
 
 /* max_held for the next tt_start() (0: the default). */
@@ -62,8 +63,8 @@ tt_now(void)
 static void
 tt_answer(struct svc_req *rq, SVCXPRT *xp)
 {
-	(void)rq;
 	tt.calls++;
+	tt.last = *onc_srv_call(rq);
 	if (tt.fill)
 		ev_turn_full(tt.loop);
 	(void)svc_sendreply(xp, XDRPROC(xdr_void), NULL);
@@ -1197,6 +1198,215 @@ test_record_limit_fragments(void)
 }
 
 /*
+ * A record of exactly max_record bytes in one fragment is served: the
+ * input buffer holds a whole fragment and its mark, max_record + 4
+ * bytes.  One byte over, in one fragment, is refused (counted oversize,
+ * the connection reset).  No test failed when the input buffer was
+ * bounded by max_record alone (mutation testing, 2026-12-07): such a
+ * record then filled it and the connection was reset, the call lost.
+ */
+static void
+test_record_limit_one_fragment(void)
+{
+	static uint8_t rec[4 + 4096 + 1], acc[4096];
+	size_t acclen = 0, len, sent;
+	unsigned got = 0;
+	uint32_t m;
+	ssize_t w;
+	int fd, i;
+
+	tt_start(0, 0);
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_lim.max_record, 4096);
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	for (len = 4096; len <= 4097; len++) {
+		memset(rec, 0, sizeof(rec));
+		m = htonl(0x80000000u | (uint32_t)len);
+		memcpy(rec, &m, 4);
+		(void)tt_body(rec + 4);		/* the padding is ignored */
+		for (i = 0, sent = 0; i < 200 && sent < 4 + len; i++) {
+			if ((w = send(fd, rec + sent, 4 + len - sent,
+			    MSG_DONTWAIT | MSG_NOSIGNAL)) > 0)
+				sent += (size_t)w;
+			(void)ev_run_once(tt.loop, 0);
+			got += tt_replies(fd, acc, sizeof(acc), &acclen);
+		}
+		for (i = 0; i < 5; i++) {
+			(void)ev_run_once(tt.loop, 0);
+			got += tt_replies(fd, acc, sizeof(acc), &acclen);
+		}
+		if (len == 4096) {
+			CU_ASSERT_EQUAL(tt.calls, 1);
+			CU_ASSERT_EQUAL(got, 1);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(tt.rs->rs_conns);
+		}
+	}
+	CU_ASSERT_EQUAL(tt.calls, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.oversize, 1);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+	close(fd);
+	tt_stop();
+}
+
+/*
+ * max_outq bounds the reply bytes a connection has not sent, not those
+ * it sent and has yet to move out of its buffer.  Commits one turn
+ * behind, max_outq 128, replies of 28 bytes: one call, then three, then
+ * one.  When the third turn's reply is queued, the first has been sent
+ * but is still at the buffer's start (the unsent part behind it is
+ * larger): 140 bytes in the buffer, 112 unsent.  The connection stays
+ * and every call is answered.  No test failed when onc_conn_append()
+ * counted the sent bytes too (mutation testing, 2026-12-07): it was
+ * reset.
+ */
+static void
+test_outq_counts_unsent(void)
+{
+	static uint8_t acc[4096];
+	size_t acclen = 0;
+	unsigned got = 0, n[3] = { 1, 3, 1 };
+	int fd, i;
+
+	tt_max_held = 1 << 20;
+	tt_start(128, 1);
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	for (i = 0; i < 3; i++) {
+		tt_send_calls(fd, n[i]);
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	for (i = 0; i < 5; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(tt.calls, 5);
+	CU_ASSERT_EQUAL(got, 5);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_slow, 0);
+	CU_ASSERT_PTR_NOT_NULL(tt.rs->rs_conns);
+	close(fd);
+	tt_stop();
+}
+
+/*
+ * A call on a TCP connection carries the connection's addresses: the
+ * peer's as its caller, ours (getsockname()) as the address it was sent
+ * to -- what nlm_svc.c records for the host and sends its callbacks
+ * from.  No test failed when srv_tcp.c left the local address out
+ * (mutation testing, 2026-12-07).
+ */
+static void
+test_tcp_call_addrs(void)
+{
+	struct sockaddr_in me;
+	const struct sockaddr_in *p, *l;
+	socklen_t sl = sizeof(me);
+	uint8_t buf[64];
+	int fd, i;
+
+	tt_start_tcp(0, 0);
+	fd = tt_connect_tcp(65536);
+	CU_ASSERT_FATAL(getsockname(fd, (struct sockaddr *)&me, &sl) == 0);
+	CU_ASSERT_FATAL(write(fd, buf, tt_call(buf)) == 44);
+	for (i = 0; i < 10 && tt.calls == 0; i++)
+		(void)ev_run_once(tt.loop, 10);
+	CU_ASSERT_EQUAL_FATAL(tt.calls, 1);
+	p = (const struct sockaddr_in *)&tt.last.rc_peer;
+	l = (const struct sockaddr_in *)&tt.last.rc_local;
+	CU_ASSERT_EQUAL(tt.last.rc_xport, ONC_TCP);
+	CU_ASSERT_EQUAL(tt.last.rc_peerlen, sizeof(me));
+	CU_ASSERT_EQUAL(p->sin_family, AF_INET);
+	CU_ASSERT_EQUAL(p->sin_addr.s_addr, me.sin_addr.s_addr);
+	CU_ASSERT_EQUAL(p->sin_port, me.sin_port);
+	CU_ASSERT_EQUAL(tt.last.rc_locallen, sizeof(tt.lsin));
+	CU_ASSERT_EQUAL(l->sin_family, AF_INET);
+	CU_ASSERT_EQUAL(l->sin_addr.s_addr, tt.lsin.sin_addr.s_addr);
+	CU_ASSERT_EQUAL(l->sin_port, tt.lsin.sin_port);
+	close(fd);
+	tt_stop();
+}
+
+/*
+ * max_conns (16 here) connections are served; the next is refused
+ * (reset, counted); once one of them leaves, a new one is accepted.  No
+ * test failed when the cap let one more in (mutation testing,
+ * 2026-12-07).
+ */
+static void
+test_max_conns(void)
+{
+	int fd[17], extra, i;
+
+	tt_start(0, 0);
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_lim.max_conns, 16);
+	for (i = 0; i < 17; i++)
+		fd[i] = tt_connect();
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open +
+	    tt.rs->rs_stats.conns_refused < 17; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 16);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	close(fd[0]);
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open == 16; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 15);
+	extra = tt_connect();
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 16; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 16);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	for (i = 1; i < 17; i++)
+		close(fd[i]);
+	close(extra);
+	tt_stop();
+}
+
+/*
+ * Two UDP listeners (as nlmd has one per family, and the NSM's beside
+ * the NLM's), a call on each in one turn: the turn's replies are
+ * released together, and each leaves from the socket its call came to
+ * -- a reply from another port is no reply to a client that connected
+ * its socket, or checks where it came from.  No test failed when
+ * onc_srv_release() sent a run of released replies on the first one's
+ * socket (mutation testing, 2026-12-07).
+ */
+static void
+test_udp_reply_socket(void)
+{
+	uint8_t buf[64];
+	uint32_t xid[2], w;
+	unsigned got[2] = { 0, 0 };
+	int sfd[2], cfd[2], i, k;
+	ssize_t n;
+
+	tt_start(64 * 1024, 0);
+	for (k = 0; k < 2; k++)
+		cfd[k] = tt_udp_client(&sfd[k]);
+	for (k = 0; k < 2; k++) {
+		CU_ASSERT_FATAL(send(cfd[k], buf, tt_body(buf), 0) == 40);
+		xid[k] = tt.xid;
+	}
+	for (i = 0; i < 5; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		for (k = 0; k < 2; k++)
+			while ((n = recv(cfd[k], buf, sizeof(buf),
+			    MSG_DONTWAIT)) >= 4) {
+				memcpy(&w, buf, 4);
+				CU_ASSERT_EQUAL(ntohl(w), xid[k]);
+				got[k]++;
+			}
+	}
+	CU_ASSERT_EQUAL(tt.calls, 2);
+	CU_ASSERT_EQUAL(got[0], 1);
+	CU_ASSERT_EQUAL(got[1], 1);
+	for (k = 0; k < 2; k++)
+		close(cfd[k]);
+	tt_stop();		/* closes the listeners */
+}
+
+/*
  * UNDER RANDOM INPUT (from a review helper's experiments): every call
  * answered exactly once whatever the framing (fragments of any size,
  * empty ones, one byte a turn), chunking, half-closes, full turns and
@@ -1515,7 +1725,17 @@ ts_register_transport(void)
 	    CU_add_test(s, "a datagram the kernel refuses mid-batch: the "
 	    "ones after it are sent", test_send_many_refused) == NULL ||
 	    CU_add_test(s, "max_record bounds the record, not each fragment",
-	    test_record_limit_fragments) == NULL)
+	    test_record_limit_fragments) == NULL ||
+	    CU_add_test(s, "a record of max_record bytes in one fragment is "
+	    "served", test_record_limit_one_fragment) == NULL ||
+	    CU_add_test(s, "max_outq counts the reply bytes not sent",
+	    test_outq_counts_unsent) == NULL ||
+	    CU_add_test(s, "a TCP call carries the connection's addresses",
+	    test_tcp_call_addrs) == NULL ||
+	    CU_add_test(s, "max_conns: the next connection is refused",
+	    test_max_conns) == NULL ||
+	    CU_add_test(s, "UDP replies leave from the socket their call "
+	    "came to", test_udp_reply_socket) == NULL)
 		return -1;
 	s = CU_add_suite("transport: random", NULL, NULL);
 	if (s == NULL ||
