@@ -1407,6 +1407,49 @@ test_udp_reply_socket(void)
 }
 
 /*
+ * A message to the server that is not a call is not answered, whatever
+ * follows its direction word: a REPLY's third word is its reply_stat (0
+ * or 1), never RPC version 2, and answering it RPC_MISMATCH would send
+ * a reply to whoever the datagram claims to come from -- to another
+ * server of this kind, which would answer ours the same way, without
+ * end.  Counted as garbage; a call after it is answered.  No test failed
+ * when onc_check_version() answered any message whose third word was
+ * not 2 (mutation testing, 2026-12-07).
+ */
+static void
+test_reply_not_answered(void)
+{
+	uint32_t rep[6] = {
+		htonl(0x5eed), htonl(REPLY), htonl(MSG_ACCEPTED),
+		htonl(AUTH_NONE), 0, htonl(SUCCESS),
+	};
+	uint8_t buf[64];
+	unsigned got = 0;
+	int sfd, cfd, i;
+
+	tt_start(64 * 1024, 0);
+	cfd = tt_udp_client(&sfd);
+	CU_ASSERT_FATAL(send(cfd, rep, sizeof(rep), 0) == sizeof(rep));
+	for (i = 0; i < 5; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		while (recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			got++;
+	}
+	CU_ASSERT_EQUAL(got, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.garbage, 1);
+	CU_ASSERT_FATAL(send(cfd, buf, tt_body(buf), 0) == 40);
+	for (i = 0; i < 5; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		while (recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) == 24)
+			got++;
+	}
+	CU_ASSERT_EQUAL(tt.calls, 1);
+	CU_ASSERT_EQUAL(got, 1);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
+/*
  * UNDER RANDOM INPUT (from a review helper's experiments): every call
  * answered exactly once whatever the framing (fragments of any size,
  * empty ones, one byte a turn), chunking, half-closes, full turns and
@@ -1735,7 +1778,9 @@ ts_register_transport(void)
 	    CU_add_test(s, "max_conns: the next connection is refused",
 	    test_max_conns) == NULL ||
 	    CU_add_test(s, "UDP replies leave from the socket their call "
-	    "came to", test_udp_reply_socket) == NULL)
+	    "came to", test_udp_reply_socket) == NULL ||
+	    CU_add_test(s, "a message that is no call is not answered",
+	    test_reply_not_answered) == NULL)
 		return -1;
 	s = CU_add_suite("transport: random", NULL, NULL);
 	if (s == NULL ||
