@@ -1157,14 +1157,18 @@ t_reply_enc(uint8_t *buf, size_t cap, uint32_t xid, enum accept_stat stat)
  * is an RPC-level error (PROC_UNAVAIL) completes it ONC_OUT_REFUSED, not
  * OK with results to decode.  No test failed when rpcout.c ignored the
  * source address, matched the first call of the xid's bucket, or took
- * any accepted reply for success (mutation testing, 2026-12-07).
+ * any accepted reply for success (mutation testing, 2026-12-07).  A
+ * call to a v4-mapped IPv6 address is a call to the IPv4 one: its reply
+ * comes from there (no test failed when onc_out_call() kept the mapped
+ * form, and the reply was ignored).
  */
 static void
 test_reply_matched(void)
 {
-	struct sockaddr_storage dst, other;
+	struct sockaddr_storage dst, other, mapped;
 	struct sockaddr_in *s4 = (struct sockaddr_in *)&dst;
 	struct sockaddr_in *o4 = (struct sockaddr_in *)&other;
+	struct sockaddr_in6 *m6 = (struct sockaddr_in6 *)&mapped;
 	struct onc_out_req rq;
 	uint8_t buf[128];
 	uint32_t xid, xid2;
@@ -1215,6 +1219,23 @@ test_reply_matched(void)
 	CU_ASSERT(!onc_out_sent(ts_clnt(), xid));
 	/* And a second call's SUCCESS from its address: OK. */
 	rq.cr_arg = &st2;
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(ts_clnt(), &rq, &xid2), ONC_OK);
+	onc_out_seal(ts_clnt(), UINT64_MAX);
+	onc_out_release(ts_clnt(), UINT64_MAX);
+	len = t_reply_enc(buf, sizeof(buf), xid2, SUCCESS);
+	onc_out_input(ts_clnt(), &dst, buf, len);
+	CU_ASSERT_EQUAL(st2, ONC_OUT_OK);
+	/*
+	 * A call to ::ffff:127.0.0.1 goes to 127.0.0.1, whose reply comes
+	 * from there: it completes the call.
+	 */
+	memset(&mapped, 0, sizeof(mapped));
+	m6->sin6_family = AF_INET6;
+	m6->sin6_port = s4->sin_port;
+	inet_pton(AF_INET6, "::ffff:127.0.0.1", &m6->sin6_addr);
+	rq.cr_dst = (struct sockaddr *)&mapped;
+	rq.cr_dstlen = sizeof(*m6);
+	st2 = -1;
 	CU_ASSERT_EQUAL_FATAL(onc_out_call(ts_clnt(), &rq, &xid2), ONC_OK);
 	onc_out_seal(ts_clnt(), UINT64_MAX);
 	onc_out_release(ts_clnt(), UINT64_MAX);
