@@ -1245,6 +1245,138 @@ test_reply_matched(void)
 	ts_stop();
 }
 
+static uint64_t t_out_ms;
+
+static uint64_t
+t_out_clock(void)
+{
+	return 1000000 + t_out_ms;
+}
+
+/*
+ * rpcout on a loop of its own (no before-sleep hook: nothing releases
+ * but the test) with a fake clock, calls to a UDP socket of the test's
+ * (*rfdp) that never answers.  The request for NULL calls in *rq.
+ */
+static struct onc_out *
+t_out_start(struct ev_loop **loopp, int *rfdp, struct sockaddr_in *dst,
+    struct onc_out_req *rq)
+{
+	struct onc_out *cl;
+	socklen_t sl = sizeof(*dst);
+	char err[128];
+
+	t_out_ms = 0;
+	ev_set_clock(t_out_clock);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*loopp = ev_loop_new());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cl = onc_out_new(*loopp, 0, err,
+	    sizeof(err)));
+	*rfdp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(*rfdp != -1);
+	memset(dst, 0, sizeof(*dst));
+	dst->sin_family = AF_INET;
+	dst->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CU_ASSERT_FATAL(bind(*rfdp, (struct sockaddr *)dst, sizeof(*dst)) ==
+	    0);
+	CU_ASSERT_FATAL(getsockname(*rfdp, (struct sockaddr *)dst, &sl) == 0);
+	memset(rq, 0, sizeof(*rq));
+	rq->cr_dst = (const struct sockaddr *)dst;
+	rq->cr_dstlen = sizeof(*dst);
+	rq->cr_prog = NLM_PROG;
+	rq->cr_vers = NLM4_VERS;
+	rq->cr_proc = 0;	/* NULL */
+	rq->cr_xargs = XDRPROC(xdr_void);
+	rq->cr_timeout_ms = 1000;
+	rq->cr_tries = 1;
+	return cl;
+}
+
+static void
+t_out_stop(struct ev_loop *loop, struct onc_out *cl, int rfd)
+{
+	onc_out_free(cl);
+	ev_loop_free(loop);
+	close(rfd);
+	ev_set_clock(NULL);
+}
+
+/*
+ * An unanswered call of cr_tries 3, cr_timeout_ms 1000: sent at once,
+ * again at 1 s and 2 s, and completed ONC_OUT_TIMEDOUT at 3 s -- neither
+ * sooner nor never.  No test failed when out_timer() did not count its
+ * retransmissions (mutation testing, 2026-12-07): the call was sent
+ * every second for ever, its callback never run.
+ */
+static void
+test_out_tries(void)
+{
+	struct ev_loop *loop;
+	struct onc_out *cl;
+	struct onc_out_req rq;
+	struct sockaddr_in dst;
+	int rfd, st = -1, i;
+
+	cl = t_out_start(&loop, &rfd, &dst, &rq);
+	rq.cr_tries = 3;
+	rq.cr_cb = t_match_cb;
+	rq.cr_arg = &st;
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(cl, &rq, NULL), ONC_OK);
+	onc_out_seal(cl, 1);
+	onc_out_release(cl, 1);
+	for (i = 1; i <= 2; i++) {
+		t_out_ms = (uint64_t)i * 1000 - 1;
+		(void)ev_run_once(loop, 0);
+		CU_ASSERT_EQUAL(onc_out_stats(cl)->retransmits, (unsigned)i - 1);
+		t_out_ms++;
+		(void)ev_run_once(loop, 0);
+		CU_ASSERT_EQUAL(onc_out_stats(cl)->retransmits, (unsigned)i);
+		CU_ASSERT_EQUAL(st, -1);
+	}
+	t_out_ms = 3000;
+	(void)ev_run_once(loop, 0);
+	CU_ASSERT_EQUAL(st, ONC_OUT_TIMEDOUT);
+	CU_ASSERT_EQUAL(onc_out_stats(cl)->retransmits, 2);
+	CU_ASSERT_EQUAL(onc_out_stats(cl)->timeouts, 1);
+	CU_ASSERT_EQUAL(onc_out_stats(cl)->pending, 0);
+	t_out_stop(loop, cl, rfd);
+}
+
+/*
+ * 300 calls released at once leave OUT_BURST (128) a loop turn, the
+ * rest in the next turns without waiting for anything: rpcout arms a
+ * timer due at once, so that the loop does not sleep with calls to send
+ * (nothing else need wake it: a quiet server, a release of 100,000
+ * waiters).  Two turns of a loop with no before-sleep hook send them
+ * all.  No test failed when that timer was not armed (mutation testing,
+ * 2026-12-07): the rest waited for the next release.
+ */
+static void
+test_out_burst(void)
+{
+	static uint32_t xid[300];
+	struct ev_loop *loop;
+	struct onc_out *cl;
+	struct onc_out_req rq;
+	struct sockaddr_in dst;
+	unsigned sent = 0;
+	int rfd, i;
+
+	cl = t_out_start(&loop, &rfd, &dst, &rq);
+	for (i = 0; i < 300; i++)
+		CU_ASSERT_EQUAL_FATAL(onc_out_call(cl, &rq, &xid[i]), ONC_OK);
+	onc_out_seal(cl, 1);
+	onc_out_release(cl, 1);
+	for (i = 0; i < 300; i++)
+		sent += onc_out_sent(cl, xid[i]) ? 1 : 0;
+	CU_ASSERT_EQUAL(sent, 128);
+	(void)ev_run_once(loop, 0);
+	(void)ev_run_once(loop, 0);
+	for (i = 0, sent = 0; i < 300; i++)
+		sent += onc_out_sent(cl, xid[i]) ? 1 : 0;
+	CU_ASSERT_EQUAL(sent, 300);
+	t_out_stop(loop, cl, rfd);
+}
+
 /* A TCP reply: no byte of it before the commit. */
 static void
 test_tcp_reply(void)
@@ -4643,6 +4775,10 @@ ts_register_turn(void)
 	    test_reply_before_send) == NULL ||
 	    CU_add_test(s, "a reply from another address or to another "
 	    "xid completes no call", test_reply_matched) == NULL ||
+	    CU_add_test(s, "an unanswered call: cr_tries sends, then timed "
+	    "out", test_out_tries) == NULL ||
+	    CU_add_test(s, "calls past a release's burst leave in the next "
+	    "turns", test_out_burst) == NULL ||
 	    CU_add_test(s, "a refused grant leaves the earlier lock",
 	    test_refusal_keeps_earlier_lock) ==
 	    NULL ||
