@@ -1544,6 +1544,63 @@ test_getargs_partial(void)
 }
 
 /*
+ * Every call fills the turn (ev_turn_full()), and a datagram arrives
+ * each turn: the sockets fill every turn before the held connections
+ * are served (onc_conn_resume(), a timer: after the descriptors).  One
+ * held connection is still served a call each turn (that call is
+ * another turn's worth: the rest wait for the next).  Four connections with ten calls each: at least one call
+ * answered a turn while the datagrams come (some 23 in 20 turns), all
+ * 40 once they stop.  No test failed when onc_conn_parse() gave a
+ * connection no call at all in a turn already full (mutation testing,
+ * 2026-12-07): while datagrams kept coming, no TCP call was served
+ * after the first turn (4 in 20 turns).
+ */
+static void
+test_full_turn_held_served(void)
+{
+	static uint8_t acc[4][4096];
+	size_t acclen[4] = { 0, 0, 0, 0 };
+	unsigned got[4] = { 0, 0, 0, 0 }, tcp = 0;
+	uint8_t buf[64];
+	int fd[4], sfd, cfd, i, k;
+
+	tt_start(64 * 1024, 0);
+	cfd = tt_udp_client(&sfd);
+	for (k = 0; k < 4; k++)
+		fd[k] = tt_connect();
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 4; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 4);
+	tt.fill = 1;
+	for (k = 0; k < 4; k++)
+		tt_send_calls(fd[k], 10);
+	for (i = 0; i < 60 && tcp < 40; i++) {
+		if (i < 20)
+			CU_ASSERT_FATAL(send(cfd, buf, tt_body(buf), 0) ==
+			    40);
+		(void)ev_run_once(tt.loop, 0);
+		for (k = 0, tcp = 0; k < 4; k++) {
+			got[k] += tt_replies(fd[k], acc[k], sizeof(acc[k]),
+			    &acclen[k]);
+			tcp += got[k];
+		}
+		while (recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			;
+		if (i == 19) {
+			printf("\n    4 connections x 10 calls, a datagram "
+			    "each turn: %u answered in 20 turns ", tcp);
+			CU_ASSERT(tcp >= 20);
+		}
+	}
+	for (k = 0; k < 4; k++) {
+		CU_ASSERT_EQUAL(got[k], 10);
+		close(fd[k]);
+	}
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
+/*
  * UNDER RANDOM INPUT (from a review helper's experiments): every call
  * answered exactly once whatever the framing (fragments of any size,
  * empty ones, one byte a turn), chunking, half-closes, full turns and
@@ -1876,7 +1933,9 @@ ts_register_transport(void)
 	    CU_add_test(s, "a message that is no call is not answered",
 	    test_reply_not_answered) == NULL ||
 	    CU_add_test(s, "arguments cut short: GARBAGE_ARGS, nothing "
-	    "kept", test_getargs_partial) == NULL)
+	    "kept", test_getargs_partial) == NULL ||
+	    CU_add_test(s, "turns full of datagrams still serve the held "
+	    "connections", test_full_turn_held_served) == NULL)
 		return -1;
 	s = CU_add_suite("transport: random", NULL, NULL);
 	if (s == NULL ||
