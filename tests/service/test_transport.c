@@ -1601,6 +1601,58 @@ test_full_turn_held_served(void)
 }
 
 /*
+ * A call to a version of a program that is not served is answered
+ * PROG_MISMATCH with the lowest and the highest versions served (1 and
+ * 4 here), a program not served at all PROG_UNAVAIL.  No unit test
+ * failed when the two were swapped (mutation testing, 2026-12-07; only
+ * test_foundation.sh, in its namespaces, looks at them).
+ */
+static void
+test_prog_mismatch(void)
+{
+	uint8_t buf[64];
+	uint32_t w[8];
+	unsigned vers[2] = { 2, 5 };
+	ssize_t n;
+	int sfd, cfd, i, k;
+
+	tt_start(64 * 1024, 0);
+	CU_ASSERT_FATAL(onc_srv_add_program(tt.rs, 100021, 1, tt_answer) ==
+	    ONC_OK);
+	cfd = tt_udp_client(&sfd);
+	for (k = 0; k < 3; k++) {
+		uint32_t v;
+
+		(void)tt_body(buf);
+		if (k < 2) {
+			v = htonl(vers[k]);
+			memcpy(buf + 16, &v, 4);
+		} else {
+			v = htonl(100099);
+			memcpy(buf + 12, &v, 4);
+		}
+		CU_ASSERT_FATAL(send(cfd, buf, 40, 0) == 40);
+		n = -1;
+		for (i = 0; i < 5 && n <= 0; i++) {
+			(void)ev_run_once(tt.loop, 0);
+			n = recv(cfd, w, sizeof(w), MSG_DONTWAIT);
+		}
+		CU_ASSERT_EQUAL_FATAL(n, k < 2 ? 32 : 24);
+		CU_ASSERT_EQUAL(ntohl(w[0]), tt.xid);
+		CU_ASSERT_EQUAL(ntohl(w[2]), MSG_ACCEPTED);
+		if (k < 2) {
+			CU_ASSERT_EQUAL(ntohl(w[5]), PROG_MISMATCH);
+			CU_ASSERT_EQUAL(ntohl(w[6]), 1);
+			CU_ASSERT_EQUAL(ntohl(w[7]), 4);
+		} else
+			CU_ASSERT_EQUAL(ntohl(w[5]), PROG_UNAVAIL);
+	}
+	CU_ASSERT_EQUAL(tt.calls, 0);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
+/*
  * UNDER RANDOM INPUT (from a review helper's experiments): every call
  * answered exactly once whatever the framing (fragments of any size,
  * empty ones, one byte a turn), chunking, half-closes, full turns and
@@ -1935,7 +1987,9 @@ ts_register_transport(void)
 	    CU_add_test(s, "arguments cut short: GARBAGE_ARGS, nothing "
 	    "kept", test_getargs_partial) == NULL ||
 	    CU_add_test(s, "turns full of datagrams still serve the held "
-	    "connections", test_full_turn_held_served) == NULL)
+	    "connections", test_full_turn_held_served) == NULL ||
+	    CU_add_test(s, "a version not served: PROG_MISMATCH, lowest "
+	    "and highest", test_prog_mismatch) == NULL)
 		return -1;
 	s = CU_add_suite("transport: random", NULL, NULL);
 	if (s == NULL ||
