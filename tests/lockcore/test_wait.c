@@ -1712,6 +1712,47 @@ test_undo_keeps_later_locks(void)
 }
 
 /*
+ * The prior holds only the owner's bytes inside the granted range: B read
+ * [0,10) and [20,30) and was granted [5,25), merged into one [0,30).
+ * B then unlocked [0,5) and [25,30) (outside the grant, so it stays) and
+ * C took them exclusive.  Undone, B keeps [5,10) and [20,25), no more: a
+ * prior cut only at the range's far side or not at all gave B [0,10) or
+ * [20,30) shared again, over C's write locks.
+ */
+static void
+test_undo_prior_in_range(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 20, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 5, 20, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 10, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 30, SH));
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 0, 5, SH, NB)), LK_OK);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 25, 5, SH, NB)), LK_OK);
+	CU_ASSERT_EQUAL(pending(), 1);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 5, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 25, 5, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 5, 20, SH, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 5, 5, SH));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 20, 5, SH));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 2);
+	CU_ASSERT_TRUE(lt_has(t, OC, "f", 0, 5, EX));
+	CU_ASSERT_TRUE(lt_has(t, OC, "f", 25, 5, EX));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+}
+
+/*
  * A shared grant turned B's exclusive [0,10) shared, and C read byte 5
  * since: undone, B's [0,10) can only come back shared (counted).
  */
@@ -2845,6 +2886,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "undo: the owner's later locks stay",
 	    test_undo_keeps_later_locks) ||
 	    !CU_add_test(s, "undo: of a shared grant", test_undo_shared_grant) ||
+	    !CU_add_test(s, "undo: gives back only what was held in the range",
+	    test_undo_prior_in_range) ||
 	    !CU_add_test(s, "undo: out of memory changes nothing",
 	    test_undo_nomem) ||
 	    !CU_add_test(s, "a grant pass out of memory leaves the rest pending",
