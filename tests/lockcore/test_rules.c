@@ -160,6 +160,28 @@ test_holder(void)
 	CU_ASSERT_EQUAL(lt_test(t, lt_req(OB, "nofile", 0, 0, EX, NB)),
 	    LK_GRANTED);
 	CU_ASSERT_EQUAL(lt_nlocks(t, OA, "f"), 1);
+	/*
+	 * Of several conflicting locks, the first in file order (lk_test()),
+	 * for TEST and a denied LOCK alike, whatever the order of taking.
+	 */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 40, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 5, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL_FATAL(lt_test(t, lt_req(OB, "f", 0, 0, EX, NB)),
+	    LK_DENIED);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 3);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_start, 0);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_len, 5);
+	CU_ASSERT_EQUAL_FATAL(lt_test(t, lt_req(OB, "f", 5, 100, EX, NB)),
+	    LK_DENIED);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 1);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_start, 10);
+	CU_ASSERT_EQUAL_FATAL(lt_lock(t, lt_req(OB, "f", 3, 40, EX, NB),
+	    NULL), LK_DENIED);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 3);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_start, 0);
+	CU_ASSERT_EQUAL(lt_res->rs_nadded + lt_res->rs_nremoved, 0);
 }
 
 static void
