@@ -1753,6 +1753,43 @@ test_undo_prior_in_range(void)
 }
 
 /*
+ * The change set of an undo is net: B read [0,10) and was granted
+ * [5,20), one record [0,20).  The undo unlocks [5,20), which leaves
+ * [0,5) as a new record, and takes B's [5,10) back, which merges that
+ * record away again.  The store, which never saw [0,5), is told to
+ * remove [0,20) and add [0,10), nothing else.
+ */
+static void
+test_undo_change_set(void)
+{
+	uint64_t tok;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 5, 15, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 10, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	tok = lt_token(t, OB, "f", 0, 20, SH);
+	CU_ASSERT_NOT_EQUAL(tok, 0);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 5, 15, SH, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 10, SH));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 1);
+	CU_ASSERT_EQUAL_FATAL(lt_res->rs_nremoved, 1);
+	CU_ASSERT_EQUAL_FATAL(lt_res->rs_nadded, 1);
+	CU_ASSERT_EQUAL(lt_res->rs_removed[0].rc_start, 0);
+	CU_ASSERT_EQUAL(lt_res->rs_removed[0].rc_len, 20);
+	CU_ASSERT_EQUAL(lt_res->rs_removed[0].rc_token, tok);
+	CU_ASSERT_EQUAL(lt_res->rs_added[0].rc_start, 0);
+	CU_ASSERT_EQUAL(lt_res->rs_added[0].rc_len, 10);
+	CU_ASSERT_FALSE(lt_res->rs_added[0].rc_excl);
+	CU_ASSERT_TRUE(lt_res->rs_added[0].rc_token > tok);
+}
+
+/*
  * A shared grant turned B's exclusive [0,10) shared, and C read byte 5
  * since: undone, B's [0,10) can only come back shared (counted).
  */
@@ -2886,6 +2923,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "undo: the owner's later locks stay",
 	    test_undo_keeps_later_locks) ||
 	    !CU_add_test(s, "undo: of a shared grant", test_undo_shared_grant) ||
+	    !CU_add_test(s, "undo: the change set is net",
+	    test_undo_change_set) ||
 	    !CU_add_test(s, "undo: gives back only what was held in the range",
 	    test_undo_prior_in_range) ||
 	    !CU_add_test(s, "undo: out of memory changes nothing",
