@@ -1790,6 +1790,49 @@ test_undo_change_set(void)
 }
 
 /*
+ * A LOCK of the owner inside its unconfirmed grant changes the prior on
+ * exactly its bytes: B wrote [0,10) and [20,30), was granted [0,30)
+ * exclusive, then read-locked [5,10) and [20,25), and C read bytes 5 and
+ * 24.  Undone, B writes [0,5) and [25,30) and reads [5,10) and [20,25)
+ * again.  Had an exclusive piece of the prior kept the byte next to
+ * those read locks, it would meet C's read lock there and come back
+ * shared.
+ */
+static void
+test_undo_prior_set_edges(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 20, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 30, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 10, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 5, 5, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 20, 5, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 24, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(pending(), 1);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 30, EX, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 5, EX));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 5, 5, SH));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 20, 5, SH));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 25, 5, EX));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 4);
+	CU_ASSERT_EQUAL(counts().ct_undo_shared, 0);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+}
+
+/*
  * A shared grant turned B's exclusive [0,10) shared, and C read byte 5
  * since: undone, B's [0,10) can only come back shared (counted).
  */
@@ -2923,6 +2966,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "undo: the owner's later locks stay",
 	    test_undo_keeps_later_locks) ||
 	    !CU_add_test(s, "undo: of a shared grant", test_undo_shared_grant) ||
+	    !CU_add_test(s, "undo: a later LOCK sets only its own bytes",
+	    test_undo_prior_set_edges) ||
 	    !CU_add_test(s, "undo: the change set is net",
 	    test_undo_change_set) ||
 	    !CU_add_test(s, "undo: gives back only what was held in the range",
