@@ -141,6 +141,7 @@ struct lk_piece {
 struct lk_prior {
 	struct lk_range	 pr_r;
 	bool		 pr_excl;
+	bool		 pr_later;	/* set by a LOCK since the grant */
 };
 
 /* A queued request, or (wa_granted) an unconfirmed grant. */

@@ -11,7 +11,8 @@
  *   holds those locks -- not unlock the whole range.  So every unconfirmed
  *   grant keeps a *prior*: the owner's locks inside the granted range that
  *   do not come from the grant, as (range, mode) pieces, disjoint, in
- *   start order, touching pieces of one mode merged.  It is taken when the
+ *   start order, touching pieces of one mode and origin merged (from
+ *   before the grant, or set since, below).  It is taken when the
  *   grant is made (the owner's locks there just before), and every later
  *   LOCK of the owner that overlaps the range (a LOCK, a reclaim, the grant
  *   of another of its waiters) sets its bytes in the prior of each such
@@ -25,8 +26,13 @@
  *   another owner now overlaps comes back shared: that happens only when
  *   the grant was shared (it turned the owner's exclusive bytes into shared
  *   ones, and others may have shared them since), and shared is the most
- *   the table can give back without taking their locks away.  Everything
- *   the undo needs is reserved before anything changes.
+ *   the table can give back without taking their locks away.  A piece a
+ *   LOCK set since the grant is not merged with the older ones: the owner
+ *   has held it in its mode ever since, and merged into an older
+ *   exclusive piece that others now share, it came back shared with it
+ *   although the client was told it holds it exclusive (found by mutation
+ *   testing).  Everything the undo needs is reserved before anything
+ *   changes.
  */
 #include "lockcore.h"
 
@@ -74,7 +80,8 @@ lk_prior_make(struct lk_table *t, const struct lk_range *r,
 		    v[i]->lo_start : r->r_start;
 		p[n].pr_r.r_end = v[i]->lo_end < r->r_end ? v[i]->lo_end :
 		    r->r_end;
-		p[n++].pr_excl = v[i]->lo_excl;
+		p[n].pr_excl = v[i]->lo_excl;
+		p[n++].pr_later = false;
 	}
 	*pp = p;
 	*np = (uint32_t)n;
@@ -132,7 +139,8 @@ lk_prior_set_one(struct lk_waiter *w, const struct lk_range *r, bool excl)
 	}
 	rep[nrep].pr_r.r_start = s;
 	rep[nrep].pr_r.r_end = e;
-	rep[nrep++].pr_excl = excl;
+	rep[nrep].pr_excl = excl;
+	rep[nrep++].pr_later = true;
 	if (i < j && p[j - 1].pr_r.r_end > e) {
 		rep[nrep] = p[j - 1];
 		rep[nrep++].pr_r.r_start = e + 1;
@@ -141,10 +149,16 @@ lk_prior_set_one(struct lk_waiter *w, const struct lk_range *r, bool excl)
 	memmove(&p[i + nrep], &p[j], (n - j) * sizeof(*p));
 	memcpy(&p[i], rep, nrep * sizeof(*p));
 	n = n - (j - i) + nrep;
-	/* Merge touching pieces of one mode around what changed. */
+	/*
+	 * Merge touching pieces of one mode and origin around what changed:
+	 * an exclusive piece from before the grant may come back shared
+	 * (see HOW IT WORKS), one set since must not go with it.
+	 */
 	k = i > 0 ? i - 1 : 0;
 	for (j = k + 1; j < n && j <= i + nrep; j++) {
-		if (p[k].pr_excl == p[j].pr_excl && lk_prior_touch(&p[k], &p[j]))
+		if (p[k].pr_excl == p[j].pr_excl &&
+		    p[k].pr_later == p[j].pr_later &&
+		    lk_prior_touch(&p[k], &p[j]))
 			p[k].pr_r.r_end = p[j].pr_r.r_end;
 		else
 			p[++k] = p[j];

@@ -75,6 +75,7 @@ struct m_wait {
 	bool		 excl, granted;
 	/* granted: o's bytes of [s, e] apart from the grant (undo) */
 	uint8_t		 prior[MB];
+	uint8_t		 later[MB];	/* that byte set by o since */
 };
 
 struct m_rec {
@@ -282,8 +283,10 @@ m_note(struct m_run *m, int o, int f, int s, int e, int mode)
 		if (!w->granted || w->o != o || w->f != f || w->s > e ||
 		    s > w->e)
 			continue;
-		for (b = s > w->s ? s : w->s; b <= e && b <= w->e; b++)
+		for (b = s > w->s ? s : w->s; b <= e && b <= w->e; b++) {
 			w->prior[b] = (uint8_t)mode;
+			w->later[b] = 1;
+		}
 	}
 }
 
@@ -376,8 +379,10 @@ m_grant_pass(struct m_run *m, int f)
 			    m_pending(m, w->o, f, w->s, w->e) ||
 			    m_hint_skip(m, i))
 				continue;
-			for (b = w->s; b <= w->e; b++)
+			for (b = w->s; b <= w->e; b++) {
 				w->prior[b] = m->held[f][b][w->o];
+				w->later[b] = 0;
+			}
 			m_set(m, w->o, f, w->s, w->e, m_mode(w->excl));
 			m_note(m, w->o, f, w->s, w->e, m_mode(w->excl));
 			w->granted = true;
@@ -728,7 +733,7 @@ m_lock(struct m_run *m, int o, int f, int s, int e, bool excl, bool block,
 		    !m_waiter_locks_fit(m, o, f, s, e, m_mode(excl)))
 			return LK_NOLOCKS;
 		m->w[m->nw] = (struct m_wait){ o, f, s, e, id, excl, false,
-		    { 0 } };
+		    { 0 }, { 0 } };
 		m->nw++;
 		/* Supersedes a grant of it: o's waiters it held back. */
 		if ((i = m_find_wait(m, o, f, s, e, excl, true)) >= 0) {
@@ -925,8 +930,9 @@ m_file_release(struct m_run *m, int f)
 
 /*
  * Undo unconfirmed grant i: o's bytes of [s, e] become its prior, where
- * a run of exclusive bytes that another owner's byte now meets comes back
- * shared, all of it; o's unconfirmed grants there end.
+ * a run of exclusive bytes held from before the grant that another
+ * owner's byte now meets comes back shared, all of it (bytes o set since
+ * are runs of their own); o's unconfirmed grants there end.
  */
 static void
 m_undo(struct m_run *m, int i)
@@ -951,7 +957,8 @@ m_undo(struct m_run *m, int i)
 		}
 	for (a = w.s; a <= w.e; a = b) {
 		mode = w.prior[a];
-		for (b = a; b <= w.e && w.prior[b] == mode; b++)
+		for (b = a; b <= w.e && w.prior[b] == mode &&
+		    w.later[b] == w.later[a]; b++)
 			continue;
 		if (mode == 2)
 			for (p = a; p < b && mode == 2; p++)

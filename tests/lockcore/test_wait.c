@@ -1868,6 +1868,39 @@ test_undo_shared_grant(void)
 	CU_ASSERT_EQUAL(counts().ct_undo_shared, 0);
 }
 
+/*
+ * Only the bytes the shared grant weakened come back shared: B's write
+ * lock [0,10) became shared with the grant of [0,20), C read byte 5,
+ * and B then wrote [10,15) itself (granted: nobody else held it).
+ * Undone, [0,10) comes back shared (C is there), but B keeps [10,15)
+ * exclusive: it took that after the grant, and its client holds it so.
+ */
+static void
+test_undo_shared_grant_later_write(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 10, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 20, SH));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 10, 5, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(pending(), 1);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 20, SH, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 10, SH));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 10, 5, EX));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 2);
+	CU_ASSERT_EQUAL(counts().ct_undo_shared, 1);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 12, 1, SH, NB), NULL),
+	    LK_DENIED);
+}
+
 /* A table of at most max locks. */
 static struct lk_table *
 undo_table(size_t max)
@@ -2966,6 +2999,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "undo: the owner's later locks stay",
 	    test_undo_keeps_later_locks) ||
 	    !CU_add_test(s, "undo: of a shared grant", test_undo_shared_grant) ||
+	    !CU_add_test(s, "undo: of a shared grant, the owner's later write "
+	    "lock stays", test_undo_shared_grant_later_write) ||
 	    !CU_add_test(s, "undo: a later LOCK sets only its own bytes",
 	    test_undo_prior_set_edges) ||
 	    !CU_add_test(s, "undo: the change set is net",
