@@ -790,6 +790,55 @@ test_corrupt(void)
 }
 
 /*
+ * Keys and values that do not decode, each alone in a store: refused
+ * (STORE_CORRUPT), saying why.  A key one byte longer than its fields (a
+ * lock's of version 1, which has no check, or a share's), a host value
+ * with a byte after its last field, a host name with a NUL in it, a
+ * server address of length 0 in a version 3 host value, a store format
+ * of 0.  None of these is checked by a test elsewhere: a decoder that
+ * let them through loaded them as records.
+ */
+static void
+test_corrupt_shapes(void)
+{
+	/* test_corrupt's keys, one byte longer */
+	static const uint8_t lkey[] = { 0, 0, 0, 0, 0, 0, 0, 1, 0x80, 0, 0, 0,
+	    0, 0, 0, 1, 'f', 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t skey[] = { 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1,
+	    'f', 0 };
+	static const uint8_t hkey[] = { 0, 0, 0, 0, 0, 0, 0, 9 };
+	static const uint8_t fmt0[9] = { 1 };
+	uint8_t lval[26] = { 1 }, sval[11] = { 1, LK_SHARE_R };
+	/*
+	 * Version 3, name "old", no address (bytes 6-10), n (byte 11),
+	 * then state, flags, epoch, notify-since: 36 bytes when n is 0.
+	 */
+	uint8_t hval[41] = { 3, 0, 3, 'o', 'l', 'd' };
+	struct store_host h;
+
+	corrupt_one(STORE_TEST_LOCKS, lkey, sizeof(lkey), lval, sizeof(lval),
+	    "key has the wrong length");
+	corrupt_one(STORE_TEST_SHARES, skey, sizeof(skey), sval, sizeof(sval),
+	    "bad owner or file handle in key");
+	/* 36 bytes load; 37 do not. */
+	raw_host_load(hkey, sizeof(hkey), hval, 36, &h);
+	CU_ASSERT_EQUAL(h.sh_id, 9);
+	store_close(st);
+	st = NULL;
+	corrupt_one(STORE_TEST_HOSTS, hkey, sizeof(hkey), hval, 37,
+	    "value has the wrong length for its version");
+	hval[4] = '\0';
+	corrupt_one(STORE_TEST_HOSTS, hkey, sizeof(hkey), hval, 36,
+	    "bad host name");
+	hval[4] = 'l';
+	/* One server address, length 0 (byte 12), scope 0. */
+	hval[11] = 1;
+	corrupt_one(STORE_TEST_HOSTS, hkey, sizeof(hkey), hval, 41,
+	    "bad server address");
+	meta_refused("format", fmt0, sizeof(fmt0), "does not decode");
+}
+
+/*
  * A lock's value ends in a check of its key and value (version 2): every
  * single damaged bit of either is refused at the load, where a version 1
  * record read a damaged length or token as a lock.  Version 1 values
@@ -1177,6 +1226,8 @@ stt_register_basic(void)
 	    !CU_add_test(s, "STORE_NONE", test_none) ||
 	    !CU_add_test(s, "counters", test_counters) ||
 	    !CU_add_test(s, "corrupt records, newer format", test_corrupt) ||
+	    !CU_add_test(s, "keys and values of the wrong shape",
+	    test_corrupt_shapes) ||
 	    !CU_add_test(s, "lock values carry a check", test_lock_check) ||
 	    !CU_add_test(s, "load stopped by the caller", test_load_stop) ||
 	    !CU_add_test(s, "meta.db lost, records kept", test_meta_lost) ||
