@@ -580,6 +580,58 @@ test_unknown_entry(void)
 	}
 }
 
+/*
+ * The parts of a commit written as several records count only whole,
+ * first to last: a first part followed by a record that begins another
+ * commit (a crash cut its writing short), middle and last parts with no
+ * first before them (also right after a whole commit in parts), and a
+ * first part at the log's end are not applied; the whole commits around
+ * them are.  Only the last of these was tested (test_big_turn).
+ */
+static void
+test_parts_whole(void)
+{
+	static const struct {
+		uint8_t	 kind;
+		bool	 whole;
+	} seq[] = {
+		{ 2, false },	/* a first part, then ... */
+		{ 1, true },	/* ... a commit in one record */
+		{ 3, false },	/* a middle part with no first */
+		{ 4, false },	/* a last part with no first */
+		{ 2, true },	/* a commit in two parts */
+		{ 4, true },
+		{ 3, false },	/* a middle and a last part after a */
+		{ 4, false },	/* whole commit */
+		{ 2, false }	/* a first part at the end */
+	};
+	struct lk_record rc[sizeof(seq) / sizeof(seq[0])];
+	struct stt_snap ss;
+	size_t i, j, n = 0;
+
+	stt_fresh(&dir, &st);
+	st = stt_open_ok(dir, STORE_SYNC);
+	for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		rc[i] = stt_lock(i + 1, 1, "o", "f", 0, 0, true, i + 1);
+		CU_ASSERT_EQUAL(store_put_record(st, &rc[i]), STORE_OK);
+		CU_ASSERT_EQUAL(store_test_journal_entry(st, seq[i].kind),
+		    STORE_OK);
+	}
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &ss);
+	for (i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		for (n = 0, j = 0; j < ss.ss_nrecs; j++)
+			n += stt_rec_equal(&ss.ss_recs[j], &rc[i]);
+		CU_ASSERT_EQUAL(n, seq[i].whole);
+		if (n != seq[i].whole)
+			fprintf(stderr, "\nrecord %zu (part %u): loaded %zu "
+			    "times\n", i, seq[i].kind, n);
+	}
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 3);
+	stt_snap_free(&ss);
+}
+
 int
 stt_register_journal(void)
 {
@@ -605,7 +657,9 @@ stt_register_journal(void)
 	    !CU_add_test(s, "a failed fold wakes the loop",
 	    test_fold_fail_wakes) ||
 	    !CU_add_test(s, "a journal record of an unknown version",
-	    test_unknown_entry))
+	    test_unknown_entry) ||
+	    !CU_add_test(s, "the parts of a commit count only whole",
+	    test_parts_whole))
 		return -1;
 	return 0;
 }
