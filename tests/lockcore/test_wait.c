@@ -1041,6 +1041,51 @@ test_grant_downgrade_chain(void)
 }
 
 /*
+ * Nine owners each hold byte 2i (or 16 - 2i, the other way round) and wait
+ * to downgrade to shared over it and the byte after, which B holds; a
+ * reader of another owner waits for each byte 2i.  B's release grants
+ * the nine downgrades in one sweep, each of which frees its reader: the
+ * sweep that follows must look at the bytes of all nine, more ranges than
+ * it keeps apart (lk_dset_add() widens the last one).  Both orders, so
+ * that the ninth lies right of the eighth and then left of it.
+ */
+static void
+test_many_downgrades_one_pass(void)
+{
+	int uo[9], up[9], dir, i;
+	uint64_t at;
+
+	for (dir = 0; dir < 2; dir++) {
+		reset(LK_POLICY_FIFO);
+		for (i = 0; i < 9; i++) {
+			at = 2 * (uint64_t)(dir == 0 ? i : 8 - i);
+			CU_ASSERT_EQUAL(lt_lock(t, lt_req(10, i, "o", "f", at,
+			    1, EX, NB), NULL), LK_GRANTED);
+			CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", at + 1, 1,
+			    EX, NB), NULL), LK_GRANTED);
+		}
+		for (i = 0; i < 9; i++) {
+			at = 2 * (uint64_t)(dir == 0 ? i : 8 - i);
+			CU_ASSERT_EQUAL(lt_lock(t, lt_req(20, i, "p", "f", at,
+			    1, SH, BL), &up[i]), LK_BLOCKED);
+		}
+		for (i = 0; i < 9; i++) {
+			at = 2 * (uint64_t)(dir == 0 ? i : 8 - i);
+			CU_ASSERT_EQUAL(lt_lock(t, lt_req(10, i, "o", "f", at,
+			    2, SH, BL), &uo[i]), LK_BLOCKED);
+		}
+		CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 0, 0, EX, NB)),
+		    LK_OK);
+		CU_ASSERT_EQUAL(lt_res->rs_ngranted, 18);
+		for (i = 0; i < 9; i++) {
+			CU_ASSERT_TRUE(lt_granted(&uo[i]));
+			CU_ASSERT_TRUE(lt_granted(&up[i]));
+		}
+		CU_ASSERT_EQUAL(waiters(), 0);
+	}
+}
+
+/*
  * Regression (long model run): a re-sent request that must wait again
  * replaces the unconfirmed grant it matches; never two of them.
  */
@@ -3076,6 +3121,8 @@ lt_register_wait(void)
 	    test_release_range_before) ||
 	    !CU_add_test(s, "a grant's downgrade unblocks older waiters",
 	    test_grant_downgrade_chain) ||
+	    !CU_add_test(s, "nine grants' downgrades in one pass unblock "
+	    "nine readers", test_many_downgrades_one_pass) ||
 	    !CU_add_test(s, "re-sent after change replaces the grant",
 	    test_resent_after_change) ||
 	    !CU_add_test(s, "deadlock: 2 files, 2 hosts", test_deadlock2) ||
