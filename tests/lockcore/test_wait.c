@@ -1086,6 +1086,60 @@ test_many_downgrades_one_pass(void)
 }
 
 /*
+ * test_fifo_gain_revisits() with B's request [bs, bs + bl) and A's second
+ * one [as, as + 10): A's grant of [95,98) frees that one wherever it lies
+ * in the range of B's request (lk_gain_span(): the index's hull of the
+ * waiters the grant conflicts with).  `skip' arrival numbers are used up
+ * first, on another file: the index's priorities hash them, so each
+ * value gives the index another shape.
+ */
+static void
+t_gain_shape(uint64_t bs, uint64_t bl, uint64_t as, int skip)
+{
+	int i;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "g", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	for (i = 0; i < skip; i++) {
+		CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "g", 0, 1, EX, BL), &u4),
+		    LK_BLOCKED);
+		CU_ASSERT_EQUAL(lt_cancel(t, lt_req(OC, "g", 0, 1, EX, BL)),
+		    LK_OK);
+	}
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 96, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 95, 3, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", bs, bl, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", as, 10, EX, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_TRUE(lt_res->rs_holder_waiting);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 2);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OB, "f", 96, 1, SH, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_TRUE(lt_granted(&u3));
+	CU_ASSERT_FALSE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(waiters(), 1);
+}
+
+static void
+test_fifo_gain_shapes(void)
+{
+	int skip;
+
+	for (skip = 0; skip < 8; skip++) {
+		/* B's request ends on the grant's first byte. */
+		t_gain_shape(0, 96, 50, skip);
+		/* It reaches far past the grant, A's request out there. */
+		t_gain_shape(0, 200, 150, skip);
+	}
+}
+
+/*
  * Regression (long model run): a re-sent request that must wait again
  * replaces the unconfirmed grant it matches; never two of them.
  */
@@ -3137,6 +3191,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "FIFO: a grant elsewhere in an older waiter's "
 	    "range frees the owner's other requests",
 	    test_fifo_gain_revisits) ||
+	    !CU_add_test(s, "FIFO: a grant frees the owner's other requests "
+	    "whatever the index's shape", test_fifo_gain_shapes) ||
 	    !CU_add_test(s, "FIFO: the requester's own lock anywhere in the "
 	    "waiter's range", test_fifo_own_lock_in_range) ||
 	    !CU_add_test(s, "deadlock: a lock given up elsewhere in an older "
