@@ -13,7 +13,7 @@ $(eval $(call unit_test,common,$(O)/libcommon.a,))
 $(eval $(call unit_test,ctl,$(O)/libctl.a $(O)/libcommon.a,))
 # test_nlmctl.c runs the nlmctl built beside it.
 $(O)/tests/test-ctl: | $(O)/nlmctl
-$(eval $(call unit_test,nlmxdr,$(O)/nlm/nlm_xdr.o $(O)/rpc/nlm_prot_xdr.o,$(TIRPC_LIBS)))
+$(eval $(call unit_test,nlmxdr,$(O)/nlm/nlm_xdr.o $(O)/rpc/nlm_prot_xdr.o $(O)/rpc/sm_inter_xdr.o $(O)/rpc/xdrname.o,$(TIRPC_LIBS)))
 $(TEST_nlmxdr_OBJS): | $(RPC_HDRS)
 INC_tests += -Idb -Insm
 $(eval $(call unit_test,store,$(O)/libstore.a $(O)/liblockcore.a,$(DB_LIBS)))

@@ -26,7 +26,7 @@ FUZZ_LD   := -fsanitize=fuzzer,address,undefined
 FUZZ_BINS := $(patsubst %,$(O)/fuzz/fuzz-%,$(FUZZ_HARNESSES))
 
 $(O)/fuzz/fuzz-nlmxdr: $(O)/tests/fuzz/fuzz_nlmxdr.o $(O)/nlm/nlm_xdr.o \
-    $(O)/rpc/nlm_prot_xdr.o
+    $(O)/rpc/nlm_prot_xdr.o $(O)/rpc/xdrname.o
 	@mkdir -p $(@D)
 	$(CC) $(FUZZ_LD) -o $@ $^ $(TIRPC_LIBS)
 

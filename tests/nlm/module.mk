@@ -17,7 +17,7 @@ $(NLMT_DIR)/nlm_prot_clnt.o: $(NLMT_CLNT)
 	$(CC) $(CFLAGS_GEN) -c $< -o $@
 $(NLMT_OBJS): | $(RPC_HDRS)
 $(NLMT_DIR)/nlmtest: $(NLMT_OBJS) $(NLMT_DIR)/nlm_prot_clnt.o \
-    $(O)/rpc/nlm_prot_xdr.o
+    $(O)/rpc/nlm_prot_xdr.o $(O)/rpc/xdrname.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(TIRPC_LIBS) -lpthread
 $(NLMT_DIR)/libnfs_flows: $(NLMT_DIR)/libnfs_flows.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lnfs

@@ -5,7 +5,8 @@
  * Random arguments are encoded with the rpcgen encoder; both decoders must
  * then agree field by field.  Every truncation of a valid message must
  * fail in both.  Over-long fields must fail.  An embedded NUL in
- * caller_name is refused by ours (rpcgen's would silently truncate it).
+ * caller_name is refused by both (rpcgen's through our xdr_nlm_name()),
+ * as in every other name of every version and of the status monitor.
  * Bool words other than 0 and 1 read the same in both.  Random results
  * encode to the same bytes with both encoders, into any buffer, aligned or
  * not, or fail in both when they do not fit.
@@ -18,6 +19,7 @@
 #include <CUnit/Basic.h>
 
 #include "nlm_impl.h"
+#include "rpc/sm_inter.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -347,6 +349,122 @@ test_refusals(void)
 	CU_ASSERT_FALSE(decode(XDRPROC(nlm_xdr_lockargs), &b, wire, n));
 }
 
+/*
+ * Where `nm' is in wire[0..n): the offset of its bytes (after the
+ * length word); the test fails if it is not there.
+ */
+static size_t
+name_at(const char *wire, size_t n, const char *nm)
+{
+	size_t k = strlen(nm), i;
+
+	for (i = 4; i + k <= n; i++)
+		if (memcmp(wire + i, nm, k) == 0)
+			return i;
+	CU_FAIL_FATAL("name not in the encoding");
+	return 0;
+}
+
+/*
+ * Every name of every argument, of every version and of the status
+ * monitor, decodes through xdr_nlm_name()/xdr_sm_hostname() (rpc/
+ * xdrname.c): as sent, and refused when it holds a NUL or is longer
+ * than the bound.  Before, rpcgen's xdr_string() read "ab\0defg" as
+ * "ab" (a v1 LOCK, a SHARE, a FREE_ALL, an SM_NOTIFY named another host
+ * than the one sent), and only the in-place v4 decoders refused it.
+ */
+static void
+test_names(void)
+{
+	static char max[LM_MAXSTRLEN + 1];
+	nlm_lockargs l1;
+	nlm_shareargs sh1;
+	nlm4_shareargs sh4;
+	nlm_notify nf1;
+	nlm4_notify nf4;
+	nlm_sm_status sms;
+	stat_chge sc;
+	mon mo;
+	struct {
+		xdrproc_t	 proc;
+		void		*args;
+		char		**field;
+	} t[] = {
+		{ XDRPROC(xdr_nlm_lockargs), &l1, &l1.alock.caller_name },
+		{ XDRPROC(xdr_nlm_shareargs), &sh1, &sh1.share.caller_name },
+		{ XDRPROC(xdr_nlm4_shareargs), &sh4, &sh4.share.caller_name },
+		{ XDRPROC(xdr_nlm_notify), &nf1, &nf1.name },
+		{ XDRPROC(xdr_nlm4_notify), &nf4, &nf4.name },
+		{ XDRPROC(xdr_nlm_sm_status), &sms, &sms.mon_name },
+		{ XDRPROC(xdr_stat_chge), &sc, &sc.mon_name },
+		{ XDRPROC(xdr_mon), &mo, &mo.mon_id.mon_name },
+		{ XDRPROC(xdr_mon), &mo, &mo.mon_id.my_id.my_name }
+	};
+	union { nlm_lockargs l1; nlm_shareargs sh1; nlm4_shareargs sh4;
+	    nlm_notify nf1; nlm4_notify nf4; nlm_sm_status sms;
+	    stat_chge sc; mon mo; } d;
+	char wire[4096], copy[4096], inbuf[16];
+	uint32_t w;
+	size_t i, n, at;
+
+	memset(max, 'm', LM_MAXSTRLEN);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		memset(t[i].args, 0, sizeof(d));
+		if (t[i].args == (void *)&mo) {
+			mo.mon_id.mon_name = (char *)"other-1";
+			mo.mon_id.my_id.my_name = (char *)"other-2";
+		}
+		*t[i].field = (char *)"abcdefg";
+		n = encode(t[i].proc, t[i].args, wire, sizeof(wire));
+		at = name_at(wire, n, "abcdefg");
+		/* As sent: the name comes back, also into a given buffer. */
+		memcpy(copy, wire, n);
+		memset(&d, 0, sizeof(d));
+		CU_ASSERT_FATAL(decode(t[i].proc, &d, copy, n));
+		CU_ASSERT_STRING_EQUAL(*(char **)(void *)((char *)&d +
+		    ((char *)t[i].field - (char *)t[i].args)), "abcdefg");
+		free_ref(t[i].proc, &d);
+		/* A NUL inside: refused, nothing left allocated (ASan). */
+		memcpy(copy, wire, n);
+		copy[at + 2] = '\0';
+		memset(&d, 0, sizeof(d));
+		CU_ASSERT_FALSE(decode(t[i].proc, &d, copy, n));
+		free_ref(t[i].proc, &d);
+		/* A NUL last: refused too ("abcdef\0" is not "abcdef"). */
+		memcpy(copy, wire, n);
+		copy[at + 6] = '\0';
+		memset(&d, 0, sizeof(d));
+		CU_ASSERT_FALSE(decode(t[i].proc, &d, copy, n));
+		free_ref(t[i].proc, &d);
+		/* Longer than the bound (the length word says so): refused. */
+		memcpy(copy, wire, n);
+		w = htonl(LM_MAXSTRLEN + 1);
+		memcpy(copy + at - 4, &w, 4);
+		memset(&d, 0, sizeof(d));
+		CU_ASSERT_FALSE(decode(t[i].proc, &d, copy, n));
+		free_ref(t[i].proc, &d);
+		/* The bound itself: taken. */
+		*t[i].field = max;
+		n = encode(t[i].proc, t[i].args, wire, sizeof(wire));
+		memset(&d, 0, sizeof(d));
+		CU_ASSERT(decode(t[i].proc, &d, wire, n));
+		free_ref(t[i].proc, &d);
+	}
+	/* Into a buffer the caller gives, as xdr_string() does. */
+	{
+		char *p = inbuf;
+		XDR x;
+
+		nf4.name = (char *)"abcdefg";
+		n = encode(XDRPROC(xdr_nlm4_notify), &nf4, wire, sizeof(wire));
+		xdrmem_create(&x, wire, (u_int)n, XDR_DECODE);
+		CU_ASSERT(xdr_nlm_name(&x, &p));
+		CU_ASSERT(p == inbuf);
+		CU_ASSERT_STRING_EQUAL(inbuf, "abcdefg");
+		xdr_destroy(&x);
+	}
+}
+
 int
 tests_register(void)
 {
@@ -357,6 +475,8 @@ tests_register(void)
 	    CU_add_test(s, "unlock/test/cancel args agree",
 	    test_other_args) == NULL ||
 	    CU_add_test(s, "over-long and NUL refused", test_refusals) == NULL ||
+	    CU_add_test(s, "every name of every version: NUL and over-long "
+	    "refused", test_names) == NULL ||
 	    CU_add_test(s, "bool words other than 0/1", test_bools) == NULL ||
 	    CU_add_test(s, "nlm4_res encodes as rpcgen's", test_res) == NULL)
 		return -1;

@@ -7,7 +7,7 @@ NSMT_BIN := $(O)/tests/nsm/nsmpeer
 
 $(O)/tests/nsm/nsmpeer.o: | $(RPC_HDRS)
 $(NSMT_BIN): $(O)/tests/nsm/nsmpeer.o $(O)/rpc/nlm_prot_xdr.o \
-    $(O)/rpc/sm_inter_xdr.o
+    $(O)/rpc/sm_inter_xdr.o $(O)/rpc/xdrname.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(TIRPC_LIBS)
 
 nsm-itest-bins: $(NSMT_BIN)

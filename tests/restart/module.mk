@@ -17,7 +17,7 @@ $(RST_DIR)/nlm_prot_clnt.o: $(RST_CLNT)
 	$(CC) $(CFLAGS_GEN) -c $< -o $@
 $(RST_OBJS): | $(RPC_HDRS)
 $(RST_DIR)/crashdrv: $(RST_OBJS) $(RST_DIR)/nlm_prot_clnt.o \
-    $(O)/rpc/nlm_prot_xdr.o
+    $(O)/rpc/nlm_prot_xdr.o $(O)/rpc/xdrname.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(TIRPC_LIBS) -lpthread
 
 restart-itest-bins: $(RST_DIR)/crashdrv

@@ -3,6 +3,7 @@
  * 4), and the _MSG procedures' _RES answers: procedure, version and
  * cookie.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +258,66 @@ test_share_free_all(void)
 	ts_stop();
 }
 
+/* FREE_ALL's arguments (nlm_notify, nlm4_notify) named "hostA\0junk". */
+static bool_t
+s_enc_notify_nul(XDR *x, void *arg)
+{
+	char raw[] = "hostA\0junk";
+	u_int len = sizeof(raw) - 1;
+	int state = 7;
+
+	(void)arg;
+	return xdr_u_int(x, &len) && xdr_opaque(x, raw, len) &&
+	    xdr_int(x, &state);
+}
+
+/* The accept status of the next reply at the UDP socket, -1: none. */
+static int
+s_accept_stat(void)
+{
+	uint32_t w[8];
+	ssize_t n;
+
+	if ((n = ts_recv(w, sizeof(w))) < 24)
+		return -1;
+	return (int)ntohl(w[5]);
+}
+
+/*
+ * A name holding a NUL is not the name before the NUL: FREE_ALL of v3
+ * and v4 naming "hostA\0junk" get GARBAGE_ARGS and release nothing of
+ * hostA; FREE_ALL "hostA" does.  rpcgen's xdr_string() read the name as
+ * "hostA" and released hostA's shares (only the in-place v4 LOCK, TEST,
+ * UNLOCK and CANCEL decoders refused such a name).
+ */
+static void
+test_name_with_nul(void)
+{
+	nlm4_notify n;
+	uint32_t v;
+
+	if (ts_skip())
+		return;
+	s_begin();
+	CU_ASSERT_EQUAL(s_share(4, NLMPROC4_SHARE, "hostA", "a", "f", fsm_DW,
+	    fsa_R, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+	for (v = 3; v <= 4; v++) {
+		(void)ts_send_vers(v, NLMPROC4_FREE_ALL,
+		    XDRPROC(s_enc_notify_nul), NULL);
+		ts_pump();
+		CU_ASSERT_EQUAL(s_accept_stat(), GARBAGE_ARGS);
+		CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+	}
+	memset(&n, 0, sizeof(n));
+	n.name = (char *)"hostA";
+	n.state = 7;
+	(void)ts_send_vers(3, NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &n);
+	ts_pump();
+	(void)ts_drain();
+	CU_ASSERT_EQUAL(fake_store_nshares(), 0);
+	ts_stop();
+}
 
 static int
 s_rec_cb(const struct lk_record *rc, void *arg)
@@ -537,6 +598,8 @@ ts_register_share(void)
 	    test_share_restart) == NULL ||
 	    CU_add_test(s, "FREE_ALL releases shares", test_share_free_all) ==
 	    NULL ||
+	    CU_add_test(s, "a name holding a NUL is refused, v3 and v4",
+	    test_name_with_nul) == NULL ||
 	    CU_add_test(s, "a replaced share is stored replaced; FREE_ALL and "
 	    "UNSHARE in grace", test_share_replace_restart) == NULL ||
 	    CU_add_test(s, "each _MSG of v1, v3, v4: its _RES, version, cookie",
