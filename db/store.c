@@ -591,7 +591,9 @@ store_env_open(struct store *st, const struct store_config *cf, char *err,
  * 36 against 13 (storebench -n 1000000), and memory handed back some
  * 60 s after a million locks are released instead of 15.  Its load walk
  * checks the key order instead (store_load.c), which a looping chain of
- * pages breaks.
+ * pages breaks, and that it read as many records as meta.db counts
+ * (meta "locks"), which a chain cut short or passing over a page does
+ * not have.
  */
 static int
 store_db_open(struct store *st, DB_TXN *txn, const char *file, bool chksum,
@@ -649,6 +651,44 @@ store_meta_put(struct store *st, DB_TXN *txn, const char *name, uint64_t val)
 	return st->st_meta->put(st->st_meta, txn, &k, &v, 0);
 }
 
+/* The meta names of the counts of st_nrec.nr_n[0] and [1]. */
+static const char *const store_nrec_name[2] = { "locks", "shares" };
+
+int
+store_nrec_put(struct store *st, DB_TXN *txn, const struct store_nrec *was,
+    const struct store_nrec *nr)
+{
+	int i, rc;
+
+	for (i = 0; i < 2; i++)
+		if (nr->nr_known[i] && (was == NULL || !was->nr_known[i] ||
+		    was->nr_n[i] != nr->nr_n[i]) &&
+		    (rc = store_meta_put(st, txn, store_nrec_name[i],
+		    nr->nr_n[i])) != 0)
+			return rc;
+	return 0;
+}
+
+/*
+ * Read the counts of records (meta "locks", "shares") into st_nrec; one
+ * that is absent is not known.  A code (EINVAL: one does not decode).
+ */
+static int
+store_nrec_get(struct store *st, DB_TXN *txn)
+{
+	struct store_nrec *nr = &st->st_nrec;
+	int i, rc;
+
+	for (i = 0; i < 2; i++) {
+		nr->nr_n[i] = 0;
+		rc = store_meta_get(st, txn, store_nrec_name[i], &nr->nr_n[i]);
+		if (rc != 0 && rc != DB_NOTFOUND)
+			return rc;
+		nr->nr_known[i] = rc == 0;
+	}
+	return 0;
+}
+
 /* A new store: its initial meta values. */
 static int
 store_meta_create(struct store *st, DB_TXN *txn)
@@ -660,10 +700,13 @@ store_meta_create(struct store *st, DB_TXN *txn)
 	m->sm_epoch = 0;
 	m->sm_token = 0;
 	m->sm_next_host = 1;
+	memset(&st->st_nrec, 0, sizeof(st->st_nrec));
+	st->st_nrec.nr_known[0] = st->st_nrec.nr_known[1] = true;
 	if ((rc = store_meta_put(st, txn, "format", m->sm_format)) != 0 ||
 	    (rc = store_meta_put(st, txn, "epoch", m->sm_epoch)) != 0 ||
 	    (rc = store_meta_put(st, txn, "token", m->sm_token)) != 0 ||
-	    (rc = store_meta_put(st, txn, "nexthost", m->sm_next_host)) != 0)
+	    (rc = store_meta_put(st, txn, "nexthost", m->sm_next_host)) != 0 ||
+	    (rc = store_nrec_put(st, txn, NULL, &st->st_nrec)) != 0)
 		return rc;
 	st->st_info.si_created = true;
 	return 0;
@@ -829,9 +872,9 @@ store_migrate_v1(struct store *st)
 }
 
 /*
- * Read the meta values (creating a new store's) and, with posp, the
- * journal's folded position (meta "journal"; 0 when absent), in a
- * transaction of their own.
+ * Read the meta values (creating a new store's), the counts of records
+ * (st_nrec) and, with posp, the journal's folded position (meta
+ * "journal"; 0 when absent), in a transaction of their own.
  */
 static enum store_status
 store_meta_read(struct store *st, uint64_t *posp, char *err, size_t errlen)
@@ -852,10 +895,12 @@ store_meta_read(struct store *st, uint64_t *posp, char *err, size_t errlen)
 		*posp = 0;
 		rc = 0;
 	}
+	if (rc == 0)
+		rc = store_nrec_get(st, txn);
 	if (rc == EINVAL) {
 		(void)txn->abort(txn);
 		snprintf(err, errlen, "meta.db in %s: the journal position "
-		    "does not decode", st->st_dir);
+		    "or a count of records does not decode", st->st_dir);
 		return STORE_CORRUPT;
 	}
 	/* A commit frees txn even when it fails: no abort after it. */
@@ -909,11 +954,13 @@ store_journals_open(struct store *st, char *err, size_t errlen)
  * Delete every record of db, st_kchunk to a transaction (a truncate, or
  * one transaction for all, locks every page: more than the lock table
  * has for a big store, and the open failed); the last commit is synced.
- * A code.
+ * Each transaction stores the count of records (st_nrec.nr_n[i]) it
+ * leaves, when known: 0 with the last, which found no more.  A code.
  */
 static int
-store_db_clear(struct store *st, DB *db)
+store_db_clear(struct store *st, DB *db, int i)
 {
+	struct store_nrec nr;
 	DB_TXN *txn;
 	DBC *c;
 	DBT k, v;
@@ -938,14 +985,19 @@ store_db_clear(struct store *st, DB *db)
 		if ((rc2 = c->close(c)) != 0 && (rc == 0 ||
 		    rc == DB_NOTFOUND))
 			rc = rc2;
-		if (rc != 0 && rc != DB_NOTFOUND) {
+		nr = st->st_nrec;
+		nr.nr_n[i] = rc == DB_NOTFOUND || n > nr.nr_n[i] ? 0 :
+		    nr.nr_n[i] - n;
+		if ((rc != 0 && rc != DB_NOTFOUND) ||
+		    (rc2 = store_nrec_put(st, txn, &st->st_nrec, &nr)) != 0) {
 			(void)txn->abort(txn);
-			return rc;
+			return rc != 0 && rc != DB_NOTFOUND ? rc : rc2;
 		}
 		/* A failed commit frees the transaction too: no abort. */
 		if ((rc2 = txn->commit(txn, rc == DB_NOTFOUND ? DB_TXN_SYNC :
 		    DB_TXN_WRITE_NOSYNC)) != 0)
 			return rc2;
+		st->st_nrec = nr;
 		if (rc == DB_NOTFOUND)
 			return 0;
 	}
@@ -964,8 +1016,8 @@ store_none_forget(struct store *st, char *err, size_t errlen)
 {
 	int rc;
 
-	if ((rc = store_db_clear(st, st->st_locks)) != 0 ||
-	    (rc = store_db_clear(st, st->st_shares)) != 0)
+	if ((rc = store_db_clear(st, st->st_locks, 0)) != 0 ||
+	    (rc = store_db_clear(st, st->st_shares, 1)) != 0)
 		return store_report(st, rc, "cannot drop the locks stored "
 		    "before (durability none)", err, errlen);
 	return STORE_OK;

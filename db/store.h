@@ -233,8 +233,11 @@ void	store_info(const struct store *st, struct store_info *si);
  * and store_*_load() returns STORE_INVAL.  Records come back with rc_epoch
  * as stored and rc_reclaim 0.  Call with no turn pending (STORE_INVAL
  * otherwise).  Returns STORE_OK, STORE_INVAL, STORE_CORRUPT (a record that
- * does not decode; err says which), STORE_NOMEM, STORE_IO, STORE_FATAL; a
- * failed load changes nothing in the store.
+ * does not decode, keys out of order, or fewer or more lock or share
+ * records than the store counts: err says which), STORE_NOMEM, STORE_IO,
+ * STORE_FATAL; a failed load changes nothing in the store.  The first
+ * store_records_load() of a store from before the counts stores those it
+ * walked.
  */
 typedef int	store_host_cb(const struct store_host *h, void *arg);
 typedef int	store_record_cb(const struct lk_record *rc, void *arg);

@@ -50,10 +50,19 @@
  *                 databases, as file number << 32 | offset; written with
  *                 each fold, in its transaction (absent before the
  *                 first: then every journal record in the log counts)
- *   The first four are written when the store is created, in one
- *   transaction.  A meta.db without "format" is a new store only while
- *   all four databases are empty; otherwise store_open() refuses it
- *   (STORE_CORRUPT).
+ *     "locks"     the number of records in locks.db, and
+ *     "shares"    in shares.db: written when the store is created (0),
+ *                 and in every transaction that changes that database
+ *                 (the fold's, store_compact.c; the drop under
+ *                 durability none, store.c), as it leaves it.  A load
+ *                 that walks another number of records refuses the
+ *                 store (STORE_CORRUPT, store_load.c).  Absent in a
+ *                 store an earlier nlmd wrote: the first load stores
+ *                 the numbers it walked.
+ *   The first four and the counts are written when the store is
+ *   created, in one transaction.  A meta.db without "format" is a new
+ *   store only while all four databases are empty; otherwise
+ *   store_open() refuses it (STORE_CORRUPT).
  *
  * hosts.db
  *   key:   u64 host id (never 0)
@@ -81,7 +90,9 @@
  *          under the tweak 0.  locks.db has no page checksums (store.c,
  *          store_db_open()): a damaged byte in a record's key or value
  *          fails the check at the load (STORE_CORRUPT), where a
- *          damaged length or token would otherwise read as a lock.
+ *          damaged length or token would otherwise read as a lock; a
+ *          damaged link between pages, which hides records, fails the
+ *          load's count (meta "locks").
  *          Version 1 (nlmd before 2026-12-07) is the first 26 bytes
  *          without the check; such records are read unchecked, and
  *          rewritten as version 2 after the load of the start that

@@ -219,12 +219,21 @@ store_dbi_db(struct store *st, unsigned dbi)
 	}
 }
 
+/*
+ * Apply one operation in txn.  A put or delete in locks.db or shares.db
+ * counts in *nr what it adds or removes: a put first as DB_NOOVERWRITE,
+ * which fails (DB_KEYEXIST, nothing written) on a key that is there, then
+ * as an overwrite; a delete that finds nothing removes nothing.  Exact,
+ * also when a fold cut short by a crash is applied again.
+ */
 static int
 store_apply_op(struct store *st, DB_TXN *txn, const struct store_op *op,
-    uint64_t *puts, uint64_t *dels)
+    uint64_t *puts, uint64_t *dels, struct store_nrec *nr)
 {
 	DB *db = store_dbi_db(st, op->op_dbi);
 	const uint8_t *key = (const uint8_t *)(op + 1);
+	uint64_t *n = op->op_dbi == STORE_DBI_LOCKS ? &nr->nr_n[0] :
+	    op->op_dbi == STORE_DBI_SHARES ? &nr->nr_n[1] : NULL;
 	DBT k, v;
 	int rc;
 
@@ -236,17 +245,23 @@ store_apply_op(struct store *st, DB_TXN *txn, const struct store_op *op,
 		v.data = (void *)(uintptr_t)(key + op->op_klen);
 		v.size = op->op_vlen;
 		(*puts)++;
-		return db->put(db, txn, &k, &v, 0);
+		if (n == NULL)
+			return db->put(db, txn, &k, &v, 0);
+		if ((rc = db->put(db, txn, &k, &v, DB_NOOVERWRITE)) == 0)
+			(*n)++;
+		return rc == DB_KEYEXIST ? db->put(db, txn, &k, &v, 0) : rc;
 	}
 	(*dels)++;
-	rc = db->del(db, txn, &k, 0);
+	if ((rc = db->del(db, txn, &k, 0)) == 0 && n != NULL)
+		(*n)--;
 	/* Deleting what is not there is fine (store.h). */
 	return rc == DB_NOTFOUND ? 0 : rc;
 }
 
 int
 store_fold_apply(struct store *st, const struct store_fold *fo, DB_TXN *txn,
-    size_t *atp, size_t max, uint64_t *puts, uint64_t *dels)
+    size_t *atp, size_t max, uint64_t *puts, uint64_t *dels,
+    struct store_nrec *nr)
 {
 	size_t i, n = 0;
 	int rc;
@@ -254,7 +269,7 @@ store_fold_apply(struct store *st, const struct store_fold *fo, DB_TXN *txn,
 	for (i = *atp; i <= fo->fo_mask && n < max; i++)
 		if (fo->fo_slot[i].sl_op != NULL) {
 			if ((rc = store_apply_op(st, txn, fo->fo_slot[i].sl_op,
-			    puts, dels)) != 0)
+			    puts, dels, nr)) != 0)
 				return rc;
 			n++;
 		}

@@ -13,7 +13,9 @@
  *   the operations -- per key only the last one counts, so the locks
  *   granted and released since the last round cost nothing -- and in one
  *   transaction applies the net operations to meta, hosts, locks and
- *   shares and stores where it stopped (meta "journal").  Commits go on
+ *   shares and stores where it stopped (meta "journal") and how many
+ *   records locks and shares hold (meta "locks", "shares": the load's
+ *   check that it read them all, store_load.c).  Commits go on
  *   meanwhile: they only append.
  *
  *   Reading the log back costs as much as writing it did (Berkeley DB
@@ -46,16 +48,19 @@
  *   round between two.  A fold never interleaves with one, so the walk
  *   cannot put back a value older than the fold's; a journal operation
  *   not yet folded is applied after it, as it would have been without
- *   it.  What a record says is not changed, only its encoding: a crash
- *   between two transactions leaves both versions, which both load, and
- *   the next start's load finds the rest.  Only the fold and this walk
- *   write the databases while the store is open.
+ *   it.  What a record says is not changed, only its encoding (each put
+ *   overwrites the record under the cursor: the count of records, meta
+ *   "locks", stays as it is): a crash between two transactions leaves
+ *   both versions, which both load, and the next start's load finds the
+ *   rest.  Only the fold and this walk write the databases while the
+ *   store is open (and a load storing the counts of a store from before
+ *   them, store_load.c).
  *
  * LOCKING
  *   st_kmu: one round or rewrite transaction at a time (the thread, a
- *   load); st_jfold, st_kbuf, st_kfold and st_ukey are its.  st_jmu:
- *   st_jend, st_jops and st_jtail*, which a commit sets after its
- *   append.  The compactor's Berkeley DB calls are not
+ *   load); st_jfold, st_nrec, st_kbuf, st_kfold and st_ukey are its.
+ *   st_jmu: st_jend, st_jops and st_jtail*, which a commit sets after
+ *   its append.  The compactor's Berkeley DB calls are not
  *   fault-injected (store_fail_after): they happen at times no test
  *   controls.
  */
@@ -259,11 +264,14 @@ out:
  * folded position: a crash between them leaves some of the round's net
  * operations applied, and the next fold, from the old position, applies
  * them again -- harmless, as a net operation sets a key to its last value
- * or deletes it.  A code; on failure no transaction is left open.
+ * or deletes it, and counts only what it changes.  Each transaction
+ * stores the counts of records (meta "locks", "shares") it leaves; *nr
+ * := those of the last, for the caller to make st_nrec once it commits.
+ * A code; on failure no transaction is left open.
  */
 static int
 store_compact_apply(struct store *st, DB_TXN **txnp, uint64_t *puts,
-    uint64_t *dels)
+    uint64_t *dels, struct store_nrec *nr)
 {
 	DB_ENV *env = st->st_env;
 	unsigned n = 0, failat = atomic_load(&st->st_kfail_at);
@@ -271,6 +279,7 @@ store_compact_apply(struct store *st, DB_TXN **txnp, uint64_t *puts,
 	int rc;
 
 	*txnp = NULL;
+	*nr = st->st_nrec;
 	if (st->st_kbuf.b_nops > 0) {
 		st->st_kbuf.b_next = NULL;
 		if (!store_fold(st, &st->st_kbuf, st->st_kbuf.b_nops,
@@ -287,9 +296,9 @@ store_compact_apply(struct store *st, DB_TXN **txnp, uint64_t *puts,
 		if (++n == failat) {
 			atomic_store(&st->st_kfail_at, 0);
 			rc = EIO;
-		} else
-			rc = store_fold_apply(st, &st->st_kfold, *txnp, &at,
-			    st->st_kchunk, puts, dels);
+		} else if ((rc = store_fold_apply(st, &st->st_kfold, *txnp,
+		    &at, st->st_kchunk, puts, dels, nr)) == 0)
+			rc = store_nrec_put(st, *txnp, &st->st_nrec, nr);
 		if (rc != 0) {
 			(void)(*txnp)->abort(*txnp);
 			*txnp = NULL;
@@ -306,6 +315,7 @@ store_compact_apply(struct store *st, DB_TXN **txnp, uint64_t *puts,
 		*txnp = NULL;
 		if (rc != 0)
 			return rc;
+		st->st_nrec = *nr;
 	}
 }
 
@@ -348,16 +358,18 @@ store_compact_finish(struct store *st, DB_TXN *txn, const DB_LSN *to)
 static int
 store_compact_fold(struct store *st, DB_LSN *to, bool have)
 {
+	struct store_nrec nr;
 	uint64_t puts = 0, dels = 0;
 	DB_TXN *txn;
 	int rc;
 
 	if (!have && (rc = store_compact_scan(st, &st->st_jfold, to)) != 0)
 		return rc;
-	if ((rc = store_compact_apply(st, &txn, &puts, &dels)) != 0)
+	if ((rc = store_compact_apply(st, &txn, &puts, &dels, &nr)) != 0)
 		return rc;
 	if ((rc = store_compact_finish(st, txn, to)) != 0)
 		return rc;
+	st->st_nrec = nr;
 	store_compact_shrink(st);
 	pthread_mutex_lock(&st->st_cmu);
 	st->st_info.si_folds++;
@@ -561,6 +573,7 @@ store_compact_v1_first(DB *j, DB_TXN *txn)
 int
 store_compact_v1(struct store *st, DB *j[2])
 {
+	struct store_nrec nr;
 	uint64_t puts = 0, dels = 0, f0, f1;
 	u_int32_t count;
 	DB_TXN *txn;
@@ -583,7 +596,7 @@ store_compact_v1(struct store *st, DB *j[2])
 	 * the last, and until then the next open reads them again.
 	 */
 	if ((rc = txn->commit(txn, 0)) != 0 ||
-	    (rc = store_compact_apply(st, &txn, &puts, &dels)) != 0)
+	    (rc = store_compact_apply(st, &txn, &puts, &dels, &nr)) != 0)
 		return rc;
 	if ((rc = j[0]->truncate(j[0], txn, &count, 0)) != 0 ||
 	    (rc = j[1]->truncate(j[1], txn, &count, 0)) != 0) {
@@ -591,7 +604,9 @@ store_compact_v1(struct store *st, DB *j[2])
 		return rc;
 	}
 	store_compact_shrink(st);
-	return txn->commit(txn, 0);
+	if ((rc = txn->commit(txn, 0)) == 0)
+		st->st_nrec = nr;
+	return rc;
 }
 
 /* ---- version 1 lock records, rewritten as version 2 ---- */

@@ -97,6 +97,17 @@
 #define STORE_VAL_MAX	(1 + 2 + STORE_NAME_MAX + (1 + 16 + 4) + 1 + \
 			 STORE_LOCAL_MAX * (1 + 16 + 4) + 4 + 4 + 8 + 8)
 
+/*
+ * The records of locks.db and shares.db as meta "locks" and "shares"
+ * count them (store_codec.c), or as a fold's transaction leaves them.
+ */
+struct store_nrec {
+	uint64_t	 nr_n[2];	/* [0] locks.db, [1] shares.db */
+	bool		 nr_known[2];	/* stored (not in a store from
+					   before the counts until its
+					   first load: store_load.c) */
+};
+
 /* The meta values, as last committed or as staged. */
 struct store_meta {
 	uint64_t	 sm_format;
@@ -238,6 +249,7 @@ struct store {
 	unsigned	 st_ksteps;	/* its transactions so far (st_cmu) */
 	unsigned	 st_kstep_max;	/* store_test_upgrade_steps(); 0: no
 					   limit (st_cmu) */
+	struct store_nrec st_nrec;	/* as committed (st_kmu) */
 	struct store_batch st_kbuf;	/* a journal, decoded */
 	struct store_fold st_kfold;
 	uint8_t		 st_fkey[LK_HASH_KEY_LEN]; /* the folds' hash key */
@@ -289,6 +301,12 @@ enum store_status store_status_of(struct store *st, int rc);
 /* Write meta value `name' := val in txn (any thread); a code. */
 int	store_meta_put(struct store *st, DB_TXN *txn, const char *name,
 	    uint64_t val);
+/*
+ * Write in txn the counts of *nr that are known and differ from *was's
+ * (was NULL: every known one); a code.
+ */
+int	store_nrec_put(struct store *st, DB_TXN *txn,
+	    const struct store_nrec *was, const struct store_nrec *nr);
 
 /* Forget what the turn staged (nothing of it was sealed). */
 void	store_txn_discard(struct store *st);
@@ -312,12 +330,13 @@ bool	store_fold(struct store *st, const struct store_batch *run,
 	    size_t nops, struct store_fold *fo);
 /*
  * Apply up to max of a fold's operations in txn, from its slot *atp on;
- * *atp := the slot to go on from (past the table's end: all applied).  A
- * Berkeley DB code.
+ * *atp := the slot to go on from (past the table's end: all applied);
+ * *nr counts the records of locks.db and shares.db they add and remove.
+ * A Berkeley DB code.
  */
 int	store_fold_apply(struct store *st, const struct store_fold *fo,
 	    DB_TXN *txn, size_t *atp, size_t max, uint64_t *puts,
-	    uint64_t *dels);
+	    uint64_t *dels, struct store_nrec *nr);
 void	store_fold_free(struct store_fold *fo);
 /*
  * After a peak: free *bufp (capacity *capp) or the fold table when over

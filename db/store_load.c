@@ -13,7 +13,15 @@
  *   length); one that does not is a damaged page -- a chain of leaves
  *   looping back would otherwise be walked for ever -- and fails the
  *   load.  locks.db, the one database without page checksums (store.c,
- *   store_db_open()), relies on it.
+ *   store_db_open()), relies on it.  Nor may the walk end early: a leaf
+ *   whose link to the next page was damaged (0, its own page, a page
+ *   further on) ends it, or passes over leaves, with every key in order
+ *   and a success from Berkeley DB.  So the records of locks.db and
+ *   shares.db walked must be as many as meta.db, which has checksums,
+ *   counts (meta "locks", "shares": every transaction that changes them
+ *   stores them, store_compact.c); the count of a store from before the
+ *   counts is the walk's, stored by its first load.  st_kmu is held
+ *   through both walks: no fold changes them or their counts meanwhile.
  */
 #include "store_impl.h"
 
@@ -243,12 +251,75 @@ store_hosts_load(struct store *st, store_host_cb *cb, void *arg, char *err,
 	return store_load_db(&ld);
 }
 
+/*
+ * Walk ld's database, whose count of records is st_nrec.nr_n[i] (st_kmu
+ * held): a walk that read another number of them is a damaged page.
+ * *np := the records walked.
+ */
+static enum store_status
+store_load_counted(struct store_loader *ld, int i, uint64_t *np)
+{
+	const struct store_nrec *nr = &ld->ld_st->st_nrec;
+	enum store_status s;
+
+	ld->ld_n = 0;
+	if ((s = store_load_db(ld)) != STORE_OK)
+		return s;
+	*np = ld->ld_n;
+	if (!nr->nr_known[i] || nr->nr_n[i] == *np)
+		return STORE_OK;
+	snprintf(ld->ld_err, ld->ld_errlen, "%s in %s: the walk read %llu "
+	    "records, but meta.db counts %llu -- a damaged page (a leaf's "
+	    "link to the next) ended it early or passed over some: see "
+	    "README, \"When the store is damaged\"", ld->ld_name,
+	    ld->ld_st->st_dir, (unsigned long long)*np,
+	    (unsigned long long)nr->nr_n[i]);
+	return STORE_CORRUPT;
+}
+
+/*
+ * A store from before the counts: store those the walks found (n[]), in
+ * a transaction of their own (st_kmu held).  Not once a journal append
+ * failed (st_lhalt): the next start counts again.
+ */
+static enum store_status
+store_load_count(struct store_loader *ld, const uint64_t n[2])
+{
+	struct store *st = ld->ld_st;
+	struct store_nrec nr = st->st_nrec;
+	DB_TXN *txn;
+	int i, rc;
+
+	if ((nr.nr_known[0] && nr.nr_known[1]) || atomic_load(&st->st_lhalt))
+		return STORE_OK;
+	for (i = 0; i < 2; i++) {
+		nr.nr_n[i] = n[i];
+		nr.nr_known[i] = true;
+	}
+	/* A commit frees txn even when it fails: no abort after it. */
+	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) == 0) {
+		if ((rc = store_nrec_put(st, txn, &st->st_nrec, &nr)) != 0)
+			(void)txn->abort(txn);
+		else
+			rc = txn->commit(txn, DB_TXN_WRITE_NOSYNC);
+	}
+	if (rc != 0) {
+		snprintf(ld->ld_err, ld->ld_errlen, "cannot store the counts "
+		    "of records in meta.db in %s: %s", st->st_dir,
+		    db_strerror(rc));
+		return store_status_of(st, rc);
+	}
+	st->st_nrec = nr;
+	return STORE_OK;
+}
+
 enum store_status
 store_records_load(struct store *st, store_record_cb *cb, void *arg,
     char *err, size_t errlen)
 {
 	struct store_loader ld;
 	enum store_status s;
+	uint64_t n[2];
 
 	if ((s = store_load_init(&ld, st, err, errlen)) != STORE_OK)
 		return s;
@@ -257,14 +328,18 @@ store_records_load(struct store *st, store_record_cb *cb, void *arg,
 	ld.ld_kind = LOAD_LOCKS;
 	ld.ld_rcb = cb;
 	ld.ld_arg = arg;
-	if ((s = store_load_db(&ld)) != STORE_OK)
-		return s;
+	pthread_mutex_lock(&st->st_kmu);
+	if ((s = store_load_counted(&ld, 0, &n[0])) != STORE_OK)
+		goto out;
 	pthread_mutex_lock(&st->st_cmu);
 	st->st_info.si_locks_v1 = ld.ld_v1;
 	pthread_mutex_unlock(&st->st_cmu);
 	ld.ld_db = st->st_shares;
 	ld.ld_name = "shares.db";
 	ld.ld_kind = LOAD_SHARES;
-	ld.ld_n = 0;
-	return store_load_db(&ld);
+	if ((s = store_load_counted(&ld, 1, &n[1])) == STORE_OK)
+		s = store_load_count(&ld, n);
+out:
+	pthread_mutex_unlock(&st->st_kmu);
+	return s;
 }

@@ -203,3 +203,54 @@ store_test_upgrade_steps(struct store *st, unsigned n)
 	pthread_cond_signal(&st->st_kcv);
 	pthread_mutex_unlock(&st->st_cmu);
 }
+
+static const char *const nrec_name[2] = { "locks", "shares" };
+
+bool
+store_test_nrec(struct store *st, unsigned which, uint64_t *np)
+{
+	uint8_t buf[64];
+	DBT k, v;
+	int rc;
+
+	*np = 0;
+	if (which > 1)
+		return false;
+	memset(&k, 0, sizeof(k));
+	memset(&v, 0, sizeof(v));
+	k.data = (void *)(uintptr_t)nrec_name[which];
+	k.size = (u_int32_t)strlen(nrec_name[which]);
+	v.data = buf;
+	v.ulen = sizeof(buf);
+	v.flags = DB_DBT_USERMEM;
+	pthread_mutex_lock(&st->st_kmu);
+	rc = st->st_meta->get(st->st_meta, NULL, &k, &v, 0);
+	pthread_mutex_unlock(&st->st_kmu);
+	return rc == 0 && store_dec_meta(v.data, v.size, np) == NULL;
+}
+
+enum store_status
+store_test_nrec_forget(struct store *st)
+{
+	DB_TXN *txn;
+	DBT k;
+	int rc, i;
+
+	pthread_mutex_lock(&st->st_kmu);
+	if ((rc = st->st_env->txn_begin(st->st_env, NULL, &txn, 0)) == 0) {
+		for (i = 0; i < 2 && (rc == 0 || rc == DB_NOTFOUND); i++) {
+			memset(&k, 0, sizeof(k));
+			k.data = (void *)(uintptr_t)nrec_name[i];
+			k.size = (u_int32_t)strlen(nrec_name[i]);
+			rc = st->st_meta->del(st->st_meta, txn, &k, 0);
+		}
+		if (rc != 0 && rc != DB_NOTFOUND)
+			(void)txn->abort(txn);
+		else
+			rc = txn->commit(txn, DB_TXN_SYNC);
+	}
+	if (rc == 0)
+		st->st_nrec.nr_known[0] = st->st_nrec.nr_known[1] = false;
+	pthread_mutex_unlock(&st->st_kmu);
+	return rc == 0 ? STORE_OK : store_status_of(st, rc);
+}

@@ -122,4 +122,17 @@ void	store_test_fold_fail_at(struct store *st, unsigned n);
  */
 void	store_test_upgrade_steps(struct store *st, unsigned n);
 
+/*
+ * The count of records meta.db holds for locks.db (which 0) or shares.db
+ * (1), read from meta.db: true and *np, or false when it holds none (a
+ * store from before the counts, until its first load).
+ */
+bool	store_test_nrec(struct store *st, unsigned which, uint64_t *np);
+
+/*
+ * Remove both counts from meta.db, as in a store written before they
+ * were kept: the next load counts the records and stores them.
+ */
+enum store_status store_test_nrec_forget(struct store *st);
+
 #endif /* NLMD_DB_STORE_TEST_H */

@@ -15,6 +15,8 @@
 
 #include <CUnit/CUnit.h>
 
+#include "store_test.h"
+
 char *
 stt_dir_new(void)
 {
@@ -226,11 +228,37 @@ stt_snap_free(struct stt_snap *ss)
 }
 
 void
+stt_nrec_check(struct store *st, const struct stt_snap *ss)
+{
+	uint64_t n[2] = { 0, 0 }, locks = 0, shares = 0;
+	bool known[2];
+	size_t i;
+
+	for (i = 0; i < ss->ss_nrecs; i++)
+		if (ss->ss_recs[i].rc_kind == LK_REC_LOCK)
+			n[0]++;
+		else
+			n[1]++;
+	known[0] = store_test_nrec(st, 0, &locks);
+	known[1] = store_test_nrec(st, 1, &shares);
+	CU_ASSERT(known[0] && known[1]);
+	CU_ASSERT_EQUAL(locks, n[0]);
+	CU_ASSERT_EQUAL(shares, n[1]);
+	if (!known[0] || !known[1] || locks != n[0] || shares != n[1])
+		fprintf(stderr, "\nmeta.db counts %s%llu locks and %s%llu "
+		    "shares, the load found %llu and %llu\n",
+		    known[0] ? "" : "(none) ", (unsigned long long)locks,
+		    known[1] ? "" : "(none) ", (unsigned long long)shares,
+		    (unsigned long long)n[0], (unsigned long long)n[1]);
+}
+
+void
 stt_snap_dir(const char *dir, struct stt_snap *ss)
 {
 	struct store *st = stt_open_ok(dir, STORE_SYNC);
 
 	CU_ASSERT_EQUAL(stt_snap_take(st, ss), STORE_OK);
+	stt_nrec_check(st, ss);
 	store_close(st);
 }
 

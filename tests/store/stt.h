@@ -51,7 +51,15 @@ struct stt_snap {
 enum store_status stt_snap_take(struct store *st, struct stt_snap *ss);
 void	stt_snap_free(struct stt_snap *ss);
 bool	stt_snap_equal(const struct stt_snap *a, const struct stt_snap *b);
-/* Open dir, snapshot, close; asserts the open and load succeed. */
+/*
+ * Assert that meta.db counts as many records of locks.db and shares.db
+ * as ss holds locks and shares (a snapshot of st).
+ */
+void	stt_nrec_check(struct store *st, const struct stt_snap *ss);
+/*
+ * Open dir, snapshot, close; asserts the open and load succeed, and the
+ * counts of records (stt_nrec_check).
+ */
 void	stt_snap_dir(const char *dir, struct stt_snap *ss);
 
 bool	stt_rec_equal(const struct lk_record *a, const struct lk_record *b);

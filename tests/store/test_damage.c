@@ -121,9 +121,9 @@ open_damaged(struct outcome *oc)
 		oc->oc_status = -1;
 }
 
-/* A store of NLOCKS locks of one host, closed. */
+/* A store of n locks of one host, closed. */
 static void
-make_store(void)
+make_store_n(int n)
 {
 	struct store_host h;
 	struct lk_record rc;
@@ -138,7 +138,7 @@ make_store(void)
 	h.sh_addr.sa_len = 4;
 	CU_ASSERT_EQUAL(store_put_host(st, &h), STORE_OK);
 	CU_ASSERT_EQUAL(store_put_next_host(st, 2), STORE_OK);
-	for (i = 0; i < NLOCKS; i++) {
+	for (i = 0; i < n; i++) {
 		snprintf(fh, sizeof(fh), "file-%06d", i);
 		rc = stt_lock(1, 7, "owner", fh, 0, 0, true, (uint64_t)i + 1);
 		CU_ASSERT_EQUAL_FATAL(store_put_record(st, &rc), STORE_OK);
@@ -146,6 +146,12 @@ make_store(void)
 	CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
 	store_close(st);
 	st = NULL;
+}
+
+static void
+make_store(void)
+{
+	make_store_n(NLOCKS);
 }
 
 /* Overwrite page `page' of dir/file with garbage (a fixed sequence). */
@@ -257,6 +263,139 @@ test_leaf_loop(void)
 	if (oc.oc_status != STORE_CORRUPT)
 		fprintf(stderr, "\nstatus %d: %s\n", oc.oc_status,
 		    oc.oc_err);
+	stt_dir_free(dir);
+	dir = NULL;
+}
+
+/*
+ * The leaves of locks.db in the order of their chain, from the one
+ * without a previous page, at most max of them, into leaf[] (page
+ * numbers); how many.  Page headers as in test_leaf_loop().
+ */
+static size_t
+leaf_chain(int fd, uint32_t *leaf, size_t max)
+{
+	uint32_t next[1024] = { 0 }, first = 0, prev, pgno;
+	uint8_t pg[PAGE_BYTES];
+	off_t off;
+	size_t n = 0;
+
+	for (off = PAGE_BYTES; pread(fd, pg, sizeof(pg), off) ==
+	    (ssize_t)sizeof(pg); off += PAGE_BYTES) {
+		pgno = (uint32_t)(off / PAGE_BYTES);
+		if (pg[25] != 5 || pgno >= 1024)	/* P_LBTREE */
+			continue;
+		memcpy(&prev, pg + 12, 4);
+		memcpy(&next[pgno], pg + 16, 4);
+		if (prev == 0)
+			first = pgno;
+	}
+	for (pgno = first; pgno != 0 && pgno < 1024 && n < max;
+	    pgno = next[pgno])
+		leaf[n++] = pgno;
+	return n;
+}
+
+/*
+ * Set the link to the next page of locks.db's leaf number `which' (in
+ * chain order) to leaf `to' (-1: its own page; -2: none, 0): the walk
+ * ends early, or passes over leaves, with every key in order.
+ */
+static void
+relink_leaf(size_t which, int to)
+{
+	uint32_t leaf[64], pgno;
+	char path[4096];
+	size_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/locks.db", dir);
+	CU_ASSERT_FATAL((fd = open(path, O_RDWR)) != -1);
+	n = leaf_chain(fd, leaf, 64);
+	printf("\n    locks.db: %zu leaves, leaf %zu linked to %d ", n, which,
+	    to);
+	CU_ASSERT_FATAL(which < n && (to < 0 || (size_t)to < n));
+	pgno = to == -1 ? leaf[which] : to == -2 ? 0 : leaf[to];
+	CU_ASSERT_FATAL(pwrite(fd, &pgno, 4, (off_t)leaf[which] * PAGE_BYTES +
+	    16) == 4);
+	close(fd);
+}
+
+/* Open the damaged store: refused for its count. */
+static void
+open_miscounted(void)
+{
+	struct outcome oc;
+
+	open_damaged(&oc);
+	CU_ASSERT_EQUAL(oc.oc_signal, 0);
+	CU_ASSERT_EQUAL(oc.oc_status, STORE_CORRUPT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "locks.db"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "meta.db counts"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "When the store is damaged"));
+	if (oc.oc_status != STORE_CORRUPT)
+		fprintf(stderr, "\nstatus %d: %s\n", oc.oc_status, oc.oc_err);
+}
+
+/*
+ * locks.db's leaves linked so that the walk ends early or passes over a
+ * leaf, every key still in order: the root leaf (a small store, all of
+ * its locks in it) linked to itself, where Berkeley DB's bulk get then
+ * returns DB_NOTFOUND at once; the first leaf's link set to 0; the first
+ * leaf linked to the third.  The load used to report success with fewer
+ * locks (none at all in the first case), and those were lost without a
+ * word; meta.db's count of the records (store_codec.c) tells now.
+ */
+static void
+test_leaf_cut(void)
+{
+	static const struct {
+		int	 nlocks;
+		size_t	 which;
+		int	 to;
+	} cases[] = {
+		{ 10, 0, -1 }, { NLOCKS, 0, -2 }, { NLOCKS, 0, 2 }
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		make_store_n(cases[i].nlocks);
+		relink_leaf(cases[i].which, cases[i].to);
+		open_miscounted();
+		stt_dir_free(dir);
+		dir = NULL;
+	}
+}
+
+/*
+ * A store written before meta.db counted the records of locks.db and
+ * shares.db: its first load counts them and stores the counts, refusing
+ * nothing; from then on a walk that ends early is caught as in any other.
+ */
+static void
+test_counts_absent(void)
+{
+	struct stt_snap ss;
+	uint64_t n;
+
+	make_store();
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_test_nrec_forget(st), STORE_OK);
+	store_close(st);
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_FALSE(store_test_nrec(st, 0, &n));
+	CU_ASSERT_FALSE(store_test_nrec(st, 1, &n));
+	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, NLOCKS);
+	stt_nrec_check(st, &ss);
+	stt_snap_free(&ss);
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, NLOCKS);
+	stt_snap_free(&ss);
+	relink_leaf(0, -2);
+	open_miscounted();
 	stt_dir_free(dir);
 	dir = NULL;
 }
@@ -388,6 +527,8 @@ open_v1(const struct stt_snap *want, struct stt_snap *ss, uint64_t v1,
 		upgrade_wait(st, &si);
 		CU_ASSERT_EQUAL(si.si_locks_upgraded, v1);
 	}
+	/* The rewrite overwrites: the count stays. */
+	stt_nrec_check(st, ss);
 	store_close(st);
 	st = NULL;
 	stt_snap_free(ss);
@@ -598,6 +739,10 @@ stt_register_damage(void)
 	    test_garbage_page) ||
 	    !CU_add_test(s, "locks.db's leaves looping back: caught by the "
 	    "key order", test_leaf_loop) ||
+	    !CU_add_test(s, "locks.db's leaves linked short: caught by the "
+	    "count", test_leaf_cut) ||
+	    !CU_add_test(s, "a store without the counts: counted by its "
+	    "first load", test_counts_absent) ||
 	    !CU_add_test(s, "a lock's length damaged: caught by its check",
 	    test_lock_damaged) ||
 	    !CU_add_test(s, "version 1 locks rewritten at the start: then "

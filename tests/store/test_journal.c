@@ -198,6 +198,7 @@ test_big_fold(void)
 	/* The load folds what was committed first. */
 	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
 	CU_ASSERT_EQUAL(ss.ss_nrecs, BIG_LOCKS);
+	stt_nrec_check(st, &ss);
 	for (i = 0; i < ss.ss_nrecs; i++)
 		CU_ASSERT_EQUAL_FATAL(store_del_record(st, &ss.ss_recs[i]),
 		    STORE_OK);
@@ -205,6 +206,7 @@ test_big_fold(void)
 	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
 	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
 	CU_ASSERT_EQUAL(ss.ss_nrecs, 0);
+	stt_nrec_check(st, &ss);
 	stt_snap_free(&ss);
 	store_info(st, &si);
 	CU_ASSERT(si.si_fold_ops >= 2 * BIG_LOCKS);
@@ -320,6 +322,7 @@ test_big_none(void)
 	st = stt_open_ok(dir, STORE_NONE);
 	CU_ASSERT_EQUAL(stt_snap_take(st, &ss), STORE_OK);
 	CU_ASSERT_EQUAL(ss.ss_nrecs, 0);
+	stt_nrec_check(st, &ss);
 	stt_snap_free(&ss);
 	store_close(st);
 	st = stt_open_ok(dir, STORE_LOG);
@@ -377,6 +380,106 @@ test_format1(void)
 	CU_ASSERT(stt_snap_equal(&ss, &ss2));
 	stt_snap_free(&ss);
 	stt_snap_free(&ss2);
+}
+
+/*
+ * Load st (which folds what was committed) and check that it holds nl
+ * locks and ns shares, and that meta.db counts as many.
+ */
+static void
+counts_are(size_t nl, size_t ns)
+{
+	struct stt_snap ss;
+	size_t i, n = 0;
+
+	CU_ASSERT_EQUAL_FATAL(stt_snap_take(st, &ss), STORE_OK);
+	for (i = 0; i < ss.ss_nrecs; i++)
+		n += ss.ss_recs[i].rc_kind == LK_REC_LOCK;
+	CU_ASSERT_EQUAL(n, nl);
+	CU_ASSERT_EQUAL(ss.ss_nrecs - n, ns);
+	stt_nrec_check(st, &ss);
+	stt_snap_free(&ss);
+}
+
+/* Put (or delete) the lock on file-<i> with token t. */
+static void
+lock_op(int i, uint64_t t, bool put)
+{
+	struct lk_record rc;
+	char fh[32];
+
+	snprintf(fh, sizeof(fh), "file-%d", i);
+	rc = stt_lock(1, 1, "o", fh, 0, 0, true, t);
+	CU_ASSERT_EQUAL_FATAL(put ? store_put_record(st, &rc) :
+	    store_del_record(st, &rc), STORE_OK);
+}
+
+/* Put (or delete) the share on file-<i> with access a. */
+static void
+share_op(int i, uint8_t a, bool put)
+{
+	struct lk_record rc;
+	char fh[32];
+
+	snprintf(fh, sizeof(fh), "file-%d", i);
+	rc = stt_share(1, "o", fh, a, 0);
+	CU_ASSERT_EQUAL_FATAL(put ? store_put_record(st, &rc) :
+	    store_del_record(st, &rc), STORE_OK);
+}
+
+/*
+ * meta.db's counts of the records of locks.db and shares.db (meta
+ * "locks", "shares"; the load's check that it read them all) follow
+ * every fold: new keys, overwrites (a put of a key that is there),
+ * deletes, deletes of what is not there, a put and a delete of one key
+ * in one round, and a reopen.
+ */
+static void
+test_counts(void)
+{
+	struct stt_snap ss;
+	int i;
+
+	stt_fresh(&dir, &st);
+	st = stt_open_ok(dir, STORE_LOG);
+	counts_are(0, 0);
+	for (i = 0; i < 100; i++)
+		lock_op(i, 1, true);
+	for (i = 0; i < 5; i++)
+		share_op(i, 1, true);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	counts_are(100, 5);
+	/* 50 overwritten, 10 new; the shares overwritten. */
+	for (i = 0; i < 60; i++)
+		lock_op(i < 50 ? i : i + 50, 2, true);
+	for (i = 0; i < 5; i++)
+		share_op(i, 3, true);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	counts_are(110, 5);
+	/* 30 deleted, 5 deletes of nothing; a share deleted. */
+	for (i = 0; i < 35; i++)
+		lock_op(i < 30 ? i : i + 1000, 2, false);
+	share_op(0, 3, false);
+	share_op(99, 3, false);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	counts_are(80, 4);
+	/* One round: a new key put and deleted, one there deleted and put. */
+	store_test_hold_fold(st, true);
+	lock_op(2000, 1, true);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	lock_op(2000, 1, false);
+	lock_op(50, 3, false);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	lock_op(50, 4, true);
+	lock_op(2001, 1, true);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_test_hold_fold(st, false);
+	counts_are(81, 4);
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, 85);
+	stt_snap_free(&ss);
 }
 
 /* Log files removed behind nlmd's back: refused, not silently lost. */
@@ -641,6 +744,8 @@ stt_register_journal(void)
 	    !CU_add_test(s, "unfolded log files are kept",
 	    test_unfolded_kept) ||
 	    !CU_add_test(s, "a format-1 store is migrated", test_format1) ||
+	    !CU_add_test(s, "meta.db counts the records through folds",
+	    test_counts) ||
 	    !CU_add_test(s, "a turn larger than a log file", test_big_turn) ||
 	    !CU_add_test(s, "a fold larger than a transaction may lock",
 	    test_big_fold) ||
