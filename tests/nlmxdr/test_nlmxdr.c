@@ -385,21 +385,24 @@ test_names(void)
 	nlm_sm_status sms;
 	stat_chge sc;
 	mon mo;
+#define NAME_ARG(proc, a, f)	{ XDRPROC(proc), &a, sizeof(a), &a.f }
 	struct {
 		xdrproc_t	 proc;
 		void		*args;
+		size_t		 size;
 		char		**field;
 	} t[] = {
-		{ XDRPROC(xdr_nlm_lockargs), &l1, &l1.alock.caller_name },
-		{ XDRPROC(xdr_nlm_shareargs), &sh1, &sh1.share.caller_name },
-		{ XDRPROC(xdr_nlm4_shareargs), &sh4, &sh4.share.caller_name },
-		{ XDRPROC(xdr_nlm_notify), &nf1, &nf1.name },
-		{ XDRPROC(xdr_nlm4_notify), &nf4, &nf4.name },
-		{ XDRPROC(xdr_nlm_sm_status), &sms, &sms.mon_name },
-		{ XDRPROC(xdr_stat_chge), &sc, &sc.mon_name },
-		{ XDRPROC(xdr_mon), &mo, &mo.mon_id.mon_name },
-		{ XDRPROC(xdr_mon), &mo, &mo.mon_id.my_id.my_name }
+		NAME_ARG(xdr_nlm_lockargs, l1, alock.caller_name),
+		NAME_ARG(xdr_nlm_shareargs, sh1, share.caller_name),
+		NAME_ARG(xdr_nlm4_shareargs, sh4, share.caller_name),
+		NAME_ARG(xdr_nlm_notify, nf1, name),
+		NAME_ARG(xdr_nlm4_notify, nf4, name),
+		NAME_ARG(xdr_nlm_sm_status, sms, mon_name),
+		NAME_ARG(xdr_stat_chge, sc, mon_name),
+		NAME_ARG(xdr_mon, mo, mon_id.mon_name),
+		NAME_ARG(xdr_mon, mo, mon_id.my_id.my_name)
 	};
+#undef NAME_ARG
 	union { nlm_lockargs l1; nlm_shareargs sh1; nlm4_shareargs sh4;
 	    nlm_notify nf1; nlm4_notify nf4; nlm_sm_status sms;
 	    stat_chge sc; mon mo; } d;
@@ -409,7 +412,7 @@ test_names(void)
 
 	memset(max, 'm', LM_MAXSTRLEN);
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		memset(t[i].args, 0, sizeof(d));
+		memset(t[i].args, 0, t[i].size);
 		if (t[i].args == (void *)&mo) {
 			mo.mon_id.mon_name = (char *)"other-1";
 			mo.mon_id.my_id.my_name = (char *)"other-2";
