@@ -243,6 +243,45 @@ test_resent(void)
 }
 
 /*
+ * Only the owner's own unconfirmed grants hold its waiter back: B's
+ * request [0,10) is granted when D lets go of [5,10), over A's
+ * unconfirmed grant of [0,5) (both shared), although B has an
+ * unconfirmed grant of its own on the file ([20,25), elsewhere).  (A
+ * mutant that asked of the file's list of grants whether any overlapped,
+ * whoever's, was caught by the model alone: B's request stayed queued,
+ * grantable, until A's grant was answered.)
+ */
+static void
+test_pending_other_owner(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 0, 5, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 20, 5, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 5, 5, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 5, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 20, 5, SH, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, SH, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f", 0, 25, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_FALSE(lt_granted(&u3));
+	CU_ASSERT_EQUAL_FATAL(pending(), 2);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OD, "f", 5, 5, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u3));
+	CU_ASSERT_EQUAL(lt_res->rs_ngranted, 1);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 10, SH));
+	CU_ASSERT_EQUAL(waiters(), 0);
+	CU_ASSERT_EQUAL(pending(), 3);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
  * A non-blocking LOCK of the owner for the range of its unconfirmed grant
  * (another thread of the process blocked in F_SETLKW was granted; this
  * one asks with F_SETLK): granted, and the grant stays, its callback to
@@ -3160,6 +3199,8 @@ lt_register_wait(void)
 	    !CU_add_test(s, "arrival order", test_arrival_order) ||
 	    !CU_add_test(s, "downgrade wakes waiters", test_downgrade_wakes) ||
 	    !CU_add_test(s, "re-sent requests", test_resent) ||
+	    !CU_add_test(s, "another owner's unconfirmed grant does not hold "
+	    "a waiter back", test_pending_other_owner) ||
 	    !CU_add_test(s, "a non-blocking LOCK beside its own queued one",
 	    test_nonblocking_beside_queued) ||
 	    !CU_add_test(s, "a non-blocking LOCK over its own unconfirmed "
