@@ -502,6 +502,42 @@ test_release_range_overlap(void)
 }
 
 /*
+ * The requests an operator's release ends may reach past its range, and
+ * so may the waiters they held back: B holds [0,5) and asks for [3,20),
+ * which waits for A's [5,10); C's read of [15,20) queues behind B's
+ * request (FIFO).  Releasing B's [0,5) ends B's request, and C, whom
+ * nothing holds back any more, is granted in the same call, although
+ * the bytes released are far from its own.  (A mutant whose grant pass
+ * looked only at the range released, as after a plain UNLOCK, left C
+ * queued; only the model caught it.)
+ */
+static void
+test_release_range_frees_past(void)
+{
+	struct lk_lockreq rq;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 5, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 5, 5, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 3, 17, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 15, 5, SH, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_TRUE(lt_res->rs_holder_waiting);
+	rq = lt_req(OB, "f", 0, 5, EX, NB);
+	CU_ASSERT_EQUAL(lk_release_range(t, &rq, 3, &lt_res), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_TRUE(lt_has(t, OC, "f", 15, 5, SH));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 0);
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 5, 5, EX));
+	CU_ASSERT_EQUAL(waiters(), 0);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
  * An operator's release is of what was held when it was asked for
  * (rq_before, sq_before: the last token and share number then): a lock
  * or share re-taken since, merged since or granted to a waiter since is a
@@ -3212,6 +3248,8 @@ lt_register_wait(void)
 	    "waiter held back by it", test_unlock_ends_grant_frees_own) ||
 	    !CU_add_test(s, "an operator's release ends the waits it overlaps",
 	    test_release_range_overlap) ||
+	    !CU_add_test(s, "an operator's release grants what the waits it "
+	    "ended held back past its range", test_release_range_frees_past) ||
 	    !CU_add_test(s, "operator release: only what was held before",
 	    test_release_range_before) ||
 	    !CU_add_test(s, "a grant's downgrade unblocks older waiters",
