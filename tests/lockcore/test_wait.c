@@ -2980,6 +2980,57 @@ test_deadlock_undo_own_edge(void)
 }
 
 /*
+ * An undone shared grant gives its owner back its exclusive bytes, past
+ * the queue: a queued request of another owner that reads them now waits
+ * for the owner, and may close a cycle.  B holds [0,10) exclusive and
+ * asks for [0,20) shared, behind A's [10,20); A lets go, B is granted
+ * (unconfirmed: [0,20) shared).  A writes byte 20; C asks to read
+ * [5,21) and waits for A alone (B's bytes are shared).  On g C writes
+ * byte 0 and B waits for it.  B's client refuses the grant: B holds
+ * [0,10) exclusive again, C's request waits for B, B's for C on g.  C's
+ * request, whose edge is the new one, is dropped (rs_dropped,
+ * ct_deadlock_drops); sent again, it is LK_DEADLOCK.  (The model's
+ * FOCUS plan 1; no other test noticed the note of it removed, or kept
+ * for exclusive grants only.)
+ */
+static void
+test_deadlock_undo_into(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 10, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE_FATAL(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 16, SH, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_res->rs_holder.rc_host, 1);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "g", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "g", 0, 1, EX, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL_FATAL(counts().ct_deadlocks, 0);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 20, SH, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 10, EX));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OB, "f"), 1);
+	CU_ASSERT_EQUAL(counts().ct_undo_shared, 0);
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_FALSE(lt_dropped(&u3));
+	CU_ASSERT_EQUAL(lt_res->rs_ncycles, 1);
+	CU_ASSERT_EQUAL(counts().ct_deadlock_drops, 1);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 16, SH, BL), &u2),
+	    LK_DEADLOCK);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
  * The deadlock search follows the rule of the FIFO check: a waiter that
  * waits for a lock of the requester anywhere in its range is no edge.  B
  * waits for A on g, and on f for [0,100] exclusive behind A's shared
@@ -3164,6 +3215,8 @@ lt_register_wait(void)
 	    "bounded", test_deadlock_behind_bounded) ||
 	    !CU_add_test(s, "deadlock: an undone grant drops the request "
 	    "whose edge is new", test_deadlock_undo_own_edge) ||
+	    !CU_add_test(s, "deadlock: an undone grant's exclusive bytes "
+	    "drop another owner's request", test_deadlock_undo_into) ||
 	    !CU_add_test(s, "block, grant event, confirm",
 	    test_block_and_grant) ||
 	    !CU_add_test(s, "undo: a refused extension keeps what was held",
