@@ -2980,6 +2980,52 @@ test_deadlock_undo_own_edge(void)
 }
 
 /*
+ * As "an undone grant drops the request whose edge is new", with an
+ * exclusive grant over exclusive bytes: A holds [25,30] exclusive and is
+ * granted [8,63] exclusive (unconfirmed) when C lets go of byte 60.
+ * Undone, A is back to [25,30] exclusive; B's exclusive [28,30] waited
+ * for A's bytes before the undo and waits for them after, so its edge
+ * into A is no new one, and the cycle A -> D -> B -> A is A's [26,42]'s
+ * to close.  A's request is dropped, B's stays.  (A mutant that noted
+ * the exclusive piece of an exclusive grant as taken past the queue had
+ * B's request searched first and dropped; only the model caught it.)
+ */
+static void
+test_deadlock_undo_excl_own_edge(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 60, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 25, 6, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 8, 56, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 35, 2, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 26, 17, SH, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OC, "f", 60, 1, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE_FATAL(lt_granted(&u1));
+	CU_ASSERT_FALSE(lt_granted(&u3));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "g", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 28, 3, EX, BL), &u4),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "g", 0, 1, EX, BL), NULL),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL_FATAL(counts().ct_deadlocks, 0);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OA, "f", 8, 56, EX, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 25, 6, EX));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OA, "f"), 1);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_TRUE(lt_dropped(&u3));
+	CU_ASSERT_FALSE(lt_dropped(&u4));
+	CU_ASSERT_EQUAL(lt_res->rs_ncycles, 1);
+	CU_ASSERT_EQUAL(counts().ct_deadlock_drops, 1);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
  * An undone shared grant gives its owner back its exclusive bytes, past
  * the queue: a queued request of another owner that reads them now waits
  * for the owner, and may close a cycle.  B holds [0,10) exclusive and
@@ -3215,6 +3261,8 @@ lt_register_wait(void)
 	    "bounded", test_deadlock_behind_bounded) ||
 	    !CU_add_test(s, "deadlock: an undone grant drops the request "
 	    "whose edge is new", test_deadlock_undo_own_edge) ||
+	    !CU_add_test(s, "deadlock: an undone exclusive grant drops the "
+	    "request whose edge is new", test_deadlock_undo_excl_own_edge) ||
 	    !CU_add_test(s, "deadlock: an undone grant's exclusive bytes "
 	    "drop another owner's request", test_deadlock_undo_into) ||
 	    !CU_add_test(s, "block, grant event, confirm",
