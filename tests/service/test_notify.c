@@ -696,6 +696,53 @@ test_notify_timer_nomem(void)
 	ts_stop();
 }
 
+/*
+ * A host that holds nothing and owes us no answer but is owed an
+ * SM_NOTIFY, its status monitor silent for longer than host-idle: the
+ * idle sweep keeps it (and its record, which carries the debt) until it
+ * is told or the debt given up.  Forgotten, the notifier went with it and
+ * the client never learnt to reclaim.
+ */
+static void
+test_notify_owed_not_swept(void)
+{
+	const struct nlm_counters *c;
+	struct store_host sh;
+	unsigned i;
+
+	if (ts_skip())
+		return;
+	n_preload(0);
+	ts_sm_registered(true);
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	/* Eleven minutes unanswered: the sweep passes it eleven times. */
+	for (i = 0; i < 66; i++) {
+		ts_advance(10000);
+		ts_pump();
+		while (n_notify(false))
+			;
+	}
+	CU_ASSERT_EQUAL(c->hosts, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	CU_ASSERT(fake_store_host(HID, &sh) && sh.sh_notify_since != 0);
+	/* Answered at last: settled, then forgotten once idle. */
+	for (i = 0; i < 61 && c->notify_acked == 0; i++) {
+		ts_advance(1000);
+		ts_pump();
+		if (n_notify(true))
+			ts_pump();
+	}
+	CU_ASSERT_EQUAL(c->notify_acked, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(n_since(), 0);
+	ts_advance(661 * 1000);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->hosts, 0);
+	ts_stop();
+}
+
 /* rpcbind does not know the status program: retried, then given up. */
 static void
 test_notify_give_up(void)
@@ -2183,6 +2230,8 @@ ts_register_notify(void)
 	    "the next sweep", test_notify_timer_nomem) == NULL ||
 	    CU_add_test(s, "no status program: given up after notify-give-up",
 	    test_notify_give_up) == NULL ||
+	    CU_add_test(s, "owed an SM_NOTIFY past host-idle: not swept",
+	    test_notify_owed_not_swept) == NULL ||
 	    CU_add_test(s, "owed since a time ahead of the clock: from now, "
 	    "not given up", test_notify_since_future) == NULL ||
 	    CU_add_test(s, "the clock stepped forward past notify-give-up: "
