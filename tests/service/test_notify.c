@@ -1590,6 +1590,32 @@ test_notify_ambiguous(void)
 }
 
 /*
+ * A name never seen that is another form of one host's caller_name (its
+ * full name; the sender's address is a form of every name there), from
+ * an address with two hosts: the form is not proof that that one
+ * restarted rather than its neighbour under a name of its own status
+ * monitor -- neither is released.
+ */
+static void
+test_notify_ambiguous_form(void)
+{
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_as("natd", "fd", 2), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_as("natc", "fc", 1), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(ts_notified("natc.example.org", 9), 0);
+	CU_ASSERT_EQUAL(ts_notified("127.0.0.1", 9), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->notify_ambiguous, 2);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 2);
+	CU_ASSERT(n_held("fc", 1));
+	CU_ASSERT(n_held("fd", 2));
+	ts_stop();
+}
+
+/*
  * A status monitor that goes by another name than its lock manager's
  * caller_name (an address, a short name for a full one), at an address
  * with one host: that host restarted, released.
@@ -2254,6 +2280,8 @@ ts_register_notify(void)
 	    "once", test_notify_resent_grant_in_flight) == NULL ||
 	    CU_add_test(s, "a name unknown, two hosts at the address: none "
 	    "released", test_notify_ambiguous) == NULL ||
+	    CU_add_test(s, "another form of one name, two hosts at the "
+	    "address: none released", test_notify_ambiguous_form) == NULL ||
 	    CU_add_test(s, "SM_NOTIFY re-sent with a neighbour's short name: "
 	    "the one host left at the address kept",
 	    test_notify_short_name_neighbour) == NULL ||
