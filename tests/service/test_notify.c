@@ -2069,6 +2069,39 @@ test_local_flushed(void)
 }
 
 /*
+ * The NSM state a host's LOCKs carried is in its record and comes back
+ * with it at our restart: an SM_NOTIFY re-sent for the restart it locked
+ * under since releases nothing of what it holds (to be reclaimed in
+ * grace), one with a new state releases it.  Had the state been lost,
+ * the first released the locks the client still holds and is about to
+ * reclaim, and a LOCK with a new state released nothing.
+ */
+static void
+test_host_state_restored(void)
+{
+	struct store_host sh;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_st("client", "fc", 1, 5), NLM4_GRANTED);
+	ts_stop();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_FATAL(nlm_host_named("client") != NULL);
+	CU_ASSERT(fake_store_host(nlm_host_named("client")->h_id, &sh) &&
+	    sh.sh_state == 5);
+	CU_ASSERT_EQUAL(nlm_host_named("client")->h_state, 5);
+	CU_ASSERT_EQUAL(ts_notified("client", 5), 0);
+	CU_ASSERT(n_held("fc", 1));
+	CU_ASSERT_EQUAL(ts_notified("client", 7), 1);
+	CU_ASSERT(!n_held("fc", 1));
+	ts_stop();
+}
+
+/*
  * Procedure 16 carries the state the client restarted into, as SM_NOTIFY
  * does.  A host that sent a LOCK with that state already came back after
  * that restart (its LOCK released what it held before: nlm_host_monitor())
@@ -2315,6 +2348,8 @@ ts_register_notify(void)
 	    "before the answer", test_monitored_flushed) == NULL ||
 	    CU_add_test(s, "a server address new to a host: flushed "
 	    "before it is answered", test_local_flushed) == NULL ||
+	    CU_add_test(s, "a host's NSM state survives our restart",
+	    test_host_state_restored) == NULL ||
 	    CU_add_test(s, "procedure 16 with the state a host locked "
 	    "under since: kept", test_proc16_state) == NULL ||
 	    CU_add_test(s, "procedure 16 with state 0, or for a host that "
