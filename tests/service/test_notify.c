@@ -1615,6 +1615,53 @@ test_notify_ambiguous_form(void)
 	ts_stop();
 }
 
+/* A FREE_ALL (name, state 9) from src, pumped, its reply drained. */
+static void
+n_free_all_from(const char *src, const char *name)
+{
+	nlm4_notify fa;
+
+	memset(&fa, 0, sizeof(fa));
+	fa.name = (char *)name;
+	fa.state = 9;
+	(void)ts_send_from(src, NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify),
+	    &fa);
+	ts_pump();
+	(void)ts_drain();
+}
+
+/*
+ * FREE_ALL names a host, but anyone can send a name: from an address the
+ * host never used it releases nothing (refused, counted); from the host's
+ * own address it releases that host, not its neighbour there.
+ */
+static void
+test_free_all_other_address(void)
+{
+	const struct nlm_counters *c;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(n_lock_st("fahost", "fc", 1, 5), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_st("natd", "fd", 2, 5), NLM4_GRANTED);
+	n_free_all_from("127.0.0.2", "fahost");
+	CU_ASSERT(n_held("fc", 1));
+	CU_ASSERT_EQUAL(c->free_all, 0);
+	CU_ASSERT_EQUAL(c->free_all_refused, 1);
+	CU_ASSERT_EQUAL(c->hosts, 2);
+	n_free_all_from("127.0.0.1", "fahost");
+	CU_ASSERT(!n_held("fc", 1));
+	CU_ASSERT(n_held("fd", 2));
+	CU_ASSERT_EQUAL(c->free_all, 1);
+	CU_ASSERT_EQUAL(c->free_all_refused, 1);
+	CU_ASSERT_EQUAL(c->hosts, 1);
+	ts_stop();
+}
+
 /*
  * A status monitor that goes by another name than its lock manager's
  * caller_name (an address, a short name for a full one), at an address
@@ -2313,6 +2360,8 @@ ts_register_notify(void)
 	    "once", test_notify_resent_grant_in_flight) == NULL ||
 	    CU_add_test(s, "a name unknown, two hosts at the address: none "
 	    "released", test_notify_ambiguous) == NULL ||
+	    CU_add_test(s, "FREE_ALL from another address: nothing released",
+	    test_free_all_other_address) == NULL ||
 	    CU_add_test(s, "another form of one name, two hosts at the "
 	    "address: none released", test_notify_ambiguous_form) == NULL ||
 	    CU_add_test(s, "SM_NOTIFY re-sent with a neighbour's short name: "
