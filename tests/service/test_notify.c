@@ -1684,6 +1684,46 @@ test_notify_other_name(void)
 }
 
 /*
+ * An SM_NOTIFY naming a host we know at another address only, sent from
+ * an address whose one host goes by a longer form of that name: someone
+ * speaks for the known host from an address it never used, and the form
+ * is no reason to take it for the host there -- nothing is released,
+ * neither here nor there.
+ */
+static void
+test_notify_name_elsewhere(void)
+{
+	nlm4_lockargs a;
+	char oh[] = "oh";
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	memset(&a, 0, sizeof(a));
+	a.exclusive = true;
+	a.alock.caller_name = "client";
+	a.alock.fh.nlm_netobj_len = 2;
+	a.alock.fh.nlm_netobj_val = "fe";
+	a.alock.oh.nlm_netobj_len = 2;
+	a.alock.oh.nlm_netobj_val = oh;
+	a.alock.svid = 3;
+	a.alock.l_len = 1;
+	(void)ts_send_from("127.0.0.2", NLMPROC4_LOCK,
+	    XDRPROC(xdr_nlm4_lockargs), &a);
+	ts_pump();
+	CU_ASSERT_FATAL(n_held("fe", 3));
+	CU_ASSERT_EQUAL(n_lock_as("client.example.org", "fc", 1),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(ts_notified("client", 9), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 2);
+	CU_ASSERT(n_held("fc", 1));
+	CU_ASSERT(n_held("fe", 3));
+	ts_stop();
+}
+
+/*
  * The status monitor's other name, re-sent (sm-notify sends again when
  * the answer is lost, and once for each of our addresses it monitors):
  * the first releases the one host at the address; by the second a
@@ -2373,6 +2413,9 @@ ts_register_notify(void)
 	    "can be", test_notify_name_rules) == NULL ||
 	    CU_add_test(s, "a status monitor's other name: the one host at "
 	    "its address", test_notify_other_name) == NULL ||
+	    CU_add_test(s, "a name known at another address only: the "
+	    "host here that goes by a form of it kept",
+	    test_notify_name_elsewhere) == NULL ||
 	    CU_add_test(s, "a status monitor's other name, re-sent: the "
 	    "neighbour that came since kept",
 	    test_notify_other_name_resent) == NULL ||
