@@ -2189,6 +2189,37 @@ test_host_state_restored(void)
 }
 
 /*
+ * A LOCK with a new NSM state (the client restarted, its SM_NOTIFY lost)
+ * releases what the host held and stores the new state: after our
+ * restart an SM_NOTIFY of that restart, re-sent, releases nothing of
+ * what the host took since.  Had the record kept the first state, it
+ * released the locks the client is about to reclaim.
+ */
+static void
+test_host_new_state_stored(void)
+{
+	struct store_host sh;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_st("client", "fc", 1, 5), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_st("client", "fg", 1, 7), NLM4_GRANTED);
+	CU_ASSERT(!n_held("fc", 1));
+	CU_ASSERT_FATAL(nlm_host_named("client") != NULL);
+	CU_ASSERT(fake_store_host(nlm_host_named("client")->h_id, &sh) &&
+	    sh.sh_state == 7);
+	ts_stop();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(ts_notified("client", 7), 0);
+	CU_ASSERT(n_held("fg", 1));
+	ts_stop();
+}
+
+/*
  * Procedure 16 carries the state the client restarted into, as SM_NOTIFY
  * does.  A host that sent a LOCK with that state already came back after
  * that restart (its LOCK released what it held before: nlm_host_monitor())
@@ -2442,6 +2473,8 @@ ts_register_notify(void)
 	    "before it is answered", test_local_flushed) == NULL ||
 	    CU_add_test(s, "a host's NSM state survives our restart",
 	    test_host_state_restored) == NULL ||
+	    CU_add_test(s, "a new NSM state seen in a LOCK is stored",
+	    test_host_new_state_stored) == NULL ||
 	    CU_add_test(s, "procedure 16 with the state a host locked "
 	    "under since: kept", test_proc16_state) == NULL ||
 	    CU_add_test(s, "procedure 16 with state 0, or for a host that "
