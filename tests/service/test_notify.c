@@ -2220,6 +2220,40 @@ test_host_new_state_stored(void)
 }
 
 /*
+ * An SM_NOTIFY re-sent after its host came back and locked with the state
+ * it names: the state on record is that one -- a repeated notification,
+ * counted as unchanged (nlm.h), not as one about a host gone; the lock
+ * taken since is kept either way.
+ */
+static void
+test_notify_resent_unchanged(void)
+{
+	const struct nlm_counters *c;
+	struct sockaddr_in lo;
+	unsigned same = 0;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(n_lock_st("natc", "fc", 1, 5), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(ts_notified("natc", 9), 1);
+	CU_ASSERT_EQUAL(n_lock_st("natc", "fc", 1, 9), NLM4_GRANTED);
+	memset(&lo, 0, sizeof(lo));
+	lo.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	CU_ASSERT_EQUAL(nlm_host_notified("natc", 9, (struct sockaddr *)&lo,
+	    sizeof(lo), &same), 0);
+	ts_pump();
+	CU_ASSERT_EQUAL(same, 1);
+	CU_ASSERT_EQUAL(c->notify_gone, 0);
+	CU_ASSERT(n_held("fc", 1));
+	ts_stop();
+}
+
+/*
  * Procedure 16 carries the state the client restarted into, as SM_NOTIFY
  * does.  A host that sent a LOCK with that state already came back after
  * that restart (its LOCK released what it held before: nlm_host_monitor())
@@ -2475,6 +2509,8 @@ ts_register_notify(void)
 	    test_host_state_restored) == NULL ||
 	    CU_add_test(s, "a new NSM state seen in a LOCK is stored",
 	    test_host_new_state_stored) == NULL ||
+	    CU_add_test(s, "SM_NOTIFY re-sent after the host locked with "
+	    "its state: unchanged", test_notify_resent_unchanged) == NULL ||
 	    CU_add_test(s, "procedure 16 with the state a host locked "
 	    "under since: kept", test_proc16_state) == NULL ||
 	    CU_add_test(s, "procedure 16 with state 0, or for a host that "
