@@ -279,10 +279,41 @@ test_set_bounds(void)
 		{ "grace-period", "0", "86400", NULL, "86401" },
 		{ "checkpoint-interval", "1", "86400", "0", "86401" },
 		{ "store-cache-mib", "4", "65536", "3", "65537" },
+		{ "max-connections-per-address", "1", "1000000", "0",
+		    "1000001" },
+		{ "max-waiters", "1", "100000000", "0", "100000001" },
+		{ "max-shares", "1", "100000000", "0", "100000001" },
+		{ "max-shares-per-host", "1", "100000000", "0", "100000001" },
+		{ "max-hosts-per-address", "1", "10000000", "0", "10000001" },
+		{ "max-name-length", "1", "1024", "0", "1025" },
+		{ "max-fh-length", "1", "1024", "0", "1025" },
+		{ "max-oh-length", "1", "1024", "0", "1025" },
+		{ "notify-give-up", "1", "2592000", "0", "2592001" },
+		{ "host-idle", "1", "2592000", "0", "2592001" },
 	};
+	const char *const *k;
+	char err[256];
 	struct config c;
 	size_t i;
 
+	/*
+	 * Every number nlmd.conf(5) gives a range is in the table: ten of
+	 * them were not, so a bound of theirs could move (max-name-length
+	 * = 0 taken, every caller name then refused) with no test failing.
+	 */
+	for (k = config_keys(); *k != NULL; k++) {
+		config_defaults(&c);
+		if (config_set(&c, *k, "x", err, sizeof(err)) == CM_OK ||
+		    strstr(err, "not a number") == NULL)
+			continue;
+		for (i = 0; i < sizeof(b) / sizeof(b[0]); i++)
+			if (strcmp(b[i].key, *k) == 0)
+				break;
+		if (i == sizeof(b) / sizeof(b[0])) {
+			fprintf(stderr, "\n%s: no bounds tested\n", *k);
+			CU_FAIL("a number whose bounds are not tested");
+		}
+	}
 	for (i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
 		config_defaults(&c);
 		CU_ASSERT(set_ok(&c, b[i].key, b[i].lo));
