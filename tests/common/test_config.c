@@ -775,6 +775,8 @@ test_bug_dump_quotes(void)
 	CU_ASSERT(set_ok(&c, "notify-name", "a\"b'c"));
 	CU_ASSERT(set_ok(&c, "state-directory", "/srv/it's \"x\""));
 	CU_ASSERT(set_ok(&c, "user", "'x"));
+	/* A blank at the end only: in quotes, or trimmed on reading. */
+	CU_ASSERT(set_ok(&c, "control-group", "grp "));
 	snprintf(path, sizeof(path), "%s/dump-quotes.conf", tmpdir);
 	d.f = fopen(path, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d.f);
@@ -786,6 +788,7 @@ test_bug_dump_quotes(void)
 	CU_ASSERT_STRING_EQUAL(back.notify_name, "a\"b'c");
 	CU_ASSERT_STRING_EQUAL(back.state_dir, "/srv/it's \"x\"");
 	CU_ASSERT_STRING_EQUAL(back.user, "'x");
+	CU_ASSERT_STRING_EQUAL(back.control_group, "grp ");
 	/* No line could carry these: refused, not written back wrong. */
 	CU_ASSERT(set_fails("notify-name", "'a\"", "written back"));
 	CU_ASSERT(set_fails("notify-name", "a\"b'c;", "written back"));
