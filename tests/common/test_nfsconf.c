@@ -254,6 +254,17 @@ test_conf_d_and_missing(void)
 	    sizeof(err)), 0);
 	/* Version order: 9-a, then 10-b; not *.conf: not read. */
 	CU_ASSERT_EQUAL(c.nlm_port, 1010);
+	/*
+	 * A bad file stops the load, naming it, though a good one follows:
+	 * read on, the good one's OK would hide the error (nlmd would start
+	 * without the port the firewall expects).
+	 */
+	put(path, sizeof(path), "d2/nfs.conf", "[lockd]\nport = 1000\n");
+	put(d1, sizeof(d1), "d2/nfs.conf.d/1-a.conf", "[lockd]\nport = x\n");
+	put(d1, sizeof(d1), "d2/nfs.conf.d/2-b.conf", "[statd]\nport = 7\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), CM_INVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "1-a.conf:2: [lockd] port"));
 	/* No nfs.conf at all: nothing changes. */
 	config_defaults(&def);
 	snprintf(path, sizeof(path), "%s/d/none.conf", nc_dir);
