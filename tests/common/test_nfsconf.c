@@ -144,6 +144,15 @@ test_lockd_statd(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(warn, "port = 4002 and udp-port = 4001"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(warn, "differ"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(warn, path));
+	/* Empty, quoted or not: ignored, as nfs-utils does, not an error. */
+	put(path, sizeof(path), "a/empty.conf",
+	    "[lockd]\nport = \"\"\nudp-port =\n[statd]\nport = ''\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.nlm_port, 4045);
+	CU_ASSERT_EQUAL(c.nsm_port, 32765);
+	CU_ASSERT(origin_is(&c, "nlm-port", CONFIG_FROM_DEFAULT, NULL, 0,
+	    NULL));
 }
 
 static void
