@@ -128,6 +128,11 @@ test_chown(void)
 	snprintf(path, sizeof(path), "%s/f", dir);
 	CU_ASSERT_FATAL((fd = open(path, O_CREAT | O_WRONLY, 0600)) != -1);
 	close(fd);
+	/* The user's already, not the group's: given to the group too. */
+	snprintf(path, sizeof(path), "%s/g", dir);
+	CU_ASSERT_FATAL((fd = open(path, O_CREAT | O_WRONLY, 0600)) != -1);
+	close(fd);
+	CU_ASSERT_EQUAL(chown(path, 65534, 0), 0);
 	snprintf(path, sizeof(path), "%s/link", dir);
 	CU_ASSERT_EQUAL(symlink("/etc/passwd", path), 0);
 	CU_ASSERT_EQUAL(statedir_chown(dir, 65534, 65533, err, sizeof(err)),
@@ -135,6 +140,9 @@ test_chown(void)
 	CU_ASSERT(stat(dir, &st) == 0 && st.st_uid == 65534 &&
 	    st.st_gid == 65533);
 	snprintf(path, sizeof(path), "%s/f", dir);
+	CU_ASSERT(stat(path, &st) == 0 && st.st_uid == 65534 &&
+	    st.st_gid == 65533);
+	snprintf(path, sizeof(path), "%s/g", dir);
 	CU_ASSERT(stat(path, &st) == 0 && st.st_uid == 65534 &&
 	    st.st_gid == 65533);
 	/* A symbolic link is left alone, and so is what it points to. */
