@@ -221,6 +221,17 @@ test_lock_parents(void)
 	CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0755);
 	snprintf(path, sizeof(path), "%s/a", dir);
 	CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0755);
+	/* "state-directory = /x/state/": state is still the private one. */
+	old = umask(077);
+	snprintf(path, sizeof(path), "%s/c/state//", dir);
+	CU_ASSERT_EQUAL(statedir_lock(path, &lfd, err, sizeof(err)), CM_OK);
+	umask(old);
+	if (lfd != -1)
+		close(lfd);
+	snprintf(path, sizeof(path), "%s/c/state", dir);
+	CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0700);
+	snprintf(path, sizeof(path), "%s/c", dir);
+	CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0755);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	CU_ASSERT(system(path) == 0);
 }
