@@ -193,6 +193,41 @@ test_lock_symlink(void)
 }
 
 /*
+ * The same for a hard link: open() follows none, but truncating and
+ * writing nlmd.lock would write the file it is another name of.
+ */
+static void
+test_lock_hardlink(void)
+{
+	char dir[64], path[128], victim[128], err[256] = "", buf[64];
+	int fd, lfd = -1;
+	ssize_t n;
+
+	snprintf(dir, sizeof(dir), "/tmp/nlmd-hl.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	CU_ASSERT_FATAL((fd = open(victim, O_CREAT | O_WRONLY, 0600)) != -1);
+	CU_ASSERT(write(fd, "precious\n", 9) == 9);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/nlmd.lock", dir);
+	CU_ASSERT_EQUAL_FATAL(link(victim, path), 0);
+	CU_ASSERT_EQUAL(statedir_lock(dir, &lfd, err, sizeof(err)),
+	    CM_INVALID);
+	CU_ASSERT_EQUAL(lfd, -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a plain file of its own"));
+	if (lfd != -1)
+		close(lfd);
+	fd = open(victim, O_RDONLY);
+	n = fd == -1 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	CU_ASSERT_STRING_EQUAL(buf, "precious\n");
+	if (fd != -1)
+		close(fd);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CU_ASSERT(system(path) == 0);
+}
+
+/*
  * The directories statedir_lock() creates above the state directory must
  * let the user nlmd drops to through: the store opens its next log file
  * by name after the drop, and under a parent made 0700 for root it could
@@ -389,6 +424,8 @@ ct_register_privdrop(void)
 	    CU_add_test(s, "statedir_chown (root only)", test_chown) == NULL ||
 	    CU_add_test(s, "statedir_lock: nlmd.lock a symbolic link",
 	    test_lock_symlink) == NULL ||
+	    CU_add_test(s, "statedir_lock: nlmd.lock a hard link",
+	    test_lock_hardlink) == NULL ||
 	    CU_add_test(s, "statedir_lock: parents it creates are 0755",
 	    test_lock_parents) == NULL ||
 	    CU_add_test(s, "statedir_lock: a directory nlmd may not write",
