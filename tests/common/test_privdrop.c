@@ -228,6 +228,37 @@ test_lock_hardlink(void)
 }
 
 /*
+ * Two nlmds on one state directory: the second is refused, naming the
+ * first's pid, while the first holds the lock; once it is gone, the
+ * directory is free again.
+ */
+static void
+test_lock_busy(void)
+{
+	char dir[64], want[128], err[256] = "";
+	int lfd = -1, lfd2 = -1;
+
+	snprintf(dir, sizeof(dir), "/tmp/nlmd-bz.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	CU_ASSERT_EQUAL_FATAL(statedir_lock(dir, &lfd, err, sizeof(err)),
+	    CM_OK);
+	CU_ASSERT_EQUAL(statedir_lock(dir, &lfd2, err, sizeof(err)),
+	    CM_BUSY);
+	CU_ASSERT_EQUAL(lfd2, -1);
+	snprintf(want, sizeof(want), "in use by another nlmd (pid %ld)",
+	    (long)getpid());
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+	if (lfd2 != -1)
+		close(lfd2);
+	close(lfd);
+	CU_ASSERT_EQUAL(statedir_lock(dir, &lfd2, err, sizeof(err)), CM_OK);
+	if (lfd2 != -1)
+		close(lfd2);
+	snprintf(want, sizeof(want), "rm -rf '%s'", dir);
+	CU_ASSERT(system(want) == 0);
+}
+
+/*
  * The directories statedir_lock() creates above the state directory must
  * let the user nlmd drops to through: the store opens its next log file
  * by name after the drop, and under a parent made 0700 for root it could
@@ -426,6 +457,8 @@ ct_register_privdrop(void)
 	    test_lock_symlink) == NULL ||
 	    CU_add_test(s, "statedir_lock: nlmd.lock a hard link",
 	    test_lock_hardlink) == NULL ||
+	    CU_add_test(s, "statedir_lock: a directory another nlmd holds",
+	    test_lock_busy) == NULL ||
 	    CU_add_test(s, "statedir_lock: parents it creates are 0755",
 	    test_lock_parents) == NULL ||
 	    CU_add_test(s, "statedir_lock: a directory nlmd may not write",
