@@ -57,10 +57,27 @@ tc_end(void)
 	(void)rmdir(tc_dir);
 }
 
-/* name's LOCK of [off, off + 1) on fh (svid 1, owner "own"), sent. */
+/* A restart over the same store, and the control server anew. */
 static void
-tc_lock_send_as(const char *name, const char *fh, uint64_t off,
-    int32_t state)
+tc_restart(void)
+{
+	char err[256];
+
+	ctl_srv_free(tc_srv);
+	ts_stop();
+	ts_start(NLM_CB_MSG, 0);
+	tc_srv = ctl_srv_new(ts_loop(), tc_path, -1, err, sizeof(err));
+	CU_ASSERT_FATAL(tc_srv != NULL);
+	CU_ASSERT_FATAL(nlm_ctl_register(tc_srv, "sync") == 0);
+}
+
+/*
+ * name's LOCK of [off, off + 1) on fh (svid 1, owner "own"), blocking or
+ * not, sent.
+ */
+static void
+tc_lock_send_block(const char *name, const char *fh, uint64_t off,
+    int32_t state, bool block)
 {
 	static char cookie[4] = { 'c', 'k', 'i', 'e' };
 	nlm4_lockargs a;
@@ -68,6 +85,7 @@ tc_lock_send_as(const char *name, const char *fh, uint64_t off,
 	memset(&a, 0, sizeof(a));
 	a.cookie.nlm_netobj_len = sizeof(cookie);
 	a.cookie.nlm_netobj_val = cookie;
+	a.block = block;
 	a.exclusive = TRUE;
 	a.state = state;
 	a.alock.caller_name = (char *)(uintptr_t)name;
@@ -79,6 +97,14 @@ tc_lock_send_as(const char *name, const char *fh, uint64_t off,
 	a.alock.l_offset = off;
 	a.alock.l_len = 1;
 	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+}
+
+/* name's LOCK of [off, off + 1) on fh (svid 1, owner "own"), sent. */
+static void
+tc_lock_send_as(const char *name, const char *fh, uint64_t off,
+    int32_t state)
+{
+	tc_lock_send_block(name, fh, off, state, false);
 }
 
 static void
@@ -103,6 +129,32 @@ static int
 tc_lock(uint64_t off)
 {
 	return tc_lock_at("alice", "f", off);
+}
+
+/*
+ * name's SHARE (owner "own") of file fh, access and mode (deny) as
+ * fsh_access and fsh_mode: 0, or -1 when no reply came.
+ */
+static int
+tc_share_at(const char *name, const char *fh, int access, int mode)
+{
+	static char cookie[4] = { 'c', 'k', 'i', 'e' };
+	nlm4_shareargs a;
+	uint8_t buf[4096];
+
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(cookie);
+	a.cookie.nlm_netobj_val = cookie;
+	a.share.caller_name = (char *)(uintptr_t)name;
+	a.share.fh.nlm_netobj_len = (u_int)strlen(fh);
+	a.share.fh.nlm_netobj_val = (char *)(uintptr_t)fh;
+	a.share.oh.nlm_netobj_len = 3;
+	a.share.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
+	a.share.mode = (fsh_mode)mode;
+	a.share.access = (fsh_access)access;
+	(void)ts_send(NLMPROC4_SHARE, XDRPROC(xdr_nlm4_shareargs), &a);
+	ts_pump();
+	return ts_recv(buf, sizeof(buf)) > 0 ? 0 : -1;
 }
 
 /*
@@ -1729,6 +1781,165 @@ test_release_file_split(void)
 	free(a);
 }
 
+/*
+ * status with locks=1 says what each host holds -- alice a lock, bob a
+ * request queued behind it, carol two shares (one access read, deny
+ * write) -- in the totals, the host lines and a line per record, and so
+ * do the metrics; with host=NAME, that host's line and records only; a
+ * dry run by host lists that host's records only.  Once the operator
+ * releases alice's lock, bob's request is a grant being called back.
+ * (Found by mutation: status with locks=1 was only ever asked of locks,
+ * in one test per filter in tests/integration; a share line with access
+ * and deny swapped, a host filter that let every record through, a dry
+ * run by host that listed every host's, passed every unit test.)
+ */
+static void
+test_status_records(void)
+{
+	struct tc_answer *a;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	CU_ASSERT_FATAL(tc_lock(0) == 0);
+	tc_lock_send_block("bob", "f", 0, 3, true);
+	ts_pump();
+	CU_ASSERT_FATAL(ts_drain() > 0);
+	CU_ASSERT_FATAL(tc_share_at("carol", "g", fsa_R, fsm_DW) == 0);
+	CU_ASSERT_FATAL(tc_share_at("carol", "h", fsa_RW, fsm_DN) == 0);
+
+	tc_ask("nlmctl 1 status locks=1\n", a);
+	CU_ASSERT(a->ok && a->ended);
+	CU_ASSERT_EQUAL(tc_count(a, "totals", "\thosts=3\tfiles=3\tlocks=1"
+	    "\tshares=2\twaiters=1\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "host", "\t"), 3);
+	CU_ASSERT_EQUAL(tc_count(a, "host",
+	    "\tlocks=1\tshares=0\twaiters=0\treclaimable=0\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "host",
+	    "\tlocks=0\tshares=0\twaiters=1\treclaimable=0\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "host",
+	    "\tlocks=0\tshares=2\twaiters=0\treclaimable=0\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "lock", "\tfh=66\tstart=0\tlen=1\t"
+	    "mode=exclusive\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "waiter", "\tfh=66\tstart=0\tlen=1\t"
+	    "mode=exclusive\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "waiter", "\tgranted=0"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "share", "\tfh=67\taccess=1\tdeny=2\t"),
+	    1);
+	CU_ASSERT_EQUAL(tc_count(a, "share", "\tfh=68\taccess=3\tdeny=0\t"),
+	    1);
+	/* server, grace, totals; three hosts; four records. */
+	CU_ASSERT_EQUAL(a->end, 3 + 3 + 4);
+	CU_ASSERT(ts_metric("nlmd_locks") == 1);
+	CU_ASSERT(ts_metric("nlmd_shares") == 2);
+	CU_ASSERT(ts_metric("nlmd_waiters") == 1);
+
+	/* By host: its line and its records, nothing of the others'. */
+	tc_ask("nlmctl 1 status locks=1 host=bob\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 3 + 2);
+	CU_ASSERT_EQUAL(tc_count(a, "host", "\tname=bob\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "waiter", "\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "lock", "\t"), 0);
+	CU_ASSERT_EQUAL(tc_count(a, "share", "\t"), 0);
+	tc_ask("nlmctl 1 status locks=1 host=carol\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 3 + 3);
+	CU_ASSERT_EQUAL(tc_count(a, "host", "\tname=carol\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "share", "\t"), 2);
+	tc_ask("nlmctl 1 status locks=1 host=nobody\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 3);
+
+	/* A dry run by host: that host's lock, not carol's shares. */
+	tc_ask("nlmctl 1 release host=alice dry-run=1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\t"), 1);
+	tc_ask("nlmctl 1 release host=carol dry-run=1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 2);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=share\t"), 2);
+
+	/* alice's lock released: bob's request granted, called back. */
+	tc_ask("nlmctl 1 release owner=alice:1:6f776e\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	tc_ask("nlmctl 1 status locks=1 host=bob\n", a);
+	CU_ASSERT(a->ok && a->ended);
+	CU_ASSERT_EQUAL(tc_count(a, "waiter", "\tgranted=1"), 1);
+	tc_end();
+	free(a);
+}
+
+/*
+ * After a restart, a host that held only a share is one to reclaim:
+ * the grace line counts it among the hosts, its host line its share as
+ * reclaimable, the totals and the metrics the share.  (Found by
+ * mutation: a count of the hosts that looked at reclaimable locks only,
+ * or a host line's reclaimable count without its shares, passed every
+ * test: none restarted with a share held.)
+ */
+static void
+test_status_grace_share(void)
+{
+	struct tc_answer *a;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	CU_ASSERT_FATAL(tc_share_at("carol", "g", fsa_R, fsm_DN) == 0);
+	tc_restart();
+	CU_ASSERT_FATAL(nlm_get_grace()->g_active);
+	tc_ask("nlmctl 1 status locks=1\n", a);
+	CU_ASSERT(a->ok && a->ended);
+	CU_ASSERT_EQUAL(tc_count(a, "grace", "\tlocks=0\tshares=1\thosts=1\t"),
+	    1);
+	CU_ASSERT_EQUAL(tc_count(a, "host", "\tname=carol\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "host", "\treclaimable=1\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "totals", "\treclaimable-shares=1\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "share", "\treclaimable=1"), 1);
+	CU_ASSERT(ts_metric("nlmd_reclaimable{kind=\"share\"}") == 1);
+	CU_ASSERT(ts_metric("nlmd_reclaimable{kind=\"lock\"}") == 0);
+	tc_end();
+	free(a);
+}
+
+/*
+ * grace-end while grace, over by its deadline, is still dropping what
+ * was not reclaimed (here: the lock table out of memory, the drop tried
+ * again every second) is refused: grace is ending, and not by the
+ * operator.  (Found by mutation: without the check on how grace ended,
+ * nothing failed; the answer said "ended by the operator".)
+ */
+static void
+test_grace_end_draining(void)
+{
+	struct tc_answer *a;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	CU_ASSERT_FATAL(tc_lock(0) == 0);
+	ts_lk_alloc(&ts_lk_failing);
+	tc_restart();
+	CU_ASSERT_FATAL(nlm_get_grace()->g_active);
+	ts_lk_fail(true);
+	/* Past the deadline (grace-period 90 s): grace ends, cannot drop. */
+	ts_advance(90 * 1000 + 1);
+	ts_turn();
+	CU_ASSERT_FATAL(nlm_get_grace()->g_active);
+	CU_ASSERT_FATAL(nlm_get_grace()->g_how != NULL);
+	tc_ask("nlmctl 1 grace-end\n", a);
+	CU_ASSERT(strncmp(a->buf, "nlmctl 1 error not in grace", 27) == 0);
+	CU_ASSERT_EQUAL(tc_count(a, "grace", "ended%20by%20the%20operator"), 0);
+	ts_lk_fail(false);
+	ts_advance(1000);
+	ts_turn();
+	ts_turn();
+	CU_ASSERT(!nlm_get_grace()->g_active);
+	tc_end();
+	ts_lk_alloc(NULL);
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -1794,7 +2005,13 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a release by file out of memory counts what it "
 	    "left once", test_release_file_nomem_total) == NULL ||
 	    CU_add_test(s, "a release by file takes a lock split meanwhile",
-	    test_release_file_split) == NULL)
+	    test_release_file_split) == NULL ||
+	    CU_add_test(s, "status: every lock, share and waiter, by host "
+	    "too", test_status_records) == NULL ||
+	    CU_add_test(s, "status: a share to reclaim in grace",
+	    test_status_grace_share) == NULL ||
+	    CU_add_test(s, "grace-end while grace ends by its deadline",
+	    test_grace_end_draining) == NULL)
 		return -1;
 	return 0;
 }
