@@ -73,11 +73,11 @@ tc_restart(void)
 
 /*
  * name's LOCK of [off, off + 1) on fh (svid 1, owner "own"), blocking or
- * not, sent.
+ * not, sent; from the address src (its answer lost) unless NULL.
  */
 static void
-tc_lock_send_block(const char *name, const char *fh, uint64_t off,
-    int32_t state, bool block)
+tc_lock_send_block(const char *src, const char *name, const char *fh,
+    uint64_t off, int32_t state, bool block)
 {
 	static char cookie[4] = { 'c', 'k', 'i', 'e' };
 	nlm4_lockargs a;
@@ -96,7 +96,11 @@ tc_lock_send_block(const char *name, const char *fh, uint64_t off,
 	a.alock.svid = 1;
 	a.alock.l_offset = off;
 	a.alock.l_len = 1;
-	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	if (src != NULL)
+		(void)ts_send_from(src, NLMPROC4_LOCK,
+		    XDRPROC(xdr_nlm4_lockargs), &a);
+	else
+		(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
 }
 
 /* name's LOCK of [off, off + 1) on fh (svid 1, owner "own"), sent. */
@@ -104,7 +108,7 @@ static void
 tc_lock_send_as(const char *name, const char *fh, uint64_t off,
     int32_t state)
 {
-	tc_lock_send_block(name, fh, off, state, false);
+	tc_lock_send_block(NULL, name, fh, off, state, false);
 }
 
 static void
@@ -1803,7 +1807,7 @@ test_status_records(void)
 	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
 	tc_begin();
 	CU_ASSERT_FATAL(tc_lock(0) == 0);
-	tc_lock_send_block("bob", "f", 0, 3, true);
+	tc_lock_send_block(NULL, "bob", "f", 0, 3, true);
 	ts_pump();
 	CU_ASSERT_FATAL(ts_drain() > 0);
 	CU_ASSERT_FATAL(tc_share_at("carol", "g", fsa_R, fsm_DW) == 0);
@@ -1940,6 +1944,59 @@ test_grace_end_draining(void)
 	free(a);
 }
 
+/*
+ * A release by owner takes that owner's locks on the hosts of that name
+ * only, not those of the same svid and handle on another host; a release
+ * by address, those of the hosts at that address only.  (Found by
+ * mutation: without the name check in ctl_owner_ids(), or the address
+ * check in ctl_rel_host(), every test passed: no test had two hosts with
+ * the same owner, nor hosts at two addresses; the release took bob's
+ * lock, or erin's.)
+ */
+static void
+test_release_other_hosts(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	/* alice and bob at this address, the same svid and owner handle. */
+	CU_ASSERT_FATAL(tc_lock_at("alice", "f", 0) == 0);
+	CU_ASSERT_FATAL(tc_lock_at("bob", "f", 2) == 0);
+	/* erin at another. */
+	tc_lock_send_block("127.0.0.2", "erin", "f", 4, 3, false);
+	ts_pump();
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_FATAL(ct.ct_locks == 3);
+	CU_ASSERT_FATAL(nlm_host_named("erin") != NULL);
+
+	tc_ask("nlmctl 1 release owner=alice:1:6f776e dry-run=1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tstart=0\t"), 1);
+	tc_ask("nlmctl 1 release owner=alice:1:6f776e\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tstart=0\t"), 1);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 2);
+
+	tc_ask("nlmctl 1 release addr=127.0.0.2 dry-run=1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tstart=4\t"), 1);
+	tc_ask("nlmctl 1 release addr=127.0.0.2\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tstart=4\t"), 1);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 1);
+	/* bob's is the one left. */
+	tc_ask("nlmctl 1 status locks=1 host=bob\n", a);
+	CU_ASSERT_EQUAL(tc_count(a, "lock", "\tstart=2\t"), 1);
+	tc_end();
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -2011,7 +2068,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "status: a share to reclaim in grace",
 	    test_status_grace_share) == NULL ||
 	    CU_add_test(s, "grace-end while grace ends by its deadline",
-	    test_grace_end_draining) == NULL)
+	    test_grace_end_draining) == NULL ||
+	    CU_add_test(s, "a release by owner or by address leaves other "
+	    "hosts' locks", test_release_other_hosts) == NULL)
 		return -1;
 	return 0;
 }
