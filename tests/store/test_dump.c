@@ -60,6 +60,25 @@ nlmd_run(const char *prog, const char *dir, const char *opt, int out)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* `nlmd --dump-state' of dir into buf (cap bytes, NUL-ended): its exit. */
+static int
+dump_read(const char *prog, const char *dir, char *buf, size_t cap)
+{
+	size_t got = 0;
+	ssize_t k;
+	int fds[2], rc;
+
+	CU_ASSERT_FATAL(pipe2(fds, O_CLOEXEC) == 0);
+	rc = nlmd_run(prog, dir, "--dump-state", fds[1]);
+	close(fds[1]);
+	while (got < cap - 1 && (k = read(fds[0], buf + got,
+	    cap - 1 - got)) > 0)
+		got += (size_t)k;
+	buf[got] = '\0';
+	close(fds[0]);
+	return rc;
+}
+
 /*
  * A dump whose output could not be written is no dump: `nlmd
  * --dump-state > /dev/full' (a full disk, a closed pipe) exited 0, and a
@@ -71,9 +90,7 @@ test_dump_output_fails(void)
 	char prog[PATH_MAX + 16], *dir, buf[4096];
 	struct store_host h;
 	struct store *st;
-	size_t got = 0;
-	ssize_t k;
-	int fds[2], full;
+	int full;
 
 	if (!dump_nlmd(prog, sizeof(prog))) {
 		tests_skip("no nlmd built beside the tests");
@@ -90,14 +107,7 @@ test_dump_output_fails(void)
 	store_close(st);
 
 	/* Written: exit 0, the host's line there. */
-	CU_ASSERT_FATAL(pipe2(fds, O_CLOEXEC) == 0);
-	CU_ASSERT_EQUAL(nlmd_run(prog, dir, "--dump-state", fds[1]), 0);
-	close(fds[1]);
-	while (got < sizeof(buf) - 1 && (k = read(fds[0], buf + got,
-	    sizeof(buf) - 1 - got)) > 0)
-		got += (size_t)k;
-	buf[got] = '\0';
-	close(fds[0]);
+	CU_ASSERT_EQUAL(dump_read(prog, dir, buf, sizeof(buf)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nhost id=1 name=client\\040one "));
 
 	/* Not written: exit 1. */
@@ -107,6 +117,62 @@ test_dump_output_fails(void)
 		CU_ASSERT_EQUAL(nlmd_run(prog, dir, "--dump-state", full), 1);
 		close(full);
 	}
+	stt_dir_free(dir);
+}
+
+/*
+ * A dump says what the store holds, field by field: a host monitored or
+ * not, a shared and an exclusive lock (one to the end of the file), a
+ * share's access and deny.  (Found by mutation: with a share's access
+ * and deny swapped, every lock "exclusive", or every host "monitored=yes"
+ * in cmd/dump.c, every unit test passed: the one dump test had a host
+ * and no record.)
+ */
+static void
+test_dump_records(void)
+{
+	char prog[PATH_MAX + 16], *dir, buf[4096];
+	struct store_host h;
+	struct lk_record rc;
+	struct store *st;
+
+	if (!dump_nlmd(prog, sizeof(prog))) {
+		tests_skip("no nlmd built beside the tests");
+		return;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir = stt_dir_new());
+	st = stt_open_ok(dir, STORE_SYNC);
+	memset(&h, 0, sizeof(h));
+	h.sh_id = 1;
+	h.sh_name = "one";
+	h.sh_state = 3;
+	h.sh_flags = STORE_HOST_MONITORED;
+	CU_ASSERT_EQUAL(store_put_host(st, &h), STORE_OK);
+	h.sh_id = 2;
+	h.sh_name = "two";
+	h.sh_state = 5;
+	h.sh_flags = 0;
+	CU_ASSERT_EQUAL(store_put_host(st, &h), STORE_OK);
+	rc = stt_lock(1, 7, "oh", "fh", 10, 5, false, 3);
+	CU_ASSERT_EQUAL(store_put_record(st, &rc), STORE_OK);
+	rc = stt_lock(2, -2, "oh", "fh", 100, 0, true, 4);
+	CU_ASSERT_EQUAL(store_put_record(st, &rc), STORE_OK);
+	rc = stt_share(2, "so", "fh", LK_SHARE_R, LK_SHARE_W);
+	CU_ASSERT_EQUAL(store_put_record(st, &rc), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_close(st);
+
+	CU_ASSERT_EQUAL(dump_read(prog, dir, buf, sizeof(buf)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nhost id=1 name=one addr=- "
+	    "local=- state=3 monitored=yes "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nhost id=2 name=two addr=- "
+	    "local=- state=5 monitored=no "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nlock host=1 svid=7 oh=6f68 "
+	    "fh=6668 start=10 len=5 mode=shared token=3 epoch=1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nlock host=2 svid=-2 oh=6f68 "
+	    "fh=6668 start=100 len=0 mode=exclusive token=4 epoch=1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nshare host=2 oh=736f fh=6668 "
+	    "access=1 deny=2 epoch=1\n"));
 	stt_dir_free(dir);
 }
 
@@ -144,6 +210,8 @@ stt_register_dump(void)
 	if (s == NULL ||
 	    !CU_add_test(s, "a dump not written exits 1",
 	    test_dump_output_fails) ||
+	    !CU_add_test(s, "a dump shows each field of hosts, locks and "
+	    "shares", test_dump_records) ||
 	    !CU_add_test(s, "a configuration not written exits 1",
 	    test_print_config_output_fails))
 		return -1;
