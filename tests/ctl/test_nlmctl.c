@@ -330,6 +330,51 @@ test_cut_answers(void)
 }
 
 /*
+ * The table's MODE of a share is its access and deny ("a1/d2": access
+ * read, deny write), and the NOTE of a waiter says whether it is queued
+ * or granted and being called back.  (Found by mutation: access and deny
+ * swapped, or the note inverted, passed every unit test: no test gave
+ * nlmctl a share's modes or a granted waiter.)
+ */
+static void
+test_share_waiter_rows(void)
+{
+	static const char *const argv[] = { "status", "--locks", NULL };
+	static const char answer[] = NC_HEAD
+	    "share\thost=1\toh=aa\tfh=66\taccess=1\tdeny=2\tepoch=1\t"
+	    "reclaimable=0\n"
+	    "waiter\thost=1\tsvid=3\toh=bb\tfh=66\tstart=0\tlen=1\t"
+	    "mode=exclusive\twaited-ms=2000\tgranted=1\n"
+	    "nlmctl 1 end 3\n";
+	static const char answer2[] = NC_HEAD
+	    "waiter\thost=1\tsvid=4\toh=cc\tfh=66\tstart=5\tlen=1\t"
+	    "mode=shared\twaited-ms=1000\tgranted=0\n"
+	    "nlmctl 1 end 2\n";
+	struct nc_run r;
+	char row[512], *f[16];
+	size_t n;
+
+	if (!nc_run_str(argv, answer, &r))
+		return;
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_FATAL(nc_line(r.out, "share ", row, sizeof(row)));
+	/* KIND HOST SVID OWNER FILE START LEN MODE TOKEN EPOCH */
+	n = nc_fields(row, f, 16);
+	CU_ASSERT_EQUAL_FATAL(n, 10);
+	CU_ASSERT_STRING_EQUAL(f[7], "a1/d2");
+	CU_ASSERT_FATAL(nc_line(r.out, "waiter ", row, sizeof(row)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(row, " granted, calling back; for "));
+	CU_ASSERT_PTR_NULL(strstr(row, "queued"));
+
+	if (!nc_run_str(argv, answer2, &r))
+		return;
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_FATAL(nc_line(r.out, "waiter ", row, sizeof(row)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(row, " queued for "));
+	CU_ASSERT_PTR_NULL(strstr(row, "granted"));
+}
+
+/*
  * --json: a record of a host no host line named (created while the dump
  * ran) has host_name null.  It had "?", which is also the name, as sent,
  * of a host called "?" (the tables escape that one: \077).
@@ -401,6 +446,8 @@ ctl_register_nlmctl(void)
 	    CU_add_test(s, "owner and file handles are shown whole",
 	    test_handles_whole) == NULL ||
 	    CU_add_test(s, "a cut answer exits 1", test_cut_answers) == NULL ||
+	    CU_add_test(s, "a share's modes and a waiter's state",
+	    test_share_waiter_rows) == NULL ||
 	    CU_add_test(s, "--json: a host not named is null",
 	    test_json_unknown_host) == NULL ||
 	    CU_add_test(s, "--json: distinct names stay distinct",
