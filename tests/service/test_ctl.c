@@ -1795,7 +1795,8 @@ test_release_file_split(void)
  * (Found by mutation: status with locks=1 was only ever asked of locks,
  * in one test per filter in tests/integration; a share line with access
  * and deny swapped, a host filter that let every record through, a dry
- * run by host that listed every host's, passed every unit test.)
+ * run by host that listed every host's, nlmd_files or nlmd_hosts
+ * wrong, passed every unit test.)
  */
 static void
 test_status_records(void)
@@ -1838,6 +1839,8 @@ test_status_records(void)
 	CU_ASSERT(ts_metric("nlmd_locks") == 1);
 	CU_ASSERT(ts_metric("nlmd_shares") == 2);
 	CU_ASSERT(ts_metric("nlmd_waiters") == 1);
+	CU_ASSERT(ts_metric("nlmd_files") == 3);
+	CU_ASSERT(ts_metric("nlmd_hosts") == 3);
 
 	/* By host: its line and its records, nothing of the others'. */
 	tc_ask("nlmctl 1 status locks=1 host=bob\n", a);
@@ -1997,6 +2000,41 @@ test_release_other_hosts(void)
 	free(a);
 }
 
+/*
+ * A release names exactly one of host, addr, fh and owner: with none it
+ * is refused as with two, and releases nothing.  (Found by mutation:
+ * with the check reduced to "more than one", every test passed; a
+ * release with none went on as one by owner, formatting the missing
+ * owner (a null pointer) with %s.)
+ */
+static void
+test_release_one_target(void)
+{
+	static const char *const req[] = {
+		"nlmctl 1 release\n",
+		"nlmctl 1 release dry-run=1\n",
+		"nlmctl 1 release host=alice fh=66\n",
+	};
+	struct tc_answer *a;
+	struct lk_counts ct;
+	size_t i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	CU_ASSERT_FATAL(tc_lock(0) == 0);
+	for (i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
+		tc_ask(req[i], a);
+		CU_ASSERT(strcmp(a->buf, "nlmctl 1 error release: give "
+		    "exactly one of host, addr, fh, owner\n") == 0);
+	}
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 1);
+	tc_end();
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -2070,7 +2108,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "grace-end while grace ends by its deadline",
 	    test_grace_end_draining) == NULL ||
 	    CU_add_test(s, "a release by owner or by address leaves other "
-	    "hosts' locks", test_release_other_hosts) == NULL)
+	    "hosts' locks", test_release_other_hosts) == NULL ||
+	    CU_add_test(s, "a release names exactly one host, address, file "
+	    "or owner", test_release_one_target) == NULL)
 		return -1;
 	return 0;
 }
