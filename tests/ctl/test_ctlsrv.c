@@ -383,17 +383,25 @@ test_accept_emfile(void)
 /*
  * control-group: a process of uid 65534 (nobody) in group CS_GID as a
  * supplementary group (setgroups(), as newgrp or a login would give it)
- * is let in; without it, refused.  The group is one no user database
- * lists, so only the process's own credentials (SO_PEERGROUPS) can tell:
- * until 2026-11-28 nlmd asked the databases (getpwuid_r(),
- * getgrouplist()), which could hold the loop on a network name service,
- * and refused this process.  In a child per case; root only.
+ * is let in, and so is one whose own group it is (no supplementary
+ * group: SO_PEERGROUPS does not list it; found by mutation, without the
+ * check of the peer's gid every test passed); without it, refused.  The
+ * group is one no user database lists, so only the process's own
+ * credentials (SO_PEERCRED, SO_PEERGROUPS) can tell: until 2026-11-28
+ * nlmd asked the databases (getpwuid_r(), getgrouplist()), which could
+ * hold the loop on a network name service, and refused this process.  In
+ * a child per case; root only.
  */
 #define CS_GID	47113
 
+/* How the child is in CS_GID (cs_as_nobody()). */
+#define CS_NOT_IN	0	/* not at all */
+#define CS_SUPPL	1	/* a supplementary group */
+#define CS_PRIMARY	2	/* its group (no supplementary one) */
+
 /* The child's answer: 0 let in, 1 refused, 2 neither, 3 setup failed. */
 static int
-cs_as_nobody(struct cs_srv *cs, bool in_group)
+cs_as_nobody(struct cs_srv *cs, int how)
 {
 	gid_t g = CS_GID;
 	int fd, status = 0;
@@ -407,8 +415,9 @@ cs_as_nobody(struct cs_srv *cs, bool in_group)
 	if ((pid = fork()) == 0) {
 		const char *req = "nlmctl 1 hold\n";
 
-		if (setgroups(in_group ? 1 : 0, &g) == -1 ||
-		    setgid(65534) == -1 || setuid(65534) == -1 ||
+		if (setgroups(how == CS_SUPPL ? 1 : 0, &g) == -1 ||
+		    setgid(how == CS_PRIMARY ? CS_GID : 65534) == -1 ||
+		    setuid(65534) == -1 ||
 		    (fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
 		    connect(fd, (struct sockaddr *)&cs->sun,
 		    sizeof(cs->sun)) == -1)
@@ -434,7 +443,7 @@ static void
 test_control_group(void)
 {
 	struct cs_srv cs;
-	int in, out;
+	int in, prim, out;
 
 	if (geteuid() != 0) {
 		tests_skip("control-group needs root (setuid)");
@@ -445,12 +454,15 @@ test_control_group(void)
 	/* Anyone reaches the socket: nlmd's own check is what is tested. */
 	CU_ASSERT_FATAL(chmod(cs.dir, 0755) == 0);
 	CU_ASSERT_FATAL(chmod(cs.sun.sun_path, 0666) == 0);
-	in = cs_as_nobody(&cs, true);
-	out = cs_as_nobody(&cs, false);
-	printf("\n    uid 65534 in group %d: %s; not in it: %s ", CS_GID,
-	    in == 0 ? "let in" : in == 1 ? "refused" : "error",
+	in = cs_as_nobody(&cs, CS_SUPPL);
+	prim = cs_as_nobody(&cs, CS_PRIMARY);
+	out = cs_as_nobody(&cs, CS_NOT_IN);
+	printf("\n    uid 65534 in group %d: %s; of group %d: %s; not in it: "
+	    "%s ", CS_GID, in == 0 ? "let in" : in == 1 ? "refused" : "error",
+	    CS_GID, prim == 0 ? "let in" : prim == 1 ? "refused" : "error",
 	    out == 0 ? "let in" : out == 1 ? "refused" : "error");
 	CU_ASSERT_EQUAL(in, 0);
+	CU_ASSERT_EQUAL(prim, 0);
 	CU_ASSERT_EQUAL(out, 1);
 	cs_stop(&cs);
 }
