@@ -32,20 +32,27 @@ static char tc_dir[64];
 static char tc_path[96];
 static struct ctl_srv *tc_srv;
 
+/* A service with GRANTED callbacks `cbmode', and its control server. */
 static void
-tc_begin(void)
+tc_begin_cb(enum nlm_cbmode cbmode)
 {
 	char err[256];
 
 	fake_store_reset();
 	fake_send_reset();
-	ts_start(NLM_CB_MSG, 0);
+	ts_start(cbmode, 0);
 	snprintf(tc_dir, sizeof(tc_dir), "/tmp/nlmd-tctl.XXXXXX");
 	CU_ASSERT_FATAL(mkdtemp(tc_dir) != NULL);
 	snprintf(tc_path, sizeof(tc_path), "%s/ctl.sock", tc_dir);
 	tc_srv = ctl_srv_new(ts_loop(), tc_path, -1, err, sizeof(err));
 	CU_ASSERT_FATAL(tc_srv != NULL);
 	CU_ASSERT_FATAL(nlm_ctl_register(tc_srv, "sync") == 0);
+}
+
+static void
+tc_begin(void)
+{
+	tc_begin_cb(NLM_CB_MSG);
 }
 
 static void
@@ -2035,6 +2042,50 @@ test_release_one_target(void)
 	free(a);
 }
 
+/*
+ * With callbacks off a grant waits for its client to ask again: the
+ * host line counts it among the host's grants, none of them waiting for
+ * a callback (nlmctl's CB column "1", not "0+1": a callback that will
+ * never come).  With callbacks on, a grant called back is not waiting
+ * either.  (Found by mutation: without the check of the callback mode,
+ * every test passed.)
+ */
+static void
+t_status_callbacks(enum nlm_cbmode cbmode)
+{
+	struct tc_answer *a;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin_cb(cbmode);
+	CU_ASSERT_FATAL(tc_lock(0) == 0);
+	tc_lock_send_block(NULL, "bob", "f", 0, 3, true);
+	ts_pump();
+	CU_ASSERT_FATAL(ts_drain() > 0);
+	tc_ask("nlmctl 1 release owner=alice:1:6f776e\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	tc_ask("nlmctl 1 status locks=1 host=bob\n", a);
+	CU_ASSERT(a->ok && a->ended);
+	CU_ASSERT_EQUAL(tc_count(a, "waiter", "\tgranted=1"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "host",
+	    "\tcallbacks=1\tcallbacks-waiting=0\t"), 1);
+	tc_end();
+	free(a);
+}
+
+static void
+test_status_callbacks_off(void)
+{
+	t_status_callbacks(NLM_CB_OFF);
+}
+
+static void
+test_status_callbacks_msg(void)
+{
+	t_status_callbacks(NLM_CB_MSG);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -2110,7 +2161,11 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a release by owner or by address leaves other "
 	    "hosts' locks", test_release_other_hosts) == NULL ||
 	    CU_add_test(s, "a release names exactly one host, address, file "
-	    "or owner", test_release_one_target) == NULL)
+	    "or owner", test_release_one_target) == NULL ||
+	    CU_add_test(s, "status: a grant with callbacks off waits for no "
+	    "callback", test_status_callbacks_off) == NULL ||
+	    CU_add_test(s, "status: a grant called back waits for no "
+	    "callback", test_status_callbacks_msg) == NULL)
 		return -1;
 	return 0;
 }
