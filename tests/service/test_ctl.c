@@ -2086,6 +2086,44 @@ test_status_callbacks_msg(void)
 	t_status_callbacks(NLM_CB_MSG);
 }
 
+/*
+ * nlmd_lock_decisions_total counts each lock-core decision by outcome,
+ * and nlmd_waiter_grants_total the queued requests granted: alice's
+ * LOCK granted, erin's and frank's conflicting ones denied, bob's
+ * blocking one queued, then granted once the operator releases alice's
+ * lock.
+ * (Found by mutation: the denied outcome reporting the blocked count,
+ * or the waiter grants the granted count, passed every test.)
+ */
+static void
+test_metrics_decisions(void)
+{
+	struct tc_answer *a;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	CU_ASSERT_FATAL(tc_lock(0) == 0);
+	CU_ASSERT_FATAL(tc_lock_at("erin", "f", 0) == 0);
+	CU_ASSERT_FATAL(tc_lock_at("frank", "f", 0) == 0);
+	tc_lock_send_block(NULL, "bob", "f", 0, 3, true);
+	ts_pump();
+	CU_ASSERT_FATAL(ts_drain() > 0);
+	CU_ASSERT(ts_metric("nlmd_lock_decisions_total{outcome=\"granted\"}")
+	    == 1);
+	CU_ASSERT(ts_metric("nlmd_lock_decisions_total{outcome=\"denied\"}")
+	    == 2);
+	CU_ASSERT(ts_metric("nlmd_lock_decisions_total{outcome=\"blocked\"}")
+	    == 1);
+	CU_ASSERT(ts_metric("nlmd_waiter_grants_total") == 0);
+	tc_ask("nlmctl 1 release owner=alice:1:6f776e\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	CU_ASSERT(ts_metric("nlmd_waiter_grants_total") == 1);
+	tc_end();
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -2165,7 +2203,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "status: a grant with callbacks off waits for no "
 	    "callback", test_status_callbacks_off) == NULL ||
 	    CU_add_test(s, "status: a grant called back waits for no "
-	    "callback", test_status_callbacks_msg) == NULL)
+	    "callback", test_status_callbacks_msg) == NULL ||
+	    CU_add_test(s, "metrics: lock decisions and waiter grants",
+	    test_metrics_decisions) == NULL)
 		return -1;
 	return 0;
 }
