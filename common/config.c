@@ -16,7 +16,6 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,22 +78,13 @@ static const char *const reclaim_names[] = { "conflict", "strict", "off",
 static bool
 config_is_addr(const char *v)
 {
-	char a[INET6_ADDRSTRLEN];
 	struct in6_addr a6;
 	struct in_addr a4;
-	const char *pct;
+	const char *scope;
 
-	if (inet_pton(AF_INET, v, &a4) == 1)
-		return true;
-	if ((pct = strchr(v, '%')) == NULL)
-		return inet_pton(AF_INET6, v, &a6) == 1 &&
-		    !IN6_IS_ADDR_LINKLOCAL(&a6);
-	if ((size_t)(pct - v) >= sizeof(a) || pct[1] == '\0' ||
-	    strlen(pct + 1) >= IF_NAMESIZE || strpbrk(pct + 1, "%/ \t") != NULL)
-		return false;
-	memcpy(a, v, (size_t)(pct - v));
-	a[pct - v] = '\0';
-	return inet_pton(AF_INET6, a, &a6) == 1;
+	return inet_pton(AF_INET, v, &a4) == 1 ||
+	    (addr_parse6(v, &a6, &scope) == 0 &&
+	    (scope[0] != '\0' || !IN6_IS_ADDR_LINKLOCAL(&a6)));
 }
 
 /* metrics-address: ctl/httpmetrics.c's form. */

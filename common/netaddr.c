@@ -4,10 +4,30 @@
 #include "netaddr.h"
 
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int
+addr_parse6(const char *s, struct in6_addr *a6, const char **scopep)
+{
+	char a[INET6_ADDRSTRLEN];
+	const char *pct;
+
+	if ((pct = strchr(s, '%')) == NULL) {
+		*scopep = "";
+		return inet_pton(AF_INET6, s, a6) == 1 ? 0 : -1;
+	}
+	if ((size_t)(pct - s) >= sizeof(a) || pct[1] == '\0' ||
+	    strlen(pct + 1) >= IF_NAMESIZE || strpbrk(pct + 1, "%/ \t") != NULL)
+		return -1;
+	memcpy(a, s, (size_t)(pct - s));
+	a[pct - s] = '\0';
+	*scopep = pct + 1;
+	return inet_pton(AF_INET6, a, a6) == 1 ? 0 : -1;
+}
 
 int
 addr_parse_port(const char *s, struct sockaddr_storage *ss)

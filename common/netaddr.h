@@ -37,6 +37,14 @@ void	addr_unmap(struct sockaddr_storage *ss, socklen_t *len);
  * name is not looked up).
  */
 int	addr_parse_port(const char *s, struct sockaddr_storage *ss);
+/*
+ * An IPv6 address, "fe80::1" or with a scope "fe80::1%eth0" (an interface
+ * name or index, not looked up here): *a6 := the address, *scopep := the
+ * scope, "" when none is written.  0, or -1 when s is no IPv6 address or
+ * its scope is empty or cannot be an interface's name.
+ */
+struct in6_addr;
+int	addr_parse6(const char *s, struct in6_addr *a6, const char **scopep);
 
 /*
  * Same host address (IPv4 or IPv6), whatever the ports?  No unmapping.

@@ -310,8 +310,7 @@ onc_make_addr(int family, const char *addr, unsigned port,
 		*sl = sizeof(*s4);
 	} else {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-		char a[INET6_ADDRSTRLEN];
-		const char *pct;
+		const char *scope;
 
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((uint16_t)port);
@@ -320,15 +319,10 @@ onc_make_addr(int family, const char *addr, unsigned port,
 		if (addr == NULL)
 			return 1;
 		/* fe80::1%eth0: a link-local address and its interface */
-		if ((pct = strchr(addr, '%')) == NULL)
-			return inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1;
-		if ((size_t)(pct - addr) >= sizeof(a))
+		if (addr_parse6(addr, &s6->sin6_addr, &scope) == -1)
 			return 0;
-		memcpy(a, addr, (size_t)(pct - addr));
-		a[pct - addr] = '\0';
-		if (inet_pton(AF_INET6, a, &s6->sin6_addr) != 1)
-			return 0;
-		if ((s6->sin6_scope_id = onc_scope(pct + 1)) == 0)
+		if (scope[0] != '\0' &&
+		    (s6->sin6_scope_id = onc_scope(scope)) == 0)
 			return -1;
 	}
 	return 1;

@@ -143,6 +143,29 @@ test_same_link_local(void)
 	CU_ASSERT_TRUE(addr_same(&a, &b));
 }
 
+/* An IPv6 address and its scope, as bind-address takes them. */
+static void
+test_parse6(void)
+{
+	static const char *const bad[] = { "10.0.0.1", "fe80::1%",
+	    "fe80::1%a%b", "fe80::1%0123456789abcdef", "fe80::1%a b",
+	    "10.0.0.1%eth0", "host%eth0" };
+	struct in6_addr a6, want;
+	const char *scope;
+	size_t i;
+
+	CU_ASSERT_EQUAL(addr_parse6("2001:db8::1", &a6, &scope), 0);
+	CU_ASSERT_STRING_EQUAL(scope, "");
+	CU_ASSERT_EQUAL(inet_pton(AF_INET6, "fe80::9", &want), 1);
+	CU_ASSERT_EQUAL(addr_parse6("fe80::9%eth0", &a6, &scope), 0);
+	CU_ASSERT_STRING_EQUAL(scope, "eth0");
+	CU_ASSERT(memcmp(&a6, &want, sizeof(want)) == 0);
+	CU_ASSERT_EQUAL(addr_parse6("fe80::9%2", &a6, &scope), 0);
+	CU_ASSERT_STRING_EQUAL(scope, "2");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CU_ASSERT_EQUAL(addr_parse6(bad[i], &a6, &scope), -1);
+}
+
 int
 ct_register_netaddr(void)
 {
@@ -154,7 +177,8 @@ ct_register_netaddr(void)
 	    test_unmap_and_privileged) ||
 	    !CU_add_test(s, "same host, same address", test_same) ||
 	    !CU_add_test(s, "link-local: the same on one link only",
-	    test_same_link_local))
+	    test_same_link_local) ||
+	    !CU_add_test(s, "an IPv6 address and its scope", test_parse6))
 		return -1;
 	return 0;
 }
