@@ -4,8 +4,10 @@
 #include "netaddr.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,48 @@ addr_parse6(const char *s, struct in6_addr *a6, const char **scopep)
 	a[pct - s] = '\0';
 	*scopep = pct + 1;
 	return inet_pton(AF_INET6, a, a6) == 1 ? 0 : -1;
+}
+
+unsigned
+addr_scope_id(const char *scope, bool exists)
+{
+	char name[IF_NAMESIZE], *end;
+	unsigned long v;
+	unsigned ix;
+
+	if (scope[0] == '\0')
+		return 0;
+	if ((ix = if_nametoindex(scope)) != 0)
+		return ix;
+	if (scope[0] < '0' || scope[0] > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(scope, &end, 10);
+	if (errno != 0 || *end != '\0' || v == 0 || v > UINT32_MAX ||
+	    (exists && if_indextoname((unsigned)v, name) == NULL))
+		return 0;
+	return (unsigned)v;
+}
+
+const char *
+addr_str_scoped(const struct sockaddr *sa, char *buf, size_t len)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)
+	    (const void *)sa;
+	char ifn[IF_NAMESIZE];
+	size_t n;
+
+	(void)addr_str(sa, 0, buf, len);
+	if (sa->sa_family != AF_INET6 || s6->sin6_scope_id == 0 ||
+	    (!IN6_IS_ADDR_LINKLOCAL(&s6->sin6_addr) &&
+	    !IN6_IS_ADDR_MC_LINKLOCAL(&s6->sin6_addr)) ||
+	    (n = strlen(buf)) + 1 >= len)
+		return buf;
+	if (if_indextoname(s6->sin6_scope_id, ifn) != NULL)
+		snprintf(buf + n, len - n, "%%%s", ifn);
+	else
+		snprintf(buf + n, len - n, "%%%u", (unsigned)s6->sin6_scope_id);
+	return buf;
 }
 
 int

@@ -45,6 +45,21 @@ int	addr_parse_port(const char *s, struct sockaddr_storage *ss);
  */
 struct in6_addr;
 int	addr_parse6(const char *s, struct in6_addr *a6, const char **scopep);
+/*
+ * The interface index a "%scope" names: an interface's name, or its index
+ * in digits.  With `exists', an index must be an interface's now (a bind
+ * address); without, any index from 1 is taken (a host's recorded scope,
+ * whose interface may have gone).  0 when there is no such interface.
+ */
+unsigned	addr_scope_id(const char *scope, bool exists);
+/*
+ * Format an address without its port as addr_str() does, and for an IPv6
+ * link-local address with a known interface the interface too:
+ * "fe80::1%eth0" (its index when it has no name now, "fe80::1%7") -- the
+ * form addr_parse6() and addr_scope_id() read back.
+ */
+const char	*addr_str_scoped(const struct sockaddr *sa, char *buf,
+		    size_t len);
 
 /*
  * Same host address (IPv4 or IPv6), whatever the ports?  No unmapping.

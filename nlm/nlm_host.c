@@ -30,7 +30,6 @@
 #include "nlm_impl.h"
 
 #include <arpa/inet.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -747,18 +746,9 @@ nlm_host_locals_str(const struct nlm_host *h, char *buf, size_t len)
 	for (i = 0; i < h->h_nlocal; i++) {
 		if (nlm_host_local_addr(h, i, &ss) == 0)
 			continue;
-		(void)addr_str((const struct sockaddr *)&ss, 0, a, sizeof(a));
 		/* A link-local address: its interface too (fe80::1%eth0). */
-		if (h->h_local[i].sa_scope != 0) {
-			size_t al = strlen(a);
-			char ifn[IF_NAMESIZE];
-
-			if (if_indextoname(h->h_local[i].sa_scope, ifn) != NULL)
-				snprintf(a + al, sizeof(a) - al, "%%%s", ifn);
-			else
-				snprintf(a + al, sizeof(a) - al, "%%%u",
-				    (unsigned)h->h_local[i].sa_scope);
-		}
+		(void)addr_str_scoped((const struct sockaddr *)&ss, a,
+		    sizeof(a));
 		w = snprintf(buf + n, len - n, "%s%s", n > 0 ? "," : "", a);
 		if (w < 0 || (size_t)w >= len - n) {
 			buf[n] = '\0';		/* the ones that fit */

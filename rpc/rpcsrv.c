@@ -28,7 +28,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -267,29 +266,6 @@ onc_sock_port(int fd)
 }
 
 /*
- * The interface of an IPv6 bind address's "%scope" (a name, or an
- * interface index in digits); 0 if there is no such interface.
- */
-static unsigned
-onc_scope(const char *scope)
-{
-	char name[IF_NAMESIZE], *end;
-	unsigned long v;
-	unsigned ix;
-
-	if ((ix = if_nametoindex(scope)) != 0)
-		return ix;
-	if (scope[0] < '0' || scope[0] > '9')
-		return 0;
-	errno = 0;
-	v = strtoul(scope, &end, 10);
-	if (errno != 0 || *end != '\0' || v == 0 || v > UINT32_MAX ||
-	    if_indextoname((unsigned)v, name) == NULL)
-		return 0;
-	return (unsigned)v;
-}
-
-/*
  * Fill `ss' for family (wildcard unless `addr' is given): 1; 0 if `addr'
  * is not a numeric address of that family; -1 if it is an IPv6 address
  * whose "%scope" names no interface.
@@ -322,7 +298,7 @@ onc_make_addr(int family, const char *addr, unsigned port,
 		if (addr_parse6(addr, &s6->sin6_addr, &scope) == -1)
 			return 0;
 		if (scope[0] != '\0' &&
-		    (s6->sin6_scope_id = onc_scope(scope)) == 0)
+		    (s6->sin6_scope_id = addr_scope_id(scope, true)) == 0)
 			return -1;
 	}
 	return 1;

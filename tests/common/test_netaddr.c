@@ -5,7 +5,9 @@
 #include "ct.h"
 
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <CUnit/CUnit.h>
@@ -166,6 +168,68 @@ test_parse6(void)
 		CU_ASSERT_EQUAL(addr_parse6(bad[i], &a6, &scope), -1);
 }
 
+/*
+ * A "%scope" to an interface index, by name or digits (an index only if
+ * it is an interface's now, when asked), and back: a link-local address
+ * formatted with its interface's name, or the index when there is no
+ * interface of that index; other addresses without.  (nlmctl's release
+ * addr= reads what the status prints.)
+ */
+static void
+test_scope(void)
+{
+	static const char *const none[] = { "", "0", "12x", "-1",
+	    "4294967296", "nlmt-nosuch0" };
+	struct sockaddr_in6 *s6;
+	struct sockaddr_storage ss;
+	char buf[64], want[64], ifn[IF_NAMESIZE], num[16];
+	unsigned lo = if_nametoindex("lo"), gone;
+	size_t i;
+
+	CU_ASSERT_FATAL(lo != 0);
+	/* An index no interface has. */
+	for (gone = 1000000; if_indextoname(gone, ifn) != NULL; gone++)
+		;
+	snprintf(num, sizeof(num), "%u", lo);
+	CU_ASSERT_EQUAL(addr_scope_id("lo", true), lo);
+	CU_ASSERT_EQUAL(addr_scope_id("lo", false), lo);
+	CU_ASSERT_EQUAL(addr_scope_id(num, true), lo);
+	snprintf(num, sizeof(num), "%u", gone);
+	CU_ASSERT_EQUAL(addr_scope_id(num, true), 0);
+	CU_ASSERT_EQUAL(addr_scope_id(num, false), gone);
+	for (i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		CU_ASSERT_EQUAL(addr_scope_id(none[i], true), 0);
+		CU_ASSERT_EQUAL(addr_scope_id(none[i], false), 0);
+	}
+
+	s6 = (struct sockaddr_in6 *)&ss;
+	v6(&ss, "fe80::1", 4045);
+	CU_ASSERT_STRING_EQUAL(addr_str_scoped((struct sockaddr *)&ss, buf,
+	    sizeof(buf)), "fe80::1");
+	s6->sin6_scope_id = lo;
+	CU_ASSERT_STRING_EQUAL(addr_str_scoped((struct sockaddr *)&ss, buf,
+	    sizeof(buf)), "fe80::1%lo");
+	/* Too short for the interface: the address alone. */
+	CU_ASSERT_STRING_EQUAL(addr_str_scoped((struct sockaddr *)&ss, buf,
+	    sizeof("fe80::1")), "fe80::1");
+	s6->sin6_scope_id = gone;
+	snprintf(want, sizeof(want), "fe80::1%%%u", gone);
+	CU_ASSERT_STRING_EQUAL(addr_str_scoped((struct sockaddr *)&ss, buf,
+	    sizeof(buf)), want);
+	v6(&ss, "ff02::1", 0);
+	s6->sin6_scope_id = lo;
+	CU_ASSERT_STRING_EQUAL(addr_str_scoped((struct sockaddr *)&ss, buf,
+	    sizeof(buf)), "ff02::1%lo");
+	/* Not link-local: the scope is not part of the address. */
+	v6(&ss, "2001:db8::1", 0);
+	s6->sin6_scope_id = lo;
+	CU_ASSERT_STRING_EQUAL(addr_str_scoped((struct sockaddr *)&ss, buf,
+	    sizeof(buf)), "2001:db8::1");
+	v4(&ss, "192.0.2.7", 4045);
+	CU_ASSERT_STRING_EQUAL(addr_str_scoped((struct sockaddr *)&ss, buf,
+	    sizeof(buf)), "192.0.2.7");
+}
+
 int
 ct_register_netaddr(void)
 {
@@ -178,7 +242,8 @@ ct_register_netaddr(void)
 	    !CU_add_test(s, "same host, same address", test_same) ||
 	    !CU_add_test(s, "link-local: the same on one link only",
 	    test_same_link_local) ||
-	    !CU_add_test(s, "an IPv6 address and its scope", test_parse6))
+	    !CU_add_test(s, "an IPv6 address and its scope", test_parse6) ||
+	    !CU_add_test(s, "a scope's interface index, and back", test_scope))
 		return -1;
 	return 0;
 }
