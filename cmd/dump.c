@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,6 +29,7 @@
 
 #include "config.h"
 #include "ctl.h"
+#include "netaddr.h"
 #include "privdrop.h"
 #include "statedir.h"
 #include "store.h"
@@ -44,14 +46,21 @@ dump_hex(FILE *out, const void *p, size_t n)
 		fprintf(out, "%02x", b[i]);
 }
 
+/* A link-local address with its interface, as nlmctl shows it. */
 static const char *
 dump_addr(const struct store_addr *sa, char *buf, size_t len)
 {
+	struct sockaddr_in6 s6;
+
 	if (sa->sa_len == 4)
 		return inet_ntop(AF_INET, sa->sa_bytes, buf, (socklen_t)len);
-	if (sa->sa_len == 16)
-		return inet_ntop(AF_INET6, sa->sa_bytes, buf, (socklen_t)len);
-	return "-";
+	if (sa->sa_len != 16)
+		return "-";
+	memset(&s6, 0, sizeof(s6));
+	s6.sin6_family = AF_INET6;
+	memcpy(&s6.sin6_addr, sa->sa_bytes, sizeof(s6.sin6_addr));
+	s6.sin6_scope_id = sa->sa_scope;
+	return addr_str_scoped((const struct sockaddr *)&s6, buf, len);
 }
 
 static int

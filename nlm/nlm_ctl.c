@@ -74,8 +74,8 @@ ctl_addr(struct ctl_conn *c, const char *key,
 {
 	char a[64];
 
-	ctl_kv(c, key, len == 0 ? "-" : addr_str((const struct sockaddr *)
-	    ss, 0, a, sizeof(a)));
+	ctl_kv(c, key, len == 0 ? "-" : addr_str_scoped((const struct
+	    sockaddr *)ss, a, sizeof(a)));
 }
 
 struct ctl_status {
@@ -1067,14 +1067,26 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	if (addr != NULL) {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&r.addr;
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&r.addr;
+		const char *scope = "";
 
 		if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1)
 			s4->sin_family = AF_INET;
-		else if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1)
+		else if (addr_parse6(addr, &s6->sin6_addr, &scope) == 0)
 			s6->sin6_family = AF_INET6;
 		else {
 			ctl_error(c, "release: addr: not an IPv4 or IPv6 "
 			    "address");
+			return;
+		}
+		/*
+		 * fe80::1%eth0 (as the status shows it): the host at that
+		 * address on that link only; fe80::1, on any.  A scope by
+		 * index need not be an interface now: the host's may have
+		 * gone.
+		 */
+		if (s6->sin6_family == AF_INET6 && scope[0] != '\0' &&
+		    (s6->sin6_scope_id = addr_scope_id(scope, false)) == 0) {
+			ctl_error(c, "release: addr: no interface %s", scope);
 			return;
 		}
 		r.by_addr = true;

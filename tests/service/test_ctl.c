@@ -5,7 +5,9 @@
  * loop, as nlmctl(8) promises ("a long listing is produced in pieces and
  * delays no NFS client").
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +34,15 @@ static char tc_dir[64];
 static char tc_path[96];
 static struct ctl_srv *tc_srv;
 
-/* A service with GRANTED callbacks `cbmode', and its control server. */
+/*
+ * A service with GRANTED callbacks `cbmode' over what the fake store
+ * holds now, and its control server.
+ */
 static void
-tc_begin_cb(enum nlm_cbmode cbmode)
+tc_begin_over(enum nlm_cbmode cbmode)
 {
 	char err[256];
 
-	fake_store_reset();
 	fake_send_reset();
 	ts_start(cbmode, 0);
 	snprintf(tc_dir, sizeof(tc_dir), "/tmp/nlmd-tctl.XXXXXX");
@@ -47,6 +51,14 @@ tc_begin_cb(enum nlm_cbmode cbmode)
 	tc_srv = ctl_srv_new(ts_loop(), tc_path, -1, err, sizeof(err));
 	CU_ASSERT_FATAL(tc_srv != NULL);
 	CU_ASSERT_FATAL(nlm_ctl_register(tc_srv, "sync") == 0);
+}
+
+/* The same over an empty store. */
+static void
+tc_begin_cb(enum nlm_cbmode cbmode)
+{
+	fake_store_reset();
+	tc_begin_over(cbmode);
 }
 
 static void
@@ -2007,6 +2019,137 @@ test_release_other_hosts(void)
 	free(a);
 }
 
+/* In the store: host `id' `name' at fe80::1 on link `scope', its lock. */
+static void
+tc_store_ll_host(uint64_t id, const char *name, uint32_t scope,
+    uint64_t start)
+{
+	struct store_host sh;
+	struct lk_record rc;
+
+	memset(&sh, 0, sizeof(sh));
+	sh.sh_id = id;
+	sh.sh_name = name;
+	sh.sh_addr.sa_len = 16;
+	CU_ASSERT_FATAL(inet_pton(AF_INET6, "fe80::1",
+	    sh.sh_addr.sa_bytes) == 1);
+	sh.sh_addr.sa_scope = scope;
+	sh.sh_flags = STORE_HOST_MONITORED;
+	sh.sh_state = 1;
+	sh.sh_epoch = 1;
+	memset(&rc, 0, sizeof(rc));
+	rc.rc_kind = LK_REC_LOCK;
+	rc.rc_host = id;
+	rc.rc_svid = 1;
+	rc.rc_oh = "own";
+	rc.rc_ohlen = 3;
+	rc.rc_fh = "f";
+	rc.rc_fhlen = 1;
+	rc.rc_start = start;
+	rc.rc_len = 1;
+	rc.rc_excl = 1;
+	rc.rc_token = id;
+	rc.rc_epoch = 1;
+	CU_ASSERT_FATAL(store_put_host(fake_store(), &sh) == STORE_OK);
+	CU_ASSERT_FATAL(store_put_record(fake_store(), &rc) == STORE_OK);
+}
+
+/*
+ * "fe80::1%" and the interface `ix' as the status names it, in the
+ * control protocol's form ('%' is "%25" there, as nlmctl writes and
+ * reads it).
+ */
+static void
+tc_ll_addr(char *buf, size_t len, unsigned ix)
+{
+	char ifn[IF_NAMESIZE];
+
+	if (if_indextoname(ix, ifn) != NULL)
+		snprintf(buf, len, "fe80::1%%25%s", ifn);
+	else
+		snprintf(buf, len, "fe80::1%%25%u", ix);
+}
+
+/*
+ * fe80::1 on two links is two hosts (nlm_addr_equal()): the status shows
+ * each one's address with its interface (its name, or its index when no
+ * interface has it now), and a release by that address takes that link's
+ * host only; by fe80::1 alone, both; by an interface with no host there,
+ * none; by an interface that does not exist, an error.  (The two locks
+ * are stored ones, still to be reclaimed.)  (Before, the
+ * status showed "fe80::1" for both and a release could not name the
+ * link: "fe80::1%3" was "not an IPv4 or IPv6 address".)
+ */
+static void
+test_release_link_local(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+	char req[160], addr[64], has[96], ifn[IF_NAMESIZE];
+	unsigned gone;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	fake_store_reset();
+	tc_store_ll_host(3, "ll-a", 2, 0);
+	tc_store_ll_host(4, "ll-b", 3, 2);
+	CU_ASSERT(store_put_next_host(fake_store(), 5) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	tc_begin_over(NLM_CB_MSG);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_FATAL(ct.ct_rlocks == 2);
+	for (gone = 1000000; if_indextoname(gone, ifn) != NULL; gone++)
+		;
+
+	tc_ask("nlmctl 1 status\n", a);
+	CU_ASSERT(a->ok && a->ended);
+	tc_ll_addr(addr, sizeof(addr), 2);
+	snprintf(has, sizeof(has), "\tname=ll-a\taddr=%s\t", addr);
+	CU_ASSERT_EQUAL(tc_count(a, "host", has), 1);
+	tc_ll_addr(addr, sizeof(addr), 3);
+	snprintf(has, sizeof(has), "\tname=ll-b\taddr=%s\t", addr);
+	CU_ASSERT_EQUAL(tc_count(a, "host", has), 1);
+
+	/* fe80::1 alone: both links. */
+	tc_ask("nlmctl 1 release addr=fe80::1 dry-run=1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 2);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\t"), 2);
+	/* By the index, where no host is: none. */
+	snprintf(req, sizeof(req), "nlmctl 1 release addr=fe80::1%%25%u "
+	    "dry-run=1\n", gone);
+	tc_ask(req, a);
+	snprintf(has, sizeof(has), "nlmctl 1 error release: no host at "
+	    "fe80::1%%%u\n", gone);
+	CU_ASSERT_STRING_EQUAL(a->buf, has);
+	tc_ask("nlmctl 1 release addr=fe80::1%25nlmt-nosuch0\n", a);
+	CU_ASSERT_STRING_EQUAL(a->buf, "nlmctl 1 error release: addr: no "
+	    "interface nlmt-nosuch0\n");
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_rlocks, 2);
+
+	/* As the status names ll-b's: ll-b's lock only. */
+	snprintf(req, sizeof(req), "nlmctl 1 release addr=%s dry-run=1\n",
+	    addr);
+	tc_ask(req, a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tstart=2\t"), 1);
+	snprintf(req, sizeof(req), "nlmctl 1 release addr=%s\n", addr);
+	tc_ask(req, a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tstart=2\t"), 1);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_rlocks, 1);
+	/* And by index: ll-a's. */
+	tc_ask("nlmctl 1 release addr=fe80::1%252\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tstart=0\t"), 1);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_rlocks, 0);
+	tc_end();
+	free(a);
+}
+
 /*
  * A release names exactly one of host, addr, fh and owner: with none it
  * is refused as with two, and releases nothing.  (Found by mutation:
@@ -2198,6 +2341,8 @@ ts_register_ctl(void)
 	    test_grace_end_draining) == NULL ||
 	    CU_add_test(s, "a release by owner or by address leaves other "
 	    "hosts' locks", test_release_other_hosts) == NULL ||
+	    CU_add_test(s, "release by a link-local address and its "
+	    "interface", test_release_link_local) == NULL ||
 	    CU_add_test(s, "a release names exactly one host, address, file "
 	    "or owner", test_release_one_target) == NULL ||
 	    CU_add_test(s, "status: a grant with callbacks off waits for no "
