@@ -465,7 +465,7 @@ struct config_ctx {
 	char		*cc_warn;	/* config_load()'s warnings, or NULL */
 	size_t		 cc_warnlen;
 	/* The last other section warned about, in the file named. */
-	char		 cc_skipped[64];
+	char		 cc_skipped[NFSCONF_SECTION_MAX];
 	const char	*cc_skipfile;
 };
 
@@ -505,8 +505,7 @@ config_file_cb(void *arg, const char *file, unsigned line,
 		 * the first key of each such section.
 		 */
 		if (ctx->cc_skipfile != from.co_file ||
-		    strncmp(ctx->cc_skipped, section,
-		    sizeof(ctx->cc_skipped)) != 0) {
+		    strcmp(ctx->cc_skipped, section) != 0) {
 			snprintf(ctx->cc_skipped, sizeof(ctx->cc_skipped),
 			    "%s", section);
 			ctx->cc_skipfile = from.co_file;

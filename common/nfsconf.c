@@ -159,7 +159,7 @@ static int
 nfsconf_file(struct nfsconf_rd *r, const char *path, int optional,
     const char *section0, int depth)
 {
-	char section[256], *buf = NULL, *text = NULL;
+	char section[NFSCONF_SECTION_MAX], *buf = NULL, *text = NULL;
 	size_t cap = 0, len = 0;
 	unsigned ln = 0, first = 0;
 	ssize_t n;

@@ -26,10 +26,13 @@
 
 #include "status.h"
 
+/* The longest section name passed to a callback, its NUL included. */
+#define NFSCONF_SECTION_MAX	256
+
 /*
  * Called for every assignment, in order: `file' and `line' say where it
  * was written, `section' is the section it is in ("" before the first
- * one), `key' and `value' are as described above.  For a line that is
+ * one; cut to NFSCONF_SECTION_MAX - 1 bytes), `key' and `value' are as described above.  For a line that is
  * neither a comment, a section nor an assignment, `key' is NULL and
  * `value' the line.  Return 0 to go on, or -1 to stop the read (with a
  * reason in err[errlen]).

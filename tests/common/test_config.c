@@ -374,6 +374,32 @@ test_load_file(void)
 	CU_ASSERT_STRING_EQUAL(warn, want);
 }
 
+/*
+ * A long section name is warned about once too, at its first key (with
+ * 63 bytes kept of it, every key of a section of 64 or more repeated the
+ * warning).
+ */
+static void
+test_load_long_section(void)
+{
+	struct config c;
+	char path[256], err[512] = "", warn[2048] = "", want[1024];
+	char name[201], text[512];
+
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	snprintf(text, sizeof(text), "[%s]\na = 1\nb = 2\nc = 3\n"
+	    "[nlmd]\nnlm-port = 40045\n", name);
+	write_file(path, sizeof(path), text);
+	config_defaults(&c);
+	CU_ASSERT_EQUAL_FATAL(config_load(&c, path, 0, warn, sizeof(warn),
+	    err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.nlm_port, 40045);
+	snprintf(want, sizeof(want), "%s:2: section [%s] ignored: nlmd "
+	    "reads only [nlmd] here (a not set)\n", path, name);
+	CU_ASSERT_STRING_EQUAL(warn, want);
+}
+
 static void
 test_load_empty_and_missing(void)
 {
@@ -961,6 +987,8 @@ ct_register_config(void)
 	    test_set_control_socket) == NULL ||
 	    CU_add_test(s, "load: sections, comments, spacing, repeats",
 	    test_load_file) == NULL ||
+	    CU_add_test(s, "load: a long section name is warned about once",
+	    test_load_long_section) == NULL ||
 	    CU_add_test(s, "load: empty and missing files",
 	    test_load_empty_and_missing) == NULL ||
 	    CU_add_test(s, "load: errors name file and line, change nothing",
