@@ -3,15 +3,19 @@
  * re-arm) on a fake clock, the before-sleep hook, ev_run/ev_stop.
  *
  * Timers are driven by ev_set_clock(): the tests move `fake_now' and call
- * ev_run_once(loop, 0), so nothing depends on real time passing.
+ * ev_run_once(loop, 0), so nothing depends on real time passing -- but
+ * for the last two, which take the monotonic clock (20-50 ms of it) and
+ * a signal.
  * Descriptors are pipes, which are ready (or not) immediately.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1059,6 +1063,74 @@ test_wait_bounded(void)
 	teardown();
 }
 
+/*
+ * On the real clock: a timer whose expiry bounded the wait fires in the
+ * turn that wait ends (the turn's time is read after waking; read before
+ * sleeping, it is earlier than the expiry, and the timer fired a turn
+ * late), and outside a turn ev_now_ms() reads the clock again, not the
+ * last turn's time.
+ */
+static void
+test_real_clock(void)
+{
+	struct timespec ms30 = { 0, 30 * 1000000L };
+	struct ev_timer t;
+	struct tmrec r = { 'r', 0, 0 };
+	uint64_t a, b;
+
+	setup();
+	memset(&t, 0, sizeof(t));
+	ev_set_clock(NULL);
+	a = ev_now_ms();
+	CU_ASSERT(ev_timer_set(loop, &t, 20, tm_cb, &r) == 0);
+	CU_ASSERT(ev_run_once(loop, -1) == 0);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT(r.fired_at >= a + 20);
+	CU_ASSERT(!ev_timer_armed(&t));
+	a = ev_now_ms();
+	CU_ASSERT(nanosleep(&ms30, NULL) == 0);
+	b = ev_now_ms();
+	CU_ASSERT(b >= a + 30);
+	ev_set_clock(fake_clock);
+	teardown();
+}
+
+static void
+alarm_cb(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A signal that interrupts the wait -- one with a handler, or with none
+ * a stop and SIGCONT (signal(7): epoll_wait fails with EINTR either way)
+ * -- is no failure of the loop: the turn runs on and ev_run_once returns
+ * 0.  A -1 ends ev_run, and nlmd with it (exit status 1).
+ */
+static void
+test_wait_interrupted(void)
+{
+	struct itimerval it = { { 0, 0 }, { 0, 20000 } };
+	struct sigaction sa, old;
+	uint64_t t0;
+
+	setup();
+	hook_calls = 0;
+	ev_set_beforesleep(loop, hook_cb, &hook_calls);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = alarm_cb;
+	sigemptyset(&sa.sa_mask);
+	CU_ASSERT_FATAL(sigaction(SIGALRM, &sa, &old) == 0);
+	CU_ASSERT_FATAL(setitimer(ITIMER_REAL, &it, NULL) == 0);
+	/* Nothing to wake it but the signal, 20 ms on. */
+	t0 = ev_monotonic_us();
+	CU_ASSERT(ev_run_once(loop, 5000) == 0);
+	CU_ASSERT(ev_monotonic_us() - t0 < 2000000);
+	CU_ASSERT_EQUAL(hook_calls, 1);
+	CU_ASSERT(sigaction(SIGALRM, &old, NULL) == 0);
+	teardown();
+}
+
 int
 ct_register_ev(void)
 {
@@ -1098,7 +1170,11 @@ ct_register_ev(void)
 	    CU_add_test(s, "before-sleep hook order", test_hook_order) == NULL ||
 	    CU_add_test(s, "ev_run / ev_stop", test_run_stop) == NULL ||
 	    CU_add_test(s, "wait bounded by next timer",
-	    test_wait_bounded) == NULL)
+	    test_wait_bounded) == NULL ||
+	    CU_add_test(s, "real clock: the turn's time is read after the wait",
+	    test_real_clock) == NULL ||
+	    CU_add_test(s, "a signal interrupting the wait is no failure",
+	    test_wait_interrupted) == NULL)
 		return -1;
 	return 0;
 }
