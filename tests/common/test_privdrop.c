@@ -284,6 +284,17 @@ test_lock_parents(void)
 	CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0700);
 	snprintf(path, sizeof(path), "%s/c", dir);
 	CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0755);
+	/*
+	 * Under the usual umask (022, systemd's) too: the state directory
+	 * is 0700 (README) whatever the umask lets through.
+	 */
+	old = umask(022);
+	snprintf(path, sizeof(path), "%s/d/state", dir);
+	CU_ASSERT_EQUAL(statedir_lock(path, &lfd, err, sizeof(err)), CM_OK);
+	umask(old);
+	if (lfd != -1)
+		close(lfd);
+	CU_ASSERT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0700);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	CU_ASSERT(system(path) == 0);
 }
@@ -386,6 +397,11 @@ test_check_own(void)
 	/* Missing: statedir_lock() will make it, empty. */
 	snprintf(path, sizeof(path), "%s/new", dir);
 	CU_ASSERT_EQUAL(statedir_check_own(path, err, sizeof(err)), CM_OK);
+	/* Not a directory: refused, saying so, not taken for a missing one. */
+	snprintf(path, sizeof(path), "%s/nsm-state", dir);
+	CU_ASSERT_NOT_EQUAL(statedir_check_own(path, err, sizeof(err)),
+	    CM_OK);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "Not a directory"));
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	CU_ASSERT(system(path) == 0);
 }
@@ -445,7 +461,7 @@ ct_register_privdrop(void)
 	    test_lock_hardlink) == NULL ||
 	    CU_add_test(s, "statedir_lock: a directory another nlmd holds",
 	    test_lock_busy) == NULL ||
-	    CU_add_test(s, "statedir_lock: parents it creates are 0755",
+	    CU_add_test(s, "statedir_lock: parents it creates 0755, itself 0700",
 	    test_lock_parents) == NULL ||
 	    CU_add_test(s, "statedir_lock: a directory nlmd may not write",
 	    test_lock_denied) == NULL ||
