@@ -21,9 +21,12 @@
 #     uid/gid 65534 (/proc/PID/status) once ready, its state directory is
 #     nobody's, it registers as nobody, serves and stores locks, removes
 #     its registrations at SIGTERM, and restarts on the same directory with
-#     the locks to reclaim.  A user that does not exist stops it at once,
-#     and so does a state directory under one the user cannot search, or
-#     one that holds what is not nlmd's (it would be given away).
+#     the locks to reclaim.  Registrations an nlmd killed as root left
+#     behind: replaced by nobody's at a start as root with --user=nobody,
+#     and removed at its SIGTERM.  A user that does not exist stops it at
+#     once, and so does a state directory under one the user cannot
+#     search, or one that holds what is not nlmd's (it would be given
+#     away).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -71,8 +74,9 @@ start_recv() {
 
 # Each start gets its own log file (nlmd.log.N) so "nlmd ready" is its own.
 NLMD_RUN=0
-# start_nlmd ENV... -- FLAGS...: nlmd in the foreground on $STATE.
-start_nlmd() {
+# try_start_nlmd ENV... -- FLAGS...: nlmd in the foreground on $STATE;
+# false if it is not ready within 5 s.  start_nlmd: the same, or FATAL.
+try_start_nlmd() {
 	local envs=()
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
@@ -84,7 +88,11 @@ start_nlmd() {
 	    --nsm-port $NSM_PORT "$@" >"$NLMD_LOG" 2>&1 &
 	NLMD_PID=$!
 	ITEST_PIDS+=($NLMD_PID)
-	if ! itest_wait grep -q "nlmd ready" "$NLMD_LOG"; then
+	itest_wait grep -q "nlmd ready" "$NLMD_LOG"
+}
+
+start_nlmd() {
+	if ! try_start_nlmd "$@"; then
 		echo "FATAL: nlmd did not start:"; cat "$NLMD_LOG"; exit 1
 	fi
 }
@@ -301,6 +309,28 @@ check "restart as root -> nobody on the same directory: 2 locks to reclaim" \
 check "libnfs takes both locks back (a reclaim, a LOCK asked again)" \
     flows reclaim
 check "SIGTERM: exit 0" stop_nlmd
+# An nlmd that ran as root and died without unregistering (kill -9, a
+# crash) leaves root's registrations, which rpcbind lets only their owner
+# or root remove; and a registration of the same port by another user is
+# answered "done" but leaves root's in place (rpcbind 1.2.6), which
+# nobody could then not remove at exit.  Started as root with
+# --user=nobody, nlmd removes them while still root (drop_privileges())
+# and registers as nobody.
+STATE=$W/state-killed
+start_nlmd -- --control-socket=
+kill -KILL "$NLMD_PID"
+wait "$NLMD_PID" 2>/dev/null
+itest_forget "$NLMD_PID"
+check "an nlmd killed with -9 as root leaves root's registrations" \
+    bash -c "rpcinfo ::1 | awk '\$1 == 100021 && \$NF == \"superuser\" {n++}
+        END {exit n != 12}'"
+try_start_nlmd -- --user=nobody --control-socket=
+check "... started as root with --user=nobody: ready, registered by nobody" \
+    bash -c "grep -q 'nlmd ready.*, registered with rpcbind' '$NLMD_LOG' &&
+        rpcinfo ::1 | awk '\$1 == 100021 && \$NF != \"65534\" {bad = 1}
+        \$1 == 100021 {n++} END {exit bad || n != 12}'"
+check "SIGTERM: exit 0" stop_nlmd
+check "SIGTERM: nobody removed every registration" nothing_registered
 out_nosuch() {
 	local out rc
 	out=$("$NLMD" -F -s "$W/state-nosuch" --user=no-such-user-nlmd 2>&1)
