@@ -2,7 +2,8 @@
  * test_sdnotify.c - common/sdnotify.c: no NOTIFY_SOCKET means no manager
  * (NULL, every call a no-op); a path and an abstract name both receive
  * the exact datagrams sent; malformed addresses are refused with a
- * reason; a full queue on the manager's side is given up on quickly;
+ * reason; a full queue on the manager's side is given up on quickly,
+ * and waited for while the retries last;
  * $WATCHDOG_USEC / $WATCHDOG_PID as sd_watchdog_enabled(3) reads them.
  */
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -190,6 +192,41 @@ test_full_queue(void)
 	close(fd);
 }
 
+/*
+ * A manager that reads again within the retries (NOTIFY_TRIES of
+ * NOTIFY_WAIT_MS): the message is sent, not given up on at the first
+ * EAGAIN (READY=1 lost so would have the manager stop nlmd at its start
+ * timeout).  A child drains the full queue 10 ms on.
+ */
+static void
+test_queue_drained(void)
+{
+	struct timespec ms10 = { 0, 10 * 1000000L };
+	struct sdnotify *n;
+	char path[128], err[128] = "", buf[64];
+	int fd, i, rc = 0, status;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/drained", sn_dir);
+	CU_ASSERT_FATAL((fd = receiver(path)) != -1);
+	setenv("NOTIFY_SOCKET", path, 1);
+	CU_ASSERT_EQUAL_FATAL(sdnotify_open(&n, err, sizeof(err)), 0);
+	for (i = 0; i < 10000 && rc == 0; i++)
+		rc = sdnotify_send(n, "WATCHDOG=1");
+	CU_ASSERT_EQUAL(rc, CM_BUSY);
+	CU_ASSERT_FATAL((pid = fork()) != -1);
+	if (pid == 0) {
+		(void)nanosleep(&ms10, NULL);
+		while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			continue;
+		_exit(0);
+	}
+	CU_ASSERT_EQUAL(sdnotify_send(n, "READY=1"), CM_OK);
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	sdnotify_free(n);
+	close(fd);
+}
+
 static void
 test_watchdog(void)
 {
@@ -236,6 +273,8 @@ ct_register_sdnotify(void)
 	    test_bad_address) == NULL ||
 	    CU_add_test(s, "a manager that never reads: quick give-up",
 	    test_full_queue) == NULL ||
+	    CU_add_test(s, "a manager that reads within the retries: sent",
+	    test_queue_drained) == NULL ||
 	    CU_add_test(s, "WATCHDOG_USEC and WATCHDOG_PID",
 	    test_watchdog) == NULL)
 		return -1;
