@@ -392,6 +392,30 @@ test_fd_pause(void)
 	teardown();
 }
 
+/*
+ * A pipe whose writer closed, drained: epoll reports EPOLLHUP alone (no
+ * EPOLLIN).  A reader is called, with EV_READ only -- what it asked for
+ * -- and reads the end of file; not called, it would never learn of it
+ * while the loop woke for the hang-up every turn.
+ */
+static void
+test_fd_hangup(void)
+{
+	struct fdrec r = { 0 };
+	int p[2];
+
+	setup();
+	CU_ASSERT_FATAL(pipe2(p, O_NONBLOCK) == 0);
+	CU_ASSERT(ev_fd_add(loop, p[0], EV_READ, rec_cb, &r) == 0);
+	close(p[1]);
+	CU_ASSERT(ev_run_once(loop, 0) == 0);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_EQUAL(r.events, EV_READ);
+	ev_fd_del(loop, p[0]);
+	close(p[0]);
+	teardown();
+}
+
 static void
 test_fd_high_number(void)
 {
@@ -1147,6 +1171,8 @@ ct_register_ev(void)
 	    CU_add_test(s, "fd argument errors", test_fd_errors) == NULL ||
 	    CU_add_test(s, "fd watched for nothing (events 0)",
 	    test_fd_pause) == NULL ||
+	    CU_add_test(s, "fd hung up: a reader is called, with EV_READ",
+	    test_fd_hangup) == NULL ||
 	    CU_add_test(s, "fd table growth", test_fd_high_number) == NULL ||
 	    CU_add_test(s, "fd deleted by another callback in the same turn",
 	    test_fd_del_in_callback) == NULL ||
