@@ -10,7 +10,7 @@ TESTS += $(O)/tests/test-$(1)
 endef
 $(eval $(call unit_test,lockcore,$(O)/liblockcore.a,))
 $(eval $(call unit_test,common,$(O)/libcommon.a,))
-$(eval $(call unit_test,ctl,$(O)/libctl.a $(O)/libcommon.a,))
+$(eval $(call unit_test,ctl,$(O)/libctl.a $(O)/libcommon.a,-lmicrohttpd))
 # test_nlmctl.c runs the nlmctl built beside it.
 $(O)/tests/test-ctl: | $(O)/nlmctl
 $(eval $(call unit_test,nlmxdr,$(O)/nlm/nlm_xdr.o $(O)/rpc/nlm_prot_xdr.o $(O)/rpc/sm_inter_xdr.o $(O)/rpc/xdrname.o,$(TIRPC_LIBS)))

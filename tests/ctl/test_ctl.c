@@ -156,6 +156,7 @@ test_vis(void)
 
 int	ctl_register_srv(void);
 int	ctl_register_nlmctl(void);
+int	ctl_register_httpmetrics(void);
 
 int
 tests_register(void)
@@ -169,7 +170,8 @@ tests_register(void)
 	    CU_add_test(s, "percent-encoding", test_encode) == NULL ||
 	    CU_add_test(s, "hex", test_hex) == NULL ||
 	    CU_add_test(s, "host names as table fields", test_vis) == NULL ||
-	    ctl_register_srv() != 0 || ctl_register_nlmctl() != 0)
+	    ctl_register_srv() != 0 || ctl_register_nlmctl() != 0 ||
+	    ctl_register_httpmetrics() != 0)
 		return -1;
 	return 0;
 }
