@@ -101,11 +101,25 @@ hm_request(void *arg, struct MHD_Connection *conn, const char *url,
 
 	(void)version;
 	(void)data;
-	(void)datalen;
-	(void)state;
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return hm_plain(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 		    "only GET /metrics\n");
+	/*
+	 * The first call has the headers only: an answer queued there is
+	 * "early" to libmicrohttpd, which then closes the connection after
+	 * it (the rest of the request was not read), and a scraper opened a
+	 * connection for every scrape.  GET and HEAD are answered at the
+	 * last call, their connection kept; a body, if one comes, is read
+	 * and dropped.  (405 stays early: its connection closes.)
+	 */
+	if (*state == NULL) {
+		*state = hm;
+		return MHD_YES;
+	}
+	if (*datalen != 0) {
+		*datalen = 0;
+		return MHD_YES;
+	}
 	if (strcmp(url, "/metrics") != 0)
 		return hm_plain(conn, MHD_HTTP_NOT_FOUND,
 		    "nothing here; see /metrics\n");

@@ -358,6 +358,66 @@ test_out_of_memory(void)
 }
 
 static void
+test_keep_alive(void)
+{
+	struct hmt t;
+	char ans[4096];
+	bool closed;
+	int fd;
+
+	hmt_start(&t, "127.0.0.1:0");
+	fd = hmt_dial(&t, "127.0.0.1");
+	hmt_send(fd, HMT_GET);
+	(void)hmt_read(&t, fd, 1, 1000, ans, sizeof(ans), &closed);
+	CU_ASSERT(!closed);
+	CU_ASSERT_EQUAL(hmt_status(ans), 200);
+	CU_ASSERT_STRING_EQUAL(hmt_body(ans), HMT_BODY);
+	/* The same connection, again. */
+	hmt_send(fd, HMT_GET);
+	(void)hmt_read(&t, fd, 1, 1000, ans, sizeof(ans), &closed);
+	CU_ASSERT(!closed);
+	CU_ASSERT_EQUAL(hmt_status(ans), 200);
+	CU_ASSERT_STRING_EQUAL(hmt_body(ans), HMT_BODY);
+	/* A body with a GET is read and dropped; the connection stays. */
+	hmt_send(fd, "GET /metrics HTTP/1.1\r\nHost: test\r\n"
+	    "Content-Length: 5\r\n\r\nhello");
+	(void)hmt_read(&t, fd, 1, 1000, ans, sizeof(ans), &closed);
+	CU_ASSERT(!closed);
+	CU_ASSERT_EQUAL(hmt_status(ans), 200);
+	CU_ASSERT_STRING_EQUAL(hmt_body(ans), HMT_BODY);
+	hmt_send(fd, HMT_GET);
+	(void)hmt_read(&t, fd, 1, 1000, ans, sizeof(ans), &closed);
+	CU_ASSERT_EQUAL(hmt_status(ans), 200);
+	CU_ASSERT_EQUAL(t.calls, 4);
+	close(fd);
+	hmt_stop(&t);
+}
+
+/*
+ * Two requests in one segment: libmicrohttpd answers the first, keeps the
+ * second in its buffer and asks (MHD_get_timeout() 0) to be run again,
+ * as no descriptor becomes ready for it.
+ */
+static void
+test_pipelined(void)
+{
+	struct hmt t;
+	char ans[4096];
+	bool closed;
+	int fd;
+
+	hmt_start(&t, "127.0.0.1:0");
+	fd = hmt_dial(&t, "127.0.0.1");
+	hmt_send(fd, HMT_GET HMT_GET);
+	(void)hmt_read(&t, fd, 2, 1000, ans, sizeof(ans), &closed);
+	CU_ASSERT(!closed);
+	CU_ASSERT_EQUAL(hmt_complete(ans, strlen(ans)), 2);
+	CU_ASSERT_EQUAL(t.calls, 2);
+	close(fd);
+	hmt_stop(&t);
+}
+
+static void
 test_split(void)
 {
 	static const char *const parts[] = {
@@ -413,6 +473,7 @@ test_per_address(void)
 		hmt_send(fd[i], HMT_GET);
 		(void)hmt_read(&t, fd[i], 1, 1000, ans, sizeof(ans), &closed);
 		CU_ASSERT_EQUAL(hmt_status(ans), 200);
+		CU_ASSERT(!closed);
 	}
 	/* ... and so is another address meanwhile. */
 	other = hmt_dial_from(&t, "127.0.0.1", "127.0.0.2");
@@ -462,6 +523,7 @@ test_all_places(void)
 	hmt_send(fd[15], HMT_GET);
 	(void)hmt_read(&t, fd[15], 1, 1000, ans, sizeof(ans), &closed);
 	CU_ASSERT_EQUAL(hmt_status(ans), 200);
+	CU_ASSERT(!closed);
 	close(last);
 	for (i = 0; i < 16; i++)
 		close(fd[i]);
@@ -699,6 +761,10 @@ ctl_register_httpmetrics(void)
 	    CU_add_test(s, "another method: 405", test_not_allowed) == NULL ||
 	    CU_add_test(s, "the callback out of memory: 500",
 	    test_out_of_memory) == NULL ||
+	    CU_add_test(s, "two requests on one connection",
+	    test_keep_alive) == NULL ||
+	    CU_add_test(s, "two requests in one segment", test_pipelined) ==
+	    NULL ||
 	    CU_add_test(s, "a request in pieces", test_split) == NULL ||
 	    CU_add_test(s, "four connections from one address",
 	    test_per_address) == NULL ||
