@@ -60,14 +60,39 @@ hm_ready(struct ev_loop *loop, int fd, int events, void *arg)
 	hm_run(arg);
 }
 
-/* Do what is ready, then wait for the timeout libmicrohttpd wants. */
+/* Connections open now. */
+static unsigned
+hm_conns(const struct http_metrics *hm)
+{
+	const union MHD_DaemonInfo *di;
+
+	di = MHD_get_daemon_info(hm->hm_mhd,
+	    MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+	return di != NULL ? di->num_connections : 0;
+}
+
+/*
+ * Do what is ready, then wait for the timeout libmicrohttpd wants.
+ *
+ * A run that starts at the connection limit takes the listener out of
+ * libmicrohttpd's epoll set; only a run that starts below it puts the
+ * listener back.  A place given back during a run that started full
+ * waited for the next event or idle timeout (up to 10 s), and the
+ * scraper in the backlog with it: such a run is followed by another one
+ * at once.
+ */
 static void
 hm_run(struct http_metrics *hm)
 {
 	MHD_UNSIGNED_LONG_LONG to;
+	bool full;
 
+	full = hm_conns(hm) >= HM_MAX_CONNS;
 	(void)MHD_run(hm->hm_mhd);
-	if (MHD_get_timeout(hm->hm_mhd, &to) == MHD_YES)
+	if (full && hm_conns(hm) < HM_MAX_CONNS)
+		(void)ev_timer_set(hm->hm_loop, &hm->hm_timer, 0, hm_timer_cb,
+		    hm);
+	else if (MHD_get_timeout(hm->hm_mhd, &to) == MHD_YES)
 		(void)ev_timer_set(hm->hm_loop, &hm->hm_timer, to, hm_timer_cb,
 		    hm);
 	else

@@ -151,6 +151,20 @@ hmt_turns(struct hmt *t, unsigned ms)
 		(void)ev_run_once(t->loop, 5);
 }
 
+/* Turns of ev_run_once(loop, 50) in `ms' milliseconds. */
+static unsigned
+hmt_count_turns(struct hmt *t, unsigned ms)
+{
+	unsigned long long t0 = tests_now_ms();
+	unsigned turns = 0;
+
+	while (tests_now_ms() - t0 < ms) {
+		(void)ev_run_once(t->loop, 50);
+		turns++;
+	}
+	return turns;
+}
+
 /* Whole answers at the start of buf: headers, Content-Length of body. */
 static int
 hmt_complete(const char *buf, size_t len)
@@ -496,7 +510,7 @@ test_per_address(void)
 
 /*
  * Sixteen connections from four addresses: a seventeenth waits, not
- * accepted.
+ * accepted, until one of them goes.
  */
 static void
 test_all_places(void)
@@ -519,13 +533,20 @@ test_all_places(void)
 	CU_ASSERT_EQUAL(hmt_read(&t, last, 1, 100, ans, sizeof(ans),
 	    &closed), 0);
 	CU_ASSERT(!closed);
+	/* Full, with nothing to do: the loop sleeps. */
+	CU_ASSERT(hmt_count_turns(&t, 100) < 10);
 	/* The sixteen are served meanwhile. */
 	hmt_send(fd[15], HMT_GET);
 	(void)hmt_read(&t, fd[15], 1, 1000, ans, sizeof(ans), &closed);
 	CU_ASSERT_EQUAL(hmt_status(ans), 200);
 	CU_ASSERT(!closed);
+	/* A place given back: the one waiting gets its answer. */
+	close(fd[0]);
+	(void)hmt_read(&t, last, 1, 1000, ans, sizeof(ans), &closed);
+	CU_ASSERT_EQUAL(hmt_status(ans), 200);
+	CU_ASSERT_STRING_EQUAL(hmt_body(ans), HMT_BODY);
 	close(last);
-	for (i = 0; i < 16; i++)
+	for (i = 1; i < 16; i++)
 		close(fd[i]);
 	hmt_stop(&t);
 }
