@@ -109,6 +109,10 @@ hm_plain(struct MHD_Connection *conn, unsigned status, const char *text)
 	    text, MHD_RESPMEM_PERSISTENT);
 	if (r == NULL)
 		return MHD_NO;
+	/* RFC 9110, 15.5.6: a 405 must name the methods that are allowed. */
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		(void)MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW,
+		    "GET, HEAD");
 	rc = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return rc;

@@ -342,6 +342,8 @@ test_not_allowed(void)
 		CU_ASSERT_EQUAL(hmt_ask(&t, methods[i], "/metrics", ans,
 		    sizeof(ans)), 405);
 		CU_ASSERT_STRING_EQUAL(hmt_body(ans), "only GET /metrics\n");
+		/* RFC 9110, 15.5.6: a 405 names the methods allowed. */
+		CU_ASSERT_PTR_NOT_NULL(strstr(ans, "\r\nAllow: GET, HEAD\r\n"));
 		/* Whatever the path. */
 		CU_ASSERT_EQUAL(hmt_ask(&t, methods[i], "/other", ans,
 		    sizeof(ans)), 405);
