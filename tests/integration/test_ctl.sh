@@ -212,7 +212,9 @@ rcheck "HTTP: one address opened 16 connections" \
     sh -c "grep -qx 'opened 16' '$W/hog.txt' || { cat '$W/hog.txt'; exit 1; }"
 code=$(curl -s -m 3 --interface 127.0.0.2 -o /dev/null -w '%{http_code}' \
     http://127.0.0.1:9464/metrics)
-check "HTTP: 16 connections held by one address leave a place for another ($code)" \
+# (libmicrohttpd keeps 4 of them, max per address, and closes the other 12
+# at once: tests/ctl/test_httpmetrics.c.)
+check "HTTP: 16 connections tried by one address leave a place for another ($code)" \
     test "$code" = 200
 kill $HOG 2>/dev/null
 wait $HOG 2>/dev/null
