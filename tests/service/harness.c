@@ -902,11 +902,11 @@ ts_callback_void(nlm4_testargs *args)
 
 /*
  * Take the next call at the client's NLM, whatever its arguments, and
- * reply to it with an empty (void) result, as Linux lockd answers a _RES;
- * its procedure, -1 when none came.
+ * reply to it with an accepted reply of status `st' (SUCCESS: an empty,
+ * void result); its procedure, -1 when none came.
  */
 int
-ts_callback_ack(void)
+ts_callback_status(enum accept_stat st)
 {
 	uint8_t buf[4096], out[1024];
 	struct sockaddr_storage from;
@@ -927,12 +927,24 @@ ts_callback_ack(void)
 	if (!ok)
 		return -1;
 	ts_accepted(&rep, m.rm_xid, XDRPROC(xdr_void), NULL);
+	rep.acpted_rply.ar_stat = st;
 	xdrmem_create(&x, (char *)out, sizeof(out), XDR_ENCODE);
 	if (xdr_replymsg(&x, &rep))
 		(void)sendto(cb_fd, out, xdr_getpos(&x), 0,
 		    (struct sockaddr *)&from, fl);
 	xdr_destroy(&x);
 	return (int)m.rm_call.cb_proc;
+}
+
+/*
+ * Take the next call at the client's NLM, whatever its arguments, and
+ * reply to it with an empty (void) result, as Linux lockd answers a _RES;
+ * its procedure, -1 when none came.
+ */
+int
+ts_callback_ack(void)
+{
+	return ts_callback_status(SUCCESS);
 }
 
 /*

@@ -158,6 +158,11 @@ int		 ts_callback_void(nlm4_testargs *args);
  */
 int		 ts_callback_ack(void);
 /*
+ * The same, the reply of accept status `st' (PROG_UNAVAIL ...: the
+ * program at that port is not the client's NLM, no result).
+ */
+int		 ts_callback_status(enum accept_stat st);
+/*
  * The next call at the client's NLM, unanswered, as it came (any version
  * and procedure): its bytes in buf, their number; -1 when none came.
  */

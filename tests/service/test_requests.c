@@ -5,17 +5,22 @@
  * changes nothing; versions 1 and 3 answer in their 32-bit terms.
  */
 #include <arpa/inet.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
+#include <rpc/rpc.h>
+#include <rpc/rpcb_prot.h>
 
 #include "lockcore.h"
 #include "nlm_impl.h"
 #include "store.h"
 #include "svctest.h"
 #include "tests/fakes/fakes.h"
+#include "tests/runner.h"
 
 #define XDRPROC(fn)	((xdrproc_t)(void (*)(void))(fn))
 
@@ -654,6 +659,386 @@ test_peer_cache_full(void)
 	ts_stop();
 }
 
+/*
+ * Start a GRANTED_MSG-like send of version `vers' to the client's NLM at
+ * 127.0.0.1 (the fake rpcbind knows it), one try, waited for 1 s.
+ */
+static void
+t_send_lo(uint32_t vers, struct t_sent *ts)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct nlm_send *snd;
+	nlm4_res res;
+
+	memset(&res, 0, sizeof(res));
+	memset(&ss, 0, sizeof(ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	snd = nlm_send_new(&ss, sizeof(*sin), NLM_PROG, vers,
+	    NLMPROC4_GRANTED_MSG, XDRPROC(xdr_nlm4_res), &res, NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(snd);
+	nlm_send_start(snd, 1000, 1, t_sent_cb, ts);
+	ts_pump();
+}
+
+/* t_send_lo(), its copy left unanswered until it times out. */
+static void
+t_send_lo_unanswered(struct t_sent *ts)
+{
+	uint8_t buf[2048];
+
+	t_send_lo(NLM4_VERS, ts);
+	CU_ASSERT(ts_callback_raw(buf, sizeof(buf)) > 0);
+	ts_advance(1000);
+	ts_pump();
+}
+
+/* t_send_lo(), its copy answered. */
+static void
+t_send_lo_answered(uint32_t vers, struct t_sent *ts)
+{
+	t_send_lo(vers, ts);
+	CU_ASSERT_EQUAL(ts_callback_ack(), NLMPROC4_GRANTED_MSG);
+	ts_pump();
+}
+
+/*
+ * A call the program at the cached port refuses (PROG_UNAVAIL: the
+ * client's lockd restarted, and that port is now another program's) has
+ * the port looked up again at the next call, at once: only calls that
+ * time out are given three chances (nlm_out.c, send_judge_port()).
+ */
+static void
+test_port_refused_looked_up(void)
+{
+	struct t_sent ts = { 0, 0 };
+	unsigned lookups;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	lookups = ts_nlm_lookups();
+	t_send_lo(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	CU_ASSERT_EQUAL(ts_callback_status(PROG_UNAVAIL),
+	    NLMPROC4_GRANTED_MSG);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts.n, 1);
+	CU_ASSERT_EQUAL(ts.failed, 1);
+	t_send_lo_answered(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 2);
+	CU_ASSERT_EQUAL(ts.n, 2);
+	CU_ASSERT_EQUAL(ts.failed, 1);
+	ts_stop();
+}
+
+/*
+ * Calls that time out count against the cached port only in a row: an
+ * answer in between says the port is right (two timeouts, an answer,
+ * one timeout: the port is kept, no look-up).  Three timeouts in a row
+ * have it looked up again.
+ */
+static void
+test_port_timeouts_in_a_row(void)
+{
+	struct t_sent ts = { 0, 0 };
+	unsigned lookups;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	lookups = ts_nlm_lookups();
+	t_send_lo_unanswered(&ts);
+	t_send_lo_unanswered(&ts);
+	t_send_lo_answered(NLM4_VERS, &ts);
+	t_send_lo_unanswered(&ts);
+	t_send_lo_answered(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts.n, 5);
+	CU_ASSERT_EQUAL(ts.failed, 3);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	/* The control: three in a row, and the next call looks up. */
+	t_send_lo_unanswered(&ts);
+	t_send_lo_unanswered(&ts);
+	t_send_lo_unanswered(&ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	t_send_lo_answered(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 2);
+	CU_ASSERT_EQUAL(ts.n, 9);
+	CU_ASSERT_EQUAL(ts.failed, 6);
+	ts_stop();
+}
+
+/*
+ * The port cache is per program *and version*: a client's lockd may
+ * register its versions on different ports, or not register one at
+ * all, so a version 3 callback after a version 4 one is looked up on its
+ * own, not sent to the port of version 4.
+ */
+static void
+test_port_per_version(void)
+{
+	struct t_sent ts = { 0, 0 };
+	unsigned lookups;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	lookups = ts_nlm_lookups();
+	t_send_lo_answered(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	t_send_lo_answered(NLM_VERSX, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 2);
+	t_send_lo_answered(NLM4_VERS, &ts);
+	t_send_lo_answered(NLM_VERSX, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 2);
+	CU_ASSERT_EQUAL(ts.n, 4);
+	CU_ASSERT_EQUAL(ts.failed, 0);
+	ts_stop();
+}
+
+/* A _RES as nlm_proc.c sends it, to the client's NLM at 127.0.0.1. */
+static void
+t_res_lo(struct t_sent *ts)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct nlm_send *snd;
+	nlm4_res res;
+
+	memset(&res, 0, sizeof(res));
+	memset(&ss, 0, sizeof(ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	snd = nlm_send_new(&ss, sizeof(*sin), NLM_PROG, NLM4_VERS,
+	    NLMPROC4_LOCK_RES, XDRPROC(xdr_nlm4_res), &res, NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(snd);
+	nlm_send_lookup(snd, 1000, 1);
+	nlm_send_reflectable(snd);
+	nlm_send_oneway(snd);
+	nlm_send_start(snd, 5000, 1, t_sent_cb, ts);
+	ts_pump();
+}
+
+/*
+ * The idle sweep (every minute, at any moment after a look-up) keeps a
+ * look-up that found no port for its NEG_TTL_MS (30 s): a _RES to that
+ * address fails at once until then, with no datagram to its rpcbind
+ * (nlm_out.c, BOUNDS).  Only after it does the sweep forget it.
+ */
+static void
+test_port_negative_kept_by_sweep(void)
+{
+	const struct nlm_counters *c;
+	struct t_sent ts = { 0, 0 };
+	unsigned lookups;
+	size_t n, longest;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	c = nlm_get_counters();
+	ts_nlm_registered(false);
+	lookups = ts_nlm_lookups();
+	t_res_lo(&ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	CU_ASSERT_EQUAL(c->rpcb_failed, 1);
+	CU_ASSERT_EQUAL(ts.failed, 1);
+	ts_advance(1000);
+	nlm_out_gc();
+	t_res_lo(&ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	CU_ASSERT_EQUAL(c->rpcb_suppressed, 1);
+	CU_ASSERT_EQUAL(ts.failed, 2);
+	/* 30 s after the look-up: the sweep forgets it. */
+	ts_advance(29000);
+	nlm_out_gc();
+	nlm_out_peer_stats(&n, &longest);
+	CU_ASSERT_EQUAL(n, 0);
+	ts_stop();
+}
+
+/* A UDP socket on [::1]:port, -1 when there is none (no IPv6). */
+static int
+t_udp6(uint16_t port)
+{
+	struct sockaddr_in6 a;
+	int fd;
+
+	if ((fd = socket(AF_INET6, SOCK_DGRAM, 0)) == -1)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	a.sin6_port = htons(port);
+	a.sin6_addr = in6addr_loopback;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Answer the RPCB GETADDR waiting at rpcbfd (the client's rpcbind on ::1)
+ * with the universal address `uaddr'.  0, or -1 when none came or it was
+ * not a GETADDR for NLM v4 over udp6.
+ */
+static int
+t_rpcb6_answer(int rpcbfd, const char *uaddr)
+{
+	uint8_t buf[2048], out[512];
+	struct sockaddr_in6 from;
+	socklen_t fl = sizeof(from);
+	struct pollfd p = { rpcbfd, POLLIN, 0 };
+	struct rpc_msg call, rep;
+	RPCB rb;
+	char *ua = (char *)(uintptr_t)uaddr;
+	ssize_t n;
+	XDR x;
+	bool ok;
+
+	if (poll(&p, 1, 50) != 1 || (n = recvfrom(rpcbfd, buf, sizeof(buf), 0,
+	    (struct sockaddr *)&from, &fl)) <= 0)
+		return -1;
+	memset(&call, 0, sizeof(call));
+	memset(&rb, 0, sizeof(rb));
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	ok = xdr_callmsg(&x, &call) && call.rm_call.cb_prog == RPCBPROG &&
+	    call.rm_call.cb_vers == RPCBVERS &&
+	    call.rm_call.cb_proc == RPCBPROC_GETADDR && xdr_rpcb(&x, &rb) &&
+	    rb.r_prog == NLM_PROG && rb.r_vers == NLM4_VERS &&
+	    strcmp(rb.r_netid, "udp6") == 0;
+	xdr_destroy(&x);
+	xdr_free(XDRPROC(xdr_rpcb), (char *)&rb);
+	if (!ok)
+		return -1;
+	ts_accepted(&rep, call.rm_xid, XDRPROC(xdr_wrapstring), &ua);
+	xdrmem_create(&x, (char *)out, sizeof(out), XDR_ENCODE);
+	if (xdr_replymsg(&x, &rep))
+		(void)sendto(rpcbfd, out, xdr_getpos(&x), 0,
+		    (struct sockaddr *)&from, fl);
+	xdr_destroy(&x);
+	return 0;
+}
+
+/*
+ * A callback to an IPv6 client: its NLM port is asked for with RPCB
+ * GETADDR (not PMAP GETPORT) at [client]:111, and the answer, a
+ * universal address "::1.p1.p2", gives the port p1 * 256 + p2 the call
+ * then goes to.  (The fake rpcbind of the other tests speaks IPv4 only.)
+ */
+static void
+test_port_ipv6_getaddr(void)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	struct t_sent ts = { 0, 0 };
+	struct nlm_send *snd;
+	char uaddr[64];
+	uint8_t buf[2048];
+	struct pollfd p;
+	uint16_t port = 0;
+	nlm4_res res;
+	int rpcbfd, lockd;
+
+	if (ts_skip())
+		return;
+	if ((rpcbfd = t_udp6(111)) == -1) {
+		tests_skip("no IPv6 loopback");
+		return;
+	}
+	t_begin();
+	/* The client's NLM, at a port whose two bytes differ. */
+	while ((lockd = t_udp6(0)) != -1) {
+		socklen_t l = sizeof(*sin6);
+
+		getsockname(lockd, (struct sockaddr *)sin6, &l);
+		port = ntohs(sin6->sin6_port);
+		if ((port >> 8) != (port & 0xff))
+			break;
+		close(lockd);
+	}
+	CU_ASSERT_FATAL(lockd != -1);
+	snprintf(uaddr, sizeof(uaddr), "::1.%u.%u", port >> 8, port & 0xff);
+	memset(&res, 0, sizeof(res));
+	memset(&ss, 0, sizeof(ss));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_addr = in6addr_loopback;
+	snd = nlm_send_new(&ss, sizeof(*sin6), NLM_PROG, NLM4_VERS,
+	    NLMPROC4_GRANTED_MSG, XDRPROC(xdr_nlm4_res), &res, NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(snd);
+	nlm_send_start(snd, 1000, 1, t_sent_cb, &ts);
+	ts_pump();
+	CU_ASSERT_EQUAL(t_rpcb6_answer(rpcbfd, uaddr), 0);
+	ts_pump();
+	p.fd = lockd;
+	p.events = POLLIN;
+	CU_ASSERT(poll(&p, 1, 50) == 1 && recv(lockd, buf, sizeof(buf), 0) > 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->rpcb_failed, 0);
+	close(lockd);
+	close(rpcbfd);
+	ts_stop();
+}
+
+/*
+ * A full cache never forgets an entry whose look-up is in flight, even
+ * when no send waits for it any more (a callback cancelled meanwhile: its
+ * host released): the look-up's answer comes back to that entry
+ * (lookup_done()), and the port it brings is kept for the next call.
+ * 127.0.0.1's entry is made last, so it heads its bucket; 30,000 new
+ * addresses each make room in theirs, and (with odds of 1 in 1,500 the
+ * other way) some fall in its bucket.
+ */
+static void
+test_peer_cache_full_busy_kept(void)
+{
+	struct t_sent fill = { 0, 0 }, late = { 0, 0 }, ts = { 0, 0 };
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct nlm_send *snd;
+	nlm4_res res;
+	unsigned lookups;
+	size_t n, longest;
+	uint32_t i;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	for (i = 0; i < 65535; i++)
+		t_send_to(0x0a000000 + i, &fill);
+	for (i = 0; i < 1000 && fill.n < 65535; i++) {
+		ts_advance(100);
+		ts_pump();
+	}
+	CU_ASSERT_EQUAL_FATAL(fill.n, 65535);
+	/* 127.0.0.1 looked up, the send cancelled before the answer. */
+	memset(&res, 0, sizeof(res));
+	memset(&ss, 0, sizeof(ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	snd = nlm_send_new(&ss, sizeof(*sin), NLM_PROG, NLM4_VERS,
+	    NLMPROC4_GRANTED_MSG, XDRPROC(xdr_nlm4_res), &res, NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(snd);
+	nlm_send_start(snd, 1000, 1, t_sent_cb, &ts);
+	nlm_send_cancel(snd);
+	nlm_out_peer_stats(&n, &longest);
+	CU_ASSERT_EQUAL_FATAL(n, 65536);
+	for (i = 0; i < 30000; i++)
+		t_send_to(0x0b000000 + i, &late);
+	lookups = ts_nlm_lookups();
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	/* The other look-ups leave, 128 a turn (rpcout.c: OUT_BURST). */
+	for (i = 0; i < 300; i++)
+		ts_turn();
+	/* Its port came back to its entry: the next call needs no look-up. */
+	t_send_lo_answered(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	CU_ASSERT_EQUAL(ts.n, 1);
+	CU_ASSERT_EQUAL(ts.failed, 0);
+	ts_stop();
+}
+
 /* NM_LOCK of version `vers' (3 or 4), exclusive, of [off, off + len). */
 static int
 t_nm_lock(uint32_t vers, const char *name, int32_t svid, const char *fh,
@@ -914,6 +1299,18 @@ ts_register_requests(void)
 	    test_peer_hash_flood) == NULL ||
 	    CU_add_test(s, "a full port cache makes room for a new address",
 	    test_peer_cache_full) == NULL ||
+	    CU_add_test(s, "a call refused at the cached port: looked up "
+	    "again at once", test_port_refused_looked_up) == NULL ||
+	    CU_add_test(s, "timeouts count against a port only in a row",
+	    test_port_timeouts_in_a_row) == NULL ||
+	    CU_add_test(s, "ports are cached per version",
+	    test_port_per_version) == NULL ||
+	    CU_add_test(s, "the sweep keeps a failed look-up for its 30 s",
+	    test_port_negative_kept_by_sweep) == NULL ||
+	    CU_add_test(s, "an IPv6 client's port: RPCB GETADDR, its "
+	    "universal address", test_port_ipv6_getaddr) == NULL ||
+	    CU_add_test(s, "a full port cache keeps an entry whose look-up "
+	    "is in flight", test_peer_cache_full_busy_kept) == NULL ||
 	    CU_add_test(s, "FBIG for known and unknown hosts",
 	    test_fbig_any_host) == NULL ||
 	    CU_add_test(s, "v1/v3 TEST: the holder covers what was asked",
