@@ -611,10 +611,18 @@ uint32_t
 ts_send_from(const char *src, uint32_t proc, xdrproc_t xargs,
     const void *args)
 {
+	return ts_send_prog_from(src, NLM_PROG, NLM4_VERS, proc, xargs, args);
+}
+
+uint32_t
+ts_send_prog_from(const char *src, uint32_t prog, uint32_t vers,
+    uint32_t proc, xdrproc_t xargs, const void *args)
+{
 	struct sockaddr_in a;
 	uint8_t buf[4096];
 	uint32_t xid = ++st_xid;
-	size_t len = st_enc_call(buf, sizeof(buf), xid, proc, xargs, args);
+	size_t len = st_enc_call_prog(buf, sizeof(buf), xid, prog, vers, proc,
+	    xargs, args);
 	int fd;
 
 	CU_ASSERT_FATAL(len > 0);

@@ -86,6 +86,9 @@ uint32_t	 ts_send_prog(uint32_t prog, uint32_t vers, uint32_t proc,
  */
 uint32_t	 ts_send_from(const char *src, uint32_t proc, xdrproc_t xargs,
 		    const void *args);
+/* The same for any program served (NSM: SM_PROG). */
+uint32_t	 ts_send_prog_from(const char *src, uint32_t prog, uint32_t vers,
+		    uint32_t proc, xdrproc_t xargs, const void *args);
 int		 ts_send_tcp(uint32_t proc, xdrproc_t xargs, const void *args,
 		    uint32_t *xidp);
 /* A TCP connection to the service (accepted at the loop's next turn). */

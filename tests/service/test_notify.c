@@ -1567,6 +1567,66 @@ test_notify_name_rules(void)
 }
 
 /*
+ * The NSM hands the NLM the state the SM_NOTIFY carries: one with the
+ * NSM state the host's LOCKs carried (a restart it came back from: what
+ * it holds was taken since) releases nothing and is counted unchanged;
+ * one with a new state releases the host.
+ */
+static void
+test_notify_nsm_state(void)
+{
+	const struct nsm_stats *ns = nsm_get_stats();
+	uint64_t unchanged = ns->notify_unchanged;
+	uint64_t released = ns->notify_released;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_st("ns1", "ns1f", 1, 7), NLM4_GRANTED);
+	n_sm_notify("ns1", 7);
+	CU_ASSERT(n_held("ns1f", 1));
+	CU_ASSERT_EQUAL(ns->notify_unchanged - unchanged, 1);
+	CU_ASSERT_EQUAL(ns->notify_released, released);
+	n_sm_notify("ns1", 9);
+	CU_ASSERT(!n_held("ns1f", 1));
+	CU_ASSERT_EQUAL(ns->notify_released - released, 1);
+	ts_stop();
+}
+
+/*
+ * The NSM matches an SM_NOTIFY by the address it came from, not the one
+ * it was sent to: "ws" naming itself from 127.0.0.2 (another machine;
+ * our address is 127.0.0.1 either way) releases nothing of the host "ws"
+ * at 127.0.0.1; from 127.0.0.1 it does.
+ */
+static void
+test_notify_nsm_sender(void)
+{
+	const struct nsm_stats *ns = nsm_get_stats();
+	uint64_t unknown = ns->notify_unknown;
+	struct stat_chge sc;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_st("ws", "wsf", 1, 3), NLM4_GRANTED);
+	sc.mon_name = (char *)"ws";
+	sc.state = 5;
+	(void)ts_send_prog_from("127.0.0.2", SM_PROG, SM_VERS, SM_NOTIFY,
+	    XDRPROC(xdr_stat_chge), &sc);
+	ts_pump();
+	CU_ASSERT(n_held("wsf", 1));
+	CU_ASSERT_EQUAL(ns->notify_unknown - unknown, 1);
+	n_sm_notify("ws", 5);
+	CU_ASSERT(!n_held("wsf", 1));
+	ts_stop();
+}
+
+/*
  * A name never seen, from an address with two hosts: one of them may be
  * its machine under its status monitor's name, but nothing says which --
  * neither is released.
@@ -2476,6 +2536,10 @@ ts_register_notify(void)
 	    "the host alone at the address", test_notify_name_forms) == NULL ||
 	    CU_add_test(s, "SM_NOTIFY through the NSM: every name a caller_name "
 	    "can be", test_notify_name_rules) == NULL ||
+	    CU_add_test(s, "SM_NOTIFY through the NSM: the client's state, "
+	    "an unchanged one ignored", test_notify_nsm_state) == NULL ||
+	    CU_add_test(s, "SM_NOTIFY through the NSM: matched by the "
+	    "sender's address", test_notify_nsm_sender) == NULL ||
 	    CU_add_test(s, "a status monitor's other name: the one host at "
 	    "its address", test_notify_other_name) == NULL ||
 	    CU_add_test(s, "a name known at another address only: the "
