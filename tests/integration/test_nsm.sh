@@ -26,7 +26,7 @@
 #     is notified under that name, from that address, as well;
 #   - SM_SIMU_CRASH: refused from A (not local, state unchanged); from a
 #     privileged local port it raises the state by 2 and A's statd is
-#     notified of the new one;
+#     notified of the new one; the next start is 2 past that again;
 #   - B's rpcbind does not answer: the notification is retried with
 #     backoff (1, 2, 4 ... s apart) and A is notified at once all the
 #     same; after another restart (SIGTERM) the pending notification is
@@ -429,6 +429,11 @@ itest_start_nlmd -d --grace-period=30
 state2=$(sed -n 's/.*nlmd ready.*NSM state \([0-9]*\).*/\1/p' "$NLMD_LOG" |
     tail -1)
 states="$states $state2"
+# SM_SIMU_CRASH's epoch was stored: this start is past it, never its
+# state number again (DESIGN.md: strictly increasing; a peer that
+# compares numbers, as nlmd does with an unchanged one, would ignore it).
+check "the start after SM_SIMU_CRASH takes state $((state_sc + 2)) ($state2)" \
+    test "$state2" = $((state_sc + 2))
 rcheck "B's status monitor got SM_NOTIFY $SRV_B state $state2" \
     wait_grep "$W/statd-B.log" "^notify [0-9]+ $SRV_B $state2\$" 10
 rcheck "nlmd logged B's answer" \
