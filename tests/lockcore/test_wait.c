@@ -15,6 +15,7 @@
 #define OB	2, 200, "ownerB"
 #define OC	3, 300, "ownerC"
 #define OD	4, 400, "ownerD"
+#define OE	5, 500, "ownerE"
 #define EX	true
 #define SH	false
 #define NB	false
@@ -3077,6 +3078,157 @@ test_deadlock_undo_into(void)
 }
 
 /*
+ * test_deadlock_undo_into's cycle, with D's exclusive byte 12 queued
+ * behind C's request (B's shared grant holds it back too): the undo gives
+ * B back [0,10) only, so once C's request is dropped nothing holds D's
+ * back, and the re-check's grant pass grants it -- the one waiter left on
+ * the file.  (No test noticed that pass skipped when one waiter was left:
+ * D's request stayed queued on free bytes.)
+ */
+static void
+test_deadlock_undo_into_grants_behind(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 10, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE_FATAL(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 16, SH, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 12, 1, EX, BL), &u4),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "g", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "g", 0, 1, EX, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL_FATAL(counts().ct_deadlocks, 0);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 20, SH, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_FALSE(lt_dropped(&u3));
+	CU_ASSERT_TRUE(lt_granted(&u4));
+	CU_ASSERT_TRUE(lt_has(t, OD, "f", 12, 1, EX));
+	CU_ASSERT_EQUAL(counts().ct_deadlock_drops, 1);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_EQUAL(pending(), 1);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
+ * Two requests dropped by one re-check, the second reaching further:
+ * test_deadlock_undo_into's shape with C and E both reading g (B waits
+ * for both) and both waiting on f, C for [5,20], E for [8,25], behind
+ * A's byte 20.  F's exclusive byte 22 waits behind E's request alone.
+ * The undo gives B back [0,10) exclusive: C's and E's requests each
+ * close a cycle through B and are dropped, and the grant pass that
+ * follows must cover both ranges, [5,25], to grant F's request.  (No
+ * test noticed a pass over the first dropped range only.)
+ */
+static void
+test_deadlock_undo_into_two_drops(void)
+{
+	static int u5;
+
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 10, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE_FATAL(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 16, SH, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OE, "f", 8, 18, SH, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 22, 1, EX, BL), &u4),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "g", 0, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OE, "g", 0, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "g", 0, 1, EX, BL), &u5),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL_FATAL(counts().ct_deadlocks, 0);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 20, SH, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_TRUE(lt_dropped(&u3));
+	CU_ASSERT_FALSE(lt_dropped(&u5));
+	CU_ASSERT_EQUAL(lt_res->rs_ncycles, 2);
+	CU_ASSERT_TRUE(lt_granted(&u4));
+	CU_ASSERT_TRUE(lt_has(t, OD, "f", 22, 1, EX));
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
+ * test_fifo_own_waiter_cancel_closes, with A's older request W1 dropped
+ * by a re-check instead of cancelled.  C holds [95,97) exclusive and is
+ * granted [95,100) shared (unconfirmed); E writes byte 100.  A holds g
+ * and h; B waits for A on g, C on h.  On f, A's W1 reads [95,100] behind
+ * E's byte; B's [0,100] exclusive waits behind C's lock and W1; A's W2
+ * for [50,59] is held behind B's and so behind its own W1: no edge.  C's
+ * client refuses the grant: C holds [95,97) exclusive again, W1 waits for
+ * C, C for A on h -- dropped.  Now W2 waits behind B's request for real,
+ * B for C on f, C for A: W2 must be dropped too (noted when W1 left,
+ * lk_deadlock_note_leave()).  B's request, whose edges were there all
+ * along, stays.  (No test noticed the note of a dropped request left
+ * out: W2 stayed queued on a cycle.)
+ */
+static void
+test_deadlock_drop_own_older(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 95, 2, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OD, "f", 97, 3, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 95, 5, SH, BL), &u4),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OD, "f", 97, 3, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE_FATAL(lt_granted(&u4));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OE, "f", 100, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "g", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "h", 0, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "g", 0, 1, EX, BL), NULL),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "h", 0, 1, EX, BL), NULL),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 95, 6, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 101, EX, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 50, 10, EX, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL_FATAL(counts().ct_deadlocks, 0);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OC, "f", 95, 5, SH, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u4));
+	CU_ASSERT_TRUE(lt_has(t, OC, "f", 95, 2, EX));
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_TRUE(lt_dropped(&u3));
+	CU_ASSERT_FALSE(lt_dropped(&u2));
+	CU_ASSERT_EQUAL(lt_res->rs_ncycles, 2);
+	CU_ASSERT_EQUAL(counts().ct_deadlock_drops, 2);
+	CU_ASSERT_EQUAL(waiters(), 3);		/* B's two, C's on h */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 50, 10, EX, BL), &u3),
+	    LK_DEADLOCK);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
  * The deadlock search follows the rule of the FIFO check: a waiter that
  * waits for a lock of the requester anywhere in its range is no edge.  B
  * waits for A on g, and on f for [0,100] exclusive behind A's shared
@@ -3261,6 +3413,12 @@ lt_register_wait(void)
 	    "bounded", test_deadlock_behind_bounded) ||
 	    !CU_add_test(s, "deadlock: an undone grant drops the request "
 	    "whose edge is new", test_deadlock_undo_own_edge) ||
+	    !CU_add_test(s, "deadlock: a drop's grant pass with one waiter "
+	    "left", test_deadlock_undo_into_grants_behind) ||
+	    !CU_add_test(s, "deadlock: a grant pass over every request "
+	    "dropped", test_deadlock_undo_into_two_drops) ||
+	    !CU_add_test(s, "deadlock: a dropped request's own younger one "
+	    "closes a cycle", test_deadlock_drop_own_older) ||
 	    !CU_add_test(s, "deadlock: an undone exclusive grant drops the "
 	    "request whose edge is new", test_deadlock_undo_excl_own_edge) ||
 	    !CU_add_test(s, "deadlock: an undone grant's exclusive bytes "
