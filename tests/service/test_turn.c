@@ -3745,6 +3745,42 @@ test_grace_drain_nomem(void)
 }
 
 /*
+ * Memory handed back after a peak (nlm_mem.c): 10,000 stored locks come
+ * back reclaimable and are dropped at the deadline; the next look, two
+ * seconds on, finds the table down by MEM_TRIM_MIN from its peak (to
+ * nothing) and trims once -- counted in nlmd_memory_trims_total -- and
+ * the looks after it do not trim again (the peak starts afresh), nor
+ * before the drop.  (No test ran the memory check: a look that stopped
+ * re-arming its timer, an off-by-one at MEM_TRIM_MIN or a peak never
+ * reset went unnoticed.)
+ */
+static void
+test_memory_trim(void)
+{
+	const char *m = "nlmd_memory_trims_total";
+
+	if (ts_skip())
+		return;
+	t_many_start(10000, "127.0.0.9");
+	ts_advance(2000);
+	ts_turn();
+	CU_ASSERT_EQUAL(ts_metric(m), 0);
+	ts_advance(91 * 1000);
+	ts_pump();
+	CU_ASSERT(!nlm_get_grace()->g_active);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	ts_advance(2000);
+	ts_turn();
+	CU_ASSERT_EQUAL(ts_metric(m), 1);
+	ts_advance(2000);
+	ts_turn();
+	ts_advance(2000);
+	ts_turn();
+	CU_ASSERT_EQUAL(ts_metric(m), 1);
+	ts_stop();
+}
+
+/*
  * What the end of grace says it dropped is what it dropped.  A drop is
  * done a step per turn, and requests are served in between: here the
  * host of the records sends FREE_ALL after the first step, which
@@ -4859,6 +4895,8 @@ ts_register_turn(void)
 	    test_grace_drain_nomem) == NULL ||
 	    CU_add_test(s, "grace: its end counts what it dropped, not "
 	    "what was released meanwhile", test_grace_drain_counts) == NULL ||
+	    CU_add_test(s, "memory handed back once after a drop",
+	    test_memory_trim) == NULL ||
 	    CU_add_test(s, "no grace without stored locks", test_no_grace) ==
 	    NULL ||
 	    CU_add_test(s, "grace: a stored LOCK asked again, not reclaimed",
