@@ -3078,6 +3078,50 @@ test_deadlock_undo_into(void)
 }
 
 /*
+ * An undo that both weakens its owner's hold and gives back exclusive
+ * bytes notes both; the note of the bytes given back is searched first.
+ * B holds [0,10) exclusive and is granted [0,20) shared (unconfirmed); A
+ * writes byte 20, C byte 21.  C's shared [5,20] waits for A; B's
+ * exclusive [19,21] for A's and C's bytes (and behind C's request).  B's
+ * client refuses the grant: B's hold on [10,19] goes (noted, with B's
+ * request there), and B holds [0,10) exclusive again (noted as taken
+ * past the queue): C's request now waits for B, B's for C's byte -- a
+ * cycle closed by C's new edge.  C's request is dropped and B's stays.
+ * Searched in the order noted, B's request was dropped, for a cycle it
+ * had not closed.  (No test noticed lk_dl_into_first() left out.)
+ */
+static void
+test_deadlock_undo_into_first(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 20, SH, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 10, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE_FATAL(lt_granted(&u1));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 21, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 5, 16, SH, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 19, 3, EX, BL), &u3),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL_FATAL(counts().ct_deadlocks, 0);
+	CU_ASSERT_EQUAL(lt_undo(t, lt_req(OB, "f", 0, 20, SH, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_dropped(&u1));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 10, EX));
+	CU_ASSERT_TRUE(lt_dropped(&u2));
+	CU_ASSERT_FALSE(lt_dropped(&u3));
+	CU_ASSERT_EQUAL(lt_res->rs_ncycles, 1);
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+}
+
+/*
  * test_deadlock_undo_into's cycle, with D's exclusive byte 12 queued
  * behind C's request (B's shared grant holds it back too): the undo gives
  * B back [0,10) only, so once C's request is dropped nothing holds D's
@@ -3413,6 +3457,8 @@ lt_register_wait(void)
 	    "bounded", test_deadlock_behind_bounded) ||
 	    !CU_add_test(s, "deadlock: an undone grant drops the request "
 	    "whose edge is new", test_deadlock_undo_own_edge) ||
+	    !CU_add_test(s, "deadlock: an undo's exclusive bytes searched "
+	    "before its weakened hold", test_deadlock_undo_into_first) ||
 	    !CU_add_test(s, "deadlock: a drop's grant pass with one waiter "
 	    "left", test_deadlock_undo_into_grants_behind) ||
 	    !CU_add_test(s, "deadlock: a grant pass over every request "
