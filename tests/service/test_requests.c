@@ -79,10 +79,10 @@ t_lock1(nlm_lock *l, const char *name, int32_t svid, const char *fh,
 	l->l_len = len;
 }
 
-/* LOCK (v4, non-blocking, exclusive) carrying NSM state `state'. */
+/* LOCK (v4) carrying NSM state `state'; its status. */
 static int
-t_v4_lock(const char *name, int32_t svid, const char *fh, uint64_t off,
-    uint64_t len, int32_t state)
+t_v4_lockx(const char *name, int32_t svid, const char *fh, uint64_t off,
+    uint64_t len, bool excl, bool block, int32_t state)
 {
 	nlm4_lockargs a;
 	nlm4_res r;
@@ -91,7 +91,8 @@ t_v4_lock(const char *name, int32_t svid, const char *fh, uint64_t off,
 	memset(&a, 0, sizeof(a));
 	a.cookie.nlm_netobj_len = sizeof(t_cookie);
 	a.cookie.nlm_netobj_val = t_cookie;
-	a.exclusive = TRUE;
+	a.block = block;
+	a.exclusive = excl;
 	a.state = state;
 	t_lock4(&a.alock, name, svid, fh, off, len);
 	memset(&r, 0, sizeof(r));
@@ -100,6 +101,14 @@ t_v4_lock(const char *name, int32_t svid, const char *fh, uint64_t off,
 		st = (int)r.stat.stat;
 	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
 	return st;
+}
+
+/* LOCK (v4, non-blocking, exclusive) carrying NSM state `state'. */
+static int
+t_v4_lock(const char *name, int32_t svid, const char *fh, uint64_t off,
+    uint64_t len, int32_t state)
+{
+	return t_v4_lockx(name, svid, fh, off, len, true, false, state);
 }
 
 static int
@@ -122,9 +131,10 @@ t_v4_unlock(const char *name, int32_t svid, const char *fh, uint64_t off,
 	return st;
 }
 
+/* CANCEL (v4) of a blocking request, exclusive or shared; its status. */
 static int
-t_v4_cancel(const char *name, int32_t svid, const char *fh, uint64_t off,
-    uint64_t len)
+t_v4_cancelx(const char *name, int32_t svid, const char *fh, uint64_t off,
+    uint64_t len, bool excl)
 {
 	nlm4_cancargs a;
 	nlm4_res r;
@@ -134,7 +144,7 @@ t_v4_cancel(const char *name, int32_t svid, const char *fh, uint64_t off,
 	a.cookie.nlm_netobj_len = sizeof(t_cookie);
 	a.cookie.nlm_netobj_val = t_cookie;
 	a.block = TRUE;
-	a.exclusive = TRUE;
+	a.exclusive = excl;
 	t_lock4(&a.alock, name, svid, fh, off, len);
 	memset(&r, 0, sizeof(r));
 	if (t_call(NLM4_VERS, NLMPROC4_CANCEL, XDRPROC(xdr_nlm4_cancargs), &a,
@@ -144,10 +154,17 @@ t_v4_cancel(const char *name, int32_t svid, const char *fh, uint64_t off,
 	return st;
 }
 
-/* TEST (v4, exclusive); the holder in *ho when DENIED. */
 static int
-t_v4_test(const char *name, int32_t svid, const char *fh, uint64_t off,
-    uint64_t len, nlm4_holder *ho)
+t_v4_cancel(const char *name, int32_t svid, const char *fh, uint64_t off,
+    uint64_t len)
+{
+	return t_v4_cancelx(name, svid, fh, off, len, true);
+}
+
+/* TEST (v4, exclusive or shared); the holder in *ho when DENIED. */
+static int
+t_v4_testx(const char *name, int32_t svid, const char *fh, uint64_t off,
+    uint64_t len, bool excl, nlm4_holder *ho)
 {
 	nlm4_testargs a;
 	nlm4_testres r;
@@ -156,7 +173,7 @@ t_v4_test(const char *name, int32_t svid, const char *fh, uint64_t off,
 	memset(&a, 0, sizeof(a));
 	a.cookie.nlm_netobj_len = sizeof(t_cookie);
 	a.cookie.nlm_netobj_val = t_cookie;
-	a.exclusive = TRUE;
+	a.exclusive = excl;
 	t_lock4(&a.alock, name, svid, fh, off, len);
 	memset(&r, 0, sizeof(r));
 	if (t_call(NLM4_VERS, NLMPROC4_TEST, XDRPROC(xdr_nlm4_testargs), &a,
@@ -171,10 +188,20 @@ t_v4_test(const char *name, int32_t svid, const char *fh, uint64_t off,
 	return st;
 }
 
-/* TEST of version `vers' (1 or 3, exclusive); the holder in *ho if DENIED. */
 static int
-t_v1_test(uint32_t vers, const char *name, int32_t svid, const char *fh,
-    uint32_t off, uint32_t len, nlm_holder *ho)
+t_v4_test(const char *name, int32_t svid, const char *fh, uint64_t off,
+    uint64_t len, nlm4_holder *ho)
+{
+	return t_v4_testx(name, svid, fh, off, len, true, ho);
+}
+
+/*
+ * TEST of version `vers' (1 or 3, exclusive or shared); the holder in
+ * *ho if DENIED.
+ */
+static int
+t_v1_testx(uint32_t vers, const char *name, int32_t svid, const char *fh,
+    uint32_t off, uint32_t len, bool excl, nlm_holder *ho)
 {
 	nlm_testargs a;
 	nlm_testres r;
@@ -183,7 +210,7 @@ t_v1_test(uint32_t vers, const char *name, int32_t svid, const char *fh,
 	memset(&a, 0, sizeof(a));
 	a.cookie.nlm_netobj_len = sizeof(t_cookie);
 	a.cookie.nlm_netobj_val = t_cookie;
-	a.exclusive = TRUE;
+	a.exclusive = excl;
 	t_lock1(&a.alock, name, svid, fh, off, len);
 	memset(&r, 0, sizeof(r));
 	if (t_call(vers, NLMPROC_TEST, XDRPROC(xdr_nlm_testargs), &a,
@@ -195,6 +222,39 @@ t_v1_test(uint32_t vers, const char *name, int32_t svid, const char *fh,
 		}
 	}
 	xdr_free(XDRPROC(xdr_nlm_testres), (char *)&r);
+	return st;
+}
+
+static int
+t_v1_test(uint32_t vers, const char *name, int32_t svid, const char *fh,
+    uint32_t off, uint32_t len, nlm_holder *ho)
+{
+	return t_v1_testx(vers, name, svid, fh, off, len, true, ho);
+}
+
+/*
+ * LOCK of version `vers' (1 or 3, non-blocking, exclusive) carrying NSM
+ * state `state'; its status, -1 when no reply came.
+ */
+static int
+t_v1_lock(uint32_t vers, const char *name, int32_t svid, const char *fh,
+    uint32_t off, uint32_t len, int32_t state)
+{
+	nlm_lockargs a;
+	nlm_res r;
+	int st = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(t_cookie);
+	a.cookie.nlm_netobj_val = t_cookie;
+	a.exclusive = TRUE;
+	a.state = state;
+	t_lock1(&a.alock, name, svid, fh, off, len);
+	memset(&r, 0, sizeof(r));
+	if (t_call(vers, NLMPROC_LOCK, XDRPROC(xdr_nlm_lockargs), &a,
+	    XDRPROC(xdr_nlm_res), &r) == 0)
+		st = (int)r.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm_res), (char *)&r);
 	return st;
 }
 
@@ -1283,6 +1343,283 @@ test_v1_reclaim(void)
 	ts_stop();
 }
 
+/*
+ * TEST answers in the mode asked: a shared TEST meets a shared lock
+ * without conflict, an exclusive one meets it and reports the holder as
+ * held -- shared, its owner and its own range, not the range asked about
+ * (version 4 as it is, versions 1 and 3 within 32 bits).  No test asked
+ * a shared TEST or met a shared holder: nlm_proc_test() testing every
+ * request as exclusive, or reporting the mode asked as the holder's,
+ * survived them all (mutation testing).
+ */
+static void
+test_test_modes(void)
+{
+	nlm4_holder ho;
+	nlm_holder ho1;
+	uint32_t vers;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	CU_ASSERT_EQUAL(t_v4_lockx("hostA", 5, "f", 100, 50, false, false, 3),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_testx("hostB", 9, "f", 0, 0, false, NULL),
+	    NLM4_GRANTED);
+	memset(&ho, 0, sizeof(ho));
+	CU_ASSERT_EQUAL(t_v4_testx("hostB", 9, "f", 120, 1, true, &ho),
+	    NLM4_DENIED);
+	CU_ASSERT(!ho.exclusive);
+	CU_ASSERT_EQUAL(ho.svid, 5);
+	CU_ASSERT_EQUAL(ho.oh.nlm_netobj_len, 3);
+	CU_ASSERT_EQUAL(ho.l_offset, 100);
+	CU_ASSERT_EQUAL(ho.l_len, 50);
+	for (vers = NLM_VERS; vers <= NLM_VERSX; vers += NLM_VERSX - NLM_VERS) {
+		CU_ASSERT_EQUAL(t_v1_testx(vers, "hostB", 9, "f", 0, 0, false,
+		    NULL), nlm_granted);
+		memset(&ho1, 0, sizeof(ho1));
+		CU_ASSERT_EQUAL(t_v1_testx(vers, "hostB", 9, "f", 149, 1, true,
+		    &ho1), nlm_denied);
+		CU_ASSERT(!ho1.exclusive);
+		CU_ASSERT_EQUAL(ho1.svid, 5);
+		CU_ASSERT_EQUAL(ho1.l_offset, 100);
+		CU_ASSERT_EQUAL(ho1.l_len, 50);
+	}
+	/* An exclusive holder is reported exclusive, to a shared TEST too. */
+	CU_ASSERT_EQUAL(t_v4_lockx("hostA", 5, "g", 0, 10, true, false, 3),
+	    NLM4_GRANTED);
+	memset(&ho, 0, sizeof(ho));
+	CU_ASSERT_EQUAL(t_v4_testx("hostB", 9, "g", 0, 1, false, &ho),
+	    NLM4_DENIED);
+	CU_ASSERT(ho.exclusive);
+	ts_stop();
+}
+
+/*
+ * A blocking LOCK that would close a cycle of waiting owners is answered
+ * NLM4_DEADLCK in version 4 and nlm_denied in versions 1 and 3 (which
+ * lack it; Linux answers so too), and is not queued.  No test of the
+ * service met a deadlock: DEADLCK answered as DENIED (nlm_stat_from_lk())
+ * or as nlm_denied_nolocks in v3 (nlm_stat_to_v1()) survived them all
+ * (mutation testing).
+ */
+static void
+test_deadlock_answered(void)
+{
+	const struct lk_table *t;
+	struct lk_counts ct;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	t = nlm_get_table();
+	/* A holds f [0, 1), B holds f [10, 11); A waits for B's. */
+	CU_ASSERT_EQUAL(t_v4_lockx("hostA", 1, "f", 0, 1, true, false, 3),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lockx("hostB", 1, "f", 10, 1, true, false, 3),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lockx("hostA", 1, "f", 10, 1, true, true, 3),
+	    NLM4_BLOCKED);
+	/* B waiting for A's would close the cycle. */
+	CU_ASSERT_EQUAL(t_v4_lockx("hostB", 1, "f", 0, 1, true, true, 3),
+	    NLM4_DEADLCK);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_waiters, 1);
+	/* The same on g, B's request a version 3 one ([0, 1), svid 1). */
+	CU_ASSERT_EQUAL(t_v4_lockx("hostA", 1, "g", 0, 1, true, false, 3),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lockx("hostB", 1, "g", 10, 1, true, false, 3),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lockx("hostA", 1, "g", 10, 1, true, true, 3),
+	    NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_v3_block("hostB", "g"), nlm_denied);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_waiters, 2);
+	CU_ASSERT_EQUAL(nlm_get_counters()->status[NLMPROC4_LOCK][NLM4_DEADLCK],
+	    2);
+	ts_stop();
+}
+
+/*
+ * The last byte a 64-bit range can name is lockable: [UINT64_MAX, +1) and
+ * [1, +UINT64_MAX) end at it and are granted; only a range past it is
+ * FBIG.  The boundary was untested: nlm_begin() refusing a range that
+ * ends at UINT64_MAX (comparing len, not len - 1) survived every test
+ * (mutation testing).
+ */
+static void
+test_last_byte(void)
+{
+	nlm4_holder ho;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "f", UINT64_MAX, 1, 3),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "g", 1, UINT64_MAX, 3),
+	    NLM4_GRANTED);
+	memset(&ho, 0, sizeof(ho));
+	CU_ASSERT_EQUAL(t_v4_test("hostB", 9, "f", UINT64_MAX, 1, &ho),
+	    NLM4_DENIED);
+	CU_ASSERT_EQUAL(ho.l_offset, UINT64_MAX);
+	/* One byte, or "to the end": the same byte. */
+	CU_ASSERT(ho.l_len == 1 || ho.l_len == 0);
+	CU_ASSERT_EQUAL(t_v4_test("hostB", 9, "g", UINT64_MAX, 1, NULL),
+	    NLM4_DENIED);
+	CU_ASSERT_EQUAL(t_v4_test("hostB", 9, "g", 0, 1, NULL),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_unlock("hostA", 1, "f", UINT64_MAX, 1),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_test("hostB", 9, "f", UINT64_MAX, 1, NULL),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	ts_stop();
+}
+
+/*
+ * CANCEL finds the blocked request by its mode too: a shared waiter is
+ * cancelled by a shared CANCEL (GRANTED), is gone, and is not granted
+ * when the lock it waited for goes.  Only exclusive requests were ever
+ * cancelled: nlm_proc_cancel() passing every CANCEL on as exclusive
+ * survived every test (mutation testing); with it, the shared waiter
+ * stayed queued, DENIED was answered (which the client takes as done),
+ * and the lock was granted later to an owner that no longer wanted it.
+ */
+static void
+test_cancel_shared(void)
+{
+	const struct lk_table *t;
+	struct lk_counts ct;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	t = nlm_get_table();
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "f", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lockx("hostB", 2, "f", 0, 10, false, true, 3),
+	    NLM4_BLOCKED);
+	/* An exclusive CANCEL is not the shared request's. */
+	CU_ASSERT_EQUAL(t_v4_cancelx("hostB", 2, "f", 0, 10, true),
+	    NLM4_DENIED);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_waiters, 1);
+	CU_ASSERT_EQUAL(t_v4_cancelx("hostB", 2, "f", 0, 10, false),
+	    NLM4_GRANTED);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_waiters, 0);
+	CU_ASSERT_EQUAL(t_v4_unlock("hostA", 1, "f", 0, 10), NLM4_GRANTED);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	ts_stop();
+}
+
+/*
+ * A v1/v3 range ending at 0x7fffffff, the last byte 32 bits express, is
+ * taken and reported as it is, not as running to the end of the file:
+ * a LOCK of [0x7fffff00, +0x100) leaves 0x80000000 to others, and a
+ * holder of that range is reported with its length, not 0.  Both
+ * boundaries were untested: nlm_lock_to_v4() and nlm_holder_to_v1()
+ * comparing the end rather than the last byte (one past 0x7fffffff)
+ * survived every test (mutation testing).
+ */
+static void
+test_v1_last_byte(void)
+{
+	nlm4_holder ho;
+	nlm_holder ho1;
+	uint32_t vers;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	CU_ASSERT_EQUAL(t_v1_lock(NLM_VERSX, "hostA", 1, "f", 0x7fffff00u,
+	    0x100, 3), nlm_granted);
+	CU_ASSERT_EQUAL(t_v4_test("hostB", 9, "f", 0x80000000u, 0, NULL),
+	    NLM4_GRANTED);
+	memset(&ho, 0, sizeof(ho));
+	CU_ASSERT_EQUAL(t_v4_test("hostB", 9, "f", 0x7fffffffu, 1, &ho),
+	    NLM4_DENIED);
+	CU_ASSERT_EQUAL(ho.l_offset, 0x7fffff00u);
+	CU_ASSERT_EQUAL(ho.l_len, 0x100);
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "g", 0x7fffff00u, 0x100, 3),
+	    NLM4_GRANTED);
+	for (vers = NLM_VERS; vers <= NLM_VERSX; vers += NLM_VERSX - NLM_VERS) {
+		memset(&ho1, 0, sizeof(ho1));
+		CU_ASSERT_EQUAL(t_v1_test(vers, "hostB", 9, "g", 0x7fffffffu,
+		    1, &ho1), nlm_denied);
+		CU_ASSERT_EQUAL(ho1.l_offset, 0x7fffff00u);
+		CU_ASSERT_EQUAL(ho1.l_len, 0x100);
+	}
+	ts_stop();
+}
+
+/*
+ * The NSM state in a version 1 or 3 LOCK is the client's, as in version
+ * 4: another state than the host's last one means it restarted without
+ * an SM_NOTIFY reaching us, and what it held is released.  No test sent
+ * a v1/v3 LOCK with another state: v1_lock() not handing `state' on to
+ * the procedure survived every test (mutation testing).
+ */
+static void
+test_v1_state(void)
+{
+	const struct nlm_counters *c;
+	uint32_t vers;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	c = nlm_get_counters();
+	for (vers = NLM_VERS; vers <= NLM_VERSX; vers += NLM_VERSX - NLM_VERS) {
+		const char *name = vers == NLM_VERS ? "hostV1" : "hostV3";
+
+		CU_ASSERT_EQUAL(t_v1_lock(vers, name, 1, "f", 0, 10, 3),
+		    nlm_granted);
+		CU_ASSERT_EQUAL(t_v1_lock(vers, name, 1, "g", 0, 10, 3),
+		    nlm_granted);
+		CU_ASSERT_EQUAL(fake_store_nlocks(), 2);
+		/* Restarted: its old locks go, the new one is granted. */
+		CU_ASSERT_EQUAL(t_v1_lock(vers, name, 2, "h", 0, 10, 5),
+		    nlm_granted);
+		ts_pump();
+		CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+		CU_ASSERT_EQUAL(t_v4_test("hostB", 9, "f", 0, 10, NULL),
+		    NLM4_GRANTED);
+		CU_ASSERT_EQUAL(t_v1_lock(vers, name, 2, "h", 0, 10, 5),
+		    nlm_granted);
+		CU_ASSERT_EQUAL(t_v4_unlock(name, 2, "h", 0, 10),
+		    NLM4_GRANTED);
+		CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	}
+	CU_ASSERT_EQUAL(c->reboots, 2);
+	ts_stop();
+}
+
+/*
+ * A LOCK carrying NSM state 0 tells nothing of a restart (0 is no
+ * state: nlm_host_monitor() passes it by): what the host holds stays,
+ * and so does the state it sent before.  No test sent one: nlm_host_monitor()
+ * taking 0 for a new state -- releasing everything the host held, then
+ * again at its next LOCK with its real state -- survived every test
+ * (mutation testing).
+ */
+static void
+test_lock_state_zero(void)
+{
+	if (ts_skip())
+		return;
+	t_begin();
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "f", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "g", 0, 10, 0), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "h", 0, 10, 3), NLM4_GRANTED);
+	ts_pump();
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 3);
+	CU_ASSERT_EQUAL(nlm_get_counters()->reboots, 0);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -1326,7 +1663,21 @@ ts_register_requests(void)
 	    CU_add_test(s, "v3 synchronous GRANTED: the reply confirms or "
 	    "refuses", test_v3_sync_granted) == NULL ||
 	    CU_add_test(s, "CANCEL from an unknown host: DENIED",
-	    test_cancel_unknown_host) == NULL)
+	    test_cancel_unknown_host) == NULL ||
+	    CU_add_test(s, "TEST: shared meets shared; the holder as held",
+	    test_test_modes) == NULL ||
+	    CU_add_test(s, "a deadlock: DEADLCK in v4, nlm_denied in v1/v3",
+	    test_deadlock_answered) == NULL ||
+	    CU_add_test(s, "the last byte of 64 bits is lockable",
+	    test_last_byte) == NULL ||
+	    CU_add_test(s, "CANCEL of a shared blocked request",
+	    test_cancel_shared) == NULL ||
+	    CU_add_test(s, "v1/v3: a range ending at 0x7fffffff is exact",
+	    test_v1_last_byte) == NULL ||
+	    CU_add_test(s, "v1/v3 LOCK: a new NSM state releases the old "
+	    "locks", test_v1_state) == NULL ||
+	    CU_add_test(s, "LOCK with NSM state 0 releases nothing",
+	    test_lock_state_zero) == NULL)
 		return -1;
 	return 0;
 }
