@@ -3512,9 +3512,12 @@ test_grace_asked_again(void)
 	ts_stop();
 }
 
-/* A SHARE (deny write, read-write) of (name, oh) on fh; its status. */
+/*
+ * A SHARE (deny write, read-write) of (name, oh) on fh, served by the
+ * turns to come (`pump') or by one turn; its status.
+ */
 static int
-t_share(const char *name, const char *oh, const char *fh)
+t_share_in(const char *name, const char *oh, const char *fh, bool pump)
 {
 	nlm4_shareargs a;
 	nlm4_shareres r;
@@ -3533,7 +3536,10 @@ t_share(const char *name, const char *oh, const char *fh)
 	a.share.mode = fsm_DW;
 	a.share.access = fsa_RW;
 	(void)ts_send(NLMPROC4_SHARE, XDRPROC(xdr_nlm4_shareargs), &a);
-	ts_pump();
+	if (pump)
+		ts_pump();
+	else
+		ts_turn();
 	if ((n = ts_recv(buf, sizeof(buf))) <= 0)
 		return -1;
 	memset(&m, 0, sizeof(m));
@@ -3548,6 +3554,41 @@ t_share(const char *name, const char *oh, const char *fh)
 	return st;
 }
 
+static int
+t_share(const char *name, const char *oh, const char *fh)
+{
+	return t_share_in(name, oh, fh, true);
+}
+
+/*
+ * A SHARE of a host being released in pieces (after its FREE_ALL) is
+ * answered DENIED_GRACE_PERIOD and takes nothing, as its LOCK is
+ * (test_release_in_pieces()): granted, it would go with a later piece
+ * of the release while the client believed it held.  Only the LOCK was
+ * tried: nlm_proc_share() without its h_releasing check survived every
+ * test (mutation testing).  Once the host is released and forgotten its
+ * SHARE is granted.
+ */
+static void
+test_release_share_refused(void)
+{
+	if (ts_skip())
+		return;
+	t_hostr_start();
+	CU_ASSERT_EQUAL(t_free_all_turn("hostR"), 1);	/* its void reply */
+	CU_ASSERT_EQUAL(t_rleft(), 12);
+	CU_ASSERT_EQUAL(t_share_in("hostR", "ownR", "s", false),
+	    NLM4_DENIED_GRACE_PERIOD);
+	CU_ASSERT_EQUAL(nlm_get_counters()->release_refused, 1);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 0);
+	ts_pump();
+	CU_ASSERT_EQUAL(t_rleft(), 0);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 0);
+	CU_ASSERT_EQUAL(t_share("hostR", "ownR", "s"), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+	ts_stop();
+	ts_turn_changes(0);
+}
 
 /*
  * A client that only shares (no LOCK, so no NSM state on record)
@@ -4866,6 +4907,8 @@ ts_register_turn(void)
 	    "turn", test_cb_both) == NULL ||
 	    CU_add_test(s, "a host of many locks released in pieces",
 	    test_release_in_pieces) == NULL ||
+	    CU_add_test(s, "a SHARE of a host released in pieces is refused",
+	    test_release_share_refused) == NULL ||
 	    CU_add_test(s, "a host released in pieces is not the idle sweep's",
 	    test_release_gc_uaf) == NULL ||
 	    CU_add_test(s, "a release in pieces goes on through full turns",
