@@ -347,6 +347,27 @@ test_refusals(void)
 	n = encode(XDRPROC(xdr_nlm4_lockargs), &in, wire, sizeof(wire));
 	wire[16 + 2] = '\0';
 	CU_ASSERT_FALSE(decode(XDRPROC(nlm_xdr_lockargs), &b, wire, n));
+	/*
+	 * File handle, then owner handle (their length words after the
+	 * name "abcd"), of 1024 bytes and of 1025, the bytes there: the
+	 * bound refuses, not running out.
+	 */
+	for (n = 20; n <= 24; n += 4) {
+		memset(wire, 0, sizeof(wire));
+		(void)encode(XDRPROC(xdr_nlm4_lockargs), &in, wire,
+		    sizeof(wire));
+		big = htonl(MAXNETOBJ_SZ);
+		memcpy(wire + n, &big, 4);
+		CU_ASSERT_TRUE(decode(XDRPROC(nlm_xdr_lockargs), &b, wire,
+		    sizeof(wire)));
+		memset(wire, 0, sizeof(wire));
+		(void)encode(XDRPROC(xdr_nlm4_lockargs), &in, wire,
+		    sizeof(wire));
+		big = htonl(MAXNETOBJ_SZ + 1);
+		memcpy(wire + n, &big, 4);
+		CU_ASSERT_FALSE(decode(XDRPROC(nlm_xdr_lockargs), &b, wire,
+		    sizeof(wire)));
+	}
 }
 
 /*
