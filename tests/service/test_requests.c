@@ -1620,6 +1620,86 @@ test_lock_state_zero(void)
 	ts_stop();
 }
 
+/*
+ * Bad names and handles get the protocol's error and make nothing: a
+ * caller_name over max-name bytes (255 here) or holding a '/' is
+ * NLM4_FAILED, an empty file handle NLM4_STALE_FH (nlm_denied_nolocks
+ * in version 3), and no host is made for them; a name of 255 bytes is
+ * served.  Only the integration script sent them (tests/nlm/nlmtest.c,
+ * test_limits): nlm_name_ok() accepting one byte more than max-name or
+ * a '/', and nlm_fields_check() accepting an empty file handle, survived
+ * every unit test (mutation testing).
+ */
+static void
+test_bad_names(void)
+{
+	static char n255[256], n256[257];
+
+	if (ts_skip())
+		return;
+	t_begin();
+	memset(n255, 'x', 255);
+	memset(n256, 'y', 256);
+	CU_ASSERT_EQUAL(t_v4_lock(n256, 1, "f", 0, 10, 3), NLM4_FAILED);
+	CU_ASSERT_EQUAL(t_v4_test(n256, 1, "f", 0, 10, NULL), NLM4_FAILED);
+	CU_ASSERT_EQUAL(t_v4_lock("bad/name", 1, "f", 0, 10, 3),
+	    NLM4_FAILED);
+	CU_ASSERT_EQUAL(t_v4_unlock("bad/name", 1, "f", 0, 10),
+	    NLM4_FAILED);
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "", 0, 10, 3), NLM4_STALE_FH);
+	CU_ASSERT_EQUAL(t_v4_cancel("hostA", 1, "", 0, 10), NLM4_STALE_FH);
+	CU_ASSERT_EQUAL(t_v1_lock(NLM_VERSX, n256, 1, "f", 0, 10, 3),
+	    nlm_denied_nolocks);
+	CU_ASSERT_EQUAL(t_v1_lock(NLM_VERSX, "hostA", 1, "", 0, 10, 3),
+	    nlm_denied_nolocks);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(t_v4_lock(n255, 1, "f", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	ts_stop();
+}
+
+/*
+ * TEST and UNSHARE from a host never seen are answered (GRANTED: nothing
+ * held conflicts, nothing held to give up) and make no host: anyone can
+ * send them from any address, and each host made is a record stored and
+ * one of max-hosts.  Only CANCEL from an unknown host was tried:
+ * nlm_proc_test() and nlm_proc_unshare() resolving with `create' set
+ * survived every test (mutation testing).
+ */
+static void
+test_unknown_host_made_nothing(void)
+{
+	nlm4_shareargs sa;
+	nlm4_shareres sr;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	CU_ASSERT_EQUAL(t_v4_test("hostU", 1, "f", 0, 10, NULL),
+	    NLM4_GRANTED);
+	memset(&sa, 0, sizeof(sa));
+	sa.cookie.nlm_netobj_len = sizeof(t_cookie);
+	sa.cookie.nlm_netobj_val = t_cookie;
+	sa.share.caller_name = (char *)"hostU";
+	sa.share.fh.nlm_netobj_len = 1;
+	sa.share.fh.nlm_netobj_val = (char *)"f";
+	sa.share.oh.nlm_netobj_len = 3;
+	sa.share.oh.nlm_netobj_val = (char *)"own";
+	sa.share.mode = fsm_DN;
+	sa.share.access = fsa_R;
+	memset(&sr, 0, sizeof(sr));
+	CU_ASSERT_EQUAL_FATAL(t_call(NLM4_VERS, NLMPROC4_UNSHARE,
+	    XDRPROC(xdr_nlm4_shareargs), &sa, XDRPROC(xdr_nlm4_shareres),
+	    &sr), 0);
+	CU_ASSERT_EQUAL(sr.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_shareres), (char *)&sr);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -1677,7 +1757,11 @@ ts_register_requests(void)
 	    CU_add_test(s, "v1/v3 LOCK: a new NSM state releases the old "
 	    "locks", test_v1_state) == NULL ||
 	    CU_add_test(s, "LOCK with NSM state 0 releases nothing",
-	    test_lock_state_zero) == NULL)
+	    test_lock_state_zero) == NULL ||
+	    CU_add_test(s, "bad names and file handles: refused, no host",
+	    test_bad_names) == NULL ||
+	    CU_add_test(s, "TEST and UNSHARE from an unknown host: no host",
+	    test_unknown_host_made_nothing) == NULL)
 		return -1;
 	return 0;
 }
