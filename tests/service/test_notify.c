@@ -2030,9 +2030,10 @@ test_release_pieces_nomem_once(void)
 	ts_turn_changes(0);
 }
 
-/* Procedure 16 (a status monitor on this host relays a restart). */
+/* Procedure 16 (name, state) from the IPv4 address src, port `port'. */
 static void
-n_proc16(const char *name, int32_t state)
+n_proc16_from(const char *src, uint16_t port, const char *name,
+    int32_t state)
 {
 	struct sockaddr_in *lo;
 	struct nlm_ctx cx;
@@ -2043,14 +2044,55 @@ n_proc16(const char *name, int32_t state)
 	cx.cx_proc = NLMPROC4_SM_NOTIFY;
 	lo = (struct sockaddr_in *)&cx.cx_peer;
 	lo->sin_family = AF_INET;
-	lo->sin_port = htons(700);
-	inet_pton(AF_INET, "127.0.0.1", &lo->sin_addr);
+	lo->sin_port = htons(port);
+	inet_pton(AF_INET, src, &lo->sin_addr);
 	cx.cx_peerlen = sizeof(*lo);
 	memset(&s, 0, sizeof(s));
 	s.mon_name = (char *)(uintptr_t)name;
 	s.state = state;
 	nlm_proc_sm_notify(&cx, &s);
 	ts_pump();
+}
+
+/* Procedure 16 (a status monitor on this host relays a restart). */
+static void
+n_proc16(const char *name, int32_t state)
+{
+	n_proc16_from("127.0.0.1", 700, name, state);
+}
+
+/*
+ * Procedure 16 is believed only from a status monitor on this host: a
+ * loopback address and a privileged port.  From another address, from
+ * an unprivileged port, or naming a host with a name nlmd would never
+ * have taken, it releases nothing and is counted refused.  No test sent
+ * one that way: nlm_proc_sm_notify() without its addr_local_privileged()
+ * check -- any machine's datagram releasing any client's locks --
+ * survived every test (mutation testing).
+ */
+static void
+test_proc16_refused(void)
+{
+	const struct nlm_counters *c;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(n_lock_st("p16-r", "p16-fr", 1, 5), NLM4_GRANTED);
+	n_proc16_from("10.1.2.3", 700, "p16-r", 7);
+	n_proc16_from("127.0.0.1", 40000, "p16-r", 7);
+	n_proc16_from("127.0.0.1", 700, "p16/r", 7);
+	CU_ASSERT(n_held("p16-fr", 1));
+	CU_ASSERT_EQUAL(c->sm_notify_refused, 3);
+	CU_ASSERT_EQUAL(c->sm_notify, 0);
+	n_proc16("p16-r", 7);
+	CU_ASSERT(!n_held("p16-fr", 1));
+	CU_ASSERT_EQUAL(c->sm_notify_refused, 3);
+	CU_ASSERT_EQUAL(c->sm_notify, 1);
+	ts_stop();
 }
 
 #define N_RESTARTS(how)	ts_metric("nlmd_host_restarts_total{how=\"" how "\"}")
@@ -2577,6 +2619,8 @@ ts_register_notify(void)
 	    "its state: unchanged", test_notify_resent_unchanged) == NULL ||
 	    CU_add_test(s, "procedure 16 with the state a host locked "
 	    "under since: kept", test_proc16_state) == NULL ||
+	    CU_add_test(s, "procedure 16 from elsewhere releases nothing",
+	    test_proc16_refused) == NULL ||
 	    CU_add_test(s, "procedure 16 with state 0, or for a host that "
 	    "named none: released", test_proc16_state_unset) == NULL ||
 	    CU_add_test(s, "client restarts are counted when acted on, "
