@@ -1179,6 +1179,36 @@ test_nm_lock_never_blocks(void)
 }
 
 /*
+ * Take the next call at the client's NLM, which must be a version 3
+ * GRANTED_MSG, without answering it: its arguments in *ga (free with
+ * xdr_free(xdr_nlm_testargs)).  0, or -1 when none came or it was not
+ * that.
+ */
+static int
+t_v3_granted_msg(nlm_testargs *ga)
+{
+	uint8_t buf[4096];
+	struct rpc_msg m;
+	ssize_t n;
+	XDR x;
+	bool ok;
+
+	memset(ga, 0, sizeof(*ga));
+	if ((n = ts_callback_raw(buf, sizeof(buf))) <= 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
+	ok = xdr_callmsg(&x, &m) && xdr_nlm_testargs(&x, ga);
+	xdr_destroy(&x);
+	if (!ok)
+		return -1;
+	CU_ASSERT_EQUAL(m.rm_call.cb_vers, NLM_VERSX);
+	CU_ASSERT_EQUAL(m.rm_call.cb_proc, NLMPROC_GRANTED_MSG);
+	return m.rm_call.cb_vers == NLM_VERSX &&
+	    m.rm_call.cb_proc == NLMPROC_GRANTED_MSG ? 0 : -1;
+}
+
+/*
  * A v3 blocking LOCK whose range runs past what 32 bits express (so to
  * the end of the file), granted later: the GRANTED_MSG is a version 3
  * call with the range exactly as the client sent it (the client matches
@@ -1188,16 +1218,11 @@ test_nm_lock_never_blocks(void)
 static void
 test_v3_granted_res(void)
 {
-	uint8_t buf[4096];
 	const struct lk_table *t;
 	struct lk_counts ct;
-	struct rpc_msg m;
 	nlm_lockargs la;
 	nlm_testargs ga;
 	nlm_res r;
-	ssize_t n;
-	XDR x;
-	bool ok;
 
 	if (ts_skip())
 		return;
@@ -1226,16 +1251,7 @@ test_v3_granted_res(void)
 	xdr_free(XDRPROC(xdr_nlm_res), (char *)&r);
 	CU_ASSERT_EQUAL(t_v1_call(NLM_VERSX, NLMPROC_UNLOCK, "hostA", "f",
 	    0x7fffff00u), nlm_granted);
-	n = ts_callback_raw(buf, sizeof(buf));
-	CU_ASSERT_FATAL(n > 0);
-	memset(&m, 0, sizeof(m));
-	memset(&ga, 0, sizeof(ga));
-	xdrmem_create(&x, (char *)buf, (u_int)n, XDR_DECODE);
-	ok = xdr_callmsg(&x, &m) && xdr_nlm_testargs(&x, &ga);
-	xdr_destroy(&x);
-	CU_ASSERT_FATAL(ok);
-	CU_ASSERT_EQUAL(m.rm_call.cb_vers, NLM_VERSX);
-	CU_ASSERT_EQUAL(m.rm_call.cb_proc, NLMPROC_GRANTED_MSG);
+	CU_ASSERT_FATAL(t_v3_granted_msg(&ga) == 0);
 	CU_ASSERT_EQUAL(ga.alock.svid, 7);
 	CU_ASSERT_EQUAL(ga.alock.l_offset, 0x7fffff00u);
 	CU_ASSERT_EQUAL(ga.alock.l_len, 0x1000);
@@ -1700,6 +1716,91 @@ test_unknown_host_made_nothing(void)
 	ts_stop();
 }
 
+/*
+ * A blocking reclaim is never queued, so it needs no callback record:
+ * none is allocated for it, and it is served when that allocation would
+ * fail.  Here outside grace, of a range its owner holds (granted, a
+ * reclaim re-sent).  Clearing `block' for a reclaim was untested:
+ * nlm_lock_decide() without `!a->reclaim' -- a callback record made for
+ * every blocking reclaim, and the reclaim refused DENIED_NOLOCKS when
+ * there was no memory for it -- survived every test (mutation testing).
+ */
+static void
+test_reclaim_no_grant_record(void)
+{
+	nlm4_lockargs a;
+	nlm4_res r;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "f", 0, 10, 3), NLM4_GRANTED);
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(t_cookie);
+	a.cookie.nlm_netobj_val = t_cookie;
+	a.block = TRUE;
+	a.exclusive = TRUE;
+	a.reclaim = TRUE;
+	a.state = 3;
+	t_lock4(&a.alock, "hostA", 1, "f", 0, 10);
+	ts_calloc_fail(sizeof(struct nlm_grant));
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL_FATAL(t_call(NLM4_VERS, NLMPROC4_LOCK,
+	    XDRPROC(xdr_nlm4_lockargs), &a, XDRPROC(xdr_nlm4_res), &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT(ts_calloc_armed());	/* never asked for */
+	ts_calloc_fail(0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	ts_stop();
+}
+
+/*
+ * A version 3 GRANTED_RES refusing the grant (nlm_denied: the client no
+ * longer wants the lock) undoes it: the lock is free for others.  Only
+ * an nlm_granted GRANTED_RES was sent (test_v3_granted_res()):
+ * v1_granted_res() confirming whatever status the client sent survived
+ * every test (mutation testing); with it the lock stayed held for a
+ * client that had refused it.
+ */
+static void
+test_v3_granted_res_refused(void)
+{
+	const struct nlm_counters *c;
+	const struct lk_table *t;
+	struct lk_counts ct;
+	nlm_testargs ga;
+	nlm_res r;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	c = nlm_get_counters();
+	t = nlm_get_table();
+	CU_ASSERT_EQUAL(t_v1_call(NLM_VERSX, NLMPROC_LOCK, "hostA", "f", 0),
+	    nlm_granted);
+	CU_ASSERT_EQUAL(t_v3_block("hostB", "f"), nlm_blocked);
+	CU_ASSERT_EQUAL(t_v1_call(NLM_VERSX, NLMPROC_UNLOCK, "hostA", "f", 0),
+	    nlm_granted);
+	CU_ASSERT_FATAL(t_v3_granted_msg(&ga) == 0);
+	memset(&r, 0, sizeof(r));
+	r.cookie = ga.cookie;
+	r.stat.stat = nlm_denied;
+	(void)ts_send_vers(NLM_VERSX, NLMPROC_GRANTED_RES, XDRPROC(xdr_nlm_res),
+	    &r);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_drain(), 1);		/* its void reply */
+	xdr_free(XDRPROC(xdr_nlm_testargs), (char *)&ga);
+	CU_ASSERT_EQUAL(c->cb_refused, 1);
+	CU_ASSERT_EQUAL(c->cb_acked, 0);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_pending, 0);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(t_v4_test("hostC", 3, "f", 0, 1, NULL), NLM4_GRANTED);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -1761,7 +1862,11 @@ ts_register_requests(void)
 	    CU_add_test(s, "bad names and file handles: refused, no host",
 	    test_bad_names) == NULL ||
 	    CU_add_test(s, "TEST and UNSHARE from an unknown host: no host",
-	    test_unknown_host_made_nothing) == NULL)
+	    test_unknown_host_made_nothing) == NULL ||
+	    CU_add_test(s, "a blocking reclaim makes no callback record",
+	    test_reclaim_no_grant_record) == NULL ||
+	    CU_add_test(s, "v3 GRANTED_RES refusing the grant undoes it",
+	    test_v3_granted_res_refused) == NULL)
 		return -1;
 	return 0;
 }
