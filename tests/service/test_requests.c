@@ -233,12 +233,12 @@ t_v1_test(uint32_t vers, const char *name, int32_t svid, const char *fh,
 }
 
 /*
- * LOCK of version `vers' (1 or 3, non-blocking, exclusive) carrying NSM
- * state `state'; its status, -1 when no reply came.
+ * LOCK of version `vers' (1 or 3) carrying NSM state `state'; its status,
+ * -1 when no reply came.
  */
 static int
-t_v1_lock(uint32_t vers, const char *name, int32_t svid, const char *fh,
-    uint32_t off, uint32_t len, int32_t state)
+t_v1_lockx(uint32_t vers, const char *name, int32_t svid, const char *fh,
+    uint32_t off, uint32_t len, bool excl, bool block, int32_t state)
 {
 	nlm_lockargs a;
 	nlm_res r;
@@ -247,11 +247,43 @@ t_v1_lock(uint32_t vers, const char *name, int32_t svid, const char *fh,
 	memset(&a, 0, sizeof(a));
 	a.cookie.nlm_netobj_len = sizeof(t_cookie);
 	a.cookie.nlm_netobj_val = t_cookie;
-	a.exclusive = TRUE;
+	a.block = block;
+	a.exclusive = excl;
 	a.state = state;
 	t_lock1(&a.alock, name, svid, fh, off, len);
 	memset(&r, 0, sizeof(r));
 	if (t_call(vers, NLMPROC_LOCK, XDRPROC(xdr_nlm_lockargs), &a,
+	    XDRPROC(xdr_nlm_res), &r) == 0)
+		st = (int)r.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm_res), (char *)&r);
+	return st;
+}
+
+/* The same, non-blocking and exclusive. */
+static int
+t_v1_lock(uint32_t vers, const char *name, int32_t svid, const char *fh,
+    uint32_t off, uint32_t len, int32_t state)
+{
+	return t_v1_lockx(vers, name, svid, fh, off, len, true, false, state);
+}
+
+/* CANCEL of version `vers' (1 or 3) of a blocking request; its status. */
+static int
+t_v1_cancelx(uint32_t vers, const char *name, int32_t svid, const char *fh,
+    uint32_t off, uint32_t len, bool excl)
+{
+	nlm_cancargs a;
+	nlm_res r;
+	int st = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(t_cookie);
+	a.cookie.nlm_netobj_val = t_cookie;
+	a.block = TRUE;
+	a.exclusive = excl;
+	t_lock1(&a.alock, name, svid, fh, off, len);
+	memset(&r, 0, sizeof(r));
+	if (t_call(vers, NLMPROC_CANCEL, XDRPROC(xdr_nlm_cancargs), &a,
 	    XDRPROC(xdr_nlm_res), &r) == 0)
 		st = (int)r.stat.stat;
 	xdr_free(XDRPROC(xdr_nlm_res), (char *)&r);
@@ -1801,6 +1833,46 @@ test_v3_granted_res_refused(void)
 	ts_stop();
 }
 
+/*
+ * Versions 1 and 3 keep the mode of LOCK and CANCEL: two hosts' shared
+ * locks are both granted (an exclusive one is not), and a shared blocked
+ * request is cancelled by a shared CANCEL.  Only exclusive v1/v3 locks
+ * were taken: v1_lock() or v1_cancel() passing every request on as
+ * exclusive survived every test (mutation testing).
+ */
+static void
+test_v1_shared(void)
+{
+	const struct lk_table *t;
+	struct lk_counts ct;
+	uint32_t vers;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	t = nlm_get_table();
+	for (vers = NLM_VERS; vers <= NLM_VERSX; vers += NLM_VERSX - NLM_VERS) {
+		const char *f = vers == NLM_VERS ? "f1" : "f3";
+		const char *g = vers == NLM_VERS ? "g1" : "g3";
+
+		CU_ASSERT_EQUAL(t_v1_lockx(vers, "hostA", 1, f, 0, 10, false,
+		    false, 3), nlm_granted);
+		CU_ASSERT_EQUAL(t_v1_lockx(vers, "hostB", 2, f, 0, 10, false,
+		    false, 3), nlm_granted);
+		CU_ASSERT_EQUAL(t_v1_lockx(vers, "hostC", 3, f, 0, 10, true,
+		    false, 3), nlm_denied);
+		CU_ASSERT_EQUAL(t_v4_lock("hostC", 3, g, 0, 10, 3),
+		    NLM4_GRANTED);
+		CU_ASSERT_EQUAL(t_v1_lockx(vers, "hostB", 2, g, 0, 10, false,
+		    true, 3), nlm_blocked);
+		CU_ASSERT_EQUAL(t_v1_cancelx(vers, "hostB", 2, g, 0, 10,
+		    false), nlm_granted);
+		lk_table_counts(t, &ct);
+		CU_ASSERT_EQUAL(ct.ct_waiters, 0);
+	}
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -1866,7 +1938,9 @@ ts_register_requests(void)
 	    CU_add_test(s, "a blocking reclaim makes no callback record",
 	    test_reclaim_no_grant_record) == NULL ||
 	    CU_add_test(s, "v3 GRANTED_RES refusing the grant undoes it",
-	    test_v3_granted_res_refused) == NULL)
+	    test_v3_granted_res_refused) == NULL ||
+	    CU_add_test(s, "v1/v3 LOCK and CANCEL keep the shared mode",
+	    test_v1_shared) == NULL)
 		return -1;
 	return 0;
 }
