@@ -303,6 +303,67 @@ test_stall_freed(void)
 	st = NULL;
 }
 
+/* Is LSN a (file, offset) past LSN b? */
+static bool
+lsn_past(unsigned long af, unsigned long ao, unsigned long bf,
+    unsigned long bo)
+{
+	return af > bf || (af == bf && ao > bo);
+}
+
+#define SYNCED_TURNS	20
+
+/*
+ * A commit that asks for a flush -- every one under STORE_SYNC, one after
+ * store_require_flush() under STORE_LOG (the epoch's) -- is synced when
+ * it is reported: the log's synced end is past where the log ended before
+ * it.  (Written to the OS only, it survives a killed process, which the
+ * durability suite kills, but not a power cut.)  No checkpoint and no
+ * fold write the log meanwhile (a period of an hour, the fold held); the
+ * checkpoint thread's log sync every 250 ms could hide a missing flush
+ * only by falling between a commit and its check, every turn.
+ */
+static void
+synced_when_reported(enum store_durability d, bool require)
+{
+	unsigned long f0, o0, sf, so;
+	struct lk_record rc;
+	unsigned i, early = 0;
+
+	stt_fresh(&dir, &st);
+	CU_ASSERT_FATAL(stt_open(dir, d, 3600, &st) == STORE_OK);
+	store_test_hold_fold(st, true);
+	for (i = 0; i < SYNCED_TURNS; i++) {
+		rc = stt_lock(1, (int32_t)i, "o", "f", 0, 0, true, i + 1);
+		CU_ASSERT_EQUAL_FATAL(store_put_record(st, &rc), STORE_OK);
+		if (require)
+			store_require_flush(st);
+		store_test_log_end(st, false, &f0, &o0);
+		CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
+		store_test_log_end(st, true, &sf, &so);
+		if (!lsn_past(sf, so, f0, o0))
+			early++;
+	}
+	CU_ASSERT_EQUAL(early, 0);
+	if (early != 0)
+		printf("\n    %u of %u commits reported before they were "
+		    "synced ", early, SYNCED_TURNS);
+	store_close(st);
+	st = NULL;
+}
+
+static void
+test_synced_sync(void)
+{
+	synced_when_reported(STORE_SYNC, false);
+}
+
+static void
+test_synced_log(void)
+{
+	synced_when_reported(STORE_LOG, true);
+}
+
 int
 stt_register_commit(void)
 {
@@ -317,7 +378,10 @@ stt_register_commit(void)
 	    !CU_add_test(s, "close commits what was sealed",
 	    test_close_finishes) ||
 	    !CU_add_test(s, "a stall's batches are not kept",
-	    test_stall_freed))
+	    test_stall_freed) ||
+	    !CU_add_test(s, "synced when reported (sync)", test_synced_sync) ||
+	    !CU_add_test(s, "synced when reported (log, a flush asked for)",
+	    test_synced_log))
 		return -1;
 	return 0;
 }
