@@ -364,6 +364,76 @@ test_synced_log(void)
 	synced_when_reported(STORE_LOG, true);
 }
 
+/* store_impl.h's STORE_COMMIT_OPS: a run holds no more operations. */
+#define COMMIT_OPS	50000
+
+static atomic_bool stall_entered;
+
+/* stall_hook(), telling when a sync has begun to wait. */
+static void
+stall_hook_told(int fd)
+{
+	if (atomic_load(&stalled))
+		atomic_store(&stall_entered, true);
+	stall_hook(fd);
+}
+
+/*
+ * Turns queued behind a failed commit are dropped, never appended: the
+ * loop learns of the failure and answers none of them, and an append
+ * would also write out whatever the failed one left in Berkeley DB's log
+ * buffer.  Turn b's flush hangs (so b's append has begun); meanwhile the
+ * next append is made to fail, and two turns are sealed: one of
+ * COMMIT_OPS locks (a run of its own: its append fails) and c, a run
+ * behind it.  Reopened, the store holds a and b; c, reported failed, must
+ * not come back.
+ */
+static void
+test_behind_failed(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "a", 0, 0, true, 1);
+	struct lk_record b = stt_lock(2, 1, "o", "b", 0, 0, true, 2);
+	struct lk_record c = stt_lock(3, 1, "o", "c", 0, 0, true, 3);
+	struct lk_record rc;
+	struct stt_snap s;
+	uint64_t seq;
+	double t0;
+	unsigned i;
+
+	fresh(STORE_SYNC);
+	store_test_hold_fold(st, true);
+	CU_ASSERT_EQUAL_FATAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
+	atomic_store(&stall_entered, false);
+	atomic_store(&stalled, true);
+	atomic_store(&stt_sync_hook, stall_hook_told);
+	CU_ASSERT_EQUAL_FATAL(store_put_record(st, &b), STORE_OK);
+	CU_ASSERT_EQUAL_FATAL(store_seal(st, &seq), STORE_OK);
+	for (t0 = stt_now(); !atomic_load(&stall_entered) &&
+	    stt_now() - t0 < 5; )
+		usleep(1000);
+	CU_ASSERT_FATAL(atomic_load(&stall_entered));
+	store_fail_after(st, 1);
+	for (i = 0; i < COMMIT_OPS; i++) {
+		rc = stt_lock(4, (int32_t)i, "o", "big", 0, 0, true, i + 4);
+		CU_ASSERT_EQUAL_FATAL(store_put_record(st, &rc), STORE_OK);
+	}
+	CU_ASSERT_EQUAL_FATAL(store_seal(st, &seq), STORE_OK);
+	CU_ASSERT_EQUAL_FATAL(store_put_record(st, &c), STORE_OK);
+	CU_ASSERT_EQUAL_FATAL(store_seal(st, &seq), STORE_OK);
+	atomic_store(&stalled, false);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_IO);
+	atomic_store(&stt_sync_hook, NULL);
+	CU_ASSERT_EQUAL(store_durable(st), 2);
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &s);
+	CU_ASSERT_EQUAL(s.ss_nrecs, 2);
+	for (i = 0; i < s.ss_nrecs; i++)
+		CU_ASSERT(s.ss_recs[i].rc_host <= 2);
+	stt_snap_free(&s);
+}
+
 int
 stt_register_commit(void)
 {
@@ -381,7 +451,9 @@ stt_register_commit(void)
 	    test_stall_freed) ||
 	    !CU_add_test(s, "synced when reported (sync)", test_synced_sync) ||
 	    !CU_add_test(s, "synced when reported (log, a flush asked for)",
-	    test_synced_log))
+	    test_synced_log) ||
+	    !CU_add_test(s, "turns behind a failed commit are dropped",
+	    test_behind_failed))
 		return -1;
 	return 0;
 }
