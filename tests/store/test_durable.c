@@ -259,6 +259,38 @@ test_checkpoint(void)
 }
 
 /*
+ * The volume of log written triggers a checkpoint too, whatever the
+ * period: it is what bounds recovery's replay (and the log files kept)
+ * under load, when the period is long (30 s by default, and nlmd's
+ * configuration may set more).  Here the period is an hour: the ~64 MiB
+ * of a churn must bring a checkpoint within a few polls.  (Which files
+ * it may remove depends on how far the fold had come by then; those it
+ * leaves go at the next, by volume again or at the period's end.)
+ */
+static void
+test_checkpoint_volume(void)
+{
+	struct store_info si;
+	double t0;
+
+	fresh();
+	CU_ASSERT_FATAL(stt_open(dir, STORE_LOG, 3600, &st) == STORE_OK);
+	CU_ASSERT_FATAL(stt_churn(st, 1));
+	t0 = stt_now();
+	do {
+		usleep(100000);
+		store_info(st, &si);
+	} while (si.si_checkpoints < 1 && stt_now() - t0 < 30);
+	CU_ASSERT(si.si_checkpoints >= 1);
+	printf("\n    64 MiB of log, a period of an hour: %llu checkpoints, "
+	    "%llu log files removed, %zu left ",
+	    (unsigned long long)si.si_checkpoints,
+	    (unsigned long long)si.si_logs_removed, stt_nlogs(dir));
+	store_close(st);
+	st = NULL;
+}
+
+/*
  * A fold whose own log records cross into later log files: once idle,
  * the files from the one of the last folded journal record on must go
  * too.  They stayed while the server idled (st_jkeep moved only with
@@ -752,6 +784,8 @@ stt_register_durable(void)
 	    !CU_add_test(s, "killed process, STORE_SYNC", test_kill_sync) ||
 	    !CU_add_test(s, "killed process, STORE_LOG", test_kill_log) ||
 	    !CU_add_test(s, "checkpoints remove logs", test_checkpoint) ||
+	    !CU_add_test(s, "checkpoints by log volume, whatever the period",
+	    test_checkpoint_volume) ||
 	    !CU_add_test(s, "killed after a checkpoint", test_kill_after_ckp) ||
 	    !CU_add_test(s, "killed, then locks.db lost", test_kill_db_lost) ||
 	    !CU_add_test(s, "idle after a fold across a log file's end",
