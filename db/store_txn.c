@@ -257,7 +257,11 @@ store_seal(struct store *st, uint64_t *seqp)
 	st->st_batch = NULL;
 	st->st_flush = false;
 	store_commit_queue(st, b);
-	*seqp = b->b_seq;
+	/*
+	 * Not b->b_seq: once queued, b is the committer's, which may have
+	 * committed it and freed it already.
+	 */
+	*seqp = st->st_sealed;
 	return STORE_OK;
 }
 

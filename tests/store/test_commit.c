@@ -7,7 +7,9 @@
 #include "stt.h"
 #include "store_test.h"
 
+#include <dlfcn.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -434,6 +436,112 @@ test_behind_failed(void)
 	stt_snap_free(&s);
 }
 
+/*
+ * pthread_mutex_unlock() for the whole test binary (our libraries' calls
+ * resolve to it): it passes through to the C library's, except that when
+ * a test arms unlock_at, the unlock_at-th call of the arming thread from
+ * then on runs unlock_hook() once the mutex is unlocked (the hook's own
+ * unlocks pass through).
+ */
+static atomic_uint unlock_at;
+static pthread_t unlock_thread;
+static void (*unlock_hook)(void);
+static _Thread_local bool unlock_in_hook;
+
+int
+pthread_mutex_unlock(pthread_mutex_t *mu)
+{
+	static int (*_Atomic real)(pthread_mutex_t *);
+	int (*fn)(pthread_mutex_t *) = atomic_load(&real);
+	unsigned at;
+	int rc;
+
+	if (fn == NULL) {
+		*(void **)&fn = dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+		atomic_store(&real, fn);
+	}
+	rc = fn(mu);
+	if ((at = atomic_load(&unlock_at)) == 0 || unlock_in_hook ||
+	    !pthread_equal(pthread_self(), unlock_thread))
+		return rc;
+	atomic_store(&unlock_at, at - 1);
+	if (at == 1) {
+		unlock_in_hook = true;
+		unlock_hook();
+		unlock_in_hook = false;
+	}
+	return rc;
+}
+
+#define SEAL_TURNS	20	/* sealed during a stall: one run */
+static uint64_t seal_seen;	/* what was durable when the hook ended */
+
+/* Let the stalled flush go; wait until every turn sealed is committed. */
+static void
+seal_hook(void)
+{
+	double t0;
+
+	atomic_store(&stalled, false);
+	for (t0 = stt_now(); store_durable(st) < SEAL_TURNS &&
+	    stt_now() - t0 < 5; )
+		usleep(1000);
+	seal_seen = store_durable(st);
+}
+
+/*
+ * store_seal() once read the sequence number from the batch it had just
+ * queued: by then the committer may have committed the batch and freed it
+ * (more than STORE_FREE_MAX of a run are), and the turn's replies were
+ * held for a number read from freed memory (glibc's tcache key lands on
+ * it: never reached).  The window, between the queue's unlock and the
+ * read, is widened: turn 0's flush hangs, turns 1..SEAL_TURNS - 1 are
+ * sealed meanwhile, and in the seal of the last, once its batch is queued
+ * (the second unlock of st_cmu in store_seal(): store_commit_error()'s,
+ * store_commit_queue()'s), the flush goes and the whole run is committed
+ * before the seal goes on.
+ */
+static void
+test_seal_seq(void)
+{
+	struct lk_record rc;
+	uint64_t seq = 0;
+	double t0;
+	unsigned i;
+
+	fresh(STORE_SYNC);
+	atomic_store(&stall_entered, false);
+	atomic_store(&stalled, true);
+	atomic_store(&stt_sync_hook, stall_hook_told);
+	for (i = 0; i < SEAL_TURNS; i++) {
+		rc = stt_lock(1, (int32_t)i, "o", "f", 0, 0, true, i + 1);
+		CU_ASSERT_EQUAL_FATAL(store_put_record(st, &rc), STORE_OK);
+		if (i == SEAL_TURNS - 1) {
+			unlock_thread = pthread_self();
+			unlock_hook = seal_hook;
+			atomic_store(&unlock_at, 2);
+		}
+		CU_ASSERT_EQUAL_FATAL(store_seal(st, &seq), STORE_OK);
+		atomic_store(&unlock_at, 0);
+		/* Turn 0's flush is under way, and hangs. */
+		for (t0 = stt_now(); i == 0 && !atomic_load(&stall_entered) &&
+		    stt_now() - t0 < 5; )
+			usleep(1000);
+	}
+	atomic_store(&stalled, false);
+	atomic_store(&stt_sync_hook, NULL);
+	/* The hook ran with the last batch queued, and saw it committed. */
+	CU_ASSERT_EQUAL(seal_seen, SEAL_TURNS);
+	CU_ASSERT_EQUAL(seq, SEAL_TURNS);
+	if (seq != SEAL_TURNS)
+		printf("\n    store_seal() said turn %llu, not %u ",
+		    (unsigned long long)seq, SEAL_TURNS);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	CU_ASSERT_EQUAL(store_durable(st), SEAL_TURNS);
+	store_close(st);
+	st = NULL;
+}
+
 int
 stt_register_commit(void)
 {
@@ -453,7 +561,9 @@ stt_register_commit(void)
 	    !CU_add_test(s, "synced when reported (log, a flush asked for)",
 	    test_synced_log) ||
 	    !CU_add_test(s, "turns behind a failed commit are dropped",
-	    test_behind_failed))
+	    test_behind_failed) ||
+	    !CU_add_test(s, "a seal's number, its batch committed at once",
+	    test_seal_seq))
 		return -1;
 	return 0;
 }
