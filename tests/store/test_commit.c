@@ -233,6 +233,39 @@ test_latched(void)
 	stt_snap_free(&s);
 }
 
+/*
+ * Under STORE_LOG the seal commits, and a failure of its own commit is
+ * not its return value (that is an earlier commit's): the turn is not
+ * durable, and store_fd() becomes readable at once, so that a loop idle
+ * on it (waiting for that turn) learns of the failure without another
+ * turn to seal.
+ */
+static void
+test_latched_log(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "f", 0, 10, true, 1);
+	struct lk_record b = stt_lock(2, 1, "o", "f", 20, 10, true, 2);
+	struct pollfd p;
+	uint64_t seq, got;
+
+	fresh(STORE_LOG);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	CU_ASSERT_EQUAL(store_committed(st, &got), STORE_OK);
+	CU_ASSERT_EQUAL(got, 1);
+	store_fail_after(st, 1);
+	CU_ASSERT_EQUAL(store_put_record(st, &b), STORE_OK);
+	CU_ASSERT_EQUAL(store_seal(st, &seq), STORE_OK);
+	CU_ASSERT_EQUAL(seq, 2);
+	CU_ASSERT_EQUAL(store_durable(st), 1);
+	p.fd = store_fd(st);
+	p.events = POLLIN;
+	p.revents = 0;
+	CU_ASSERT_EQUAL(poll(&p, 1, 0), 1);
+	CU_ASSERT_EQUAL(store_committed(st, &got), STORE_IO);
+	CU_ASSERT_EQUAL(got, 1);
+}
+
 /* What was sealed is committed by store_close(); what was not, is not. */
 static void
 test_close_finishes(void)
@@ -553,6 +586,8 @@ stt_register_commit(void)
 	    !CU_add_test(s, "rounds fold the tail, or read the log",
 	    test_tail) ||
 	    !CU_add_test(s, "a failed commit is latched", test_latched) ||
+	    !CU_add_test(s, "a failed commit under log wakes the loop",
+	    test_latched_log) ||
 	    !CU_add_test(s, "close commits what was sealed",
 	    test_close_finishes) ||
 	    !CU_add_test(s, "a stall's batches are not kept",
