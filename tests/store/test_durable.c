@@ -775,6 +775,92 @@ test_kill_db_lost(void)
 	stt_snap_free(&ss);
 }
 
+/* The child's sync hook: death in the middle of the next sync. */
+static void
+die_hook(int fd)
+{
+	(void)fd;
+	raise(SIGKILL);
+}
+
+/*
+ * Lock a committed; then death in the middle of the flush of lock b's
+ * commit, while the thread that syncs holds Berkeley DB's log mutexes.
+ */
+static void
+midsync_child(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "a", 0, 0, true, 1);
+	struct lk_record b = stt_lock(2, 1, "o", "b", 0, 0, true, 2);
+	struct store *cst;
+
+	if (stt_open(dir, STORE_SYNC, 0, &cst) != STORE_OK)
+		_exit(2);
+	if (store_put_record(cst, &a) != STORE_OK ||
+	    store_commit(cst) != STORE_OK)
+		_exit(3);
+	atomic_store(&stt_sync_hook, die_hook);
+	if (store_put_record(cst, &b) != STORE_OK)
+		_exit(4);
+	(void)store_commit(cst);
+	_exit(5);
+}
+
+/*
+ * The reopen, in a process of its own that an open waiting for ever
+ * cannot take the test binary with it: exit 0 if the store opens and
+ * loads within 30 s.
+ */
+static void
+midsync_reopen(void)
+{
+	struct store *cst;
+	struct stt_snap ss;
+
+	alarm(30);
+	if (stt_open(dir, STORE_SYNC, 0, &cst) != STORE_OK)
+		_exit(2);
+	if (stt_snap_take(cst, &ss) != STORE_OK)
+		_exit(3);
+	_exit(0);
+}
+
+/*
+ * A process killed in the middle of a commit's flush leaves Berkeley
+ * DB's region files with its mutexes held (the log's, the thread's
+ * transaction's locks).  The next open must not join them as they are
+ * (DB_RECOVER rebuilds them): it would wait for ever for the dead
+ * holder.  Reopened, the store holds lock a, and lock b or not (its
+ * record reached the OS, its sync did not end).
+ */
+static void
+test_kill_midsync(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "a", 0, 0, true, 1);
+	struct stt_snap ss;
+	pid_t pid;
+	int status;
+
+	fresh();
+	stt_run_killed(midsync_child);
+	if ((pid = fork()) == 0)
+		midsync_reopen();
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (WIFSIGNALED(status))
+		printf("\n    the reopen died of signal %d (SIGALRM: it "
+		    "waited 30 s) ", WTERMSIG(status));
+	else if (WEXITSTATUS(status) != 0)
+		printf("\n    the reopen exited %d ", WEXITSTATUS(status));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return;
+	stt_snap_dir(dir, &ss);
+	CU_ASSERT(ss.ss_nrecs == 1 || ss.ss_nrecs == 2);
+	CU_ASSERT(ss.ss_nrecs >= 1 && stt_rec_equal(&ss.ss_recs[0], &a));
+	stt_snap_free(&ss);
+}
+
 int
 stt_register_durable(void)
 {
@@ -788,6 +874,8 @@ stt_register_durable(void)
 	    test_checkpoint_volume) ||
 	    !CU_add_test(s, "killed after a checkpoint", test_kill_after_ckp) ||
 	    !CU_add_test(s, "killed, then locks.db lost", test_kill_db_lost) ||
+	    !CU_add_test(s, "killed in the middle of a flush",
+	    test_kill_midsync) ||
 	    !CU_add_test(s, "idle after a fold across a log file's end",
 	    test_idle_after_fold) ||
 	    !CU_add_test(s, "killed after the folded position moved while "
