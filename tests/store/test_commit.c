@@ -1,8 +1,11 @@
 /*
  * test_commit.c - committing: sealed turns are committed off the caller's
  * thread under STORE_SYNC (announced on store_fd()) and at once under
- * STORE_LOG, journals are folded per key, and a failed commit is latched
- * (nothing after it is committed).
+ * STORE_LOG, synced when they asked for a flush, journals are folded per
+ * key, and a failed commit is latched (nothing after it is committed).
+ *
+ * This file interposes pthread_mutex_unlock() for the whole test binary
+ * (see there): it passes through unless a test arms it.
  */
 #include "stt.h"
 #include "store_test.h"
