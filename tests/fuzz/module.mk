@@ -4,12 +4,15 @@
 #   fuzz-dispatch  whole NLM and NSM calls through the server's dispatch, the
 #                  rpcgen dispatchers, nlm/ and nsm/ into lockcore, over the
 #                  fake store; lk_table_check() after every turn
+#   fuzz-ctl       control requests (nlmctl's protocol) through the control
+#                  server and the commands of nlm/nlm_ctl.c, over a Unix
+#                  socket, to a service over the fake store
 # Everything is built in the variant BUILD=fuzz (build/fuzz/, clang, every
 # library instrumented).  `make fuzz' runs each harness FUZZ_SECONDS
 # (default 600); tools/test.sh runs tests/fuzz/run.sh short (20 s each),
 # which first replays the committed corpus and crash regressions.
 FUZZ_SECONDS ?= 600
-FUZZ_HARNESSES := nlmxdr recmark dispatch
+FUZZ_HARNESSES := nlmxdr recmark dispatch ctl
 
 ifeq ($(BUILD),fuzz)
 CC        := clang
@@ -46,6 +49,15 @@ $(O)/fuzz/fuzz-dispatch: $(O)/tests/fuzz/fuzz_dispatch.o \
     $(O)/tests/fakes/store_fake.o $(FUZZ_DISP_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(FUZZ_LD) -o $@ $(O)/tests/fuzz/fuzz_dispatch.o \
+	    $(O)/tests/fakes/store_fake.o -Wl,--start-group $(FUZZ_DISP_LIBS) \
+	    -Wl,--end-group $(TIRPC_LIBS)
+
+# fuzz_ctl.c: the same libraries and sending functions as fuzz_dispatch.c,
+# the real control server (libctl.a) on a Unix socket.
+$(O)/fuzz/fuzz-ctl: $(O)/tests/fuzz/fuzz_ctl.o \
+    $(O)/tests/fakes/store_fake.o $(FUZZ_DISP_LIBS)
+	@mkdir -p $(@D)
+	$(CC) $(FUZZ_LD) -o $@ $(O)/tests/fuzz/fuzz_ctl.o \
 	    $(O)/tests/fakes/store_fake.o -Wl,--start-group $(FUZZ_DISP_LIBS) \
 	    -Wl,--end-group $(TIRPC_LIBS)
 

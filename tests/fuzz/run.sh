@@ -28,7 +28,7 @@ long)	secs=${FUZZ_SECONDS:-600} ;;
 *)	echo "usage: $0 short|long" >&2; exit 2 ;;
 esac
 B=build/fuzz
-harnesses=${FUZZ_HARNESSES:-"nlmxdr recmark dispatch"}
+harnesses=${FUZZ_HARNESSES:-"nlmxdr recmark dispatch ctl"}
 rc=0
 npass=0
 nfail=0

@@ -16,6 +16,12 @@ with the same XDR layout.  Writes, replacing what was there:
   corpus/dispatch/  config byte + [len:2][flags:1][call]... sequences
                     (and answers to the server's own calls)
 
+    tests/fuzz/seeds.py --ctl
+
+writes only corpus/ctl/ (control requests, one a line: every command,
+valid and nearly so, against the hosts, files and owners fuzz_ctl.c sets
+up; no capture needed).
+
 The formats are the harnesses' (see the comment at the top of each).
 """
 import hashlib
@@ -370,7 +376,69 @@ def answer_seeds():
     return out
 
 
+# ---- control requests (fuzz_ctl.c) ---------------------------------------
+
+# The names, files and owners fuzz_ctl.c's setup makes: a name with a
+# blank, '%' and '=' (percent-encoded), files "f".."j" and 01ff.
+ODD = "we%20ird%25%3Dname"
+
+
+def ctl_seeds():
+    def r(*words):
+        return ("nlmctl 1 " + " ".join(words) + "\n").encode()
+
+    one = [
+        r("status"), r("status", "locks=1"),
+        r("status", "host=alice", "locks=1"),
+        r("status", "host=" + ODD, "locks=1"),
+        r("status", "fh=66", "locks=1"), r("status", "fh=68", "locks=1",
+                                           "host=carol"),
+        r("status", "fh=zz"), r("status", "fh="), r("status", "host=nobody"),
+        r("status", "locks=1", "dry-run=1"),
+        r("release", "host=alice", "dry-run=1"), r("release", "host=alice"),
+        r("release", "host=bob"), r("release", "host=" + ODD),
+        r("release", "addr=10.0.0.3"), r("release", "addr=fd00::1",
+                                         "dry-run=1"),
+        r("release", "addr=fe80::1%25lo"), r("release", "addr=fe80::1%251"),
+        r("release", "addr=fe80::1%25nosuchif"),
+        r("release", "addr=not-an-addr"),
+        r("release", "fh=66"), r("release", "fh=66", "dry-run=1"),
+        r("release", "fh=01ff"), r("release", "fh=6"),
+        r("release", "owner=alice:1:6f776e"),
+        r("release", "owner=alice:1:6f776e", "dry-run=1"),
+        r("release", "owner=" + ODD + ":-5:"), r("release", "owner=dave:9:64"),
+        r("release", "owner=alice:4294967297:6f776e"),
+        r("release", "owner=alice::6f776e"), r("release", "owner=alice"),
+        r("release", "owner=:1:"), r("release", "host=alice", "fh=66"),
+        r("release"), r("release", "dry-run=%31", "host=alice"),
+        r("release", "dry-run=0", "dry-run=1", "host=alice"),
+        r("grace-end"), r("grace-end") + r("grace-end"), r("metrics"),
+        r("status", "locks=1") + r("release", "fh=68") +
+        r("status", "locks=1"),
+        r("release", "host=carol") + r("status", "locks=1"),
+        r("grace-end") + r("status", "locks=1") +
+        r("release", "owner=alice:1:6f776e"),
+        r("release", "fh=66", "dry-run=1") + r("release", "fh=66") +
+        r("release", "fh=66"),
+    ]
+    near = [
+        b"nlmctl 2 status\n", b"nlmctl 1 STATUS\n",
+        b"nlmctl 1 status host\n", b"nlmctl 1 status host=a%zz\n",
+        b"nlmctl 1 status host=a%00b\n", b"nlmctl 1 unknown\n",
+        b"nlmctl\n", b"\n", b"nlmctl 1 status\0\n", b"foo 1 status\n",
+        r("status", *["k=v"] * 17), b"nlmctl 1 status",
+        b"nlmctl  1   status    locks=1\n",
+        b"nlmctl 1 status host=" + b"a" * 4074 + b"\n",
+        b"nlmctl 1 status host=" + b"a" * 4075 + b"\n",
+        b"nlmctl 1 status host=" + b"b" * 5000,
+    ]
+    return one + near
+
+
 def main():
+    if sys.argv[1:] == ["--ctl"]:
+        write("ctl", ctl_seeds())
+        return
     udp, tcp = from_captures(sys.argv[1:])
     tcp_calls = [r for s in tcp for r in records(s)]
     captured = pick(udp + tcp_calls, 2)
