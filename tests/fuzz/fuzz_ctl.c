@@ -10,9 +10,10 @@
  * to the control socket on a connection of its own, in one piece, or, every
  * other line, in two with a turn of the loop between them; the loop turns
  * (5 ms of the fake clock each, the poll of a held answer) until the server
- * closes the connection.  A last piece with no '\n' is sent and the sending
- * side shut: no answer unless it filled the request buffer.  At most
- * FZ_MAXREQ requests an input.
+ * closes the connection; every fourth line's reader goes away two turns
+ * after it was sent, unread (fz_abandon()).  A last piece with no '\n' is
+ * sent and the sending side shut: no answer unless it filled the request
+ * buffer.  At most FZ_MAXREQ requests an input.
  *
  * Before the requests, each input sets up the same service: hosts of
  * several addresses (IPv4, IPv6, link-local with a scope, two hosts named
@@ -28,7 +29,8 @@
  * KEY=VALUE fields, VALUE percent-encoded), or one line "nlmctl 1 error
  * MESSAGE" in printable ASCII, then EOF; an error, a status, metrics and
  * a dry run change no lock, share or waiter (a digest of the table); every
- * "released" line of a release names a record held before it; a
+ * "released" line of a release names a record held before it, once, and
+ * that record is gone after a release that is not a dry run; a
  * grace-end answered ok leaves nothing reclaimable and no grace, and says
  * it dropped what was reclaimable.  Every line is also put through
  * ctl_enc()/ctl_dec(), ctl_vis() and ctl_hex()/ctl_unhex() on buffers of
@@ -75,6 +77,8 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 /* Turns an answer may take (a release in pieces, a held answer: few). */
 #define FZ_MAXTURNS	400
 #define FZ_TURN_MS	5
+/* Turns after a reader went away (the release timer's are due at once). */
+#define FZ_ABANDON_TURNS 20
 #define FZ_ANSWER_MAX	(1 << 20)
 
 struct fz_peer {
@@ -441,7 +445,9 @@ struct fz_rec {
 	int32_t		 svid;
 	uint64_t	 start;
 	uint64_t	 len;
+	uint64_t	 token;
 	uint8_t		 reclaim;
+	bool		 listed;	/* in a "released" line */
 	size_t		 ohlen;
 	size_t		 fhlen;
 	uint8_t		 oh[LK_OH_MAX];
@@ -503,7 +509,9 @@ fz_tab_rec(const struct lk_record *rc, void *arg)
 	r->svid = rc->rc_svid;
 	r->start = rc->rc_start;
 	r->len = rc->rc_len;
+	r->token = rc->rc_token;
 	r->reclaim = rc->rc_reclaim;
+	r->listed = false;
 	r->ohlen = rc->rc_ohlen;
 	r->fhlen = rc->rc_fhlen;
 	memcpy(r->oh, rc->rc_oh, rc->rc_ohlen);
@@ -645,18 +653,21 @@ fz_field_hex(const char *p, size_t len, const char *key, const uint8_t *b,
 	return true;
 }
 
-/* A "released" line names one of the records held before the request. */
+/*
+ * A "released" line names one of the records held before the request,
+ * not listed before.  It is marked listed.
+ */
 static void
 fz_check_released(const char *p, size_t len)
 {
-	const struct fz_rec *r;
+	struct fz_rec *r;
 	bool lock = fz_field_is(p, len, "kind", "lock");
 	size_t i;
 
 	FZ_CHECK(lock || fz_field_is(p, len, "kind", "share"));
 	for (i = 0; i < fz_tab.n; i++) {
 		r = &fz_tab.recs[i];
-		if ((r->kind == LK_REC_LOCK) != lock ||
+		if (r->listed || (r->kind == LK_REC_LOCK) != lock ||
 		    r->host != fz_field_u64(p, len, "host") ||
 		    !fz_field_hex(p, len, "oh", r->oh, r->ohlen) ||
 		    !fz_field_hex(p, len, "fh", r->fh, r->fhlen) ||
@@ -674,10 +685,57 @@ fz_check_released(const char *p, size_t len)
 			    r->len != fz_field_u64(p, len, "len"))
 				continue;
 		}
+		r->listed = true;
 		return;
 	}
-	fprintf(stderr, "fuzz_ctl: released, never held: %.*s\n", (int)len, p);
+	fprintf(stderr, "fuzz_ctl: released, never held or listed twice: "
+	    "%.*s\n", (int)len, p);
 	abort();
+}
+
+/* The records listed released, while fz_tab is taken anew. */
+static struct {
+	size_t		 n;
+	struct fz_rec	 recs[FZ_MAXRECS];
+} fz_gone;
+
+static bool
+fz_rec_same(const struct fz_rec *a, const struct fz_rec *b)
+{
+	if (a->kind != b->kind || a->host != b->host ||
+	    a->ohlen != b->ohlen || a->fhlen != b->fhlen ||
+	    memcmp(a->oh, b->oh, a->ohlen) != 0 ||
+	    memcmp(a->fh, b->fh, a->fhlen) != 0)
+		return false;
+	/* A lock of that owner granted since has a newer token. */
+	return a->kind != LK_REC_LOCK || (a->svid == b->svid &&
+	    a->start == b->start && a->len == b->len && a->token == b->token);
+}
+
+/* Keep the records listed released (fz_tab: the table before). */
+static void
+fz_gone_keep(void)
+{
+	size_t i;
+
+	fz_gone.n = 0;
+	for (i = 0; i < fz_tab.n; i++)
+		if (fz_tab.recs[i].listed)
+			fz_gone.recs[fz_gone.n++] = fz_tab.recs[i];
+}
+
+/* None of them is held any more (fz_tab: the table after). */
+static void
+fz_gone_check(void)
+{
+	const struct fz_rec *g;
+	size_t i, j;
+
+	for (i = 0; i < fz_gone.n; i++) {
+		g = &fz_gone.recs[i];
+		for (j = 0; j < fz_tab.n; j++)
+			FZ_CHECK(!fz_rec_same(g, &fz_tab.recs[j]));
+	}
 }
 
 /* What the harness makes of a request line (independently of ctl.c). */
@@ -818,8 +876,11 @@ fz_check_ok(const struct fz_req *q, uint64_t before,
 			FZ_CHECK(t.nk[1] == t.tot[1] && t.nk[2] == t.tot[2] &&
 			    t.nk[3] == t.tot[3]);
 	}
+	fz_gone_keep();
 	after = fz_tab_take();
 	lk_table_counts(nlm_get_table(), &ct);
+	if (strcmp(q->cmd, "release") == 0 && !q->dry)
+		fz_gone_check();
 	if (strcmp(q->cmd, "grace-end") == 0) {
 		FZ_CHECK(t.grace && t.lines == 1);
 		FZ_CHECK(!ct.ct_grace && ct.ct_rlocks == 0 &&
@@ -918,8 +979,33 @@ fz_read(int fd)
 	}
 }
 
+/*
+ * A request whose reader went away (nlmctl killed) two turns after it was
+ * sent: whatever it had begun goes on or stops without it.  The table
+ * stays consistent (fz_turn()); a status, metrics or dry run, or a
+ * request cut off, changed nothing.
+ */
 static void
-fz_request(const uint8_t *line, size_t len, bool terminated, bool split)
+fz_abandon(int fd, const struct fz_req *q, bool terminated, size_t len,
+    uint64_t before)
+{
+	int i;
+
+	fz_turn(FZ_TURN_MS);
+	fz_turn(FZ_TURN_MS);
+	(void)fz_read(fd);
+	close(fd);
+	for (i = 0; i < FZ_ABANDON_TURNS; i++)
+		fz_turn(FZ_TURN_MS);
+	if ((!terminated && len < CTL_REQ_MAX) ||
+	    strcmp(q->cmd, "status") == 0 || strcmp(q->cmd, "metrics") == 0 ||
+	    (strcmp(q->cmd, "release") == 0 && q->dry))
+		FZ_CHECK(fz_tab_take() == before);
+}
+
+static void
+fz_request(const uint8_t *line, size_t len, bool terminated, bool split,
+    bool abandon)
 {
 	struct lk_counts ct0;
 	struct fz_req q;
@@ -940,6 +1026,10 @@ fz_request(const uint8_t *line, size_t len, bool terminated, bool split)
 	}
 	if (!terminated)
 		(void)shutdown(fd, SHUT_WR);
+	if (abandon) {
+		fz_abandon(fd, &q, terminated, len, before);
+		return;
+	}
 	for (i = 0; i < FZ_MAXTURNS; i++) {
 		fz_turn(FZ_TURN_MS);
 		if (fz_read(fd))
@@ -1059,7 +1149,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nl = memchr(p, '\n', left);
 		len = nl != NULL ? (size_t)(nl - p) + 1 : left;
 		fz_codec(p, nl != NULL ? len - 1 : len);
-		fz_request(p, len, nl != NULL, nreq % 2 == 1);
+		fz_request(p, len, nl != NULL, nreq % 2 == 1, nreq % 4 == 3);
 		p += len;
 		left -= len;
 		nreq++;
