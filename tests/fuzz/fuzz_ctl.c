@@ -23,19 +23,21 @@
  * queued LOCK in grace: status has something to list, release something
  * to release, grace-end something to drop.
  *
- * After every request: lk_table_check(); the answer is "nlmctl 1 ok",
- * body lines, "nlmctl 1 end N" with N the number of body lines (none
- * forging a protocol line; outside metrics each KIND, then TAB-separated
- * KEY=VALUE fields, VALUE percent-encoded), or one line "nlmctl 1 error
- * MESSAGE" in printable ASCII, then EOF; an error, a status, metrics and
- * a dry run change no lock, share or waiter (a digest of the table); every
- * "released" line of a release names a record held before it, once, and
- * that record is gone after a release that is not a dry run; a
- * grace-end answered ok leaves nothing reclaimable and no grace, and says
- * it dropped what was reclaimable.  Every line is also put through
- * ctl_enc()/ctl_dec(), ctl_vis() and ctl_hex()/ctl_unhex() on buffers of
- * exactly the size they need, and one byte short.  With FUZZ_CTL_SHOW set
- * in the environment, each request and its answer are printed.
+ * After every turn lk_table_check().  After every request: the answer is
+ * "nlmctl 1 ok", body lines, "nlmctl 1 end N" with N the number of body
+ * lines (none forging a protocol line; outside metrics each KIND, then
+ * TAB-separated KEY=VALUE fields, VALUE percent-encoded), or one line
+ * "nlmctl 1 error MESSAGE" in printable ASCII, then EOF; an error, a
+ * status, metrics and a dry run change no lock, share or waiter (a digest
+ * of the table); every "released" line of a release names a record held
+ * before it, once, and that record is gone after a release that is not a
+ * dry run; a status with neither host= nor fh= has a line for each host
+ * and record its totals line counts (waiters: those queued); a grace-end
+ * answered ok leaves nothing reclaimable and no grace, and says it dropped
+ * what was reclaimable.  Every line is also put through ctl_enc()/
+ * ctl_dec(), ctl_vis() and ctl_hex()/ctl_unhex() on buffers of exactly the
+ * size they need, and one byte short.  With FUZZ_CTL_SHOW set in the
+ * environment, each request and its answer are printed.
  */
 #include <arpa/inet.h>
 #include <errno.h>
