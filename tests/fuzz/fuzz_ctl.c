@@ -1114,6 +1114,13 @@ fz_codec(const uint8_t *line, size_t len)
 	free(s);
 }
 
+/* At exit: the socket's directory (empty: each input's stop removed it). */
+static void
+fz_cleanup(void)
+{
+	(void)rmdir(fz.sdir);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -1129,6 +1136,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(fz.sdir, sizeof(fz.sdir), "/tmp/nlmd-fuzzctl.XXXXXX");
 	FZ_CHECK(mkdtemp(fz.sdir) != NULL);
 	snprintf(fz.path, sizeof(fz.path), "%s/ctl.sock", fz.sdir);
+	FZ_CHECK(atexit(fz_cleanup) == 0);
 	FZ_CHECK((fz.ans = malloc(FZ_ANSWER_MAX + 1)) != NULL);
 	fz.show = getenv("FUZZ_CTL_SHOW") != NULL;
 	ev_set_clock(fz_now);
