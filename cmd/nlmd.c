@@ -787,9 +787,12 @@ static void
 ctl_metrics(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 {
 	struct sbuf sb;
-	char *line, *save = NULL;
+	char *line, *save = NULL, err[128];
 
-	(void)rq;
+	if (ctl_req_check(rq, NULL, NULL, err, sizeof(err)) == -1) {
+		ctl_error(c, "%s", err);
+		return;
+	}
 	memset(&sb, 0, sizeof(sb));
 	metrics_text(&sb, arg);
 	if (sb.sb_failed || sb.sb_buf == NULL) {

@@ -3,6 +3,7 @@
  */
 #include "ctl.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,12 @@ ctl_req_parse(char *line, struct ctl_req *rq, char *err, size_t errlen)
 				snprintf(err, errlen, "bad argument");
 				return -1;
 			}
+			/* Which would count: "dry-run=0 dry-run=1"? */
+			if (ctl_req_get(rq, tok) != NULL) {
+				snprintf(err, errlen, "argument %.32s given "
+				    "twice", tok);
+				return -1;
+			}
 			rq->cr_key[rq->cr_nargs] = tok;
 			rq->cr_val[rq->cr_nargs++] = eq + 1;
 		}
@@ -86,6 +93,38 @@ ctl_req_get(const struct ctl_req *rq, const char *key)
 		if (strcmp(rq->cr_key[i], key) == 0)
 			return rq->cr_val[i];
 	return NULL;
+}
+
+static bool
+ctl_in(const char *key, const char *const *list)
+{
+	for (; list != NULL && *list != NULL; list++)
+		if (strcmp(key, *list) == 0)
+			return true;
+	return false;
+}
+
+int
+ctl_req_check(const struct ctl_req *rq, const char *const *keys,
+    const char *const *flags, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < rq->cr_nargs; i++) {
+		if (!ctl_in(rq->cr_key[i], keys)) {
+			snprintf(err, errlen, "%s: unknown argument %.32s",
+			    rq->cr_cmd, rq->cr_key[i]);
+			return -1;
+		}
+		if (ctl_in(rq->cr_key[i], flags) &&
+		    strcmp(rq->cr_val[i], "0") != 0 &&
+		    strcmp(rq->cr_val[i], "1") != 0) {
+			snprintf(err, errlen, "%s: %s: 0 or 1", rq->cr_cmd,
+			    rq->cr_key[i]);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 size_t

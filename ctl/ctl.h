@@ -5,7 +5,9 @@
  * REQUEST: one line of at most CTL_REQ_MAX bytes:
  *     nlmctl 1 COMMAND [KEY=VALUE ...]\n
  *   COMMAND and KEY are [a-z-]; VALUE is percent-encoded (ctl_enc()).
- *   One request per connection.
+ *   One request per connection.  A key given twice, a key the command
+ *   does not take, or a flag (locks, dry-run) other than 0 or 1 is an
+ *   error, and the request does nothing.
  *
  * RESPONSE:
  *     nlmctl 1 ok\n              or    nlmctl 1 error MESSAGE\n (then EOF)
@@ -21,8 +23,8 @@
  *   not encoded.  A reader that sees EOF before the end line, or another
  *   count, must treat the answer as incomplete.
  *
- * COMMANDS: status [host=NAME] [fh=HEX] [locks=1]; release (host=NAME |
- * addr=ADDR | fh=HEX | owner=HOST:SVID:OHHEX) [dry-run=1]; grace-end;
+ * COMMANDS: status [host=NAME] [fh=HEX] [locks=0|1]; release (host=NAME |
+ * addr=ADDR | fh=HEX | owner=HOST:SVID:OHHEX) [dry-run=0|1]; grace-end;
  * metrics.
  */
 #ifndef NLMD_CTL_CTL_H
@@ -47,12 +49,22 @@ struct ctl_req {
 
 /*
  * Parse one request line (NUL-terminated, no newline) in place.  Returns
- * 0, or -1 with a reason in err[errlen].
+ * 0, or -1 with a reason in err[errlen] (a key given twice is one).
  */
 int		 ctl_req_parse(char *line, struct ctl_req *rq, char *err,
 		    size_t errlen);
 /* The value of `key', or NULL. */
 const char	*ctl_req_get(const struct ctl_req *rq, const char *key);
+/*
+ * A command's check of its arguments: every key among `keys' (NULL-
+ * terminated; NULL: none at all), and each of `flags' (NULL-terminated,
+ * or NULL) that is given "0" or "1".  0, or -1 with the reason in
+ * err[errlen]: a typo ("dryrun=1") or "dry-run=yes" must not be a real
+ * release.
+ */
+int		 ctl_req_check(const struct ctl_req *rq,
+		    const char *const *keys, const char *const *flags,
+		    char *err, size_t errlen);
 
 /*
  * Percent-encode src into dst[cap] (NUL-terminated): bytes outside

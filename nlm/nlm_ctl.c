@@ -347,9 +347,16 @@ static void
 ctl_cmd_status(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 {
 	struct ctl_status *st;
+	static const char *const keys[] = { "host", "fh", "locks", NULL };
+	static const char *const flags[] = { "locks", NULL };
 	const char *v, *name;
+	char err[128];
 
 	(void)arg;
+	if (ctl_req_check(rq, keys, flags, err, sizeof(err)) == -1) {
+		ctl_error(c, "%s", err);
+		return;
+	}
 	if ((st = calloc(1, sizeof(*st))) == NULL) {
 		ctl_error(c, "out of memory");
 		return;
@@ -1038,7 +1045,11 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	struct ctl_rel r;
 	struct ctl_relp *rp;
 	struct ctl_relh *hp;
+	static const char *const keys[] = { "host", "addr", "fh", "owner",
+	    "dry-run", NULL };
+	static const char *const flags[] = { "dry-run", NULL };
 	const char *host, *addr, *fh, *owner, *v;
+	char err[128];
 	struct lk_counts ct;
 	uint8_t fhb[LK_FH_MAX];
 	long fhlen = 0;
@@ -1046,6 +1057,10 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	int given;
 
 	(void)arg;
+	if (ctl_req_check(rq, keys, flags, err, sizeof(err)) == -1) {
+		ctl_error(c, "%s", err);
+		return;
+	}
 	memset(&r, 0, sizeof(r));
 	r.conn = c;
 	r.ohlen = -1;
@@ -1259,8 +1274,13 @@ ctl_grace_fill(struct ctl_conn *c, void *state)
 static void
 ctl_cmd_grace_end(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 {
-	(void)rq;
+	char err[128];
+
 	(void)arg;
+	if (ctl_req_check(rq, NULL, NULL, err, sizeof(err)) == -1) {
+		ctl_error(c, "%s", err);
+		return;
+	}
 	if (!nlm->n_grace.g_active || nlm->n_grace.g_how != NULL) {
 		ctl_error(c, "not in grace");
 		return;

@@ -41,8 +41,11 @@ test_parse_bad(void)
 		"nlmctl 1 st4tus",
 		/* A NUL would cut the value: not host "a", nor "" */
 		"nlmctl 1 release host=a%00b", "nlmctl 1 release host=%00",
-		"nlmctl 1 s a=1 a=2 a=3 a=4 a=5 a=6 a=7 a=8 a=9 a=10 a=11 a=12 "
-		"a=13 a=14 a=15 a=16 a=17",
+		"nlmctl 1 s a=1 b=2 c=3 d=4 e=5 f=6 g=7 h=8 i=9 j=10 k=11 l=12 "
+		"m=13 n=14 o=15 p=16 q=17",
+		/* Which would count? */
+		"nlmctl 1 release dry-run=0 host=a dry-run=1",
+		"nlmctl 1 status host=a host=b",
 	};
 	struct ctl_req rq;
 	char err[128], line[512];
@@ -54,6 +57,82 @@ test_parse_bad(void)
 		CU_ASSERT_EQUAL(ctl_req_parse(line, &rq, err, sizeof(err)), -1);
 		CU_ASSERT(err[0] != '\0');
 	}
+}
+
+/*
+ * The errors say which: too many arguments (16 distinct keys are fine,
+ * a 17th is not), a key given twice.
+ */
+static void
+test_parse_why(void)
+{
+	struct ctl_req rq;
+	char err[128], line[512];
+
+	snprintf(line, sizeof(line), "nlmctl 1 s a=1 b=2 c=3 d=4 e=5 f=6 "
+	    "g=7 h=8 i=9 j=10 k=11 l=12 m=13 n=14 o=15 p=16");
+	CU_ASSERT_EQUAL(ctl_req_parse(line, &rq, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(rq.cr_nargs, 16);
+	snprintf(line, sizeof(line), "nlmctl 1 s a=1 b=2 c=3 d=4 e=5 f=6 "
+	    "g=7 h=8 i=9 j=10 k=11 l=12 m=13 n=14 o=15 p=16 q=17");
+	CU_ASSERT_EQUAL(ctl_req_parse(line, &rq, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, "too many arguments");
+	snprintf(line, sizeof(line), "nlmctl 1 release dry-run=0 host=a "
+	    "dry-run=1");
+	CU_ASSERT_EQUAL(ctl_req_parse(line, &rq, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, "argument dry-run given twice");
+}
+
+/*
+ * A command's own check: only its keys, its flags 0 or 1; none at all
+ * with NULL.  (A typo, "dryrun=1", or "dry-run=yes" was taken as a real
+ * release.)
+ */
+static void
+test_req_check(void)
+{
+	static const char *const keys[] = { "host", "dry-run", NULL };
+	static const char *const flags[] = { "dry-run", NULL };
+	static const struct {
+		const char	*line;
+		const char	*err;	/* NULL: accepted */
+	} t[] = {
+		{ "nlmctl 1 release host=a", NULL },
+		{ "nlmctl 1 release host=a dry-run=1", NULL },
+		{ "nlmctl 1 release dry-run=0 host=a", NULL },
+		{ "nlmctl 1 release", NULL },
+		{ "nlmctl 1 release host=a dryrun=1",
+		    "release: unknown argument dryrun" },
+		{ "nlmctl 1 release host=a dry-run=yes",
+		    "release: dry-run: 0 or 1" },
+		{ "nlmctl 1 release host=a dry-run=",
+		    "release: dry-run: 0 or 1" },
+	};
+	struct ctl_req rq;
+	char err[128], line[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(line, sizeof(line), "%s", t[i].line);
+		CU_ASSERT_EQUAL_FATAL(ctl_req_parse(line, &rq, err,
+		    sizeof(err)), 0);
+		err[0] = '\0';
+		if (t[i].err == NULL) {
+			CU_ASSERT_EQUAL(ctl_req_check(&rq, keys, flags, err,
+			    sizeof(err)), 0);
+		} else {
+			CU_ASSERT_EQUAL(ctl_req_check(&rq, keys, flags, err,
+			    sizeof(err)), -1);
+			CU_ASSERT_STRING_EQUAL(err, t[i].err);
+		}
+	}
+	snprintf(line, sizeof(line), "nlmctl 1 grace-end now=1");
+	CU_ASSERT_EQUAL_FATAL(ctl_req_parse(line, &rq, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ctl_req_check(&rq, NULL, NULL, err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(err, "grace-end: unknown argument now");
+	snprintf(line, sizeof(line), "nlmctl 1 grace-end");
+	CU_ASSERT_EQUAL_FATAL(ctl_req_parse(line, &rq, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(ctl_req_check(&rq, NULL, NULL, err, sizeof(err)), 0);
 }
 
 static void
@@ -165,6 +244,9 @@ tests_register(void)
 
 	if (s == NULL ||
 	    CU_add_test(s, "requests", test_parse) == NULL ||
+	    CU_add_test(s, "refusals say why", test_parse_why) == NULL ||
+	    CU_add_test(s, "a command's arguments checked", test_req_check) ==
+	    NULL ||
 	    CU_add_test(s, "bad requests are refused", test_parse_bad) ==
 	    NULL ||
 	    CU_add_test(s, "percent-encoding", test_encode) == NULL ||

@@ -2151,6 +2151,58 @@ test_release_link_local(void)
 }
 
 /*
+ * A request whose arguments are not the command's -- a typo of dry-run,
+ * a flag that is not 0 or 1, a key given twice, any argument to
+ * grace-end -- is refused and changes nothing.  (Before, "release
+ * host=alice dryrun=1" and "dry-run=yes" released alice's lock, and of
+ * "dry-run=0 dry-run=1" the first counted.)
+ */
+static void
+test_request_arguments(void)
+{
+	static const char *const req[] = {
+		"nlmctl 1 release host=alice dryrun=1\n",
+		"nlmctl 1 release host=alice dry-run=yes\n",
+		"nlmctl 1 release dry-run=0 host=alice dry-run=1\n",
+		"nlmctl 1 status hots=alice\n",
+		"nlmctl 1 status locks=yes\n",
+		"nlmctl 1 grace-end now=1\n",
+	};
+	static const char *const why[] = {
+		"release: unknown argument dryrun",
+		"release: dry-run: 0 or 1",
+		"argument dry-run given twice",
+		"status: unknown argument hots",
+		"status: locks: 0 or 1",
+		"grace-end: unknown argument now",
+	};
+	struct tc_answer *a;
+	struct lk_counts ct;
+	char want[128];
+	size_t i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	CU_ASSERT_FATAL(tc_lock(0) == 0);
+	for (i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
+		tc_ask(req[i], a);
+		snprintf(want, sizeof(want), "nlmctl 1 error %s\n", why[i]);
+		CU_ASSERT_STRING_EQUAL(a->buf, want);
+	}
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 1);
+	/* The same, as nlmctl sends it: released. */
+	tc_ask("nlmctl 1 release host=alice dry-run=0\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	tc_end();
+	free(a);
+}
+
+/*
  * A release names exactly one of host, addr, fh and owner: with none it
  * is refused as with two, and releases nothing.  (Found by mutation:
  * with the check reduced to "more than one", every test passed; a
@@ -2343,6 +2395,8 @@ ts_register_ctl(void)
 	    "hosts' locks", test_release_other_hosts) == NULL ||
 	    CU_add_test(s, "release by a link-local address and its "
 	    "interface", test_release_link_local) == NULL ||
+	    CU_add_test(s, "arguments not the command's: refused, nothing "
+	    "changed", test_request_arguments) == NULL ||
 	    CU_add_test(s, "a release names exactly one host, address, file "
 	    "or owner", test_release_one_target) == NULL ||
 	    CU_add_test(s, "status: a grant with callbacks off waits for no "
