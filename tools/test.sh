@@ -21,9 +21,14 @@
 # script's "NAME: N passed, M failed, K skipped".  The last lines are
 # what was skipped and why ("skipped: ..."), then "steps: N passed, M
 # failed, K skipped" and "test: N passed, M failed, K skipped" (tests).
+# No step runs longer than TEST_STEP_TIMEOUT seconds (default 900; the
+# longest, the TSan unit step, takes about 140 s here): one that does is
+# stopped with everything it started and fails with "FAIL: TIMEOUT", so
+# a hung server or guest cannot eat CI's whole time.
 set -u
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
+TEST_STEP_TIMEOUT=${TEST_STEP_TIMEOUT:-900}
 pass=0
 fail=0
 failed=()
@@ -70,8 +75,20 @@ step() {
 	local name=$1; shift
 	local t0=$SECONDS p f s
 	echo "=== $name"
-	"$@" 2>&1 | tee "$OUT"
+	# timeout(1) runs the step in a process group of its own and signals
+	# the whole group, so a script's servers and qemu go with it (their
+	# EXIT traps run on the TERM; KILL 30 s later).  Steps are shell
+	# functions or commands: a bash that sees this script's functions
+	# runs either.  Nothing here reads the terminal: stdin is /dev/null.
+	timeout -k 30 "$TEST_STEP_TIMEOUT" bash -c '"$@"' step "$@" \
+	    </dev/null 2>&1 | tee "$OUT"
 	local rc=${PIPESTATUS[0]}
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		echo "FAIL: TIMEOUT: $name still running after" \
+		    "$TEST_STEP_TIMEOUT s (TEST_STEP_TIMEOUT), stopped" |
+		    tee -a "$OUT"
+		rc=1
+	fi
 	read -r p f s <<<"$(count_tests "$OUT")"
 	if [ "$p" = 0 ] && [ "$f" = 0 ] && [ "$s" = 0 ]; then
 		[ $rc = 0 ] && p=1
@@ -238,6 +255,10 @@ fuzz() {
 	make -s -j"$JOBS" fuzz-bins || return 1
 	tests/fuzz/run.sh short
 }
+
+# What the steps' bash needs of this one.
+export JOBS TSAN_SKIP
+export -f unit tsan_run tsan tsan_itest e2e_negative fuzz
 
 step "build+unit (debug)" unit debug
 step "build+unit (asan)" unit asan
