@@ -41,7 +41,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,17 +60,10 @@
 #include "srv_impl.h"
 #include "store.h"
 #include "tests/fakes/fakes.h"
+#include "tests/fuzz/fz_service.h"
 
 int	LLVMFuzzerInitialize(int *, char ***);
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
-
-#define FZ_CHECK(c)	do {						\
-	if (!(c)) {							\
-		fprintf(stderr, "fuzz_ctl: %s:%d: %s\n", __FILE__,	\
-		    __LINE__, #c);					\
-		abort();						\
-	}								\
-} while (0)
 
 #define XDRPROC(fn)	((xdrproc_t)(void (*)(void))(fn))
 
@@ -82,13 +74,6 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 /* Turns after a reader went away (the release timer's are due at once). */
 #define FZ_ABANDON_TURNS 20
 #define FZ_ANSWER_MAX	(1 << 20)
-
-struct fz_peer {
-	int		 fam;
-	const char	*addr;
-	uint16_t	 port;
-	uint32_t	 scope;
-};
 
 static const struct fz_peer fz_peers[] = {
 	{ AF_INET, "127.0.0.1", 700, 0 },
@@ -102,16 +87,10 @@ static const struct fz_peer fz_peers[] = {
 };
 
 static struct {
-	struct ev_loop	*loop;
-	struct onc_srv	*srv;
-	struct onc_out	*clnt;
 	struct ctl_srv	*ctl;
-	uint64_t	 clock;
 	uint32_t	 xid;
-	char		 dir[64];	/* nsm_init()'s (never made) */
 	char		 sdir[64];	/* the control socket's */
 	char		 path[96];
-	bool		 up;
 	char		*ans;		/* FZ_ANSWER_MAX + 1 bytes */
 	size_t		 anslen;
 	bool		 show;		/* FUZZ_CTL_SHOW set: print answers */
@@ -155,25 +134,6 @@ onc_send_many(int fd, const struct onc_dgram *d, size_t n, size_t *nfull)
 
 /* ---- the service ---- */
 
-static uint64_t
-fz_now(void)
-{
-	return fz.clock;
-}
-
-static void
-fz_hook(struct ev_loop *l, void *arg)
-{
-	(void)l;
-	nlm_turn_end(arg);
-}
-
-static void
-fz_check_table(void)
-{
-	FZ_CHECK(lk_table_check(nlm_get_table()) == LK_OK);
-}
-
 /* `metrics', as nlmd registers it (cmd/nlmd.c): the text line by line. */
 static void
 fz_metrics(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
@@ -200,103 +160,22 @@ fz_metrics(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 static void
 fz_start(void)
 {
-	struct onc_srv_limits lim;
 	struct nlm_config nc;
-	uint64_t epoch;
-	char err[256];
 
-	fz.loop = ev_loop_new();
-	memset(&lim, 0, sizeof(lim));
-	lim.max_record = 65536;
-	lim.max_conns = 16;
-	lim.idle_sec = 600;
-	fz.srv = onc_srv_new(fz.loop, &lim);
-	fz.clnt = onc_out_new(fz.loop, 0, err, sizeof(err));
-	FZ_CHECK(fz.loop != NULL && fz.srv != NULL && fz.clnt != NULL);
-	FZ_CHECK(nsm_init(fz.dir, fake_store(), &epoch, err,
-	    sizeof(err)) == 0);
-	memset(&nc, 0, sizeof(nc));
-	nc.nc_max_name = 255;
-	nc.nc_max_fh = 1024;
-	nc.nc_max_oh = 1024;
+	fz_svc_config(&nc);
 	nc.nc_max_hosts = 64;
-	nc.nc_cbmode = NLM_CB_MSG;
-	nc.nc_cb_retry_min_ms = 1000;
-	nc.nc_cb_retry_max_ms = 8000;
-	nc.nc_cb_max_per_host = 4;
-	nc.nc_max_locks = 256;
-	nc.nc_max_locks_per_host = 64;
-	nc.nc_max_waiters_per_host = 16;
-	nc.nc_epoch = epoch;
-	nc.nc_grace_sec = 90;
-	nc.nc_reclaim_check = LK_RECLAIM_CONFLICT;
-	nc.nc_nsm_state = nsm_state();
-	nc.nc_notify_give_up_sec = 600;
-	nc.nc_host_idle_sec = 600;
-	if (nlm_init(fz.loop, fz.clnt, fake_store(), &nc, err,
-	    sizeof(err)) == -1) {
-		fprintf(stderr, "fuzz_ctl: nlm_init: %s\n", err);
-		abort();
-	}
-	FZ_CHECK(nlm_register(fz.srv) == ONC_OK &&
-	    nsm_register(fz.srv) == ONC_OK);
-	ev_set_beforesleep(fz.loop, fz_hook, fz.srv);
-	nlm_turn_end(fz.srv);
-	fz_check_table();
-	fz.up = true;
+	fz_svc_start(&nc);
 }
 
 static void
 fz_stop(void)
 {
-	if (!fz.up)
-		return;
 	ctl_srv_free(fz.ctl);
 	fz.ctl = NULL;
-	nlm_drain();
-	nlm_shutdown();
-	onc_srv_free(fz.srv);
-	onc_out_free(fz.clnt);
-	ev_loop_free(fz.loop);
-	fz.up = false;
-}
-
-static void
-fz_turn(uint64_t advance_ms)
-{
-	fz.clock += advance_ms;
-	(void)ev_run_once(fz.loop, 0);
-	fz_check_table();
+	fz_svc_stop();
 }
 
 /* ---- the setup: NLM calls from the peers ---- */
-
-static void
-fz_peer_addr(const struct fz_peer *p, struct onc_call *rc)
-{
-	memset(&rc->rc_peer, 0, sizeof(rc->rc_peer));
-	memset(&rc->rc_local, 0, sizeof(rc->rc_local));
-	if (p->fam == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)&rc->rc_peer;
-		struct sockaddr_in *l = (struct sockaddr_in *)&rc->rc_local;
-
-		s->sin_family = l->sin_family = AF_INET;
-		s->sin_port = htons(p->port);
-		FZ_CHECK(inet_pton(AF_INET, p->addr, &s->sin_addr) == 1);
-		l->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		rc->rc_peerlen = rc->rc_locallen = sizeof(*s);
-	} else {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&rc->rc_peer;
-		struct sockaddr_in6 *l = (struct sockaddr_in6 *)&rc->rc_local;
-
-		s->sin6_family = l->sin6_family = AF_INET6;
-		s->sin6_port = htons(p->port);
-		s->sin6_scope_id = p->scope;
-		FZ_CHECK(inet_pton(AF_INET6, p->addr, &s->sin6_addr) == 1);
-		l->sin6_addr = in6addr_loopback;
-		rc->rc_peerlen = rc->rc_locallen = sizeof(*s);
-	}
-}
 
 /* An NLM v4 call from peer p, through the server's dispatch. */
 static void
@@ -304,7 +183,6 @@ fz_call(const struct fz_peer *p, uint32_t proc, xdrproc_t xargs,
     const void *args)
 {
 	struct rpc_msg m;
-	struct onc_ctx cx;
 	uint8_t buf[4096];
 	XDR x;
 
@@ -319,12 +197,7 @@ fz_call(const struct fz_peer *p, uint32_t proc, xdrproc_t xargs,
 	m.rm_call.cb_verf = _null_auth;
 	xdrmem_create(&x, (char *)buf, sizeof(buf), XDR_ENCODE);
 	FZ_CHECK(xdr_callmsg(&x, &m) && xargs(&x, (void *)(uintptr_t)args));
-	memset(&cx, 0, sizeof(cx));
-	cx.cx_call.rc_xport = ONC_UDP;
-	fz_peer_addr(p, &cx.cx_call);
-	cx.cx_call.rc_srv = fz.srv;
-	cx.cx_fd = -1;
-	onc_dispatch(&cx, buf, xdr_getpos(&x));
+	fz_dispatch(buf, xdr_getpos(&x), p);
 	xdr_destroy(&x);
 }
 
@@ -429,7 +302,7 @@ fz_setup(void)
 	lk_table_counts(nlm_get_table(), &ct);
 	FZ_CHECK(ct.ct_grace && ct.ct_rlocks > 0 && ct.ct_rshares > 0 &&
 	    ct.ct_locks > 0 && ct.ct_shares > 0 && ct.ct_waiters > 0);
-	fz.ctl = ctl_srv_new(fz.loop, fz.path, (long)getgid(), err,
+	fz.ctl = ctl_srv_new(fzs.loop, fz.path, (long)getgid(), err,
 	    sizeof(err));
 	if (fz.ctl == NULL) {
 		fprintf(stderr, "fuzz_ctl: ctl_srv_new: %s\n", err);
@@ -1126,20 +999,13 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	/* As root, a network namespace of our own for the client sockets. */
-	if (getuid() == 0)
-		(void)unshare(CLONE_NEWNET);
-	snprintf(fz.dir, sizeof(fz.dir), "/tmp/nlmd-fuzz.XXXXXX");
-	FZ_CHECK(mkdtemp(fz.dir) != NULL);
-	/* nsm_init() only looks for a legacy state file there. */
-	FZ_CHECK(rmdir(fz.dir) == 0);
+	fz_svc_init();
 	snprintf(fz.sdir, sizeof(fz.sdir), "/tmp/nlmd-fuzzctl.XXXXXX");
 	FZ_CHECK(mkdtemp(fz.sdir) != NULL);
 	snprintf(fz.path, sizeof(fz.path), "%s/ctl.sock", fz.sdir);
 	FZ_CHECK(atexit(fz_cleanup) == 0);
 	FZ_CHECK((fz.ans = malloc(FZ_ANSWER_MAX + 1)) != NULL);
 	fz.show = getenv("FUZZ_CTL_SHOW") != NULL;
-	ev_set_clock(fz_now);
 	return 0;
 }
 
@@ -1151,7 +1017,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned nreq = 0;
 
 	fake_store_reset();
-	fz.clock = 1000000;
+	fzs.clock = 1000000;
 	fz.xid = 0;
 	fz_start();
 	fz_setup();

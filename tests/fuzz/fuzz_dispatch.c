@@ -35,7 +35,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,46 +48,26 @@
 #include "srv_impl.h"
 #include "store.h"
 #include "tests/fakes/fakes.h"
+#include "tests/fuzz/fz_service.h"
 
 int	LLVMFuzzerInitialize(int *, char ***);
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-#define FZ_CHECK(c)	do {						\
-	if (!(c)) {							\
-		fprintf(stderr, "fuzz_dispatch: %s:%d: %s\n", __FILE__,	\
-		    __LINE__, #c);					\
-		abort();						\
-	}								\
-} while (0)
-
 #define FZ_MAXMSG	0x3fff
 
-struct fz_peer {
-	int		 fam;
-	const char	*addr;
-	uint16_t	 port;
-};
-
 static const struct fz_peer fz_peers[8] = {
-	{ AF_INET, "127.0.0.1", 700 },		/* root on this host */
-	{ AF_INET, "127.0.0.1", 40000 },
-	{ AF_INET, "10.0.0.1", 900 },
-	{ AF_INET, "10.0.0.2", 41000 },
-	{ AF_INET6, "::1", 800 },
-	{ AF_INET6, "::ffff:127.0.0.1", 600 },
-	{ AF_INET6, "fd00::1", 1000 },
-	{ AF_INET, "192.168.1.1", 1023 },
+	{ AF_INET, "127.0.0.1", 700, 0 },	/* root on this host */
+	{ AF_INET, "127.0.0.1", 40000, 0 },
+	{ AF_INET, "10.0.0.1", 900, 0 },
+	{ AF_INET, "10.0.0.2", 41000, 0 },
+	{ AF_INET6, "::1", 800, 0 },
+	{ AF_INET6, "::ffff:127.0.0.1", 600, 0 },
+	{ AF_INET6, "fd00::1", 1000, 0 },
+	{ AF_INET, "192.168.1.1", 1023, 0 },
 };
 
-static struct {
-	struct ev_loop	*loop;
-	struct onc_srv	*srv;
-	struct onc_out	*clnt;
-	uint64_t	 clock;
-	uint8_t		 conf;
-	char		 dir[64];
-	bool		 up;
-} fz;
+/* The input's configuration byte. */
+static uint8_t fz_conf;
 
 /* ---- the sending functions of rpc/rpcsend.h: nothing leaves ---- */
 
@@ -205,141 +184,17 @@ onc_stream_send(int fd, const void *buf, size_t len)
 
 /* ---- the service ---- */
 
-static uint64_t
-fz_now(void)
-{
-	return fz.clock;
-}
-
-static void
-fz_hook(struct ev_loop *l, void *arg)
-{
-	(void)l;
-	nlm_turn_end(arg);
-}
-
-static void
-fz_check_table(void)
-{
-	FZ_CHECK(lk_table_check(nlm_get_table()) == LK_OK);
-}
-
+/* The service as the input's configuration byte says. */
 static void
 fz_start(void)
 {
-	struct onc_srv_limits lim;
 	struct nlm_config nc;
-	uint64_t epoch;
-	char err[256];
 
-	fz.loop = ev_loop_new();
-	memset(&lim, 0, sizeof(lim));
-	lim.max_record = 65536;
-	lim.max_conns = 16;
-	lim.idle_sec = 600;
-	fz.srv = onc_srv_new(fz.loop, &lim);
-	fz.clnt = onc_out_new(fz.loop, 0, err, sizeof(err));
-	FZ_CHECK(fz.loop != NULL && fz.srv != NULL && fz.clnt != NULL);
-	FZ_CHECK(nsm_init(fz.dir, fake_store(), &epoch, err,
-	    sizeof(err)) == 0);
-	/* Small limits, so that inputs reach them. */
-	memset(&nc, 0, sizeof(nc));
-	nc.nc_max_name = 255;
-	nc.nc_max_fh = 1024;
-	nc.nc_max_oh = 1024;
-	nc.nc_max_hosts = 16;
-	nc.nc_cbmode = (enum nlm_cbmode)(fz.conf & 3);
-	nc.nc_cb_retry_min_ms = 1000;
-	nc.nc_cb_retry_max_ms = 8000;
-	nc.nc_cb_give_up_sec = (fz.conf & 4) ? 30 : 0;
-	nc.nc_cb_max_per_host = 4;
-	nc.nc_max_locks = 256;
-	nc.nc_max_locks_per_host = 64;
-	nc.nc_max_waiters_per_host = 16;
-	nc.nc_epoch = epoch;
-	nc.nc_grace_sec = 90;
-	nc.nc_reclaim_check = (fz.conf >> 3) % 3;
-	nc.nc_nsm_state = nsm_state();
-	nc.nc_notify_give_up_sec = 600;
-	nc.nc_host_idle_sec = 600;
-	if (nlm_init(fz.loop, fz.clnt, fake_store(), &nc, err,
-	    sizeof(err)) == -1) {
-		fprintf(stderr, "fuzz_dispatch: nlm_init: %s\n", err);
-		abort();
-	}
-	FZ_CHECK(nlm_register(fz.srv) == ONC_OK &&
-	    nsm_register(fz.srv) == ONC_OK);
-	ev_set_beforesleep(fz.loop, fz_hook, fz.srv);
-	/* The load and grace start of nlm_init() are a turn of their own. */
-	nlm_turn_end(fz.srv);
-	fz_check_table();
-	fz.up = true;
-}
-
-static void
-fz_stop(void)
-{
-	if (!fz.up)
-		return;
-	nlm_drain();
-	nlm_shutdown();
-	onc_srv_free(fz.srv);
-	onc_out_free(fz.clnt);
-	ev_loop_free(fz.loop);
-	fz.up = false;
-}
-
-/* One turn of the loop: fd events, timers, then the turn's end. */
-static void
-fz_turn(uint64_t advance_ms)
-{
-	fz.clock += advance_ms;
-	(void)ev_run_once(fz.loop, 0);
-	fz_check_table();
-}
-
-static void
-fz_peer_addr(const struct fz_peer *p, struct onc_call *rc)
-{
-	memset(&rc->rc_peer, 0, sizeof(rc->rc_peer));
-	memset(&rc->rc_local, 0, sizeof(rc->rc_local));
-	if (p->fam == AF_INET) {
-		struct sockaddr_in *s = (struct sockaddr_in *)&rc->rc_peer;
-		struct sockaddr_in *l = (struct sockaddr_in *)&rc->rc_local;
-
-		s->sin_family = l->sin_family = AF_INET;
-		s->sin_port = htons(p->port);
-		FZ_CHECK(inet_pton(AF_INET, p->addr, &s->sin_addr) == 1);
-		l->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		rc->rc_peerlen = rc->rc_locallen = sizeof(*s);
-	} else {
-		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&rc->rc_peer;
-		struct sockaddr_in6 *l = (struct sockaddr_in6 *)&rc->rc_local;
-
-		s->sin6_family = l->sin6_family = AF_INET6;
-		s->sin6_port = htons(p->port);
-		FZ_CHECK(inet_pton(AF_INET6, p->addr, &s->sin6_addr) == 1);
-		l->sin6_addr = in6addr_loopback;
-		rc->rc_peerlen = rc->rc_locallen = sizeof(*s);
-	}
-}
-
-/* A datagram from peer p, in a buffer of its own, freed right after. */
-static void
-fz_dispatch(const uint8_t *msg, size_t len, const struct fz_peer *p)
-{
-	struct onc_ctx cx;
-	uint8_t *buf;
-
-	FZ_CHECK((buf = malloc(len ? len : 1)) != NULL);
-	memcpy(buf, msg, len);
-	memset(&cx, 0, sizeof(cx));
-	cx.cx_call.rc_xport = ONC_UDP;
-	fz_peer_addr(p, &cx.cx_call);
-	cx.cx_call.rc_srv = fz.srv;
-	cx.cx_fd = -1;
-	onc_dispatch(&cx, buf, len);
-	free(buf);
+	fz_svc_config(&nc);
+	nc.nc_cbmode = (enum nlm_cbmode)(fz_conf & 3);
+	nc.nc_cb_give_up_sec = (fz_conf & 4) ? 30 : 0;
+	nc.nc_reclaim_check = (fz_conf >> 3) % 3;
+	fz_svc_start(&nc);
 }
 
 /*
@@ -359,7 +214,7 @@ fz_answer(const uint8_t *msg, size_t len, unsigned k)
 	FZ_CHECK((buf = malloc(len >= 4 ? len : 4)) != NULL);
 	memcpy(buf, msg, len);
 	memcpy(buf, &fz_calls[i].xid, 4);
-	onc_out_input(fz.clnt, &fz_calls[i].dst, buf, len);
+	onc_out_input(fzs.clnt, &fz_calls[i].dst, buf, len);
 	free(buf);
 }
 
@@ -368,14 +223,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	/* As root, a network namespace of our own for the client sockets. */
-	if (getuid() == 0)
-		(void)unshare(CLONE_NEWNET);
-	snprintf(fz.dir, sizeof(fz.dir), "/tmp/nlmd-fuzz.XXXXXX");
-	FZ_CHECK(mkdtemp(fz.dir) != NULL);
-	/* nsm_init() only looks for a legacy state file there. */
-	FZ_CHECK(rmdir(fz.dir) == 0);
-	ev_set_clock(fz_now);
+	fz_svc_init();
 	return 0;
 }
 
@@ -390,8 +238,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake_store_reset();
 	fz_nsent = 0;
 	fz_ncalls = 0;
-	fz.conf = data[0];
-	fz.clock = 1000000;
+	fz_conf = data[0];
+	fzs.clock = 1000000;
 	fz_start();
 	while (off + 3 <= size) {
 		len = ((size_t)data[off] << 8 | data[off + 1]) & FZ_MAXMSG;
@@ -411,14 +259,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fz_turn(adv[flags >> 6]);
 		}
 		if ((flags & 0x30) == 0x30) {
-			fz_stop();
+			fz_svc_stop();
 			fz_start();
 		}
 	}
 	/* Let grace, callbacks and notifications run out. */
 	fz_turn(100000);
 	fz_turn(100000);
-	fz_stop();
+	fz_svc_stop();
 	return 0;
 }
 

@@ -42,23 +42,24 @@ $(O)/fuzz/fuzz-recmark: $(O)/tests/fuzz/fuzz_recmark.o $(O)/librpc.a \
 
 # fuzz_dispatch.c defines the two sending functions (nothing leaves the
 # process); its definitions come before librpc.a, so rpcsend.o is never
-# pulled from it.
+# pulled from it.  fz_service.c: the service both it and fuzz_ctl.c run.
 FUZZ_DISP_LIBS := $(O)/libnsm.a $(O)/libnlm.a $(O)/libctl.a $(O)/librpc.a \
     $(O)/liblockcore.a $(O)/libcommon.a
-$(O)/fuzz/fuzz-dispatch: $(O)/tests/fuzz/fuzz_dispatch.o \
-    $(O)/tests/fakes/store_fake.o $(FUZZ_DISP_LIBS)
+FUZZ_SVC_OBJS := $(O)/tests/fuzz/fz_service.o $(O)/tests/fakes/store_fake.o
+$(O)/fuzz/fuzz-dispatch: $(O)/tests/fuzz/fuzz_dispatch.o $(FUZZ_SVC_OBJS) \
+    $(FUZZ_DISP_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(FUZZ_LD) -o $@ $(O)/tests/fuzz/fuzz_dispatch.o \
-	    $(O)/tests/fakes/store_fake.o -Wl,--start-group $(FUZZ_DISP_LIBS) \
+	    $(FUZZ_SVC_OBJS) -Wl,--start-group $(FUZZ_DISP_LIBS) \
 	    -Wl,--end-group $(TIRPC_LIBS)
 
 # fuzz_ctl.c: the same libraries and sending functions as fuzz_dispatch.c,
 # the real control server (libctl.a) on a Unix socket.
-$(O)/fuzz/fuzz-ctl: $(O)/tests/fuzz/fuzz_ctl.o \
-    $(O)/tests/fakes/store_fake.o $(FUZZ_DISP_LIBS)
+$(O)/fuzz/fuzz-ctl: $(O)/tests/fuzz/fuzz_ctl.o $(FUZZ_SVC_OBJS) \
+    $(FUZZ_DISP_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(FUZZ_LD) -o $@ $(O)/tests/fuzz/fuzz_ctl.o \
-	    $(O)/tests/fakes/store_fake.o -Wl,--start-group $(FUZZ_DISP_LIBS) \
+	    $(FUZZ_SVC_OBJS) -Wl,--start-group $(FUZZ_DISP_LIBS) \
 	    -Wl,--end-group $(TIRPC_LIBS)
 
 FUZZ_OBJS := $(patsubst %.c,$(O)/%.o,$(wildcard tests/fuzz/*.c))
