@@ -166,6 +166,13 @@ check "nlmctl status: the link-local host used $SRVLL%veth-s, once ($ll_local)" 
 check "nlmd logged the request its downgrade cycle dropped (nlmtest main)" \
     grep -q "1 queued lock request dropped: a change of what an owner holds made it close a deadlock cycle" "$NLMD_LOG"
 stop_nlmd
+# The link-local host as stored: the dump names its interface too (the
+# address alone would be any machine's fe80::99:2 on any link).
+"$NLMD" --dump-state -s "$STATE" >"$W/dump.ll" 2>&1
+check "--dump-state: the link-local host's address is $CLILL%veth-s" \
+    awk '$1 == "host" && / name=hostll / {
+	for (i = 2; i <= NF; i++) if ($i == "addr='"$CLILL"'%veth-s") f = 1 }
+	END { exit !f }' "$W/dump.ll"
 
 start_nlmd_group --callbacks=sync --callback-retry-min-ms=100 \
     --callback-retry-max-ms=200 --callback-give-up=2
