@@ -56,11 +56,11 @@ int		 ctl_req_parse(char *line, struct ctl_req *rq, char *err,
 /* The value of `key', or NULL. */
 const char	*ctl_req_get(const struct ctl_req *rq, const char *key);
 /*
- * A command's check of its arguments: every key among `keys' (NULL-
- * terminated; NULL: none at all), and each of `flags' (NULL-terminated,
- * or NULL) that is given "0" or "1".  0, or -1 with the reason in
- * err[errlen]: a typo ("dryrun=1") or "dry-run=yes" must not be a real
- * release.
+ * The check of a request's arguments against what its command takes
+ * (the control server makes it before the command runs; see
+ * ctl_srv_command()): every key among `keys' (NULL-terminated; NULL:
+ * none at all), and each of `flags' (NULL-terminated, or NULL) that is
+ * given "0" or "1".  0, or -1 with the reason in err[errlen].
  */
 int		 ctl_req_check(const struct ctl_req *rq,
 		    const char *const *keys, const char *const *flags,

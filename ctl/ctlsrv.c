@@ -51,6 +51,8 @@ static struct log_rl rl_accept;
 
 struct ctl_cmd {
 	char		*cc_name;
+	const char *const *cc_keys;	/* the arguments it takes */
+	const char *const *cc_flags;	/* those of them that are 0 or 1 */
 	ctl_cmd_fn	*cc_fn;
 	void		*cc_arg;
 	struct ctl_cmd	*cc_next;
@@ -459,6 +461,12 @@ conn_request(struct ctl_conn *c)
 		conn_flush(c);
 		return;
 	}
+	if (ctl_req_check(&rq, cmd->cc_keys, cmd->cc_flags, err,
+	    sizeof(err)) == -1) {
+		ctl_error(c, "%s", err);
+		conn_flush(c);
+		return;
+	}
 	n = snprintf(line, sizeof(line), CTL_MAGIC " %d ok\n", CTL_VERSION);
 	out_add(c, line, (size_t)n);
 	cmd->cc_fn(c, &rq, cmd->cc_arg);
@@ -827,8 +835,8 @@ ctl_srv_new(struct ev_loop *loop, const char *path, long group, char *err,
 }
 
 int
-ctl_srv_command(struct ctl_srv *s, const char *name, ctl_cmd_fn *fn,
-    void *arg)
+ctl_srv_command(struct ctl_srv *s, const char *name, const char *const *keys,
+    const char *const *flags, ctl_cmd_fn *fn, void *arg)
 {
 	struct ctl_cmd *c;
 
@@ -837,6 +845,8 @@ ctl_srv_command(struct ctl_srv *s, const char *name, ctl_cmd_fn *fn,
 		free(c);
 		return -1;
 	}
+	c->cc_keys = keys;
+	c->cc_flags = flags;
 	c->cc_fn = fn;
 	c->cc_arg = arg;
 	c->cc_next = s->s_cmds;

@@ -59,8 +59,17 @@ struct ctl_srv	*ctl_srv_new(struct ev_loop *, const char *path, long group,
  * whose hold is over by now is sent first, as far as its socket takes it.
  */
 void		 ctl_srv_free(struct ctl_srv *);
-/* Register a command.  0, or -1 when out of memory. */
+/*
+ * Register a command and the arguments it takes: `keys' (NULL-terminated;
+ * NULL: none at all) and, among them, the `flags', given "0" or "1"
+ * (NULL-terminated, or NULL).  The server refuses a request with any
+ * other argument, or a flag with another value, before the command runs
+ * (ctl_req_check()): a typo ("dryrun=1") or "dry-run=yes" must not be a
+ * real release.  The two lists are kept, not copied (static arrays).  0,
+ * or -1 when out of memory.
+ */
 int		 ctl_srv_command(struct ctl_srv *, const char *name,
+		    const char *const *keys, const char *const *flags,
 		    ctl_cmd_fn *, void *arg);
 /* Times accepting paused for want of a descriptor or memory.  NULL: 0. */
 uint64_t	 ctl_srv_accept_paused(const struct ctl_srv *);

@@ -347,16 +347,9 @@ static void
 ctl_cmd_status(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 {
 	struct ctl_status *st;
-	static const char *const keys[] = { "host", "fh", "locks", NULL };
-	static const char *const flags[] = { "locks", NULL };
 	const char *v, *name;
-	char err[128];
 
 	(void)arg;
-	if (ctl_req_check(rq, keys, flags, err, sizeof(err)) == -1) {
-		ctl_error(c, "%s", err);
-		return;
-	}
 	if ((st = calloc(1, sizeof(*st))) == NULL) {
 		ctl_error(c, "out of memory");
 		return;
@@ -1045,11 +1038,7 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	struct ctl_rel r;
 	struct ctl_relp *rp;
 	struct ctl_relh *hp;
-	static const char *const keys[] = { "host", "addr", "fh", "owner",
-	    "dry-run", NULL };
-	static const char *const flags[] = { "dry-run", NULL };
 	const char *host, *addr, *fh, *owner, *v;
-	char err[128];
 	struct lk_counts ct;
 	uint8_t fhb[LK_FH_MAX];
 	long fhlen = 0;
@@ -1057,10 +1046,6 @@ ctl_cmd_release(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	int given;
 
 	(void)arg;
-	if (ctl_req_check(rq, keys, flags, err, sizeof(err)) == -1) {
-		ctl_error(c, "%s", err);
-		return;
-	}
 	memset(&r, 0, sizeof(r));
 	r.conn = c;
 	r.ohlen = -1;
@@ -1274,13 +1259,8 @@ ctl_grace_fill(struct ctl_conn *c, void *state)
 static void
 ctl_cmd_grace_end(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 {
-	char err[128];
-
+	(void)rq;
 	(void)arg;
-	if (ctl_req_check(rq, NULL, NULL, err, sizeof(err)) == -1) {
-		ctl_error(c, "%s", err);
-		return;
-	}
 	if (!nlm->n_grace.g_active || nlm->n_grace.g_how != NULL) {
 		ctl_error(c, "not in grace");
 		return;
@@ -1299,14 +1279,24 @@ ctl_cmd_grace_end(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	ctl_hold(c, ctl_grace_over, NULL);
 }
 
+/* The arguments each command takes (the server refuses any other). */
+static const char *const status_keys[] = { "host", "fh", "locks", NULL };
+static const char *const status_flags[] = { "locks", NULL };
+static const char *const release_keys[] = { "host", "addr", "fh", "owner",
+    "dry-run", NULL };
+static const char *const release_flags[] = { "dry-run", NULL };
+
 int
 nlm_ctl_register(struct ctl_srv *srv, const char *durability)
 {
 	snprintf(ctl_durability, sizeof(ctl_durability), "%s", durability);
 	ctl_started_unix = (uint64_t)time(NULL);
-	if (ctl_srv_command(srv, "status", ctl_cmd_status, NULL) == -1 ||
-	    ctl_srv_command(srv, "release", ctl_cmd_release, NULL) == -1 ||
-	    ctl_srv_command(srv, "grace-end", ctl_cmd_grace_end, NULL) == -1)
+	if (ctl_srv_command(srv, "status", status_keys, status_flags,
+	    ctl_cmd_status, NULL) == -1 ||
+	    ctl_srv_command(srv, "release", release_keys, release_flags,
+	    ctl_cmd_release, NULL) == -1 ||
+	    ctl_srv_command(srv, "grace-end", NULL, NULL, ctl_cmd_grace_end,
+	    NULL) == -1)
 		return -1;
 	return 0;
 }

@@ -109,13 +109,23 @@ cs_cmd_walk(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	ctl_produce(c, cs_fill_empty, NULL, NULL);
 }
 
-/* Refused, naming what was asked: release's "no host named NAME". */
+/* Times cs_cmd_echoerr() ran. */
+static unsigned cs_echoerr_runs;
+
+/*
+ * Refused, naming what was asked: release's "no host named NAME".  It
+ * takes host= and the flag dry-run=.
+ */
+static const char *const cs_echoerr_keys[] = { "host", "dry-run", NULL };
+static const char *const cs_echoerr_flags[] = { "dry-run", NULL };
+
 static void
 cs_cmd_echoerr(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 {
 	const char *v = ctl_req_get(rq, "host");
 
 	(void)arg;
+	cs_echoerr_runs++;
 	ctl_error(c, "no host named %s", v != NULL ? v : "");
 }
 
@@ -150,16 +160,16 @@ cs_start_group(struct cs_srv *cs, long group)
 	cs->srv = ctl_srv_new(cs->loop, cs->sun.sun_path, group, err,
 	    sizeof(err));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cs->srv);
-	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "hold", cs_cmd_hold, NULL) ==
-	    0);
-	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "big", cs_cmd_big, NULL) ==
-	    0);
-	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "holdlong", cs_cmd_holdlong,
-	    NULL) == 0);
-	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "echoerr", cs_cmd_echoerr,
-	    NULL) == 0);
-	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "walk", cs_cmd_walk, NULL) ==
-	    0);
+	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "hold", NULL, NULL,
+	    cs_cmd_hold, NULL) == 0);
+	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "big", NULL, NULL,
+	    cs_cmd_big, NULL) == 0);
+	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "holdlong", NULL, NULL,
+	    cs_cmd_holdlong, NULL) == 0);
+	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "echoerr", cs_echoerr_keys,
+	    cs_echoerr_flags, cs_cmd_echoerr, NULL) == 0);
+	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "walk", NULL, NULL,
+	    cs_cmd_walk, NULL) == 0);
 }
 
 static void
@@ -831,6 +841,51 @@ test_error_one_line(void)
 	cs_stop(&cs);
 }
 
+/*
+ * The server checks a request's arguments against what its command was
+ * registered with, before the command runs: an argument it does not take
+ * (a typo: "dryrun=1", or any argument to a command that takes none), or
+ * a flag not 0 or 1 ("dry-run=yes"), is an error line and the command
+ * never sees the request; what it takes reaches it.
+ */
+static void
+test_args_checked(void)
+{
+	static const struct {
+		const char	*req;
+		const char	*answer;
+		unsigned	 runs;	/* times the command ran: 0 or 1 */
+	} t[] = {
+		{ "nlmctl 1 echoerr host=a dryrun=1\n",
+		  "nlmctl 1 error echoerr: unknown argument dryrun\n", 0 },
+		{ "nlmctl 1 echoerr host=a dry-run=yes\n",
+		  "nlmctl 1 error echoerr: dry-run: 0 or 1\n", 0 },
+		{ "nlmctl 1 walk host=a\n",
+		  "nlmctl 1 error walk: unknown argument host\n", 0 },
+		{ "nlmctl 1 echoerr host=a dry-run=1\n",
+		  "nlmctl 1 error no host named a\n", 1 },
+		{ "nlmctl 1 echoerr\n", "nlmctl 1 error no host named \n", 1 },
+	};
+	struct cs_srv cs;
+	char buf[256];
+	unsigned runs;
+	size_t i;
+	int fd;
+
+	cs_start(&cs);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		runs = cs_echoerr_runs;
+		fd = cs_connect(&cs);
+		CU_ASSERT_FATAL(send(fd, t[i].req, strlen(t[i].req), 0) ==
+		    (ssize_t)strlen(t[i].req));
+		cs_answer(&cs, fd, buf, sizeof(buf));
+		close(fd);
+		CU_ASSERT_STRING_EQUAL(buf, t[i].answer);
+		CU_ASSERT_EQUAL(cs_echoerr_runs - runs, t[i].runs);
+	}
+	cs_stop(&cs);
+}
+
 int
 ctl_register_srv(void)
 {
@@ -862,7 +917,9 @@ ctl_register_srv(void)
 	    CU_add_test(s, "an error is one line, whatever it names",
 	    test_error_one_line) == NULL ||
 	    CU_add_test(s, "the socket's mode whatever the umask",
-	    test_socket_mode) == NULL)
+	    test_socket_mode) == NULL ||
+	    CU_add_test(s, "arguments a command does not take are refused",
+	    test_args_checked) == NULL)
 		return -1;
 	return 0;
 }

@@ -309,7 +309,7 @@ fz_setup(void)
 		abort();
 	}
 	FZ_CHECK(nlm_ctl_register(fz.ctl, "sync") == 0 &&
-	    ctl_srv_command(fz.ctl, "metrics", fz_metrics, NULL) == 0);
+	    ctl_srv_command(fz.ctl, "metrics", NULL, NULL, fz_metrics, NULL) == 0);
 }
 
 /* ---- the table: a digest, the records held ---- */
