@@ -981,6 +981,53 @@ test_grace_drop(void)
 	CU_ASSERT_EQUAL(g_nchanges(), 0);
 }
 
+/*
+ * A step that drops the last reclaimable lock but not the reclaimable
+ * share of the same file (a file's locks go first): grace is not over
+ * until the share is dropped too.  Ended on the locks alone, it left the
+ * share reclaimable for good -- the next step found grace over and
+ * dropped nothing, and the share refused every conflicting SHARE with
+ * LK_GRACE; no test had a step end between a file's locks and shares.
+ */
+static void
+test_grace_drop_shares_left(void)
+{
+	struct lk_record recs[2];
+	struct lk_config cf;
+	struct lk_counts ct;
+	size_t bad = 99;
+
+	lk_table_destroy(t);
+	lk_config_init(&cf);
+	cf.cf_epoch = 2;
+	t = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	recs[0] = g_lrec(OA, "f", 0, 100, EX, 10, true);
+	recs[1] = g_srec(2, "b", "f", R, W, true);
+	CU_ASSERT_EQUAL_FATAL(lk_table_load(t, recs, 2, &bad), LK_OK);
+	g_nstore = 0;
+	g_put(&recs[0]);
+	g_put(&recs[1]);
+	CU_ASSERT_EQUAL(lk_grace_drop(t, 1, 9, &lt_res), LK_OK);
+	g_sync();
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 1);
+	CU_ASSERT_TRUE(G_REMOVED(OA, 0, 100, EX, 10, 1, true));
+	ct = g_counts();
+	CU_ASSERT_EQUAL(ct.ct_rlocks, 0);
+	CU_ASSERT_EQUAL(ct.ct_rshares, 1);
+	CU_ASSERT_TRUE(ct.ct_grace);
+	CU_ASSERT_EQUAL(g_share(3, "c", "f", W, 0, false), LK_GRACE);
+	/* The next step drops the share, and grace is over. */
+	CU_ASSERT_EQUAL(lk_grace_drop(t, 1, 9, &lt_res), LK_OK);
+	g_sync();
+	CU_ASSERT_EQUAL(lt_res->rs_nremoved, 1);
+	ct = g_counts();
+	CU_ASSERT_EQUAL(ct.ct_rlocks + ct.ct_rshares, 0);
+	CU_ASSERT_FALSE(ct.ct_grace);
+	CU_ASSERT_EQUAL(ct.ct_grace_dropped, 2);
+	CU_ASSERT_EQUAL(g_share(3, "c", "f", W, 0, false), LK_OK);
+}
+
 static void
 test_reclaim_waiters(void)
 {
@@ -1341,6 +1388,8 @@ lt_register_grace(void)
 	    test_reclaim_held_late) ||
 	    !CU_add_test(s, "lk_grace_drop: grace ends in steps",
 	    test_grace_drop) ||
+	    !CU_add_test(s, "lk_grace_drop: a step that leaves only shares",
+	    test_grace_drop_shares_left) ||
 	    !CU_add_test(s, "reclaims and waiters", test_reclaim_waiters) ||
 	    !CU_add_test(s, "a reclaim frees its owner's requests from an "
 	    "older waiter", test_reclaim_frees_own_waiter) ||
