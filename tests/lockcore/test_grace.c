@@ -472,6 +472,14 @@ test_load_grace(void)
 	CU_ASSERT_EQUAL(lt_lock(t, g_req(OA, "f", 0, 1, EX, NB, true), NULL),
 	    LK_NOGRACE);
 	CU_ASSERT_EQUAL(lt_res->rs_nadded, 0);
+	/* Nor is one loaded with live records only. */
+	bad[0] = g_lrec(OA, "f", 0, 1, EX, 5, false);
+	CU_ASSERT_EQUAL(lk_table_load(t, bad, 1, &badi), LK_OK);
+	CU_ASSERT_FALSE(lk_in_grace(t));
+	CU_ASSERT_FALSE(g_counts().ct_grace);
+	CU_ASSERT_EQUAL(lt_lock(t, g_req(OA, "f", 5, 1, EX, NB, true), NULL),
+	    LK_NOGRACE);
+	CU_ASSERT_EQUAL(lt_res->rs_nadded, 0);
 	g_setup(LK_RECLAIM_CONFLICT);
 	CU_ASSERT_TRUE(lk_in_grace(t));
 	ct = g_counts();
