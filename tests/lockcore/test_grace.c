@@ -712,6 +712,54 @@ test_grace_plain_lock(void)
 	CU_ASSERT_EQUAL(lt_res->rs_granted[0].gr_lock.rc_epoch, 2);
 }
 
+/*
+ * Two cases only the random model caught before: a new LOCK of another
+ * owner of the same host over that host's reclaimable lock is held back
+ * like any other owner's (the record is not the new owner's to take);
+ * and `strict' grants a reclaim only over bytes on record -- two records
+ * that meet cover the range they span, two with a byte between them do
+ * not.
+ */
+static void
+test_grace_same_host_and_gaps(void)
+{
+	struct lk_record recs[3];
+	struct lk_config cf;
+	size_t bad = 99, i;
+
+	g_setup(LK_RECLAIM_CONFLICT);
+	CU_ASSERT_EQUAL(g_plain(OA2, "f", 50, 10, EX, NB, NULL), LK_GRACE);
+	CU_ASSERT_TRUE(g_holder_is(1, 0, true));
+	CU_ASSERT_EQUAL(g_nchanges(), 0);
+	CU_ASSERT_EQUAL(g_plain(OA2, "f", 50, 10, SH, NB, NULL), LK_GRACE);
+	CU_ASSERT_EQUAL(g_nchanges(), 0);
+
+	lk_table_destroy(t);
+	lk_config_init(&cf);
+	cf.cf_epoch = 2;
+	cf.cf_reclaim_check = LK_RECLAIM_STRICT;
+	t = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	recs[0] = g_lrec(OF, "h", 0, 10, EX, 40, true);
+	recs[1] = g_lrec(OF, "h", 10, 10, EX, 41, true);
+	recs[2] = g_lrec(OF, "h", 21, 10, EX, 42, true);
+	CU_ASSERT_EQUAL_FATAL(lk_table_load(t, recs, 3, &bad), LK_OK);
+	g_nstore = 0;
+	for (i = 0; i < 3; i++)
+		g_put(&recs[i]);
+	/* [0, 31) has byte 20 not on record: refused, nothing changes. */
+	CU_ASSERT_EQUAL(g_reclaim(OF, "h", 0, 31, EX), LK_DENIED);
+	CU_ASSERT_EQUAL(g_nchanges(), 0);
+	CU_ASSERT_EQUAL(g_reclaim(OF, "h", 15, 10, EX), LK_DENIED);
+	CU_ASSERT_EQUAL(g_nchanges(), 0);
+	/* [0, 20): the two records that meet. */
+	CU_ASSERT_EQUAL(g_reclaim(OF, "h", 0, 20, EX), LK_GRANTED);
+	CU_ASSERT_TRUE(G_REMOVED(OF, 0, 10, EX, 40, 1, true));
+	CU_ASSERT_TRUE(G_REMOVED(OF, 10, 10, EX, 41, 1, true));
+	CU_ASSERT_EQUAL(lt_res->rs_nadded, 1);
+	CU_ASSERT_EQUAL(g_counts().ct_rlocks, 1);
+}
+
 static void
 test_grace_test_unlock(void)
 {
@@ -1384,6 +1432,8 @@ lt_register_grace(void)
 	    !CU_add_test(s, "reclaim, LK_RECLAIM_OFF", test_reclaim_off) ||
 	    !CU_add_test(s, "plain LOCK in grace: LK_GRACE",
 	    test_grace_plain_lock) ||
+	    !CU_add_test(s, "another owner of the host; strict and a gap",
+	    test_grace_same_host_and_gaps) ||
 	    !CU_add_test(s, "TEST and UNLOCK in grace",
 	    test_grace_test_unlock) ||
 	    !CU_add_test(s, "host and file release in grace",
