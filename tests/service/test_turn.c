@@ -1377,6 +1377,65 @@ test_out_burst(void)
 	t_out_stop(loop, cl, rfd);
 }
 
+/* The xids of the datagrams waiting on rfd, in order, into xid[max]. */
+static size_t
+t_out_recv(int rfd, uint32_t *xid, size_t max)
+{
+	uint8_t buf[512];
+	size_t n = 0;
+
+	while (n < max && recv(rfd, buf, sizeof(buf), MSG_DONTWAIT) >= 4) {
+		memcpy(&xid[n], buf, 4);
+		xid[n] = ntohl(xid[n]);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A call leaves once the commit number of its turn is committed, not
+ * before, and calls leave in the order of their turns: of calls sealed
+ * with 1, 2 and 2, a release of 1 (turn 1 on disk, turn 2 still on its
+ * way) sends the first alone; a release of 2 the other two, in order.
+ * No test failed when onc_out_release() let every sealed call out
+ * whatever its number, nor when onc_out_seal() tagged calls 0
+ * (mutation testing, 2026-12-07): the service releases when a commit
+ * completes, and no test had a call wait for a turn behind another's --
+ * a GRANTED callback reporting a grant the disk did not have yet.
+ */
+static void
+test_out_release_order(void)
+{
+	struct ev_loop *loop;
+	struct onc_out *cl;
+	struct onc_out_req rq;
+	struct sockaddr_in dst;
+	uint32_t xid[3], got[4];
+	int rfd;
+
+	cl = t_out_start(&loop, &rfd, &dst, &rq);
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(cl, &rq, &xid[0]), ONC_OK);
+	CU_ASSERT(onc_out_held(cl));
+	onc_out_seal(cl, 1);
+	CU_ASSERT(!onc_out_held(cl));
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(cl, &rq, &xid[1]), ONC_OK);
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(cl, &rq, &xid[2]), ONC_OK);
+	onc_out_seal(cl, 2);
+	onc_out_release(cl, 0);
+	CU_ASSERT_EQUAL(t_out_recv(rfd, got, 4), 0);
+	onc_out_release(cl, 1);
+	CU_ASSERT(onc_out_sent(cl, xid[0]));
+	CU_ASSERT(!onc_out_sent(cl, xid[1]) && !onc_out_sent(cl, xid[2]));
+	CU_ASSERT_EQUAL_FATAL(t_out_recv(rfd, got, 4), 1);
+	CU_ASSERT_EQUAL(got[0], xid[0]);
+	onc_out_release(cl, 2);
+	CU_ASSERT(onc_out_sent(cl, xid[1]) && onc_out_sent(cl, xid[2]));
+	CU_ASSERT_EQUAL_FATAL(t_out_recv(rfd, got, 4), 2);
+	CU_ASSERT_EQUAL(got[0], xid[1]);
+	CU_ASSERT_EQUAL(got[1], xid[2]);
+	t_out_stop(loop, cl, rfd);
+}
+
 /* A TCP reply: no byte of it before the commit. */
 static void
 test_tcp_reply(void)
@@ -4856,6 +4915,8 @@ ts_register_turn(void)
 	    "out", test_out_tries) == NULL ||
 	    CU_add_test(s, "calls past a release's burst leave in the next "
 	    "turns", test_out_burst) == NULL ||
+	    CU_add_test(s, "a call leaves after its own turn's commit, in "
+	    "turn order", test_out_release_order) == NULL ||
 	    CU_add_test(s, "a refused grant leaves the earlier lock",
 	    test_refusal_keeps_earlier_lock) ==
 	    NULL ||
