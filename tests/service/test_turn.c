@@ -1377,6 +1377,77 @@ test_out_burst(void)
 	t_out_stop(loop, cl, rfd);
 }
 
+/* A reply to xid denied with `why' (MSG_DENIED), into buf. */
+static size_t
+t_denied_enc(uint8_t *buf, size_t cap, uint32_t xid, enum reject_stat why)
+{
+	struct rpc_msg rep;
+	size_t len = 0;
+	XDR x;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.rm_xid = xid;
+	rep.rm_direction = REPLY;
+	rep.rm_reply.rp_stat = MSG_DENIED;
+	rep.rjcted_rply.rj_stat = why;
+	if (why == AUTH_ERROR)
+		rep.rjcted_rply.rj_why = AUTH_TOOWEAK;
+	else
+		rep.rjcted_rply.rj_vers.low = rep.rjcted_rply.rj_vers.high = 3;
+	xdrmem_create(&x, (char *)buf, (u_int)cap, XDR_ENCODE);
+	if (xdr_replymsg(&x, &rep))
+		len = xdr_getpos(&x);
+	xdr_destroy(&x);
+	CU_ASSERT_FATAL(len > 0);
+	return len;
+}
+
+/*
+ * A reply the peer's RPC layer denies (MSG_DENIED: AUTH_ERROR, from a
+ * client that takes no AUTH_NONE call, or RPC_MISMATCH) completes the
+ * call ONC_OUT_REFUSED, as an accepted reply with an error does: its
+ * program never saw the call.  No test failed when onc_out_input() did
+ * not look at the reply's status (mutation testing, 2026-12-07): a
+ * denied reply leaves the accepted part of the message zero, which
+ * reads as SUCCESS, so the call completed OK -- a GRANTED_MSG the
+ * client's RPC layer turned away was taken for one its NLM had (the
+ * next copy put off by callback-retry-max-ms), its port for right.
+ */
+static void
+test_out_denied(void)
+{
+	static const enum reject_stat why[] = { AUTH_ERROR, RPC_MISMATCH };
+	struct ev_loop *loop;
+	struct onc_out *cl;
+	struct onc_out_req rq;
+	struct sockaddr_in dst;
+	struct sockaddr_storage from;
+	uint8_t buf[128];
+	uint32_t xid;
+	size_t i, len;
+	int rfd, st;
+
+	cl = t_out_start(&loop, &rfd, &dst, &rq);
+	memset(&from, 0, sizeof(from));
+	memcpy(&from, &dst, sizeof(dst));
+	rq.cr_cb = t_match_cb;
+	rq.cr_arg = &st;
+	for (i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
+		st = -1;
+		CU_ASSERT_EQUAL_FATAL(onc_out_call(cl, &rq, &xid), ONC_OK);
+		onc_out_seal(cl, 1);
+		onc_out_release(cl, 1);
+		CU_ASSERT_FATAL(onc_out_sent(cl, xid));
+		len = t_denied_enc(buf, sizeof(buf), xid, why[i]);
+		onc_out_input(cl, &from, buf, len);
+		CU_ASSERT_EQUAL(st, ONC_OUT_REFUSED);
+		CU_ASSERT(!onc_out_sent(cl, xid));
+	}
+	CU_ASSERT_EQUAL(onc_out_stats(cl)->replies, 2);
+	CU_ASSERT_EQUAL(onc_out_stats(cl)->pending, 0);
+	t_out_stop(loop, cl, rfd);
+}
+
 /* The xids of the datagrams waiting on rfd, in order, into xid[max]. */
 static size_t
 t_out_recv(int rfd, uint32_t *xid, size_t max)
@@ -4917,6 +4988,8 @@ ts_register_turn(void)
 	    "turns", test_out_burst) == NULL ||
 	    CU_add_test(s, "a call leaves after its own turn's commit, in "
 	    "turn order", test_out_release_order) == NULL ||
+	    CU_add_test(s, "a denied reply (MSG_DENIED) completes a call "
+	    "refused", test_out_denied) == NULL ||
 	    CU_add_test(s, "a refused grant leaves the earlier lock",
 	    test_refusal_keeps_earlier_lock) ==
 	    NULL ||
