@@ -1348,12 +1348,15 @@ test_out_tries(void)
  * (nothing else need wake it: a quiet server, a release of 100,000
  * waiters).  Two turns of a loop with no before-sleep hook send them
  * all.  No test failed when that timer was not armed (mutation testing,
- * 2026-12-07): the rest waited for the next release.
+ * 2026-12-07): the rest waited for the next release.  A release while
+ * released calls still wait sends nothing of its own: its call goes
+ * behind them, and the turn stays at 128 (no test failed when every
+ * release sent a burst of its own, 128 more each).
  */
 static void
 test_out_burst(void)
 {
-	static uint32_t xid[300];
+	static uint32_t xid[301];
 	struct ev_loop *loop;
 	struct onc_out *cl;
 	struct onc_out_req rq;
@@ -1369,11 +1372,21 @@ test_out_burst(void)
 	for (i = 0; i < 300; i++)
 		sent += onc_out_sent(cl, xid[i]) ? 1 : 0;
 	CU_ASSERT_EQUAL(sent, 128);
-	(void)ev_run_once(loop, 0);
-	(void)ev_run_once(loop, 0);
-	for (i = 0, sent = 0; i < 300; i++)
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(cl, &rq, &xid[300]), ONC_OK);
+	onc_out_seal(cl, 2);
+	onc_out_release(cl, 2);
+	for (i = 0, sent = 0; i < 301; i++)
 		sent += onc_out_sent(cl, xid[i]) ? 1 : 0;
-	CU_ASSERT_EQUAL(sent, 300);
+	CU_ASSERT_EQUAL(sent, 128);
+	(void)ev_run_once(loop, 0);
+	for (i = 0, sent = 0; i < 301; i++)
+		sent += onc_out_sent(cl, xid[i]) ? 1 : 0;
+	CU_ASSERT_EQUAL(sent, 256);
+	CU_ASSERT(!onc_out_sent(cl, xid[300]));
+	(void)ev_run_once(loop, 0);
+	for (i = 0, sent = 0; i < 301; i++)
+		sent += onc_out_sent(cl, xid[i]) ? 1 : 0;
+	CU_ASSERT_EQUAL(sent, 301);
 	t_out_stop(loop, cl, rfd);
 }
 
