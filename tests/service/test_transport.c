@@ -940,6 +940,46 @@ test_udp_full_counted(void)
 	close(p[1]);
 }
 
+enum onc_status real_rpc_send_from(int, const void *, size_t,
+	    const struct sockaddr_storage *, socklen_t,
+	    const struct sockaddr_storage *);
+
+/*
+ * onc_send_from() (every datagram of rpcout: callbacks, _RES, look-ups,
+ * SM_NOTIFY) takes one the socket buffer has no room for as sent, as its
+ * contract says (UDP may lose it; the call's timer sends it again), and
+ * only a hard error as ONC_SEND.  The real one on a Unix datagram pair
+ * with a small send buffer, the peer not reading, then on a pipe
+ * (ENOTSOCK).  No test failed when it returned ONC_SEND for a full
+ * buffer (mutation testing, 2026-12-07).
+ */
+static void
+test_send_from_full(void)
+{
+	static char buf[2048];
+	size_t i, ok = 0, got = 0;
+	int sv[2], small = 4096, p[2];
+
+	CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0);
+	CU_ASSERT(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small,
+	    sizeof(small)) == 0);
+	for (i = 0; i < 64; i++)
+		ok += real_rpc_send_from(sv[0], buf, sizeof(buf), NULL, 0,
+		    NULL) == ONC_OK;
+	while (recv(sv[1], buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		got++;
+	printf("\n    64 datagrams: %zu delivered, %zu taken ", got, ok);
+	CU_ASSERT(got < 64);
+	CU_ASSERT_EQUAL(ok, 64);
+	close(sv[0]);
+	close(sv[1]);
+	CU_ASSERT_FATAL(pipe(p) == 0);
+	CU_ASSERT_EQUAL(real_rpc_send_from(p[1], buf, 8, NULL, 0, NULL),
+	    ONC_SEND);
+	close(p[0]);
+	close(p[1]);
+}
+
 /*
  * A NULL call to 100021 v4 with an AUTH_SYS credential (RFC 5531,
  * appendix A) whose machine name is `namelen' bytes and which lists
@@ -1964,6 +2004,8 @@ ts_register_transport(void)
 	    "idle sweep", test_idle_unread_reset) == NULL ||
 	    CU_add_test(s, "UDP replies lost to a full buffer are counted",
 	    test_udp_full_counted) == NULL ||
+	    CU_add_test(s, "a datagram lost to a full buffer is no send "
+	    "error", test_send_from_full) == NULL ||
 	    CU_add_test(s, "AUTH_SYS credentials past their bounds: "
 	    "AUTH_BADCRED", test_authsys_bounds) == NULL ||
 	    CU_add_test(s, "a UDP batch with a truncated datagram and a "
