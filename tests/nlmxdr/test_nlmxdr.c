@@ -474,7 +474,11 @@ test_names(void)
 		CU_ASSERT(decode(t[i].proc, &d, wire, n));
 		free_ref(t[i].proc, &d);
 	}
-	/* Into a buffer the caller gives, as xdr_string() does. */
+	/*
+	 * Into a buffer the caller gives, as xdr_string() does; a name
+	 * refused there leaves the buffer the caller's (no test failed
+	 * when the refusal freed it: mutation testing, 2026-12-07).
+	 */
 	{
 		char *p = inbuf;
 		XDR x;
@@ -485,6 +489,12 @@ test_names(void)
 		CU_ASSERT(xdr_nlm_name(&x, &p));
 		CU_ASSERT(p == inbuf);
 		CU_ASSERT_STRING_EQUAL(inbuf, "abcdefg");
+		xdr_destroy(&x);
+		at = name_at(wire, n, "abcdefg");
+		wire[at + 2] = '\0';
+		xdrmem_create(&x, wire, (u_int)n, XDR_DECODE);
+		CU_ASSERT_FALSE(xdr_nlm_name(&x, &p));
+		CU_ASSERT(p == inbuf);
 		xdr_destroy(&x);
 	}
 }
