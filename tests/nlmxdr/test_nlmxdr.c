@@ -473,6 +473,24 @@ test_names(void)
 		memset(&d, 0, sizeof(d));
 		CU_ASSERT(decode(t[i].proc, &d, wire, n));
 		free_ref(t[i].proc, &d);
+		/*
+		 * A byte over it, every byte there (padded, the rest of the
+		 * arguments after it): refused.  The length word alone over
+		 * the bound, above, is refused by its missing bytes whatever
+		 * the bound: no test failed when onc_xdr_name() took names of
+		 * any length (mutation testing, 2026-12-07).
+		 */
+		at = name_at(wire, n, max);
+		memcpy(copy, wire, at);
+		w = htonl(LM_MAXSTRLEN + 1);
+		memcpy(copy + at - 4, &w, 4);
+		memset(copy + at, 'm', LM_MAXSTRLEN + 1);
+		memset(copy + at + LM_MAXSTRLEN + 1, 0, 3);
+		memcpy(copy + at + LM_MAXSTRLEN + 4, wire + at + LM_MAXSTRLEN,
+		    n - at - LM_MAXSTRLEN);
+		memset(&d, 0, sizeof(d));
+		CU_ASSERT_FALSE(decode(t[i].proc, &d, copy, n + 4));
+		free_ref(t[i].proc, &d);
 	}
 	/*
 	 * Into a buffer the caller gives, as xdr_string() does; a name
