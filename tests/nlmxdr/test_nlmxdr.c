@@ -368,6 +368,30 @@ test_refusals(void)
 		CU_ASSERT_FALSE(decode(XDRPROC(nlm_xdr_lockargs), &b, wire,
 		    sizeof(wire)));
 	}
+	/*
+	 * caller_name of 1024 bytes and of 1025, the bytes there (not
+	 * NULs, which are refused for themselves): the bound refuses, not
+	 * running out.  No test failed when the bound was LM_MAXSTRLEN + 1
+	 * (mutation testing, 2026-12-07).
+	 */
+	{
+		static char nm[LM_MAXSTRLEN + 1], big1[4096];
+
+		memset(nm, 'm', LM_MAXSTRLEN);
+		in.alock.caller_name = nm;
+		n = encode(XDRPROC(xdr_nlm4_lockargs), &in, wire, sizeof(wire));
+		memcpy(big1, wire, n);
+		CU_ASSERT_TRUE(decode(XDRPROC(nlm_xdr_lockargs), &b, big1, n));
+		memcpy(big1, wire, 16);
+		big = htonl(LM_MAXSTRLEN + 1);
+		memcpy(big1 + 12, &big, 4);
+		memset(big1 + 16, 'm', LM_MAXSTRLEN + 1);
+		memset(big1 + 16 + LM_MAXSTRLEN + 1, 0, 3);
+		memcpy(big1 + 16 + LM_MAXSTRLEN + 4, wire + 16 + LM_MAXSTRLEN,
+		    n - 16 - LM_MAXSTRLEN);
+		CU_ASSERT_FALSE(decode(XDRPROC(nlm_xdr_lockargs), &b, big1,
+		    n + 4));
+	}
 }
 
 /*
