@@ -1461,6 +1461,55 @@ test_out_denied(void)
 	t_out_stop(loop, cl, rfd);
 }
 
+/*
+ * onc_out_cancel() forgets a pending call, held or sent: its callback
+ * never runs, nothing is sent again, nothing is left pending; an xid
+ * that is not pending (never made, or completed) is a no-op, as
+ * rpcout.h says.  No test failed when the cancel of an unknown xid
+ * dereferenced the empty slot (mutation testing, 2026-12-07).
+ */
+static void
+test_out_cancel(void)
+{
+	struct ev_loop *loop;
+	struct onc_out *cl;
+	struct onc_out_req rq;
+	struct sockaddr_in dst;
+	uint32_t held, sent, done;
+	int rfd, st = -1, st2 = -1;
+
+	cl = t_out_start(&loop, &rfd, &dst, &rq);
+	rq.cr_tries = 2;
+	rq.cr_cb = t_match_cb;
+	rq.cr_arg = &st;
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(cl, &rq, &sent), ONC_OK);
+	onc_out_seal(cl, 1);
+	onc_out_release(cl, 1);
+	CU_ASSERT_FATAL(onc_out_sent(cl, sent));
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(cl, &rq, &held), ONC_OK);
+	rq.cr_tries = 1;
+	rq.cr_arg = &st2;
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(cl, &rq, &done), ONC_OK);
+	onc_out_seal(cl, 2);
+	CU_ASSERT_EQUAL(onc_out_stats(cl)->pending, 3);
+	onc_out_cancel(cl, sent);
+	onc_out_cancel(cl, held);
+	CU_ASSERT_EQUAL(onc_out_stats(cl)->pending, 1);
+	onc_out_release(cl, 2);
+	t_out_ms = 1000;
+	(void)ev_run_once(loop, 0);
+	CU_ASSERT_EQUAL(st2, ONC_OUT_TIMEDOUT);
+	/* Neither cancelled call ran its callback or went out again. */
+	CU_ASSERT_EQUAL(st, -1);
+	CU_ASSERT_EQUAL(onc_out_stats(cl)->retransmits, 0);
+	CU_ASSERT_EQUAL(onc_out_stats(cl)->pending, 0);
+	onc_out_cancel(cl, done);
+	onc_out_cancel(cl, sent);
+	onc_out_cancel(cl, sent ^ held ^ done ^ 1u);
+	CU_ASSERT_EQUAL(onc_out_stats(cl)->pending, 0);
+	t_out_stop(loop, cl, rfd);
+}
+
 /* The xids of the datagrams waiting on rfd, in order, into xid[max]. */
 static size_t
 t_out_recv(int rfd, uint32_t *xid, size_t max)
@@ -5003,6 +5052,8 @@ ts_register_turn(void)
 	    "turn order", test_out_release_order) == NULL ||
 	    CU_add_test(s, "a denied reply (MSG_DENIED) completes a call "
 	    "refused", test_out_denied) == NULL ||
+	    CU_add_test(s, "a cancelled call is forgotten; an unknown xid "
+	    "is no call", test_out_cancel) == NULL ||
 	    CU_add_test(s, "a refused grant leaves the earlier lock",
 	    test_refusal_keeps_earlier_lock) ==
 	    NULL ||
