@@ -81,6 +81,7 @@ static unsigned st_lookups[2];	/* GETPORT answered: NLM, NSM */
 static const struct lk_allocator *st_lk_alloc;
 static size_t st_turn_changes;
 static size_t st_max_hosts = 1000;
+static size_t st_max_hosts_per_addr = 1000;
 static char st_notify_name[256];	/* notify-name; "": the address */
 static unsigned st_cb_retry_min_ms = 1000, st_cb_retry_max_ms = 8000;
 
@@ -341,7 +342,7 @@ ts_start_try(enum nlm_cbmode cbmode, unsigned give_up_sec, char *ierr,
 	nc.nc_max_fh = 1024;
 	nc.nc_max_oh = 1024;
 	nc.nc_max_hosts = st_max_hosts;
-	nc.nc_max_hosts_per_addr = 1000;
+	nc.nc_max_hosts_per_addr = st_max_hosts_per_addr;
 	nc.nc_cbmode = cbmode;
 	nc.nc_cb_retry_min_ms = st_cb_retry_min_ms;
 	nc.nc_cb_retry_max_ms = st_cb_retry_max_ms;
@@ -395,6 +396,12 @@ void
 ts_max_hosts(size_t n)
 {
 	st_max_hosts = n;
+}
+
+void
+ts_max_hosts_per_addr(size_t n)
+{
+	st_max_hosts_per_addr = n;
 }
 
 void

@@ -65,6 +65,8 @@ void		 ts_turn_changes(size_t n);
 void		 ts_notify_name(const char *name);
 /* max-hosts of the next ts_start() (1000 by default). */
 void		 ts_max_hosts(size_t n);
+/* max-hosts-per-address of the next ts_start() (1000 by default). */
+void		 ts_max_hosts_per_addr(size_t n);
 /* callback-retry-min-ms, -max-ms of the next ts_start()s (1000, 8000). */
 void		 ts_cb_retry(unsigned min_ms, unsigned max_ms);
 void		 ts_stop(void);

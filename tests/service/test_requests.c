@@ -618,6 +618,100 @@ test_host_nomem(void)
 	ts_stop();
 }
 
+/* A new host (name, 10.0.0.last), made if it can be: nlm_host_get(). */
+static struct nlm_host *
+t_host_at(const char *name, unsigned last)
+{
+	struct sockaddr_in in;
+
+	memset(&in, 0, sizeof(in));
+	in.sin_family = AF_INET;
+	in.sin_addr.s_addr = htonl(0x0a000000 + last);
+	return nlm_host_get((struct sockaddr_storage *)&in, sizeof(in), name,
+	    NULL, 0, true);
+}
+
+/*
+ * max-hosts-per-address (3 here): an address brings that many hosts, the
+ * next caller_name from it is refused (DENIED_NOLOCKS, counted, no host,
+ * no record) while the hosts it has are served and another address
+ * still brings hosts; one of its hosts gone (FREE_ALL), a new name from
+ * it is served.  Only test_bounds.sh (a real nlmd) reached the limit:
+ * nlm_host_new() comparing with `>' for `>=' -- one host more than the
+ * limit from each address -- survived every unit test (mutation
+ * testing).
+ */
+static void
+test_hosts_per_address(void)
+{
+	const struct nlm_counters *c;
+	nlm4_notify fa;
+
+	if (ts_skip())
+		return;
+	ts_max_hosts_per_addr(3);
+	t_begin();
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(t_v4_lock("p0", 1, "f0", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lock("p1", 1, "f1", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lock("p2", 1, "f2", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(c->hosts_refused, 0);
+	CU_ASSERT_EQUAL(t_v4_lock("p3", 1, "f3", 0, 10, 3),
+	    NLM4_DENIED_NOLOCKS);
+	CU_ASSERT_EQUAL(c->hosts_refused, 1);
+	CU_ASSERT_EQUAL(c->hosts, 3);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 3);
+	CU_ASSERT_PTR_NULL(nlm_host_named("p3"));
+	CU_ASSERT_EQUAL(t_v4_lock("p0", 1, "g0", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_PTR_NOT_NULL(t_host_at("p3", 1));
+	CU_ASSERT_EQUAL(c->hosts, 4);
+	memset(&fa, 0, sizeof(fa));
+	fa.name = (char *)"p2";
+	fa.state = 5;
+	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
+	ts_pump();
+	(void)ts_drain();
+	CU_ASSERT_EQUAL(c->hosts, 3);
+	CU_ASSERT_EQUAL(t_v4_lock("p4", 1, "f4", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(c->hosts_refused, 1);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 4);
+	ts_stop();
+	ts_max_hosts_per_addr(1000);
+}
+
+/*
+ * max-hosts (3 here): three hosts are made, from any addresses; the
+ * fourth is refused (over the wire DENIED_NOLOCKS), counted, and makes
+ * no record, while the three are served.  nlm_host_new() comparing with
+ * `>' for `>=' -- one host over max-hosts -- survived every unit test
+ * (mutation testing).
+ */
+static void
+test_max_hosts(void)
+{
+	const struct nlm_counters *c;
+
+	if (ts_skip())
+		return;
+	ts_max_hosts(3);
+	t_begin();
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(t_v4_lock("m0", 1, "f0", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_PTR_NOT_NULL(t_host_at("m1", 1));
+	CU_ASSERT_PTR_NOT_NULL(t_host_at("m2", 2));
+	CU_ASSERT_EQUAL(c->hosts, 3);
+	CU_ASSERT_EQUAL(c->hosts_refused, 0);
+	CU_ASSERT_PTR_NULL(t_host_at("m3", 3));
+	CU_ASSERT_EQUAL(t_v4_lock("m4", 1, "f4", 0, 10, 3),
+	    NLM4_DENIED_NOLOCKS);
+	CU_ASSERT_EQUAL(c->hosts_refused, 2);
+	CU_ASSERT_EQUAL(c->hosts, 3);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 3);
+	CU_ASSERT_EQUAL(t_v4_lock("m0", 1, "g0", 0, 10, 3), NLM4_GRANTED);
+	ts_stop();
+	ts_max_hosts(1000);
+}
+
 /* The port cache's hash before it was keyed: FNV-1a over the sockaddr. */
 static size_t
 t_old_peer_hash(const struct sockaddr_in *sin, uint32_t prog, uint32_t vers)
@@ -1885,6 +1979,10 @@ ts_register_requests(void)
 	    NULL ||
 	    CU_add_test(s, "a host out of memory is refused, not fatal",
 	    test_host_nomem) == NULL ||
+	    CU_add_test(s, "max-hosts-per-address: one more name from the "
+	    "address refused", test_hosts_per_address) == NULL ||
+	    CU_add_test(s, "max-hosts: one more host refused",
+	    test_max_hosts) == NULL ||
 	    CU_add_test(s, "the port cache is keyed: no chosen collisions",
 	    test_peer_hash_flood) == NULL ||
 	    CU_add_test(s, "a full port cache makes room for a new address",
