@@ -2291,6 +2291,60 @@ test_host_state_restored(void)
 }
 
 /*
+ * Host ids are never reused, even when the store's next-id mark is not
+ * above the hosts it holds (here a host of id 1 and no mark at all, as
+ * a store that never recorded one): the restored ids count too, and a
+ * new host gets the next one.  Given the stored host's id, its FREE_ALL
+ * released the stored host's lock with its own.  nlm_host_restore()
+ * raising the mark past an id above it only (`>' for `>=') survived
+ * every test (mutation testing).
+ */
+static void
+test_host_restored_id_not_reused(void)
+{
+	struct store_host sh;
+	struct lk_record rc;
+	struct nlm_host *h;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	memset(&sh, 0, sizeof(sh));
+	sh.sh_id = 1;
+	sh.sh_name = "stored";
+	sh.sh_addr.sa_len = 4;
+	inet_pton(AF_INET, "127.0.0.1", sh.sh_addr.sa_bytes);
+	sh.sh_flags = STORE_HOST_MONITORED;
+	sh.sh_state = 5;
+	sh.sh_epoch = 1;
+	memset(&rc, 0, sizeof(rc));
+	rc.rc_kind = LK_REC_LOCK;
+	rc.rc_host = 1;
+	rc.rc_svid = 1;
+	rc.rc_oh = "oh";
+	rc.rc_ohlen = 2;
+	rc.rc_fh = "fs";
+	rc.rc_fhlen = 2;
+	rc.rc_len = 1;
+	rc.rc_excl = 1;
+	rc.rc_token = 1;
+	rc.rc_epoch = 1;
+	CU_ASSERT_FATAL(store_put_host(fake_store(), &sh) == STORE_OK);
+	CU_ASSERT_FATAL(store_put_record(fake_store(), &rc) == STORE_OK);
+	CU_ASSERT_FATAL(store_commit(fake_store()) == STORE_OK);
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_st("newcomer", "fn", 2, 5), NLM4_GRANTED);
+	CU_ASSERT_FATAL((h = nlm_host_named("newcomer")) != NULL);
+	CU_ASSERT_EQUAL(h->h_id, 2);
+	CU_ASSERT_PTR_EQUAL(nlm_host_by_id(1), nlm_host_named("stored"));
+	n_free_all_from("127.0.0.1", "newcomer");
+	CU_ASSERT(!n_held("fn", 2));
+	CU_ASSERT(n_held("fs", 1));
+	ts_stop();
+}
+
+/*
  * A LOCK with a new NSM state (the client restarted, its SM_NOTIFY lost)
  * releases what the host held and stores the new state: after our
  * restart an SM_NOTIFY of that restart, re-sent, releases nothing of
@@ -2615,6 +2669,8 @@ ts_register_notify(void)
 	    test_host_state_restored) == NULL ||
 	    CU_add_test(s, "a new NSM state seen in a LOCK is stored",
 	    test_host_new_state_stored) == NULL ||
+	    CU_add_test(s, "a restored host's id is never given again",
+	    test_host_restored_id_not_reused) == NULL ||
 	    CU_add_test(s, "SM_NOTIFY re-sent after the host locked with "
 	    "its state: unchanged", test_notify_resent_unchanged) == NULL ||
 	    CU_add_test(s, "procedure 16 with the state a host locked "
