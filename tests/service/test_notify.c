@@ -2410,6 +2410,46 @@ test_notify_resent_unchanged(void)
 }
 
 /*
+ * The same restart told under the host's caller_name, then under its
+ * short form (sm-notify sends both), the host back in between with a
+ * LOCK carrying the state they name: the second is counted as unchanged,
+ * as the host's own name re-sent would be, not as one about a host gone;
+ * the lock is kept.  nlm_host_unnamed() taking it for a re-sent
+ * notification whatever the host's state (without `h->h_state !=
+ * state') survived every test (mutation testing).
+ */
+static void
+test_notify_other_name_unchanged(void)
+{
+	const struct nlm_counters *c;
+	struct sockaddr_in lo;
+	unsigned same = 0;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(n_lock_st("natc.example.org", "fc", 1, 5),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL(ts_notified("natc.example.org", 9), 1);
+	CU_ASSERT(!n_held("fc", 1));
+	CU_ASSERT_EQUAL(n_lock_st("natc.example.org", "fc", 1, 9),
+	    NLM4_GRANTED);
+	memset(&lo, 0, sizeof(lo));
+	lo.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	CU_ASSERT_EQUAL(nlm_host_notified("natc", 9, (struct sockaddr *)&lo,
+	    sizeof(lo), &same), 0);
+	ts_pump();
+	CU_ASSERT_EQUAL(same, 1);
+	CU_ASSERT_EQUAL(c->notify_gone, 0);
+	CU_ASSERT(n_held("fc", 1));
+	ts_stop();
+}
+
+/*
  * Procedure 16 carries the state the client restarted into, as SM_NOTIFY
  * does.  A host that sent a LOCK with that state already came back after
  * that restart (its LOCK released what it held before: nlm_host_monitor())
@@ -2673,6 +2713,9 @@ ts_register_notify(void)
 	    test_host_restored_id_not_reused) == NULL ||
 	    CU_add_test(s, "SM_NOTIFY re-sent after the host locked with "
 	    "its state: unchanged", test_notify_resent_unchanged) == NULL ||
+	    CU_add_test(s, "SM_NOTIFY re-sent under another name after the "
+	    "host locked with its state: unchanged",
+	    test_notify_other_name_unchanged) == NULL ||
 	    CU_add_test(s, "procedure 16 with the state a host locked "
 	    "under since: kept", test_proc16_state) == NULL ||
 	    CU_add_test(s, "procedure 16 from elsewhere releases nothing",
