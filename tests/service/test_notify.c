@@ -1469,7 +1469,12 @@ test_notify_short_name_neighbour(void)
  * host alone at the address: the name but for case, the full name for a
  * short one, the short for a full one (above: test_notify_other_name),
  * the sender's address.  Not: another full name with the same first
- * label, another address.
+ * label, a short name that only begins the other's first label, another
+ * address, an empty name for one with an empty first label.
+ * nlm_name_other_form() without its `lm == lc' (a short name the first
+ * letters of the other's first label: "client" released
+ * client2.example.org) or without its `lm > 0' ("" released .client)
+ * survived every test (mutation testing).
  */
 static void
 test_notify_name_forms(void)
@@ -1487,6 +1492,9 @@ test_notify_name_forms(void)
 		{ "client", "127.0.0.2", 0 },
 		{ "client", "clientx", 0 },
 		{ "client", ".client", 0 },
+		{ "client2.example.org", "client", 0 },
+		{ "client.example.org", "cli", 0 },
+		{ ".client", "", 0 },
 	};
 	size_t i;
 
