@@ -2418,6 +2418,33 @@ test_notify_resent_unchanged(void)
 }
 
 /*
+ * An SM_NOTIFY from ::ffff:127.0.0.1 (an IPv4 sender seen through an
+ * IPv6 socket that takes IPv4 too) is from 127.0.0.1: hosts are keyed by
+ * the address with its IPv4-mapped form undone, and it releases the host
+ * there.  nlm_host_notified() without its addr_unmap() survived every
+ * test (mutation testing): the host was not found, its locks kept.
+ */
+static void
+test_notify_v4_mapped(void)
+{
+	struct sockaddr_in6 m;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(n_lock_st("mapped", "fc", 1, 5), NLM4_GRANTED);
+	(void)n_in6(&m, "::ffff:127.0.0.1", 0);
+	CU_ASSERT_EQUAL(nlm_host_notified("mapped", 9, (struct sockaddr *)&m,
+	    sizeof(m), NULL), 1);
+	ts_pump();
+	CU_ASSERT(!n_held("fc", 1));
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	ts_stop();
+}
+
+/*
  * The same restart told under the host's caller_name, then under its
  * short form (sm-notify sends both), the host back in between with a
  * LOCK carrying the state they name: the second is counted as unchanged,
@@ -2721,6 +2748,8 @@ ts_register_notify(void)
 	    test_host_restored_id_not_reused) == NULL ||
 	    CU_add_test(s, "SM_NOTIFY re-sent after the host locked with "
 	    "its state: unchanged", test_notify_resent_unchanged) == NULL ||
+	    CU_add_test(s, "SM_NOTIFY from an IPv4-mapped address: the host "
+	    "at the IPv4 one", test_notify_v4_mapped) == NULL ||
 	    CU_add_test(s, "SM_NOTIFY re-sent under another name after the "
 	    "host locked with its state: unchanged",
 	    test_notify_other_name_unchanged) == NULL ||
