@@ -1539,7 +1539,10 @@ n_sm_notify(const char *name, int32_t state)
  * host was released only by a LOCK with a new state or by FREE_ALL.  A
  * name that neither is nor has the form of one the NLM takes (longer than
  * max-name-length up to its first dot, not an address) is refused before
- * any look-up; the full name of a short caller_name is not.
+ * any look-up; the full name of a short caller_name is not, nor is a
+ * caller_name of max-name-length: nlm_notify_name_ok() refusing one
+ * (`<' for `<='), its host never released by its SM_NOTIFY, survived
+ * every test (mutation testing).
  */
 static void
 test_notify_name_rules(void)
@@ -1559,6 +1562,12 @@ test_notify_name_rules(void)
 	CU_ASSERT_EQUAL(n_lock_st("", "nr2", 1, 3), NLM4_GRANTED);
 	n_sm_notify("", 5);
 	CU_ASSERT(!n_held("nr2", 1));
+	/* 255 bytes, no dot: a caller_name of max-name-length. */
+	memset(big, 'b', 255);
+	big[255] = '\0';
+	CU_ASSERT_EQUAL(n_lock_st(big, "nr4", 1, 3), NLM4_GRANTED);
+	n_sm_notify(big, 5);
+	CU_ASSERT(!n_held("nr4", 1));
 	/* 300 bytes, no dot: no caller_name (255 at most) nor form of one. */
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
@@ -1570,7 +1579,7 @@ test_notify_name_rules(void)
 	memcpy(big, "c9.", 3);
 	n_sm_notify(big, 5);
 	CU_ASSERT(!n_held("nr3", 1));
-	CU_ASSERT_EQUAL(ns->notify_released - released, 3);
+	CU_ASSERT_EQUAL(ns->notify_released - released, 4);
 	ts_stop();
 }
 
