@@ -3268,6 +3268,43 @@ test_release_in_pieces(void)
 }
 
 /*
+ * A host holding one record more than a piece (9 locks, a budget of 8):
+ * its FREE_ALL releases 8, the release goes on for the last one, and only
+ * then is the host forgotten -- nothing of it left stored, its ranges
+ * free for another host.  nlm_host_release_piece() taking a piece that
+ * left one record for the last (`left > 1' for `left > 0') survived every
+ * test (mutation testing): the host was forgotten with that lock still
+ * in the table and the store, under an id nothing releases any more.
+ */
+static void
+test_release_one_left(void)
+{
+	int i, n;
+
+	if (ts_skip())
+		return;
+	ts_turn_changes(8);
+	t_begin(NLM_CB_MSG, 0);
+	for (i = 0; i < 9; i++)
+		CU_ASSERT_EQUAL(t_lock("hostR", 1, "ownR", "r", (uint64_t)i * 2,
+		    1, true, false, false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_free_all_turn("hostR"), 1);
+	CU_ASSERT_EQUAL(nlm_get_counters()->release_pieces, 1);
+	ts_pump();
+	for (i = 0, n = 0; i < 9; i++)
+		n += t_committed(1, "ownR", 4, "r", 1, (uint64_t)i * 2, 1,
+		    true);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	CU_ASSERT_EQUAL(t_lock("hostW", 2, "ownW", "r", 0, 18, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+	ts_turn_changes(0);
+}
+
+/*
  * While every turn's requests do a turn's worth of changes (here 8 LOCKs
  * of another host a turn), a release in pieces still goes on: its piece
  * is put off to the next turn once in a row at most.  (Found by review:
@@ -5105,6 +5142,8 @@ ts_register_turn(void)
 	    "turn", test_cb_both) == NULL ||
 	    CU_add_test(s, "a host of many locks released in pieces",
 	    test_release_in_pieces) == NULL ||
+	    CU_add_test(s, "a release in pieces with one record left for the "
+	    "last", test_release_one_left) == NULL ||
 	    CU_add_test(s, "a SHARE of a host released in pieces is refused",
 	    test_release_share_refused) == NULL ||
 	    CU_add_test(s, "a host released in pieces is not the idle sweep's",
