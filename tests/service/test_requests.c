@@ -1967,6 +1967,44 @@ test_v1_shared(void)
 	ts_stop();
 }
 
+/*
+ * A shared LOCK that waited is called back shared: the GRANTED_MSG says
+ * exclusive FALSE, in version 4 and in version 3.  A Linux client
+ * matches a GRANTED against its waiting request by type as well
+ * (nlm_compare_locks()): called back exclusive, its shared waiter is
+ * not found, it answers DENIED and the grant is undone.  Only exclusive
+ * waiters were called back: grant_encode() sending every callback
+ * exclusive survived every test (mutation testing).
+ */
+static void
+test_granted_shared(void)
+{
+	nlm4_testargs ta;
+	nlm_testargs ga;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "f", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lockx("hostB", 2, "f", 0, 10, false, true, 3),
+	    NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_v4_unlock("hostA", 1, "f", 0, 10), NLM4_GRANTED);
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_EQUAL(ta.alock.svid, 2);
+	CU_ASSERT_FALSE(ta.exclusive);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "g", 0, 10, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v1_lockx(NLM_VERSX, "hostC", 3, "g", 0, 10, false,
+	    true, 3), nlm_blocked);
+	CU_ASSERT_EQUAL(t_v4_unlock("hostA", 1, "g", 0, 10), NLM4_GRANTED);
+	CU_ASSERT_FATAL(t_v3_granted_msg(&ga) == 0);
+	CU_ASSERT_EQUAL(ga.alock.svid, 3);
+	CU_ASSERT_FALSE(ga.exclusive);
+	xdr_free(XDRPROC(xdr_nlm_testargs), (char *)&ga);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -2038,7 +2076,9 @@ ts_register_requests(void)
 	    CU_add_test(s, "v3 GRANTED_RES refusing the grant undoes it",
 	    test_v3_granted_res_refused) == NULL ||
 	    CU_add_test(s, "v1/v3 LOCK and CANCEL keep the shared mode",
-	    test_v1_shared) == NULL)
+	    test_v1_shared) == NULL ||
+	    CU_add_test(s, "a shared waiter is called back shared (v4, v3)",
+	    test_granted_shared) == NULL)
 		return -1;
 	return 0;
 }
