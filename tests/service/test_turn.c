@@ -4824,6 +4824,90 @@ test_cb_window_collected(void)
 	ts_stop();
 }
 
+/*
+ * A callback slot passed to a waiting grant stays counted: hostB waits
+ * for 101 files and "h", hostA lets go of the 101 -- 100 GRANTED_MSG,
+ * one waiting; an answer lets that one out, and the window is full
+ * again.  hostA then lets go of "h": hostB's grant of it waits (no
+ * callback) until the next answer.  test_cb_window() passes slots on
+ * only at its end, with nothing left to grant: grant_cb_next() not
+ * counting the slot it gives survived every test (mutation testing),
+ * and the window it guards grew by one at every slot passed on.
+ */
+static void
+test_cb_window_passed(void)
+{
+	enum { NF = 101, WIN = 100 };
+	static nlm4_testargs ta[NF + 1];
+	const struct nlm_counters *c;
+	char fh[16];
+	int i, n = 0, held = 0;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	for (i = 0; i <= NF; i++) {
+		if (i < NF)
+			snprintf(fh, sizeof(fh), "g%d", i);
+		else
+			snprintf(fh, sizeof(fh), "h");
+		CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", fh, 0, 1, true,
+		    false, false), NLM4_GRANTED);
+		CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", fh, 0, 1, true,
+		    true, false), NLM4_BLOCKED);
+	}
+	for (i = 0; i < NF; i++) {
+		snprintf(fh, sizeof(fh), "g%d", i);
+		CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", fh, 0, 1),
+		    NLM4_GRANTED);
+	}
+	while (n < NF && ts_callback(&ta[n], NULL) == NLMPROC4_GRANTED_MSG)
+		n++;
+	CU_ASSERT_EQUAL_FATAL(n, WIN);
+	CU_ASSERT_EQUAL(c->cb_waiting, 1);
+	t_granted_res(&ta[0].cookie, NLM4_GRANTED);
+	ts_pump();
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta[n], NULL),
+	    NLMPROC4_GRANTED_MSG);
+	n++;
+	CU_ASSERT_EQUAL(c->cb_waiting, 0);
+	(void)ts_drain();	/* the GRANTED_RES's void reply */
+	/* WIN in flight: "h" granted now waits for a slot. */
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "h", 0, 1),
+	    NLM4_GRANTED);
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(c->cb_waiting, 1);
+	CU_ASSERT_EQUAL(c->cb_inflight, WIN + 1);
+	t_granted_res(&ta[1].cookie, NLM4_GRANTED);
+	ts_pump();
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta[n], NULL),
+	    NLMPROC4_GRANTED_MSG);
+	CU_ASSERT(ta[n].alock.fh.nlm_netobj_len == 1 &&
+	    ta[n].alock.fh.nlm_netobj_val[0] == 'h');
+	n++;
+	CU_ASSERT(ts_no_callback());
+	for (i = 2; i < n; i++)
+		t_granted_res(&ta[i].cookie, NLM4_GRANTED);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	CU_ASSERT_EQUAL(c->cb_waiting, 0);
+	CU_ASSERT_EQUAL(c->cb_acked, NF + 1);
+	for (i = 0; i <= NF; i++) {
+		if (i < NF)
+			snprintf(fh, sizeof(fh), "g%d", i);
+		else
+			snprintf(fh, sizeof(fh), "h");
+		held += t_committed(2, "ownB", 4, fh, strlen(fh), 0, 1, true);
+	}
+	CU_ASSERT_EQUAL(held, NF + 1);
+	for (i = 0; i < n; i++)
+		xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta[i]);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 /* hostG's stored lock of "fg" [0, 10), the store ready for a start. */
 static void
 t_grace_start_g(void)
@@ -5226,7 +5310,9 @@ ts_register_turn(void)
 	    CU_add_test(s, "a callback ended by CANCEL is counted",
 	    test_rv_cb_dropped_counted) == NULL ||
 	    CU_add_test(s, "grants waiting for a callback slot, collected "
-	    "or cancelled", test_cb_window_collected) == NULL)
+	    "or cancelled", test_cb_window_collected) == NULL ||
+	    CU_add_test(s, "a callback slot passed on stays counted",
+	    test_cb_window_passed) == NULL)
 		return -1;
 	return 0;
 }
