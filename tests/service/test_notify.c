@@ -336,6 +336,51 @@ test_notify_two_addresses(void)
 }
 
 /*
+ * Two server addresses, the first told only at the third attempt (after
+ * 1 s and 2 s without an answer): the second's notification starts over
+ * from the first delay -- sent at once, and, unanswered, again a second
+ * later, not after the 4 s the first had reached.  notify_done() going on
+ * to the next address with the delay of the last survived every test
+ * (mutation testing).
+ */
+static void
+test_notify_next_address_delay(void)
+{
+	const struct nlm_counters *c;
+
+	static const char *const two[] = { "127.0.0.1", "127.0.0.2" };
+
+	if (ts_skip())
+		return;
+	n_preload_locals(two, 2);
+	c = n_start();
+	CU_ASSERT(n_notify_as("127.0.0.1", false));
+	ts_advance(1000);
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_notify_as("127.0.0.2", false));
+	ts_advance(2000);
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_notify_as("127.0.0.1", true));
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_notify_as("127.0.0.2", false));
+	ts_advance(999);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	ts_advance(1);
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_notify_as("127.0.0.2", true));
+	ts_pump();
+	CU_ASSERT_EQUAL(n_since(), 0);
+	CU_ASSERT_EQUAL(c->notify_acked, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	ts_stop();
+}
+
+/*
  * A host that used four of our addresses: while it is being notified it
  * reaches us through a fifth, and the oldest of the four gives way in its
  * record.  The notification under way goes on through the four it was
@@ -2681,6 +2726,8 @@ ts_register_notify(void)
 	    test_notify_monitored_only) == NULL ||
 	    CU_add_test(s, "two server addresses: one SM_NOTIFY each, from "
 	    "it and naming it", test_notify_two_addresses) == NULL ||
+	    CU_add_test(s, "an address told late: the next one's from the "
+	    "first delay", test_notify_next_address_delay) == NULL ||
 	    CU_add_test(s, "four server addresses, a fifth used meanwhile: "
 	    "none of the four skipped", test_notify_addresses_shift) == NULL ||
 	    CU_add_test(s, "a fifth server address: the least recently used "
