@@ -926,6 +926,58 @@ test_notify_paced(void)
 }
 
 /*
+ * The idle sweep (nlm_notify_resume(), for each host it keeps) finds
+ * notifications waiting for a slot at their address: they are neither
+ * in flight nor scheduled, but queued, and stay as they are.  20 hosts
+ * at one address: 16 in flight, 4 queued; each host taken up, the last
+ * first (the sweep goes in hash order, not in the queue's); then the
+ * client answers: every host told, each once.  nlm_notify_resume()
+ * ignoring the queue survived every test (mutation testing): a queued
+ * notification was queued again, which cut off the ones behind it or
+ * looped the queue on itself -- hosts never told to reclaim, or one told
+ * over and over.
+ */
+static void
+test_notify_resume_queued(void)
+{
+	const struct nlm_counters *c;
+	struct nlm_host *h;
+	char name[32];
+	unsigned i, n = 0, rounds, each;
+
+	if (ts_skip())
+		return;
+	n_preload_n(0, 20);
+	ts_sm_registered(true);
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	ts_pump();
+	while (n_notify(false))
+		n++;
+	CU_ASSERT_EQUAL(n, 16);
+	for (i = 20; i-- > 0;) {
+		snprintf(name, sizeof(name), "client%u", i);
+		h = nlm_host_named(name);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+		nlm_notify_resume(h);
+	}
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	CU_ASSERT_EQUAL(c->notify_sent, 16);
+	for (rounds = 0; rounds < 8 && c->notify_acked < 20; rounds++) {
+		ts_advance(1000);
+		ts_pump();
+		ts_pump();
+		for (each = 0; each < 40 && n_notify(true); each++)
+			ts_pump();
+	}
+	CU_ASSERT_EQUAL(c->notify_acked, 20);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(c->notify_sent, 36);
+	ts_stop();
+}
+
+/*
  * A non-blocking exclusive LOCK of [0, 1) of fh by (who, svid, "oh"),
  * carrying NSM state `state'.
  */
@@ -2752,6 +2804,8 @@ ts_register_notify(void)
 	    "not given up", test_notify_clock_forward) == NULL ||
 	    CU_add_test(s, "one address: 16 in flight, the rest in turn",
 	    test_notify_paced) == NULL ||
+	    CU_add_test(s, "the idle sweep leaves queued notifications "
+	    "queued", test_notify_resume_queued) == NULL ||
 	    CU_add_test(s, "3,000 hosts: the host table grows, all found",
 	    test_many_hosts) == NULL ||
 	    CU_add_test(s, "link-local addresses: one host per link",
