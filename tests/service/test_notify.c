@@ -978,6 +978,59 @@ test_notify_resume_queued(void)
 }
 
 /*
+ * A restart while notifying (SM_SIMU_CRASH: a new epoch and state): the
+ * new state's notifications replace the old ones.  17 hosts at one
+ * address: 16 in flight, one queued; after the restart 16 of the new
+ * state go out at once, in the slots the old ones gave back, and from
+ * then on only the new state is sent: the old notifications never come
+ * back.  Answered, all 17 are told.  notify_one() not stopping the old
+ * notifier, or nlm_notify_stop() not giving back its slot, survived
+ * every test (mutation testing): the old state was sent on, or the
+ * address's slots stayed taken and nothing more left for it.
+ */
+static void
+test_notify_superseded(void)
+{
+	const struct nlm_counters *c;
+	unsigned n = 0, rounds, each;
+	uint64_t e;
+
+	if (ts_skip())
+		return;
+	n_preload_n(0, 17);
+	ts_sm_registered(true);
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	ts_pump();
+	while (n_notify(false))
+		n++;
+	CU_ASSERT_EQUAL(n, 16);
+	e = fake_store_epoch() + 1;
+	CU_ASSERT(store_put_epoch(fake_store(), e) == STORE_OK);
+	nlm_set_epoch(e, (int32_t)(2 * e - 1));
+	ts_pump();
+	/* n_notify() checks the state: the new one. */
+	n = 0;
+	while (n_notify(false))
+		n++;
+	CU_ASSERT_EQUAL(n, 16);
+	CU_ASSERT_EQUAL(c->notify_pending, 17);
+	for (rounds = 0; rounds < 8 && c->notify_acked < 17; rounds++) {
+		ts_advance(1000);
+		ts_pump();
+		ts_pump();
+		for (each = 0; each < 40 && n_notify(true); each++)
+			ts_pump();
+	}
+	CU_ASSERT_EQUAL(c->notify_acked, 17);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	ts_advance(120000);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	ts_stop();
+}
+
+/*
  * A non-blocking exclusive LOCK of [0, 1) of fh by (who, svid, "oh"),
  * carrying NSM state `state'.
  */
@@ -2806,6 +2859,8 @@ ts_register_notify(void)
 	    test_notify_paced) == NULL ||
 	    CU_add_test(s, "the idle sweep leaves queued notifications "
 	    "queued", test_notify_resume_queued) == NULL ||
+	    CU_add_test(s, "a restart while notifying: the new state "
+	    "replaces the old", test_notify_superseded) == NULL ||
 	    CU_add_test(s, "3,000 hosts: the host table grows, all found",
 	    test_many_hosts) == NULL ||
 	    CU_add_test(s, "link-local addresses: one host per link",
