@@ -870,13 +870,17 @@ test_notify_since_future(void)
  * not given up at the first unanswered attempt (the client would never be
  * told to reclaim), and its stored start moves with the clock so that
  * the next start does not give it up either.  (Simulated: the start
- * moved back two days under the notifier, as the step makes it seem.)
- * Before, the give-up read the wall clock alone (found by review).
+ * moved back two days under the notifier, as the step makes it seem, in
+ * its record and in the store.)  Before, the give-up read the wall clock
+ * alone (found by review); moved in memory only, the stored start was
+ * the one it had been, and notify_owed_sec() not restaging a start
+ * behind the time counted survived every test (mutation testing).
  */
 static void
 test_notify_clock_forward(void)
 {
 	const struct nlm_counters *c;
+	struct store_host sh;
 	struct nlm_host *h;
 
 	if (ts_skip())
@@ -890,6 +894,11 @@ test_notify_clock_forward(void)
 	h = nlm_host_named("client0");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	h->h_notify_since = n_wall() - 2 * 86400;
+	/* Stored so too: the start was stored under the clock of then. */
+	CU_ASSERT_FATAL(fake_store_host(HID, &sh));
+	sh.sh_notify_since = h->h_notify_since;
+	CU_ASSERT(store_put_host(fake_store(), &sh) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
 	n_unanswered_kept(c);
 	CU_ASSERT(n_since() + 60 >= n_wall());
 	n_answered_end(c);
