@@ -176,6 +176,74 @@ test_dump_records(void)
 	stt_dir_free(dir);
 }
 
+/*
+ * A dump gives the store's high-water marks each on its own line, and
+ * of a host the address it calls from, every server address it used
+ * (comma-separated; a link-local one with its interface), the epoch it
+ * was stored in and since when an SM_NOTIFY is owed to it; an empty
+ * owner handle is "-", a field that is never blank; a lock is one line,
+ * no share.  (Found by mutation: the token and next host id swapped, a
+ * host's epoch and notify-since swapped, an IPv4 address shown as none,
+ * a comma before the first local address, a link-local one without its
+ * interface, an empty handle left blank, or a lock printed as a share
+ * too, passed every unit test: the hosts dumped had no address, and only
+ * the start of their line was checked.)
+ */
+static void
+test_dump_host_fields(void)
+{
+	static const uint8_t a[] = { 10, 0, 0, 1 }, l1[] = { 192, 0, 2, 1 },
+	    l2[] = { 192, 0, 2, 2 }, ll[16] = { 0xfe, 0x80, [15] = 1 };
+	char prog[PATH_MAX + 16], *dir, buf[4096];
+	struct store_host h;
+	struct lk_record rc;
+	struct store *st;
+
+	if (!dump_nlmd(prog, sizeof(prog))) {
+		tests_skip("no nlmd built beside the tests");
+		return;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir = stt_dir_new());
+	st = stt_open_ok(dir, STORE_SYNC);
+	memset(&h, 0, sizeof(h));
+	h.sh_id = 3;
+	h.sh_name = "one";
+	h.sh_state = 7;
+	h.sh_addr.sa_len = 4;
+	memcpy(h.sh_addr.sa_bytes, a, sizeof(a));
+	h.sh_local[0].sa_len = 4;
+	memcpy(h.sh_local[0].sa_bytes, l1, sizeof(l1));
+	h.sh_local[1].sa_len = 4;
+	memcpy(h.sh_local[1].sa_bytes, l2, sizeof(l2));
+	/* A link-local one, with an interface index no interface has. */
+	h.sh_local[2].sa_len = 16;
+	memcpy(h.sh_local[2].sa_bytes, ll, sizeof(ll));
+	h.sh_local[2].sa_scope = 999999;
+	h.sh_nlocal = 3;
+	h.sh_epoch = 5;
+	h.sh_notify_since = 1700000000;
+	CU_ASSERT_EQUAL(store_put_host(st, &h), STORE_OK);
+	rc = stt_lock(3, 9, "", "fh", 0, 1, true, 41);
+	CU_ASSERT_EQUAL(store_put_record(st, &rc), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_epoch(st, 6), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_token(st, 42), STORE_OK);
+	CU_ASSERT_EQUAL(store_put_next_host(st, 4), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_close(st);
+
+	CU_ASSERT_EQUAL(dump_read(prog, dir, buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(strncmp(buf, "epoch 6\ntoken-high-water 42\n"
+	    "next-host-id 4\n", 43), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nhost id=3 name=one "
+	    "addr=10.0.0.1 local=192.0.2.1,192.0.2.2,fe80::1%999999 state=7 "
+	    "monitored=no epoch=5 notify-since=1700000000\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nlock host=3 svid=9 oh=- "
+	    "fh=6668 start=0 len=1 mode=exclusive token=41 epoch=1\n"));
+	/* The lock once, as a lock: no share made of it. */
+	CU_ASSERT_PTR_NULL(strstr(buf, "\nshare "));
+	stt_dir_free(dir);
+}
+
 /* The same for --print-config: a configuration not written exits 1. */
 static void
 test_print_config_output_fails(void)
@@ -212,6 +280,8 @@ stt_register_dump(void)
 	    test_dump_output_fails) ||
 	    !CU_add_test(s, "a dump shows each field of hosts, locks and "
 	    "shares", test_dump_records) ||
+	    !CU_add_test(s, "a dump shows a host's addresses, epoch and "
+	    "notify time, and the marks", test_dump_host_fields) ||
 	    !CU_add_test(s, "a configuration not written exits 1",
 	    test_print_config_output_fails))
 		return -1;
