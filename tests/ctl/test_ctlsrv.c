@@ -453,6 +453,7 @@ static void
 test_control_group(void)
 {
 	struct cs_srv cs;
+	struct stat sb;
 	int in, prim, out;
 
 	if (geteuid() != 0) {
@@ -461,6 +462,14 @@ test_control_group(void)
 	}
 	cs_ready = true;
 	cs_start_group(&cs, CS_GID);
+	/*
+	 * The socket is the group's, whatever group root runs with (found by
+	 * mutation: without the lchown() every test passed, the tests' group
+	 * being root's own).
+	 */
+	CU_ASSERT_FATAL(lstat(cs.sun.sun_path, &sb) == 0);
+	CU_ASSERT_EQUAL(sb.st_gid, CS_GID);
+	CU_ASSERT_EQUAL(sb.st_mode & 07777, 0660);
 	/* Anyone reaches the socket: nlmd's own check is what is tested. */
 	CU_ASSERT_FATAL(chmod(cs.dir, 0755) == 0);
 	CU_ASSERT_FATAL(chmod(cs.sun.sun_path, 0666) == 0);
@@ -474,6 +483,36 @@ test_control_group(void)
 	CU_ASSERT_EQUAL(in, 0);
 	CU_ASSERT_EQUAL(prim, 0);
 	CU_ASSERT_EQUAL(out, 1);
+	cs_stop(&cs);
+}
+
+/*
+ * Without control-group only root may use the socket: a process of uid
+ * 65534, whatever groups it has, is refused even when the socket is
+ * opened to everyone (found by mutation: with peer_allowed() letting
+ * anyone in when no group is configured, every unit test passed).  Root
+ * only.
+ */
+static void
+test_no_group_root_only(void)
+{
+	struct cs_srv cs;
+	int suppl, prim;
+
+	if (geteuid() != 0) {
+		tests_skip("another uid needs root (setuid)");
+		return;
+	}
+	cs_ready = true;
+	cs_start(&cs);
+	CU_ASSERT_FATAL(chmod(cs.dir, 0755) == 0);
+	CU_ASSERT_FATAL(chmod(cs.sun.sun_path, 0666) == 0);
+	suppl = cs_as_nobody(&cs, CS_SUPPL);
+	prim = cs_as_nobody(&cs, CS_PRIMARY);
+	printf("\n    uid 65534, no control-group: %s ", suppl == 0 || prim == 0 ?
+	    "let in" : suppl == 1 && prim == 1 ? "refused" : "error");
+	CU_ASSERT_EQUAL(suppl, 1);
+	CU_ASSERT_EQUAL(prim, 1);
 	cs_stop(&cs);
 }
 
@@ -638,6 +677,51 @@ test_silent_clients(void)
 	close(fd);
 	for (i = 0; i < 16; i++)
 		close(fds[i]);
+	(void)cs_turns(&cs, 20, 5);
+	cs_stop(&cs);
+	ev_set_clock(NULL);
+}
+
+/*
+ * All places taken by clients that have sent no request for a second:
+ * one that may not use the socket takes none of their places (it is
+ * closed, and they stay); only an allowed newcomer does (found by
+ * mutation: a refused peer that evicted a stalled one passed every
+ * test).  Root only.
+ */
+static void
+test_refused_takes_no_place(void)
+{
+	struct cs_srv cs;
+	int fds[16], i, got, open_left = 0;
+	char c;
+
+	if (geteuid() != 0) {
+		tests_skip("another uid needs root (setuid)");
+		return;
+	}
+	cs_ready = true;
+	cs_clock_ms = 1000000;
+	ev_set_clock(cs_clock);
+	cs_start(&cs);
+	CU_ASSERT_FATAL(chmod(cs.dir, 0755) == 0);
+	CU_ASSERT_FATAL(chmod(cs.sun.sun_path, 0666) == 0);
+	for (i = 0; i < 16; i++) {
+		fds[i] = cs_connect(&cs);
+		(void)ev_run_once(cs.loop, 0);
+	}
+	cs_clock_ms += 1000;
+	got = cs_as_nobody(&cs, CS_NOT_IN);
+	for (i = 0; i < 16; i++) {
+		if (recv(fds[i], &c, 1, MSG_DONTWAIT) == -1 && errno == EAGAIN)
+			open_left++;
+		close(fds[i]);
+	}
+	printf("\n    uid 65534 beside 16 silent clients: %s, %d of them "
+	    "left ", got == 0 ? "let in" : got == 1 ? "took a place" :
+	    "closed", open_left);
+	CU_ASSERT_EQUAL(got, 2);
+	CU_ASSERT_EQUAL(open_left, 16);
 	(void)cs_turns(&cs, 20, 5);
 	cs_stop(&cs);
 	ev_set_clock(NULL);
@@ -902,12 +986,16 @@ ctl_register_srv(void)
 	    test_accept_emfile) == NULL ||
 	    CU_add_test(s, "control-group: the peer's own groups",
 	    test_control_group) == NULL ||
+	    CU_add_test(s, "no control-group: root only",
+	    test_no_group_root_only) == NULL ||
 	    CU_add_test(s, "stalled readers give up their places",
 	    test_stalled_readers) == NULL ||
 	    CU_add_test(s, "walks that list nothing keep their places",
 	    test_empty_pieces_not_stalled) == NULL ||
 	    CU_add_test(s, "clients that send no request give up their places",
 	    test_silent_clients) == NULL ||
+	    CU_add_test(s, "a refused peer takes no stalled one's place",
+	    test_refused_takes_no_place) == NULL ||
 	    CU_add_test(s, "a path in use is not taken over",
 	    test_path_taken) == NULL ||
 	    CU_add_test(s, "another user's socket is not taken over",
