@@ -728,6 +728,115 @@ test_refused_takes_no_place(void)
 }
 
 /*
+ * Answers held for their commits (releases waiting for the disk) are
+ * not stalled, however long the commit takes: a newcomer finding all
+ * places taken by them is told so, and each held answer goes out whole
+ * once its commit is made (found by mutation: with held answers counted
+ * stalled after 10 s, a newcomer cut one off and every test passed).
+ */
+static void
+test_held_not_stalled(void)
+{
+	const char *hold = "nlmctl 1 hold\n";
+	struct cs_srv cs;
+	int fds[16], fd, i, whole = 0;
+	char buf[256];
+	size_t got;
+	ssize_t n;
+
+	cs_ready = false;
+	cs_clock_ms = 1000000;
+	ev_set_clock(cs_clock);
+	cs_start(&cs);
+	for (i = 0; i < 16; i++) {
+		fds[i] = cs_connect(&cs);
+		CU_ASSERT_FATAL(send(fds[i], hold, strlen(hold), 0) ==
+		    (ssize_t)strlen(hold));
+		CU_ASSERT_FATAL(shutdown(fds[i], SHUT_WR) == 0);
+		(void)ev_run_once(cs.loop, 0);
+		(void)ev_run_once(cs.loop, 0);
+	}
+	/* The commits take 11 s. */
+	for (i = 0; i < 110; i++) {
+		cs_clock_ms += 100;
+		(void)ev_run_once(cs.loop, 0);
+	}
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, hold, strlen(hold), MSG_NOSIGNAL) ==
+	    (ssize_t)strlen(hold));
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	printf("\n    seventeenth nlmctl beside 16 answers held 11 s: %s ",
+	    strstr(buf, "busy") != NULL ? "told busy" : "took a place");
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "nlmctl 1 error busy"));
+	close(fd);
+	cs_ready = true;
+	for (i = 0; i < 10; i++) {
+		cs_clock_ms += 5;
+		(void)ev_run_once(cs.loop, 0);
+	}
+	for (i = 0; i < 16; i++) {
+		got = 0;
+		while ((n = recv(fds[i], buf + got, sizeof(buf) - 1 - got,
+		    MSG_DONTWAIT)) > 0)
+			got += (size_t)n;
+		buf[got] = '\0';
+		whole += strcmp(buf, "nlmctl 1 ok\nnlmctl 1 end 0\n") == 0;
+		close(fds[i]);
+	}
+	printf("%d of 16 held answers whole ", whole);
+	CU_ASSERT_EQUAL(whole, 16);
+	(void)cs_turns(&cs, 20, 5);
+	cs_stop(&cs);
+	ev_set_clock(NULL);
+}
+
+/*
+ * A newcomer takes the place of the client stalled longest, not of one
+ * that has just become stalled (found by mutation: taking the most
+ * recent passed every test).  Sixteen silent clients connect 100 ms
+ * apart; once all have been silent a second, the first one goes.
+ */
+static void
+test_longest_stalled_goes(void)
+{
+	const char *hold = "nlmctl 1 hold\n";
+	struct cs_srv cs;
+	int fds[16], fd, i, gone = -1, ngone = 0;
+	char buf[256];
+
+	cs_ready = true;
+	cs_clock_ms = 1000000;
+	ev_set_clock(cs_clock);
+	cs_start(&cs);
+	for (i = 0; i < 16; i++) {
+		fds[i] = cs_connect(&cs);
+		(void)ev_run_once(cs.loop, 0);
+		cs_clock_ms += 100;
+	}
+	cs_clock_ms += 1000;
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, hold, strlen(hold), 0) ==
+	    (ssize_t)strlen(hold));
+	CU_ASSERT_FATAL(shutdown(fd, SHUT_WR) == 0);
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 ok\nnlmctl 1 end 0\n");
+	close(fd);
+	for (i = 0; i < 16; i++) {
+		if (recv(fds[i], buf, sizeof(buf), MSG_DONTWAIT) == 0) {
+			gone = i;
+			ngone++;
+		}
+		close(fds[i]);
+	}
+	printf("\n    the newcomer took the place of client %d ", gone);
+	CU_ASSERT_EQUAL(ngone, 1);
+	CU_ASSERT_EQUAL(gone, 0);
+	(void)cs_turns(&cs, 20, 5);
+	cs_stop(&cs);
+	ev_set_clock(NULL);
+}
+
+/*
  * The socket path of a running server, or a file that is no socket: a
  * second server refuses it, and the first keeps answering (before, the
  * path was unlinked whatever it was: a second nlmd with another state
@@ -996,6 +1105,10 @@ ctl_register_srv(void)
 	    test_silent_clients) == NULL ||
 	    CU_add_test(s, "a refused peer takes no stalled one's place",
 	    test_refused_takes_no_place) == NULL ||
+	    CU_add_test(s, "held answers keep their places",
+	    test_held_not_stalled) == NULL ||
+	    CU_add_test(s, "the client stalled longest gives up its place",
+	    test_longest_stalled_goes) == NULL ||
 	    CU_add_test(s, "a path in use is not taken over",
 	    test_path_taken) == NULL ||
 	    CU_add_test(s, "another user's socket is not taken over",
