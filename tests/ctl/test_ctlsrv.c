@@ -837,6 +837,77 @@ test_longest_stalled_goes(void)
 }
 
 /*
+ * A client that has not sent its whole request in CTL_REQ_TIMEOUT_MS
+ * (10 s) is closed, even when nobody needs its place (found by
+ * mutation: without the timer every test passed).  Not a millisecond
+ * before.
+ */
+static void
+test_request_timeout(void)
+{
+	const char *part = "nlmctl 1 ho";
+	struct cs_srv cs;
+	char c;
+	int fd;
+
+	cs_clock_ms = 1000000;
+	ev_set_clock(cs_clock);
+	cs_start(&cs);
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, part, strlen(part), 0) ==
+	    (ssize_t)strlen(part));
+	(void)ev_run_once(cs.loop, 0);
+	(void)ev_run_once(cs.loop, 0);
+	cs_clock_ms += 9999;
+	(void)ev_run_once(cs.loop, 0);
+	CU_ASSERT(recv(fd, &c, 1, MSG_DONTWAIT) == -1 && errno == EAGAIN);
+	cs_clock_ms += 1;
+	(void)ev_run_once(cs.loop, 0);
+	CU_ASSERT_EQUAL(recv(fd, &c, 1, MSG_DONTWAIT), 0);
+	close(fd);
+	cs_stop(&cs);
+	ev_set_clock(NULL);
+}
+
+/*
+ * What the server reads of a request is bounded: CTL_REQ_MAX bytes
+ * without a newline are refused with an error line (found by mutation:
+ * with the bound tested as "more than", a request of exactly that many
+ * bytes was closed without a word and every test passed); a NUL byte in
+ * a request is refused and the command never runs (found by mutation:
+ * without that check "host=a\0b" ran the command for host "a").
+ */
+static void
+test_request_bounds(void)
+{
+	static const char nul[] = "nlmctl 1 echoerr host=a\0b\n";
+	char req[CTL_REQ_MAX], buf[256];
+	struct cs_srv cs;
+	unsigned runs;
+	int fd;
+
+	cs_start(&cs);
+	memset(req, 'a', sizeof(req));
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, req, sizeof(req), 0) == (ssize_t)sizeof(req));
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	close(fd);
+	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 error request longer than "
+	    "4096 bytes\n");
+
+	runs = cs_echoerr_runs;
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, nul, sizeof(nul) - 1, 0) ==
+	    (ssize_t)sizeof(nul) - 1);
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	close(fd);
+	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 error request contains a NUL "
+	    "byte\n");
+	CU_ASSERT_EQUAL(cs_echoerr_runs, runs);
+	cs_stop(&cs);
+}
+
+/*
  * The socket path of a running server, or a file that is no socket: a
  * second server refuses it, and the first keeps answering (before, the
  * path was unlinked whatever it was: a second nlmd with another state
@@ -1109,6 +1180,10 @@ ctl_register_srv(void)
 	    test_held_not_stalled) == NULL ||
 	    CU_add_test(s, "the client stalled longest gives up its place",
 	    test_longest_stalled_goes) == NULL ||
+	    CU_add_test(s, "a request not sent in 10 s: closed",
+	    test_request_timeout) == NULL ||
+	    CU_add_test(s, "a request's length and bytes are bounded",
+	    test_request_bounds) == NULL ||
 	    CU_add_test(s, "a path in use is not taken over",
 	    test_path_taken) == NULL ||
 	    CU_add_test(s, "another user's socket is not taken over",
