@@ -109,6 +109,37 @@ cs_cmd_walk(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
 	ctl_produce(c, cs_fill_empty, NULL, NULL);
 }
 
+/*
+ * A producer that fails once its first piece is out: an error, too late
+ * for an error line (a release whose second piece finds no memory).
+ */
+static bool
+cs_fill_late(struct ctl_conn *c, void *state)
+{
+	int *pieces = state;
+
+	if ((*pieces)++ == 0) {
+		ctl_raw(c, "line 1");
+		return true;
+	}
+	ctl_error(c, "too late");
+	return false;
+}
+
+static void
+cs_cmd_late(struct ctl_conn *c, const struct ctl_req *rq, void *arg)
+{
+	int *pieces = calloc(1, sizeof(*pieces));
+
+	(void)rq;
+	(void)arg;
+	if (pieces == NULL) {
+		ctl_error(c, "out of memory");
+		return;
+	}
+	ctl_produce(c, cs_fill_late, pieces, free);
+}
+
 /* Times cs_cmd_echoerr() ran. */
 static unsigned cs_echoerr_runs;
 
@@ -170,6 +201,8 @@ cs_start_group(struct cs_srv *cs, long group)
 	    cs_echoerr_flags, cs_cmd_echoerr, NULL) == 0);
 	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "walk", NULL, NULL,
 	    cs_cmd_walk, NULL) == 0);
+	CU_ASSERT_FATAL(ctl_srv_command(cs->srv, "late", NULL, NULL,
+	    cs_cmd_late, NULL) == 0);
 }
 
 static void
@@ -1106,6 +1139,35 @@ test_error_one_line(void)
 }
 
 /*
+ * An error once part of the answer is out is too late for an error line:
+ * the reader gets what was sent, then the end of the stream, with no end
+ * line (and no error line) -- it must not take what it got for all of
+ * it.  Found by mutation: every test passed when ctl_error() wrote its
+ * line after the body anyway, and when conn_flush() kept such a
+ * connection open (it was never closed: nlmctl waited, and the loop
+ * woke every turn to write nothing).
+ */
+static void
+test_error_too_late(void)
+{
+	const char *req = "nlmctl 1 late\n";
+	struct cs_srv cs;
+	char buf[256];
+	int fd;
+
+	cs_start(&cs);
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, req, strlen(req), 0) == (ssize_t)strlen(req));
+	CU_ASSERT_FATAL(shutdown(fd, SHUT_WR) == 0);
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 ok\nline 1\n");
+	/* Closed: cs_answer() stopped at the end of the stream. */
+	CU_ASSERT_EQUAL(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), 0);
+	close(fd);
+	cs_stop(&cs);
+}
+
+/*
  * The server checks a request's arguments against what its command was
  * registered with, before the command runs: an argument it does not take
  * (a typo: "dryrun=1", or any argument to a command that takes none), or
@@ -1192,6 +1254,8 @@ ctl_register_srv(void)
 	    test_free_not_others) == NULL ||
 	    CU_add_test(s, "an error is one line, whatever it names",
 	    test_error_one_line) == NULL ||
+	    CU_add_test(s, "an error after the answer began cuts it off",
+	    test_error_too_late) == NULL ||
 	    CU_add_test(s, "the socket's mode whatever the umask",
 	    test_socket_mode) == NULL ||
 	    CU_add_test(s, "arguments a command does not take are refused",
