@@ -14,7 +14,8 @@
 #     manager's socket (NOTIFY_SOCKET): READY=1 once nlmd is registered with
 #     rpcbind, STATUS "serving, epoch E"; WATCHDOG=1 at half of
 #     WATCHDOG_USEC (and none when WATCHDOG_PID names another process);
-#     STOPPING=1 at SIGTERM; after a restart with locks stored, STATUS
+#     STOPPING=1 at SIGTERM; a STATUS only when it changes (not every turn
+#     of the loop); after a restart with locks stored, STATUS
 #     "grace: 2 locks, 0 shares to reclaim ..." and "serving" once libnfs
 #     took them back (one reclaimed, one asked for again by a plain LOCK).  A malformed NOTIFY_SOCKET costs a warning only.
 #  3. Dropping root: started as root with --user=nobody, nlmd runs with
@@ -221,6 +222,10 @@ WD_LO=$(((WD_MS + 299) / 300))
 WD_HI=$(((WD_MS + 400) / 200))
 check "WATCHDOG=1 about every 200 ms ($WD in $WD_MS ms, $WD_LO-$WD_HI expected)" \
     test "$WD" -ge "$WD_LO" -a "$WD" -le "$WD_HI"
+# The STATUS is sent when it changes, not at every turn of the loop (the
+# pings wake it 10 times in those 2 s).
+check "STATUS sent once while serving, not every turn ($(count_msgs STATUS=) sent)" \
+    test "$(count_msgs STATUS=)" = 1
 check "libnfs: two hosts lock under a notifying nlmd" \
     flows hold
 check "SIGTERM: exit 0" stop_nlmd
@@ -245,6 +250,8 @@ check "STATUS 'serving, epoch 2' once everything is reclaimed" \
     itest_wait grep -q "STATUS=serving, epoch 2$" "$RECV_LOG"
 check "WATCHDOG_PID names another process: no pings" \
     test "$(count_msgs WATCHDOG=1)" = 0
+check "STATUS 'serving' sent once, the turn grace ended ($(count_msgs STATUS=serving))" \
+    test "$(count_msgs STATUS=serving)" = 1
 # In this shell: nlmd is its child, not a `bash -c`'s (whose loop only
 # saw it go, whatever it exited with).
 kill "$NLMD_PID"
