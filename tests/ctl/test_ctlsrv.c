@@ -428,7 +428,10 @@ test_accept_emfile(void)
  * supplementary group (setgroups(), as newgrp or a login would give it)
  * is let in, and so is one whose own group it is (no supplementary
  * group: SO_PEERGROUPS does not list it; found by mutation, without the
- * check of the peer's gid every test passed); without it, refused.  The
+ * check of the peer's gid every test passed), and one that has it last
+ * of 100 groups (more than peer_allowed()'s first buffer takes: found by
+ * mutation, without the retry after ERANGE every test passed); without
+ * it, refused.  The
  * group is one no user database lists, so only the process's own
  * credentials (SO_PEERCRED, SO_PEERGROUPS) can tell: until 2026-11-28
  * nlmd asked the databases (getpwuid_r(), getgrouplist()), which could
@@ -441,13 +444,14 @@ test_accept_emfile(void)
 #define CS_NOT_IN	0	/* not at all */
 #define CS_SUPPL	1	/* a supplementary group */
 #define CS_PRIMARY	2	/* its group (no supplementary one) */
+#define CS_MANY		3	/* the last of 100 supplementary groups */
 
 /* The child's answer: 0 let in, 1 refused, 2 neither, 3 setup failed. */
 static int
 cs_as_nobody(struct cs_srv *cs, int how)
 {
-	gid_t g = CS_GID;
-	int fd, status = 0;
+	gid_t g[100];
+	int fd, i, status = 0;
 	char buf[256];
 	size_t got = 0;
 	ssize_t n;
@@ -458,7 +462,11 @@ cs_as_nobody(struct cs_srv *cs, int how)
 	if ((pid = fork()) == 0) {
 		const char *req = "nlmctl 1 hold\n";
 
-		if (setgroups(how == CS_SUPPL ? 1 : 0, &g) == -1 ||
+		for (i = 0; i < 99; i++)
+			g[i] = (gid_t)(CS_GID + 1 + i);
+		g[how == CS_MANY ? 99 : 0] = CS_GID;
+		if (setgroups(how == CS_MANY ? 100 : how == CS_SUPPL ? 1 : 0,
+		    how == CS_MANY ? g : &g[0]) == -1 ||
 		    setgid(how == CS_PRIMARY ? CS_GID : 65534) == -1 ||
 		    setuid(65534) == -1 ||
 		    (fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
@@ -487,7 +495,7 @@ test_control_group(void)
 {
 	struct cs_srv cs;
 	struct stat sb;
-	int in, prim, out;
+	int in, prim, many, out;
 
 	if (geteuid() != 0) {
 		tests_skip("control-group needs root (setuid)");
@@ -508,13 +516,17 @@ test_control_group(void)
 	CU_ASSERT_FATAL(chmod(cs.sun.sun_path, 0666) == 0);
 	in = cs_as_nobody(&cs, CS_SUPPL);
 	prim = cs_as_nobody(&cs, CS_PRIMARY);
+	many = cs_as_nobody(&cs, CS_MANY);
 	out = cs_as_nobody(&cs, CS_NOT_IN);
 	printf("\n    uid 65534 in group %d: %s; of group %d: %s; not in it: "
 	    "%s ", CS_GID, in == 0 ? "let in" : in == 1 ? "refused" : "error",
 	    CS_GID, prim == 0 ? "let in" : prim == 1 ? "refused" : "error",
 	    out == 0 ? "let in" : out == 1 ? "refused" : "error");
+	printf("\n    the last of 100 groups: %s ", many == 0 ? "let in" :
+	    many == 1 ? "refused" : "error");
 	CU_ASSERT_EQUAL(in, 0);
 	CU_ASSERT_EQUAL(prim, 0);
+	CU_ASSERT_EQUAL(many, 0);
 	CU_ASSERT_EQUAL(out, 1);
 	cs_stop(&cs);
 }
