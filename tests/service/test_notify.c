@@ -1040,6 +1040,86 @@ test_notify_superseded(void)
 }
 
 /*
+ * The notification queued last at an address stops being owed (its host
+ * tells us it restarted), then another queues behind those still
+ * waiting: the queue's tail moved back to the one before it, and every
+ * host left is told, each once.  21 hosts at one address, no memory for
+ * the first one's notifier at the start: 16 in flight, 4 queued; the
+ * last of those leaves; the first is taken up again (the idle sweep's
+ * nlm_notify_resume()) and queues.  addr_unqueue() not moving the tail
+ * back survived every test (mutation testing): the newcomer was linked
+ * behind the freed notifier (a use after free), never reached from the
+ * head, and its host never told.
+ */
+static void
+test_notify_unqueue_last(void)
+{
+	const struct nlm_counters *c;
+	struct store_host sh;
+	struct nlm_host *h, *first = NULL;
+	char name[32], gone[32];
+	uint64_t gone_id;
+	unsigned i, n = 0, answered = 0, rounds, each;
+
+	if (ts_skip())
+		return;
+	n_preload_n(0, 21);
+	ts_sm_registered(true);
+	fake_send_reset();
+	ts_calloc_fail(sizeof(struct nlm_notifier));
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT(!ts_calloc_armed());
+	ts_calloc_fail(0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(c->notify_pending, 20);
+	ts_pump();
+	while (n_notify(false))
+		n++;
+	CU_ASSERT_EQUAL(n, 16);
+	for (i = 0; i < 21; i++) {
+		snprintf(name, sizeof(name), "client%u", i);
+		h = nlm_host_named(name);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+		if (h->h_notify == NULL)
+			first = h;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(first);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(first->h_ag->ac_nqtail);
+	h = first->h_ag->ac_nqtail->nt_host;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h->h_ag->ac_nqhead);
+	CU_ASSERT(h->h_ag->ac_nqhead->nt_host != h);
+	snprintf(gone, sizeof(gone), "%s", h->h_name);
+	gone_id = h->h_id;
+	CU_ASSERT_EQUAL(ts_notified(gone, 9), 1);
+	CU_ASSERT_EQUAL(c->hosts, 20);
+	CU_ASSERT_EQUAL(c->notify_pending, 19);
+	CU_ASSERT_PTR_NULL(nlm_host_named(gone));
+	nlm_notify_resume(first);
+	CU_ASSERT_EQUAL(c->notify_pending, 20);
+	CU_ASSERT(first->h_notify != NULL && first->h_notify->nt_queued);
+	for (rounds = 0; rounds < 8 && c->notify_acked < 20; rounds++) {
+		ts_advance(1000);
+		ts_pump();
+		ts_pump();
+		for (each = 0; each < 40 && n_notify(true); each++) {
+			answered++;
+			ts_pump();
+		}
+	}
+	CU_ASSERT_EQUAL(answered, 20);
+	CU_ASSERT_EQUAL(c->notify_acked, 20);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	/* Every debt settled; the one that left, with its record. */
+	for (i = 0; i < 21; i++)
+		CU_ASSERT(HID + i == gone_id ? !fake_store_host(HID + i, &sh) :
+		    fake_store_host(HID + i, &sh) && sh.sh_notify_since == 0);
+	ts_advance(120000);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	ts_stop();
+}
+
+/*
  * A non-blocking exclusive LOCK of [0, 1) of fh by (who, svid, "oh"),
  * carrying NSM state `state'.
  */
@@ -2870,6 +2950,8 @@ ts_register_notify(void)
 	    "queued", test_notify_resume_queued) == NULL ||
 	    CU_add_test(s, "a restart while notifying: the new state "
 	    "replaces the old", test_notify_superseded) == NULL ||
+	    CU_add_test(s, "the last queued notification leaves: the queue's "
+	    "tail moves back", test_notify_unqueue_last) == NULL ||
 	    CU_add_test(s, "3,000 hosts: the host table grows, all found",
 	    test_many_hosts) == NULL ||
 	    CU_add_test(s, "link-local addresses: one host per link",
