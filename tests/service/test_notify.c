@@ -1120,6 +1120,108 @@ test_notify_unqueue_last(void)
 }
 
 /*
+ * A notification that waited for a slot, then got one, and whose attempt
+ * could be neither made nor followed by a scheduled one (out of memory):
+ * the idle sweep sends it, as any other left so.  17 hosts at one
+ * address: 16 attempts waiting for the status program's port, one
+ * queued; one of the 16 hosts tells us it restarted and leaves, the
+ * queued one takes its slot with no memory for the call nor for the
+ * timer of the next attempt.  addr_release() not clearing nt_queued
+ * survived every test (mutation testing): the notification still seemed
+ * queued, the sweep passed it by every minute, and the client was never
+ * told to reclaim.
+ */
+static void
+test_notify_dequeued_timer_nomem(void)
+{
+	static struct ev_timer fill[4096];
+	const struct nlm_counters *c;
+	struct store_host sh;
+	struct nlm_host *h, *queued = NULL, *slot = NULL;
+	struct nlm_notifier *nt;
+	struct sockaddr_in lo;
+	char name[32];
+	uint64_t qid;
+	size_t i, n, heap;
+	unsigned answered = 0;
+
+	if (ts_skip())
+		return;
+	n_preload_n(0, 17);
+	ts_sm_registered(true);
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	for (i = 0; i < 17; i++) {
+		snprintf(name, sizeof(name), "client%zu", i);
+		h = nlm_host_named(name);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(h->h_notify);
+		if (h->h_notify->nt_queued)
+			queued = h;
+		else if (slot == NULL)
+			slot = h;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(queued);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(slot);
+	qid = queued->h_id;
+	/* Timers fill the loop's heap: the next one armed must grow it. */
+	for (n = 0; n < 4096; n++) {
+		ts_realloc_fail(SIZE_MAX);
+		if (ev_timer_set(ts_loop(), &fill[n], 3600 * 1000,
+		    n_timer_noop, NULL) == -1)
+			break;
+	}
+	ts_realloc_fail(0);
+	CU_ASSERT_FATAL(n < 4096);
+	heap = ts_realloc_failed();
+	memset(&lo, 0, sizeof(lo));
+	lo.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	/* The call: its arguments, mon_name "127.0.0.1" and state, 20 bytes. */
+	ts_calloc_fail(sizeof(struct nlm_send) + 20);
+	ts_realloc_fail(heap);
+	/* Its name copied: the host goes in the call. */
+	snprintf(name, sizeof(name), "%s", slot->h_name);
+	CU_ASSERT_EQUAL(nlm_host_notified(name, 9, (struct sockaddr *)&lo,
+	    sizeof(lo), NULL), 1);
+	CU_ASSERT(!ts_calloc_armed());
+	CU_ASSERT(!ts_realloc_armed());
+	ts_calloc_fail(0);
+	ts_realloc_fail(0);
+	for (i = 0; i < n; i++)
+		ev_timer_cancel(ts_loop(), &fill[i]);
+	/* Neither in flight, nor queued, nor scheduled. */
+	nt = queued->h_notify;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nt);
+	CU_ASSERT(nt->nt_send == NULL && !nt->nt_slot &&
+	    !ev_timer_armed(&nt->nt_timer));
+	CU_ASSERT_EQUAL(c->notify_pending, 16);
+	CU_ASSERT(fake_store_host(qid, &sh) && sh.sh_notify_since != 0);
+	/* The 15 others, answered. */
+	ts_pump();
+	while (n_notify(true)) {
+		answered++;
+		ts_pump();
+	}
+	CU_ASSERT_EQUAL(answered, 15);
+	CU_ASSERT_EQUAL(c->notify_acked, 15);
+	ts_advance(59999);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	/* The sweep, a minute after the start. */
+	ts_advance(1);
+	ts_pump();
+	ts_pump();
+	CU_ASSERT(n_notify(true));
+	ts_pump();
+	CU_ASSERT_EQUAL(c->notify_acked, 16);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT(fake_store_host(qid, &sh) && sh.sh_notify_since == 0);
+	ts_stop();
+}
+
+/*
  * A non-blocking exclusive LOCK of [0, 1) of fh by (who, svid, "oh"),
  * carrying NSM state `state'.
  */
@@ -2952,6 +3054,8 @@ ts_register_notify(void)
 	    "replaces the old", test_notify_superseded) == NULL ||
 	    CU_add_test(s, "the last queued notification leaves: the queue's "
 	    "tail moves back", test_notify_unqueue_last) == NULL ||
+	    CU_add_test(s, "a notification dequeued, then out of memory: sent "
+	    "at the next sweep", test_notify_dequeued_timer_nomem) == NULL ||
 	    CU_add_test(s, "3,000 hosts: the host table grows, all found",
 	    test_many_hosts) == NULL ||
 	    CU_add_test(s, "link-local addresses: one host per link",
