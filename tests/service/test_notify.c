@@ -2404,6 +2404,106 @@ test_release_pieces_nomem_once(void)
 	ts_turn_changes(0);
 }
 
+/*
+ * A host owed an SM_NOTIFY that could not be made (no memory for the
+ * notifier at a restart) tells us it restarted, and its release goes in
+ * pieces, out of memory long enough for the idle sweep to pass by: the
+ * sweep sends it nothing (it told us itself; it leaves when released),
+ * and nothing is sent once it has gone.  nlm_notify_resume() not
+ * skipping a host being released to be forgotten (h_rel_forget) survived
+ * every test (mutation testing): the sweep made a notifier and told the
+ * client that had just restarted of our restart.
+ */
+static void
+test_notify_resume_releasing(void)
+{
+	const struct lk_result *res;
+	const struct nlm_counters *c;
+	struct lk_lockreq rq;
+	struct sockaddr_in lo;
+	struct nlm_host *h;
+	uint64_t e, i, started;
+	unsigned lookups;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_sm_registered(true);
+	ts_lk_alloc(&ts_lk_failing);
+	/* Pieces of 1,000: 3,000 locks take three. */
+	ts_turn_changes(1000);
+	ts_start(NLM_CB_MSG, 0);
+	ts_lk_alloc(NULL);
+	c = nlm_get_counters();
+	/* A LOCK: the host is monitored. */
+	CU_ASSERT_EQUAL(n_lock_st("pieces", "p0", 2, 5), NLM4_GRANTED);
+	h = nlm_host_named("pieces");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT(h->h_monitored);
+	for (i = 0; i < 3000; i++) {
+		memset(&rq, 0, sizeof(rq));
+		rq.rq_host = h->h_id;
+		rq.rq_svid = 1;
+		rq.rq_oh = "own";
+		rq.rq_ohlen = 3;
+		rq.rq_fh = "p";
+		rq.rq_fhlen = 1;
+		rq.rq_start = 2 * i;
+		rq.rq_len = 1;
+		rq.rq_excl = true;
+		CU_ASSERT_FATAL(lk_lock(nlm->n_table, &rq, 1000, &res) ==
+		    LK_GRANTED);
+		nlm_apply(res);
+	}
+	ts_pump();
+	/* A restart with no memory for the notifier: owed, not sent. */
+	e = fake_store_epoch() + 1;
+	CU_ASSERT(store_put_epoch(fake_store(), e) == STORE_OK);
+	ts_calloc_fail(sizeof(struct nlm_notifier));
+	nlm_set_epoch(e, (int32_t)(2 * e - 1));
+	CU_ASSERT(!ts_calloc_armed());
+	ts_calloc_fail(0);
+	ts_pump();
+	CU_ASSERT_PTR_NULL(h->h_notify);
+	CU_ASSERT(h->h_notify_since != 0);
+	started = c->notify_started;
+	lookups = ts_sm_lookups();
+	memset(&lo, 0, sizeof(lo));
+	lo.sin_family = AF_INET;
+	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	CU_ASSERT_EQUAL(nlm_host_notified("pieces", 9, (struct sockaddr *)&lo,
+	    sizeof(lo), NULL), 1);
+	CU_ASSERT(h->h_rel_forget);
+	/* The rest of the release: no memory past the sweep (60 s). */
+	ts_lk_fail(true);
+	for (i = 0; i < 61; i++) {
+		ts_advance(1000);
+		ts_turn();
+	}
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	CU_ASSERT_EQUAL(c->notify_started, started);
+	CU_ASSERT_EQUAL(ts_sm_lookups(), lookups);
+	CU_ASSERT_PTR_NOT_NULL(nlm_host_named("pieces"));
+	CU_ASSERT(fake_store_nlocks() > 0);
+	ts_lk_fail(false);
+	for (i = 0; i < 10 && fake_store_nlocks() > 0; i++) {
+		ts_advance(1000);
+		ts_turn();
+	}
+	ts_pump();
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(c->hosts, 0);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(c->notify_started, started);
+	ts_advance(120000);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	ts_stop();
+	ts_turn_changes(0);
+}
+
 /* Procedure 16 (name, state) from the IPv4 address src, port `port'. */
 static void
 n_proc16_from(const char *src, uint16_t port, const char *name,
@@ -3103,6 +3203,8 @@ ts_register_notify(void)
 	    CU_add_test(s, "a release in pieces out of memory fails once, "
 	    "however often it is tried", test_release_pieces_nomem_once) ==
 	    NULL ||
+	    CU_add_test(s, "a host released in pieces past the sweep: not "
+	    "notified", test_notify_resume_releasing) == NULL ||
 	    CU_add_test(s, "a host cursor: hosts come and go between pieces",
 	    test_host_cursor) == NULL ||
 	    CU_add_test(s, "hosts found by id, 3,000 of them, a third "
