@@ -1221,6 +1221,61 @@ test_notify_dequeued_timer_nomem(void)
 	ts_stop();
 }
 
+/* Hosts queued at their address after one in flight, in table order. */
+static void
+n_queued_after_slot(struct nlm_host *h, void *arg)
+{
+	unsigned *n = arg;
+
+	if (h->h_notify == NULL)
+		return;
+	if (h->h_notify->nt_slot && n[0] == 0)
+		n[0] = 1;
+	else if (h->h_notify->nt_queued && n[0] != 0)
+		n[1]++;
+}
+
+/*
+ * nlmd stops with notifications in flight and others queued behind them
+ * at one address: the notifiers are freed, and none queued starts as the
+ * one before it gives back its slot.  20 hosts at one address, 16 in
+ * flight, 4 queued; the host table is walked in the order the slots were
+ * taken, so each queued notifier is freed after one in flight.
+ * addr_release() not checking notify_closing survived every test
+ * (mutation testing): each in flight freed started a call from a queued
+ * notifier that was about to be freed, after the shutdown began.
+ */
+static void
+test_notify_shutdown_queued(void)
+{
+	const struct nlm_counters *c;
+	unsigned n = 0, order[2] = { 0, 0 };
+	uint64_t calls;
+	size_t sends;
+
+	if (ts_skip())
+		return;
+	n_preload_n(0, 20);
+	ts_sm_registered(true);
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	ts_pump();
+	while (n_notify(false))
+		n++;
+	CU_ASSERT_EQUAL(n, 16);
+	CU_ASSERT_EQUAL(c->notify_pending, 20);
+	nlm_host_foreach(n_queued_after_slot, order);
+	CU_ASSERT_EQUAL(order[1], 4);
+	calls = onc_out_stats(ts_clnt())->calls;
+	sends = fake_sends();
+	nlm_shutdown();
+	/* The outgoing client outlives the service (ts_stop()). */
+	CU_ASSERT_EQUAL(onc_out_stats(ts_clnt())->calls, calls);
+	CU_ASSERT_EQUAL(onc_out_stats(ts_clnt())->pending, 0);
+	CU_ASSERT_EQUAL(fake_sends(), sends);
+	ts_stop();
+}
+
 /*
  * A non-blocking exclusive LOCK of [0, 1) of fh by (who, svid, "oh"),
  * carrying NSM state `state'.
@@ -3156,6 +3211,8 @@ ts_register_notify(void)
 	    "tail moves back", test_notify_unqueue_last) == NULL ||
 	    CU_add_test(s, "a notification dequeued, then out of memory: sent "
 	    "at the next sweep", test_notify_dequeued_timer_nomem) == NULL ||
+	    CU_add_test(s, "stopped with notifications queued: none starts",
+	    test_notify_shutdown_queued) == NULL ||
 	    CU_add_test(s, "3,000 hosts: the host table grows, all found",
 	    test_many_hosts) == NULL ||
 	    CU_add_test(s, "link-local addresses: one host per link",
