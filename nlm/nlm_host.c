@@ -1071,6 +1071,11 @@ nlm_host_release_forget_max(struct nlm_host *h, const char *why, size_t max)
 		return false;
 	case NLM_REL_GOING:
 		h->h_rel_forget = true;
+		/*
+		 * It told us it restarted: owed no SM_NOTIFY from now on, not
+		 * from the last piece (nlm_notify_resume() starts none).
+		 */
+		nlm_notify_stop(h);
 		return true;
 	default:
 		h->h_rel_forget = false;

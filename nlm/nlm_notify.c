@@ -56,7 +56,9 @@
  *     this one's grace period.
  *
  * A host that tells us itself that it restarted (FREE_ALL, SM_NOTIFY)
- * needs no notification: it leaves the list (nlm_host_forget()).
+ * needs no notification: it leaves the list (nlm_host_forget()); one
+ * released in pieces, after the last, its notifier stopped at the first
+ * (nlm_host.c).
  */
 #include "nlm_impl.h"
 

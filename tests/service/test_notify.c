@@ -2460,38 +2460,27 @@ test_release_pieces_nomem_once(void)
 }
 
 /*
- * A host owed an SM_NOTIFY that could not be made (no memory for the
- * notifier at a restart) tells us it restarted, and its release goes in
- * pieces, out of memory long enough for the idle sweep to pass by: the
- * sweep sends it nothing (it told us itself; it leaves when released),
- * and nothing is sent once it has gone.  nlm_notify_resume() not
- * skipping a host being released to be forgotten (h_rel_forget) survived
- * every test (mutation testing): the sweep made a notifier and told the
- * client that had just restarted of our restart.
+ * Started: host "pieces" at 127.0.0.1, monitored (a LOCK), holding 3,001
+ * locks (a release takes pieces of 1,000), then owed an SM_NOTIFY by a
+ * restart (nlm_set_epoch()), with no memory for its notifier when
+ * `nomem'.  The lock table fails while ts_lk_fail(true).  Stop with
+ * ts_stop(), then ts_turn_changes(0).
  */
-static void
-test_notify_resume_releasing(void)
+static struct nlm_host *
+n_pieces_owed(bool nomem)
 {
 	const struct lk_result *res;
-	const struct nlm_counters *c;
 	struct lk_lockreq rq;
-	struct sockaddr_in lo;
 	struct nlm_host *h;
-	uint64_t e, i, started;
-	unsigned lookups;
+	uint64_t e, i;
 
-	if (ts_skip())
-		return;
 	fake_store_reset();
 	fake_send_reset();
 	ts_sm_registered(true);
 	ts_lk_alloc(&ts_lk_failing);
-	/* Pieces of 1,000: 3,000 locks take three. */
 	ts_turn_changes(1000);
 	ts_start(NLM_CB_MSG, 0);
 	ts_lk_alloc(NULL);
-	c = nlm_get_counters();
-	/* A LOCK: the host is monitored. */
 	CU_ASSERT_EQUAL(n_lock_st("pieces", "p0", 2, 5), NLM4_GRANTED);
 	h = nlm_host_named("pieces");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
@@ -2512,23 +2501,57 @@ test_notify_resume_releasing(void)
 		nlm_apply(res);
 	}
 	ts_pump();
-	/* A restart with no memory for the notifier: owed, not sent. */
 	e = fake_store_epoch() + 1;
 	CU_ASSERT(store_put_epoch(fake_store(), e) == STORE_OK);
-	ts_calloc_fail(sizeof(struct nlm_notifier));
+	if (nomem)
+		ts_calloc_fail(sizeof(struct nlm_notifier));
 	nlm_set_epoch(e, (int32_t)(2 * e - 1));
 	CU_ASSERT(!ts_calloc_armed());
 	ts_calloc_fail(0);
-	ts_pump();
-	CU_ASSERT_PTR_NULL(h->h_notify);
 	CU_ASSERT(h->h_notify_since != 0);
-	started = c->notify_started;
-	lookups = ts_sm_lookups();
+	return h;
+}
+
+/* Host "pieces" at 127.0.0.1 tells us it restarted (state 9). */
+static void
+n_pieces_restarted(void)
+{
+	struct sockaddr_in lo;
+
 	memset(&lo, 0, sizeof(lo));
 	lo.sin_family = AF_INET;
 	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
 	CU_ASSERT_EQUAL(nlm_host_notified("pieces", 9, (struct sockaddr *)&lo,
 	    sizeof(lo), NULL), 1);
+}
+
+/*
+ * A host owed an SM_NOTIFY that could not be made (no memory for the
+ * notifier at a restart) tells us it restarted, and its release goes in
+ * pieces, out of memory long enough for the idle sweep to pass by: the
+ * sweep sends it nothing (it told us itself; it leaves when released),
+ * and nothing is sent once it has gone.  nlm_notify_resume() not
+ * skipping a host being released to be forgotten (h_rel_forget) survived
+ * every test (mutation testing): the sweep made a notifier and told the
+ * client that had just restarted of our restart.
+ */
+static void
+test_notify_resume_releasing(void)
+{
+	const struct nlm_counters *c;
+	struct nlm_host *h;
+	uint64_t i, started;
+	unsigned lookups;
+
+	if (ts_skip())
+		return;
+	h = n_pieces_owed(true);
+	c = nlm_get_counters();
+	ts_pump();
+	CU_ASSERT_PTR_NULL(h->h_notify);
+	started = c->notify_started;
+	lookups = ts_sm_lookups();
+	n_pieces_restarted();
 	CU_ASSERT(h->h_rel_forget);
 	/* The rest of the release: no memory past the sweep (60 s). */
 	ts_lk_fail(true);
@@ -2552,6 +2575,59 @@ test_notify_resume_releasing(void)
 	CU_ASSERT_EQUAL(c->hosts, 0);
 	CU_ASSERT_EQUAL(c->notify_pending, 0);
 	CU_ASSERT_EQUAL(c->notify_started, started);
+	ts_advance(120000);
+	ts_pump();
+	CU_ASSERT(!n_notify(false));
+	ts_stop();
+	ts_turn_changes(0);
+}
+
+/*
+ * A host being told of our restart, unanswered, tells us it restarted
+ * itself, and its release goes in pieces (out of memory for 20 s): its
+ * SM_NOTIFY stops when the release begins, as when the release takes one
+ * piece -- a host that told us it restarted is owed no notification
+ * (nlm_notify.c), and the idle sweep already starts none for it
+ * (nlm_notify_resume()).  Before, the notifier went on until the last
+ * piece: the client that had just restarted was told of our restart at
+ * 1, 3, 7 and 15 s (found while testing that sweep).
+ */
+static void
+test_notify_stopped_releasing(void)
+{
+	const struct nlm_counters *c;
+	struct nlm_host *h;
+	unsigned i, n = 0;
+
+	if (ts_skip())
+		return;
+	h = n_pieces_owed(false);
+	c = nlm_get_counters();
+	ts_pump();
+	CU_ASSERT(n_notify(false));
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	n_pieces_restarted();
+	CU_ASSERT(h->h_rel_forget);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	ts_lk_fail(true);
+	for (i = 0; i < 20; i++) {
+		ts_advance(1000);
+		ts_pump();
+		while (n_notify(false))
+			n++;
+	}
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT(fake_store_nlocks() > 0);
+	ts_lk_fail(false);
+	for (i = 0; i < 10 && fake_store_nlocks() > 0; i++) {
+		ts_advance(1000);
+		ts_turn();
+	}
+	ts_pump();
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT_EQUAL(c->hosts, 0);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(c->notify_acked, 0);
 	ts_advance(120000);
 	ts_pump();
 	CU_ASSERT(!n_notify(false));
@@ -3262,6 +3338,8 @@ ts_register_notify(void)
 	    NULL ||
 	    CU_add_test(s, "a host released in pieces past the sweep: not "
 	    "notified", test_notify_resume_releasing) == NULL ||
+	    CU_add_test(s, "a host released in pieces: its SM_NOTIFY stops "
+	    "at the first", test_notify_stopped_releasing) == NULL ||
 	    CU_add_test(s, "a host cursor: hosts come and go between pieces",
 	    test_host_cursor) == NULL ||
 	    CU_add_test(s, "hosts found by id, 3,000 of them, a third "
