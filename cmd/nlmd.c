@@ -953,7 +953,8 @@ setup_control(struct nlmd *d)
 		fatalx("%s (set control-socket, or --control-socket, to "
 		    "another path, or to nothing for none)", err);
 	if (nlm_ctl_register(d->ctl, durability_name(d->conf.durability)) ==
-	    -1 || ctl_srv_command(d->ctl, "metrics", NULL, NULL, ctl_metrics, d) == -1)
+	    -1 || ctl_srv_command(d->ctl, "metrics", NULL, NULL, ctl_metrics,
+	    d) == -1)
 		fatalx("out of memory");
 }
 
