@@ -854,6 +854,46 @@ test_corrupt_shapes(void)
 }
 
 /*
+ * Host keys and values out of range, each alone in a store: refused
+ * (STORE_CORRUPT), saying why.  A host id of 0 (never given out), a key
+ * of 9 bytes, an address of length 5 (the client's, or one of ours: only
+ * 0, 4 and 16 exist), a name of STORE_NAME_MAX + 1 bytes.  No other test
+ * stored one: a decoder that let them through loaded a host that cannot
+ * exist, an address of bytes that are not one (an address's room is 16
+ * bytes), or a name longer than the room the load copies it into.
+ */
+static void
+test_hosts_corrupt(void)
+{
+	static const uint8_t key0[8], key9[9] = { 0, 0, 0, 0, 0, 0, 0, 9, 0 };
+	static const uint8_t hkey[] = { 0, 0, 0, 0, 0, 0, 0, 9 };
+	/* Version 3, a name of n bytes (bytes 3 on), no address: 33 + n. */
+	static uint8_t big[33 + STORE_NAME_MAX + 1];
+	/* test_corrupt_shapes' 36 bytes: version 3, "old", no address */
+	uint8_t hval[36] = { 3, 0, 3, 'o', 'l', 'd' };
+	/* The same, the address (bytes 6-15) of length 5. */
+	uint8_t from5[41] = { 3, 0, 3, 'o', 'l', 'd', 5, 10, 0, 0, 2, 1 };
+	/* The same, one server address (bytes 12-24) of length 8. */
+	uint8_t to8[49] = { 3, 0, 3, 'o', 'l', 'd', 0, 0, 0, 0, 0, 1, 8 };
+
+	corrupt_one(STORE_TEST_HOSTS, key0, sizeof(key0), hval, sizeof(hval),
+	    "bad host id in key");
+	corrupt_one(STORE_TEST_HOSTS, key9, sizeof(key9), hval, sizeof(hval),
+	    "bad host id in key");
+	corrupt_one(STORE_TEST_HOSTS, hkey, sizeof(hkey), from5, sizeof(from5),
+	    "bad address");
+	corrupt_one(STORE_TEST_HOSTS, hkey, sizeof(hkey), to8, sizeof(to8),
+	    "bad server address");
+	/* One byte more than test_hosts' longest name, which loads. */
+	big[0] = 3;
+	big[1] = (STORE_NAME_MAX + 1) >> 8;
+	big[2] = (STORE_NAME_MAX + 1) & 0xff;
+	memset(big + 3, 'n', STORE_NAME_MAX + 1);
+	corrupt_one(STORE_TEST_HOSTS, hkey, sizeof(hkey), big, sizeof(big),
+	    "bad host name");
+}
+
+/*
  * A lock's value ends in a check of its key and value (version 2): every
  * single damaged bit of either is refused at the load, where a version 1
  * record read a damaged length or token as a lock.  Version 1 values
@@ -1243,6 +1283,8 @@ stt_register_basic(void)
 	    !CU_add_test(s, "corrupt records, newer format", test_corrupt) ||
 	    !CU_add_test(s, "keys and values of the wrong shape",
 	    test_corrupt_shapes) ||
+	    !CU_add_test(s, "host keys and values out of range",
+	    test_hosts_corrupt) ||
 	    !CU_add_test(s, "lock values carry a check", test_lock_check) ||
 	    !CU_add_test(s, "load stopped by the caller", test_load_stop) ||
 	    !CU_add_test(s, "meta.db lost, records kept", test_meta_lost) ||
