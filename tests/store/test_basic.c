@@ -222,6 +222,9 @@ test_records_invalid(void)
 	bad.rc_len = 2;
 	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
 	bad = v[0];
+	bad.rc_excl = 2;
+	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
+	bad = v[0];
 	bad.rc_kind = 3;
 	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
 	bad = v[7];
@@ -789,6 +792,15 @@ test_corrupt(void)
 	val[0] = 1;
 	val[6] = 1;
 	corrupt_one(STORE_TEST_SHARES, skey, sizeof(skey), val, 11,
+	    "out of bounds");
+	/*
+	 * A mode neither shared (0) nor exclusive (1), byte 9 of a lock
+	 * value: version 1 has no check to catch it.
+	 */
+	memset(val, 0, sizeof(val));
+	val[0] = 1;
+	val[9] = 2;
+	corrupt_one(STORE_TEST_LOCKS, lkey, sizeof(lkey), val, 26,
 	    "out of bounds");
 	/*
 	 * A meta value longer than any (a damaged one): refused as one that
