@@ -370,11 +370,15 @@ test_leaf_cut(void)
 /*
  * A store written before meta.db counted the records of locks.db and
  * shares.db: its first load counts them and stores the counts, refusing
- * nothing; from then on a walk that ends early is caught as in any other.
+ * nothing, and the turns after it in the same run keep them (a lock
+ * added here); from then on a walk that ends early is caught as in any
+ * other.
  */
 static void
 test_counts_absent(void)
 {
+	struct lk_record rc = stt_lock(1, 7, "owner", "file-extra", 0, 0,
+	    true, NLOCKS + 1);
 	struct stt_snap ss;
 	uint64_t n;
 
@@ -389,10 +393,12 @@ test_counts_absent(void)
 	CU_ASSERT_EQUAL(ss.ss_nrecs, NLOCKS);
 	stt_nrec_check(st, &ss);
 	stt_snap_free(&ss);
+	CU_ASSERT_EQUAL(store_put_record(st, &rc), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
 	store_close(st);
 	st = NULL;
 	stt_snap_dir(dir, &ss);
-	CU_ASSERT_EQUAL(ss.ss_nrecs, NLOCKS);
+	CU_ASSERT_EQUAL(ss.ss_nrecs, NLOCKS + 1);
 	stt_snap_free(&ss);
 	relink_leaf(0, -2);
 	open_miscounted();
