@@ -368,6 +368,29 @@ test_leaf_cut(void)
 }
 
 /*
+ * meta.db counting fewer locks than locks.db's walk reads (9 of 10):
+ * refused as well.  The counts and the walk must agree, not only the walk
+ * read no fewer: whichever of them is wrong, the load cannot tell which
+ * records are the store's.
+ */
+static void
+test_counts_more(void)
+{
+	uint8_t v[9] = { 1, 0, 0, 0, 0, 0, 0, 0, 9 };
+
+	make_store_n(10);
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_test_put_raw(st, STORE_TEST_META, "locks", 5,
+	    v, sizeof(v)), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_close(st);
+	st = NULL;
+	open_miscounted();
+	stt_dir_free(dir);
+	dir = NULL;
+}
+
+/*
  * A store written before meta.db counted the records of locks.db and
  * shares.db: its first load counts them and stores the counts, refusing
  * nothing, and the turns after it in the same run keep them (a lock
@@ -747,6 +770,8 @@ stt_register_damage(void)
 	    "key order", test_leaf_loop) ||
 	    !CU_add_test(s, "locks.db's leaves linked short: caught by the "
 	    "count", test_leaf_cut) ||
+	    !CU_add_test(s, "meta.db counting fewer locks than the walk "
+	    "reads: refused", test_counts_more) ||
 	    !CU_add_test(s, "a store without the counts: counted by its "
 	    "first load", test_counts_absent) ||
 	    !CU_add_test(s, "a lock's length damaged: caught by its check",
