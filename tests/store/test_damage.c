@@ -368,6 +368,46 @@ test_leaf_cut(void)
 }
 
 /*
+ * The index of locks.db's one leaf (10 locks) damaged so that its second
+ * pair of entries points at the first lock's key and value (the offsets
+ * after the page header, host byte order): the walk reads the first lock
+ * twice and never the second -- as many records as meta.db counts, each
+ * with its check right.  Only the order of the keys tells: a key equal to
+ * the one before it is out of order, and the load is refused.
+ */
+static void
+test_leaf_dup(void)
+{
+	uint32_t leaf[4];
+	uint16_t inp[2];
+	char path[4096];
+	struct outcome oc;
+	off_t off;
+	int fd;
+
+	make_store_n(10);
+	snprintf(path, sizeof(path), "%s/locks.db", dir);
+	CU_ASSERT_FATAL((fd = open(path, O_RDWR)) != -1);
+	CU_ASSERT_FATAL(leaf_chain(fd, leaf, 4) == 1);
+	off = (off_t)leaf[0] * PAGE_BYTES + 26;
+	CU_ASSERT_FATAL(pread(fd, inp, sizeof(inp), off) ==
+	    (ssize_t)sizeof(inp));
+	CU_ASSERT_FATAL(pwrite(fd, inp, sizeof(inp), off + 4) ==
+	    (ssize_t)sizeof(inp));
+	close(fd);
+	open_damaged(&oc);
+	CU_ASSERT_EQUAL(oc.oc_signal, 0);
+	CU_ASSERT_EQUAL(oc.oc_status, STORE_CORRUPT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "locks.db"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "key out of order"));
+	if (oc.oc_status != STORE_CORRUPT)
+		fprintf(stderr, "\nstatus %d: %s\n", oc.oc_status,
+		    oc.oc_err);
+	stt_dir_free(dir);
+	dir = NULL;
+}
+
+/*
  * meta.db counting fewer locks than locks.db's walk reads (9 of 10):
  * refused as well.  The counts and the walk must agree, not only the walk
  * read no fewer: whichever of them is wrong, the load cannot tell which
@@ -770,6 +810,8 @@ stt_register_damage(void)
 	    "key order", test_leaf_loop) ||
 	    !CU_add_test(s, "locks.db's leaves linked short: caught by the "
 	    "count", test_leaf_cut) ||
+	    !CU_add_test(s, "locks.db's leaf pointing twice at one lock: "
+	    "caught by the key order", test_leaf_dup) ||
 	    !CU_add_test(s, "meta.db counting fewer locks than the walk "
 	    "reads: refused", test_counts_more) ||
 	    !CU_add_test(s, "a store without the counts: counted by its "
