@@ -230,6 +230,9 @@ test_records_invalid(void)
 	bad = v[7];
 	bad.rc_access = 4;
 	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
+	bad = v[7];
+	bad.rc_deny = 4;
+	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
 	bad = v[2];
 	bad.rc_epoch = (uint64_t)LK_EPOCH_MAX + 1;
 	CU_ASSERT_EQUAL(store_put_record(st, &bad), STORE_INVAL);
@@ -801,6 +804,12 @@ test_corrupt(void)
 	val[0] = 1;
 	val[9] = 2;
 	corrupt_one(STORE_TEST_LOCKS, lkey, sizeof(lkey), val, 26,
+	    "out of bounds");
+	/* A share's deny mask (byte 2) with a bit of no mode in it. */
+	memset(val, 0, sizeof(val));
+	val[0] = 1;
+	val[2] = 4;
+	corrupt_one(STORE_TEST_SHARES, skey, sizeof(skey), val, 11,
 	    "out of bounds");
 	/*
 	 * A meta value longer than any (a damaged one): refused as one that
