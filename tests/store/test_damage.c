@@ -368,15 +368,37 @@ test_leaf_cut(void)
 }
 
 /*
- * The index of locks.db's one leaf (10 locks) damaged so that its second
- * pair of entries points at the first lock's key and value (the offsets
- * after the page header, host byte order): the walk reads the first lock
- * twice and never the second -- as many records as meta.db counts, each
- * with its check right.  Only the order of the keys tells: a key equal to
- * the one before it is out of order, and the load is refused.
+ * A store of two locks with the longest key there is (handles of
+ * LK_OH_MAX and LK_FH_MAX bytes), closed.
  */
 static void
-test_leaf_dup(void)
+make_store_long(void)
+{
+	static char oh[LK_OH_MAX + 1], fh[LK_FH_MAX + 1];
+	struct lk_record rc;
+	int i;
+
+	stt_fresh(&dir, &st);
+	st = stt_open_ok(dir, STORE_SYNC);
+	memset(oh, 'o', LK_OH_MAX);
+	memset(fh, 'f', LK_FH_MAX);
+	for (i = 0; i < 2; i++) {
+		fh[LK_FH_MAX - 1] = (char)('a' + i);
+		rc = stt_lock(1, 7, oh, fh, 0, 0, true, (uint64_t)i + 1);
+		CU_ASSERT_EQUAL_FATAL(store_put_record(st, &rc), STORE_OK);
+	}
+	CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
+	store_close(st);
+	st = NULL;
+}
+
+/*
+ * Damage the index of locks.db's one leaf so that its second pair of
+ * entries points at the first lock's key and value (the offsets after the
+ * page header, host byte order), and open the store: refused.
+ */
+static void
+leaf_dup(void)
 {
 	uint32_t leaf[4];
 	uint16_t inp[2];
@@ -385,7 +407,6 @@ test_leaf_dup(void)
 	off_t off;
 	int fd;
 
-	make_store_n(10);
 	snprintf(path, sizeof(path), "%s/locks.db", dir);
 	CU_ASSERT_FATAL((fd = open(path, O_RDWR)) != -1);
 	CU_ASSERT_FATAL(leaf_chain(fd, leaf, 4) == 1);
@@ -405,6 +426,23 @@ test_leaf_dup(void)
 		    oc.oc_err);
 	stt_dir_free(dir);
 	dir = NULL;
+}
+
+/*
+ * A leaf's index pointing twice at one lock (leaf_dup()): the walk reads
+ * the first lock twice and never the second -- as many records as
+ * meta.db counts, each with its check right.  Only the order of the keys
+ * tells: a key equal to the one before it is out of order.  In a store of
+ * 10 locks, and in one of two with the longest key (the one before is
+ * kept whole for the comparison).
+ */
+static void
+test_leaf_dup(void)
+{
+	make_store_n(10);
+	leaf_dup();
+	make_store_long();
+	leaf_dup();
 }
 
 /*
