@@ -270,10 +270,11 @@ store_load_counted(struct store_loader *ld, int i, uint64_t *np)
 		return STORE_OK;
 	snprintf(ld->ld_err, ld->ld_errlen, "%s in %s: the walk read %llu "
 	    "records, but meta.db counts %llu -- a damaged page (a leaf's "
-	    "link to the next) ended it early or passed over some: see "
-	    "README, \"When the store is damaged\"", ld->ld_name,
-	    ld->ld_st->st_dir, (unsigned long long)*np,
-	    (unsigned long long)nr->nr_n[i]);
+	    "link to the next) %s: see README, \"When the store is "
+	    "damaged\"", ld->ld_name, ld->ld_st->st_dir,
+	    (unsigned long long)*np, (unsigned long long)nr->nr_n[i],
+	    *np < nr->nr_n[i] ? "ended it early or passed over some" :
+	    "led it to records that are not in the tree");
 	return STORE_CORRUPT;
 }
 

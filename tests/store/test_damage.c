@@ -322,12 +322,16 @@ relink_leaf(size_t which, int to)
 }
 
 /* Open the damaged store: refused for its count. */
+/* The last open_miscounted()'s error. */
+static char miscounted_err[2048];
+
 static void
 open_miscounted(void)
 {
 	struct outcome oc;
 
 	open_damaged(&oc);
+	snprintf(miscounted_err, sizeof(miscounted_err), "%s", oc.oc_err);
 	CU_ASSERT_EQUAL(oc.oc_signal, 0);
 	CU_ASSERT_EQUAL(oc.oc_status, STORE_CORRUPT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(oc.oc_err, "locks.db"));
@@ -464,6 +468,11 @@ test_counts_more(void)
 	store_close(st);
 	st = NULL;
 	open_miscounted();
+	/* Its message says which way they differ. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(miscounted_err,
+	    "read 10 records, but meta.db counts 9"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(miscounted_err,
+	    "records that are not in the tree"));
 	stt_dir_free(dir);
 	dir = NULL;
 }
