@@ -391,12 +391,42 @@ struct s_msg {
 	int		st;	/* the status the _RES carries */
 };
 
+/* The owner handle of the holder s_msg() last returned. */
+static char s_hoh[16];
+
+/* The holder of a decoded TEST_RES of version vers, as version 4's. */
+static void
+s_holder(uint32_t vers, const nlm4_testres *tr, const nlm_testres *tr1,
+    nlm4_holder *ho)
+{
+	const nlm_holder *h1 = &tr1->test_stat.nlm_testrply_u.holder;
+
+	memset(ho, 0, sizeof(*ho));
+	memset(s_hoh, 0, sizeof(s_hoh));
+	if (vers == 4) {
+		*ho = tr->test_stat.nlm4_testrply_u.holder;
+	} else {
+		ho->exclusive = h1->exclusive;
+		ho->svid = h1->svid;
+		ho->oh = h1->oh;
+		ho->l_offset = h1->l_offset;
+		ho->l_len = h1->l_len;
+	}
+	if (ho->oh.nlm_netobj_len <= sizeof(s_hoh))
+		memcpy(s_hoh, ho->oh.nlm_netobj_val, ho->oh.nlm_netobj_len);
+	ho->oh.nlm_netobj_val = s_hoh;
+}
+
 /*
- * Send the _MSG m with cookie `ck', and take the call at the client's
- * NLM: checks program, version, procedure and the cookie it carries.
+ * Send the _MSG m with cookie `ck' for the range [off, off + 10), and take
+ * the call at the client's NLM: checks program, version, procedure and
+ * the cookie it carries.
+ * The holder a DENIED TEST_RES carries in *ho (when ho is not NULL; its
+ * owner handle in s_hoh, at most sizeof(s_hoh) bytes).
  */
 static void
-s_msg(const struct s_msg *m, const char *ck, int *statp)
+s_msg(const struct s_msg *m, uint32_t off, const char *ck, int *statp,
+    nlm4_holder *ho)
 {
 	nlm4_lockargs la;
 	nlm4_testargs ta;
@@ -428,13 +458,14 @@ s_msg(const struct s_msg *m, const char *ck, int *statp)
 	l4.oh.nlm_netobj_len = 2;
 	l4.oh.nlm_netobj_val = (char *)"om";
 	l4.svid = 9;
-	l4.l_offset = 0;
+	l4.l_offset = off;
 	l4.l_len = 10;
 	memset(&l1, 0, sizeof(l1));
 	l1.caller_name = l4.caller_name;
 	l1.fh = l4.fh;
 	l1.oh = l4.oh;
 	l1.svid = 9;
+	l1.l_offset = off;
 	l1.l_len = 10;
 	memset(&la, 0, sizeof(la));
 	memset(&ta, 0, sizeof(ta));
@@ -531,6 +562,8 @@ s_msg(const struct s_msg *m, const char *ck, int *statp)
 	}
 	xdr_destroy(&x);
 	CU_ASSERT_FATAL(ok);
+	if (ho != NULL && *statp == NLM4_DENIED)
+		s_holder(m->vers, &tr, &tr1, ho);
 	CU_ASSERT_EQUAL(cookie->nlm_netobj_len, strlen(ck));
 	CU_ASSERT(cookie->nlm_netobj_len == strlen(ck) &&
 	    memcmp(cookie->nlm_netobj_val, ck, strlen(ck)) == 0);
@@ -579,8 +612,51 @@ test_msg_res(void)
 	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
 		snprintf(ck, sizeof(ck), "cookie-%zu", i);
 		st = -1;
-		s_msg(&ms[i], ck, &st);
+		s_msg(&ms[i], 0, ck, &st, NULL);
 		CU_ASSERT_EQUAL(st, ms[i].st);
+	}
+	ts_stop();
+}
+
+/*
+ * A TEST_MSG that meets another owner's lock is answered with a TEST_RES
+ * carrying the holder -- its mode, svid, owner handle and its own range,
+ * not the range asked about -- in versions 1, 3 and 4 alike.  Only
+ * TEST_MSGs that met nothing were sent: a TEST_RES encoded as a plain
+ * nlm_res (cookie and status, no holder) and a v1/v3 holder without its
+ * owner handle survived every test (mutation testing).
+ */
+static void
+test_msg_res_holder(void)
+{
+	static const struct s_msg ms[] = {
+		{ 4, NLMPROC4_TEST_MSG, NLMPROC4_TEST_RES, NLM4_DENIED },
+		{ 3, NLMPROC_TEST_MSG, NLMPROC_TEST_RES, nlm_denied },
+		{ 1, NLMPROC_TEST_MSG, NLMPROC_TEST_RES, nlm_denied },
+	};
+	nlm4_holder ho;
+	size_t i;
+	int st;
+	char ck[16];
+
+	if (ts_skip())
+		return;
+	s_begin();
+	/* hostH holds m [0, 10): exclusive, svid 1, owner handle "hh". */
+	CU_ASSERT_EQUAL_FATAL(s_lock(NLMPROC4_LOCK, "hostH", "hh", "m"),
+	    NLM4_GRANTED);
+	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		snprintf(ck, sizeof(ck), "holder-%zu", i);
+		st = -1;
+		memset(&ho, 0, sizeof(ho));
+		s_msg(&ms[i], 5, ck, &st, &ho);
+		CU_ASSERT_EQUAL(st, ms[i].st);
+		CU_ASSERT(ho.exclusive);
+		CU_ASSERT_EQUAL(ho.svid, 1);
+		CU_ASSERT_EQUAL(ho.oh.nlm_netobj_len, 2);
+		CU_ASSERT(memcmp(s_hoh, "hh", 2) == 0);
+		CU_ASSERT_EQUAL(ho.l_offset, 0);
+		CU_ASSERT_EQUAL(ho.l_len, 10);
 	}
 	ts_stop();
 }
@@ -605,7 +681,9 @@ ts_register_share(void)
 	    CU_add_test(s, "a replaced share is stored replaced; FREE_ALL and "
 	    "UNSHARE in grace", test_share_replace_restart) == NULL ||
 	    CU_add_test(s, "each _MSG of v1, v3, v4: its _RES, version, cookie",
-	    test_msg_res) == NULL)
+	    test_msg_res) == NULL ||
+	    CU_add_test(s, "a TEST_MSG meeting a lock: its TEST_RES carries "
+	    "the holder, v1, v3, v4", test_msg_res_holder) == NULL)
 		return -1;
 	return 0;
 }
