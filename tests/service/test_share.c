@@ -661,6 +661,48 @@ test_msg_res_holder(void)
 	ts_stop();
 }
 
+/*
+ * A v1/v3 _MSG whose offset 32 bits cannot express (read signed, as
+ * Linux reads them) is answered by the adapter, without the procedure:
+ * its _RES still carries the request's cookie and the status the
+ * synchronous call gets, and no host is made.  No _MSG past 32 bits was
+ * sent, and no test looked at the cookie of those answers: each of them
+ * sent with an empty cookie -- a client matching its _RES by cookie
+ * never finds the request -- survived every test (mutation testing).
+ */
+static void
+test_msg_res_past_32(void)
+{
+	static const struct s_msg ms[] = {
+		{ 3, NLMPROC_TEST_MSG, NLMPROC_TEST_RES, nlm_denied_nolocks },
+		{ 3, NLMPROC_LOCK_MSG, NLMPROC_LOCK_RES, nlm_denied_nolocks },
+		{ 3, NLMPROC_CANCEL_MSG, NLMPROC_CANCEL_RES, nlm_denied },
+		{ 3, NLMPROC_UNLOCK_MSG, NLMPROC_UNLOCK_RES, nlm_granted },
+		{ 1, NLMPROC_TEST_MSG, NLMPROC_TEST_RES, nlm_denied_nolocks },
+		{ 1, NLMPROC_LOCK_MSG, NLMPROC_LOCK_RES, nlm_denied_nolocks },
+		{ 1, NLMPROC_CANCEL_MSG, NLMPROC_CANCEL_RES, nlm_denied },
+		{ 1, NLMPROC_UNLOCK_MSG, NLMPROC_UNLOCK_RES, nlm_granted },
+	};
+	size_t i;
+	int st;
+	char ck[16];
+
+	if (ts_skip())
+		return;
+	s_begin();
+	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		snprintf(ck, sizeof(ck), "past32-%zu", i);
+		st = -1;
+		/* The first offset past 0x7fffffff, and the last. */
+		s_msg(&ms[i], ms[i].vers == 3 ? 0x80000000u : 0xffffffffu, ck,
+		    &st, NULL);
+		CU_ASSERT_EQUAL(st, ms[i].st);
+	}
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
+	ts_stop();
+}
+
 int
 ts_register_share(void)
 {
@@ -683,7 +725,9 @@ ts_register_share(void)
 	    CU_add_test(s, "each _MSG of v1, v3, v4: its _RES, version, cookie",
 	    test_msg_res) == NULL ||
 	    CU_add_test(s, "a TEST_MSG meeting a lock: its TEST_RES carries "
-	    "the holder, v1, v3, v4", test_msg_res_holder) == NULL)
+	    "the holder, v1, v3, v4", test_msg_res_holder) == NULL ||
+	    CU_add_test(s, "a v1/v3 _MSG past 32 bits: its _RES, cookie, "
+	    "status", test_msg_res_past_32) == NULL)
 		return -1;
 	return 0;
 }
