@@ -290,6 +290,27 @@ t_v1_cancelx(uint32_t vers, const char *name, int32_t svid, const char *fh,
 	return st;
 }
 
+/* UNLOCK of version `vers' (1 or 3); its status, -1 when no reply came. */
+static int
+t_v1_unlock(uint32_t vers, const char *name, int32_t svid, const char *fh,
+    uint32_t off, uint32_t len)
+{
+	nlm_unlockargs a;
+	nlm_res r;
+	int st = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie.nlm_netobj_len = sizeof(t_cookie);
+	a.cookie.nlm_netobj_val = t_cookie;
+	t_lock1(&a.alock, name, svid, fh, off, len);
+	memset(&r, 0, sizeof(r));
+	if (t_call(vers, NLMPROC_UNLOCK, XDRPROC(xdr_nlm_unlockargs), &a,
+	    XDRPROC(xdr_nlm_res), &r) == 0)
+		st = (int)r.stat.stat;
+	xdr_free(XDRPROC(xdr_nlm_res), (char *)&r);
+	return st;
+}
+
 /*
  * LOCK, CANCEL or UNLOCK of version `vers' (1 or 3) by (name, 1, "own")
  * of [off, off + 1) of fh; its status, -1 when no reply came.
@@ -2005,6 +2026,46 @@ test_granted_shared(void)
 	ts_stop();
 }
 
+/*
+ * A v1/v3 length of 0xffffffff from an offset past 1 runs past what 32
+ * bits express: to the end of the file, as any range whose end passes
+ * 0x7fffffff -- an end computed in 64 bits.  In 32 bits it wraps below
+ * the offset (0x10 + 0xffffffff - 1 is 0xe) and the lock was taken as
+ * [0x10, 0x10 + 0xffffffff), the bytes past it left to others.  Only
+ * ranges whose 32-bit end does not wrap were sent: nlm_lock_to_v4()
+ * without its cast to 64 bits survived every test (mutation testing).
+ * UNLOCK of the same range gives it all back.
+ */
+static void
+test_v1_len_max(void)
+{
+	nlm4_holder ho;
+	uint32_t vers;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	for (vers = NLM_VERS; vers <= NLM_VERSX; vers += NLM_VERSX - NLM_VERS) {
+		const char *f = vers == NLM_VERS ? "f1" : "f3";
+
+		CU_ASSERT_EQUAL(t_v1_lock(vers, "hostA", 1, f, 0x10,
+		    0xffffffffu, 3), nlm_granted);
+		memset(&ho, 0, sizeof(ho));
+		CU_ASSERT_EQUAL(t_v4_test("hostB", 9, f, 1ull << 33, 1, &ho),
+		    NLM4_DENIED);
+		CU_ASSERT_EQUAL(ho.l_offset, 0x10);
+		CU_ASSERT_EQUAL(ho.l_len, 0);
+		CU_ASSERT_EQUAL(t_v4_test("hostB", 9, f, 0, 0x10, NULL),
+		    NLM4_GRANTED);
+		CU_ASSERT_EQUAL(t_v1_unlock(vers, "hostA", 1, f, 0x10,
+		    0xffffffffu), nlm_granted);
+		CU_ASSERT_EQUAL(t_v4_test("hostB", 9, f, 1ull << 33, 1, NULL),
+		    NLM4_GRANTED);
+	}
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -2078,7 +2139,9 @@ ts_register_requests(void)
 	    CU_add_test(s, "v1/v3 LOCK and CANCEL keep the shared mode",
 	    test_v1_shared) == NULL ||
 	    CU_add_test(s, "a shared waiter is called back shared (v4, v3)",
-	    test_granted_shared) == NULL)
+	    test_granted_shared) == NULL ||
+	    CU_add_test(s, "v1/v3: length 0xffffffff runs to end of file",
+	    test_v1_len_max) == NULL)
 		return -1;
 	return 0;
 }
