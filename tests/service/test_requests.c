@@ -2070,6 +2070,47 @@ test_v1_len_max(void)
 	ts_stop();
 }
 
+/*
+ * UNLOCK implies CANCEL: the owner's blocked request inside the range it
+ * unlocks is abandoned (its process was interrupted, or its GRANTED_RES
+ * got lost) and is not granted when the lock it waited for goes; its
+ * request outside that range stays queued and is granted.  Only the
+ * integration script checked it (tests/nlm/nlmtest.c, unlock-wait):
+ * nlm_proc_unlock() calling lk_unlock() instead of lk_unlock_cancel() --
+ * the abandoned request granted later to an owner that no longer wanted
+ * it -- survived every unit test (mutation testing).
+ */
+static void
+test_unlock_cancels_queued(void)
+{
+	const struct lk_table *t;
+	struct lk_counts ct;
+	nlm4_testargs ta;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	t = nlm_get_table();
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 1, "f", 0, 100, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_lockx("hostB", 2, "f", 10, 10, true, true, 3),
+	    NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_v4_lockx("hostB", 2, "f", 50, 10, true, true, 3),
+	    NLM4_BLOCKED);
+	/* B holds nothing there: GRANTED, and its wait in [0, 20) ends. */
+	CU_ASSERT_EQUAL(t_v4_unlock("hostB", 2, "f", 0, 20), NLM4_GRANTED);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_waiters, 1);
+	CU_ASSERT_EQUAL(t_v4_unlock("hostA", 1, "f", 0, 100), NLM4_GRANTED);
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_EQUAL(ta.alock.svid, 2);
+	CU_ASSERT_EQUAL(ta.alock.l_offset, 50);
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(t_v4_test("hostC", 3, "f", 10, 10, NULL),
+	    NLM4_GRANTED);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -2145,7 +2186,9 @@ ts_register_requests(void)
 	    CU_add_test(s, "a shared waiter is called back shared (v4, v3)",
 	    test_granted_shared) == NULL ||
 	    CU_add_test(s, "v1/v3: length 0xffffffff runs to end of file",
-	    test_v1_len_max) == NULL)
+	    test_v1_len_max) == NULL ||
+	    CU_add_test(s, "UNLOCK ends the owner's queued request inside "
+	    "its range", test_unlock_cancels_queued) == NULL)
 		return -1;
 	return 0;
 }
