@@ -506,6 +506,50 @@ test_idle_reply_held(void)
 }
 
 /*
+ * A client that calls now and then, never idle_sec apart, is not idle
+ * however long it stays connected: each read moves the connection's
+ * last activity on, and the sweep leaves it.  Silent for idle_sec, it
+ * goes.  No test failed when onc_conn_read() left co_active at the
+ * accept (mutation testing, 2026-12-07): every connection would have
+ * been closed idle_sec after it was opened, busy or not.
+ */
+static void
+test_busy_not_idle(void)
+{
+	static uint8_t acc[1024];
+	size_t acclen = 0;
+	unsigned got = 0, k;
+	int fd, i;
+
+	tt_start(64 * 1024, 0);
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_lim.idle_sec, 600);
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	for (k = 0; k < 3; k++) {
+		tt.ms += 400 * 1000;
+		tt_send_calls(fd, 1);
+		for (i = 0; i < 20 && got < k + 1; i++) {
+			(void)ev_run_once(tt.loop, 0);
+			got += tt_replies(fd, acc, sizeof(acc), &acclen);
+		}
+		CU_ASSERT_EQUAL(got, k + 1);
+		tt.ms += 400 * 1000;		/* 800 s since the accept */
+		onc_sweep(tt.loop, tt.rs);
+		CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 0);
+		CU_ASSERT_PTR_NOT_NULL(tt.rs->rs_conns);
+		if (tt.rs->rs_conns == NULL)
+			break;
+	}
+	tt.ms += 201 * 1000;			/* 601 s since the last call */
+	onc_sweep(tt.loop, tt.rs);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 1);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+	close(fd);
+	tt_stop();
+}
+
+/*
  * The same over UDP: datagrams are not read while the replies held are
  * over max_held (the kernel keeps the rest in the socket's buffer), and
  * all are answered once the commits complete.
@@ -1990,6 +2034,8 @@ ts_register_transport(void)
 	    CU_add_test(s, "... over UDP", test_input_paused_udp) == NULL ||
 	    CU_add_test(s, "a reply held past idle_sec: the connection stays",
 	    test_idle_reply_held) == NULL ||
+	    CU_add_test(s, "a connection calling within idle_sec outlives "
+	    "it", test_busy_not_idle) == NULL ||
 	    CU_add_test(s, "input buffers a large record grew shrink at the "
 	    "sweep", test_inbuf_shrinks) == NULL ||
 	    CU_add_test(s, "replies held past max_outq reset the connection",
