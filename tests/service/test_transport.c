@@ -1448,6 +1448,50 @@ test_max_conns(void)
 }
 
 /*
+ * max_conns_per_addr: the next connection from the address is refused;
+ * once one of its connections has closed, the address may open another,
+ * again and again.  No test failed when closing a connection did not
+ * give its address's count back (mutation testing, 2026-12-07): a client
+ * that had opened max_conns_per_addr connections over its life was
+ * refused every one after, reconnecting after a network outage included.
+ */
+static void
+test_max_conns_per_addr(void)
+{
+	int fd[3], i, k;
+
+	tt_start_tcp(64 * 1024, 0);
+	tt.rs->rs_lim.max_conns_per_addr = 2;
+	fd[0] = tt_connect_tcp(64 * 1024);
+	fd[1] = tt_connect_tcp(64 * 1024);
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 2; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 2);
+	for (k = 0; k < 5; k++) {
+		fd[2] = tt_connect_tcp(64 * 1024);
+		for (i = 0; i < 10 && tt.rs->rs_stats.conns_refused <
+		    (unsigned)k + 1; i++)
+			(void)ev_run_once(tt.loop, 0);
+		CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, k + 1);
+		CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 2);
+		close(fd[2]);
+		/* One of the two leaves; a new one takes its place. */
+		close(fd[k % 2]);
+		for (i = 0; i < 10 && tt.rs->rs_stats.conns_open == 2; i++)
+			(void)ev_run_once(tt.loop, 0);
+		CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 1);
+		fd[k % 2] = tt_connect_tcp(64 * 1024);
+		for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 2; i++)
+			(void)ev_run_once(tt.loop, 0);
+		CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 2);
+		CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, k + 1);
+	}
+	close(fd[0]);
+	close(fd[1]);
+	tt_stop();
+}
+
+/*
  * Two UDP listeners (as nlmd has one per family, and the NSM's beside
  * the NLM's), a call on each in one turn: the turn's replies are
  * released together, and each leaves from the socket its call came to
@@ -2068,6 +2112,8 @@ ts_register_transport(void)
 	    test_tcp_call_addrs) == NULL ||
 	    CU_add_test(s, "max_conns: the next connection is refused",
 	    test_max_conns) == NULL ||
+	    CU_add_test(s, "max_conns_per_addr: refused over it, a closed "
+	    "one makes room", test_max_conns_per_addr) == NULL ||
 	    CU_add_test(s, "UDP replies leave from the socket their call "
 	    "came to", test_udp_reply_socket) == NULL ||
 	    CU_add_test(s, "a message that is no call is not answered",
