@@ -1134,6 +1134,75 @@ test_authsys_bounds(void)
 }
 
 /*
+ * A credential of a flavour nlmd does not serve (AUTH_SHORT, AUTH_DH,
+ * RPCSEC_GSS, one no one defined) gets MSG_DENIED AUTH_ERROR
+ * AUTH_BADCRED, the call not served; AUTH_NONE is served (AUTH_SYS:
+ * test_authsys_bounds()).  No unit test failed when every flavour was
+ * served (mutation testing, 2026-12-07; only
+ * tests/integration/test_foundation.sh sends an RPCSEC_GSS one): a
+ * client whose Kerberos credential nlmd never checked would be answered
+ * as if it had been.
+ */
+static void
+test_auth_flavors(void)
+{
+	static const struct {
+		uint32_t	 flavor;
+		int		 ok;
+	} c[] = {
+		{ AUTH_NONE, 1 }, { AUTH_SHORT, 0 }, { AUTH_DH, 0 },
+		{ 6 /* RPCSEC_GSS */, 0 }, { 0x7fffffff, 0 },
+	};
+	uint8_t buf[256];
+	uint32_t w[12];
+	unsigned before;
+	ssize_t r;
+	size_t i;
+	int sfd, cfd, k;
+
+	tt_start(64 * 1024, 0);
+	cfd = tt_udp_client(&sfd);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		before = tt.calls;
+		(void)tt_body(buf);
+		/* Its credential: the flavour, 8 bytes of body. */
+		memcpy(w, buf, 24);
+		w[6] = htonl(c[i].flavor);
+		w[7] = htonl(8);
+		w[8] = htonl(1);
+		w[9] = htonl(2);
+		w[10] = htonl(AUTH_NONE);
+		w[11] = 0;
+		CU_ASSERT_FATAL(send(cfd, w, sizeof(w), 0) ==
+		    (ssize_t)sizeof(w));
+		r = -1;
+		for (k = 0; k < 10 && r == -1; k++) {
+			(void)ev_run_once(tt.loop, 0);
+			r = recv(cfd, buf, sizeof(buf), MSG_DONTWAIT);
+		}
+		memset(w, 0, sizeof(w));
+		if (r > 0)
+			memcpy(w, buf, (size_t)r < sizeof(w) ? (size_t)r :
+			    sizeof(w));
+		CU_ASSERT_EQUAL(ntohl(w[0]), tt.xid);
+		if (c[i].ok) {
+			CU_ASSERT_EQUAL(r, 24);
+			CU_ASSERT_EQUAL(ntohl(w[2]), MSG_ACCEPTED);
+			CU_ASSERT_EQUAL(tt.calls, before + 1);
+		} else {
+			CU_ASSERT_EQUAL(r, 20);
+			CU_ASSERT_EQUAL(ntohl(w[2]), MSG_DENIED);
+			CU_ASSERT_EQUAL(ntohl(w[3]), AUTH_ERROR);
+			CU_ASSERT_EQUAL(ntohl(w[4]), AUTH_BADCRED);
+			CU_ASSERT_EQUAL(tt.calls, before);
+		}
+	}
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.badauth, 4);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
+/*
  * One recvmmsg() batch holding, between two NULL calls, a datagram
  * longer than UDP_MAXMSG (a valid call header first: cut to the buffer
  * it would still decode) and a 3-byte runt: both are dropped and
@@ -2098,6 +2167,8 @@ ts_register_transport(void)
 	    "error", test_send_from_full) == NULL ||
 	    CU_add_test(s, "AUTH_SYS credentials past their bounds: "
 	    "AUTH_BADCRED", test_authsys_bounds) == NULL ||
+	    CU_add_test(s, "a credential flavour not served: AUTH_BADCRED",
+	    test_auth_flavors) == NULL ||
 	    CU_add_test(s, "a UDP batch with a truncated datagram and a "
 	    "runt: the others are answered", test_udp_batch_bad) == NULL ||
 	    CU_add_test(s, "a datagram the kernel refuses mid-batch: the "
