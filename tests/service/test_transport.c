@@ -1798,6 +1798,61 @@ test_full_turn_held_served(void)
 }
 
 /*
+ * As above, but the datagrams come at once, ten in one batch, and no
+ * more: the first fills its turn, the others wait in the batch, and each
+ * later turn starts with one of them, dispatched by the resume timer
+ * (onc_udp_resume()) before the held connections -- of which one is
+ * still served a call in that turn.  Four connections with ten calls
+ * each: at least one answered a turn (13 in the first 10).  No test
+ * failed when onc_conn_resume() stopped before the first held
+ * connection once the datagram it dispatched had filled the turn
+ * (mutation testing, 2026-12-07): then the turns that began with a
+ * datagram answered no TCP call (8 in the first 10).
+ */
+static void
+test_full_turn_batch_held_served(void)
+{
+	static uint8_t acc[4][4096];
+	size_t acclen[4] = { 0, 0, 0, 0 };
+	unsigned got[4] = { 0, 0, 0, 0 }, tcp = 0;
+	uint8_t buf[64];
+	int fd[4], sfd, cfd, i, k;
+
+	tt_start(64 * 1024, 0);
+	cfd = tt_udp_client(&sfd);
+	for (k = 0; k < 4; k++)
+		fd[k] = tt_connect();
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 4; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 4);
+	tt.fill = 1;
+	for (k = 0; k < 4; k++)
+		tt_send_calls(fd[k], 10);
+	for (k = 0; k < 10; k++)
+		CU_ASSERT_FATAL(send(cfd, buf, tt_body(buf), 0) == 40);
+	for (i = 0; i < 60 && tcp < 40; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		for (k = 0, tcp = 0; k < 4; k++) {
+			got[k] += tt_replies(fd[k], acc[k], sizeof(acc[k]),
+			    &acclen[k]);
+			tcp += got[k];
+		}
+		if (i == 9) {
+			printf("\n    4 connections x 10 calls, 10 datagrams "
+			    "in a batch: %u answered in 10 turns ", tcp);
+			CU_ASSERT(tcp >= 10);
+		}
+	}
+	CU_ASSERT_EQUAL(tt.calls, 50);
+	for (k = 0; k < 4; k++) {
+		CU_ASSERT_EQUAL(got[k], 10);
+		close(fd[k]);
+	}
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
+/*
  * A call to a version of a program that is not served is answered
  * PROG_MISMATCH with the lowest and the highest versions served (1 and
  * 4 here), a program not served at all PROG_UNAVAIL.  No unit test
@@ -2193,6 +2248,9 @@ ts_register_transport(void)
 	    "kept", test_getargs_partial) == NULL ||
 	    CU_add_test(s, "turns full of datagrams still serve the held "
 	    "connections", test_full_turn_held_served) == NULL ||
+	    CU_add_test(s, "datagrams left in a batch still let a held "
+	    "connection be served", test_full_turn_batch_held_served) ==
+	    NULL ||
 	    CU_add_test(s, "a version not served: PROG_MISMATCH, lowest "
 	    "and highest", test_prog_mismatch) == NULL)
 		return -1;
