@@ -1853,6 +1853,52 @@ test_full_turn_batch_held_served(void)
 }
 
 /*
+ * Datagrams left in the batch while a TCP client sends a call each turn
+ * that fills it (a connection served from its socket's callback, never
+ * held): the socket's turn is full before the resume timer comes to the
+ * batch, which still dispatches one of them in every turn that has
+ * dispatched none (onc_udp_serve()).  Five datagrams, answered in the
+ * five turns after the first.  No test failed when onc_udp_serve()
+ * dispatched nothing in a turn already full (mutation testing,
+ * 2026-12-07): then the four left waited for as long as the TCP client
+ * kept calling.
+ */
+static void
+test_full_turn_batch_served(void)
+{
+	static uint8_t acc[4096];
+	size_t acclen = 0;
+	uint8_t buf[64];
+	unsigned tcp = 0, udp = 0;
+	int fd, sfd, cfd, i, k;
+
+	tt_start(64 * 1024, 0);
+	cfd = tt_udp_client(&sfd);
+	fd = tt_connect();
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 1);
+	tt.fill = 1;
+	for (k = 0; k < 5; k++)
+		CU_ASSERT_FATAL(send(cfd, buf, tt_body(buf), 0) == 40);
+	(void)ev_run_once(tt.loop, 0);
+	for (i = 0; i < 6; i++) {
+		tt_send_calls(fd, 1);
+		(void)ev_run_once(tt.loop, 0);
+		tcp += tt_replies(fd, acc, sizeof(acc), &acclen);
+		while (recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			udp++;
+	}
+	printf("\n    5 datagrams in a batch beside a call a turn: %u "
+	    "answered in 6 turns, %u TCP ", udp, tcp);
+	CU_ASSERT_EQUAL(udp, 5);
+	CU_ASSERT_EQUAL(tcp, 6);
+	close(fd);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
+/*
  * A call to a version of a program that is not served is answered
  * PROG_MISMATCH with the lowest and the highest versions served (1 and
  * 4 here), a program not served at all PROG_UNAVAIL.  No unit test
@@ -2251,6 +2297,8 @@ ts_register_transport(void)
 	    CU_add_test(s, "datagrams left in a batch still let a held "
 	    "connection be served", test_full_turn_batch_held_served) ==
 	    NULL ||
+	    CU_add_test(s, "datagrams left in a batch are served beside a "
+	    "call a turn", test_full_turn_batch_served) == NULL ||
 	    CU_add_test(s, "a version not served: PROG_MISMATCH, lowest "
 	    "and highest", test_prog_mismatch) == NULL)
 		return -1;
