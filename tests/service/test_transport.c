@@ -462,6 +462,63 @@ test_input_paused(void)
 }
 
 /*
+ * While reading is paused (replies held past max_held, their commits
+ * stalled), a connection with nothing waiting for a commit whose calls
+ * wait unread in its socket is not idle either: it waits for us.  The
+ * sweep leaves every connection while paused, and when reading starts
+ * again each is active as of then -- a sweep at once closes none -- and
+ * its call is answered.  No test failed when the sweep went on while
+ * paused, nor when the restart left co_active as it was (mutation
+ * testing, 2026-12-07): either closed the second connection, its call
+ * never answered.
+ */
+static void
+test_input_paused_unread(void)
+{
+	static uint8_t acc[8192];
+	size_t acclen[2] = { 0, 0 };
+	unsigned got[2] = { 0, 0 };
+	int fd[2], i, k;
+
+	tt_max_held = 2048;			/* some 64 replies */
+	tt_start(64 * 1024, UINT64_MAX);	/* nothing released yet */
+	for (k = 0; k < 2; k++)
+		fd[k] = tt_connect();
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 2; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 2);
+	tt_send_calls(fd[0], 200);
+	for (i = 0; i < 50 && onc_srv_paused_since(tt.rs) == 0; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_FATAL(onc_srv_paused_since(tt.rs) != 0);
+	tt_send_calls(fd[1], 1);		/* not read meanwhile */
+	for (i = 0; i < 10; i++)
+		(void)ev_run_once(tt.loop, 0);
+	tt.ms += 700 * 1000;
+	onc_sweep(tt.loop, tt.rs);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 2);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 0);
+	tt.lag = 0;				/* the commits complete */
+	for (i = 0; i < 10 && onc_srv_paused_since(tt.rs) != 0; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(onc_srv_paused_since(tt.rs), 0);
+	onc_sweep(tt.loop, tt.rs);		/* reading again: not idle */
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 2);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_idle, 0);
+	for (i = 0; i < 100 && got[0] + got[1] < 201; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		for (k = 0; k < 2; k++)
+			got[k] += tt_replies(fd[k], acc, sizeof(acc),
+			    &acclen[k]);
+	}
+	CU_ASSERT_EQUAL(got[0], 200);
+	CU_ASSERT_EQUAL(got[1], 1);
+	for (k = 0; k < 2; k++)
+		close(fd[k]);
+	tt_stop();
+}
+
+/*
  * One call whose reply waits for a commit that takes longer than
  * idle_sec, the held bytes far under max_held (reading goes on): the
  * client is waiting for us, not idle -- the sweep leaves the connection,
@@ -2246,6 +2303,8 @@ ts_register_transport(void)
 	    CU_add_test(s, "commits stalled: reading stops, nothing reset, all "
 	    "answered after", test_input_paused) == NULL ||
 	    CU_add_test(s, "... over UDP", test_input_paused_udp) == NULL ||
+	    CU_add_test(s, "... a connection whose calls wait unread is not "
+	    "idle", test_input_paused_unread) == NULL ||
 	    CU_add_test(s, "a reply held past idle_sec: the connection stays",
 	    test_idle_reply_held) == NULL ||
 	    CU_add_test(s, "a connection calling within idle_sec outlives "
