@@ -1956,6 +1956,48 @@ test_full_turn_batch_served(void)
 }
 
 /*
+ * A call of an RPC version other than 2 is answered MSG_DENIED
+ * RPC_MISMATCH, lowest and highest 2 (RFC 5531), with its own xid, and
+ * not served.  No unit test failed when the answer carried another xid
+ * or another highest version (mutation testing, 2026-12-07; only
+ * test_foundation.sh, in its namespaces, sends one).
+ */
+static void
+test_rpc_mismatch(void)
+{
+	static const uint32_t rpcvers[] = { 1, 3, 0xffffffff };
+	uint8_t buf[64];
+	uint32_t w[8], v;
+	ssize_t n;
+	size_t k;
+	int sfd, cfd, i;
+
+	tt_start(64 * 1024, 0);
+	cfd = tt_udp_client(&sfd);
+	for (k = 0; k < sizeof(rpcvers) / sizeof(rpcvers[0]); k++) {
+		(void)tt_body(buf);
+		v = htonl(rpcvers[k]);
+		memcpy(buf + 8, &v, 4);
+		CU_ASSERT_FATAL(send(cfd, buf, 40, 0) == 40);
+		n = -1;
+		for (i = 0; i < 10 && n == -1; i++) {
+			(void)ev_run_once(tt.loop, 0);
+			n = recv(cfd, w, sizeof(w), MSG_DONTWAIT);
+		}
+		CU_ASSERT_EQUAL_FATAL(n, 24);
+		CU_ASSERT_EQUAL(ntohl(w[0]), tt.xid);
+		CU_ASSERT_EQUAL(ntohl(w[1]), REPLY);
+		CU_ASSERT_EQUAL(ntohl(w[2]), MSG_DENIED);
+		CU_ASSERT_EQUAL(ntohl(w[3]), RPC_MISMATCH);
+		CU_ASSERT_EQUAL(ntohl(w[4]), 2);
+		CU_ASSERT_EQUAL(ntohl(w[5]), 2);
+	}
+	CU_ASSERT_EQUAL(tt.calls, 0);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
+/*
  * A call to a version of a program that is not served is answered
  * PROG_MISMATCH with the lowest and the highest versions served (1 and
  * 4 here), a program not served at all PROG_UNAVAIL.  No unit test
@@ -2359,7 +2401,9 @@ ts_register_transport(void)
 	    CU_add_test(s, "datagrams left in a batch are served beside a "
 	    "call a turn", test_full_turn_batch_served) == NULL ||
 	    CU_add_test(s, "a version not served: PROG_MISMATCH, lowest "
-	    "and highest", test_prog_mismatch) == NULL)
+	    "and highest", test_prog_mismatch) == NULL ||
+	    CU_add_test(s, "an RPC version other than 2: RPC_MISMATCH",
+	    test_rpc_mismatch) == NULL)
 		return -1;
 	s = CU_add_suite("transport: random", NULL, NULL);
 	if (s == NULL ||
