@@ -519,6 +519,43 @@ test_input_paused_unread(void)
 }
 
 /*
+ * While reading is paused, a connection whose peer has sent calls is
+ * not watched for input: its socket stays readable, and watched it
+ * would wake the loop at every turn for a read that onc_conn_read()
+ * refuses -- the loop spinning at full CPU for as long as the commits
+ * stall (a disk that hangs).  5 turns of 10 ms take 40 ms at least.
+ * No test failed when onc_conn_watch() watched for input while paused
+ * (mutation testing, 2026-12-07).
+ */
+static void
+test_input_paused_sleeps(void)
+{
+	uint64_t t0;
+	int fd[2], i, k;
+
+	tt_max_held = 2048;			/* some 64 replies */
+	tt_start(64 * 1024, UINT64_MAX);	/* nothing released yet */
+	for (k = 0; k < 2; k++)
+		fd[k] = tt_connect();
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 2; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 2);
+	tt_send_calls(fd[0], 200);
+	for (i = 0; i < 50 && onc_srv_paused_since(tt.rs) == 0; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_FATAL(onc_srv_paused_since(tt.rs) != 0);
+	tt_send_calls(fd[1], 1);		/* readable, not read */
+	(void)ev_run_once(tt.loop, 0);
+	t0 = tests_now_ms();
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 10);
+	CU_ASSERT(tests_now_ms() - t0 >= 40);	/* it slept */
+	for (k = 0; k < 2; k++)
+		close(fd[k]);
+	tt_stop();
+}
+
+/*
  * One call whose reply waits for a commit that takes longer than
  * idle_sec, the held bytes far under max_held (reading goes on): the
  * client is waiting for us, not idle -- the sweep leaves the connection,
@@ -2347,6 +2384,8 @@ ts_register_transport(void)
 	    CU_add_test(s, "... over UDP", test_input_paused_udp) == NULL ||
 	    CU_add_test(s, "... a connection whose calls wait unread is not "
 	    "idle", test_input_paused_unread) == NULL ||
+	    CU_add_test(s, "... the loop sleeps though calls wait unread",
+	    test_input_paused_sleeps) == NULL ||
 	    CU_add_test(s, "a reply held past idle_sec: the connection stays",
 	    test_idle_reply_held) == NULL ||
 	    CU_add_test(s, "a connection calling within idle_sec outlives "
