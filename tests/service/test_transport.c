@@ -556,6 +556,47 @@ test_input_paused_sleeps(void)
 }
 
 /*
+ * Reading, paused with more than max_held reply bytes waiting for their
+ * commits, starts again only once half of max_held at most wait (as the
+ * log line says: "until half of them are written"), not as soon as
+ * they are under max_held: it would stop again at the next turn's
+ * replies, pausing and restarting every turn or two.  The commits
+ * complete one at a time here.  No test failed when reading started
+ * again at max_held (mutation testing, 2026-12-07).
+ */
+static void
+test_input_paused_half(void)
+{
+	uint64_t seq, r;
+	unsigned between = 0;
+	int fd, i;
+
+	tt_max_held = 2048;			/* some 64 replies */
+	tt_start(64 * 1024, UINT64_MAX);	/* nothing released yet */
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	tt_send_calls(fd, 1000);
+	for (i = 0; i < 50 && onc_srv_paused_since(tt.rs) == 0; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_FATAL(onc_srv_paused_since(tt.rs) != 0);
+	seq = tt.seq;
+	for (r = 1; r <= seq && onc_srv_paused_since(tt.rs) != 0; r++) {
+		onc_srv_release(tt.rs, r);
+		if (tt.rs->rs_stats.held > tt.rs->rs_lim.max_held / 2) {
+			CU_ASSERT(onc_srv_paused_since(tt.rs) != 0);
+			if (tt.rs->rs_stats.held <= tt.rs->rs_lim.max_held)
+				between++;
+		}
+	}
+	CU_ASSERT_EQUAL(onc_srv_paused_since(tt.rs), 0);
+	CU_ASSERT(tt.rs->rs_stats.held <= tt.rs->rs_lim.max_held / 2);
+	CU_ASSERT(between > 0);		/* the case it is about was met */
+	close(fd);
+	tt_stop();
+}
+
+/*
  * One call whose reply waits for a commit that takes longer than
  * idle_sec, the held bytes far under max_held (reading goes on): the
  * client is waiting for us, not idle -- the sweep leaves the connection,
@@ -2386,6 +2427,8 @@ ts_register_transport(void)
 	    "idle", test_input_paused_unread) == NULL ||
 	    CU_add_test(s, "... the loop sleeps though calls wait unread",
 	    test_input_paused_sleeps) == NULL ||
+	    CU_add_test(s, "... reading again once half of max_held waits",
+	    test_input_paused_half) == NULL ||
 	    CU_add_test(s, "a reply held past idle_sec: the connection stays",
 	    test_idle_reply_held) == NULL ||
 	    CU_add_test(s, "a connection calling within idle_sec outlives "
