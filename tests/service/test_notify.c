@@ -79,6 +79,15 @@ n_wall(void)
 	return (uint64_t)ts.tv_sec;
 }
 
+/* lo := 127.0.0.1, port 0: where the harness's clients call from. */
+static void
+n_lo4(struct sockaddr_in *lo)
+{
+	memset(lo, 0, sizeof(*lo));
+	lo->sin_family = AF_INET;
+	CU_ASSERT_EQUAL(inet_pton(AF_INET, "127.0.0.1", &lo->sin_addr), 1);
+}
+
 static uint64_t
 n_since(void)
 {
@@ -1175,9 +1184,7 @@ test_notify_dequeued_timer_nomem(void)
 	ts_realloc_fail(0);
 	CU_ASSERT_FATAL(n < 4096);
 	heap = ts_realloc_failed();
-	memset(&lo, 0, sizeof(lo));
-	lo.sin_family = AF_INET;
-	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	n_lo4(&lo);
 	/* The call: its arguments, mon_name "127.0.0.1" and state, 20 bytes. */
 	ts_calloc_fail(sizeof(struct nlm_send) + 20);
 	ts_realloc_fail(heap);
@@ -1670,9 +1677,7 @@ test_notified_index(void)
 		return;
 	n_preload_n(0, 40);
 	ts_start(NLM_CB_MSG, 0);
-	memset(&lo, 0, sizeof(lo));
-	lo.sin_family = AF_INET;
-	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	n_lo4(&lo);
 	other = lo;
 	inet_pton(AF_INET, "127.0.0.2", &other.sin_addr);
 	same = 0;
@@ -1734,9 +1739,7 @@ test_host_memo(void)
 	CU_ASSERT_EQUAL(n_lock_as("memo-b", "memo-fh", 3), NLM4_GRANTED);
 	CU_ASSERT_EQUAL(n_lock_as("memo-c", "memo-fh", 3), NLM4_DENIED);
 	CU_ASSERT_EQUAL(c->hosts, 2);
-	memset(&lo, 0, sizeof(lo));
-	lo.sin_family = AF_INET;
-	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	n_lo4(&lo);
 	CU_ASSERT_EQUAL(nlm_host_notified("memo-b", 9, (struct sockaddr *)&lo,
 	    sizeof(lo), NULL), 1);
 	CU_ASSERT_EQUAL(c->hosts, 1);
@@ -2342,9 +2345,7 @@ test_release_nomem(void)
 		snprintf(fh, sizeof(fh), "nomem%d", i);
 		CU_ASSERT_EQUAL(n_lock_st("nomem", fh, 1, 5), NLM4_GRANTED);
 	}
-	memset(&lo, 0, sizeof(lo));
-	lo.sin_family = AF_INET;
-	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	n_lo4(&lo);
 	ts_lk_fail(true);
 	CU_ASSERT_EQUAL(nlm_host_notified("nomem", 9, (struct sockaddr *)&lo,
 	    sizeof(lo), NULL), 0);
@@ -2412,9 +2413,7 @@ test_release_pieces_nomem_once(void)
 	ts_turn_changes(1000);
 	ts_start(NLM_CB_MSG, 0);
 	ts_lk_alloc(NULL);
-	memset(&lo, 0, sizeof(lo));
-	lo.sin_family = AF_INET;
-	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	n_lo4(&lo);
 	h = nlm_host_get((struct sockaddr_storage *)&lo, sizeof(lo),
 	    "pieces", NULL, 0, true);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
@@ -2518,9 +2517,7 @@ n_pieces_restarted(void)
 {
 	struct sockaddr_in lo;
 
-	memset(&lo, 0, sizeof(lo));
-	lo.sin_family = AF_INET;
-	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	n_lo4(&lo);
 	CU_ASSERT_EQUAL(nlm_host_notified("pieces", 9, (struct sockaddr *)&lo,
 	    sizeof(lo), NULL), 1);
 }
@@ -3002,9 +2999,7 @@ test_notify_resent_unchanged(void)
 	CU_ASSERT_EQUAL(n_lock_st("natc", "fc", 1, 5), NLM4_GRANTED);
 	CU_ASSERT_EQUAL(ts_notified("natc", 9), 1);
 	CU_ASSERT_EQUAL(n_lock_st("natc", "fc", 1, 9), NLM4_GRANTED);
-	memset(&lo, 0, sizeof(lo));
-	lo.sin_family = AF_INET;
-	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	n_lo4(&lo);
 	CU_ASSERT_EQUAL(nlm_host_notified("natc", 9, (struct sockaddr *)&lo,
 	    sizeof(lo), &same), 0);
 	ts_pump();
@@ -3069,9 +3064,7 @@ test_notify_other_name_unchanged(void)
 	CU_ASSERT(!n_held("fc", 1));
 	CU_ASSERT_EQUAL(n_lock_st("natc.example.org", "fc", 1, 9),
 	    NLM4_GRANTED);
-	memset(&lo, 0, sizeof(lo));
-	lo.sin_family = AF_INET;
-	inet_pton(AF_INET, "127.0.0.1", &lo.sin_addr);
+	n_lo4(&lo);
 	CU_ASSERT_EQUAL(nlm_host_notified("natc", 9, (struct sockaddr *)&lo,
 	    sizeof(lo), &same), 0);
 	ts_pump();
