@@ -59,6 +59,7 @@ struct line {
 static const char *sockpath = CTL_DEFAULT_SOCKET;
 static bool opt_json;
 static unsigned long opt_timeout;	/* seconds; 0: none */
+static size_t nmalformed;		/* body lines split() refused */
 
 static void
 usage(FILE *f)
@@ -98,7 +99,12 @@ getu(const struct line *l, const char *key)
 	return strtoull(get(l, key), NULL, 10);
 }
 
-/* Split "kind\tk=v\tk=v" in place; false when malformed. */
+/*
+ * Split "kind\tk=v\tk=v" in place; false when malformed, and counted:
+ * answer() then fails the whole answer, as one cut off (a line left out
+ * of a listing, or a release shown with fewer records than it released,
+ * must not look complete).
+ */
 static bool
 split(char *s, struct line *l)
 {
@@ -106,17 +112,41 @@ split(char *s, struct line *l)
 
 	memset(l, 0, sizeof(*l));
 	if ((l->kind = strtok_r(s, "\t", &save)) == NULL)
-		return false;
+		goto bad;
 	while ((tok = strtok_r(NULL, "\t", &save)) != NULL) {
 		if (l->n == MAX_FIELDS || (eq = strchr(tok, '=')) == NULL)
-			return false;
+			goto bad;
 		*eq = '\0';
 		if (ctl_dec(eq + 1) == (size_t)-1)
-			return false;
+			goto bad;
 		l->key[l->n] = tok;
 		l->val[l->n++] = eq + 1;
 	}
 	return true;
+bad:
+	nmalformed++;
+	return false;
+}
+
+/*
+ * Text from the other end of the socket for stderr: as it is when it is
+ * printable ASCII (nlmd escapes its error messages), else in ctl_vis()'s
+ * form, so that no byte of it reaches the terminal as a control sequence.
+ * Points at s or at buf[cap].
+ */
+static const char *
+shown(const char *s, char *buf, size_t cap)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p != '\0'; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			break;
+	if (*p == '\0')
+		return s;
+	if (ctl_vis(s, buf, cap) == (size_t)-1)
+		return "(unprintable, too long to show)";
+	return buf;
 }
 
 /* ---- talking to nlmd ---- */
@@ -220,14 +250,29 @@ answer(FILE *f, void (*fn)(char *line, void *arg), void *arg)
 	}
 	buf[strcspn(buf, "\n")] = '\0';
 	if (strcmp(buf, ok) != 0) {
-		const char *msg = buf;
-		char err[64];
+		char err[64], vis[CTL_VIS_MAX(200)];
 
 		snprintf(err, sizeof(err), "%s %d error ", CTL_MAGIC,
 		    CTL_VERSION);
-		if (strncmp(buf, err, strlen(err)) == 0)
-			msg = buf + strlen(err);
-		fprintf(stderr, "nlmctl: nlmd: %s\n", msg);
+		if (strncmp(buf, err, strlen(err)) == 0) {
+			char *msg = buf + strlen(err), *v;
+			size_t vcap = CTL_VIS_MAX(strlen(msg));
+
+			if ((v = malloc(vcap)) == NULL) {
+				v = vis;
+				vcap = sizeof(vis);
+			}
+			fprintf(stderr, "nlmctl: nlmd: %s\n", shown(msg, v,
+			    vcap));
+			if (v != vis)
+				free(v);
+			exit(1);
+		}
+		/* Its first 200 bytes: a peer that is not nlmd may send more. */
+		if (strlen(buf) > 200)
+			buf[200] = '\0';
+		fprintf(stderr, "nlmctl: not an answer of nlmd's protocol %d: "
+		    "%s\n", CTL_VERSION, shown(buf, vis, sizeof(vis)));
 		exit(1);
 	}
 	while ((n = getline(&buf, &cap, f)) > 0) {
@@ -248,6 +293,11 @@ answer(FILE *f, void (*fn)(char *line, void *arg), void *arg)
 	if (!ended) {
 		fprintf(stderr, "nlmctl: the answer was cut off (%zu lines)\n",
 		    nlines);
+		exit(1);
+	}
+	if (nmalformed > 0) {
+		fprintf(stderr, "nlmctl: %zu of the answer's %zu lines could "
+		    "not be read\n", nmalformed, nlines);
 		exit(1);
 	}
 }

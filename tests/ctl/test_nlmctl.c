@@ -28,6 +28,7 @@ int	ctl_register_nlmctl(void);
 struct nc_run {
 	char	req[4200];	/* the request it sent */
 	char	out[65536];	/* its stdout */
+	char	err[8192];	/* its stderr */
 	int	status;		/* its exit status; -1: killed */
 };
 
@@ -71,7 +72,7 @@ nc_run(const char *const *argv, const char *answer, size_t alen,
 	char prog[PATH_MAX + 16], dir[] = "/tmp/nlmd-nlmctl-XXXXXX";
 	const char *args[32];
 	struct sockaddr_un sun;
-	int lfd, cfd, out[2], st;
+	int lfd, cfd, out[2], errp[2], st;
 	size_t n = 0, i, got;
 	bool exited = false;
 	ssize_t k;
@@ -91,6 +92,7 @@ nc_run(const char *const *argv, const char *answer, size_t alen,
 	CU_ASSERT_FATAL(bind(lfd, (struct sockaddr *)&sun, sizeof(sun)) == 0);
 	CU_ASSERT_FATAL(listen(lfd, 1) == 0);
 	CU_ASSERT_FATAL(pipe2(out, O_CLOEXEC) == 0);
+	CU_ASSERT_FATAL(pipe2(errp, O_CLOEXEC) == 0);
 	args[n++] = prog;
 	if (nc_sock_env != 1) {
 		args[n++] = "-s";
@@ -102,10 +104,8 @@ nc_run(const char *const *argv, const char *answer, size_t alen,
 	fflush(stdout);
 	fflush(stderr);
 	if ((pid = fork()) == 0) {
-		int devnull = open("/dev/null", O_WRONLY);
-
 		(void)dup2(nc_stdout != -1 ? nc_stdout : out[1], 1);
-		(void)dup2(devnull, 2);
+		(void)dup2(errp[1], 2);
 		if (nc_sock_env == 0)
 			(void)unsetenv("NLMCTL_SOCKET");
 		else
@@ -116,6 +116,7 @@ nc_run(const char *const *argv, const char *answer, size_t alen,
 	}
 	CU_ASSERT_FATAL(pid > 0);
 	close(out[1]);
+	close(errp[1]);
 	/*
 	 * Its connection; none if it exits first (it went elsewhere, or
 	 * gave up): then no request, and nothing to wait for below.
@@ -150,6 +151,13 @@ nc_run(const char *const *argv, const char *answer, size_t alen,
 		got += (size_t)k;
 	r->out[got] = '\0';
 	close(out[0]);
+	/* Little: nlmctl's stderr is a line or two, never a full pipe. */
+	got = 0;
+	while (got < sizeof(r->err) - 1 && (k = read(errp[0], r->err + got,
+	    sizeof(r->err) - 1 - got)) > 0)
+		got += (size_t)k;
+	r->err[got] = '\0';
+	close(errp[0]);
 	if (!exited)
 		CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -1034,6 +1042,117 @@ test_socket_env(void)
 	CU_ASSERT_STRING_EQUAL(r.req, "nlmctl 1 status\n");
 }
 
+/*
+ * What the other end sends goes to the operator's terminal only as
+ * printable text: a first line that is neither "ok" nor an error of our
+ * version is named as such, and control characters in it, or in an
+ * error message, are written \ooo.  nlmd's own messages (printable,
+ * spaces and all) are shown as they are.  (Before, the line went to
+ * stderr as it came: an escape sequence reached the terminal.)
+ */
+static void
+test_foreign_answer_shown(void)
+{
+	static const char *const argv[] = { "status", NULL };
+	static const struct {
+		const char	*answer;
+		const char	*err;
+	} c[] = {
+		{ "nlmctl 1 error no host named a b\n",
+		    "nlmctl: nlmd: no host named a b\n" },
+		{ "nlmctl 1 error bad\033[2Jthing\n",
+		    "nlmctl: nlmd: bad\\033[2Jthing\n" },
+		{ "nlmctl 2 ok\nnlmctl 2 end 0\n",
+		    "nlmctl: not an answer of nlmd's protocol 1: nlmctl 2 ok\n" },
+		{ "\033]0;owned\007hello\n",
+		    "nlmctl: not an answer of nlmd's protocol 1: "
+		    "\\033]0;owned\\007hello\n" },
+		{ "HTTP/1.1 400 Bad Request\r\n",
+		    "nlmctl: not an answer of nlmd's protocol 1: "
+		    "HTTP/1.1\\040400\\040Bad\\040Request\\015\n" },
+	};
+	char longline[600];
+	struct nc_run r;
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		if (!nc_run_str(argv, c[i].answer, &r))
+			return;
+		CU_ASSERT_EQUAL(r.status, 1);
+		CU_ASSERT_STRING_EQUAL(r.err, c[i].err);
+		CU_ASSERT_STRING_EQUAL(r.out, "");
+	}
+	/* Another program's long line: its first 200 bytes. */
+	memset(longline, 'x', sizeof(longline) - 2);
+	longline[sizeof(longline) - 2] = '\n';
+	longline[sizeof(longline) - 1] = '\0';
+	if (!nc_run_str(argv, longline, &r))
+		return;
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_EQUAL(strlen(r.err), strlen("nlmctl: not an answer of "
+	    "nlmd's protocol 1: \n") + 200);
+}
+
+/*
+ * A body line that cannot be read (a field without '=', a bad percent
+ * escape) fails the answer, exit 1 with a message, as a cut one does:
+ * left out quietly, a listing lacked a lock and a release reported fewer
+ * records than it released, and nlmctl exited 0.  A line of a kind
+ * nlmctl does not know is no such line: ignored (ctl.h).
+ */
+static void
+test_malformed_line_fails(void)
+{
+	static const char *const sargv[] = { "status", "--locks", NULL };
+	static const char *const jargv[] = { "--json", "status", "--locks",
+	    NULL };
+	static const char *const rargv[] = { "release", "--fh", "66", NULL };
+	static const char *const bad[] = {
+	    "lock\thost=1\tsvid=7\toh=aa\tfh=66\tstart=0\tlen=10\t"
+	    "mode=exclusive\ttoken=4\tepoch=1\treclaimable=0\tnote%zz\n",
+	    "lock\thost=1\tsvid=7\toh=aa\tfh=66\tstart=0\tlen=10\t"
+	    "mode=exclusive\ttoken=4\tepoch=1\treclaimable=%4\n",
+	};
+	char answer[2048], row[512];
+	struct nc_run r;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(answer, sizeof(answer), "%s%snlmctl 1 end 2\n",
+		    NC_HEAD, bad[i]);
+		if (!nc_run_str(sargv, answer, &r))
+			return;
+		CU_ASSERT_EQUAL(r.status, 1);
+		CU_ASSERT_STRING_EQUAL(r.err, "nlmctl: 1 of the answer's 2 "
+		    "lines could not be read\n");
+		CU_ASSERT(!nc_line(r.out, "lock ", row, sizeof(row)));
+		if (!nc_run_str(jargv, answer, &r))
+			return;
+		CU_ASSERT_EQUAL(r.status, 1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "could not be read"));
+	}
+	/* A release: three records released, one of them unreadable. */
+	if (!nc_run_str(rargv, "nlmctl 1 ok\n"
+	    "released\tkind=lock\thost=1\tsvid=7\toh=aa\tfh=66\tstart=0\t"
+	    "len=10\treclaimable=0\n"
+	    "released\tkind=share\thost=1\toh=bb\tfh=66\treclaimable=1\n"
+	    "released\tkind=lock\thost=1\tsvid=8\toh=cc\tfh=66\tstart=5\t"
+	    "len=0\treclaimable=1\tx\n"
+	    "nlmctl 1 end 3\n", &r))
+		return;
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_STRING_EQUAL(r.err, "nlmctl: 1 of the answer's 3 lines "
+	    "could not be read\n");
+	/* The same with a kind nlmctl does not know: read, and ignored. */
+	snprintf(answer, sizeof(answer), "%s%snlmctl 1 end 2\n", NC_HEAD,
+	    "future\tkey=1\n");
+	if (!nc_run_str(sargv, answer, &r))
+		return;
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_STRING_EQUAL(r.err, "");
+	CU_ASSERT(nc_line(r.out, "1 ", row, sizeof(row)));
+}
+
 int
 ctl_register_nlmctl(void)
 {
@@ -1076,7 +1195,11 @@ ctl_register_nlmctl(void)
 	    CU_add_test(s, "a name wider than a row's buffer",
 	    test_long_name_row) == NULL ||
 	    CU_add_test(s, "NLMCTL_SOCKET, and -s over it",
-	    test_socket_env) == NULL)
+	    test_socket_env) == NULL ||
+	    CU_add_test(s, "an answer not of the protocol is shown escaped",
+	    test_foreign_answer_shown) == NULL ||
+	    CU_add_test(s, "a body line that cannot be read fails the answer",
+	    test_malformed_line_fails) == NULL)
 		return -1;
 	return 0;
 }
