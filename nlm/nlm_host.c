@@ -1475,11 +1475,7 @@ nlm_host_forget(struct nlm_host *h)
 	struct nlm_host **pp;
 	size_t b;
 
-	nlm_notify_stop(h);
-	if (h->h_notify_since != 0) {
-		h->h_notify_since = 0;
-		nlm_host_stage(h);
-	}
+	nlm_notify_settle(h);
 	if (h->h_grants > 0) {
 		h->h_seen = 0;	/* the next sweep takes it */
 		return;

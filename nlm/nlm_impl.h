@@ -585,6 +585,12 @@ void		 nlm_notify_all(int32_t state);
 /* Stop notifying `h' (it is being freed, or told us it restarted). */
 void		 nlm_notify_stop(struct nlm_host *);
 /*
+ * `h' is owed nothing (it answered, was given up, runs no status monitor,
+ * or restarted since it held anything here): stop notifying it and clear
+ * its debt, staging the host record when there was one.
+ */
+void		 nlm_notify_settle(struct nlm_host *);
+/*
  * The idle sweep's look at `h': a debt stored but not being sent (out of
  * memory when it began, or when its next attempt was to be scheduled) is
  * taken up again.  Nothing for a host that owes nothing or is being told.

@@ -190,11 +190,7 @@ notify_next(struct nlm_notifier *nt)
 static void
 notify_end(struct nlm_notifier *nt)
 {
-	struct nlm_host *h = nt->nt_host;
-
-	h->h_notify_since = 0;
-	nlm_host_stage(h);
-	nlm_notify_stop(h);
+	nlm_notify_settle(nt->nt_host);
 }
 
 static void
@@ -431,10 +427,7 @@ notify_one(struct nlm_host *h, void *arg)
 	 * debt an earlier start stored for it is settled.
 	 */
 	if (!h->h_monitored) {
-		if (h->h_notify_since != 0) {
-			h->h_notify_since = 0;
-			nlm_host_stage(h);
-		}
+		nlm_notify_settle(h);
 		return;
 	}
 	now = notify_unix_now();
@@ -510,6 +503,16 @@ nlm_notify_stop(struct nlm_host *h)
 	h->h_notify = NULL;
 	nlm->n_stats.notify_pending--;
 	free(nt);
+}
+
+void
+nlm_notify_settle(struct nlm_host *h)
+{
+	nlm_notify_stop(h);
+	if (h->h_notify_since != 0) {
+		h->h_notify_since = 0;
+		nlm_host_stage(h);
+	}
 }
 
 static void

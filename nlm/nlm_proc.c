@@ -304,8 +304,16 @@ nlm_host_monitor(struct nlm_host *h, int32_t state)
 			    "releasing what it held",
 			    nlm_host_str(h, hs, sizeof(hs)), h->h_state, state);
 			if ((ok = nlm_host_release(h, "reboot seen in LOCK") !=
-			    NLM_REL_FAILED))
+			    NLM_REL_FAILED)) {
 				nlm->n_stats.reboots++;
+				/*
+				 * Nothing it held before our start is left
+				 * on it to reclaim: owed no SM_NOTIFY, which
+				 * would make it reclaim what it is granted
+				 * now (as after its own SM_NOTIFY).
+				 */
+				nlm_notify_settle(h);
+			}
 		}
 		if (ok) {
 			h->h_state = state;

@@ -2523,6 +2523,58 @@ n_pieces_restarted(void)
 }
 
 /*
+ * A host owed our SM_NOTIFY, unanswered (its statd not listening: it is
+ * rebooting), comes back and sends a LOCK with a new NSM state.  It
+ * restarted since it held what it held here: nothing of before our start
+ * is left on it to reclaim, so the debt is settled, stored, and no
+ * SM_NOTIFY follows -- one sent now would make it reclaim the lock it
+ * was just granted, as after its own SM_NOTIFY or FREE_ALL, which
+ * settle the debt by forgetting the host.  A LOCK with the state it had
+ * settles nothing.  Before, the notifier went on: the client was told of
+ * our restart at its next attempt.
+ */
+static void
+test_notify_lock_new_state(void)
+{
+	const struct nlm_counters *c;
+	uint64_t reboots;
+	unsigned i, n = 0;
+
+	if (ts_skip())
+		return;
+	n_preload(0);
+	ts_sm_registered(false);
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	ts_pump();
+	n_unanswered_kept(c);
+	reboots = c->reboots;
+	/* The state it was stored with: still owed. */
+	CU_ASSERT_EQUAL(n_lock_st("client0", "ls-f", 1, 5), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(c->reboots, reboots);
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	CU_ASSERT(n_since() != 0);
+	/* A new one: it restarted; settled, stored, nothing more sent. */
+	CU_ASSERT_EQUAL(n_lock_st("client0", "ls-g", 1, 7), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(c->reboots - reboots, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(n_since(), 0);
+	CU_ASSERT(n_held("ls-g", 1));
+	ts_sm_registered(true);
+	for (i = 0; i < 120; i++) {
+		ts_advance(1000);
+		ts_pump();
+		while (n_notify(true))
+			n++;
+	}
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_EQUAL(c->notify_acked, 0);
+	CU_ASSERT_EQUAL(c->notify_given_up, 0);
+	CU_ASSERT(n_held("ls-g", 1));
+	ts_stop();
+}
+
+/*
  * A host owed an SM_NOTIFY that could not be made (no memory for the
  * notifier at a restart) tells us it restarted, and its release goes in
  * pieces, out of memory long enough for the idle sweep to pass by: the
@@ -3333,6 +3385,8 @@ ts_register_notify(void)
 	    "notified", test_notify_resume_releasing) == NULL ||
 	    CU_add_test(s, "a host released in pieces: its SM_NOTIFY stops "
 	    "at the first", test_notify_stopped_releasing) == NULL ||
+	    CU_add_test(s, "a LOCK with a new NSM state settles the SM_NOTIFY "
+	    "owed", test_notify_lock_new_state) == NULL ||
 	    CU_add_test(s, "a host cursor: hosts come and go between pieces",
 	    test_host_cursor) == NULL ||
 	    CU_add_test(s, "hosts found by id, 3,000 of them, a third "
