@@ -80,6 +80,77 @@ test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.user, "");
 }
 
+static void
+dump_append(const char *line, void *arg)
+{
+	char *buf = arg;
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, 4096 - n, "%s\n", line);
+}
+
+/*
+ * Every key's default, as nlmd.conf(5) and the packaged nlmd.conf give
+ * it: test_defaults() named some fields only, so a default changed in
+ * config_defaults() (max-name-length = 256, checkpoint-interval,
+ * store-cache-mib ...) failed no test.  A key added makes this fail
+ * until its default is written here (and in the manual).
+ */
+static void
+test_defaults_all(void)
+{
+	static const char want[] =
+	    "[nlmd]\n"
+	    "state-directory = /var/lib/nlmd  # default\n"
+	    "bind-address = \"\"  # default\n"
+	    "nlm-port = 4045  # default\n"
+	    "nsm-port = 32765  # default\n"
+	    "rpcbind = yes  # default\n"
+	    "verbose = 0  # default\n"
+	    "max-record-size = 65536  # default\n"
+	    "max-commit-backlog = 2097152  # default\n"
+	    "max-connections = 4096  # default\n"
+	    "max-connections-per-address = 64  # default\n"
+	    "connection-idle-timeout = 600  # default\n"
+	    "callbacks = msg  # default\n"
+	    "callback-retry-min-ms = 1000  # default\n"
+	    "callback-retry-max-ms = 60000  # default\n"
+	    "callback-give-up = 0  # default\n"
+	    "callback-max-per-host = 1024  # default\n"
+	    "max-locks-per-host = 1000000  # default\n"
+	    "max-waiters-per-host = 100000  # default\n"
+	    "max-waiters-per-owner = 4096  # default\n"
+	    "max-locks = 10000000  # default\n"
+	    "max-waiters = 1000000  # default\n"
+	    "max-shares = 1000000  # default\n"
+	    "max-shares-per-host = 100000  # default\n"
+	    "max-hosts-per-address = 256  # default\n"
+	    "max-hosts = 100000  # default\n"
+	    "max-name-length = 255  # default\n"
+	    "max-fh-length = 1024  # default\n"
+	    "max-oh-length = 1024  # default\n"
+	    "durability = sync  # default\n"
+	    "grace-period = 90  # default\n"
+	    "reclaim-check = conflict  # default\n"
+	    "checkpoint-interval = 30  # default\n"
+	    "store-cache-mib = 16  # default\n"
+	    "notify-name = \"\"  # default\n"
+	    "notify-give-up = 86400  # default\n"
+	    "host-idle = 600  # default\n"
+	    "control-socket = /run/nlmd/nlmd.sock  # default\n"
+	    "control-group = \"\"  # default\n"
+	    "metrics-address = \"\"  # default\n"
+	    "user = \"\"  # default\n";
+	struct config c;
+	char buf[4096] = "";
+
+	memset(&c, 0xa5, sizeof(c));
+	config_defaults(&c);
+	CU_ASSERT_EQUAL(c.foreground, 0);
+	config_dump(&c, dump_append, buf);
+	CU_ASSERT_STRING_EQUAL(buf, want);
+}
+
 /* config_set must succeed and change `c'. */
 static int
 set_ok(struct config *c, const char *k, const char *v)
@@ -972,6 +1043,8 @@ ct_register_config(void)
 	s = CU_add_suite("config", config_suite_init, config_suite_clean);
 	if (s == NULL ||
 	    CU_add_test(s, "defaults", test_defaults) == NULL ||
+	    CU_add_test(s, "defaults: every key, as nlmd.conf(5) gives it",
+	    test_defaults_all) == NULL ||
 	    CU_add_test(s, "set: each type", test_set_types) == NULL ||
 	    CU_add_test(s, "set: booleans", test_set_bool) == NULL ||
 	    CU_add_test(s, "set: callbacks", test_set_callbacks) == NULL ||
