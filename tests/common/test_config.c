@@ -1013,6 +1013,50 @@ test_keep_cmdline(void)
 	CU_ASSERT_EQUAL(config_check(&c, err, sizeof(err)), CM_OK);
 }
 
+/*
+ * What the running configuration got from the files is what SIGHUP
+ * rereads: config_keep_cmdline() must not put it back over the new
+ * files.  test_keep_cmdline()'s running config had only defaults and
+ * the command line, so copying every key that was not a default (the
+ * files' old values too) passed it: an edited verbose, or a fixed
+ * callback-retry-max-ms, would never be seen.
+ */
+static void
+test_keep_cmdline_not_files(void)
+{
+	struct config run, c;
+	char nfs[256], own[256], err[512] = "", warn[512] = "";
+
+	config_defaults(&run);
+	write_file(nfs, sizeof(nfs), "[lockd]\nport = 4001\n");
+	write_file(own, sizeof(own), "[nlmd]\nverbose = 1\n"
+	    "callback-retry-max-ms = 500\n");
+	CU_ASSERT_EQUAL_FATAL(config_load_nfs(&run, nfs, warn, sizeof(warn),
+	    err, sizeof(err)), CM_OK);
+	CU_ASSERT_EQUAL_FATAL(config_load(&run, own, 0, NULL, 0, err,
+	    sizeof(err)), CM_OK);
+	CU_ASSERT_EQUAL(config_set(&run, "nsm-port", "4002", err,
+	    sizeof(err)), CM_OK);
+	/* The files as they are now: edited, and no nfs.conf port. */
+	config_defaults(&c);
+	write_file(own, sizeof(own), "[nlmd]\nverbose = 3\n");
+	CU_ASSERT_EQUAL_FATAL(config_load(&c, own, 0, NULL, 0, err,
+	    sizeof(err)), CM_OK);
+	config_keep_cmdline(&c, &run);
+	CU_ASSERT_EQUAL(c.verbose, 3);
+	CU_ASSERT_EQUAL(config_origin(&c, "verbose")->co_line, 2);
+	CU_ASSERT_EQUAL(c.cb_retry_max_ms, 60000);
+	CU_ASSERT_EQUAL(config_origin(&c, "callback-retry-max-ms")->co_from,
+	    CONFIG_FROM_DEFAULT);
+	CU_ASSERT_EQUAL(c.nlm_port, 4045);
+	CU_ASSERT_EQUAL(config_origin(&c, "nlm-port")->co_from,
+	    CONFIG_FROM_DEFAULT);
+	/* The command line is kept. */
+	CU_ASSERT_EQUAL(c.nsm_port, 4002);
+	CU_ASSERT_EQUAL(config_origin(&c, "nsm-port")->co_from,
+	    CONFIG_FROM_CMDLINE);
+}
+
 int
 ct_register_config(void)
 {
@@ -1073,7 +1117,9 @@ ct_register_config(void)
 	    CU_add_test(s, "check: settings that contradict each other",
 	    test_check) == NULL ||
 	    CU_add_test(s, "keep_cmdline: the command line over reread files",
-	    test_keep_cmdline) == NULL)
+	    test_keep_cmdline) == NULL ||
+	    CU_add_test(s, "keep_cmdline: what the files set is reread, "
+	    "not kept", test_keep_cmdline_not_files) == NULL)
 		return -1;
 	/* Once known bugs (nfs.conf(5) rules), fixed: now ordinary tests. */
 	for (i = 0; i < sizeof(bugs) / sizeof(bugs[0]); i++)
