@@ -259,10 +259,17 @@ test_conf_d_and_missing(void)
 	put(d1, sizeof(d1), "d/nfs.conf.d/10-b.conf",
 	    "[lockd]\nport = 1010\n");
 	put(d1, sizeof(d1), "d/nfs.conf.d/99-c.txt", "[lockd]\nport = 1099\n");
+	/*
+	 * Hidden (an editor's, a package manager's): not read either, as
+	 * *.conf in a shell and in nfs-utils.
+	 */
+	put(d1, sizeof(d1), "d/nfs.conf.d/.99-d.conf",
+	    "[statd]\nport = 1098\n");
 	CU_ASSERT_EQUAL_FATAL(load_nfs(&c, path, warn, sizeof(warn), err,
 	    sizeof(err)), 0);
 	/* Version order: 9-a, then 10-b; not *.conf: not read. */
 	CU_ASSERT_EQUAL(c.nlm_port, 1010);
+	CU_ASSERT_EQUAL(c.nsm_port, 32765);
 	/*
 	 * A bad file stops the load, naming it, though a good one follows:
 	 * read on, the good one's OK would hide the error (nlmd would start
