@@ -507,6 +507,16 @@ test_reader(void)
 	    "11 [A] (none)=<[broken>\n"
 	    "12 [[] k8=<8>\n"
 	    "14 [B] k9=<9>\n");
+	/*
+	 * A continuation on the last line, with nothing after it: the
+	 * assignment still counts (dropped, a [lockd] port there silently
+	 * did not apply).
+	 */
+	put(path, sizeof(path), "f/eof.conf", "[lockd]\nport = 4007 \\\n");
+	s.buf[0] = '\0';
+	CU_ASSERT_EQUAL(nfsconf_read(path, 0, seen_cb, &s, warn, sizeof(warn),
+	    err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(s.buf, "2 [lockd] port=<4007>\n");
 	snprintf(path, sizeof(path), "%s/f/none.conf", nc_dir);
 	CU_ASSERT_EQUAL(nfsconf_read(path, 1, seen_cb, &s, warn, sizeof(warn),
 	    err, sizeof(err)), 0);
