@@ -247,6 +247,43 @@ test_include(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nested"));
 }
 
+/*
+ * "includes nested over 10 deep" are refused (nfsconf.h): ten levels
+ * below the file named are read, an eleventh is not.  Only an include
+ * of itself was tested, which any limit stops.
+ */
+static void
+test_include_depth(void)
+{
+	struct config c;
+	char path[256], name[64], text[128], warn[512], err[512];
+	int i;
+
+	sub("g");
+	/* g/i1.inc ... g/i11.inc, each including the next; i11 sets it. */
+	for (i = 1; i <= 11; i++) {
+		snprintf(name, sizeof(name), "g/i%d.inc", i);
+		if (i < 11)
+			snprintf(text, sizeof(text), "include = i%d.inc\n",
+			    i + 1);
+		else
+			snprintf(text, sizeof(text), "port = 4011\n");
+		put(path, sizeof(path), name, text);
+	}
+	/* From i2: ten levels, i2 ... i11. */
+	put(path, sizeof(path), "g/ten.conf", "[lockd]\ninclude = i2.inc\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), CM_OK);
+	CU_ASSERT_EQUAL(c.nlm_port, 4011);
+	/* From i1: eleven. */
+	put(path, sizeof(path), "g/eleven.conf",
+	    "[lockd]\ninclude = i1.inc\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), CM_INVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "i10.inc:1: include "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nested over 10 deep"));
+}
+
 static void
 test_conf_d_and_missing(void)
 {
@@ -539,6 +576,8 @@ ct_register_nfsconf(void)
 	    test_lockd_statd) == NULL ||
 	    CU_add_test(s, "[nlmd] in nfs.conf", test_nlmd_section) == NULL ||
 	    CU_add_test(s, "include", test_include) == NULL ||
+	    CU_add_test(s, "include: ten deep, not eleven",
+	    test_include_depth) == NULL ||
 	    CU_add_test(s, "nfs.conf.d, no nfs.conf, NLMD_NFS_CONF",
 	    test_conf_d_and_missing) == NULL ||
 	    CU_add_test(s, "nfs.conf.d: unreadable, a directory in it",
