@@ -245,6 +245,41 @@ test_lock_busy(void)
 }
 
 /*
+ * nlmd.lock left by an earlier nlmd whose pid was longer: the new one
+ * holds this pid alone.  Written over it without truncating it, the
+ * old tail would stay ("99\n" over "1234567\n" reads "99\n567\n"), and
+ * `kill $(cat nlmd.lock)' signal a second, unrelated process.
+ * statedir_write_pid() (after daemonize()) writes over the parent's pid
+ * the same way.
+ */
+static void
+test_lock_pid(void)
+{
+	char dir[64], path[128], want[32], buf[64], err[256] = "";
+	int fd, lfd = -1;
+	ssize_t n;
+
+	snprintf(dir, sizeof(dir), "/tmp/nlmd-pid.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/nlmd.lock", dir);
+	CU_ASSERT_FATAL((fd = open(path, O_CREAT | O_WRONLY, 0600)) != -1);
+	CU_ASSERT(write(fd, "123456789012\n", 13) == 13);
+	close(fd);
+	CU_ASSERT_EQUAL(statedir_lock(dir, &lfd, err, sizeof(err)), CM_OK);
+	snprintf(want, sizeof(want), "%ld\n", (long)getpid());
+	fd = open(path, O_RDONLY);
+	n = fd == -1 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	CU_ASSERT_STRING_EQUAL(buf, want);
+	if (fd != -1)
+		close(fd);
+	if (lfd != -1)
+		close(lfd);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CU_ASSERT(system(path) == 0);
+}
+
+/*
  * The directories statedir_lock() creates above the state directory must
  * let the user nlmd drops to through: the store opens its next log file
  * by name after the drop, and under a parent made 0700 for root it could
@@ -459,6 +494,8 @@ ct_register_privdrop(void)
 	    test_lock_symlink) == NULL ||
 	    CU_add_test(s, "statedir_lock: nlmd.lock a hard link",
 	    test_lock_hardlink) == NULL ||
+	    CU_add_test(s, "statedir_lock: nlmd.lock holds this pid alone",
+	    test_lock_pid) == NULL ||
 	    CU_add_test(s, "statedir_lock: a directory another nlmd holds",
 	    test_lock_busy) == NULL ||
 	    CU_add_test(s, "statedir_lock: parents it creates 0755, itself 0700",
