@@ -335,19 +335,52 @@ test_conf_d_and_missing(void)
 }
 
 /*
+ * Load nfs.conf `path' as nobody (root reads anything): it must fail
+ * with CM_DENIED, the error naming `want' and "Permission denied".  0,
+ * or the number of the check that failed.
+ */
+static int
+load_nfs_denied(const char *path, const char *want)
+{
+	struct config c;
+	char warn[512], err[512];
+	pid_t pid;
+	int status;
+
+	if ((pid = fork()) == -1)
+		return 8;
+	if (pid == 0) {
+		if (getuid() == 0 && priv_drop(65534, 65534, err,
+		    sizeof(err)) != CM_OK)
+			_exit(9);
+		if (load_nfs(&c, path, warn, sizeof(warn), err,
+		    sizeof(err)) != CM_DENIED)
+			_exit(1);
+		if (strstr(err, want) == NULL ||
+		    strstr(err, "ermission denied") == NULL)
+			_exit(2);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 7;
+	return WEXITSTATUS(status);
+}
+
+/*
  * nfs.conf.d: a directory named x.conf in it is passed over (nfs-utils
  * reads regular files only), not an error that stops nlmd; a directory
  * that cannot be read is an error naming it, as an nfs.conf that cannot
  * be read is (it was skipped without a word: its [lockd] port, the one
- * the firewall expects, silently not applied).
+ * the firewall expects, silently not applied).  So is one that can be
+ * listed but not searched: what is in it cannot be looked at, and is no
+ * more passed over than what cannot be read.
  */
 static void
 test_conf_d_unreadable(void)
 {
 	struct config c;
 	char path[256], d1[256], dir[256], warn[512], err[512];
-	pid_t pid;
-	int status;
+	int rc;
 
 	sub("dd");
 	put(path, sizeof(path), "dd/nfs.conf", "[lockd]\nport = 1000\n");
@@ -367,24 +400,16 @@ test_conf_d_unreadable(void)
 	snprintf(d1, sizeof(d1), "%s/dd", nc_dir);
 	CU_ASSERT_EQUAL_FATAL(chmod(d1, 0755), 0);
 	CU_ASSERT_EQUAL_FATAL(chmod(path, 0644), 0);
-	CU_ASSERT_FATAL((pid = fork()) != -1);
-	if (pid == 0) {
-		if (getuid() == 0 && priv_drop(65534, 65534, err,
-		    sizeof(err)) != CM_OK)
-			_exit(9);
-		if (load_nfs(&c, path, warn, sizeof(warn), err,
-		    sizeof(err)) != CM_DENIED)
-			_exit(1);
-		if (strstr(err, "nfs.conf.d") == NULL ||
-		    strstr(err, "ermission denied") == NULL)
-			_exit(2);
-		_exit(0);
-	}
-	CU_ASSERT_EQUAL_FATAL(waitpid(pid, &status, 0), pid);
-	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-		printf("\n    unreadable nfs.conf.d: check %d failed ",
-		    WEXITSTATUS(status));
+	rc = load_nfs_denied(path, "nfs.conf.d");
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc != 0)
+		printf("\n    unreadable nfs.conf.d: check %d failed ", rc);
+	/* Listed, not searched: 1-a.conf is named, not passed over. */
+	CU_ASSERT_EQUAL_FATAL(chmod(dir, 0444), 0);
+	rc = load_nfs_denied(path, "nfs.conf.d/1-a.conf");
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc != 0)
+		printf("\n    unsearchable nfs.conf.d: check %d failed ", rc);
 	chmod(dir, 0700);
 	chmod(nc_dir, 0700);
 }
