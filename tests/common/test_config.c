@@ -558,6 +558,66 @@ test_set_addresses(void)
 }
 
 /*
+ * Each string key holds up to its field's size less one byte: the
+ * longest value is taken whole, one byte more is refused, and nothing
+ * changes.  Only values far over the size were tried, so taking one of
+ * exactly the field's size (its NUL then written into the next field:
+ * a state-directory of 4096 bytes would empty bind-address, a
+ * control-socket of 108 bytes control-group) failed no test.
+ */
+#define STR_KEY(k, f, first) { k, offsetof(struct config, f), \
+	sizeof(((struct config *)0)->f), first }
+
+static void
+test_set_string_lengths(void)
+{
+	static const struct {
+		const char	*key;
+		size_t		 off;
+		size_t		 size;
+		char		 first;	/* '/': an absolute path */
+	} keys[] = {
+		STR_KEY("state-directory", state_dir, '/'),
+		STR_KEY("notify-name", notify_name, 'n'),
+		STR_KEY("control-socket", control_socket, '/'),
+		STR_KEY("control-group", control_group, 'g'),
+		STR_KEY("user", user, 'u'),
+	};
+	char v[4200], want[80];
+	struct config c, before;
+	size_t i;
+
+	/* "an absolute path of at most 107 bytes" (nlmd.conf(5)) */
+	CU_ASSERT_EQUAL(keys[2].size, 108);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		CU_ASSERT_FATAL(keys[i].size < sizeof(v));
+		memset(v, 'x', keys[i].size);
+		v[0] = keys[i].first;
+		v[keys[i].size - 1] = '\0';
+		config_defaults(&c);
+		CU_ASSERT(set_ok(&c, keys[i].key, v));
+		CU_ASSERT_STRING_EQUAL((char *)&c + keys[i].off, v);
+		before = c;
+		v[keys[i].size - 1] = 'x';
+		v[keys[i].size] = '\0';
+		snprintf(want, sizeof(want), "%s: value too long",
+		    keys[i].key);
+		CU_ASSERT(set_fails(keys[i].key, v, want));
+		CU_ASSERT(config_set(&c, keys[i].key, v, want,
+		    sizeof(want)) == CM_INVALID);
+		CU_ASSERT(memcmp(&c, &before, sizeof(c)) == 0);
+	}
+	/* The checked ones: too long is said as such. */
+	memset(v, '1', 300);
+	v[256] = '\0';
+	CU_ASSERT(set_fails("bind-address", v, "bind-address: value too "
+	    "long"));
+	v[128] = '\0';
+	CU_ASSERT(set_fails("metrics-address", v, "metrics-address: value "
+	    "too long"));
+}
+
+/*
  * control-socket must be an absolute path (ctl/ctlsrv.c): a relative one
  * was taken by the files, --print-config and SIGHUP, and refused only
  * once the store was open -- a start that spent an epoch and exited 1.
@@ -1100,6 +1160,8 @@ ct_register_config(void)
 	    test_set_bounds) == NULL ||
 	    CU_add_test(s, "set: addresses nlmd must parse",
 	    test_set_addresses) == NULL ||
+	    CU_add_test(s, "set: the longest string each key holds",
+	    test_set_string_lengths) == NULL ||
 	    CU_add_test(s, "set: control-socket is an absolute path",
 	    test_set_control_socket) == NULL ||
 	    CU_add_test(s, "load: sections, comments, spacing, repeats",
