@@ -429,6 +429,16 @@ test_check_own(void)
 	CU_ASSERT_EQUAL(statedir_check_own(dir, err, sizeof(err)),
 	    CM_INVALID);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/db is not one of nlmd's"));
+	CU_ASSERT_EQUAL(unlink(path), 0);
+	/*
+	 * Berkeley DB's log files are log.NNNNNNNNNN: not every name that
+	 * begins with "log" (/var/lib's logrotate, named by mistake).
+	 */
+	snprintf(path, sizeof(path), "%s/logrotate", dir);
+	CU_ASSERT_EQUAL(mkdir(path, 0755), 0);
+	CU_ASSERT_EQUAL(statedir_check_own(dir, err, sizeof(err)),
+	    CM_INVALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/logrotate is not one of"));
 	/* Missing: statedir_lock() will make it, empty. */
 	snprintf(path, sizeof(path), "%s/new", dir);
 	CU_ASSERT_EQUAL(statedir_check_own(path, err, sizeof(err)), CM_OK);
