@@ -214,6 +214,32 @@ test_lock_hardlink(void)
 }
 
 /*
+ * A FIFO planted as nlmd.lock opens (O_NONBLOCK), has one link and takes
+ * a flock(), but is no file to hold the pid: refused as the links are.
+ */
+static void
+test_lock_fifo(void)
+{
+	char dir[64], path[128], err[256] = "";
+	struct stat st;
+	int lfd = -1;
+
+	snprintf(dir, sizeof(dir), "/tmp/nlmd-ff.XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/nlmd.lock", dir);
+	CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+	CU_ASSERT_EQUAL(statedir_lock(dir, &lfd, err, sizeof(err)),
+	    CM_INVALID);
+	CU_ASSERT_EQUAL(lfd, -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a plain file of its own"));
+	if (lfd != -1)
+		close(lfd);
+	CU_ASSERT(lstat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CU_ASSERT(system(path) == 0);
+}
+
+/*
  * Two nlmds on one state directory: the second is refused, naming the
  * first's pid, while the first holds the lock; once it is gone, the
  * directory is free again.
@@ -504,6 +530,8 @@ ct_register_privdrop(void)
 	    test_lock_symlink) == NULL ||
 	    CU_add_test(s, "statedir_lock: nlmd.lock a hard link",
 	    test_lock_hardlink) == NULL ||
+	    CU_add_test(s, "statedir_lock: nlmd.lock a FIFO",
+	    test_lock_fifo) == NULL ||
 	    CU_add_test(s, "statedir_lock: nlmd.lock holds this pid alone",
 	    test_lock_pid) == NULL ||
 	    CU_add_test(s, "statedir_lock: a directory another nlmd holds",
