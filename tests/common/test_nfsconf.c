@@ -135,6 +135,20 @@ test_lockd_statd(void)
 	CU_ASSERT(origin_is(&c, "nlm-port", CONFIG_FROM_NFSCONF, path, 2,
 	    "[lockd] udp-port"));
 	CU_ASSERT_EQUAL(c.nsm_port, 32765);
+	/*
+	 * Section and key names in any case, as nfs-utils matches them
+	 * ([Statd] Port above): an [LOCKD] PORT the kernel's lockd honoured
+	 * must not move nlmd to the default port.
+	 */
+	put(path, sizeof(path), "a/case.conf", "[LOCKD]\nPORT = 4003\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.nlm_port, 4003);
+	put(path, sizeof(path), "a/case-udp.conf",
+	    "[Lockd]\nUdp-Port = 4004\n");
+	CU_ASSERT_EQUAL(load_nfs(&c, path, warn, sizeof(warn), err,
+	    sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.nlm_port, 4004);
 	/* Both, different: port wins, with a warning naming both. */
 	put(path, sizeof(path), "a/both.conf",
 	    "[lockd]\nudp-port = 4001\nport = 4002\n");
