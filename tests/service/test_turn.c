@@ -45,7 +45,7 @@ struct t_expect {
 	bool		 e_excl;
 };
 
-static struct t_expect t_exp[512];
+static struct t_expect t_exp[2048];
 static size_t t_nexp;
 static size_t t_checked;	/* messages whose content was checked */
 static size_t t_bad;		/* ... that reported uncommitted state */
@@ -4317,6 +4317,76 @@ t_callbacks_free(nlm4_testargs *ta, int n)
 		xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta[--n]);
 }
 
+/*
+ * More grants in flight than the cookie table's first size (1,024
+ * buckets; it doubles at load 1): hostA holds bytes [0, 1100) of one
+ * file, hostB waits for each byte under its own svid, hostA lets go.
+ * Every grant gets a cookie and goes into the table (100 called back at a
+ * time, the rest waiting); the table grows twice over while they go in,
+ * and every GRANTED_RES must still find its grant: none unknown, each
+ * byte called back once, all 1,100 held by hostB and stored.  No test
+ * had more than 103 grants at once: the rehash was never run.
+ */
+static void
+test_cb_table_grows(void)
+{
+	enum { NW = 1100 };
+	static bool seen[NW];
+	nlm4_testargs ta[128];
+	const struct nlm_counters *c;
+	int i, n, k, answered = 0, rounds = 0, held = 0;
+	uint64_t acked;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "big", 0, NW, true, false,
+	    false), NLM4_GRANTED);
+	for (i = 0; i < NW; i++)
+		CU_ASSERT_EQUAL(t_lock("hostB", 2 + i, "ownB", "big",
+		    (uint64_t)i, 1, true, true, false), NLM4_BLOCKED);
+	acked = c->cb_acked;
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "big", 0, NW),
+	    NLM4_GRANTED);
+	/* Eight grants a turn (a release's many waiters): all of them. */
+	for (i = 0; i < 500 && c->cb_inflight < NW; i++)
+		ts_pump();
+	CU_ASSERT_EQUAL(c->cb_inflight, NW);
+	CU_ASSERT_EQUAL(c->cb_waiting, NW - 100);
+	memset(seen, 0, sizeof(seen));
+	while (answered < NW && rounds++ < 100) {
+		n = t_callbacks(ta, 128);
+		if (n == 0) {
+			ts_pump();
+			continue;
+		}
+		for (k = 0; k < n; k++) {
+			i = (int)ta[k].alock.l_offset;
+			CU_ASSERT_FATAL(i >= 0 && i < NW);
+			CU_ASSERT_FALSE(seen[i]);
+			CU_ASSERT_EQUAL(ta[k].alock.svid, 2 + i);
+			seen[i] = true;
+			t_granted_res(&ta[k].cookie, NLM4_GRANTED);
+			answered++;
+		}
+		ts_pump();
+		t_callbacks_free(ta, n);
+	}
+	CU_ASSERT_EQUAL(answered, NW);
+	CU_ASSERT_EQUAL(c->cb_unknown_res, 0);
+	CU_ASSERT_EQUAL(c->cb_acked - acked, NW);
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	CU_ASSERT_EQUAL(c->cb_waiting, 0);
+	CU_ASSERT(ts_no_callback());
+	for (i = 0; i < NW; i++)
+		held += t_committed(2 + i, "ownB", 4, "big", 3, (uint64_t)i, 1,
+		    true);
+	CU_ASSERT_EQUAL(held, NW);
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+}
+
 /* A CANCEL of a blocking request; its status. */
 static int
 t_cancel(const char *name, int32_t svid, const char *oh, const char *fh,
@@ -5251,6 +5321,8 @@ ts_register_turn(void)
 	    "answer", test_delivered_not_resent) == NULL ||
 	    CU_add_test(s, "callbacks over the per-host window follow the "
 	    "answers", test_cb_window) == NULL ||
+	    CU_add_test(s, "1,100 grants at once: the cookie table grows, "
+	    "every answer finds its grant", test_cb_table_grows) == NULL ||
 	    CU_add_test(s, "failed commit exits, sends nothing",
 	    test_commit_failure) == NULL ||
 	    CU_add_test(s, "the token mark stored ahead, once",
