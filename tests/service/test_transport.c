@@ -2034,6 +2034,51 @@ test_full_turn_batch_served(void)
 }
 
 /*
+ * A connection held with calls waiting in co_in past its share, and more
+ * in its socket: in the next turn its socket's callback reads nothing
+ * (the waiting calls go first), and the resume timer serves them --
+ * then, all served and its replies out, reads the socket too, and
+ * serves what came there in the same turn, within the share.  Twenty
+ * calls in one write: 16 served, 4 wait; ten more written: the next
+ * turn serves all 14.  No test failed when onc_conn_resume() left the
+ * socket for a later turn (mutation testing, 2026-12-07): those ten
+ * waited a turn more, at each resume of a connection that pipelines.
+ */
+static void
+test_resumed_reads_socket(void)
+{
+	static uint8_t acc[4096];
+	size_t acclen = 0;
+	unsigned got = 0;
+	int fd, i;
+
+	tt_start(64 * 1024, 0);
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	CU_ASSERT_EQUAL_FATAL(onc_srv_share(tt.rs), ONC_TURN_CALLS);
+	tt_send_calls(fd, 20);
+	(void)ev_run_once(tt.loop, 0);
+	got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	CU_ASSERT_EQUAL_FATAL(tt.calls, ONC_TURN_CALLS);
+	CU_ASSERT_EQUAL(got, ONC_TURN_CALLS);
+	CU_ASSERT_EQUAL(tt.rs->rs_conns->co_held, 1);
+	tt_send_calls(fd, 10);
+	(void)ev_run_once(tt.loop, 0);
+	got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	printf("\n    20 calls, then 10 more: %u served in the resuming "
+	    "turn ", tt.calls - ONC_TURN_CALLS);
+	CU_ASSERT_EQUAL(tt.calls, 30);
+	CU_ASSERT_EQUAL(got, 30);
+	CU_ASSERT_EQUAL(tt.rs->rs_conns->co_held, 0);
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.calls, 30);
+	close(fd);
+	tt_stop();
+}
+
+/*
  * A call of an RPC version other than 2 is answered MSG_DENIED
  * RPC_MISMATCH, lowest and highest 2 (RFC 5531), with its own xid, and
  * not served.  No unit test failed when the answer carried another xid
@@ -2482,6 +2527,8 @@ ts_register_transport(void)
 	    NULL ||
 	    CU_add_test(s, "datagrams left in a batch are served beside a "
 	    "call a turn", test_full_turn_batch_served) == NULL ||
+	    CU_add_test(s, "a held connection served again reads its socket "
+	    "in the same turn", test_resumed_reads_socket) == NULL ||
 	    CU_add_test(s, "a version not served: PROG_MISMATCH, lowest "
 	    "and highest", test_prog_mismatch) == NULL ||
 	    CU_add_test(s, "an RPC version other than 2: RPC_MISMATCH",
