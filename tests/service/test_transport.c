@@ -2121,6 +2121,50 @@ test_rpc_mismatch(void)
 }
 
 /*
+ * The shortest message onc_check_version() looks at is the three words
+ * it reads: a CALL of 12 bytes, xid, direction and an RPC version other
+ * than 2, nothing after, is answered RPC_MISMATCH with its xid; one of
+ * 11 bytes is garbage, not answered.  No test failed when the check took
+ * only messages longer than 12 bytes (mutation testing, 2026-12-07): the
+ * 12-byte call went unanswered.
+ */
+static void
+test_rpc_mismatch_short(void)
+{
+	uint32_t w[8] = { htonl(0x12345678), htonl(CALL), htonl(3) };
+	ssize_t n;
+	int sfd, cfd, i;
+
+	tt_start(64 * 1024, 0);
+	cfd = tt_udp_client(&sfd);
+	CU_ASSERT_FATAL(send(cfd, w, 11, 0) == 11);
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(recv(cfd, w, sizeof(w), MSG_DONTWAIT), -1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.garbage, 1);
+	w[0] = htonl(0x12345678);
+	w[1] = htonl(CALL);
+	w[2] = htonl(3);
+	CU_ASSERT_FATAL(send(cfd, w, 12, 0) == 12);
+	n = -1;
+	for (i = 0; i < 10 && n == -1; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		n = recv(cfd, w, sizeof(w), MSG_DONTWAIT);
+	}
+	CU_ASSERT_EQUAL_FATAL(n, 24);
+	CU_ASSERT_EQUAL(ntohl(w[0]), 0x12345678);
+	CU_ASSERT_EQUAL(ntohl(w[1]), REPLY);
+	CU_ASSERT_EQUAL(ntohl(w[2]), MSG_DENIED);
+	CU_ASSERT_EQUAL(ntohl(w[3]), RPC_MISMATCH);
+	CU_ASSERT_EQUAL(ntohl(w[4]), 2);
+	CU_ASSERT_EQUAL(ntohl(w[5]), 2);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.garbage, 1);
+	CU_ASSERT_EQUAL(tt.calls, 0);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
+/*
  * A call to a version of a program that is not served is answered
  * PROG_MISMATCH with the lowest and the highest versions served (1 and
  * 4 here), a program not served at all PROG_UNAVAIL.  No unit test
@@ -2532,7 +2576,9 @@ ts_register_transport(void)
 	    CU_add_test(s, "a version not served: PROG_MISMATCH, lowest "
 	    "and highest", test_prog_mismatch) == NULL ||
 	    CU_add_test(s, "an RPC version other than 2: RPC_MISMATCH",
-	    test_rpc_mismatch) == NULL)
+	    test_rpc_mismatch) == NULL ||
+	    CU_add_test(s, "... a call of 12 bytes, the three words looked "
+	    "at", test_rpc_mismatch_short) == NULL)
 		return -1;
 	s = CU_add_suite("transport: random", NULL, NULL);
 	if (s == NULL ||
