@@ -402,6 +402,53 @@ test_outq_limit(void)
 }
 
 /*
+ * max_outq is the most a connection may leave unread, itself included:
+ * max_outq 112, replies of 28 bytes, their commits not complete -- four
+ * calls queue exactly 112 bytes and the connection stays (their
+ * replies arrive once the commits complete); five are one reply past
+ * it, and the connection is reset, counted as slow.  No test failed
+ * when onc_conn_append() closed it at max_outq bytes already (mutation
+ * testing, 2026-12-07).
+ */
+static void
+test_outq_limit_exact(void)
+{
+	static uint8_t acc[4096];
+	size_t acclen = 0;
+	unsigned got = 0;
+	int fd, i;
+
+	tt_max_held = 1 << 20;
+	tt_start(4 * 28, UINT64_MAX);		/* nothing released yet */
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	tt_send_calls(fd, 4);
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.calls, 4);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt.rs->rs_conns);
+	CU_ASSERT_EQUAL(tt.rs->rs_conns->co_outlen -
+	    tt.rs->rs_conns->co_outoff, 4 * 28);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_slow, 0);
+	tt.lag = 0;				/* the commits complete */
+	for (i = 0; i < 5 && got < 4; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(got, 4);
+	tt.lag = UINT64_MAX;			/* stalled again */
+	tt_send_calls(fd, 5);
+	for (i = 0; i < 5 && tt.rs->rs_conns != NULL; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.calls, 9);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_slow, 1);
+	close(fd);
+	tt_stop();
+}
+
+/*
  * Commits stop completing (a disk that hangs under durability sync)
  * while a client has 1,000 calls queued on its connection: once more
  * than max_held reply bytes wait for them the server stops reading
@@ -2526,6 +2573,8 @@ ts_register_transport(void)
 	    "sweep", test_inbuf_shrinks) == NULL ||
 	    CU_add_test(s, "replies held past max_outq reset the connection",
 	    test_outq_limit) == NULL ||
+	    CU_add_test(s, "... max_outq unread bytes are kept, one reply "
+	    "more is not", test_outq_limit_exact) == NULL ||
 	    CU_add_test(s, "a reply out of memory leaves the stream as it was",
 	    test_reply_nomem) == NULL ||
 	    CU_add_test(s, "a half-closed connection still gets its reply",
