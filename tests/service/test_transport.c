@@ -154,8 +154,23 @@ tt_stop(void)
 	close(tt.lfd);
 	onc_srv_free(tt.rs);
 	ev_loop_free(tt.loop);
+	tt.loop = NULL;
 	ev_set_clock(NULL);
 	tt_max_held = 0;
+}
+
+/*
+ * After each test (CUnit's teardown, run after a fatal assertion too):
+ * stop what a test left running, its tt_stop() skipped by a fatal
+ * assertion.  Left, its listener kept the abstract name bound, and
+ * every later test failed at tt_start()'s bind(), hiding which one had
+ * failed (one forced failure: 24 tests).
+ */
+static void
+tt_teardown(void)
+{
+	if (tt.loop != NULL)
+		tt_stop();
 }
 
 /*
@@ -2546,8 +2561,8 @@ test_chaos(void)
 int
 ts_register_transport(void)
 {
-	CU_pSuite s = CU_add_suite("transport: connections and listeners",
-	    NULL, NULL);
+	CU_pSuite s = CU_add_suite_with_setup_and_teardown("transport: "
+	    "connections and listeners", NULL, NULL, NULL, tt_teardown);
 
 	if (s == NULL ||
 	    CU_add_test(s, "a busy connection's output buffer stays bounded",
@@ -2629,7 +2644,8 @@ ts_register_transport(void)
 	    CU_add_test(s, "... a call of 12 bytes, the three words looked "
 	    "at", test_rpc_mismatch_short) == NULL)
 		return -1;
-	s = CU_add_suite("transport: random", NULL, NULL);
+	s = CU_add_suite_with_setup_and_teardown("transport: random", NULL,
+	    NULL, NULL, tt_teardown);
 	if (s == NULL ||
 	    CU_add_test(s, "bytewise multi-fragment", test_bytewise) == NULL ||
 	    CU_add_test(s, "pipeline then half-close", test_pipeline_halfclose)
