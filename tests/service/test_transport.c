@@ -1801,6 +1801,76 @@ test_udp_reply_socket(void)
 }
 
 /*
+ * A UDP listener bound to the wildcard address (as nlmd's are unless
+ * told an address) takes a call sent to one of several local addresses,
+ * 127.0.0.2 here beside 127.0.0.1: the reply leaves from 127.0.0.2 and
+ * the listener's port, where the call went -- a client that checks where
+ * its reply came from (or connected its socket to that address) takes
+ * no other.  Left to the kernel, the source would be 127.0.0.1, the
+ * address it picks to reach the client.  No test failed when
+ * onc_udp_send() left the source out (mutation testing, 2026-12-07).
+ */
+static void
+test_udp_reply_source(void)
+{
+	struct onc_listener *rl;
+	struct sockaddr_in sin, from;
+	socklen_t sl = sizeof(sin), fl;
+	uint8_t buf[64];
+	uint32_t w;
+	ssize_t n = -1;
+	int sfd, cfd, i, one = 1;
+
+	tt_start(64 * 1024, 0);
+	sfd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(sfd != -1);
+	CU_ASSERT_FATAL(setsockopt(sfd, IPPROTO_IP, IP_PKTINFO, &one,
+	    sizeof(one)) == 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_ANY);
+	CU_ASSERT_FATAL(bind(sfd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	CU_ASSERT_FATAL(getsockname(sfd, (struct sockaddr *)&sin, &sl) == 0);
+	rl = &tt.rs->rs_lis[tt.rs->rs_nlis++];
+	rl->rl_fd = sfd;
+	rl->rl_family = AF_INET;
+	rl->rl_xport = ONC_UDP;
+	rl->rl_srv = tt.rs;
+	CU_ASSERT_FATAL(ev_fd_add(tt.loop, sfd, EV_READ, onc_udp_read, rl) ==
+	    0);
+	/* The client at 127.0.0.1, the call to 127.0.0.2. */
+	cfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(cfd != -1);
+	memset(&from, 0, sizeof(from));
+	from.sin_family = AF_INET;
+	from.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CU_ASSERT_FATAL(bind(cfd, (struct sockaddr *)&from, sizeof(from)) ==
+	    0);
+	CU_ASSERT_FATAL(inet_pton(AF_INET, "127.0.0.2", &sin.sin_addr) == 1);
+	CU_ASSERT_FATAL(sendto(cfd, buf, tt_body(buf), 0,
+	    (struct sockaddr *)&sin, sizeof(sin)) == 40);
+	for (i = 0; i < 10 && n == -1; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		fl = sizeof(from);
+		memset(&from, 0, sizeof(from));
+		n = recvfrom(cfd, buf, sizeof(buf), MSG_DONTWAIT,
+		    (struct sockaddr *)&from, &fl);
+	}
+	CU_ASSERT_EQUAL_FATAL(n, 24);
+	memcpy(&w, buf, 4);
+	CU_ASSERT_EQUAL(ntohl(w), tt.xid);
+	CU_ASSERT_EQUAL(tt.last.rc_locallen, sizeof(struct sockaddr_in));
+	CU_ASSERT_EQUAL(((const struct sockaddr_in *)&tt.last.rc_local)->
+	    sin_addr.s_addr, sin.sin_addr.s_addr);
+	CU_ASSERT_EQUAL(fl, sizeof(from));
+	CU_ASSERT_EQUAL(from.sin_family, AF_INET);
+	CU_ASSERT_EQUAL(from.sin_addr.s_addr, sin.sin_addr.s_addr);
+	CU_ASSERT_EQUAL(from.sin_port, sin.sin_port);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
+/*
  * A message to the server that is not a call is not answered, whatever
  * follows its direction word: a REPLY's third word is its reply_stat (0
  * or 1), never RPC version 2, and answering it RPC_MISMATCH would send
@@ -2624,6 +2694,8 @@ ts_register_transport(void)
 	    "one makes room", test_max_conns_per_addr) == NULL ||
 	    CU_add_test(s, "UDP replies leave from the socket their call "
 	    "came to", test_udp_reply_socket) == NULL ||
+	    CU_add_test(s, "a UDP reply leaves from the address its call "
+	    "came to", test_udp_reply_source) == NULL ||
 	    CU_add_test(s, "a message that is no call is not answered",
 	    test_reply_not_answered) == NULL ||
 	    CU_add_test(s, "arguments cut short: GARBAGE_ARGS, nothing "
