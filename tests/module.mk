@@ -27,12 +27,15 @@ $(O)/tests/test-store: | $(O)/nlmd
 # objects go through the tests' __wrap_calloc and __wrap_realloc
 # (harness.c: ts_calloc_fail(), ts_realloc_fail(), allocation failures).
 SVC_FAKES := $(O)/tests/fakes/store_fake.o $(O)/tests/fakes/send_fake.o
+# cmd/svcmgr.c (what nlmd tells systemd) over the service: test_svcmgr.c.
+SVC_CMD   := $(O)/cmd/svcmgr.o
 SVC_LIBS  := $(O)/libnsm.a $(O)/libnlm.a $(O)/libctl.a $(O)/librpc.a \
     $(O)/liblockcore.a $(O)/libcommon.a
 TEST_service_OBJS := $(O)/tests/runner.o \
     $(patsubst %.c,$(O)/%.o,$(wildcard tests/service/*.c))
-$(O)/tests/test-service: $(TEST_service_OBJS) $(SVC_FAKES) $(SVC_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_service_OBJS) $(SVC_FAKES) \
+$(O)/tests/test-service: $(TEST_service_OBJS) $(SVC_FAKES) $(SVC_CMD) \
+    $(SVC_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_service_OBJS) $(SVC_FAKES) $(SVC_CMD) \
 	    -Wl,--start-group $(SVC_LIBS) -Wl,--end-group -lcunit $(TIRPC_LIBS) \
 	    -Wl,--wrap=calloc -Wl,--wrap=realloc
 TESTS += $(O)/tests/test-service

@@ -17,5 +17,5 @@ tests_register(void)
 	return ts_register_turn() || ts_register_notify() ||
 	    ts_register_listen() || ts_register_transport() ||
 	    ts_register_requests() || ts_register_ctl() ||
-	    ts_register_share();
+	    ts_register_share() || ts_register_svcmgr();
 }

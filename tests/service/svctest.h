@@ -196,6 +196,7 @@ int		 ts_register_transport(void);
 int		 ts_register_requests(void);
 int		 ts_register_ctl(void);
 int		 ts_register_share(void);
+int		 ts_register_svcmgr(void);
 /* The service's event loop (a test's own sockets on it). */
 struct ev_loop	*ts_loop(void);
 /* The service's transport (tests that look at its connections). */
