@@ -619,6 +619,87 @@ test_msg_res(void)
 }
 
 /*
+ * A synchronous GRANTED sent to us (we are a server: no request of ours
+ * waits for a grant) is answered DENIED with its cookie, in versions 1,
+ * 3 and 4, counted, and changes nothing: the lock it names is neither
+ * taken nor released.  Only GRANTED_MSG was sent by a test: the v1 and
+ * v3 GRANTED procedures (nlm_svc.c) had never run.
+ */
+static void
+test_granted_call_denied(void)
+{
+	static const uint32_t vers[] = { NLM_VERS, NLM_VERSX, NLM4_VERS };
+	const struct nlm_counters *c;
+	nlm_testargs a1;
+	nlm4_testargs a4;
+	nlm_res r1;
+	nlm4_res r4;
+	uint64_t denied;
+	size_t i;
+	char ck[16];
+
+	if (ts_skip())
+		return;
+	s_begin();
+	c = nlm_get_counters();
+	denied = c->status[NLMPROC4_GRANTED][NLM4_DENIED];
+	for (i = 0; i < sizeof(vers) / sizeof(vers[0]); i++) {
+		snprintf(ck, sizeof(ck), "grant-%zu", i);
+		if (vers[i] == NLM4_VERS) {
+			memset(&a4, 0, sizeof(a4));
+			a4.cookie.nlm_netobj_len = (u_int)strlen(ck);
+			a4.cookie.nlm_netobj_val = ck;
+			a4.exclusive = TRUE;
+			a4.alock.caller_name = (char *)(uintptr_t)"hostG";
+			a4.alock.fh.nlm_netobj_len = 2;
+			a4.alock.fh.nlm_netobj_val = (char *)(uintptr_t)"fg";
+			a4.alock.oh.nlm_netobj_len = 3;
+			a4.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
+			a4.alock.svid = 1;
+			a4.alock.l_len = 10;
+			(void)ts_send_vers(vers[i], NLMPROC4_GRANTED,
+			    XDRPROC(xdr_nlm4_testargs), &a4);
+			ts_pump();
+			memset(&r4, 0, sizeof(r4));
+			CU_ASSERT_FATAL(ts_recv_result(XDRPROC(xdr_nlm4_res),
+			    &r4) == 0);
+			CU_ASSERT_EQUAL(r4.stat.stat, NLM4_DENIED);
+			CU_ASSERT(r4.cookie.nlm_netobj_len == strlen(ck) &&
+			    memcmp(r4.cookie.nlm_netobj_val, ck,
+			    strlen(ck)) == 0);
+			xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r4);
+			continue;
+		}
+		memset(&a1, 0, sizeof(a1));
+		a1.cookie.nlm_netobj_len = (u_int)strlen(ck);
+		a1.cookie.nlm_netobj_val = ck;
+		a1.exclusive = TRUE;
+		a1.alock.caller_name = (char *)(uintptr_t)"hostG";
+		a1.alock.fh.nlm_netobj_len = 2;
+		a1.alock.fh.nlm_netobj_val = (char *)(uintptr_t)"fg";
+		a1.alock.oh.nlm_netobj_len = 3;
+		a1.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
+		a1.alock.svid = 1;
+		a1.alock.l_len = 10;
+		(void)ts_send_vers(vers[i], NLMPROC_GRANTED,
+		    XDRPROC(xdr_nlm_testargs), &a1);
+		ts_pump();
+		memset(&r1, 0, sizeof(r1));
+		CU_ASSERT_FATAL(ts_recv_result(XDRPROC(xdr_nlm_res), &r1) ==
+		    0);
+		CU_ASSERT_EQUAL(r1.stat.stat, nlm_denied);
+		CU_ASSERT(r1.cookie.nlm_netobj_len == strlen(ck) &&
+		    memcmp(r1.cookie.nlm_netobj_val, ck, strlen(ck)) == 0);
+		xdr_free(XDRPROC(xdr_nlm_res), (char *)&r1);
+	}
+	CU_ASSERT_EQUAL(c->status[NLMPROC4_GRANTED][NLM4_DENIED] - denied, 3);
+	CU_ASSERT_EQUAL(c->hosts, 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	CU_ASSERT(ts_no_callback());
+	ts_stop();
+}
+
+/*
  * A TEST_MSG that meets another owner's lock is answered with a TEST_RES
  * carrying the holder -- its mode, svid, owner handle and its own range,
  * not the range asked about -- in versions 1, 3 and 4 alike.  Only
@@ -724,6 +805,8 @@ ts_register_share(void)
 	    "UNSHARE in grace", test_share_replace_restart) == NULL ||
 	    CU_add_test(s, "each _MSG of v1, v3, v4: its _RES, version, cookie",
 	    test_msg_res) == NULL ||
+	    CU_add_test(s, "a GRANTED call to the server, v1, v3, v4: DENIED, "
+	    "nothing changed", test_granted_call_denied) == NULL ||
 	    CU_add_test(s, "a TEST_MSG meeting a lock: its TEST_RES carries "
 	    "the holder, v1, v3, v4", test_msg_res_holder) == NULL ||
 	    CU_add_test(s, "a v1/v3 _MSG past 32 bits: its _RES, cookie, "
