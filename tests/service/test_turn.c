@@ -4297,6 +4297,92 @@ test_load_clash_damaged(void)
 	CU_ASSERT_EQUAL(fake_store_nlocks(), 2);
 }
 
+/*
+ * The same for shares: share A of host 1 (access read, deny write, epoch
+ * ea) and share B of host hb (access read and write, epoch eb) on one
+ * file, which conflict (B writes what A denies); `mirror': A and B's
+ * modes swapped (A writes what B denies).  No test had stored shares
+ * that conflict: the load's check of them (nlm_clash_share()) had never
+ * run.
+ */
+static int
+t_load_share_pair(uint64_t ea, uint64_t hb, uint64_t eb, bool mirror,
+    char *err, size_t errlen)
+{
+	uint8_t m;
+
+	struct lk_record a, b;
+
+	t_reset();
+	memset(&a, 0, sizeof(a));
+	a.rc_kind = LK_REC_SHARE;
+	a.rc_host = 1;
+	a.rc_oh = "ownA";
+	a.rc_ohlen = 4;
+	a.rc_fh = "clashs";
+	a.rc_fhlen = 6;
+	a.rc_access = LK_SHARE_R;
+	a.rc_deny = LK_SHARE_W;
+	a.rc_epoch = ea;
+	b = a;
+	b.rc_host = hb;
+	b.rc_oh = "ownB";
+	b.rc_access = LK_SHARE_R | LK_SHARE_W;
+	b.rc_deny = 0;
+	b.rc_epoch = eb;
+	if (mirror) {
+		m = a.rc_access;
+		a.rc_access = b.rc_access;
+		b.rc_access = m;
+		m = a.rc_deny;
+		a.rc_deny = b.rc_deny;
+		b.rc_deny = m;
+	}
+	CU_ASSERT(store_put_epoch(fake_store(), 2) == STORE_OK);
+	CU_ASSERT(store_put_record(fake_store(), &a) == STORE_OK);
+	CU_ASSERT(store_put_record(fake_store(), &b) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 2);
+	err[0] = '\0';
+	return ts_start_try(NLM_CB_MSG, 0, err, errlen);
+}
+
+/*
+ * Conflicting shares of two epochs (a reclaim granted over another
+ * owner's record): one dropped, from the table and the store, and nlmd
+ * starts; of one epoch, or of one host and epoch: a damaged shares.db,
+ * the start refused, both kept, nothing staged.
+ */
+static void
+test_load_share_clash(void)
+{
+	char err[1024];
+	int rc, mirror;
+
+	if (ts_skip())
+		return;
+	for (mirror = 0; mirror < 2; mirror++) {
+		CU_ASSERT_EQUAL_FATAL(t_load_share_pair(2, 1, 1, mirror, err,
+		    sizeof(err)), 0);
+		CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+		CU_ASSERT_EQUAL(nlm_get_counters()->loaded_shares, 1);
+		ts_stop();
+		CU_ASSERT_EQUAL_FATAL(t_load_share_pair(1, 2, 2, mirror, err,
+		    sizeof(err)), 0);
+		CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+		ts_stop();
+	}
+	rc = t_load_share_pair(1, 2, 1, false, err, sizeof(err));
+	CU_ASSERT_EQUAL(rc, -1);
+	if (rc == 0)
+		ts_stop();
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "shares.db is damaged"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "stored share of host"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "of the same epoch"));
+	CU_ASSERT_EQUAL(fake_store_nshares(), 2);
+	CU_ASSERT_EQUAL(fake_store_staged(), 0);
+}
+
 /* ---- one owner's overlapping waiters; give-up; counters ---- */
 
 /* Take every GRANTED_MSG waiting; returns how many, args into ta[]. */
@@ -5367,6 +5453,9 @@ ts_register_turn(void)
 	    "dropped", test_load_clash_made) == NULL ||
 	    CU_add_test(s, "stored locks in conflict, of one epoch: a damaged "
 	    "store, the start refused", test_load_clash_damaged) == NULL ||
+	    CU_add_test(s, "stored shares in conflict: of two epochs one "
+	    "dropped, of one the start refused", test_load_share_clash) ==
+	    NULL ||
 	    CU_add_test(s, "sends behind one look-up leave in order",
 	    test_res_order_after_lookup) == NULL ||
 	    CU_add_test(s, "a send error on a retransmission loses a datagram",
