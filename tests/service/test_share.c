@@ -618,6 +618,14 @@ test_msg_res(void)
 	ts_stop();
 }
 
+/* Does cookie hold the bytes of the string ck? */
+static bool
+s_cookie_is(const nlm_netobj *cookie, const char *ck)
+{
+	return cookie->nlm_netobj_len == strlen(ck) &&
+	    memcmp(cookie->nlm_netobj_val, ck, strlen(ck)) == 0;
+}
+
 /*
  * A synchronous GRANTED sent to us (we are a server: no request of ours
  * waits for a grant) is answered DENIED with its cookie, in versions 1,
@@ -630,10 +638,10 @@ test_granted_call_denied(void)
 {
 	static const uint32_t vers[] = { NLM_VERS, NLM_VERSX, NLM4_VERS };
 	const struct nlm_counters *c;
-	nlm_testargs a1;
 	nlm4_testargs a4;
-	nlm_res r1;
+	nlm_testargs a1;
 	nlm4_res r4;
+	nlm_res r1;
 	uint64_t denied;
 	size_t i;
 	char ck[16];
@@ -645,51 +653,46 @@ test_granted_call_denied(void)
 	denied = c->status[NLMPROC4_GRANTED][NLM4_DENIED];
 	for (i = 0; i < sizeof(vers) / sizeof(vers[0]); i++) {
 		snprintf(ck, sizeof(ck), "grant-%zu", i);
+		memset(&a4, 0, sizeof(a4));
+		a4.cookie.nlm_netobj_len = (u_int)strlen(ck);
+		a4.cookie.nlm_netobj_val = ck;
+		a4.exclusive = TRUE;
+		a4.alock.caller_name = (char *)(uintptr_t)"hostG";
+		a4.alock.fh.nlm_netobj_len = 2;
+		a4.alock.fh.nlm_netobj_val = (char *)(uintptr_t)"fg";
+		a4.alock.oh.nlm_netobj_len = 3;
+		a4.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
+		a4.alock.svid = 1;
+		a4.alock.l_len = 10;
+		memset(&r4, 0, sizeof(r4));
+		memset(&r1, 0, sizeof(r1));
 		if (vers[i] == NLM4_VERS) {
-			memset(&a4, 0, sizeof(a4));
-			a4.cookie.nlm_netobj_len = (u_int)strlen(ck);
-			a4.cookie.nlm_netobj_val = ck;
-			a4.exclusive = TRUE;
-			a4.alock.caller_name = (char *)(uintptr_t)"hostG";
-			a4.alock.fh.nlm_netobj_len = 2;
-			a4.alock.fh.nlm_netobj_val = (char *)(uintptr_t)"fg";
-			a4.alock.oh.nlm_netobj_len = 3;
-			a4.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
-			a4.alock.svid = 1;
-			a4.alock.l_len = 10;
 			(void)ts_send_vers(vers[i], NLMPROC4_GRANTED,
 			    XDRPROC(xdr_nlm4_testargs), &a4);
 			ts_pump();
-			memset(&r4, 0, sizeof(r4));
 			CU_ASSERT_FATAL(ts_recv_result(XDRPROC(xdr_nlm4_res),
 			    &r4) == 0);
 			CU_ASSERT_EQUAL(r4.stat.stat, NLM4_DENIED);
-			CU_ASSERT(r4.cookie.nlm_netobj_len == strlen(ck) &&
-			    memcmp(r4.cookie.nlm_netobj_val, ck,
-			    strlen(ck)) == 0);
+			CU_ASSERT(s_cookie_is(&r4.cookie, ck));
 			xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r4);
 			continue;
 		}
+		/* The same lock in the version 1/3 types. */
 		memset(&a1, 0, sizeof(a1));
-		a1.cookie.nlm_netobj_len = (u_int)strlen(ck);
-		a1.cookie.nlm_netobj_val = ck;
-		a1.exclusive = TRUE;
-		a1.alock.caller_name = (char *)(uintptr_t)"hostG";
-		a1.alock.fh.nlm_netobj_len = 2;
-		a1.alock.fh.nlm_netobj_val = (char *)(uintptr_t)"fg";
-		a1.alock.oh.nlm_netobj_len = 3;
-		a1.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
-		a1.alock.svid = 1;
-		a1.alock.l_len = 10;
+		a1.cookie = a4.cookie;
+		a1.exclusive = a4.exclusive;
+		a1.alock.caller_name = a4.alock.caller_name;
+		a1.alock.fh = a4.alock.fh;
+		a1.alock.oh = a4.alock.oh;
+		a1.alock.svid = a4.alock.svid;
+		a1.alock.l_len = (u_int)a4.alock.l_len;
 		(void)ts_send_vers(vers[i], NLMPROC_GRANTED,
 		    XDRPROC(xdr_nlm_testargs), &a1);
 		ts_pump();
-		memset(&r1, 0, sizeof(r1));
 		CU_ASSERT_FATAL(ts_recv_result(XDRPROC(xdr_nlm_res), &r1) ==
 		    0);
 		CU_ASSERT_EQUAL(r1.stat.stat, nlm_denied);
-		CU_ASSERT(r1.cookie.nlm_netobj_len == strlen(ck) &&
-		    memcmp(r1.cookie.nlm_netobj_val, ck, strlen(ck)) == 0);
+		CU_ASSERT(s_cookie_is(&r1.cookie, ck));
 		xdr_free(XDRPROC(xdr_nlm_res), (char *)&r1);
 	}
 	CU_ASSERT_EQUAL(c->status[NLMPROC4_GRANTED][NLM4_DENIED] - denied, 3);

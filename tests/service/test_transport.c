@@ -174,26 +174,26 @@ tt_teardown(void)
 }
 
 /*
- * A UDP listener of the server at 127.0.0.1 (a port the kernel picks),
- * its socket in *sfdp (the caller closes it after tt_stop()), and a
- * client socket connected to it (returned).
+ * A UDP listener of the server at address `addr' (host order; a port the
+ * kernel picks), on the loop: its socket (the listener's, closed by
+ * tt_stop()), its address in *sin.
  */
 static int
-tt_udp_client(int *sfdp)
+tt_udp_listen(in_addr_t addr, struct sockaddr_in *sin)
 {
 	struct onc_listener *rl;
-	struct sockaddr_in sin;
-	socklen_t sl = sizeof(sin);
-	int sfd, cfd, one = 1;
+	socklen_t sl = sizeof(*sin);
+	int sfd, one = 1;
 
 	sfd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	CU_ASSERT_FATAL(sfd != -1);
-	(void)setsockopt(sfd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	CU_ASSERT_FATAL(bind(sfd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
-	CU_ASSERT_FATAL(getsockname(sfd, (struct sockaddr *)&sin, &sl) == 0);
+	CU_ASSERT_FATAL(setsockopt(sfd, IPPROTO_IP, IP_PKTINFO, &one,
+	    sizeof(one)) == 0);
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(addr);
+	CU_ASSERT_FATAL(bind(sfd, (struct sockaddr *)sin, sizeof(*sin)) == 0);
+	CU_ASSERT_FATAL(getsockname(sfd, (struct sockaddr *)sin, &sl) == 0);
 	rl = &tt.rs->rs_lis[tt.rs->rs_nlis++];
 	rl->rl_fd = sfd;
 	rl->rl_family = AF_INET;
@@ -201,11 +201,25 @@ tt_udp_client(int *sfdp)
 	rl->rl_srv = tt.rs;
 	CU_ASSERT_FATAL(ev_fd_add(tt.loop, sfd, EV_READ, onc_udp_read, rl) ==
 	    0);
+	return sfd;
+}
+
+/*
+ * A UDP listener of the server at 127.0.0.1, its socket in *sfdp (the
+ * caller closes it after tt_stop()), and a client socket connected to it
+ * (returned).
+ */
+static int
+tt_udp_client(int *sfdp)
+{
+	struct sockaddr_in sin;
+	int cfd;
+
+	*sfdp = tt_udp_listen(INADDR_LOOPBACK, &sin);
 	cfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	CU_ASSERT_FATAL(cfd != -1);
 	CU_ASSERT_FATAL(connect(cfd, (struct sockaddr *)&sin, sizeof(sin)) ==
 	    0);
-	*sfdp = sfd;
 	return cfd;
 }
 
@@ -1813,31 +1827,15 @@ test_udp_reply_socket(void)
 static void
 test_udp_reply_source(void)
 {
-	struct onc_listener *rl;
 	struct sockaddr_in sin, from;
-	socklen_t sl = sizeof(sin), fl;
+	socklen_t fl;
 	uint8_t buf[64];
 	uint32_t w;
 	ssize_t n = -1;
-	int sfd, cfd, i, one = 1;
+	int cfd, i;
 
 	tt_start(64 * 1024, 0);
-	sfd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	CU_ASSERT_FATAL(sfd != -1);
-	CU_ASSERT_FATAL(setsockopt(sfd, IPPROTO_IP, IP_PKTINFO, &one,
-	    sizeof(one)) == 0);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_ANY);
-	CU_ASSERT_FATAL(bind(sfd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
-	CU_ASSERT_FATAL(getsockname(sfd, (struct sockaddr *)&sin, &sl) == 0);
-	rl = &tt.rs->rs_lis[tt.rs->rs_nlis++];
-	rl->rl_fd = sfd;
-	rl->rl_family = AF_INET;
-	rl->rl_xport = ONC_UDP;
-	rl->rl_srv = tt.rs;
-	CU_ASSERT_FATAL(ev_fd_add(tt.loop, sfd, EV_READ, onc_udp_read, rl) ==
-	    0);
+	(void)tt_udp_listen(INADDR_ANY, &sin);
 	/* The client at 127.0.0.1, the call to 127.0.0.2. */
 	cfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	CU_ASSERT_FATAL(cfd != -1);
