@@ -91,12 +91,13 @@ tc_restart(void)
 }
 
 /*
- * name's LOCK of [off, off + 1) on fh (svid 1, owner "own"), blocking or
- * not, sent; from the address src (its answer lost) unless NULL.
+ * name's LOCK of [off, off + 1) on fh (svid `svid', owner "own"),
+ * blocking or not, sent; from the address src (its answer lost) unless
+ * NULL.
  */
 static void
-tc_lock_send_block(const char *src, const char *name, const char *fh,
-    uint64_t off, int32_t state, bool block)
+tc_lock_send_svid(const char *src, const char *name, const char *fh,
+    uint64_t off, int32_t state, bool block, int32_t svid)
 {
 	static char cookie[4] = { 'c', 'k', 'i', 'e' };
 	nlm4_lockargs a;
@@ -112,7 +113,7 @@ tc_lock_send_block(const char *src, const char *name, const char *fh,
 	a.alock.fh.nlm_netobj_val = (char *)(uintptr_t)fh;
 	a.alock.oh.nlm_netobj_len = 3;
 	a.alock.oh.nlm_netobj_val = (char *)(uintptr_t)"own";
-	a.alock.svid = 1;
+	a.alock.svid = svid;
 	a.alock.l_offset = off;
 	a.alock.l_len = 1;
 	if (src != NULL)
@@ -120,6 +121,14 @@ tc_lock_send_block(const char *src, const char *name, const char *fh,
 		    XDRPROC(xdr_nlm4_lockargs), &a);
 	else
 		(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+}
+
+/* The same, svid 1. */
+static void
+tc_lock_send_block(const char *src, const char *name, const char *fh,
+    uint64_t off, int32_t state, bool block)
+{
+	tc_lock_send_svid(src, name, fh, off, state, block, 1);
 }
 
 /* name's LOCK of [off, off + 1) on fh (svid 1, owner "own"), sent. */
@@ -321,6 +330,27 @@ tc_count(const struct tc_answer *a, const char *kind, const char *has)
 		    memmem(p, (size_t)(nl - p), has, strlen(has)) != NULL)
 			n++;
 	return n;
+}
+
+/*
+ * The number after "\tKEY=" in the first line of `kind' (and holding
+ * `has'); UINT64_MAX when there is none.
+ */
+static uint64_t
+tc_u64(const struct tc_answer *a, const char *kind, const char *has,
+    const char *key)
+{
+	const char *p, *nl, *k;
+	char tk[64];
+	size_t kl = strlen(kind);
+
+	snprintf(tk, sizeof(tk), "\t%s=", key);
+	for (p = a->buf; (nl = strchr(p, '\n')) != NULL; p = nl + 1)
+		if (strncmp(p, kind, kl) == 0 && p[kl] == '\t' &&
+		    memmem(p, (size_t)(nl - p), has, strlen(has)) != NULL &&
+		    (k = memmem(p, (size_t)(nl - p), tk, strlen(tk))) != NULL)
+			return strtoull(k + strlen(tk), NULL, 10);
+	return UINT64_MAX;
 }
 
 /*
@@ -2242,8 +2272,10 @@ test_release_one_target(void)
  * host line counts it among the host's grants, none of them waiting for
  * a callback (nlmctl's CB column "1", not "0+1": a callback that will
  * never come).  With callbacks on, a grant called back is not waiting
- * either.  (Found by mutation: without the check of the callback mode,
- * every test passed.)
+ * either.  The totals count it among the grants awaiting their client's
+ * acknowledgement, none waiting for a callback.  (Found by mutation:
+ * without the check of the callback mode, or with the totals' callbacks
+ * the waiting ones, every test passed.)
  */
 static void
 t_status_callbacks(enum nlm_cbmode cbmode)
@@ -2264,6 +2296,8 @@ t_status_callbacks(enum nlm_cbmode cbmode)
 	CU_ASSERT(a->ok && a->ended);
 	CU_ASSERT_EQUAL(tc_count(a, "waiter", "\tgranted=1"), 1);
 	CU_ASSERT_EQUAL(tc_count(a, "host",
+	    "\tcallbacks=1\tcallbacks-waiting=0\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "totals",
 	    "\tcallbacks=1\tcallbacks-waiting=0\t"), 1);
 	tc_end();
 	free(a);
@@ -2315,6 +2349,147 @@ test_metrics_decisions(void)
 	tc_ask("nlmctl 1 release owner=alice:1:6f776e\n", a);
 	CU_ASSERT(a->ok && a->ended && a->end == 1);
 	CU_ASSERT(ts_metric("nlmd_waiter_grants_total") == 1);
+	tc_end();
+	free(a);
+}
+
+/*
+ * status with locks=1 says every field of a lock and a waiter as lockcore
+ * holds it -- alice's exclusive lock of [0, 1) and her shared one of
+ * [10, 15) under another svid, each with its own token; bob's request
+ * (svid 7) queued behind the first for the 1,000 ms the clock moved on
+ * -- and with host=NAME, the records of every host of that name (alice
+ * at two addresses); with fh=HEX, that file's records only; with
+ * locks=0, none.  bob asked with NSM state 3 and is monitored; carol,
+ * who only made a SHARE, is neither.  (Found by mutation: a lock line
+ * with the epoch for its token, or "exclusive" for a shared lock, a
+ * waiter line with svid 1 whatever the request's or waited-ms wrong,
+ * records of the first host of a name only, the file filter ignored,
+ * locks=0 taken for locks=1, or a host line with a wrong NSM state or
+ * monitored flag, passed every unit test.)
+ */
+static void
+test_status_fields(void)
+{
+	struct tc_answer *a;
+	struct nlm_host *h;
+	uint64_t ms;
+	size_t n = 0;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	CU_ASSERT_FATAL(tc_lock(0) == 0);
+	tc_direct_range(2, 10, 5, false, true);
+	/* Another host named alice, at another address. */
+	tc_lock_send_block("127.0.0.2", "alice", "f", 20, 3, false);
+	ts_pump();
+	for (h = nlm_host_named("alice"); h != NULL; h = h->h_nnext)
+		n++;
+	CU_ASSERT_FATAL(n == 2);
+	tc_lock_send_svid(NULL, "bob", "f", 0, 3, true, 7);
+	ts_pump();
+	CU_ASSERT_FATAL(ts_drain() > 0);
+	CU_ASSERT_FATAL(tc_share_at("carol", "g", fsa_R, fsm_DN) == 0);
+	ts_advance(1000);
+
+	tc_ask("nlmctl 1 status locks=1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 3 + 4 + 5);
+	CU_ASSERT_EQUAL(tc_count(a, "lock", "\tsvid=1\toh=6f776e\tfh=66\t"
+	    "start=0\tlen=1\tmode=exclusive\ttoken=1\tepoch=1\t"
+	    "reclaimable=0"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "lock", "\tsvid=2\toh=6f776e\tfh=66\t"
+	    "start=10\tlen=5\tmode=shared\ttoken=2\tepoch=1\t"
+	    "reclaimable=0"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "lock", "\tstart=20\tlen=1\t"
+	    "mode=exclusive\ttoken=3\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "waiter", "\thost=3\tsvid=7\toh=6f776e\t"
+	    "fh=66\tstart=0\tlen=1\tmode=exclusive\t"), 1);
+	/* Queued a few turns before the clock moved on 1,000 ms. */
+	ms = tc_u64(a, "waiter", "\t", "waited-ms");
+	CU_ASSERT(ms >= 1000 && ms < 1100);
+	CU_ASSERT_EQUAL(tc_count(a, "waiter", "\tgranted=0"), 1);
+	/* bob asked with NSM state 3; carol's SHARE has none, no monitor. */
+	CU_ASSERT_EQUAL(tc_count(a, "host", "\tname=bob\t"), 1);
+	CU_ASSERT_EQUAL(tc_u64(a, "host", "\tname=bob\t", "nsm-state"), 3);
+	CU_ASSERT_EQUAL(tc_u64(a, "host", "\tname=bob\t", "monitored"), 1);
+	CU_ASSERT_EQUAL(tc_u64(a, "host", "\tname=carol\t", "nsm-state"), 0);
+	CU_ASSERT_EQUAL(tc_u64(a, "host", "\tname=carol\t", "monitored"), 0);
+	CU_ASSERT_EQUAL(tc_count(a, "totals", "\tlocks=3\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "totals", "\ttokens=3"), 1);
+
+	/* Both alices: their host lines and their three locks. */
+	tc_ask("nlmctl 1 status locks=1 host=alice\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 3 + 2 + 3);
+	CU_ASSERT_EQUAL(tc_count(a, "host", "\tname=alice\t"), 2);
+	CU_ASSERT_EQUAL(tc_count(a, "lock", "\tstart=20\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "lock", "\t"), 3);
+
+	/* fh=67 ("g"): every host line, carol's share only. */
+	tc_ask("nlmctl 1 status locks=1 fh=67\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 3 + 4 + 1);
+	CU_ASSERT_EQUAL(tc_count(a, "share", "\tfh=67\t"), 1);
+
+	/* locks=0: the host lines, no record. */
+	tc_ask("nlmctl 1 status locks=0\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 3 + 4);
+	CU_ASSERT_EQUAL(tc_count(a, "host", "\t"), 4);
+	tc_end();
+	free(a);
+}
+
+/*
+ * grace-end answers what it dropped, locks and shares each counted; the
+ * status after says after how long grace ended, with no time remaining,
+ * keeps the epoch each host was stored in (1) apart from the server's
+ * (2), and the last token from before the restart.  A dry run before
+ * lists the records to reclaim as reclaimable.  (Found by mutation: an
+ * answer with the dropped locks for the dropped shares, a grace line
+ * with the end's time since the start of the clock for ended-after-ms
+ * or the time to a deadline no longer there, a host line with the
+ * server's epoch, the totals' tokens the count of locks, or a dry run
+ * that listed every record not reclaimable, passed every unit test: no
+ * test ended grace with a share to drop.)
+ */
+static void
+test_grace_end_counts(void)
+{
+	struct tc_answer *a;
+	uint64_t ms;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	CU_ASSERT_FATAL(tc_lock(0) == 0);
+	CU_ASSERT_FATAL(tc_share_at("carol", "g", fsa_R, fsm_DN) == 0);
+	CU_ASSERT_FATAL(tc_share_at("carol", "h", fsa_R, fsm_DN) == 0);
+	ts_advance(5000);
+	tc_restart();
+	CU_ASSERT_FATAL(nlm_get_grace()->g_active);
+	/* What a release would take is what is to reclaim. */
+	tc_ask("nlmctl 1 release host=carol dry-run=1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 2);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\treclaimable=1"), 2);
+	ts_advance(700);
+	tc_ask("nlmctl 1 grace-end\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	CU_ASSERT_EQUAL(tc_count(a, "grace", "\tdropped-locks=1\t"
+	    "dropped-shares=2"), 1);
+	tc_ask("nlmctl 1 status\n", a);
+	CU_ASSERT_EQUAL(tc_count(a, "server", "\tepoch=2\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "grace", "\tactive=0\tremaining-ms=0\t"),
+	    1);
+	/* 700 ms and the few turns asked. */
+	ms = tc_u64(a, "grace", "\t", "ended-after-ms");
+	CU_ASSERT(ms >= 700 && ms < 800);
+	CU_ASSERT_EQUAL(tc_count(a, "grace", "\tdropped=3"), 1);
+	/* Nothing held, yet the tokens go on from those granted before. */
+	CU_ASSERT_EQUAL(tc_count(a, "totals", "\tlocks=0\t"), 1);
+	CU_ASSERT(tc_u64(a, "totals", "\t", "tokens") >= 3);
+	CU_ASSERT_EQUAL(tc_count(a, "host", "\tname=carol\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "host", "\tepoch=1\t"), 2);
 	tc_end();
 	free(a);
 }
@@ -2404,7 +2579,12 @@ ts_register_ctl(void)
 	    CU_add_test(s, "status: a grant called back waits for no "
 	    "callback", test_status_callbacks_msg) == NULL ||
 	    CU_add_test(s, "metrics: lock decisions and waiter grants",
-	    test_metrics_decisions) == NULL)
+	    test_metrics_decisions) == NULL ||
+	    CU_add_test(s, "status: every field of a lock and a waiter, by "
+	    "file, both hosts of a name, locks=0", test_status_fields) ==
+	    NULL ||
+	    CU_add_test(s, "grace-end: the locks and shares dropped, when",
+	    test_grace_end_counts) == NULL)
 		return -1;
 	return 0;
 }
