@@ -2494,6 +2494,134 @@ test_grace_end_counts(void)
 	free(a);
 }
 
+/*
+ * A release by file that began with a share held elsewhere (ct_last_share
+ * not 0): a share alice makes on the file between its pieces is hers, and
+ * stays, unlisted, as does carol's on another file.  (Found by mutation:
+ * without sq_before, the walk's later piece collected alice's new share
+ * and the release let it go -- held by the client, gone from the server;
+ * the test before only had no share at all when the release began.)
+ */
+static void
+test_release_file_share_remade(void)
+{
+	const struct lk_result *res;
+	struct lk_sharereq sq;
+	struct tc_answer *a;
+	struct lk_counts ct;
+	struct nlm_host *h;
+	int fd;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	tc_begin();
+	tc_fill();
+	CU_ASSERT_FATAL(tc_share_at("carol", "g", fsa_R, fsm_DN) == 0);
+	fd = tc_release_send("nlmctl 1 release fh=66\n", a);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, TC_NLOCKS - 1024);
+	CU_ASSERT_FATAL((h = nlm_host_named("alice")) != NULL);
+	memset(&sq, 0, sizeof(sq));
+	sq.sq_host = h->h_id;
+	sq.sq_oh = "own";
+	sq.sq_ohlen = 3;
+	sq.sq_fh = "f";
+	sq.sq_fhlen = 1;
+	sq.sq_access = LK_SHARE_R;
+	CU_ASSERT_FATAL(lk_share(nlm->n_table, &sq, &res) == LK_OK);
+	nlm_apply(res);
+	tc_release_finish(fd, a);
+	close(fd);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT(a->ok && a->ended);
+	CU_ASSERT_EQUAL(a->end, TC_NLOCKS);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=share\t"), 0);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	CU_ASSERT_EQUAL(ct.ct_shares, 2);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 2);
+	CU_ASSERT_EQUAL(lk_table_check(nlm->n_table), LK_OK);
+	tc_end();
+	free(a);
+}
+
+/*
+ * A dry run by owner lists what the release would release: the owner's
+ * locks, never a share, though a share's record has the same handle and
+ * svid 0.  alice (svid 0, owner "own") holds a lock of "f" and a share of
+ * "g": the dry run lists the lock, the release releases it, and the share
+ * stays.  (Found by mutation: without the kind check in ctl_rd_rec(),
+ * the dry run listed the share the release then left.)
+ */
+static void
+test_dry_run_owner_no_share(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	CU_ASSERT_FATAL(tc_share_at("alice", "g", fsa_R, fsm_DN) == 0);
+	tc_direct(0, 0, true);
+	ts_pump();
+	tc_ask("nlmctl 1 release owner=alice:0:6f776e dry-run=1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\thost=1\t"
+	    "svid=0\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=share\t"), 0);
+	tc_ask("nlmctl 1 release owner=alice:0:6f776e\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\t"), 1);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	CU_ASSERT_EQUAL(ct.ct_shares, 1);
+	tc_end();
+	free(a);
+}
+
+/*
+ * A dry run by address lists the records of every host at it: eight
+ * hosts at 127.0.0.1, a lock each, eight lines, as the release then
+ * releases.  (Found by mutation: the host ids, gathered in the order of
+ * the host table's buckets, searched unsorted, lost hosts from the
+ * listing, and no test failed: the tests' hosts at one address had come
+ * in id order.)
+ */
+static void
+test_dry_run_addr_many(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+	char name[16], has[32];
+	int i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	for (i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		CU_ASSERT_FATAL(tc_lock_at(name, "f", 2 * (uint64_t)i) == 0);
+	}
+	tc_ask("nlmctl 1 release addr=127.0.0.1 dry-run=1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 8);
+	for (i = 0; i < 8; i++) {
+		snprintf(has, sizeof(has), "\tstart=%d\t", 2 * i);
+		CU_ASSERT_EQUAL(tc_count(a, "released", has), 1);
+	}
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 8);
+	tc_ask("nlmctl 1 release addr=127.0.0.1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 8);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	tc_end();
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -2584,7 +2712,13 @@ ts_register_ctl(void)
 	    "file, both hosts of a name, locks=0", test_status_fields) ==
 	    NULL ||
 	    CU_add_test(s, "grace-end: the locks and shares dropped, when",
-	    test_grace_end_counts) == NULL)
+	    test_grace_end_counts) == NULL ||
+	    CU_add_test(s, "a release by file leaves a share made meanwhile, "
+	    "others held", test_release_file_share_remade) == NULL ||
+	    CU_add_test(s, "a dry run by owner lists its locks, no share",
+	    test_dry_run_owner_no_share) == NULL ||
+	    CU_add_test(s, "a dry run by address lists every host at it",
+	    test_dry_run_addr_many) == NULL)
 		return -1;
 	return 0;
 }
