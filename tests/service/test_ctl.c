@@ -2622,6 +2622,79 @@ test_dry_run_addr_many(void)
 	free(a);
 }
 
+/*
+ * A release by file takes the shares of the file as well as its locks,
+ * and nothing of another file: carol's and dave's shares of "g" and
+ * alice's lock there go, carol's share of "h" stays.  (Found by
+ * mutation: with the share mark of the command left 0, a release by
+ * file let every share stay and listed the locks only, and no test
+ * failed: no test released shares but by host.)
+ */
+static void
+test_release_file_shares(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	CU_ASSERT_FATAL(tc_share_at("carol", "g", fsa_R, fsm_DN) == 0);
+	CU_ASSERT_FATAL(tc_share_at("dave", "g", fsa_R, fsm_DN) == 0);
+	CU_ASSERT_FATAL(tc_share_at("carol", "h", fsa_R, fsm_DN) == 0);
+	CU_ASSERT_FATAL(tc_lock_at("alice", "g", 0) == 0);
+	tc_ask("nlmctl 1 release fh=67 dry-run=1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 3);
+	tc_ask("nlmctl 1 release fh=67\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 3);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=share\t"), 2);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tfh=68\t"), 0);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	CU_ASSERT_EQUAL(ct.ct_shares, 1);
+	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+	tc_end();
+	free(a);
+}
+
+/*
+ * A release by owner takes that owner's locks on every host of the name
+ * it gives: alice at 127.0.0.1 and alice at 127.0.0.2, both with svid 1
+ * and handle "own", a lock each -- two released, none left, as the dry
+ * run said.  (Found by mutation: a release by owner that looked at the
+ * first host of the name only passed every test; the dry run listed
+ * both, the release took one.)
+ */
+static void
+test_release_owner_two_hosts(void)
+{
+	struct tc_answer *a;
+	struct lk_counts ct;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	CU_ASSERT_FATAL(tc_lock_at("alice", "f", 0) == 0);
+	tc_lock_send_block("127.0.0.2", "alice", "f", 2, 3, false);
+	ts_pump();
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_FATAL(ct.ct_locks == 2);
+	tc_ask("nlmctl 1 release owner=alice:1:6f776e dry-run=1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 2);
+	tc_ask("nlmctl 1 release owner=alice:1:6f776e\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 2);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tstart=0\t"), 1);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tstart=2\t"), 1);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 0);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 0);
+	tc_end();
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -2718,7 +2791,11 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a dry run by owner lists its locks, no share",
 	    test_dry_run_owner_no_share) == NULL ||
 	    CU_add_test(s, "a dry run by address lists every host at it",
-	    test_dry_run_addr_many) == NULL)
+	    test_dry_run_addr_many) == NULL ||
+	    CU_add_test(s, "a release by file takes the file's shares too",
+	    test_release_file_shares) == NULL ||
+	    CU_add_test(s, "a release by owner takes it on every host of the "
+	    "name", test_release_owner_two_hosts) == NULL)
 		return -1;
 	return 0;
 }
