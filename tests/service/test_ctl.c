@@ -2761,6 +2761,54 @@ test_release_owner_two_hosts(void)
 	free(a);
 }
 
+/*
+ * A release by owner names one owner exactly: an SVID that is empty,
+ * half a number or past 32 bits is refused, not read as another (0, 12,
+ * 1), and an empty owner handle is an owner of its own -- its dry run
+ * lists none of alice's locks, whose handle is "own".  alice holds locks
+ * of svid 0, 1 and 12: all stay.  (Found by mutation: without the check
+ * for an empty SVID, "alice::6f776e" released the lock of svid 0; with
+ * an empty handle taken for no handle, the dry run listed every lock of
+ * alice's, the release none.)
+ */
+static void
+test_release_owner_exact(void)
+{
+	static const char *const req[] = {
+		"nlmctl 1 release owner=alice::6f776e\n",
+		"nlmctl 1 release owner=alice:12x:6f776e\n",
+		"nlmctl 1 release owner=alice:4294967297:6f776e\n",
+	};
+	static const char *const svid[] = { "", "12x", "4294967297" };
+	struct tc_answer *a;
+	struct lk_counts ct;
+	char want[128];
+	size_t i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	CU_ASSERT_FATAL(tc_lock(4) == 0);
+	tc_direct(0, 0, true);
+	tc_direct(12, 2, true);
+	ts_pump();
+	for (i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
+		tc_ask(req[i], a);
+		snprintf(want, sizeof(want), "nlmctl 1 error release: owner: "
+		    "SVID %s is not a 32-bit number\n", svid[i]);
+		CU_ASSERT_STRING_EQUAL(a->buf, want);
+	}
+	tc_ask("nlmctl 1 release owner=alice:1: dry-run=1\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 0);
+	tc_ask("nlmctl 1 release owner=alice:1:\n", a);
+	CU_ASSERT(a->ok && a->ended && a->end == 0);
+	lk_table_counts(nlm->n_table, &ct);
+	CU_ASSERT_EQUAL(ct.ct_locks, 3);
+	tc_end();
+	free(a);
+}
+
 int
 ts_register_ctl(void)
 {
@@ -2861,7 +2909,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a release by file takes the file's shares too",
 	    test_release_file_shares) == NULL ||
 	    CU_add_test(s, "a release by owner takes it on every host of the "
-	    "name", test_release_owner_two_hosts) == NULL)
+	    "name", test_release_owner_two_hosts) == NULL ||
+	    CU_add_test(s, "a release by owner names one owner exactly",
+	    test_release_owner_exact) == NULL)
 		return -1;
 	return 0;
 }
