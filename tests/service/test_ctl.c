@@ -2431,8 +2431,9 @@ test_metrics_decisions(void)
  * with the epoch for its token, or "exclusive" for a shared lock, a
  * waiter line with svid 1 whatever the request's or waited-ms wrong,
  * records of the first host of a name only, the file filter ignored,
- * locks=0 taken for locks=1, or a host line with a wrong NSM state or
- * monitored flag, passed every unit test.)
+ * locks=0 taken for locks=1, a host line with a wrong NSM state,
+ * monitored flag or idle time, or the server's uptime counted from the
+ * clock's origin, passed every unit test.)
  */
 static void
 test_status_fields(void)
@@ -2482,6 +2483,10 @@ test_status_fields(void)
 	CU_ASSERT_EQUAL(tc_u64(a, "host", "\tname=bob\t", "monitored"), 1);
 	CU_ASSERT_EQUAL(tc_u64(a, "host", "\tname=carol\t", "nsm-state"), 0);
 	CU_ASSERT_EQUAL(tc_u64(a, "host", "\tname=carol\t", "monitored"), 0);
+	/* Last heard of a few turns before the 1,000 ms; up for a second. */
+	ms = tc_u64(a, "host", "\tname=bob\t", "idle-ms");
+	CU_ASSERT(ms >= 1000 && ms < 1100);
+	CU_ASSERT_EQUAL(tc_u64(a, "server", "\t", "uptime"), 1);
 	CU_ASSERT_EQUAL(tc_count(a, "totals", "\tlocks=3\t"), 1);
 	CU_ASSERT_EQUAL(tc_count(a, "totals", "\ttokens=3"), 1);
 
@@ -2509,14 +2514,16 @@ test_status_fields(void)
  * grace-end answers what it dropped, locks and shares each counted; the
  * status after says after how long grace ended, with no time remaining,
  * keeps the epoch each host was stored in (1) apart from the server's
- * (2), and the last token from before the restart.  A dry run before
- * lists the records to reclaim as reclaimable.  (Found by mutation: an
+ * (2), the last token from before the restart, and the SM_NOTIFY to
+ * alice still unanswered.  A dry run before lists the records to
+ * reclaim as reclaimable.  (Found by mutation: an
  * answer with the dropped locks for the dropped shares, a grace line
  * with the end's time since the start of the clock for ended-after-ms
  * or the time to a deadline no longer there, a host line with the
- * server's epoch, the totals' tokens the count of locks, or a dry run
- * that listed every record not reclaimable, passed every unit test: no
- * test ended grace with a share to drop.)
+ * server's epoch, the totals' tokens the count of locks or their
+ * notifications none, or a dry run that listed every record not
+ * reclaimable, passed every unit test: no test ended grace with a share
+ * to drop.)
  */
 static void
 test_grace_end_counts(void)
@@ -2554,6 +2561,8 @@ test_grace_end_counts(void)
 	/* Nothing held, yet the tokens go on from those granted before. */
 	CU_ASSERT_EQUAL(tc_count(a, "totals", "\tlocks=0\t"), 1);
 	CU_ASSERT(tc_u64(a, "totals", "\t", "tokens") >= 3);
+	/* alice, monitored, told of the restart: no answer yet. */
+	CU_ASSERT_EQUAL(tc_u64(a, "totals", "\t", "notifications"), 1);
 	CU_ASSERT_EQUAL(tc_count(a, "host", "\tname=carol\t"), 1);
 	CU_ASSERT_EQUAL(tc_count(a, "host", "\tepoch=1\t"), 2);
 	tc_end();
