@@ -84,6 +84,8 @@ static size_t st_max_hosts = 1000;
 static size_t st_max_hosts_per_addr = 1000;
 static char st_notify_name[256];	/* notify-name; "": the address */
 static unsigned st_cb_retry_min_ms = 1000, st_cb_retry_max_ms = 8000;
+/* state_dir of nsm_init(): where an old nlmd's nsm-state may be. */
+static char st_state_dir[256] = "/nonexistent/nlmd-test";
 
 /* ---- plumbing ---- */
 
@@ -335,8 +337,18 @@ ts_start_try(enum nlm_cbmode cbmode, unsigned give_up_sec, char *ierr,
 	srv = onc_srv_new(loop, &lim);
 	clnt = onc_out_new(loop, 0, err, sizeof(err));
 	CU_ASSERT_FATAL(srv != NULL && clnt != NULL);
-	CU_ASSERT_FATAL(store_epoch_begin(fake_store(), 0, &epoch, err,
-	    sizeof(err)) == STORE_OK);
+	/* As nlmd does: the NSM begins the epoch (and SM_SIMU_CRASH's). */
+	if (nsm_init(st_state_dir, fake_store(), &epoch, ierr, ierrlen) != 0) {
+		onc_srv_free(srv);
+		onc_out_free(clnt);
+		ev_loop_free(loop);
+		loop = NULL;
+		srv = NULL;
+		clnt = NULL;
+		ev_set_clock(NULL);
+		ev_set_timers_turn_us(EV_TIMERS_TURN_US);
+		return -1;
+	}
 	memset(&nc, 0, sizeof(nc));
 	nc.nc_max_name = 255;
 	nc.nc_max_fh = 1024;
@@ -351,7 +363,7 @@ ts_start_try(enum nlm_cbmode cbmode, unsigned give_up_sec, char *ierr,
 	nc.nc_epoch = epoch;
 	nc.nc_grace_sec = 90;
 	nc.nc_reclaim_check = LK_RECLAIM_CONFLICT;
-	nc.nc_nsm_state = (int32_t)(2 * epoch - 1);
+	nc.nc_nsm_state = nsm_state();
 	nc.nc_notify_give_up_sec = 86400;
 	nc.nc_host_idle_sec = 600;
 	nc.nc_lk_alloc = st_lk_alloc;
@@ -408,6 +420,13 @@ void
 ts_notify_name(const char *name)
 {
 	snprintf(st_notify_name, sizeof(st_notify_name), "%s", name);
+}
+
+void
+ts_state_dir(const char *dir)
+{
+	snprintf(st_state_dir, sizeof(st_state_dir), "%s",
+	    dir != NULL ? dir : "/nonexistent/nlmd-test");
 }
 
 void
@@ -650,6 +669,38 @@ ts_send_prog_from(const char *src, uint32_t prog, uint32_t vers,
 	return xid;
 }
 
+int
+ts_priv_socket(void)
+{
+	uint16_t port;
+	int fd;
+
+	for (port = 1023; port >= 600; port--)
+		if ((fd = st_udp(port)) != -1)
+			return fd;
+	return -1;
+}
+
+uint32_t
+ts_send_prog_fd(int fd, uint32_t prog, uint32_t vers, uint32_t proc,
+    xdrproc_t xargs, const void *args)
+{
+	struct sockaddr_in a;
+	uint8_t buf[4096];
+	uint32_t xid = ++st_xid;
+	size_t len = st_enc_call_prog(buf, sizeof(buf), xid, prog, vers, proc,
+	    xargs, args);
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)srv_port);
+	inet_pton(AF_INET, LO, &a.sin_addr);
+	CU_ASSERT_FATAL(len > 0);
+	CU_ASSERT(sendto(fd, buf, len, 0, (struct sockaddr *)&a,
+	    sizeof(a)) == (ssize_t)len);
+	return xid;
+}
+
 /* A TCP connection to the server (the loop accepts it at its next turn). */
 int
 ts_tcp_connect(void)
@@ -711,13 +762,21 @@ ts_recv(void *buf, size_t cap)
 int
 ts_recv_result(xdrproc_t xres, void *res)
 {
+	return ts_recv_result_fd(cli_fd, xres, res);
+}
+
+int
+ts_recv_result_fd(int fd, xdrproc_t xres, void *res)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
 	uint8_t buf[4096];
 	struct rpc_msg m;
 	ssize_t n;
 	XDR x;
 	int ok;
 
-	if ((n = ts_recv(buf, sizeof(buf))) <= 0)
+	if (poll(&p, 1, TS_WAIT_MS) != 1 ||
+	    (n = recv(fd, buf, sizeof(buf), 0)) <= 0)
 		return -1;
 	memset(&m, 0, sizeof(m));
 	m.acpted_rply.ar_results.where = (caddr_t)res;

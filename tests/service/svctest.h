@@ -59,6 +59,12 @@ bool		 ts_calloc_armed(void);
 void		 ts_realloc_fail(size_t size);
 bool		 ts_realloc_armed(void);
 size_t		 ts_realloc_failed(void);
+/*
+ * The state directory the next ts_start()s give nsm_init(), where an
+ * earlier nlmd's nsm-state file is migrated from (NULL: one that does
+ * not exist, the default).
+ */
+void		 ts_state_dir(const char *dir);
 /* nc_turn_changes at the next ts_start()s (0: the default). */
 void		 ts_turn_changes(size_t n);
 /* notify-name of the next ts_start()s ("": the address, the default). */
@@ -91,6 +97,14 @@ uint32_t	 ts_send_from(const char *src, uint32_t proc, xdrproc_t xargs,
 /* The same for any program served (NSM: SM_PROG). */
 uint32_t	 ts_send_prog_from(const char *src, uint32_t prog, uint32_t vers,
 		    uint32_t proc, xdrproc_t xargs, const void *args);
+/*
+ * A UDP socket on 127.0.0.1 at a privileged port (root's tools, which
+ * the NSM's local-only procedures require); -1 when none is free.
+ */
+int		 ts_priv_socket(void);
+/* A call of any program served, sent from the socket fd; its xid. */
+uint32_t	 ts_send_prog_fd(int fd, uint32_t prog, uint32_t vers,
+		    uint32_t proc, xdrproc_t xargs, const void *args);
 int		 ts_send_tcp(uint32_t proc, xdrproc_t xargs, const void *args,
 		    uint32_t *xidp);
 /* A TCP connection to the service (accepted at the loop's next turn). */
@@ -108,6 +122,8 @@ ssize_t		 ts_recv(void *buf, size_t cap);
  * xres into res (free with xdr_free).  0, or -1 when none came.
  */
 int		 ts_recv_result(xdrproc_t xres, void *res);
+/* The same at the socket fd, waiting for it as ts_recv() does. */
+int		 ts_recv_result_fd(int fd, xdrproc_t xres, void *res);
 /*
  * Discard the datagrams the UDP request socket holds now, without
  * waiting (the loop runs in this thread: after a turn, everything it

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
@@ -3285,6 +3286,321 @@ test_host_cursor(void)
 	nlm_host_cursor_free(cur2);
 }
 
+/*
+ * An nsm_init() over the fresh fake store with the nsm-state file of an
+ * earlier nlmd holding `line' (NULL: no file) in a directory of its
+ * own; its return, the epoch in *epochp; *kept: the file is still there.
+ */
+static int
+n_nsm_init(const char *line, uint64_t *epochp, bool *kept)
+{
+	char dir[] = "/tmp/nlmd-nsm.XXXXXX", path[64], err[256];
+	FILE *f;
+	int rc;
+
+	*epochp = 0;
+	if (mkdtemp(dir) == NULL) {
+		CU_FAIL("mkdtemp");
+		return -2;
+	}
+	snprintf(path, sizeof(path), "%s/nsm-state", dir);
+	if (line != NULL) {
+		CU_ASSERT_FATAL((f = fopen(path, "w")) != NULL);
+		fputs(line, f);
+		fclose(f);
+	}
+	err[0] = '\0';
+	rc = nsm_init(dir, fake_store(), epochp, err, sizeof(err));
+	/* A refusal names the file. */
+	if (rc != 0)
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, path));
+	*kept = access(path, F_OK) == 0;
+	(void)unlink(path);
+	(void)rmdir(dir);
+	return rc;
+}
+
+/*
+ * The nsm-state file of an nlmd from before persistence is migrated once,
+ * into a new store: the first epoch's state number moves past the one it
+ * held (41: 43), the largest a state number allows included (2^31 - 5:
+ * 2^31 - 3, epoch 2^30 - 1), and the file is removed.  A file that holds
+ * no state number, or one past that, is refused on a new store and kept
+ * (the operator decides); on a store that has its epoch already it is
+ * stale and only removed.  None of this had a unit test: the epoch not
+ * moved past the old state (`/ 2' for `/ 2 + 1': a client told the state
+ * it saw before a restart would reclaim nothing), trailing bytes taken,
+ * the bound off by one, or a stale file refusing a start, survived every
+ * test (mutation testing).
+ */
+static void
+test_nsm_state_migrated(void)
+{
+	uint64_t e;
+	bool kept;
+
+	fake_store_reset();
+	CU_ASSERT_EQUAL(n_nsm_init(NULL, &e, &kept), 0);
+	CU_ASSERT_EQUAL(e, 1);
+	CU_ASSERT_EQUAL(nsm_state(), 1);
+	fake_store_reset();
+	CU_ASSERT_EQUAL(n_nsm_init("41\n", &e, &kept), 0);
+	CU_ASSERT_EQUAL(nsm_state(), 43);
+	CU_ASSERT_EQUAL(e, 22);
+	CU_ASSERT(!kept);
+	fake_store_reset();
+	CU_ASSERT_EQUAL(n_nsm_init("42", &e, &kept), 0);
+	CU_ASSERT_EQUAL(nsm_state(), 43);
+	CU_ASSERT(!kept);
+	fake_store_reset();
+	CU_ASSERT_EQUAL(n_nsm_init("2147483643\n", &e, &kept), 0);
+	CU_ASSERT_EQUAL(e, 1073741823);
+	CU_ASSERT_EQUAL(nsm_state(), 2147483645);
+	CU_ASSERT(!kept);
+	fake_store_reset();
+	CU_ASSERT_EQUAL(n_nsm_init("2147483644\n", &e, &kept), -1);
+	CU_ASSERT(kept);
+	CU_ASSERT_EQUAL(fake_store_epoch(), 0);
+	fake_store_reset();
+	CU_ASSERT_EQUAL(n_nsm_init("41x\n", &e, &kept), -1);
+	CU_ASSERT(kept);
+	fake_store_reset();
+	CU_ASSERT_EQUAL(n_nsm_init("", &e, &kept), -1);
+	CU_ASSERT(kept);
+	fake_store_reset();
+	CU_ASSERT_EQUAL(n_nsm_init("-3\n", &e, &kept), -1);
+	CU_ASSERT(kept);
+	/* A store with its epoch: the file is stale, whatever it holds. */
+	fake_store_reset();
+	CU_ASSERT_EQUAL(n_nsm_init(NULL, &e, &kept), 0);
+	CU_ASSERT_EQUAL(n_nsm_init("garbage\n", &e, &kept), 0);
+	CU_ASSERT_EQUAL(e, 2);
+	CU_ASSERT_EQUAL(nsm_state(), 3);
+	CU_ASSERT(!kept);
+	CU_ASSERT_EQUAL(n_nsm_init("99\n", &e, &kept), 0);
+	CU_ASSERT_EQUAL(e, 3);
+	CU_ASSERT(!kept);
+	fake_store_reset();
+}
+
+/* The NSM call proc from the socket fd; its sm_stat_res, -1 if none. */
+static int
+n_sm_call(int fd, uint32_t proc, xdrproc_t xargs, const void *args,
+    xdrproc_t xres, void *res)
+{
+	(void)ts_send_prog_fd(fd, SM_PROG, SM_VERS, proc, xargs, args);
+	ts_pump();
+	return ts_recv_result_fd(fd, xres, res);
+}
+
+/* Every reply to the port of fd left with nothing uncommitted. */
+static unsigned
+n_replies_committed(int fd)
+{
+	struct sockaddr_in a;
+	socklen_t l = sizeof(a);
+	unsigned n = 0;
+	size_t i;
+
+	getsockname(fd, (struct sockaddr *)&a, &l);
+	for (i = 0; i < fake_sends(); i++) {
+		const struct fake_send *f = fake_send_get(i);
+
+		if (f->fs_stream || f->fs_dport != ntohs(a.sin_port))
+			continue;
+		n++;
+		CU_ASSERT_EQUAL(f->fs_uncommitted, 0);
+		CU_ASSERT_EQUAL(f->fs_staged, 0);
+	}
+	return n;
+}
+
+/*
+ * SM_SIMU_CRASH from a privileged port on this host is a restart: a new
+ * epoch, committed and flushed before the answer leaves, the state
+ * number 2 higher, the NLM's epoch moved with it (its monitored hosts
+ * told the new state).  From an unprivileged port it is refused and
+ * changes nothing.  At the last epoch whose state number fits an int32
+ * there is no restart left: nothing changes.  Only test_nsm.sh (a real
+ * nlmd, no epoch or flush seen) covered this: its local-only check
+ * dropped, the flush or the NLM's new epoch left out, or the last
+ * restart refused one early (`>=' for `>'), survived every unit test
+ * (mutation testing).
+ */
+static void
+test_nsm_simu_crash(void)
+{
+	const struct nsm_stats *ns = nsm_get_stats();
+	uint64_t e, flushes, refused = ns->refused;
+	sm_stat_res r;
+	sm_name sn;
+	int fd;
+
+	if (ts_skip())
+		return;
+	n_preload(0);
+	ts_sm_registered(true);
+	ts_start(NLM_CB_MSG, 0);
+	e = fake_store_epoch();
+	CU_ASSERT_EQUAL(nlm_get_epoch(), e);
+	CU_ASSERT_EQUAL(nsm_state(), (int32_t)(2 * e - 1));
+	ts_pump();
+	CU_ASSERT(n_notify(true));
+	ts_pump();
+	/* From the harness's unprivileged port: refused. */
+	(void)ts_send_prog(SM_PROG, SM_VERS, SM_SIMU_CRASH,
+	    XDRPROC(xdr_void), NULL);
+	ts_pump();
+	(void)ts_drain();
+	CU_ASSERT_EQUAL(ns->refused - refused, 1);
+	CU_ASSERT_EQUAL(fake_store_epoch(), e);
+	CU_ASSERT_EQUAL(nlm_get_epoch(), e);
+	CU_ASSERT_EQUAL(nsm_state(), (int32_t)(2 * e - 1));
+	CU_ASSERT(!n_notify(true));
+	/* From a privileged one: a restart. */
+	CU_ASSERT_FATAL((fd = ts_priv_socket()) != -1);
+	fake_send_reset();
+	flushes = fake_store_flushes();
+	CU_ASSERT_EQUAL(n_sm_call(fd, SM_SIMU_CRASH, XDRPROC(xdr_void), NULL,
+	    XDRPROC(xdr_void), NULL), 0);
+	CU_ASSERT_EQUAL(n_replies_committed(fd), 1);
+	CU_ASSERT_EQUAL(fake_store_epoch(), e + 1);
+	CU_ASSERT_EQUAL(fake_store_flushes(), flushes + 1);
+	CU_ASSERT_EQUAL(nlm_get_epoch(), e + 1);
+	CU_ASSERT_EQUAL(nsm_state(), (int32_t)(2 * e + 1));
+	CU_ASSERT_EQUAL(ns->refused - refused, 1);
+	/* n_notify() checks the state: the new one. */
+	CU_ASSERT(n_notify(true));
+	memset(&r, 0, sizeof(r));
+	sn.mon_name = (char *)"x";
+	CU_ASSERT_EQUAL(n_sm_call(fd, SM_STAT, XDRPROC(xdr_sm_name), &sn,
+	    XDRPROC(xdr_sm_stat_res), &r), 0);
+	CU_ASSERT_EQUAL(r.state, (int32_t)(2 * e + 1));
+	close(fd);
+	ts_stop();
+}
+
+/*
+ * The last restart: nlmd started at epoch 2^30 - 2 (an old nsm-state of
+ * 2^31 - 7) takes one SM_SIMU_CRASH, to 2^30 - 1 (state 2^31 - 3), and
+ * no more: the state number would not fit an int32.
+ */
+static void
+test_nsm_simu_crash_last(void)
+{
+	char dir[] = "/tmp/nlmd-nsm.XXXXXX", path[64];
+	uint64_t e;
+	FILE *f;
+	int fd;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/nsm-state", dir);
+	CU_ASSERT_FATAL((f = fopen(path, "w")) != NULL);
+	fputs("2147483641\n", f);
+	fclose(f);
+	ts_state_dir(dir);
+	ts_start(NLM_CB_MSG, 0);
+	ts_state_dir(NULL);
+	/* Removed by nsm_init(); not left behind if it was not. */
+	(void)unlink(path);
+	(void)rmdir(dir);
+	e = fake_store_epoch();
+	CU_ASSERT_EQUAL(e, 1073741822);
+	CU_ASSERT_EQUAL(nsm_state(), 2147483643);
+	CU_ASSERT_FATAL((fd = ts_priv_socket()) != -1);
+	CU_ASSERT_EQUAL(n_sm_call(fd, SM_SIMU_CRASH, XDRPROC(xdr_void), NULL,
+	    XDRPROC(xdr_void), NULL), 0);
+	CU_ASSERT_EQUAL(fake_store_epoch(), e + 1);
+	CU_ASSERT_EQUAL(nlm_get_epoch(), e + 1);
+	CU_ASSERT_EQUAL(nsm_state(), 2147483645);
+	CU_ASSERT_EQUAL(n_sm_call(fd, SM_SIMU_CRASH, XDRPROC(xdr_void), NULL,
+	    XDRPROC(xdr_void), NULL), 0);
+	CU_ASSERT_EQUAL(fake_store_epoch(), e + 1);
+	CU_ASSERT_EQUAL(nlm_get_epoch(), e + 1);
+	CU_ASSERT_EQUAL(nsm_state(), 2147483645);
+	close(fd);
+	ts_stop();
+	fake_store_reset();
+}
+
+/*
+ * SM_STAT and SM_MON answer stat_fail (nlmd monitors for no one) with
+ * our state number; SM_UNMON and SM_UNMON_ALL answer the state number,
+ * and are counted refused unless they come from a privileged port on
+ * this host.
+ */
+static void
+test_nsm_local_procs(void)
+{
+	const struct nsm_stats *ns = nsm_get_stats();
+	uint64_t refused = ns->refused;
+	sm_stat_res r;
+	sm_name sn;
+	sm_stat s;
+	mon m;
+	mon_id mi;
+	my_id me;
+	int fd, st;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	st = nsm_state();
+	CU_ASSERT(st > 0);
+	CU_ASSERT_FATAL((fd = ts_priv_socket()) != -1);
+	memset(&me, 0, sizeof(me));
+	me.my_name = (char *)"localhost";
+	me.my_prog = NLM_PROG;
+	me.my_vers = NLM4_VERS;
+	me.my_proc = 16;
+	memset(&mi, 0, sizeof(mi));
+	mi.mon_name = (char *)"client";
+	mi.my_id = me;
+	memset(&m, 0, sizeof(m));
+	m.mon_id = mi;
+	memset(&r, 0, sizeof(r));
+	sn.mon_name = (char *)"client";
+	CU_ASSERT_EQUAL(n_sm_call(fd, SM_STAT, XDRPROC(xdr_sm_name), &sn,
+	    XDRPROC(xdr_sm_stat_res), &r), 0);
+	CU_ASSERT_EQUAL(r.res_stat, stat_fail);
+	CU_ASSERT_EQUAL(r.state, st);
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL(n_sm_call(fd, SM_MON, XDRPROC(xdr_mon), &m,
+	    XDRPROC(xdr_sm_stat_res), &r), 0);
+	CU_ASSERT_EQUAL(r.res_stat, stat_fail);
+	CU_ASSERT_EQUAL(r.state, st);
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL(n_sm_call(fd, SM_UNMON, XDRPROC(xdr_mon_id), &mi,
+	    XDRPROC(xdr_sm_stat), &s), 0);
+	CU_ASSERT_EQUAL(s.state, st);
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL(n_sm_call(fd, SM_UNMON_ALL, XDRPROC(xdr_my_id), &me,
+	    XDRPROC(xdr_sm_stat), &s), 0);
+	CU_ASSERT_EQUAL(s.state, st);
+	CU_ASSERT_EQUAL(ns->refused, refused);
+	close(fd);
+	/* From the harness's unprivileged port: answered, counted refused. */
+	memset(&s, 0, sizeof(s));
+	(void)ts_send_prog(SM_PROG, SM_VERS, SM_UNMON, XDRPROC(xdr_mon_id),
+	    &mi);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_recv_result(XDRPROC(xdr_sm_stat), &s), 0);
+	CU_ASSERT_EQUAL(s.state, st);
+	(void)ts_send_prog(SM_PROG, SM_VERS, SM_UNMON_ALL, XDRPROC(xdr_my_id),
+	    &me);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_recv_result(XDRPROC(xdr_sm_stat), &s), 0);
+	CU_ASSERT_EQUAL(s.state, st);
+	CU_ASSERT_EQUAL(ns->refused - refused, 2);
+	ts_stop();
+}
+
 int
 ts_register_notify(void)
 {
@@ -3420,7 +3736,15 @@ ts_register_notify(void)
 	    CU_add_test(s, "procedure 16 with state 0, or for a host that "
 	    "named none: released", test_proc16_state_unset) == NULL ||
 	    CU_add_test(s, "client restarts are counted when acted on, "
-	    "SM_NOTIFY too", test_restarts_counted) == NULL)
+	    "SM_NOTIFY too", test_restarts_counted) == NULL ||
+	    CU_add_test(s, "an old nsm-state file: migrated once into a new "
+	    "store, past its state", test_nsm_state_migrated) == NULL ||
+	    CU_add_test(s, "SM_SIMU_CRASH from a privileged local port: a new "
+	    "epoch, flushed before the answer", test_nsm_simu_crash) == NULL ||
+	    CU_add_test(s, "SM_SIMU_CRASH at the last state number: none "
+	    "past it", test_nsm_simu_crash_last) == NULL ||
+	    CU_add_test(s, "SM_STAT, SM_MON, SM_UNMON, SM_UNMON_ALL: their "
+	    "answers, local-only ones counted", test_nsm_local_procs) == NULL)
 		return -1;
 	return 0;
 }
