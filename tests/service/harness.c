@@ -73,6 +73,7 @@ static int cb_fd = -1;		/* the client's NLM: callbacks, _RES */
 static int cli_fd = -1;		/* requests (UDP) */
 static int sm_fd = -1;		/* the client's status monitor */
 static char st_sm_from[64];	/* source of the last SM_NOTIFY */
+static char st_rpcb_from[64];	/* source of the last GETPORT */
 static uint32_t st_xid = 1000;
 static bool st_sm_registered = true;
 static bool st_nlm_registered = true;
@@ -495,6 +496,8 @@ st_rpcb_serve(void)
 	if (!xdr_callmsg(&x, &call) || !xdr_pmap(&x, &pm))
 		return 1;
 	st_lookups[pm.pm_prog == SM_PROG]++;
+	(void)addr_str((const struct sockaddr *)&from, 0, st_rpcb_from,
+	    sizeof(st_rpcb_from));
 	if (pm.pm_prog == SM_PROG)
 		port = st_sm_registered ? st_port_of(sm_fd) : 0;
 	else
@@ -1159,6 +1162,12 @@ const char *
 ts_sm_notify_from(void)
 {
 	return st_sm_from;
+}
+
+const char *
+ts_rpcb_from(void)
+{
+	return st_rpcb_from;
 }
 
 int

@@ -243,5 +243,7 @@ int		 ts_sm_notify(struct stat_chge *sc, bool answer);
 unsigned	 ts_notified(const char *name, int32_t state);
 /* The source address of the last one, "A.B.C.D". */
 const char	*ts_sm_notify_from(void);
+/* The source address of the last GETPORT at the fake rpcbind. */
+const char	*ts_rpcb_from(void);
 
 #endif

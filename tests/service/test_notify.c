@@ -346,6 +346,32 @@ test_notify_two_addresses(void)
 }
 
 /*
+ * The status monitor's port is looked up from the server address the
+ * host is notified from, as the notification itself leaves from it: a
+ * client that mounted 127.0.0.2 only is asked by 127.0.0.2 (a client
+ * may accept its rpcbind's callers by address, and a multi-homed
+ * server's default route may not reach it).  The look-up leaving from
+ * whatever address the kernel chose (peer_lookup() without the send's
+ * local address) survived every test (mutation testing).
+ */
+static void
+test_notify_lookup_from(void)
+{
+	static const char *const other[] = { "127.0.0.2" };
+	unsigned lookups;
+
+	if (ts_skip())
+		return;
+	n_preload_locals(other, 1);
+	lookups = ts_sm_lookups();
+	(void)n_start();
+	CU_ASSERT_EQUAL(ts_sm_lookups() - lookups, 1);
+	CU_ASSERT_STRING_EQUAL(ts_rpcb_from(), "127.0.0.2");
+	CU_ASSERT(n_notify_as("127.0.0.2", true));
+	ts_stop();
+}
+
+/*
  * Two server addresses, the first told only at the third attempt (after
  * 1 s and 2 s without an answer): the second's notification starts over
  * from the first delay -- sent at once, and, unanswered, again a second
@@ -3614,6 +3640,8 @@ ts_register_notify(void)
 	    test_notify_monitored_only) == NULL ||
 	    CU_add_test(s, "two server addresses: one SM_NOTIFY each, from "
 	    "it and naming it", test_notify_two_addresses) == NULL ||
+	    CU_add_test(s, "the status monitor's port is looked up from the "
+	    "address notified from", test_notify_lookup_from) == NULL ||
 	    CU_add_test(s, "an address told late: the next one's from the "
 	    "first delay", test_notify_next_address_delay) == NULL ||
 	    CU_add_test(s, "four server addresses, a fifth used meanwhile: "

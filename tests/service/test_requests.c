@@ -1069,6 +1069,124 @@ test_port_negative_kept_by_sweep(void)
 	ts_stop();
 }
 
+/*
+ * A look-up that found no port bars only the _RES messages that would
+ * look up again: once a later look-up (a callback's, which the negative
+ * cache does not stop) has found the port, a _RES to that address goes
+ * out to it at once, within NEG_TTL_MS of the failure too.  The failure
+ * barring a _RES whatever the port (nlm_send_start() without its
+ * `p_port == 0') -- every _MSG of a client whose lockd registered late
+ * answered by nothing for 30 s -- survived every test (mutation
+ * testing).
+ */
+static void
+test_port_negative_then_found(void)
+{
+	const struct nlm_counters *c;
+	struct t_sent ts = { 0, 0 };
+	unsigned lookups;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	c = nlm_get_counters();
+	ts_nlm_registered(false);
+	lookups = ts_nlm_lookups();
+	t_res_lo(&ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	CU_ASSERT_EQUAL(c->rpcb_failed, 1);
+	CU_ASSERT_EQUAL(ts.failed, 1);
+	/* The client's lockd registers; a callback looks it up. */
+	ts_nlm_registered(true);
+	ts_advance(1000);
+	t_send_lo_answered(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 2);
+	CU_ASSERT_EQUAL(ts.n, 2);
+	CU_ASSERT_EQUAL(ts.failed, 1);
+	/* A _RES now: sent to that port, no look-up, nothing suppressed. */
+	t_res_lo(&ts);
+	CU_ASSERT_EQUAL(ts_callback_ack(), NLMPROC4_LOCK_RES);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 2);
+	CU_ASSERT_EQUAL(c->rpcb_suppressed, 0);
+	CU_ASSERT_EQUAL(ts.n, 3);
+	CU_ASSERT_EQUAL(ts.failed, 1);
+	ts_stop();
+}
+
+/*
+ * A port found is used for PORT_TTL_MS (2 minutes): a callback a minute
+ * after the look-up goes to it at once, one after it expired looks it up
+ * again.  Ports kept for the negative cache's 30 s only (a wrong
+ * constant in lookup_done()), a look-up for most callbacks, survived
+ * every test (mutation testing).
+ */
+static void
+test_port_ttl(void)
+{
+	struct t_sent ts = { 0, 0 };
+	unsigned lookups;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	lookups = ts_nlm_lookups();
+	t_send_lo_answered(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	ts_advance(60000);
+	t_send_lo_answered(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	ts_advance(59000);
+	t_send_lo_answered(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	ts_advance(1000);
+	t_send_lo_answered(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 2);
+	CU_ASSERT_EQUAL(ts.n, 4);
+	CU_ASSERT_EQUAL(ts.failed, 0);
+	ts_stop();
+}
+
+/*
+ * An IPv6 link-local address means nothing without its interface: two
+ * clients fe80::1 on two links are two cache entries (and the look-up
+ * goes out with the scope, or not at all).  peer_key() dropping the
+ * scope -- both merged into one entry whose look-up has no interface --
+ * survived every test (mutation testing).
+ */
+static void
+test_peer_scope(void)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	struct t_sent ts = { 0, 0 };
+	struct nlm_send *snd;
+	nlm4_res res;
+	size_t n, longest;
+	uint32_t scope;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	memset(&res, 0, sizeof(res));
+	for (scope = 1; scope <= 2; scope++) {
+		memset(&ss, 0, sizeof(ss));
+		sin6->sin6_family = AF_INET6;
+		CU_ASSERT_EQUAL(inet_pton(AF_INET6, "fe80::1",
+		    &sin6->sin6_addr), 1);
+		sin6->sin6_scope_id = scope;
+		snd = nlm_send_new(&ss, sizeof(*sin6), NLM_PROG, NLM4_VERS,
+		    NLMPROC4_GRANTED_MSG, XDRPROC(xdr_nlm4_res), &res, NULL,
+		    0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(snd);
+		nlm_send_lookup(snd, 50, 1);
+		nlm_send_start(snd, 1000, 1, t_sent_cb, &ts);
+	}
+	nlm_out_peer_stats(&n, &longest);
+	CU_ASSERT_EQUAL(n, 2);
+	ts_stop();
+}
+
 /* A UDP socket on [::1]:port, -1 when there is none (no IPv6). */
 static int
 t_udp6(uint16_t port)
@@ -2139,6 +2257,12 @@ ts_register_requests(void)
 	    test_port_per_version) == NULL ||
 	    CU_add_test(s, "the sweep keeps a failed look-up for its 30 s",
 	    test_port_negative_kept_by_sweep) == NULL ||
+	    CU_add_test(s, "a failed look-up bars no _RES once the port is "
+	    "found", test_port_negative_then_found) == NULL ||
+	    CU_add_test(s, "a port found is kept for 2 minutes",
+	    test_port_ttl) == NULL ||
+	    CU_add_test(s, "IPv6 link-local clients on two links: two "
+	    "entries", test_peer_scope) == NULL ||
 	    CU_add_test(s, "an IPv6 client's port: RPCB GETADDR, its "
 	    "universal address", test_port_ipv6_getaddr) == NULL ||
 	    CU_add_test(s, "a full port cache keeps an entry whose look-up "

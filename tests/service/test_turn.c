@@ -948,6 +948,39 @@ test_res_negative_after_port(void)
 }
 
 /*
+ * A client that restarts has its ports forgotten (nlm_ports_forget()),
+ * its negative cache entry too: a _RES look-up that failed before the
+ * restart (its lockd not registered yet) does not bar the _RES of its
+ * first LOCK_MSG after it, within NEG_TTL_MS.  nlm_ports_forget() left
+ * p_neg_until set -- that LOCK_RES failed without a look-up, the
+ * client's lock granted and never told -- and survived every test
+ * (mutation testing).
+ */
+static void
+test_res_negative_forgotten_at_restart(void)
+{
+	const struct nlm_counters *ct;
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	ct = nlm_get_counters();
+	ts_nlm_registered(false);
+	t_lock_msg();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(ct->rpcb_lookups, 1);
+	CU_ASSERT_EQUAL(ct->rpcb_failed, 1);
+	/* hostC restarts, its lockd registered this time; it tells us. */
+	ts_nlm_registered(true);
+	ts_advance(1000);
+	CU_ASSERT_EQUAL(ts_notified("hostC", 3), 1);
+	CU_ASSERT_EQUAL(t_lock_msg_res(), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(ct->rpcb_lookups, 2);
+	CU_ASSERT_EQUAL(ct->rpcb_suppressed, 0);
+	ts_stop();
+}
+
+/*
  * A _RES is a one-way message: XNFS's asynchronous procedures use no RPC
  * reply, and the clients that send _MSG calls (rpc.lockd of FreeBSD,
  * NetBSD and macOS; the FreeBSD and illumos kernels) never answer a
@@ -5319,6 +5352,8 @@ ts_register_turn(void)
 	    test_res_verifier) == NULL ||
 	    CU_add_test(s, "no port found after an expired one: remembered",
 	    test_res_negative_after_port) == NULL ||
+	    CU_add_test(s, "a client's restart forgets its failed look-up",
+	    test_res_negative_forgotten_at_restart) == NULL ||
 	    CU_add_test(s, "an outgoing xid of 0 is drawn again",
 	    test_xid_wrap) == NULL ||
 	    CU_add_test(s, "grant cookies are random", test_cookie_random) ==
