@@ -15,14 +15,15 @@
  *
  * BOUNDS.  A request's source address can be forged, and every _MSG
  * from it makes us look up a port at that address: reflected traffic.
- * So a look-up that found no port is remembered for NEG_TTL_MS, and a
- * _RES message to that address and program fails at once, without a
- * datagram (callbacks and notifications, which go only to hosts that
- * hold something and pace themselves, still look up); _RES messages
- * look up once, not three times, at most MAX_PEERS addresses are cached
- * (a full cache forgets an idle entry in the new address's bucket, see
- * peer_evict()) and at most MAX_RES_INFLIGHT _RES messages are on their
- * way; over those, a send fails at once and is counted.
+ * So a look-up that found no port is remembered for NEG_TTL_MS (or
+ * until one finds it), and a _RES message to that address and program
+ * fails at once, without a datagram (callbacks and notifications, which
+ * go only to hosts that hold something and pace themselves, still look
+ * up); _RES messages look up once, not three times, at most MAX_PEERS
+ * addresses are cached (a full cache forgets an idle entry in the new
+ * address's bucket, see peer_evict()) and at most MAX_RES_INFLIGHT _RES
+ * messages are on their way; over those, a send fails at once and is
+ * counted.
  * Every send completes exactly once through its callback, unless its owner
  * cancels it first; either way it is then freed here.  Every live send is
  * also on one list, so that shutdown frees those nobody owns (a _RES in
@@ -418,6 +419,12 @@ lookup_done(void *arg, enum onc_out_status st, XDR *res)
 	} else {
 		p->p_port = port;
 		p->p_expires = ev_now_ms() + PORT_TTL_MS;
+		/*
+		 * An earlier look-up's failure is no longer true: kept, it
+		 * failed the next _RES without a look-up once this port was
+		 * dropped (a call refused there).
+		 */
+		p->p_neg_until = 0;
 	}
 	/*
 	 * The list is detached while it is worked off: a completion callback

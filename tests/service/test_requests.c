@@ -1115,6 +1115,50 @@ test_port_negative_then_found(void)
 }
 
 /*
+ * A look-up that finds the port ends what an earlier failed one said:
+ * when that port is then dropped (a call refused there: the client's
+ * lockd moved), the next _RES looks the port up again, within NEG_TTL_MS
+ * of the old failure too.  Before, the failure's deadline outlived the
+ * look-up that found the port, and that _RES failed at once, without a
+ * look-up, as if the client's rpcbind had just said it had no NLM.
+ */
+static void
+test_port_found_clears_negative(void)
+{
+	const struct nlm_counters *c;
+	struct t_sent ts = { 0, 0 };
+	unsigned lookups;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	c = nlm_get_counters();
+	ts_nlm_registered(false);
+	lookups = ts_nlm_lookups();
+	t_res_lo(&ts);
+	CU_ASSERT_EQUAL(c->rpcb_failed, 1);
+	ts_nlm_registered(true);
+	ts_advance(1000);
+	t_send_lo_answered(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 2);
+	/* A call refused at that port: it is dropped. */
+	t_send_lo(NLM4_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_callback_status(PROG_UNAVAIL),
+	    NLMPROC4_GRANTED_MSG);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts.failed, 2);
+	/* The next _RES: looked up, sent. */
+	t_res_lo(&ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 3);
+	CU_ASSERT_EQUAL(ts_callback_ack(), NLMPROC4_LOCK_RES);
+	ts_pump();
+	CU_ASSERT_EQUAL(c->rpcb_suppressed, 0);
+	CU_ASSERT_EQUAL(ts.n, 4);
+	CU_ASSERT_EQUAL(ts.failed, 2);
+	ts_stop();
+}
+
+/*
  * A port found is used for PORT_TTL_MS (2 minutes): a callback a minute
  * after the look-up goes to it at once, one after it expired looks it up
  * again.  Ports kept for the negative cache's 30 s only (a wrong
@@ -2259,6 +2303,8 @@ ts_register_requests(void)
 	    test_port_negative_kept_by_sweep) == NULL ||
 	    CU_add_test(s, "a failed look-up bars no _RES once the port is "
 	    "found", test_port_negative_then_found) == NULL ||
+	    CU_add_test(s, "a port found ends a failed look-up's bar",
+	    test_port_found_clears_negative) == NULL ||
 	    CU_add_test(s, "a port found is kept for 2 minutes",
 	    test_port_ttl) == NULL ||
 	    CU_add_test(s, "IPv6 link-local clients on two links: two "
