@@ -2626,6 +2626,106 @@ test_chaos(void)
 	CU_ASSERT_EQUAL(bad, 0);
 }
 
+/*
+ * A client that pipelined 1,000 calls and read nothing until their
+ * replies filled its window and our socket's buffer: the rest waits in
+ * co_out and is written as the socket takes it (the connection watched
+ * for writing meanwhile), every reply arrives, once, and the connection
+ * reads calls again.  No test had run the writable path (onc_conn_io()
+ * to onc_conn_flush(); the coverage build): a connection whose replies
+ * once filled the socket could have stalled for good unnoticed.
+ */
+static void
+test_outbuf_drains(void)
+{
+	static uint8_t acc[65536];
+	const struct onc_conn *co;
+	size_t acclen = 0;
+	unsigned got = 0;
+	int fd, i, sndbuf = 1;
+
+	tt_start_tcp(0, UINT64_MAX);		/* nothing released yet */
+	fd = tt_connect_tcp(1);
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL((co = tt.rs->rs_conns) != NULL);
+	CU_ASSERT(setsockopt(co->co_fd, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+	    sizeof(sndbuf)) == 0);
+	tt_send_calls(fd, 1000);
+	for (i = 0; i < 1000 && tt.calls < 1000; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_FATAL(tt.calls == 1000);
+	tt.lag = 0;				/* 28,000 reply bytes out */
+	for (i = 0; i < 3; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_FATAL((co = tt.rs->rs_conns) != NULL);
+	CU_ASSERT_FATAL(co->co_outoff < co->co_outlen);	/* the socket full */
+	for (i = 0; i < 10000 && got < 1000; i++) {
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+		(void)ev_run_once(tt.loop, 0);
+	}
+	got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	CU_ASSERT_EQUAL(got, 1000);
+	CU_ASSERT_EQUAL(acclen, 0);
+	CU_ASSERT_FATAL((co = tt.rs->rs_conns) != NULL);
+	CU_ASSERT_EQUAL(co->co_outoff, co->co_outlen);
+	/* Reading again: one more call is answered. */
+	tt_send_calls(fd, 1);
+	for (i = 0; i < 10 && got < 1001; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(got, 1001);
+	CU_ASSERT_EQUAL(tt.calls, 1001);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 1);
+	close(fd);
+	tt_stop();
+}
+
+/*
+ * A connection whose state cannot be allocated is refused as one over a
+ * cap (reset, counted) and gives its address's count back: with
+ * max_conns_per_addr 1 the address's next connection is served.  Kept,
+ * the count had locked the address out for good after one failed
+ * allocation.  No test had run the branch (the coverage build).
+ */
+static void
+test_conn_nomem(void)
+{
+	uint8_t acc[256];
+	size_t acclen = 0;
+	unsigned got = 0;
+	int fd, i;
+
+	tt_start_tcp(64 * 1024, 0);
+	tt.rs->rs_lim.max_conns_per_addr = 1;
+	ts_calloc_fail(sizeof(struct onc_conn));
+	fd = tt_connect_tcp(64 * 1024);
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_refused < 1; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT(!ts_calloc_armed());		/* it was asked for */
+	ts_calloc_fail(0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 0);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_addrs);	/* no count left */
+	CU_ASSERT(recv(fd, acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
+	    errno == ECONNRESET);
+	close(fd);
+
+	fd = tt_connect_tcp(64 * 1024);
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	tt_send_calls(fd, 1);
+	for (i = 0; i < 10 && got < 1; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(got, 1);
+	close(fd);
+	tt_stop();
+}
+
 int
 ts_register_transport(void)
 {
@@ -2712,7 +2812,11 @@ ts_register_transport(void)
 	    CU_add_test(s, "an RPC version other than 2: RPC_MISMATCH",
 	    test_rpc_mismatch) == NULL ||
 	    CU_add_test(s, "... a call of 12 bytes, the three words looked "
-	    "at", test_rpc_mismatch_short) == NULL)
+	    "at", test_rpc_mismatch_short) == NULL ||
+	    CU_add_test(s, "replies that filled the socket go out as it "
+	    "drains, all of them", test_outbuf_drains) == NULL ||
+	    CU_add_test(s, "a connection refused for want of memory gives "
+	    "its address's count back", test_conn_nomem) == NULL)
 		return -1;
 	s = CU_add_suite_with_setup_and_teardown("transport: random", NULL,
 	    NULL, NULL, tt_teardown);
