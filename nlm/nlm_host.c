@@ -122,13 +122,6 @@ nlm_host_hash(const struct sockaddr_storage *ss, const char *name)
  * every new client out: each address may bring max-hosts-per-address.
  * A small keyed hash of address -> count, growing like the host table.
  */
-/* Hosts by caller_name (any address): FREE_ALL, SM_NOTIFY, proc 16. */
-struct nlm_namegroup {
-	uint64_t		 ng_hash;
-	struct nlm_host		*ng_hosts;	/* h_nnext list; names equal */
-	struct nlm_namegroup	*ng_next;
-};
-
 static uint64_t
 nlm_addr_hash(const struct sockaddr_storage *ss)
 {

@@ -133,6 +133,17 @@ struct nlm_addrcount {
 };
 
 /*
+ * The hosts of one caller_name, at any address (FREE_ALL, SM_NOTIFY,
+ * proc 16; nlm_host.c keeps the index; here so that the service tests
+ * can fail its allocation).
+ */
+struct nlm_namegroup {
+	uint64_t		 ng_hash;
+	struct nlm_host		*ng_hosts;	/* h_nnext list; names equal */
+	struct nlm_namegroup	*ng_next;
+};
+
+/*
  * The SM_NOTIFYs a host is owed at this start (nlm_notify.c; here so that
  * the service tests can fail its allocation).
  */

@@ -3627,6 +3627,121 @@ test_nsm_local_procs(void)
 	ts_stop();
 }
 
+/* A new host (name, 10.0.0.last), made if it can be: nlm_host_get(). */
+static struct nlm_host *
+n_host_at(const char *name, unsigned last)
+{
+	struct sockaddr_in in;
+
+	memset(&in, 0, sizeof(in));
+	in.sin_family = AF_INET;
+	in.sin_addr.s_addr = htonl(0x0a000000 + last);
+	return nlm_host_get((struct sockaddr_storage *)&in, sizeof(in), name,
+	    NULL, 0, true);
+}
+
+/*
+ * Three hosts of one caller_name at three addresses; the one in the
+ * middle of its name's list, then the oldest (the last), restart
+ * (SM_NOTIFY from each one's address): each goes, and the name's list
+ * still leads to exactly the others -- proc 16 for the name releases
+ * the one left, and the name is gone with it.  No test had taken a host
+ * out of its name's list other than at its head (the coverage build);
+ * a list broken there sends a later FREE_ALL, SM_NOTIFY or proc 16 to
+ * a freed host (ASan) or past a live one.
+ */
+static void
+test_host_name_list(void)
+{
+	struct sockaddr_in in;
+	struct nlm_host *h;
+	unsigned n;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n_host_at("same", 1));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n_host_at("same", 2));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n_host_at("same", 3));
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 3);
+	memset(&in, 0, sizeof(in));
+	in.sin_family = AF_INET;
+	in.sin_addr.s_addr = htonl(0x0a000002);
+	CU_ASSERT_EQUAL(nlm_host_notified("same", 7, (struct sockaddr *)&in,
+	    sizeof(in), NULL), 1);
+	for (n = 0, h = nlm_host_named("same"); h != NULL; h = h->h_nnext) {
+		CU_ASSERT_STRING_EQUAL(h->h_name, "same");
+		CU_ASSERT(h->h_addr.ss_family == AF_INET);
+		CU_ASSERT(((struct sockaddr_in *)&h->h_addr)->sin_addr.s_addr !=
+		    htonl(0x0a000002));
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, 2);
+	in.sin_addr.s_addr = htonl(0x0a000001);
+	CU_ASSERT_EQUAL(nlm_host_notified("same", 7, (struct sockaddr *)&in,
+	    sizeof(in), NULL), 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h = nlm_host_named("same"));
+	CU_ASSERT_PTR_NULL(h->h_nnext);
+	CU_ASSERT_EQUAL(((struct sockaddr_in *)&h->h_addr)->sin_addr.s_addr,
+	    htonl(0x0a000003));
+	CU_ASSERT_EQUAL(nlm_host_rebooted("same", 7), 1);
+	CU_ASSERT_PTR_NULL(nlm_host_named("same"));
+	CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 0);
+	ts_pump();
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
+	ts_stop();
+}
+
+/*
+ * A new host whose name's index entry cannot be allocated is refused
+ * (DENIED_NOLOCKS), no host, no record, and the entry just made for its
+ * address goes again; at an address that has a host already, that
+ * entry stays, the host there served.  The next LOCK of the name is
+ * granted.  No test had run the branch (the coverage build).
+ */
+static void
+test_host_name_nomem(void)
+{
+	const struct nlm_counters *c;
+
+	if (ts_skip())
+		return;
+	fake_store_reset();
+	fake_send_reset();
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(nlm->n_naddrs, 0);
+	/* Its address new: the address's entry is undone. */
+	ts_calloc_fail(sizeof(struct nlm_namegroup));
+	CU_ASSERT_EQUAL(n_lock_as("hostN", "fn", 1), NLM4_DENIED_NOLOCKS);
+	CU_ASSERT(!ts_calloc_armed());		/* it was asked for */
+	ts_calloc_fail(0);
+	CU_ASSERT_EQUAL(c->hosts, 0);
+	CU_ASSERT_EQUAL(nlm->n_naddrs, 0);
+	CU_ASSERT_EQUAL(nlm->n_nnames, 0);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 0);
+	CU_ASSERT_EQUAL(n_lock_as("hostA", "fa", 1), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(nlm->n_naddrs, 1);
+	/* Its address has hostA: the entry stays, hostA's. */
+	ts_calloc_fail(sizeof(struct nlm_namegroup));
+	CU_ASSERT_EQUAL(n_lock_as("hostN", "fn", 2), NLM4_DENIED_NOLOCKS);
+	CU_ASSERT(!ts_calloc_armed());
+	ts_calloc_fail(0);
+	CU_ASSERT_EQUAL(c->hosts, 1);
+	CU_ASSERT_EQUAL(nlm->n_naddrs, 1);
+	CU_ASSERT_EQUAL(nlm->n_nnames, 1);
+	CU_ASSERT_PTR_NULL(nlm_host_named("hostN"));
+	CU_ASSERT_EQUAL(n_unlock_as("hostA", "fa", 1), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(n_lock_as("hostN", "fn", 2), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(c->hosts, 2);
+	CU_ASSERT_EQUAL(nlm->n_naddrs, 1);
+	CU_ASSERT_EQUAL(fake_store_nhosts(), 2);
+	CU_ASSERT(n_held("fn", 2));
+	ts_stop();
+}
+
 int
 ts_register_notify(void)
 {
@@ -3772,7 +3887,11 @@ ts_register_notify(void)
 	    CU_add_test(s, "SM_SIMU_CRASH at the last state number: none "
 	    "past it", test_nsm_simu_crash_last) == NULL ||
 	    CU_add_test(s, "SM_STAT, SM_MON, SM_UNMON, SM_UNMON_ALL: their "
-	    "answers, local-only ones counted", test_nsm_local_procs) == NULL)
+	    "answers, local-only ones counted", test_nsm_local_procs) == NULL ||
+	    CU_add_test(s, "hosts of one name: the middle one and the last "
+	    "go, the list leads to the rest", test_host_name_list) == NULL ||
+	    CU_add_test(s, "no memory for a new host's name entry: refused, "
+	    "its address's entry undone", test_host_name_nomem) == NULL)
 		return -1;
 	return 0;
 }
