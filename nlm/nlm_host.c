@@ -845,7 +845,7 @@ nlm_host_restore(const struct store_host *sh)
 	    (sl = nlm_addr_from_store(&sh->sh_addr, &ss)) == 0) {
 		log_warnx("stored host %llu (%s): no usable address; ignored",
 		    (unsigned long long)sh->sh_id, sh->sh_name);
-		return -1;
+		return 0;
 	}
 	if ((h = calloc(1, sizeof(*h))) == NULL ||
 	    (h->h_name = strdup(sh->sh_name)) == NULL) {
@@ -862,12 +862,14 @@ nlm_host_restore(const struct store_host *sh)
 	h->h_epoch = sh->sh_epoch;
 	h->h_notify_since = sh->sh_notify_since;
 	h->h_seen = ev_now_ms();
-	/* At start: its locks would come back owned by no host. */
-	if (nlm_host_link(h) == -1)
-		fatalx("out of memory for the host table");
+	if (nlm_host_link(h) == -1) {
+		free(h->h_name);
+		free(h);
+		return -1;
+	}
 	if (h->h_id >= nlm->n_next_host)
 		nlm->n_next_host = h->h_id + 1;
-	return 0;
+	return 1;
 }
 
 /* The records a piece of a release takes: a turn's budget. */

@@ -481,7 +481,9 @@ socklen_t	 nlm_addr_from_store(const struct store_addr *sa,
 		    struct sockaddr_storage *ss);
 /*
  * Add a host read from the store at startup (no record staged).  Returns
- * 0, or -1 when out of memory or the record is unusable (logged).
+ * 1, or 0 when the record is unusable (logged; ignored), or -1 when out
+ * of memory (nothing added): the start must fail, or the host's locks
+ * would come back owned by no host and the host go unnotified.
  */
 int		 nlm_host_restore(const struct store_host *);
 /* How a release of a host went (nlm_host_release()). */

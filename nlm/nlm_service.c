@@ -18,17 +18,26 @@ void	nlm_prog_1(struct svc_req *, SVCXPRT *);
 void	nlm_prog_3(struct svc_req *, SVCXPRT *);
 void	nlm_prog_4(struct svc_req *, SVCXPRT *);
 
+/* Room for why a stored record stops the load. */
+#define NLM_LOAD_ERR_MAX	512
+
 static int
 nlm_load_host(const struct store_host *sh, void *arg)
 {
-	(void)arg;
-	if (nlm_host_restore(sh) == 0)
-		nlm->n_stats.loaded_hosts++;
-	return 0;
-}
+	char *err = arg;
 
-/* Room for why a stored record stops the load. */
-#define NLM_LOAD_ERR_MAX	512
+	switch (nlm_host_restore(sh)) {
+	case 1:
+		nlm->n_stats.loaded_hosts++;
+		return 0;
+	case 0:
+		return 0;
+	default:
+		snprintf(err, NLM_LOAD_ERR_MAX, "stored host %llu (%s): out "
+		    "of memory", (unsigned long long)sh->sh_id, sh->sh_name);
+		return 1;
+	}
+}
 
 /*
  * What stands in the way of a stored record that would not load: the
@@ -203,9 +212,12 @@ nlm_load(char *err, size_t errlen)
 	char why[NLM_LOAD_ERR_MAX] = "";
 	enum store_status st;
 
-	st = store_hosts_load(nlm->n_store, nlm_load_host, NULL, err, errlen);
-	if (st != STORE_OK)
+	st = store_hosts_load(nlm->n_store, nlm_load_host, why, err, errlen);
+	if (st != STORE_OK) {
+		if (why[0] != '\0')
+			snprintf(err, errlen, "loading the store: %s", why);
 		return -1;
+	}
 	st = store_records_load(nlm->n_store, nlm_load_record, why, err,
 	    errlen);
 	if (st != STORE_OK) {

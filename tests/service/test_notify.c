@@ -3742,6 +3742,72 @@ test_host_name_nomem(void)
 	ts_stop();
 }
 
+/*
+ * A stored host (monitored, owed an SM_NOTIFY at this start) and its lock
+ * at the first start: out of memory for the host (its struct, then its
+ * address's entry in the index), the start is refused with a message,
+ * the store untouched; the next start restores it, its lock loaded for
+ * it, its SM_NOTIFY sent.  Before, a failed allocation of the host was
+ * passed over in silence (nlm_host_restore() returned -1, the load went
+ * on): nlmd started without the host, sent it no SM_NOTIFY, so its
+ * client never reclaimed, and the lock it held was dropped at the end of
+ * grace; a failed index entry was a fatalx() in the middle of the load.
+ */
+static void
+test_host_restore_nomem(void)
+{
+	static const size_t sizes[] = { sizeof(struct nlm_host),
+	    sizeof(struct nlm_addrcount) };
+	struct store_host sh;
+	struct lk_record rc;
+	struct stat_chge sc;
+	char err[512];
+	size_t i;
+
+	if (ts_skip())
+		return;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		n_preload(0);
+		memset(&rc, 0, sizeof(rc));
+		rc.rc_kind = LK_REC_LOCK;
+		rc.rc_host = HID;
+		rc.rc_svid = 1;
+		rc.rc_oh = "oh";
+		rc.rc_ohlen = 2;
+		rc.rc_fh = "fr";
+		rc.rc_fhlen = 2;
+		rc.rc_len = 1;
+		rc.rc_excl = 1;
+		rc.rc_token = 1;
+		rc.rc_epoch = 1;
+		CU_ASSERT_FATAL(store_put_record(fake_store(), &rc) ==
+		    STORE_OK);
+		CU_ASSERT_FATAL(store_commit(fake_store()) == STORE_OK);
+		err[0] = '\0';
+		ts_calloc_fail(sizes[i]);
+		CU_ASSERT_EQUAL(ts_start_try(NLM_CB_MSG, 0, err, sizeof(err)),
+		    -1);
+		CU_ASSERT(!ts_calloc_armed());	/* it was asked for */
+		ts_calloc_fail(0);
+		printf("\n    %s ", err);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, "stored host 3 (client0): "
+		    "out of memory"));
+		CU_ASSERT_EQUAL(fake_store_nhosts(), 1);
+		CU_ASSERT(n_held("fr", 1));
+		CU_ASSERT(fake_store_host(HID, &sh) && sh.sh_notify_since ==
+		    0);
+		/* Memory again: the host, its lock, its notification. */
+		ts_start(NLM_CB_MSG, 0);
+		CU_ASSERT_EQUAL(nlm_get_counters()->hosts, 1);
+		CU_ASSERT_EQUAL(nlm_get_counters()->loaded_locks, 1);
+		CU_ASSERT_PTR_NOT_NULL(nlm_host_by_id(HID));
+		ts_pump();
+		CU_ASSERT_EQUAL_FATAL(ts_sm_notify(&sc, true), 0);
+		xdr_free(XDRPROC(xdr_stat_chge), (char *)&sc);
+		ts_stop();
+	}
+}
+
 int
 ts_register_notify(void)
 {
@@ -3891,7 +3957,10 @@ ts_register_notify(void)
 	    CU_add_test(s, "hosts of one name: the middle one and the last "
 	    "go, the list leads to the rest", test_host_name_list) == NULL ||
 	    CU_add_test(s, "no memory for a new host's name entry: refused, "
-	    "its address's entry undone", test_host_name_nomem) == NULL)
+	    "its address's entry undone", test_host_name_nomem) == NULL ||
+	    CU_add_test(s, "no memory for a stored host at the start: "
+	    "refused, not started without it", test_host_restore_nomem) ==
+	    NULL)
 		return -1;
 	return 0;
 }
