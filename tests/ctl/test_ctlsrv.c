@@ -1224,6 +1224,143 @@ test_args_checked(void)
 	cs_stop(&cs);
 }
 
+/* Descriptors this process has open. */
+static unsigned
+cs_nfds(void)
+{
+	char path[64];
+	unsigned n = 0;
+	int fd;
+
+	for (fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (access(path, F_OK) == 0)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * A command the server does not have: an error line naming it, and the
+ * connection closed.  No unit test had sent one (the coverage build).
+ */
+static void
+test_unknown_command(void)
+{
+	const char *req = "nlmctl 1 frobnicate host=a\n";
+	struct cs_srv cs;
+	char buf[256];
+	int fd;
+
+	cs_start(&cs);
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, req, strlen(req), 0) == (ssize_t)strlen(req));
+	cs_answer(&cs, fd, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 error unknown command "
+	    "'frobnicate'\n");
+	CU_ASSERT_EQUAL(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), 0);
+	close(fd);
+	cs_stop(&cs);
+}
+
+/*
+ * nlmctl gone (killed) in the middle of a long answer: the next write
+ * finds no reader, and the connection is closed, its descriptor given
+ * back, its place free.  Kept, each such client cost a descriptor and one
+ * of the CTL_MAX_CONNS places.
+ */
+static void
+test_reader_gone_mid_answer(void)
+{
+	const char *req = "nlmctl 1 big\n";
+	struct cs_srv cs;
+	unsigned before;
+	int fd, i;
+
+	cs_start(&cs);
+	before = cs_nfds();
+	fd = cs_connect(&cs);
+	CU_ASSERT_FATAL(send(fd, req, strlen(req), 0) == (ssize_t)strlen(req));
+	(void)ev_run_once(cs.loop, 0);		/* accepted */
+	(void)ev_run_once(cs.loop, 0);		/* a first piece sent */
+	CU_ASSERT_EQUAL_FATAL(cs_nfds(), before + 2);
+	close(fd);
+	for (i = 0; i < 20 && cs_nfds() != before; i++)
+		(void)ev_run_once(cs.loop, 10);
+	CU_ASSERT_EQUAL(cs_nfds(), before);
+	/* The place is free again: a request is answered. */
+	fd = cs_connect(&cs);
+	req = "nlmctl 1 echoerr host=b\n";
+	CU_ASSERT_FATAL(send(fd, req, strlen(req), 0) == (ssize_t)strlen(req));
+	{
+		char buf[256];
+
+		cs_answer(&cs, fd, buf, sizeof(buf));
+		CU_ASSERT_STRING_EQUAL(buf, "nlmctl 1 error no host named b\n");
+	}
+	close(fd);
+	cs_stop(&cs);
+}
+
+/*
+ * A control socket that cannot be made: not an absolute path, or too
+ * long; its directory cannot be made (under a file); it cannot be bound
+ * (its directory a file).  Each is refused with a message naming the
+ * path, and leaves no descriptor open and no socket behind.  No unit
+ * test had reached these (the coverage build): nlmd's start refused
+ * with them.
+ */
+static void
+test_new_refused(void)
+{
+	char dir[32], file[64], path[160], err[512], longp[200];
+	struct ev_loop *loop;
+	unsigned before;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "/tmp/nlmd-ctlsrv-XXXXXX");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/file", dir);
+	CU_ASSERT_FATAL((fd = open(file, O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0600)) != -1);
+	close(fd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(loop = ev_loop_new());
+	before = cs_nfds();
+
+	err[0] = '\0';
+	CU_ASSERT_PTR_NULL(ctl_srv_new(loop, "run/ctl.sock", -1, err,
+	    sizeof(err)));
+	printf("\n    %s", err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "control-socket run/ctl.sock: not "
+	    "an absolute path"));
+	memset(longp, 'x', sizeof(longp) - 1);
+	longp[0] = '/';
+	longp[sizeof(longp) - 1] = '\0';
+	err[0] = '\0';
+	CU_ASSERT_PTR_NULL(ctl_srv_new(loop, longp, -1, err, sizeof(err)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not an absolute path of at most "
+	    "107 bytes"));
+
+	snprintf(path, sizeof(path), "%s/sub/ctl.sock", file);
+	err[0] = '\0';
+	CU_ASSERT_PTR_NULL(ctl_srv_new(loop, path, -1, err, sizeof(err)));
+	printf("\n    %s", err);
+	CU_ASSERT(strncmp(err, "control socket directory ", 25) == 0 &&
+	    strstr(err, "/file/sub: Not a directory") != NULL);
+
+	snprintf(path, sizeof(path), "%s/ctl.sock", file);
+	err[0] = '\0';
+	CU_ASSERT_PTR_NULL(ctl_srv_new(loop, path, -1, err, sizeof(err)));
+	printf("\n    %s ", err);
+	CU_ASSERT(strncmp(err, "control socket ", 15) == 0 &&
+	    strstr(err, "/file/ctl.sock: Not a directory") != NULL);
+
+	CU_ASSERT_EQUAL(cs_nfds(), before);
+	ev_loop_free(loop);
+	CU_ASSERT(unlink(file) == 0);
+	CU_ASSERT(rmdir(dir) == 0);
+}
+
 int
 ctl_register_srv(void)
 {
@@ -1271,7 +1408,13 @@ ctl_register_srv(void)
 	    CU_add_test(s, "the socket's mode whatever the umask",
 	    test_socket_mode) == NULL ||
 	    CU_add_test(s, "arguments a command does not take are refused",
-	    test_args_checked) == NULL)
+	    test_args_checked) == NULL ||
+	    CU_add_test(s, "an unknown command: an error line",
+	    test_unknown_command) == NULL ||
+	    CU_add_test(s, "a reader gone before a long answer: closed, its "
+	    "descriptor given back", test_reader_gone_mid_answer) == NULL ||
+	    CU_add_test(s, "a socket that cannot be made: refused, saying "
+	    "why, nothing left open", test_new_refused) == NULL)
 		return -1;
 	return 0;
 }
