@@ -2726,6 +2726,128 @@ test_conn_nomem(void)
 	tt_stop();
 }
 
+/* A client of tt_start_tcp()'s listener from the local address src. */
+static int
+tt_connect_tcp_from(const char *src)
+{
+	struct sockaddr_in sin;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	CU_ASSERT_FATAL(fd != -1);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	CU_ASSERT_FATAL(inet_pton(AF_INET, src, &sin.sin_addr) == 1);
+	CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	CU_ASSERT_FATAL(connect(fd, (struct sockaddr *)&tt.lsin,
+	    sizeof(tt.lsin)) == 0);
+	return fd;
+}
+
+/*
+ * max_conns_per_addr is a budget per address: with 1, clients at
+ * 127.0.0.1, .2 and .3 are each served, a second from .1 is refused, and
+ * one that left gives its own address its place back, no other.  No test
+ * had connected from two addresses (the coverage build: the count tree's
+ * comparison of two addresses never ran); counted as one, every client
+ * after the first was refused.
+ */
+static void
+test_conns_per_addr_apart(void)
+{
+	int fd[3], extra, i;
+
+	tt_start_tcp(64 * 1024, 0);
+	tt.rs->rs_lim.max_conns_per_addr = 1;
+	fd[0] = tt_connect_tcp_from("127.0.0.1");
+	fd[1] = tt_connect_tcp_from("127.0.0.2");
+	fd[2] = tt_connect_tcp_from("127.0.0.3");
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open +
+	    tt.rs->rs_stats.conns_refused < 3; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 3);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 0);
+	extra = tt_connect_tcp_from("127.0.0.1");
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_refused < 1; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 3);
+	close(extra);
+	/* .2 leaves: .2 may come back, .1 still may not. */
+	close(fd[1]);
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open == 3; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 2);
+	extra = tt_connect_tcp_from("127.0.0.1");
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_refused < 2; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 2);
+	close(extra);
+	fd[1] = tt_connect_tcp_from("127.0.0.2");
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 3; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 3);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 2);
+	for (i = 0; i < 3; i++)
+		close(fd[i]);
+	tt_stop();
+}
+
+/*
+ * A record larger than the input buffer's first size, and no memory to
+ * grow it: the connection is reset (its client reconnects and sends it
+ * again) -- not left with a full buffer it can neither parse nor read
+ * into -- and the next connection's same record is answered.  No test
+ * had run the branch (the coverage build).
+ */
+static void
+test_inbuf_nomem(void)
+{
+	static uint8_t rec[5000];
+	uint32_t m = htonl(0x80000000u | (sizeof(rec) - 4));
+	uint8_t acc[256];
+	size_t sent, acclen = 0;
+	unsigned got = 0;
+	ssize_t w;
+	int fd, i, k;
+
+	tt_start_tcp(64 * 1024, 0);
+	tt.rs->rs_lim.max_record = 64 * 1024;
+	/* One NULL call padded to 5,000 bytes (the padding is ignored). */
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, &m, 4);
+	for (k = 0; k < 2; k++) {
+		fd = tt_connect_tcp(64 * 1024);
+		(void)ev_run_once(tt.loop, 0);		/* accepted */
+		CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+		(void)tt_body(rec + 4);
+		if (k == 0)
+			ts_realloc_fail(2 * CONN_BUF_MIN);
+		for (i = 0, sent = 0; i < 100 && sent < sizeof(rec); i++) {
+			if ((w = send(fd, rec + sent, sizeof(rec) - sent,
+			    MSG_DONTWAIT | MSG_NOSIGNAL)) > 0)
+				sent += (size_t)w;
+			(void)ev_run_once(tt.loop, 0);
+		}
+		for (i = 0; i < 10; i++)
+			(void)ev_run_once(tt.loop, 0);
+		if (k == 0) {
+			CU_ASSERT(!ts_realloc_armed());	/* it was asked for */
+			ts_realloc_fail(0);
+			CU_ASSERT_EQUAL(tt.calls, 0);
+			CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+			CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 0);
+			CU_ASSERT(recv(fd, acc, sizeof(acc), MSG_DONTWAIT) ==
+			    -1 && errno == ECONNRESET);
+		} else {
+			got = tt_replies(fd, acc, sizeof(acc), &acclen);
+			CU_ASSERT_EQUAL(got, 1);
+			CU_ASSERT_EQUAL(tt.calls, 1);
+		}
+		close(fd);
+	}
+	tt_stop();
+}
+
 int
 ts_register_transport(void)
 {
@@ -2816,7 +2938,11 @@ ts_register_transport(void)
 	    CU_add_test(s, "replies that filled the socket go out as it "
 	    "drains, all of them", test_outbuf_drains) == NULL ||
 	    CU_add_test(s, "a connection refused for want of memory gives "
-	    "its address's count back", test_conn_nomem) == NULL)
+	    "its address's count back", test_conn_nomem) == NULL ||
+	    CU_add_test(s, "max_conns_per_addr: each address its own "
+	    "budget", test_conns_per_addr_apart) == NULL ||
+	    CU_add_test(s, "no memory to grow the input buffer: the "
+	    "connection is reset", test_inbuf_nomem) == NULL)
 		return -1;
 	s = CU_add_suite_with_setup_and_teardown("transport: random", NULL,
 	    NULL, NULL, tt_teardown);
