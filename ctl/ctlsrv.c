@@ -68,6 +68,8 @@ struct ctl_conn {
 	bool		 c_sent;	/* some bytes written */
 	bool		 c_done;	/* end line queued: close when out */
 	bool		 c_failed;	/* error line queued */
+	bool		 c_cut;		/* c_out could not grow: nothing more
+					   is added (but an error line) */
 	char		*c_out;
 	size_t		 c_outlen;
 	size_t		 c_outoff;
@@ -111,13 +113,20 @@ out_add(struct ctl_conn *c, const char *p, size_t n)
 	char *nb;
 	size_t cap;
 
+	/*
+	 * Cut off at the piece that did not fit: what follows it (a shorter
+	 * line that fits, or a later growth that works) would reach the
+	 * reader with a hole before it.
+	 */
+	if (c->c_cut)
+		return;
 	if (c->c_outlen + n > c->c_outcap) {
 		cap = c->c_outcap == 0 ? 65536 : c->c_outcap;
 		while (cap < c->c_outlen + n)
 			cap *= 2;
 		if ((nb = realloc(c->c_out, cap)) == NULL) {
 			/* The answer would be wrong: cut it off. */
-			c->c_failed = true;
+			c->c_failed = c->c_cut = true;
 			return;
 		}
 		c->c_out = nb;
@@ -174,7 +183,9 @@ ctl_error(struct ctl_conn *c, const char *fmt, ...)
 		}
 	}
 	line[n++] = '\n';
+	/* The error line takes the place of all (of a part cut off too). */
 	c->c_outlen = c->c_outoff = 0;
+	c->c_cut = false;
 	out_add(c, line, (size_t)n);
 	c->c_done = true;
 	c->c_fill = NULL;
