@@ -315,7 +315,8 @@ onc_conn_share(struct onc_srv *rs)
  * Move complete fragments from co_in into co_rec and dispatch complete
  * records, rs_share a turn at most (the connection is then held, the
  * rest left in co_in).  Returns -1 when the peer broke the framing or
- * the size limit.
+ * the size limit (errno EMSGSIZE), or no memory was left for the record
+ * (ENOMEM).
  */
 static int
 onc_conn_parse(struct onc_conn *co)
@@ -350,14 +351,17 @@ onc_conn_parse(struct onc_conn *co)
 		flen = mark & 0x7fffffffu;
 		if (co->co_reclen + flen > rs->rs_lim.max_record) {
 			rs->rs_stats.oversize++;
+			errno = EMSGSIZE;
 			return -1;
 		}
 		if (co->co_inlen - off - 4 < flen)
 			break;
 		if (co->co_reclen + flen > co->co_reccap &&
 		    onc_grow(&co->co_rec, &co->co_reccap, co->co_reclen + flen,
-		    rs->rs_lim.max_record) == -1)
+		    rs->rs_lim.max_record) == -1) {
+			errno = ENOMEM;	/* within max_record: only memory */
 			return -1;
+		}
 		memcpy(co->co_rec + co->co_reclen, co->co_in + off + 4, flen);
 		co->co_reclen += flen;
 		off += 4 + flen;
@@ -393,10 +397,16 @@ onc_conn_input(struct onc_conn *co)
 	if (onc_conn_parse(co) == -1) {
 		char a[64];
 
-		log_rl_warnx(&rl_record_size,
-		    "closing connection from %s: record over %zu bytes "
-		    "or bad framing", addr_str((struct sockaddr *)
-		    &co->co_peer, 1, a, sizeof(a)), rs->rs_lim.max_record);
+		if (errno == ENOMEM)
+			log_rl_warnx(&rl_record_size, "closing connection "
+			    "from %s: out of memory for its record",
+			    addr_str((struct sockaddr *)&co->co_peer, 1, a,
+			    sizeof(a)));
+		else
+			log_rl_warnx(&rl_record_size, "closing connection "
+			    "from %s: record over %zu bytes or bad framing",
+			    addr_str((struct sockaddr *)&co->co_peer, 1, a,
+			    sizeof(a)), rs->rs_lim.max_record);
 		co->co_dead = co->co_abort = 1;
 	}
 }

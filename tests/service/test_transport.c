@@ -2848,6 +2848,68 @@ test_inbuf_nomem(void)
 	tt_stop();
 }
 
+/*
+ * A record in two fragments of 5,000 bytes whose record buffer cannot
+ * grow to hold the second (no memory): the connection is reset, and the
+ * log says why -- out of memory, not "record over N bytes or bad
+ * framing", which sent an operator looking for a broken client.
+ */
+static void
+test_recbuf_nomem_logged(void)
+{
+	static uint8_t frag[5004];
+	uint32_t m;
+	uint8_t acc[64];
+	char line[512] = "";
+	FILE *log;
+	size_t sent;
+	ssize_t w;
+	int fd, i, k, saved;
+
+	tt_start_tcp(64 * 1024, 0);
+	tt.rs->rs_lim.max_record = 64 * 1024;
+	fd = tt_connect_tcp(64 * 1024);
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(log = tmpfile());
+	saved = dup(2);
+	(void)dup2(fileno(log), 2);
+	for (k = 0; k < 2; k++) {
+		memset(frag, 0, sizeof(frag));
+		m = htonl((k == 1 ? 0x80000000u : 0) | 5000u);
+		memcpy(frag, &m, 4);
+		if (k == 0)
+			(void)tt_body(frag + 4);
+		else	/* the record needs 10,000 bytes: 16 KiB */
+			ts_realloc_fail(4 * CONN_BUF_MIN);
+		for (i = 0, sent = 0; i < 100 && sent < sizeof(frag); i++) {
+			if ((w = send(fd, frag + sent, sizeof(frag) - sent,
+			    MSG_DONTWAIT | MSG_NOSIGNAL)) > 0)
+				sent += (size_t)w;
+			(void)ev_run_once(tt.loop, 0);
+		}
+		for (i = 0; i < 10; i++)
+			(void)ev_run_once(tt.loop, 0);
+	}
+	(void)dup2(saved, 2);
+	close(saved);
+	CU_ASSERT(!ts_realloc_armed());		/* it was asked for */
+	ts_realloc_fail(0);
+	rewind(log);
+	if (fgets(line, sizeof(line), log) == NULL)
+		line[0] = '\0';
+	fclose(log);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "out of memory for its record"));
+	CU_ASSERT_PTR_NULL(strstr(line, "bad framing"));
+	CU_ASSERT_EQUAL(tt.calls, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.oversize, 0);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+	CU_ASSERT(recv(fd, acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
+	    errno == ECONNRESET);
+	close(fd);
+	tt_stop();
+}
+
 int
 ts_register_transport(void)
 {
@@ -2942,7 +3004,9 @@ ts_register_transport(void)
 	    CU_add_test(s, "max_conns_per_addr: each address its own "
 	    "budget", test_conns_per_addr_apart) == NULL ||
 	    CU_add_test(s, "no memory to grow the input buffer: the "
-	    "connection is reset", test_inbuf_nomem) == NULL)
+	    "connection is reset", test_inbuf_nomem) == NULL ||
+	    CU_add_test(s, "no memory for a record's buffer: reset, logged as "
+	    "such", test_recbuf_nomem_logged) == NULL)
 		return -1;
 	s = CU_add_suite_with_setup_and_teardown("transport: random", NULL,
 	    NULL, NULL, tt_teardown);
