@@ -1608,25 +1608,30 @@ test_release_owner_retaken(void)
 }
 
 /*
- * A release by file that began when no share had ever been made
- * (ct_last_share 0): a share made on the file between its pieces is the
- * live client's, and stays, unlisted.  (Found by review: sq_before 0
- * meant "no check", and the share was released -- held by the client,
- * gone from the server.)
+ * A release by file of "66" during which alice makes a share on it
+ * between the pieces: hers, it stays, unlisted.  With `elsewhere', carol
+ * holds a share of another file when the release begins (ct_last_share
+ * not 0), which stays too.
  */
 static void
-test_release_file_share_since(void)
+tc_release_share_made(bool elsewhere)
 {
 	const struct lk_result *res;
 	struct lk_sharereq sq;
 	struct tc_answer *a;
 	struct lk_counts ct;
 	struct nlm_host *h;
+	size_t shares = elsewhere ? 2 : 1;
 	int fd;
 
-	if (ts_skip())
-		return;
-	fd = tc_release_start("nlmctl 1 release fh=66\n", &a);
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	tc_begin();
+	tc_fill();
+	if (elsewhere)
+		CU_ASSERT_FATAL(tc_share_at("carol", "g", fsa_R, fsm_DN) ==
+		    0);
+	fd = tc_release_send("nlmctl 1 release fh=66\n", a);
 	lk_table_counts(nlm->n_table, &ct);
 	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, TC_NLOCKS - 1024);
 	CU_ASSERT_FATAL((h = nlm_host_named("alice")) != NULL);
@@ -1646,11 +1651,26 @@ test_release_file_share_since(void)
 	CU_ASSERT_EQUAL(a->end, TC_NLOCKS);
 	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=share\t"), 0);
 	CU_ASSERT_EQUAL(ct.ct_locks, 0);
-	CU_ASSERT_EQUAL(ct.ct_shares, 1);
-	CU_ASSERT_EQUAL(fake_store_nshares(), 1);
+	CU_ASSERT_EQUAL(ct.ct_shares, shares);
+	CU_ASSERT_EQUAL(fake_store_nshares(), shares);
 	CU_ASSERT_EQUAL(lk_table_check(nlm->n_table), LK_OK);
 	tc_end();
 	free(a);
+}
+
+/*
+ * A release by file that began when no share had ever been made
+ * (ct_last_share 0): a share made on the file between its pieces is the
+ * live client's, and stays, unlisted.  (Found by review: sq_before 0
+ * meant "no check", and the share was released -- held by the client,
+ * gone from the server.)
+ */
+static void
+test_release_file_share_since(void)
+{
+	if (ts_skip())
+		return;
+	tc_release_share_made(false);
 }
 
 /*
@@ -2580,45 +2600,9 @@ test_grace_end_counts(void)
 static void
 test_release_file_share_remade(void)
 {
-	const struct lk_result *res;
-	struct lk_sharereq sq;
-	struct tc_answer *a;
-	struct lk_counts ct;
-	struct nlm_host *h;
-	int fd;
-
 	if (ts_skip())
 		return;
-	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
-	memset(a, 0, sizeof(*a));
-	tc_begin();
-	tc_fill();
-	CU_ASSERT_FATAL(tc_share_at("carol", "g", fsa_R, fsm_DN) == 0);
-	fd = tc_release_send("nlmctl 1 release fh=66\n", a);
-	lk_table_counts(nlm->n_table, &ct);
-	CU_ASSERT_EQUAL_FATAL(ct.ct_locks, TC_NLOCKS - 1024);
-	CU_ASSERT_FATAL((h = nlm_host_named("alice")) != NULL);
-	memset(&sq, 0, sizeof(sq));
-	sq.sq_host = h->h_id;
-	sq.sq_oh = "own";
-	sq.sq_ohlen = 3;
-	sq.sq_fh = "f";
-	sq.sq_fhlen = 1;
-	sq.sq_access = LK_SHARE_R;
-	CU_ASSERT_FATAL(lk_share(nlm->n_table, &sq, &res) == LK_OK);
-	nlm_apply(res);
-	tc_release_finish(fd, a);
-	close(fd);
-	lk_table_counts(nlm->n_table, &ct);
-	CU_ASSERT(a->ok && a->ended);
-	CU_ASSERT_EQUAL(a->end, TC_NLOCKS);
-	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=share\t"), 0);
-	CU_ASSERT_EQUAL(ct.ct_locks, 0);
-	CU_ASSERT_EQUAL(ct.ct_shares, 2);
-	CU_ASSERT_EQUAL(fake_store_nshares(), 2);
-	CU_ASSERT_EQUAL(lk_table_check(nlm->n_table), LK_OK);
-	tc_end();
-	free(a);
+	tc_release_share_made(true);
 }
 
 /*
