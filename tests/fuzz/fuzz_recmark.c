@@ -421,12 +421,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK((rs->rs_conns == NULL) == fz.want_close);
 	FZ_CHECK(rs->rs_stats.oversize == (fz.want_close ? 1u : 0u));
 
-	/* The client goes away: the server sees EOF and closes. */
+	/*
+	 * The client goes away: the server sees EOF and closes, once what
+	 * it owes the connection is settled -- a reply still waiting for its
+	 * turn's release holds it until the turn that lets it go.  Within a
+	 * few turns, then, not necessarily the first: a CI run (2026-12-07,
+	 * 101466b, beside another fuzzer) found it still open after one,
+	 * which neither that input alone nor 150 s of fuzzing reproduced.
+	 */
 	close(cfd);
-	if (rs->rs_conns != NULL) {
+	for (i = 0; i < 8 && rs->rs_conns != NULL; i++)
 		(void)ev_run_once(fz.loop, 0);
-		FZ_CHECK(rs->rs_conns == NULL && rs->rs_stats.conns_open == 0);
-	}
+	FZ_CHECK(rs->rs_conns == NULL && rs->rs_stats.conns_open == 0);
 	ev_set_beforesleep(fz.loop, NULL, NULL);
 	onc_srv_free(rs);
 	return 0;
