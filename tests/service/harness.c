@@ -620,20 +620,7 @@ uint32_t
 ts_send_prog(uint32_t prog, uint32_t vers, uint32_t proc, xdrproc_t xargs,
     const void *args)
 {
-	struct sockaddr_in a;
-	uint8_t buf[4096];
-	uint32_t xid = ++st_xid;
-	size_t len = st_enc_call_prog(buf, sizeof(buf), xid, prog, vers, proc,
-	    xargs, args);
-
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_port = htons((uint16_t)srv_port);
-	inet_pton(AF_INET, LO, &a.sin_addr);
-	CU_ASSERT_FATAL(len > 0);
-	CU_ASSERT(sendto(cli_fd, buf, len, 0, (struct sockaddr *)&a,
-	    sizeof(a)) == (ssize_t)len);
-	return xid;
+	return ts_send_prog_fd(cli_fd, prog, vers, proc, xargs, args);
 }
 
 uint32_t
@@ -648,13 +635,9 @@ ts_send_prog_from(const char *src, uint32_t prog, uint32_t vers,
     uint32_t proc, xdrproc_t xargs, const void *args)
 {
 	struct sockaddr_in a;
-	uint8_t buf[4096];
-	uint32_t xid = ++st_xid;
-	size_t len = st_enc_call_prog(buf, sizeof(buf), xid, prog, vers, proc,
-	    xargs, args);
+	uint32_t xid;
 	int fd;
 
-	CU_ASSERT_FATAL(len > 0);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	CU_ASSERT_FATAL(fd != -1);
 	memset(&a, 0, sizeof(a));
@@ -664,10 +647,7 @@ ts_send_prog_from(const char *src, uint32_t prog, uint32_t vers,
 		close(fd);
 		CU_FAIL_FATAL("cannot bind the other address");
 	}
-	a.sin_port = htons((uint16_t)srv_port);
-	inet_pton(AF_INET, LO, &a.sin_addr);
-	CU_ASSERT(sendto(fd, buf, len, 0, (struct sockaddr *)&a,
-	    sizeof(a)) == (ssize_t)len);
+	xid = ts_send_prog_fd(fd, prog, vers, proc, xargs, args);
 	close(fd);
 	return xid;
 }
