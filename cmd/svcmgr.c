@@ -106,9 +106,9 @@ svcmgr_grace_tick(struct ev_loop *loop, void *arg)
 	if (m->sm_stopping)
 		return;
 	svcmgr_status(m, "");
-	if (m->sm_grace && ev_timer_set(loop, &m->sm_grace_timer,
-	    SVCMGR_GRACE_TICK_MS, svcmgr_grace_tick, m) == -1)
-		log_warnx("cannot arm the status timer");
+	if (m->sm_grace)
+		ev_timer_set(loop, &m->sm_grace_timer, SVCMGR_GRACE_TICK_MS,
+		    svcmgr_grace_tick, m);
 }
 
 static void
@@ -117,9 +117,7 @@ svcmgr_watchdog(struct ev_loop *loop, void *arg)
 	struct svcmgr *m = arg;
 
 	svcmgr_send(m, "WATCHDOG=1");
-	if (ev_timer_set(loop, &m->sm_wd_timer, m->sm_wd_ms, svcmgr_watchdog,
-	    m) == -1)
-		log_warnx("cannot arm the watchdog timer");
+	ev_timer_set(loop, &m->sm_wd_timer, m->sm_wd_ms, svcmgr_watchdog, m);
 }
 
 void
@@ -130,9 +128,9 @@ svcmgr_ready(struct svcmgr *m)
 	if (m == NULL)
 		return;
 	svcmgr_status(m, "READY=1\n");
-	if (m->sm_grace && ev_timer_set(m->sm_loop, &m->sm_grace_timer,
-	    SVCMGR_GRACE_TICK_MS, svcmgr_grace_tick, m) == -1)
-		log_warnx("cannot arm the status timer");
+	if (m->sm_grace)
+		ev_timer_set(m->sm_loop, &m->sm_grace_timer,
+		    SVCMGR_GRACE_TICK_MS, svcmgr_grace_tick, m);
 	if ((us = sdnotify_watchdog_usec()) == 0)
 		return;
 	m->sm_wd_ms = us / 2000 > 0 ? us / 2000 : 1;

@@ -2,10 +2,11 @@
  * ev.h - the single-threaded event loop (epoll), in the style of Redis ae.
  *
  * File descriptors get a callback for readiness; timers are structures the
- * caller embeds in its own objects (no allocation, cancel in O(log n)); a
- * before-sleep hook runs once per turn, after all ready callbacks and
- * expired timers, before the loop waits again.  That hook is where work
- * batched during a turn is finished (one commit, then all replies).
+ * caller embeds in its own objects (arming cannot fail; cancel in
+ * O(log n)); a before-sleep hook runs once per turn, after all ready
+ * callbacks and expired timers, before the loop waits again.  That hook
+ * is where work batched during a turn is finished (one commit, then all
+ * replies).
  *
  * Time comes from ev_now_ms(), a monotonic millisecond clock that tests
  * can replace through ev_set_clock().
@@ -31,6 +32,8 @@ struct ev_timer {
 	uint64_t	 et_when;	/* expiry, ev_now_ms() scale */
 	uint64_t	 et_seq;	/* when armed: equal expiries in order */
 	size_t		 et_idx;	/* heap slot + 1; 0 when not armed */
+	struct ev_timer	*et_onext;	/* when the heap could not grow */
+	struct ev_timer	*et_oprev;
 	ev_timer_cb	*et_cb;
 	void		*et_arg;
 };
@@ -57,9 +60,9 @@ void	ev_fd_del(struct ev_loop *, int fd);
 
 /*
  * Arm `t' to call cb(loop, arg) once, `delay_ms' from now.  Re-arming an
- * armed timer moves it.  Returns 0, or -1 on allocation failure.
+ * armed timer moves it.  Allocates nothing and cannot fail.
  */
-int	ev_timer_set(struct ev_loop *, struct ev_timer *t, uint64_t delay_ms,
+void	ev_timer_set(struct ev_loop *, struct ev_timer *t, uint64_t delay_ms,
 	    ev_timer_cb *cb, void *arg);
 /* Disarm; safe on a timer that is not armed. */
 void	ev_timer_cancel(struct ev_loop *, struct ev_timer *t);

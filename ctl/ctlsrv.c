@@ -398,10 +398,11 @@ again:
 			 * (or hung up, if nlmctl died) and would wake every
 			 * turn until the commit is durable.
 			 */
-			if (ev_fd_set(loop, c->c_fd, 0) == -1 ||
-			    ev_timer_set(loop, &c->c_timer, CTL_HOLD_POLL_MS,
-			    conn_hold_timer, c) == -1)
+			if (ev_fd_set(loop, c->c_fd, 0) == -1)
 				conn_close(c);
+			else
+				ev_timer_set(loop, &c->c_timer,
+				    CTL_HOLD_POLL_MS, conn_hold_timer, c);
 			return;
 		}
 		c->c_ready = NULL;
@@ -580,10 +581,9 @@ srv_resume(struct ev_loop *loop, void *arg)
 {
 	struct ctl_srv *s = arg;
 
-	if (ev_fd_set(loop, s->s_fd, EV_READ) == -1 &&
-	    ev_timer_set(loop, &s->s_pause, CTL_ACCEPT_PAUSE_MS, srv_resume,
-	    s) == -1)
-		log_warn("control socket: cannot watch it again");
+	if (ev_fd_set(loop, s->s_fd, EV_READ) == -1)
+		ev_timer_set(loop, &s->s_pause, CTL_ACCEPT_PAUSE_MS,
+		    srv_resume, s);
 }
 
 /*
@@ -600,9 +600,8 @@ srv_pause(struct ctl_srv *s, int err)
 	    "for %d ms", strerror(err), CTL_ACCEPT_PAUSE_MS);
 	if (ev_fd_set(s->s_loop, s->s_fd, 0) == -1)
 		return;		/* still watched: it retries next turn */
-	if (ev_timer_set(s->s_loop, &s->s_pause, CTL_ACCEPT_PAUSE_MS,
-	    srv_resume, s) == -1)
-		(void)ev_fd_set(s->s_loop, s->s_fd, EV_READ);
+	ev_timer_set(s->s_loop, &s->s_pause, CTL_ACCEPT_PAUSE_MS, srv_resume,
+	    s);
 }
 
 /*
@@ -724,9 +723,7 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 		conn_flush(c);
 		return;
 	}
-	if (ev_timer_set(loop, &c->c_timer, CTL_REQ_TIMEOUT_MS, conn_timeout,
-	    c) == -1)
-		conn_close(c);
+	ev_timer_set(loop, &c->c_timer, CTL_REQ_TIMEOUT_MS, conn_timeout, c);
 }
 
 /*

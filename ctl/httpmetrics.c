@@ -90,11 +90,9 @@ hm_run(struct http_metrics *hm)
 	full = hm_conns(hm) >= HM_MAX_CONNS;
 	(void)MHD_run(hm->hm_mhd);
 	if (full && hm_conns(hm) < HM_MAX_CONNS)
-		(void)ev_timer_set(hm->hm_loop, &hm->hm_timer, 0, hm_timer_cb,
-		    hm);
+		ev_timer_set(hm->hm_loop, &hm->hm_timer, 0, hm_timer_cb, hm);
 	else if (MHD_get_timeout(hm->hm_mhd, &to) == MHD_YES)
-		(void)ev_timer_set(hm->hm_loop, &hm->hm_timer, to, hm_timer_cb,
-		    hm);
+		ev_timer_set(hm->hm_loop, &hm->hm_timer, to, hm_timer_cb, hm);
 	else
 		ev_timer_cancel(hm->hm_loop, &hm->hm_timer);
 }

@@ -613,9 +613,8 @@ ctl_relh_fill(struct ctl_conn *c, void *arg)
 	}
 	p->h_r.conn = c;
 	p->h_r.listed = 0;
-	if (ev_timer_set(nlm->n_loop, &p->h_stall, CTL_REL_STALL_MS,
-	    ctl_relh_stall, p) == -1)
-		fatalx("cannot arm a release's timer");
+	ev_timer_set(nlm->n_loop, &p->h_stall, CTL_REL_STALL_MS,
+	    ctl_relh_stall, p);
 	for (; p->h_next < p->h_r.nids; p->h_next++, p->h_begun = false) {
 		if ((h = nlm_host_by_id(p->h_r.ids[p->h_next])) == NULL)
 			continue;

@@ -71,10 +71,9 @@ nlm_grace_start(void)
 	log_info("grace period: %zu locks and %zu shares to reclaim; ends "
 	    "when all are reclaimed, at the latest in %u s", ct.ct_rlocks,
 	    ct.ct_rshares, nlm->n_conf.nc_grace_sec);
-	if (ev_timer_set(nlm->n_loop, &nlm->n_grace_timer,
+	ev_timer_set(nlm->n_loop, &nlm->n_grace_timer,
 	    (uint64_t)nlm->n_conf.nc_grace_sec * 1000, nlm_grace_deadline,
-	    NULL) == -1)
-		fatalx("cannot arm the grace timer");
+	    NULL);
 }
 
 /* Grace is over: log how it ended. */
@@ -149,9 +148,7 @@ nlm_grace_drain(struct ev_loop *loop, void *arg)
 		nlm_grace_over();
 		return;
 	}
-	if (ev_timer_set(loop, &nlm->n_grace_timer, again, nlm_grace_drain,
-	    NULL) == -1)
-		fatalx("cannot arm the grace timer");
+	ev_timer_set(loop, &nlm->n_grace_timer, again, nlm_grace_drain, NULL);
 }
 
 void
@@ -224,7 +221,7 @@ nlm_cwait_check(struct ev_loop *loop, void *arg)
 		nlm->n_cwait_warned = true;
 		at = now + NLM_CWAIT_REPEAT_MS;
 	}
-	(void)ev_timer_set(loop, &nlm->n_cwait_timer, at - now,
+	ev_timer_set(loop, &nlm->n_cwait_timer, at - now,
 	    nlm_cwait_check, NULL);
 }
 
@@ -252,7 +249,7 @@ nlm_cwait_note(bool progress)
 		    (double)(now - nlm->n_cwait_ms) / 1000);
 	nlm->n_cwait_warned = false;
 	nlm->n_cwait_ms = now > 0 ? now : 1;
-	(void)ev_timer_set(nlm->n_loop, &nlm->n_cwait_timer,
+	ev_timer_set(nlm->n_loop, &nlm->n_cwait_timer,
 	    NLM_CWAIT_WARN_MS, nlm_cwait_check, NULL);
 }
 

@@ -182,8 +182,7 @@ grant_send_queued(struct ev_loop *loop, void *arg)
 /*
  * A callback slot of h is free: the grant that waited longest takes it,
  * and its callback leaves from a timer (this may run inside nlm_apply(),
- * which a send that gives up and releases would re-enter).  Out of
- * memory for the timer: it keeps waiting, first in line.
+ * which a send that gives up and releases would re-enter).
  */
 static void
 grant_cb_next(struct nlm_host *h)
@@ -192,9 +191,7 @@ grant_cb_next(struct nlm_host *h)
 
 	if (g == NULL || h->h_cbsent >= nlm->n_conf.nc_cb_max_per_host)
 		return;
-	if (ev_timer_set(nlm->n_loop, &g->g_timer, 0, grant_send_queued,
-	    g) == -1)
-		return;
+	ev_timer_set(nlm->n_loop, &g->g_timer, 0, grant_send_queued, g);
 	grant_cbq_remove(g);
 	g->g_cbslot = true;
 	h->h_cbsent++;
@@ -339,7 +336,7 @@ grant_finish(struct nlm_grant *g, bool keep)
 		nlm_send_cancel(g->g_send);
 		g->g_send = NULL;
 		grant_sync_cancel(g);
-		(void)ev_timer_set(nlm->n_loop, &g->g_timer, 1000, keep ?
+		ev_timer_set(nlm->n_loop, &g->g_timer, 1000, keep ?
 		    grant_confirm_retry : grant_release_retry, g);
 		return;
 	}
@@ -385,7 +382,7 @@ grant_rearm(struct nlm_grant *g, uint64_t ms)
 {
 	uint64_t left = grant_left_ms(g, ev_now_ms());
 
-	(void)ev_timer_set(nlm->n_loop, &g->g_timer, left < ms ? left : ms,
+	ev_timer_set(nlm->n_loop, &g->g_timer, left < ms ? left : ms,
 	    grant_retry, g);
 }
 
@@ -638,7 +635,7 @@ grant_send(struct nlm_grant *g)
 	g->g_attempts++;
 	/* The next try, or the give-up deadline if it comes first. */
 	g->g_backoff_at = now + g->g_delay_ms;
-	(void)ev_timer_set(nlm->n_loop, &g->g_timer, left < g->g_delay_ms ?
+	ev_timer_set(nlm->n_loop, &g->g_timer, left < g->g_delay_ms ?
 	    left : g->g_delay_ms, grant_retry, g);
 	g->g_delay_ms = next;
 }
@@ -694,7 +691,7 @@ nlm_grant_start(struct nlm_grant *g)
 		    nlm->n_conf.nc_cb_max_per_host);
 	}
 	if (nlm->n_conf.nc_cb_give_up_sec > 0)
-		(void)ev_timer_set(nlm->n_loop, &g->g_timer,
+		ev_timer_set(nlm->n_loop, &g->g_timer,
 		    (uint64_t)nlm->n_conf.nc_cb_give_up_sec * 1000,
 		    grant_deadline, g);
 }

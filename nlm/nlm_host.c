@@ -891,9 +891,9 @@ nlm_releasing_add(struct nlm_host *h)
 		;
 	h->h_rnext = NULL;
 	*pp = h;
-	if (!ev_timer_armed(&nlm->n_rel_timer) && ev_timer_set(nlm->n_loop,
-	    &nlm->n_rel_timer, 0, nlm_release_next, NULL) == -1)
-		fatalx("cannot arm the release timer");
+	if (!ev_timer_armed(&nlm->n_rel_timer))
+		ev_timer_set(nlm->n_loop, &nlm->n_rel_timer, 0,
+		    nlm_release_next, NULL);
 }
 
 static void
@@ -1009,18 +1009,16 @@ nlm_release_next(struct ev_loop *loop, void *arg)
 	 */
 	if (ev_turn_full_p(loop) && !nlm->n_rel_waited) {
 		nlm->n_rel_waited = true;
-		if (ev_timer_set(loop, &nlm->n_rel_timer, 0, nlm_release_next,
-		    NULL) == -1)
-			fatalx("cannot arm the release timer");
+		ev_timer_set(loop, &nlm->n_rel_timer, 0, nlm_release_next,
+		    NULL);
 		return;
 	}
 	nlm->n_rel_waited = false;
 	switch (nlm_host_release_piece(h, h->h_releasing, nlm_release_piece(),
 	    NULL, NULL, NULL)) {
 	case NLM_REL_FAILED:
-		if (ev_timer_set(loop, &nlm->n_rel_timer, 1000,
-		    nlm_release_next, NULL) == -1)
-			fatalx("cannot arm the release timer");
+		ev_timer_set(loop, &nlm->n_rel_timer, 1000, nlm_release_next,
+		    NULL);
 		return;
 	case NLM_REL_DONE:
 		if (h->h_rel_forget) {
@@ -1036,9 +1034,9 @@ nlm_release_next(struct ev_loop *loop, void *arg)
 		}
 		break;
 	}
-	if (nlm->n_releasing != NULL && ev_timer_set(loop, &nlm->n_rel_timer,
-	    0, nlm_release_next, NULL) == -1)
-		fatalx("cannot arm the release timer");
+	if (nlm->n_releasing != NULL)
+		ev_timer_set(loop, &nlm->n_rel_timer, 0, nlm_release_next,
+		    NULL);
 }
 
 enum nlm_rel
@@ -1534,18 +1532,18 @@ nlm_gc(struct ev_loop *loop, void *arg)
 	/* Out of budget: the rest next turn, from this bucket. */
 	if (dropped >= budget) {
 		nlm->n_gc_bucket = b > 0 ? b - 1 : 0;
-		(void)ev_timer_set(loop, &nlm->n_gc, 0, nlm_gc, NULL);
+		ev_timer_set(loop, &nlm->n_gc, 0, nlm_gc, NULL);
 		return;
 	}
 	nlm->n_gc_bucket = 0;
 	nlm_out_gc();
-	(void)ev_timer_set(loop, &nlm->n_gc, HOST_GC_MS, nlm_gc, NULL);
+	ev_timer_set(loop, &nlm->n_gc, HOST_GC_MS, nlm_gc, NULL);
 }
 
 void
 nlm_host_gc_start(void)
 {
-	(void)ev_timer_set(nlm->n_loop, &nlm->n_gc, HOST_GC_MS, nlm_gc, NULL);
+	ev_timer_set(nlm->n_loop, &nlm->n_gc, HOST_GC_MS, nlm_gc, NULL);
 }
 
 void

@@ -605,8 +605,8 @@ void		 nlm_notify_stop(struct nlm_host *);
 void		 nlm_notify_settle(struct nlm_host *);
 /*
  * The idle sweep's look at `h': a debt stored but not being sent (out of
- * memory when it began, or when its next attempt was to be scheduled) is
- * taken up again.  Nothing for a host that owes nothing or is being told.
+ * memory when it began) is taken up again.  Nothing for a host that is
+ * owed nothing or is being told.
  */
 void		 nlm_notify_resume(struct nlm_host *);
 /* Free every sender (shutdown; nothing staged). */

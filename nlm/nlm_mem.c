@@ -71,13 +71,13 @@ mem_check(struct ev_loop *loop, void *arg)
 		nlm->n_stats.mem_trims++;
 		lk_table_peak_reset(nlm->n_table);
 	}
-	(void)ev_timer_set(loop, &mem_timer, MEM_CHECK_MS, mem_check, NULL);
+	ev_timer_set(loop, &mem_timer, MEM_CHECK_MS, mem_check, NULL);
 }
 
 void
 nlm_mem_start(void)
 {
-	(void)ev_timer_set(nlm->n_loop, &mem_timer, MEM_CHECK_MS, mem_check,
+	ev_timer_set(nlm->n_loop, &mem_timer, MEM_CHECK_MS, mem_check,
 	    NULL);
 }
 

@@ -49,11 +49,12 @@
  *     datagrams would overflow the receiver's socket buffer and cost
  *     each lost one a full backoff delay; other addresses never wait
  *     for this one;
- *   - out of memory when a debt begins or when its next attempt is to be
- *     scheduled, the debt stays stored and the idle sweep (nlm_host.c,
- *     once a minute) takes it up again (nlm_notify_resume()): the next
- *     start of nlmd may be months away, and the client must reclaim in
- *     this one's grace period.
+ *   - out of memory when a debt begins, the debt stays stored and the
+ *     idle sweep (nlm_host.c, once a minute) takes it up again
+ *     (nlm_notify_resume()): the next start of nlmd may be months away,
+ *     and the client must reclaim in this one's grace period.  Out of
+ *     memory for an attempt's call, the attempt counts as lost: the next
+ *     is scheduled as after any loss (arming a timer allocates nothing).
  *
  * A host that tells us itself that it restarted (FREE_ALL, SM_NOTIFY)
  * needs no notification: it leaves the list (nlm_host_forget()); one
@@ -247,10 +248,8 @@ notify_done(void *arg, int ok, XDR *res)
 	if (nt->nt_delay_ms < NOTIFY_DELAY_MAX_MS)
 		nt->nt_delay_ms = nt->nt_delay_ms * 2 > NOTIFY_DELAY_MAX_MS ?
 		    NOTIFY_DELAY_MAX_MS : nt->nt_delay_ms * 2;
-	if (ev_timer_set(nlm->n_loop, &nt->nt_timer, next > now ? next - now :
-	    0, notify_attempt, nt) == -1)
-		log_warn("host %s: cannot schedule the next SM_NOTIFY; the "
-		    "idle sweep retries it", nlm_host_str(h, hs, sizeof(hs)));
+	ev_timer_set(nlm->n_loop, &nt->nt_timer, next > now ? next - now : 0,
+	    notify_attempt, nt);
 }
 
 /*
@@ -444,28 +443,18 @@ notify_one(struct nlm_host *h, void *arg)
 void
 nlm_notify_resume(struct nlm_host *h)
 {
-	struct nlm_notifier *nt = h->h_notify;
 	char hs[300];
 
-	/* Being released for a restart it told us of: as good as gone. */
-	if (!h->h_monitored || h->h_notify_since == 0 || h->h_rel_forget ||
-	    notify_closing)
+	/*
+	 * Being told already, owed nothing, or being released for a
+	 * restart it told us of: as good as gone.
+	 */
+	if (h->h_notify != NULL || !h->h_monitored ||
+	    h->h_notify_since == 0 || h->h_rel_forget || notify_closing)
 		return;
-	if (nt == NULL) {
-		if (notify_begin(h, nlm->n_conf.nc_nsm_state,
-		    notify_unix_now()))
-			log_info("host %s: SM_NOTIFY deferred for want of "
-			    "memory: sending it now", nlm_host_str(h, hs,
-			    sizeof(hs)));
-		return;
-	}
-	/* Neither in flight, nor waiting for a slot or its timer. */
-	if (nt->nt_send == NULL && !nt->nt_queued &&
-	    !ev_timer_armed(&nt->nt_timer)) {
-		log_info("host %s: SM_NOTIFY not scheduled for want of "
-		    "memory: sending it now", nlm_host_str(h, hs, sizeof(hs)));
-		notify_attempt(nlm->n_loop, nt);
-	}
+	if (notify_begin(h, nlm->n_conf.nc_nsm_state, notify_unix_now()))
+		log_info("host %s: SM_NOTIFY deferred for want of memory: "
+		    "sending it now", nlm_host_str(h, hs, sizeof(hs)));
 }
 
 static void

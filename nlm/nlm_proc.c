@@ -93,9 +93,8 @@ nlm_grant_more(struct ev_loop *loop, void *arg)
 	(void)loop;
 	(void)arg;
 	if (nlm->n_turn_granted && !nlm->n_more_waited) {
-		if (ev_timer_set(nlm->n_loop, &nlm->n_more_timer, 0,
-		    nlm_grant_more, NULL) == -1)
-			fatalx("cannot arm the grant timer");
+		ev_timer_set(nlm->n_loop, &nlm->n_more_timer, 0,
+		    nlm_grant_more, NULL);
 		nlm->n_more_waited = true;
 		return;
 	}
@@ -110,9 +109,8 @@ nlm_grant_more(struct ev_loop *loop, void *arg)
 	 */
 	log_rl_warnx(&rl_grant_more, "granting queued locks: %s; trying "
 	    "again in 1 s", lk_strerror(st));
-	if (ev_timer_set(nlm->n_loop, &nlm->n_more_timer, 1000,
-	    nlm_grant_more, NULL) == -1)
-		fatalx("cannot arm the grant timer");
+	ev_timer_set(nlm->n_loop, &nlm->n_more_timer, 1000, nlm_grant_more,
+	    NULL);
 }
 
 void
@@ -159,10 +157,9 @@ nlm_apply(const struct lk_result *res)
 	for (i = 0; i < res->rs_ndropped; i++)
 		nlm_grant_free(res->rs_dropped[i]);
 	if (lk_grants_pending(nlm->n_table) &&
-	    !ev_timer_armed(&nlm->n_more_timer) &&
-	    ev_timer_set(nlm->n_loop, &nlm->n_more_timer, 0, nlm_grant_more,
-	    NULL) == -1)
-		fatalx("cannot arm the grant timer");
+	    !ev_timer_armed(&nlm->n_more_timer))
+		ev_timer_set(nlm->n_loop, &nlm->n_more_timer, 0, nlm_grant_more,
+		    NULL);
 }
 
 void

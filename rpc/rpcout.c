@@ -204,12 +204,7 @@ out_timer(struct ev_loop *loop, void *arg)
 	 */
 	if (out_send(cl, pe) != ONC_OK)
 		cl->cl_stats.errors++;
-	if (ev_timer_set(loop, &pe->pe_timer, pe->pe_timeout_ms, out_timer,
-	    pe) == -1) {
-		/* Without a timer the call could never complete. */
-		cl->cl_stats.errors++;
-		out_finish(pe, ONC_OUT_UNREACH, NULL);
-	}
+	ev_timer_set(loop, &pe->pe_timer, pe->pe_timeout_ms, out_timer, pe);
 }
 
 void
@@ -483,13 +478,8 @@ onc_out_seal(struct onc_out *cl, uint64_t seq)
 static void
 out_start(struct onc_out *cl, struct onc_pending *pe)
 {
-	/* Without a timer the call could never complete. */
-	if (ev_timer_set(cl->cl_loop, &pe->pe_timer, pe->pe_timeout_ms,
-	    out_timer, pe) == -1) {
-		cl->cl_stats.errors++;
-		out_finish(pe, ONC_OUT_UNREACH, NULL);
-		return;
-	}
+	ev_timer_set(cl->cl_loop, &pe->pe_timer, pe->pe_timeout_ms, out_timer,
+	    pe);
 	if (out_send(cl, pe) != ONC_OK)
 		cl->cl_stats.errors++;	/* the timer retries */
 }
@@ -511,7 +501,7 @@ out_send_burst(struct onc_out *cl)
 		out_start(cl, pe);
 	}
 	if (cl->cl_head[CL_SENDING] != NULL && !ev_timer_armed(&cl->cl_burst))
-		(void)ev_timer_set(cl->cl_loop, &cl->cl_burst, 0, out_burst_cb,
+		ev_timer_set(cl->cl_loop, &cl->cl_burst, 0, out_burst_cb,
 		    cl);
 }
 

@@ -37,8 +37,9 @@ enum onc_out_status {
 	ONC_OUT_OK,		/* accepted reply, results at hand */
 	ONC_OUT_TIMEDOUT,	/* no reply after every try */
 	ONC_OUT_REFUSED,	/* an RPC-level error reply (no program ...) */
-	ONC_OUT_UNREACH	/* it could not be kept going (no timer); a
-			   send the kernel refuses is a datagram lost */
+	ONC_OUT_UNREACH	/* never sent: the caller's, when
+			   onc_out_call() failed (a send the kernel refuses
+			   is a datagram lost, retried) */
 };
 
 /*
@@ -104,7 +105,7 @@ void	onc_out_seal(struct onc_out *, uint64_t seq);
 /*
  * Commit number `committed' is durable: send every sealed call waiting
  * for it or an earlier one, in seal order, and start its retransmission
- * timer.  A call whose timer cannot be armed completes ONC_OUT_UNREACH.
+ * timer.
  */
 void	onc_out_release(struct onc_out *, uint64_t committed);
 

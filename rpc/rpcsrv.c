@@ -64,7 +64,7 @@ onc_srv_new(struct ev_loop *loop, const struct onc_srv_limits *lim)
 		    rs->rs_lim.max_outq / 2 : HELD_MAX;
 	rs->rs_udptail = &rs->rs_udpq;
 	rs->rs_udpnewtail = &rs->rs_udpnew;
-	(void)ev_timer_set(loop, &rs->rs_sweep, SWEEP_MS, onc_sweep, rs);
+	ev_timer_set(loop, &rs->rs_sweep, SWEEP_MS, onc_sweep, rs);
 	return rs;
 }
 

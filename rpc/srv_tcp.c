@@ -169,10 +169,9 @@ onc_srv_resume_later(struct onc_srv *rs)
 {
 	if (!rs->rs_paused && (rs->rs_held != NULL ||
 	    rs->rs_resuming != NULL || onc_udp_waiting(rs)) &&
-	    !ev_timer_armed(&rs->rs_resume) &&
-	    ev_timer_set(rs->rs_loop, &rs->rs_resume, 0, onc_conn_resume,
-	    rs) == -1)
-		onc_conn_resume(rs->rs_loop, rs);	/* no memory: now */
+	    !ev_timer_armed(&rs->rs_resume))
+		ev_timer_set(rs->rs_loop, &rs->rs_resume, 0, onc_conn_resume,
+		    rs);
 }
 
 void
@@ -643,10 +642,9 @@ onc_tcp_resume(struct ev_loop *loop, void *arg)
 
 	if (rl->rl_srv->rs_paused)
 		return;		/* onc_srv_input() watches it again */
-	if (ev_fd_set(loop, rl->rl_fd, EV_READ) == -1 &&
-	    ev_timer_set(loop, &rl->rl_pause, ACCEPT_PAUSE_MS, onc_tcp_resume,
-	    rl) == -1)
-		log_warn("tcp listener: cannot watch it again");
+	if (ev_fd_set(loop, rl->rl_fd, EV_READ) == -1)
+		ev_timer_set(loop, &rl->rl_pause, ACCEPT_PAUSE_MS,
+		    onc_tcp_resume, rl);
 }
 
 /*
@@ -665,9 +663,8 @@ onc_tcp_pause(struct onc_listener *rl, int err)
 	    (unsigned)rs->rs_stats.conns_open);
 	if (ev_fd_set(rs->rs_loop, rl->rl_fd, 0) == -1)
 		return;		/* still watched: it retries next turn */
-	if (ev_timer_set(rs->rs_loop, &rl->rl_pause, ACCEPT_PAUSE_MS,
-	    onc_tcp_resume, rl) == -1)
-		(void)ev_fd_set(rs->rs_loop, rl->rl_fd, EV_READ);
+	ev_timer_set(rs->rs_loop, &rl->rl_pause, ACCEPT_PAUSE_MS,
+	    onc_tcp_resume, rl);
 }
 
 void
@@ -794,5 +791,5 @@ onc_sweep(struct ev_loop *loop, void *arg)
 		    !co->co_held)
 			onc_conn_shrink(co);
 	}
-	(void)ev_timer_set(loop, &rs->rs_sweep, SWEEP_MS, onc_sweep, rs);
+	ev_timer_set(loop, &rs->rs_sweep, SWEEP_MS, onc_sweep, rs);
 }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,29 @@
 #include "ev.h"
 
 static uint64_t fake_now;
+
+/*
+ * realloc() of the code under test goes through this (test-common is
+ * linked with -Wl,--wrap=realloc): failing while realloc_fails is set.
+ */
+void	*__real_realloc(void *, size_t);
+void	*__wrap_realloc(void *, size_t);
+static bool realloc_fails;
+static unsigned realloc_failed;
+static unsigned realloc_after;		/* done, after one failed */
+
+void *
+__wrap_realloc(void *p, size_t size)
+{
+	if (realloc_fails) {
+		realloc_failed++;
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (realloc_failed > 0)
+		realloc_after++;
+	return __real_realloc(p, size);
+}
 
 static uint64_t
 fake_clock(void)
@@ -593,9 +617,9 @@ test_timer_order(void)
 	setup();
 	memset(t, 0, sizeof(t));
 	trace[0] = '\0';
-	CU_ASSERT(ev_timer_set(loop, &t[0], 30, tm_cb, &r[0]) == 0);
-	CU_ASSERT(ev_timer_set(loop, &t[1], 10, tm_cb, &r[1]) == 0);
-	CU_ASSERT(ev_timer_set(loop, &t[2], 20, tm_cb, &r[2]) == 0);
+	ev_timer_set(loop, &t[0], 30, tm_cb, &r[0]);
+	ev_timer_set(loop, &t[1], 10, tm_cb, &r[1]);
+	ev_timer_set(loop, &t[2], 20, tm_cb, &r[2]);
 	CU_ASSERT(ev_timer_armed(&t[0]) && ev_timer_armed(&t[1]) &&
 	    ev_timer_armed(&t[2]));
 	/* Nothing is due yet. */
@@ -632,7 +656,7 @@ test_timer_far(void)
 	memset(&t, 0, sizeof(t));
 	trace[0] = '\0';
 	fake_now += 1000;
-	CU_ASSERT(ev_timer_set(loop, &t, UINT64_MAX - 10, tm_cb, &r) == 0);
+	ev_timer_set(loop, &t, UINT64_MAX - 10, tm_cb, &r);
 	CU_ASSERT(ev_run_once(loop, 0) == 0);
 	fake_now += 100000;
 	CU_ASSERT(ev_run_once(loop, 0) == 0);
@@ -658,8 +682,8 @@ test_timer_cancel(void)
 	ev_timer_cancel(loop, NULL);
 	CU_ASSERT(!ev_timer_armed(&t[0]));
 	for (i = 0; i < 4; i++)
-		CU_ASSERT(ev_timer_set(loop, &t[i], (uint64_t)(10 * (i + 1)),
-		    tm_cb, &r[i]) == 0);
+		ev_timer_set(loop, &t[i], (uint64_t)(10 * (i + 1)), tm_cb,
+		    &r[i]);
 	/* Cancel the root, a middle one, the last slot. */
 	ev_timer_cancel(loop, &t[0]);
 	ev_timer_cancel(loop, &t[2]);
@@ -681,9 +705,9 @@ test_timer_rearm(void)
 	setup();
 	memset(&t, 0, sizeof(t));
 	trace[0] = '\0';
-	CU_ASSERT(ev_timer_set(loop, &t, 10, tm_cb, &r) == 0);
+	ev_timer_set(loop, &t, 10, tm_cb, &r);
 	/* Re-arming moves it: later ... */
-	CU_ASSERT(ev_timer_set(loop, &t, 50, tm_cb, &r) == 0);
+	ev_timer_set(loop, &t, 50, tm_cb, &r);
 	fake_now += 20;
 	CU_ASSERT(ev_run_once(loop, 0) == 0);
 	CU_ASSERT_EQUAL(r.calls, 0);
@@ -692,8 +716,8 @@ test_timer_rearm(void)
 	CU_ASSERT_EQUAL(r.calls, 1);
 	CU_ASSERT_EQUAL(r.fired_at, 1000050);
 	/* ... or earlier; and once fired it can be armed again. */
-	CU_ASSERT(ev_timer_set(loop, &t, 100, tm_cb, &r) == 0);
-	CU_ASSERT(ev_timer_set(loop, &t, 5, tm_cb, &r) == 0);
+	ev_timer_set(loop, &t, 100, tm_cb, &r);
+	ev_timer_set(loop, &t, 5, tm_cb, &r);
 	fake_now += 5;
 	CU_ASSERT(ev_run_once(loop, 0) == 0);
 	CU_ASSERT_EQUAL(r.calls, 2);
@@ -716,7 +740,7 @@ periodic_cb(struct ev_loop *l, void *arg)
 	struct periodic *p = arg;
 
 	if (++p->calls < p->max)
-		CU_ASSERT(ev_timer_set(l, &p->t, 10, periodic_cb, p) == 0);
+		ev_timer_set(l, &p->t, 10, periodic_cb, p);
 }
 
 static void
@@ -728,7 +752,7 @@ test_timer_periodic(void)
 	setup();
 	memset(&p, 0, sizeof(p));
 	p.max = 3;
-	CU_ASSERT(ev_timer_set(loop, &p.t, 10, periodic_cb, &p) == 0);
+	ev_timer_set(loop, &p.t, 10, periodic_cb, &p);
 	for (i = 0; i < 10; i++) {
 		fake_now += 10;
 		CU_ASSERT(ev_run_once(loop, 0) == 0);
@@ -745,7 +769,7 @@ again_cb(struct ev_loop *l, void *arg)
 	struct periodic *p = arg;
 
 	p->calls++;
-	CU_ASSERT(ev_timer_set(l, &p->t, 0, again_cb, p) == 0);
+	ev_timer_set(l, &p->t, 0, again_cb, p);
 }
 
 /*
@@ -767,10 +791,9 @@ test_timer_turn_bounds(void)
 	memset(rec, 0, sizeof(rec));
 	for (i = 0; i < 3000; i++) {
 		rec[i].name = 'x';
-		CU_ASSERT(ev_timer_set(loop, &many[i], 1000, tm_cb,
-		    &rec[i]) == 0);
+		ev_timer_set(loop, &many[i], 1000, tm_cb, &rec[i]);
 	}
-	CU_ASSERT(ev_timer_set(loop, &p.t, 0, again_cb, &p) == 0);
+	ev_timer_set(loop, &p.t, 0, again_cb, &p);
 	for (i = 1; i <= 3; i++) {
 		CU_ASSERT(ev_run_once(loop, 0) == 0);
 		CU_ASSERT_EQUAL(p.calls, i);
@@ -831,8 +854,7 @@ test_timer_turn_time(void)
 	setup();
 	memset(slow, 0, sizeof(slow));
 	for (i = 0; i < 20; i++)
-		CU_ASSERT(ev_timer_set(loop, &slow[i], 10, slow_cb,
-		    &calls) == 0);
+		ev_timer_set(loop, &slow[i], 10, slow_cb, &calls);
 	fake_now += 10;
 	for (turns = 0; calls < 20 && turns < 20; turns++) {
 		prev = calls;
@@ -872,8 +894,8 @@ test_timer_cancel_from_callback(void)
 	memset(&t2, 0, sizeof(t2));
 	c.victim = &t2;
 	c.calls = 0;
-	CU_ASSERT(ev_timer_set(loop, &t1, 10, cancel_cb, &c) == 0);
-	CU_ASSERT(ev_timer_set(loop, &t2, 20, tm_cb, &r) == 0);
+	ev_timer_set(loop, &t1, 10, cancel_cb, &c);
+	ev_timer_set(loop, &t2, 20, tm_cb, &r);
 	fake_now += 100;
 	CU_ASSERT(ev_run_once(loop, 0) == 0);
 	CU_ASSERT_EQUAL(c.calls, 1);
@@ -926,7 +948,7 @@ test_timer_model(void)
 	for (i = 0; i < NT; i++) {
 		uint64_t d = (uint64_t)(rand() % 1000);
 
-		CU_ASSERT(ev_timer_set(loop, &m[i].t, d, model_cb, &m[i]) == 0);
+		ev_timer_set(loop, &m[i].t, d, model_cb, &m[i]);
 		m[i].when = fake_now + d;
 	}
 	for (i = 0; i < NT; i++) {
@@ -938,8 +960,7 @@ test_timer_model(void)
 		} else {
 			uint64_t d = (uint64_t)(rand() % 1000);
 
-			CU_ASSERT(ev_timer_set(loop, &m[k].t, d, model_cb,
-			    &m[k]) == 0);
+			ev_timer_set(loop, &m[k].t, d, model_cb, &m[k]);
 			m[k].when = fake_now + d;
 		}
 	}
@@ -961,6 +982,206 @@ test_timer_model(void)
 	CU_ASSERT_EQUAL(fired, armed);
 	CU_ASSERT_EQUAL(model_bad, 0);
 	teardown();
+}
+
+/*
+ * The exact order, against a model that keeps every timer in an array
+ * and scans it: the earliest expiry first, equal expiries in arming
+ * order, only timers armed before the turn's run began, at most
+ * EV_TIMERS_PER_TURN (1024) a turn.  Thousands of timers on few distinct
+ * expiries (ties everywhere), cancelled and re-armed at random between
+ * turns, and, from their callbacks, re-armed (delay 0 included) or
+ * cancelling another timer, wherever it sits in the loop's heap.
+ */
+#define OM_N		3000
+#define OM_PER_TURN	1024
+
+static struct {
+	struct ev_timer	 t[OM_N];
+	/* the model */
+	bool		 armed[OM_N];
+	uint64_t	 when[OM_N];
+	uint64_t	 seq[OM_N];
+	uint64_t	 seqs;
+	unsigned	 fired[OM_N];
+	/* what the loop called, in order */
+	unsigned	 got[4 * OM_N];
+	size_t		 ngot;
+	int		 overflow;
+} om;
+
+static void	om_cb(struct ev_loop *, void *);
+
+static void
+om_arm(unsigned i, uint64_t delay, bool real)
+{
+	om.armed[i] = true;
+	om.when[i] = fake_now + delay;
+	om.seq[i] = ++om.seqs;
+	if (real)
+		ev_timer_set(loop, &om.t[i], delay, om_cb,
+		    (void *)(uintptr_t)i);
+}
+
+static void
+om_cancel(unsigned i, bool real)
+{
+	om.armed[i] = false;
+	if (real)
+		ev_timer_cancel(loop, &om.t[i]);
+}
+
+/* What a callback does, the same in the loop and in the model. */
+static void
+om_fire(unsigned i, bool real)
+{
+	om.fired[i]++;
+	if (i % 7 == 0 && om.fired[i] < 3)
+		om_arm(i, i % 3, real);
+	if (i % 11 == 0)
+		om_cancel((i * 7 + 1) % OM_N, real);
+}
+
+static void
+om_cb(struct ev_loop *l, void *arg)
+{
+	unsigned i = (unsigned)(uintptr_t)arg;
+
+	(void)l;
+	if (om.ngot < sizeof(om.got) / sizeof(om.got[0]))
+		om.got[om.ngot++] = i;
+	else
+		om.overflow++;
+	om.armed[i] = false;
+	om_fire(i, true);
+}
+
+/* One turn of the model: the timers it fires, in order, into want. */
+static size_t
+om_model_turn(unsigned *want, size_t max)
+{
+	uint64_t limit = om.seqs;
+	size_t n = 0;
+	unsigned i, best;
+
+	while (n < OM_PER_TURN && n < max) {
+		best = OM_N;
+		for (i = 0; i < OM_N; i++)
+			if (om.armed[i] && om.when[i] <= fake_now &&
+			    om.seq[i] <= limit && (best == OM_N ||
+			    om.when[i] < om.when[best] ||
+			    (om.when[i] == om.when[best] &&
+			    om.seq[i] < om.seq[best])))
+				best = i;
+		if (best == OM_N)
+			break;
+		om.armed[best] = false;
+		want[n++] = best;
+		om_fire(best, false);
+	}
+	return n;
+}
+
+static void
+om_run(bool oom)
+{
+	static unsigned want[4 * OM_N];
+	static bool armed_save[OM_N];
+	static uint64_t when_save[OM_N], seq_save[OM_N];
+	static unsigned fired_save[OM_N];
+	unsigned seed = 20261207, i;
+	uint64_t seqs_save;
+	size_t nwant, k, mismatches = 0, fired = 0;
+	int round, op, bad_armed = 0;
+	struct ev_timer late;
+	struct tmrec r = { 0 };
+
+	setup();
+	ev_set_timers_turn_us(0);	/* the count bounds a turn, not time */
+	memset(&om, 0, sizeof(om));
+	memset(&late, 0, sizeof(late));
+	realloc_failed = realloc_after = 0;
+	realloc_fails = oom;		/* the heap cannot even begin */
+	/* Armed throughout: what waits for the heap is never all fired. */
+	ev_timer_set(loop, &late, 3600 * 1000, tm_cb, &r);
+	for (i = 0; i < OM_N; i++)
+		om_arm(i, (uint64_t)(rand_r(&seed) % 64), true);
+	for (round = 0; round < 300; round++) {
+		/* Out of memory now and then: it grows, or it does not. */
+		if (oom && round % 20 == 0)
+			realloc_fails = rand_r(&seed) % 2 == 0;
+		for (op = 0; op < 40; op++) {
+			i = (unsigned)rand_r(&seed) % OM_N;
+			if (rand_r(&seed) % 3 == 0)
+				om_cancel(i, true);
+			else
+				om_arm(i, (uint64_t)(rand_r(&seed) % 64), true);
+		}
+		fake_now += (uint64_t)(rand_r(&seed) % 8);
+		/*
+		 * The model's turn on a copy (its callbacks change the model
+		 * as the loop's will), then the loop's on the original.
+		 */
+		memcpy(armed_save, om.armed, sizeof(armed_save));
+		memcpy(when_save, om.when, sizeof(when_save));
+		memcpy(seq_save, om.seq, sizeof(seq_save));
+		memcpy(fired_save, om.fired, sizeof(fired_save));
+		seqs_save = om.seqs;
+		nwant = om_model_turn(want, sizeof(want) / sizeof(want[0]));
+		memcpy(om.armed, armed_save, sizeof(armed_save));
+		memcpy(om.when, when_save, sizeof(when_save));
+		memcpy(om.seq, seq_save, sizeof(seq_save));
+		memcpy(om.fired, fired_save, sizeof(fired_save));
+		om.seqs = seqs_save;
+		om.ngot = 0;
+		CU_ASSERT(ev_run_once(loop, 0) == 0);
+		if (om.ngot != nwant)
+			mismatches++;
+		for (k = 0; k < nwant && k < om.ngot; k++)
+			if (om.got[k] != want[k])
+				mismatches++;
+		fired += om.ngot;
+		for (i = 0; i < OM_N; i++)
+			if ((ev_timer_armed(&om.t[i]) != 0) != om.armed[i])
+				bad_armed++;
+	}
+	realloc_fails = false;
+	CU_ASSERT_EQUAL(mismatches, 0);
+	CU_ASSERT_EQUAL(bad_armed, 0);
+	CU_ASSERT(oom ? realloc_failed > 0 : realloc_failed == 0);
+	/* Memory back, the heap grew again (and took in those waiting). */
+	CU_ASSERT(!oom || realloc_after > 0);
+	CU_ASSERT_EQUAL(om.overflow, 0);
+	/* Full turns happened (the bound), and most timers fired. */
+	CU_ASSERT(fired > OM_N);
+	/* The rest, then none left. */
+	for (round = 0; round < 100; round++) {
+		fake_now += 64;
+		CU_ASSERT(ev_run_once(loop, 0) == 0);
+	}
+	for (i = 0; i < OM_N; i++)
+		CU_ASSERT(!ev_timer_armed(&om.t[i]));
+	CU_ASSERT(ev_timer_armed(&late) && r.calls == 0);
+	ev_timer_cancel(loop, &late);
+	ev_set_timers_turn_us(EV_TIMERS_TURN_US);
+	teardown();
+}
+
+static void
+test_timer_exact_order(void)
+{
+	om_run(false);
+}
+
+/*
+ * The same while the heap's array cannot grow, in stretches: timers armed
+ * then wait on a list, and the loop's order is the same.  (Before, arming
+ * failed: ev_timer_set returned -1 and its callers gave up or exited.)
+ */
+static void
+test_timer_exact_order_nomem(void)
+{
+	om_run(true);
 }
 
 /* ---- before-sleep hook, ev_run/ev_stop ---- */
@@ -1003,7 +1224,7 @@ test_hook_order(void)
 	CU_ASSERT_STRING_EQUAL(trace, "H");
 	/* After fd callbacks and timers of the same turn. */
 	CU_ASSERT(ev_fd_add(loop, p[0], EV_READ, rec_cb, &r) == 0);
-	CU_ASSERT(ev_timer_set(loop, &t, 0, tm_trace_cb, NULL) == 0);
+	ev_timer_set(loop, &t, 0, tm_trace_cb, NULL);
 	CU_ASSERT(write(p[1], "x", 1) == 1);
 	CU_ASSERT(ev_run_once(loop, 0) == 0);
 	CU_ASSERT_STRING_EQUAL(trace, "HFTH");
@@ -1042,13 +1263,13 @@ test_run_stop(void)
 	setup();
 	memset(&t, 0, sizeof(t));
 	/* A due timer stops the loop: ev_run returns 0 after that turn. */
-	CU_ASSERT(ev_timer_set(loop, &t, 0, stop_timer_cb, NULL) == 0);
+	ev_timer_set(loop, &t, 0, stop_timer_cb, NULL);
 	CU_ASSERT(ev_run(loop) == 0);
 	CU_ASSERT(!ev_timer_armed(&t));
 	/* ev_run clears an earlier stop; the hook stops it on turn 3. */
 	run_turns = 0;
 	ev_set_beforesleep(loop, stop_hook, NULL);
-	CU_ASSERT(ev_timer_set(loop, &t, 0, tm_trace_cb, NULL) == 0);
+	ev_timer_set(loop, &t, 0, tm_trace_cb, NULL);
 	ev_stop(loop);
 	{
 		/* Keep every turn short: a readable pipe. */
@@ -1077,7 +1298,7 @@ test_wait_bounded(void)
 
 	setup();
 	memset(&t, 0, sizeof(t));
-	CU_ASSERT(ev_timer_set(loop, &t, 20, tm_cb, &r) == 0);
+	ev_timer_set(loop, &t, 20, tm_cb, &r);
 	/* Real 20 ms pass inside epoll_wait; the fake clock does not move. */
 	CU_ASSERT(ev_run_once(loop, -1) == 0);
 	CU_ASSERT_EQUAL(r.calls, 0);
@@ -1106,7 +1327,7 @@ test_real_clock(void)
 	memset(&t, 0, sizeof(t));
 	ev_set_clock(NULL);
 	a = ev_now_ms();
-	CU_ASSERT(ev_timer_set(loop, &t, 20, tm_cb, &r) == 0);
+	ev_timer_set(loop, &t, 20, tm_cb, &r);
 	CU_ASSERT(ev_run_once(loop, -1) == 0);
 	CU_ASSERT_EQUAL(r.calls, 1);
 	CU_ASSERT(r.fired_at >= a + 20);
@@ -1193,6 +1414,10 @@ ct_register_ev(void)
 	    CU_add_test(s, "timer cancelled by an earlier callback",
 	    test_timer_cancel_from_callback) == NULL ||
 	    CU_add_test(s, "timer heap model check", test_timer_model) == NULL ||
+	    CU_add_test(s, "timers fire in the exact order of a scanned model",
+	    test_timer_exact_order) == NULL ||
+	    CU_add_test(s, "... and so while the heap cannot grow at times",
+	    test_timer_exact_order_nomem) == NULL ||
 	    CU_add_test(s, "before-sleep hook order", test_hook_order) == NULL ||
 	    CU_add_test(s, "ev_run / ev_stop", test_run_stop) == NULL ||
 	    CU_add_test(s, "wait bounded by next timer",

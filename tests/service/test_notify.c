@@ -731,18 +731,21 @@ n_timer_noop(struct ev_loop *loop, void *arg)
 }
 
 /*
- * A restart (SM_SIMU_CRASH) out of memory: the SM_NOTIFY cannot be made,
- * nor its next attempt scheduled (the loop's timer heap cannot grow).
- * The idle sweep finds it neither in flight nor scheduled and sends it.
- * Before, the notifier stayed as it was, owed and never sent again.
+ * A restart (SM_SIMU_CRASH) out of memory for the SM_NOTIFY call, and for
+ * the growth of the loop's timer heap: the attempt counts as lost and the
+ * next one is scheduled, a second later, as after any loss -- a timer
+ * armed while the heap cannot grow waits on a list beside it.  Before,
+ * arming failed: the notifier was then neither in flight nor scheduled,
+ * and only the idle sweep sent it, a minute later.
  */
 static void
-test_notify_timer_nomem(void)
+test_notify_call_nomem(void)
 {
 	static struct ev_timer fill[4096];
 	const struct nlm_counters *c;
+	struct nlm_host *h;
 	uint64_t e;
-	size_t i, n, heap;
+	size_t i, n;
 
 	if (ts_skip())
 		return;
@@ -751,37 +754,33 @@ test_notify_timer_nomem(void)
 	CU_ASSERT(n_notify(true));
 	ts_pump();
 	CU_ASSERT_EQUAL(n_since(), 0);
-	/* Timers fill the loop's heap: the next one armed must grow it. */
-	for (n = 0; n < 4096; n++) {
-		ts_realloc_fail(SIZE_MAX);
-		if (ev_timer_set(ts_loop(), &fill[n], 3600 * 1000,
-		    n_timer_noop, NULL) == -1)
-			break;
-	}
-	ts_realloc_fail(0);
-	CU_ASSERT_FATAL(n < 4096);
-	heap = ts_realloc_failed();
+	/* Timers fill the loop's heap, whose growth then fails. */
+	ts_realloc_fail(SIZE_MAX);
+	for (n = 0; n < 4096 && ts_realloc_armed(); n++)
+		ev_timer_set(ts_loop(), &fill[n], 3600 * 1000, n_timer_noop,
+		    NULL);
+	CU_ASSERT_FATAL(!ts_realloc_armed());
+	CU_ASSERT(ev_timer_armed(&fill[n - 1]));	/* all the same */
 	e = fake_store_epoch() + 1;
 	CU_ASSERT(store_put_epoch(fake_store(), e) == STORE_OK);
 	/* The call: its arguments, mon_name "127.0.0.1" and state, 20 bytes. */
 	ts_calloc_fail(sizeof(struct nlm_send) + 20);
-	ts_realloc_fail(heap);
 	nlm_set_epoch(e, (int32_t)(2 * e - 1));
 	CU_ASSERT(!ts_calloc_armed());
-	CU_ASSERT(!ts_realloc_armed());
 	ts_calloc_fail(0);
-	ts_realloc_fail(0);
-	for (i = 0; i < n; i++)
-		ev_timer_cancel(ts_loop(), &fill[i]);
 	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	h = nlm_host_named("client0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h->h_notify);
+	CU_ASSERT(h->h_notify->nt_send == NULL &&
+	    ev_timer_armed(&h->h_notify->nt_timer));
 	ts_pump();
 	CU_ASSERT(n_since() != 0);
 	CU_ASSERT(!n_notify(false));
-	ts_advance(30000);
+	ts_advance(999);
 	ts_pump();
 	CU_ASSERT(!n_notify(false));
-	/* The sweep, a minute after the start. */
-	ts_advance(30000);
+	ts_advance(1);
 	ts_pump();
 	ts_pump();
 	CU_ASSERT(n_notify(true));
@@ -790,6 +789,8 @@ test_notify_timer_nomem(void)
 	CU_ASSERT_EQUAL(c->notify_started, 2);
 	CU_ASSERT_EQUAL(c->notify_acked, 2);
 	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	for (i = 0; i < n; i++)
+		ev_timer_cancel(ts_loop(), &fill[i]);
 	ts_stop();
 }
 
@@ -1168,9 +1169,8 @@ test_notify_unqueue_last(void)
  * told to reclaim.
  */
 static void
-test_notify_dequeued_timer_nomem(void)
+test_notify_dequeued_nomem(void)
 {
-	static struct ev_timer fill[4096];
 	const struct nlm_counters *c;
 	struct store_host sh;
 	struct nlm_host *h, *queued = NULL, *slot = NULL;
@@ -1178,7 +1178,7 @@ test_notify_dequeued_timer_nomem(void)
 	struct sockaddr_in lo;
 	char name[32];
 	uint64_t qid;
-	size_t i, n, heap;
+	size_t i;
 	unsigned answered = 0;
 
 	if (ts_skip())
@@ -1201,35 +1201,20 @@ test_notify_dequeued_timer_nomem(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(queued);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(slot);
 	qid = queued->h_id;
-	/* Timers fill the loop's heap: the next one armed must grow it. */
-	for (n = 0; n < 4096; n++) {
-		ts_realloc_fail(SIZE_MAX);
-		if (ev_timer_set(ts_loop(), &fill[n], 3600 * 1000,
-		    n_timer_noop, NULL) == -1)
-			break;
-	}
-	ts_realloc_fail(0);
-	CU_ASSERT_FATAL(n < 4096);
-	heap = ts_realloc_failed();
 	n_lo4(&lo);
 	/* The call: its arguments, mon_name "127.0.0.1" and state, 20 bytes. */
 	ts_calloc_fail(sizeof(struct nlm_send) + 20);
-	ts_realloc_fail(heap);
 	/* Its name copied: the host goes in the call. */
 	snprintf(name, sizeof(name), "%s", slot->h_name);
 	CU_ASSERT_EQUAL(nlm_host_notified(name, 9, (struct sockaddr *)&lo,
 	    sizeof(lo), NULL), 1);
 	CU_ASSERT(!ts_calloc_armed());
-	CU_ASSERT(!ts_realloc_armed());
 	ts_calloc_fail(0);
-	ts_realloc_fail(0);
-	for (i = 0; i < n; i++)
-		ev_timer_cancel(ts_loop(), &fill[i]);
-	/* Neither in flight, nor queued, nor scheduled. */
+	/* Neither in flight nor queued: scheduled. */
 	nt = queued->h_notify;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(nt);
-	CU_ASSERT(nt->nt_send == NULL && !nt->nt_slot &&
-	    !ev_timer_armed(&nt->nt_timer));
+	CU_ASSERT(nt->nt_send == NULL && !nt->nt_slot && !nt->nt_queued &&
+	    ev_timer_armed(&nt->nt_timer));
 	CU_ASSERT_EQUAL(c->notify_pending, 16);
 	CU_ASSERT(fake_store_host(qid, &sh) && sh.sh_notify_since != 0);
 	/* The 15 others, answered. */
@@ -1240,10 +1225,10 @@ test_notify_dequeued_timer_nomem(void)
 	}
 	CU_ASSERT_EQUAL(answered, 15);
 	CU_ASSERT_EQUAL(c->notify_acked, 15);
-	ts_advance(59999);
+	/* A second after its attempt, well before the sweep. */
+	ts_advance(999);
 	ts_pump();
 	CU_ASSERT(!n_notify(false));
-	/* The sweep, a minute after the start. */
 	ts_advance(1);
 	ts_pump();
 	ts_pump();
@@ -3837,8 +3822,9 @@ ts_register_notify(void)
 	    test_notify_backoff) == NULL ||
 	    CU_add_test(s, "no memory for the notifier at a start: sent at "
 	    "the next sweep", test_notify_nomem) == NULL ||
-	    CU_add_test(s, "no memory to schedule the next attempt: sent at "
-	    "the next sweep", test_notify_timer_nomem) == NULL ||
+	    CU_add_test(s, "no memory for the call: the next attempt a "
+	    "second later, its timer armed with none", test_notify_call_nomem)
+	    == NULL ||
 	    CU_add_test(s, "no status program: given up after notify-give-up",
 	    test_notify_give_up) == NULL ||
 	    CU_add_test(s, "owed an SM_NOTIFY past host-idle: not swept",
@@ -3855,8 +3841,9 @@ ts_register_notify(void)
 	    "replaces the old", test_notify_superseded) == NULL ||
 	    CU_add_test(s, "the last queued notification leaves: the queue's "
 	    "tail moves back", test_notify_unqueue_last) == NULL ||
-	    CU_add_test(s, "a notification dequeued, then out of memory: sent "
-	    "at the next sweep", test_notify_dequeued_timer_nomem) == NULL ||
+	    CU_add_test(s, "a notification dequeued, then out of memory for "
+	    "the call: sent a second later", test_notify_dequeued_nomem) ==
+	    NULL ||
 	    CU_add_test(s, "stopped with notifications queued: none starts",
 	    test_notify_shutdown_queued) == NULL ||
 	    CU_add_test(s, "3,000 hosts: the host table grows, all found",
