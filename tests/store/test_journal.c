@@ -482,6 +482,53 @@ test_counts(void)
 	stt_snap_free(&ss);
 }
 
+/*
+ * A fold applied in several transactions goes on from the slot of its
+ * table where the last one stopped, whichever slot that is.  (Found by
+ * mutation: with the table's end taken as reached one slot early, a
+ * transaction that stopped before the last slot ended the fold, and the
+ * operation in the last slot was never applied -- the lock lost, the
+ * folded position moved past it.)  The slots follow a hash keyed at open,
+ * so every round is a new draw: CHUNK_OPS + 1 new locks fill half the
+ * table, and the first transaction stops just before its last slot, with
+ * that slot taken, about one round in four.
+ */
+#define CHUNK_OPS	63	/* operations per transaction of a fold */
+#define CHUNK_ROUNDS	64
+
+static void
+test_fold_chunk_end(void)
+{
+	struct stt_snap ss;
+	size_t want, got;
+	int r, i;
+
+	stt_fresh(&dir, &st);
+	/* A fold's transaction applies lk_max / STORE_LOCKS_PER_OP (16). */
+	store_test_lk_max(16 * CHUNK_OPS);
+	st = stt_open_ok(dir, STORE_LOG);
+	for (r = 0; r < CHUNK_ROUNDS; r++) {
+		for (i = 0; i <= CHUNK_OPS; i++)
+			lock_op(r * (CHUNK_OPS + 1) + i, 1, true);
+		CU_ASSERT_EQUAL_FATAL(store_commit(st), STORE_OK);
+		/* The load folds the round's turn. */
+		CU_ASSERT_EQUAL_FATAL(stt_snap_take(st, &ss), STORE_OK);
+		want = (size_t)(r + 1) * (CHUNK_OPS + 1);
+		got = ss.ss_nrecs;
+		CU_ASSERT_EQUAL(got, want);
+		stt_nrec_check(st, &ss);
+		stt_snap_free(&ss);
+		if (got != want) {
+			fprintf(stderr, "\nround %d: %zu locks, not %zu\n", r,
+			    got, want);
+			break;
+		}
+	}
+	store_close(st);
+	st = NULL;
+	store_test_lk_max(0);
+}
+
 /* Log files removed behind nlmd's back: refused, not silently lost. */
 static void
 test_log_removed(void)
@@ -749,6 +796,8 @@ stt_register_journal(void)
 	    !CU_add_test(s, "a turn larger than a log file", test_big_turn) ||
 	    !CU_add_test(s, "a fold larger than a transaction may lock",
 	    test_big_fold) ||
+	    !CU_add_test(s, "a fold's transactions end at any slot",
+	    test_fold_chunk_end) ||
 	    !CU_add_test(s, "a fold cut between its transactions",
 	    test_big_fold_cut) ||
 	    !CU_add_test(s, "a switch to none from a big store",
