@@ -303,13 +303,13 @@ test_checkpoint_volume(void)
  * checkpointed four times every period, for ever: syncs for nothing,
  * and a log that grew a little each time).  Unfolded turns are held
  * over a few log files, then folded all at once (more log than is left
- * in the journal's last file); the store idles.
+ * in the journal's last file); the store idles; then one more turn.
  */
 static void
 test_idle_after_fold(void)
 {
 	struct store_info si;
-	uint64_t base = 0, n;
+	uint64_t base = 0, n, folds, reads;
 	unsigned long jfile;
 	size_t nlogs;
 	double t0;
@@ -351,6 +351,22 @@ test_idle_after_fold(void)
 	CU_ASSERT(si.si_fold_moves >= 1);
 	CU_ASSERT_EQUAL(si.si_checkpoints, n);
 	CU_ASSERT_EQUAL(stt_nlogs(dir), nlogs);
+	/*
+	 * The tail starts where the position moved: the round after the
+	 * move folds a new turn from it, reading no log.  (Found by
+	 * mutation: with the tail left starting at the journal's last
+	 * record, the first round after every move read the log back.)
+	 */
+	folds = si.si_folds;
+	reads = si.si_fold_reads;
+	CU_ASSERT_FATAL(put_turns(st, base, 1));
+	t0 = stt_now();
+	do {
+		usleep(100000);
+		store_info(st, &si);
+	} while (si.si_folds == folds && stt_now() - t0 < 10);
+	CU_ASSERT(si.si_folds > folds);
+	CU_ASSERT_EQUAL(si.si_fold_reads, reads);
 	store_close(st);
 	st = NULL;
 }
