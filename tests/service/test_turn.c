@@ -2054,6 +2054,28 @@ test_turn_budget_udp(void)
 	CU_ASSERT_EQUAL(third, 0);
 }
 
+/*
+ * What a turn changed is counted from 0 in each turn: with a budget of
+ * 25, the 20 LOCKs of t_two_owners() (one record each, one turn each)
+ * leave nothing to the turn of the two whole-file UNLOCKs (10 records
+ * each), and both are answered in it.  nlm_turn_end() not starting the
+ * count again survived every test (mutation testing): the earlier
+ * turns' 20 made the first UNLOCK fill the turn (30), and the second
+ * waited for the next.  The budgets of the other tests divide 20.
+ */
+static void
+test_turn_budget_per_turn(void)
+{
+	int first, second, third;
+
+	if (ts_skip())
+		return;
+	t_turn_budget_udp(25, &first, &second, &third);
+	CU_ASSERT_EQUAL(first, 2);
+	CU_ASSERT_EQUAL(second, 0);
+	CU_ASSERT_EQUAL(third, 0);
+}
+
 /* Count one reply record (t_records()). */
 static void
 t_count_rec(const uint8_t *buf, size_t len, void *arg)
@@ -5387,6 +5409,8 @@ ts_register_turn(void)
 	    test_turn_budget) == NULL ||
 	    CU_add_test(s, "a turn that changed enough takes no more "
 	    "datagrams of its batch", test_turn_budget_udp) == NULL ||
+	    CU_add_test(s, "a turn's budget counts that turn's changes only",
+	    test_turn_budget_per_turn) == NULL ||
 	    CU_add_test(s, "held connections in a full turn: one call, "
 	    "not one each", test_turn_budget_held) == NULL ||
 	    CU_add_test(s, "a pipelining connection beside 8 busy ones: "
