@@ -4358,6 +4358,75 @@ test_load_clash_made(void)
 }
 
 /*
+ * The same pair beside a lock that only touches them: C of host 1 (svid
+ * 0, loaded first), exclusive, [10, 20), epoch 1 -- B's epoch, right
+ * after B's last byte.  C is in nobody's way: B is dropped for A as
+ * before, and nlmd starts with A and C.  The load's ranges ended one
+ * byte late without any test noticing (nlm_rec_last() returning start
+ * + len survived every test, mutation testing): C then counted as in
+ * B's way, of B's epoch, and nlmd refused to start, calling the store
+ * damaged.
+ */
+static void
+test_load_clash_adjacent(void)
+{
+	struct lk_record a, b, c;
+	char err[1024];
+	int rc;
+
+	if (ts_skip())
+		return;
+	t_reset();
+	memset(&a, 0, sizeof(a));
+	a.rc_kind = LK_REC_LOCK;
+	a.rc_host = 1;
+	a.rc_svid = 1;
+	a.rc_oh = "ownA";
+	a.rc_ohlen = 4;
+	a.rc_fh = "clashf";
+	a.rc_fhlen = 6;
+	a.rc_start = 0;
+	a.rc_len = 10;
+	a.rc_excl = 1;
+	a.rc_token = 1;
+	a.rc_epoch = 2;
+	b = a;
+	b.rc_svid = 2;
+	b.rc_oh = "ownB";
+	b.rc_start = 5;
+	b.rc_len = 5;
+	b.rc_token = 2;
+	b.rc_epoch = 1;
+	c = b;
+	c.rc_svid = 0;
+	c.rc_oh = "ownC";
+	c.rc_start = 10;
+	c.rc_len = 10;
+	c.rc_token = 3;
+	CU_ASSERT(store_put_epoch(fake_store(), 2) == STORE_OK);
+	CU_ASSERT(store_put_token(fake_store(), 100) == STORE_OK);
+	/* In the order of the store's keys (host, svid, ...). */
+	CU_ASSERT(store_put_record(fake_store(), &c) == STORE_OK);
+	CU_ASSERT(store_put_record(fake_store(), &a) == STORE_OK);
+	CU_ASSERT(store_put_record(fake_store(), &b) == STORE_OK);
+	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 3);
+	err[0] = '\0';
+	rc = ts_start_try(NLM_CB_MSG, 0, err, sizeof(err));
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc != 0) {
+		printf("\n    err: %s ", err);
+		return;
+	}
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 2);
+	CU_ASSERT(fake_store_has_lock(1, 1, "ownA", 4, "clashf", 6, 0, 10,
+	    true));
+	CU_ASSERT(fake_store_has_lock(1, 0, "ownC", 4, "clashf", 6, 10, 10,
+	    true));
+	ts_stop();
+}
+
+/*
  * A pair of one epoch that conflicts, which nlmd never stores: a
  * damaged locks.db (one byte made a lock's length cover its file; every
  * other client's lock there was dropped, deleted, and nlmd started
@@ -5551,6 +5620,8 @@ ts_register_turn(void)
 	    test_host_ids_restart) == NULL ||
 	    CU_add_test(s, "stored locks in conflict, of two epochs: one "
 	    "dropped", test_load_clash_made) == NULL ||
+	    CU_add_test(s, "stored locks in conflict beside one that touches "
+	    "them: one dropped", test_load_clash_adjacent) == NULL ||
 	    CU_add_test(s, "stored locks in conflict, of one epoch: a damaged "
 	    "store, the start refused", test_load_clash_damaged) == NULL ||
 	    CU_add_test(s, "stored shares in conflict: of two epochs one "
