@@ -3488,6 +3488,54 @@ test_release_notify_then_lock(void)
 }
 
 /*
+ * hostR (NSM state 1, 20 locks, a turn's budget of 8) restarts without
+ * an SM_NOTIFY reaching us: its LOCK with state 2 begins the release, in
+ * pieces, and is answered DENIED_GRACE_PERIOD (the client waits and
+ * sends it again), the restart counted and state 2 kept.  Sent again
+ * once the pieces went, it is granted, no second restart.  A release
+ * that goes on in pieces was untested from a LOCK: nlm_host_monitor()
+ * taking only NLM_REL_DONE for a release begun survived every test
+ * (mutation testing); the LOCK was then answered DENIED_NOLOCKS (an
+ * error to the client's application, ENOLCK), the restart not counted
+ * and the old state kept.
+ */
+static void
+test_release_lock_new_state(void)
+{
+	struct store_host sh;
+	nlm4_lockargs a;
+	nlm4_res r;
+
+	if (ts_skip())
+		return;
+	t_hostr_start();
+	t_lockargs(&a, "hostR", 1, "ownR", "s", 0, 1, true, false);
+	a.state = 2;
+	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	free(a.cookie.nlm_netobj_val);
+	ts_turn();
+	CU_ASSERT_EQUAL_FATAL(ts_reply(-1, false, &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_DENIED_GRACE_PERIOD);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(nlm_get_counters()->reboots, 1);
+	CU_ASSERT(fake_store_host(1, &sh) && sh.sh_state == 2);
+	ts_pump();
+	CU_ASSERT_EQUAL(t_rleft(), 0);
+	t_lockargs(&a, "hostR", 1, "ownR", "s", 0, 1, true, false);
+	a.state = 2;
+	(void)ts_send(NLMPROC4_LOCK, XDRPROC(xdr_nlm4_lockargs), &a);
+	free(a.cookie.nlm_netobj_val);
+	ts_pump();
+	CU_ASSERT_EQUAL_FATAL(ts_reply(-1, false, &r), 0);
+	CU_ASSERT_EQUAL(r.stat.stat, NLM4_GRANTED);
+	xdr_free(XDRPROC(xdr_nlm4_res), (char *)&r);
+	CU_ASSERT_EQUAL(nlm_get_counters()->reboots, 1);
+	CU_ASSERT(t_committed(1, "ownR", 4, "s", 1, 0, 1, true));
+	ts_stop();
+	ts_turn_changes(0);
+}
+
+/*
  * One restart of hostR (80 locks, a turn's budget of 8), told every way
  * while its release goes in pieces: FREE_ALL, the same FREE_ALL re-sent,
  * its status monitor's SM_NOTIFY (state 5), the local status monitor's
@@ -5569,6 +5617,8 @@ ts_register_turn(void)
 	    test_release_starved) == NULL ||
 	    CU_add_test(s, "a LOCK of the restart an SM_NOTIFY is releasing",
 	    test_release_notify_then_lock) == NULL ||
+	    CU_add_test(s, "a LOCK with a new NSM state, its host released in "
+	    "pieces", test_release_lock_new_state) == NULL ||
 	    CU_add_test(s, "one restart told every way while its release "
 	    "goes: counted once", test_release_restart_counted_once) ==
 	    NULL ||
