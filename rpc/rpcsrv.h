@@ -74,7 +74,8 @@ struct onc_srv_stats {
 					   a malformed AUTH_SYS body) */
 	uint64_t	conns_open;	/* TCP connections now */
 	uint64_t	conns_total;	/* TCP connections accepted */
-	uint64_t	conns_refused;	/* over max_conns */
+	uint64_t	conns_refused;	/* reset at accept: over a cap, no
+					   memory, or not watched */
 	uint64_t	accept_paused;	/* accept paused: out of descriptors
 					   or memory */
 	uint64_t	conns_slow;	/* closed: reply queue full */

@@ -25,6 +25,7 @@
 /* Limits for messages a peer can trigger (log.h). */
 static struct log_rl rl_record_size;
 static struct log_rl rl_accept;
+static struct log_rl rl_unwatched;
 static struct log_rl rl_idle_unread;
 
 /*
@@ -52,6 +53,17 @@ onc_fd_reset(int fd)
 	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 }
 
+/* Free co's memory: its socket, counts and lists are the caller's. */
+static void
+onc_conn_free(struct onc_conn *co)
+{
+	free(co->co_in);
+	free(co->co_rec);
+	free(co->co_out);
+	free(co->co_marks);
+	free(co);
+}
+
 void
 onc_conn_close(struct onc_conn *co)
 {
@@ -77,11 +89,7 @@ onc_conn_close(struct onc_conn *co)
 	if (co->co_next != NULL)
 		co->co_next->co_prev = co->co_prev;
 	rs->rs_stats.conns_open--;
-	free(co->co_in);
-	free(co->co_rec);
-	free(co->co_out);
-	free(co->co_marks);
-	free(co);
+	onc_conn_free(co);
 }
 
 static void	onc_conn_io(struct ev_loop *, int, int, void *);
@@ -539,9 +547,7 @@ onc_conn_new(struct onc_srv *rs, int fd)
 	co->co_in = malloc(co->co_incap);
 	co->co_rec = malloc(co->co_reccap);
 	if (co->co_in == NULL || co->co_rec == NULL) {
-		free(co->co_in);
-		free(co->co_rec);
-		free(co);
+		onc_conn_free(co);
 		return NULL;
 	}
 	co->co_fd = fd;
@@ -676,7 +682,8 @@ onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
 	socklen_t sl;
 	struct onc_addrcount *ac;
 	struct onc_conn *co;
-	int fd, i, one = 1;
+	int fd, i, err, one = 1;
+	char a[64];
 
 	(void)events;
 	for (i = 0; i < 64; i++) {
@@ -724,12 +731,15 @@ onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
 		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
 		    sizeof(one));
 		if (ev_fd_add(loop, fd, EV_READ, onc_conn_io, co) == -1) {
-			log_warn("ev_fd_add");
+			err = errno;
+			(void)addr_str((struct sockaddr *)&ss, 1, a, sizeof(a));
+			log_rl_warnx(&rl_unwatched, "refusing connection from "
+			    "%s: cannot watch it: %s", a, strerror(err));
 			onc_addr_put(rs, ac);
+			rs->rs_stats.conns_refused++;
+			onc_fd_reset(fd);
 			close(fd);
-			free(co->co_in);
-			free(co->co_rec);
-			free(co);
+			onc_conn_free(co);
 			continue;
 		}
 		co->co_next = rs->rs_conns;

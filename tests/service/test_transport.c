@@ -12,6 +12,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/sockios.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -2726,6 +2727,84 @@ test_conn_nomem(void)
 	tt_stop();
 }
 
+/*
+ * A connection the loop cannot watch (ev_fd_add() fails: here the loop's
+ * descriptor table cannot grow to its number, 64 -- the first growth --
+ * with the next realloc() failing) is refused as one over a cap: reset,
+ * counted in conns_refused, its address's count given back, one line
+ * saying what failed.  It used to be closed (the peer saw an orderly
+ * end, as if served), not counted, logged as "ev_fd_add: ..." by the
+ * unlimited log_warn() at every such connection.  The address's next
+ * connection is served.
+ */
+static void
+test_conn_unwatched(void)
+{
+	int fill[128], nfill = 0, fd, i;
+	uint8_t acc[256];
+	size_t acclen = 0;
+	unsigned got = 0;
+	char line[512] = "";
+	FILE *log;
+	int saved;
+
+	tt_start_tcp(64 * 1024, 0);
+	tt.rs->rs_lim.max_conns_per_addr = 1;
+	fd = tt_connect_tcp(64 * 1024);
+	/* Every descriptor below 64 taken: the server's accept gets 64. */
+	while (nfill < 128 && (fill[nfill] = open("/dev/null",
+	    O_RDONLY | O_CLOEXEC)) != -1 && fill[nfill] < 64)
+		nfill++;
+	CU_ASSERT_FATAL(nfill < 128 && fill[nfill] == 64);
+	close(fill[nfill]);
+	fflush(stderr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(log = tmpfile());
+	saved = dup(2);
+	(void)dup2(fileno(log), 2);
+	ts_realloc_fail(SIZE_MAX);
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_refused < 1 &&
+	    tt.rs->rs_stats.conns_total < 1; i++)
+		(void)ev_run_once(tt.loop, 0);
+	fflush(stderr);
+	(void)dup2(saved, 2);
+	close(saved);
+	CU_ASSERT(!ts_realloc_armed());		/* it was asked for */
+	ts_realloc_fail(0);
+	for (i = 0; i < nfill; i++)
+		close(fill[i]);
+	rewind(log);
+	if (fgets(line, sizeof(line), log) == NULL)
+		line[0] = '\0';
+	fclose(log);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, "refusing connection from "
+	    "127.0.0.1:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, ": cannot watch it: Cannot "
+	    "allocate memory"));
+	if (strstr(line, "cannot watch it") == NULL)
+		printf("\n    logged: %s ", line);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_total, 0);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_addrs);	/* no count left */
+	CU_ASSERT(recv(fd, acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
+	    errno == ECONNRESET);
+	close(fd);
+
+	fd = tt_connect_tcp(64 * 1024);
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 1);
+	tt_send_calls(fd, 1);
+	for (i = 0; i < 10 && got < 1; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(got, 1);
+	close(fd);
+	tt_stop();
+}
+
 /* A client of tt_start_tcp()'s listener from the local address src. */
 static int
 tt_connect_tcp_from(const char *src)
@@ -3001,6 +3080,8 @@ ts_register_transport(void)
 	    "drains, all of them", test_outbuf_drains) == NULL ||
 	    CU_add_test(s, "a connection refused for want of memory gives "
 	    "its address's count back", test_conn_nomem) == NULL ||
+	    CU_add_test(s, "a connection the loop cannot watch is refused: "
+	    "reset, counted, logged", test_conn_unwatched) == NULL ||
 	    CU_add_test(s, "max_conns_per_addr: each address its own "
 	    "budget", test_conns_per_addr_apart) == NULL ||
 	    CU_add_test(s, "no memory to grow the input buffer: the "
