@@ -19,7 +19,8 @@
  * longest (before, sixteen nlmctl processes stopped at a full pipe, or
  * that never read, locked the operator out until nlmd restarted; sixteen
  * that never wrote did for 10 s after each of them).  A newcomer that
- * finds no place is told so before it is closed.
+ * finds no place, or no memory for its state, is told so before it is
+ * closed.
  */
 #include "ctlsrv.h"
 
@@ -39,6 +40,7 @@
 /* Limits for messages a peer can trigger (log.h). */
 static struct log_rl rl_refused;
 static struct log_rl rl_accept;
+static struct log_rl rl_nomem;
 
 #define CTL_MAX_CONNS		16
 #define CTL_REQ_TIMEOUT_MS	10000
@@ -646,20 +648,32 @@ srv_evict(struct ctl_srv *s)
 }
 
 /*
- * No place for an allowed newcomer: say so (a fresh socket takes a line)
- * rather than close it without a word, which nlmctl can only report as
- * an answer that never came.
+ * An allowed newcomer that cannot be served (no place, no memory): say
+ * why in an error line (a fresh socket takes a line) rather than close it
+ * without a word, which nlmctl can only report as an answer that never
+ * came.  `why': one line of printable ASCII.
  */
 static void
-srv_busy(int fd)
+srv_refuse(int fd, const char *why)
 {
 	char line[160];
 	int n;
 
-	n = snprintf(line, sizeof(line), CTL_MAGIC " %d error busy: all %d "
-	    "places taken by other clients; try again\n", CTL_VERSION,
-	    CTL_MAX_CONNS);
+	n = snprintf(line, sizeof(line), CTL_MAGIC " %d error %s\n",
+	    CTL_VERSION, why);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
 	(void)send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static void
+srv_busy(int fd)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "busy: all %d places taken by other "
+	    "clients; try again", CTL_MAX_CONNS);
+	srv_refuse(fd, why);
 }
 
 static void
@@ -697,6 +711,11 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 		return;
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		log_rl_warnx(&rl_nomem, "control socket: out of memory: "
+		    "connection of uid %u (pid %d) closed", (unsigned)uc.uid,
+		    (int)uc.pid);
+		if (allowed)
+			srv_refuse(cfd, "out of memory; try again");
 		close(cfd);
 		return;
 	}

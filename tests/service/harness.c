@@ -207,7 +207,8 @@ ts_lk_fail(bool on)
 /*
  * calloc() and realloc() of the server's objects go through these
  * (test-service is linked with -Wl,--wrap=calloc -Wl,--wrap=realloc):
- * each fails once, for the next request of the size armed.
+ * each fails once, for the next request of the size armed (of any size
+ * when SIZE_MAX is).
  */
 void	*__real_calloc(size_t, size_t);
 void	*__wrap_calloc(size_t, size_t);
@@ -220,7 +221,8 @@ static size_t st_realloc_failed;
 void *
 __wrap_calloc(size_t n, size_t size)
 {
-	if (st_calloc_fail != 0 && n == 1 && size == st_calloc_fail) {
+	if (st_calloc_fail != 0 && n == 1 && (size == st_calloc_fail ||
+	    st_calloc_fail == SIZE_MAX)) {
 		st_calloc_fail = 0;
 		errno = ENOMEM;
 		return NULL;

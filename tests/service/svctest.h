@@ -46,8 +46,8 @@ void		 ts_lk_alloc(const struct lk_allocator *);
 extern const struct lk_allocator ts_lk_failing;
 void		 ts_lk_fail(bool on);
 /*
- * The next calloc(1, size) of the server's objects fails (0: none);
- * ts_calloc_armed(): not asked for yet.
+ * The next calloc(1, size) of the server's objects fails, of any size
+ * with SIZE_MAX (0: none); ts_calloc_armed(): not asked for yet.
  */
 void		 ts_calloc_fail(size_t size);
 bool		 ts_calloc_armed(void);

@@ -1809,6 +1809,49 @@ test_release_file_nomem_total(void)
 }
 
 /*
+ * A control connection whose state cannot be allocated (the next calloc()
+ * fails, whatever its size: the one of srv_accept() for the newcomer) is
+ * answered, as one refused for want of a place is: an error line saying
+ * why, and a line in the log.  It used to be closed without a word:
+ * nlmctl said only "nlmd closed the connection without an answer", the
+ * log nothing.  The next request is answered.
+ */
+static void
+test_conn_nomem(void)
+{
+	struct tc_answer *a;
+	char log[4096];
+	int fd, i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	tc_begin();
+	tc_log_begin();
+	fd = tc_send("nlmctl 1 status\n");
+	ts_calloc_fail(SIZE_MAX);
+	ts_turn();
+	CU_ASSERT(!ts_calloc_armed());		/* it was asked for */
+	ts_calloc_fail(0);
+	for (i = 0; i < 10 && a->len == 0; i++) {
+		ts_turn();
+		tc_read(fd, a);
+	}
+	close(fd);
+	tc_log_end(log, sizeof(log));
+	CU_ASSERT_STRING_EQUAL(a->buf, "nlmctl 1 error out of memory; try "
+	    "again\n");
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "control socket: out of memory: "
+	    "connection of uid 0 (pid "));
+
+	tc_ask("nlmctl 1 status\n", a);
+	CU_ASSERT(a->ok && a->ended);
+	tc_end();
+	free(a);
+}
+
+/*
  * A lock table allocator that carves every block from a static arena, in
  * address order, and never reuses one (free does nothing): the table's
  * slab blocks lie in the order they were allocated, whatever the C
@@ -2983,7 +3026,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a release by owner names one owner exactly",
 	    test_release_owner_exact) == NULL ||
 	    CU_add_test(s, "an answer that cannot grow is cut off, no line "
-	    "missing before", test_answer_cut_off) == NULL)
+	    "missing before", test_answer_cut_off) == NULL ||
+	    CU_add_test(s, "a connection with no memory for it is told so, "
+	    "and logged", test_conn_nomem) == NULL)
 		return -1;
 	return 0;
 }
