@@ -579,6 +579,8 @@ lk_file_scan(const struct lk_table *t, struct lk_scan *sc, size_t budget,
     const struct lk_scan_cbs *cbs, size_t *reported)
 {
 	const struct lk_hash *h = &t->t_files;
+	/* For its allocator only: the walk changes nothing in the table. */
+	struct lk_table *at = (struct lk_table *)(uintptr_t)t;
 	const struct lk_file *fv[64], **files;
 	const struct lk_obj *ob;
 	uint64_t m = h->h_mask;
@@ -599,7 +601,8 @@ lk_file_scan(const struct lk_table *t, struct lk_scan *sc, size_t budget,
 			nf++;
 		files = fv;
 		cap = sizeof(fv) / sizeof(fv[0]);
-		if (nf > cap && (files = malloc(nf * sizeof(*files))) == NULL)
+		if (nf > cap && (files = lk_alloc(at,
+		    nf * sizeof(*files))) == NULL)
 			break;	/* try again at the next call */
 		nf = 0;
 		for (ob = h->h_tab[sc->sc_cursor & m]; ob != NULL;
@@ -638,7 +641,7 @@ lk_file_scan(const struct lk_table *t, struct lk_scan *sc, size_t budget,
 			}
 		}
 		if (files != fv)
-			free((void *)files);
+			lk_free(at, (void *)files);
 		if (stopped)
 			break;		/* the budget ran out in this bucket */
 		/* The next bucket in reverse-bit order (Redis's dictScan). */

@@ -1246,6 +1246,147 @@ test_scan_empty_buckets(void)
 	lk_table_destroy(tt);
 }
 
+/*
+ * test_scan_nomem: a walk whose call finds no memory for a bucket's
+ * file array (over 64 files in the bucket) stops there and resumes there
+ * at a later call; once memory is back it completes, every file reported
+ * once.  The array came from malloc(), not from the table's allocator
+ * (lockcore.h: "for everything it allocates"), so no failure could be
+ * injected nor the bytes counted: the allocator was never asked.
+ *
+ * SN_BIG files land in one bucket: their handles, "bNN-XXXXXXXX", have
+ * a nonce chosen so that the low 10 bits of their hash are the same (one
+ * bucket of any hash up to 1,024 buckets; the table has 128), and
+ * SN_OTHER more fall wherever they do.  The hash of a file's handle is
+ * lk_siphash() under the table's key with obj.c's LK_SEED_FILE as the
+ * tweak; checked first against the hash a walk records (sc_fhash).
+ */
+#define SN_SEED_FILE	0x6a09e667f3bcc908ULL
+#define SN_BIG		70
+#define SN_OTHER	30
+
+static unsigned sn_seen[SN_BIG + SN_OTHER];
+
+static int
+sn_lock(const struct lk_record *rc, void *arg)
+{
+	char buf[4];
+
+	(void)arg;
+	if (rc->rc_fhlen < 3)
+		return 0;
+	memcpy(buf, (const char *)rc->rc_fh + 1, 2);
+	buf[2] = '\0';
+	if (((const char *)rc->rc_fh)[0] == 'b')
+		sn_seen[atoi(buf)]++;
+	else
+		sn_seen[SN_BIG + atoi(buf)]++;
+	return 0;
+}
+
+/* One walk's call with memory (fail false) or without. */
+static bool
+sn_call(struct lk_table *tt, struct lt_failer *fl, struct lk_scan *sc,
+    bool fail, size_t *got)
+{
+	struct lk_scan_cbs cbs = { sn_lock, NULL, NULL, NULL };
+	bool more;
+
+	fl->countdown = fail ? 0 : -1;
+	more = lk_file_scan(tt, sc, 10, &cbs, got);
+	fl->countdown = -1;
+	return more;
+}
+
+static void
+test_scan_nomem(void)
+{
+	struct lk_scan_cbs cbs = { sn_lock, NULL, NULL, NULL };
+	static char fhs[SN_BIG + SN_OTHER][24];
+	const struct lk_result *res;
+	struct lt_failer fl;
+	struct lk_config cf;
+	struct lk_lockreq rq;
+	struct lk_table *tt;
+	struct lk_scan sc;
+	uint64_t want = 0;
+	uint32_t nonce;
+	size_t got, total = 0, calls = 0;
+	long failed;
+	bool more = true;
+	int i, k;
+
+	lt_failer_init(&fl);
+	lk_config_init(&cf);
+	cf.cf_alloc = &fl.al;
+	/* The tweak is obj.c's: a one-file walk records the same hash. */
+	tt = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+	rq = lt_req(1, 1, "o", "probe", 0, 1, true, false);
+	CU_ASSERT_EQUAL_FATAL(lk_lock(tt, &rq, 1, &res), LK_GRANTED);
+	memset(&sc, 0, sizeof(sc));
+	(void)lk_file_scan(tt, &sc, 1, &cbs, &got);
+	CU_ASSERT_EQUAL_FATAL(sc.sc_fhash, lk_siphash(cf.cf_hash_key,
+	    SN_SEED_FILE, "probe", 5));
+	lk_table_destroy(tt);
+
+	for (i = 0; i < SN_BIG; i++) {
+		for (nonce = 0;; nonce++) {
+			snprintf(fhs[i], sizeof(fhs[i]), "b%02d-%08x", i,
+			    (unsigned)nonce);
+			if (i == 0)
+				want = lk_siphash(cf.cf_hash_key, SN_SEED_FILE,
+				    fhs[i], strlen(fhs[i])) & 1023;
+			if ((lk_siphash(cf.cf_hash_key, SN_SEED_FILE, fhs[i],
+			    strlen(fhs[i])) & 1023) == want)
+				break;
+		}
+	}
+	for (i = 0; i < SN_OTHER; i++)
+		snprintf(fhs[SN_BIG + i], sizeof(fhs[0]), "o%02d", i);
+	tt = lk_table_new(&cf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+	for (i = 0; i < SN_BIG + SN_OTHER; i++) {
+		rq = lt_req(1, 1, "o", fhs[i], 0, 1, true, false);
+		CU_ASSERT_EQUAL_FATAL(lk_lock(tt, &rq, 1, &res), LK_GRANTED);
+	}
+	memset(sn_seen, 0, sizeof(sn_seen));
+	memset(&sc, 0, sizeof(sc));
+	fl.failed = 0;
+	/* No memory until the walk reaches the big bucket... */
+	while (fl.failed == 0 && more && calls++ < 100) {
+		more = sn_call(tt, &fl, &sc, true, &got);
+		total += got;
+	}
+	CU_ASSERT_EQUAL(fl.failed, 1);		/* the table's allocator */
+	CU_ASSERT(more);
+	/*
+	 * ... where it stays while memory is short; then two calls with
+	 * memory go 20 files into that bucket, the next without stop
+	 * inside it, and once memory is back the walk completes.
+	 */
+	for (k = 0; k < 9; k++) {
+		failed = fl.failed;
+		more = sn_call(tt, &fl, &sc, k < 3 || k >= 5, &got);
+		total += got;
+		CU_ASSERT(more);
+		if (k < 3 || k >= 5) {
+			CU_ASSERT_EQUAL(fl.failed, failed + 1);
+			CU_ASSERT_EQUAL(got, 0);
+		} else
+			CU_ASSERT_EQUAL(got, 10);
+	}
+	while (more && calls++ < 200) {
+		more = sn_call(tt, &fl, &sc, false, &got);
+		total += got;
+	}
+	CU_ASSERT(!more);
+	CU_ASSERT_EQUAL(total, SN_BIG + SN_OTHER);
+	for (i = 0; i < SN_BIG + SN_OTHER; i++)
+		CU_ASSERT_EQUAL(sn_seen[i], 1);
+	lk_table_destroy(tt);
+}
+
 /* One file of 20,000 locks walked 100 at a time while locks come and go. */
 static int
 sc_count_lock(const struct lk_record *rc, void *arg)
@@ -2082,6 +2223,8 @@ lt_register_misc(void)
 	    !CU_add_test(s, "resumable walk survives growth", test_scan) ||
 	    !CU_add_test(s, "a walk's call looks at a bounded number of "
 	    "buckets", test_scan_empty_buckets) ||
+	    !CU_add_test(s, "a walk out of memory for a bucket resumes "
+	    "there", test_scan_nomem) ||
 	    !CU_add_test(s, "keyed hash", test_siphash) ||
 	    !CU_add_test(s, "resumable walk inside one big file",
 	    test_scan_big_file) ||
