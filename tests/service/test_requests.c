@@ -1725,6 +1725,55 @@ test_test_modes(void)
 }
 
 /*
+ * TEST of a range held exclusively by the owner asking -- the same host
+ * (source address and caller_name), svid and oh -- is GRANTED: its own
+ * lock does not conflict with it, as fcntl(F_GETLK) reports no lock of
+ * the caller's own.  The same TEST from another host, or from another
+ * svid of the same host, is DENIED with the holder reported (v4, and v1
+ * and v3 through their adapters).  Only the _MSG/_RES round trip tested
+ * an owner's TEST of its own lock: nlm_proc_test() giving lockcore host
+ * id 0 instead of the caller's survived the synchronous procedures
+ * (mutation testing).
+ */
+static void
+test_test_own_lock(void)
+{
+	nlm4_holder ho;
+	nlm_holder ho1;
+	uint32_t vers;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	CU_ASSERT_EQUAL(t_v4_lock("hostA", 7, "f", 0, 100, 3), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_v4_test("hostA", 7, "f", 10, 10, NULL),
+	    NLM4_GRANTED);
+	memset(&ho, 0, sizeof(ho));
+	CU_ASSERT_EQUAL(t_v4_test("hostB", 7, "f", 10, 10, &ho), NLM4_DENIED);
+	CU_ASSERT(ho.exclusive);
+	CU_ASSERT_EQUAL(ho.svid, 7);
+	CU_ASSERT_EQUAL(ho.oh.nlm_netobj_len, 3);
+	CU_ASSERT_EQUAL(ho.l_offset, 0);
+	CU_ASSERT_EQUAL(ho.l_len, 100);
+	CU_ASSERT_EQUAL(t_v4_test("hostA", 8, "f", 10, 10, NULL),
+	    NLM4_DENIED);
+	for (vers = NLM_VERS; vers <= NLM_VERSX; vers += NLM_VERSX - NLM_VERS) {
+		CU_ASSERT_EQUAL(t_v1_test(vers, "hostA", 7, "f", 10, 10, NULL),
+		    nlm_granted);
+		memset(&ho1, 0, sizeof(ho1));
+		CU_ASSERT_EQUAL(t_v1_test(vers, "hostB", 7, "f", 10, 10, &ho1),
+		    nlm_denied);
+		CU_ASSERT(ho1.exclusive);
+		CU_ASSERT_EQUAL(ho1.svid, 7);
+		CU_ASSERT_EQUAL(ho1.l_offset, 0);
+		CU_ASSERT_EQUAL(ho1.l_len, 100);
+	}
+	/* Asked, not changed: the lock is still the one granted. */
+	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
+	ts_stop();
+}
+
+/*
  * A blocking LOCK that would close a cycle of waiting owners is answered
  * NLM4_DEADLCK in version 4 and nlm_denied in versions 1 and 3 (which
  * lack it; Linux answers so too), and is not queued.  No test of the
@@ -2331,6 +2380,8 @@ ts_register_requests(void)
 	    test_cancel_unknown_host) == NULL ||
 	    CU_add_test(s, "TEST: shared meets shared; the holder as held",
 	    test_test_modes) == NULL ||
+	    CU_add_test(s, "TEST of the owner's own lock: GRANTED; of "
+	    "another's: DENIED", test_test_own_lock) == NULL ||
 	    CU_add_test(s, "a deadlock: DEADLCK in v4, nlm_denied in v1/v3",
 	    test_deadlock_answered) == NULL ||
 	    CU_add_test(s, "the last byte of 64 bits is lockable",
