@@ -173,19 +173,28 @@ ts_skip_reason(void)
 
 /* ts_lk_failing: the C library's, or NULL while ts_lk_fail(true). */
 static bool st_lk_fail;
+static unsigned long st_lk_refused;
 
 static void *
 st_lk_malloc(size_t size, void *arg)
 {
 	(void)arg;
-	return st_lk_fail ? NULL : malloc(size);
+	if (st_lk_fail) {
+		st_lk_refused++;
+		return NULL;
+	}
+	return malloc(size);
 }
 
 static void *
 st_lk_realloc(void *p, size_t size, void *arg)
 {
 	(void)arg;
-	return st_lk_fail ? NULL : realloc(p, size);
+	if (st_lk_fail) {
+		st_lk_refused++;
+		return NULL;
+	}
+	return realloc(p, size);
 }
 
 static void
@@ -202,6 +211,12 @@ void
 ts_lk_fail(bool on)
 {
 	st_lk_fail = on;
+}
+
+unsigned long
+ts_lk_refused(void)
+{
+	return st_lk_refused;
 }
 
 /*

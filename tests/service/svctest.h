@@ -46,6 +46,11 @@ void		 ts_lk_alloc(const struct lk_allocator *);
 extern const struct lk_allocator ts_lk_failing;
 void		 ts_lk_fail(bool on);
 /*
+ * How many allocations ts_lk_failing has refused so far: lockcore asked
+ * for memory while ts_lk_fail(true).
+ */
+unsigned long	 ts_lk_refused(void);
+/*
  * The next calloc(1, size) of the server's objects fails, of any size
  * with SIZE_MAX (0: none); ts_calloc_armed(): not asked for yet.
  */

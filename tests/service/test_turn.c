@@ -3653,6 +3653,88 @@ test_release_gc_uaf(void)
 	ts_lk_alloc(NULL);
 }
 
+/*
+ * A grant step that runs out of memory tries again in 1 s, not in every
+ * turn, even when the turns after it stage changes of their own.  hostA
+ * holds "g" [0,12) exclusive; 8 shared waiters of hostW (a byte each,
+ * bytes 0..7) queue, then hostV, which holds "g" [50,60) shared, for
+ * [8,60) shared.  hostA's UNLOCK grants the 8 (NLM_GRANT_STEP) and leaves
+ * hostV pending.  Granting it needs memory (what it holds there, undo.c's
+ * prior), which the lock table is refused from then on: the step fails.
+ * The next turn, hostZ's UNLOCK of "h" stages a change (and needs no
+ * memory).  The step runs again only a second after it failed.  (The
+ * 8 plain waiters alone did not show it: a grant of an owner that holds
+ * nothing there takes its lock node from the slab and its room from the
+ * table's vectors, all there already, and asks the allocator for
+ * nothing.)  nlm_apply() arming the timer at 0 whether or not it was
+ * armed -- the failing step again in every turn that staged anything --
+ * survived every test (mutation testing).
+ */
+static void
+test_grant_more_nomem_waits(void)
+{
+	unsigned long refused;
+	nlm4_unlockargs u;
+	nlm4_lockargs a;
+	uint64_t s1;
+	int i;
+
+	if (ts_skip())
+		return;
+	ts_lk_alloc(&ts_lk_failing);
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "g", 0, 12, true, false,
+	    false), NLM4_GRANTED);
+	for (i = 0; i < 8; i++)
+		CU_ASSERT_EQUAL(t_lock("hostW", 100 + i, "ownW", "g",
+		    (uint64_t)i, 1, false, true, false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_lock("hostV", 1, "ownV", "g", 50, 10, false, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostV", 1, "ownV", "g", 8, 52, false, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_lock("hostZ", 1, "ownZ", "h", 0, 1, true, false,
+	    false), NLM4_GRANTED);
+	t_lockargs(&a, "hostA", 1, "ownA", "g", 0, 12, true, false);
+	u.cookie = a.cookie;
+	u.alock = a.alock;
+	(void)ts_send(NLMPROC4_UNLOCK, XDRPROC(xdr_nlm4_unlockargs), &u);
+	free(a.cookie.nlm_netobj_val);
+	ts_turn();
+	CU_ASSERT_EQUAL(t_granted_w(8), 8);
+	CU_ASSERT(!t_committed(1, "ownV", 4, "g", 1, 8, 52, false));
+	/* The step: out of memory for hostV's grant, again in 1 s. */
+	refused = ts_lk_refused();
+	ts_lk_fail(true);
+	ts_turn();
+	ts_turn();
+	s1 = ev_now_ms();
+	CU_ASSERT_FATAL(ts_lk_refused() > refused);
+	CU_ASSERT(!t_committed(1, "ownV", 4, "g", 1, 8, 52, false));
+	refused = ts_lk_refused();
+	/* A turn that stages something; the turns after it. */
+	t_lockargs(&a, "hostZ", 1, "ownZ", "h", 0, 1, true, false);
+	u.cookie = a.cookie;
+	u.alock = a.alock;
+	(void)ts_send(NLMPROC4_UNLOCK, XDRPROC(xdr_nlm4_unlockargs), &u);
+	free(a.cookie.nlm_netobj_val);
+	ts_turn();
+	CU_ASSERT(!t_committed(1, "ownZ", 4, "h", 1, 0, 1, true));
+	ts_turn();
+	ts_turn();
+	t_turn_at(s1 + 999);
+	CU_ASSERT_EQUAL(ts_lk_refused(), refused);
+	t_turn_at(s1 + 1000);
+	CU_ASSERT(ts_lk_refused() > refused);
+	CU_ASSERT(!t_committed(1, "ownV", 4, "g", 1, 8, 52, false));
+	/* With memory again, the next try grants it. */
+	ts_lk_fail(false);
+	t_turn_at(s1 + 2000);
+	CU_ASSERT(t_committed(1, "ownV", 4, "g", 1, 8, 52, false));
+	CU_ASSERT_EQUAL(t_bad, 0);
+	ts_stop();
+	ts_lk_alloc(NULL);
+}
+
 /* A failed commit ends the process; nothing of its turn has left. */
 static void
 test_commit_failure(void)
@@ -5577,6 +5659,9 @@ ts_register_turn(void)
 	    "waiter a turn", test_grant_pace) == NULL ||
 	    CU_add_test(s, "waiters left by a release are granted while "
 	    "every turn grants", test_grant_more_not_starved) == NULL ||
+	    CU_add_test(s, "a grant step out of memory tries again in 1 s, "
+	    "not in every turn that stages", test_grant_more_nomem_waits) ==
+	    NULL ||
 	    CU_add_test(s, "synchronous GRANTED: the reply ends it",
 	    test_sync_granted) == NULL ||
 	    CU_add_test(s, "a synchronous GRANTED answered after 2-5 retries "
