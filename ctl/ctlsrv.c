@@ -20,7 +20,8 @@
  * that never read, locked the operator out until nlmd restarted; sixteen
  * that never wrote did for 10 s after each of them).  A newcomer that
  * finds no place, or no memory for its state, is told so before it is
- * closed.
+ * closed; one whose credentials cannot be read is closed untold (it may
+ * not be allowed to know), and logged.
  */
 #include "ctlsrv.h"
 
@@ -41,6 +42,7 @@
 static struct log_rl rl_refused;
 static struct log_rl rl_accept;
 static struct log_rl rl_nomem;
+static struct log_rl rl_cred;
 
 #define CTL_MAX_CONNS		16
 #define CTL_REQ_TIMEOUT_MS	10000
@@ -696,6 +698,10 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 		return;
 	}
 	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == -1) {
+		/* Whether it may use the socket is unknown: no answer. */
+		log_rl_warnx(&rl_cred, "control socket: cannot tell who "
+		    "connected (SO_PEERCRED: %s); connection closed",
+		    strerror(errno));
 		close(cfd);
 		return;
 	}

@@ -288,6 +288,38 @@ ts_realloc_failed(void)
 	return st_realloc_failed;
 }
 
+/*
+ * getsockopt() of the server goes through this (test-service is linked
+ * with -Wl,--wrap=getsockopt): the next SO_PEERCRED fails once armed.
+ */
+int	__real_getsockopt(int, int, int, void *, socklen_t *);
+int	__wrap_getsockopt(int, int, int, void *, socklen_t *);
+static int st_peercred_fail;
+
+int
+__wrap_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	if (st_peercred_fail != 0 && level == SOL_SOCKET &&
+	    name == SO_PEERCRED) {
+		errno = st_peercred_fail;
+		st_peercred_fail = 0;
+		return -1;
+	}
+	return __real_getsockopt(fd, level, name, val, len);
+}
+
+void
+ts_peercred_fail(int err)
+{
+	st_peercred_fail = err;
+}
+
+bool
+ts_peercred_armed(void)
+{
+	return st_peercred_fail != 0;
+}
+
 void
 ts_accepted(struct rpc_msg *rep, uint32_t xid, xdrproc_t proc, void *res)
 {

@@ -65,6 +65,12 @@ void		 ts_realloc_fail(size_t size);
 bool		 ts_realloc_armed(void);
 size_t		 ts_realloc_failed(void);
 /*
+ * The next getsockopt(SO_PEERCRED) of the server fails with errno `err'
+ * (0: none); ts_peercred_armed(): not asked for yet.
+ */
+void		 ts_peercred_fail(int err);
+bool		 ts_peercred_armed(void);
+/*
  * The state directory the next ts_start()s give nsm_init(), where an
  * earlier nlmd's nsm-state file is migrated from (NULL: one that does
  * not exist, the default).

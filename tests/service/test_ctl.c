@@ -1852,6 +1852,48 @@ test_conn_nomem(void)
 }
 
 /*
+ * A control connection whose peer's credentials cannot be read
+ * (getsockopt(SO_PEERCRED) fails) is closed without an answer -- whether
+ * it may use the socket is unknown, so it is told nothing -- and logged,
+ * as one with no memory for it is.  It used to be closed with no line
+ * in the log either.  The next request is answered.
+ */
+static void
+test_conn_no_peercred(void)
+{
+	struct tc_answer *a;
+	char log[4096], c;
+	ssize_t n;
+	int fd, i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	tc_begin();
+	tc_log_begin();
+	fd = tc_send("nlmctl 1 status\n");
+	ts_peercred_fail(EINVAL);
+	ts_turn();
+	CU_ASSERT(!ts_peercred_armed());	/* it was asked for */
+	ts_peercred_fail(0);
+	for (i = 0; i < 10; i++)
+		ts_turn();
+	/* Closed, nothing said (reset: its request was left unread). */
+	n = recv(fd, &c, 1, MSG_DONTWAIT);
+	CU_ASSERT(n == 0 || (n == -1 && errno == ECONNRESET));
+	close(fd);
+	tc_log_end(log, sizeof(log));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "control socket: cannot tell who "
+	    "connected (SO_PEERCRED: Invalid argument); connection closed"));
+
+	tc_ask("nlmctl 1 status\n", a);
+	CU_ASSERT(a->ok && a->ended);
+	tc_end();
+	free(a);
+}
+
+/*
  * A lock table allocator that carves every block from a static arena, in
  * address order, and never reuses one (free does nothing): the table's
  * slab blocks lie in the order they were allocated, whatever the C
@@ -3028,7 +3070,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "an answer that cannot grow is cut off, no line "
 	    "missing before", test_answer_cut_off) == NULL ||
 	    CU_add_test(s, "a connection with no memory for it is told so, "
-	    "and logged", test_conn_nomem) == NULL)
+	    "and logged", test_conn_nomem) == NULL ||
+	    CU_add_test(s, "a connection whose credentials cannot be read "
+	    "is closed and logged", test_conn_no_peercred) == NULL)
 		return -1;
 	return 0;
 }
