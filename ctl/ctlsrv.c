@@ -19,9 +19,9 @@
  * longest (before, sixteen nlmctl processes stopped at a full pipe, or
  * that never read, locked the operator out until nlmd restarted; sixteen
  * that never wrote did for 10 s after each of them).  A newcomer that
- * finds no place, or no memory for its state, is told so before it is
- * closed; one whose credentials cannot be read is closed untold (it may
- * not be allowed to know), and logged.
+ * finds no place, no memory for its state, or a loop that cannot watch
+ * it is told so before it is closed; one whose credentials cannot be
+ * read is closed untold (it may not be allowed to know), and logged.
  */
 #include "ctlsrv.h"
 
@@ -43,6 +43,7 @@ static struct log_rl rl_refused;
 static struct log_rl rl_accept;
 static struct log_rl rl_nomem;
 static struct log_rl rl_cred;
+static struct log_rl rl_unwatched;
 
 #define CTL_MAX_CONNS		16
 #define CTL_REQ_TIMEOUT_MS	10000
@@ -650,10 +651,10 @@ srv_evict(struct ctl_srv *s)
 }
 
 /*
- * An allowed newcomer that cannot be served (no place, no memory): say
- * why in an error line (a fresh socket takes a line) rather than close it
- * without a word, which nlmctl can only report as an answer that never
- * came.  `why': one line of printable ASCII.
+ * An allowed newcomer that cannot be served (no place, no memory, not
+ * watched by the loop): say why in an error line (a fresh socket takes a
+ * line) rather than close it without a word, which nlmctl can only report
+ * as an answer that never came.  `why': one line of printable ASCII.
  */
 static void
 srv_refuse(int fd, const char *why)
@@ -676,6 +677,27 @@ srv_busy(int fd)
 	snprintf(why, sizeof(why), "busy: all %d places taken by other "
 	    "clients; try again", CTL_MAX_CONNS);
 	srv_refuse(fd, why);
+}
+
+/*
+ * The loop cannot watch a newcomer's connection c (ev_fd_add() failed
+ * with err: its descriptor table could not grow, or epoll refused it):
+ * logged, an allowed peer told why, c closed.
+ */
+static void
+conn_unwatched(struct ctl_conn *c, bool allowed, int err)
+{
+	char why[128];
+
+	log_rl_warnx(&rl_unwatched, "control socket: cannot watch the "
+	    "connection of uid %u (pid %d): %s; closed",
+	    (unsigned)c->c_peer.uid, (int)c->c_peer.pid, strerror(err));
+	if (allowed) {
+		snprintf(why, sizeof(why), "cannot take the connection (%s); "
+		    "try again", strerror(err));
+		srv_refuse(c->c_fd, why);
+	}
+	conn_close(c);
 }
 
 static void
@@ -733,7 +755,7 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 	s->s_conns = c;
 	s->s_nconns++;
 	if (ev_fd_add(loop, cfd, EV_READ, conn_io, c) == -1) {
-		conn_close(c);
+		conn_unwatched(c, allowed, errno);
 		return;
 	}
 	if (!allowed) {

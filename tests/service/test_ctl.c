@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1894,6 +1895,59 @@ test_conn_no_peercred(void)
 }
 
 /*
+ * A control connection the loop cannot watch (ev_fd_add() fails: here
+ * the loop's descriptor table cannot grow to its number, 64 -- the first
+ * growth -- with the next realloc() failing) is answered as one with no
+ * memory for its state: an error line saying why, and a line in the log.
+ * It used to be closed without a word, the log saying nothing.  The next
+ * request is answered.
+ */
+static void
+test_conn_unwatched(void)
+{
+	struct tc_answer *a;
+	char log[4096];
+	int fill[128], nfill = 0, fd, i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	tc_begin();
+	tc_log_begin();
+	fd = tc_send("nlmctl 1 status\n");
+	/* Every descriptor below 64 taken: the server's accept gets 64. */
+	while (nfill < 128 && (fill[nfill] = open("/dev/null",
+	    O_RDONLY | O_CLOEXEC)) != -1 && fill[nfill] < 64)
+		nfill++;
+	CU_ASSERT_FATAL(nfill < 128 && fill[nfill] == 64);
+	close(fill[nfill]);
+	ts_realloc_fail(SIZE_MAX);
+	ts_turn();
+	CU_ASSERT(!ts_realloc_armed());		/* it was asked for */
+	ts_realloc_fail(0);
+	for (i = 0; i < nfill; i++)
+		close(fill[i]);
+	for (i = 0; i < 10 && a->len == 0; i++) {
+		ts_turn();
+		tc_read(fd, a);
+	}
+	close(fd);
+	tc_log_end(log, sizeof(log));
+	CU_ASSERT_STRING_EQUAL(a->buf, "nlmctl 1 error cannot take the "
+	    "connection (Cannot allocate memory); try again\n");
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "control socket: cannot watch the "
+	    "connection of uid 0 (pid "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "): Cannot allocate memory; "
+	    "closed"));
+
+	tc_ask("nlmctl 1 status\n", a);
+	CU_ASSERT(a->ok && a->ended);
+	tc_end();
+	free(a);
+}
+
+/*
  * A lock table allocator that carves every block from a static arena, in
  * address order, and never reuses one (free does nothing): the table's
  * slab blocks lie in the order they were allocated, whatever the C
@@ -3072,7 +3126,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a connection with no memory for it is told so, "
 	    "and logged", test_conn_nomem) == NULL ||
 	    CU_add_test(s, "a connection whose credentials cannot be read "
-	    "is closed and logged", test_conn_no_peercred) == NULL)
+	    "is closed and logged", test_conn_no_peercred) == NULL ||
+	    CU_add_test(s, "a connection the loop cannot watch is told so, "
+	    "and logged", test_conn_unwatched) == NULL)
 		return -1;
 	return 0;
 }
