@@ -2682,6 +2682,28 @@ test_outbuf_drains(void)
 	tt_stop();
 }
 
+/* The listener's next connection is accepted and its call answered. */
+static void
+tt_next_served(void)
+{
+	uint8_t acc[256];
+	size_t acclen = 0;
+	unsigned got = 0;
+	int fd, i;
+
+	fd = tt_connect_tcp(64 * 1024);
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 1);
+	tt_send_calls(fd, 1);
+	for (i = 0; i < 10 && got < 1; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(got, 1);
+	close(fd);
+}
+
 /*
  * A connection whose state cannot be allocated is refused as one over a
  * cap (reset, counted) and gives its address's count back: with
@@ -2693,8 +2715,6 @@ static void
 test_conn_nomem(void)
 {
 	uint8_t acc[256];
-	size_t acclen = 0;
-	unsigned got = 0;
 	int fd, i;
 
 	tt_start_tcp(64 * 1024, 0);
@@ -2712,18 +2732,8 @@ test_conn_nomem(void)
 	    errno == ECONNRESET);
 	close(fd);
 
-	fd = tt_connect_tcp(64 * 1024);
-	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
-		(void)ev_run_once(tt.loop, 0);
-	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 1);
+	tt_next_served();
 	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
-	tt_send_calls(fd, 1);
-	for (i = 0; i < 10 && got < 1; i++) {
-		(void)ev_run_once(tt.loop, 0);
-		got += tt_replies(fd, acc, sizeof(acc), &acclen);
-	}
-	CU_ASSERT_EQUAL(got, 1);
-	close(fd);
 	tt_stop();
 }
 
@@ -2742,8 +2752,6 @@ test_conn_unwatched(void)
 {
 	int fill[128], nfill = 0, fd, i;
 	uint8_t acc[256];
-	size_t acclen = 0;
-	unsigned got = 0;
 	char line[512] = "";
 	FILE *log;
 	int saved;
@@ -2791,17 +2799,7 @@ test_conn_unwatched(void)
 	    errno == ECONNRESET);
 	close(fd);
 
-	fd = tt_connect_tcp(64 * 1024);
-	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
-		(void)ev_run_once(tt.loop, 0);
-	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 1);
-	tt_send_calls(fd, 1);
-	for (i = 0; i < 10 && got < 1; i++) {
-		(void)ev_run_once(tt.loop, 0);
-		got += tt_replies(fd, acc, sizeof(acc), &acclen);
-	}
-	CU_ASSERT_EQUAL(got, 1);
-	close(fd);
+	tt_next_served();
 	tt_stop();
 }
 
