@@ -6,14 +6,14 @@
  * epoll carries the fd number as its data.  Timers form a binary min-heap
  * of pointers to caller-owned struct ev_timer, each remembering its slot,
  * so cancel and re-arm are O(log n) with no search; arming never fails
- * (below).  One
- * turn: wait for min(next timer, requested timeout), call every ready fd
- * callback, then every expired timer, then the before-sleep hook.  A
- * callback may delete any fd, including ones still in this turn's ready
- * list: the fd slot is checked again before each call.  A registered fd
- * watched for nothing (ev_fd_set(fd, 0)) keeps its slot but leaves the
- * epoll set: epoll reports EPOLLHUP and EPOLLERR whatever it is asked for,
- * and a peer that hung up would otherwise wake every turn.
+ * (below).  One turn: wait for min(next timer, requested timeout), call
+ * every ready fd callback, then every expired timer, then the
+ * before-sleep hook.  A callback may delete any fd, including ones still
+ * in this turn's ready list: the fd slot is checked again before each
+ * call.  A registered fd watched for nothing (ev_fd_set(fd, 0)) keeps its
+ * slot but leaves the epoll set: epoll reports EPOLLHUP and EPOLLERR
+ * whatever it is asked for, and a peer that hung up would otherwise wake
+ * every turn.
  *
  * A turn that did enough (ev_turn_full: the caller's measure, say the
  * records its requests changed) stops calling fd callbacks; the ready
@@ -430,7 +430,7 @@ ev_timer_set(struct ev_loop *el, struct ev_timer *t, uint64_t delay_ms,
 		ev_heap_add(el, t);
 		return;
 	}
-	/* Behind those waiting already: the heap takes them in order. */
+	/* No room, or others wait already: the heap takes them first. */
 	t->et_idx = EV_OVER;
 	t->et_onext = el->el_over;
 	t->et_oprev = NULL;
