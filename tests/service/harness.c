@@ -35,6 +35,7 @@
 
 #include "ev.h"
 #include "lockcore.h"
+#include "log.h"
 #include "netaddr.h"
 #include "nlm.h"
 #include "nsm.h"
@@ -343,6 +344,89 @@ ts_skip(void)
 }
 
 /* Start everything, with the fake store holding what a test preloaded. */
+/*
+ * What nlmd logs (stderr) goes to st_log.f while st_log.saved != -1:
+ * ts_log_begin() to ts_log_end().
+ */
+static struct {
+	FILE			*f;
+	int			 saved;
+	unsigned long long	 ms;
+} st_log = { NULL, -1, 0 };
+
+static unsigned long long
+st_log_clock(void)
+{
+	return st_log.ms += LOG_RL_WINDOW_MS;
+}
+
+/*
+ * Stop a capture: stderr and the rate limiters' clock as they were.  The
+ * file is left open for the caller to read and close.
+ */
+static void
+st_log_stop(void)
+{
+	fflush(stderr);
+	log_rl_set_clock(NULL);
+	if (st_log.saved != -1) {
+		(void)dup2(st_log.saved, STDERR_FILENO);
+		close(st_log.saved);
+		st_log.saved = -1;
+	}
+}
+
+/*
+ * A capture a test left open (a fatal assertion between ts_log_begin()
+ * and ts_log_end()): its lines back to stderr, or the rest of the binary
+ * would log into a file nobody reads.
+ */
+static void
+st_log_abandoned(void)
+{
+	char buf[4096];
+	size_t n;
+
+	if (st_log.f == NULL)
+		return;
+	st_log_stop();
+	rewind(st_log.f);
+	while ((n = fread(buf, 1, sizeof(buf), st_log.f)) > 0)
+		(void)fwrite(buf, 1, n, stderr);
+	fclose(st_log.f);
+	st_log.f = NULL;
+}
+
+void
+ts_log_begin(void)
+{
+	st_log_abandoned();
+	fflush(stderr);
+	CU_ASSERT_FATAL((st_log.f = tmpfile()) != NULL);
+	st_log.ms = tests_now_ms();
+	log_rl_set_clock(st_log_clock);
+	st_log.saved = dup(STDERR_FILENO);
+	CU_ASSERT_FATAL(st_log.saved != -1 &&
+	    dup2(fileno(st_log.f), STDERR_FILENO) != -1);
+}
+
+void
+ts_log_end(char *buf, size_t len)
+{
+	size_t n;
+
+	st_log_stop();
+	buf[0] = '\0';
+	if (st_log.f == NULL)
+		return;
+	rewind(st_log.f);
+	n = fread(buf, 1, len - 1, st_log.f);
+	buf[n] = '\0';
+	fclose(st_log.f);
+	st_log.f = NULL;
+	fputs(buf, stderr);
+}
+
 void
 ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec)
 {
@@ -364,10 +448,12 @@ ts_start_try(enum nlm_cbmode cbmode, unsigned give_up_sec, char *ierr,
 	/*
 	 * A test whose fatal assertion failed never reached its ts_stop():
 	 * stop what it left, or every later test failed here too, hiding
-	 * which one had failed.
+	 * which one had failed.  Likewise its ts_log_end(): what nlmd logs
+	 * goes to stderr again (every test that makes nlmd log starts here).
 	 */
 	if (loop != NULL)
 		ts_stop();
+	st_log_abandoned();
 	st_clock = 1000000;
 	st_rpcb_verf = 0;
 	st_nlm_registered = true;

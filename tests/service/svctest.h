@@ -31,6 +31,17 @@ bool		 ts_skip(void);
 
 void		 ts_start(enum nlm_cbmode cbmode, unsigned give_up_sec);
 /*
+ * What nlmd logs (stderr) goes to a file from ts_log_begin() until
+ * ts_log_end(), which puts it into buf (len bytes, NUL-terminated) and
+ * on stderr again.  Meanwhile the rate limiters' clock moves a whole
+ * window at every line, so that no line a test looks for is dropped for
+ * the lines earlier tests made.  A capture left open (a fatal assertion
+ * before ts_log_end()) is ended, its lines sent to stderr, by the next
+ * ts_start() or ts_log_begin().
+ */
+void		 ts_log_begin(void);
+void		 ts_log_end(char *buf, size_t len);
+/*
  * The same, but nlm_init() may fail (the stored records refused): -1
  * with its message in err, and nothing started (no ts_stop()).
  */

@@ -1712,38 +1712,6 @@ test_release_file_nomem_part(void)
 	free(a);
 }
 
-/* What nlmd logs (stderr) goes to a file until tc_log_end(). */
-static struct {
-	FILE	*f;
-	int	 saved;
-} tc_log;
-
-static void
-tc_log_begin(void)
-{
-	fflush(stderr);
-	CU_ASSERT_FATAL((tc_log.f = tmpfile()) != NULL);
-	tc_log.saved = dup(STDERR_FILENO);
-	CU_ASSERT_FATAL(tc_log.saved != -1 &&
-	    dup2(fileno(tc_log.f), STDERR_FILENO) != -1);
-}
-
-/* What was logged since tc_log_begin(), into buf (and to stderr again). */
-static void
-tc_log_end(char *buf, size_t len)
-{
-	size_t n;
-
-	fflush(stderr);
-	(void)dup2(tc_log.saved, STDERR_FILENO);
-	close(tc_log.saved);
-	rewind(tc_log.f);
-	n = fread(buf, 1, len - 1, tc_log.f);
-	buf[n] = '\0';
-	fclose(tc_log.f);
-	fputs(buf, stderr);
-}
-
 /*
  * A release by file whose lock table runs out of memory after its first
  * piece says how many of the records it collected it did not release:
@@ -1776,7 +1744,7 @@ test_release_file_nomem_total(void)
 	tc_fill();
 	CU_ASSERT_FATAL(tc_lock_at("bob", "g", 0) == 0);
 	tc_fill_host("bob", "g", 1, 1999);
-	tc_log_begin();
+	ts_log_begin();
 	fd = tc_release_send("nlmctl 1 release fh=66\n", a);
 	/* The first piece released (its commit held)... */
 	lk_table_counts(nlm->n_table, &ct);
@@ -1795,7 +1763,7 @@ test_release_file_nomem_total(void)
 	tc_release_finish(fd, a);
 	ts_lk_fail(false);
 	close(fd);
-	tc_log_end(log, 65536);
+	ts_log_end(log, 65536);
 	lk_table_counts(nlm->n_table, &ct);
 	CU_ASSERT_EQUAL(ct.ct_locks, TC_NLOCKS - 1024);
 	CU_ASSERT(a->ok && a->ended);
@@ -1829,7 +1797,7 @@ test_conn_nomem(void)
 	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
 	memset(a, 0, sizeof(*a));
 	tc_begin();
-	tc_log_begin();
+	ts_log_begin();
 	fd = tc_send("nlmctl 1 status\n");
 	ts_calloc_fail(SIZE_MAX);
 	ts_turn();
@@ -1840,7 +1808,7 @@ test_conn_nomem(void)
 		tc_read(fd, a);
 	}
 	close(fd);
-	tc_log_end(log, sizeof(log));
+	ts_log_end(log, sizeof(log));
 	CU_ASSERT_STRING_EQUAL(a->buf, "nlmctl 1 error out of memory; try "
 	    "again\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "control socket: out of memory: "
@@ -1872,7 +1840,7 @@ test_conn_no_peercred(void)
 	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
 	memset(a, 0, sizeof(*a));
 	tc_begin();
-	tc_log_begin();
+	ts_log_begin();
 	fd = tc_send("nlmctl 1 status\n");
 	ts_peercred_fail(EINVAL);
 	ts_turn();
@@ -1884,7 +1852,7 @@ test_conn_no_peercred(void)
 	n = recv(fd, &c, 1, MSG_DONTWAIT);
 	CU_ASSERT(n == 0 || (n == -1 && errno == ECONNRESET));
 	close(fd);
-	tc_log_end(log, sizeof(log));
+	ts_log_end(log, sizeof(log));
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "control socket: cannot tell who "
 	    "connected (SO_PEERCRED: Invalid argument); connection closed"));
 
@@ -1914,7 +1882,7 @@ test_conn_unwatched(void)
 	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
 	memset(a, 0, sizeof(*a));
 	tc_begin();
-	tc_log_begin();
+	ts_log_begin();
 	fd = tc_send("nlmctl 1 status\n");
 	/* Every descriptor below 64 taken: the server's accept gets 64. */
 	while (nfill < 128 && (fill[nfill] = open("/dev/null",
@@ -1933,7 +1901,7 @@ test_conn_unwatched(void)
 		tc_read(fd, a);
 	}
 	close(fd);
-	tc_log_end(log, sizeof(log));
+	ts_log_end(log, sizeof(log));
 	CU_ASSERT_STRING_EQUAL(a->buf, "nlmctl 1 error cannot take the "
 	    "connection (Cannot allocate memory); try again\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "control socket: cannot watch the "

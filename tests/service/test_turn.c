@@ -470,54 +470,6 @@ test_reply_waits_own_turn(void)
 }
 
 /*
- * What nlmd logs from now (stderr) goes to a file until t_log_end().
- * Meanwhile the rate limiters' clock moves a whole window at every line,
- * so that no line a test looks for is dropped for the lines earlier tests
- * made (they come quickly: the loop runs in this thread, nothing waits).
- */
-static struct {
-	FILE			*f;
-	int			 saved;
-	unsigned long long	 ms;
-} t_log;
-
-static unsigned long long
-t_log_clock(void)
-{
-	return t_log.ms += LOG_RL_WINDOW_MS;
-}
-
-static void
-t_log_begin(void)
-{
-	t_log.ms = tests_now_ms();
-	log_rl_set_clock(t_log_clock);
-	fflush(stderr);
-	CU_ASSERT_FATAL((t_log.f = tmpfile()) != NULL);
-	t_log.saved = dup(STDERR_FILENO);
-	CU_ASSERT_FATAL(t_log.saved != -1 &&
-	    dup2(fileno(t_log.f), STDERR_FILENO) != -1);
-}
-
-/* What was logged since t_log_begin(), into buf (and to stderr again). */
-static void
-t_log_end(char *buf, size_t len)
-{
-	size_t n;
-
-	fflush(stderr);
-	log_rl_set_clock(NULL);
-	(void)dup2(t_log.saved, STDERR_FILENO);
-	close(t_log.saved);
-	rewind(t_log.f);
-	n = fread(buf, 1, len - 1, t_log.f);
-	buf[n] = '\0';
-	fclose(t_log.f);
-	fputs(buf, stderr);
-}
-
-
-/*
  * A commit that does not complete (a hung disk under durability sync) is
  * shown and logged: the status line's commit-stall-ms and the gauge
  * nlmd_store_commit_stall_seconds count from the seal, a warning comes
@@ -536,7 +488,7 @@ test_commit_stall(void)
 	CU_ASSERT_EQUAL(nlm_commit_stall_ms(), 0);
 	CU_ASSERT(ts_metric("nlmd_store_commit_stall_seconds") == 0);
 	fake_store_defer(true);
-	t_log_begin();
+	ts_log_begin();
 	CU_ASSERT_EQUAL(t_lock("hostS", 1, "ownS", "fs", 0, 10, true, false,
 	    false), -1);			/* held */
 	ts_advance(4000);
@@ -551,7 +503,7 @@ test_commit_stall(void)
 	ts_pump();
 	CU_ASSERT_EQUAL(nlm_commit_stall_ms(), 0);
 	CU_ASSERT(ts_metric("nlmd_store_commit_stall_seconds") == 0);
-	t_log_end(buf, sizeof(buf));
+	ts_log_end(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
 	    "no commit has completed for 5.5 s (1 waiting)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf,
@@ -4085,9 +4037,9 @@ test_release_count(void)
 	    false, false), NLM4_GRANTED);
 	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "fr", 0, 10, false, true,
 	    false), NLM4_BLOCKED);
-	t_log_begin();
+	ts_log_begin();
 	CU_ASSERT_EQUAL(ts_notified("hostA", 5), 1);
-	t_log_end(buf, sizeof(buf));
+	ts_log_end(buf, sizeof(buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "released 1 locks/shares"));
 	CU_ASSERT(t_committed(2, "ownB", 4, "fr", 2, 0, 20, false));
 	ts_stop();
@@ -4287,14 +4239,14 @@ test_grace_drain_counts(void)
 	g = nlm_get_grace();
 	CU_ASSERT(g->g_active);
 	ts_advance(91 * 1000);
-	t_log_begin();
+	ts_log_begin();
 	ts_turn();	/* the deadline: the first step */
 	CU_ASSERT(g->g_active);
 	fa.name = (char *)"many";
 	fa.state = 3;
 	(void)ts_send(NLMPROC4_FREE_ALL, XDRPROC(xdr_nlm4_notify), &fa);
 	ts_pump();
-	t_log_end(buf, sizeof(buf));
+	ts_log_end(buf, sizeof(buf));
 	CU_ASSERT(!g->g_active);
 	CU_ASSERT(g->g_dropped > 0 && g->g_dropped < n);
 	CU_ASSERT_EQUAL(nlm_get_counters()->grace_dropped, g->g_dropped);
