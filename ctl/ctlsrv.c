@@ -20,8 +20,10 @@
  * that never read, locked the operator out until nlmd restarted; sixteen
  * that never wrote did for 10 s after each of them).  A newcomer that
  * finds no place, no memory for its state, or a loop that cannot watch
- * it is told so before it is closed; one whose credentials cannot be
- * read is closed untold (it may not be allowed to know), and logged.
+ * it is told so before it is closed, and so is one whose groups cannot be
+ * read (whether it may use the socket is unknown; it is not told
+ * "permission denied"); one whose credentials cannot be read is closed
+ * untold (it may not be allowed to know), and logged.
  */
 #include "ctlsrv.h"
 
@@ -540,6 +542,13 @@ conn_timeout(struct ev_loop *loop, void *arg)
 	conn_close(arg);
 }
 
+/* What peer_allowed() found. */
+enum peer_verdict {
+	PEER_ALLOWED,
+	PEER_DENIED,
+	PEER_UNKNOWN		/* its groups could not be read */
+};
+
 /*
  * Root, or the configured group, primary or supplementary, as the kernel
  * recorded them for the peer when it connected (SO_PEERCRED,
@@ -547,38 +556,45 @@ conn_timeout(struct ev_loop *loop, void *arg)
  * whether it could open the socket at all, and no look-up in the user
  * and group databases -- on a host with LDAP or NIS those could hold the
  * event loop, and they list memberships a process may not have (or
- * lack ones it was given, setgroups(), newgrp).
+ * lack ones it was given, setgroups(), newgrp).  PEER_UNKNOWN, with the
+ * errno in *errp, when its groups were needed and could not be read (no
+ * memory for a long list, SO_PEERGROUPS failed): not a refusal, the
+ * peer may well be a member.
  */
-static bool
-peer_allowed(const struct ctl_srv *s, int fd, const struct ctl_peer *p)
+static enum peer_verdict
+peer_allowed(const struct ctl_srv *s, int fd, const struct ctl_peer *p,
+    int *errp)
 {
 	gid_t small[64], *groups = small;
 	socklen_t len = sizeof(small);
-	bool ok = false;
+	enum peer_verdict v = PEER_DENIED;
 	size_t i;
 
 	if (p->uid == 0)
-		return true;
+		return PEER_ALLOWED;
 	if (s->s_group < 0)
-		return false;
+		return PEER_DENIED;
 	if (p->gid == (gid_t)s->s_group)
-		return true;
+		return PEER_ALLOWED;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == -1) {
 		/* ERANGE: len says how much it takes (NGROUPS_MAX at most). */
-		if (errno != ERANGE || (groups = malloc(len)) == NULL)
-			return false;
+		if (errno != ERANGE || (groups = malloc(len)) == NULL) {
+			*errp = errno;
+			return PEER_UNKNOWN;
+		}
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups,
 		    &len) == -1) {
+			*errp = errno;
 			free(groups);
-			return false;
+			return PEER_UNKNOWN;
 		}
 	}
 	for (i = 0; i < len / sizeof(gid_t); i++)
 		if (groups[i] == (gid_t)s->s_group)
-			ok = true;
+			v = PEER_ALLOWED;
 	if (groups != small)
 		free(groups);
-	return ok;
+	return v;
 }
 
 static void
@@ -700,6 +716,33 @@ conn_unwatched(struct ctl_conn *c, bool allowed, int err)
 	conn_close(c);
 }
 
+/*
+ * Whether the newcomer p on fd may use the socket is unknown: its groups
+ * could not be read (err; ENOMEM: as no memory for its state).  Logged,
+ * and it is told why -- its uid and gid were read -- rather than
+ * "permission denied", which a member of control-group would take for
+ * final.  fd is left open.
+ */
+static void
+srv_unknown(int fd, const struct ctl_peer *p, int err)
+{
+	char why[128];
+
+	if (err == ENOMEM) {
+		log_rl_warnx(&rl_nomem, "control socket: out of memory: "
+		    "connection of uid %u (pid %d) closed", (unsigned)p->uid,
+		    (int)p->pid);
+		srv_refuse(fd, "out of memory; try again");
+		return;
+	}
+	log_rl_warnx(&rl_cred, "control socket: cannot read the groups of "
+	    "uid %u (pid %d) (SO_PEERGROUPS: %s); connection closed",
+	    (unsigned)p->uid, (int)p->pid, strerror(err));
+	snprintf(why, sizeof(why), "cannot read the groups of the connection "
+	    "(%s); try again", strerror(err));
+	srv_refuse(fd, why);
+}
+
 static void
 srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 {
@@ -708,8 +751,9 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 	struct ucred uc;
 	socklen_t ul = sizeof(uc);
 	struct ctl_conn *c;
+	enum peer_verdict v;
 	bool allowed;
-	int cfd;
+	int cfd, err = 0;
 
 	(void)events;
 	if ((cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) ==
@@ -730,7 +774,12 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 	peer.pid = uc.pid;
 	peer.uid = uc.uid;
 	peer.gid = uc.gid;
-	allowed = peer_allowed(s, cfd, &peer);
+	if ((v = peer_allowed(s, cfd, &peer, &err)) == PEER_UNKNOWN) {
+		srv_unknown(cfd, &peer, err);
+		close(cfd);
+		return;
+	}
+	allowed = v == PEER_ALLOWED;
 	/* Only a peer that may use the socket takes a stalled one's place. */
 	if (s->s_nconns >= CTL_MAX_CONNS && (!allowed || !srv_evict(s))) {
 		if (allowed)

@@ -28,7 +28,8 @@ $(O)/tests/test-store: | $(O)/nlmd
 # the handlers in libnlm): a link group.  calloc() and realloc() of our
 # objects go through the tests' __wrap_calloc and __wrap_realloc
 # (harness.c: ts_calloc_fail(), ts_realloc_fail(), allocation failures),
-# getsockopt() through __wrap_getsockopt (ts_peercred_fail()).
+# malloc() through __wrap_malloc (ts_malloc_fail()), getsockopt()
+# through __wrap_getsockopt (ts_peercred_fail(), ts_peergroups_fail()).
 SVC_FAKES := $(O)/tests/fakes/store_fake.o $(O)/tests/fakes/send_fake.o
 # cmd/svcmgr.c (what nlmd tells systemd) over the service: test_svcmgr.c.
 SVC_CMD   := $(O)/cmd/svcmgr.o
@@ -40,7 +41,8 @@ $(O)/tests/test-service: $(TEST_service_OBJS) $(SVC_FAKES) $(SVC_CMD) \
     $(SVC_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_service_OBJS) $(SVC_FAKES) $(SVC_CMD) \
 	    -Wl,--start-group $(SVC_LIBS) -Wl,--end-group -lcunit $(TIRPC_LIBS) \
-	    -Wl,--wrap=calloc -Wl,--wrap=realloc -Wl,--wrap=getsockopt
+	    -Wl,--wrap=calloc -Wl,--wrap=realloc -Wl,--wrap=malloc \
+	    -Wl,--wrap=getsockopt
 TESTS += $(O)/tests/test-service
 $(TEST_service_OBJS) $(SVC_FAKES): | $(RPC_HDRS)
 -include $(TEST_service_OBJS:.o=.d) $(SVC_FAKES:.o=.d)

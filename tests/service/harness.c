@@ -290,23 +290,81 @@ ts_realloc_failed(void)
 }
 
 /*
+ * malloc() of the server's objects goes through this (test-service is
+ * linked with -Wl,--wrap=malloc): the next of the size armed fails, of
+ * any size when SIZE_MAX is.
+ */
+void	*__real_malloc(size_t);
+void	*__wrap_malloc(size_t);
+static size_t st_malloc_fail;
+
+void *
+__wrap_malloc(size_t size)
+{
+	if (st_malloc_fail != 0 && (size == st_malloc_fail ||
+	    st_malloc_fail == SIZE_MAX)) {
+		st_malloc_fail = 0;
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_malloc(size);
+}
+
+void
+ts_malloc_fail(size_t size)
+{
+	st_malloc_fail = size;
+}
+
+bool
+ts_malloc_armed(void)
+{
+	return st_malloc_fail != 0;
+}
+
+/*
  * getsockopt() of the server goes through this (test-service is linked
- * with -Wl,--wrap=getsockopt): the next SO_PEERCRED fails once armed.
+ * with -Wl,--wrap=getsockopt): the next SO_PEERCRED fails once armed;
+ * the next SO_PEERGROUPS that succeeds is made to fail once armed (one
+ * that fails, ERANGE for a short buffer, is left alone: the retry with
+ * a buffer large enough is the one that fails).
  */
 int	__real_getsockopt(int, int, int, void *, socklen_t *);
 int	__wrap_getsockopt(int, int, int, void *, socklen_t *);
 static int st_peercred_fail;
+static int st_peergroups_fail;
 
 int
 __wrap_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 {
+	int rc;
+
 	if (st_peercred_fail != 0 && level == SOL_SOCKET &&
 	    name == SO_PEERCRED) {
 		errno = st_peercred_fail;
 		st_peercred_fail = 0;
 		return -1;
 	}
-	return __real_getsockopt(fd, level, name, val, len);
+	rc = __real_getsockopt(fd, level, name, val, len);
+	if (rc == 0 && st_peergroups_fail != 0 && level == SOL_SOCKET &&
+	    name == SO_PEERGROUPS) {
+		errno = st_peergroups_fail;
+		st_peergroups_fail = 0;
+		return -1;
+	}
+	return rc;
+}
+
+void
+ts_peergroups_fail(int err)
+{
+	st_peergroups_fail = err;
+}
+
+bool
+ts_peergroups_armed(void)
+{
+	return st_peergroups_fail != 0;
 }
 
 void

@@ -82,6 +82,18 @@ size_t		 ts_realloc_failed(void);
 void		 ts_peercred_fail(int err);
 bool		 ts_peercred_armed(void);
 /*
+ * The next getsockopt(SO_PEERGROUPS) of the server that succeeds fails
+ * with errno `err' instead (0: none); ts_peergroups_armed(): not yet.
+ */
+void		 ts_peergroups_fail(int err);
+bool		 ts_peergroups_armed(void);
+/*
+ * The next malloc() of `size' bytes of the server fails, of any size
+ * with SIZE_MAX (0: none); ts_malloc_armed(): not asked for yet.
+ */
+void		 ts_malloc_fail(size_t size);
+bool		 ts_malloc_armed(void);
+/*
  * The state directory the next ts_start()s give nsm_init(), where an
  * earlier nlmd's nsm-state file is migrated from (NULL: one that does
  * not exist, the default).

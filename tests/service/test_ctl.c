@@ -8,21 +8,27 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <net/if.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CUnit/CUnit.h>
 
 #include "ctlsrv.h"
+#include "ev.h"
 #include "lockcore.h"
 #include "nlm_impl.h"
 #include "svctest.h"
 #include "tests/fakes/fakes.h"
+#include "tests/runner.h"
 
 #define XDRPROC(fn)	((xdrproc_t)(void (*)(void))(fn))
 
@@ -1915,6 +1921,133 @@ test_conn_unwatched(void)
 	free(a);
 }
 
+/* control-group of tc_group_ask()'s server: a group no database lists. */
+#define TC_GID	47113
+
+/*
+ * A process of uid and gid 65534 (nobody) that is in TC_GID only as the
+ * last of `ngroups' supplementary groups (1 or 100: more than
+ * peer_allowed()'s first buffer takes) asks `request' on the control
+ * socket; its answer in *a.  The loop turns (the clock moving on) until
+ * it has been answered, 2 s at most.  A child; root only.
+ */
+static void
+tc_group_ask(int ngroups, const char *request, struct tc_answer *a)
+{
+	struct sockaddr_un sun;
+	gid_t g[100];
+	int sv[2], fd, i, status = 0;
+	char buf[4096];
+	ssize_t n;
+	pid_t pid;
+
+	memset(a, 0, sizeof(*a));
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", tc_path);
+	for (i = 0; i < 100; i++)
+		g[i] = (gid_t)(TC_GID + 1 + i);
+	g[ngroups - 1] = TC_GID;
+	CU_ASSERT_FATAL(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+	    sv) == 0);
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) == 0) {
+		if (setgroups((size_t)ngroups, g) == -1 ||
+		    setgid(65534) == -1 || setuid(65534) == -1 ||
+		    (fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+		    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1)
+			_exit(3);
+		/* A refusal may close the socket before the request. */
+		(void)send(fd, request, strlen(request), MSG_NOSIGNAL);
+		(void)shutdown(fd, SHUT_WR);
+		while ((n = recv(fd, buf, sizeof(buf), 0)) > 0)
+			if (send(sv[1], buf, (size_t)n, MSG_NOSIGNAL) != n)
+				_exit(3);
+		_exit(0);
+	}
+	CU_ASSERT_FATAL(pid > 0);
+	close(sv[1]);
+	for (i = 0; i < 2000 && waitpid(pid, &status, WNOHANG) == 0; i++) {
+		ts_advance(5);
+		(void)ev_run_once(ts_loop(), 1);
+	}
+	if (i == 2000) {
+		(void)kill(pid, SIGKILL);
+		(void)waitpid(pid, &status, 0);
+	}
+	tc_read(sv[0], a);
+	close(sv[0]);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * A member of control-group (by a supplementary group only) whose groups
+ * cannot be read -- no memory for the list of its 100 groups, or
+ * getsockopt(SO_PEERGROUPS) failing, at the first call (1 group) or at
+ * the retry with a buffer large enough (100) -- is told why and asked to
+ * try again, and logged, as one with no memory for its connection is.
+ * It used to be refused: "permission denied: only root and members of
+ * control-group may use nlmd's control socket", which it would take for
+ * final, and the log said it was not in control-group.  (Found by
+ * review.)  The next request is answered.
+ */
+static void
+test_conn_groups_unknown(void)
+{
+	static const char unknown[] = "nlmctl 1 error cannot read the groups "
+	    "of the connection (No data available); try again\n";
+	struct tc_answer *a;
+	char log[4096], err[256];
+
+	if (ts_skip())
+		return;
+	if (geteuid() != 0) {
+		tests_skip("another uid needs root (setuid)");
+		return;
+	}
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	tc_begin();
+	ctl_srv_free(tc_srv);
+	tc_srv = ctl_srv_new(ts_loop(), tc_path, TC_GID, err, sizeof(err));
+	CU_ASSERT_FATAL(tc_srv != NULL);
+	CU_ASSERT_FATAL(nlm_ctl_register(tc_srv, "sync") == 0);
+	/* nobody reaches the socket (0660, TC_GID's): mkdtemp() made 0700. */
+	CU_ASSERT_FATAL(chmod(tc_dir, 0755) == 0);
+	ts_log_begin();
+	ts_malloc_fail(100 * sizeof(gid_t));
+	tc_group_ask(100, "nlmctl 1 status\n", a);
+	CU_ASSERT(!ts_malloc_armed());		/* it was asked for */
+	ts_malloc_fail(0);
+	CU_ASSERT_STRING_EQUAL(a->buf, "nlmctl 1 error out of memory; try "
+	    "again\n");
+	ts_peergroups_fail(ENODATA);
+	tc_group_ask(1, "nlmctl 1 status\n", a);
+	CU_ASSERT(!ts_peergroups_armed());
+	ts_peergroups_fail(0);
+	CU_ASSERT_STRING_EQUAL(a->buf, unknown);
+	ts_peergroups_fail(ENODATA);
+	tc_group_ask(100, "nlmctl 1 status\n", a);
+	CU_ASSERT(!ts_peergroups_armed());
+	ts_peergroups_fail(0);
+	CU_ASSERT_STRING_EQUAL(a->buf, unknown);
+	ts_log_end(log, sizeof(log));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "control socket: out of memory: "
+	    "connection of uid 65534 (pid "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "control socket: cannot read the "
+	    "groups of uid 65534 (pid "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "(SO_PEERGROUPS: No data "
+	    "available); connection closed"));
+	CU_ASSERT_PTR_NULL(strstr(log, "refused"));
+
+	tc_group_ask(100, "nlmctl 1 status\n", a);
+	CU_ASSERT(a->ok && a->ended);
+	tc_group_ask(1, "nlmctl 1 status\n", a);
+	CU_ASSERT(a->ok && a->ended);
+	tc_end();
+	free(a);
+}
+
 /*
  * A lock table allocator that carves every block from a static arena, in
  * address order, and never reuses one (free does nothing): the table's
@@ -3096,7 +3229,9 @@ ts_register_ctl(void)
 	    CU_add_test(s, "a connection whose credentials cannot be read "
 	    "is closed and logged", test_conn_no_peercred) == NULL ||
 	    CU_add_test(s, "a connection the loop cannot watch is told so, "
-	    "and logged", test_conn_unwatched) == NULL)
+	    "and logged", test_conn_unwatched) == NULL ||
+	    CU_add_test(s, "a member whose groups cannot be read is told "
+	    "so, not refused", test_conn_groups_unknown) == NULL)
 		return -1;
 	return 0;
 }
