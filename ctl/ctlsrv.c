@@ -559,7 +559,8 @@ enum peer_verdict {
  * lack ones it was given, setgroups(), newgrp).  PEER_UNKNOWN, with the
  * errno in *errp, when its groups were needed and could not be read (no
  * memory for a long list, SO_PEERGROUPS failed): not a refusal, the
- * peer may well be a member.
+ * peer may well be a member -- unless the kernel has no SO_PEERGROUPS
+ * (before 4.13): then only the primary group counts, as it always will.
  */
 static enum peer_verdict
 peer_allowed(const struct ctl_srv *s, int fd, const struct ctl_peer *p,
@@ -577,6 +578,9 @@ peer_allowed(const struct ctl_srv *s, int fd, const struct ctl_peer *p,
 	if (p->gid == (gid_t)s->s_group)
 		return PEER_ALLOWED;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == -1) {
+		/* A kernel before 4.13: no supplementary groups, ever. */
+		if (errno == ENOPROTOOPT)
+			return PEER_DENIED;
 		/* ERANGE: len says how much it takes (NGROUPS_MAX at most). */
 		if (errno != ERANGE || (groups = malloc(len)) == NULL) {
 			*errp = errno;

@@ -2044,6 +2044,15 @@ test_conn_groups_unknown(void)
 	CU_ASSERT(a->ok && a->ended);
 	tc_group_ask(1, "nlmctl 1 status\n", a);
 	CU_ASSERT(a->ok && a->ended);
+	/*
+	 * A kernel without SO_PEERGROUPS (before 4.13) will never say: only
+	 * the primary group counts, a refusal and no "try again" for ever.
+	 */
+	ts_peergroups_fail(ENOPROTOOPT);
+	tc_group_ask(1, "nlmctl 1 status\n", a);
+	CU_ASSERT(!ts_peergroups_armed());
+	ts_peergroups_fail(0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(a->buf, "permission denied"));
 	tc_end();
 	free(a);
 }
