@@ -4365,12 +4365,13 @@ test_host_ids_restart(void)
 /*
  * Two stored locks on one file that conflict: lock A of host 1 (svid 1,
  * [0, 10), exclusive, epoch ea) and lock B of host hb (svid 2, [5, 10),
- * exclusive when `bexcl', else shared, epoch eb); the store's epoch is 2.
- * Starts the service: what ts_start_try() returned, its message in err.
+ * exclusive when `bexcl', else shared, epoch eb), after `first' when it
+ * is not NULL; the store's epoch is 2.  Starts the service: what
+ * ts_start_try() returned, its message in err.
  */
 static int
-t_load_pair(uint64_t ea, uint64_t hb, uint64_t eb, bool bexcl, char *err,
-    size_t errlen)
+t_load_pair(uint64_t ea, uint64_t hb, uint64_t eb, bool bexcl,
+    const struct lk_record *first, char *err, size_t errlen)
 {
 	struct lk_record a, b;
 
@@ -4399,10 +4400,12 @@ t_load_pair(uint64_t ea, uint64_t hb, uint64_t eb, bool bexcl, char *err,
 	b.rc_epoch = eb;
 	CU_ASSERT(store_put_epoch(fake_store(), 2) == STORE_OK);
 	CU_ASSERT(store_put_token(fake_store(), 100) == STORE_OK);
+	if (first != NULL)
+		CU_ASSERT(store_put_record(fake_store(), first) == STORE_OK);
 	CU_ASSERT(store_put_record(fake_store(), &a) == STORE_OK);
 	CU_ASSERT(store_put_record(fake_store(), &b) == STORE_OK);
 	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
-	CU_ASSERT_EQUAL(fake_store_nlocks(), 2);
+	CU_ASSERT_EQUAL(fake_store_nlocks(), first != NULL ? 3 : 2);
 	err[0] = '\0';
 	return ts_start_try(NLM_CB_MSG, 0, err, errlen);
 }
@@ -4426,10 +4429,10 @@ test_load_clash_made(void)
 
 	if (ts_skip())
 		return;
-	CU_ASSERT_EQUAL_FATAL(t_load_pair(2, 1, 1, true, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(t_load_pair(2, 1, 1, true, NULL, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(fake_store_nlocks(), 1);
 	ts_stop();
-	rc = t_load_pair(2, 1, 1, false, err, sizeof(err));
+	rc = t_load_pair(2, 1, 1, false, NULL, err, sizeof(err));
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc != 0) {
 		printf("\n    err: %s ", err);
@@ -4452,49 +4455,27 @@ test_load_clash_made(void)
 static void
 test_load_clash_adjacent(void)
 {
-	struct lk_record a, b, c;
+	struct lk_record c;
 	char err[1024];
 	int rc;
 
 	if (ts_skip())
 		return;
-	t_reset();
-	memset(&a, 0, sizeof(a));
-	a.rc_kind = LK_REC_LOCK;
-	a.rc_host = 1;
-	a.rc_svid = 1;
-	a.rc_oh = "ownA";
-	a.rc_ohlen = 4;
-	a.rc_fh = "clashf";
-	a.rc_fhlen = 6;
-	a.rc_start = 0;
-	a.rc_len = 10;
-	a.rc_excl = 1;
-	a.rc_token = 1;
-	a.rc_epoch = 2;
-	b = a;
-	b.rc_svid = 2;
-	b.rc_oh = "ownB";
-	b.rc_start = 5;
-	b.rc_len = 5;
-	b.rc_token = 2;
-	b.rc_epoch = 1;
-	c = b;
+	memset(&c, 0, sizeof(c));
+	c.rc_kind = LK_REC_LOCK;
+	c.rc_host = 1;
 	c.rc_svid = 0;
 	c.rc_oh = "ownC";
+	c.rc_ohlen = 4;
+	c.rc_fh = "clashf";
+	c.rc_fhlen = 6;
 	c.rc_start = 10;
 	c.rc_len = 10;
+	c.rc_excl = 1;
 	c.rc_token = 3;
-	CU_ASSERT(store_put_epoch(fake_store(), 2) == STORE_OK);
-	CU_ASSERT(store_put_token(fake_store(), 100) == STORE_OK);
-	/* In the order of the store's keys (host, svid, ...). */
-	CU_ASSERT(store_put_record(fake_store(), &c) == STORE_OK);
-	CU_ASSERT(store_put_record(fake_store(), &a) == STORE_OK);
-	CU_ASSERT(store_put_record(fake_store(), &b) == STORE_OK);
-	CU_ASSERT(store_commit(fake_store()) == STORE_OK);
-	CU_ASSERT_EQUAL(fake_store_nlocks(), 3);
-	err[0] = '\0';
-	rc = ts_start_try(NLM_CB_MSG, 0, err, sizeof(err));
+	c.rc_epoch = 1;
+	/* Stored first, in the order of the store's keys (host, svid, ...). */
+	rc = t_load_pair(2, 1, 1, true, &c, err, sizeof(err));
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc != 0) {
 		printf("\n    err: %s ", err);
@@ -4523,7 +4504,7 @@ test_load_clash_damaged(void)
 
 	if (ts_skip())
 		return;
-	rc = t_load_pair(1, 2, 1, true, err, sizeof(err));
+	rc = t_load_pair(1, 2, 1, true, NULL, err, sizeof(err));
 	CU_ASSERT_EQUAL(rc, -1);
 	if (rc == 0)
 		ts_stop();
@@ -4534,7 +4515,7 @@ test_load_clash_damaged(void)
 	CU_ASSERT_EQUAL(fake_store_nlocks(), 2);
 	CU_ASSERT_EQUAL(fake_store_staged(), 0);
 	/* Of one host, the same. */
-	rc = t_load_pair(1, 1, 1, true, err, sizeof(err));
+	rc = t_load_pair(1, 1, 1, true, NULL, err, sizeof(err));
 	CU_ASSERT_EQUAL(rc, -1);
 	if (rc == 0)
 		ts_stop();
