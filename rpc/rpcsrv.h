@@ -76,8 +76,8 @@ struct onc_srv_stats {
 	uint64_t	conns_total;	/* TCP connections accepted */
 	uint64_t	conns_refused;	/* reset at accept: over a cap, no
 					   memory, or not watched */
-	uint64_t	accept_paused;	/* accept paused: out of descriptors
-					   or memory */
+	uint64_t	accept_paused;	/* accept paused: out of descriptors,
+					   memory or epoll watches */
 	uint64_t	conns_slow;	/* closed: reply queue full */
 	uint64_t	conns_idle;	/* closed: idle timeout */
 	uint64_t	udp_send_fail;	/* UDP replies the kernel refused */

@@ -33,6 +33,13 @@
 #define HELD_MAX	(2 * 1024 * 1024)
 #define SWEEP_MS	5000
 /*
+ * How long a TCP listener is left alone when the server is out of
+ * descriptors or memory (srv_tcp.c onc_tcp_pause()): the connections
+ * stay in the backlog and the listener readable, so watching it would
+ * wake every turn only to fail again.
+ */
+#define ACCEPT_PAUSE_MS	100
+/*
  * UDP replies up to UDP_REPLY_SMALL bytes (all NLM and NSM results) are
  * recycled through a free list of at most UDP_REPLY_FREE: no allocation
  * per reply once it has filled.

@@ -28,13 +28,6 @@ static struct log_rl rl_accept;
 static struct log_rl rl_unwatched;
 static struct log_rl rl_idle_unread;
 
-/*
- * How long a listener is left alone when accept4() finds no descriptor
- * or no memory: the connection stays in the backlog and the listener
- * readable, so watching it would wake every turn only to fail again.
- */
-#define ACCEPT_PAUSE_MS	100
-
 static void	onc_addr_put(struct onc_srv *, struct onc_addrcount *);
 static void	onc_conn_unhold(struct onc_conn *);
 
@@ -654,18 +647,19 @@ onc_tcp_resume(struct ev_loop *loop, void *arg)
 }
 
 /*
- * Out of descriptors (EMFILE, ENFILE) or memory (ENOBUFS, ENOMEM): stop
- * watching the listener for ACCEPT_PAUSE_MS, while connections that end
- * give descriptors back; the clients wait in the backlog meanwhile.
+ * Out of descriptors (EMFILE, ENFILE) or memory (ENOBUFS, ENOMEM; or
+ * epoll's watches, ENOSPC), as `why' says: stop watching the listener
+ * for ACCEPT_PAUSE_MS, while connections that end give descriptors and
+ * memory back; the clients wait in the backlog meanwhile.
  */
 static void
-onc_tcp_pause(struct onc_listener *rl, int err)
+onc_tcp_pause(struct onc_listener *rl, const char *why)
 {
 	struct onc_srv *rs = rl->rl_srv;
 
 	rs->rs_stats.accept_paused++;
-	log_rl_warnx(&rl_accept, "accept: %s; not accepting for %d ms "
-	    "(%u connections open)", strerror(err), ACCEPT_PAUSE_MS,
+	log_rl_warnx(&rl_accept, "%s; not accepting for %d ms "
+	    "(%u connections open)", why, ACCEPT_PAUSE_MS,
 	    (unsigned)rs->rs_stats.conns_open);
 	if (ev_fd_set(rs->rs_loop, rl->rl_fd, 0) == -1)
 		return;		/* still watched: it retries next turn */
@@ -673,18 +667,104 @@ onc_tcp_pause(struct onc_listener *rl, int err)
 	    onc_tcp_resume, rl);
 }
 
+/*
+ * Reset fd, a connection just accepted (its address's count ac given
+ * back, if taken), counted as refused.  If the server is out of memory
+ * or epoll watches for it (`why': what failed, for the log; NULL: over
+ * a cap, or another failure), accepting pauses as for accept4()'s
+ * errors: the clients behind it in the backlog would meet the same
+ * failure, reset one by one, and wait there instead.
+ */
+static void
+onc_tcp_refuse(struct onc_listener *rl, int fd, struct onc_addrcount *ac,
+    const char *why)
+{
+	struct onc_srv *rs = rl->rl_srv;
+
+	onc_addr_put(rs, ac);
+	rs->rs_stats.conns_refused++;
+	onc_fd_reset(fd);
+	close(fd);
+	if (why != NULL)
+		onc_tcp_pause(rl, why);
+}
+
+/*
+ * Serve fd, the connection accepted from ss, or refuse it.  False when
+ * that paused the listener: accept no more this turn.
+ */
+static bool
+onc_tcp_take(struct onc_listener *rl, int fd,
+    const struct sockaddr_storage *ss, socklen_t sl)
+{
+	struct onc_srv *rs = rl->rl_srv;
+	struct onc_addrcount *ac;
+	struct onc_conn *co;
+	int err, one = 1;
+	char a[64], why[160];
+
+	if (rs->rs_stats.conns_open >= rs->rs_lim.max_conns ||
+	    (ac = onc_addr_get(rs, ss, sl,
+	    rs->rs_lim.max_conns_per_addr)) == NULL) {
+		onc_tcp_refuse(rl, fd, NULL, NULL);
+		return true;
+	}
+	if ((co = onc_conn_new(rs, fd)) == NULL) {
+		snprintf(why, sizeof(why), "refusing connection from %s: out "
+		    "of memory", addr_str((const struct sockaddr *)ss, 1, a,
+		    sizeof(a)));
+		onc_tcp_refuse(rl, fd, ac, why);
+		return false;
+	}
+	co->co_addr = ac;
+	co->co_peer = *ss;
+	co->co_peerlen = sl;
+	co->co_locallen = sizeof(co->co_local);
+	if (getsockname(fd, (struct sockaddr *)&co->co_local,
+	    &co->co_locallen) == -1)
+		co->co_locallen = 0;
+	/*
+	 * A turn's replies leave in one write already; Nagle would only
+	 * hold the next turn's back until the peer ACKs, and a peer with
+	 * many calls in flight on one connection (the Linux client's
+	 * lockd) ACKs late: up to 40 ms a turn.
+	 */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (ev_fd_add(rs->rs_loop, fd, EV_READ, onc_conn_io, co) == -1) {
+		err = errno;
+		onc_conn_free(co);
+		(void)addr_str((const struct sockaddr *)ss, 1, a, sizeof(a));
+		/* ENOSPC: fs.epoll.max_user_watches reached. */
+		if (err != ENOMEM && err != ENOSPC) {
+			log_rl_warnx(&rl_unwatched, "refusing connection from "
+			    "%s: cannot watch it: %s", a, strerror(err));
+			onc_tcp_refuse(rl, fd, ac, NULL);
+			return true;
+		}
+		snprintf(why, sizeof(why), "refusing connection from %s: "
+		    "cannot watch it: %s", a, strerror(err));
+		onc_tcp_refuse(rl, fd, ac, why);
+		return false;
+	}
+	co->co_next = rs->rs_conns;
+	if (rs->rs_conns != NULL)
+		rs->rs_conns->co_prev = co;
+	rs->rs_conns = co;
+	rs->rs_stats.conns_open++;
+	rs->rs_stats.conns_total++;
+	return true;
+}
+
 void
 onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
 {
 	struct onc_listener *rl = arg;
-	struct onc_srv *rs = rl->rl_srv;
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	struct onc_addrcount *ac;
-	struct onc_conn *co;
-	int fd, i, err, one = 1;
-	char a[64];
+	int fd, i;
+	char why[96];
 
+	(void)loop;
 	(void)events;
 	for (i = 0; i < 64; i++) {
 		sl = sizeof(ss);
@@ -692,62 +772,18 @@ onc_tcp_accept(struct ev_loop *loop, int lfd, int events, void *arg)
 		    SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd == -1) {
 			if (errno == EMFILE || errno == ENFILE ||
-			    errno == ENOBUFS || errno == ENOMEM)
-				onc_tcp_pause(rl, errno);
-			else if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno == ENOBUFS || errno == ENOMEM) {
+				snprintf(why, sizeof(why), "accept: %s",
+				    strerror(errno));
+				onc_tcp_pause(rl, why);
+			} else if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != EINTR && errno != ECONNABORTED)
 				log_rl_warnx(&rl_accept, "accept: %s",
 				    strerror(errno));
 			return;
 		}
-		if (rs->rs_stats.conns_open >= rs->rs_lim.max_conns ||
-		    (ac = onc_addr_get(rs, &ss, sl,
-		    rs->rs_lim.max_conns_per_addr)) == NULL) {
-			rs->rs_stats.conns_refused++;
-			onc_fd_reset(fd);
-			close(fd);
-			continue;
-		}
-		if ((co = onc_conn_new(rs, fd)) == NULL) {
-			onc_addr_put(rs, ac);
-			rs->rs_stats.conns_refused++;
-			onc_fd_reset(fd);
-			close(fd);
-			continue;
-		}
-		co->co_addr = ac;
-		co->co_peer = ss;
-		co->co_peerlen = sl;
-		co->co_locallen = sizeof(co->co_local);
-		if (getsockname(fd, (struct sockaddr *)&co->co_local,
-		    &co->co_locallen) == -1)
-			co->co_locallen = 0;
-		/*
-		 * A turn's replies leave in one write already; Nagle would
-		 * only hold the next turn's back until the peer ACKs, and a
-		 * peer with many calls in flight on one connection (the
-		 * Linux client's lockd) ACKs late: up to 40 ms a turn.
-		 */
-		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
-		    sizeof(one));
-		if (ev_fd_add(loop, fd, EV_READ, onc_conn_io, co) == -1) {
-			err = errno;
-			(void)addr_str((struct sockaddr *)&ss, 1, a, sizeof(a));
-			log_rl_warnx(&rl_unwatched, "refusing connection from "
-			    "%s: cannot watch it: %s", a, strerror(err));
-			onc_addr_put(rs, ac);
-			rs->rs_stats.conns_refused++;
-			onc_fd_reset(fd);
-			close(fd);
-			onc_conn_free(co);
-			continue;
-		}
-		co->co_next = rs->rs_conns;
-		if (rs->rs_conns != NULL)
-			rs->rs_conns->co_prev = co;
-		rs->rs_conns = co;
-		rs->rs_stats.conns_open++;
-		rs->rs_stats.conns_total++;
+		if (!onc_tcp_take(rl, fd, &ss, sl))
+			return;
 	}
 }
 

@@ -233,13 +233,17 @@ void	*__wrap_realloc(void *, size_t);
 static size_t st_calloc_fail;
 static size_t st_realloc_fail;
 static size_t st_realloc_failed;
+static bool st_alloc_keep;
+static unsigned long st_alloc_refused;
 
 void *
 __wrap_calloc(size_t n, size_t size)
 {
 	if (st_calloc_fail != 0 && n == 1 && (size == st_calloc_fail ||
 	    st_calloc_fail == SIZE_MAX)) {
-		st_calloc_fail = 0;
+		if (!st_alloc_keep)
+			st_calloc_fail = 0;
+		st_alloc_refused++;
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -251,7 +255,9 @@ __wrap_realloc(void *p, size_t size)
 {
 	if (st_realloc_fail != 0 && (size == st_realloc_fail ||
 	    st_realloc_fail == SIZE_MAX)) {
-		st_realloc_fail = 0;
+		if (!st_alloc_keep)
+			st_realloc_fail = 0;
+		st_alloc_refused++;
 		st_realloc_failed = size;
 		errno = ENOMEM;
 		return NULL;
@@ -303,7 +309,9 @@ __wrap_malloc(size_t size)
 {
 	if (st_malloc_fail != 0 && (size == st_malloc_fail ||
 	    st_malloc_fail == SIZE_MAX)) {
-		st_malloc_fail = 0;
+		if (!st_alloc_keep)
+			st_malloc_fail = 0;
+		st_alloc_refused++;
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -320,6 +328,18 @@ bool
 ts_malloc_armed(void)
 {
 	return st_malloc_fail != 0;
+}
+
+void
+ts_alloc_keep(bool on)
+{
+	st_alloc_keep = on;
+}
+
+unsigned long
+ts_alloc_refused(void)
+{
+	return st_alloc_refused;
 }
 
 /*

@@ -94,6 +94,14 @@ bool		 ts_peergroups_armed(void);
 void		 ts_malloc_fail(size_t size);
 bool		 ts_malloc_armed(void);
 /*
+ * While on, a failure armed by ts_calloc_fail(), ts_realloc_fail() or
+ * ts_malloc_fail() stays armed once it failed: every request of its size
+ * fails, memory that does not come back until the test disarms it (0).
+ * ts_alloc_refused(): how many requests the three have failed so far.
+ */
+void		 ts_alloc_keep(bool on);
+unsigned long	 ts_alloc_refused(void);
+/*
  * The state directory the next ts_start()s give nsm_init(), where an
  * earlier nlmd's nsm-state file is migrated from (NULL: one that does
  * not exist, the default).

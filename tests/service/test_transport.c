@@ -151,6 +151,7 @@ static void
 tt_stop(void)
 {
 	ev_set_beforesleep(tt.loop, NULL, NULL);
+	ev_timer_cancel(tt.loop, &tt.rl.rl_pause);
 	ev_fd_del(tt.loop, tt.lfd);
 	close(tt.lfd);
 	onc_srv_free(tt.rs);
@@ -2682,7 +2683,11 @@ test_outbuf_drains(void)
 	tt_stop();
 }
 
-/* The listener's next connection is accepted and its call answered. */
+/*
+ * After a refusal for want of memory, which paused the listener: the
+ * pause over (the fake clock), its next connection is accepted and its
+ * call answered.
+ */
 static void
 tt_next_served(void)
 {
@@ -2691,6 +2696,8 @@ tt_next_served(void)
 	unsigned got = 0;
 	int fd, i;
 
+	CU_ASSERT(ev_timer_armed(&tt.rl.rl_pause));
+	tt.ms += ACCEPT_PAUSE_MS;
 	fd = tt_connect_tcp(64 * 1024);
 	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
 		(void)ev_run_once(tt.loop, 0);
@@ -2800,6 +2807,134 @@ test_conn_unwatched(void)
 	close(fd);
 
 	tt_next_served();
+	tt_stop();
+}
+
+/*
+ * Out of memory for a connection's state (calloc() failing until the
+ * test gives memory back) while two clients wait in the backlog: the
+ * first accepted is reset, counted as refused, and the listener pauses
+ * for ACCEPT_PAUSE_MS as when accept4() itself finds no memory -- the
+ * second waits in the backlog, counted nowhere, and once memory is back
+ * and the pause over (the fake clock) it is accepted and served.  Before,
+ * the accept loop went on and reset the second too (as every client in
+ * the backlog, up to 64 a turn): each met the same failure.
+ */
+static void
+test_conn_nomem_burst(void)
+{
+	uint8_t acc[256];
+	size_t acclen = 0;
+	unsigned long refused = ts_alloc_refused();
+	unsigned got = 0;
+	char log[2048];
+	int fd[2], i;
+
+	tt_start_tcp(64 * 1024, 0);
+	fd[0] = tt_connect_tcp(64 * 1024);
+	fd[1] = tt_connect_tcp(64 * 1024);
+	ts_log_begin();
+	ts_alloc_keep(true);
+	ts_calloc_fail(sizeof(struct onc_conn));
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 0);
+	ts_calloc_fail(0);
+	ts_alloc_keep(false);
+	ts_log_end(log, sizeof(log));
+	CU_ASSERT(ts_alloc_refused() > refused);	/* it was asked for */
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.accept_paused, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 0);
+	CU_ASSERT(recv(fd[0], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
+	    errno == ECONNRESET);
+	CU_ASSERT(recv(fd[1], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
+	    errno == EAGAIN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "refusing connection from "
+	    "127.0.0.1:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, ": out of memory; not accepting "
+	    "for 100 ms (0 connections open)"));
+
+	/* The pause over, the second is accepted and its call answered. */
+	tt.ms += ACCEPT_PAUSE_MS;
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_total, 1);
+	/* Reset, the client's send would raise SIGPIPE. */
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 1);
+	tt_send_calls(fd[1], 1);
+	for (i = 0; i < 10 && got < 1; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd[1], acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(got, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	close(fd[0]);
+	close(fd[1]);
+	tt_stop();
+}
+
+/*
+ * The same when the loop cannot watch the connections: its descriptor
+ * table cannot grow to their number (64, every lower one taken; each
+ * realloc() fails until the test gives memory back), ev_fd_add() ENOMEM.
+ * The first is reset, logged, and the listener pauses; the second waits
+ * in the backlog and is served after the pause.  Before, both were reset.
+ */
+static void
+test_conn_unwatched_burst(void)
+{
+	int fill[128], nfill = 0, fd[2], i;
+	uint8_t acc[256];
+	size_t acclen = 0;
+	unsigned long refused = ts_alloc_refused();
+	unsigned got = 0;
+	char log[2048];
+
+	tt_start_tcp(64 * 1024, 0);
+	fd[0] = tt_connect_tcp(64 * 1024);
+	fd[1] = tt_connect_tcp(64 * 1024);
+	/* Every descriptor below 64 taken: the server's accept gets 64. */
+	while (nfill < 128 && (fill[nfill] = open("/dev/null",
+	    O_RDONLY | O_CLOEXEC)) != -1 && fill[nfill] < 64)
+		nfill++;
+	CU_ASSERT_FATAL(nfill < 128 && fill[nfill] == 64);
+	close(fill[nfill]);
+	ts_log_begin();
+	ts_alloc_keep(true);
+	ts_realloc_fail(SIZE_MAX);
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 0);
+	ts_realloc_fail(0);
+	ts_alloc_keep(false);
+	ts_log_end(log, sizeof(log));
+	for (i = 0; i < nfill; i++)
+		close(fill[i]);
+	CU_ASSERT(ts_alloc_refused() > refused);	/* it was asked for */
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.accept_paused, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 0);
+	CU_ASSERT(recv(fd[0], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
+	    errno == ECONNRESET);
+	CU_ASSERT(recv(fd[1], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
+	    errno == EAGAIN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "refusing connection from "
+	    "127.0.0.1:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, ": cannot watch it: Cannot "
+	    "allocate memory; not accepting for 100 ms"));
+
+	tt.ms += ACCEPT_PAUSE_MS;
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 1);
+	tt_send_calls(fd[1], 1);
+	for (i = 0; i < 10 && got < 1; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd[1], acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(got, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	close(fd[0]);
+	close(fd[1]);
 	tt_stop();
 }
 
@@ -3080,6 +3215,11 @@ ts_register_transport(void)
 	    "its address's count back", test_conn_nomem) == NULL ||
 	    CU_add_test(s, "a connection the loop cannot watch is refused: "
 	    "reset, counted, logged", test_conn_unwatched) == NULL ||
+	    CU_add_test(s, "no memory for connections: the first is reset, "
+	    "accepting pauses, the next waits", test_conn_nomem_burst) ==
+	    NULL ||
+	    CU_add_test(s, "... the loop cannot watch them: the same",
+	    test_conn_unwatched_burst) == NULL ||
 	    CU_add_test(s, "max_conns_per_addr: each address its own "
 	    "budget", test_conns_per_addr_apart) == NULL ||
 	    CU_add_test(s, "no memory to grow the input buffer: the "
