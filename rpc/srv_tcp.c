@@ -25,6 +25,7 @@
 /* Limits for messages a peer can trigger (log.h). */
 static struct log_rl rl_record_size;
 static struct log_rl rl_accept;
+static struct log_rl rl_accept_pause;
 static struct log_rl rl_unwatched;
 static struct log_rl rl_idle_unread;
 
@@ -658,7 +659,7 @@ onc_tcp_pause(struct onc_listener *rl, const char *why)
 	struct onc_srv *rs = rl->rl_srv;
 
 	rs->rs_stats.accept_paused++;
-	log_rl_warnx(&rl_accept, "%s; not accepting for %d ms "
+	log_rl_warnx(&rl_accept_pause, "%s; not accepting for %d ms "
 	    "(%u connections open)", why, ACCEPT_PAUSE_MS,
 	    (unsigned)rs->rs_stats.conns_open);
 	if (ev_fd_set(rs->rs_loop, rl->rl_fd, 0) == -1)

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/sockios.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 
 #include "srv_impl.h"
 
+#include "log.h"
 #include "nlm.h"
 #include "rpc/nlm_prot.h"
 #include "svctest.h"
@@ -2938,6 +2940,68 @@ test_conn_unwatched_burst(void)
 	tt_stop();
 }
 
+/* The rate limiters' clock for test_accept_logs_apart(): it stands. */
+static unsigned long long
+tt_rl_clock(void)
+{
+	/* Far from any window an earlier test opened: each starts anew. */
+	return ULLONG_MAX / 2;
+}
+
+/*
+ * The line of a pause (here: no memory for a connection) and the line of
+ * accept4()'s other errors have a rate limiter each: ten "accept: Invalid
+ * argument" lines (a socket that does not listen, handed to
+ * onc_tcp_accept()) in the limiter's window, then a pause, and the
+ * pause is logged.  They shared one, rl_accept, and the pause's line
+ * was dropped: a flood of one error hid that accepting had stopped.
+ */
+static void
+test_accept_logs_apart(void)
+{
+	char log[4096] = "", *p;
+	size_t n;
+	unsigned einval = 0;
+	int bad, fd, i, saved;
+	FILE *f;
+
+	tt_start_tcp(64 * 1024, 0);
+	bad = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(bad != -1);
+	fflush(stderr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f = tmpfile());
+	saved = dup(2);
+	(void)dup2(fileno(f), 2);
+	log_rl_set_clock(tt_rl_clock);
+	for (i = 0; i < LOG_RL_BURST + 1; i++)
+		onc_tcp_accept(tt.loop, bad, EV_READ, &tt.rl);
+	fd = tt_connect_tcp(64 * 1024);
+	ts_calloc_fail(sizeof(struct onc_conn));
+	for (i = 0; i < 10 && tt.rs->rs_stats.accept_paused < 1; i++)
+		(void)ev_run_once(tt.loop, 0);
+	ts_calloc_fail(0);
+	fflush(stderr);
+	log_rl_set_clock(NULL);
+	(void)dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	n = fread(log, 1, sizeof(log) - 1, f);
+	log[n] = '\0';
+	fclose(f);
+	for (p = log; (p = strstr(p, "accept: Invalid argument")) != NULL;
+	    p++)
+		einval++;
+	CU_ASSERT_EQUAL(einval, LOG_RL_BURST);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.accept_paused, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, ": out of memory; not accepting "
+	    "for 100 ms"));
+	if (strstr(log, "not accepting") == NULL)
+		printf("\n    logged: %s ", log);
+	close(bad);
+	close(fd);
+	tt_stop();
+}
+
 /* A client of tt_start_tcp()'s listener from the local address src. */
 static int
 tt_connect_tcp_from(const char *src)
@@ -3220,6 +3284,8 @@ ts_register_transport(void)
 	    NULL ||
 	    CU_add_test(s, "... the loop cannot watch them: the same",
 	    test_conn_unwatched_burst) == NULL ||
+	    CU_add_test(s, "a pause is logged however many other accept "
+	    "errors were", test_accept_logs_apart) == NULL ||
 	    CU_add_test(s, "max_conns_per_addr: each address its own "
 	    "budget", test_conns_per_addr_apart) == NULL ||
 	    CU_add_test(s, "no memory to grow the input buffer: the "
