@@ -599,14 +599,16 @@ onc_addr_key(const struct sockaddr_storage *ss, socklen_t sl,
 
 /*
  * One more connection from ss, unless `max' (0: no cap) are open from
- * there already.  The count, or NULL (over the cap, or out of memory).
+ * there already.  The count, or NULL: over the cap, or out of memory
+ * (*nomem true).
  */
 static struct onc_addrcount *
 onc_addr_get(struct onc_srv *rs, const struct sockaddr_storage *ss,
-    socklen_t sl, unsigned max)
+    socklen_t sl, unsigned max, bool *nomem)
 {
 	struct onc_addrcount key, *ac, **slot;
 
+	*nomem = false;
 	onc_addr_key(ss, sl, &key);
 	if ((slot = tfind(&key, &rs->rs_addrs, onc_addr_cmp)) != NULL) {
 		ac = *slot;
@@ -615,12 +617,15 @@ onc_addr_get(struct onc_srv *rs, const struct sockaddr_storage *ss,
 		ac->ac_conns++;
 		return ac;
 	}
-	if ((ac = malloc(sizeof(*ac))) == NULL)
+	if ((ac = malloc(sizeof(*ac))) == NULL) {
+		*nomem = true;
 		return NULL;
+	}
 	*ac = key;
 	ac->ac_conns = 1;
 	if (tsearch(ac, &rs->rs_addrs, onc_addr_cmp) == NULL) {
 		free(ac);
+		*nomem = true;
 		return NULL;
 	}
 	return ac;
@@ -699,18 +704,21 @@ onc_tcp_take(struct onc_listener *rl, int fd,
     const struct sockaddr_storage *ss, socklen_t sl)
 {
 	struct onc_srv *rs = rl->rl_srv;
-	struct onc_addrcount *ac;
-	struct onc_conn *co;
+	struct onc_addrcount *ac = NULL;
+	struct onc_conn *co = NULL;
+	bool nomem = false;
 	int err, one = 1;
 	char a[64], why[160];
 
-	if (rs->rs_stats.conns_open >= rs->rs_lim.max_conns ||
-	    (ac = onc_addr_get(rs, ss, sl,
-	    rs->rs_lim.max_conns_per_addr)) == NULL) {
+	if (rs->rs_stats.conns_open < rs->rs_lim.max_conns)
+		ac = onc_addr_get(rs, ss, sl, rs->rs_lim.max_conns_per_addr,
+		    &nomem);
+	if (ac == NULL && !nomem) {
+		/* Over a cap. */
 		onc_tcp_refuse(rl, fd, NULL, NULL);
 		return true;
 	}
-	if ((co = onc_conn_new(rs, fd)) == NULL) {
+	if (ac == NULL || (co = onc_conn_new(rs, fd)) == NULL) {
 		snprintf(why, sizeof(why), "refusing connection from %s: out "
 		    "of memory", addr_str((const struct sockaddr *)ss, 1, a,
 		    sizeof(a)));

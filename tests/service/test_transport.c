@@ -2940,6 +2940,62 @@ test_conn_unwatched_burst(void)
 	tt_stop();
 }
 
+/*
+ * No memory for a new address's connection count (malloc() of struct
+ * onc_addrcount failing until the test gives memory back) while two
+ * clients wait: as for the connection's state, the first is reset and
+ * accepting pauses; the second is served after the pause.  onc_addr_get()
+ * returned NULL for this as for its cap, and the failure was taken for
+ * the cap: every client in the backlog reset, no pause.
+ */
+static void
+test_addr_nomem_burst(void)
+{
+	uint8_t acc[256];
+	size_t acclen = 0;
+	unsigned long refused = ts_alloc_refused();
+	unsigned got = 0;
+	char log[2048];
+	int fd[2], i;
+
+	tt_start_tcp(64 * 1024, 0);
+	fd[0] = tt_connect_tcp(64 * 1024);
+	fd[1] = tt_connect_tcp(64 * 1024);
+	ts_log_begin();
+	ts_alloc_keep(true);
+	ts_malloc_fail(sizeof(struct onc_addrcount));
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 0);
+	ts_malloc_fail(0);
+	ts_alloc_keep(false);
+	ts_log_end(log, sizeof(log));
+	CU_ASSERT(ts_alloc_refused() > refused);	/* it was asked for */
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.accept_paused, 1);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_addrs);
+	CU_ASSERT(recv(fd[0], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
+	    errno == ECONNRESET);
+	CU_ASSERT(recv(fd[1], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
+	    errno == EAGAIN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, ": out of memory; not accepting "
+	    "for 100 ms"));
+
+	tt.ms += ACCEPT_PAUSE_MS;
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
+		(void)ev_run_once(tt.loop, 0);
+	/* Reset, the client's send would raise SIGPIPE. */
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 1);
+	tt_send_calls(fd[1], 1);
+	for (i = 0; i < 10 && got < 1; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd[1], acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(got, 1);
+	close(fd[0]);
+	close(fd[1]);
+	tt_stop();
+}
+
 /* The rate limiters' clock for test_accept_logs_apart(): it stands. */
 static unsigned long long
 tt_rl_clock(void)
@@ -3284,6 +3340,8 @@ ts_register_transport(void)
 	    NULL ||
 	    CU_add_test(s, "... the loop cannot watch them: the same",
 	    test_conn_unwatched_burst) == NULL ||
+	    CU_add_test(s, "... no memory for an address's count: the same",
+	    test_addr_nomem_burst) == NULL ||
 	    CU_add_test(s, "a pause is logged however many other accept "
 	    "errors were", test_accept_logs_apart) == NULL ||
 	    CU_add_test(s, "max_conns_per_addr: each address its own "
