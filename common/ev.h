@@ -45,7 +45,10 @@ void		 ev_loop_free(struct ev_loop *);
 
 /*
  * Watch `fd' for `events'.  Replaces an earlier registration of the same
- * fd.  Returns 0, or -1 if epoll refused (errno set, logged by caller).
+ * fd.  Returns 0, or -1 (errno set, logged by caller): no events or a
+ * negative fd (EINVAL), the loop's table could not grow for fd (ENOMEM),
+ * or epoll refused (its errno: ENOMEM, ENOSPC at
+ * fs.epoll.max_user_watches, ...).
  */
 int	ev_fd_add(struct ev_loop *, int fd, int events, ev_fd_cb *, void *arg);
 /*
