@@ -86,6 +86,7 @@ static size_t st_max_hosts = 1000;
 static size_t st_max_hosts_per_addr = 1000;
 static char st_notify_name[256];	/* notify-name; "": the address */
 static unsigned st_cb_retry_min_ms = 1000, st_cb_retry_max_ms = 8000;
+static unsigned st_notify_give_up = 86400;
 /* state_dir of nsm_init(): where an old nlmd's nsm-state may be. */
 static char st_state_dir[256] = "/nonexistent/nlmd-test";
 
@@ -578,7 +579,7 @@ ts_start_try(enum nlm_cbmode cbmode, unsigned give_up_sec, char *ierr,
 	nc.nc_grace_sec = 90;
 	nc.nc_reclaim_check = LK_RECLAIM_CONFLICT;
 	nc.nc_nsm_state = nsm_state();
-	nc.nc_notify_give_up_sec = 86400;
+	nc.nc_notify_give_up_sec = st_notify_give_up;
 	nc.nc_host_idle_sec = 600;
 	nc.nc_lk_alloc = st_lk_alloc;
 	nc.nc_turn_changes = st_turn_changes;
@@ -654,6 +655,12 @@ ts_cb_retry(unsigned min_ms, unsigned max_ms)
 {
 	st_cb_retry_min_ms = min_ms;
 	st_cb_retry_max_ms = max_ms;
+}
+
+void
+ts_notify_give_up(unsigned sec)
+{
+	st_notify_give_up = sec;
 }
 
 void

@@ -117,6 +117,8 @@ void		 ts_max_hosts(size_t n);
 void		 ts_max_hosts_per_addr(size_t n);
 /* callback-retry-min-ms, -max-ms of the next ts_start()s (1000, 8000). */
 void		 ts_cb_retry(unsigned min_ms, unsigned max_ms);
+/* notify-give-up of the next ts_start()s (86400, the default). */
+void		 ts_notify_give_up(unsigned sec);
 void		 ts_stop(void);
 void		 ts_pump(void);
 /* One turn of the loop, without waiting. */

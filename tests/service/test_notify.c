@@ -875,6 +875,51 @@ test_notify_give_up(void)
 }
 
 /*
+ * notify-give-up is a boundary the debt reaches, not one it must pass: an
+ * attempt left unanswered once it has been owed notify-give-up seconds
+ * (7 here) gives it up, counted and logged; one left unanswered a second
+ * before is retried.  Owed from this start (nothing stored before), the
+ * time owed is the loop's clock alone.  The first attempt's look-up times
+ * out at 6.999 s (no rpcbind answer yet): owed 6 s, a second attempt;
+ * rpcbind then answers it "not registered" at 7.000 s: given up.  With
+ * `>' for `>=' (notify_done()) that second attempt was retried too.
+ */
+static void
+test_notify_give_up_boundary(void)
+{
+	const struct nlm_counters *c;
+	char log[4096];
+
+	if (ts_skip())
+		return;
+	n_preload(0);
+	ts_sm_registered(false);
+	ts_notify_give_up(7);
+	ts_start(NLM_CB_MSG, 0);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(c->notify_sent, 1);
+	/* Turns that do not answer the look-up: it times out. */
+	ts_advance(6999);
+	ts_turn();
+	ts_turn();
+	CU_ASSERT_EQUAL(c->notify_given_up, 0);
+	CU_ASSERT_EQUAL(c->notify_pending, 1);
+	CU_ASSERT_EQUAL(c->notify_sent, 2);
+	ts_advance(1);
+	ts_log_begin();
+	ts_pump();
+	ts_log_end(log, sizeof(log));
+	CU_ASSERT_EQUAL(c->notify_given_up, 1);
+	CU_ASSERT_EQUAL(c->notify_pending, 0);
+	CU_ASSERT_EQUAL(c->notify_sent, 2);
+	CU_ASSERT(strstr(log, "(2 attempts); giving up (notify-give-up 7 s)")
+	    != NULL);
+	CU_ASSERT_EQUAL(n_since(), 0);
+	ts_notify_give_up(86400);
+	ts_stop();
+}
+
+/*
  * A debt whose stored start lies ahead of the clock (recorded by an
  * earlier start under a clock that was ahead, stepped back since, e.g. by
  * NTP at boot): counted as owed from now, not given up at the first
@@ -3827,6 +3872,8 @@ ts_register_notify(void)
 	    == NULL ||
 	    CU_add_test(s, "no status program: given up after notify-give-up",
 	    test_notify_give_up) == NULL ||
+	    CU_add_test(s, "unanswered at notify-give-up: given up; a second "
+	    "before: retried", test_notify_give_up_boundary) == NULL ||
 	    CU_add_test(s, "owed an SM_NOTIFY past host-idle: not swept",
 	    test_notify_owed_not_swept) == NULL ||
 	    CU_add_test(s, "owed since a time ahead of the clock: from now, "
