@@ -846,6 +846,63 @@ test_release_host_nomem_mid(void)
 
 
 /*
+ * A release by host whose second piece runs out of memory, listing
+ * nothing: the lines of the first are out, and the answer ends short (no
+ * end line, no error line: too late for one) in the turn after that
+ * piece -- it has nothing of its own to send first.  What a piece listed
+ * is counted afresh at each piece (ctl_relh_fill()): with the first
+ * piece's 1,024 lines still counted, the second took itself for one
+ * whose lines must go out before the answer ends, and asked for a piece
+ * more (h_report), a turn later, to end it.
+ */
+static void
+test_release_host_nomem_next_piece(void)
+{
+	struct tc_answer *a;
+	unsigned long refused;
+	char b;
+	int fd, i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	fake_store_reset();
+	fake_send_reset();
+	ts_lk_alloc(&ts_lk_failing);
+	tc_begin();
+	tc_fill();
+	fd = tc_release_send("nlmctl 1 release host=alice\n", a);
+	CU_ASSERT_EQUAL(a->lines, 0);
+	/* The first piece committed; the second out of memory. */
+	ts_lk_fail(true);
+	refused = ts_lk_refused();
+	fake_store_defer(false);
+	fake_store_complete();
+	for (i = 0; i < 20 && ts_lk_refused() == refused; i++) {
+		ts_advance(5);
+		ts_turn();
+		tc_read(fd, a);
+	}
+	CU_ASSERT_FATAL(ts_lk_refused() > refused);
+	ts_lk_fail(false);
+	CU_ASSERT(a->ok && !a->ended);
+	CU_ASSERT_EQUAL(tc_count(a, "released", "\tkind=lock\t"), 1024);
+	/* The next turn: closed. */
+	ts_advance(5);
+	ts_turn();
+	tc_read(fd, a);
+	CU_ASSERT_EQUAL(recv(fd, &b, 1, MSG_DONTWAIT), 0);
+	CU_ASSERT(a->ok && !a->ended);
+	CU_ASSERT(strstr(a->buf, "error") == NULL);
+	CU_ASSERT_EQUAL(a->lines, 1024);
+	close(fd);
+	tc_end();
+	ts_lk_alloc(NULL);
+	free(a);
+}
+
+/*
  * Two operators release alice (4,100 locks); the second gives up (its
  * connection closes).  Her pieces stay the first connection's, which
  * lists every record but the second's piece.  (Found by review: the
@@ -3153,6 +3210,9 @@ ts_register_ctl(void)
 	    "it released", test_release_stop_mid) == NULL ||
 	    CU_add_test(s, "a release by host out of memory mid-way",
 	    test_release_host_nomem_mid) == NULL ||
+	    CU_add_test(s, "a release by host whose next piece runs out of "
+	    "memory, listing nothing: cut at once",
+	    test_release_host_nomem_next_piece) == NULL ||
 	    CU_add_test(s, "a second release by host gives up",
 	    test_release_host_two_conns) == NULL ||
 	    CU_add_test(s, "a release by host to a stalled reader",
