@@ -319,8 +319,26 @@ grant_finish(struct nlm_grant *g, bool keep)
 	st = keep ? lk_grant_confirm(nlm->n_table, &rq, ev_now_ms(), &res) :
 	    lk_grant_undo(nlm->n_table, &rq, ev_now_ms(), &res);
 	if (st == LK_NOTFOUND) {
-		/* Not lockcore's any more (cannot happen: it would have
-		 * handed g back); nothing to do, nobody else frees it. */
+		/*
+		 * Cannot happen.  g is lockcore's unconfirmed grant here:
+		 * g_active only from rs_granted (a grant never goes back to
+		 * waiting), and when lockcore hands g back (rs_dropped) --
+		 * every result that changed anything goes through
+		 * nlm_apply() -- nlm_grant_free() ends its timers, sends and
+		 * cookie, every way back into this function.  And rq names
+		 * that grant: built from the LOCK arguments lk_lock() queued
+		 * it with (a re-sent copy that replaced the udata matched the
+		 * same owner, file, range and mode), fields lockcore never
+		 * changes for a waiter, under a host id fixed for the host's
+		 * life (held while h_grants > 0); lockcore keeps one
+		 * unconfirmed grant per owner, file, range and mode.
+		 * (tests/service confirm such grants: a re-sent copy that
+		 * spells the range otherwise; a v3 range lockcore keeps to
+		 * the end of the file.)
+		 * Were the request ever to differ, lockcore would still hold
+		 * g and this free would be a use after free (its table's
+		 * teardown frees g again).
+		 */
 		log_warnx("host %s: %s grant lockcore does not know",
 		    nlm_host_str(g->g_host, hs, sizeof(hs)), keep ?
 		    "an acknowledged" : "a refused");

@@ -2618,6 +2618,63 @@ t_granted_res(const nlm_netobj *cookie, nlm4_stats st)
 }
 
 /*
+ * A grant's end finds its grant in lockcore (grant_finish(): LK_NOTFOUND
+ * cannot come back), here where its lock request is most likely to
+ * differ from what lockcore keeps: hostB's queued request (from byte 5 to
+ * the end, length 0) is sent again spelling the same range with a
+ * length, so lockcore keeps the newest callback record with the first
+ * range; the GRANTED_MSG carries the newest copy's length, and its
+ * GRANTED_RES confirms the grant: nothing left pending, no "lockcore does
+ * not know" line, the lock held.
+ */
+static void
+test_grant_resent_range_spelling(void)
+{
+	nlm4_testargs ta;
+	nlm4_res res;
+	struct lk_counts ct;
+	const struct nlm_counters *c;
+	uint64_t len = UINT64_MAX - 4;	/* [5, UINT64_MAX] */
+	char log[4096];
+
+	if (ts_skip())
+		return;
+	t_begin(NLM_CB_MSG, 0);
+	CU_ASSERT_EQUAL(t_lock("hostA", 1, "ownA", "f", 0, 0, true, false,
+	    false), NLM4_GRANTED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 5, 0, true, true,
+	    false), NLM4_BLOCKED);
+	CU_ASSERT_EQUAL(t_lock("hostB", 2, "ownB", "f", 5, len, true, true,
+	    false), NLM4_BLOCKED);
+	lk_table_counts(nlm_get_table(), &ct);
+	CU_ASSERT_EQUAL(ct.ct_waiters, 1);
+	CU_ASSERT_EQUAL(t_unlock("hostA", 1, "ownA", "f", 0, 0),
+	    NLM4_GRANTED);
+	CU_ASSERT_EQUAL_FATAL(ts_callback(&ta, NULL), NLMPROC4_GRANTED_MSG);
+	CU_ASSERT_EQUAL(ta.alock.l_offset, 5);
+	CU_ASSERT_EQUAL(ta.alock.l_len, len);
+	ts_log_begin();
+	t_granted_res(&ta.cookie, NLM4_GRANTED);
+	ts_pump();
+	(void)ts_reply(-1, false, &res);	/* its empty reply */
+	ts_log_end(log, sizeof(log));
+	xdr_free(XDRPROC(xdr_nlm4_testargs), (char *)&ta);
+	c = nlm_get_counters();
+	CU_ASSERT_EQUAL(c->cb_acked, 1);
+	CU_ASSERT_EQUAL(c->cb_inflight, 0);
+	CU_ASSERT(strstr(log, "lockcore does not know") == NULL);
+	lk_table_counts(nlm_get_table(), &ct);
+	CU_ASSERT_EQUAL(ct.ct_pending, 0);
+	CU_ASSERT_EQUAL(ct.ct_waiters, 0);
+	CU_ASSERT_EQUAL(ct.ct_locks, 1);
+	/* Stored as lockcore spells it (t_bad compares the client's). */
+	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 5, 0, true));
+	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 100, 1, true, false,
+	    false), NLM4_DENIED);
+	ts_stop();
+}
+
+/*
  * A host over callback-max-per-host (100 in the harness) gets the rest of
  * its callbacks as it answers the earlier ones: hostA holds byte 0 of 103
  * files, hostB waits for each, hostA lets go of them all; 100 GRANTED_MSG
@@ -5570,6 +5627,9 @@ ts_register_turn(void)
 	    CU_add_test(s, "a refused grant leaves the earlier lock",
 	    test_refusal_keeps_earlier_lock) ==
 	    NULL ||
+	    CU_add_test(s, "a queued request sent again, its range spelt "
+	    "otherwise: its grant confirmed", test_grant_resent_range_spelling)
+	    == NULL ||
 	    CU_add_test(s, "TCP reply after the commit", test_tcp_reply) ==
 	    NULL ||
 	    CU_add_test(s, "TCP reply after its own turn's commit",
