@@ -336,14 +336,14 @@ grant_finish(struct nlm_grant *g, bool keep)
 		 * spells the range otherwise; a v3 range lockcore keeps to
 		 * the end of the file.)
 		 * Were the request ever to differ, lockcore would still hold
-		 * g and this free would be a use after free (its table's
-		 * teardown frees g again).
+		 * g: freeing it would be a use after free (its table's
+		 * teardown frees g again), keeping it a grant that never
+		 * ends.  A broken invariant: exit, and the restart's store
+		 * and reclaim take over.
 		 */
-		log_warnx("host %s: %s grant lockcore does not know",
+		fatalx("host %s: %s grant lockcore does not know",
 		    nlm_host_str(g->g_host, hs, sizeof(hs)), keep ?
 		    "an acknowledged" : "a refused");
-		nlm_grant_free(g);
-		return;
 	}
 	if (st != LK_OK) {
 		nlm->n_stats.cb_release_failed++;
