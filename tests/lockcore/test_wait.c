@@ -325,6 +325,36 @@ test_nonblocking_beside_grant(void)
 }
 
 /*
+ * A request held back by its owner's own unconfirmed grant over another
+ * part of it is granted when that grant is confirmed: OB waits for [0,9]
+ * and for [5,9]; OA's unlock grants [0,9], and [5,9] waits for the answer
+ * (lk_grant_sweep()).  The confirmation looks at the grant's whole range
+ * again; a pass over its first byte only left [5,9] queued for a lock its
+ * owner held (a mutant no test but the random model noticed, found by
+ * mutation testing).
+ */
+static void
+test_confirm_frees_own_waiter(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 0, 10, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 5, 5, SH, BL), &u2),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_unlock(t, lt_req(OA, "f", 0, 10, EX, NB)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u1));
+	CU_ASSERT_FALSE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(waiters(), 1);
+	CU_ASSERT_EQUAL(lt_confirm(t, lt_req(OB, "f", 0, 10, EX, BL)), LK_OK);
+	CU_ASSERT_TRUE(lt_granted(&u2));
+	CU_ASSERT_EQUAL(waiters(), 0);
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 0, 5, EX));
+	CU_ASSERT_TRUE(lt_has(t, OB, "f", 5, 5, SH));
+}
+
+/*
  * Regression (fuzz_dispatch): a non-blocking LOCK for the range its owner
  * already waits for took the "re-sent while queued" path: BLOCKED for a
  * request that may not block, and the waiter's udata replaced by the
@@ -3546,6 +3576,8 @@ lt_register_wait(void)
 	    test_nonblocking_beside_queued) ||
 	    !CU_add_test(s, "a non-blocking LOCK over its own unconfirmed "
 	    "grant leaves the grant", test_nonblocking_beside_grant) ||
+	    !CU_add_test(s, "a confirmation frees its owner's request held "
+	    "back by the grant", test_confirm_frees_own_waiter) ||
 	    !CU_add_test(s, "cancel (queued, unconfirmed)", test_cancel) ||
 	    !CU_add_test(s, "unlock_cancel ends the waits inside its range",
 	    test_unlock_cancel) ||
