@@ -2253,6 +2253,8 @@ lt_register_misc(void)
 	    test_limits_owner_waiters) ||
 	    !CU_add_test(s, "max-waiters-per-owner: a re-send replacing its "
 	    "grant", test_limits_owner_waiters_resend) ||
+	    !CU_add_test(s, "a blocked request merging its owner's locks "
+	    "is queued at the limit", test_limits_queue_merge) ||
 	    !CU_add_test(s, "past max-locks each host splits on its own "
 	    "credit", test_limits_split_credit) ||
 	    !CU_add_test(s, "a host at its lock limit does not grow through "
