@@ -364,6 +364,39 @@ test_inval(void)
 }
 
 /*
+ * The decision counters nlmctl status and the metrics report
+ * (nlmd_lock_decisions_total): each LOCK counts once, by its answer; a
+ * TEST counts nothing.  No test counted a denial (found by mutation
+ * testing: lk_lock_conflict() not counting LK_DENIED passed them all).
+ */
+static void
+test_decision_counts(void)
+{
+	static int u1, u2;
+	struct lk_counts ct;
+
+	reset();
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 5, 1, SH, NB), NULL),
+	    LK_DENIED);
+	CU_ASSERT_EQUAL(lt_test(t, lt_req(OB, "f", 5, 1, SH, NB)), LK_DENIED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 20, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 5, 1, SH, BL), &u1),
+	    LK_BLOCKED);
+	/* OA waiting for OB's byte 20 closes a cycle. */
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 20, 1, EX, BL), &u2),
+	    LK_DEADLOCK);
+	lk_table_counts(t, &ct);
+	CU_ASSERT_EQUAL(ct.ct_granted, 2);
+	CU_ASSERT_EQUAL(ct.ct_denied, 1);
+	CU_ASSERT_EQUAL(ct.ct_blocked, 1);
+	CU_ASSERT_EQUAL(ct.ct_deadlocks, 1);
+	CU_ASSERT_EQUAL(ct.ct_grace_denied, 0);
+}
+
+/*
  * Ranges anywhere in the 64-bit space, against a model of segments.  The
  * model test (test_model.c) runs in two spaces, bytes 0..64 and the last
  * 64 bytes, never both in one table: no lock there starts below 2^63 and
@@ -569,6 +602,7 @@ lt_register_rules(void)
 	    !CU_add_test(s, "svid 0 and owner identity", test_svid0) ||
 	    !CU_add_test(s, "fencing tokens seeded, increasing", test_tokens) ||
 	    !CU_add_test(s, "invalid arguments", test_inval) ||
+	    !CU_add_test(s, "decision counters", test_decision_counts) ||
 	    !CU_add_test(s, "ranges across 2^31, 2^32 and 2^63 vs segments",
 	    test_wide_points))
 		return -1;
