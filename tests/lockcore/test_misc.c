@@ -351,6 +351,43 @@ test_limits_queue_merge(void)
 }
 
 /*
+ * An upgrade of the first bytes of its owner's shared lock leaves one
+ * remainder, on the right: one record more, within a host limit of two.
+ * Counted with a remainder on the left too (a lock of the other mode
+ * starting where the request does), it was refused LK_NOLOCKS (a mutant
+ * no test but the random model noticed, found by mutation testing).
+ * Likewise a downgrade of the last bytes; one in the middle, which splits
+ * the lock in three, is refused.
+ */
+static void
+test_limits_upgrade_edge(void)
+{
+	struct lk_config cf;
+
+	lk_config_init(&cf);
+	cf.cf_max_locks_per_host = 2;
+	reset(&cf);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 100, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 10, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 10, EX));
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 10, 90, SH));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "g", 0, 100, SH, NB), NULL),
+	    LK_NOLOCKS);
+	reset(&cf);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 0, 100, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 90, 10, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 0, 90, EX));
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 90, 10, SH));
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 40, 10, SH, NB), NULL),
+	    LK_NOLOCKS);
+	CU_ASSERT_EQUAL(lt_nlocks(t, OA, "f"), 2);
+}
+
+/*
  * Past max-locks each host splits on its own credit: hosts 2-5 fill the
  * table and then split their locks (unlocking their middle bytes) until
  * refused; host 1's UNLOCK of the middle of its one lock still goes
@@ -2255,6 +2292,8 @@ lt_register_misc(void)
 	    "grant", test_limits_owner_waiters_resend) ||
 	    !CU_add_test(s, "a blocked request merging its owner's locks "
 	    "is queued at the limit", test_limits_queue_merge) ||
+	    !CU_add_test(s, "an upgrade at the edge of its owner's lock "
+	    "within the limit", test_limits_upgrade_edge) ||
 	    !CU_add_test(s, "past max-locks each host splits on its own "
 	    "credit", test_limits_split_credit) ||
 	    !CU_add_test(s, "a host at its lock limit does not grow through "
