@@ -382,6 +382,36 @@ test_unlock_cancel_within(void)
 }
 
 /*
+ * A lock removed in the call that collected its owner's locks
+ * (lk_own_all()) leaves that collection too.  OA asks for byte 10 shared;
+ * OC's older exclusive [10,150] reaches past OA's locks touching byte 10
+ * ([9,9]), so OA's locks on the file are collected to find [100,100],
+ * which OC waits for: not held back.  The grant merges [9,9] into [9,10],
+ * and [9,9] goes: a collection still holding it fails lk_table_check()
+ * (and was used by any later FIFO check of the call).  Only the random
+ * model noticed lk_lock_remove() without lk_ownc_remove() (a mutant
+ * found by mutation testing).
+ */
+static void
+test_own_collection_follows_merge(void)
+{
+	reset(LK_POLICY_FIFO);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 9, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 100, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OB, "f", 50, 1, EX, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OC, "f", 10, 141, EX, BL), &u1),
+	    LK_BLOCKED);
+	CU_ASSERT_EQUAL(lt_lock(t, lt_req(OA, "f", 10, 1, SH, NB), NULL),
+	    LK_GRANTED);
+	CU_ASSERT_EQUAL(lk_table_check(t), LK_OK);
+	CU_ASSERT_TRUE(lt_has(t, OA, "f", 9, 2, SH));
+	CU_ASSERT_EQUAL(lt_nlocks(t, OA, "f"), 2);
+}
+
+/*
  * Regression (fuzz_dispatch): a non-blocking LOCK for the range its owner
  * already waits for took the "re-sent while queued" path: BLOCKED for a
  * request that may not block, and the waiter's udata replaced by the
@@ -3607,6 +3637,8 @@ lt_register_wait(void)
 	    "back by the grant", test_confirm_frees_own_waiter) ||
 	    !CU_add_test(s, "unlock_cancel leaves a request it only overlaps "
 	    "beside one it ends", test_unlock_cancel_within) ||
+	    !CU_add_test(s, "a merge in the call that collected its owner's "
+	    "locks", test_own_collection_follows_merge) ||
 	    !CU_add_test(s, "cancel (queued, unconfirmed)", test_cancel) ||
 	    !CU_add_test(s, "unlock_cancel ends the waits inside its range",
 	    test_unlock_cancel) ||
