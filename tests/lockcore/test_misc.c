@@ -409,12 +409,16 @@ test_limits_split_credit(void)
 	reset(&cf);
 	CU_ASSERT_EQUAL(lt_lock(t, lt_req(1, 1, "v", "f", 0, 1000, EX, NB),
 	    NULL), LK_GRANTED);
-	/* Hosts 2-5: 3-byte locks until the table is full. */
+	/*
+	 * Hosts 2-5: 3-byte locks until the table is full (a bound, so that
+	 * a table that never fills fails here instead of looping).
+	 */
 	for (h = 2, i = 0; h <= 5; h++)
-		while (lt_lock(t, lt_req(h, 1, "a", "g", 1000 + 4 * i, 3, EX,
-		    NB), NULL) == LK_GRANTED)
+		while (i < 1000 && lt_lock(t, lt_req(h, 1, "a", "g",
+		    1000 + 4 * i, 3, EX, NB), NULL) == LK_GRANTED)
 			i++;
 	lk_table_counts(t, &ct);
+	CU_ASSERT_FATAL(i < 1000);
 	CU_ASSERT_EQUAL(ct.ct_locks, 160);
 	/* They split every lock they hold, as long as they may. */
 	for (split = 0, start = 1000; start < 1000 + 4 * i; start += 4) {
