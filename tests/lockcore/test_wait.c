@@ -3531,6 +3531,147 @@ test_deadlock_kinds(void)
 	CU_ASSERT_EQUAL(counts().ct_deadlocks, 1);
 }
 
+/*
+ * Each allocation of A's unlock (of [0, 9] on f) fails in turn, the
+ * table made by setup() each time; the waiters granted by the unlock and
+ * then by lk_grant_more() until nothing is pending must be exactly `want'
+ * every time.  Returns how many times the unlock left grants pending.
+ */
+static int
+unlock_nomem_each(void (*setup)(struct lk_table *), size_t want)
+{
+	const struct lk_result *res;
+	struct lk_lockreq rq;
+	struct lt_failer fl;
+	struct lk_config cf;
+	struct lk_table *tt;
+	enum lk_status st;
+	size_t n;
+	int k, rounds, deferred = 0;
+
+	lt_failer_init(&fl);
+	lk_config_init(&cf);
+	cf.cf_policy = LK_POLICY_FIFO;
+	cf.cf_alloc = &fl.al;
+	for (k = 0; k < 1000; k++) {
+		fl.countdown = -1;
+		tt = lk_table_new(&cf);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tt);
+		setup(tt);
+		fl.countdown = k;
+		fl.failed = 0;
+		rq = lt_req(1, 1, "a", "f", 0, 10, EX, NB);
+		st = lk_unlock(tt, &rq, 1, &res);
+		fl.countdown = -1;
+		CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+		if (st == LK_NOMEM) {
+			/* Nothing changed: the unlock again, with memory. */
+			st = lk_unlock(tt, &rq, 1, &res);
+			CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+		}
+		CU_ASSERT_EQUAL(st, LK_OK);
+		n = st == LK_OK ? res->rs_ngranted : 0;
+		deferred += lk_grants_pending(tt);
+		for (rounds = 0; lk_grants_pending(tt) && rounds < 10;
+		    rounds++) {
+			CU_ASSERT_EQUAL(lk_grant_more(tt, 2, &res), LK_OK);
+			n += res->rs_ngranted;
+			CU_ASSERT_EQUAL(lk_table_check(tt), LK_OK);
+		}
+		CU_ASSERT(!lk_grants_pending(tt));
+		CU_ASSERT_EQUAL(n, want);
+		lk_table_destroy(tt);
+		if (fl.failed == 0)
+			break;
+	}
+	CU_ASSERT(k < 1000);
+	return deferred;
+}
+
+/*
+ * A holds [0, 9]; B holds 10 read locks past it, waits for [0, 199], and
+ * takes 10 more read locks there: the grant pass collects those 20, more
+ * than any collection before it (lk_collect() grows its vector).
+ */
+static void
+setup_collect(struct lk_table *tt)
+{
+	static int w;
+	struct lk_lockreq rq;
+	uint64_t i;
+
+	rq = lt_req(1, 1, "a", "f", 0, 10, EX, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+	for (i = 0; i < 10; i++) {
+		rq = lt_req(2, 1, "b", "f", 100 + 2 * i, 1, SH, NB);
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+	}
+	rq = lt_req(2, 1, "b", "f", 0, 200, EX, BL);
+	rq.rq_udata = &w;
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_BLOCKED);
+	for (i = 10; i < 20; i++) {
+		rq = lt_req(2, 1, "b", "f", 100 + 2 * i, 1, SH, NB);
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+	}
+}
+
+/*
+ * A grant pass whose collection of a waiter's own locks runs out of
+ * memory defers the file: B's request is granted by lk_grant_more(), not
+ * left queued, grantable, until the next change on the file.
+ */
+static void
+test_grant_pass_collect_nomem(void)
+{
+	CU_ASSERT(unlock_nomem_each(setup_collect, 1) > 0);
+}
+
+/*
+ * D holds [55, 59], A [0, 9]; B holds 10 read locks past both.  C waits
+ * for [0, 59] (D blocks it still once A unlocks), then B for [0, 9]; B
+ * takes 10 more read locks.  The FIFO check of B's request behind C's
+ * collects all of B's locks on f (C's range reaches past B's request):
+ * more than any collection before it, so it allocates.
+ */
+static void
+setup_fifo(struct lk_table *tt)
+{
+	static int w[2];
+	struct lk_lockreq rq;
+	uint64_t i;
+
+	rq = lt_req(4, 1, "d", "f", 55, 5, EX, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+	rq = lt_req(1, 1, "a", "f", 0, 10, EX, NB);
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+	for (i = 0; i < 10; i++) {
+		rq = lt_req(2, 1, "b", "f", 200 + 2 * i, 1, SH, NB);
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+	}
+	rq = lt_req(3, 1, "c", "f", 0, 60, EX, BL);
+	rq.rq_udata = &w[0];
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_BLOCKED);
+	rq = lt_req(2, 1, "b", "f", 0, 10, EX, BL);
+	rq.rq_udata = &w[1];
+	CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_BLOCKED);
+	for (i = 10; i < 20; i++) {
+		rq = lt_req(2, 1, "b", "f", 200 + 2 * i, 1, SH, NB);
+		CU_ASSERT_EQUAL(lk_lock(tt, &rq, 0, NULL), LK_GRANTED);
+	}
+}
+
+/*
+ * A grant pass whose FIFO check runs out of memory grants nothing past
+ * the older waiter (B's request is not granted ahead of C's, which it
+ * conflicts with) and defers the file; lk_grant_more() then finds B
+ * held back still, and nothing stays pending.
+ */
+static void
+test_grant_pass_fifo_nomem(void)
+{
+	CU_ASSERT(unlock_nomem_each(setup_fifo, 0) > 0);
+}
+
 int
 lt_register_wait(void)
 {
@@ -3683,7 +3824,11 @@ lt_register_wait(void)
 	    !CU_add_test(s, "deadlock: 2-, 3-, 4-, 50-cycles",
 	    test_deadlock_rings) ||
 	    !CU_add_test(s, "deadlock: none after grant/release",
-	    test_deadlock_after_grant))
+	    test_deadlock_after_grant) ||
+	    !CU_add_test(s, "a grant pass out of memory collecting a waiter's "
+	    "own locks leaves it pending", test_grant_pass_collect_nomem) ||
+	    !CU_add_test(s, "a grant pass out of memory in the FIFO check "
+	    "grants nothing past it", test_grant_pass_fifo_nomem))
 		return -1;
 	return 0;
 }
