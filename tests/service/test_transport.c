@@ -3242,6 +3242,134 @@ test_recbuf_nomem_logged(void)
 	tt_stop();
 }
 
+/*
+ * The xids of the whole replies waiting at fd, in order, into xid[] (at
+ * most max); false if one is not a lone fragment of a 24-byte accepted
+ * reply (the stream's framing lost).
+ */
+static bool
+tt_reply_xids(int fd, uint32_t *xid, size_t max, size_t *np)
+{
+	static uint8_t acc[16384];
+	size_t len = 0, off;
+	uint32_t w[2];
+	ssize_t r;
+
+	*np = 0;
+	while (len < sizeof(acc) && (r = recv(fd, acc + len,
+	    sizeof(acc) - len, MSG_DONTWAIT)) > 0)
+		len += (size_t)r;
+	for (off = 0; off + 8 <= len && *np < max; off += 28) {
+		memcpy(w, acc + off, 8);
+		if (ntohl(w[0]) != (0x80000000u | 24) || off + 28 > len)
+			return false;
+		xid[(*np)++] = ntohl(w[1]);
+	}
+	return off == len;
+}
+
+/*
+ * No memory to grow a connection's output for a reply
+ * (onc_conn_append()): the reply is refused whole and the stream stays
+ * as it was -- a record mark without its body would have the peer take
+ * the next reply for that body, and lose the framing for the rest of the
+ * connection.  The first 4 KiB fill with replies (commits lag: none
+ * leaves), the next needs 8 KiB and its realloc() fails; the one after
+ * gets the memory.  Once released, the peer reads every reply but the
+ * refused one, whole, in order.  No test had run the branch (the
+ * coverage build).
+ */
+static void
+test_outbuf_nomem(void)
+{
+	enum { RLEN = 28, FULL = CONN_BUF_MIN / RLEN };
+	uint32_t xid[FULL + 8];
+	uint8_t call[64];
+	size_t n = 0, k;
+	int fd, i;
+
+	tt_start(64 * 1024, 1000);
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	for (i = 0; i < FULL + 2; i++) {
+		if (i == FULL)
+			ts_realloc_fail(2 * CONN_BUF_MIN);
+		CU_ASSERT_FATAL(write(fd, call, tt_call(call)) == 44);
+		(void)ev_run_once(tt.loop, 0);
+		CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+		if (i != FULL)
+			continue;
+		CU_ASSERT(!ts_realloc_armed());		/* it was asked for */
+		ts_realloc_fail(0);
+		CU_ASSERT_EQUAL(tt.rs->rs_conns->co_outlen, FULL * RLEN);
+		CU_ASSERT_EQUAL(tt.rs->rs_conns->co_outcap, CONN_BUF_MIN);
+		CU_ASSERT_EQUAL(tt.rs->rs_stats.held, FULL * RLEN);
+	}
+	CU_ASSERT_EQUAL(tt.calls, FULL + 2);
+	CU_ASSERT_EQUAL(tt.rs->rs_conns->co_outlen, (FULL + 1) * RLEN);
+	tt.lag = 0;
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT(tt_reply_xids(fd, xid, FULL + 8, &n));
+	CU_ASSERT_EQUAL(n, FULL + 1);
+	for (k = 0; k < n && k < FULL; k++)
+		CU_ASSERT_EQUAL(xid[k], k + 1);
+	if (n == FULL + 1)
+		CU_ASSERT_EQUAL(xid[FULL], FULL + 2);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.held, 0);
+	close(fd);
+	tt_stop();
+}
+
+/*
+ * No memory for the mark that ties a connection's replies to their
+ * turn's commit (onc_conn_mark(), at the seal): those replies could
+ * neither wait for the commit nor leave before it, so the connection is
+ * closed at once (its client connects again and re-sends), the bytes it
+ * held stop counting in rs_stats.held (left there, they would count
+ * against max_held for good), and the next connection is served.  No
+ * test had run the branch (the coverage build).
+ */
+static void
+test_mark_nomem(void)
+{
+	uint32_t xid[4];
+	uint8_t call[64], acc[64];
+	size_t n = 0;
+	int fd, i;
+
+	tt_start(64 * 1024, 0);
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	ts_realloc_fail(4 * sizeof(struct onc_mark));
+	CU_ASSERT_FATAL(write(fd, call, tt_call(call)) == 44);
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT(!ts_realloc_armed());		/* it was asked for */
+	CU_ASSERT_EQUAL(ts_realloc_failed(), 4 * sizeof(struct onc_mark));
+	ts_realloc_fail(0);
+	CU_ASSERT_EQUAL(tt.calls, 1);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.held, 0);
+	CU_ASSERT_EQUAL(recv(fd, acc, sizeof(acc), MSG_DONTWAIT), 0);
+	close(fd);
+
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(write(fd, call, tt_call(call)) == 44);
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT(tt_reply_xids(fd, xid, 4, &n));
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_EQUAL(xid[0], tt.xid);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 1);
+	close(fd);
+	tt_stop();
+}
+
 int
 ts_register_transport(void)
 {
@@ -3349,7 +3477,12 @@ ts_register_transport(void)
 	    CU_add_test(s, "no memory to grow the input buffer: the "
 	    "connection is reset", test_inbuf_nomem) == NULL ||
 	    CU_add_test(s, "no memory for a record's buffer: reset, logged as "
-	    "such", test_recbuf_nomem_logged) == NULL)
+	    "such", test_recbuf_nomem_logged) == NULL ||
+	    CU_add_test(s, "no memory to grow the output for a reply: it is "
+	    "refused whole, the stream stays framed", test_outbuf_nomem) ==
+	    NULL ||
+	    CU_add_test(s, "no memory for a turn's mark: the connection is "
+	    "closed, its bytes no longer held", test_mark_nomem) == NULL)
 		return -1;
 	s = CU_add_suite_with_setup_and_teardown("transport: random", NULL,
 	    NULL, NULL, tt_teardown);
