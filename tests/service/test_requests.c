@@ -2322,6 +2322,100 @@ test_unlock_cancels_queued(void)
 	ts_stop();
 }
 
+static void
+t_out_done(void *arg, enum onc_out_status st, XDR *res)
+{
+	(void)res;
+	*(int *)arg = (int)st;
+}
+
+/*
+ * A datagram from the address called, carrying the call's xid, that is
+ * no RPC reply (cut short after its direction or inside its header, or a
+ * CALL that reuses the xid) leaves the call as it was: sent, pending,
+ * not counted as a reply, sent again at its timer; the reply that then
+ * comes completes it.  Taken for an answer, such a datagram would
+ * acknowledge (or refuse) a GRANTED callback the client never saw.  No
+ * test had run rpcout.c's branch (the coverage build).
+ */
+static void
+test_out_reply_garbage(void)
+{
+	struct sockaddr_storage dst;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&dst;
+	const struct onc_out_stats *os;
+	struct onc_out_req rq;
+	struct rpc_msg rep;
+	uint8_t buf[128], raw[256];
+	uint32_t xid, rx, w[10];
+	uint64_t replies;
+	size_t len = 0;
+	XDR x;
+	int st = -1;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	memset(&dst, 0, sizeof(dst));
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(ts_cb_port());
+	inet_pton(AF_INET, "127.0.0.1", &s4->sin_addr);
+	memset(&rq, 0, sizeof(rq));
+	rq.cr_dst = (struct sockaddr *)&dst;
+	rq.cr_dstlen = sizeof(*s4);
+	rq.cr_prog = NLM_PROG;
+	rq.cr_vers = NLM4_VERS;
+	rq.cr_proc = 0;	/* NULL */
+	rq.cr_xargs = XDRPROC(xdr_void);
+	rq.cr_timeout_ms = 1000;
+	rq.cr_tries = 2;
+	rq.cr_cb = t_out_done;
+	rq.cr_arg = &st;
+	CU_ASSERT_EQUAL_FATAL(onc_out_call(ts_clnt(), &rq, &xid), ONC_OK);
+	onc_out_seal(ts_clnt(), UINT64_MAX);
+	onc_out_release(ts_clnt(), UINT64_MAX);
+	CU_ASSERT_FATAL(ts_callback_raw(raw, sizeof(raw)) >= 4);
+	os = onc_out_stats(ts_clnt());
+	replies = os->replies;
+
+	/* The xid and REPLY, nothing more. */
+	w[0] = htonl(xid);
+	w[1] = htonl(REPLY);
+	onc_out_input(ts_clnt(), &dst, (uint8_t *)w, 8);
+	/* A CALL with the xid (40 bytes: a NULL call, AUTH_NONE). */
+	w[1] = htonl(CALL);
+	w[2] = htonl(2);
+	w[3] = htonl(NLM_PROG);
+	w[4] = htonl(NLM4_VERS);
+	memset(&w[5], 0, 5 * sizeof(w[0]));
+	onc_out_input(ts_clnt(), &dst, (uint8_t *)w, sizeof(w));
+	/* An accepted reply cut short before its status. */
+	ts_accepted(&rep, xid, XDRPROC(xdr_void), NULL);
+	xdrmem_create(&x, (char *)buf, sizeof(buf), XDR_ENCODE);
+	if (xdr_replymsg(&x, &rep))
+		len = xdr_getpos(&x);
+	xdr_destroy(&x);
+	CU_ASSERT_FATAL(len == 24);
+	onc_out_input(ts_clnt(), &dst, buf, len - 4);
+	CU_ASSERT_EQUAL(st, -1);
+	CU_ASSERT(onc_out_sent(ts_clnt(), xid));
+	CU_ASSERT_EQUAL(os->replies, replies);
+
+	/* Still pending: sent again at its timer. */
+	ts_advance(1000);
+	ts_turn();
+	CU_ASSERT_FATAL(ts_callback_raw(raw, sizeof(raw)) >= 4);
+	memcpy(&rx, raw, 4);
+	CU_ASSERT_EQUAL(ntohl(rx), xid);
+	CU_ASSERT_EQUAL(st, -1);
+	/* The reply completes it. */
+	onc_out_input(ts_clnt(), &dst, buf, len);
+	CU_ASSERT_EQUAL(st, ONC_OUT_OK);
+	CU_ASSERT(!onc_out_sent(ts_clnt(), xid));
+	CU_ASSERT_EQUAL(os->replies, replies + 1);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -2409,7 +2503,9 @@ ts_register_requests(void)
 	    CU_add_test(s, "v1/v3: length 0xffffffff runs to end of file",
 	    test_v1_len_max) == NULL ||
 	    CU_add_test(s, "UNLOCK ends the owner's queued request inside "
-	    "its range", test_unlock_cancels_queued) == NULL)
+	    "its range", test_unlock_cancels_queued) == NULL ||
+	    CU_add_test(s, "an outgoing call's xid on no RPC reply: the call "
+	    "goes on", test_out_reply_garbage) == NULL)
 		return -1;
 	return 0;
 }
