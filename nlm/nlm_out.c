@@ -404,19 +404,23 @@ lookup_done(void *arg, enum onc_out_status st, XDR *res)
 			port = uaddr_port(ua);
 		xdr_free(XDRPROC(xdr_wrapstring), (char *)&ua);
 	}
-	if (port == 0) {
+	if (port == 0)
 		nlm->n_stats.rpcb_failed++;
+	if (port == 0 && st != ONC_OUT_UNREACH) {
 		/*
 		 * An expired port found earlier is no longer true either, and
 		 * left in place it would hide the failure from the check of
-		 * nlm_send_start(): every _RES would look up again.
+		 * nlm_send_start(): every _RES would look up again.  Not when
+		 * the look-up was never sent (onc_out_call() failed: out of
+		 * memory here), which says nothing of the peer: remembered,
+		 * it failed every _RES to the address for NEG_TTL_MS.
 		 */
 		p->p_port = 0;
 		p->p_neg_until = ev_now_ms() + NEG_TTL_MS;
 		log_debug("no port for program %u v%u/udp from rpcbind at %s",
 		    p->p_prog, p->p_vers, addr_str((struct sockaddr *)
 		    &p->p_addr, 0, a, sizeof(a)));
-	} else {
+	} else if (port != 0) {
 		p->p_port = port;
 		p->p_expires = ev_now_ms() + PORT_TTL_MS;
 		/*

@@ -2416,6 +2416,69 @@ test_out_reply_garbage(void)
 	ts_stop();
 }
 
+/*
+ * A port look-up that could not even be made (onc_out_call() out of
+ * memory: rpcout.c's allocation of the call) says nothing of the client:
+ * the send waiting for it fails, and the next _RES to that address looks
+ * the port up and goes out.  Before, the failure was taken for the
+ * client's rpcbind saying "no port" and remembered for NEG_TTL_MS: every
+ * _RES to that address failed at once, without a look-up, for 30 s -- a
+ * client using the _MSG procedures left without answers after one failed
+ * allocation of ours.  No test had run rpcout.c's branch (the coverage
+ * build).
+ */
+static void
+test_port_lookup_nomem(void)
+{
+	const struct nlm_counters *c;
+	struct t_sent ts = { 0, 0 };
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct nlm_send *snd;
+	nlm4_res res;
+	unsigned lookups;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	c = nlm_get_counters();
+	lookups = ts_nlm_lookups();
+	/* The port found and used... */
+	t_res_lo(&ts);
+	CU_ASSERT_EQUAL(ts_callback_ack(), NLMPROC4_LOCK_RES);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	/* ... expires (PORT_TTL_MS); the loop has not swept it yet. */
+	ts_advance(120000);
+	memset(&res, 0, sizeof(res));
+	memset(&ss, 0, sizeof(ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	snd = nlm_send_new(&ss, sizeof(*sin), NLM_PROG, NLM4_VERS,
+	    NLMPROC4_LOCK_RES, XDRPROC(xdr_nlm4_res), &res, NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(snd);
+	nlm_send_lookup(snd, 1000, 1);
+	nlm_send_reflectable(snd);
+	nlm_send_oneway(snd);
+	ts_calloc_fail(SIZE_MAX);
+	nlm_send_start(snd, 5000, 1, t_sent_cb, &ts);
+	CU_ASSERT(!ts_calloc_armed());		/* it was asked for */
+	ts_calloc_fail(0);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts.n, 2);
+	CU_ASSERT_EQUAL(ts.failed, 1);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);	/* none went out */
+	/* Memory back: the next _RES looks the port up and goes out. */
+	t_res_lo(&ts);
+	CU_ASSERT_EQUAL(c->rpcb_suppressed, 0);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 2);
+	CU_ASSERT_EQUAL(ts_callback_ack(), NLMPROC4_LOCK_RES);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts.n, 3);
+	CU_ASSERT_EQUAL(ts.failed, 1);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -2505,7 +2568,9 @@ ts_register_requests(void)
 	    CU_add_test(s, "UNLOCK ends the owner's queued request inside "
 	    "its range", test_unlock_cancels_queued) == NULL ||
 	    CU_add_test(s, "an outgoing call's xid on no RPC reply: the call "
-	    "goes on", test_out_reply_garbage) == NULL)
+	    "goes on", test_out_reply_garbage) == NULL ||
+	    CU_add_test(s, "a port look-up out of memory bars no later _RES",
+	    test_port_lookup_nomem) == NULL)
 		return -1;
 	return 0;
 }
