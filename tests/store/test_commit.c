@@ -626,6 +626,45 @@ test_seal_seq(void)
 	st = NULL;
 }
 
+/*
+ * After a failed journal append nothing writes the log (st_lhalt), the
+ * checkpoint thread included: once its period passed with anything
+ * written it would flush the log and checkpoint, and a flush writes out
+ * the failed record Berkeley DB keeps in its log buffer (a commit nobody
+ * was told of).  Period 1 s, one turn committed, the next failed: 2.5 s
+ * after the open no checkpoint was taken and the log ends where it
+ * ended.  No test had run the thread's check (the coverage build).
+ */
+static void
+test_latched_ckp_idle(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "f", 0, 10, true, 1);
+	struct lk_record b = stt_lock(2, 1, "o", "f", 20, 10, true, 2);
+	unsigned long f0, o0, f1, o1;
+	struct store_info s0, s1;
+	double t0;
+
+	stt_fresh(&dir, &st);
+	t0 = stt_now();
+	CU_ASSERT_FATAL(stt_open(dir, STORE_SYNC, 1, &st) == STORE_OK);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	store_fail_after(st, 1);
+	CU_ASSERT_EQUAL(store_put_record(st, &b), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_IO);
+	store_info(st, &s0);
+	store_test_log_end(st, false, &f0, &o0);
+	while (stt_now() - t0 < 2.5)
+		usleep(100000);
+	store_info(st, &s1);
+	store_test_log_end(st, false, &f1, &o1);
+	CU_ASSERT_EQUAL(s1.si_checkpoints, s0.si_checkpoints);
+	CU_ASSERT_EQUAL(s1.si_log_syncs_near, s0.si_log_syncs_near);
+	CU_ASSERT(f1 == f0 && o1 == o0);
+	store_close(st);
+	st = NULL;
+}
+
 int
 stt_register_commit(void)
 {
@@ -651,7 +690,9 @@ stt_register_commit(void)
 	    !CU_add_test(s, "a seal's number, its batch committed at once",
 	    test_seal_seq) ||
 	    !CU_add_test(s, "a turn of more operations than a run holds",
-	    test_turn_over_run))
+	    test_turn_over_run) ||
+	    !CU_add_test(s, "after a failed commit the checkpoint thread "
+	    "writes nothing", test_latched_ckp_idle))
 		return -1;
 	return 0;
 }
