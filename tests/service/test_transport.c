@@ -3370,6 +3370,74 @@ test_mark_nomem(void)
 	tt_stop();
 }
 
+/*
+ * A UDP call over IPv6 carries the local address it reached (from
+ * IPV6_PKTINFO): what nlm_svc.c records for the host and sends its
+ * callbacks from, and where the reply leaves from.  A call to ::1 from
+ * ::1: rc_local is ::1 (no scope: not link-local), and the reply comes
+ * back from the address called.  No test had run the branch (the
+ * coverage build): every UDP test was over IPv4.
+ */
+static void
+test_udp6_local(void)
+{
+	struct sockaddr_in6 sin, from;
+	const struct sockaddr_in6 *l;
+	struct onc_listener *rl;
+	socklen_t sl = sizeof(sin), fl = sizeof(from);
+	uint8_t buf[64], acc[256];
+	ssize_t n = -1;
+	int sfd, cfd, one = 1, i;
+
+	tt_start(64 * 1024, 0);
+	sfd = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(sfd != -1);
+	CU_ASSERT_FATAL(setsockopt(sfd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+	    sizeof(one)) == 0);
+	CU_ASSERT_FATAL(setsockopt(sfd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one,
+	    sizeof(one)) == 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin6_family = AF_INET6;
+	sin.sin6_addr = in6addr_loopback;
+	if (bind(sfd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
+		printf("\n    skipped: no ::1 (%s) ", strerror(errno));
+		close(sfd);
+		tt_stop();
+		return;
+	}
+	CU_ASSERT_FATAL(getsockname(sfd, (struct sockaddr *)&sin, &sl) == 0);
+	rl = &tt.rs->rs_lis[tt.rs->rs_nlis++];
+	rl->rl_fd = sfd;
+	rl->rl_family = AF_INET6;
+	rl->rl_xport = ONC_UDP;
+	rl->rl_srv = tt.rs;
+	CU_ASSERT_FATAL(ev_fd_add(tt.loop, sfd, EV_READ, onc_udp_read, rl) ==
+	    0);
+	cfd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(cfd != -1);
+	CU_ASSERT_FATAL(sendto(cfd, buf, tt_body(buf), 0,
+	    (struct sockaddr *)&sin, sizeof(sin)) == 40);
+	for (i = 0; i < 50 && n == -1; i++) {
+		(void)ev_run_once(tt.loop, 1);
+		fl = sizeof(from);
+		n = recvfrom(cfd, acc, sizeof(acc), MSG_DONTWAIT,
+		    (struct sockaddr *)&from, &fl);
+	}
+	CU_ASSERT_EQUAL(tt.calls, 1);
+	CU_ASSERT_EQUAL(n, 24);
+	CU_ASSERT_EQUAL(fl, sizeof(from));
+	CU_ASSERT(IN6_ARE_ADDR_EQUAL(&from.sin6_addr, &in6addr_loopback));
+	CU_ASSERT_EQUAL(from.sin6_port, sin.sin6_port);
+	l = (const struct sockaddr_in6 *)&tt.last.rc_local;
+	CU_ASSERT_EQUAL(tt.last.rc_xport, ONC_UDP);
+	CU_ASSERT_EQUAL(tt.last.rc_locallen, sizeof(*l));
+	CU_ASSERT_EQUAL(l->sin6_family, AF_INET6);
+	CU_ASSERT(IN6_ARE_ADDR_EQUAL(&l->sin6_addr, &in6addr_loopback));
+	CU_ASSERT_EQUAL(l->sin6_scope_id, 0);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
 int
 ts_register_transport(void)
 {
@@ -3482,7 +3550,9 @@ ts_register_transport(void)
 	    "refused whole, the stream stays framed", test_outbuf_nomem) ==
 	    NULL ||
 	    CU_add_test(s, "no memory for a turn's mark: the connection is "
-	    "closed, its bytes no longer held", test_mark_nomem) == NULL)
+	    "closed, its bytes no longer held", test_mark_nomem) == NULL ||
+	    CU_add_test(s, "a UDP call over IPv6 carries the local address "
+	    "it reached", test_udp6_local) == NULL)
 		return -1;
 	s = CU_add_suite_with_setup_and_teardown("transport: random", NULL,
 	    NULL, NULL, tt_teardown);
