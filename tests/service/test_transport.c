@@ -3438,6 +3438,86 @@ test_udp6_local(void)
 	tt_stop();		/* closes the listeners, sfd included */
 }
 
+/*
+ * No memory for a UDP reply (onc_queue_reply()): the reply is refused,
+ * nothing of it is held or counted, and the next datagram is answered as
+ * usual.  No test had run the branch (the coverage build).
+ */
+static void
+test_udp_reply_nomem(void)
+{
+	uint8_t buf[64];
+	unsigned got = 0;
+	int sfd, cfd, i;
+
+	tt_start(64 * 1024, 0);
+	cfd = tt_udp_client(&sfd);
+	ts_malloc_fail(sizeof(struct onc_udpreply) + UDP_REPLY_SMALL);
+	CU_ASSERT_FATAL(send(cfd, buf, tt_body(buf), 0) == 40);
+	for (i = 0; i < 10 && tt.calls < 1; i++)
+		(void)ev_run_once(tt.loop, 1);
+	CU_ASSERT(!ts_malloc_armed());		/* it was asked for */
+	ts_malloc_fail(0);
+	CU_ASSERT_EQUAL(tt.calls, 1);
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT(recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) == -1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.held, 0);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_udpq);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_udpnew);
+	CU_ASSERT_EQUAL(send(cfd, buf, tt_body(buf), 0), 40);
+	for (i = 0; i < 10 && got < 1; i++) {
+		(void)ev_run_once(tt.loop, 1);
+		while (recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) == 24)
+			got++;
+	}
+	CU_ASSERT_EQUAL(got, 1);
+	CU_ASSERT_EQUAL(tt.calls, 2);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.held, 0);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
+/*
+ * The free list of UDP replies keeps UDP_REPLY_FREE at most: more
+ * replies than that released at once (commits stalled meanwhile) are
+ * all sent, and those past the list's room are freed, not kept for
+ * good.  No test had run that free() (the coverage build).
+ */
+static void
+test_udp_free_bounded(void)
+{
+	enum { N = UDP_REPLY_FREE + 40 };
+	uint8_t buf[64];
+	unsigned got = 0;
+	int sfd, cfd, i, rcv = 1 << 20;
+
+	tt_max_held = 1 << 20;
+	tt_start(64 * 1024, UINT64_MAX);
+	cfd = tt_udp_client(&sfd);
+	CU_ASSERT(setsockopt(sfd, SOL_SOCKET, SO_RCVBUF, &rcv,
+	    sizeof(rcv)) == 0);
+	CU_ASSERT(setsockopt(cfd, SOL_SOCKET, SO_RCVBUF, &rcv,
+	    sizeof(rcv)) == 0);
+	for (i = 0; i < N; i++)
+		CU_ASSERT_FATAL(send(cfd, buf, tt_body(buf), 0) == 40);
+	for (i = 0; i < 200 && tt.calls < N; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL_FATAL(tt.calls, N);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.held, (uint64_t)N * 24);
+	tt.lag = 0;
+	for (i = 0; i < 100 && got < N; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		while (recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) == 24)
+			got++;
+	}
+	CU_ASSERT_EQUAL(got, N);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.held, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_nudpfree, UDP_REPLY_FREE);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
 int
 ts_register_transport(void)
 {
@@ -3552,7 +3632,11 @@ ts_register_transport(void)
 	    CU_add_test(s, "no memory for a turn's mark: the connection is "
 	    "closed, its bytes no longer held", test_mark_nomem) == NULL ||
 	    CU_add_test(s, "a UDP call over IPv6 carries the local address "
-	    "it reached", test_udp6_local) == NULL)
+	    "it reached", test_udp6_local) == NULL ||
+	    CU_add_test(s, "no memory for a UDP reply: refused, nothing "
+	    "held, the next answered", test_udp_reply_nomem) == NULL ||
+	    CU_add_test(s, "UDP replies past the free list's room are freed",
+	    test_udp_free_bounded) == NULL)
 		return -1;
 	s = CU_add_suite_with_setup_and_teardown("transport: random", NULL,
 	    NULL, NULL, tt_teardown);
