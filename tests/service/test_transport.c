@@ -3518,6 +3518,58 @@ test_udp_free_bounded(void)
 	tt_stop();		/* closes the listeners, sfd included */
 }
 
+/* As rpcgen's dispatchers answer: SYSTEM_ERR when the reply failed. */
+static void
+tt_answer_generated(struct svc_req *rq, SVCXPRT *xp)
+{
+	(void)rq;
+	tt.calls++;
+	if (!svc_sendreply(xp, XDRPROC(xdr_void), NULL))
+		svcerr_systemerr(xp);
+}
+
+/*
+ * A reply past max_outq resets the connection (counted as slow once);
+ * the SYSTEM_ERR a generated dispatcher then sends for the refused reply
+ * is refused too, as queued on a dead connection -- not counted as a
+ * second slow connection, not appended behind the refused reply.  Four
+ * calls fill max_outq (their commits stalled), the fifth's reply is one
+ * too many.  No test had run the branch (the coverage build): the
+ * transport tests answer as tt_answer() does, ignoring the failure.
+ */
+static void
+test_outq_systemerr(void)
+{
+	uint8_t buf[5 * 44], acc[64];
+	uint32_t v = htonl(1);
+	size_t off = 0;
+	int fd, i;
+
+	tt_max_held = 1 << 20;
+	tt_start(4 * 28, UINT64_MAX);		/* nothing released */
+	CU_ASSERT_FATAL(onc_srv_add_program(tt.rs, 100021, 1,
+	    tt_answer_generated) == ONC_OK);
+	fd = tt_connect();
+	(void)ev_run_once(tt.loop, 0);		/* accepted */
+	CU_ASSERT_FATAL(tt.rs->rs_conns != NULL);
+	for (i = 0; i < 5; i++) {
+		(void)tt_call(buf + off);
+		memcpy(buf + off + 20, &v, 4);	/* version 1 */
+		off += 44;
+	}
+	CU_ASSERT_FATAL(write(fd, buf, off) == (ssize_t)off);
+	for (i = 0; i < 5; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.calls, 5);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_slow, 1);
+	CU_ASSERT_PTR_NULL(tt.rs->rs_conns);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.held, 0);
+	/* Closed with no reply: none of the four, nor the SYSTEM_ERR. */
+	CU_ASSERT_EQUAL(recv(fd, acc, sizeof(acc), MSG_DONTWAIT), 0);
+	close(fd);
+	tt_stop();
+}
+
 int
 ts_register_transport(void)
 {
@@ -3636,7 +3688,9 @@ ts_register_transport(void)
 	    CU_add_test(s, "no memory for a UDP reply: refused, nothing "
 	    "held, the next answered", test_udp_reply_nomem) == NULL ||
 	    CU_add_test(s, "UDP replies past the free list's room are freed",
-	    test_udp_free_bounded) == NULL)
+	    test_udp_free_bounded) == NULL ||
+	    CU_add_test(s, "a SYSTEM_ERR after a reply past max_outq is "
+	    "refused too, counted once", test_outq_systemerr) == NULL)
 		return -1;
 	s = CU_add_suite_with_setup_and_teardown("transport: random", NULL,
 	    NULL, NULL, tt_teardown);
