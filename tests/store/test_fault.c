@@ -1,11 +1,14 @@
 /*
  * test_fault.c - store_fail_after(): every Berkeley DB call of a turn, of
  * store_epoch_begin() and of loading is made to fail in turn; the store
- * must then hold exactly what the last commit left.
+ * must then hold exactly what the last commit left.  So must it when a
+ * turn's or a commit's buffer cannot grow (__wrap_realloc).
  */
 #include "stt.h"
+#include "store_test.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +16,27 @@
 
 static char *dir;
 static struct store *st;
+
+/*
+ * realloc() of the code under test goes through this (test-store is
+ * linked with -Wl,--wrap=realloc): once realloc_fail is set, the next
+ * call fails, from whichever thread makes it (the committer's too).
+ */
+void	*__real_realloc(void *, size_t);
+void	*__wrap_realloc(void *, size_t);
+static atomic_bool realloc_fail;
+static atomic_uint realloc_failed;
+
+void *
+__wrap_realloc(void *p, size_t size)
+{
+	if (atomic_exchange(&realloc_fail, false)) {
+		atomic_fetch_add(&realloc_failed, 1);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_realloc(p, size);
+}
 
 static int
 teardown(void)
@@ -277,6 +301,91 @@ test_fault_load(void)
 	st = NULL;
 }
 
+/*
+ * No memory to grow the turn's batch while staging: STORE_NOMEM, and the
+ * turn is dropped as store.h says (nothing pending; sealing then commits
+ * nothing), the store holds what the last commit left.  No test had run
+ * the branch (store_commit.c, the coverage build).
+ */
+static void
+test_nomem_staging(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "f", 0, 10, true, 1);
+	struct lk_record rc;
+	struct stt_snap s;
+	enum store_status ss = STORE_OK;
+	uint64_t seq;
+	int32_t i;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	/* Until the batch must grow (its first 4 KiB full). */
+	atomic_store(&realloc_failed, 0);
+	atomic_store(&realloc_fail, true);
+	for (i = 0; i < 1000 && ss == STORE_OK; i++) {
+		rc = stt_lock(2, i, "o", "f", 0, 10, true, 2);
+		ss = store_put_record(st, &rc);
+	}
+	atomic_store(&realloc_fail, false);
+	CU_ASSERT_EQUAL(ss, STORE_NOMEM);
+	CU_ASSERT_EQUAL(atomic_load(&realloc_failed), 1);
+	CU_ASSERT_FALSE(store_pending(st));
+	CU_ASSERT_EQUAL(store_seal(st, &seq), STORE_OK);
+	CU_ASSERT_EQUAL(seq, 1);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	CU_ASSERT_EQUAL(store_durable(st), 1);
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &s);
+	CU_ASSERT_EQUAL_FATAL(s.ss_nrecs, 1);
+	CU_ASSERT(stt_rec_equal(&s.ss_recs[0], &a));
+	stt_snap_free(&s);
+}
+
+/*
+ * No memory for the journal record a commit writes (the committer's
+ * buffer must grow: the turn is larger than any before): the failure is
+ * latched as STORE_NOMEM, reported by store_commit(), store_committed()
+ * and every later seal, and the store holds what the last commit left.
+ * No test had run the branch (store_commit.c, the coverage build).
+ */
+static void
+test_nomem_commit(void)
+{
+	struct lk_record a = stt_lock(1, 1, "o", "f", 0, 10, true, 1);
+	struct lk_record rc;
+	struct stt_snap s;
+	uint64_t seq;
+	int32_t i;
+
+	fresh();
+	st = stt_open_ok(dir, STORE_SYNC);
+	store_test_hold_fold(st, true);
+	CU_ASSERT_EQUAL(store_put_record(st, &a), STORE_OK);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_OK);
+	for (i = 0; i < 8; i++) {
+		rc = stt_lock(2, i, "o", "f", 0, 10, true, 2);
+		CU_ASSERT_EQUAL(store_put_record(st, &rc), STORE_OK);
+	}
+	atomic_store(&realloc_failed, 0);
+	atomic_store(&realloc_fail, true);
+	CU_ASSERT_EQUAL(store_commit(st), STORE_NOMEM);
+	atomic_store(&realloc_fail, false);
+	CU_ASSERT_EQUAL(atomic_load(&realloc_failed), 1);
+	CU_ASSERT_EQUAL(store_committed(st, &seq), STORE_NOMEM);
+	CU_ASSERT_EQUAL(seq, 1);
+	CU_ASSERT_EQUAL(store_put_record(st, &rc), STORE_OK);
+	CU_ASSERT_EQUAL(store_seal(st, &seq), STORE_NOMEM);
+	store_close(st);
+	st = NULL;
+	stt_snap_dir(dir, &s);
+	CU_ASSERT_EQUAL_FATAL(s.ss_nrecs, 1);
+	CU_ASSERT(stt_rec_equal(&s.ss_recs[0], &a));
+	stt_snap_free(&s);
+}
+
 int
 stt_register_fault(void)
 {
@@ -285,7 +394,11 @@ stt_register_fault(void)
 	if (s == NULL ||
 	    !CU_add_test(s, "every call of a turn", test_fault_turn) ||
 	    !CU_add_test(s, "store_epoch_begin", test_fault_epoch) ||
-	    !CU_add_test(s, "loading", test_fault_load))
+	    !CU_add_test(s, "loading", test_fault_load) ||
+	    !CU_add_test(s, "no memory while staging: the turn is dropped",
+	    test_nomem_staging) ||
+	    !CU_add_test(s, "no memory for a commit's journal record: "
+	    "latched", test_nomem_commit))
 		return -1;
 	return 0;
 }
