@@ -18,8 +18,9 @@ $(O)/tests/test-ctl: | $(O)/nlmctl
 $(eval $(call unit_test,nlmxdr,$(O)/nlm/nlm_xdr.o $(O)/rpc/nlm_prot_xdr.o $(O)/rpc/sm_inter_xdr.o $(O)/rpc/xdrname.o,$(TIRPC_LIBS)))
 $(TEST_nlmxdr_OBJS): | $(RPC_HDRS)
 INC_tests += -Idb -Insm
-# test_fault.c makes the store's realloc() fail: __wrap_realloc.
-STORE_WRAP := -Wl,--wrap=realloc
+# test_fault.c makes the store's realloc() and calloc() fail:
+# __wrap_realloc, __wrap_calloc.
+STORE_WRAP := -Wl,--wrap=realloc -Wl,--wrap=calloc
 $(eval $(call unit_test,store,$(O)/libstore.a $(O)/liblockcore.a,$(DB_LIBS) $(STORE_WRAP)))
 # test_dump.c runs the nlmd built beside it.
 $(O)/tests/test-store: | $(O)/nlmd
