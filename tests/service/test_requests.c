@@ -5,6 +5,7 @@
  * changes nothing; versions 1 and 3 answer in their 32-bit terms.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <rpc/rpc.h>
 #include <rpc/rpcb_prot.h>
 
+#include "ev.h"
 #include "lockcore.h"
 #include "nlm_impl.h"
 #include "store.h"
@@ -2479,6 +2481,54 @@ test_port_lookup_nomem(void)
 	ts_stop();
 }
 
+/*
+ * The outgoing sockets cannot be made: onc_out_new() says why, for the
+ * operator (nlmd does not start), and leaves no descriptor open.  Its
+ * IPv4 port taken (here by a socket of the test's): "outgoing udp
+ * socket (port N): Address already in use", the IPv6 socket made before
+ * it closed again.  No memory for the client: "out of memory".  No test
+ * had run these branches (the coverage build).
+ */
+static void
+test_out_new_fails(void)
+{
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+	struct ev_loop *l;
+	char err[256], want[64];
+	int fd, probe;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l = ev_loop_new());
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	CU_ASSERT_FATAL(fd != -1);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	CU_ASSERT_FATAL(getsockname(fd, (struct sockaddr *)&sin, &sl) == 0);
+	/* The lowest descriptor free now: free again after each failure. */
+	CU_ASSERT_FATAL((probe = dup(fd)) != -1);
+	close(probe);
+	err[0] = '\0';
+	CU_ASSERT_PTR_NULL(onc_out_new(l, ntohs(sin.sin_port), err,
+	    sizeof(err)));
+	snprintf(want, sizeof(want), "outgoing udp socket (port %u): ",
+	    ntohs(sin.sin_port));
+	CU_ASSERT_NSTRING_EQUAL(err, want, strlen(want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, strerror(EADDRINUSE)));
+	CU_ASSERT_EQUAL(dup(fd), probe);
+	close(probe);
+	err[0] = '\0';
+	ts_calloc_fail(SIZE_MAX);
+	CU_ASSERT_PTR_NULL(onc_out_new(l, 0, err, sizeof(err)));
+	CU_ASSERT(!ts_calloc_armed());		/* it was asked for */
+	ts_calloc_fail(0);
+	CU_ASSERT_STRING_EQUAL(err, "out of memory");
+	CU_ASSERT_EQUAL(dup(fd), probe);
+	close(probe);
+	close(fd);
+	ev_loop_free(l);
+}
+
 int
 ts_register_requests(void)
 {
@@ -2570,7 +2620,9 @@ ts_register_requests(void)
 	    CU_add_test(s, "an outgoing call's xid on no RPC reply: the call "
 	    "goes on", test_out_reply_garbage) == NULL ||
 	    CU_add_test(s, "a port look-up out of memory bars no later _RES",
-	    test_port_lookup_nomem) == NULL)
+	    test_port_lookup_nomem) == NULL ||
+	    CU_add_test(s, "the outgoing sockets cannot be made: why, and "
+	    "nothing left open", test_out_new_fails) == NULL)
 		return -1;
 	return 0;
 }
