@@ -3570,6 +3570,43 @@ test_outq_systemerr(void)
 	tt_stop();
 }
 
+/*
+ * A readiness of a UDP listener delivered after input was paused in the
+ * same wake-up (a seal mid-turn: nlm_drain()) reads nothing: the
+ * datagram stays in the socket, unserved, until input starts again,
+ * and is then answered.  Read, each such event would serve a batch past
+ * max_held.  No test had run the check (the coverage build); the test
+ * calls the read callback itself, as the loop would with a stale event.
+ */
+static void
+test_udp_paused_reads_nothing(void)
+{
+	struct onc_listener *rl;
+	uint8_t buf[64];
+	unsigned got = 0;
+	int sfd, cfd, i;
+
+	tt_start(64 * 1024, 0);
+	cfd = tt_udp_client(&sfd);
+	rl = &tt.rs->rs_lis[tt.rs->rs_nlis - 1];
+	onc_srv_input(tt.rs, false);
+	CU_ASSERT_FATAL(send(cfd, buf, tt_body(buf), 0) == 40);
+	onc_udp_read(tt.loop, sfd, EV_READ, rl);
+	CU_ASSERT_EQUAL(tt.calls, 0);
+	CU_ASSERT(recv(sfd, buf, sizeof(buf), MSG_DONTWAIT | MSG_PEEK) ==
+	    40);
+	onc_srv_input(tt.rs, true);
+	for (i = 0; i < 10 && got < 1; i++) {
+		(void)ev_run_once(tt.loop, 1);
+		while (recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) == 24)
+			got++;
+	}
+	CU_ASSERT_EQUAL(tt.calls, 1);
+	CU_ASSERT_EQUAL(got, 1);
+	close(cfd);
+	tt_stop();		/* closes the listeners, sfd included */
+}
+
 int
 ts_register_transport(void)
 {
@@ -3690,7 +3727,9 @@ ts_register_transport(void)
 	    CU_add_test(s, "UDP replies past the free list's room are freed",
 	    test_udp_free_bounded) == NULL ||
 	    CU_add_test(s, "a SYSTEM_ERR after a reply past max_outq is "
-	    "refused too, counted once", test_outq_systemerr) == NULL)
+	    "refused too, counted once", test_outq_systemerr) == NULL ||
+	    CU_add_test(s, "a UDP readiness while input is paused reads "
+	    "nothing", test_udp_paused_reads_nothing) == NULL)
 		return -1;
 	s = CU_add_suite_with_setup_and_teardown("transport: random", NULL,
 	    NULL, NULL, tt_teardown);
