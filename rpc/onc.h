@@ -10,6 +10,8 @@
 #ifndef NLMD_RPC_ONC_H
 #define NLMD_RPC_ONC_H
 
+#include <stdbool.h>
+
 enum onc_status {
 	ONC_OK = 0,
 	ONC_FULL,	/* a fixed table is full (programs, decoders,
@@ -25,5 +27,14 @@ enum onc_status {
 
 /* A short English description of `s' (static storage). */
 const char	*onc_strerror(enum onc_status s);
+
+/*
+ * Does a failed IPv6 socket, bind or listen (errno `e') mean that the
+ * host has no IPv6 (the kernel without it, or no address for it)?
+ * Anything else -- above all EADDRINUSE: another process holds the port
+ * on [::] -- is an error: going on without IPv6 would leave IPv6 clients
+ * without lock service (or callbacks), with one warning as the only sign.
+ */
+bool		 onc_no_ipv6(int e);
 
 #endif

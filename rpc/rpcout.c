@@ -327,11 +327,18 @@ onc_out_new(struct ev_loop *loop, unsigned port, char *err, size_t errlen)
 		free(cl);
 		return NULL;
 	}
-	cl->cl_fd4 = out_socket(AF_INET, port);
-	cl->cl_fd6 = out_socket(AF_INET6, port);
-	if (cl->cl_fd4 == -1) {
+	cl->cl_fd6 = -1;
+	if ((cl->cl_fd4 = out_socket(AF_INET, port)) == -1) {
 		snprintf(err, errlen, "outgoing udp socket (port %u): %s", port,
 		    strerror(errno));
+		onc_out_free(cl);
+		return NULL;
+	}
+	/* None on a host without IPv6; but no other failure is let pass. */
+	if ((cl->cl_fd6 = out_socket(AF_INET6, port)) == -1 &&
+	    !onc_no_ipv6(errno)) {
+		snprintf(err, errlen, "outgoing udp socket (IPv6, port %u): %s",
+		    port, strerror(errno));
 		onc_out_free(cl);
 		return NULL;
 	}

@@ -304,14 +304,7 @@ onc_make_addr(int family, const char *addr, unsigned port,
 	return 1;
 }
 
-/*
- * Does a failed IPv6 socket, bind or listen mean that the host has no
- * IPv6 (the kernel without it, or no address for it)?  Anything else --
- * above all EADDRINUSE: another process holds the port on [::] -- is an
- * error: going on without IPv6 would leave IPv6 clients without lock
- * service, with one warning as the only sign.
- */
-static bool
+bool
 onc_no_ipv6(int e)
 {
 	return e == EAFNOSUPPORT || e == EPROTONOSUPPORT ||

@@ -2529,6 +2529,52 @@ test_out_new_fails(void)
 	ev_loop_free(l);
 }
 
+/*
+ * The outgoing client's IPv6 socket that cannot be made for a reason
+ * other than a host without IPv6 (here its port held on [::] only) stops
+ * the start with the reason.  Before, the client went on without it, with
+ * no word: every callback and SM_NOTIFY to an IPv6 client failed.
+ */
+static void
+test_out_new_ipv6_fails(void)
+{
+	struct sockaddr_in6 s6;
+	socklen_t sl = sizeof(s6);
+	struct ev_loop *l;
+	struct onc_out *cl;
+	char err[256], want[64];
+	int fd, one = 1, probe;
+
+	if ((fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1) {
+		printf("\n    SKIPPED: no IPv6 socket here (%s) ",
+		    strerror(errno));
+		return;
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l = ev_loop_new());
+	CU_ASSERT_FATAL(setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+	    sizeof(one)) == 0);
+	memset(&s6, 0, sizeof(s6));
+	s6.sin6_family = AF_INET6;
+	CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&s6, sizeof(s6)) == 0);
+	CU_ASSERT_FATAL(getsockname(fd, (struct sockaddr *)&s6, &sl) == 0);
+	CU_ASSERT_FATAL((probe = dup(fd)) != -1);
+	close(probe);
+	err[0] = '\0';
+	cl = onc_out_new(l, ntohs(s6.sin6_port), err, sizeof(err));
+	CU_ASSERT_PTR_NULL(cl);
+	if (cl != NULL)
+		onc_out_free(cl);
+	snprintf(want, sizeof(want), "outgoing udp socket (IPv6, port %u): ",
+	    ntohs(s6.sin6_port));
+	CU_ASSERT_NSTRING_EQUAL(err, want, strlen(want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, strerror(EADDRINUSE)));
+	/* Its IPv4 socket closed again. */
+	CU_ASSERT_EQUAL(dup(fd), probe);
+	close(probe);
+	close(fd);
+	ev_loop_free(l);
+}
+
 int
 ts_register_requests(void)
 {
@@ -2622,7 +2668,10 @@ ts_register_requests(void)
 	    CU_add_test(s, "a port look-up out of memory bars no later _RES",
 	    test_port_lookup_nomem) == NULL ||
 	    CU_add_test(s, "the outgoing sockets cannot be made: why, and "
-	    "nothing left open", test_out_new_fails) == NULL)
+	    "nothing left open", test_out_new_fails) == NULL ||
+	    CU_add_test(s, "the outgoing client's IPv6 socket refused "
+	    "(its port held on [::]): the start stops with why",
+	    test_out_new_ipv6_fails) == NULL)
 		return -1;
 	return 0;
 }
