@@ -43,7 +43,10 @@ void		 fake_store_complete_one(void);
 size_t		 fake_store_nlocks(void);
 size_t		 fake_store_nshares(void);
 size_t		 fake_store_nhosts(void);
-/* Is this lock committed (exact key and range; host 0: any host)? */
+/*
+ * Is this lock committed (exact key and range -- a length to the end of
+ * the file spelt either way; host 0: any host)?
+ */
 bool		 fake_store_has_lock(uint64_t host, int32_t svid,
 		    const void *oh, size_t ohlen, const void *fh,
 		    size_t fhlen, uint64_t start, uint64_t len, bool excl);

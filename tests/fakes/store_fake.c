@@ -639,6 +639,18 @@ fake_store_host(uint64_t id, struct store_host *out)
 	return true;
 }
 
+/*
+ * The last byte of [start, start + len): a length of 0, or one that
+ * reaches past the last offset, is to the end of the file -- the same
+ * range however the protocol spelt it.
+ */
+static uint64_t
+fk_end(uint64_t start, uint64_t len)
+{
+	return len == 0 || len - 1 > UINT64_MAX - start ? UINT64_MAX :
+	    start + len - 1;
+}
+
 bool
 fake_store_has_lock(uint64_t host, int32_t svid, const void *oh, size_t ohlen,
     const void *fh, size_t fhlen, uint64_t start, uint64_t len, bool excl)
@@ -657,8 +669,8 @@ fake_store_has_lock(uint64_t host, int32_t svid, const void *oh, size_t ohlen,
 	for (i = 0; i < (ssize_t)fk.nrecs; i++) {
 		k.rc_host = host != 0 ? host : fk.recs[i].r.rc_host;
 		if (fk_same_key(&fk.recs[i].r, &k))
-			return fk.recs[i].r.rc_len == len &&
-			    fk.recs[i].r.rc_excl == excl;
+			return fk_end(start, fk.recs[i].r.rc_len) ==
+			    fk_end(start, len) && fk.recs[i].r.rc_excl == excl;
 	}
 	return false;
 }

@@ -2667,8 +2667,13 @@ test_grant_resent_range_spelling(void)
 	CU_ASSERT_EQUAL(ct.ct_pending, 0);
 	CU_ASSERT_EQUAL(ct.ct_waiters, 0);
 	CU_ASSERT_EQUAL(ct.ct_locks, 1);
-	/* Stored as lockcore spells it (t_bad compares the client's). */
+	/*
+	 * Stored as lockcore spells it (length 0) before the callback that
+	 * spells it the client's way went out: the same range.
+	 */
 	CU_ASSERT(t_committed(2, "ownB", 4, "f", 1, 5, 0, true));
+	CU_ASSERT(t_checked >= 1);
+	CU_ASSERT_EQUAL(t_bad, 0);
 	CU_ASSERT_EQUAL(t_lock("hostC", 3, "ownC", "f", 100, 1, true, false,
 	    false), NLM4_DENIED);
 	ts_stop();
