@@ -23,7 +23,10 @@
  * it is told so before it is closed, and so is one whose groups cannot be
  * read (whether it may use the socket is unknown; it is not told
  * "permission denied"); one whose credentials cannot be read is closed
- * untold (it may not be allowed to know), and logged.
+ * untold (it may not be allowed to know), and logged.  Out of memory or
+ * epoll watches for a newcomer, as out of descriptors at accept, the
+ * socket is left alone for CTL_ACCEPT_PAUSE_MS: the clients behind it
+ * wait in the backlog rather than each being told "try again".
  */
 #include "ctlsrv.h"
 
@@ -612,17 +615,20 @@ srv_resume(struct ev_loop *loop, void *arg)
 }
 
 /*
- * accept4() found no descriptor (EMFILE, ENFILE) or no memory (ENOBUFS,
- * ENOMEM): the connection stays in the backlog and the socket readable,
- * so watching it would wake every turn only to fail again.  Leave it
- * alone for CTL_ACCEPT_PAUSE_MS; nlmctl waits in the backlog.
+ * Out of descriptors or memory, as `why' says: accept4() found no
+ * descriptor (EMFILE, ENFILE) or no memory (ENOBUFS, ENOMEM) -- the
+ * connection stays in the backlog and the socket readable, so watching
+ * it would wake every turn only to fail again -- or there was no memory
+ * or epoll watch for the newcomer just accepted, which every client
+ * behind it in the backlog would meet too, refused one a turn.  Leave the
+ * socket alone for CTL_ACCEPT_PAUSE_MS; nlmctl waits in the backlog.
  */
 static void
-srv_pause(struct ctl_srv *s, int err)
+srv_pause(struct ctl_srv *s, const char *why)
 {
 	s->s_paused++;
-	log_rl_warnx(&rl_accept, "control socket: accept: %s; not accepting "
-	    "for %d ms", strerror(err), CTL_ACCEPT_PAUSE_MS);
+	log_rl_warnx(&rl_accept, "control socket: %s; not accepting for %d "
+	    "ms", why, CTL_ACCEPT_PAUSE_MS);
 	if (ev_fd_set(s->s_loop, s->s_fd, 0) == -1)
 		return;		/* still watched: it retries next turn */
 	ev_timer_set(s->s_loop, &s->s_pause, CTL_ACCEPT_PAUSE_MS, srv_resume,
@@ -702,22 +708,29 @@ srv_busy(int fd)
 /*
  * The loop cannot watch a newcomer's connection c (ev_fd_add() failed
  * with err: its descriptor table could not grow, or epoll refused it):
- * logged, an allowed peer told why, c closed.
+ * logged, an allowed peer told why, c closed.  Out of memory or epoll
+ * watches (ENOMEM; ENOSPC: fs.epoll.max_user_watches reached), accepting
+ * pauses (srv_pause()).
  */
 static void
 conn_unwatched(struct ctl_conn *c, bool allowed, int err)
 {
+	struct ctl_srv *s = c->c_srv;
 	char why[128];
 
-	log_rl_warnx(&rl_unwatched, "control socket: cannot watch the "
-	    "connection of uid %u (pid %d): %s; closed",
-	    (unsigned)c->c_peer.uid, (int)c->c_peer.pid, strerror(err));
 	if (allowed) {
 		snprintf(why, sizeof(why), "cannot take the connection (%s); "
 		    "try again", strerror(err));
 		srv_refuse(c->c_fd, why);
 	}
+	snprintf(why, sizeof(why), "cannot watch the connection of uid %u "
+	    "(pid %d): %s; closed", (unsigned)c->c_peer.uid,
+	    (int)c->c_peer.pid, strerror(err));
 	conn_close(c);
+	if (err == ENOMEM || err == ENOSPC)
+		srv_pause(s, why);
+	else
+		log_rl_warnx(&rl_unwatched, "control socket: %s", why);
 }
 
 /*
@@ -758,13 +771,17 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 	enum peer_verdict v;
 	bool allowed;
 	int cfd, err = 0;
+	char why[96];
 
 	(void)events;
 	if ((cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) ==
 	    -1) {
 		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-		    errno == ENOMEM)
-			srv_pause(s, errno);
+		    errno == ENOMEM) {
+			snprintf(why, sizeof(why), "accept: %s",
+			    strerror(errno));
+			srv_pause(s, why);
+		}
 		return;
 	}
 	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == -1) {
@@ -792,12 +809,12 @@ srv_accept(struct ev_loop *loop, int fd, int events, void *arg)
 		return;
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
-		log_rl_warnx(&rl_nomem, "control socket: out of memory: "
-		    "connection of uid %u (pid %d) closed", (unsigned)uc.uid,
-		    (int)uc.pid);
 		if (allowed)
 			srv_refuse(cfd, "out of memory; try again");
 		close(cfd);
+		snprintf(why, sizeof(why), "out of memory: connection of uid "
+		    "%u (pid %d) closed", (unsigned)uc.uid, (int)uc.pid);
+		srv_pause(s, why);
 		return;
 	}
 	c->c_srv = s;

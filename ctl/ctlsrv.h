@@ -71,7 +71,10 @@ void		 ctl_srv_free(struct ctl_srv *);
 int		 ctl_srv_command(struct ctl_srv *, const char *name,
 		    const char *const *keys, const char *const *flags,
 		    ctl_cmd_fn *, void *arg);
-/* Times accepting paused for want of a descriptor or memory.  NULL: 0. */
+/*
+ * Times accepting paused for want of a descriptor, memory or an epoll
+ * watch (at accept, or for the connection just accepted).  NULL: 0.
+ */
 uint64_t	 ctl_srv_accept_paused(const struct ctl_srv *);
 
 /* ---- for commands ---- */

@@ -1978,6 +1978,138 @@ test_conn_unwatched(void)
 	free(a);
 }
 
+/*
+ * fd, the second of two clients in the control socket's backlog, behind
+ * one just refused for want of memory or an epoll watch (which lasted
+ * while the loop turned, and is over now): it waits -- neither answered
+ * nor closed, the socket paused once -- while the pause lasts, and once
+ * the pause is over (100 ms, CTL_ACCEPT_PAUSE_MS, on the fake clock) it
+ * is served.  Its answer in *a.
+ */
+static void
+tc_behind_waits(int fd, struct tc_answer *a)
+{
+	char c;
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	CU_ASSERT_EQUAL(recv(fd, &c, 1, MSG_DONTWAIT), -1);
+	CU_ASSERT(errno == EAGAIN || errno == EWOULDBLOCK);
+	CU_ASSERT_EQUAL(ctl_srv_accept_paused(tc_srv), 1);
+	/* Memory back, the pause not over: it still waits. */
+	for (i = 0; i < 10; i++)
+		ts_turn();
+	ts_advance(99);
+	ts_turn();
+	CU_ASSERT_EQUAL(recv(fd, &c, 1, MSG_DONTWAIT), -1);
+	CU_ASSERT(errno == EAGAIN || errno == EWOULDBLOCK);
+	ts_advance(1);
+	for (i = 0; i < 10 && !a->ended; i++) {
+		ts_turn();
+		tc_read(fd, a);
+	}
+	CU_ASSERT(a->ok && a->ended);
+	CU_ASSERT_EQUAL(ctl_srv_accept_paused(tc_srv), 1);
+}
+
+/*
+ * Out of memory for control connections (every calloc() failing until
+ * the test gives memory back) while two clients wait in the backlog: the
+ * first is told to try again and the socket pauses for 100 ms, as when
+ * accept4() finds no memory; the second waits in the backlog and is
+ * served after the pause.  Before, the socket stayed watched and the
+ * second was accepted the next turn and told "out of memory; try again"
+ * too -- so was every operator command in the backlog, one a turn.
+ */
+static void
+test_conn_nomem_behind(void)
+{
+	unsigned long refused = ts_alloc_refused();
+	struct tc_answer *a;
+	char log[4096];
+	int fd[2], i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	tc_begin();
+	ts_log_begin();
+	fd[0] = tc_send("nlmctl 1 status\n");
+	fd[1] = tc_send("nlmctl 1 status\n");
+	ts_alloc_keep(true);
+	ts_calloc_fail(SIZE_MAX);
+	for (i = 0; i < 10; i++)
+		ts_turn();
+	ts_calloc_fail(0);
+	ts_alloc_keep(false);
+	CU_ASSERT_EQUAL(ts_alloc_refused() - refused, 1);
+	tc_read(fd[0], a);
+	CU_ASSERT_STRING_EQUAL(a->buf, "nlmctl 1 error out of memory; try "
+	    "again\n");
+	tc_behind_waits(fd[1], a);
+	close(fd[0]);
+	close(fd[1]);
+	ts_log_end(log, sizeof(log));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "control socket: out of memory: "
+	    "connection of uid 0 (pid "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, ") closed; not accepting for "
+	    "100 ms"));
+	tc_end();
+	free(a);
+}
+
+/*
+ * The same when the loop cannot watch control connections (its
+ * descriptor table cannot grow to their number, 64, every realloc()
+ * failing until the test gives memory back: ev_fd_add() ENOMEM): the
+ * first is told why and to try again, the socket pauses, the second is
+ * served after the pause.  Before, the second was refused too.
+ */
+static void
+test_conn_unwatched_behind(void)
+{
+	struct tc_answer *a;
+	char log[4096];
+	int fill[128], nfill = 0, fd[2], i;
+
+	if (ts_skip())
+		return;
+	CU_ASSERT_FATAL((a = malloc(sizeof(*a))) != NULL);
+	memset(a, 0, sizeof(*a));
+	tc_begin();
+	ts_log_begin();
+	fd[0] = tc_send("nlmctl 1 status\n");
+	fd[1] = tc_send("nlmctl 1 status\n");
+	/* Every descriptor below 64 taken: the server's accept gets 64. */
+	while (nfill < 128 && (fill[nfill] = open("/dev/null",
+	    O_RDONLY | O_CLOEXEC)) != -1 && fill[nfill] < 64)
+		nfill++;
+	CU_ASSERT_FATAL(nfill < 128 && fill[nfill] == 64);
+	close(fill[nfill]);
+	ts_alloc_keep(true);
+	ts_realloc_fail(SIZE_MAX);
+	for (i = 0; i < 10; i++)
+		ts_turn();
+	ts_realloc_fail(0);
+	ts_alloc_keep(false);
+	for (i = 0; i < nfill; i++)
+		close(fill[i]);
+	tc_read(fd[0], a);
+	CU_ASSERT_STRING_EQUAL(a->buf, "nlmctl 1 error cannot take the "
+	    "connection (Cannot allocate memory); try again\n");
+	tc_behind_waits(fd[1], a);
+	close(fd[0]);
+	close(fd[1]);
+	ts_log_end(log, sizeof(log));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "control socket: cannot watch the "
+	    "connection of uid 0 (pid "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "): Cannot allocate memory; "
+	    "closed; not accepting for 100 ms"));
+	tc_end();
+	free(a);
+}
+
 /* control-group of tc_group_ask()'s server: a group no database lists. */
 #define TC_GID	47113
 
@@ -3299,6 +3431,11 @@ ts_register_ctl(void)
 	    "is closed and logged", test_conn_no_peercred) == NULL ||
 	    CU_add_test(s, "a connection the loop cannot watch is told so, "
 	    "and logged", test_conn_unwatched) == NULL ||
+	    CU_add_test(s, "no memory for a connection: told to try again, "
+	    "accepting pauses, the next waits", test_conn_nomem_behind) ==
+	    NULL ||
+	    CU_add_test(s, "... the loop cannot watch it: the same",
+	    test_conn_unwatched_behind) == NULL ||
 	    CU_add_test(s, "a member whose groups cannot be read is told "
 	    "so, not refused", test_conn_groups_unknown) == NULL)
 		return -1;
