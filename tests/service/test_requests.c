@@ -19,6 +19,7 @@
 #include "ev.h"
 #include "lockcore.h"
 #include "nlm_impl.h"
+#include "rpc/sm_inter.h"
 #include "store.h"
 #include "svctest.h"
 #include "tests/fakes/fakes.h"
@@ -2575,6 +2576,81 @@ test_out_new_ipv6_fails(void)
 	ev_loop_free(l);
 }
 
+/* nlm_out.c's bucket (peer_hash()) of 127.0.0.1, program prog, vers. */
+static size_t
+t_peer_hash_lo(uint32_t prog, uint32_t vers)
+{
+	uint8_t buf[12];
+	uint32_t a = htonl(INADDR_LOOPBACK);
+
+	memcpy(buf, &a, 4);
+	memcpy(buf + 4, &prog, 4);
+	memcpy(buf + 8, &vers, 4);
+	return (size_t)(lk_siphash(nlm->n_conf.nc_hash_key, 0x70656572, buf,
+	    sizeof(buf)) & 4095);
+}
+
+/*
+ * The port cache is per program too: NLM version 1 and the status
+ * monitor (SM_PROG) are both version 1, and a client's lockd and statd
+ * listen on ports of their own.  An SM_NOTIFY after a version 1 callback
+ * to the same address is looked up on its own and reaches the status
+ * monitor, not the port of the client's NLM, also when the two entries
+ * share a bucket (the hash key chosen so).  peer_get() matching entries
+ * on version and address only -- the SM_NOTIFY sent to the client's
+ * lockd, lost, the client never told to reclaim -- survived every test
+ * (mutation testing).
+ */
+static void
+test_port_per_program(void)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct t_sent ts = { 0, 0 };
+	struct stat_chge sc, got;
+	struct nlm_send *snd;
+	unsigned lookups, smlookups;
+	uint32_t k;
+
+	if (ts_skip())
+		return;
+	t_begin();
+	/* No host nor port cached yet: a new key changes no bucket in use. */
+	for (k = 0; k < 1000000; k++) {
+		memcpy(nlm->n_conf.nc_hash_key, &k, sizeof(k));
+		if (t_peer_hash_lo(NLM_PROG, NLM_VERS) ==
+		    t_peer_hash_lo(SM_PROG, SM_VERS))
+			break;
+	}
+	CU_ASSERT_FATAL(k < 1000000);
+	lookups = ts_nlm_lookups();
+	smlookups = ts_sm_lookups();
+	t_send_lo_answered(NLM_VERS, &ts);
+	CU_ASSERT_EQUAL(ts_nlm_lookups() - lookups, 1);
+	memset(&sc, 0, sizeof(sc));
+	sc.mon_name = (char *)"server";
+	sc.state = 3;
+	memset(&ss, 0, sizeof(ss));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	snd = nlm_send_new(&ss, sizeof(*sin), SM_PROG, SM_VERS, SM_NOTIFY,
+	    XDRPROC(xdr_stat_chge), &sc, NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(snd);
+	nlm_send_start(snd, 1000, 1, t_sent_cb, &ts);
+	ts_pump();
+	CU_ASSERT_EQUAL(ts_sm_lookups() - smlookups, 1);
+	memset(&got, 0, sizeof(got));
+	CU_ASSERT_EQUAL_FATAL(ts_sm_notify(&got, true), 0);
+	CU_ASSERT_STRING_EQUAL(got.mon_name, "server");
+	CU_ASSERT_EQUAL(got.state, 3);
+	xdr_free(XDRPROC(xdr_stat_chge), (char *)&got);
+	ts_pump();
+	CU_ASSERT(ts_no_callback());
+	CU_ASSERT_EQUAL(ts.n, 2);
+	CU_ASSERT_EQUAL(ts.failed, 0);
+	ts_stop();
+}
+
 int
 ts_register_requests(void)
 {
@@ -2599,6 +2675,9 @@ ts_register_requests(void)
 	    "again at once", test_port_refused_looked_up) == NULL ||
 	    CU_add_test(s, "timeouts count against a port only in a row",
 	    test_port_timeouts_in_a_row) == NULL ||
+	    CU_add_test(s, "ports are cached per program: SM_NOTIFY after an "
+	    "NLM v1 callback reaches the status monitor",
+	    test_port_per_program) == NULL ||
 	    CU_add_test(s, "ports are cached per version",
 	    test_port_per_version) == NULL ||
 	    CU_add_test(s, "the sweep keeps a failed look-up for its 30 s",
