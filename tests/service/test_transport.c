@@ -2813,6 +2813,47 @@ test_conn_unwatched(void)
 }
 
 /*
+ * After a failure that paused accepting with two clients in the backlog:
+ * the first (fd[0]) reset and counted as refused, the second waiting.
+ */
+static void
+tt_burst_held(const int fd[2])
+{
+	uint8_t acc[256];
+
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.accept_paused, 1);
+	CU_ASSERT(recv(fd[0], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
+	    errno == ECONNRESET);
+	CU_ASSERT(recv(fd[1], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
+	    errno == EAGAIN);
+}
+
+/* The pause over, the second (fd) is accepted and its call answered. */
+static void
+tt_burst_second_served(int fd)
+{
+	uint8_t acc[256];
+	size_t acclen = 0;
+	unsigned got = 0;
+	int i;
+
+	tt.ms += ACCEPT_PAUSE_MS;
+	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
+		(void)ev_run_once(tt.loop, 0);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_total, 1);
+	/* Reset, the client's send would raise SIGPIPE. */
+	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 1);
+	tt_send_calls(fd, 1);
+	for (i = 0; i < 10 && got < 1; i++) {
+		(void)ev_run_once(tt.loop, 0);
+		got += tt_replies(fd, acc, sizeof(acc), &acclen);
+	}
+	CU_ASSERT_EQUAL(got, 1);
+	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+}
+
+/*
  * Out of memory for a connection's state (calloc() failing until the
  * test gives memory back) while two clients wait in the backlog: the
  * first accepted is reset, counted as refused, and the listener pauses
@@ -2825,10 +2866,7 @@ test_conn_unwatched(void)
 static void
 test_conn_nomem_burst(void)
 {
-	uint8_t acc[256];
-	size_t acclen = 0;
 	unsigned long refused = ts_alloc_refused();
-	unsigned got = 0;
 	char log[2048];
 	int fd[2], i;
 
@@ -2844,32 +2882,14 @@ test_conn_nomem_burst(void)
 	ts_alloc_keep(false);
 	ts_log_end(log, sizeof(log));
 	CU_ASSERT(ts_alloc_refused() > refused);	/* it was asked for */
-	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
-	CU_ASSERT_EQUAL(tt.rs->rs_stats.accept_paused, 1);
 	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 0);
-	CU_ASSERT(recv(fd[0], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
-	    errno == ECONNRESET);
-	CU_ASSERT(recv(fd[1], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
-	    errno == EAGAIN);
+	tt_burst_held(fd);
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "refusing connection from "
 	    "127.0.0.1:"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, ": out of memory; not accepting "
 	    "for 100 ms (0 connections open)"));
 
-	/* The pause over, the second is accepted and its call answered. */
-	tt.ms += ACCEPT_PAUSE_MS;
-	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
-		(void)ev_run_once(tt.loop, 0);
-	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_total, 1);
-	/* Reset, the client's send would raise SIGPIPE. */
-	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 1);
-	tt_send_calls(fd[1], 1);
-	for (i = 0; i < 10 && got < 1; i++) {
-		(void)ev_run_once(tt.loop, 0);
-		got += tt_replies(fd[1], acc, sizeof(acc), &acclen);
-	}
-	CU_ASSERT_EQUAL(got, 1);
-	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	tt_burst_second_served(fd[1]);
 	close(fd[0]);
 	close(fd[1]);
 	tt_stop();
@@ -2886,10 +2906,7 @@ static void
 test_conn_unwatched_burst(void)
 {
 	int fill[128], nfill = 0, fd[2], i;
-	uint8_t acc[256];
-	size_t acclen = 0;
 	unsigned long refused = ts_alloc_refused();
-	unsigned got = 0;
 	char log[2048];
 
 	tt_start_tcp(64 * 1024, 0);
@@ -2912,29 +2929,14 @@ test_conn_unwatched_burst(void)
 	for (i = 0; i < nfill; i++)
 		close(fill[i]);
 	CU_ASSERT(ts_alloc_refused() > refused);	/* it was asked for */
-	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
-	CU_ASSERT_EQUAL(tt.rs->rs_stats.accept_paused, 1);
 	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_open, 0);
-	CU_ASSERT(recv(fd[0], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
-	    errno == ECONNRESET);
-	CU_ASSERT(recv(fd[1], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
-	    errno == EAGAIN);
+	tt_burst_held(fd);
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "refusing connection from "
 	    "127.0.0.1:"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, ": cannot watch it: Cannot "
 	    "allocate memory; not accepting for 100 ms"));
 
-	tt.ms += ACCEPT_PAUSE_MS;
-	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
-		(void)ev_run_once(tt.loop, 0);
-	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 1);
-	tt_send_calls(fd[1], 1);
-	for (i = 0; i < 10 && got < 1; i++) {
-		(void)ev_run_once(tt.loop, 0);
-		got += tt_replies(fd[1], acc, sizeof(acc), &acclen);
-	}
-	CU_ASSERT_EQUAL(got, 1);
-	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
+	tt_burst_second_served(fd[1]);
 	close(fd[0]);
 	close(fd[1]);
 	tt_stop();
@@ -2951,10 +2953,7 @@ test_conn_unwatched_burst(void)
 static void
 test_addr_nomem_burst(void)
 {
-	uint8_t acc[256];
-	size_t acclen = 0;
 	unsigned long refused = ts_alloc_refused();
-	unsigned got = 0;
 	char log[2048];
 	int fd[2], i;
 
@@ -2970,27 +2969,12 @@ test_addr_nomem_burst(void)
 	ts_alloc_keep(false);
 	ts_log_end(log, sizeof(log));
 	CU_ASSERT(ts_alloc_refused() > refused);	/* it was asked for */
-	CU_ASSERT_EQUAL(tt.rs->rs_stats.conns_refused, 1);
-	CU_ASSERT_EQUAL(tt.rs->rs_stats.accept_paused, 1);
 	CU_ASSERT_PTR_NULL(tt.rs->rs_addrs);
-	CU_ASSERT(recv(fd[0], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
-	    errno == ECONNRESET);
-	CU_ASSERT(recv(fd[1], acc, sizeof(acc), MSG_DONTWAIT) == -1 &&
-	    errno == EAGAIN);
+	tt_burst_held(fd);
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, ": out of memory; not accepting "
 	    "for 100 ms"));
 
-	tt.ms += ACCEPT_PAUSE_MS;
-	for (i = 0; i < 10 && tt.rs->rs_stats.conns_open < 1; i++)
-		(void)ev_run_once(tt.loop, 0);
-	/* Reset, the client's send would raise SIGPIPE. */
-	CU_ASSERT_EQUAL_FATAL(tt.rs->rs_stats.conns_open, 1);
-	tt_send_calls(fd[1], 1);
-	for (i = 0; i < 10 && got < 1; i++) {
-		(void)ev_run_once(tt.loop, 0);
-		got += tt_replies(fd[1], acc, sizeof(acc), &acclen);
-	}
-	CU_ASSERT_EQUAL(got, 1);
+	tt_burst_second_served(fd[1]);
 	close(fd[0]);
 	close(fd[1]);
 	tt_stop();
